@@ -1,0 +1,35 @@
+// The pipeline: read -> plan -> encode -> write (atomic) -> verify, streaming tensor by tensor on all cores.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "rebox/plan/plan.hpp"
+#include "rebox/verify/verify.hpp"
+
+namespace rebox {
+
+struct ConvertOptions {
+    std::filesystem::path model_dir;
+    std::filesystem::path output;
+    PlanOptions plan;
+    bool verify = true;
+    bool overwrite = false;
+    unsigned threads = 0;   // 0: all cores
+    bool progress = false;  // one-line progress on stderr
+};
+
+struct ConvertResult {
+    Plan plan;
+    uint64_t output_bytes = 0;
+    double seconds_total = 0, seconds_write = 0, seconds_verify = 0;
+    std::optional<VerifyReport> verify;  // nullopt when --no-verify
+};
+
+// Throws rebox::Error: blocker class (message lists every BLOCKER) before anything is written;
+// verification class when the written file does not verify (the target is then never created).
+ConvertResult convert_model(const ConvertOptions& options);
+
+}  // namespace rebox

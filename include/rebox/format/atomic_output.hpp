@@ -1,0 +1,44 @@
+// Output that appears whole or not at all: data goes to a temporary file beside the target
+// ("<target>.rebox-tmp-<pid>"), is fsynced, and is renamed into place by commit(). Destroying an
+// uncommitted AtomicOutput removes the temporary file. Errors (ENOSPC, EIO) throw rebox::Error.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+
+namespace rebox {
+
+class AtomicOutput {
+public:
+    // overwrite=false: refuses (input-class error) when the target already exists.
+    AtomicOutput(std::filesystem::path target, bool overwrite);
+    ~AtomicOutput();
+    AtomicOutput(const AtomicOutput&) = delete;
+    AtomicOutput& operator=(const AtomicOutput&) = delete;
+
+    // Sets the final size up front (sparse; written ranges fill it).
+    void resize(uint64_t size);
+    // Writes all bytes at offset (retries short writes; thread-safe for disjoint ranges).
+    void pwrite(std::span<const uint8_t> bytes, uint64_t offset);
+    // fsync the data (call before verifying the temporary file).
+    void sync();
+    // fsync, rename over the target, fsync the directory.
+    void commit();
+    // Removes the temporary file now (idempotent).
+    void discard() noexcept;
+
+    const std::filesystem::path& temp_path() const { return temp_; }
+    const std::filesystem::path& target() const { return target_; }
+
+private:
+    std::filesystem::path target_;
+    std::filesystem::path temp_;
+    int fd_ = -1;
+    bool committed_ = false;
+};
+
+// Removes the temporary files of every live AtomicOutput (async-signal-safe; for SIGINT/SIGTERM handlers).
+void remove_pending_outputs_from_signal() noexcept;
+
+}  // namespace rebox

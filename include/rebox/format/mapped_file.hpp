@@ -1,0 +1,34 @@
+// A read-only memory-mapped file (zero-copy access for the safetensors and GGUF readers).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+
+namespace rebox {
+
+class MappedFile {
+public:
+    // Throws rebox::Error (input class) naming the path when it cannot be opened or mapped.
+    explicit MappedFile(const std::filesystem::path& path);
+    ~MappedFile();
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+    MappedFile(MappedFile&&) noexcept;
+    MappedFile& operator=(MappedFile&&) noexcept;
+
+    std::span<const uint8_t> bytes() const { return {data_, size_}; }
+    size_t size() const { return size_; }
+    const std::filesystem::path& path() const { return path_; }
+    // Hints for streaming readers (madvise); errors are ignored.
+    void advise_sequential() const;
+    void release(size_t offset, size_t length) const;  // MADV_DONTNEED on whole pages inside
+
+private:
+    std::filesystem::path path_;
+    const uint8_t* data_ = nullptr;
+    size_t size_ = 0;
+};
+
+}  // namespace rebox

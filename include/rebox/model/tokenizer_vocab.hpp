@@ -1,0 +1,51 @@
+// tokenizer.json (+ tokenizer_config.json) -> the GGUF tokenizer: byte-level BPE ("gpt2" model),
+// tokens in id order padded to vocab_size with [PAD<i>] / UNUSED (no holes), token types, merges (both
+// "a b" strings and ["a","b"] pairs), special ids, add_bos/add_eos, pre-tokenizer name from the
+// pre-tokenizer regex, chat template. Parsed with simdjson (the file is ~11 MB).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rebox {
+
+// llama_token_type / gguf-py TokenType.
+enum class TokenType : int32_t {
+    UNDEFINED = 0,
+    NORMAL = 1,
+    UNKNOWN = 2,
+    CONTROL = 3,
+    USER_DEFINED = 4,
+    UNUSED = 5,
+    BYTE = 6
+};
+
+struct TokenizerVocab {
+    std::string model = "gpt2";
+    std::string pre;  // "qwen2", "llama-bpe", ...
+    std::vector<std::string> tokens;
+    std::vector<int32_t> token_types;
+    std::vector<std::string> merges;
+    std::optional<uint32_t> bos_id, eos_id, eot_id, pad_id, unk_id;
+    bool add_bos = false;
+    bool add_eos = false;
+    std::optional<std::string> chat_template;
+};
+
+struct TokenizerOptions {
+    uint32_t vocab_size = 0;          // config.json vocab_size (0: the tokenizer's own count)
+    std::optional<std::string> pre;   // override the pre-tokenizer name (--tokenizer-pre)
+};
+
+// Throws rebox::Error: input class for malformed JSON; blocker class for what cannot be carried
+// (no merges, unknown pre-tokenizer regex (named in the message, fix: --tokenizer-pre), a token id
+// >= vocab_size, duplicate token strings, a non-BPE model).
+TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir, const TokenizerOptions& options);
+
+// The pre-tokenizer name llama.cpp uses for a Split regex, or nullopt when unknown.
+std::optional<std::string> pre_tokenizer_for_regex(const std::string& regex);
+
+}  // namespace rebox

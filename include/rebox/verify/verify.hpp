@@ -1,0 +1,47 @@
+// Independent read-back proof: opens the GGUF with the format layer's reader only, maps each tensor
+// back to its source tensor by the inverse name map, dequantizes the GGUF blocks itself and compares
+// fp32 bit patterns against code*scale+min computed from the source with its own unpacking path.
+// Shares no code with plan/ or encode/.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace rebox {
+
+struct TensorCheck {
+    std::string gguf_name;
+    std::string source_name;
+    std::string gguf_type;      // "Q4_1", "F32", ...
+    bool re_encoded = false;    // source was quantized
+    bool identical = false;
+    uint64_t values = 0;
+    uint64_t mismatches = 0;
+    uint64_t first_diff = 0;    // valid when mismatches > 0
+    uint32_t expected_bits = 0;
+    uint32_t got_bits = 0;
+    double max_abs_error = 0.0;
+    std::string problem;        // type/shape/missing problems (then identical = false)
+};
+
+struct VerifyReport {
+    std::vector<TensorCheck> tensors;
+    std::vector<std::string> problems;  // tensor set, KV and layout problems, one line each
+    size_t re_encoded_total = 0;
+    size_t re_encoded_identical = 0;
+    double max_abs_error = 0.0;
+    bool ok() const;
+    std::string summary() const;  // "re-encoded tensors bit-identical: 197/197, max abs error 0.0"
+};
+
+struct VerifyOptions {
+    unsigned threads = 0;  // 0: all cores
+};
+
+// Throws rebox::Error (input class) only when a file cannot be read at all; every mismatch is in the report.
+VerifyReport verify_gguf(const std::filesystem::path& model_dir, const std::filesystem::path& gguf,
+                         const VerifyOptions& options = {});
+
+}  // namespace rebox

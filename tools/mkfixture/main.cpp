@@ -1,0 +1,2 @@
+// rebox-mkfixture entry point (placeholder until the generator lands).
+int main() { return 0; }

@@ -1,0 +1,2 @@
+// rebox CLI entry point (placeholder until the commands land).
+int main() { return 0; }
