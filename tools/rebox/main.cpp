@@ -1,2 +1,64 @@
-// rebox CLI entry point (placeholder until the commands land).
-int main() { return 0; }
+// rebox command line: argument parsing and the mapping of rebox::Error to exit codes
+// (1 usage/IO/malformed input, 2 BLOCKER, 3 verification failed).
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+
+#include "commands.hpp"
+#include "rebox/error.hpp"
+
+int main(int argc, char** argv) {
+    using namespace rebox::cli;
+    CLI::App app{"rebox: move low-bit quantized checkpoints into GGUF without changing a value"};
+    app.require_subcommand(1);
+
+    InspectArgs inspect;
+    auto* inspect_cmd = app.add_subcommand("inspect", "Show a .gguf or .safetensors file: header, KVs, tensors");
+    inspect_cmd->add_option("FILE", inspect.file, "file to inspect")->required();
+    inspect_cmd->add_flag("--json", inspect.json, "print one JSON object");
+    inspect_cmd->add_flag("--header", inspect.header, "explain the first 24 bytes of a GGUF as annotated hex");
+
+    ConvertArgs convert;
+    auto* convert_cmd = app.add_subcommand("convert", "Re-encode an mcq-v1 checkpoint as GGUF, exactly");
+    convert_cmd->add_option("MODEL_DIR", convert.model_dir, "model directory")->required();
+    convert_cmd->add_option("-o,--output", convert.output, "output .gguf")->required();
+    convert_cmd->add_option("--outtype", convert.outtype, "q4_1 (default) or f32 (dequantized reference)")
+        ->check(CLI::IsMember({"q4_1", "f32"}));
+    bool no_verify = false;
+    convert_cmd->add_flag("--no-verify", no_verify, "skip the read-back verification (the report says so)");
+    convert_cmd->add_flag("-f,--force", convert.force, "replace an existing output file");
+    convert_cmd->add_option("-t,--threads", convert.threads, "worker threads (default: all cores)");
+    convert_cmd->add_flag("-q,--quiet", convert.quiet, "no progress line");
+    convert_cmd->add_option("--json", convert.json_report, "write a JSON report to this file");
+    convert_cmd->add_option("--tokenizer-pre", convert.tokenizer_pre,
+                            "tokenizer.ggml.pre to use when the pre-tokenizer regex is unknown");
+    convert_cmd->add_option("--name", convert.name, "general.name (default: from config or directory)");
+
+    VerifyArgs verify;
+    auto* verify_cmd = app.add_subcommand("verify", "Prove a GGUF holds exactly the values of its source");
+    verify_cmd->add_option("MODEL_DIR", verify.model_dir, "source model directory")->required();
+    verify_cmd->add_option("GGUF", verify.gguf, "GGUF file to check")->required();
+    verify_cmd->add_option("-t,--threads", verify.threads, "worker threads (default: all cores)");
+    verify_cmd->add_option("--json", verify.json_report, "write a JSON report to this file");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : 1;
+    }
+    try {
+        if (inspect_cmd->parsed()) return run_inspect(inspect);
+        if (convert_cmd->parsed()) {
+            convert.verify = !no_verify;
+            return run_convert(convert);
+        }
+        if (verify_cmd->parsed()) return run_verify(verify);
+    } catch (const rebox::Error& e) {
+        std::fprintf(stderr, "rebox: %s\n", e.what());
+        return e.exit_code();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "rebox: internal error: %s\n", e.what());
+        return 1;
+    }
+    return 1;
+}
