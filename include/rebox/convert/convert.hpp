@@ -26,10 +26,12 @@ struct ConvertResult {
     uint64_t output_bytes = 0;
     double seconds_total = 0, seconds_write = 0, seconds_verify = 0;
     std::optional<VerifyReport> verify;  // nullopt when --no-verify
+    bool committed = false;              // the output exists (false: verification failed)
 };
 
-// Throws rebox::Error: blocker class (message lists every BLOCKER) before anything is written;
-// verification class when the written file does not verify (the target is then never created).
+// Throws rebox::Error: blocker class (message lists every BLOCKER) before anything is written,
+// input class for unreadable/malformed input or I/O errors. When the written file does not verify,
+// returns with committed == false and the failing report: the target is then never created.
 ConvertResult convert_model(const ConvertOptions& options);
 
 }  // namespace rebox
