@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ pkg-config git ca-certificates
           nlohmann-json3-dev libsimdjson-dev libcli11-dev
-          libgtest-dev libgmock-dev libbenchmark-dev)
+          libgtest-dev libgmock-dev libbenchmark-dev time bc)
 if [[ "${1:-}" == "--with-test-clients" ]]; then
   packages+=(python3-numpy python3-yaml)
 fi

@@ -11,13 +11,17 @@ namespace rebox::convert_detail {
 
 UnitSize output_unit(const TensorPlan& plan) {
     switch (plan.encoding) {
-        case Encoding::q4_1_repack: return {kQ4_1BlockBytes, kQBlockValues};
-        case Encoding::q5_1_repack: return {kQ5_1BlockBytes, kQBlockValues};
+        case Encoding::q4_1_repack:
+            return {kQ4_1BlockBytes, kQBlockValues};
+        case Encoding::q5_1_repack:
+            return {kQ5_1BlockBytes, kQBlockValues};
         case Encoding::dequant_f32:
         case Encoding::copy_f32:
-        case Encoding::widen_f32: return {4, 1};
+        case Encoding::widen_f32:
+            return {4, 1};
         case Encoding::copy_f16:
-        case Encoding::copy_bf16: return {2, 1};
+        case Encoding::copy_bf16:
+            return {2, 1};
     }
     throw std::logic_error("unknown encoding");
 }
@@ -26,10 +30,12 @@ void encode_chunk(const SourceTensor& source, const TensorPlan& plan, const Chun
                   std::span<uint8_t> out) {
     switch (plan.encoding) {
         case Encoding::q4_1_repack:
-            encode_q4_1(*source.quant, chunk.first / kQBlockValues, chunk.count / kQBlockValues, out.data());
+            encode_q4_1(*source.quant, chunk.first / kQBlockValues, chunk.count / kQBlockValues,
+                        out.data());
             return;
         case Encoding::q5_1_repack:
-            encode_q5_1(*source.quant, chunk.first / kQBlockValues, chunk.count / kQBlockValues, out.data());
+            encode_q5_1(*source.quant, chunk.first / kQBlockValues, chunk.count / kQBlockValues,
+                        out.data());
             return;
         case Encoding::dequant_f32: {
             // out is not necessarily float-aligned: dequantize through a small aligned buffer.
@@ -46,7 +52,8 @@ void encode_chunk(const SourceTensor& source, const TensorPlan& plan, const Chun
         case Encoding::copy_f16:
         case Encoding::copy_bf16: {
             const size_t width = float_dtype_size(source.float_dtype);
-            std::memcpy(out.data(), source.float_data.data() + chunk.first * width, chunk.count * width);
+            std::memcpy(out.data(), source.float_data.data() + chunk.first * width,
+                        chunk.count * width);
             return;
         }
         case Encoding::widen_f32: {
@@ -59,7 +66,8 @@ void encode_chunk(const SourceTensor& source, const TensorPlan& plan, const Chun
                 } else {
                     uint16_t bits;
                     std::memcpy(&bits, in + i * 2, 2);
-                    value = source.float_dtype == FloatDtype::F16 ? half_to_float(bits) : bf16_to_float(bits);
+                    value = source.float_dtype == FloatDtype::F16 ? half_to_float(bits)
+                                                                  : bf16_to_float(bits);
                 }
                 std::memcpy(out.data() + i * 4, &value, 4);
             }

@@ -1,12 +1,13 @@
 // The conversion pipeline: read the source, plan every tensor (stop on any BLOCKER before writing),
-// write the GGUF into a temporary file with all cores (each worker encodes a slice and pwrites it at
-// its precomputed offset), verify the temporary file, and only then rename it into place.
+// write the GGUF into a temporary file with all cores (each worker encodes a slice and pwrites it
+// at its precomputed offset), verify the temporary file, and only then rename it into place.
 #include "rebox/convert/convert.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "rebox/error.hpp"
 #include "rebox/format/atomic_output.hpp"
 #include "rebox/format/gguf_layout.hpp"
+#include "rebox/format/gguf_shards.hpp"
 #include "rebox/source/mcq_reader.hpp"
 
 namespace rebox {
@@ -29,7 +31,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-[[noreturn]] void throw_blockers(const std::filesystem::path& dir, const std::vector<Blocker>& blockers) {
+[[noreturn]] void throw_blockers(const std::filesystem::path& dir,
+                                 const std::vector<Blocker>& blockers) {
     std::string message = dir.string() + ": " + std::to_string(blockers.size()) +
                           (blockers.size() == 1 ? " BLOCKER" : " BLOCKERs") +
                           ": cannot be carried over exactly; nothing was written";
@@ -55,15 +58,28 @@ std::vector<Chunk> split_into_chunks(const Plan& plan) {
     return chunks;
 }
 
-void write_tensors(const SourceModel& source, const Plan& plan, const GgufLayout& layout,
-                   AtomicOutput& out, unsigned threads, bool progress) {
+std::vector<std::filesystem::path> output_paths(const std::filesystem::path& output, size_t shards,
+                                                bool split) {
+    if (!split) return {output};
+    std::string prefix = output.string();
+    if (prefix.size() > 5 && prefix.compare(prefix.size() - 5, 5, ".gguf") == 0)
+        prefix.resize(prefix.size() - 5);
+    std::vector<std::filesystem::path> paths;
+    for (size_t i = 0; i < shards; ++i)
+        paths.emplace_back(
+            shard_path(prefix, static_cast<uint32_t>(i), static_cast<uint32_t>(shards)));
+    return paths;
+}
+
+void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLayout& layout,
+                   std::vector<std::unique_ptr<AtomicOutput>>& outs, unsigned threads,
+                   bool progress, uint64_t total_bytes) {
     const std::vector<Chunk> chunks = split_into_chunks(plan);
-    convert_detail::ProgressLine line(progress, "rebox convert", layout.file_size());
+    convert_detail::ProgressLine line(progress, "rebox convert", total_bytes);
     std::atomic<size_t> next{0};
     std::atomic<bool> failed{false};
     std::exception_ptr error;
     std::mutex error_mutex;
-    const uint64_t data_offset = layout.data_offset();
 
     auto worker = [&] {
         std::vector<uint8_t> buffer;
@@ -73,7 +89,11 @@ void write_tensors(const SourceModel& source, const Plan& plan, const GgufLayout
                 const TensorPlan& tp = plan.tensors[chunk.plan_index];
                 buffer.resize(chunk.out_bytes);
                 convert_detail::encode_chunk(source.tensors[tp.source_index], tp, chunk, buffer);
-                out.pwrite(buffer, data_offset + layout.tensors()[chunk.plan_index].offset + chunk.out_offset);
+                const auto place = layout.places[chunk.plan_index];
+                const GgufLayout& shard = layout.shards[place.shard];
+                outs[place.shard]->pwrite(
+                    buffer,
+                    shard.data_offset() + shard.tensors()[place.index].offset + chunk.out_offset);
                 line.add(chunk.out_bytes);
             }
         } catch (...) {
@@ -111,32 +131,46 @@ ConvertResult convert_model(const ConvertOptions& options) {
     blockers.insert(blockers.end(), result.plan.blockers.begin(), result.plan.blockers.end());
     if (!blockers.empty()) throw_blockers(options.model_dir, blockers);
 
-    GgufLayout layout;
-    for (const GgufKV& kv : result.plan.kvs) layout.add_kv(kv.key, kv.value);
-    for (const TensorPlan& tp : result.plan.tensors) layout.add_tensor(tp.gguf_name, tp.ne, tp.type);
-    result.output_bytes = layout.file_size();
+    std::vector<GgufTensorInfo> infos;
+    for (const TensorPlan& tp : result.plan.tensors)
+        infos.push_back({tp.gguf_name, tp.ne, tp.type, 0, tp.nbytes});
+    const ShardedLayout layout = make_sharded_layout(result.plan.kvs, infos, options.split);
+    const bool split = options.split.max_bytes > 0 || options.split.max_tensors > 0 ||
+                       options.split.no_tensor_first_split;
+    result.outputs = output_paths(options.output, layout.shards.size(), split);
+    for (const GgufLayout& shard : layout.shards) result.output_bytes += shard.file_size();
 
     const unsigned threads =
         options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    AtomicOutput out(options.output, options.overwrite);
+    std::vector<std::unique_ptr<AtomicOutput>> outs;
+    std::vector<std::filesystem::path> temp_paths;
+    for (const auto& path : result.outputs) {
+        outs.push_back(std::make_unique<AtomicOutput>(path, options.overwrite));
+        temp_paths.push_back(outs.back()->temp_path());
+    }
     const auto write_start = std::chrono::steady_clock::now();
-    out.resize(layout.file_size());
-    out.pwrite(layout.serialize_metadata(), 0);
-    write_tensors(source, result.plan, layout, out, threads, options.progress);
-    out.sync();
+    for (size_t s = 0; s < outs.size(); ++s) {
+        outs[s]->resize(layout.shards[s].file_size());
+        outs[s]->pwrite(layout.shards[s].serialize_metadata(), 0);
+    }
+    write_tensors(source, result.plan, layout, outs, threads, options.progress,
+                  result.output_bytes);
+    for (auto& out : outs) out->sync();
     result.seconds_write = seconds_since(write_start);
 
     if (options.verify) {
         const auto verify_start = std::chrono::steady_clock::now();
-        result.verify = verify_gguf(options.model_dir, out.temp_path(), VerifyOptions{threads});
+        result.verify = verify_gguf_set(options.model_dir, GgufSet::open_files(temp_paths),
+                                        VerifyOptions{threads});
         result.seconds_verify = seconds_since(verify_start);
         if (!result.verify->ok()) {
-            out.discard();  // the target is never created from a file that does not verify
+            for (auto& out : outs)
+                out->discard();  // the target is never created from a file that does not verify
             result.seconds_total = seconds_since(start);
             return result;
         }
     }
-    out.commit();
+    for (auto& out : outs) out->commit();
     result.committed = true;
     result.seconds_total = seconds_since(start);
     return result;

@@ -1,4 +1,5 @@
-// A one-line progress display on stderr ("\r"-rewritten), shown only when enabled and stderr is a TTY.
+// A one-line progress display on stderr ("\r"-rewritten), shown only when enabled and stderr is a
+// TTY.
 #pragma once
 
 #include <atomic>
@@ -9,7 +10,7 @@
 namespace rebox::convert_detail {
 
 class ProgressLine {
-public:
+  public:
     ProgressLine(bool enabled, std::string label, uint64_t total);
     ~ProgressLine();
     void add(uint64_t done) { done_.fetch_add(done, std::memory_order_relaxed); }
@@ -17,7 +18,7 @@ public:
     void tick();
     void finish();
 
-private:
+  private:
     bool enabled_;
     std::string label_;
     uint64_t total_;

@@ -14,10 +14,10 @@ nlohmann::json verify_report_to_json(const VerifyReport& report) {
         char expected[16], got[16];
         std::snprintf(expected, sizeof expected, "0x%08x", t.expected_bits);
         std::snprintf(got, sizeof got, "0x%08x", t.got_bits);
-        nlohmann::json row = {{"gguf_name", t.gguf_name},       {"source_name", t.source_name},
-                              {"type", t.gguf_type},            {"re_encoded", t.re_encoded},
-                              {"identical", t.identical},       {"values", t.values},
-                              {"mismatches", t.mismatches},     {"max_abs_error", t.max_abs_error}};
+        nlohmann::json row = {{"gguf_name", t.gguf_name},   {"source_name", t.source_name},
+                              {"type", t.gguf_type},        {"re_encoded", t.re_encoded},
+                              {"identical", t.identical},   {"values", t.values},
+                              {"mismatches", t.mismatches}, {"max_abs_error", t.max_abs_error}};
         if (t.mismatches > 0) {
             row["first_diff"] = t.first_diff;
             row["expected_bits"] = expected;
@@ -39,8 +39,10 @@ nlohmann::json plan_to_json(const Plan& plan, const SourceModel* source) {
     nlohmann::json tensors = nlohmann::json::array();
     uint64_t gguf_tensor_bytes = 0;
     for (const TensorPlan& tp : plan.tensors) {
-        nlohmann::json row = {{"gguf_name", tp.gguf_name}, {"type", ggml_type_name(tp.type)},
-                              {"encoding", encoding_name(tp.encoding)}, {"ne", tp.ne},
+        nlohmann::json row = {{"gguf_name", tp.gguf_name},
+                              {"type", ggml_type_name(tp.type)},
+                              {"encoding", encoding_name(tp.encoding)},
+                              {"ne", tp.ne},
                               {"nbytes", tp.nbytes}};
         if (source != nullptr && tp.source_index < source->tensors.size()) {
             const SourceTensor& st = source->tensors[tp.source_index];
@@ -67,7 +69,8 @@ nlohmann::json plan_to_json(const Plan& plan, const SourceModel* source) {
 }
 
 void write_json_file(const std::string& path, const nlohmann::json& json) {
-    const std::string text = json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    const std::string text =
+        json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     AtomicOutput out(path, /*overwrite=*/true);
     out.resize(text.size());
     out.pwrite({reinterpret_cast<const uint8_t*>(text.data()), text.size()}, 0);

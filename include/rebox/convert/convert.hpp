@@ -1,4 +1,5 @@
-// The pipeline: read -> plan -> encode -> write (atomic) -> verify, streaming tensor by tensor on all cores.
+// The pipeline: read -> plan -> encode -> write (atomic) -> verify, streaming tensor by tensor on
+// all cores.
 #pragma once
 
 #include <cstdint>
@@ -6,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "rebox/format/gguf_shards.hpp"
 #include "rebox/plan/plan.hpp"
 #include "rebox/verify/verify.hpp"
 
@@ -19,11 +21,13 @@ struct ConvertOptions {
     bool overwrite = false;
     unsigned threads = 0;   // 0: all cores
     bool progress = false;  // one-line progress on stderr
+    SplitLimits split;      // any limit set: write OUTPUT-without-.gguf-00001-of-0000N.gguf shards
 };
 
 struct ConvertResult {
     Plan plan;
-    uint64_t output_bytes = 0;
+    uint64_t output_bytes = 0;                   // all shards together
+    std::vector<std::filesystem::path> outputs;  // the files written (one unless split)
     double seconds_total = 0, seconds_write = 0, seconds_verify = 0;
     std::optional<VerifyReport> verify;  // nullopt when --no-verify
     bool committed = false;              // the output exists (false: verification failed)
