@@ -14,12 +14,12 @@ namespace {
 
 class KvChecker {
   public:
-    KvChecker(const GgufFile& gguf, std::vector<std::string>& problems)
-        : gguf_(gguf), problems_(problems) {}
+    KvChecker(const GgufSet& gguf, std::vector<std::string>& problems)
+        : gguf_(gguf), file_(gguf.shard(0).display_name()), problems_(problems) {}
 
     void problem(const std::string& key, const std::string& what,
                  const std::string& expected = "") {
-        problems_.push_back(error_message(gguf_.display_name(), key, what, expected));
+        problems_.push_back(error_message(file_, key, what, expected));
     }
 
     void expect_u32(const std::string& key, uint64_t expected) {
@@ -49,13 +49,14 @@ class KvChecker {
             problem(key, *got ? "is true" : "is false", expected ? "true" : "false");
     }
 
-    const GgufFile& gguf_;
+    const GgufSet& gguf_;
+    std::string file_;  // first shard: where the KVs live
     std::vector<std::string>& problems_;
 };
 
 void check_tokenizer(KvChecker& kv, const ModelConfig& config,
                      const std::filesystem::path& model_dir) {
-    const GgufFile& gguf = kv.gguf_;
+    const GgufSet& gguf = kv.gguf_;
     const bool has_tokenizer_json = std::filesystem::exists(model_dir / "tokenizer.json");
     const GgufValue* tokens = gguf.find("tokenizer.ggml.tokens");
     if (tokens == nullptr) {
@@ -125,7 +126,7 @@ void check_tokenizer(KvChecker& kv, const ModelConfig& config,
 
 }  // namespace
 
-void check_kvs(const GgufFile& gguf, const ModelConfig& config,
+void check_kvs(const GgufSet& gguf, const ModelConfig& config,
                const std::filesystem::path& model_dir, std::vector<std::string>& problems) {
     KvChecker kv(gguf, problems);
     const std::string& arch = config.model_type;

@@ -1,7 +1,8 @@
-// verify_gguf: opens the GGUF through GgufFile and the source through SafetensorsModel, pairs every
-// GGUF tensor with its source tensor by the inverse name map, compares values bit for bit (own
-// unpacking, own dequantizers), then checks the tensor set, KVs and layout. The report's max abs
-// error, like the summary line, covers the re-encoded (quantized-source) tensors.
+// verify_gguf: opens the GGUF (or split set) through GgufFile/GgufSet and the source through
+// SafetensorsModel, pairs every GGUF tensor with its source tensor by the inverse name map,
+// compares values bit for bit (own unpacking, own dequantizers), then checks the tensor set, KVs
+// and layout. The report's max abs error, like the summary line, covers the re-encoded
+// (quantized-source) tensors.
 #include "rebox/verify/verify.hpp"
 
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include "rebox/error.hpp"
 #include "rebox/format/ggml_type.hpp"
 #include "rebox/format/gguf_file.hpp"
+#include "rebox/format/gguf_shards.hpp"
 #include "rebox/format/safetensors.hpp"
 #include "rebox/model/model_config.hpp"
 #include "rebox/model/tensor_names.hpp"
@@ -44,9 +46,10 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 }
 
 // Sets check.problem when the pair cannot be compared, else fills job.
-bool prepare_job(const GgufFile& gguf, const GgufTensorInfo& info, const SourceEntry& source,
+bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const SourceEntry& source,
                  TensorCheck& check, ValueJob& job) {
-    const std::string& file = gguf.display_name();
+    const GgufTensorInfo& info = *tensor.info;
+    const std::string& file = gguf.shard(tensor.shard).display_name();
     if (!source.problem.empty()) {
         check.problem = source.problem;
         return false;
@@ -65,7 +68,7 @@ bool prepare_job(const GgufFile& gguf, const GgufTensorInfo& info, const SourceE
         return false;
     }
     const uint64_t values = info.element_count();
-    const std::span<const uint8_t> data = gguf.tensor_data(info);
+    const std::span<const uint8_t> data = gguf.tensor_data(tensor);
     if (values % layout.block_size != 0 ||
         data.size() != values / layout.block_size * layout.block_bytes) {
         check.problem = error_message(
@@ -99,12 +102,16 @@ std::string VerifyReport::summary() const {
            std::to_string(re_encoded_total) + ", max abs error " + error_text;
 }
 
-VerifyReport verify_gguf(const std::filesystem::path& model_dir,
-                         const std::filesystem::path& gguf_path, const VerifyOptions& options) {
+VerifyReport verify_gguf(const std::filesystem::path& model_dir, const std::filesystem::path& gguf,
+                         const VerifyOptions& options) {
+    return verify_gguf_set(model_dir, GgufSet::open(gguf), options);
+}
+
+VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufSet& gguf,
+                             const VerifyOptions& options) {
     const ModelConfig config = read_model_config(model_dir / "config.json");
     const SafetensorsModel model = SafetensorsModel::open(model_dir);
-    const std::unique_ptr<GgufFile> gguf = GgufFile::open(gguf_path);
-    const std::string& file = gguf->display_name();
+    const std::string& file = gguf.shard(0).display_name();
 
     VerifyReport report;
     SourceIndex index = verify_ref::index_source(model);
@@ -116,8 +123,9 @@ VerifyReport verify_gguf(const std::filesystem::path& model_dir,
     std::vector<size_t> times_used(index.entries.size(), 0);
     std::vector<ValueJob> jobs;
     std::vector<size_t> job_tensor;  // job -> report.tensors index
-    report.tensors.reserve(gguf->tensors().size());
-    for (const GgufTensorInfo& info : gguf->tensors()) {
+    report.tensors.reserve(gguf.tensors().size());
+    for (const GgufSet::Tensor& tensor : gguf.tensors()) {
+        const GgufTensorInfo& info = *tensor.info;
         TensorCheck check;
         check.gguf_name = info.name;
         check.gguf_type = ggml_type_name(info.type);
@@ -127,7 +135,8 @@ VerifyReport verify_gguf(const std::filesystem::path& model_dir,
             hf_name ? index.by_stripped_name.find(std::string(strip_model_prefix(*hf_name)))
                     : index.by_stripped_name.end();
         if (found == index.by_stripped_name.end()) {
-            check.problem = error_message(file, info.name, "GGUF tensor has no source tensor",
+            check.problem = error_message(gguf.shard(tensor.shard).display_name(), info.name,
+                                          "GGUF tensor has no source tensor",
                                           hf_name ? *hf_name + " (or its .qcodes/.scales/.mins)"
                                                   : "a tensor name known for " + config.model_type);
             report.tensors.push_back(std::move(check));
@@ -138,7 +147,7 @@ VerifyReport verify_gguf(const std::filesystem::path& model_dir,
         check.source_name = source.name;
         check.re_encoded = source.quantized;
         ValueJob job;
-        if (prepare_job(*gguf, info, source, check, job)) {
+        if (prepare_job(gguf, tensor, source, check, job)) {
             jobs.push_back(job);
             job_tensor.push_back(report.tensors.size());
         }
@@ -180,8 +189,9 @@ VerifyReport verify_gguf(const std::filesystem::path& model_dir,
         report.max_abs_error = std::max(report.max_abs_error, check.max_abs_error);
     }
 
-    verify_ref::check_kvs(*gguf, config, model_dir, report.problems);
-    verify_ref::check_layout(*gguf, report.problems);
+    verify_ref::check_kvs(gguf, config, model_dir, report.problems);
+    for (size_t i = 0; i < gguf.shard_count(); ++i)
+        verify_ref::check_layout(gguf.shard(i), report.problems);
     return report;
 }
 
