@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "expected_shapes.hpp"
 #include "metadata_checks.hpp"
 #include "rebox/error.hpp"
 #include "rebox/format/ggml_type.hpp"
@@ -47,11 +48,27 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 
 // Sets check.problem when the pair cannot be compared, else fills job.
 bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const SourceEntry& source,
-                 TensorCheck& check, ValueJob& job) {
+                 const ModelConfig& config, TensorCheck& check, ValueJob& job) {
     const GgufTensorInfo& info = *tensor.info;
     const std::string& file = gguf.shard(tensor.shard).display_name();
     if (!source.problem.empty()) {
         check.problem = source.problem;
+        return false;
+    }
+    // The architecture fixes the shape; the source's own metadata is not trusted for it.
+    const std::string_view hf_name = strip_model_prefix(source.name);
+    if (!verify_ref::layer_in_range(config, hf_name)) {
+        check.problem = error_message(
+            source.file, source.name, "layer index out of range",
+            "< " + std::to_string(config.num_hidden_layers) + " (config.json num_hidden_layers)");
+        return false;
+    }
+    if (const auto expected = verify_ref::expected_hf_shape(config, hf_name);
+        expected && trimmed(*expected) != trimmed(source.shape)) {
+        check.problem = error_message(
+            source.file, source.name,
+            "source shape " + shape_text(source.shape) + " disagrees with config.json",
+            shape_text(*expected));
         return false;
     }
     verify_ref::DecodableType layout{};
@@ -147,7 +164,7 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
         check.source_name = source.name;
         check.re_encoded = source.quantized;
         ValueJob job;
-        if (prepare_job(gguf, tensor, source, check, job)) {
+        if (prepare_job(gguf, tensor, source, config, check, job)) {
             jobs.push_back(job);
             job_tensor.push_back(report.tensors.size());
         }
