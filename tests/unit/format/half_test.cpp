@@ -80,6 +80,7 @@ TEST(Half, NarrowingRoundsToNearestEven) {
     EXPECT_EQ(float_to_half(-0x1p-25f), 0x8000);
     EXPECT_EQ(float_to_half(0x1p-25f * 1.0000001f), 0x0001);  // just above the tie
     EXPECT_EQ(float_to_half(3 * 0x1p-25f), 0x0002);           // 1.5 ulp: tie to even 2
+    EXPECT_EQ(float_to_half(5 * 0x1p-25f), 0x0002);           // 2.5 ulp: tie to even 2 (down)
     EXPECT_EQ(float_to_half(1023.5f * 0x1p-24f), 0x0400);     // subnormal carries into the normals
     EXPECT_EQ(float_to_half(0x1p-30f), 0x0000);
 }
