@@ -12,7 +12,7 @@ constexpr uint32_t kF32AbsMask = 0x7fffffffu;
 constexpr uint32_t kF32Inf = 0x7f800000u;
 // |f| >= 65520 (half-way between 65504 and 2^16; the tie goes to the even neighbour, infinity).
 constexpr uint32_t kF32HalfOverflow = 0x477ff000u;
-constexpr uint32_t kF32HalfMinNormal = 0x38800000u;  // 2^-14
+constexpr uint32_t kF32HalfMinNormal = 0x38800000u;         // 2^-14
 constexpr uint32_t kF32HalfMinSubnormalHalf = 0x33000000u;  // 2^-25: at or below rounds to zero
 
 }  // namespace
