@@ -16,6 +16,7 @@
 
 #include "rebox/format/gguf_file.hpp"
 #include "rebox/format/gguf_layout.hpp"
+#include "rebox/format/safetensors.hpp"
 #include "test_paths.hpp"
 
 namespace rebox {
@@ -98,31 +99,36 @@ class VerifyMutation : public ::testing::Test {
         return verify(model_, mutated);
     }
 
-    // Rebuilds the GGUF through GgufLayout: KVs (edited), tensors minus `drop`, plus zero-filled
-    // extras.
-    static std::vector<uint8_t> rebuild(const GgufFile& file,
-                                        const std::function<void(GgufLayout&)>& edit_kvs,
-                                        const std::string& drop,
-                                        const std::vector<GgufTensorInfo>& extras = {}) {
+    struct OutTensor {
+        std::string name;
+        std::vector<int64_t> ne;
+        uint32_t type;
+        std::vector<uint8_t> data;
+    };
+
+    // Rebuilds the GGUF through GgufLayout: KVs and tensors (with their bytes) as edited.
+    static std::vector<uint8_t> rebuild(
+        const GgufFile& file, const std::function<void(GgufLayout&)>& edit_kvs,
+        const std::function<void(std::vector<OutTensor>&)>& edit_tensors) {
         GgufLayout layout;
         for (const GgufKV& kv : file.kvs()) layout.add_kv(kv.key, kv.value);
         edit_kvs(layout);
-        std::vector<const GgufTensorInfo*> sources;
+        std::vector<OutTensor> tensors;
         for (const GgufTensorInfo& t : file.tensors()) {
-            if (t.name == drop) continue;
-            layout.add_tensor(t.name, t.ne, t.type);
-            sources.push_back(&t);
+            const auto data = file.tensor_data(t);
+            tensors.push_back({t.name, t.ne, t.type, {data.begin(), data.end()}});
         }
-        for (const GgufTensorInfo& t : extras) layout.add_tensor(t.name, t.ne, t.type);
+        edit_tensors(tensors);
+        for (const OutTensor& t : tensors) layout.add_tensor(t.name, t.ne, t.type);
         std::vector<uint8_t> bytes = layout.serialize_metadata();
         bytes.resize(layout.file_size(), 0);
-        for (size_t i = 0; i < sources.size(); ++i) {
-            const auto data = file.tensor_data(*sources[i]);
-            std::memcpy(bytes.data() + layout.data_offset() + layout.tensors()[i].offset,
-                        data.data(), data.size());
-        }
+        for (size_t i = 0; i < tensors.size(); ++i)
+            std::copy(tensors[i].data.begin(), tensors[i].data.end(),
+                      bytes.begin() + layout.data_offset() + layout.tensors()[i].offset);
         return bytes;
     }
+    static void keep_kvs(GgufLayout&) {}
+    static void keep_tensors(std::vector<OutTensor>&) {}
 
     // Absolute offset of block `block` of a Q4_1 tensor.
     static uint64_t block_at(const GgufFile& file, const GgufTensorInfo& t, uint64_t block) {
@@ -185,8 +191,7 @@ TEST_F(VerifyMutation, ConvertedFixtureVerifies) {
 TEST_F(VerifyMutation,
        RebuiltUnchangedStillVerifies) {  // the rebuild helper itself changes nothing
     const RunResult result = verify_patched([](const GgufFile& file, std::vector<uint8_t>& bytes) {
-        bytes = rebuild(
-            file, [](GgufLayout&) {}, "");
+        bytes = rebuild(file, keep_kvs, keep_tensors);
     });
     EXPECT_EQ(result.exit_code, 0) << result.output;
 }
@@ -276,15 +281,18 @@ TEST_F(VerifyMutation, WrongPoolingType) {
             const GgufValue* pooling = file.find(key);
             const uint32_t wrong = pooling && pooling->as_u32() == 3u ? 1u : 3u;  // LAST <-> MEAN
             bytes = rebuild(
-                file, [&](GgufLayout& layout) { layout.set_kv(key, GgufValue::u32(wrong)); }, "");
+                file, [&](GgufLayout& layout) { layout.set_kv(key, GgufValue::u32(wrong)); },
+                keep_tensors);
         });
     expect_fails_naming(result, key);
 }
 
 TEST_F(VerifyMutation, TensorMissing) {
     const RunResult result = verify_patched([](const GgufFile& file, std::vector<uint8_t>& bytes) {
-        bytes = rebuild(
-            file, [](GgufLayout&) {}, "blk.1.ffn_down.weight");
+        bytes = rebuild(file, keep_kvs, [](std::vector<OutTensor>& tensors) {
+            std::erase_if(tensors,
+                          [](const OutTensor& t) { return t.name == "blk.1.ffn_down.weight"; });
+        });
     });
     expect_fails_naming(result, "layers.1.mlp.down_proj.weight");
     EXPECT_NE(result.output.find("blk.1.ffn_down.weight"), std::string::npos) << result.output;
@@ -292,11 +300,10 @@ TEST_F(VerifyMutation, TensorMissing) {
 
 TEST_F(VerifyMutation, ExtraTensor) {
     const RunResult result = verify_patched([](const GgufFile& file, std::vector<uint8_t>& bytes) {
-        GgufTensorInfo extra;
-        extra.name = "output.weight";  // lm_head: the tied fixture has none
-        extra.ne = {64};
-        extra.type = kF32;
-        bytes = rebuild(file, [](GgufLayout&) {}, "", {extra});
+        bytes = rebuild(file, keep_kvs, [](std::vector<OutTensor>& tensors) {
+            // lm_head: the tied fixture has none
+            tensors.push_back({"output.weight", {64}, kF32, std::vector<uint8_t>(64 * 4, 0)});
+        });
     });
     expect_fails_naming(result, "output.weight");
 }
@@ -331,6 +338,48 @@ TEST_F(VerifyMutation, MetadataLieNeverVerifies) {
     // The honest GGUF against the lying source must not pass either.
     const RunResult cross = verify(lie, gguf_);
     EXPECT_EQ(cross.exit_code, 3) << cross.output;
+}
+
+// The real circle: a converter that trusts the lying metadata (bits 2, group 128, shape [128, 64])
+// writes a GGUF whose values match that reading exactly. Only the shape from config.json can tell.
+TEST_F(VerifyMutation, GgufThatTrustsTheLyingMetadataIsRefused) {
+    const fs::path lie = work_ / "lie2";
+    const RunResult fixture = run(quoted(test::mkfixture_cli()) + " " + quoted(lie) +
+                                      " --preset tiny --tokenizer small --defect metadata-lie",
+                                  work_ / "lie2.log");
+    ASSERT_EQ(fixture.exit_code, 0) << fixture.output;
+    const auto source = SafetensorsFile::open(lie / "model.safetensors");
+    const std::string base = "layers.0.self_attn.q_proj.weight";
+    const StTensorInfo* qcodes = source->find(base + ".qcodes");
+    const StTensorInfo* scales = source->find(base + ".scales");
+    const StTensorInfo* mins = source->find(base + ".mins");
+    ASSERT_TRUE(qcodes && scales && mins);
+    const auto codes = source->data(*qcodes);
+    const auto scale_bytes = source->data(*scales), min_bytes = source->data(*mins);
+    // The lie's reading: 2-bit lsb0 codes, groups of 128, 128 x 64 values; Q4_1 block b copies its
+    // group's fp16 scale/min and puts value j in the low, value j+16 in the high nibble.
+    constexpr int64_t kRows = 128, kCols = 64, kGroup = 128;
+    const auto code = [&](int64_t i) { return (codes[(2 * i) / 8] >> ((2 * i) % 8)) & 3; };
+    std::vector<uint8_t> blocks;
+    for (int64_t b = 0; b < kRows * kCols / 32; ++b) {
+        const int64_t g = b * 32 / kGroup;
+        blocks.insert(blocks.end(), {scale_bytes[2 * g], scale_bytes[2 * g + 1], min_bytes[2 * g],
+                                     min_bytes[2 * g + 1]});
+        for (int j = 0; j < 16; ++j)
+            blocks.push_back(static_cast<uint8_t>(code(32 * b + j) | (code(32 * b + j + 16) << 4)));
+    }
+    const fs::path trusting = work_ / "trusting.gguf";
+    {
+        const auto honest = GgufFile::open(gguf_);
+        write_bytes(trusting, rebuild(*honest, keep_kvs, [&](std::vector<OutTensor>& tensors) {
+                        for (OutTensor& t : tensors)
+                            if (t.name == kAttnQ) t = {kAttnQ, {kCols, kRows}, kQ4_1, blocks};
+                    }));
+    }
+    const RunResult result = verify(lie, trusting);
+    EXPECT_EQ(result.exit_code, 3) << result.output;
+    EXPECT_NE(result.output.find("disagrees with config.json"), std::string::npos) << result.output;
+    EXPECT_EQ(result.output.find("bit-identical: 15/15"), std::string::npos) << result.output;
 }
 
 }  // namespace
