@@ -1,5 +1,5 @@
-// ModelConfig + TokenizerVocab + pooling -> the ordered GGUF KV list llama.cpp reads (notes/gguf.md §3.1,
-// §5): integers UINT32, floats FLOAT32, flags BOOL, token types an INT32 array.
+// ModelConfig + TokenizerVocab + pooling -> the ordered GGUF KV list llama.cpp reads (notes/gguf.md
+// §3.1, §5): integers UINT32, floats FLOAT32, flags BOOL, token types an INT32 array.
 #include "rebox/model/gguf_metadata.hpp"
 
 #include <stdexcept>
@@ -61,19 +61,26 @@ GgufValue i32_array_value(const std::vector<int32_t>& items) {
 }  // namespace
 
 std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input) {
-    if (input.config == nullptr) throw std::invalid_argument("build_model_metadata: config is null");
+    if (input.config == nullptr)
+        throw std::invalid_argument("build_model_metadata: config is null");
     const ModelConfig& config = *input.config;
     const std::string& arch = config.model_type;
     if (!is_supported_arch(arch))
         throw Error(ExitClass::blocker,
-                    error_message("config.json", "model_type", "'" + arch + "' is not supported", "qwen3, qwen2 or llama"));
+                    error_message("config.json", "model_type", "'" + arch + "' is not supported",
+                                  "qwen3, qwen2 or llama"));
 
     std::vector<GgufKV> kvs;
-    auto add = [&kvs](std::string key, GgufValue value) { kvs.push_back({std::move(key), std::move(value)}); };
-    auto add_arch = [&](const char* suffix, GgufValue value) { add(arch + "." + suffix, std::move(value)); };
+    auto add = [&kvs](std::string key, GgufValue value) {
+        kvs.push_back({std::move(key), std::move(value)});
+    };
+    auto add_arch = [&](const char* suffix, GgufValue value) {
+        add(arch + "." + suffix, std::move(value));
+    };
 
     add("general.architecture", string_value(arch));
-    if (!input.name.empty()) add("general.name", string_value(input.name));  // gguf-py skips empty strings
+    if (!input.name.empty())
+        add("general.name", string_value(input.name));  // gguf-py skips empty strings
     add("general.file_type", u32_value(static_cast<uint32_t>(input.file_type)));
     add("general.quantization_version", u32_value(2));  // GGML_QNT_VERSION
 
@@ -85,11 +92,13 @@ std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input) {
     add_arch("attention.head_count_kv", u32_value(config.num_key_value_heads));
     add_arch("rope.freq_base", f32_value(config.rope_theta));
     add_arch("attention.layer_norm_rms_epsilon", f32_value(config.rms_norm_eps));
-    // Qwen3's head_dim (128) differs from hidden/heads (1024/16): key/value length must be explicit.
+    // Qwen3's head_dim (128) differs from hidden/heads (1024/16): key/value length must be
+    // explicit.
     add_arch("attention.key_length", u32_value(config.head_dim));
     add_arch("attention.value_length", u32_value(config.head_dim));
     add_arch("rope.dimension_count", u32_value(config.head_dim));
-    if (arch == "llama") add_arch("vocab_size", u32_value(config.vocab_size));  // LlamaModel writes it
+    if (arch == "llama")
+        add_arch("vocab_size", u32_value(config.vocab_size));  // LlamaModel writes it
     if (input.pooling) add_arch("pooling_type", u32_value(static_cast<uint32_t>(*input.pooling)));
 
     if (input.vocab != nullptr) {
@@ -100,8 +109,10 @@ std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input) {
         add("tokenizer.ggml.token_type", i32_array_value(vocab.token_types));
         add("tokenizer.ggml.merges", string_array_value(vocab.merges));
         const std::pair<const char*, const std::optional<uint32_t>*> ids[] = {
-            {"tokenizer.ggml.bos_token_id", &vocab.bos_id},     {"tokenizer.ggml.eos_token_id", &vocab.eos_id},
-            {"tokenizer.ggml.eot_token_id", &vocab.eot_id},     {"tokenizer.ggml.unknown_token_id", &vocab.unk_id},
+            {"tokenizer.ggml.bos_token_id", &vocab.bos_id},
+            {"tokenizer.ggml.eos_token_id", &vocab.eos_id},
+            {"tokenizer.ggml.eot_token_id", &vocab.eot_id},
+            {"tokenizer.ggml.unknown_token_id", &vocab.unk_id},
             {"tokenizer.ggml.padding_token_id", &vocab.pad_id},
         };
         for (const auto& [key, id] : ids)

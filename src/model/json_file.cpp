@@ -21,7 +21,8 @@ nlohmann::json read_json(const std::filesystem::path& path) {
 
 nlohmann::json read_json_object(const std::filesystem::path& path) {
     nlohmann::json root = read_json(path);
-    if (!root.is_object()) throw_input_error(path.string(), "", "expected a JSON object at the top level");
+    if (!root.is_object())
+        throw_input_error(path.string(), "", "expected a JSON object at the top level");
     return root;
 }
 

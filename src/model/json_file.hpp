@@ -1,5 +1,5 @@
-// Internal: read a small JSON file (config.json, modules.json, tokenizer_config.json) with nlohmann::json,
-// turning unreadable or malformed files into one-line input-class rebox::Error.
+// Internal: read a small JSON file (config.json, modules.json, tokenizer_config.json) with
+// nlohmann::json, turning unreadable or malformed files into one-line input-class rebox::Error.
 #pragma once
 
 #include <filesystem>

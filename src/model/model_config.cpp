@@ -15,7 +15,8 @@ using nlohmann::json;
 
 constexpr const char* kFile = "config.json";
 
-[[noreturn]] void fail(const std::string& field, const std::string& what, const std::string& expected = "") {
+[[noreturn]] void fail(const std::string& field, const std::string& what,
+                       const std::string& expected = "") {
     throw_input_error(kFile, field, what, expected);
 }
 
@@ -59,7 +60,8 @@ std::optional<float> optional_positive_float(const json& root, const std::string
     if (!it->is_number()) fail(field, "expected a number");
     const double v = it->get<double>();
     const float f = static_cast<float>(v);
-    if (!std::isfinite(f) || !(f > 0.0f)) fail(field, "value " + it->dump() + " is not a finite positive float32");
+    if (!std::isfinite(f) || !(f > 0.0f))
+        fail(field, "value " + it->dump() + " is not a finite positive float32");
     return f;
 }
 
@@ -77,7 +79,8 @@ std::optional<std::string> optional_string(const json& root, const std::string& 
     return it->get<std::string>();
 }
 
-// bos/eos_token_id: an integer id. A list (Llama-3.1 style) is ignored, as gguf-py's SpecialVocab does.
+// bos/eos_token_id: an integer id. A list (Llama-3.1 style) is ignored, as gguf-py's SpecialVocab
+// does.
 std::optional<uint32_t> optional_token_id(const json& root, const std::string& field) {
     const auto it = root.find(field);
     if (it == root.end() || it->is_null() || it->is_array()) return std::nullopt;
@@ -110,7 +113,8 @@ ModelConfig read_model_config(const std::filesystem::path& config_json) {
     config.num_attention_heads = required_u32(root, "num_attention_heads");
     config.intermediate_size = required_u32(root, "intermediate_size");
     config.vocab_size = required_u32(root, "vocab_size");
-    config.num_key_value_heads = optional_u32(root, "num_key_value_heads").value_or(config.num_attention_heads);
+    config.num_key_value_heads =
+        optional_u32(root, "num_key_value_heads").value_or(config.num_attention_heads);
 
     if (const auto head_dim = optional_u32(root, "head_dim")) {
         config.head_dim = *head_dim;
@@ -123,8 +127,8 @@ ModelConfig read_model_config(const std::filesystem::path& config_json) {
     }
     if (config.num_attention_heads % config.num_key_value_heads != 0)
         fail("num_key_value_heads",
-             "num_attention_heads " + std::to_string(config.num_attention_heads) + " is not a multiple of " +
-                 std::to_string(config.num_key_value_heads));
+             "num_attention_heads " + std::to_string(config.num_attention_heads) +
+                 " is not a multiple of " + std::to_string(config.num_key_value_heads));
 
     // Context length: convert_hf_to_gguf's search order (TextModel.set_gguf_parameters).
     std::optional<uint32_t> context;
@@ -132,7 +136,9 @@ ModelConfig read_model_config(const std::filesystem::path& config_json) {
                               "max_sequence_length", "model_max_length"}) {
         if ((context = optional_u32(root, field))) break;
     }
-    if (!context) fail("max_position_embeddings", "missing (also no n_ctx / n_positions / max_sequence_length)");
+    if (!context)
+        fail("max_position_embeddings",
+             "missing (also no n_ctx / n_positions / max_sequence_length)");
     config.max_position_embeddings = *context;
 
     config.rope_theta = optional_positive_float(root, "rope_theta").value_or(10000.0f);

@@ -13,7 +13,8 @@ namespace {
 using nlohmann::json;
 
 // The "path" of the first module whose type ends with "Pooling"; nullopt when there is none.
-std::optional<std::filesystem::path> pooling_module_path(const std::filesystem::path& modules_file) {
+std::optional<std::filesystem::path> pooling_module_path(
+    const std::filesystem::path& modules_file) {
     const std::string file = modules_file.string();
     const json modules = detail::read_json(modules_file);
     if (!modules.is_array()) throw_input_error(file, "", "expected a JSON array of modules");
@@ -22,16 +23,20 @@ std::optional<std::filesystem::path> pooling_module_path(const std::filesystem::
         const std::string where = "modules[" + std::to_string(i) + "]";
         if (!module.is_object()) throw_input_error(file, where, "expected an object");
         const auto type = module.find("type");
-        if (type == module.end() || !type->is_string()) throw_input_error(file, where + ".type", "expected a string");
+        if (type == module.end() || !type->is_string())
+            throw_input_error(file, where + ".type", "expected a string");
         if (!type->get_ref<const std::string&>().ends_with("Pooling")) continue;
         const auto path = module.find("path");
-        if (path == module.end() || !path->is_string()) throw_input_error(file, where + ".path", "expected a string");
+        if (path == module.end() || !path->is_string())
+            throw_input_error(file, where + ".path", "expected a string");
         const std::filesystem::path relative(path->get<std::string>());
         // The module must live inside the model directory.
         bool escapes = relative.is_absolute() || relative.empty();
         for (const auto& part : relative) escapes = escapes || part == "..";
         if (escapes)
-            throw_input_error(file, where + ".path", "'" + relative.string() + "' is not a folder inside the model directory");
+            throw_input_error(
+                file, where + ".path",
+                "'" + relative.string() + "' is not a folder inside the model directory");
         return relative;
     }
     return std::nullopt;
@@ -65,9 +70,10 @@ std::optional<PoolingType> read_pooling(const std::filesystem::path& model_dir) 
         if (name == "cls") return PoolingType::CLS;
         if (name == "lasttoken") return PoolingType::LAST;
     }
-    throw_input_error(file, "pooling_mode", "no supported pooling mode set",
-                      "pooling_mode_mean_tokens, pooling_mode_cls_token or pooling_mode_lasttoken true, "
-                      "or pooling_mode mean/cls/lasttoken");
+    throw_input_error(
+        file, "pooling_mode", "no supported pooling mode set",
+        "pooling_mode_mean_tokens, pooling_mode_cls_token or pooling_mode_lasttoken true, "
+        "or pooling_mode mean/cls/lasttoken");
 }
 
 }  // namespace rebox

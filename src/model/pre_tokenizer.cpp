@@ -1,6 +1,6 @@
-// Split pre-tokenizer regex (tokenizer.json) -> llama.cpp tokenizer.ggml.pre name. The regexes are the
-// ones llama.cpp's src/llama-vocab.cpp quotes as "original regex from tokenizer.json" for each pre type,
-// plus llama.cpp's own adapted spelling of the same expression.
+// Split pre-tokenizer regex (tokenizer.json) -> llama.cpp tokenizer.ggml.pre name. The regexes are
+// the ones llama.cpp's src/llama-vocab.cpp quotes as "original regex from tokenizer.json" for each
+// pre type, plus llama.cpp's own adapted spelling of the same expression.
 #include <array>
 #include <string_view>
 
@@ -14,8 +14,9 @@ struct KnownRegex {
     std::string_view pre;
 };
 
-// Several llama.cpp pre types share one regex (e.g. qwen2/stablelm2/hunyuan, llama-bpe/dbrx/smaug-bpe);
-// the name chosen is the one the family in question (Qwen2/2.5/3, Llama-3) is converted with.
+// Several llama.cpp pre types share one regex (e.g. qwen2/stablelm2/hunyuan,
+// llama-bpe/dbrx/smaug-bpe); the name chosen is the one the family in question (Qwen2/2.5/3,
+// Llama-3) is converted with.
 constexpr std::array<KnownRegex, 4> kKnownRegexes{{
     // Qwen2 / Qwen2.5 / Qwen3 (single-digit numbers).
     {R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",

@@ -1,5 +1,6 @@
 // HF tensor names <-> llama.cpp GGUF tensor names for qwen3 / qwen2 / llama (notes/gguf.md §4.1).
-// Only tensors the llama.cpp loader of that architecture loads are mapped; anything else is nullopt.
+// Only tensors the llama.cpp loader of that architecture loads are mapped; anything else is
+// nullopt.
 #include "rebox/model/tensor_names.hpp"
 
 #include <array>
@@ -101,7 +102,8 @@ std::optional<std::string> map_name(std::string_view arch, std::string_view name
             if (from(pair) == rest && arch_loads(pair, bit, suffix)) {
                 std::string out;
                 out.reserve(to_layer.size() + index.size() + to(pair).size() + suffix.size() + 2);
-                out.append(to_layer).append(index).append(".").append(to(pair)).append(".").append(suffix);
+                out.append(to_layer).append(index).append(".").append(to(pair)).append(".").append(
+                    suffix);
                 return out;
             }
         }

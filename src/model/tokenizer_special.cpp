@@ -1,9 +1,12 @@
-// Special tokens of the GGUF tokenizer, following gguf-py SpecialVocab._try_load_from_tokenizer_json and
-// _try_load_from_config_json (notes/gguf.md §4.4, §5):
-//  1. tokenizer_config.json {bos,eos,unk,pad,cls,sep}_token contents (a string or {"content": ...});
-//  2. each TemplateProcessing post-processor: a leading special token becomes bos (add_bos when it is
-//     bos/cls); a trailing one different from eos moves the old eos to eot and becomes eos (add_eos) —
-//     the Qwen3-Embedding rule (eos <|endoftext|>, eot <|im_end|>, add_eos true);
+// Special tokens of the GGUF tokenizer, following gguf-py
+// SpecialVocab._try_load_from_tokenizer_json and _try_load_from_config_json (notes/gguf.md §4.4,
+// §5):
+//  1. tokenizer_config.json {bos,eos,unk,pad,cls,sep}_token contents (a string or {"content":
+//  ...});
+//  2. each TemplateProcessing post-processor: a leading special token becomes bos (add_bos when it
+//  is
+//     bos/cls); a trailing one different from eos moves the old eos to eot and becomes eos
+//     (add_eos) — the Qwen3-Embedding rule (eos <|endoftext|>, eot <|im_end|>, add_eos true);
 //  3. tokenizer_config.json add_{bos,eos}_token booleans override; contents are looked up in
 //     tokenizer.json added_tokens (first match), as gguf-py does;
 //  4. config.json {bos,eos,unk,pad}_token_id fill ids still unset (first value wins).
@@ -36,7 +39,8 @@ std::optional<std::string> token_content(const json& config, const std::string& 
     return std::nullopt;
 }
 
-std::optional<uint32_t> added_token_id(const TokenizerJsonSpecials& specials, const std::optional<std::string>& content) {
+std::optional<uint32_t> added_token_id(const TokenizerJsonSpecials& specials,
+                                       const std::optional<std::string>& content) {
     if (!content) return std::nullopt;
     for (const auto& [text, id] : specials.added_tokens)
         if (text == *content) return id;
@@ -44,7 +48,8 @@ std::optional<uint32_t> added_token_id(const TokenizerJsonSpecials& specials, co
 }
 
 // Sets slot to id when unset and id names an existing token (gguf-py: first value wins).
-void set_first(std::optional<uint32_t>& slot, std::optional<uint32_t> id, const TokenizerVocab& vocab) {
+void set_first(std::optional<uint32_t>& slot, std::optional<uint32_t> id,
+               const TokenizerVocab& vocab) {
     if (!slot && id && *id < vocab.tokens.size()) slot = id;
 }
 
@@ -55,9 +60,10 @@ std::optional<std::string> read_text_file(const std::filesystem::path& path) {
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-// tokenizer_config.json chat_template, else chat_template.jinja, else chat_template.json's. A list of
-// named templates yields its "default" entry (rebox writes only tokenizer.chat_template).
-std::optional<std::string> chat_template(const std::filesystem::path& model_dir, const json& config) {
+// tokenizer_config.json chat_template, else chat_template.jinja, else chat_template.json's. A list
+// of named templates yields its "default" entry (rebox writes only tokenizer.chat_template).
+std::optional<std::string> chat_template(const std::filesystem::path& model_dir,
+                                         const json& config) {
     json value;
     if (const auto it = config.find("chat_template"); it != config.end()) {
         value = *it;
@@ -70,8 +76,8 @@ std::optional<std::string> chat_template(const std::filesystem::path& model_dir,
     if (value.is_string()) return value.get<std::string>();
     if (value.is_array()) {
         for (const json& entry : value) {
-            if (entry.is_object() && entry.value("name", "") == "default" && entry.contains("template") &&
-                entry["template"].is_string())
+            if (entry.is_object() && entry.value("name", "") == "default" &&
+                entry.contains("template") && entry["template"].is_string())
                 return entry["template"].get<std::string>();
         }
     }
@@ -80,8 +86,8 @@ std::optional<std::string> chat_template(const std::filesystem::path& model_dir,
 
 }  // namespace
 
-void apply_special_tokens(const std::filesystem::path& model_dir, const TokenizerJsonSpecials& specials,
-                          TokenizerVocab& vocab) {
+void apply_special_tokens(const std::filesystem::path& model_dir,
+                          const TokenizerJsonSpecials& specials, TokenizerVocab& vocab) {
     const std::filesystem::path config_path = model_dir / "tokenizer_config.json";
     const bool has_config = std::filesystem::is_regular_file(config_path);
     json config = has_config ? read_json_object(config_path) : json::object();
@@ -129,8 +135,10 @@ void apply_special_tokens(const std::filesystem::path& model_dir, const Tokenize
         }
         set_first(vocab.bos_id, added_token_id(specials, bos), vocab);
         set_first(vocab.eos_id, added_token_id(specials, eos), vocab);
-        set_first(vocab.unk_id, added_token_id(specials, token_content(config, "unk_token")), vocab);
-        set_first(vocab.pad_id, added_token_id(specials, token_content(config, "pad_token")), vocab);
+        set_first(vocab.unk_id, added_token_id(specials, token_content(config, "unk_token")),
+                  vocab);
+        set_first(vocab.pad_id, added_token_id(specials, token_content(config, "pad_token")),
+                  vocab);
         if (eot_used) set_first(vocab.eot_id, added_token_id(specials, eot), vocab);
     }
     vocab.add_bos = add_bos.value_or(false);

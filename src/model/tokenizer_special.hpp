@@ -16,8 +16,8 @@ namespace rebox::detail {
 // The few facts of tokenizer.json the special-token rules need.
 struct TokenizerJsonSpecials {
     std::vector<std::pair<std::string, uint32_t>> added_tokens;  // content, id; file order
-    // Each TemplateProcessing post-processor (in order) whose "single" template has more than one item:
-    // the SpecialToken id at its start / end (nullopt when that item is a Sequence).
+    // Each TemplateProcessing post-processor (in order) whose "single" template has more than one
+    // item: the SpecialToken id at its start / end (nullopt when that item is a Sequence).
     struct TemplateEnds {
         std::optional<std::string> first, last;
     };
@@ -25,9 +25,9 @@ struct TokenizerJsonSpecials {
 };
 
 // Sets vocab.bos_id/eos_id/eot_id/pad_id/unk_id, add_bos/add_eos and chat_template. Ids outside
-// vocab.tokens are left unset (llama.cpp would ignore them). Throws rebox::Error (input) for malformed
-// tokenizer_config.json / config.json.
-void apply_special_tokens(const std::filesystem::path& model_dir, const TokenizerJsonSpecials& specials,
-                          TokenizerVocab& vocab);
+// vocab.tokens are left unset (llama.cpp would ignore them). Throws rebox::Error (input) for
+// malformed tokenizer_config.json / config.json.
+void apply_special_tokens(const std::filesystem::path& model_dir,
+                          const TokenizerJsonSpecials& specials, TokenizerVocab& vocab);
 
 }  // namespace rebox::detail

@@ -2,13 +2,14 @@
 // tokens placed at their ids and padded to vocab_size, token types as convert_hf_to_gguf's
 // get_vocab_base assigns them, merges as gguf-py writes them, and the pre-tokenizer name.
 // Special ids / add flags / chat template are delegated to tokenizer_special.cpp.
+#include "rebox/model/tokenizer_vocab.hpp"
+
 #include <simdjson.h>
 
 #include <string_view>
 #include <unordered_set>
 
 #include "rebox/error.hpp"
-#include "rebox/model/tokenizer_vocab.hpp"
 #include "tokenizer_special.hpp"
 
 namespace rebox {
@@ -22,16 +23,20 @@ constexpr const char* kFile = "tokenizer.json";
 // No real vocabulary is near this (Gemma: 262,144); it bounds the allocation for hostile ids.
 constexpr uint64_t kMaxVocabSize = uint64_t{1} << 24;
 
-[[noreturn]] void input_error(const std::string& field, const std::string& what, const std::string& expected = "") {
+[[noreturn]] void input_error(const std::string& field, const std::string& what,
+                              const std::string& expected = "") {
     throw_input_error(kFile, field, what, expected);
 }
 
-[[noreturn]] void blocker(const std::string& field, const std::string& what, const std::string& expected = "") {
+[[noreturn]] void blocker(const std::string& field, const std::string& what,
+                          const std::string& expected = "") {
     throw Error(ExitClass::blocker, error_message(kFile, field, what, expected));
 }
 
 // Optional member of an object: a null element when absent.
-bool member(const object& obj, std::string_view key, element& out) { return !obj.at_key(key).get(out); }
+bool member(const object& obj, std::string_view key, element& out) {
+    return !obj.at_key(key).get(out);
+}
 
 std::string_view string_of(const element& value, const std::string& field) {
     std::string_view text;
@@ -55,10 +60,12 @@ struct RawToken {
 
 // convert_hf_to_gguf does_token_look_special.
 bool looks_special(std::string_view token) {
-    if (token == "<pad>" || token == "<mask>" || token == "<2mass>" || token == "[@BOS@]") return true;
+    if (token == "<pad>" || token == "<mask>" || token == "<2mass>" || token == "[@BOS@]")
+        return true;
     if (token.size() >= 4 && token.starts_with("<|") && token.ends_with("|>")) return true;
     // Fullwidth vertical line U+FF5C is EF BD 9C in UTF-8 (deepseek-coder "<｜...｜>").
-    if (token.size() >= 8 && token.starts_with("<\xEF\xBD\x9C") && token.ends_with("\xEF\xBD\x9C>")) return true;
+    if (token.size() >= 8 && token.starts_with("<\xEF\xBD\x9C") && token.ends_with("\xEF\xBD\x9C>"))
+        return true;
     return token.starts_with("<unused") && token.ends_with(">");
 }
 
@@ -71,7 +78,8 @@ std::vector<RawToken> collect_tokens(const object& model, const element& root) {
 
     std::vector<RawToken> raw;
     raw.reserve(vocab.size() + 1024);
-    for (const auto field : vocab) raw.push_back({id_of(field.value, "model.vocab"), field.key, false, false});
+    for (const auto field : vocab)
+        raw.push_back({id_of(field.value, "model.vocab"), field.key, false, false});
 
     element added_element;
     if (!root.at_key("added_tokens").get(added_element) && !added_element.is_null()) {
@@ -81,13 +89,14 @@ std::vector<RawToken> collect_tokens(const object& model, const element& root) {
         for (const element item : added) {
             const std::string where = "added_tokens[" + std::to_string(index++) + "]";
             element id_element, content_element, special_element;
-            if (!item.is_object() || item.at_key("id").get(id_element) || item.at_key("content").get(content_element))
+            if (!item.is_object() || item.at_key("id").get(id_element) ||
+                item.at_key("content").get(content_element))
                 input_error(where, "expected an object with id and content");
             bool special = false;
             if (!item.at_key("special").get(special_element) && special_element.get(special))
                 input_error(where + ".special", "expected a boolean");
-            raw.push_back({id_of(id_element, where + ".id"), string_of(content_element, where + ".content"), true,
-                           special});
+            raw.push_back({id_of(id_element, where + ".id"),
+                           string_of(content_element, where + ".content"), true, special});
         }
     }
     return raw;
@@ -105,11 +114,12 @@ void place_tokens(const std::vector<RawToken>& raw, uint64_t vocab_size, Tokeniz
                     "token '" + std::string(token.text) + "' has id " + std::to_string(token.id) +
                         " beyond the vocabulary",
                     "ids < vocab_size " + std::to_string(vocab_size));
-        // model.vocab comes first; an added token may repeat a model.vocab entry (same id and text).
+        // model.vocab comes first; an added token may repeat a model.vocab entry (same id and
+        // text).
         std::string& slot = out.tokens[token.id];
         if (placed[token.id] != 0 && slot != token.text)
-            blocker("added_tokens", "id " + std::to_string(token.id) + " is both '" + slot + "' and '" +
-                                        std::string(token.text) + "'");
+            blocker("added_tokens", "id " + std::to_string(token.id) + " is both '" + slot +
+                                        "' and '" + std::string(token.text) + "'");
         TokenType type = TokenType::NORMAL;
         if (token.added) {
             if (token.special || looks_special(token.text)) {
@@ -120,7 +130,8 @@ void place_tokens(const std::vector<RawToken>& raw, uint64_t vocab_size, Tokeniz
                 type = TokenType::USER_DEFINED;
                 slot.clear();
                 std::string_view rest = token.text;
-                for (size_t at; (at = rest.find("\xE2\x96\x81")) != std::string_view::npos; rest.remove_prefix(at + 3))
+                for (size_t at; (at = rest.find("\xE2\x96\x81")) != std::string_view::npos;
+                     rest.remove_prefix(at + 3))
                     slot.append(rest.substr(0, at)).push_back(' ');
                 slot.append(rest);
             }
@@ -138,18 +149,19 @@ void place_tokens(const std::vector<RawToken>& raw, uint64_t vocab_size, Tokeniz
     seen.reserve(vocab_size);
     for (uint64_t id = 0; id < vocab_size; ++id)
         if (!seen.insert(out.tokens[id]).second)
-            blocker("model.vocab", "token string '" + out.tokens[id] + "' appears twice (second at id " +
-                                       std::to_string(id) + ")",
+            blocker("model.vocab",
+                    "token string '" + out.tokens[id] + "' appears twice (second at id " +
+                        std::to_string(id) + ")",
                     "unique token strings, as llama.cpp requires");
 }
 
-// model.merges as "a b" strings or ["a", "b"] pairs; pairs are joined with a space and spaces inside a
-// part become U+0120 'Ġ' (gguf-py SpecialVocab).
+// model.merges as "a b" strings or ["a", "b"] pairs; pairs are joined with a space and spaces
+// inside a part become U+0120 'Ġ' (gguf-py SpecialVocab).
 std::vector<std::string> read_merges(const object& model) {
     element merges_element;
     array merges;
-    if (!member(model, "merges", merges_element) || merges_element.is_null() || merges_element.get(merges) ||
-        merges.size() == 0)
+    if (!member(model, "merges", merges_element) || merges_element.is_null() ||
+        merges_element.get(merges) || merges.size() == 0)
         blocker("model.merges", "missing (a gpt2 BPE tokenizer needs merges)");
 
     std::vector<std::string> out;
@@ -165,7 +177,8 @@ std::vector<std::string> read_merges(const object& model) {
             continue;
         }
         array pair;
-        if (item.get(pair) || pair.size() != 2) input_error(where, "expected \"a b\" or a pair [\"a\", \"b\"]");
+        if (item.get(pair) || pair.size() != 2)
+            input_error(where, "expected \"a b\" or a pair [\"a\", \"b\"]");
         std::string merged;
         bool first = true;
         for (const element part_element : pair) {
@@ -246,7 +259,8 @@ void collect_templates(const element& root, detail::TokenizerJsonSpecials& speci
 
 }  // namespace
 
-TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir, const TokenizerOptions& options) {
+TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir,
+                              const TokenizerOptions& options) {
     const std::filesystem::path path = model_dir / kFile;
     simdjson::padded_string json;
     if (simdjson::padded_string::load(path.string()).get(json))
@@ -259,10 +273,12 @@ TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir, const Toke
 
     element model_element;
     object model;
-    if (root.at_key("model").get(model_element) || model_element.get(model)) input_error("model", "missing");
+    if (root.at_key("model").get(model_element) || model_element.get(model))
+        input_error("model", "missing");
     std::string_view model_type;
     if (model.at_key("type").get(model_type) || model_type != "BPE")
-        blocker("model.type", "'" + std::string(model_type) + "' is not supported", "BPE (byte-level, gpt2)");
+        blocker("model.type", "'" + std::string(model_type) + "' is not supported",
+                "BPE (byte-level, gpt2)");
 
     TokenizerVocab vocab;
     vocab.model = "gpt2";
@@ -272,7 +288,8 @@ TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir, const Toke
         for (const RawToken& token : raw) vocab_size = std::max(vocab_size, token.id + 1);
     if (vocab_size == 0) input_error("model.vocab", "no tokens");
     if (vocab_size > kMaxVocabSize)
-        blocker("model.vocab", "vocabulary of " + std::to_string(vocab_size) + " tokens is too large",
+        blocker("model.vocab",
+                "vocabulary of " + std::to_string(vocab_size) + " tokens is too large",
                 "at most " + std::to_string(kMaxVocabSize));
     place_tokens(raw, vocab_size, vocab);
     vocab.merges = read_merges(model);
@@ -281,7 +298,8 @@ TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir, const Toke
     detail::TokenizerJsonSpecials specials;
     for (const RawToken& token : raw)
         if (token.added && token.id <= UINT32_MAX)
-            specials.added_tokens.emplace_back(std::string(token.text), static_cast<uint32_t>(token.id));
+            specials.added_tokens.emplace_back(std::string(token.text),
+                                               static_cast<uint32_t>(token.id));
     collect_templates(root, specials);
     detail::apply_special_tokens(model_dir, specials, vocab);
     return vocab;
