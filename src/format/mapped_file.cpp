@@ -16,8 +16,7 @@ namespace rebox {
 
 MappedFile::MappedFile(const std::filesystem::path& path) : path_(path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        throw_input_error(path.string(), "", std::string("cannot open: ") + std::strerror(errno));
+    if (fd < 0) throw_input_error(path.string(), "", std::string("cannot open: ") + std::strerror(errno));
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
         const int err = errno;
