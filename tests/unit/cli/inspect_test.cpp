@@ -184,5 +184,59 @@ TEST_F(InspectCli, CorruptFileGivesExit1AndOneLineNamingTheFile) {
         << missing.err;
 }
 
+// 8-byte little-endian header length, the JSON header, then the data area (safetensors layout).
+std::vector<uint8_t> safetensors_file(const std::string& header, size_t data_size) {
+    test::GgufBytes b;
+    b.u64(header.size()).raw(header).fill(data_size, 0);
+    return b.v;
+}
+
+const char* kStHeader =
+    R"({"__metadata__":{"format":"pt","mcq":"{\"version\":1,\"bits\":[4]}"},)"
+    R"("model.embed.weight":{"dtype":"F16","shape":[2,3],"data_offsets":[0,12]},)"
+    R"("b":{"dtype":"I32","shape":[2],"data_offsets":[12,20]}})";
+
+TEST_F(InspectCli, SafetensorsJsonFollowsTheSchema) {
+    const fs::path path = write("m.safetensors", safetensors_file(kStHeader, 20));
+    const CliResult r = run("--json '" + path.string() + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["format"], "safetensors");
+    EXPECT_EQ(j["file"], path.string());
+    EXPECT_EQ(j["header_size"], std::string(kStHeader).size());
+    EXPECT_EQ(j["metadata"],
+              nlohmann::json::parse(R"({"format":"pt","mcq":{"version":1,"bits":[4]}})"));
+    EXPECT_EQ(j["tensors"], nlohmann::json::parse(R"([
+        {"name":"model.embed.weight","dtype":"F16","shape":[2,3],"begin":0,"end":12},
+        {"name":"b","dtype":"I32","shape":[2],"begin":12,"end":20}])"));
+    EXPECT_EQ(j.size(), 5u);
+}
+
+TEST_F(InspectCli, SafetensorsTextPrettyPrintsMcqAndKeepsOtherStrings) {
+    const std::string header = R"({"__metadata__":{"mcq":"{\"version\":1}","note":"{not json"},)"
+                               R"("w":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]}})";
+    const fs::path path = write("m.safetensors", safetensors_file(header, 8));
+    const CliResult r = run("'" + path.string() + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(contains(r.out, "  header_size   " + std::to_string(header.size()) + "\n"))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, "  mcq =\n  {\n    \"version\": 1\n  }\n")) << r.out;
+    EXPECT_TRUE(contains(r.out, "  note = {not json\n")) << r.out;
+    EXPECT_TRUE(contains(r.out, "      0  w     BF16     [4]               0             8\n"))
+        << r.out;
+
+    const CliResult j = run("--json '" + path.string() + "'");
+    ASSERT_EQ(j.exit_code, 0) << j.err;
+    EXPECT_EQ(nlohmann::json::parse(j.out)["metadata"]["note"], "{not json");
+}
+
+TEST_F(InspectCli, CorruptSafetensorsGivesExit1NamingTheFile) {
+    const fs::path path = write("bad.safetensors", safetensors_file(kStHeader, 19));
+    const CliResult r = run("'" + path.string() + "'");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err.rfind("rebox: " + path.string() + ": ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
 }  // namespace
 }  // namespace rebox
