@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <random>
 
 #include "format/gguf_test_bytes.hpp"
 #include "rebox/error.hpp"
@@ -308,6 +309,36 @@ TEST(GgufFile, KeysWithControlCharactersStayOnOneLine) {
     } catch (const Error& e) {
         EXPECT_STREQ(e.what(), "bad.gguf: a\\x0ab: duplicate key");
     }
+}
+
+TEST(GgufFile, RandomCorruptionsGiveErrorsOrValidFilesNeverCrashes) {
+    // Flip, overwrite and truncate the hand-made file; every outcome must be a parsed file whose
+    // tensors lie inside the image, or a rebox::Error (anything else escapes and fails the test).
+    const std::vector<uint8_t> original = small_file();
+    std::mt19937 rng(7);
+    size_t rejected = 0;
+    for (int round = 0; round < 3000; ++round) {
+        std::vector<uint8_t> bytes = original;
+        const int edits = 1 + static_cast<int>(rng() % 4);
+        for (int e = 0; e < edits; ++e) {
+            const size_t at = rng() % 256;  // the metadata block
+            bytes[at] =
+                (rng() % 2) ? static_cast<uint8_t>(rng()) : static_cast<uint8_t>(bytes[at] ^ 0x80);
+        }
+        if (rng() % 4 == 0) bytes.resize(rng() % bytes.size());
+        try {
+            const auto f = GgufFile::parse(bytes, "fuzz.gguf");
+            for (const GgufTensorInfo& t : f->tensors()) {
+                const auto data = f->tensor_data(t);
+                ASSERT_GE(data.data(), bytes.data());
+                ASSERT_LE(data.data() + data.size(), bytes.data() + bytes.size());
+            }
+        } catch (const Error& e) {
+            ++rejected;
+            ASSERT_EQ(std::string(e.what()).rfind("fuzz.gguf: ", 0), 0u) << e.what();
+        }
+    }
+    EXPECT_GT(rejected, 1000u);
 }
 
 }  // namespace
