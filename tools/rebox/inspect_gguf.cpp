@@ -189,9 +189,9 @@ void print_header(const std::string& path, std::span<const uint8_t> bytes) {
 int inspect_gguf(const InspectArgs& args) {
     if (args.header) {
         const MappedFile mapped(args.file);
-        if (mapped.size() < 24) {
-            GgufFile::open(args.file);  // reports exactly which field is truncated
-            throw_input_error(args.file, "header", "truncated", "at least 24 bytes");
+        if (mapped.size() < 24 || std::memcmp(mapped.bytes().data(), "GGUF", 4) != 0) {
+            GgufFile::open(args.file);  // reports the bad magic or exactly which field is truncated
+            throw_input_error(args.file, "header", "not a GGUF header", "'GGUF' and 24 bytes");
         }
         print_header(args.file, mapped.bytes());
         std::fflush(stdout);

@@ -177,6 +177,10 @@ TEST_F(InspectCli, CorruptFileGivesExit1AndOneLineNamingTheFile) {
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_EQ(r.err, "rebox: " + bad_magic.string() +
                          ": magic: not a GGUF file (starts with 'FGUF') (expected 'GGUF')\n");
+    const CliResult header = run("--header '" + bad_magic.string() + "'");
+    EXPECT_EQ(header.exit_code, 1);
+    EXPECT_EQ(header.out, "");  // nothing printed for a file that is not GGUF
+    EXPECT_EQ(header.err, r.err);
     const CliResult missing = run("'" + (dir_ / "missing.gguf").string() + "'");
     EXPECT_EQ(missing.exit_code, 1);
     EXPECT_EQ(missing.err.rfind("rebox: " + (dir_ / "missing.gguf").string() + ": cannot open", 0),
