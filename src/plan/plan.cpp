@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "arch_tensors.hpp"
 #include "rebox/error.hpp"
@@ -75,9 +76,13 @@ std::optional<TokenizerVocab> read_vocab(const SourceModel& source, const ModelC
         return vocab;
     } catch (const Error& e) {
         if (e.exit_class() != ExitClass::blocker) throw;
-        blockers->push_back(Blocker{
-            "tokenizer.json", e.what(),
-            "fix tokenizer.json, or pass --tokenizer-pre NAME for an unknown pre-tokenizer"});
+        // The message starts with "tokenizer.json: " already; the Blocker names the file once.
+        std::string reason = e.what();
+        constexpr std::string_view kPrefix = "tokenizer.json: ";
+        if (reason.starts_with(kPrefix)) reason.erase(0, kPrefix.size());
+        blockers->push_back(Blocker{"tokenizer.json", std::move(reason),
+                                    "use the model's own tokenizer.json (--tokenizer-pre NAME when "
+                                    "only the pre-tokenizer is unknown)"});
         return std::nullopt;
     }
 }

@@ -330,7 +330,11 @@ TEST_F(PlanTest, NoTokenizerJson) {
 TEST_F(PlanTest, TokenizerBlockerBecomesABlocker) {
     TinyQwen3 model;
     model.tokenizer["pre_tokenizer"]["pattern"]["Regex"] = "\\s+";
-    expect_blocker(plan(model), "tokenizer.json", "unknown Split regex");
+    const Plan p = plan(model);
+    expect_blocker(p, "tokenizer.json", "unknown Split regex");
+    const Blocker* b = find_blocker(p, "tokenizer.json", "unknown Split regex");
+    ASSERT_NE(b, nullptr);
+    EXPECT_FALSE(b->reason.starts_with("tokenizer.json")) << b->reason;  // the file is named once
 }
 
 TEST_F(PlanTest, UnsupportedModelType) {
