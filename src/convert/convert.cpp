@@ -18,7 +18,10 @@
 #include "rebox/format/atomic_output.hpp"
 #include "rebox/format/gguf_layout.hpp"
 #include "rebox/format/gguf_shards.hpp"
+#include "rebox/format/mapped_file.hpp"
+#include "rebox/format/safetensors.hpp"
 #include "rebox/source/mcq_reader.hpp"
+#include "source_release.hpp"
 
 namespace rebox {
 namespace {
@@ -76,6 +79,17 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
                    bool progress, uint64_t total_bytes) {
     const std::vector<Chunk> chunks = split_into_chunks(plan);
     convert_detail::ProgressLine line(progress, "rebox convert", total_bytes);
+    // Input pages leave the resident set once consumed: each chunk's own whole pages right away,
+    // the pages it shares with neighbouring chunks when the tensor's last chunk is done.
+    std::vector<const MappedFile*> mappings;
+    for (const auto& file : source.files) mappings.push_back(file->mapping());
+    std::vector<uint32_t> chunks_per_tensor(plan.tensors.size(), 0);
+    for (const Chunk& chunk : chunks) ++chunks_per_tensor[chunk.plan_index];
+    convert_detail::PendingParts pending(chunks_per_tensor);
+    const auto release = [&](const SourceTensor& tensor, uint64_t first, uint64_t count) {
+        for (const auto bytes : convert_detail::source_bytes(tensor, first, count))
+            release_mapped(mappings, bytes);
+    };
     std::atomic<size_t> next{0};
     std::atomic<bool> failed{false};
     std::exception_ptr error;
@@ -94,6 +108,9 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
                 outs[place.shard]->pwrite(
                     buffer,
                     shard.data_offset() + shard.tensors()[place.index].offset + chunk.out_offset);
+                const SourceTensor& tensor = source.tensors[tp.source_index];
+                release(tensor, chunk.first, chunk.count);
+                if (pending.finish(chunk.plan_index)) release(tensor, 0, tensor.element_count());
                 line.add(chunk.out_bytes);
             }
         } catch (...) {

@@ -1,0 +1,42 @@
+// Byte ranges of a slice of a source tensor (lsb0 codes: bits [first*bits, (first+count)*bits);
+// scales/mins: the groups the slice touches) and the per-tensor countdown of unfinished slices.
+#include "source_release.hpp"
+
+#include <algorithm>
+
+namespace rebox::convert_detail {
+namespace {
+
+std::span<const uint8_t> clipped(std::span<const uint8_t> bytes, uint64_t begin, uint64_t end) {
+    end = std::min<uint64_t>(end, bytes.size());
+    if (begin >= end) return {};
+    return bytes.subspan(static_cast<size_t>(begin), static_cast<size_t>(end - begin));
+}
+
+}  // namespace
+
+std::array<std::span<const uint8_t>, 3> source_bytes(const SourceTensor& source, uint64_t first,
+                                                     uint64_t count) {
+    if (count == 0) return {};
+    if (!source.quant) {
+        const uint64_t width = float_dtype_size(source.float_dtype);
+        return {clipped(source.float_data, first * width, (first + count) * width), {}, {}};
+    }
+    const QuantView& q = *source.quant;
+    const uint64_t bits = static_cast<uint64_t>(q.bits);
+    const uint64_t group = static_cast<uint64_t>(std::max<int64_t>(q.group, 1));
+    const uint64_t width = float_dtype_size(q.scale_dtype);
+    const uint64_t group_begin = first / group, group_end = (first + count + group - 1) / group;
+    return {clipped(q.codes, first * bits / 8, ((first + count) * bits + 7) / 8),
+            clipped(q.scales, group_begin * width, group_end * width),
+            clipped(q.mins, group_begin * width, group_end * width)};
+}
+
+PendingParts::PendingParts(const std::vector<uint32_t>& parts_per_item)
+    : left_(std::make_unique<std::atomic<uint32_t>[]>(parts_per_item.size())) {
+    for (size_t i = 0; i < parts_per_item.size(); ++i) left_[i] = parts_per_item[i];
+}
+
+bool PendingParts::finish(size_t item) { return left_[item].fetch_sub(1) == 1; }
+
+}  // namespace rebox::convert_detail

@@ -1,0 +1,33 @@
+// Input-page release bookkeeping for the converter: which source bytes a slice of a tensor reads,
+// and a per-tensor count of unfinished slices (slices finish out of order on several threads), so
+// consumed input pages leave the resident set as soon as no slice needs them.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "rebox/source/source_model.hpp"
+
+namespace rebox::convert_detail {
+
+// The byte ranges values [first, first+count) of `source` are computed from: codes, scales and
+// mins of a quantized tensor, or the float data (other parts empty). Clipped to the arrays.
+std::array<std::span<const uint8_t>, 3> source_bytes(const SourceTensor& source, uint64_t first,
+                                                     uint64_t count);
+
+// Counts down the unfinished parts of each item; finish() is thread-safe and returns true exactly
+// once per item: for the call that finished its last part.
+class PendingParts {
+  public:
+    explicit PendingParts(const std::vector<uint32_t>& parts_per_item);
+    bool finish(size_t item);
+
+  private:
+    std::unique_ptr<std::atomic<uint32_t>[]> left_;
+};
+
+}  // namespace rebox::convert_detail
