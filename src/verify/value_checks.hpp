@@ -1,11 +1,13 @@
 // The value comparison of every matched (GGUF tensor, source tensor) pair, split into work units
-// and run on a std::thread pool; each unit streams 64K-value chunks (no whole-tensor buffers).
+// and run on a std::thread pool; each unit streams 64K-value chunks (no whole-tensor buffers) and
+// drops the mapped pages it has read from the resident set.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "rebox/format/mapped_file.hpp"
 #include "ref_compare.hpp"
 #include "source_index.hpp"
 
@@ -27,7 +29,14 @@ inline constexpr uint64_t kUnitValues = 64 * kChunkValues;  // values per work u
 void compare_range(const ValueJob& job, uint64_t first, uint64_t count, std::span<float> expected,
                    std::span<float> got, std::span<uint8_t> codes, CompareResult& result);
 
-// Runs every job on `threads` workers (>= 1).
-void run_value_jobs(std::vector<ValueJob>& jobs, unsigned threads);
+// The byte ranges values [first, first+count) of a job read: GGUF data, then the source's codes,
+// scales and mins (quantized) or its float data; clipped to the arrays, unused parts empty.
+std::vector<std::span<const uint8_t>> job_bytes(const ValueJob& job, uint64_t first,
+                                                uint64_t count);
+
+// Runs every job on `threads` workers (>= 1). Bytes a finished unit read are released from
+// whichever of `mappings` holds them (whole pages; shared edge pages once the job is done).
+void run_value_jobs(std::vector<ValueJob>& jobs, unsigned threads,
+                    std::span<const MappedFile* const> mappings = {});
 
 }  // namespace rebox::verify_ref

@@ -187,7 +187,10 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
 
     const unsigned threads =
         options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    verify_ref::run_value_jobs(jobs, threads);
+    std::vector<const MappedFile*> mappings;  // read pages leave the resident set as units finish
+    for (const auto& source_file : model.files()) mappings.push_back(source_file->mapping());
+    for (size_t i = 0; i < gguf.shard_count(); ++i) mappings.push_back(gguf.shard(i).mapping());
+    verify_ref::run_value_jobs(jobs, threads, mappings);
     for (size_t j = 0; j < jobs.size(); ++j) {
         TensorCheck& check = report.tensors[job_tensor[j]];
         const verify_ref::CompareResult& result = jobs[j].result;

@@ -110,5 +110,37 @@ TEST(VerifyValueChecks, LargeF32CopyAcrossUnitsAndThreads) {
     EXPECT_EQ(result.expected_bits ^ result.got_bits, 0x80000000u);
 }
 
+// The bytes a unit reads, hand-worked: Q4_1 blocks are 20 bytes per 32 values, the 4-bit source
+// stream holds 2 codes per byte, one 2-byte scale and min per 32-value group.
+TEST(VerifyValueChecks, JobBytesOfTheSecondBlock) {
+    const Pair p = make_pair();
+    const ValueJob job = p.job();
+    const auto parts = job_bytes(job, 32, 32);
+    ASSERT_EQ(parts.size(), 4u);
+    EXPECT_EQ(parts[0].data() - p.q4_1.data(), 20);
+    EXPECT_EQ(parts[0].size(), 20u);
+    EXPECT_EQ(parts[1].data() - p.qcodes.data(), 16);
+    EXPECT_EQ(parts[1].size(), 16u);
+    EXPECT_EQ(parts[2].data() - p.scales.data(), 2);
+    EXPECT_EQ(parts[2].size(), 2u);
+    EXPECT_EQ(parts[3].data() - p.mins.data(), 2);
+    // A partial block still names the whole block it is decoded from.
+    const auto partial = job_bytes(job, 40, 4);
+    EXPECT_EQ(partial[0].data() - p.q4_1.data(), 20);
+    EXPECT_EQ(partial[0].size(), 20u);
+    EXPECT_EQ(partial[1].data() - p.qcodes.data(), 20);
+    EXPECT_EQ(partial[1].size(), 2u);
+}
+
+// In-memory spans are never released: passing mappings that do not hold them changes nothing.
+TEST(VerifyValueChecks, MappingsThatHoldNothingLeaveResultsAlone) {
+    const Pair p = make_pair();
+    std::vector<ValueJob> jobs{p.job()};
+    const MappedFile* none[] = {nullptr};
+    run_value_jobs(jobs, 2, none);
+    EXPECT_EQ(jobs[0].result.mismatches, 0u);
+    EXPECT_EQ(p.q4_1[0], p.scales[0]);
+}
+
 }  // namespace
 }  // namespace rebox::verify_ref
