@@ -39,11 +39,11 @@ int main(int argc, char** argv) {
     int shards = 1;
     uint64_t seed = 1;
     app.add_option("OUT_DIR", out_dir, "output directory")->required();
-    app.add_option("--preset", preset, "tiny | qwen3-0.6b")
+    app.add_option("--preset", preset, "tiny | qwen3-0.6b | qwen3-8b")
         ->required()
-        ->check(CLI::IsMember({"tiny", "qwen3-0.6b"}));
+        ->check(CLI::IsMember({"tiny", "qwen3-0.6b", "qwen3-8b"}));
     app.add_option("--tokenizer", tokenizer,
-                   "small | qwen3 | none (default: small for tiny, qwen3 for qwen3-0.6b)")
+                   "small | qwen3 | none (default: small for tiny, qwen3 for the qwen3 presets)")
         ->check(CLI::IsMember({"small", "qwen3", "none"}));
     app.add_option("--qwen3-tokenizer", qwen3_tokenizer,
                    "the real Qwen3 tokenizer.json (default: $REBOX_QWEN3_TOKENIZER)");

@@ -1,4 +1,4 @@
-// Presets (tiny, qwen3-0.6b), Qwen3 tensor naming, and the refusable defects.
+// Presets (tiny, qwen3-0.6b, qwen3-8b), Qwen3 tensor naming, and the refusable defects.
 #include "model_plan.hpp"
 
 #include <stdexcept>
@@ -13,7 +13,8 @@ uint64_t PlanUnit::byte_count() const {
 
 const std::vector<std::string>& defect_names() {
     static const std::vector<std::string> names = {
-        "group16", "bits5", "bytecount", "metadata-lie", "metadata-lie-counts", "padding", "unknown-name", "no-merges"};
+        "group16", "bits5",        "bytecount", "metadata-lie", "metadata-lie-counts",
+        "padding", "unknown-name", "no-merges"};
     return names;
 }
 
@@ -57,12 +58,15 @@ ModelPlan make_plan(const PlanOptions& options) {
     if (options.preset == "qwen3-0.6b") {
         d = Dims{1024, 28, 16, 8, 128, 3072, 151669};
         first_3bit_layer = 7;
+    } else if (options.preset == "qwen3-8b") {
+        d = Dims{4096, 36, 32, 8, 128, 12288, 151669};
+        first_3bit_layer = 9;  // the first quarter of the layers at 4 bits, as for qwen3-0.6b
     } else if (options.preset == "tiny") {
         d = Dims{64, 2, 4, 2, 16, 128, options.vocab};
         first_3bit_layer = 1;
     } else {
         throw std::runtime_error("--preset: unknown preset '" + options.preset +
-                                 "' (expected tiny or qwen3-0.6b)");
+                                 "' (expected tiny, qwen3-0.6b or qwen3-8b)");
     }
     if (d.vocab < 1) throw std::runtime_error("--preset: vocabulary size must be positive");
     const std::string prefix = options.prefix_model ? "model." : "";

@@ -44,7 +44,7 @@ struct PlanUnit {
 };
 
 struct PlanOptions {
-    std::string preset;  // "tiny" | "qwen3-0.6b"
+    std::string preset;  // "tiny" | "qwen3-0.6b" | "qwen3-8b"
     int64_t vocab = 0;   // for tiny: the tokenizer's token count
     bool prefix_model = false;
     bool untied = false;
