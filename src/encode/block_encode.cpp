@@ -1,9 +1,11 @@
 // Q4_1 / Q5_1 block packing and binary32 dequantization of a QuantView (notes/gguf.md §2.2, §2.3).
-// Codes are unpacked a chunk at a time into a stack buffer; each block's d and m are the fp16 bits
-// of its group's scale and min, copied, never recomputed.
+// Q4_1 from 3- and 4-bit streams folds each block's own stream bytes straight into nibbles; other
+// widths unpack a chunk at a time into a stack buffer. Each block's d and m are the fp16 bits of
+// its group's scale and min (looked up once per group), copied, never recomputed.
 #include "rebox/encode/block_encode.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "rebox/encode/lsb0_unpack.hpp"
@@ -70,7 +72,77 @@ uint16_t group_min_half(const QuantView& q, uint64_t group_index) {
     return stored_half(q.scale_dtype, q.mins, group_index, "mins");
 }
 
+namespace {
+
+// Walks blocks in order and yields each block's group without a division per block.
+class GroupCursor {
+  public:
+    GroupCursor(const QuantView& q, uint64_t first_block)
+        : per_group_(static_cast<uint64_t>(q.group) / kQBlockValues),
+          group_(first_block / per_group_),
+          in_group_(first_block % per_group_) {}
+    uint64_t group() const { return group_; }
+    bool starts_group() const { return in_group_ == 0; }
+    void next() {
+        if (++in_group_ == per_group_) in_group_ = 0, ++group_;
+    }
+
+  private:
+    uint64_t per_group_, group_, in_group_;
+};
+
+// 4-bit source: a block's 32 codes are its 16 stream bytes (byte k holds codes 2k and 2k+1), so
+// qs[j] = c[j] | c[j+16] << 4 is a nibble shuffle of bytes k and k+8.
+inline void fold_4bit_block(const uint8_t* s, uint8_t* qs) {
+    for (size_t k = 0; k < 8; ++k) {
+        qs[2 * k] = static_cast<uint8_t>((s[k] & 0x0F) | (s[k + 8] << 4));
+        qs[2 * k + 1] = static_cast<uint8_t>((s[k] >> 4) | (s[k + 8] & 0xF0));
+    }
+}
+
+// 3-bit source: a block's 32 codes are its 12 stream bytes; codes 0..15 are the low 48 bits,
+// codes 16..31 the high 48 bits (both read inside the block's own bytes).
+inline void fold_3bit_block(const uint8_t* s, uint8_t* qs) {
+    uint64_t low = 0, high = 0;
+    std::memcpy(&low, s, 8);
+    std::memcpy(&high, s + 4, 8);
+    if constexpr (std::endian::native == std::endian::big) {
+        low = __builtin_bswap64(low);
+        high = __builtin_bswap64(high);
+    }
+    high >>= 16;
+    for (unsigned j = 0; j < 16; ++j)
+        qs[j] = static_cast<uint8_t>(((low >> (3 * j)) & 7) | ((high >> (3 * j)) & 7) << 4);
+}
+
+}  // namespace
+
 void encode_q4_1(const QuantView& q, uint64_t first_block, size_t n_blocks, uint8_t* out) {
+    GroupCursor cursor(q, first_block);
+    uint16_t d = 0, m = 0;
+    // d and m are looked up once per group; the caller guarantees q.group % 32 == 0.
+    const auto store_block_dm = [&](uint8_t* block, bool first) {
+        if (first || cursor.starts_group()) {
+            d = group_scale_half(q, cursor.group());
+            m = group_min_half(q, cursor.group());
+        }
+        store_u16(block, d);
+        store_u16(block + 2, m);
+        cursor.next();
+    };
+    if (q.bits == 4 || q.bits == 3) {
+        const size_t stream_bytes = static_cast<size_t>(q.bits) * 4;  // per block of 32 codes
+        const uint8_t* s = q.codes.data() + first_block * stream_bytes;
+        for (size_t b = 0; b < n_blocks; ++b, s += stream_bytes) {
+            uint8_t* block = out + b * kQ4_1BlockBytes;
+            store_block_dm(block, b == 0);
+            if (q.bits == 4)
+                fold_4bit_block(s, block + 4);
+            else
+                fold_3bit_block(s, block + 4);
+        }
+        return;
+    }
     uint8_t codes[kChunkValues];
     for (size_t done = 0; done < n_blocks;) {
         const size_t chunk = std::min(kChunkBlocks, n_blocks - done);
@@ -79,7 +151,7 @@ void encode_q4_1(const QuantView& q, uint64_t first_block, size_t n_blocks, uint
         for (size_t b = 0; b < chunk; ++b) {
             uint8_t* block = out + (done + b) * kQ4_1BlockBytes;
             const uint8_t* c = codes + b * kQBlockValues;
-            store_dm(q, block0 + b, block);
+            store_block_dm(block, done + b == 0);
             for (size_t j = 0; j < 16; ++j)
                 block[4 + j] = static_cast<uint8_t>(c[j] | c[j + 16] << 4);
         }

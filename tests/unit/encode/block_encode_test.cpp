@@ -120,6 +120,9 @@ void check_q4_1_tensor(int bits, int64_t group, size_t rows, size_t cols) {
 
 TEST(BlockEncode, Q4_1ThreeBitGroup32CopiesEachGroup) { check_q4_1_tensor(3, 32, 12, 736); }
 TEST(BlockEncode, Q4_1FourBitGroup64CopiesEachGroup) { check_q4_1_tensor(4, 64, 10, 1024); }
+// Groups of three blocks (the sub-range starts inside one) and the generic unpack path (2 bits).
+TEST(BlockEncode, Q4_1ThreeBitGroup96StartsMidGroup) { check_q4_1_tensor(3, 96, 4, 768); }
+TEST(BlockEncode, Q4_1TwoBitGroup128CopiesEachGroup) { check_q4_1_tensor(2, 128, 6, 1024); }
 
 TEST(BlockEncode, DequantizeF32HandValues) {
     // bits 3, group 4: codes {0,7,3,5 | 1,2,6,4}; scales {0.5, 2.0}; mins {-1.0, 0.25}.
