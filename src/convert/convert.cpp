@@ -86,6 +86,15 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
     std::vector<uint32_t> chunks_per_tensor(plan.tensors.size(), 0);
     for (const Chunk& chunk : chunks) ++chunks_per_tensor[chunk.plan_index];
     convert_detail::PendingParts pending(chunks_per_tensor);
+    // File offset of each planned tensor's data (data_offset() walks every KV: not per chunk).
+    std::vector<uint64_t> tensor_offsets(plan.tensors.size());
+    std::vector<uint64_t> shard_data_offsets;
+    for (const GgufLayout& shard : layout.shards) shard_data_offsets.push_back(shard.data_offset());
+    for (size_t i = 0; i < plan.tensors.size(); ++i) {
+        const auto place = layout.places[i];
+        tensor_offsets[i] = shard_data_offsets[place.shard] +
+                            layout.shards[place.shard].tensors()[place.index].offset;
+    }
     const auto release = [&](const SourceTensor& tensor, uint64_t first, uint64_t count) {
         for (const auto bytes : convert_detail::source_bytes(tensor, first, count))
             release_mapped(mappings, bytes);
@@ -103,11 +112,8 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
                 const TensorPlan& tp = plan.tensors[chunk.plan_index];
                 buffer.resize(chunk.out_bytes);
                 convert_detail::encode_chunk(source.tensors[tp.source_index], tp, chunk, buffer);
-                const auto place = layout.places[chunk.plan_index];
-                const GgufLayout& shard = layout.shards[place.shard];
-                outs[place.shard]->pwrite(
-                    buffer,
-                    shard.data_offset() + shard.tensors()[place.index].offset + chunk.out_offset);
+                outs[layout.places[chunk.plan_index].shard]->pwrite(
+                    buffer, tensor_offsets[chunk.plan_index] + chunk.out_offset);
                 const SourceTensor& tensor = source.tensors[tp.source_index];
                 release(tensor, chunk.first, chunk.count);
                 if (pending.finish(chunk.plan_index)) release(tensor, 0, tensor.element_count());
