@@ -1,7 +1,112 @@
-// rebox convert: placeholder so the CLI links while the command is being built on its branch.
+// rebox convert: runs the pipeline, prints what was written and the verification verdict,
+// writes the --json report; exit 0 done, 2 BLOCKERs (thrown), 3 verification failed.
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <map>
+
 #include "commands.hpp"
+#include "rebox/convert/convert.hpp"
 #include "rebox/error.hpp"
+#include "rebox/format/atomic_output.hpp"
+#include "rebox/format/ggml_type.hpp"
+#include "rebox/format/gguf_shards.hpp"
+#include "report_json.hpp"
 
 namespace rebox::cli {
-int run_convert(const ConvertArgs&) { throw Error(ExitClass::input, "convert: not implemented yet"); }
+namespace {
+
+extern "C" void on_termination_signal(int signal_number) {
+    remove_pending_outputs_from_signal();
+    ::_exit(128 + signal_number);
+}
+
+void install_signal_cleanup() {
+    struct sigaction action {};
+    action.sa_handler = on_termination_signal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+    sigaction(SIGHUP, &action, nullptr);
+}
+
+std::string type_counts(const Plan& plan) {
+    std::map<std::string, size_t> counts;
+    for (const TensorPlan& tp : plan.tensors) ++counts[ggml_type_name(tp.type)];
+    std::string text;
+    for (const auto& [name, n] : counts)
+        text += (text.empty() ? "" : ", ") + std::to_string(n) + " " + name;
+    return text;
+}
+
+}  // namespace
+
+int run_convert(const ConvertArgs& args) {
+    install_signal_cleanup();
+    ConvertOptions options;
+    options.model_dir = args.model_dir;
+    options.output = args.output;
+    options.plan.outtype = args.outtype == "f32" ? OutType::f32 : OutType::q4_1;
+    options.plan.tokenizer_pre = args.tokenizer_pre;
+    if (args.name) options.plan.name = *args.name;
+    options.verify = args.verify;
+    options.overwrite = args.force;
+    options.threads = args.threads;
+    options.progress = !args.quiet;
+    if (args.split_max_size) options.split.max_bytes = parse_split_size(*args.split_max_size);
+
+    const ConvertResult result = convert_model(options);
+
+    if (args.json_report) {
+        nlohmann::json report = {
+            {"model_dir", args.model_dir},
+            {"output", args.output},
+            {"files",
+             [&] {
+                 std::vector<std::string> files;
+                 for (const auto& p : result.outputs) files.push_back(p.string());
+                 return files;
+             }()},
+            {"outtype", args.outtype},
+            {"written", result.committed},
+            {"output_bytes", result.output_bytes},
+            {"plan", plan_to_json(result.plan, nullptr)},
+            {"seconds",
+             {{"total", result.seconds_total},
+              {"write", result.seconds_write},
+              {"verify", result.seconds_verify}}},
+        };
+        if (result.plan.source_bytes > 0)
+            report["size_ratio"] = double(result.output_bytes) / double(result.plan.source_bytes);
+        report["verification"] = result.verify ? verify_report_to_json(*result.verify)
+                                               : nlohmann::json{{"skipped", true}};
+        write_json_file(*args.json_report, report);
+    }
+
+    if (result.verify && !result.verify->ok()) {
+        std::fprintf(stderr, "rebox: %s: verification failed, nothing written: %s\n",
+                     args.output.c_str(), result.verify->summary().c_str());
+        for (const TensorCheck& t : result.verify->tensors)
+            if (!t.identical)
+                std::fprintf(stderr, "MISMATCH %s (%s): %s\n", t.gguf_name.c_str(),
+                             t.source_name.c_str(),
+                             t.problem.empty() ? "values differ" : t.problem.c_str());
+        for (const std::string& p : result.verify->problems)
+            std::fprintf(stderr, "PROBLEM %s\n", p.c_str());
+        return static_cast<int>(ExitClass::verification);
+    }
+    if (!args.quiet) {
+        for (const auto& path : result.outputs) std::printf("wrote %s\n", path.c_str());
+        std::printf("%zu tensors (%s), %llu bytes in %.2f s\n", result.plan.tensors.size(),
+                    type_counts(result.plan).c_str(),
+                    static_cast<unsigned long long>(result.output_bytes), result.seconds_total);
+        if (result.verify)
+            std::printf("%s\n", result.verify->summary().c_str());
+        else
+            std::printf("verification skipped (--no-verify)\n");
+    }
+    return 0;
+}
+
 }  // namespace rebox::cli

@@ -3,5 +3,7 @@
 #include "rebox/error.hpp"
 
 namespace rebox::cli {
-int run_inspect(const InspectArgs&) { throw Error(ExitClass::input, "inspect: not implemented yet"); }
+int run_inspect(const InspectArgs&) {
+    throw Error(ExitClass::input, "inspect: not implemented yet");
+}
 }  // namespace rebox::cli

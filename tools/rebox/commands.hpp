@@ -25,6 +25,7 @@ struct ConvertArgs {
     std::optional<std::string> json_report;
     std::optional<std::string> tokenizer_pre;
     std::optional<std::string> name;
+    std::optional<std::string> split_max_size;  // write shards directly, e.g. "500M"
 };
 int run_convert(const ConvertArgs& args);
 
@@ -35,5 +36,22 @@ struct VerifyArgs {
     std::optional<std::string> json_report;
 };
 int run_verify(const VerifyArgs& args);
+
+struct SplitArgs {
+    std::string input;
+    std::string out_prefix;
+    std::optional<std::string> max_size;  // "500M", "2G", or bytes
+    unsigned max_tensors = 0;
+    bool no_tensor_first_split = false;
+    bool force = false;
+};
+int run_split(const SplitArgs& args);
+
+struct MergeArgs {
+    std::string first_shard;
+    std::string output;
+    bool force = false;
+};
+int run_merge(const MergeArgs& args);
 
 }  // namespace rebox::cli

@@ -13,33 +13,66 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
 
     InspectArgs inspect;
-    auto* inspect_cmd = app.add_subcommand("inspect", "Show a .gguf or .safetensors file: header, KVs, tensors");
+    auto* inspect_cmd =
+        app.add_subcommand("inspect", "Show a .gguf or .safetensors file: header, KVs, tensors");
     inspect_cmd->add_option("FILE", inspect.file, "file to inspect")->required();
     inspect_cmd->add_flag("--json", inspect.json, "print one JSON object");
-    inspect_cmd->add_flag("--header", inspect.header, "explain the first 24 bytes of a GGUF as annotated hex");
+    inspect_cmd->add_flag("--header", inspect.header,
+                          "explain the first 24 bytes of a GGUF as annotated hex");
 
     ConvertArgs convert;
-    auto* convert_cmd = app.add_subcommand("convert", "Re-encode an mcq-v1 checkpoint as GGUF, exactly");
+    auto* convert_cmd =
+        app.add_subcommand("convert", "Re-encode an mcq-v1 checkpoint as GGUF, exactly");
     convert_cmd->add_option("MODEL_DIR", convert.model_dir, "model directory")->required();
     convert_cmd->add_option("-o,--output", convert.output, "output .gguf")->required();
-    convert_cmd->add_option("--outtype", convert.outtype, "q4_1 (default) or f32 (dequantized reference)")
+    convert_cmd
+        ->add_option("--outtype", convert.outtype, "q4_1 (default) or f32 (dequantized reference)")
         ->check(CLI::IsMember({"q4_1", "f32"}));
     bool no_verify = false;
-    convert_cmd->add_flag("--no-verify", no_verify, "skip the read-back verification (the report says so)");
+    convert_cmd->add_flag("--no-verify", no_verify,
+                          "skip the read-back verification (the report says so)");
     convert_cmd->add_flag("-f,--force", convert.force, "replace an existing output file");
     convert_cmd->add_option("-t,--threads", convert.threads, "worker threads (default: all cores)");
     convert_cmd->add_flag("-q,--quiet", convert.quiet, "no progress line");
     convert_cmd->add_option("--json", convert.json_report, "write a JSON report to this file");
     convert_cmd->add_option("--tokenizer-pre", convert.tokenizer_pre,
                             "tokenizer.ggml.pre to use when the pre-tokenizer regex is unknown");
-    convert_cmd->add_option("--name", convert.name, "general.name (default: from config or directory)");
+    convert_cmd->add_option("--name", convert.name,
+                            "general.name (default: from config or directory)");
+
+    convert_cmd->add_option(
+        "--split-max-size", convert.split_max_size,
+        "write shards of at most this size (N, NM or NG) as llama-gguf-split names them");
 
     VerifyArgs verify;
-    auto* verify_cmd = app.add_subcommand("verify", "Prove a GGUF holds exactly the values of its source");
+    auto* verify_cmd =
+        app.add_subcommand("verify", "Prove a GGUF holds exactly the values of its source");
     verify_cmd->add_option("MODEL_DIR", verify.model_dir, "source model directory")->required();
     verify_cmd->add_option("GGUF", verify.gguf, "GGUF file to check")->required();
     verify_cmd->add_option("-t,--threads", verify.threads, "worker threads (default: all cores)");
     verify_cmd->add_option("--json", verify.json_report, "write a JSON report to this file");
+
+    SplitArgs split;
+    auto* split_cmd = app.add_subcommand("split", "Split a GGUF into shards that llama.cpp loads");
+    split_cmd->add_option("IN", split.input, "input .gguf")->required();
+    split_cmd
+        ->add_option("OUT_PREFIX", split.out_prefix, "shards are OUT_PREFIX-0000i-of-0000N.gguf")
+        ->required();
+    auto* size_opt = split_cmd->add_option("--split-max-size", split.max_size,
+                                           "max tensor bytes per shard (N, NM, NG)");
+    auto* count_opt =
+        split_cmd->add_option("--split-max-tensors", split.max_tensors, "max tensors per shard");
+    size_opt->excludes(count_opt);
+    split_cmd->add_flag("--no-tensor-first-split", split.no_tensor_first_split,
+                        "first shard holds metadata only");
+    split_cmd->add_flag("-f,--force", split.force, "replace existing shard files");
+
+    MergeArgs merge;
+    auto* merge_cmd = app.add_subcommand("merge", "Merge a split GGUF set into one file");
+    merge_cmd->add_option("FIRST", merge.first_shard, "first shard (...-00001-of-0000N.gguf)")
+        ->required();
+    merge_cmd->add_option("OUT", merge.output, "output .gguf")->required();
+    merge_cmd->add_flag("-f,--force", merge.force, "replace an existing output file");
 
     try {
         app.parse(argc, argv);
@@ -53,6 +86,8 @@ int main(int argc, char** argv) {
             return run_convert(convert);
         }
         if (verify_cmd->parsed()) return run_verify(verify);
+        if (split_cmd->parsed()) return run_split(split);
+        if (merge_cmd->parsed()) return run_merge(merge);
     } catch (const rebox::Error& e) {
         std::fprintf(stderr, "rebox: %s\n", e.what());
         return e.exit_code();

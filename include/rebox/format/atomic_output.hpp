@@ -10,7 +10,7 @@
 namespace rebox {
 
 class AtomicOutput {
-public:
+  public:
     // overwrite=false: refuses (input-class error) when the target already exists.
     AtomicOutput(std::filesystem::path target, bool overwrite);
     ~AtomicOutput();
@@ -31,14 +31,18 @@ public:
     const std::filesystem::path& temp_path() const { return temp_; }
     const std::filesystem::path& target() const { return target_; }
 
-private:
+  private:
     std::filesystem::path target_;
     std::filesystem::path temp_;
     int fd_ = -1;
+    bool overwrite_ = false;  // false: commit() refuses to replace a target that appeared meanwhile
     bool committed_ = false;
+    bool temp_live_ = false;  // the temporary file exists and is ours to remove
+    int pending_slot_ = -1;   // slot in the signal-time cleanup registry, -1 if none
 };
 
-// Removes the temporary files of every live AtomicOutput (async-signal-safe; for SIGINT/SIGTERM handlers).
+// Removes the temporary files of every live AtomicOutput (async-signal-safe; for SIGINT/SIGTERM
+// handlers).
 void remove_pending_outputs_from_signal() noexcept;
 
 }  // namespace rebox

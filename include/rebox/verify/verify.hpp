@@ -1,7 +1,7 @@
 // Independent read-back proof: opens the GGUF with the format layer's reader only, maps each tensor
-// back to its source tensor by the inverse name map, dequantizes the GGUF blocks itself and compares
-// fp32 bit patterns against code*scale+min computed from the source with its own unpacking path.
-// Shares no code with plan/ or encode/.
+// back to its source tensor by the inverse name map, dequantizes the GGUF blocks itself and
+// compares fp32 bit patterns against code*scale+min computed from the source with its own unpacking
+// path. Shares no code with plan/ or encode/.
 #pragma once
 
 #include <cstdint>
@@ -11,19 +11,21 @@
 
 namespace rebox {
 
+class GgufSet;
+
 struct TensorCheck {
     std::string gguf_name;
     std::string source_name;
-    std::string gguf_type;      // "Q4_1", "F32", ...
-    bool re_encoded = false;    // source was quantized
+    std::string gguf_type;    // "Q4_1", "F32", ...
+    bool re_encoded = false;  // source was quantized
     bool identical = false;
     uint64_t values = 0;
     uint64_t mismatches = 0;
-    uint64_t first_diff = 0;    // valid when mismatches > 0
+    uint64_t first_diff = 0;  // valid when mismatches > 0
     uint32_t expected_bits = 0;
     uint32_t got_bits = 0;
     double max_abs_error = 0.0;
-    std::string problem;        // type/shape/missing problems (then identical = false)
+    std::string problem;  // type/shape/missing problems (then identical = false)
 };
 
 struct VerifyReport {
@@ -40,8 +42,12 @@ struct VerifyOptions {
     unsigned threads = 0;  // 0: all cores
 };
 
-// Throws rebox::Error (input class) only when a file cannot be read at all; every mismatch is in the report.
+// Throws rebox::Error (input class) only when a file cannot be read at all; every mismatch is in
+// the report. `gguf` may be the first shard of a split set (the others are found from its name).
 VerifyReport verify_gguf(const std::filesystem::path& model_dir, const std::filesystem::path& gguf,
                          const VerifyOptions& options = {});
+// The same on an opened (possibly split) set, e.g. temporary files before they are renamed.
+VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufSet& gguf,
+                             const VerifyOptions& options = {});
 
 }  // namespace rebox

@@ -1,0 +1,32 @@
+// libFuzzer harness: the same bytes as tokenizer.json, config.json and modules.json in turn.
+#include <cstddef>
+#include <cstdint>
+
+#include "fuzz_dir.hpp"
+#include "rebox/error.hpp"
+#include "rebox/model/model_config.hpp"
+#include "rebox/model/pooling.hpp"
+#include "rebox/model/tokenizer_vocab.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    const auto& dir = rebox::fuzz::scratch_dir();
+    const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+    rebox::fuzz::write_file(dir / "tokenizer.json", bytes);
+    rebox::fuzz::write_file(dir / "config.json", bytes);
+    rebox::fuzz::write_file(dir / "modules.json", bytes);
+    try {
+        rebox::TokenizerOptions options;
+        options.vocab_size = 4096;
+        (void)rebox::read_tokenizer(dir, options);
+    } catch (const rebox::Error&) {
+    }
+    try {
+        (void)rebox::read_model_config(dir / "config.json");
+    } catch (const rebox::Error&) {
+    }
+    try {
+        (void)rebox::read_pooling(dir);
+    } catch (const rebox::Error&) {
+    }
+    return 0;
+}

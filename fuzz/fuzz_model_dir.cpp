@@ -1,0 +1,41 @@
+// libFuzzer harness: a fuzzed model.safetensors (mcq metadata, triples) in a directory with a fixed
+// tiny qwen3 config and tokenizer, through read_mcq_model and the whole plan stage.
+#include <cstddef>
+#include <cstdint>
+
+#include "fuzz_dir.hpp"
+#include "rebox/error.hpp"
+#include "rebox/plan/plan.hpp"
+#include "rebox/source/mcq_reader.hpp"
+
+namespace {
+
+constexpr const char* kConfig = R"({"model_type":"qwen3","architectures":["Qwen3ForCausalLM"],"hidden_size":64,
+"num_hidden_layers":1,"num_attention_heads":4,"num_key_value_heads":2,"head_dim":16,"intermediate_size":128,
+"max_position_embeddings":512,"vocab_size":260,"rope_theta":1000000.0,"rms_norm_eps":1e-6,"tie_word_embeddings":true})";
+
+constexpr const char* kTokenizer = R"({"model":{"type":"BPE","vocab":{"a":0,"b":1,"ab":2},"merges":["a b"]},
+"added_tokens":[{"id":3,"content":"<|endoftext|>","special":true}],
+"pre_tokenizer":{"type":"Split","pattern":{"Regex":"\\s+"},"behavior":"Isolated","invert":false}})";
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    const auto& dir = rebox::fuzz::scratch_dir();
+    static bool once = [&] {
+        rebox::fuzz::write_file(dir / "config.json", kConfig);
+        rebox::fuzz::write_file(dir / "tokenizer.json", kTokenizer);
+        return true;
+    }();
+    (void)once;
+    rebox::fuzz::write_file(dir / "model.safetensors", {reinterpret_cast<const char*>(data), size});
+    try {
+        const rebox::SourceModel source = rebox::read_mcq_model(dir);
+        rebox::PlanOptions options;
+        options.tokenizer_pre = "qwen2";
+        const rebox::Plan plan = rebox::make_plan(source, options);
+        (void)plan;
+    } catch (const rebox::Error&) {
+    }
+    return 0;
+}

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The main job on a small example the project makes itself: generate a tiny mixed 3/4-bit mcq-v1
+# checkpoint with a byte-level BPE tokenizer, convert it to GGUF Q4_1 (verified on the way), and show
+# the result with `rebox inspect` and an independent `rebox verify`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+rm -rf example && mkdir -p example
+./build/rebox-mkfixture example/tiny-mcq --preset tiny --tokenizer small
+./build/rebox convert example/tiny-mcq -o example/tiny-q4_1.gguf
+./build/rebox inspect example/tiny-q4_1.gguf | head -n 40
+./build/rebox verify example/tiny-mcq example/tiny-q4_1.gguf

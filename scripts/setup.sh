@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what rebox needs on a fresh Debian bookworm machine (as root) and builds it into build/.
+# Usage: scripts/setup.sh [--with-test-clients]   (the flag also installs the npm/python test clients)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake ninja-build g++ pkg-config git ca-certificates
+          nlohmann-json3-dev libsimdjson-dev libcli11-dev
+          libgtest-dev libgmock-dev libbenchmark-dev time bc)
+if [[ "${1:-}" == "--with-test-clients" ]]; then
+  packages+=(python3-numpy python3-yaml)
+fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [[ "${1:-}" == "--with-test-clients" ]]; then
+  node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+  if ((node_major < 20)); then
+    echo "setup: Node.js >= 20 is needed for the test clients (found: $(node --version 2>/dev/null || echo none))" >&2
+    exit 1
+  fi
+  # Exact versions from tests/clients/package-lock.json; --omit=optional keeps the CUDA/Vulkan builds out.
+  (cd tests/clients && npm ci --omit=optional --no-audit --no-fund --loglevel=error)
+fi
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$(nproc)"

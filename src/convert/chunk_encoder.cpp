@@ -1,0 +1,79 @@
+// Dispatches a chunk to the encode/ kernel its plan names; float copies are plain byte moves.
+#include "chunk_encoder.hpp"
+
+#include <cstring>
+#include <stdexcept>
+
+#include "rebox/encode/block_encode.hpp"
+#include "rebox/format/half.hpp"
+
+namespace rebox::convert_detail {
+
+UnitSize output_unit(const TensorPlan& plan) {
+    switch (plan.encoding) {
+        case Encoding::q4_1_repack:
+            return {kQ4_1BlockBytes, kQBlockValues};
+        case Encoding::q5_1_repack:
+            return {kQ5_1BlockBytes, kQBlockValues};
+        case Encoding::dequant_f32:
+        case Encoding::copy_f32:
+        case Encoding::widen_f32:
+            return {4, 1};
+        case Encoding::copy_f16:
+        case Encoding::copy_bf16:
+            return {2, 1};
+    }
+    throw std::logic_error("unknown encoding");
+}
+
+void encode_chunk(const SourceTensor& source, const TensorPlan& plan, const Chunk& chunk,
+                  std::span<uint8_t> out) {
+    switch (plan.encoding) {
+        case Encoding::q4_1_repack:
+            encode_q4_1(*source.quant, chunk.first / kQBlockValues, chunk.count / kQBlockValues,
+                        out.data());
+            return;
+        case Encoding::q5_1_repack:
+            encode_q5_1(*source.quant, chunk.first / kQBlockValues, chunk.count / kQBlockValues,
+                        out.data());
+            return;
+        case Encoding::dequant_f32: {
+            // out is not necessarily float-aligned: dequantize through a small aligned buffer.
+            float buffer[4096];
+            for (uint64_t done = 0; done < chunk.count;) {
+                const size_t n = static_cast<size_t>(std::min<uint64_t>(4096, chunk.count - done));
+                dequantize_f32(*source.quant, chunk.first + done, n, buffer);
+                std::memcpy(out.data() + done * 4, buffer, n * 4);
+                done += n;
+            }
+            return;
+        }
+        case Encoding::copy_f32:
+        case Encoding::copy_f16:
+        case Encoding::copy_bf16: {
+            const size_t width = float_dtype_size(source.float_dtype);
+            std::memcpy(out.data(), source.float_data.data() + chunk.first * width,
+                        chunk.count * width);
+            return;
+        }
+        case Encoding::widen_f32: {
+            const size_t width = float_dtype_size(source.float_dtype);
+            const uint8_t* in = source.float_data.data() + chunk.first * width;
+            for (uint64_t i = 0; i < chunk.count; ++i) {
+                float value;
+                if (source.float_dtype == FloatDtype::F32) {
+                    std::memcpy(&value, in + i * 4, 4);
+                } else {
+                    uint16_t bits;
+                    std::memcpy(&bits, in + i * 2, 2);
+                    value = source.float_dtype == FloatDtype::F16 ? half_to_float(bits)
+                                                                  : bf16_to_float(bits);
+                }
+                std::memcpy(out.data() + i * 4, &value, 4);
+            }
+            return;
+        }
+    }
+}
+
+}  // namespace rebox::convert_detail

@@ -1,0 +1,179 @@
+// The conversion pipeline: read the source, plan every tensor (stop on any BLOCKER before writing),
+// write the GGUF into a temporary file with all cores (each worker encodes a slice and pwrites it
+// at its precomputed offset), verify the temporary file, and only then rename it into place.
+#include "rebox/convert/convert.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "chunk_encoder.hpp"
+#include "progress_line.hpp"
+#include "rebox/error.hpp"
+#include "rebox/format/atomic_output.hpp"
+#include "rebox/format/gguf_layout.hpp"
+#include "rebox/format/gguf_shards.hpp"
+#include "rebox/source/mcq_reader.hpp"
+
+namespace rebox {
+namespace {
+
+using convert_detail::Chunk;
+
+constexpr uint64_t kChunkOutputBytes = 4ull << 20;  // ~4 MB of output per work item
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+[[noreturn]] void throw_blockers(const std::filesystem::path& dir,
+                                 const std::vector<Blocker>& blockers) {
+    std::string message = dir.string() + ": " + std::to_string(blockers.size()) +
+                          (blockers.size() == 1 ? " BLOCKER" : " BLOCKERs") +
+                          ": cannot be carried over exactly; nothing was written";
+    for (const Blocker& b : blockers) {
+        message += "\nBLOCKER " + b.tensor + ": " + b.reason;
+        if (!b.fix.empty()) message += " (fix: " + b.fix + ")";
+    }
+    throw Error(ExitClass::blocker, message);
+}
+
+std::vector<Chunk> split_into_chunks(const Plan& plan) {
+    std::vector<Chunk> chunks;
+    for (size_t i = 0; i < plan.tensors.size(); ++i) {
+        const TensorPlan& tp = plan.tensors[i];
+        const auto unit = convert_detail::output_unit(tp);
+        const uint64_t units = tp.nbytes / unit.bytes;
+        const uint64_t units_per_chunk = std::max<uint64_t>(1, kChunkOutputBytes / unit.bytes);
+        for (uint64_t u = 0; u < units; u += units_per_chunk) {
+            const uint64_t n = std::min(units_per_chunk, units - u);
+            chunks.push_back({i, u * unit.values, n * unit.values, u * unit.bytes, n * unit.bytes});
+        }
+    }
+    return chunks;
+}
+
+std::vector<std::filesystem::path> output_paths(const std::filesystem::path& output, size_t shards,
+                                                bool split) {
+    if (!split) return {output};
+    std::string prefix = output.string();
+    if (prefix.size() > 5 && prefix.compare(prefix.size() - 5, 5, ".gguf") == 0)
+        prefix.resize(prefix.size() - 5);
+    std::vector<std::filesystem::path> paths;
+    for (size_t i = 0; i < shards; ++i)
+        paths.emplace_back(
+            shard_path(prefix, static_cast<uint32_t>(i), static_cast<uint32_t>(shards)));
+    return paths;
+}
+
+void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLayout& layout,
+                   std::vector<std::unique_ptr<AtomicOutput>>& outs, unsigned threads,
+                   bool progress, uint64_t total_bytes) {
+    const std::vector<Chunk> chunks = split_into_chunks(plan);
+    convert_detail::ProgressLine line(progress, "rebox convert", total_bytes);
+    std::atomic<size_t> next{0};
+    std::atomic<bool> failed{false};
+    std::exception_ptr error;
+    std::mutex error_mutex;
+
+    auto worker = [&] {
+        std::vector<uint8_t> buffer;
+        try {
+            for (size_t c; !failed.load() && (c = next.fetch_add(1)) < chunks.size();) {
+                const Chunk& chunk = chunks[c];
+                const TensorPlan& tp = plan.tensors[chunk.plan_index];
+                buffer.resize(chunk.out_bytes);
+                convert_detail::encode_chunk(source.tensors[tp.source_index], tp, chunk, buffer);
+                const auto place = layout.places[chunk.plan_index];
+                const GgufLayout& shard = layout.shards[place.shard];
+                outs[place.shard]->pwrite(
+                    buffer,
+                    shard.data_offset() + shard.tensors()[place.index].offset + chunk.out_offset);
+                line.add(chunk.out_bytes);
+            }
+        } catch (...) {
+            std::lock_guard lock(error_mutex);
+            if (!error) error = std::current_exception();
+            failed = true;
+        }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+    std::thread ticker;
+    if (progress) {
+        ticker = std::thread([&] {
+            while (next.load() < chunks.size() && !failed.load()) {
+                line.tick();
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            }
+        });
+    }
+    worker();
+    for (auto& t : pool) t.join();
+    if (ticker.joinable()) ticker.join();
+    line.finish();
+    if (error) std::rethrow_exception(error);
+}
+
+}  // namespace
+
+ConvertResult convert_model(const ConvertOptions& options) {
+    const auto start = std::chrono::steady_clock::now();
+    ConvertResult result;
+    SourceModel source = read_mcq_model(options.model_dir);
+    result.plan = make_plan(source, options.plan);
+    std::vector<Blocker> blockers = source.blockers;
+    blockers.insert(blockers.end(), result.plan.blockers.begin(), result.plan.blockers.end());
+    if (!blockers.empty()) throw_blockers(options.model_dir, blockers);
+
+    std::vector<GgufTensorInfo> infos;
+    for (const TensorPlan& tp : result.plan.tensors)
+        infos.push_back({tp.gguf_name, tp.ne, tp.type, 0, tp.nbytes});
+    const ShardedLayout layout = make_sharded_layout(result.plan.kvs, infos, options.split);
+    const bool split = options.split.max_bytes > 0 || options.split.max_tensors > 0 ||
+                       options.split.no_tensor_first_split;
+    result.outputs = output_paths(options.output, layout.shards.size(), split);
+    for (const GgufLayout& shard : layout.shards) result.output_bytes += shard.file_size();
+
+    const unsigned threads =
+        options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::unique_ptr<AtomicOutput>> outs;
+    std::vector<std::filesystem::path> temp_paths;
+    for (const auto& path : result.outputs) {
+        outs.push_back(std::make_unique<AtomicOutput>(path, options.overwrite));
+        temp_paths.push_back(outs.back()->temp_path());
+    }
+    const auto write_start = std::chrono::steady_clock::now();
+    for (size_t s = 0; s < outs.size(); ++s) {
+        outs[s]->resize(layout.shards[s].file_size());
+        outs[s]->pwrite(layout.shards[s].serialize_metadata(), 0);
+    }
+    write_tensors(source, result.plan, layout, outs, threads, options.progress,
+                  result.output_bytes);
+    for (auto& out : outs) out->sync();
+    result.seconds_write = seconds_since(write_start);
+
+    if (options.verify) {
+        const auto verify_start = std::chrono::steady_clock::now();
+        result.verify = verify_gguf_set(options.model_dir, GgufSet::open_files(temp_paths),
+                                        VerifyOptions{threads});
+        result.seconds_verify = seconds_since(verify_start);
+        if (!result.verify->ok()) {
+            for (auto& out : outs)
+                out->discard();  // the target is never created from a file that does not verify
+            result.seconds_total = seconds_since(start);
+            return result;
+        }
+    }
+    for (auto& out : outs) out->commit();
+    result.committed = true;
+    result.seconds_total = seconds_since(start);
+    return result;
+}
+
+}  // namespace rebox

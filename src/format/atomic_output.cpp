@@ -1,0 +1,218 @@
+// AtomicOutput: write to "<target>.rebox-tmp-<pid>", fsync, rename into place, fsync the folder.
+// Live temporary paths are kept in a fixed registry that a signal handler can walk without locks.
+#include "rebox/format/atomic_output.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <system_error>
+
+#include "rebox/error.hpp"
+
+namespace rebox {
+
+namespace {
+
+// ---- signal-time cleanup registry ----------------------------------------------------------
+// Each slot is free (0), being filled or emptied by its owner (1), or armed (2). The signal handler
+// only reads armed slots and never waits, so it cannot deadlock against an interrupted owner.
+constexpr size_t kPendingSlots = 64;
+constexpr size_t kPendingPathBytes = 4096;
+enum SlotState : int { kSlotFree = 0, kSlotBusy = 1, kSlotArmed = 2 };
+
+struct PendingSlot {
+    std::atomic<int> state{kSlotFree};
+    char path[kPendingPathBytes];
+};
+static_assert(std::atomic<int>::is_always_lock_free, "signal handler needs lock-free atomics");
+
+std::array<PendingSlot, kPendingSlots> g_pending;
+
+// Returns the slot index, or -1 when the path is too long or the registry is full (the output still
+// works; only signal-time cleanup is lost).
+int register_pending(const std::string& path) {
+    if (path.size() >= kPendingPathBytes) return -1;
+    for (size_t i = 0; i < kPendingSlots; ++i) {
+        int expected = kSlotFree;
+        if (g_pending[i].state.compare_exchange_strong(expected, kSlotBusy,
+                                                       std::memory_order_acq_rel)) {
+            std::memcpy(g_pending[i].path, path.c_str(), path.size() + 1);
+            g_pending[i].state.store(kSlotArmed, std::memory_order_release);
+            return static_cast<int>(i);
+        }
+    }
+    return -1;
+}
+
+void unregister_pending(int slot) noexcept {
+    if (slot < 0) return;
+    g_pending[static_cast<size_t>(slot)].state.store(kSlotFree, std::memory_order_release);
+}
+
+// ---- errors ---------------------------------------------------------------------------------
+
+// "no space left on device": strerror text with a lower-case first letter, for one-line messages.
+std::string errno_text(int error) {
+    std::string text = std::generic_category().message(error);
+    if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z')
+        text[0] = static_cast<char>(text[0] - 'A' + 'a');
+    return text;
+}
+
+[[noreturn]] void throw_errno(const std::filesystem::path& file, const std::string& what,
+                              int error) {
+    throw_input_error(file.string(), "", what + ": " + errno_text(error));
+}
+
+void fsync_directory_of(const std::filesystem::path& file) {
+    std::filesystem::path folder = file.parent_path();
+    if (folder.empty()) folder = ".";
+    const int dir_fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd < 0) throw_errno(folder, "cannot open folder to sync it", errno);
+    int result;
+    do {
+        result = ::fsync(dir_fd);
+    } while (result != 0 && errno == EINTR);
+    const int error = errno;
+    ::close(dir_fd);
+    // Some filesystems cannot fsync a directory (EINVAL); the rename itself has happened.
+    if (result != 0 && error != EINVAL) throw_errno(folder, "cannot sync folder", error);
+}
+
+}  // namespace
+
+AtomicOutput::AtomicOutput(std::filesystem::path target, bool overwrite)
+    : target_(std::move(target)), overwrite_(overwrite) {
+    struct stat existing {};
+    if (::lstat(target_.c_str(), &existing) == 0) {
+        if (!overwrite_) throw_input_error(target_.string(), "", "exists (use --force to replace)");
+        if (S_ISDIR(existing.st_mode))
+            throw_input_error(target_.string(), "", "is a directory", "a file path");
+    }
+    temp_ = target_;
+    temp_ += ".rebox-tmp-" + std::to_string(::getpid());
+    // Registered before the file exists, so no signal can leave an unregistered temporary behind.
+    pending_slot_ = register_pending(temp_.string());
+    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd_ < 0) {
+        const int error = errno;
+        unregister_pending(pending_slot_);
+        pending_slot_ = -1;
+        throw_errno(temp_, "cannot create", error);
+    }
+    temp_live_ = true;
+}
+
+AtomicOutput::~AtomicOutput() { discard(); }
+
+void AtomicOutput::resize(uint64_t size) {
+    if (fd_ < 0) throw_input_error(temp_.string(), "", "output is already closed");
+    if (size > static_cast<uint64_t>(INT64_MAX))
+        throw_input_error(temp_.string(), "", "size too large");
+    int result;
+    do {
+        result = ::ftruncate(fd_, static_cast<off_t>(size));
+    } while (result != 0 && errno == EINTR);
+    if (result != 0)
+        throw_errno(temp_, "cannot resize to " + std::to_string(size) + " bytes", errno);
+}
+
+void AtomicOutput::pwrite(std::span<const uint8_t> bytes, uint64_t offset) {
+    if (fd_ < 0) throw_input_error(temp_.string(), "", "output is already closed");
+    constexpr size_t kMaxChunk = size_t{1} << 30;  // Linux writes at most ~2 GiB per call anyway
+    size_t done = 0;
+    while (done < bytes.size()) {
+        const size_t chunk = std::min(bytes.size() - done, kMaxChunk);
+        const uint64_t at = offset + done;
+        if (at > static_cast<uint64_t>(INT64_MAX) - chunk)
+            throw_input_error(temp_.string(), "", "write offset too large");
+        const ssize_t written = ::pwrite(fd_, bytes.data() + done, chunk, static_cast<off_t>(at));
+        if (written < 0) {
+            if (errno == EINTR) continue;
+            throw_errno(temp_,
+                        "cannot write " + std::to_string(bytes.size() - done) +
+                            " bytes at offset " + std::to_string(at),
+                        errno);
+        }
+        if (written == 0)
+            throw_input_error(temp_.string(), "",
+                              "write made no progress at offset " + std::to_string(at));
+        done += static_cast<size_t>(written);
+    }
+}
+
+void AtomicOutput::sync() {
+    if (fd_ < 0) throw_input_error(temp_.string(), "", "output is already closed");
+    int result;
+    do {
+        result = ::fsync(fd_);
+    } while (result != 0 && errno == EINTR);
+    if (result != 0) throw_errno(temp_, "cannot sync", errno);
+}
+
+void AtomicOutput::commit() {
+    if (committed_) return;
+    if (!temp_live_) throw_input_error(temp_.string(), "", "output was discarded before commit");
+    sync();
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0 && errno != EINTR) throw_errno(temp_, "cannot close", errno);
+
+    int result;
+    if (overwrite_) {
+        result = ::rename(temp_.c_str(), target_.c_str());
+    } else {
+        // Refuse a target that appeared since the constructor checked.
+        result = ::renameat2(AT_FDCWD, temp_.c_str(), AT_FDCWD, target_.c_str(), RENAME_NOREPLACE);
+        if (result != 0 && (errno == EINVAL || errno == ENOSYS)) {  // filesystem without NOREPLACE
+            struct stat existing {};
+            if (::lstat(target_.c_str(), &existing) == 0) {
+                errno = EEXIST;
+            } else {
+                result = ::rename(temp_.c_str(), target_.c_str());
+            }
+        }
+    }
+    if (result != 0) {
+        const int error = errno;
+        if (error == EEXIST)
+            throw_input_error(target_.string(), "", "exists (use --force to replace)");
+        throw_errno(target_, "cannot rename " + temp_.string() + " into place", error);
+    }
+    committed_ = true;
+    temp_live_ = false;
+    unregister_pending(pending_slot_);
+    pending_slot_ = -1;
+    fsync_directory_of(target_);
+}
+
+void AtomicOutput::discard() noexcept {
+    if (fd_ >= 0) {
+        ::close(fd_);
+        fd_ = -1;
+    }
+    if (temp_live_) {
+        ::unlink(temp_.c_str());
+        temp_live_ = false;
+    }
+    unregister_pending(pending_slot_);
+    pending_slot_ = -1;
+}
+
+void remove_pending_outputs_from_signal() noexcept {
+    const int saved_errno = errno;
+    for (PendingSlot& slot : g_pending) {
+        if (slot.state.load(std::memory_order_acquire) == kSlotArmed) ::unlink(slot.path);
+    }
+    errno = saved_errno;
+}
+
+}  // namespace rebox

@@ -1,0 +1,80 @@
+// JSON renderings of plan, conversion and verification results for --json reports.
+#include "report_json.hpp"
+
+#include <cstdio>
+
+#include "rebox/format/atomic_output.hpp"
+#include "rebox/format/ggml_type.hpp"
+
+namespace rebox::cli {
+
+nlohmann::json verify_report_to_json(const VerifyReport& report) {
+    nlohmann::json tensors = nlohmann::json::array();
+    for (const TensorCheck& t : report.tensors) {
+        char expected[16], got[16];
+        std::snprintf(expected, sizeof expected, "0x%08x", t.expected_bits);
+        std::snprintf(got, sizeof got, "0x%08x", t.got_bits);
+        nlohmann::json row = {{"gguf_name", t.gguf_name},   {"source_name", t.source_name},
+                              {"type", t.gguf_type},        {"re_encoded", t.re_encoded},
+                              {"identical", t.identical},   {"values", t.values},
+                              {"mismatches", t.mismatches}, {"max_abs_error", t.max_abs_error}};
+        if (t.mismatches > 0) {
+            row["first_diff"] = t.first_diff;
+            row["expected_bits"] = expected;
+            row["got_bits"] = got;
+        }
+        if (!t.problem.empty()) row["problem"] = t.problem;
+        tensors.push_back(std::move(row));
+    }
+    return {{"ok", report.ok()},
+            {"summary", report.summary()},
+            {"re_encoded_total", report.re_encoded_total},
+            {"re_encoded_identical", report.re_encoded_identical},
+            {"max_abs_error", report.max_abs_error},
+            {"problems", report.problems},
+            {"tensors", std::move(tensors)}};
+}
+
+nlohmann::json plan_to_json(const Plan& plan, const SourceModel* source) {
+    nlohmann::json tensors = nlohmann::json::array();
+    uint64_t gguf_tensor_bytes = 0;
+    for (const TensorPlan& tp : plan.tensors) {
+        nlohmann::json row = {{"gguf_name", tp.gguf_name},
+                              {"type", ggml_type_name(tp.type)},
+                              {"encoding", encoding_name(tp.encoding)},
+                              {"ne", tp.ne},
+                              {"nbytes", tp.nbytes}};
+        if (source != nullptr && tp.source_index < source->tensors.size()) {
+            const SourceTensor& st = source->tensors[tp.source_index];
+            row["source_name"] = st.name;
+            row["source_shape"] = st.shape;
+            if (st.quant) {
+                row["bits"] = st.quant->bits;
+                row["group"] = st.quant->group;
+            } else {
+                row["source_dtype"] = float_dtype_name(st.float_dtype);
+            }
+        }
+        gguf_tensor_bytes += tp.nbytes;
+        tensors.push_back(std::move(row));
+    }
+    nlohmann::json blockers = nlohmann::json::array();
+    for (const Blocker& b : plan.blockers)
+        blockers.push_back({{"tensor", b.tensor}, {"reason", b.reason}, {"fix", b.fix}});
+    return {{"arch", plan.arch},
+            {"tensors", std::move(tensors)},
+            {"blockers", std::move(blockers)},
+            {"source_bytes", plan.source_bytes},
+            {"tensor_bytes", gguf_tensor_bytes}};
+}
+
+void write_json_file(const std::string& path, const nlohmann::json& json) {
+    const std::string text =
+        json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    AtomicOutput out(path, /*overwrite=*/true);
+    out.resize(text.size());
+    out.pwrite({reinterpret_cast<const uint8_t*>(text.data()), text.size()}, 0);
+    out.commit();
+}
+
+}  // namespace rebox::cli
