@@ -193,7 +193,7 @@ for g, hf in by_gguf.items():
 name = os.path.basename(gguf_path)
 print(f"  {name}: {len(reader.tensors)} tensors; {n_q41_same}/{n_q41} Q4_1 tensors bit-identical to the source; "
       f"{n_f32_same}/{n_f32} F32 tensors equal to the source")
-if n_q41 == 0 and "--allow-no-q4_1" not in sys.argv:
+if n_q41 == 0:
     fail("no Q4_1 tensor in the file (expected the default conversion)")
 
 if expect_06b:

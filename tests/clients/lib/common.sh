@@ -18,6 +18,7 @@ clients_init() {
   WORK="$BUILD/clients-work/$name"
   rm -rf "$WORK"
   mkdir -p "$WORK"
+  command -v node >/dev/null || { echo "FAIL: node (>= 20) not on PATH" >&2; exit 1; }
   for tool in "$REBOX" "$MKFIXTURE"; do
     [[ -x "$tool" ]] || { echo "FAIL: $tool not built" >&2; exit 1; }
   done
@@ -31,12 +32,16 @@ clients_init() {
 clients_elapsed() { echo "$SECONDS s"; }
 
 # The converted 0.6B-shape fixture (Q4_1 and F32), shared by several scripts and cached
-# under $BUILD/clients-work/q06b behind a stamp holding the tool hashes.
+# under $BUILD/clients-work/q06b behind a stamp holding the tool hashes; a lock file serializes
+# scripts that ctest runs in parallel.
 # Sets Q06B_DIR (source model dir), Q06B_GGUF (default Q4_1), Q06B_F32 (--outtype f32, only if asked).
 clients_q06b() {
   local want_f32="${1:-}"
   local cache="$BUILD/clients-work/q06b"
-  local key
+  local key lock_fd
+  mkdir -p "$BUILD/clients-work"
+  exec {lock_fd}>"$BUILD/clients-work/q06b.lock"
+  flock "$lock_fd"
   key="$(cat "$MKFIXTURE" "$REBOX" "$QWEN3_TOKENIZER" | sha256sum | cut -c1-16)"
   Q06B_DIR="$cache/model"
   Q06B_GGUF="$cache/q06b.gguf"
@@ -53,4 +58,5 @@ clients_q06b() {
     "$REBOX" convert "$Q06B_DIR" -o "$Q06B_F32.part.gguf" --outtype f32 --quiet
     mv "$Q06B_F32.part.gguf" "$Q06B_F32"
   fi
+  exec {lock_fd}>&-
 }
