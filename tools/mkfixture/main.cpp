@@ -1,2 +1,100 @@
-// rebox-mkfixture entry point (placeholder until the generator lands).
-int main() { return 0; }
+// rebox-mkfixture: writes deterministic mcq-v1 model directories (valid, or with one named
+// defect) that serve as independent ground truth for rebox's tests. It uses none of rebox's
+// encode/ or source/ code: safetensors writing, bit packing and fp16 rounding are its own.
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <string>
+
+#include "hf_files.hpp"
+#include "model_plan.hpp"
+#include "tokenizer_files.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Files and folders a fixture consists of; --force removes only these.
+void remove_previous_fixture(const fs::path& out_dir) {
+    for (const auto& entry : fs::directory_iterator(out_dir)) {
+        const std::string name = entry.path().filename().string();
+        const bool ours =
+            name == "config.json" || name == "tokenizer.json" || name == "tokenizer_config.json" ||
+            name == "modules.json" || name == "1_Pooling" ||
+            name == "model.safetensors.index.json" ||
+            (name.rfind("model", 0) == 0 && entry.path().extension() == ".safetensors");
+        if (ours) fs::remove_all(entry.path());
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"rebox-mkfixture: deterministic mcq-v1 test checkpoints"};
+    std::string out_dir, preset, tokenizer, qwen3_tokenizer, defect;
+    bool embedding_eos = false, prefix_model = false, corners = false, no_pooling = false;
+    bool untied = false, force = false;
+    int shards = 1;
+    uint64_t seed = 1;
+    app.add_option("OUT_DIR", out_dir, "output directory")->required();
+    app.add_option("--preset", preset, "tiny | qwen3-0.6b")
+        ->required()
+        ->check(CLI::IsMember({"tiny", "qwen3-0.6b"}));
+    app.add_option("--tokenizer", tokenizer,
+                   "small | qwen3 | none (default: small for tiny, qwen3 for qwen3-0.6b)")
+        ->check(CLI::IsMember({"small", "qwen3", "none"}));
+    app.add_option("--qwen3-tokenizer", qwen3_tokenizer,
+                   "the real Qwen3 tokenizer.json (default: $REBOX_QWEN3_TOKENIZER)");
+    app.add_flag("--embedding-eos", embedding_eos,
+                 "post-processor appends <|endoftext|> (Qwen3-Embedding)");
+    app.add_option("--shards", shards, "number of safetensors shards")->check(CLI::PositiveNumber);
+    app.add_flag("--prefix-model", prefix_model, "name tensors model.* (lm_head stays unprefixed)");
+    app.add_option("--seed", seed, "PRNG seed");
+    std::string defect_help = "write a fixture that must be refused:";
+    for (const std::string& d : mkfixture::defect_names()) defect_help += " " + d;
+    app.add_option("--defect", defect, defect_help)
+        ->check(CLI::IsMember(mkfixture::defect_names()));
+    app.add_flag("--corners", corners, "fp16 corner cases in the first layer's groups");
+    app.add_flag("--no-pooling", no_pooling, "no modules.json / 1_Pooling");
+    app.add_flag("--untied", untied, "tie_word_embeddings false and an lm_head.weight");
+    app.add_flag("--force", force, "replace an existing fixture in OUT_DIR");
+    CLI11_PARSE(app, argc, argv);
+
+    try {
+        if (tokenizer.empty()) tokenizer = preset == "tiny" ? "small" : "qwen3";
+        if (qwen3_tokenizer.empty())
+            if (const char* env = std::getenv("REBOX_QWEN3_TOKENIZER")) qwen3_tokenizer = env;
+        const fs::path out(out_dir);
+        if (fs::exists(out) && !fs::is_empty(out)) {
+            if (!force)
+                throw std::runtime_error(out_dir + ": exists and is not empty (use --force)");
+            remove_previous_fixture(out);
+        }
+        fs::create_directories(out);
+
+        mkfixture::TokenizerOptions tok{tokenizer, qwen3_tokenizer, embedding_eos,
+                                        defect == "no-merges"};
+        const int64_t token_count = mkfixture::write_tokenizer_files(out, tok);
+
+        mkfixture::PlanOptions options;
+        options.preset = preset;
+        options.vocab = token_count > 0 ? token_count : 512;
+        options.prefix_model = prefix_model;
+        options.untied = untied;
+        options.corners = corners;
+        options.defect = defect;
+        const mkfixture::ModelPlan plan = mkfixture::make_plan(options);
+
+        mkfixture::write_config_json(out, plan.dims, !untied);
+        if (!no_pooling) mkfixture::write_pooling_files(out, plan.dims.hidden);
+        mkfixture::write_model_files(out, plan, shards, seed);
+        std::cout << "rebox-mkfixture: wrote " << out_dir << " (" << preset << ", vocab "
+                  << plan.dims.vocab << ", " << plan.units.size() << " stored weights)\n";
+    } catch (const std::exception& e) {
+        std::cerr << "rebox-mkfixture: " << e.what() << "\n";
+        return 1;
+    }
+    return 0;
+}

@@ -40,6 +40,9 @@ struct TokenizerOptions {
     std::optional<std::string> pre;   // override the pre-tokenizer name (--tokenizer-pre)
 };
 
+// Special ids / add flags follow gguf-py SpecialVocab: tokenizer_config.json *_token contents (looked up in
+// added_tokens), the TemplateProcessing post-processor rule (trailing token != eos: old eos -> eot, add_eos),
+// then model_dir/config.json {bos,eos,unk,pad}_token_id for ids still unset.
 // Throws rebox::Error: input class for malformed JSON; blocker class for what cannot be carried
 // (no merges, unknown pre-tokenizer regex (named in the message, fix: --tokenizer-pre), a token id
 // >= vocab_size, duplicate token strings, a non-BPE model).

@@ -1,0 +1,153 @@
+// config.json -> ModelConfig: required hyper-parameters, documented defaults, strict JSON types.
+#include "rebox/model/model_config.hpp"
+
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "json_file.hpp"
+#include "rebox/error.hpp"
+
+namespace rebox {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kFile = "config.json";
+
+[[noreturn]] void fail(const std::string& field, const std::string& what,
+                       const std::string& expected = "") {
+    throw_input_error(kFile, field, what, expected);
+}
+
+// A positive integer that fits uint32 (JSON numbers like 1024.0 are refused: HF writes integers).
+uint32_t positive_u32(const json& value, const std::string& field) {
+    if (!value.is_number_integer()) fail(field, "expected an unsigned integer");
+    if (value.is_number_unsigned()) {
+        const uint64_t v = value.get<uint64_t>();
+        if (v == 0) fail(field, "is 0", "a value > 0");
+        if (v > std::numeric_limits<uint32_t>::max())
+            fail(field, "value " + std::to_string(v) + " is too large", "a value <= 4294967295");
+        return static_cast<uint32_t>(v);
+    }
+    const int64_t v = value.get<int64_t>();
+    if (v <= 0) fail(field, "value " + std::to_string(v) + " is not positive", "a value > 0");
+    if (v > int64_t{std::numeric_limits<uint32_t>::max()})
+        fail(field, "value " + std::to_string(v) + " is too large", "a value <= 4294967295");
+    return static_cast<uint32_t>(v);
+}
+
+const json& required(const json& root, const std::string& field) {
+    const auto it = root.find(field);
+    if (it == root.end() || it->is_null()) fail(field, "missing");
+    return *it;
+}
+
+uint32_t required_u32(const json& root, const std::string& field) {
+    return positive_u32(required(root, field), field);
+}
+
+std::optional<uint32_t> optional_u32(const json& root, const std::string& field) {
+    const auto it = root.find(field);
+    if (it == root.end() || it->is_null()) return std::nullopt;
+    return positive_u32(*it, field);
+}
+
+// A finite, positive float that survives the cast to FLOAT32 (GGUF stores these as FLOAT32).
+std::optional<float> optional_positive_float(const json& root, const std::string& field) {
+    const auto it = root.find(field);
+    if (it == root.end() || it->is_null()) return std::nullopt;
+    if (!it->is_number()) fail(field, "expected a number");
+    const double v = it->get<double>();
+    const float f = static_cast<float>(v);
+    if (!std::isfinite(f) || !(f > 0.0f))
+        fail(field, "value " + it->dump() + " is not a finite positive float32");
+    return f;
+}
+
+std::optional<bool> optional_bool(const json& root, const std::string& field) {
+    const auto it = root.find(field);
+    if (it == root.end() || it->is_null()) return std::nullopt;
+    if (!it->is_boolean()) fail(field, "expected a boolean");
+    return it->get<bool>();
+}
+
+std::optional<std::string> optional_string(const json& root, const std::string& field) {
+    const auto it = root.find(field);
+    if (it == root.end() || it->is_null()) return std::nullopt;
+    if (!it->is_string()) fail(field, "expected a string");
+    return it->get<std::string>();
+}
+
+// bos/eos_token_id: an integer id. A list (Llama-3.1 style) is ignored, as gguf-py's SpecialVocab
+// does.
+std::optional<uint32_t> optional_token_id(const json& root, const std::string& field) {
+    const auto it = root.find(field);
+    if (it == root.end() || it->is_null() || it->is_array()) return std::nullopt;
+    const json& value = *it;
+    if (!value.is_number_unsigned() || value.get<uint64_t>() > std::numeric_limits<uint32_t>::max())
+        fail(field, "expected an unsigned integer token id");
+    return static_cast<uint32_t>(value.get<uint64_t>());
+}
+
+}  // namespace
+
+ModelConfig read_model_config(const std::filesystem::path& config_json) {
+    const json root = detail::read_json_object(config_json);
+    ModelConfig config;
+
+    const json& model_type = required(root, "model_type");
+    if (!model_type.is_string()) fail("model_type", "expected a string");
+    config.model_type = model_type.get<std::string>();
+
+    if (const auto it = root.find("architectures"); it != root.end() && !it->is_null()) {
+        if (!it->is_array()) fail("architectures", "expected an array of strings");
+        for (const json& item : *it) {
+            if (!item.is_string()) fail("architectures", "expected an array of strings");
+            config.architectures.push_back(item.get<std::string>());
+        }
+    }
+
+    config.hidden_size = required_u32(root, "hidden_size");
+    config.num_hidden_layers = required_u32(root, "num_hidden_layers");
+    config.num_attention_heads = required_u32(root, "num_attention_heads");
+    config.intermediate_size = required_u32(root, "intermediate_size");
+    config.vocab_size = required_u32(root, "vocab_size");
+    config.num_key_value_heads =
+        optional_u32(root, "num_key_value_heads").value_or(config.num_attention_heads);
+
+    if (const auto head_dim = optional_u32(root, "head_dim")) {
+        config.head_dim = *head_dim;
+    } else {
+        if (config.hidden_size % config.num_attention_heads != 0)
+            fail("head_dim", "missing and hidden_size " + std::to_string(config.hidden_size) +
+                                 " is not a multiple of num_attention_heads " +
+                                 std::to_string(config.num_attention_heads));
+        config.head_dim = config.hidden_size / config.num_attention_heads;
+    }
+    if (config.num_attention_heads % config.num_key_value_heads != 0)
+        fail("num_key_value_heads",
+             "num_attention_heads " + std::to_string(config.num_attention_heads) +
+                 " is not a multiple of " + std::to_string(config.num_key_value_heads));
+
+    // Context length: convert_hf_to_gguf's search order (TextModel.set_gguf_parameters).
+    std::optional<uint32_t> context;
+    for (const char* field : {"max_position_embeddings", "n_ctx", "n_positions", "max_length",
+                              "max_sequence_length", "model_max_length"}) {
+        if ((context = optional_u32(root, field))) break;
+    }
+    if (!context)
+        fail("max_position_embeddings",
+             "missing (also no n_ctx / n_positions / max_sequence_length)");
+    config.max_position_embeddings = *context;
+
+    config.rope_theta = optional_positive_float(root, "rope_theta").value_or(10000.0f);
+    config.rms_norm_eps = optional_positive_float(root, "rms_norm_eps").value_or(1e-6f);
+    config.tie_word_embeddings = optional_bool(root, "tie_word_embeddings").value_or(false);
+    config.bos_token_id = optional_token_id(root, "bos_token_id");
+    config.eos_token_id = optional_token_id(root, "eos_token_id");
+    config.name_or_path = optional_string(root, "_name_or_path").value_or("");
+    return config;
+}
+
+}  // namespace rebox

@@ -1,0 +1,41 @@
+// Split pre-tokenizer regex (tokenizer.json) -> llama.cpp tokenizer.ggml.pre name. The regexes are
+// the ones llama.cpp's src/llama-vocab.cpp quotes as "original regex from tokenizer.json" for each
+// pre type, plus llama.cpp's own adapted spelling of the same expression.
+#include <array>
+#include <string_view>
+
+#include "rebox/model/tokenizer_vocab.hpp"
+
+namespace rebox {
+namespace {
+
+struct KnownRegex {
+    std::string_view regex;
+    std::string_view pre;
+};
+
+// Several llama.cpp pre types share one regex (e.g. qwen2/stablelm2/hunyuan,
+// llama-bpe/dbrx/smaug-bpe); the name chosen is the one the family in question (Qwen2/2.5/3,
+// Llama-3) is converted with.
+constexpr std::array<KnownRegex, 4> kKnownRegexes{{
+    // Qwen2 / Qwen2.5 / Qwen3 (single-digit numbers).
+    {R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
+     "qwen2"},
+    {R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
+     "qwen2"},
+    // Llama-3 (numbers in groups of up to three).
+    {R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
+     "llama-bpe"},
+    {R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
+     "llama-bpe"},
+}};
+
+}  // namespace
+
+std::optional<std::string> pre_tokenizer_for_regex(const std::string& regex) {
+    for (const KnownRegex& known : kKnownRegexes)
+        if (known.regex == regex) return std::string(known.pre);
+    return std::nullopt;
+}
+
+}  // namespace rebox

@@ -1,0 +1,33 @@
+// Internal: special token ids and add_bos/add_eos for the GGUF tokenizer, decided the way gguf-py's
+// SpecialVocab does (tokenizer.json post_processor, tokenizer_config.json, then config.json).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rebox/model/tokenizer_vocab.hpp"
+
+namespace rebox::detail {
+
+// The few facts of tokenizer.json the special-token rules need.
+struct TokenizerJsonSpecials {
+    std::vector<std::pair<std::string, uint32_t>> added_tokens;  // content, id; file order
+    // Each TemplateProcessing post-processor (in order) whose "single" template has more than one
+    // item: the SpecialToken id at its start / end (nullopt when that item is a Sequence).
+    struct TemplateEnds {
+        std::optional<std::string> first, last;
+    };
+    std::vector<TemplateEnds> templates;
+};
+
+// Sets vocab.bos_id/eos_id/eot_id/pad_id/unk_id, add_bos/add_eos and chat_template. Ids outside
+// vocab.tokens are left unset (llama.cpp would ignore them). Throws rebox::Error (input) for
+// malformed tokenizer_config.json / config.json.
+void apply_special_tokens(const std::filesystem::path& model_dir,
+                          const TokenizerJsonSpecials& specials, TokenizerVocab& vocab);
+
+}  // namespace rebox::detail

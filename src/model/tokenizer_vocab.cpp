@@ -1,0 +1,308 @@
+// tokenizer.json -> GGUF byte-level BPE vocabulary (simdjson DOM; the Qwen3 file is ~11 MB):
+// tokens placed at their ids and padded to vocab_size, token types as convert_hf_to_gguf's
+// get_vocab_base assigns them, merges as gguf-py writes them, and the pre-tokenizer name.
+// Special ids / add flags / chat template are delegated to tokenizer_special.cpp.
+#include "rebox/model/tokenizer_vocab.hpp"
+
+#include <simdjson.h>
+
+#include <string_view>
+#include <unordered_set>
+
+#include "rebox/error.hpp"
+#include "tokenizer_special.hpp"
+
+namespace rebox {
+namespace {
+
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::object;
+
+constexpr const char* kFile = "tokenizer.json";
+// No real vocabulary is near this (Gemma: 262,144); it bounds the allocation for hostile ids.
+constexpr uint64_t kMaxVocabSize = uint64_t{1} << 24;
+
+[[noreturn]] void input_error(const std::string& field, const std::string& what,
+                              const std::string& expected = "") {
+    throw_input_error(kFile, field, what, expected);
+}
+
+[[noreturn]] void blocker(const std::string& field, const std::string& what,
+                          const std::string& expected = "") {
+    throw Error(ExitClass::blocker, error_message(kFile, field, what, expected));
+}
+
+// Optional member of an object: a null element when absent.
+bool member(const object& obj, std::string_view key, element& out) {
+    return !obj.at_key(key).get(out);
+}
+
+std::string_view string_of(const element& value, const std::string& field) {
+    std::string_view text;
+    if (value.get(text)) input_error(field, "expected a string");
+    return text;
+}
+
+uint64_t id_of(const element& value, const std::string& field) {
+    uint64_t id = 0;
+    if (value.get(id)) input_error(field, "expected a non-negative integer token id");
+    return id;
+}
+
+// One token as found in the file (views point into the parser's DOM).
+struct RawToken {
+    uint64_t id;
+    std::string_view text;
+    bool added;
+    bool special;
+};
+
+// convert_hf_to_gguf does_token_look_special.
+bool looks_special(std::string_view token) {
+    if (token == "<pad>" || token == "<mask>" || token == "<2mass>" || token == "[@BOS@]")
+        return true;
+    if (token.size() >= 4 && token.starts_with("<|") && token.ends_with("|>")) return true;
+    // Fullwidth vertical line U+FF5C is EF BD 9C in UTF-8 (deepseek-coder "<｜...｜>").
+    if (token.size() >= 8 && token.starts_with("<\xEF\xBD\x9C") && token.ends_with("\xEF\xBD\x9C>"))
+        return true;
+    return token.starts_with("<unused") && token.ends_with(">");
+}
+
+// The tokens of model.vocab and added_tokens, unplaced.
+std::vector<RawToken> collect_tokens(const object& model, const element& root) {
+    element vocab_element;
+    if (!member(model, "vocab", vocab_element)) input_error("model.vocab", "missing");
+    object vocab;
+    if (vocab_element.get(vocab)) input_error("model.vocab", "expected an object of token -> id");
+
+    std::vector<RawToken> raw;
+    raw.reserve(vocab.size() + 1024);
+    for (const auto field : vocab)
+        raw.push_back({id_of(field.value, "model.vocab"), field.key, false, false});
+
+    element added_element;
+    if (!root.at_key("added_tokens").get(added_element) && !added_element.is_null()) {
+        array added;
+        if (added_element.get(added)) input_error("added_tokens", "expected an array");
+        size_t index = 0;
+        for (const element item : added) {
+            const std::string where = "added_tokens[" + std::to_string(index++) + "]";
+            element id_element, content_element, special_element;
+            if (!item.is_object() || item.at_key("id").get(id_element) ||
+                item.at_key("content").get(content_element))
+                input_error(where, "expected an object with id and content");
+            bool special = false;
+            if (!item.at_key("special").get(special_element) && special_element.get(special))
+                input_error(where + ".special", "expected a boolean");
+            raw.push_back({id_of(id_element, where + ".id"),
+                           string_of(content_element, where + ".content"), true, special});
+        }
+    }
+    return raw;
+}
+
+// Places raw tokens at their ids in a vocab_size table; holes become [PAD<i>] / UNUSED.
+void place_tokens(const std::vector<RawToken>& raw, uint64_t vocab_size, TokenizerVocab& out) {
+    out.tokens.assign(vocab_size, std::string());
+    out.token_types.assign(vocab_size, static_cast<int32_t>(TokenType::UNUSED));
+    std::vector<uint8_t> placed(vocab_size, 0);  // 0 empty, 1 from model.vocab, 2 added
+
+    for (const RawToken& token : raw) {
+        if (token.id >= vocab_size)
+            blocker(token.added ? "added_tokens" : "model.vocab",
+                    "token '" + std::string(token.text) + "' has id " + std::to_string(token.id) +
+                        " beyond the vocabulary",
+                    "ids < vocab_size " + std::to_string(vocab_size));
+        // model.vocab comes first; an added token may repeat a model.vocab entry (same id and
+        // text).
+        std::string& slot = out.tokens[token.id];
+        if (placed[token.id] != 0 && slot != token.text)
+            blocker("added_tokens", "id " + std::to_string(token.id) + " is both '" + slot +
+                                        "' and '" + std::string(token.text) + "'");
+        TokenType type = TokenType::NORMAL;
+        if (token.added) {
+            if (token.special || looks_special(token.text)) {
+                type = TokenType::CONTROL;
+                slot.assign(token.text);
+            } else {
+                // The converter pre-normalizes user-defined spaces: U+2581 -> ' '.
+                type = TokenType::USER_DEFINED;
+                slot.clear();
+                std::string_view rest = token.text;
+                for (size_t at; (at = rest.find("\xE2\x96\x81")) != std::string_view::npos;
+                     rest.remove_prefix(at + 3))
+                    slot.append(rest.substr(0, at)).push_back(' ');
+                slot.append(rest);
+            }
+        } else {
+            slot.assign(token.text);
+        }
+        out.token_types[token.id] = static_cast<int32_t>(type);
+        placed[token.id] = token.added ? 2 : 1;
+    }
+    for (uint64_t id = 0; id < vocab_size; ++id)
+        if (placed[id] == 0) out.tokens[id] = "[PAD" + std::to_string(id) + "]";
+
+    // llama.cpp aborts on duplicate token strings (GGML_ASSERT in the vocab loader).
+    std::unordered_set<std::string_view> seen;
+    seen.reserve(vocab_size);
+    for (uint64_t id = 0; id < vocab_size; ++id)
+        if (!seen.insert(out.tokens[id]).second)
+            blocker("model.vocab",
+                    "token string '" + out.tokens[id] + "' appears twice (second at id " +
+                        std::to_string(id) + ")",
+                    "unique token strings, as llama.cpp requires");
+}
+
+// model.merges as "a b" strings or ["a", "b"] pairs; pairs are joined with a space and spaces
+// inside a part become U+0120 'Ġ' (gguf-py SpecialVocab).
+std::vector<std::string> read_merges(const object& model) {
+    element merges_element;
+    array merges;
+    if (!member(model, "merges", merges_element) || merges_element.is_null() ||
+        merges_element.get(merges) || merges.size() == 0)
+        blocker("model.merges", "missing (a gpt2 BPE tokenizer needs merges)");
+
+    std::vector<std::string> out;
+    out.reserve(merges.size());
+    size_t index = 0;
+    for (const element item : merges) {
+        const std::string where = "model.merges[" + std::to_string(index++) + "]";
+        std::string_view text;
+        if (!item.get(text)) {
+            if (text.find(' ', 1) == std::string_view::npos || text.size() < 3)
+                input_error(where, "'" + std::string(text) + "' is not a merge", "\"left right\"");
+            out.emplace_back(text);
+            continue;
+        }
+        array pair;
+        if (item.get(pair) || pair.size() != 2)
+            input_error(where, "expected \"a b\" or a pair [\"a\", \"b\"]");
+        std::string merged;
+        bool first = true;
+        for (const element part_element : pair) {
+            if (!first) merged.push_back(' ');
+            first = false;
+            const std::string_view part = string_of(part_element, where);
+            if (part.empty()) input_error(where, "empty merge part");
+            for (const char c : part) {
+                if (c == ' ')
+                    merged.append("\xC4\xA0");  // chr(ord(' ') + 256) = U+0120
+                else
+                    merged.push_back(c);
+            }
+        }
+        out.push_back(std::move(merged));
+    }
+    return out;
+}
+
+// The regex of the (first) Split pre-tokenizer, directly or inside a Sequence.
+std::optional<std::string_view> split_regex(const element& pre) {
+    object obj;
+    if (pre.get(obj)) return std::nullopt;
+    std::string_view type;
+    if (obj.at_key("type").get(type)) return std::nullopt;
+    if (type == "Split") {
+        std::string_view regex;
+        if (!obj.at_pointer("/pattern/Regex").get(regex)) return regex;
+        return std::nullopt;
+    }
+    if (type == "Sequence") {
+        array items;
+        if (obj.at_key("pretokenizers").get(items)) return std::nullopt;
+        for (const element item : items)
+            if (auto regex = split_regex(item)) return regex;
+    }
+    return std::nullopt;
+}
+
+std::string pre_tokenizer_name(const element& root, const TokenizerOptions& options) {
+    if (options.pre) return *options.pre;
+    element pre;
+    const auto regex = root.at_key("pre_tokenizer").get(pre) ? std::nullopt : split_regex(pre);
+    if (!regex)
+        blocker("pre_tokenizer", "no Split pre-tokenizer regex to identify the pre-tokenizer",
+                "pass the llama.cpp name with --tokenizer-pre NAME");
+    if (auto name = pre_tokenizer_for_regex(std::string(*regex))) return *name;
+    blocker("pre_tokenizer", "unknown Split regex '" + std::string(*regex) + "'",
+            "a regex rebox knows (qwen2, llama-bpe), or --tokenizer-pre NAME");
+}
+
+// SpecialToken ids at both ends of each TemplateProcessing "single" template (len > 1, as gguf-py).
+void collect_templates(const element& root, detail::TokenizerJsonSpecials& specials) {
+    element post;
+    if (root.at_key("post_processor").get(post) || !post.is_object()) return;
+    std::vector<element> processors;
+    array list;
+    if (!post.at_key("processors").get(list)) {
+        for (const element item : list) processors.push_back(item);
+    } else {
+        processors.push_back(post);
+    }
+    auto special_id = [](const element& item) -> std::optional<std::string> {
+        std::string_view id;
+        if (item.at_pointer("/SpecialToken/id").get(id)) return std::nullopt;
+        return std::string(id);
+    };
+    for (const element& processor : processors) {
+        std::string_view type;
+        array single;
+        if (processor.at_key("type").get(type) || type != "TemplateProcessing") continue;
+        if (processor.at_key("single").get(single) || single.size() < 2) continue;
+        element first_item, last_item;
+        if (single.at(0).get(first_item) || single.at(single.size() - 1).get(last_item)) continue;
+        specials.templates.push_back({special_id(first_item), special_id(last_item)});
+    }
+}
+
+}  // namespace
+
+TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir,
+                              const TokenizerOptions& options) {
+    const std::filesystem::path path = model_dir / kFile;
+    simdjson::padded_string json;
+    if (simdjson::padded_string::load(path.string()).get(json))
+        throw_input_error(path.string(), "", "cannot read file");
+    simdjson::dom::parser parser;
+    element root;
+    if (const auto error = parser.parse(json).get(root))
+        input_error("", std::string("not valid JSON (") + simdjson::error_message(error) + ")");
+    if (!root.is_object()) input_error("", "expected a JSON object at the top level");
+
+    element model_element;
+    object model;
+    if (root.at_key("model").get(model_element) || model_element.get(model))
+        input_error("model", "missing");
+    std::string_view model_type;
+    if (model.at_key("type").get(model_type) || model_type != "BPE")
+        blocker("model.type", "'" + std::string(model_type) + "' is not supported",
+                "BPE (byte-level, gpt2)");
+
+    TokenizerVocab vocab;
+    vocab.model = "gpt2";
+    const std::vector<RawToken> raw = collect_tokens(model, root);
+    uint64_t vocab_size = options.vocab_size;
+    if (vocab_size == 0)
+        for (const RawToken& token : raw) vocab_size = std::max(vocab_size, token.id + 1);
+    if (vocab_size == 0) input_error("model.vocab", "no tokens");
+    if (vocab_size > kMaxVocabSize)
+        blocker("model.vocab",
+                "vocabulary of " + std::to_string(vocab_size) + " tokens is too large",
+                "at most " + std::to_string(kMaxVocabSize));
+    place_tokens(raw, vocab_size, vocab);
+    vocab.merges = read_merges(model);
+    vocab.pre = pre_tokenizer_name(root, options);
+
+    detail::TokenizerJsonSpecials specials;
+    for (const RawToken& token : raw)
+        if (token.added && token.id <= UINT32_MAX)
+            specials.added_tokens.emplace_back(std::string(token.text),
+                                               static_cast<uint32_t>(token.id));
+    collect_templates(root, specials);
+    detail::apply_special_tokens(model_dir, specials, vocab);
+    return vocab;
+}
+
+}  // namespace rebox

@@ -1,0 +1,217 @@
+// read_tokenizer on small hand-written tokenizer.json files: both merge spellings, padding, token
+// types, special-token rules, and every refusal (missing merges, unknown regex, ids beyond
+// vocab_size, duplicates, non-BPE, malformed JSON) with its exit class.
+#include <gtest/gtest.h>
+
+#include "model_test_dir.hpp"
+#include "rebox/error.hpp"
+#include "rebox/model/tokenizer_vocab.hpp"
+
+namespace rebox {
+namespace {
+
+// The Qwen2/3 Split regex as it is spelled inside tokenizer.json (JSON-escaped).
+constexpr const char* kQwenRegexJson =
+    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+)";
+constexpr const char* kLlama3RegexJson =
+    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+)";
+
+TokenizerOptions sized(uint32_t vocab_size) {
+    TokenizerOptions options;
+    options.vocab_size = vocab_size;
+    return options;
+}
+
+TokenizerOptions with_pre(const std::string& pre) {
+    TokenizerOptions options;
+    options.pre = pre;
+    return options;
+}
+
+struct TokenizerParts {
+    std::string model_type = "BPE";
+    std::string vocab = R"({"a": 0, "b": 1, "ab": 2, "Ġ": 3, "Ġa": 4})";
+    std::string merges = R"(["a b", "Ġ a"])";  // JSON array text, or "" to leave merges out
+    std::string added = R"([{"id": 5, "content": "<|end|>", "special": true},
+                            {"id": 6, "content": "<tool>", "special": false}])";
+    std::string regex = kQwenRegexJson;
+    std::string post_processor = "null";
+};
+
+std::string tokenizer_json(const TokenizerParts& p) {
+    std::string model = R"({"type": ")" + p.model_type + R"(", "vocab": )" + p.vocab;
+    if (!p.merges.empty()) model += R"(, "merges": )" + p.merges;
+    model += "}";
+    return R"({"version": "1.0", "added_tokens": )" + p.added + R"(, "normalizer": null,
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": ")" +
+           p.regex + R"("}, "behavior": "Isolated", "invert": false},
+            {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": false, "use_regex": false}]},
+        "post_processor": )" +
+           p.post_processor + R"(, "model": )" + model + "}";
+}
+
+TokenizerVocab read_parts(const TokenizerParts& parts, TokenizerOptions options = {},
+                          const std::string& tokenizer_config = "") {
+    test::ModelTestDir dir;
+    dir.write("tokenizer.json", tokenizer_json(parts));
+    if (!tokenizer_config.empty()) dir.write("tokenizer_config.json", tokenizer_config);
+    return read_tokenizer(dir.path(), options);
+}
+
+// The error read_parts throws; fails the test when there is none.
+Error error_of(const TokenizerParts& parts, TokenizerOptions options = {}) {
+    try {
+        read_parts(parts, options);
+    } catch (const Error& e) {
+        return e;
+    }
+    ADD_FAILURE() << "no error";
+    return Error(ExitClass::input, "");
+}
+
+TEST(ModelTokenizerSmall, TokensTypesAndPadding) {
+    const TokenizerVocab v = read_parts({}, sized(9));
+    const std::vector<std::string> tokens = {"a",       "b",      "ab",     "Ġ",     "Ġa",
+                                             "<|end|>", "<tool>", "[PAD7]", "[PAD8]"};
+    const std::vector<int32_t> types = {1, 1, 1, 1, 1, 3, 4, 5, 5};
+    EXPECT_EQ(v.tokens, tokens);
+    EXPECT_EQ(v.token_types, types);
+    EXPECT_EQ(v.pre, "qwen2");
+    EXPECT_EQ(read_parts({}).tokens.size(), 7u);  // no vocab_size: max id + 1
+}
+
+TEST(ModelTokenizerSmall, MergeStringsAndPairsGiveTheSameMerges) {
+    TokenizerParts pairs;
+    pairs.merges = R"([["a", "b"], ["Ġ", "a"]])";
+    const std::vector<std::string> expected = {"a b", "Ġ a"};
+    EXPECT_EQ(read_parts({}).merges, expected);
+    EXPECT_EQ(read_parts(pairs).merges, expected);
+    // A space inside a pair part is written as U+0120 (gguf-py).
+    pairs.merges = R"([["a b", "c"]])";
+    EXPECT_EQ(read_parts(pairs).merges, std::vector<std::string>{"a\xC4\xA0"
+                                                                 "b c"});
+}
+
+TEST(ModelTokenizerSmall, MissingOrEmptyMergesAreBlockers) {
+    for (const char* merges : {"", "[]", "null"}) {
+        TokenizerParts parts;
+        parts.merges = merges;
+        const Error e = error_of(parts);
+        EXPECT_EQ(e.exit_class(), ExitClass::blocker) << merges;
+        EXPECT_STREQ(e.what(),
+                     "tokenizer.json: model.merges: missing (a gpt2 BPE tokenizer needs merges)");
+    }
+    TokenizerParts bad;
+    bad.merges = R"([["a", "b", "c"]])";
+    EXPECT_EQ(error_of(bad).exit_class(), ExitClass::input);
+}
+
+TEST(ModelTokenizerSmall, PreTokenizerFromRegexOrOverride) {
+    TokenizerParts llama;
+    llama.regex = kLlama3RegexJson;
+    EXPECT_EQ(read_parts(llama).pre, "llama-bpe");
+
+    TokenizerParts unknown;
+    unknown.regex = R"(\\p{L}+|\\s+)";
+    const Error e = error_of(unknown);
+    EXPECT_EQ(e.exit_class(), ExitClass::blocker);
+    const std::string message = e.what();
+    EXPECT_NE(message.find(R"('\p{L}+|\s+')"), std::string::npos)
+        << message;  // the regex, unescaped
+    EXPECT_NE(message.find("--tokenizer-pre NAME"), std::string::npos) << message;
+
+    EXPECT_EQ(read_parts(unknown, with_pre("gpt-2")).pre, "gpt-2");
+    EXPECT_EQ(read_parts({}, with_pre("llama-bpe")).pre, "llama-bpe");  // the override wins
+}
+
+TEST(ModelTokenizerSmall, IdsBeyondVocabSizeAreBlockers) {
+    const Error e = error_of({}, sized(6));  // <tool> has id 6
+    EXPECT_EQ(e.exit_class(), ExitClass::blocker);
+    EXPECT_NE(std::string(e.what()).find("'<tool>' has id 6"), std::string::npos) << e.what();
+    TokenizerParts huge;
+    huge.vocab = R"({"a": 4000000000})";
+    EXPECT_EQ(error_of(huge).exit_class(), ExitClass::blocker);  // no 4e9-entry allocation
+}
+
+TEST(ModelTokenizerSmall, DuplicatesAndConflictsAreBlockers) {
+    TokenizerParts same_text;
+    same_text.added = R"([{"id": 5, "content": "ab", "special": true}])";
+    EXPECT_EQ(error_of(same_text).exit_class(), ExitClass::blocker);
+    TokenizerParts same_id;
+    same_id.added = R"([{"id": 2, "content": "<x>", "special": true}])";
+    EXPECT_EQ(error_of(same_id).exit_class(), ExitClass::blocker);
+    // An added token repeating its own model.vocab entry is fine and becomes CONTROL.
+    TokenizerParts repeated;
+    repeated.added = R"([{"id": 2, "content": "ab", "special": true}])";
+    EXPECT_EQ(read_parts(repeated).token_types[2], 3);
+}
+
+TEST(ModelTokenizerSmall, NonBpeAndMalformedInput) {
+    TokenizerParts unigram;
+    unigram.model_type = "Unigram";
+    EXPECT_EQ(error_of(unigram).exit_class(), ExitClass::blocker);
+    TokenizerParts negative;
+    negative.vocab = R"({"a": -1})";
+    EXPECT_EQ(error_of(negative).exit_class(), ExitClass::input);
+
+    test::ModelTestDir dir;
+    dir.write("tokenizer.json", R"({"model": {"type": "BPE", "vocab": {"a": 0}, )");
+    try {
+        read_tokenizer(dir.path(), {});
+        ADD_FAILURE();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.exit_class(), ExitClass::input);
+        EXPECT_EQ(std::string(e.what()).rfind("tokenizer.json: not valid JSON", 0), 0u) << e.what();
+    }
+    test::ModelTestDir empty;
+    EXPECT_THROW(read_tokenizer(empty.path(), {}), Error);
+}
+
+TEST(ModelTokenizerSmall, SpecialTokensFromConfigAndTemplate) {
+    const std::string config =
+        R"({"bos_token": null, "eos_token": {"content": "<|end|>"}, "add_bos_token": true,
+                                   "chat_template": "{{ messages }}"})";
+    const TokenizerVocab v = read_parts({}, {}, config);
+    EXPECT_FALSE(v.bos_id.has_value());
+    EXPECT_EQ(v.eos_id, 5u);
+    EXPECT_TRUE(v.add_bos);
+    EXPECT_FALSE(v.add_eos);
+    EXPECT_EQ(v.chat_template, "{{ messages }}");
+
+    // A template that starts with <|end|> and ends with <|end|>: bos taken from it, eos unchanged.
+    TokenizerParts templated;
+    templated.added = R"([{"id": 5, "content": "<|end|>", "special": true},
+                          {"id": 6, "content": "<|start|>", "special": true}])";
+    templated.post_processor = R"({"type": "Sequence", "processors": [{"type": "ByteLevel"},
+        {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<|start|>", "type_id": 0}},
+            {"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": "<|end|>", "type_id": 0}}]}]})";
+    const TokenizerVocab t = read_parts(templated, {}, R"({"eos_token": "<|end|>"})");
+    EXPECT_EQ(t.bos_id, 6u);
+    EXPECT_EQ(t.eos_id, 5u);
+    EXPECT_FALSE(t.eot_id.has_value());
+    EXPECT_TRUE(t.add_bos);
+    EXPECT_TRUE(t.add_eos);
+}
+
+TEST(ModelTokenizerSmall, ConfigJsonIdsFillTheGaps) {
+    test::ModelTestDir dir;
+    dir.write("tokenizer.json", tokenizer_json({}));
+    dir.write("tokenizer_config.json", R"({"eos_token": "<|end|>"})");
+    dir.write("config.json", R"({"bos_token_id": 6, "eos_token_id": 0, "pad_token_id": 99})");
+    const TokenizerVocab v = read_tokenizer(dir.path(), {});
+    EXPECT_EQ(v.bos_id, 6u);
+    EXPECT_EQ(v.eos_id, 5u);             // tokenizer_config.json wins
+    EXPECT_FALSE(v.pad_id.has_value());  // 99 is not a token
+}
+
+TEST(ModelTokenizerSmall, RegexTable) {
+    EXPECT_EQ(
+        pre_tokenizer_for_regex(
+            R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)"),
+        "qwen2");
+    EXPECT_FALSE(pre_tokenizer_for_regex("").has_value());
+}
+
+}  // namespace
+}  // namespace rebox

@@ -1,0 +1,155 @@
+// Writers for config.json, pooling files, safetensors files and the shard index.
+#include "hf_files.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "safetensors_writer.hpp"
+#include "tensor_content.hpp"
+
+namespace mkfixture {
+
+using ojson = nlohmann::ordered_json;
+namespace fs = std::filesystem;
+
+namespace {
+
+void write_json(const fs::path& path, const ojson& value) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << value.dump(2) << "\n";
+    if (!out) throw std::runtime_error(path.string() + ": cannot write");
+}
+
+// The safetensors entries of one unit (a triple, or one norm).
+void append_entries(std::vector<StTensor>& out, const PlanUnit& unit, uint64_t seed) {
+    if (!unit.quantized) {
+        const NormTensor norm = unit.norm;
+        out.push_back({norm.name,
+                       "F32",
+                       {norm.length},
+                       static_cast<uint64_t>(norm.length) * 4,
+                       [norm, seed](std::ostream& s) { write_norm(s, norm, seed); }});
+        return;
+    }
+    const QuantTensor q = unit.quant;
+    const uint64_t code_bytes = q.packed_bytes() - (q.drop_last_byte ? 1 : 0);
+    const uint64_t groups = static_cast<uint64_t>(q.group_count());
+    // scales and mins come from one generation, shared by the two callbacks.
+    auto params = std::make_shared<GroupParams>();
+    out.push_back({q.name + ".qcodes",
+                   "U8",
+                   {static_cast<int64_t>(code_bytes)},
+                   code_bytes,
+                   [q, seed](std::ostream& s) { write_qcodes(s, q, seed); }});
+    out.push_back({q.name + ".scales",
+                   "F16",
+                   {static_cast<int64_t>(groups)},
+                   groups * 2,
+                   [q, seed, params](std::ostream& s) {
+                       *params = make_group_params(q, seed);
+                       write_f16_le(s, params->scales);
+                   }});
+    out.push_back({q.name + ".mins",
+                   "F16",
+                   {static_cast<int64_t>(groups)},
+                   groups * 2,
+                   [params](std::ostream& s) {
+                       write_f16_le(s, params->mins);
+                       *params = GroupParams{};
+                   }});
+}
+
+}  // namespace
+
+void write_config_json(const fs::path& out_dir, const Dims& d, bool tied) {
+    write_json(out_dir / "config.json", ojson{{"architectures", ojson::array({"Qwen3ForCausalLM"})},
+                                              {"attention_bias", false},
+                                              {"head_dim", d.head_dim},
+                                              {"hidden_act", "silu"},
+                                              {"hidden_size", d.hidden},
+                                              {"intermediate_size", d.intermediate},
+                                              {"max_position_embeddings", 32768},
+                                              {"model_type", "qwen3"},
+                                              {"num_attention_heads", d.heads},
+                                              {"num_hidden_layers", d.layers},
+                                              {"num_key_value_heads", d.kv_heads},
+                                              {"rms_norm_eps", 1e-06},
+                                              {"rope_theta", 1000000.0},
+                                              {"tie_word_embeddings", tied},
+                                              {"torch_dtype", "float16"},
+                                              {"vocab_size", d.vocab}});
+}
+
+void write_pooling_files(const fs::path& out_dir, int64_t hidden) {
+    write_json(out_dir / "modules.json",
+               ojson::array({{{"idx", 0},
+                              {"name", "0"},
+                              {"path", ""},
+                              {"type", "sentence_transformers.models.Transformer"}},
+                             {{"idx", 1},
+                              {"name", "1"},
+                              {"path", "1_Pooling"},
+                              {"type", "sentence_transformers.models.Pooling"}}}));
+    fs::create_directories(out_dir / "1_Pooling");
+    write_json(out_dir / "1_Pooling" / "config.json",
+               ojson{{"word_embedding_dimension", hidden},
+                     {"pooling_mode_cls_token", false},
+                     {"pooling_mode_mean_tokens", false},
+                     {"pooling_mode_max_tokens", false},
+                     {"pooling_mode_mean_sqrt_len_tokens", false},
+                     {"pooling_mode_weightedmean_tokens", false},
+                     {"pooling_mode_lasttoken", true},
+                     {"include_prompt", true}});
+}
+
+std::string mcq_metadata_json(const std::vector<PlanUnit>& units) {
+    std::string json = "{\"version\": 1, \"tensors\": {";
+    bool first = true;
+    for (const PlanUnit& u : units) {
+        if (!u.quantized) continue;
+        const QuantTensor& q = u.quant;
+        if (!first) json += ", ";
+        first = false;
+        json += "\"" + json_escape(q.name) + "\": {\"bits\": " + std::to_string(q.meta_bits) +
+                ", \"group\": " + std::to_string(q.meta_group) +
+                ", \"layout\": \"lsb0\", \"shape\": [" + std::to_string(q.meta_rows) + ", " +
+                std::to_string(q.meta_cols) + "]}";
+    }
+    return json + "}}";
+}
+
+void write_model_files(const fs::path& out_dir, const ModelPlan& plan, int shard_count,
+                       uint64_t seed) {
+    const auto shards = split_into_shards(plan.units, shard_count);
+    ojson weight_map_sorted = ojson::object();
+    std::map<std::string, std::string> weight_map;
+    uint64_t total_size = 0;
+    for (size_t k = 0; k < shards.size(); ++k) {
+        std::string file = "model.safetensors";
+        if (shard_count > 1) {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "model-%05zu-of-%05zu.safetensors", k + 1,
+                          shards.size());
+            file = buf;
+        }
+        std::vector<StTensor> entries;
+        for (const PlanUnit& u : shards[k]) append_entries(entries, u, seed);
+        for (const StTensor& t : entries) {
+            weight_map[t.name] = file;
+            total_size += t.byte_count;
+        }
+        write_safetensors(out_dir / file, entries, {{"mcq", mcq_metadata_json(shards[k])}});
+    }
+    if (shard_count > 1) {
+        for (const auto& [name, file] : weight_map) weight_map_sorted[name] = file;
+        write_json(
+            out_dir / "model.safetensors.index.json",
+            ojson{{"metadata", {{"total_size", total_size}}}, {"weight_map", weight_map_sorted}});
+    }
+}
+
+}  // namespace mkfixture

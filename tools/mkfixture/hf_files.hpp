@@ -1,0 +1,22 @@
+// The Hugging Face directory around the tensors: config.json, sentence-transformers pooling
+// files, and the model files (one safetensors file, or shards plus model.safetensors.index.json).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+
+#include "model_plan.hpp"
+
+namespace mkfixture {
+
+void write_config_json(const std::filesystem::path& out_dir, const Dims& dims, bool tied);
+void write_pooling_files(const std::filesystem::path& out_dir, int64_t hidden);
+
+// The "mcq" metadata JSON of one file (Python json.dumps style, as in the spec's example).
+std::string mcq_metadata_json(const std::vector<PlanUnit>& units);
+
+// Writes model.safetensors (shard_count 1) or the shards and the index.
+void write_model_files(const std::filesystem::path& out_dir, const ModelPlan& plan, int shard_count,
+                       uint64_t seed);
+
+}  // namespace mkfixture

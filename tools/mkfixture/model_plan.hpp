@@ -1,0 +1,70 @@
+// What a fixture contains: the architecture numbers of a preset and the list of tensors (with
+// their quantization as written and as claimed by the metadata), after defects are applied.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mkfixture {
+
+struct Dims {
+    int64_t hidden = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0;
+    int64_t vocab = 0;
+};
+
+// A quantized weight: the codes/scales/mins are generated for (rows, cols, bits, group); the
+// metadata entry claims meta_* (equal unless a defect lies).
+struct QuantTensor {
+    std::string name;
+    int64_t rows = 0, cols = 0;
+    int bits = 0, group = 0;
+    int64_t meta_rows = 0, meta_cols = 0;
+    int meta_bits = 0, meta_group = 0;
+    bool drop_last_byte = false;  // defect bytecount
+    bool dirty_padding = false;   // defect padding: set every bit after the last code
+    bool corners = false;         // exactness corner cases in the first groups
+    int64_t code_count() const { return rows * cols; }
+    uint64_t packed_bytes() const { return (static_cast<uint64_t>(code_count()) * bits + 7) / 8; }
+    int64_t group_count() const { return code_count() / group; }
+};
+
+// An F32 vector (norm weights) of `length` values near 1.
+struct NormTensor {
+    std::string name;
+    int64_t length = 0;
+};
+
+// One unit of storage: a quantized triple or a norm (a triple is never split across shards).
+struct PlanUnit {
+    bool quantized = false;
+    QuantTensor quant;
+    NormTensor norm;
+    uint64_t byte_count() const;
+};
+
+struct PlanOptions {
+    std::string preset;  // "tiny" | "qwen3-0.6b"
+    int64_t vocab = 0;   // for tiny: the tokenizer's token count
+    bool prefix_model = false;
+    bool untied = false;
+    bool corners = false;
+    std::string defect;  // "" or a defect name
+};
+
+struct ModelPlan {
+    Dims dims;
+    std::vector<PlanUnit> units;
+};
+
+// Throws std::runtime_error for an unknown preset or defect.
+ModelPlan make_plan(const PlanOptions& options);
+
+// Names of the defects this generator knows (those that change tensors or tokenizer files).
+const std::vector<std::string>& defect_names();
+
+// Splits units into `shard_count` contiguous runs of about equal bytes (each non-empty).
+std::vector<std::vector<PlanUnit>> split_into_shards(const std::vector<PlanUnit>& units,
+                                                     int shard_count);
+
+}  // namespace mkfixture
