@@ -41,7 +41,8 @@ inline std::vector<uint8_t> read_file_bytes(const std::filesystem::path& path) {
 
 inline void write_file_bytes(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
 }
 
 // A fresh, empty scratch folder under the build tree, named for the test.

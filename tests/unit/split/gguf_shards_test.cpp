@@ -1,11 +1,12 @@
-// Split GGUF sets: shard names and size parsing as llama-gguf-split spells them, the distribution of
-// tensors over shards (worked by hand), and split/merge/convert --split-max-size through the CLI,
-// including damaged sets that must fail with a clear error and write nothing.
+// Split GGUF sets: shard names and size parsing as llama-gguf-split spells them, the distribution
+// of tensors over shards (worked by hand), and split/merge/convert --split-max-size through the
+// CLI, including damaged sets that must fail with a clear error and write nothing.
+#include "rebox/format/gguf_shards.hpp"
+
 #include <gtest/gtest.h>
 
 #include "rebox/error.hpp"
 #include "rebox/format/gguf_file.hpp"
-#include "rebox/format/gguf_shards.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
 
@@ -35,7 +36,8 @@ TEST(GgufShards, SplitSizeUsesDecimalUnits) {
 std::vector<GgufTensorInfo> f32_tensors(const std::vector<int64_t>& lengths) {
     std::vector<GgufTensorInfo> infos;
     for (size_t i = 0; i < lengths.size(); ++i)
-        infos.push_back({"t" + std::to_string(i), {lengths[i]}, 0, 0, static_cast<uint64_t>(lengths[i]) * 4});
+        infos.push_back(
+            {"t" + std::to_string(i), {lengths[i]}, 0, 0, static_cast<uint64_t>(lengths[i]) * 4});
     return infos;
 }
 
@@ -50,8 +52,8 @@ TEST(GgufShards, SizeLimitCountsPaddedBytesAndIsolatesHugeTensors) {
     const auto tensors = f32_tensors({8, 8, 9, 100, 8});
     const std::vector<GgufKV> kvs = {{"general.architecture", GgufValue::str("qwen3")}};
     const ShardedLayout layout = make_sharded_layout(kvs, tensors, SplitLimits{96, 0, false});
-    // 32+32 = 64 <= 96; +64 = 128 > 96 -> new shard; 64 + 416 > 96 -> new; 416 alone (over the limit);
-    // then 32 -> new shard.
+    // 32+32 = 64 <= 96; +64 = 128 > 96 -> new shard; 64 + 416 > 96 -> new; 416 alone (over the
+    // limit); then 32 -> new shard.
     EXPECT_EQ(shard_sizes(layout), (std::vector<size_t>{2, 1, 1, 1}));
     ASSERT_EQ(layout.places.size(), 5u);
     EXPECT_EQ(layout.places[3].shard, 2u);
@@ -85,25 +87,33 @@ TEST(GgufShards, TensorCountLimitAndMetadataOnlyFirstShard) {
 }
 
 class SplitCli : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         dir_ = test::scratch_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
         model_ = dir_ / "model";
         gguf_ = dir_ / "whole.gguf";
-        ASSERT_EQ(sh(quoted(test::mkfixture_cli()) + " " + quoted(model_) + " --preset tiny --tokenizer small")
+        ASSERT_EQ(sh(quoted(test::mkfixture_cli()) + " " + quoted(model_) +
+                     " --preset tiny --tokenizer small")
                       .exit_code,
                   0);
-        ASSERT_EQ(sh(rebox() + " convert " + quoted(model_) + " -o " + quoted(gguf_) + " --quiet").exit_code, 0);
+        ASSERT_EQ(sh(rebox() + " convert " + quoted(model_) + " -o " + quoted(gguf_) + " --quiet")
+                      .exit_code,
+                  0);
     }
-    test::RunResult sh(const std::string& command) { return run_command(command, dir_ / "log.txt"); }
+    test::RunResult sh(const std::string& command) {
+        return run_command(command, dir_ / "log.txt");
+    }
     static std::string rebox() { return quoted(test::rebox_cli()); }
-    fs::path shard(uint32_t i, uint32_t n) const { return shard_path((dir_ / "part").string(), i, n); }
+    fs::path shard(uint32_t i, uint32_t n) const {
+        return shard_path((dir_ / "part").string(), i, n);
+    }
 
     fs::path dir_, model_, gguf_;
 };
 
 TEST_F(SplitCli, SplitThenMergeIsByteIdenticalAndEveryShardIsAGguf) {
-    ASSERT_EQ(sh(rebox() + " split " + quoted(gguf_) + " " + quoted(dir_ / "part") + " --split-max-tensors 10")
+    ASSERT_EQ(sh(rebox() + " split " + quoted(gguf_) + " " + quoted(dir_ / "part") +
+                 " --split-max-tensors 10")
                   .exit_code,
               0);
     // 24 tensors, 10 per shard -> 3 shards.
@@ -122,13 +132,21 @@ TEST_F(SplitCli, SplitThenMergeIsByteIdenticalAndEveryShardIsAGguf) {
     EXPECT_EQ(verified.exit_code, 0) << verified.output;
     EXPECT_NE(verified.output.find("bit-identical: 15/15"), std::string::npos) << verified.output;
 
+    const auto inspected = sh(rebox() + " inspect " + quoted(shard(0, 3)));
+    EXPECT_EQ(inspected.exit_code, 0) << inspected.output;
+    EXPECT_NE(inspected.output.find("* split set: 3 shards, 24 tensors in all"), std::string::npos)
+        << inspected.output;
+    EXPECT_NE(inspected.output.find("Q4_1     count     15"), std::string::npos)
+        << inspected.output;
+
     const fs::path merged = dir_ / "merged.gguf";
     ASSERT_EQ(sh(rebox() + " merge " + quoted(shard(0, 3)) + " " + quoted(merged)).exit_code, 0);
     EXPECT_EQ(test::read_file_bytes(merged), test::read_file_bytes(gguf_));
 }
 
 TEST_F(SplitCli, DamagedSetsFailClearlyAndWriteNothing) {
-    ASSERT_EQ(sh(rebox() + " split " + quoted(gguf_) + " " + quoted(dir_ / "part") + " --split-max-tensors 10")
+    ASSERT_EQ(sh(rebox() + " split " + quoted(gguf_) + " " + quoted(dir_ / "part") +
+                 " --split-max-tensors 10")
                   .exit_code,
               0);
     const fs::path merged = dir_ / "merged.gguf";
@@ -158,10 +176,12 @@ TEST_F(SplitCli, DamagedSetsFailClearlyAndWriteNothing) {
     merge_fails_with(shard(2, 3).string());
     test::write_file_bytes(shard(2, 3), original);
     // A shard from another split of the same model (4 shards): count and numbering disagree.
-    ASSERT_EQ(sh(rebox() + " split " + quoted(gguf_) + " " + quoted(dir_ / "other") + " --split-max-tensors 7")
+    ASSERT_EQ(sh(rebox() + " split " + quoted(gguf_) + " " + quoted(dir_ / "other") +
+                 " --split-max-tensors 7")
                   .exit_code,
               0);
-    fs::copy_file(shard_path((dir_ / "other").string(), 1, 4), shard(1, 3), fs::copy_options::overwrite_existing);
+    fs::copy_file(shard_path((dir_ / "other").string(), 1, 4), shard(1, 3),
+                  fs::copy_options::overwrite_existing);
     merge_fails_with("is not shard 2 of a 3-shard set");
 }
 
