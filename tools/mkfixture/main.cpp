@@ -87,7 +87,12 @@ int main(int argc, char** argv) {
         options.defect = defect;
         const mkfixture::ModelPlan plan = mkfixture::make_plan(options);
 
-        mkfixture::write_config_json(out, plan.dims, !untied);
+        int64_t bos_id = -1, eos_id = -1;
+        if (token_count > 0) {
+            bos_id = mkfixture::added_token_id_in_file(out / "tokenizer.json", "<|endoftext|>");
+            eos_id = mkfixture::added_token_id_in_file(out / "tokenizer.json", "<|im_end|>");
+        }
+        mkfixture::write_config_json(out, plan.dims, !untied, bos_id, eos_id);
         if (!no_pooling) mkfixture::write_pooling_files(out, plan.dims.hidden);
         mkfixture::write_model_files(out, plan, shards, seed);
         std::cout << "rebox-mkfixture: wrote " << out_dir << " (" << preset << ", vocab "
