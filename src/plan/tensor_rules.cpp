@@ -117,16 +117,23 @@ bool plan_float(const SourceTensor& source, const std::string& gguf_name, OutTyp
     plan->ne = reversed(source.shape);
     const bool keep_f32 =
         source.shape.size() == 1 || gguf_name.ends_with("norm.weight") || outtype == OutType::f32;
+    const std::string dtype = float_dtype_name(source.float_dtype);
     if (keep_f32 || source.float_dtype == FloatDtype::F32) {
         plan->type = static_cast<uint32_t>(GgmlType::F32);
         plan->encoding =
             source.float_dtype == FloatDtype::F32 ? Encoding::copy_f32 : Encoding::widen_f32;
+        plan->note = source.float_dtype == FloatDtype::F32
+                         ? "F32 copied"
+                         : dtype + " widened to F32 exactly" +
+                               (outtype == OutType::f32 ? " (--outtype f32)" : " (norms stay F32)");
     } else if (source.float_dtype == FloatDtype::F16) {
         plan->type = static_cast<uint32_t>(GgmlType::F16);
         plan->encoding = Encoding::copy_f16;
+        plan->note = "F16 copied";
     } else {
         plan->type = static_cast<uint32_t>(GgmlType::BF16);
         plan->encoding = Encoding::copy_bf16;
+        plan->note = "BF16 copied";
     }
     return true;
 }

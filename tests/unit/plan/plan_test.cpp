@@ -9,6 +9,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "rebox/convert/convert.hpp"
+#include "rebox/error.hpp"
 #include "rebox/format/ggml_type.hpp"
 #include "rebox/source/mcq_reader.hpp"
 #include "source/mcq_test_writer.hpp"
@@ -289,6 +291,65 @@ TEST_F(PlanTest, SixBitFallbackOnlyWithTheFlag) {
             EXPECT_TRUE(t.encoding == Encoding::dequant_f16 || t.encoding == Encoding::dequant_f32);
             EXPECT_NE(t.note.find("bits 6"), std::string::npos) << t.note;
         }
+}
+
+// 6-bit v_proj with every scale 2^-10 (fp16 0x1400) and min 0.5 (0x3800): values 0.5 + c/1024
+// (c <= 63) are multiples of fp16's 2^-11 step in [0.5, 1), so the fallback writes F16; 8-bit
+// up_proj with scale 0x2e66 (1638 * 2^-14) and min 0.5 has values off that grid: F32. Converted
+// and verified (the verifier dequantizes the GGUF itself) bit for bit.
+TEST_F(PlanTest, FallbackConvertsToExactF16AndF32) {
+    TinyQwen3 model;
+    replace_quant(model, "layers.0.self_attn.v_proj.weight", 6, 64, 32, 64);
+    replace_quant(model, "layers.0.mlp.up_proj.weight", 8, 64, 128, 64);
+    auto fill = [&](const std::string& part, uint16_t value) {
+        std::vector<uint8_t>& data = model.file.part(part).data;
+        for (size_t i = 0; i + 1 < data.size(); i += 2) {
+            data[i] = static_cast<uint8_t>(value);
+            data[i + 1] = static_cast<uint8_t>(value >> 8);
+        }
+    };
+    fill("layers.0.self_attn.v_proj.weight.scales", 0x1400);
+    fill("layers.0.self_attn.v_proj.weight.mins", 0x3800);
+    fill("layers.0.mlp.up_proj.weight.scales", 0x2e66);
+    fill("layers.0.mlp.up_proj.weight.mins", 0x3800);
+    PlanOptions options;
+    options.allow_lossless_fallback = true;
+    const Plan p = plan(model, options);
+    ASSERT_TRUE(p.blockers.empty()) << all_blockers(p);
+    int checked = 0;
+    for (const TensorPlan& t : p.tensors) {
+        if (t.gguf_name == "blk.0.attn_v.weight") {
+            EXPECT_EQ(t.type, static_cast<uint32_t>(GgmlType::F16));
+            EXPECT_EQ(t.encoding, Encoding::dequant_f16);
+            EXPECT_EQ(t.nbytes, 32u * 64 * 2);
+            ++checked;
+        }
+        if (t.gguf_name == "blk.0.ffn_up.weight") {
+            EXPECT_EQ(t.type, kF32);
+            EXPECT_EQ(t.encoding, Encoding::dequant_f32);
+            EXPECT_NE(t.note.find("bits 8"), std::string::npos) << t.note;
+            ++checked;
+        }
+    }
+    EXPECT_EQ(checked, 2);
+
+    ConvertOptions convert;
+    convert.model_dir = dir.path();
+    convert.output = dir.path() / "out.gguf";
+    convert.plan = options;
+    convert.threads = 2;
+    const ConvertResult result = convert_model(convert);
+    ASSERT_TRUE(result.verify.has_value());
+    EXPECT_TRUE(result.verify->ok()) << result.verify->summary();
+    EXPECT_TRUE(result.committed);
+    EXPECT_EQ(result.verify->re_encoded_identical, result.verify->re_encoded_total);
+    EXPECT_EQ(std::filesystem::file_size(convert.output), plan_file_bytes(p));
+
+    // Without the flag: both are BLOCKERs and nothing is written.
+    convert.plan.allow_lossless_fallback = false;
+    convert.output = dir.path() / "refused.gguf";
+    EXPECT_THROW(convert_model(convert), Error);
+    EXPECT_FALSE(std::filesystem::exists(convert.output));
 }
 
 TEST_F(PlanTest, SixBitDoesNotFitANibble) {
