@@ -7,7 +7,7 @@ formula w = float(code) * float(scale) + float(min) in float32). F32 tensors mus
 tensor (F32 byte-equal; F16/BF16 widened exactly). Every GGUF tensor must come from exactly one source
 tensor and every source tensor must appear.
 
-Usage: ggufpy_dequant.py MODEL_DIR FILE.gguf [--expect-qwen3-0.6b]
+Usage: ggufpy_dequant.py MODEL_DIR FILE.gguf [--expect-qwen3-0.6b] [--expect-q5_1]
   --expect-qwen3-0.6b  also check the reference figures of the 0.6B shape (mcq-v1 spec): 310 tensors,
                        197 Q4_1 + 113 F32, 151,669 tokens with none empty, size within 0.2% of 378,522,208.
 """
@@ -22,6 +22,7 @@ from gguf import GGMLQuantizationType as Q
 
 model_dir, gguf_path = sys.argv[1], sys.argv[2]
 expect_06b = "--expect-qwen3-0.6b" in sys.argv[3:]
+expect_q51 = "--expect-q5_1" in sys.argv[3:]
 problems = []
 ROWS_PER_CHUNK_VALUES = 1 << 22  # values per chunk, keeps memory flat on the 0.6B shape
 
@@ -131,7 +132,7 @@ for hf in logical:
     else:
         by_gguf[g] = hf
 
-n_q41 = n_q41_same = n_f32 = n_f32_same = 0
+n_q41 = n_q41_same = n_q51 = n_q51_same = n_f32 = n_f32_same = 0
 seen = set()
 for t in reader.tensors:
     hf = by_gguf.get(t.name)
@@ -145,19 +146,24 @@ for t in reader.tensors:
         if [int(x) for x in t.shape] != [cols, rows]:
             fail(f"{t.name}: ne {list(map(int, t.shape))}, source shape {meta['shape']} (expected ne [{cols}, {rows}])")
             continue
-        if t.tensor_type not in (Q.Q4_1, Q.F32):
-            fail(f"{t.name}: type {t.tensor_type.name} for a {meta['bits']}-bit source (expected Q4_1 or F32)")
+        if t.tensor_type not in (Q.Q4_1, Q.Q5_1, Q.F32):
+            fail(f"{t.name}: type {t.tensor_type.name} for a {meta['bits']}-bit source (expected Q4_1, Q5_1 or F32)")
             continue
         is_q41 = t.tensor_type == Q.Q4_1
+        is_q51 = t.tensor_type == Q.Q5_1
         n_q41 += is_q41
-        n_f32 += not is_q41
+        n_q51 += is_q51
+        n_f32 += t.tensor_type == Q.F32
         step = max(1, ROWS_PER_CHUNK_VALUES // cols)
         mismatched = 0
         first_bad = None
         for r0 in range(0, rows, step):
             r1 = min(rows, r0 + step)
             rows_data = t.data[r0:r1]
-            got = gguf.quants.dequantize(rows_data, Q.Q4_1) if is_q41 else np.asarray(rows_data, dtype=np.float32)
+            if is_q41 or is_q51:
+                got = gguf.quants.dequantize(rows_data, t.tensor_type)
+            else:
+                got = np.asarray(rows_data, dtype=np.float32)
             want = expected_rows(hf, meta, r0, r1)
             diff = got.reshape(r1 - r0, cols).view(np.uint32) != want.view(np.uint32)
             if diff.any():
@@ -170,6 +176,8 @@ for t in reader.tensors:
             fail(f"{t.name}: {mismatched} of {rows * cols} values differ; first at row {r} col {c}: gguf {g_!r} source {w_!r}")
         elif is_q41:
             n_q41_same += 1
+        elif is_q51:
+            n_q51_same += 1
         else:
             n_f32_same += 1
     else:
@@ -191,10 +199,13 @@ for g, hf in by_gguf.items():
         fail(f"source tensor {hf}: missing from the GGUF (expected {g})")
 
 name = os.path.basename(gguf_path)
-print(f"  {name}: {len(reader.tensors)} tensors; {n_q41_same}/{n_q41} Q4_1 tensors bit-identical to the source; "
+print(f"  {name}: {len(reader.tensors)} tensors; {n_q41_same}/{n_q41} Q4_1 and {n_q51_same}/{n_q51} Q5_1 tensors "
+      f"bit-identical to the source; "
       f"{n_f32_same}/{n_f32} F32 tensors equal to the source")
 if n_q41 == 0:
     fail("no Q4_1 tensor in the file (expected the default conversion)")
+if expect_q51 and n_q51 == 0:
+    fail("no Q5_1 tensor in the file (expected one for the 5-bit source tensor)")
 
 if expect_06b:
     size = os.path.getsize(gguf_path)
