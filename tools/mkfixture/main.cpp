@@ -117,7 +117,12 @@ int main(int argc, char** argv) {
         mkfixture::ModelPlan plan = mkfixture::make_plan(options);
         if (is_mlx) mlx.overrides = mkfixture::apply_mlx_recipe(plan, recipe);
 
-        mkfixture::write_config_json(out, plan.dims, !untied);
+        int64_t bos_id = -1, eos_id = -1;
+        if (token_count > 0) {
+            bos_id = mkfixture::added_token_id_in_file(out / "tokenizer.json", "<|endoftext|>");
+            eos_id = mkfixture::added_token_id_in_file(out / "tokenizer.json", "<|im_end|>");
+        }
+        mkfixture::write_config_json(out, plan.dims, !untied, bos_id, eos_id);
         if (is_mlx) mkfixture::add_mlx_quantization(out, mlx);
         if (!no_pooling) mkfixture::write_pooling_files(out, plan.dims.hidden);
         if (is_mlx)

@@ -13,7 +13,8 @@ uint64_t PlanUnit::byte_count() const {
 
 const std::vector<std::string>& defect_names() {
     static const std::vector<std::string> names = {
-        "group16", "bits5", "bytecount", "metadata-lie", "metadata-lie-counts", "padding", "unknown-name", "no-merges"};
+        "group16", "bits5",        "bytecount", "metadata-lie", "metadata-lie-counts",
+        "padding", "unknown-name", "no-merges"};
     return names;
 }
 
