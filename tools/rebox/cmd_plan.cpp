@@ -10,7 +10,7 @@
 #include "rebox/error.hpp"
 #include "rebox/format/ggml_type.hpp"
 #include "rebox/plan/plan.hpp"
-#include "rebox/source/mcq_reader.hpp"
+#include "rebox/source/read_source.hpp"
 #include "report_json.hpp"
 
 namespace rebox::cli {
@@ -68,7 +68,7 @@ void print_text(const std::string& model_dir, const SourceModel& source, const P
 }  // namespace
 
 int run_plan(const PlanArgs& args) {
-    const SourceModel source = read_mcq_model(args.model_dir);
+    const SourceModel source = read_source_model(args.model_dir);
     PlanOptions options;
     options.outtype = args.outtype == "f32" ? OutType::f32 : OutType::q4_1;
     options.tokenizer_pre = args.tokenizer_pre;
