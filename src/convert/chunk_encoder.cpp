@@ -19,6 +19,7 @@ UnitSize output_unit(const TensorPlan& plan) {
         case Encoding::copy_f32:
         case Encoding::widen_f32:
             return {4, 1};
+        case Encoding::dequant_f16:
         case Encoding::copy_f16:
         case Encoding::copy_bf16:
             return {2, 1};
@@ -28,15 +29,28 @@ UnitSize output_unit(const TensorPlan& plan) {
 
 void encode_chunk(const SourceTensor& source, const TensorPlan& plan, const Chunk& chunk,
                   std::span<uint8_t> out) {
+    const ScaleRule rule = plan.zero_code_groups_get_zero_scale ? ScaleRule::zero_when_codes_zero
+                                                                : ScaleRule::exact;
     switch (plan.encoding) {
         case Encoding::q4_1_repack:
             encode_q4_1(*source.quant, chunk.first / kQBlockValues, chunk.count / kQBlockValues,
-                        out.data());
+                        out.data(), rule);
             return;
         case Encoding::q5_1_repack:
             encode_q5_1(*source.quant, chunk.first / kQBlockValues, chunk.count / kQBlockValues,
-                        out.data());
+                        out.data(), rule);
             return;
+        case Encoding::dequant_f16: {
+            // Little-endian fp16 bits through a small aligned buffer, like dequant_f32 below.
+            uint16_t buffer[4096];
+            for (uint64_t done = 0; done < chunk.count;) {
+                const size_t n = static_cast<size_t>(std::min<uint64_t>(4096, chunk.count - done));
+                dequantize_f16(*source.quant, chunk.first + done, n, buffer);
+                std::memcpy(out.data() + done * 2, buffer, n * 2);
+                done += n;
+            }
+            return;
+        }
         case Encoding::dequant_f32: {
             // out is not necessarily float-aligned: dequantize through a small aligned buffer.
             float buffer[4096];

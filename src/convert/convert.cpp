@@ -20,7 +20,7 @@
 #include "rebox/format/gguf_shards.hpp"
 #include "rebox/format/mapped_file.hpp"
 #include "rebox/format/safetensors.hpp"
-#include "rebox/source/mcq_reader.hpp"
+#include "rebox/source/read_source.hpp"
 #include "source_release.hpp"
 
 namespace rebox {
@@ -148,7 +148,7 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
 ConvertResult convert_model(const ConvertOptions& options) {
     const auto start = std::chrono::steady_clock::now();
     ConvertResult result;
-    SourceModel source = read_mcq_model(options.model_dir);
+    SourceModel source = read_source_model(options.model_dir);
     result.plan = make_plan(source, options.plan);
     // The plan carries the reader's blockers too.
     if (!result.plan.blockers.empty()) throw_blockers(options.model_dir, result.plan.blockers);

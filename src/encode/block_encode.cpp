@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
 
 #include "rebox/encode/lsb0_unpack.hpp"
@@ -55,17 +56,38 @@ uint16_t stored_half(FloatDtype dtype, std::span<const uint8_t> values, uint64_t
     return half;
 }
 
-// Writes d and m of block b (group = 32b / group) and returns nothing; shared by Q4_1 and Q5_1.
-inline void store_dm(const QuantView& q, uint64_t block, uint8_t* out) {
+// Writes d and m of block b (group = 32b / group); shared by Q4_1 and Q5_1.
+inline void store_dm(const QuantView& q, uint64_t block, ScaleRule rule, uint8_t* out) {
     const uint64_t g = block * kQBlockValues / static_cast<uint64_t>(q.group);
-    store_u16(out, group_scale_half(q, g));
+    store_u16(out, group_scale_half(q, g, rule));
     store_u16(out + 2, group_min_half(q, g));
 }
 
 }  // namespace
 
-uint16_t group_scale_half(const QuantView& q, uint64_t group_index) {
-    return stored_half(q.scale_dtype, q.scales, group_index, "scales");
+uint16_t group_scale_half(const QuantView& q, uint64_t group_index, ScaleRule rule) {
+    if (q.scale_dtype == FloatDtype::F16) return load_u16(q.scales.data() + 2 * group_index);
+    const float scale = stored_float(q.scale_dtype, q.scales, group_index);
+    uint16_t half = 0;
+    if (float_to_half_exact(scale, &half)) return half;
+    if (rule == ScaleRule::zero_when_codes_zero && std::isfinite(scale) &&
+        group_codes_all_zero(q, group_index))
+        return std::signbit(scale) ? 0x8000 : 0x0000;  // 0*(+-0) = 0*scale, sign included
+    throw Error(ExitClass::blocker, error_message("", "scales[" + std::to_string(group_index) + "]",
+                                                  "not exactly representable as fp16"));
+}
+
+bool group_codes_all_zero(const QuantView& q, uint64_t group_index) {
+    uint8_t codes[kChunkValues];
+    const uint64_t group = static_cast<uint64_t>(q.group);
+    for (uint64_t done = 0; done < group;) {
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunkValues, group - done));
+        unpack_lsb0(q.codes, q.bits, group_index * group + done, n, codes);
+        for (size_t i = 0; i < n; ++i)
+            if (codes[i] != 0) return false;
+        done += n;
+    }
+    return true;
 }
 
 uint16_t group_min_half(const QuantView& q, uint64_t group_index) {
@@ -117,13 +139,14 @@ inline void fold_3bit_block(const uint8_t* s, uint8_t* qs) {
 
 }  // namespace
 
-void encode_q4_1(const QuantView& q, uint64_t first_block, size_t n_blocks, uint8_t* out) {
+void encode_q4_1(const QuantView& q, uint64_t first_block, size_t n_blocks, uint8_t* out,
+                 ScaleRule rule) {
     GroupCursor cursor(q, first_block);
     uint16_t d = 0, m = 0;
     // d and m are looked up once per group; the caller guarantees q.group % 32 == 0.
     const auto store_block_dm = [&](uint8_t* block, bool first) {
         if (first || cursor.starts_group()) {
-            d = group_scale_half(q, cursor.group());
+            d = group_scale_half(q, cursor.group(), rule);
             m = group_min_half(q, cursor.group());
         }
         store_u16(block, d);
@@ -159,7 +182,8 @@ void encode_q4_1(const QuantView& q, uint64_t first_block, size_t n_blocks, uint
     }
 }
 
-void encode_q5_1(const QuantView& q, uint64_t first_block, size_t n_blocks, uint8_t* out) {
+void encode_q5_1(const QuantView& q, uint64_t first_block, size_t n_blocks, uint8_t* out,
+                 ScaleRule rule) {
     uint8_t codes[kChunkValues];
     for (size_t done = 0; done < n_blocks;) {
         const size_t chunk = std::min(kChunkBlocks, n_blocks - done);
@@ -168,7 +192,7 @@ void encode_q5_1(const QuantView& q, uint64_t first_block, size_t n_blocks, uint
         for (size_t b = 0; b < chunk; ++b) {
             uint8_t* block = out + (done + b) * kQ5_1BlockBytes;
             const uint8_t* c = codes + b * kQBlockValues;
-            store_dm(q, block0 + b, block);
+            store_dm(q, block0 + b, rule, block);
             uint32_t qh = 0;
             for (uint32_t j = 0; j < 32; ++j) qh |= uint32_t{(c[j] >> 4) & 1u} << j;
             for (int k = 0; k < 4; ++k) block[4 + k] = static_cast<uint8_t>(qh >> (8 * k));
@@ -197,6 +221,21 @@ void dequantize_f32(const QuantView& q, uint64_t first, size_t count, float* out
                 out[done + i + k] = static_cast<float>(codes[i + k]) * scale + min;
             i += run;
         }
+        done += chunk;
+    }
+}
+
+void dequantize_f16(const QuantView& q, uint64_t first, size_t count, uint16_t* out) {
+    float values[kChunkValues];
+    for (size_t done = 0; done < count;) {
+        const size_t chunk = std::min(kChunkValues, count - done);
+        dequantize_f32(q, first + done, chunk, values);
+        for (size_t i = 0; i < chunk; ++i)
+            if (!float_to_half_exact(values[i], out + done + i))
+                throw Error(ExitClass::blocker,
+                            error_message("", "value " + std::to_string(first + done + i),
+                                          "not exactly representable as fp16 (expected the plan "
+                                          "to choose F32)"));
         done += chunk;
     }
 }

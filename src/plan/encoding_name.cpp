@@ -11,6 +11,8 @@ const char* encoding_name(Encoding encoding) {
             return "q5_1_repack";
         case Encoding::dequant_f32:
             return "dequant_f32";
+        case Encoding::dequant_f16:
+            return "dequant_f16";
         case Encoding::copy_f32:
             return "copy_f32";
         case Encoding::copy_f16:

@@ -145,6 +145,19 @@ std::vector<GgufKV> provenance_kvs(const SourceModel& source, const Plan& plan) 
     };
 }
 
+// general.file_type: the most frequent block type among the tensors (Q4_1 on a tie or when there
+// is none); all F32 with --outtype f32.
+LlamaFileType file_type(const SourceModel& source, const Plan& plan, const PlanOptions& options) {
+    if (options.outtype == OutType::f32) return LlamaFileType::ALL_F32;
+    size_t q4_1 = 0, q5_1 = 0;
+    for (const TensorPlan& tensor : plan.tensors) {
+        if (!source.tensors[tensor.source_index].is_quantized()) continue;
+        if (tensor.type == static_cast<uint32_t>(GgmlType::Q4_1)) ++q4_1;
+        if (tensor.type == static_cast<uint32_t>(GgmlType::Q5_1)) ++q5_1;
+    }
+    return q5_1 > q4_1 ? LlamaFileType::MOSTLY_Q5_1 : LlamaFileType::MOSTLY_Q4_1;
+}
+
 uint64_t total_file_bytes(const SourceModel& source) {
     uint64_t total = 0;
     for (const auto& file : source.files) {
@@ -196,8 +209,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
             continue;
         }
         TensorPlan tensor_plan;
-        if (!plan_detail::plan_tensor(tensor, i, *gguf_name, options.outtype, &tensor_plan,
-                                      &plan.blockers))
+        if (!plan_detail::plan_tensor(tensor, i, *gguf_name, options, &tensor_plan, &plan.blockers))
             continue;
         if (!check_against_config(plan.arch, config, tensor, tensor_plan, &plan.blockers)) continue;
         plan.tensors.push_back(std::move(tensor_plan));
@@ -218,8 +230,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     input.config = &config;
     input.vocab = vocab ? &*vocab : nullptr;
     input.pooling = pooling;
-    input.file_type =
-        options.outtype == OutType::f32 ? LlamaFileType::ALL_F32 : LlamaFileType::MOSTLY_Q4_1;
+    input.file_type = file_type(source, plan, options);
     input.name = general_name(source, config, options);
     plan.kvs = build_model_metadata(input);
     for (GgufKV& kv : provenance_kvs(source, plan)) plan.kvs.push_back(std::move(kv));

@@ -12,6 +12,6 @@ namespace rebox::plan_detail {
 
 // Appends to `blockers` and returns false when the tensor cannot be planned.
 bool plan_tensor(const SourceTensor& source, size_t source_index, const std::string& gguf_name,
-                 OutType outtype, TensorPlan* plan, std::vector<Blocker>* blockers);
+                 const PlanOptions& options, TensorPlan* plan, std::vector<Blocker>* blockers);
 
 }  // namespace rebox::plan_detail

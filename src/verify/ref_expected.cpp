@@ -1,4 +1,4 @@
-// Source-side expected values (mcq-v1 formula, float widening); plain loops on spans.
+// Source-side expected values (mcq-v1 / MLX affine formula, float widening); plain loops on spans.
 #include "ref_expected.hpp"
 
 #include <algorithm>
@@ -6,6 +6,22 @@
 #include "ref_lsb0.hpp"
 
 namespace rebox::verify_ref {
+namespace {
+
+// Value `index` of a little-endian parameter array, widened exactly to binary32.
+float param_at(SourceFloat dtype, std::span<const uint8_t> values, uint64_t index) {
+    switch (dtype) {
+        case SourceFloat::F32:
+            return float_from_bits(load_u32le(&values[4 * index]));
+        case SourceFloat::BF16:
+            return bf16_bits_to_float(load_u16le(&values[2 * index]));
+        case SourceFloat::F16:
+            break;
+    }
+    return half_bits_to_float(load_u16le(&values[2 * index]));
+}
+
+}  // namespace
 
 void expected_from_quantized(const QuantizedSource& source, uint64_t first,
                              std::span<uint8_t> codes, std::span<float> out) {
@@ -18,8 +34,8 @@ void expected_from_quantized(const QuantizedSource& source, uint64_t first,
         const uint64_t group_end = (group_index + 1) * source.group;
         const size_t run = static_cast<size_t>(
             std::min<uint64_t>(group_end - index, static_cast<uint64_t>(out.size() - k)));
-        const float scale = half_bits_to_float(load_u16le(&source.scales[2 * group_index]));
-        const float min = half_bits_to_float(load_u16le(&source.mins[2 * group_index]));
+        const float scale = param_at(source.param_dtype, source.scales, group_index);
+        const float min = param_at(source.param_dtype, source.mins, group_index);
         for (size_t r = 0; r < run; ++r) out[k + r] = mcq_value(chunk_codes[k + r], scale, min);
         k += run;
         index += run;

@@ -62,6 +62,8 @@ void bind_quantized(const SafetensorsFile& file, const Triple& triple, const Mcq
                                       "non-zero padding bits after the last code");
 }
 
+}  // namespace
+
 void bind_plain(const SafetensorsFile& file, const StTensorInfo& info, SourceEntry& entry) {
     size_t value_size = 0;
     switch (info.dtype) {
@@ -87,6 +89,8 @@ void bind_plain(const SafetensorsFile& file, const StTensorInfo& info, SourceEnt
         entry.problem = error_message(file.display_name(), info.name,
                                       "data size disagrees with shape", shape_text(info.shape));
 }
+
+namespace {
 
 void index_file(const SafetensorsFile& file, SourceIndex& index) {
     const std::string& file_name = file.display_name();
@@ -160,14 +164,16 @@ void index_file(const SafetensorsFile& file, SourceIndex& index) {
 SourceIndex index_source(const SafetensorsModel& model) {
     SourceIndex index;
     for (const auto& file : model.files()) index_file(*file, index);
-    for (size_t i = 0; i < index.entries.size(); ++i) {
-        const std::string key(strip_model_prefix(index.entries[i].name));
-        if (!index.by_stripped_name.emplace(key, i).second)
-            index.problems.push_back(error_message(
-                index.entries[i].file, index.entries[i].name,
-                "source tensor name given twice (with and without \"model.\" or in two shards)"));
-    }
+    for (size_t i = 0; i < index.entries.size(); ++i) add_by_stripped_name(index, i);
     return index;
+}
+
+void add_by_stripped_name(SourceIndex& index, size_t i) {
+    const std::string key(strip_model_prefix(index.entries[i].name));
+    if (!index.by_stripped_name.emplace(key, i).second)
+        index.problems.push_back(error_message(
+            index.entries[i].file, index.entries[i].name,
+            "source tensor name given twice (with and without \"model.\" or in two shards)"));
 }
 
 }  // namespace rebox::verify_ref

@@ -35,4 +35,10 @@ struct SourceIndex {
 // The model must stay alive while the index is used (spans point into its mappings).
 SourceIndex index_source(const SafetensorsModel& model);
 
+// Fills entry.float_dtype/float_data of a plain F32/F16/BF16 tensor, or sets entry.problem.
+void bind_plain(const SafetensorsFile& file, const StTensorInfo& info, SourceEntry& entry);
+
+// Adds entry `i` of index.entries to by_stripped_name (a second spelling becomes a problem).
+void add_by_stripped_name(SourceIndex& index, size_t i);
+
 }  // namespace rebox::verify_ref

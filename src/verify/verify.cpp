@@ -1,8 +1,8 @@
 // verify_gguf: opens the GGUF (or split set) through GgufFile/GgufSet and the source through
-// SafetensorsModel, pairs every GGUF tensor with its source tensor by the inverse name map,
-// compares values bit for bit (own unpacking, own dequantizers), then checks the tensor set, KVs
-// and layout. The report's max abs error, like the summary line, covers the re-encoded
-// (quantized-source) tensors.
+// SafetensorsModel (mcq-v1, or MLX affine when config.json says so and no file has mcq metadata),
+// pairs every GGUF tensor with its source tensor by the inverse name map, compares values bit for
+// bit (own unpacking, own dequantizers), then checks the tensor set, KVs and layout. The report's
+// max abs error, like the summary line, covers the re-encoded (quantized-source) tensors.
 #include "rebox/verify/verify.hpp"
 
 #include <cstdio>
@@ -10,6 +10,7 @@
 
 #include "expected_shapes.hpp"
 #include "metadata_checks.hpp"
+#include "mlx_source_index.hpp"
 #include "rebox/error.hpp"
 #include "rebox/format/ggml_type.hpp"
 #include "rebox/format/gguf_file.hpp"
@@ -131,7 +132,9 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
     const std::string& file = gguf.shard(0).display_name();
 
     VerifyReport report;
-    SourceIndex index = verify_ref::index_source(model);
+    SourceIndex index = verify_ref::is_mlx_source(model, model_dir / "config.json")
+                            ? verify_ref::index_mlx_source(model, model_dir / "config.json")
+                            : verify_ref::index_source(model);
     report.problems = std::move(index.problems);
     for (const SourceEntry& entry : index.entries)
         if (entry.quantized) ++report.re_encoded_total;

@@ -9,7 +9,9 @@
 
 namespace mkfixture {
 
-void write_config_json(const std::filesystem::path& out_dir, const Dims& dims, bool tied);
+// bos_id / eos_id < 0: not written (as config.json of a model without those tokens).
+void write_config_json(const std::filesystem::path& out_dir, const Dims& dims, bool tied,
+                       int64_t bos_id = -1, int64_t eos_id = -1);
 void write_pooling_files(const std::filesystem::path& out_dir, int64_t hidden);
 
 // The "mcq" metadata JSON of one file (Python json.dumps style, as in the spec's example).

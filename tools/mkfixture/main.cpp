@@ -1,6 +1,7 @@
 // rebox-mkfixture: writes deterministic mcq-v1 model directories (valid, or with one named
-// defect) that serve as independent ground truth for rebox's tests. It uses none of rebox's
-// encode/ or source/ code: safetensors writing, bit packing and fp16 rounding are its own.
+// defect), or MLX-layout ones (--format mlx, with a quantization recipe), that serve as
+// independent ground truth for rebox's tests. It uses none of rebox's encode/ or source/ code:
+// safetensors writing, bit packing and fp16/bf16 rounding are its own.
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <exception>
@@ -9,6 +10,8 @@
 #include <string>
 
 #include "hf_files.hpp"
+#include "mlx_files.hpp"
+#include "mlx_recipe.hpp"
 #include "model_plan.hpp"
 #include "tokenizer_files.hpp"
 
@@ -32,12 +35,14 @@ void remove_previous_fixture(const fs::path& out_dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"rebox-mkfixture: deterministic mcq-v1 test checkpoints"};
+    CLI::App app{"rebox-mkfixture: deterministic mcq-v1 / MLX test checkpoints"};
     std::string out_dir, preset, tokenizer, qwen3_tokenizer, defect;
     bool embedding_eos = false, prefix_model = false, corners = false, no_pooling = false;
     bool untied = false, force = false;
     int shards = 1;
     uint64_t seed = 1;
+    std::string format = "mcq", recipe = "uniform4";
+    mkfixture::MlxOptions mlx;
     app.add_option("OUT_DIR", out_dir, "output directory")->required();
     app.add_option("--preset", preset, "tiny | qwen3-0.6b | qwen3-8b")
         ->required()
@@ -60,9 +65,33 @@ int main(int argc, char** argv) {
     app.add_flag("--no-pooling", no_pooling, "no modules.json / 1_Pooling");
     app.add_flag("--untied", untied, "tie_word_embeddings false and an lm_head.weight");
     app.add_flag("--force", force, "replace an existing fixture in OUT_DIR");
+    app.add_option("--format", format, "mcq (default) | mlx (mlx-lm affine layout)")
+        ->check(CLI::IsMember({"mcq", "mlx"}));
+    app.add_option("--recipe", recipe, "mlx: uniform4 | mixed_3_4 | mixed_4_6 | dynamic_4_5")
+        ->check(CLI::IsMember(mkfixture::mlx_recipe_names()));
+    app.add_option("--scale-dtype", mlx.scale_dtype, "mlx: bf16 (default) | f16 | f32")
+        ->check(CLI::IsMember({"bf16", "f16", "f32"}));
+    app.add_option("--negative-scales", mlx.negative_scales,
+                   "mlx: which groups get a negative scale: half (default, as MLX) | none | all")
+        ->check(CLI::IsMember({"half", "none", "all"}));
+    app.add_flag("--inexact-scales", mlx.inexact_scales,
+                 "mlx: group 0 of model.layers.0.self_attn.q_proj gets a scale fp16 cannot hold");
     CLI11_PARSE(app, argc, argv);
 
     try {
+        const bool is_mlx = format == "mlx";
+        if (!is_mlx && (app.count("--recipe") || app.count("--scale-dtype") ||
+                        app.count("--negative-scales") || mlx.inexact_scales))
+            throw std::runtime_error(
+                "--recipe/--scale-dtype/--negative-scales/--inexact-scales "
+                "need --format mlx");
+        if (is_mlx && (!defect.empty() || corners))
+            throw std::runtime_error("--defect and --corners apply to --format mcq only");
+        if (mlx.inexact_scales && mlx.scale_dtype == "f16")
+            throw std::runtime_error(
+                "--inexact-scales needs --scale-dtype bf16 or f32 (every f16 "
+                "scale is fp16-exact)");
+        if (is_mlx) prefix_model = true;  // mlx-lm checkpoints use the HF names model.*
         if (tokenizer.empty()) tokenizer = preset == "tiny" ? "small" : "qwen3";
         if (qwen3_tokenizer.empty())
             if (const char* env = std::getenv("REBOX_QWEN3_TOKENIZER")) qwen3_tokenizer = env;
@@ -85,13 +114,24 @@ int main(int argc, char** argv) {
         options.untied = untied;
         options.corners = corners;
         options.defect = defect;
-        const mkfixture::ModelPlan plan = mkfixture::make_plan(options);
+        mkfixture::ModelPlan plan = mkfixture::make_plan(options);
+        if (is_mlx) mlx.overrides = mkfixture::apply_mlx_recipe(plan, recipe);
 
-        mkfixture::write_config_json(out, plan.dims, !untied);
+        int64_t bos_id = -1, eos_id = -1;
+        if (token_count > 0) {
+            bos_id = mkfixture::added_token_id_in_file(out / "tokenizer.json", "<|endoftext|>");
+            eos_id = mkfixture::added_token_id_in_file(out / "tokenizer.json", "<|im_end|>");
+        }
+        mkfixture::write_config_json(out, plan.dims, !untied, bos_id, eos_id);
+        if (is_mlx) mkfixture::add_mlx_quantization(out, mlx);
         if (!no_pooling) mkfixture::write_pooling_files(out, plan.dims.hidden);
-        mkfixture::write_model_files(out, plan, shards, seed);
+        if (is_mlx)
+            mkfixture::write_mlx_model_files(out, plan, shards, seed, mlx);
+        else
+            mkfixture::write_model_files(out, plan, shards, seed);
         std::cout << "rebox-mkfixture: wrote " << out_dir << " (" << preset << ", vocab "
-                  << plan.dims.vocab << ", " << plan.units.size() << " stored weights)\n";
+                  << plan.dims.vocab << ", " << (is_mlx ? "mlx " + recipe + ", " : std::string())
+                  << plan.units.size() << " stored weights)\n";
     } catch (const std::exception& e) {
         std::cerr << "rebox-mkfixture: " << e.what() << "\n";
         return 1;

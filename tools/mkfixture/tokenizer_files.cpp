@@ -371,4 +371,21 @@ int64_t write_tokenizer_files(const fs::path& out_dir, const TokenizerOptions& o
     return count;
 }
 
+int64_t added_token_id_in_file(const fs::path& tokenizer_json, const std::string& content) {
+    simdjson::dom::parser parser;
+    const simdjson::padded_string padded(read_file(tokenizer_json));
+    simdjson::dom::element doc;
+    if (parser.parse(padded).get(doc) != simdjson::SUCCESS) return -1;
+    simdjson::dom::array tokens;
+    if (doc["added_tokens"].get_array().get(tokens) != simdjson::SUCCESS) return -1;
+    for (auto token : tokens) {
+        std::string_view text;
+        int64_t id = 0;
+        if (token["content"].get_string().get(text) == simdjson::SUCCESS && text == content &&
+            token["id"].get_int64().get(id) == simdjson::SUCCESS)
+            return id;
+    }
+    return -1;
+}
+
 }  // namespace mkfixture

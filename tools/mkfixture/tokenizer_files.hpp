@@ -24,4 +24,8 @@ extern const char* const kQwenSplitRegex;
 int64_t write_tokenizer_files(const std::filesystem::path& out_dir,
                               const TokenizerOptions& options);
 
+// The id of an added token (e.g. "<|endoftext|>") in a written tokenizer.json; -1 when absent.
+int64_t added_token_id_in_file(const std::filesystem::path& tokenizer_json,
+                               const std::string& content);
+
 }  // namespace mkfixture

@@ -50,6 +50,7 @@ int run_convert(const ConvertArgs& args) {
     options.plan.outtype = args.outtype == "f32" ? OutType::f32 : OutType::q4_1;
     options.plan.tokenizer_pre = args.tokenizer_pre;
     if (args.name) options.plan.name = *args.name;
+    options.plan.allow_lossless_fallback = args.allow_lossless_fallback;
     options.verify = args.verify;
     options.overwrite = args.force;
     options.threads = args.threads;

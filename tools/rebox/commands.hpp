@@ -26,8 +26,18 @@ struct ConvertArgs {
     std::optional<std::string> tokenizer_pre;
     std::optional<std::string> name;
     std::optional<std::string> split_max_size;  // write shards directly, e.g. "500M"
+    bool allow_lossless_fallback = false;       // exact F16/F32 for tensors no block type holds
 };
 int run_convert(const ConvertArgs& args);
+
+struct PlanArgs {
+    std::string model_dir;
+    bool json = false;
+    std::string outtype = "q4_1";  // q4_1 | f32
+    bool allow_lossless_fallback = false;
+    std::optional<std::string> tokenizer_pre;
+};
+int run_plan(const PlanArgs& args);
 
 struct VerifyArgs {
     std::string model_dir;

@@ -8,11 +8,13 @@
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "inspect.hpp"
 #include "rebox/error.hpp"
 #include "rebox/format/ggml_type.hpp"
 #include "rebox/format/gguf_file.hpp"
+#include "rebox/format/gguf_shards.hpp"
 #include "rebox/format/mapped_file.hpp"
 
 namespace rebox::cli {
@@ -25,11 +27,23 @@ struct TypeTotal {
     uint64_t bytes = 0;
 };
 
+std::map<uint32_t, TypeTotal> totals_by_type(const std::vector<const GgufTensorInfo*>& tensors);
+
+std::vector<const GgufTensorInfo*> tensor_list(const GgufFile& file) {
+    std::vector<const GgufTensorInfo*> list;
+    for (const GgufTensorInfo& t : file.tensors()) list.push_back(&t);
+    return list;
+}
+
 std::map<uint32_t, TypeTotal> totals_by_type(const GgufFile& file) {
+    return totals_by_type(tensor_list(file));
+}
+
+std::map<uint32_t, TypeTotal> totals_by_type(const std::vector<const GgufTensorInfo*>& tensors) {
     std::map<uint32_t, TypeTotal> totals;
-    for (const GgufTensorInfo& t : file.tensors()) {
-        totals[t.type].count += 1;
-        totals[t.type].bytes += t.nbytes;
+    for (const GgufTensorInfo* t : tensors) {
+        totals[t->type].count += 1;
+        totals[t->type].bytes += t->nbytes;
     }
     return totals;
 }
@@ -59,7 +73,33 @@ Json kv_json(const GgufKV& kv) {
     return out;
 }
 
-void print_json(const std::string& path, const GgufFile& file) {
+Json totals_json(const std::map<uint32_t, TypeTotal>& totals) {
+    Json out = Json::object();
+    for (const auto& [type, total] : totals)
+        out[ggml_type_name(type)] = Json{{"count", total.count}, {"bytes", total.bytes}};
+    return out;
+}
+
+std::vector<const GgufTensorInfo*> set_tensor_list(const GgufSet& set) {
+    std::vector<const GgufTensorInfo*> list;
+    for (const auto& t : set.tensors()) list.push_back(t.info);
+    return list;
+}
+
+// The whole set when `file` is the first shard of a split model.
+Json split_json(const GgufSet& set) {
+    Json shards = Json::array();
+    for (size_t i = 0; i < set.shard_count(); ++i)
+        shards.push_back({{"file", set.shard(i).display_name()},
+                          {"tensor_count", set.shard(i).tensors().size()},
+                          {"file_size", set.shard(i).file_size()}});
+    return {{"count", set.shard_count()},
+            {"shards", std::move(shards)},
+            {"tensor_count", set.tensors().size()},
+            {"totals", totals_json(totals_by_type(set_tensor_list(set)))}};
+}
+
+void print_json(const std::string& path, const GgufFile& file, const GgufSet* set) {
     Json out;
     out["format"] = "gguf";
     out["file"] = path;
@@ -84,10 +124,8 @@ void print_json(const std::string& path, const GgufFile& file) {
         tensors.push_back(std::move(entry));
     }
     out["tensors"] = std::move(tensors);
-    Json totals = Json::object();
-    for (const auto& [type, total] : totals_by_type(file))
-        totals[ggml_type_name(type)] = Json{{"count", total.count}, {"bytes", total.bytes}};
-    out["totals"] = std::move(totals);
+    out["totals"] = totals_json(totals_by_type(file));
+    if (set != nullptr) out["split"] = split_json(*set);
     // Strings are bytes from the file: replace invalid UTF-8 instead of throwing.
     const std::string text = out.dump(-1, ' ', false, Json::error_handler_t::replace);
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -100,7 +138,18 @@ std::string join_ne(const std::vector<int64_t>& ne) {
     return out;
 }
 
-void print_text(const std::string& path, const GgufFile& file) {
+void print_totals(const std::map<uint32_t, TypeTotal>& totals) {
+    TypeTotal all;
+    for (const auto& [type, total] : totals) {
+        std::printf("  %-7s  count %6" PRIu64 "  bytes %14" PRIu64 "\n",
+                    ggml_type_name(type).c_str(), total.count, total.bytes);
+        all.count += total.count;
+        all.bytes += total.bytes;
+    }
+    std::printf("  %-7s  count %6" PRIu64 "  bytes %14" PRIu64 "\n", "all", all.count, all.bytes);
+}
+
+void print_text(const std::string& path, const GgufFile& file, const GgufSet* set) {
     std::printf("%s\n", path.c_str());
     std::printf("* GGUF header\n");
     std::printf("  magic         GGUF\n");
@@ -136,14 +185,16 @@ void print_text(const std::string& path, const GgufFile& file) {
     }
 
     std::printf("* totals by type\n");
-    TypeTotal all;
-    for (const auto& [type, total] : totals_by_type(file)) {
-        std::printf("  %-7s  count %6" PRIu64 "  bytes %14" PRIu64 "\n",
-                    ggml_type_name(type).c_str(), total.count, total.bytes);
-        all.count += total.count;
-        all.bytes += total.bytes;
-    }
-    std::printf("  %-7s  count %6" PRIu64 "  bytes %14" PRIu64 "\n", "all", all.count, all.bytes);
+    print_totals(totals_by_type(file));
+    if (set == nullptr) return;
+    std::printf("* split set: %zu shards, %zu tensors in all\n", set->shard_count(),
+                set->tensors().size());
+    for (size_t i = 0; i < set->shard_count(); ++i)
+        std::printf("  %5zu  %s  tensors %zu  bytes %" PRIu64 "\n", i + 1,
+                    set->shard(i).display_name().c_str(), set->shard(i).tensors().size(),
+                    set->shard(i).file_size());
+    std::printf("* totals by type over the set\n");
+    print_totals(totals_by_type(set_tensor_list(*set)));
 }
 
 uint64_t read_le(const uint8_t* p, size_t size) {
@@ -199,10 +250,15 @@ int inspect_gguf(const InspectArgs& args) {
         return 0;
     }
     const auto file = GgufFile::open(args.file);
+    // The first shard of a split model: open (and check) the whole set too.
+    std::optional<GgufSet> set;
+    const GgufValue* split_count = file->find(kSplitCountKey);
+    if (split_count != nullptr && split_count->as_u16().value_or(0) > 1)
+        set = GgufSet::open(args.file);
     if (args.json)
-        print_json(args.file, *file);
+        print_json(args.file, *file, set ? &*set : nullptr);
     else
-        print_text(args.file, *file);
+        print_text(args.file, *file, set ? &*set : nullptr);
     return 0;
 }
 

@@ -44,6 +44,22 @@ int main(int argc, char** argv) {
         "--split-max-size", convert.split_max_size,
         "write shards of at most this size (N, NM or NG) as llama-gguf-split names them");
 
+    convert_cmd->add_flag("--allow-lossless-fallback", convert.allow_lossless_fallback,
+                          "tensors no Q4_1/Q5_1 block holds exactly (6/8-bit, group 16, ...) become "
+                          "an exact F16 copy, or F32 when a value does not fit fp16");
+
+    PlanArgs plan;
+    auto* plan_cmd = app.add_subcommand(
+        "plan", "Show what convert would write (types, sizes, BLOCKERs) without writing");
+    plan_cmd->add_option("MODEL_DIR", plan.model_dir, "model directory")->required();
+    plan_cmd->add_flag("--json", plan.json, "print one JSON object");
+    plan_cmd->add_option("--outtype", plan.outtype, "q4_1 (default) or f32")
+        ->check(CLI::IsMember({"q4_1", "f32"}));
+    plan_cmd->add_flag("--allow-lossless-fallback", plan.allow_lossless_fallback,
+                       "plan exact F16/F32 copies for tensors no Q4_1/Q5_1 block holds exactly");
+    plan_cmd->add_option("--tokenizer-pre", plan.tokenizer_pre,
+                         "tokenizer.ggml.pre to use when the pre-tokenizer regex is unknown");
+
     VerifyArgs verify;
     auto* verify_cmd =
         app.add_subcommand("verify", "Prove a GGUF holds exactly the values of its source");
@@ -85,6 +101,7 @@ int main(int argc, char** argv) {
             convert.verify = !no_verify;
             return run_convert(convert);
         }
+        if (plan_cmd->parsed()) return run_plan(plan);
         if (verify_cmd->parsed()) return run_verify(verify);
         if (split_cmd->parsed()) return run_split(split);
         if (merge_cmd->parsed()) return run_merge(merge);

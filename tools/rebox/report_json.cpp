@@ -43,7 +43,9 @@ nlohmann::json plan_to_json(const Plan& plan, const SourceModel* source) {
                               {"type", ggml_type_name(tp.type)},
                               {"encoding", encoding_name(tp.encoding)},
                               {"ne", tp.ne},
-                              {"nbytes", tp.nbytes}};
+                              {"nbytes", tp.nbytes},
+                              {"note", tp.note}};
+        if (tp.zero_code_groups_get_zero_scale) row["zero_code_groups_get_zero_scale"] = true;
         if (source != nullptr && tp.source_index < source->tensors.size()) {
             const SourceTensor& st = source->tensors[tp.source_index];
             row["source_name"] = st.name;
@@ -61,11 +63,20 @@ nlohmann::json plan_to_json(const Plan& plan, const SourceModel* source) {
     nlohmann::json blockers = nlohmann::json::array();
     for (const Blocker& b : plan.blockers)
         blockers.push_back({{"tensor", b.tensor}, {"reason", b.reason}, {"fix", b.fix}});
-    return {{"arch", plan.arch},
-            {"tensors", std::move(tensors)},
-            {"blockers", std::move(blockers)},
-            {"source_bytes", plan.source_bytes},
-            {"tensor_bytes", gguf_tensor_bytes}};
+    nlohmann::json json = {{"arch", plan.arch},
+                           {"plannable", plan.blockers.empty()},
+                           {"tensors", std::move(tensors)},
+                           {"blockers", std::move(blockers)},
+                           {"source_bytes", plan.source_bytes},
+                           {"tensor_bytes", gguf_tensor_bytes}};
+    // The whole single-file size (header, KVs, infos, padding) only for a plan that can be written.
+    if (plan.blockers.empty()) {
+        const uint64_t file_bytes = plan_file_bytes(plan);
+        json["file_bytes"] = file_bytes;
+        if (plan.source_bytes > 0)
+            json["size_ratio"] = double(file_bytes) / double(plan.source_bytes);
+    }
+    return json;
 }
 
 void write_json_file(const std::string& path, const nlohmann::json& json) {

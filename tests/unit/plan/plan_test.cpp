@@ -9,6 +9,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "rebox/convert/convert.hpp"
+#include "rebox/error.hpp"
 #include "rebox/format/ggml_type.hpp"
 #include "rebox/source/mcq_reader.hpp"
 #include "source/mcq_test_writer.hpp"
@@ -220,10 +222,12 @@ TEST_F(PlanTest, Group16IsABlocker) {
     model.file.quant("layers.0.self_attn.q_proj.weight", 4, 16, 64, 64);
     const Plan p = plan(model);
     expect_blocker(p, "layers.0.self_attn.q_proj.weight",
-                   "group 16 is not a multiple of 32: a Q4_1 block would span two groups");
+                   "group 16 is not a multiple of 32: a Q4_1/Q5_1 block would span two groups");
     const Blocker* b = find_blocker(p, "layers.0.self_attn.q_proj.weight", "group 16");
     ASSERT_NE(b, nullptr);
-    EXPECT_EQ(b->fix, "re-export with group a multiple of 32");
+    EXPECT_EQ(b->fix,
+              "re-export with group a multiple of 32, or use --allow-lossless-fallback (exact "
+              "F16/F32 copy)");
     for (const TensorPlan& t : p.tensors) EXPECT_NE(t.gguf_name, "blk.0.attn_q.weight");
     EXPECT_EQ(p.tensors.size(), 23u);
 }
@@ -234,14 +238,118 @@ void replace_quant(TinyQwen3& model, const std::string& name, int bits, int64_t 
     model.file.quant(name, bits, group, rows, cols);
 }
 
-TEST_F(PlanTest, FiveBitIsABlockerWithTheQ5_1Note) {
+TEST_F(PlanTest, FiveBitGoesToQ5_1) {
     TinyQwen3 model;
     replace_quant(model, "layers.1.mlp.up_proj.weight", 5, 32, 128, 64);
     const Plan p = plan(model);
-    expect_blocker(p, "layers.1.mlp.up_proj.weight", "bits 5");
-    const Blocker* b = find_blocker(p, "layers.1.mlp.up_proj.weight", "bits 5");
-    ASSERT_NE(b, nullptr);
-    EXPECT_NE(b->fix.find("a lossless Q5_1 path is planned; not yet enabled"), std::string::npos);
+    EXPECT_TRUE(p.blockers.empty()) << all_blockers(p);
+    bool seen = false;
+    for (const TensorPlan& t : p.tensors)
+        if (t.gguf_name == "blk.1.ffn_up.weight") {
+            seen = true;
+            EXPECT_EQ(t.type, static_cast<uint32_t>(GgmlType::Q5_1));
+            EXPECT_EQ(t.encoding, Encoding::q5_1_repack);
+            EXPECT_EQ(t.nbytes, 128u * 64 / 32 * 24);  // Q5_1: 24 bytes per 32 values
+        }
+    EXPECT_TRUE(seen);
+    EXPECT_EQ(kv(p, "general.file_type")->as_u32(), 3u);  // Q4_1 still dominates
+}
+
+TEST_F(PlanTest, FileTypeIsTheMostFrequentBlockType) {
+    // 8 of the 15 quantized tensors at 5 bits: Q5_1 dominates -> MOSTLY_Q5_1 = 9.
+    TinyQwen3 model;
+    replace_quant(model, "embed_tokens.weight", 5, 64, 128, 64);
+    const std::string l0 = "layers.0.";
+    replace_quant(model, l0 + "self_attn.q_proj.weight", 5, 64, 64, 64);
+    replace_quant(model, l0 + "self_attn.k_proj.weight", 5, 64, 32, 64);
+    replace_quant(model, l0 + "self_attn.v_proj.weight", 5, 64, 32, 64);
+    replace_quant(model, l0 + "self_attn.o_proj.weight", 5, 64, 64, 64);
+    replace_quant(model, l0 + "mlp.gate_proj.weight", 5, 64, 128, 64);
+    replace_quant(model, l0 + "mlp.up_proj.weight", 5, 64, 128, 64);
+    replace_quant(model, l0 + "mlp.down_proj.weight", 5, 64, 64, 128);
+    const Plan p = plan(model);
+    EXPECT_TRUE(p.blockers.empty()) << all_blockers(p);
+    EXPECT_EQ(kv(p, "general.file_type")->as_u32(), 9u);
+}
+
+TEST_F(PlanTest, SixBitFallbackOnlyWithTheFlag) {
+    TinyQwen3 model;
+    replace_quant(model, "layers.1.mlp.up_proj.weight", 6, 32, 128, 64);
+    const Plan refused = plan(model);
+    const Blocker* b = find_blocker(refused, "layers.1.mlp.up_proj.weight", "bits 6");
+    ASSERT_NE(b, nullptr) << all_blockers(refused);
+    EXPECT_NE(b->fix.find("--allow-lossless-fallback"), std::string::npos);
+    PlanOptions options;
+    options.allow_lossless_fallback = true;
+    const Plan p = plan(model, options);
+    EXPECT_TRUE(p.blockers.empty()) << all_blockers(p);
+    EXPECT_EQ(p.tensors.size(), 24u);
+    for (const TensorPlan& t : p.tensors)
+        if (t.gguf_name == "blk.1.ffn_up.weight") {
+            // Random fp16 scales in [2^-7, 2^-6) and mins: some value needs more than fp16 holds,
+            // or all fit; either way an exact dequantized copy, never a block type.
+            EXPECT_TRUE(t.encoding == Encoding::dequant_f16 || t.encoding == Encoding::dequant_f32);
+            EXPECT_NE(t.note.find("bits 6"), std::string::npos) << t.note;
+        }
+}
+
+// 6-bit v_proj with every scale 2^-10 (fp16 0x1400) and min 0.5 (0x3800): values 0.5 + c/1024
+// (c <= 63) are multiples of fp16's 2^-11 step in [0.5, 1), so the fallback writes F16; 8-bit
+// up_proj with scale 0x2e66 (1638 * 2^-14) and min 0.5 has values off that grid: F32. Converted
+// and verified (the verifier dequantizes the GGUF itself) bit for bit.
+TEST_F(PlanTest, FallbackConvertsToExactF16AndF32) {
+    TinyQwen3 model;
+    replace_quant(model, "layers.0.self_attn.v_proj.weight", 6, 64, 32, 64);
+    replace_quant(model, "layers.0.mlp.up_proj.weight", 8, 64, 128, 64);
+    auto fill = [&](const std::string& part, uint16_t value) {
+        std::vector<uint8_t>& data = model.file.part(part).data;
+        for (size_t i = 0; i + 1 < data.size(); i += 2) {
+            data[i] = static_cast<uint8_t>(value);
+            data[i + 1] = static_cast<uint8_t>(value >> 8);
+        }
+    };
+    fill("layers.0.self_attn.v_proj.weight.scales", 0x1400);
+    fill("layers.0.self_attn.v_proj.weight.mins", 0x3800);
+    fill("layers.0.mlp.up_proj.weight.scales", 0x2e66);
+    fill("layers.0.mlp.up_proj.weight.mins", 0x3800);
+    PlanOptions options;
+    options.allow_lossless_fallback = true;
+    const Plan p = plan(model, options);
+    ASSERT_TRUE(p.blockers.empty()) << all_blockers(p);
+    int checked = 0;
+    for (const TensorPlan& t : p.tensors) {
+        if (t.gguf_name == "blk.0.attn_v.weight") {
+            EXPECT_EQ(t.type, static_cast<uint32_t>(GgmlType::F16));
+            EXPECT_EQ(t.encoding, Encoding::dequant_f16);
+            EXPECT_EQ(t.nbytes, 32u * 64 * 2);
+            ++checked;
+        }
+        if (t.gguf_name == "blk.0.ffn_up.weight") {
+            EXPECT_EQ(t.type, kF32);
+            EXPECT_EQ(t.encoding, Encoding::dequant_f32);
+            EXPECT_NE(t.note.find("bits 8"), std::string::npos) << t.note;
+            ++checked;
+        }
+    }
+    EXPECT_EQ(checked, 2);
+
+    ConvertOptions convert;
+    convert.model_dir = dir.path();
+    convert.output = dir.path() / "out.gguf";
+    convert.plan = options;
+    convert.threads = 2;
+    const ConvertResult result = convert_model(convert);
+    ASSERT_TRUE(result.verify.has_value());
+    EXPECT_TRUE(result.verify->ok()) << result.verify->summary();
+    EXPECT_TRUE(result.committed);
+    EXPECT_EQ(result.verify->re_encoded_identical, result.verify->re_encoded_total);
+    EXPECT_EQ(std::filesystem::file_size(convert.output), plan_file_bytes(p));
+
+    // Without the flag: both are BLOCKERs and nothing is written.
+    convert.plan.allow_lossless_fallback = false;
+    convert.output = dir.path() / "refused.gguf";
+    EXPECT_THROW(convert_model(convert), Error);
+    EXPECT_FALSE(std::filesystem::exists(convert.output));
 }
 
 TEST_F(PlanTest, SixBitDoesNotFitANibble) {

@@ -18,39 +18,22 @@
 #include "rebox/format/gguf_layout.hpp"
 #include "rebox/format/safetensors.hpp"
 #include "test_paths.hpp"
+#include "test_process.hpp"
 
 namespace rebox {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct RunResult {
-    int exit_code = -1;
-    std::string output;
-};
+using test::quoted;
+using test::RunResult;
 
 RunResult run(const std::string& command, const fs::path& log) {
-    const int status = std::system((command + " > '" + log.string() + "' 2>&1").c_str());
-    RunResult result;
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream in(log);
-    std::stringstream text;
-    text << in.rdbuf();
-    result.output = text.str();
-    return result;
+    return test::run_command(command, log);
 }
-
-std::string quoted(const fs::path& path) { return "'" + path.string() + "'"; }
-
-std::vector<uint8_t> read_bytes(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
-}
-
+std::vector<uint8_t> read_bytes(const fs::path& path) { return test::read_file_bytes(path); }
 void write_bytes(const fs::path& path, const std::vector<uint8_t>& bytes) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(bytes.data()),
-              static_cast<std::streamsize>(bytes.size()));
+    test::write_file_bytes(path, bytes);
 }
 
 uint16_t u16_at(const std::vector<uint8_t>& bytes, uint64_t at) {

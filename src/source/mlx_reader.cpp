@@ -1,0 +1,280 @@
+// read_mlx_model: config.json quantization block + safetensors files -> SourceModel. Quantized
+// modules are found by their .scales tensor; every config and shape rule of the MLX affine layout
+// becomes a Blocker naming the tensor (the module is left out). The words of a U32 weight are
+// little-endian, rows are whole words and cols*bits is a multiple of 32, so the tensor's bytes are
+// one flat lsb0 stream: code j of row r is code r*cols+j of the QuantView.
+#include "rebox/source/mlx_reader.hpp"
+
+#include <map>
+#include <string_view>
+
+#include "../model/json_file.hpp"
+#include "mlx_config.hpp"
+#include "rebox/format/safetensors.hpp"
+
+namespace rebox {
+namespace {
+
+struct Located {
+    const SafetensorsFile* file = nullptr;
+    const StTensorInfo* info = nullptr;
+};
+
+using TensorMap = std::map<std::string, Located, std::less<>>;
+
+std::optional<FloatDtype> float_dtype(StDtype dtype) {
+    switch (dtype) {
+        case StDtype::F32:
+            return FloatDtype::F32;
+        case StDtype::F16:
+            return FloatDtype::F16;
+        case StDtype::BF16:
+            return FloatDtype::BF16;
+        default:
+            return std::nullopt;
+    }
+}
+
+std::string shape_string(const std::vector<int64_t>& shape) {
+    std::string s = "[";
+    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+    return s + "]";
+}
+
+std::optional<std::string> strip_suffix(std::string_view name, std::string_view suffix) {
+    if (name.size() > suffix.size() && name.ends_with(suffix))
+        return std::string(name.substr(0, name.size() - suffix.size()));
+    return std::nullopt;
+}
+
+bool valid_bits(int64_t bits) {
+    return bits == 2 || bits == 3 || bits == 4 || bits == 5 || bits == 6 || bits == 8;
+}
+bool valid_group(int64_t group) { return group == 32 || group == 64 || group == 128; }
+
+constexpr const char* kConfigFix =
+    "fix config.json quantization (bits and group are never inferred from shapes)";
+
+class MlxReader {
+  public:
+    MlxReader(const std::filesystem::path& dir, SourceModel& model) : dir_(dir), model_(model) {}
+
+    void run() {
+        const nlohmann::json config = detail::read_json_object(dir_ / "config.json");
+        quant_ = mlx::find_quant_config(config);
+        const SafetensorsModel st = SafetensorsModel::open(dir_);
+        for (const auto& file : st.files()) {
+            model_.files.push_back(file);
+            for (const StTensorInfo& info : file->tensors())
+                tensors_[info.name] = {file.get(), &info};
+        }
+        check_global();
+        for (const auto& file : st.files())
+            for (const StTensorInfo& info : file->tensors()) visit(*file, info);
+    }
+
+  private:
+    // Problems of the global setting are reported once; modules using it are left out silently.
+    void check_global() {
+        const std::string field = quant_ ? "config.json: " + quant_->field : "config.json";
+        bool any_scales = false;
+        for (const auto& [name, where] : tensors_) any_scales |= name.ends_with(".scales");
+        std::string reason;
+        if (!quant_) {
+            if (any_scales)
+                reason =
+                    "the checkpoint has .scales tensors but config.json has no "
+                    "\"quantization\" or \"quantization_config\" block (bits and group "
+                    "cannot be inferred from shapes)";
+        } else if (!quant_->quant_method.empty()) {
+            all_blocked_ = true;
+            reason = "quant_method '" + quant_->quant_method +
+                     "' is not MLX affine (only mlx-lm affine checkpoints are read)";
+        } else if (quant_->quantize_activations) {
+            all_blocked_ = true;
+            reason = "quantize_activations is true (activation quantization has no GGUF form)";
+        } else {
+            reason = setting_problem(quant_->global);
+        }
+        if (reason.empty()) return;
+        global_blocked_ = true;
+        model_.blockers.push_back(Blocker{field, field + ": " + reason, kConfigFix});
+    }
+
+    // What makes a setting unusable for an affine module, or "".
+    static std::string setting_problem(const mlx::QuantSetting& s) {
+        if (!s.problem.empty()) return s.problem;
+        if (!s.mode.empty() && s.mode != "affine")
+            return "mode '" + s.mode + "' is not supported (expected affine)";
+        if (s.bits == 0) return "bits is missing";
+        if (s.group == 0) return "group_size is missing";
+        if (!valid_bits(s.bits))
+            return "bits " + std::to_string(s.bits) +
+                   " is not an MLX affine width (expected 2, 3, "
+                   "4, 5, 6 or 8)";
+        if (!valid_group(s.group))
+            return "group_size " + std::to_string(s.group) +
+                   " is not an MLX affine group size "
+                   "(expected 32, 64 or 128)";
+        return "";
+    }
+
+    const Located* find(const std::string& name) const {
+        const auto it = tensors_.find(name);
+        return it == tensors_.end() ? nullptr : &it->second;
+    }
+
+    void block(const std::string& tensor, const SafetensorsFile& file, std::string reason,
+               std::string fix = kConfigFix) {
+        model_.blockers.push_back(
+            Blocker{tensor, file.display_name() + ": " + std::move(reason), std::move(fix)});
+    }
+
+    void visit(const SafetensorsFile& file, const StTensorInfo& info) {
+        if (auto base = strip_suffix(info.name, ".scales")) {
+            if (!find(*base + ".weight"))
+                block(info.name, file, "has no '" + *base + ".weight' (the packed codes)",
+                      "store the module's weight, scales and biases together");
+            return;
+        }
+        if (auto base = strip_suffix(info.name, ".biases")) {
+            if (!find(*base + ".scales"))
+                block(info.name, file, "quantization biases without '" + *base + ".scales'",
+                      "store the module's scales, or remove the stray biases");
+            return;
+        }
+        if (auto base = strip_suffix(info.name, ".weight"); base && find(*base + ".scales")) {
+            read_quantized(*base, file, info);
+            return;
+        }
+        const std::optional<FloatDtype> dtype = float_dtype(info.dtype);
+        if (!dtype) {
+            block(info.name, file,
+                  "dtype " + std::string(st_dtype_name(info.dtype)) +
+                      " is not F32, F16 or BF16 and the tensor has no .scales",
+                  "store it as a float tensor, or as an MLX quantized module");
+            return;
+        }
+        SourceTensor tensor;
+        tensor.name = info.name;
+        tensor.shape = info.shape;
+        tensor.file = file.display_name();
+        tensor.float_dtype = *dtype;
+        tensor.float_data = file.data(info);
+        model_.tensors.push_back(std::move(tensor));
+    }
+
+    void read_quantized(const std::string& module, const SafetensorsFile& file,
+                        const StTensorInfo& weight) {
+        const std::string name = module + ".weight";
+        if (!quant_ || all_blocked_ || (global_blocked_ && !quant_->overrides.count(module)))
+            return;
+        const mlx::QuantSetting& setting = quant_->setting_for(module);
+        const std::string field = "config.json " + quant_->field +
+                                  (quant_->overrides.count(module) ? "[\"" + module + "\"]" : "");
+        if (!setting.quantized) {
+            block(name, file,
+                  field + " is false (not quantized) but '" + module + ".scales' exists");
+            return;
+        }
+        mlx::QuantSetting effective = setting;
+        if (effective.mode.empty()) effective.mode = quant_->global.mode;
+        if (const std::string problem = setting_problem(effective); !problem.empty()) {
+            block(name, file, field + ": " + problem);
+            return;
+        }
+        const int64_t bits = effective.bits, group = effective.group;
+        const Located& scales = *find(module + ".scales");
+        const Located* biases = find(module + ".biases");
+        if (!biases) {
+            block(name, file, "no '" + module + ".biases' (MLX affine stores scales and biases)",
+                  "store the biases; non-affine modes (no biases) are not supported");
+            return;
+        }
+        if (weight.dtype != StDtype::U32) {
+            block(name, file,
+                  "dtype " + std::string(st_dtype_name(weight.dtype)) +
+                      " (expected U32 packed words beside .scales)");
+            return;
+        }
+        if (weight.shape.size() != 2) {
+            block(name, file,
+                  "shape " + shape_string(weight.shape) +
+                      " is not 2-D (stacked experts are not supported yet)",
+                  "convert a model without stacked expert tensors");
+            return;
+        }
+        const int64_t rows = weight.shape[0], packed = weight.shape[1];
+        const std::string bits_text = "bits " + std::to_string(bits) + " from " + field;
+        if (rows < 1 || packed < 1 || (packed * 32) % bits != 0) {
+            block(name, file,
+                  "shape " + shape_string(weight.shape) + " does not hold whole " +
+                      std::to_string(bits) + "-bit codes per row (" + bits_text + ")");
+            return;
+        }
+        const int64_t cols = packed * 32 / bits;
+        if (cols % group != 0) {
+            block(name, file,
+                  std::to_string(cols) + " columns (" + bits_text +
+                      ") are not a multiple of group_size " + std::to_string(group));
+            return;
+        }
+        const std::vector<int64_t> param_shape = {rows, cols / group};
+        const std::optional<FloatDtype> scale_dtype = float_dtype(scales.info->dtype);
+        if (!scale_dtype) {
+            block(module + ".scales", *scales.file,
+                  "dtype " + std::string(st_dtype_name(scales.info->dtype)) +
+                      " (expected F16, BF16 or F32)",
+                  "store scales and biases as float");
+            return;
+        }
+        if (biases->info->dtype != scales.info->dtype) {
+            block(module + ".biases", *biases->file,
+                  "dtype " + std::string(st_dtype_name(biases->info->dtype)) + " (expected " +
+                      std::string(st_dtype_name(scales.info->dtype)) + ", the scales' dtype)",
+                  "store scales and biases in one dtype");
+            return;
+        }
+        for (const Located* part : {&scales, biases}) {
+            if (part->info->shape != param_shape) {
+                block(part->info->name, *part->file,
+                      "shape " + shape_string(part->info->shape) + " (expected " +
+                          shape_string(param_shape) + " for weight " + shape_string(weight.shape) +
+                          " at " + bits_text + ", group_size " + std::to_string(group) + ")");
+                return;
+            }
+        }
+        SourceTensor tensor;
+        tensor.name = name;
+        tensor.shape = {rows, cols};
+        tensor.file = file.display_name();
+        QuantView view;
+        view.bits = static_cast<int>(bits);
+        view.group = group;
+        view.codes = file.data(weight);
+        view.scale_dtype = *scale_dtype;
+        view.scales = scales.file->data(*scales.info);
+        view.mins = biases->file->data(*biases->info);
+        tensor.quant = view;
+        model_.tensors.push_back(std::move(tensor));
+    }
+
+    std::filesystem::path dir_;
+    SourceModel& model_;
+    std::optional<mlx::QuantConfig> quant_;
+    TensorMap tensors_;
+    bool global_blocked_ = false;  // modules without an override are left out
+    bool all_blocked_ = false;     // every quantized module is left out
+};
+
+}  // namespace
+
+SourceModel read_mlx_model(const std::filesystem::path& model_dir) {
+    SourceModel model;
+    model.dir = model_dir;
+    model.format = "mlx";
+    MlxReader(model_dir, model).run();
+    return model;
+}
+
+}  // namespace rebox

@@ -1,0 +1,36 @@
+// detect_source_format / read_source_model: one look at the safetensors headers and config.json,
+// then the matching adapter reads the directory itself.
+#include "rebox/source/read_source.hpp"
+
+#include "../model/json_file.hpp"
+#include "mlx_config.hpp"
+#include "rebox/format/safetensors.hpp"
+#include "rebox/source/mcq_reader.hpp"
+#include "rebox/source/mlx_reader.hpp"
+
+namespace rebox {
+
+std::string detect_source_format(const std::filesystem::path& model_dir) {
+    const SafetensorsModel st = SafetensorsModel::open(model_dir);
+    bool has_scales = false, has_biases = false;
+    for (const auto& file : st.files()) {
+        if (file->metadata().count("mcq")) return "mcq-v1";
+        for (const StTensorInfo& info : file->tensors()) {
+            has_scales |= info.name.ends_with(".scales");
+            has_biases |= info.name.ends_with(".biases");
+        }
+    }
+    if (has_scales && has_biases) return "mlx";
+    const std::filesystem::path config = model_dir / "config.json";
+    if (std::filesystem::exists(config) &&
+        mlx::has_mlx_quant_config(detail::read_json_object(config)))
+        return "mlx";
+    return "mcq-v1";
+}
+
+SourceModel read_source_model(const std::filesystem::path& model_dir) {
+    return detect_source_format(model_dir) == "mlx" ? read_mlx_model(model_dir)
+                                                    : read_mcq_model(model_dir);
+}
+
+}  // namespace rebox

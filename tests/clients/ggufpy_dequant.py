@@ -1,0 +1,234 @@
+"""gguf-py reads a rebox-converted GGUF and its values are checked against the source checkpoint.
+
+Opens the GGUF with llama.cpp's GGUFReader, dequantizes every Q4_1 tensor with gguf.quants.dequantize
+and compares it BIT FOR BIT (float32 viewed as uint32) with values computed here, in numpy, straight
+from the mcq-v1 safetensors of the source model dir (own header parser, own lsb0 unpacking, the spec's
+formula w = float(code) * float(scale) + float(min) in float32). F32 tensors must equal the source
+tensor (F32 byte-equal; F16/BF16 widened exactly). Every GGUF tensor must come from exactly one source
+tensor and every source tensor must appear.
+
+Usage: ggufpy_dequant.py MODEL_DIR FILE.gguf [--expect-qwen3-0.6b] [--expect-q5_1]
+  --expect-qwen3-0.6b  also check the reference figures of the 0.6B shape (mcq-v1 spec): 310 tensors,
+                       197 Q4_1 + 113 F32, 151,669 tokens with none empty, size within 0.2% of 378,522,208.
+"""
+import glob
+import json
+import os
+import sys
+
+import numpy as np
+import gguf
+from gguf import GGMLQuantizationType as Q
+
+model_dir, gguf_path = sys.argv[1], sys.argv[2]
+expect_06b = "--expect-qwen3-0.6b" in sys.argv[3:]
+expect_q51 = "--expect-q5_1" in sys.argv[3:]
+problems = []
+ROWS_PER_CHUNK_VALUES = 1 << 22  # values per chunk, keeps memory flat on the 0.6B shape
+
+
+def fail(msg):
+    problems.append(msg)
+
+
+# ---- safetensors, parsed here (8-byte little-endian header length + JSON header + data) ----
+class SourceTensor:
+    def __init__(self, raw, base, entry):
+        self.dtype = entry["dtype"]
+        self.shape = entry["shape"]
+        begin, end = entry["data_offsets"]
+        self.bytes = raw[base + begin : base + end]
+
+
+def read_safetensors(path):
+    raw = np.memmap(path, dtype=np.uint8, mode="r")
+    header_len = int.from_bytes(bytes(raw[:8]), "little")
+    header = json.loads(bytes(raw[8 : 8 + header_len]).decode("utf-8"))
+    meta = header.pop("__metadata__", {}) or {}
+    mcq = json.loads(meta["mcq"])["tensors"] if "mcq" in meta else {}
+    return {name: SourceTensor(raw, 8 + header_len, e) for name, e in header.items()}, mcq
+
+
+index_path = os.path.join(model_dir, "model.safetensors.index.json")
+if os.path.exists(index_path):
+    files = sorted(set(json.load(open(index_path))["weight_map"].values()))
+else:
+    files = ["model.safetensors"]
+source, quant_meta = {}, {}
+for f in files:
+    tensors, mcq = read_safetensors(os.path.join(model_dir, f))
+    source.update(tensors)
+    quant_meta.update(mcq)
+
+# Logical source weights: mcq-quantized (name -> meta) and plain tensors.
+plain = {n for n in source if not any(n == q + s for q in quant_meta for s in (".qcodes", ".scales", ".mins"))}
+logical = sorted(set(quant_meta) | plain)
+
+
+# ---- Hugging Face -> GGUF names for qwen3 (written out here, independent of the converter) ----
+LAYER_NAMES = {
+    "self_attn.q_proj.weight": "attn_q.weight", "self_attn.k_proj.weight": "attn_k.weight",
+    "self_attn.v_proj.weight": "attn_v.weight", "self_attn.o_proj.weight": "attn_output.weight",
+    "self_attn.q_norm.weight": "attn_q_norm.weight", "self_attn.k_norm.weight": "attn_k_norm.weight",
+    "input_layernorm.weight": "attn_norm.weight", "post_attention_layernorm.weight": "ffn_norm.weight",
+    "mlp.gate_proj.weight": "ffn_gate.weight", "mlp.up_proj.weight": "ffn_up.weight",
+    "mlp.down_proj.weight": "ffn_down.weight",
+}
+TOP_NAMES = {"embed_tokens.weight": "token_embd.weight", "norm.weight": "output_norm.weight",
+             "lm_head.weight": "output.weight"}
+
+
+def gguf_name(hf):
+    short = hf[len("model."):] if hf.startswith("model.") and hf != "model." else hf
+    if short in TOP_NAMES:
+        return TOP_NAMES[short]
+    parts = short.split(".", 2)
+    if len(parts) == 3 and parts[0] == "layers" and parts[2] in LAYER_NAMES:
+        return f"blk.{int(parts[1])}.{LAYER_NAMES[parts[2]]}"
+    return None
+
+
+# ---- expected values straight from the checkpoint ----
+def unpack_codes(packed, bits, first, count):
+    """codes[first : first + count] of an lsb0 stream (code LSB first, stream bit k = bit k%8 of byte k/8)."""
+    start_bit, end_bit = first * bits, (first + count) * bits
+    chunk = np.asarray(packed[start_bit // 8 : (end_bit + 7) // 8])
+    stream = np.unpackbits(chunk, bitorder="little")[start_bit % 8 : start_bit % 8 + count * bits]
+    weights = (np.uint32(1) << np.arange(bits, dtype=np.uint32)).astype(np.uint32)
+    return stream.reshape(count, bits).astype(np.uint32) @ weights
+
+
+def expected_rows(name, meta, r0, r1):
+    rows, cols = meta["shape"]
+    bits, group = meta["bits"], meta["group"]
+    codes = unpack_codes(source[name + ".qcodes"].bytes, bits, r0 * cols, (r1 - r0) * cols)
+    scales = np.frombuffer(source[name + ".scales"].bytes.tobytes(), dtype="<f2")
+    mins = np.frombuffer(source[name + ".mins"].bytes.tobytes(), dtype="<f2")
+    group_of = np.arange(r0 * cols, r1 * cols, dtype=np.int64) // group
+    value = codes.astype(np.float32) * scales.astype(np.float32)[group_of] + mins.astype(np.float32)[group_of]
+    return value.astype(np.float32).reshape(r1 - r0, cols)
+
+
+def plain_as_f32(t):
+    data = t.bytes.tobytes()
+    if t.dtype == "F32":
+        return np.frombuffer(data, dtype="<f4")
+    if t.dtype == "F16":
+        return np.frombuffer(data, dtype="<f2").astype(np.float32)
+    if t.dtype == "BF16":
+        return (np.frombuffer(data, dtype="<u2").astype(np.uint32) << 16).view(np.float32)
+    raise ValueError(f"{t.dtype} source tensor")
+
+
+# ---- the comparison ----
+reader = gguf.GGUFReader(gguf_path)
+by_gguf = {}
+for hf in logical:
+    g = gguf_name(hf)
+    if g is None:
+        fail(f"source tensor {hf}: no qwen3 GGUF name known to this test")
+    elif g in by_gguf:
+        fail(f"source tensors {by_gguf[g]} and {hf} both map to {g}")
+    else:
+        by_gguf[g] = hf
+
+n_q41 = n_q41_same = n_q51 = n_q51_same = n_f32 = n_f32_same = 0
+seen = set()
+for t in reader.tensors:
+    hf = by_gguf.get(t.name)
+    if hf is None:
+        fail(f"GGUF tensor {t.name}: no source tensor")
+        continue
+    seen.add(t.name)
+    if hf in quant_meta:
+        meta = quant_meta[hf]
+        rows, cols = meta["shape"]
+        if [int(x) for x in t.shape] != [cols, rows]:
+            fail(f"{t.name}: ne {list(map(int, t.shape))}, source shape {meta['shape']} (expected ne [{cols}, {rows}])")
+            continue
+        if t.tensor_type not in (Q.Q4_1, Q.Q5_1, Q.F32):
+            fail(f"{t.name}: type {t.tensor_type.name} for a {meta['bits']}-bit source (expected Q4_1, Q5_1 or F32)")
+            continue
+        is_q41 = t.tensor_type == Q.Q4_1
+        is_q51 = t.tensor_type == Q.Q5_1
+        n_q41 += is_q41
+        n_q51 += is_q51
+        n_f32 += t.tensor_type == Q.F32
+        step = max(1, ROWS_PER_CHUNK_VALUES // cols)
+        mismatched = 0
+        first_bad = None
+        for r0 in range(0, rows, step):
+            r1 = min(rows, r0 + step)
+            rows_data = t.data[r0:r1]
+            if is_q41 or is_q51:
+                got = gguf.quants.dequantize(rows_data, t.tensor_type)
+            else:
+                got = np.asarray(rows_data, dtype=np.float32)
+            want = expected_rows(hf, meta, r0, r1)
+            diff = got.reshape(r1 - r0, cols).view(np.uint32) != want.view(np.uint32)
+            if diff.any():
+                mismatched += int(diff.sum())
+                if first_bad is None:
+                    i = np.argwhere(diff)[0]
+                    first_bad = (r0 + int(i[0]), int(i[1]), float(got[i[0], i[1]]), float(want[i[0], i[1]]))
+        if mismatched:
+            r, c, g_, w_ = first_bad
+            fail(f"{t.name}: {mismatched} of {rows * cols} values differ; first at row {r} col {c}: gguf {g_!r} source {w_!r}")
+        elif is_q41:
+            n_q41_same += 1
+        elif is_q51:
+            n_q51_same += 1
+        else:
+            n_f32_same += 1
+    else:
+        n_f32 += 1
+        if t.tensor_type != Q.F32:
+            fail(f"{t.name}: type {t.tensor_type.name} for plain source {source[hf].dtype} (expected F32)")
+            continue
+        want = plain_as_f32(source[hf])
+        got = np.asarray(t.data, dtype=np.float32).reshape(-1)
+        if int(np.prod(t.shape)) != want.size or [int(x) for x in t.shape][::-1] != list(source[hf].shape):
+            fail(f"{t.name}: ne {list(map(int, t.shape))} vs source shape {source[hf].shape}")
+        elif got.tobytes() != want.tobytes():
+            fail(f"{t.name}: F32 data differs from source {hf} ({source[hf].dtype})")
+        else:
+            n_f32_same += 1
+
+for g, hf in by_gguf.items():
+    if g not in seen:
+        fail(f"source tensor {hf}: missing from the GGUF (expected {g})")
+
+name = os.path.basename(gguf_path)
+print(f"  {name}: {len(reader.tensors)} tensors; {n_q41_same}/{n_q41} Q4_1 and {n_q51_same}/{n_q51} Q5_1 tensors "
+      f"bit-identical to the source; "
+      f"{n_f32_same}/{n_f32} F32 tensors equal to the source")
+if n_q41 == 0:
+    fail("no Q4_1 tensor in the file (expected the default conversion)")
+if expect_q51 and n_q51 == 0:
+    fail("no Q5_1 tensor in the file (expected one for the 5-bit source tensor)")
+
+if expect_06b:
+    size = os.path.getsize(gguf_path)
+    tokens = reader.get_field("tokenizer.ggml.tokens")
+    token_lens = [len(tokens.parts[i]) for i in tokens.data] if tokens else []
+    checks = [
+        ("tensors", len(reader.tensors), 310),
+        ("Q4_1 tensors", n_q41, 197),
+        ("F32 tensors", n_f32, 113),
+        ("tokens", len(token_lens), 151669),
+        ("empty tokens", sum(1 for n in token_lens if n == 0), 0),
+    ]
+    for what, got, want in checks:
+        if got != want:
+            fail(f"{name}: {what} {got} (expected {want})")
+    ref = 378_522_208
+    if abs(size - ref) > ref * 0.002:
+        fail(f"{name}: file size {size:,} is {100 * (size - ref) / ref:+.3f}% off the reference {ref:,} (allowed 0.2%)")
+    print(f"  {name}: 0.6B figures: {len(reader.tensors)} tensors ({n_q41} Q4_1 + {n_f32} F32), "
+          f"{len(token_lens):,} tokens, size {size:,} ({100 * (size - ref) / ref:+.3f}% vs {ref:,})")
+
+if problems:
+    print(f"FAIL: {gguf_path} vs {model_dir}:")
+    for p in problems[:40]:
+        print("  " + p)
+    sys.exit(1)

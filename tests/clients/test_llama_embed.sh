@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# llama.cpp (node-llama-cpp, CPU) embeds the corpus with two rebox conversions of the same checkpoint,
+# default Q4_1 and --outtype f32: vectors finite and non-zero, cosine(Q4_1, F32) >= 0.999 per line,
+# LAST pooling in effect (pooling_type 3, EOS appended, last-token state, not MEAN). Runs the tiny
+# real-tokenizer fixture on the whole corpus and the Qwen3-0.6B-shape fixture on the first
+# REBOX_Q06B_EMBED_LINES lines (default 10; 0 skips it); MLX affine fixtures (bf16 scales, negative
+# scales in half or all groups) on the first 20 lines.
+# Usage: bash tests/clients/test_llama_embed.sh BUILD_DIR
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+clients_init llama_embed "${1:-}"
+Q06B_LINES="${REBOX_Q06B_EMBED_LINES:-10}"
+
+"$MKFIXTURE" "$WORK/tiny" --preset tiny --tokenizer qwen3 --qwen3-tokenizer "$QWEN3_TOKENIZER" --embedding-eos --force
+"$REBOX" convert "$WORK/tiny" -o "$WORK/tiny.gguf" --quiet
+"$REBOX" convert "$WORK/tiny" -o "$WORK/tiny-f32.gguf" --outtype f32 --quiet
+node "$CLIENTS_DIR/llama_embed.mjs" --label tiny --q4 "$WORK/tiny.gguf" --f32 "$WORK/tiny-f32.gguf" \
+  --corpus "$CLIENTS_DIR/corpus.txt" --pooling-checks
+echo "tiny fixture checked ($(clients_elapsed))"
+
+# An MLX affine checkpoint (mixed 3/4-bit, bf16 scales, negative scales in half the groups, and one
+# with every scale negative) runs the same way.
+for negative in half all; do
+  "$MKFIXTURE" "$WORK/mlx-$negative" --format mlx --recipe mixed_3_4 --scale-dtype bf16 --negative-scales "$negative" \
+    --preset tiny --tokenizer qwen3 --qwen3-tokenizer "$QWEN3_TOKENIZER" --embedding-eos --force
+  "$REBOX" convert "$WORK/mlx-$negative" -o "$WORK/mlx-$negative.gguf" --quiet
+  "$REBOX" convert "$WORK/mlx-$negative" -o "$WORK/mlx-$negative-f32.gguf" --outtype f32 --quiet
+  node "$CLIENTS_DIR/llama_embed.mjs" --label "mlx-negative-scales-$negative" --q4 "$WORK/mlx-$negative.gguf" \
+    --f32 "$WORK/mlx-$negative-f32.gguf" --corpus "$CLIENTS_DIR/corpus.txt" --lines 20
+done
+echo "MLX fixtures checked ($(clients_elapsed))"
+
+if [[ "$Q06B_LINES" -gt 0 ]]; then
+  start=$SECONDS
+  clients_q06b f32
+  echo "0.6B-shape fixture ready ($((SECONDS - start)) s, cached after the first run)"
+  start=$SECONDS
+  node "$CLIENTS_DIR/llama_embed.mjs" --label qwen3-0.6b-shape --q4 "$Q06B_GGUF" --f32 "$Q06B_F32" \
+    --corpus "$CLIENTS_DIR/corpus.txt" --lines "$Q06B_LINES"
+  echo "0.6B-shape embeddings: $((SECONDS - start)) s for $Q06B_LINES lines"
+fi
+echo "PASS test_llama_embed ($(clients_elapsed))"

@@ -1,0 +1,212 @@
+// `rebox plan` and the new conversion paths as a user runs them, on rebox-mkfixture directories
+// (tiny preset, small tokenizer): exit codes (0 plannable, 2 BLOCKERs), the table and --json, the
+// planned file size against the size of the file convert really writes, the bits5 fixture (layer 0
+// q_proj at 5 bits, group 64) converting to Q5_1 that `rebox verify` proves bit-identical, and the
+// group16 fixture refused by default but converted exactly with --allow-lossless-fallback.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "test_paths.hpp"
+
+namespace rebox {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct CliRun {
+    int exit_code = -1;
+    std::string out;  // stdout
+    std::string err;  // stderr
+};
+
+std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+
+std::string read_text(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+class PlanCli : public ::testing::Test {
+  protected:
+    fs::path work_;
+
+    void SetUp() override {
+        work_ = fs::temp_directory_path() /
+                ("rebox_plan_cli_" + std::to_string(::getpid()) + "_" +
+                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(work_);
+        fs::create_directories(work_);
+    }
+    void TearDown() override { fs::remove_all(work_); }
+
+    CliRun run(const std::string& command) {
+        const fs::path out = work_ / "stdout.txt", err = work_ / "stderr.txt";
+        const int status =
+            std::system((command + " >" + quoted(out) + " 2>" + quoted(err)).c_str());
+        CliRun r;
+        r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        r.out = read_text(out);
+        r.err = read_text(err);
+        return r;
+    }
+
+    CliRun rebox(const std::string& args) { return run(quoted(test::rebox_cli()) + " " + args); }
+
+    fs::path fixture(const std::string& name, const std::string& extra = "") {
+        const fs::path dir = work_ / name;
+        const CliRun r = run(quoted(test::mkfixture_cli()) + " " + quoted(dir) +
+                             " --preset tiny --tokenizer small " + extra);
+        EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+        return dir;
+    }
+
+    static const json* tensor(const json& plan, const std::string& gguf_name) {
+        for (const json& t : plan["tensors"])
+            if (t["gguf_name"] == gguf_name) return &t;
+        return nullptr;
+    }
+};
+
+TEST_F(PlanCli, GoodFixturePlansAndItsSizeIsTheWrittenFileSize) {
+    const fs::path model = fixture("good");
+    const CliRun text = rebox("plan " + quoted(model));
+    ASSERT_EQ(text.exit_code, 0) << text.out << text.err;
+    EXPECT_NE(text.out.find("layers.0.self_attn.q_proj.weight"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("blk.0.attn_q.weight"), std::string::npos);
+    EXPECT_NE(text.out.find("q4_1_repack"), std::string::npos);
+    EXPECT_EQ(text.out.find("BLOCKER"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("x the packed input"), std::string::npos) << text.out;
+
+    const CliRun js = rebox("plan --json " + quoted(model));
+    ASSERT_EQ(js.exit_code, 0) << js.err;
+    const json plan = json::parse(js.out);
+    EXPECT_EQ(plan["plannable"], true);
+    EXPECT_TRUE(plan["blockers"].empty());
+    const json* q = tensor(plan, "blk.0.attn_q.weight");
+    ASSERT_NE(q, nullptr);
+    EXPECT_EQ((*q)["source_name"], "layers.0.self_attn.q_proj.weight");
+    EXPECT_EQ((*q)["type"], "Q4_1");
+    EXPECT_EQ((*q)["bits"], 4);
+    EXPECT_EQ((*q)["group"], 64);
+    EXPECT_FALSE((*q)["note"].get<std::string>().empty());
+
+    // Nothing was written by plan; convert then writes exactly the planned number of bytes.
+    const fs::path gguf = work_ / "good.gguf";
+    EXPECT_FALSE(fs::exists(gguf));
+    const CliRun convert = rebox("convert " + quoted(model) + " -o " + quoted(gguf) + " -q");
+    ASSERT_EQ(convert.exit_code, 0) << convert.err;
+    EXPECT_EQ(plan["file_bytes"].get<uint64_t>(), fs::file_size(gguf));
+    EXPECT_EQ(plan["source_bytes"].get<uint64_t>(), fs::file_size(model / "model.safetensors"));
+    EXPECT_DOUBLE_EQ(
+        plan["size_ratio"].get<double>(),
+        double(fs::file_size(gguf)) / double(fs::file_size(model / "model.safetensors")));
+}
+
+TEST_F(PlanCli, Group16FixtureIsRefusedThenConvertsExactlyWithTheFallback) {
+    const fs::path model = fixture("group16", "--defect group16");
+    const CliRun text = rebox("plan " + quoted(model));
+    EXPECT_EQ(text.exit_code, 2) << text.out << text.err;
+    EXPECT_NE(text.out.find("BLOCKER layers.0.self_attn.q_proj.weight: group 16 is not a multiple "
+                            "of 32"),
+              std::string::npos)
+        << text.out;
+    EXPECT_NE(text.out.find("--allow-lossless-fallback"), std::string::npos) << text.out;
+
+    const CliRun js = rebox("plan --json " + quoted(model));
+    EXPECT_EQ(js.exit_code, 2);
+    const json refused = json::parse(js.out);
+    EXPECT_EQ(refused["plannable"], false);
+    ASSERT_EQ(refused["blockers"].size(), 1u) << js.out;
+    EXPECT_EQ(refused["blockers"][0]["tensor"], "layers.0.self_attn.q_proj.weight");
+    EXPECT_FALSE(refused.contains("file_bytes"));
+
+    const fs::path gguf = work_ / "g16.gguf";
+    const CliRun no_flag = rebox("convert " + quoted(model) + " -o " + quoted(gguf) + " -q");
+    EXPECT_EQ(no_flag.exit_code, 2) << no_flag.err;
+    EXPECT_FALSE(fs::exists(gguf));
+
+    const CliRun fallback = rebox("plan --json --allow-lossless-fallback " + quoted(model));
+    ASSERT_EQ(fallback.exit_code, 0) << fallback.out << fallback.err;
+    const json planned = json::parse(fallback.out);
+    const json* q = tensor(planned, "blk.0.attn_q.weight");
+    ASSERT_NE(q, nullptr);
+    const std::string type = (*q)["type"];
+    EXPECT_TRUE(type == "F16" || type == "F32") << type;
+    EXPECT_EQ((*q)["encoding"], type == "F16" ? "dequant_f16" : "dequant_f32");
+    EXPECT_NE((*q)["note"].get<std::string>().find("group 16"), std::string::npos);
+    EXPECT_EQ((*q)["nbytes"], 64 * 64 * (type == "F16" ? 2 : 4));
+
+    const CliRun convert =
+        rebox("convert " + quoted(model) + " -o " + quoted(gguf) + " -q --allow-lossless-fallback");
+    ASSERT_EQ(convert.exit_code, 0) << convert.err;
+    EXPECT_EQ(planned["file_bytes"].get<uint64_t>(), fs::file_size(gguf));
+    const CliRun verify = rebox("verify " + quoted(model) + " " + quoted(gguf));
+    EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+}
+
+TEST_F(PlanCli, Bits5FixtureConvertsToQ5_1AndVerifiesBitIdentical) {
+    const fs::path model = fixture("bits5", "--defect bits5");
+    const CliRun js = rebox("plan --json " + quoted(model));
+    ASSERT_EQ(js.exit_code, 0) << js.out << js.err;
+    const json plan = json::parse(js.out);
+    const json* q = tensor(plan, "blk.0.attn_q.weight");
+    ASSERT_NE(q, nullptr);
+    EXPECT_EQ((*q)["type"], "Q5_1");
+    EXPECT_EQ((*q)["encoding"], "q5_1_repack");
+    EXPECT_EQ((*q)["bits"], 5);
+    EXPECT_EQ((*q)["nbytes"], 64 * 64 / 32 * 24);  // [64, 64]: 128 blocks of 24 bytes
+
+    const fs::path gguf = work_ / "bits5.gguf";
+    const fs::path report = work_ / "verify.json";
+    const CliRun convert = rebox("convert " + quoted(model) + " -o " + quoted(gguf) + " -q");
+    ASSERT_EQ(convert.exit_code, 0) << convert.err;
+    const CliRun verify =
+        rebox("verify " + quoted(model) + " " + quoted(gguf) + " --json " + quoted(report));
+    ASSERT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+    const json checked = json::parse(read_text(report));
+    EXPECT_EQ(checked["ok"], true);
+    EXPECT_EQ(checked["re_encoded_identical"], checked["re_encoded_total"]);
+    bool saw_q5_1 = false;
+    for (const json& t : checked["tensors"]) {
+        EXPECT_EQ(t["identical"], true) << t.dump();
+        if (t["gguf_name"] == "blk.0.attn_q.weight") {
+            saw_q5_1 = true;
+            EXPECT_EQ(t["type"], "Q5_1");
+            EXPECT_EQ(t["re_encoded"], true);
+            EXPECT_EQ(t["mismatches"], 0);
+        }
+    }
+    EXPECT_TRUE(saw_q5_1);
+
+    // One Q5_1 tensor among many Q4_1: general.file_type stays MOSTLY_Q4_1 (3).
+    const CliRun inspect = rebox("inspect --json " + quoted(gguf));
+    ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+    EXPECT_NE(inspect.out.find("\"general.file_type\""), std::string::npos);
+    const json info = json::parse(inspect.out);
+    bool saw_file_type = false;
+    for (const json& kv : info["kv"])
+        if (kv["key"] == "general.file_type") {
+            saw_file_type = true;
+            EXPECT_EQ(kv["value"], 3) << kv.dump();
+        }
+    EXPECT_TRUE(saw_file_type) << inspect.out.substr(0, 2000);
+}
+
+TEST_F(PlanCli, MissingModelDirIsAnInputError) {
+    const CliRun r = rebox("plan " + quoted(work_ / "nope"));
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    EXPECT_NE(r.err.find("rebox: "), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rebox

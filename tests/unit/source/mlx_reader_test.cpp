@@ -1,0 +1,194 @@
+// read_mlx_model on small hand-built MLX directories: config rules (mode, bits, group, overrides,
+// aliases), shape checks against the config (never inference), stray or missing parts, and the
+// source-format dispatcher.
+#include "rebox/source/mlx_reader.hpp"
+
+#include <gtest/gtest.h>
+
+#include "rebox/source/read_source.hpp"
+#include "source/mlx_test_writer.hpp"
+
+namespace rebox::test {
+namespace {
+
+const std::string kDown = "model.layers.0.mlp.down_proj";
+
+// 4 rows of 128 columns at 4 bits / group 64: 16 words per row, 2 groups per row.
+MlxDir four_bit_dir() {
+    MlxDir mlx;
+    mlx.quant(kDown, 4, std::vector<uint32_t>(4 * 16, 0x76543210u), 2);
+    mlx.plain("model.norm.weight", "BF16", {128});
+    return mlx;
+}
+
+SourceModel read(const MlxDir& mlx) {
+    TempDir dir("mlx-reader");
+    mlx.write(dir.path());
+    return read_mlx_model(dir.path());
+}
+
+// The one blocker the model must carry, naming `tensor` and containing `text`.
+void expect_blocker(const SourceModel& model, const std::string& tensor, const std::string& text) {
+    ASSERT_EQ(model.blockers.size(), 1u)
+        << (model.blockers.size() > 1 ? model.blockers[1].reason : std::string("none"));
+    EXPECT_EQ(model.blockers[0].tensor, tensor);
+    EXPECT_NE(model.blockers[0].reason.find(text), std::string::npos) << model.blockers[0].reason;
+    EXPECT_FALSE(model.blockers[0].fix.empty());
+    for (const SourceTensor& t : model.tensors) EXPECT_FALSE(t.is_quantized()) << t.name;
+}
+
+TEST(MlxReader, ReadsAQuantizedModuleAndFloatTensors) {
+    MlxDir mlx = four_bit_dir();
+    mlx.plain("model.layers.0.self_attn.q_proj.bias", "BF16", {8});  // a layer bias, singular
+    const SourceModel model = read(mlx);
+    EXPECT_EQ(model.format, "mlx");
+    ASSERT_TRUE(model.blockers.empty()) << model.blockers[0].reason;
+    ASSERT_EQ(model.tensors.size(), 3u);
+    const SourceTensor& w = model.tensors[0];
+    EXPECT_EQ(w.name, kDown + ".weight");
+    EXPECT_EQ(w.shape, (std::vector<int64_t>{4, 128}));
+    ASSERT_TRUE(w.quant);
+    EXPECT_EQ(w.quant->bits, 4);
+    EXPECT_EQ(w.quant->group, 64);
+    EXPECT_EQ(w.quant->scale_dtype, FloatDtype::BF16);
+    EXPECT_EQ(w.quant->codes.size(), 4u * 16 * 4);
+    EXPECT_EQ(w.quant->scales.size(), 4u * 2 * 2);
+    EXPECT_EQ(w.quant->mins.size(), 4u * 2 * 2);
+    EXPECT_EQ(w.quant->scales[0], 0x30);  // the .scales bytes, not the .biases ones
+    EXPECT_EQ(model.tensors[1].name, "model.norm.weight");
+    EXPECT_FALSE(model.tensors[1].is_quantized());
+    EXPECT_EQ(model.tensors[1].float_dtype, FloatDtype::BF16);
+    EXPECT_EQ(model.tensors[2].name, "model.layers.0.self_attn.q_proj.bias");
+    EXPECT_FALSE(model.tensors[2].is_quantized());
+}
+
+TEST(MlxReader, F16AndF32ScalesKeepTheirDtype) {
+    for (const char* dtype : {"F16", "F32"}) {
+        MlxDir mlx;
+        mlx.quant(kDown, 4, std::vector<uint32_t>(4 * 16, 0), 2, dtype);
+        const SourceModel model = read(mlx);
+        ASSERT_TRUE(model.blockers.empty()) << model.blockers[0].reason;
+        EXPECT_EQ(model.tensors[0].quant->scale_dtype,
+                  std::string(dtype) == "F16" ? FloatDtype::F16 : FloatDtype::F32);
+    }
+}
+
+TEST(MlxReader, PerModuleOverrideSetsBitsAndGroup) {
+    // 4 rows x 16 words at 8 bits = 64 columns; group 32 -> 2 groups. At the global 4/64 the
+    // same words would be 128 columns with 2 groups: only the override makes it 8-bit.
+    MlxDir mlx;
+    mlx.config["quantization"][kDown] = {{"group_size", 32}, {"bits", 8}};
+    mlx.quant(kDown, 4, std::vector<uint32_t>(4 * 16, 0), 2);
+    const SourceModel model = read(mlx);
+    ASSERT_TRUE(model.blockers.empty()) << model.blockers[0].reason;
+    EXPECT_EQ(model.tensors[0].shape, (std::vector<int64_t>{4, 64}));
+    EXPECT_EQ(model.tensors[0].quant->bits, 8);
+    EXPECT_EQ(model.tensors[0].quant->group, 32);
+}
+
+TEST(MlxReader, QuantizationConfigAliasAndTextConfigAreFound) {
+    MlxDir alias = four_bit_dir();
+    alias.config.erase("quantization");
+    alias.config["quantization_config"] = {{"group_size", 64}, {"bits", 4}};
+    EXPECT_TRUE(read(alias).blockers.empty());
+    MlxDir vlm = four_bit_dir();
+    vlm.config.erase("quantization");
+    vlm.config["text_config"] = {{"quantization", {{"group_size", 64}, {"bits", 4}}}};
+    const SourceModel model = read(vlm);
+    EXPECT_TRUE(model.blockers.empty());
+    EXPECT_TRUE(model.tensors[0].is_quantized());
+}
+
+TEST(MlxReader, ShapeDisagreeingWithConfigBitsIsABlocker) {
+    // Written at 4 bits / group 64 (16 words, 2 groups per row), config claims 2 bits / group 128:
+    // 16 words = 256 columns at 2 bits -> 2 groups of 128, the same scales shape... so also claim
+    // group 64 to make the scales shape [4, 4] disagree with the stored [4, 2].
+    MlxDir mlx = four_bit_dir();
+    mlx.config["quantization"] = {{"group_size", 64}, {"bits", 2}};
+    expect_blocker(read(mlx), kDown + ".scales", "expected [4, 4]");
+    // 3 bits: 16 words * 32 / 3 is not whole codes.
+    MlxDir odd = four_bit_dir();
+    odd.config["quantization"]["bits"] = 3;
+    expect_blocker(read(odd), kDown + ".weight", "does not hold whole 3-bit codes");
+}
+
+TEST(MlxReader, UnknownModeIsABlocker) {
+    MlxDir mlx = four_bit_dir();
+    mlx.config["quantization"]["mode"] = "mxfp4";
+    expect_blocker(read(mlx), "config.json: quantization", "mode 'mxfp4'");
+    MlxDir over = four_bit_dir();
+    over.config["quantization"][kDown] = {{"group_size", 64}, {"bits", 4}, {"mode", "nvfp4"}};
+    expect_blocker(read(over), kDown + ".weight", "mode 'nvfp4'");
+}
+
+TEST(MlxReader, GroupAndBitsOutsideMlxAffineAreBlockers) {
+    MlxDir g16 = four_bit_dir();
+    g16.config["quantization"]["group_size"] = 16;
+    expect_blocker(read(g16), "config.json: quantization", "group_size 16");
+    MlxDir b7;
+    b7.config["quantization"][kDown] = {{"group_size", 32}, {"bits", 7}};
+    b7.quant(kDown, 4, std::vector<uint32_t>(4 * 7, 0), 1);
+    expect_blocker(read(b7), kDown + ".weight", "bits 7");
+}
+
+TEST(MlxReader, MissingBiasesIsABlocker) {
+    MlxDir mlx = four_bit_dir();
+    mlx.remove(kDown + ".biases");
+    expect_blocker(read(mlx), kDown + ".weight", "no '" + kDown + ".biases'");
+}
+
+TEST(MlxReader, BiasesWithoutScalesIsABlocker) {
+    MlxDir mlx = four_bit_dir();
+    mlx.remove(kDown + ".scales");
+    const SourceModel model = read(mlx);
+    // The weight is then a plain U32 tensor (also refused) and the biases are stray.
+    ASSERT_EQ(model.blockers.size(), 2u);
+    EXPECT_EQ(model.blockers[0].tensor, kDown + ".weight");
+    EXPECT_NE(model.blockers[0].reason.find("U32"), std::string::npos);
+    EXPECT_EQ(model.blockers[1].tensor, kDown + ".biases");
+    EXPECT_NE(model.blockers[1].reason.find("without"), std::string::npos);
+}
+
+TEST(MlxReader, OverrideFalseWithScalesIsABlocker) {
+    MlxDir mlx = four_bit_dir();
+    mlx.config["quantization"][kDown] = false;
+    expect_blocker(read(mlx), kDown + ".weight", "is false");
+}
+
+TEST(MlxReader, MismatchedBiasDtypeAndNonU32WeightAreBlockers) {
+    MlxDir mixed = four_bit_dir();
+    mixed.part(kDown + ".biases").dtype = "F16";
+    expect_blocker(read(mixed), kDown + ".biases", "expected BF16");
+    MlxDir i32 = four_bit_dir();
+    i32.part(kDown + ".weight").dtype = "I32";
+    expect_blocker(read(i32), kDown + ".weight", "expected U32");
+}
+
+TEST(MlxReader, ScalesWithoutConfigAndGptqConfigAreBlockers) {
+    MlxDir none = four_bit_dir();
+    none.config.erase("quantization");
+    expect_blocker(read(none), "config.json", "cannot be inferred");
+    MlxDir gptq = four_bit_dir();
+    gptq.config["quantization"]["quant_method"] = "gptq";
+    expect_blocker(read(gptq), "config.json: quantization", "gptq");
+}
+
+TEST(ReadSource, DispatchesMlxAndMcq) {
+    TempDir mlx_dir("mlx-dispatch");
+    four_bit_dir().write(mlx_dir.path());
+    EXPECT_EQ(detect_source_format(mlx_dir.path()), "mlx");
+    EXPECT_EQ(read_source_model(mlx_dir.path()).format, "mlx");
+
+    TempDir mcq_dir("mcq-dispatch");
+    McqFile mcq;
+    mcq.quant("layers.0.mlp.down_proj.weight", 4, 64, 4, 128);
+    mcq.write(mcq_dir.path() / "model.safetensors");
+    // Even with an MLX-looking config, mcq metadata decides.
+    std::ofstream(mcq_dir.path() / "config.json")
+        << R"({"quantization": {"group_size": 64, "bits": 4}})";
+    EXPECT_EQ(detect_source_format(mcq_dir.path()), "mcq-v1");
+    EXPECT_EQ(read_source_model(mcq_dir.path()).format, "mcq-v1");
+}
+
+}  // namespace
+}  // namespace rebox::test

@@ -1,0 +1,218 @@
+// Writers of the MLX-layout fixture: group parameters like MLX's quantizer produces them (scale
+// sign negative for about half the groups, bias the value of code 0 centring the group), codes
+// uniform at random, all packed with the fixture's own word packer and float roundings.
+#include "mlx_files.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "fp16.hpp"
+#include "mlx_pack.hpp"
+#include "mlx_recipe.hpp"
+#include "prng.hpp"
+#include "safetensors_writer.hpp"
+
+namespace mkfixture {
+
+using ojson = nlohmann::ordered_json;
+namespace fs = std::filesystem;
+
+namespace {
+
+size_t dtype_width(const std::string& dtype) { return dtype == "f32" ? 4 : 2; }
+std::string st_dtype(const std::string& dtype) {
+    return dtype == "f32" ? "F32" : dtype == "f16" ? "F16" : "BF16";
+}
+
+// `value` stored as `dtype`, little-endian, appended to out. Values are chosen fp16-exact for f32.
+void append_value(std::vector<char>& out, const std::string& dtype, float value) {
+    uint32_t bits = 0;
+    if (dtype == "bf16") {
+        bits = float_to_bf16(value);
+    } else if (dtype == "f16") {
+        bits = float_to_half(value);
+    } else {
+        const float exact = half_to_float(float_to_half(value));  // fp16-exact binary32
+        __builtin_memcpy(&bits, &exact, 4);
+    }
+    for (size_t b = 0; b < dtype_width(dtype); ++b)
+        out.push_back(static_cast<char>((bits >> (8 * b)) & 0xffu));
+}
+
+// The not-fp16-exact scale of --inexact-scales, as raw bytes: bf16 0x35ff = 2^-20 * (1+127/128)
+// (needs ulp 2^-27 < fp16's smallest 2^-24); f32 0.1f (not a dyadic fraction fp16 can hold).
+std::vector<char> inexact_scale_bytes(const std::string& dtype) {
+    if (dtype == "bf16") return {static_cast<char>(0xff), static_cast<char>(0x35)};
+    const float value = 0.1f;
+    uint32_t bits;
+    __builtin_memcpy(&bits, &value, 4);
+    std::vector<char> out;
+    for (int b = 0; b < 4; ++b) out.push_back(static_cast<char>((bits >> (8 * b)) & 0xffu));
+    return out;
+}
+
+struct MlxGroupBytes {
+    std::vector<char> scales, biases;
+};
+
+MlxGroupBytes make_mlx_params(const QuantTensor& t, uint64_t seed, const MlxOptions& options) {
+    MlxGroupBytes out;
+    SplitMix64 rng = stream_for(seed, t.name + ".scales");
+    const double spread = 1.0 / std::sqrt(static_cast<double>(t.cols) / 64.0);
+    const double half_range = (std::pow(2.0, t.bits) - 1.0) / 2.0;
+    const int64_t groups = t.group_count();
+    for (int64_t g = 0; g < groups; ++g) {
+        const double magnitude = rng.uniform(0.002, 0.03) * spread;
+        const bool coin = (rng.next() & 1u) != 0;
+        const bool negative =
+            options.negative_scales == "all" || (options.negative_scales == "half" && coin);
+        // Round the scale first, then centre the group on it: bias = -scale*(2^b-1)/2.
+        std::vector<char> scale_bytes;
+        append_value(scale_bytes, options.scale_dtype,
+                     static_cast<float>(negative ? -magnitude : magnitude));
+        float scale = 0;
+        if (options.scale_dtype == "f32") {
+            __builtin_memcpy(&scale, scale_bytes.data(), 4);
+        } else {
+            const uint16_t bits = static_cast<uint16_t>(static_cast<uint8_t>(scale_bytes[0]) |
+                                                        static_cast<uint8_t>(scale_bytes[1]) << 8);
+            if (options.scale_dtype == "f16") {
+                scale = half_to_float(bits);
+            } else {
+                const uint32_t wide = static_cast<uint32_t>(bits) << 16;
+                __builtin_memcpy(&scale, &wide, 4);
+            }
+        }
+        if (g == 0 && options.inexact_scales && t.name == kMlxInexactTensor)
+            scale_bytes = inexact_scale_bytes(options.scale_dtype);
+        out.scales.insert(out.scales.end(), scale_bytes.begin(), scale_bytes.end());
+        append_value(out.biases, options.scale_dtype,
+                     static_cast<float>(-static_cast<double>(scale) * half_range));
+    }
+    return out;
+}
+
+void write_mlx_weight(std::ostream& out, const QuantTensor& t, uint64_t seed) {
+    SplitMix64 rng = stream_for(seed, t.name + ".weight");
+    std::vector<uint8_t> codes(static_cast<size_t>(t.cols));
+    std::vector<char> bytes;
+    for (int64_t r = 0; r < t.rows; ++r) {
+        for (uint8_t& c : codes) c = static_cast<uint8_t>(rng.uniform_bits(t.bits));
+        const std::vector<uint32_t> words = pack_mlx_row(codes, t.bits);
+        bytes.resize(words.size() * 4);
+        for (size_t w = 0; w < words.size(); ++w)
+            for (int b = 0; b < 4; ++b)
+                bytes[4 * w + static_cast<size_t>(b)] = static_cast<char>(words[w] >> (8 * b));
+        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    }
+}
+
+void write_bf16_norm(std::ostream& out, const NormTensor& t, uint64_t seed) {
+    SplitMix64 rng = stream_for(seed, t.name);
+    std::vector<char> bytes;
+    for (int64_t i = 0; i < t.length; ++i) {
+        const uint16_t v = float_to_bf16(static_cast<float>(1.0 + rng.uniform(-0.05, 0.05)));
+        bytes.push_back(static_cast<char>(v & 0xff));
+        bytes.push_back(static_cast<char>(v >> 8));
+    }
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+void append_mlx_entries(std::vector<StTensor>& out, const PlanUnit& unit, uint64_t seed,
+                        const MlxOptions& options) {
+    if (!unit.quantized) {
+        const NormTensor norm = unit.norm;
+        out.push_back({norm.name,
+                       "BF16",
+                       {norm.length},
+                       static_cast<uint64_t>(norm.length) * 2,
+                       [norm, seed](std::ostream& s) { write_bf16_norm(s, norm, seed); }});
+        return;
+    }
+    const QuantTensor q = unit.quant;
+    const std::string module = q.name.substr(0, q.name.size() - std::string(".weight").size());
+    const int64_t words = q.cols * q.bits / 32;
+    const int64_t groups_per_row = q.cols / q.group;
+    const uint64_t param_bytes =
+        static_cast<uint64_t>(q.rows * groups_per_row) * dtype_width(options.scale_dtype);
+    auto params = std::make_shared<MlxGroupBytes>();
+    out.push_back({q.name,
+                   "U32",
+                   {q.rows, words},
+                   static_cast<uint64_t>(q.rows * words) * 4,
+                   [q, seed](std::ostream& s) { write_mlx_weight(s, q, seed); }});
+    out.push_back({module + ".scales",
+                   st_dtype(options.scale_dtype),
+                   {q.rows, groups_per_row},
+                   param_bytes,
+                   [q, seed, options, params](std::ostream& s) {
+                       *params = make_mlx_params(q, seed, options);
+                       s.write(params->scales.data(),
+                               static_cast<std::streamsize>(params->scales.size()));
+                   }});
+    out.push_back({module + ".biases",
+                   st_dtype(options.scale_dtype),
+                   {q.rows, groups_per_row},
+                   param_bytes,
+                   [params](std::ostream& s) {
+                       s.write(params->biases.data(),
+                               static_cast<std::streamsize>(params->biases.size()));
+                       *params = MlxGroupBytes{};
+                   }});
+}
+
+}  // namespace
+
+void add_mlx_quantization(const fs::path& out_dir, const MlxOptions& options) {
+    const fs::path path = out_dir / "config.json";
+    ojson config;
+    {
+        std::ifstream in(path);
+        config = ojson::parse(in);
+    }
+    ojson quant = {{"group_size", kMlxGlobalGroup}, {"bits", kMlxGlobalBits}, {"mode", "affine"}};
+    for (const auto& [module, setting] : options.overrides)
+        quant[module] = {{"group_size", setting.second}, {"bits", setting.first}};
+    config["quantization"] = quant;
+    config["quantization_config"] = quant;
+    config["torch_dtype"] = "bfloat16";
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << config.dump(2) << "\n";
+    if (!out) throw std::runtime_error(path.string() + ": cannot write");
+}
+
+void write_mlx_model_files(const fs::path& out_dir, const ModelPlan& plan, int shard_count,
+                           uint64_t seed, const MlxOptions& options) {
+    const auto shards = split_into_shards(plan.units, shard_count);
+    ojson weight_map = ojson::object();
+    std::map<std::string, std::string> sorted_map;
+    uint64_t total_size = 0;
+    for (size_t k = 0; k < shards.size(); ++k) {
+        std::string file = "model.safetensors";
+        if (shard_count > 1) {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "model-%05zu-of-%05zu.safetensors", k + 1,
+                          shards.size());
+            file = buf;
+        }
+        std::vector<StTensor> entries;
+        for (const PlanUnit& u : shards[k]) append_mlx_entries(entries, u, seed, options);
+        for (const StTensor& t : entries) {
+            sorted_map[t.name] = file;
+            total_size += t.byte_count;
+        }
+        write_safetensors(out_dir / file, entries, {{"format", "mlx"}});
+    }
+    if (shard_count > 1) {
+        for (const auto& [name, file] : sorted_map) weight_map[name] = file;
+        std::ofstream out(out_dir / "model.safetensors.index.json", std::ios::trunc);
+        out << ojson{{"metadata", {{"total_size", total_size}}}, {"weight_map", weight_map}}.dump(2)
+            << "\n";
+    }
+}
+
+}  // namespace mkfixture
