@@ -5,13 +5,23 @@
 #include "rebox/error.hpp"
 #include "rebox/format/atomic_output.hpp"
 #include "rebox/format/gguf_shards.hpp"
+#include "rebox/format/mapped_file.hpp"
 
 namespace rebox {
 namespace {
 
-// Writes one layout whose tensor i gets the bytes data(i).
+// The mappings of every shard of a set, for releasing copied pages.
+std::vector<const MappedFile*> mappings_of(const GgufSet& set) {
+    std::vector<const MappedFile*> mappings;
+    for (size_t i = 0; i < set.shard_count(); ++i) mappings.push_back(set.shard(i).mapping());
+    return mappings;
+}
+
+// Writes one layout whose tensor i gets the bytes data(i); input pages are released once copied so
+// memory stays flat however large the model is.
 template <typename DataOf>
-void write_layout(AtomicOutput& out, const GgufLayout& layout, DataOf data) {
+void write_layout(AtomicOutput& out, const GgufLayout& layout, DataOf data,
+                  const std::vector<const MappedFile*>& mappings) {
     out.resize(layout.file_size());
     out.pwrite(layout.serialize_metadata(), 0);
     const uint64_t base = layout.data_offset();
@@ -53,8 +63,10 @@ std::vector<std::filesystem::path> split_gguf_file(const std::filesystem::path& 
     for (size_t i = 0; i < sharded.places.size(); ++i)
         members[sharded.places[i].shard].push_back(i);
     for (uint32_t s = 0; s < count; ++s) {
-        write_layout(*outputs[s], sharded.shards[s],
-                     [&](size_t i) { return source.tensor_data(source.tensors()[members[s][i]]); });
+        write_layout(
+            *outputs[s], sharded.shards[s],
+            [&](size_t i) { return source.tensor_data(source.tensors()[members[s][i]]); },
+            mappings_of(source));
     }
     for (auto& out : outputs) out->commit();
     return paths;
@@ -71,7 +83,9 @@ void merge_gguf_files(const std::filesystem::path& first_shard, const std::files
     for (const auto& t : source.tensors())
         layout.add_tensor(t.info->name, t.info->ne, t.info->type);
     AtomicOutput out(output, overwrite);
-    write_layout(out, layout, [&](size_t i) { return source.tensor_data(source.tensors()[i]); });
+    write_layout(
+        out, layout, [&](size_t i) { return source.tensor_data(source.tensors()[i]); },
+        mappings_of(source));
     out.commit();
 }
 
