@@ -74,8 +74,8 @@ struct GgufKV {
     bool operator==(const GgufKV& other) const = default;
 };
 
-// Short human rendering: scalars in full (strings cut at max_chars), arrays as
-// "[TYPE x N] first, items, ...".
+// Short human rendering: scalars in full (strings single-quoted, cut at max_chars), arrays as
+// "[STRING] x151669: 'a', 'b', ..." (first max_items items).
 std::string gguf_value_to_string(const GgufValue& value, size_t max_chars = 60, size_t max_items = 6);
 
 }  // namespace rebox
