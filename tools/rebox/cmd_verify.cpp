@@ -1,7 +1,36 @@
-// rebox verify: placeholder so the CLI links while the command is being built on its branch.
+// rebox verify: runs the independent read-back proof and prints the verdict: the summary line, one
+// MISMATCH line per tensor whose values differ, one PROBLEM line per other finding; --json writes
+// the full report. Exit 0 when everything is identical, 3 otherwise (1 when a file cannot be read).
+#include <cstdio>
+
 #include "commands.hpp"
 #include "rebox/error.hpp"
+#include "rebox/verify/verify.hpp"
+#include "report_json.hpp"
 
 namespace rebox::cli {
-int run_verify(const VerifyArgs&) { throw Error(ExitClass::input, "verify: not implemented yet"); }
+
+int run_verify(const VerifyArgs& args) {
+    const VerifyReport report = verify_gguf(args.model_dir, args.gguf, VerifyOptions{args.threads});
+    if (args.json_report) write_json_file(*args.json_report, verify_report_to_json(report));
+
+    std::printf("%s\n", report.summary().c_str());
+    for (const TensorCheck& t : report.tensors) {
+        if (t.mismatches > 0)
+            std::printf(
+                "MISMATCH %s (%s): %llu values differ, first at index %llu: expected 0x%08x got "
+                "0x%08x\n",
+                t.gguf_name.c_str(), t.source_name.c_str(),
+                static_cast<unsigned long long>(t.mismatches),
+                static_cast<unsigned long long>(t.first_diff), t.expected_bits, t.got_bits);
+        else if (!t.problem.empty())
+            std::printf("PROBLEM %s (%s): %s\n", t.gguf_name.c_str(),
+                        t.source_name.empty() ? "no source" : t.source_name.c_str(),
+                        t.problem.c_str());
+    }
+    for (const std::string& problem : report.problems) std::printf("PROBLEM %s\n", problem.c_str());
+    std::fflush(stdout);
+    return report.ok() ? 0 : static_cast<int>(ExitClass::verification);
+}
+
 }  // namespace rebox::cli

@@ -1,0 +1,17 @@
+// Per-tensor decision: from a SourceTensor and its GGUF name, the GGUF type, ne, byte size and
+// encoding, or the blockers that say why it cannot be carried exactly (spec mcq-v1 "When a tensor
+// can become GGUF Q4_1 without changing one value").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rebox/plan/plan.hpp"
+
+namespace rebox::plan_detail {
+
+// Appends to `blockers` and returns false when the tensor cannot be planned.
+bool plan_tensor(const SourceTensor& source, size_t source_index, const std::string& gguf_name,
+                 OutType outtype, TensorPlan* plan, std::vector<Blocker>* blockers);
+
+}  // namespace rebox::plan_detail

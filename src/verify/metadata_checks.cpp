@@ -1,0 +1,183 @@
+// KV and layout checks. Expected hyper-parameters come from config.json, pooling from modules.json,
+// special tokens and add_bos/add_eos from tokenizer.json (+ tokenizer_config.json) via the model/
+// readers; typing follows llama.cpp (notes/gguf.md §1.7, §3.1).
+#include "metadata_checks.hpp"
+
+#include "rebox/error.hpp"
+#include "rebox/format/ggml_type.hpp"
+#include "rebox/format/gguf_layout.hpp"
+#include "rebox/model/pooling.hpp"
+#include "rebox/model/tokenizer_vocab.hpp"
+
+namespace rebox::verify_ref {
+namespace {
+
+class KvChecker {
+  public:
+    KvChecker(const GgufSet& gguf, std::vector<std::string>& problems)
+        : gguf_(gguf), file_(gguf.shard(0).display_name()), problems_(problems) {}
+
+    void problem(const std::string& key, const std::string& what,
+                 const std::string& expected = "") {
+        problems_.push_back(error_message(file_, key, what, expected));
+    }
+
+    void expect_u32(const std::string& key, uint64_t expected) {
+        const GgufValue* value = gguf_.find(key);
+        if (value == nullptr) return problem(key, "missing", "UINT32 " + std::to_string(expected));
+        const auto got = value->as_u32();
+        if (!got)
+            return problem(key, "has type " + std::string(gguf_type_name(value->type)),
+                           "UINT32 " + std::to_string(expected));
+        if (*got != expected)
+            problem(key, "is " + std::to_string(*got),
+                    std::to_string(expected) + " from the source");
+    }
+
+    void expect_string(const std::string& key, const std::string& expected) {
+        const GgufValue* value = gguf_.find(key);
+        const std::string* got = value ? value->as_string() : nullptr;
+        if (got == nullptr) return problem(key, "missing or not a STRING", "\"" + expected + "\"");
+        if (*got != expected) problem(key, "is \"" + *got + "\"", "\"" + expected + "\"");
+    }
+
+    void expect_bool(const std::string& key, bool expected) {
+        const GgufValue* value = gguf_.find(key);
+        const auto got = value ? value->as_bool() : std::nullopt;
+        if (!got) return problem(key, "missing or not a BOOL", expected ? "true" : "false");
+        if (*got != expected)
+            problem(key, *got ? "is true" : "is false", expected ? "true" : "false");
+    }
+
+    const GgufSet& gguf_;
+    std::string file_;  // first shard: where the KVs live
+    std::vector<std::string>& problems_;
+};
+
+void check_tokenizer(KvChecker& kv, const ModelConfig& config,
+                     const std::filesystem::path& model_dir) {
+    const GgufSet& gguf = kv.gguf_;
+    const bool has_tokenizer_json = std::filesystem::exists(model_dir / "tokenizer.json");
+    const GgufValue* tokens = gguf.find("tokenizer.ggml.tokens");
+    if (tokens == nullptr) {
+        if (has_tokenizer_json)
+            kv.problem("tokenizer.ggml.tokens", "missing", "the source vocabulary");
+        return;
+    }
+    if (!tokens->is_array() || tokens->elem_type != GgufType::STRING)
+        return kv.problem("tokenizer.ggml.tokens", "not a STRING array");
+    const uint64_t token_count = tokens->array.size();
+    if (config.vocab_size != 0 && token_count != config.vocab_size)
+        kv.problem("tokenizer.ggml.tokens", std::to_string(token_count) + " tokens",
+                   std::to_string(config.vocab_size) + " (config.json vocab_size)");
+    for (size_t i = 0; i < tokens->array.size(); ++i) {
+        const std::string* text = std::get_if<std::string>(&tokens->array[i]);
+        if (text == nullptr || text->empty()) {
+            kv.problem("tokenizer.ggml.tokens", "token " + std::to_string(i) + " is empty",
+                       "no holes in the vocabulary");
+            break;
+        }
+    }
+    for (const char* key : {"tokenizer.ggml.bos_token_id", "tokenizer.ggml.eos_token_id"}) {
+        const GgufValue* value = gguf.find(key);
+        if (value == nullptr) continue;
+        const auto id = value->as_u32();
+        if (!id) {
+            kv.problem(key, "has type " + std::string(gguf_type_name(value->type)), "UINT32");
+        } else if (*id >= token_count) {
+            kv.problem(key, "is " + std::to_string(*id),
+                       "< " + std::to_string(token_count) + " tokens");
+        }
+    }
+    if (!has_tokenizer_json) return;
+
+    TokenizerOptions options;
+    options.vocab_size = config.vocab_size;
+    if (const GgufValue* pre = gguf.find("tokenizer.ggml.pre"); pre && pre->as_string())
+        options.pre = *pre->as_string();  // a name chosen with --tokenizer-pre is accepted as is
+    TokenizerVocab vocab;
+    try {
+        vocab = read_tokenizer(model_dir, options);
+    } catch (const Error& e) {
+        kv.problem("tokenizer.json",
+                   std::string("cannot derive the expected vocabulary: ") + e.what());
+        return;
+    }
+    if (vocab.tokens.size() != token_count) {
+        kv.problem("tokenizer.ggml.tokens", std::to_string(token_count) + " tokens",
+                   std::to_string(vocab.tokens.size()) + " from tokenizer.json");
+    } else {
+        for (size_t i = 0; i < token_count; ++i) {
+            const std::string* text = std::get_if<std::string>(&tokens->array[i]);
+            if (text == nullptr || *text != vocab.tokens[i]) {
+                kv.problem("tokenizer.ggml.tokens", "token " + std::to_string(i) + " differs",
+                           "\"" + vocab.tokens[i] + "\" from tokenizer.json");
+                break;
+            }
+        }
+    }
+    if (vocab.bos_id) kv.expect_u32("tokenizer.ggml.bos_token_id", *vocab.bos_id);
+    if (vocab.eos_id) kv.expect_u32("tokenizer.ggml.eos_token_id", *vocab.eos_id);
+    if (vocab.add_eos || gguf.find("tokenizer.ggml.add_eos_token"))
+        kv.expect_bool("tokenizer.ggml.add_eos_token", vocab.add_eos);
+    if (vocab.add_bos || gguf.find("tokenizer.ggml.add_bos_token"))
+        kv.expect_bool("tokenizer.ggml.add_bos_token", vocab.add_bos);
+}
+
+}  // namespace
+
+void check_kvs(const GgufSet& gguf, const ModelConfig& config,
+               const std::filesystem::path& model_dir, std::vector<std::string>& problems) {
+    KvChecker kv(gguf, problems);
+    const std::string& arch = config.model_type;
+    kv.expect_string("general.architecture", arch);
+    kv.expect_u32(arch + ".embedding_length", config.hidden_size);
+    kv.expect_u32(arch + ".block_count", config.num_hidden_layers);
+    kv.expect_u32(arch + ".attention.head_count", config.num_attention_heads);
+    kv.expect_u32(arch + ".attention.head_count_kv", config.num_key_value_heads);
+    kv.expect_u32(arch + ".feed_forward_length", config.intermediate_size);
+    kv.expect_u32(arch + ".attention.key_length", config.head_dim);
+    kv.expect_u32(arch + ".context_length", config.max_position_embeddings);
+
+    const std::string pooling_key = arch + ".pooling_type";
+    if (const auto pooling = read_pooling(model_dir)) {
+        kv.expect_u32(pooling_key, static_cast<uint32_t>(*pooling));
+    } else if (gguf.find(pooling_key) != nullptr) {
+        kv.problem(pooling_key, "present", "absent: the source has no pooling module");
+    }
+    check_tokenizer(kv, config, model_dir);
+}
+
+void check_layout(const GgufFile& gguf, std::vector<std::string>& problems) {
+    const std::string& file = gguf.display_name();
+    const uint64_t alignment = gguf.alignment();
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+        problems.push_back(
+            error_message(file, "general.alignment", std::to_string(alignment), "a power of two"));
+        return;
+    }
+    const uint64_t data_offset = gguf_pad(gguf.meta_end(), alignment);
+    if (gguf.data_offset() != data_offset)
+        problems.push_back(
+            error_message(file, "data section", "starts at " + std::to_string(gguf.data_offset()),
+                          std::to_string(data_offset) + " = PAD(end of tensor infos)"));
+    uint64_t next_offset = 0;
+    for (const GgufTensorInfo& tensor : gguf.tensors()) {
+        const auto nbytes = ggml_nbytes(tensor.type, tensor.ne);
+        if (!nbytes || *nbytes != tensor.nbytes)
+            problems.push_back(
+                error_message(file, tensor.name, "byte size does not follow from type and shape"));
+        if (tensor.offset != next_offset)
+            problems.push_back(error_message(file, tensor.name,
+                                             "offset " + std::to_string(tensor.offset),
+                                             std::to_string(next_offset) + " (canonical layout)"));
+        next_offset = tensor.offset + gguf_pad(tensor.nbytes, alignment);
+    }
+    const uint64_t expected_size = gguf.data_offset() + next_offset;
+    if (gguf.file_size() != expected_size)
+        problems.push_back(error_message(
+            file, "file size", std::to_string(gguf.file_size()) + " bytes",
+            std::to_string(expected_size) + " = data offset + last offset + PAD(last nbytes)"));
+}
+
+}  // namespace rebox::verify_ref

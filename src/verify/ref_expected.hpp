@@ -1,0 +1,36 @@
+// The source side of the proof: the values a GGUF tensor must hold, computed from the source tensor
+// alone. mcq-v1 quantized: w[i] = float(c[i]) * float(scale[i/group]) + float(min[i/group]) in
+// binary32 (spec; the product is exact for bits <= 8, one rounding in the add). Float sources:
+// their values widened to binary32.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "ref_half.hpp"
+
+namespace rebox::verify_ref {
+
+inline float mcq_value(uint8_t code, float scale, float min) {
+    return static_cast<float>(code) * scale + min;
+}
+
+struct QuantizedSource {
+    std::span<const uint8_t> qcodes;  // the lsb0 stream
+    std::span<const uint8_t> scales;  // F16 little-endian, one per group
+    std::span<const uint8_t> mins;    // F16 little-endian, one per group
+    unsigned bits = 0;
+    uint64_t group = 0;
+};
+
+// Values first .. first+out.size()-1; codes is scratch of at least out.size() bytes.
+void expected_from_quantized(const QuantizedSource& source, uint64_t first,
+                             std::span<uint8_t> codes, std::span<float> out);
+
+enum class SourceFloat { F32, F16, BF16 };
+
+// Values first .. first+out.size()-1 of a float source tensor with raw bytes `data`.
+void expected_from_float(SourceFloat dtype, std::span<const uint8_t> data, uint64_t first,
+                         std::span<float> out);
+
+}  // namespace rebox::verify_ref

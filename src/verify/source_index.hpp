@@ -1,0 +1,38 @@
+// The source side's tensor list as verify sees it, built from SafetensorsModel and verify's own mcq
+// metadata parse: every quantized triple <name>.qcodes/.scales/.mins (with its metadata entry) and
+// every plain tensor, looked up by the name without a "model." prefix.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "mcq_metadata.hpp"
+#include "rebox/format/safetensors.hpp"
+#include "ref_expected.hpp"
+
+namespace rebox::verify_ref {
+
+struct SourceEntry {
+    std::string name;            // HF name as stored (for quantized: the base name without .qcodes)
+    std::string file;            // display name of the file holding it
+    std::vector<int64_t> shape;  // logical HF shape (metadata shape for quantized)
+    uint64_t element_count = 0;
+    bool quantized = false;
+    QuantizedSource quant;  // when quantized (sizes already checked)
+    SourceFloat float_dtype = SourceFloat::F32;
+    std::span<const uint8_t> float_data;  // when plain (size already checked)
+    std::string problem;  // non-empty: the entry cannot be used to compute expected values
+};
+
+struct SourceIndex {
+    std::vector<SourceEntry> entries;
+    std::map<std::string, size_t> by_stripped_name;  // strip_model_prefix(name) -> entry
+    std::vector<std::string> problems;               // orphan parts, metadata without tensors, ...
+};
+
+// The model must stay alive while the index is used (spans point into its mappings).
+SourceIndex index_source(const SafetensorsModel& model);
+
+}  // namespace rebox::verify_ref

@@ -1,0 +1,215 @@
+// verify_gguf: opens the GGUF (or split set) through GgufFile/GgufSet and the source through
+// SafetensorsModel, pairs every GGUF tensor with its source tensor by the inverse name map,
+// compares values bit for bit (own unpacking, own dequantizers), then checks the tensor set, KVs
+// and layout. The report's max abs error, like the summary line, covers the re-encoded
+// (quantized-source) tensors.
+#include "rebox/verify/verify.hpp"
+
+#include <cstdio>
+#include <thread>
+
+#include "expected_shapes.hpp"
+#include "metadata_checks.hpp"
+#include "rebox/error.hpp"
+#include "rebox/format/ggml_type.hpp"
+#include "rebox/format/gguf_file.hpp"
+#include "rebox/format/gguf_shards.hpp"
+#include "rebox/format/safetensors.hpp"
+#include "rebox/model/model_config.hpp"
+#include "rebox/model/tensor_names.hpp"
+#include "ref_dequant.hpp"
+#include "source_index.hpp"
+#include "value_checks.hpp"
+
+namespace rebox {
+namespace {
+
+using verify_ref::SourceEntry;
+using verify_ref::SourceIndex;
+using verify_ref::ValueJob;
+
+// Shapes compare equal up to size-1 outer dims (ggml drops trailing 1s of ne, HF may keep them).
+std::vector<int64_t> hf_order_shape(const std::vector<int64_t>& ne) {
+    std::vector<int64_t> shape(ne.rbegin(), ne.rend());
+    while (shape.size() > 1 && shape.front() == 1) shape.erase(shape.begin());
+    return shape;
+}
+
+std::vector<int64_t> trimmed(std::vector<int64_t> shape) {
+    while (shape.size() > 1 && shape.front() == 1) shape.erase(shape.begin());
+    return shape;
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+    std::string text = "[";
+    for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+    return text + "]";
+}
+
+// Sets check.problem when the pair cannot be compared, else fills job.
+bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const SourceEntry& source,
+                 const ModelConfig& config, TensorCheck& check, ValueJob& job) {
+    const GgufTensorInfo& info = *tensor.info;
+    const std::string& file = gguf.shard(tensor.shard).display_name();
+    if (!source.problem.empty()) {
+        check.problem = source.problem;
+        return false;
+    }
+    // The architecture fixes the shape; the source's own metadata is not trusted for it.
+    const std::string_view hf_name = strip_model_prefix(source.name);
+    if (!verify_ref::layer_in_range(config, hf_name)) {
+        check.problem = error_message(
+            source.file, source.name, "layer index out of range",
+            "< " + std::to_string(config.num_hidden_layers) + " (config.json num_hidden_layers)");
+        return false;
+    }
+    if (const auto expected = verify_ref::expected_hf_shape(config, hf_name);
+        expected && trimmed(*expected) != trimmed(source.shape)) {
+        check.problem = error_message(
+            source.file, source.name,
+            "source shape " + shape_text(source.shape) + " disagrees with config.json",
+            shape_text(*expected));
+        return false;
+    }
+    verify_ref::DecodableType layout{};
+    if (!verify_ref::decodable_type(info.type, &layout)) {
+        check.problem =
+            error_message(file, info.name, "type " + check.gguf_type + " cannot be decoded",
+                          "Q4_1, Q5_1, Q4_0, Q5_0, Q8_0, F16, BF16 or F32");
+        return false;
+    }
+    if (hf_order_shape(info.ne) != trimmed(source.shape)) {
+        check.problem = error_message(file, info.name,
+                                      "shape (ne reversed) " + shape_text(hf_order_shape(info.ne)),
+                                      shape_text(source.shape) + " from " + source.name);
+        return false;
+    }
+    const uint64_t values = info.element_count();
+    const std::span<const uint8_t> data = gguf.tensor_data(tensor);
+    if (values % layout.block_size != 0 ||
+        data.size() != values / layout.block_size * layout.block_bytes) {
+        check.problem = error_message(
+            file, info.name, "data size " + std::to_string(data.size()),
+            std::to_string(values / layout.block_size * layout.block_bytes) + " bytes");
+        return false;
+    }
+    job.gguf_type = info.type;
+    job.gguf_data = data;
+    job.source = &source;
+    job.values = values;
+    return true;
+}
+
+}  // namespace
+
+bool VerifyReport::ok() const {
+    if (!problems.empty()) return false;
+    for (const TensorCheck& t : tensors)
+        if (!t.identical) return false;
+    return true;
+}
+
+std::string VerifyReport::summary() const {
+    char error_text[32];
+    if (max_abs_error == 0.0)
+        std::snprintf(error_text, sizeof error_text, "0.0");
+    else
+        std::snprintf(error_text, sizeof error_text, "%g", max_abs_error);
+    return "re-encoded tensors bit-identical: " + std::to_string(re_encoded_identical) + "/" +
+           std::to_string(re_encoded_total) + ", max abs error " + error_text;
+}
+
+VerifyReport verify_gguf(const std::filesystem::path& model_dir, const std::filesystem::path& gguf,
+                         const VerifyOptions& options) {
+    return verify_gguf_set(model_dir, GgufSet::open(gguf), options);
+}
+
+VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufSet& gguf,
+                             const VerifyOptions& options) {
+    const ModelConfig config = read_model_config(model_dir / "config.json");
+    const SafetensorsModel model = SafetensorsModel::open(model_dir);
+    const std::string& file = gguf.shard(0).display_name();
+
+    VerifyReport report;
+    SourceIndex index = verify_ref::index_source(model);
+    report.problems = std::move(index.problems);
+    for (const SourceEntry& entry : index.entries)
+        if (entry.quantized) ++report.re_encoded_total;
+
+    // Pair each GGUF tensor with its source.
+    std::vector<size_t> times_used(index.entries.size(), 0);
+    std::vector<ValueJob> jobs;
+    std::vector<size_t> job_tensor;  // job -> report.tensors index
+    report.tensors.reserve(gguf.tensors().size());
+    for (const GgufSet::Tensor& tensor : gguf.tensors()) {
+        const GgufTensorInfo& info = *tensor.info;
+        TensorCheck check;
+        check.gguf_name = info.name;
+        check.gguf_type = ggml_type_name(info.type);
+        check.values = info.element_count();
+        const auto hf_name = hf_tensor_name(config.model_type, info.name);
+        const auto found =
+            hf_name ? index.by_stripped_name.find(std::string(strip_model_prefix(*hf_name)))
+                    : index.by_stripped_name.end();
+        if (found == index.by_stripped_name.end()) {
+            check.problem = error_message(gguf.shard(tensor.shard).display_name(), info.name,
+                                          "GGUF tensor has no source tensor",
+                                          hf_name ? *hf_name + " (or its .qcodes/.scales/.mins)"
+                                                  : "a tensor name known for " + config.model_type);
+            report.tensors.push_back(std::move(check));
+            continue;
+        }
+        const SourceEntry& source = index.entries[found->second];
+        ++times_used[found->second];
+        check.source_name = source.name;
+        check.re_encoded = source.quantized;
+        ValueJob job;
+        if (prepare_job(gguf, tensor, source, config, check, job)) {
+            jobs.push_back(job);
+            job_tensor.push_back(report.tensors.size());
+        }
+        report.tensors.push_back(std::move(check));
+    }
+    for (const auto& [key, i] : index.by_stripped_name) {
+        const SourceEntry& entry = index.entries[i];
+        if (times_used[i] == 0) {
+            const auto expected = gguf_tensor_name(config.model_type, entry.name);
+            report.problems.push_back(
+                error_message(entry.file, entry.name, "source tensor missing from " + file,
+                              expected ? "GGUF tensor " + *expected : "a GGUF tensor for it"));
+        } else if (times_used[i] > 1) {
+            report.problems.push_back(error_message(
+                entry.file, entry.name,
+                "source tensor appears " + std::to_string(times_used[i]) + " times in " + file,
+                "exactly once"));
+        }
+    }
+
+    const unsigned threads =
+        options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    verify_ref::run_value_jobs(jobs, threads);
+    for (size_t j = 0; j < jobs.size(); ++j) {
+        TensorCheck& check = report.tensors[job_tensor[j]];
+        const verify_ref::CompareResult& result = jobs[j].result;
+        check.mismatches = result.mismatches;
+        check.identical = result.mismatches == 0;
+        check.max_abs_error = result.max_abs_error;
+        if (result.mismatches > 0) {
+            check.first_diff = result.first_diff;
+            check.expected_bits = result.expected_bits;
+            check.got_bits = result.got_bits;
+        }
+    }
+    for (const TensorCheck& check : report.tensors) {
+        if (!check.re_encoded) continue;
+        if (check.identical) ++report.re_encoded_identical;
+        report.max_abs_error = std::max(report.max_abs_error, check.max_abs_error);
+    }
+
+    verify_ref::check_kvs(gguf, config, model_dir, report.problems);
+    for (size_t i = 0; i < gguf.shard_count(); ++i)
+        verify_ref::check_layout(gguf.shard(i), report.problems);
+    return report;
+}
+
+}  // namespace rebox

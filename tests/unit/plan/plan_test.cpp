@@ -1,0 +1,345 @@
+// make_plan on tiny qwen3 directories written by the test (hidden 64, 2 layers, heads 4 / kv 2,
+// head_dim 16, ffn 128, vocab 128): the good model plans to 2 + 11*2 = 24 tensors with names,
+// types, ne and byte sizes worked out by hand from notes/gguf.md §2.1/§3.2; each refusal is a
+// Blocker whose reason the test names.
+#include "rebox/plan/plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "rebox/format/ggml_type.hpp"
+#include "rebox/source/mcq_reader.hpp"
+#include "source/mcq_test_writer.hpp"
+
+namespace rebox {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kQwen2Regex =
+    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+
+struct TinyQwen3 {
+    test::McqFile file;
+    json config = {{"model_type", "qwen3"},
+                   {"architectures", {"Qwen3ForCausalLM"}},
+                   {"hidden_size", 64},
+                   {"num_hidden_layers", 2},
+                   {"num_attention_heads", 4},
+                   {"num_key_value_heads", 2},
+                   {"head_dim", 16},
+                   {"intermediate_size", 128},
+                   {"max_position_embeddings", 512},
+                   {"vocab_size", 128},
+                   {"rope_theta", 1000000.0},
+                   {"rms_norm_eps", 1e-6},
+                   {"tie_word_embeddings", true}};
+    json tokenizer = {
+        {"model",
+         {{"type", "BPE"}, {"vocab", {{"a", 0}, {"b", 1}, {"ab", 2}}}, {"merges", {"a b"}}}},
+        {"added_tokens", {{{"id", 3}, {"content", "<|endoftext|>"}, {"special", true}}}},
+        {"pre_tokenizer", {{"type", "Split"}, {"pattern", {{"Regex", kQwen2Regex}}}}}};
+    bool write_tokenizer = true;
+
+    TinyQwen3() {
+        // Written out of output order on purpose: norm first, layer 1 before layer 0.
+        file.plain("norm.weight", "F32", {64}, 4);
+        for (int layer : {1, 0}) {
+            const std::string p = "layers." + std::to_string(layer) + ".";
+            const int bits = layer == 0 ? 4 : 3;
+            const int group = layer == 0 ? 64 : 32;
+            file.quant(p + "mlp.down_proj.weight", bits, group, 64, 128, 10 + layer);
+            file.plain(p + "input_layernorm.weight", "F32", {64}, 4);
+            file.quant(p + "self_attn.q_proj.weight", bits, group, 64, 64, 20 + layer);
+            file.quant(p + "self_attn.k_proj.weight", bits, group, 32, 64, 30 + layer);
+            file.quant(p + "self_attn.v_proj.weight", bits, group, 32, 64, 40 + layer);
+            file.quant(p + "self_attn.o_proj.weight", bits, group, 64, 64, 50 + layer);
+            file.plain(p + "self_attn.q_norm.weight", "F32", {16}, 4);
+            file.plain(p + "self_attn.k_norm.weight", "BF16", {16}, 2);
+            file.plain(p + "post_attention_layernorm.weight", "F32", {64}, 4);
+            file.quant(p + "mlp.gate_proj.weight", bits, group, 128, 64, 60 + layer);
+            file.quant(p + "mlp.up_proj.weight", bits, group, 128, 64, 70 + layer);
+        }
+        file.quant("embed_tokens.weight", 3, 64, 128, 64, 99);
+    }
+
+    void write(const std::filesystem::path& dir) const {
+        file.write(dir / "model.safetensors");
+        std::ofstream(dir / "config.json") << config.dump();
+        if (write_tokenizer) std::ofstream(dir / "tokenizer.json") << tokenizer.dump();
+    }
+};
+
+class PlanTest : public ::testing::Test {
+  protected:
+    test::TempDir dir{"plan"};
+    SourceModel source;
+
+    Plan plan(const TinyQwen3& model, PlanOptions options = {}) {
+        model.write(dir.path());
+        source = read_mcq_model(dir.path());
+        return make_plan(source, options);
+    }
+
+    static std::string all_blockers(const Plan& p) {
+        std::string s;
+        for (const Blocker& b : p.blockers)
+            s += "\n  " + b.tensor + " | " + b.reason + " | " + b.fix;
+        return s;
+    }
+
+    static const Blocker* find_blocker(const Plan& p, const std::string& tensor,
+                                       const std::string& reason) {
+        for (const Blocker& b : p.blockers)
+            if (b.tensor == tensor && b.reason.find(reason) != std::string::npos) return &b;
+        return nullptr;
+    }
+
+    static void expect_blocker(const Plan& p, const std::string& tensor,
+                               const std::string& reason) {
+        EXPECT_NE(find_blocker(p, tensor, reason), nullptr)
+            << "want '" << reason << "' for " << tensor << "; got:" << all_blockers(p);
+        for (const TensorPlan& t : p.tensors)
+            EXPECT_NE(t.gguf_name.empty(), true);  // every planned tensor is named
+    }
+
+    static const GgufValue* kv(const Plan& p, const std::string& key) {
+        for (const GgufKV& item : p.kvs)
+            if (item.key == key) return &item.value;
+        return nullptr;
+    }
+};
+
+constexpr uint32_t kQ4_1 = static_cast<uint32_t>(GgmlType::Q4_1);
+constexpr uint32_t kF32 = static_cast<uint32_t>(GgmlType::F32);
+
+TEST_F(PlanTest, GoodTinyQwen3PlansAllTensorsInOutputOrder) {
+    const Plan p = plan(TinyQwen3{});
+    EXPECT_TRUE(p.blockers.empty()) << all_blockers(p);
+    EXPECT_EQ(p.arch, "qwen3");
+    struct Expect {
+        std::string name;
+        uint32_t type;
+        std::vector<int64_t> ne;
+        uint64_t nbytes;  // Q4_1: elements / 32 * 20; F32: elements * 4
+        Encoding encoding;
+    };
+    std::vector<Expect> expected = {
+        {"token_embd.weight", kQ4_1, {64, 128}, 5120, Encoding::q4_1_repack}};
+    for (int layer : {0, 1}) {
+        const std::string b = "blk." + std::to_string(layer) + ".";
+        expected.push_back({b + "attn_norm.weight", kF32, {64}, 256, Encoding::copy_f32});
+        expected.push_back({b + "attn_q.weight", kQ4_1, {64, 64}, 2560, Encoding::q4_1_repack});
+        expected.push_back({b + "attn_k.weight", kQ4_1, {64, 32}, 1280, Encoding::q4_1_repack});
+        expected.push_back({b + "attn_v.weight", kQ4_1, {64, 32}, 1280, Encoding::q4_1_repack});
+        expected.push_back(
+            {b + "attn_output.weight", kQ4_1, {64, 64}, 2560, Encoding::q4_1_repack});
+        expected.push_back({b + "attn_q_norm.weight", kF32, {16}, 64, Encoding::copy_f32});
+        expected.push_back({b + "attn_k_norm.weight", kF32, {16}, 64, Encoding::widen_f32});
+        expected.push_back({b + "ffn_norm.weight", kF32, {64}, 256, Encoding::copy_f32});
+        expected.push_back({b + "ffn_gate.weight", kQ4_1, {64, 128}, 5120, Encoding::q4_1_repack});
+        expected.push_back({b + "ffn_up.weight", kQ4_1, {64, 128}, 5120, Encoding::q4_1_repack});
+        expected.push_back({b + "ffn_down.weight", kQ4_1, {128, 64}, 5120, Encoding::q4_1_repack});
+    }
+    expected.push_back({"output_norm.weight", kF32, {64}, 256, Encoding::copy_f32});
+    ASSERT_EQ(expected.size(), 24u);
+    ASSERT_EQ(p.tensors.size(), 24u);
+    for (size_t i = 0; i < expected.size(); ++i) {
+        const TensorPlan& t = p.tensors[i];
+        EXPECT_EQ(t.gguf_name, expected[i].name) << i;
+        EXPECT_EQ(t.type, expected[i].type) << expected[i].name;
+        EXPECT_EQ(t.ne, expected[i].ne) << expected[i].name;
+        EXPECT_EQ(t.nbytes, expected[i].nbytes) << expected[i].name;
+        EXPECT_EQ(t.encoding, expected[i].encoding) << expected[i].name;
+        ASSERT_LT(t.source_index, source.tensors.size());
+    }
+    // source_index points at the tensor the name came from.
+    EXPECT_EQ(source.tensors[p.tensors[0].source_index].name, "embed_tokens.weight");
+    EXPECT_EQ(source.tensors[p.tensors[23].source_index].name, "norm.weight");
+    EXPECT_EQ(p.source_bytes, std::filesystem::file_size(dir.path() / "model.safetensors"));
+
+    const GgufValue* arch = kv(p, "general.architecture");
+    ASSERT_NE(arch, nullptr);
+    EXPECT_EQ(*arch->as_string(), "qwen3");
+    ASSERT_NE(kv(p, "general.file_type"), nullptr);
+    EXPECT_EQ(kv(p, "general.file_type")->as_u32(), 3u);  // MOSTLY_Q4_1
+    ASSERT_NE(kv(p, "rebox.version"), nullptr);
+    EXPECT_EQ(*kv(p, "rebox.version")->as_string(), "0.1.0");
+    EXPECT_EQ(*kv(p, "rebox.source.format")->as_string(), "mcq-v1");
+    const GgufValue* names = kv(p, "rebox.quant.tensors");
+    const GgufValue* bits = kv(p, "rebox.quant.bits");
+    const GgufValue* groups = kv(p, "rebox.quant.group");
+    ASSERT_TRUE(names && bits && groups);
+    EXPECT_EQ(bits->elem_type, GgufType::UINT32);
+    EXPECT_EQ(groups->elem_type, GgufType::UINT32);
+    ASSERT_EQ(names->array.size(), 15u);  // token_embd + 7 per layer
+    ASSERT_EQ(bits->array.size(), 15u);
+    ASSERT_EQ(groups->array.size(), 15u);
+    EXPECT_EQ(std::get<std::string>(names->array[0]), "token_embd.weight");
+    EXPECT_EQ(std::get<uint64_t>(bits->array[0]), 3u);
+    EXPECT_EQ(std::get<uint64_t>(groups->array[0]), 64u);
+    EXPECT_EQ(std::get<std::string>(names->array[1]), "blk.0.attn_q.weight");
+    EXPECT_EQ(std::get<uint64_t>(bits->array[1]), 4u);
+    EXPECT_EQ(std::get<uint64_t>(groups->array[1]), 64u);
+    EXPECT_EQ(std::get<std::string>(names->array[14]), "blk.1.ffn_down.weight");
+    EXPECT_EQ(std::get<uint64_t>(bits->array[14]), 3u);
+    EXPECT_EQ(std::get<uint64_t>(groups->array[14]), 32u);
+}
+
+TEST_F(PlanTest, NameFromOptionsThenConfigThenDirectory) {
+    TinyQwen3 model;
+    PlanOptions options;
+    options.name = "custom";
+    EXPECT_EQ(*kv(plan(model, options), "general.name")->as_string(), "custom");
+    model.config["_name_or_path"] = "Qwen/Qwen3-Embedding-0.6B";
+    EXPECT_EQ(*kv(plan(model), "general.name")->as_string(), "Qwen3-Embedding-0.6B");
+    model.config.erase("_name_or_path");
+    EXPECT_EQ(*kv(plan(model), "general.name")->as_string(), dir.path().filename().string());
+}
+
+TEST_F(PlanTest, OuttypeF32DequantizesEveryQuantizedTensor) {
+    PlanOptions options;
+    options.outtype = OutType::f32;
+    const Plan p = plan(TinyQwen3{}, options);
+    EXPECT_TRUE(p.blockers.empty()) << all_blockers(p);
+    ASSERT_EQ(p.tensors.size(), 24u);
+    EXPECT_EQ(p.tensors[0].type, kF32);
+    EXPECT_EQ(p.tensors[0].encoding, Encoding::dequant_f32);
+    EXPECT_EQ(p.tensors[0].nbytes, 64u * 128 * 4);
+    for (const TensorPlan& t : p.tensors) EXPECT_EQ(t.type, kF32) << t.gguf_name;
+    EXPECT_EQ(kv(p, "general.file_type")->as_u32(), 0u);  // ALL_F32
+}
+
+TEST_F(PlanTest, Group16IsABlocker) {
+    TinyQwen3 model;
+    model.file.remove("layers.0.self_attn.q_proj.weight.qcodes");
+    model.file.remove("layers.0.self_attn.q_proj.weight.scales");
+    model.file.remove("layers.0.self_attn.q_proj.weight.mins");
+    model.file.quant("layers.0.self_attn.q_proj.weight", 4, 16, 64, 64);
+    const Plan p = plan(model);
+    expect_blocker(p, "layers.0.self_attn.q_proj.weight",
+                   "group 16 is not a multiple of 32: a Q4_1 block would span two groups");
+    const Blocker* b = find_blocker(p, "layers.0.self_attn.q_proj.weight", "group 16");
+    ASSERT_NE(b, nullptr);
+    EXPECT_EQ(b->fix, "re-export with group a multiple of 32");
+    for (const TensorPlan& t : p.tensors) EXPECT_NE(t.gguf_name, "blk.0.attn_q.weight");
+    EXPECT_EQ(p.tensors.size(), 23u);
+}
+
+void replace_quant(TinyQwen3& model, const std::string& name, int bits, int64_t group, int64_t rows,
+                   int64_t cols) {
+    for (const char* part : {".qcodes", ".scales", ".mins"}) model.file.remove(name + part);
+    model.file.quant(name, bits, group, rows, cols);
+}
+
+TEST_F(PlanTest, FiveBitIsABlockerWithTheQ5_1Note) {
+    TinyQwen3 model;
+    replace_quant(model, "layers.1.mlp.up_proj.weight", 5, 32, 128, 64);
+    const Plan p = plan(model);
+    expect_blocker(p, "layers.1.mlp.up_proj.weight", "bits 5");
+    const Blocker* b = find_blocker(p, "layers.1.mlp.up_proj.weight", "bits 5");
+    ASSERT_NE(b, nullptr);
+    EXPECT_NE(b->fix.find("a lossless Q5_1 path is planned; not yet enabled"), std::string::npos);
+}
+
+TEST_F(PlanTest, SixBitDoesNotFitANibble) {
+    TinyQwen3 model;
+    replace_quant(model, "layers.1.mlp.up_proj.weight", 6, 32, 128, 64);
+    expect_blocker(plan(model), "layers.1.mlp.up_proj.weight",
+                   "bits 6: the codes do not fit a Q4_1 nibble");
+}
+
+TEST_F(PlanTest, ColsNotMultipleOf32) {
+    TinyQwen3 model;
+    replace_quant(model, "layers.0.mlp.up_proj.weight", 4, 64, 128, 48);
+    expect_blocker(plan(model), "layers.0.mlp.up_proj.weight", "cols 48 is not a multiple of 32");
+}
+
+TEST_F(PlanTest, MetadataLieFromTheReaderReachesThePlan) {
+    TinyQwen3 model;
+    replace_quant(model, "layers.0.mlp.up_proj.weight", 2, 128, 128, 64);
+    model.file.mcq["tensors"]["layers.0.mlp.up_proj.weight"]["bits"] = 4;
+    model.file.mcq["tensors"]["layers.0.mlp.up_proj.weight"]["group"] = 64;
+    const Plan p = plan(model);
+    expect_blocker(p, "layers.0.mlp.up_proj.weight",
+                   ".qcodes has 2048 bytes (expected ceil(N*bits/8) = 4096");
+    expect_blocker(p, "blk.0.ffn_up.weight", "requires");
+}
+
+TEST_F(PlanTest, UnknownTensorNameIsABlockerNeverSkipped) {
+    TinyQwen3 model;
+    model.file.plain("layers.0.self_attn.rotary_emb.inv_freq", "F32", {8}, 4);
+    const Plan p = plan(model);
+    expect_blocker(p, "layers.0.self_attn.rotary_emb.inv_freq",
+                   "no llama.cpp name for this tensor");
+    EXPECT_EQ(p.tensors.size(), 24u);
+}
+
+TEST_F(PlanTest, MissingRequiredTensorIsNamed) {
+    TinyQwen3 model;
+    model.file.remove("layers.1.self_attn.k_norm.weight");
+    const Plan p = plan(model);
+    expect_blocker(p, "blk.1.attn_k_norm.weight",
+                   "the qwen3 graph requires blk.1.attn_k_norm.weight");
+    EXPECT_EQ(p.blockers.size(), 1u) << all_blockers(p);
+}
+
+TEST_F(PlanTest, UntiedEmbeddingsRequireOutput) {
+    TinyQwen3 model;
+    model.config["tie_word_embeddings"] = false;
+    const Plan p = plan(model);
+    expect_blocker(p, "output.weight", "requires output.weight");
+    model.file.quant("lm_head.weight", 4, 64, 128, 64);
+    const Plan with_head = plan(model);
+    EXPECT_TRUE(with_head.blockers.empty()) << all_blockers(with_head);
+    ASSERT_EQ(with_head.tensors.size(), 25u);
+    EXPECT_EQ(with_head.tensors.back().gguf_name, "output.weight");
+    EXPECT_EQ(with_head.tensors[23].gguf_name, "output_norm.weight");
+}
+
+TEST_F(PlanTest, ShapeDisagreeingWithConfig) {
+    TinyQwen3 model;
+    replace_quant(model, "layers.0.self_attn.k_proj.weight", 4, 64, 64, 64);
+    expect_blocker(plan(model), "layers.0.self_attn.k_proj.weight",
+                   "has ne [64, 64] but config.json implies [64, 32]");
+}
+
+TEST_F(PlanTest, EmbeddingRowsMustEqualVocabSize) {
+    TinyQwen3 model;
+    replace_quant(model, "embed_tokens.weight", 3, 64, 100, 64);
+    expect_blocker(plan(model), "embed_tokens.weight",
+                   "token_embd.weight has ne [64, 100] but config.json implies [64, 128]");
+}
+
+TEST_F(PlanTest, LayerBeyondConfig) {
+    TinyQwen3 model;
+    model.file.plain("layers.2.input_layernorm.weight", "F32", {64}, 4);
+    expect_blocker(plan(model), "layers.2.input_layernorm.weight",
+                   "beyond config.json num_hidden_layers = 2");
+}
+
+TEST_F(PlanTest, NoTokenizerJson) {
+    TinyQwen3 model;
+    model.write_tokenizer = false;
+    expect_blocker(plan(model), "tokenizer.json",
+                   "no tokenizer.json: the GGUF would not be runnable");
+}
+
+TEST_F(PlanTest, TokenizerBlockerBecomesABlocker) {
+    TinyQwen3 model;
+    model.tokenizer["pre_tokenizer"]["pattern"]["Regex"] = "\\s+";
+    expect_blocker(plan(model), "tokenizer.json", "unknown Split regex");
+}
+
+TEST_F(PlanTest, UnsupportedModelType) {
+    TinyQwen3 model;
+    model.config["model_type"] = "bert";
+    const Plan p = plan(model);
+    expect_blocker(p, "config.json: model_type", "model_type 'bert' is not supported");
+    EXPECT_TRUE(p.tensors.empty());
+}
+
+}  // namespace
+}  // namespace rebox
