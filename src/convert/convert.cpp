@@ -127,9 +127,8 @@ ConvertResult convert_model(const ConvertOptions& options) {
     ConvertResult result;
     SourceModel source = read_mcq_model(options.model_dir);
     result.plan = make_plan(source, options.plan);
-    std::vector<Blocker> blockers = source.blockers;
-    blockers.insert(blockers.end(), result.plan.blockers.begin(), result.plan.blockers.end());
-    if (!blockers.empty()) throw_blockers(options.model_dir, blockers);
+    // make_plan already carries the source's blockers: adding them again listed each one twice.
+    if (!result.plan.blockers.empty()) throw_blockers(options.model_dir, result.plan.blockers);
 
     std::vector<GgufTensorInfo> infos;
     for (const TensorPlan& tp : result.plan.tensors)
