@@ -1,4 +1,5 @@
-// libFuzzer harness: the strict GGUF reader on arbitrary bytes; reads back every KV and tensor span.
+// libFuzzer harness: the strict GGUF reader on arbitrary bytes; reads back every KV and tensor
+// span.
 #include <cstddef>
 #include <cstdint>
 

@@ -150,7 +150,7 @@ ConvertResult convert_model(const ConvertOptions& options) {
     ConvertResult result;
     SourceModel source = read_source_model(options.model_dir);
     result.plan = make_plan(source, options.plan);
-    // The plan carries the reader's blockers too.
+    // make_plan already carries the source's blockers: adding them again listed each one twice.
     if (!result.plan.blockers.empty()) throw_blockers(options.model_dir, result.plan.blockers);
 
     std::vector<GgufTensorInfo> infos;

@@ -1,8 +1,10 @@
 // AtomicOutput: write to "<target>.rebox-tmp-<pid>", fsync, rename into place, fsync the folder.
+// Stale temporaries of the same target left by killed runs are removed first.
 // Live temporary paths are kept in a fixed registry that a signal handler can walk without locks.
 #include "rebox/format/atomic_output.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,6 +59,38 @@ void unregister_pending(int slot) noexcept {
     g_pending[static_cast<size_t>(slot)].state.store(kSlotFree, std::memory_order_release);
 }
 
+bool is_pending_here(const std::string& path) {
+    for (const PendingSlot& slot : g_pending)
+        if (slot.state.load(std::memory_order_acquire) == kSlotArmed && path == slot.path)
+            return true;
+    return false;
+}
+
+// ---- stale temporaries ----------------------------------------------------------------------
+// A SIGKILLed run leaves "<target>.rebox-tmp-<pid>". It is stale when no process has that pid, or
+// when the pid is ours but no live output of ours owns the file (pid reuse, e.g. the same small pid
+// in every container run: without this, O_EXCL would refuse the next run's temporary forever).
+// Temporaries of live processes are left alone, so two runs never delete each other's work.
+void remove_stale_temporaries(const std::filesystem::path& target) {
+    std::filesystem::path folder = target.parent_path();
+    if (folder.empty()) folder = ".";
+    const std::string prefix = target.filename().string() + ".rebox-tmp-";
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(folder, ec), end; !ec && it != end;
+         it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+        const std::string digits = name.substr(prefix.size());
+        if (digits.size() > 9 ||
+            !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            continue;
+        const pid_t pid = static_cast<pid_t>(std::stol(digits));
+        const bool stale = pid == ::getpid() ? !is_pending_here(it->path().string())
+                                             : (::kill(pid, 0) != 0 && errno == ESRCH);
+        if (stale) ::unlink(it->path().c_str());
+    }
+}
+
 // ---- errors ---------------------------------------------------------------------------------
 
 // "no space left on device": strerror text with a lower-case first letter, for one-line messages.
@@ -97,6 +131,7 @@ AtomicOutput::AtomicOutput(std::filesystem::path target, bool overwrite)
         if (S_ISDIR(existing.st_mode))
             throw_input_error(target_.string(), "", "is a directory", "a file path");
     }
+    remove_stale_temporaries(target_);
     temp_ = target_;
     temp_ += ".rebox-tmp-" + std::to_string(::getpid());
     // Registered before the file exists, so no signal can leave an unregistered temporary behind.
