@@ -1,4 +1,5 @@
-// The exactness rules per tensor. Quantized, --outtype q4_1: Q4_1 (bits <= 4) or Q5_1 (bits 5) iff
+// The exactness rules per tensor. Quantized, --outtype q4_1: Q4_1 (bits <= 4) or, opt-in with
+// --allow-lossless-fallback as the spec demands of wider types, Q5_1 (bits 5) iff
 // group % 32 == 0, cols % 32 == 0 and every group's scale/min is exact in fp16 (a scale only where
 // the group has a non-zero code); else, with --allow-lossless-fallback, F16 when every value is
 // exact in fp16, otherwise F32; without it every failed condition is its own Blocker.
@@ -28,8 +29,13 @@ struct BlockRefusal {
     std::string fix;
 };
 
-std::vector<BlockRefusal> block_refusals(const QuantView& q, int64_t cols) {
+std::vector<BlockRefusal> block_refusals(const QuantView& q, int64_t cols, bool allow_wider) {
     std::vector<BlockRefusal> refusals;
+    // spec/mcq-v1.md: any type wider than the Q4_1 target (Q5_1 for 5-bit codes included) is opt-in.
+    if (q.bits == 5 && !allow_wider)
+        refusals.push_back({"bits 5: the codes do not fit a Q4_1 nibble; Q5_1 holds them exactly but is "
+                            "a wider type, which the mcq-v1 contract makes opt-in",
+                            "use --allow-lossless-fallback (exact Q5_1 blocks)"});
     if (q.bits > 5)
         refusals.push_back({"bits " + std::to_string(q.bits) +
                                 ": the codes do not fit a Q4_1 nibble or a Q5_1 code (expected "
@@ -66,7 +72,7 @@ bool plan_quantized(const SourceTensor& source, const PlanOptions& options, Tens
         plan->note = "--outtype f32: binary32 values";
         return true;
     }
-    std::vector<BlockRefusal> refusals = block_refusals(q, cols);
+    std::vector<BlockRefusal> refusals = block_refusals(q, cols, options.allow_lossless_fallback);
     BlockScaleCheck scales;
     if (refusals.empty()) {
         scales = check_block_scales(q, n_values);

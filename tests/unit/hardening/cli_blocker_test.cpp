@@ -44,6 +44,7 @@ TEST(CliBlocker, EveryDefectFixtureIsRefusedWithCountedUniqueBlockers) {
     // Tensor and reason per defect, from tools/mkfixture/README.md and spec/mcq-v1.md.
     const std::vector<DefectCase> cases = {
         {"group16", "layers.0.self_attn.q_proj.weight", "group 16 is not a multiple of 32"},
+        {"bits5", "layers.0.self_attn.q_proj.weight", "bits 5"},
         {"bytecount", "layers.0.self_attn.q_proj.weight", ".qcodes has 2047 bytes"},
         {"metadata-lie", "layers.0.self_attn.q_proj.weight", "config.json implies [64, 64]"},
         {"metadata-lie-counts", "layers.0.self_attn.q_proj.weight", ".qcodes has 2048 bytes"},

@@ -161,11 +161,22 @@ TEST(PlanExactness, NaNScaleInAllZeroGroupIsABlocker) {
     EXPECT_FALSE(plan_of(t).ok);
 }
 
-TEST(PlanExactness, FiveBitGoesToQ5_1) {
-    // Q5_1: 32 values per 24-byte block; [2, 64] = 4 blocks = 96 bytes.
+TEST(PlanExactness, FiveBitIsABlockerWithoutTheFlag) {
+    // spec/mcq-v1.md: a type wider than Q4_1 (Q5_1 for 5-bit codes) must be opt-in.
     const HandTensor t(5, 64, 2, 64, ramp(128, 5), FloatDtype::F16, u16_le({0x3c00, 0x3c00}),
                        u16_le({0x0000, 0x0000}));
     const Outcome o = plan_of(t);
+    EXPECT_FALSE(o.ok);
+    ASSERT_EQ(o.blockers.size(), 1u);
+    EXPECT_NE(o.blockers[0].reason.find("bits 5"), std::string::npos);
+    EXPECT_NE(o.blockers[0].fix.find("--allow-lossless-fallback"), std::string::npos);
+}
+
+TEST(PlanExactness, FiveBitGoesToQ5_1WithTheFlag) {
+    // Q5_1: 32 values per 24-byte block; [2, 64] = 4 blocks = 96 bytes.
+    const HandTensor t(5, 64, 2, 64, ramp(128, 5), FloatDtype::F16, u16_le({0x3c00, 0x3c00}),
+                       u16_le({0x0000, 0x0000}));
+    const Outcome o = plan_of(t, true);
     ASSERT_TRUE(o.ok);
     EXPECT_EQ(o.plan.type, kQ5_1);
     EXPECT_EQ(o.plan.encoding, Encoding::q5_1_repack);
@@ -177,9 +188,10 @@ TEST(PlanExactness, FiveBitWithGroup16IsABlockerNamingTheFlag) {
                        u16_le({0x0000, 0x0000}));
     const Outcome o = plan_of(t);
     EXPECT_FALSE(o.ok);
-    ASSERT_EQ(o.blockers.size(), 1u);
-    EXPECT_NE(o.blockers[0].reason.find("group 16 is not a multiple of 32"), std::string::npos);
-    EXPECT_NE(o.blockers[0].fix.find("--allow-lossless-fallback"), std::string::npos);
+    ASSERT_EQ(o.blockers.size(), 2u);  // bits 5 (opt-in) and group 16
+    EXPECT_NE(o.blockers[0].reason.find("bits 5"), std::string::npos);
+    EXPECT_NE(o.blockers[1].reason.find("group 16 is not a multiple of 32"), std::string::npos);
+    EXPECT_NE(o.blockers[1].fix.find("--allow-lossless-fallback"), std::string::npos);
 }
 
 TEST(PlanExactness, SixBitIsABlockerWithoutTheFlag) {

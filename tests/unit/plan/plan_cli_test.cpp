@@ -156,7 +156,8 @@ TEST_F(PlanCli, Group16FixtureIsRefusedThenConvertsExactlyWithTheFallback) {
 
 TEST_F(PlanCli, Bits5FixtureConvertsToQ5_1AndVerifiesBitIdentical) {
     const fs::path model = fixture("bits5", "--defect bits5");
-    const CliRun js = rebox("plan --json " + quoted(model));
+    EXPECT_EQ(rebox("plan " + quoted(model)).exit_code, 2);  // Q5_1 is opt-in (spec/mcq-v1.md)
+    const CliRun js = rebox("plan --json --allow-lossless-fallback " + quoted(model));
     ASSERT_EQ(js.exit_code, 0) << js.out << js.err;
     const json plan = json::parse(js.out);
     const json* q = tensor(plan, "blk.0.attn_q.weight");
@@ -168,7 +169,8 @@ TEST_F(PlanCli, Bits5FixtureConvertsToQ5_1AndVerifiesBitIdentical) {
 
     const fs::path gguf = work_ / "bits5.gguf";
     const fs::path report = work_ / "verify.json";
-    const CliRun convert = rebox("convert " + quoted(model) + " -o " + quoted(gguf) + " -q");
+    const CliRun convert =
+        rebox("convert " + quoted(model) + " -o " + quoted(gguf) + " -q --allow-lossless-fallback");
     ASSERT_EQ(convert.exit_code, 0) << convert.err;
     const CliRun verify =
         rebox("verify " + quoted(model) + " " + quoted(gguf) + " --json " + quoted(report));

@@ -238,10 +238,17 @@ void replace_quant(TinyQwen3& model, const std::string& name, int bits, int64_t 
     model.file.quant(name, bits, group, rows, cols);
 }
 
+PlanOptions with_wider_types() {
+    PlanOptions options;
+    options.allow_lossless_fallback = true;
+    return options;
+}
+
 TEST_F(PlanTest, FiveBitGoesToQ5_1) {
     TinyQwen3 model;
     replace_quant(model, "layers.1.mlp.up_proj.weight", 5, 32, 128, 64);
-    const Plan p = plan(model);
+    EXPECT_FALSE(plan(model).blockers.empty());  // opt-in only (spec/mcq-v1.md)
+    const Plan p = plan(model, with_wider_types());
     EXPECT_TRUE(p.blockers.empty()) << all_blockers(p);
     bool seen = false;
     for (const TensorPlan& t : p.tensors)
@@ -267,7 +274,7 @@ TEST_F(PlanTest, FileTypeIsTheMostFrequentBlockType) {
     replace_quant(model, l0 + "mlp.gate_proj.weight", 5, 64, 128, 64);
     replace_quant(model, l0 + "mlp.up_proj.weight", 5, 64, 128, 64);
     replace_quant(model, l0 + "mlp.down_proj.weight", 5, 64, 64, 128);
-    const Plan p = plan(model);
+    const Plan p = plan(model, with_wider_types());
     EXPECT_TRUE(p.blockers.empty()) << all_blockers(p);
     EXPECT_EQ(kv(p, "general.file_type")->as_u32(), 9u);
 }
