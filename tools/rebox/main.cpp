@@ -45,8 +45,9 @@ int main(int argc, char** argv) {
         "write shards of at most this size (N, NM or NG) as llama-gguf-split names them");
 
     convert_cmd->add_flag("--allow-lossless-fallback", convert.allow_lossless_fallback,
-                          "tensors no Q4_1/Q5_1 block holds exactly (6/8-bit, group 16, ...) become "
-                          "an exact F16 copy, or F32 when a value does not fit fp16");
+                          "allow types wider than Q4_1, all exact: 5-bit codes as Q5_1; tensors no "
+                          "Q4_1/Q5_1 block holds (6/8-bit, group 16, ...) as an F16 copy, or F32 "
+                          "when a value does not fit fp16");
 
     PlanArgs plan;
     auto* plan_cmd = app.add_subcommand(
@@ -56,7 +57,8 @@ int main(int argc, char** argv) {
     plan_cmd->add_option("--outtype", plan.outtype, "q4_1 (default) or f32")
         ->check(CLI::IsMember({"q4_1", "f32"}));
     plan_cmd->add_flag("--allow-lossless-fallback", plan.allow_lossless_fallback,
-                       "plan exact F16/F32 copies for tensors no Q4_1/Q5_1 block holds exactly");
+                       "allow types wider than Q4_1, all exact: Q5_1 for 5-bit codes, F16/F32 copies "
+                       "for tensors no Q4_1/Q5_1 block holds");
     plan_cmd->add_option("--tokenizer-pre", plan.tokenizer_pre,
                          "tokenizer.ggml.pre to use when the pre-tokenizer regex is unknown");
 
