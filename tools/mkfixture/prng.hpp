@@ -39,7 +39,10 @@ inline uint64_t fnv1a64(std::string_view text) {
     return h;
 }
 
+// Seeded by the tensor's name without a leading "model.", so the prefixed layout (--prefix-model)
+// holds exactly the same values as the plain one.
 inline SplitMix64 stream_for(uint64_t seed, std::string_view stream_name) {
+    if (stream_name.starts_with("model.")) stream_name.remove_prefix(6);
     SplitMix64 mix(seed ^ fnv1a64(stream_name));
     return SplitMix64(mix.next());
 }
