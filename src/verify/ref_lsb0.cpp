@@ -1,8 +1,9 @@
 // lsb0 code extraction. Eight consecutive codes of `bits` bits starting at a code index that is a
 // multiple of 8 occupy exactly `bits` whole bytes, so the bulk runs over such 8-code groups: one
 // little-endian 64-bit window per group (a full 8-byte memcpy while 8 bytes remain in the span,
-// else only the group's own bytes) and eight constant shifts. Codes before the first aligned group
-// and after the last one go through the one-code path, whose window never reads past the span.
+// else only the group's own bytes) and eight constant shifts (4 bits: two nibbles per byte). Codes
+// before the first aligned group and after the last one go through the one-code path, whose window
+// never reads past the span.
 #include "ref_lsb0.hpp"
 
 #include <algorithm>
@@ -62,6 +63,15 @@ void extract_aligned(std::span<const uint8_t> stream, uint64_t group, uint64_t g
                      uint8_t* out) {
     if constexpr (Bits == 8) {
         std::memcpy(out, stream.data() + group * 8, static_cast<size_t>(group_count * 8));
+    } else if constexpr (Bits == 4) {
+        // Byte j of the aligned run holds codes 2j (low nibble) and 2j+1 (high nibble).
+        const uint8_t* __restrict bytes = stream.data() + group * 4;
+        uint8_t* __restrict codes = out;
+        const uint64_t byte_count = group_count * 4;
+        for (uint64_t j = 0; j < byte_count; ++j) {
+            codes[2 * j] = bytes[j] & 0x0F;
+            codes[2 * j + 1] = bytes[j] >> 4;
+        }
     } else {
         extract_groups<Bits>(stream, group, group_count, out);
     }
