@@ -1,21 +1,122 @@
-// lsb0 code extraction through a 16-bit little-endian window: a code of <= 8 bits starting at bit
-// offset 0..7 of a byte always lies within that byte and the next one.
+// lsb0 code extraction. Eight consecutive codes of `bits` bits starting at a code index that is a
+// multiple of 8 occupy exactly `bits` whole bytes, so the bulk runs over such 8-code groups: one
+// little-endian 64-bit window per group (a full 8-byte memcpy while 8 bytes remain in the span,
+// else only the group's own bytes) and eight constant shifts (4 bits: two nibbles per byte). Codes
+// before the first aligned group and after the last one go through the one-code path, whose window
+// never reads past the span.
 #include "ref_lsb0.hpp"
 
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
 namespace rebox::verify_ref {
+namespace {
+
+// Little-endian value of up to 8 bytes at byte_index, reading only bytes inside the stream.
+inline uint64_t load_window(std::span<const uint8_t> stream, uint64_t byte_index) {
+    uint64_t window = 0;
+    const uint64_t available = stream.size() - byte_index;
+    if (available >= 8) {
+        std::memcpy(&window, stream.data() + byte_index, 8);
+    } else {
+        uint8_t bytes[8] = {};
+        std::memcpy(bytes, stream.data() + byte_index, static_cast<size_t>(available));
+        for (int i = 7; i >= 0; --i) window = (window << 8) | bytes[i];
+        return window;
+    }
+    if constexpr (std::endian::native == std::endian::big) window = __builtin_bswap64(window);
+    return window;
+}
+
+inline uint8_t one_code(std::span<const uint8_t> stream, unsigned bits, uint64_t index) {
+    const uint64_t bit_position = index * bits;
+    const uint64_t window = load_window(stream, bit_position >> 3);
+    return static_cast<uint8_t>((window >> (bit_position & 7u)) & ((1u << bits) - 1u));
+}
+
+// Codes group*8 .. group*8+8*group_count-1, all 8-aligned; Bits is a constant so every shift is.
+template <unsigned Bits>
+void extract_groups(std::span<const uint8_t> stream, uint64_t group, uint64_t group_count,
+                    uint8_t* out) {
+    constexpr uint64_t mask = (1u << Bits) - 1u;
+    const uint8_t* bytes = stream.data();
+    const uint64_t size = stream.size();
+    uint64_t g = 0;
+    // Whole 8-byte loads while they stay inside the span.
+    for (; g < group_count && (group + g) * Bits + 8 <= size; ++g) {
+        uint64_t window;
+        std::memcpy(&window, bytes + (group + g) * Bits, 8);
+        if constexpr (std::endian::native == std::endian::big) window = __builtin_bswap64(window);
+        for (unsigned c = 0; c < 8; ++c)
+            out[8 * g + c] = static_cast<uint8_t>((window >> (c * Bits)) & mask);
+    }
+    for (; g < group_count; ++g) {
+        const uint64_t window = load_window(stream, (group + g) * Bits);
+        for (unsigned c = 0; c < 8; ++c)
+            out[8 * g + c] = static_cast<uint8_t>((window >> (c * Bits)) & mask);
+    }
+}
+
+template <unsigned Bits>
+void extract_aligned(std::span<const uint8_t> stream, uint64_t group, uint64_t group_count,
+                     uint8_t* out) {
+    if constexpr (Bits == 8) {
+        std::memcpy(out, stream.data() + group * 8, static_cast<size_t>(group_count * 8));
+    } else if constexpr (Bits == 4) {
+        // Byte j of the aligned run holds codes 2j (low nibble) and 2j+1 (high nibble).
+        const uint8_t* __restrict bytes = stream.data() + group * 4;
+        uint8_t* __restrict codes = out;
+        const uint64_t byte_count = group_count * 4;
+        for (uint64_t j = 0; j < byte_count; ++j) {
+            codes[2 * j] = bytes[j] & 0x0F;
+            codes[2 * j + 1] = bytes[j] >> 4;
+        }
+    } else {
+        extract_groups<Bits>(stream, group, group_count, out);
+    }
+}
+
+}  // namespace
 
 void extract_lsb0_codes(std::span<const uint8_t> stream, unsigned bits, uint64_t first,
                         std::span<uint8_t> out) {
-    const uint32_t mask = (1u << bits) - 1u;
-    uint64_t bit_position = first * bits;
-    for (uint8_t& code : out) {
-        const uint64_t byte_index = bit_position >> 3;
-        const unsigned shift = static_cast<unsigned>(bit_position & 7u);
-        uint32_t window = stream[byte_index];
-        if (shift + bits > 8) window |= static_cast<uint32_t>(stream[byte_index + 1]) << 8;
-        code = static_cast<uint8_t>((window >> shift) & mask);
-        bit_position += bits;
+    const uint64_t count = out.size();
+    const uint64_t head = std::min<uint64_t>(count, (8 - first % 8) % 8);
+    for (uint64_t i = 0; i < head; ++i) out[i] = one_code(stream, bits, first + i);
+    const uint64_t group_count = (count - head) / 8;
+    const uint64_t group = (first + head) / 8;
+    uint8_t* group_out = out.data() + head;
+    switch (bits) {
+        case 1:
+            extract_aligned<1>(stream, group, group_count, group_out);
+            break;
+        case 2:
+            extract_aligned<2>(stream, group, group_count, group_out);
+            break;
+        case 3:
+            extract_aligned<3>(stream, group, group_count, group_out);
+            break;
+        case 4:
+            extract_aligned<4>(stream, group, group_count, group_out);
+            break;
+        case 5:
+            extract_aligned<5>(stream, group, group_count, group_out);
+            break;
+        case 6:
+            extract_aligned<6>(stream, group, group_count, group_out);
+            break;
+        case 7:
+            extract_aligned<7>(stream, group, group_count, group_out);
+            break;
+        case 8:
+            extract_aligned<8>(stream, group, group_count, group_out);
+            break;
+        default:
+            return;
     }
+    for (uint64_t i = head + group_count * 8; i < count; ++i)
+        out[i] = one_code(stream, bits, first + i);
 }
 
 bool lsb0_padding_is_zero(std::span<const uint8_t> stream, unsigned bits, uint64_t count) {
