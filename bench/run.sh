@@ -33,16 +33,18 @@ run floor bash -c "cat '$model'/*.safetensors >/dev/null && head -c $out_bytes /
 run convert_noverify "$build/rebox" convert "$model" -o "$out" --quiet --force --no-verify
 run verify "$build/rebox" verify "$model" "$out"
 run cp cp "$out" "$work/copy.bin"
+run cp_sync bash -c "cp '$out' '$work/copy2.bin' && sync -f '$work/copy2.bin'"
 run split "$build/rebox" split "$out" "$work/split" --split-max-size "$((out_bytes / 3 + 1))" --force
 
 ratio() { echo "scale=2; $1 / $2" | bc -l; }
 printf 'preset %s: input %d bytes, output %d bytes, %s cores\n' "$preset" "$in_bytes" "$out_bytes" "$(nproc)"
-for k in floor convert convert_noverify verify cp split; do
+for k in floor convert convert_noverify verify cp cp_sync split; do
   printf '  %-17s %8.3f s  cpu %7.2f s  peak RSS %7.1f MB\n' "$k" "${secs[$k]}" "${cpu[$k]}" \
     "$(echo "${rss[$k]} / 1024" | bc -l)"
 done
 printf '  convert / floor            %s x\n' "$(ratio "${secs[convert]}" "${secs[floor]}")"
 printf '  verify / convert           %s x\n' "$(ratio "${secs[verify]}" "${secs[convert]}")"
 printf '  split / cp                 %s x\n' "$(ratio "${secs[split]}" "${secs[cp]}")"
+printf '  split / (cp + sync)        %s x   (split fsyncs every shard, as a durable copy must)\n' "$(ratio "${secs[split]}" "${secs[cp_sync]}")"
 printf '  convert output throughput  %s GB/s\n' "$(echo "scale=3; $out_bytes / ${secs[convert]} / 1000000000" | bc -l)"
-rm -f "$work/floor.bin" "$work/copy.bin" "$work"/split-*.gguf
+rm -f "$work/floor.bin" "$work/copy.bin" "$work/copy2.bin" "$work"/split-*.gguf

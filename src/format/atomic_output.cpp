@@ -16,6 +16,7 @@
 #include <cstring>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "rebox/error.hpp"
 
@@ -181,6 +182,53 @@ void AtomicOutput::pwrite(std::span<const uint8_t> bytes, uint64_t offset) {
             throw_input_error(temp_.string(), "",
                               "write made no progress at offset " + std::to_string(at));
         done += static_cast<size_t>(written);
+    }
+}
+
+void AtomicOutput::copy_from(int source_fd, uint64_t source_offset, uint64_t length,
+                             uint64_t offset) {
+    if (fd_ < 0) throw_input_error(temp_.string(), "", "output is already closed");
+    if (source_offset > static_cast<uint64_t>(INT64_MAX) - length ||
+        offset > static_cast<uint64_t>(INT64_MAX) - length)
+        throw_input_error(temp_.string(), "", "copy offset too large");
+    uint64_t done = 0;
+    bool in_kernel = true;
+    std::vector<uint8_t> buffer;
+    while (done < length) {
+        const size_t chunk =
+            static_cast<size_t>(std::min<uint64_t>(length - done, uint64_t{1} << 30));
+        if (in_kernel) {
+            loff_t in = static_cast<loff_t>(source_offset + done);
+            loff_t out = static_cast<loff_t>(offset + done);
+            const ssize_t copied = ::copy_file_range(source_fd, &in, fd_, &out, chunk, 0);
+            if (copied > 0) {
+                done += static_cast<uint64_t>(copied);
+                continue;
+            }
+            if (copied < 0 && errno == EINTR) continue;
+            if (copied < 0 && errno != EXDEV && errno != EINVAL && errno != ENOSYS &&
+                errno != EOPNOTSUPP && errno != EBADF)
+                throw_errno(temp_,
+                            "cannot copy " + std::to_string(length - done) + " bytes to offset " +
+                                std::to_string(offset + done),
+                            errno);
+            if (copied == 0)
+                throw_input_error(temp_.string(), "",
+                                  "source ended early while copying at offset " +
+                                      std::to_string(source_offset + done));
+            in_kernel = false;  // not supported here: copy through a small buffer
+        }
+        buffer.resize(std::min<size_t>(chunk, size_t{1} << 20));
+        const ssize_t got = ::pread(source_fd, buffer.data(), buffer.size(),
+                                    static_cast<off_t>(source_offset + done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) throw_errno(temp_, "cannot read the copy source", errno);
+        if (got == 0)
+            throw_input_error(temp_.string(), "",
+                              "source ended early while copying at offset " +
+                                  std::to_string(source_offset + done));
+        pwrite({buffer.data(), static_cast<size_t>(got)}, offset + done);
+        done += static_cast<uint64_t>(got);
     }
 }
 

@@ -1,5 +1,10 @@
 // rebox split / merge: byte copies of tensor data between GGUF files, all outputs written to
 // temporary files and renamed into place only when every one of them is complete.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <memory>
 
 #include "rebox/error.hpp"
@@ -10,31 +15,45 @@
 namespace rebox {
 namespace {
 
-// The mappings of every shard of a set, for releasing copied pages.
-std::vector<const MappedFile*> mappings_of(const GgufSet& set) {
-    std::vector<const MappedFile*> mappings;
-    for (size_t i = 0; i < set.shard_count(); ++i) mappings.push_back(set.shard(i).mapping());
-    return mappings;
-}
+// Read-only descriptors of every shard of a set, closed on destruction. Tensor bytes are copied
+// file to file inside the kernel, so nothing of the input is mapped or held in memory.
+class ShardFds {
+  public:
+    explicit ShardFds(const GgufSet& set) {
+        for (size_t i = 0; i < set.shard_count(); ++i) {
+            const std::string& path = set.shard(i).display_name();
+            const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+            if (fd < 0)
+                throw_input_error(path, "", std::string("cannot open: ") + std::strerror(errno));
+            fds_.push_back(fd);
+        }
+    }
+    ~ShardFds() {
+        for (int fd : fds_) ::close(fd);
+    }
+    ShardFds(const ShardFds&) = delete;
+    ShardFds& operator=(const ShardFds&) = delete;
+    int operator[](size_t shard) const { return fds_[shard]; }
 
-// Writes one layout whose tensor i gets the bytes data(i); input pages are released once copied so
-// memory stays flat however large the model is.
-template <typename DataOf>
-void write_layout(AtomicOutput& out, const GgufLayout& layout, DataOf data,
-                  const std::vector<const MappedFile*>& mappings) {
+  private:
+    std::vector<int> fds_;
+};
+
+// Writes one layout whose tensor i is the input tensor source_tensor(i) of the set.
+template <typename SourceTensorOf>
+void write_layout(AtomicOutput& out, const GgufLayout& layout, const GgufSet& set,
+                  const ShardFds& fds, SourceTensorOf source_tensor) {
     out.resize(layout.file_size());
     out.pwrite(layout.serialize_metadata(), 0);
     const uint64_t base = layout.data_offset();
     for (size_t i = 0; i < layout.tensors().size(); ++i) {
         const GgufTensorInfo& info = layout.tensors()[i];
-        const std::span<const uint8_t> bytes = data(i);
-        if (bytes.size() != info.nbytes)
+        const GgufSet::Tensor& from = source_tensor(i);
+        if (from.info->nbytes != info.nbytes)
             throw_input_error(info.name, "", "tensor size changed while copying");
-        // Copy in slices so a huge tensor is not touched all at once.
-        constexpr size_t kSlice = 64u << 20;
-        for (size_t done = 0; done < bytes.size(); done += kSlice)
-            out.pwrite(bytes.subspan(done, std::min(kSlice, bytes.size() - done)),
-                       base + info.offset + done);
+        const GgufFile& shard = set.shard(from.shard);
+        out.copy_from(fds[from.shard], shard.data_offset() + from.info->offset, info.nbytes,
+                      base + info.offset);
     }
     out.sync();
 }
@@ -62,12 +81,11 @@ std::vector<std::filesystem::path> split_gguf_file(const std::filesystem::path& 
     std::vector<std::vector<size_t>> members(count);
     for (size_t i = 0; i < sharded.places.size(); ++i)
         members[sharded.places[i].shard].push_back(i);
-    for (uint32_t s = 0; s < count; ++s) {
+    const ShardFds fds(source);
+    for (uint32_t s = 0; s < count; ++s)
         write_layout(
-            *outputs[s], sharded.shards[s],
-            [&](size_t i) { return source.tensor_data(source.tensors()[members[s][i]]); },
-            mappings_of(source));
-    }
+            *outputs[s], sharded.shards[s], source, fds,
+            [&](size_t i) -> const GgufSet::Tensor& { return source.tensors()[members[s][i]]; });
     for (auto& out : outputs) out->commit();
     return paths;
 }
@@ -83,9 +101,9 @@ void merge_gguf_files(const std::filesystem::path& first_shard, const std::files
     for (const auto& t : source.tensors())
         layout.add_tensor(t.info->name, t.info->ne, t.info->type);
     AtomicOutput out(output, overwrite);
-    write_layout(
-        out, layout, [&](size_t i) { return source.tensor_data(source.tensors()[i]); },
-        mappings_of(source));
+    const ShardFds fds(source);
+    write_layout(out, layout, source, fds,
+                 [&](size_t i) -> const GgufSet::Tensor& { return source.tensors()[i]; });
     out.commit();
 }
 

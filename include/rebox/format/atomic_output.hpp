@@ -21,6 +21,10 @@ class AtomicOutput {
     void resize(uint64_t size);
     // Writes all bytes at offset (retries short writes; thread-safe for disjoint ranges).
     void pwrite(std::span<const uint8_t> bytes, uint64_t offset);
+    // Copies length bytes of the open file source_fd at source_offset to offset, inside the kernel
+    // (copy_file_range; plain pread/pwrite where the file systems do not support it). Nothing of
+    // the source is mapped or buffered in user space beyond 1 MiB.
+    void copy_from(int source_fd, uint64_t source_offset, uint64_t length, uint64_t offset);
     // fsync the data (call before verifying the temporary file).
     void sync();
     // fsync, rename over the target, fsync the directory.
