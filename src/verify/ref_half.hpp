@@ -7,8 +7,15 @@
 
 namespace rebox::verify_ref {
 
+namespace detail {
+// All 65536 widened values, filled before main() from the field arithmetic in ref_half.cpp.
+extern float half_to_float_table[65536];
+}  // namespace detail
+
 // IEEE binary16 bits -> binary32 (subnormals, signed zeros, infinities and NaN payloads kept).
-float half_bits_to_float(uint16_t half_bits);
+inline float half_bits_to_float(uint16_t half_bits) {
+    return detail::half_to_float_table[half_bits];
+}
 // bfloat16 bits -> binary32 (the upper 16 bits of the float).
 float bf16_bits_to_float(uint16_t bf16_bits);
 
