@@ -10,6 +10,7 @@
 
 #include "mcq_metadata.hpp"
 #include "rebox/format/safetensors.hpp"
+#include "source_helpers.hpp"
 
 namespace rebox {
 namespace {
@@ -25,24 +26,8 @@ std::optional<std::string> part_base(std::string_view tensor) {
     return std::nullopt;
 }
 
-std::optional<FloatDtype> float_dtype(StDtype dtype) {
-    switch (dtype) {
-        case StDtype::F32:
-            return FloatDtype::F32;
-        case StDtype::F16:
-            return FloatDtype::F16;
-        case StDtype::BF16:
-            return FloatDtype::BF16;
-        default:
-            return std::nullopt;
-    }
-}
-
-std::string shape_string(const std::vector<int64_t>& shape) {
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
-}
+using source_detail::float_dtype;
+using source_detail::shape_string;
 
 constexpr const char* kReexportFix =
     "re-export the tensor as mcq-v1 (see the spec's metadata rules)";

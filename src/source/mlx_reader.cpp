@@ -11,6 +11,7 @@
 #include "../model/json_file.hpp"
 #include "mlx_config.hpp"
 #include "rebox/format/safetensors.hpp"
+#include "source_helpers.hpp"
 
 namespace rebox {
 namespace {
@@ -22,24 +23,8 @@ struct Located {
 
 using TensorMap = std::map<std::string, Located, std::less<>>;
 
-std::optional<FloatDtype> float_dtype(StDtype dtype) {
-    switch (dtype) {
-        case StDtype::F32:
-            return FloatDtype::F32;
-        case StDtype::F16:
-            return FloatDtype::F16;
-        case StDtype::BF16:
-            return FloatDtype::BF16;
-        default:
-            return std::nullopt;
-    }
-}
-
-std::string shape_string(const std::vector<int64_t>& shape) {
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
-}
+using source_detail::float_dtype;
+using source_detail::shape_string;
 
 std::optional<std::string> strip_suffix(std::string_view name, std::string_view suffix) {
     if (name.size() > suffix.size() && name.ends_with(suffix))

@@ -1,0 +1,34 @@
+// Small helpers both input adapters use: safetensors dtype -> float dtype, shapes in messages.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rebox/format/safetensors.hpp"
+#include "rebox/source/source_model.hpp"
+
+namespace rebox::source_detail {
+
+// F32/F16/BF16 as a FloatDtype; nullopt for every other safetensors dtype.
+inline std::optional<FloatDtype> float_dtype(StDtype dtype) {
+    switch (dtype) {
+        case StDtype::F32:
+            return FloatDtype::F32;
+        case StDtype::F16:
+            return FloatDtype::F16;
+        case StDtype::BF16:
+            return FloatDtype::BF16;
+        default:
+            return std::nullopt;
+    }
+}
+
+// "[2048, 1024]"
+inline std::string shape_string(const std::vector<int64_t>& shape) {
+    std::string s = "[";
+    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+    return s + "]";
+}
+
+}  // namespace rebox::source_detail
