@@ -2,7 +2,7 @@
 // the default Q4_1 file and the --outtype f32 file. Both hold the same dequantized values, so for
 // every corpus line the vectors must be finite, non-zero and nearly parallel (cosine >= --min-cos;
 // only the kernels' arithmetic differs). Also checks that LAST pooling is in effect: the files say
-// qwen3.pooling_type = 3, a text embeds like its tokens with EOS 151643 appended, and (--pooling-checks)
+// {general.architecture}.pooling_type = 3 (qwen3, qwen2, ...), a text embeds like its tokens with EOS 151643 appended, and (--pooling-checks)
 // the vector equals the last token's hidden state (pooling overridden to NONE) and differs from MEAN.
 // Usage: node llama_embed.mjs --label NAME --q4 Q4_1.gguf --f32 F32.gguf --corpus corpus.txt
 //          [--lines N] [--min-cos 0.999] [--pooling-checks]        (exit 1 on any failure)
@@ -29,10 +29,12 @@ const norm = (v) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
 const cosine = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0) / (norm(a) * norm(b));
 const maxAbsDiff = (a, b) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
 
+let arch = "qwen3"; // the KV prefix: general.architecture of the files
 for (const file of [opt.q4, opt.f32]) {
   const info = await readGgufFileInfo(file, {sourceType: "filesystem"});
-  const pooling = info.metadata?.qwen3?.pooling_type;
-  if (pooling !== POOLING.LAST) fail(`${file}: qwen3.pooling_type ${pooling} (expected 3 = LAST)`);
+  arch = info.metadata?.general?.architecture;
+  const pooling = info.metadata?.[arch]?.pooling_type;
+  if (pooling !== POOLING.LAST) fail(`${file}: ${arch}.pooling_type ${pooling} (expected 3 = LAST)`);
 }
 
 const llama = await getLlama({gpu: false, build: "never", logLevel: LlamaLogLevel.error});
@@ -80,8 +82,8 @@ if (opt["pooling-checks"]) {
   // LAST pooling = the (normed) hidden state of the final token, which is what the addon returns
   // when pooling is NONE; MEAN must give something else.
   const few = lines.slice(0, 4);
-  const asNone = await embedAll(opt.q4, {subset: few, metadataOverrides: {qwen3: {pooling_type: POOLING.NONE}}});
-  const asMean = await embedAll(opt.q4, {subset: few, metadataOverrides: {qwen3: {pooling_type: POOLING.MEAN}}});
+  const asNone = await embedAll(opt.q4, {subset: few, metadataOverrides: {[arch]: {pooling_type: POOLING.NONE}}});
+  const asMean = await embedAll(opt.q4, {subset: few, metadataOverrides: {[arch]: {pooling_type: POOLING.MEAN}}});
   few.forEach((_, i) => {
     const dNone = maxAbsDiff(asNone.vectors[i], q4.vectors[i]);
     const dMean = maxAbsDiff(asMean.vectors[i], q4.vectors[i]);

@@ -4,7 +4,7 @@
 # LAST pooling in effect (pooling_type 3, EOS appended, last-token state, not MEAN). Runs the tiny
 # real-tokenizer fixture on the whole corpus and the Qwen3-0.6B-shape fixture on the first
 # REBOX_Q06B_EMBED_LINES lines (default 10; 0 skips it); MLX affine fixtures (bf16 scales, negative
-# scales in half or all groups) on the first 20 lines.
+# scales in half or all groups) on the first 20 lines; a qwen2 tiny fixture on the first 10.
 # Usage: bash tests/clients/test_llama_embed.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -29,6 +29,15 @@ for negative in half all; do
     --f32 "$WORK/mlx-$negative-f32.gguf" --corpus "$CLIENTS_DIR/corpus.txt" --lines 20
 done
 echo "MLX fixtures checked ($(clients_elapsed))"
+
+# A qwen2 checkpoint (Qwen2ForCausalLM: q/k/v biases, no q/k norms) loads in llama.cpp's qwen2 graph.
+"$MKFIXTURE" "$WORK/qwen2" --arch qwen2 --preset tiny --tokenizer qwen3 --qwen3-tokenizer "$QWEN3_TOKENIZER" \
+  --embedding-eos --force
+"$REBOX" convert "$WORK/qwen2" -o "$WORK/qwen2.gguf" --quiet
+"$REBOX" convert "$WORK/qwen2" -o "$WORK/qwen2-f32.gguf" --outtype f32 --quiet
+node "$CLIENTS_DIR/llama_embed.mjs" --label qwen2 --q4 "$WORK/qwen2.gguf" --f32 "$WORK/qwen2-f32.gguf" \
+  --corpus "$CLIENTS_DIR/corpus.txt" --lines 10
+echo "qwen2 fixture checked ($(clients_elapsed))"
 
 if [[ "$Q06B_LINES" -gt 0 ]]; then
   start=$SECONDS

@@ -66,24 +66,28 @@ void append_entries(std::vector<StTensor>& out, const PlanUnit& unit, uint64_t s
 }  // namespace
 
 void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_t bos_id,
-                       int64_t eos_id) {
-    ojson config = ojson{{"architectures", ojson::array({"Qwen3ForCausalLM"})},
-                         {"attention_bias", false},
-                         {"head_dim", d.head_dim},
-                         {"hidden_act", "silu"},
-                         {"hidden_size", d.hidden},
-                         {"intermediate_size", d.intermediate},
-                         {"max_position_embeddings", 32768},
-                         {"model_type", "qwen3"},
-                         {"num_attention_heads", d.heads},
-                         {"num_hidden_layers", d.layers},
-                         {"num_key_value_heads", d.kv_heads},
-                         {"rms_norm_eps", 1e-06},
-                         {"rope_theta", 1000000.0},
-                         {"tie_word_embeddings", tied},
-                         {"torch_dtype", "float16"},
-                         {"vocab_size", d.vocab}};
+                       int64_t eos_id, const std::string& arch) {
+    const bool qwen2 = arch == "qwen2";
+    ojson config =
+        ojson{{"architectures", ojson::array({qwen2 ? "Qwen2ForCausalLM" : "Qwen3ForCausalLM"})},
+              {"attention_bias", qwen2},
+              {"head_dim", d.head_dim},
+              {"hidden_act", "silu"},
+              {"hidden_size", d.hidden},
+              {"intermediate_size", d.intermediate},
+              {"max_position_embeddings", 32768},
+              {"model_type", qwen2 ? "qwen2" : "qwen3"},
+              {"num_attention_heads", d.heads},
+              {"num_hidden_layers", d.layers},
+              {"num_key_value_heads", d.kv_heads},
+              {"rms_norm_eps", 1e-06},
+              {"rope_theta", 1000000.0},
+              {"tie_word_embeddings", tied},
+              {"torch_dtype", "float16"},
+              {"vocab_size", d.vocab}};
     // Qwen3's config.json names <|endoftext|> as bos and <|im_end|> as eos; converters read them.
+    // Qwen2 configs have no head_dim key (it is hidden_size / num_attention_heads).
+    if (qwen2) config.erase("head_dim");
     if (bos_id >= 0) config["bos_token_id"] = bos_id;
     if (eos_id >= 0) config["eos_token_id"] = eos_id;
     write_json(out_dir / "config.json", config);

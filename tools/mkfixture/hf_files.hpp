@@ -4,14 +4,16 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <string>
 
 #include "model_plan.hpp"
 
 namespace mkfixture {
 
 // bos_id / eos_id < 0: not written (as config.json of a model without those tokens).
+// arch "qwen2": model_type qwen2, Qwen2ForCausalLM, attention_bias true and no head_dim key.
 void write_config_json(const std::filesystem::path& out_dir, const Dims& dims, bool tied,
-                       int64_t bos_id = -1, int64_t eos_id = -1);
+                       int64_t bos_id = -1, int64_t eos_id = -1, const std::string& arch = "qwen3");
 void write_pooling_files(const std::filesystem::path& out_dir, int64_t hidden);
 
 // The "mcq" metadata JSON of one file (Python json.dumps style, as in the spec's example).

@@ -41,12 +41,16 @@ int main(int argc, char** argv) {
     bool untied = false, force = false;
     int shards = 1;
     uint64_t seed = 1;
-    std::string format = "mcq", recipe = "uniform4";
+    std::string format = "mcq", recipe = "uniform4", arch = "qwen3";
     mkfixture::MlxOptions mlx;
     app.add_option("OUT_DIR", out_dir, "output directory")->required();
     app.add_option("--preset", preset, "tiny | qwen3-0.6b | qwen3-8b")
         ->required()
         ->check(CLI::IsMember({"tiny", "qwen3-0.6b", "qwen3-8b"}));
+    app.add_option(
+           "--arch", arch,
+           "qwen3 (default) | qwen2 (tiny only: Qwen2ForCausalLM, q/k/v biases, no q/k norms)")
+        ->check(CLI::IsMember({"qwen3", "qwen2"}));
     app.add_option("--tokenizer", tokenizer,
                    "small | qwen3 | none (default: small for tiny, qwen3 for the qwen3 presets)")
         ->check(CLI::IsMember({"small", "qwen3", "none"}));
@@ -109,6 +113,7 @@ int main(int argc, char** argv) {
 
         mkfixture::PlanOptions options;
         options.preset = preset;
+        options.arch = arch;
         options.vocab = token_count > 0 ? token_count : 512;
         options.prefix_model = prefix_model;
         options.untied = untied;
@@ -122,7 +127,7 @@ int main(int argc, char** argv) {
             bos_id = mkfixture::added_token_id_in_file(out / "tokenizer.json", "<|endoftext|>");
             eos_id = mkfixture::added_token_id_in_file(out / "tokenizer.json", "<|im_end|>");
         }
-        mkfixture::write_config_json(out, plan.dims, !untied, bos_id, eos_id);
+        mkfixture::write_config_json(out, plan.dims, !untied, bos_id, eos_id, arch);
         if (is_mlx) mkfixture::add_mlx_quantization(out, mlx);
         if (!no_pooling) mkfixture::write_pooling_files(out, plan.dims.hidden);
         if (is_mlx)

@@ -115,7 +115,8 @@ void write_bf16_norm(std::ostream& out, const NormTensor& t, uint64_t seed) {
     SplitMix64 rng = stream_for(seed, t.name);
     std::vector<char> bytes;
     for (int64_t i = 0; i < t.length; ++i) {
-        const uint16_t v = float_to_bf16(static_cast<float>(1.0 + rng.uniform(-0.05, 0.05)));
+        const uint16_t v =
+            float_to_bf16(static_cast<float>(t.center + rng.uniform(-t.spread, t.spread)));
         bytes.push_back(static_cast<char>(v & 0xff));
         bytes.push_back(static_cast<char>(v >> 8));
     }

@@ -1,4 +1,5 @@
-// Presets (tiny, qwen3-0.6b, qwen3-8b), Qwen3 tensor naming, and the refusable defects.
+// Presets (tiny, qwen3-0.6b, qwen3-8b), Qwen3 (or, for tiny, Qwen2) tensor naming, and the
+// refusable defects.
 #include "model_plan.hpp"
 
 #include <stdexcept>
@@ -42,6 +43,13 @@ PlanUnit norm_unit(const std::string& name, int64_t length) {
     return unit;
 }
 
+// A qwen2 projection bias: small values around 0.
+PlanUnit bias_unit(const std::string& name, int64_t length) {
+    PlanUnit unit;
+    unit.norm = NormTensor{name, length, 0.0, 0.1};
+    return unit;
+}
+
 QuantTensor* find_quant(std::vector<PlanUnit>& units, const std::string& name) {
     for (PlanUnit& u : units)
         if (u.quantized && u.quant.name == name) return &u.quant;
@@ -69,6 +77,12 @@ ModelPlan make_plan(const PlanOptions& options) {
                                  "' (expected tiny, qwen3-0.6b or qwen3-8b)");
     }
     if (d.vocab < 1) throw std::runtime_error("--preset: vocabulary size must be positive");
+    const bool qwen2 = options.arch == "qwen2";
+    if (qwen2 && options.preset != "tiny")
+        throw std::runtime_error("--arch qwen2: only with --preset tiny");
+    if (!qwen2 && options.arch != "qwen3")
+        throw std::runtime_error("--arch: unknown architecture '" + options.arch +
+                                 "' (expected qwen3 or qwen2)");
     const std::string prefix = options.prefix_model ? "model." : "";
     std::vector<PlanUnit>& units = plan.units;
 
@@ -79,11 +93,16 @@ ModelPlan make_plan(const PlanOptions& options) {
         const int64_t q_width = d.heads * d.head_dim, kv_width = d.kv_heads * d.head_dim;
         units.push_back(norm_unit(p + "input_layernorm.weight", d.hidden));
         units.push_back(quant_unit(p + "self_attn.q_proj.weight", q_width, d.hidden, q));
+        if (qwen2) units.push_back(bias_unit(p + "self_attn.q_proj.bias", q_width));
         units.push_back(quant_unit(p + "self_attn.k_proj.weight", kv_width, d.hidden, q));
+        if (qwen2) units.push_back(bias_unit(p + "self_attn.k_proj.bias", kv_width));
         units.push_back(quant_unit(p + "self_attn.v_proj.weight", kv_width, d.hidden, q));
+        if (qwen2) units.push_back(bias_unit(p + "self_attn.v_proj.bias", kv_width));
         units.push_back(quant_unit(p + "self_attn.o_proj.weight", d.hidden, q_width, q));
-        units.push_back(norm_unit(p + "self_attn.q_norm.weight", d.head_dim));
-        units.push_back(norm_unit(p + "self_attn.k_norm.weight", d.head_dim));
+        if (!qwen2) {
+            units.push_back(norm_unit(p + "self_attn.q_norm.weight", d.head_dim));
+            units.push_back(norm_unit(p + "self_attn.k_norm.weight", d.head_dim));
+        }
         units.push_back(norm_unit(p + "post_attention_layernorm.weight", d.hidden));
         units.push_back(quant_unit(p + "mlp.gate_proj.weight", d.intermediate, d.hidden, q));
         units.push_back(quant_unit(p + "mlp.up_proj.weight", d.intermediate, d.hidden, q));

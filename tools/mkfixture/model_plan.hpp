@@ -29,10 +29,12 @@ struct QuantTensor {
     int64_t group_count() const { return code_count() / group; }
 };
 
-// An F32 vector (norm weights) of `length` values near 1.
+// A float vector of `length` values center +- spread: norm weights (near 1) or, for qwen2, the
+// q/k/v projection biases (near 0). F32 in mcq fixtures, BF16 in MLX ones.
 struct NormTensor {
     std::string name;
     int64_t length = 0;
+    double center = 1.0, spread = 0.05;
 };
 
 // One unit of storage: a quantized triple or a norm (a triple is never split across shards).
@@ -44,8 +46,9 @@ struct PlanUnit {
 };
 
 struct PlanOptions {
-    std::string preset;  // "tiny" | "qwen3-0.6b" | "qwen3-8b"
-    int64_t vocab = 0;   // for tiny: the tokenizer's token count
+    std::string preset;          // "tiny" | "qwen3-0.6b" | "qwen3-8b"
+    std::string arch = "qwen3";  // "qwen3" | "qwen2" (qwen2: no q/k norms, q/k/v biases)
+    int64_t vocab = 0;           // for tiny: the tokenizer's token count
     bool prefix_model = false;
     bool untied = false;
     bool corners = false;

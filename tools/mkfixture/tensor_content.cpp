@@ -129,7 +129,7 @@ void write_norm(std::ostream& out, const NormTensor& t, uint64_t seed) {
     SplitMix64 rng = stream_for(seed, t.name);
     std::vector<char> bytes(static_cast<size_t>(t.length) * 4);
     for (int64_t i = 0; i < t.length; ++i) {
-        const float value = static_cast<float>(1.0 + rng.uniform(-0.05, 0.05));
+        const float value = static_cast<float>(t.center + rng.uniform(-t.spread, t.spread));
         const uint32_t bits = std::bit_cast<uint32_t>(value);
         for (int b = 0; b < 4; ++b)
             bytes[static_cast<size_t>(4 * i + b)] = static_cast<char>((bits >> (8 * b)) & 0xff);
