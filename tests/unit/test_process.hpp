@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -30,6 +31,23 @@ inline RunResult run_command(const std::string& command, const std::filesystem::
     text << in.rdbuf();
     result.output = text.str();
     return result;
+}
+
+// Runs `command` through the shell and captures stdout and stderr together through a pipe.
+struct CliRun {
+    int status = -1;
+    std::string output;
+};
+inline CliRun run_captured(const std::string& command) {
+    CliRun r;
+    FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+    if (!pipe) return r;
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
+    const int status = ::pclose(pipe);
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
 }
 
 inline std::string quoted(const std::filesystem::path& path) { return "'" + path.string() + "'"; }
