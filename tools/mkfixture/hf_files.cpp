@@ -131,10 +131,9 @@ std::string mcq_metadata_json(const std::vector<PlanUnit>& units) {
     return json + "}}";
 }
 
-void write_model_files(const fs::path& out_dir, const ModelPlan& plan, int shard_count,
-                       uint64_t seed) {
+void write_safetensors_files(const fs::path& out_dir, const ModelPlan& plan, int shard_count,
+                             const ShardEntries& entries, const ShardMetadata& metadata) {
     const auto shards = split_into_shards(plan.units, shard_count);
-    ojson weight_map_sorted = ojson::object();
     std::map<std::string, std::string> weight_map;
     uint64_t total_size = 0;
     for (size_t k = 0; k < shards.size(); ++k) {
@@ -145,20 +144,35 @@ void write_model_files(const fs::path& out_dir, const ModelPlan& plan, int shard
                           shards.size());
             file = buf;
         }
-        std::vector<StTensor> entries;
-        for (const PlanUnit& u : shards[k]) append_entries(entries, u, seed);
-        for (const StTensor& t : entries) {
+        const std::vector<StTensor> tensors = entries(shards[k]);
+        for (const StTensor& t : tensors) {
             weight_map[t.name] = file;
             total_size += t.byte_count;
         }
-        write_safetensors(out_dir / file, entries, {{"mcq", mcq_metadata_json(shards[k])}});
+        write_safetensors(out_dir / file, tensors, metadata(shards[k]));
     }
     if (shard_count > 1) {
+        ojson weight_map_sorted = ojson::object();
         for (const auto& [name, file] : weight_map) weight_map_sorted[name] = file;
         write_json(
             out_dir / "model.safetensors.index.json",
             ojson{{"metadata", {{"total_size", total_size}}}, {"weight_map", weight_map_sorted}});
     }
+}
+
+void write_model_files(const fs::path& out_dir, const ModelPlan& plan, int shard_count,
+                       uint64_t seed) {
+    write_safetensors_files(
+        out_dir, plan, shard_count,
+        [&](const std::vector<PlanUnit>& units) {
+            std::vector<StTensor> tensors;
+            for (const PlanUnit& u : units) append_entries(tensors, u, seed);
+            return tensors;
+        },
+        [](const std::vector<PlanUnit>& units) {
+            return std::vector<std::pair<std::string, std::string>>{
+                {"mcq", mcq_metadata_json(units)}};
+        });
 }
 
 }  // namespace mkfixture

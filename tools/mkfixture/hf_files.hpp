@@ -4,9 +4,13 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "model_plan.hpp"
+#include "safetensors_writer.hpp"
 
 namespace mkfixture {
 
@@ -18,6 +22,16 @@ void write_pooling_files(const std::filesystem::path& out_dir, int64_t hidden);
 
 // The "mcq" metadata JSON of one file (Python json.dumps style, as in the spec's example).
 std::string mcq_metadata_json(const std::vector<PlanUnit>& units);
+
+// Writes the plan's tensors as model.safetensors (shard_count 1) or as shards plus
+// model.safetensors.index.json; entries(units) builds one file's tensors, metadata(units) its
+// __metadata__. Both layouts (mcq, MLX) go through here.
+using ShardEntries = std::function<std::vector<StTensor>(const std::vector<PlanUnit>&)>;
+using ShardMetadata =
+    std::function<std::vector<std::pair<std::string, std::string>>(const std::vector<PlanUnit>&)>;
+void write_safetensors_files(const std::filesystem::path& out_dir, const ModelPlan& plan,
+                             int shard_count, const ShardEntries& entries,
+                             const ShardMetadata& metadata);
 
 // Writes model.safetensors (shard_count 1) or the shards and the index.
 void write_model_files(const std::filesystem::path& out_dir, const ModelPlan& plan, int shard_count,

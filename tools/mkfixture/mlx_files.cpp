@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "fp16.hpp"
+#include "hf_files.hpp"
 #include "mlx_pack.hpp"
 #include "mlx_recipe.hpp"
 #include "prng.hpp"
@@ -188,32 +189,16 @@ void add_mlx_quantization(const fs::path& out_dir, const MlxOptions& options) {
 
 void write_mlx_model_files(const fs::path& out_dir, const ModelPlan& plan, int shard_count,
                            uint64_t seed, const MlxOptions& options) {
-    const auto shards = split_into_shards(plan.units, shard_count);
-    ojson weight_map = ojson::object();
-    std::map<std::string, std::string> sorted_map;
-    uint64_t total_size = 0;
-    for (size_t k = 0; k < shards.size(); ++k) {
-        std::string file = "model.safetensors";
-        if (shard_count > 1) {
-            char buf[64];
-            std::snprintf(buf, sizeof buf, "model-%05zu-of-%05zu.safetensors", k + 1,
-                          shards.size());
-            file = buf;
-        }
-        std::vector<StTensor> entries;
-        for (const PlanUnit& u : shards[k]) append_mlx_entries(entries, u, seed, options);
-        for (const StTensor& t : entries) {
-            sorted_map[t.name] = file;
-            total_size += t.byte_count;
-        }
-        write_safetensors(out_dir / file, entries, {{"format", "mlx"}});
-    }
-    if (shard_count > 1) {
-        for (const auto& [name, file] : sorted_map) weight_map[name] = file;
-        std::ofstream out(out_dir / "model.safetensors.index.json", std::ios::trunc);
-        out << ojson{{"metadata", {{"total_size", total_size}}}, {"weight_map", weight_map}}.dump(2)
-            << "\n";
-    }
+    write_safetensors_files(
+        out_dir, plan, shard_count,
+        [&](const std::vector<PlanUnit>& units) {
+            std::vector<StTensor> tensors;
+            for (const PlanUnit& u : units) append_mlx_entries(tensors, u, seed, options);
+            return tensors;
+        },
+        [](const std::vector<PlanUnit>&) {
+            return std::vector<std::pair<std::string, std::string>>{{"format", "mlx"}};
+        });
 }
 
 }  // namespace mkfixture
