@@ -69,6 +69,19 @@ class Cursor {
         return value;
     }
 
+    // Counts memory the decoded header will hold. Bounds on the file alone are not enough: an
+    // array element of one byte on disk becomes a 40-byte GgufScalar in memory.
+    void charge(uint64_t bytes, std::string_view field) {
+        if (bytes > kGgufMaxMetadataMemory - charged_)
+            throw_input_error(file_, std::string(field),
+                              "the header would need more than " +
+                                  std::to_string(kGgufMaxMetadataMemory >> 20) +
+                                  " MiB of memory once decoded (" +
+                                  std::to_string(charged_ + bytes) + " bytes so far)",
+                              "smaller metadata arrays");
+        charged_ += bytes;
+    }
+
     std::string read_string(std::string_view field) {
         const uint64_t length = read<uint64_t>(field);
         if (length > kGgufMaxStringLength)
@@ -76,6 +89,7 @@ class Cursor {
                               "string length " + std::to_string(length) + " exceeds 1 GiB",
                               "at most " + std::to_string(kGgufMaxStringLength));
         need(length, field);
+        charge(length, field);
         std::string text(reinterpret_cast<const char*>(bytes_.data() + pos_), length);
         pos_ += length;
         return text;
@@ -85,6 +99,7 @@ class Cursor {
     std::span<const uint8_t> bytes_;
     const std::string& file_;
     size_t pos_ = 0;
+    uint64_t charged_ = 0;
 };
 
 GgufScalar read_scalar(Cursor& cursor, GgufType type, std::string_view field) {
@@ -150,6 +165,7 @@ GgufValue read_value(Cursor& cursor, const std::string& file, const std::string&
                               std::to_string(count * min_elem_size) + " bytes, truncated at byte " +
                               std::to_string(cursor.pos()),
                           std::to_string(cursor.remaining()) + " bytes or fewer");
+    cursor.charge(count * sizeof(GgufScalar), field);
     value.array.reserve(count);
     for (uint64_t i = 0; i < count; ++i)
         value.array.push_back(read_scalar(cursor, value.elem_type, field));

@@ -1,5 +1,6 @@
-// Strict GGUF v2/v3 reader: every rule of llama.cpp's gguf.cpp (notes/gguf.md §1.6) is checked before
-// use; tensor data stays memory-mapped. This is the reader `verify` trusts: it has no writer code.
+// Strict GGUF v2/v3 reader: every rule of llama.cpp's gguf.cpp (notes/gguf.md §1.6) is checked
+// before use; tensor data stays memory-mapped. This is the reader `verify` trusts: it has no writer
+// code.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +21,10 @@ inline constexpr uint32_t kGgufVersion = 3;
 inline constexpr uint32_t kGgufDefaultAlignment = 32;
 inline constexpr uint64_t kGgufMaxStringLength = 1ull << 30;   // GGUF_MAX_STRING_LENGTH
 inline constexpr uint64_t kGgufMaxArrayElements = 1ull << 30;  // GGUF_MAX_ARRAY_ELEMENTS
-inline constexpr size_t kGgmlMaxNameBytes = 63;                // GGML_MAX_NAME - 1
+// Decoded KV arrays and strings together (rebox's own cap; the real Qwen3 vocabulary needs ~25
+// MiB).
+inline constexpr uint64_t kGgufMaxMetadataMemory = 256ull << 20;
+inline constexpr size_t kGgmlMaxNameBytes = 63;  // GGML_MAX_NAME - 1
 inline constexpr uint32_t kGgmlMaxDims = 4;
 
 struct GgufTensorInfo {
@@ -34,7 +38,7 @@ struct GgufTensorInfo {
 };
 
 class GgufFile {
-public:
+  public:
     // Maps and validates; throws rebox::Error (input class) "FILE: FIELD: what (expected ...)".
     static std::unique_ptr<GgufFile> open(const std::filesystem::path& path);
     // Validates an in-memory image (tests, fuzzers); `name` is used in messages.
@@ -55,7 +59,7 @@ public:
     std::span<const uint8_t> bytes() const { return bytes_; }
     const MappedFile* mapping() const { return mapped_.get(); }
 
-private:
+  private:
     GgufFile() = default;
     void load();
 

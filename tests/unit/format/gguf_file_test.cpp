@@ -192,6 +192,14 @@ std::vector<CorruptCase> corrupt_cases() {
         {"array_too_long",
          [] { return GgufBytes{}.header(0, 1).str("k").u32(9).u32(0).u64((1ull << 30) + 1).v; },
          "k: array of 1073741825 elements exceeds 1Gi"},
+        // 6,710,887 one-byte elements fit the file but would decode to 40 bytes each (> 256 MiB).
+        {"array_memory_budget",
+         [] {
+             const uint64_t n = (256ull << 20) / 40 + 1;
+             return GgufBytes{}.header(0, 1).str("k").u32(9).u32(0).u64(n).fill(n, 7).v;
+         },
+         "k: the header would need more than 256 MiB of memory once decoded (268435481 bytes so "
+         "far) (expected smaller metadata arrays)"},
         {"name_64_bytes",
          [] {
              GgufBytes b;
