@@ -24,6 +24,9 @@ double half_value_by_definition(uint16_t h) {
     return sign * std::ldexp(1.0 + mantissa / 1024.0, exponent - 15);
 }
 
+// _Float16 exists where the compiler defines __FLT16_MANT_DIG__ (GCC 12 on x86-64; not clang 14,
+// which the sanitizer build uses: there the comparison is skipped).
+#ifdef __FLT16_MANT_DIG__
 uint16_t gcc_float_to_half(float f) {
     volatile float in = f;
     const _Float16 h = static_cast<_Float16>(in);
@@ -31,6 +34,7 @@ uint16_t gcc_float_to_half(float f) {
     std::memcpy(&out, &h, sizeof out);
     return out;
 }
+#endif
 
 TEST(Half, EveryHalfWidensToItsDefinedValueAndRoundTrips) {
     for (uint32_t h = 0; h <= 0xffff; ++h) {
@@ -100,6 +104,9 @@ TEST(Half, OverflowBecomesInfinityAndNanStaysNan) {
 }
 
 TEST(Half, NarrowingAgreesWithGccFloat16) {
+#ifndef __FLT16_MANT_DIG__
+    GTEST_SKIP() << "this compiler has no _Float16";
+#else
     // A stride through every float pattern plus dense windows at the rounding boundaries.
     auto check = [](uint32_t bits) {
         const float f = std::bit_cast<float>(bits);
@@ -113,6 +120,7 @@ TEST(Half, NarrowingAgreesWithGccFloat16) {
             check((center + d - 10000) | 0x80000000u);
         }
     }
+#endif
 }
 
 TEST(Half, ExactOnlyWhenRepresentable) {
