@@ -1,7 +1,8 @@
-// libFuzzer harness: a fuzzed model.safetensors (mcq metadata, triples) in a directory with a fixed
-// config and tokenizer, through read_mcq_model and the whole plan stage. The side files come from
-// $REBOX_FUZZ_MODEL_DIR (fuzz/run.sh points it at the seed fixture, so seeds pass every check and
-// mutations start deep in the plan) or, without it, from the tiny qwen3 files below.
+// libFuzzer harness: a fuzzed model.safetensors (mcq metadata, triples), parsed in memory, beside a
+// fixed config and tokenizer in a directory, through read_mcq_files and the whole plan stage. The
+// side files come from $REBOX_FUZZ_MODEL_DIR (fuzz/run.sh points it at the seed fixture, so seeds
+// pass every check and mutations start deep in the plan) or, without it, from the tiny qwen3 files
+// below.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -9,6 +10,7 @@
 
 #include "fuzz_dir.hpp"
 #include "rebox/error.hpp"
+#include "rebox/format/safetensors.hpp"
 #include "rebox/plan/plan.hpp"
 #include "rebox/source/mcq_reader.hpp"
 
@@ -42,9 +44,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         return true;
     }();
     (void)once;
-    rebox::fuzz::write_file(dir / "model.safetensors", {reinterpret_cast<const char*>(data), size});
     try {
-        const rebox::SourceModel source = rebox::read_mcq_model(dir);
+        const auto file = rebox::SafetensorsFile::parse({data, size}, "model.safetensors");
+        const rebox::SourceModel source = rebox::read_mcq_files(dir, {file});
         rebox::PlanOptions options;
         options.tokenizer_pre = "qwen2";  // the embedded tokenizer's regex is not a known one
         const rebox::Plan plan = rebox::make_plan(source, options);

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # Shrinks a rebox-mkfixture model directory to its first N decoder layers (tensors, mcq metadata
-# and config.json), so fuzz seeds stay a few KB: libFuzzer's speed falls with input size, and the
-# parsers' branches are all reached by one layer as well as by two.
+# and config.json) and its tokenizer.json to a few dozen tokens and merges, so fuzz seeds stay a
+# few KB: libFuzzer's speed falls with input size (every execution of fuzz_model_dir parses the
+# tokenizer again), and the parsers' branches are reached by one layer and 24 merges as well as
+# by all of them.
 # Usage: make_seeds.py SRC_MODEL_DIR DST_MODEL_DIR [LAYERS]
 import json
 import shutil
@@ -44,6 +46,23 @@ def main() -> None:
     config = json.loads((src / "config.json").read_text())
     config["num_hidden_layers"] = layers
     (dst / "config.json").write_text(json.dumps(config, indent=2))
+    shrink_tokenizer(dst / "tokenizer.json")
+
+
+def shrink_tokenizer(path: Path, merges_kept: int = 24, low_ids: int = 16) -> None:
+    """Keeps ids < low_ids, the first merges and the tokens they use; the added tokens stay, so
+    the ids in between become holes the reader pads ([PAD<i>]), as real vocabularies have."""
+    tokenizer = json.loads(path.read_text())
+    model = tokenizer["model"]
+    vocab = model["vocab"]
+    merges = model["merges"][:merges_kept]
+    kept = {token for token, token_id in vocab.items() if token_id < low_ids}
+    for merge in merges:
+        left, right = merge if isinstance(merge, list) else merge.split(" ", 1)
+        kept |= {left, right, left + right} & vocab.keys()
+    model["vocab"] = {token: token_id for token, token_id in vocab.items() if token in kept}
+    model["merges"] = merges
+    path.write_text(json.dumps(tokenizer, ensure_ascii=False, separators=(",", ":")))
 
 
 if __name__ == "__main__":

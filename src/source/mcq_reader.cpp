@@ -171,11 +171,15 @@ void read_file(const std::shared_ptr<SafetensorsFile>& file, SourceModel& model)
 }  // namespace
 
 SourceModel read_mcq_model(const std::filesystem::path& model_dir) {
+    return read_mcq_files(model_dir, SafetensorsModel::open(model_dir).files());
+}
+
+SourceModel read_mcq_files(const std::filesystem::path& model_dir,
+                           const std::vector<std::shared_ptr<SafetensorsFile>>& files) {
     SourceModel model;
     model.dir = model_dir;
     model.format = "mcq-v1";
-    const SafetensorsModel st = SafetensorsModel::open(model_dir);
-    for (const auto& file : st.files()) {
+    for (const auto& file : files) {
         read_file(file, model);
         model.files.push_back(file);
     }
