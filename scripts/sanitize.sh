@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
-# Builds the library and the GoogleTest suite with ASan + UBSan (g++, -DREBOX_SANITIZE=ON) into
-# build-asan/ and runs rebox_tests under them: leaks are reported, any UB report stops the run.
+# The sanitizer stage of the test run: builds build-san/ (scripts/build_sanitized.sh: clang 14,
+# ASan + UBSan, -fno-sanitize-recover), runs the whole GoogleTest suite under it (the CLI and
+# fixture tool the tests drive are the sanitized ones too; leaks are reported, any report fails),
+# then a fuzz smoke run of every libFuzzer harness (fuzz/run.sh, FUZZ_SECONDS each, default 60).
 # The outside-client tests (node, python) are not run here: they exercise foreign code, not ours.
-# Usage: scripts/sanitize.sh [JOBS] [GTEST_FILTER]
+# Usage: scripts/sanitize.sh [GTEST_FILTER]      FUZZ_SECONDS=0 skips the fuzz smoke run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-jobs=${1:-2}
-filter=${2:-*}
+filter=${1:-*}
+fuzz_seconds=${FUZZ_SECONDS:-60}
 start=$(date +%s)
-CXX=${CXX:-g++} cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREBOX_SANITIZE=ON \
-  -DREBOX_BUILD_BENCH=OFF >/dev/null
-cmake --build build-asan -j"$jobs" --target rebox_tests rebox_cli rebox_mkfixture
+bash scripts/build_sanitized.sh >/dev/null
 built=$(date +%s)
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-./build-asan/tests/rebox_tests --gtest_filter="$filter" --gtest_brief=1
+./build-san/tests/rebox_tests --gtest_filter="$filter" --gtest_brief=1
+tested=$(date +%s)
+if ((fuzz_seconds > 0)); then
+  bash fuzz/run.sh "$fuzz_seconds"
+fi
 done_at=$(date +%s)
-echo "sanitize: build $((built - start)) s, tests $((done_at - built)) s (ASan+UBSan, $jobs jobs)"
+echo "sanitize: build $((built - start)) s, tests $((tested - built)) s, fuzz smoke $((done_at - tested)) s (ASan+UBSan)"
