@@ -2,10 +2,25 @@
 // nlohmann::json, turning unreadable or malformed files into one-line input-class rebox::Error.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace rebox::detail {
+
+// Size caps for side files, checked before anything is read: far above real files (Qwen3's
+// tokenizer.json is 11 MB, config files a few KB; Gemma's tokenizer.json ~33 MB), far below what
+// would exhaust memory once parsed into a DOM.
+inline constexpr uint64_t kMaxSideFileBytes = 64ull << 20;    // config.json, modules.json, ...
+inline constexpr uint64_t kMaxTokenizerBytes = 512ull << 20;  // tokenizer.json
+
+// Throws rebox::Error (input) "FILE: is N bytes, over the M MiB limit ..." when the file is larger
+// than max_bytes; unreadable files are left to the caller's open.
+void check_file_size(const std::filesystem::path& path, uint64_t max_bytes);
+
+// The whole file (at most kMaxSideFileBytes); throws rebox::Error (input) naming the file.
+std::string read_side_file(const std::filesystem::path& path);
 
 // The parsed document; throws rebox::Error (input) naming the file when unreadable or not JSON.
 nlohmann::json read_json(const std::filesystem::path& path);

@@ -14,8 +14,6 @@
 #include "tokenizer_special.hpp"
 
 #include <array>
-#include <fstream>
-#include <iterator>
 
 #include "json_file.hpp"
 #include "rebox/error.hpp"
@@ -55,9 +53,7 @@ void set_first(std::optional<uint32_t>& slot, std::optional<uint32_t> id,
 
 std::optional<std::string> read_text_file(const std::filesystem::path& path) {
     if (!std::filesystem::is_regular_file(path)) return std::nullopt;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw_input_error(path.string(), "", "cannot open file");
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return read_side_file(path);
 }
 
 // tokenizer_config.json chat_template, else chat_template.jinja, else chat_template.json's. A list

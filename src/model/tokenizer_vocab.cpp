@@ -9,6 +9,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "json_file.hpp"
 #include "rebox/error.hpp"
 #include "tokenizer_special.hpp"
 
@@ -262,6 +263,7 @@ void collect_templates(const element& root, detail::TokenizerJsonSpecials& speci
 TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir,
                               const TokenizerOptions& options) {
     const std::filesystem::path path = model_dir / kFile;
+    detail::check_file_size(path, detail::kMaxTokenizerBytes);
     simdjson::padded_string json;
     if (simdjson::padded_string::load(path.string()).get(json))
         throw_input_error(path.string(), "", "cannot read file");

@@ -26,6 +26,11 @@ struct MlxConfig {
 };
 
 nlohmann::json read_config(const std::filesystem::path& path) {
+    std::error_code ec;  // the same cap as the converter's side files, checked independently
+    if (const uint64_t size = std::filesystem::file_size(path, ec); !ec && size > (64ull << 20))
+        throw_input_error(path.string(), "",
+                          "is " + std::to_string(size) + " bytes, over the 64 MiB limit",
+                          "the model's own config.json");
     std::ifstream in(path, std::ios::binary);
     if (!in) return nlohmann::json();
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

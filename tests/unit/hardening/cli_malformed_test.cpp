@@ -126,6 +126,13 @@ TEST_F(CliMalformed, GgufArrayLongerThanFile) {
                            GgufBytes{}.header(0, 1).str("k").u32(9).u32(4).u64(1000).fill(40, 0).v,
                            "k: array of 1000 elements needs at least 4000 bytes");
 }
+TEST_F(CliMalformed, GgufArrayOverTheMemoryCap) {
+    // Fits the file (one byte per element) but would decode to 40 bytes each: > 256 MiB.
+    const uint64_t n = (256ull << 20) / 40 + 1;
+    expect_inspect_refuses("budget.gguf",
+                           GgufBytes{}.header(0, 1).str("k").u32(9).u32(0).u64(n).fill(n, 1).v,
+                           "k: the header would need more than 256 MiB of memory once decoded");
+}
 TEST_F(CliMalformed, GgufInvalidValueType) {
     expect_inspect_refuses("vtype.gguf", GgufBytes{}.header(0, 1).str("k").u32(13).u32(1).v,
                            "k: invalid value type 13 (expected 0..12)");
@@ -216,6 +223,17 @@ TEST_F(CliMalformed, SafetensorsMetadataValueNotAString) {
 
 // ---- command lines -----------------------------------------------------------------------------
 
+TEST_F(CliMalformed, ConfigJsonOverTheSizeCap) {
+    // A 64 MiB + 1 config.json (sparse): refused from its size before it is read.
+    write("model.safetensors", st_file(R"({"__metadata__":{"format":"mcq-v1"}})", 0));
+    const fs::path config = write("config.json", {'{'});
+    fs::resize_file(config, (64ull << 20) + 1);
+    const CliRun r = rebox("plan '" + dir_.string() + "'");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(r.err, "rebox: " + config.string() +
+                         ": is 67108865 bytes, over rebox's 64 MiB limit for this file (expected "
+                         "the model's own config.json)\n");
+}
 TEST_F(CliMalformed, InspectMissingFileNamesIt) {
     const fs::path missing = dir_ / "missing.gguf";
     const CliRun r = rebox("inspect '" + missing.string() + "'");

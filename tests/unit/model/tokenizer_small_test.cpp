@@ -166,6 +166,34 @@ TEST(ModelTokenizerSmall, NonBpeAndMalformedInput) {
     }
     test::ModelTestDir empty;
     EXPECT_THROW(read_tokenizer(empty.path(), {}), Error);
+
+    // Over the 512 MiB tokenizer.json cap (a sparse file: nothing is read or allocated).
+    test::ModelTestDir big;
+    std::filesystem::resize_file(big.write("tokenizer.json", "{"), (512ull << 20) + 1);
+    try {
+        read_tokenizer(big.path(), {});
+        ADD_FAILURE();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.exit_class(), ExitClass::input);
+        EXPECT_NE(std::string(e.what()).find(
+                      "tokenizer.json: is 536870913 bytes, over rebox's 512 MiB limit"),
+                  std::string::npos)
+            << e.what();
+    }
+    // tokenizer_config.json is a side file: 64 MiB.
+    test::ModelTestDir side;
+    side.write("tokenizer.json",
+               R"({"model":{"type":"BPE","vocab":{"a":0,"b":1,"ab":2},"merges":["a b"]}})");
+    std::filesystem::resize_file(side.write("tokenizer_config.json", "{"), (64ull << 20) + 1);
+    try {
+        read_tokenizer(side.path(), TokenizerOptions{0, "qwen2"});
+        ADD_FAILURE();
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(
+                      "tokenizer_config.json: is 67108865 bytes, over rebox's 64 MiB limit"),
+                  std::string::npos)
+            << e.what();
+    }
 }
 
 TEST(ModelTokenizerSmall, SpecialTokensFromConfigAndTemplate) {
