@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The sanitizer stage of the test run: builds build-san/ (scripts/build_sanitized.sh: clang 14,
 # ASan + UBSan, -fno-sanitize-recover), runs the whole GoogleTest suite under it (the CLI and
-# fixture tool the tests drive are the sanitized ones too; leaks are reported, any report fails),
-# then a fuzz smoke run of every libFuzzer harness (fuzz/run.sh, FUZZ_SECONDS each, default 60).
-# The outside-client tests (node, python) are not run here: they exercise foreign code, not ours.
+# fixture tool the tests drive are the sanitized ones too; leaks are reported, any report fails)
+# and the fault tests (tests/hardening: disk full, EIO, signals, against the sanitized CLI), then a
+# fuzz smoke run of every libFuzzer harness (fuzz/run.sh, FUZZ_SECONDS each, default 60).
+# The outside-client tests (node, python) are not run here: they drive the same convert paths as
+# the GoogleTest integration tests and otherwise exercise foreign code (they pass under it too:
+# `ctest --test-dir build-san -L clients`).
 # Usage: scripts/sanitize.sh [GTEST_FILTER]      FUZZ_SECONDS=0 skips the fuzz smoke run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,9 +15,11 @@ fuzz_seconds=${FUZZ_SECONDS:-60}
 start=$(date +%s)
 bash scripts/build_sanitized.sh >/dev/null
 built=$(date +%s)
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1
+# verify_asan_link_order=0: the fault tests LD_PRELOAD a shim; ASan's interceptors still run first.
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1:verify_asan_link_order=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 ./build-san/tests/rebox_tests --gtest_filter="$filter" --gtest_brief=1
+ctest --test-dir build-san -L hardening --output-on-failure
 tested=$(date +%s)
 if ((fuzz_seconds > 0)); then
   bash fuzz/run.sh "$fuzz_seconds"
