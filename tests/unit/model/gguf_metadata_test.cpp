@@ -4,26 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include "qwen3_06b_config.hpp"
 #include "rebox/error.hpp"
 
 namespace rebox {
 namespace {
-
-ModelConfig qwen3_embedding_config() {
-    ModelConfig c;
-    c.model_type = "qwen3";
-    c.hidden_size = 1024;
-    c.num_hidden_layers = 28;
-    c.num_attention_heads = 16;
-    c.num_key_value_heads = 8;
-    c.head_dim = 128;
-    c.intermediate_size = 3072;
-    c.max_position_embeddings = 32768;
-    c.vocab_size = 151669;
-    c.rope_theta = 1000000.0f;
-    c.rms_norm_eps = 1e-6f;
-    return c;
-}
 
 TokenizerVocab small_vocab() {
     TokenizerVocab v;
@@ -46,7 +31,7 @@ struct ExpectedKV {
 };
 
 TEST(ModelMetadata, Qwen3EmbeddingKeysOrderTypesAndValues) {
-    const ModelConfig config = qwen3_embedding_config();
+    const ModelConfig config = test::qwen3_embedding_06b_config();
     const TokenizerVocab vocab = small_vocab();
     ModelMetadataInput input;
     input.config = &config;
@@ -110,7 +95,7 @@ TEST(ModelMetadata, Qwen3EmbeddingKeysOrderTypesAndValues) {
 }
 
 TEST(ModelMetadata, LlamaAddsVocabSizeAndNoTokenizerWithoutVocab) {
-    ModelConfig config = qwen3_embedding_config();
+    ModelConfig config = test::qwen3_embedding_06b_config();
     config.model_type = "llama";
     ModelMetadataInput input;
     input.config = &config;
@@ -137,7 +122,7 @@ TEST(ModelMetadata, LlamaAddsVocabSizeAndNoTokenizerWithoutVocab) {
 }
 
 TEST(ModelMetadata, UnsupportedArchitectureIsABlocker) {
-    ModelConfig config = qwen3_embedding_config();
+    ModelConfig config = test::qwen3_embedding_06b_config();
     config.model_type = "qwen3_moe";
     ModelMetadataInput input;
     input.config = &config;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "../../../src/convert/chunk_encoder.hpp"
-#include "encode/bit_packer.hpp"
+#include "hand_tensor.hpp"
 #include "rebox/encode/block_encode.hpp"
 #include "rebox/error.hpp"
 #include "rebox/format/ggml_type.hpp"
@@ -23,31 +23,14 @@ std::vector<uint8_t> u16_le(const std::vector<uint16_t>& values) {
     return bytes;
 }
 
-SourceTensor quant_tensor(int bits, int64_t group, int64_t rows, int64_t cols,
-                          const std::vector<uint8_t>& stream, FloatDtype dtype,
-                          const std::vector<uint8_t>& scales, const std::vector<uint8_t>& mins) {
-    SourceTensor t;
-    t.name = "w";
-    t.shape = {rows, cols};
-    QuantView q;
-    q.bits = bits;
-    q.group = group;
-    q.codes = stream;
-    q.scale_dtype = dtype;
-    q.scales = scales;
-    q.mins = mins;
-    t.quant = q;
-    return t;
-}
-
 TEST(PlanChunkPaths, ZeroScaleFlagReachesTheQ4_1Blocks) {
     // Group 0 (codes 0, scale bf16 0x33d7 ~1e-7, min bf16 0x3f80 = 1.0) and group 1 (codes 1,
     // scale 0x3f80, min 0): block 0 gets d = 0x0000, m = 0x3c00; block 1 d = 0x3c00, m = 0.
     std::vector<uint8_t> codes(64, 0);
     for (int i = 32; i < 64; ++i) codes[i] = 1;
-    const auto stream = test::pack_lsb0_bitwise(codes, 4);
-    const auto scales = u16_le({0x33d7, 0x3f80}), mins = u16_le({0x3f80, 0x0000});
-    const SourceTensor t = quant_tensor(4, 32, 1, 64, stream, FloatDtype::BF16, scales, mins);
+    const test::HandTensor hand(4, 32, 1, 64, codes, FloatDtype::BF16, u16_le({0x33d7, 0x3f80}),
+                                u16_le({0x3f80, 0x0000}));
+    const SourceTensor& t = hand.tensor;
     TensorPlan plan;
     plan.type = static_cast<uint32_t>(GgmlType::Q4_1);
     plan.encoding = Encoding::q4_1_repack;
@@ -69,10 +52,10 @@ TEST(PlanChunkPaths, DequantF16ChunkLargerThanTheBuffer) {
     constexpr size_t kN = 10000;
     std::vector<uint8_t> codes(kN);
     for (size_t i = 0; i < kN; ++i) codes[i] = static_cast<uint8_t>(i % 64);
-    const auto stream = test::pack_lsb0_bitwise(codes, 6);
-    const auto scales = u16_le(std::vector<uint16_t>(kN / 100, 0x1400));
-    const auto mins = u16_le(std::vector<uint16_t>(kN / 100, 0x3800));
-    const SourceTensor t = quant_tensor(6, 100, 100, 100, stream, FloatDtype::F16, scales, mins);
+    const test::HandTensor hand(6, 100, 100, 100, codes, FloatDtype::F16,
+                                u16_le(std::vector<uint16_t>(kN / 100, 0x1400)),
+                                u16_le(std::vector<uint16_t>(kN / 100, 0x3800)));
+    const SourceTensor& t = hand.tensor;
     TensorPlan plan;
     plan.type = static_cast<uint32_t>(GgmlType::F16);
     plan.encoding = Encoding::dequant_f16;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "../../../src/plan/tensor_rules.hpp"
-#include "encode/bit_packer.hpp"
+#include "hand_tensor.hpp"
 #include "rebox/format/ggml_type.hpp"
 
 namespace rebox {
@@ -27,29 +27,7 @@ std::vector<uint8_t> f32_le(const std::vector<float>& values) {
     return bytes;
 }
 
-// Owns the bytes a SourceTensor's QuantView points at.
-struct HandTensor {
-    std::vector<uint8_t> stream, scales, mins;
-    SourceTensor tensor;
-
-    HandTensor(int bits, int64_t group, int64_t rows, int64_t cols,
-               const std::vector<uint8_t>& codes, FloatDtype dtype,
-               std::vector<uint8_t> scale_bytes, std::vector<uint8_t> min_bytes)
-        : stream(test::pack_lsb0_bitwise(codes, bits)),
-          scales(std::move(scale_bytes)),
-          mins(std::move(min_bytes)) {
-        tensor.name = "layers.0.mlp.up_proj.weight";
-        tensor.shape = {rows, cols};
-        QuantView q;
-        q.bits = bits;
-        q.group = group;
-        q.codes = stream;
-        q.scale_dtype = dtype;
-        q.scales = scales;
-        q.mins = mins;
-        tensor.quant = q;
-    }
-};
+using test::HandTensor;
 
 struct Outcome {
     bool ok = false;

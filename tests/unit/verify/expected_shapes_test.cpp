@@ -4,26 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include "qwen3_06b_config.hpp"
+
 namespace rebox::verify_ref {
 namespace {
-
-ModelConfig qwen3_embedding_06b() {
-    ModelConfig c;
-    c.model_type = "qwen3";
-    c.hidden_size = 1024;
-    c.num_hidden_layers = 28;
-    c.num_attention_heads = 16;
-    c.num_key_value_heads = 8;
-    c.head_dim = 128;
-    c.intermediate_size = 3072;
-    c.vocab_size = 151669;
-    return c;
-}
 
 using Shape = std::vector<int64_t>;
 
 TEST(VerifyExpectedShapes, Qwen3Embedding06B) {
-    const ModelConfig c = qwen3_embedding_06b();
+    const ModelConfig c = test::qwen3_embedding_06b_config();
     EXPECT_EQ(expected_hf_shape(c, "embed_tokens.weight"), (Shape{151669, 1024}));
     EXPECT_EQ(expected_hf_shape(c, "norm.weight"), (Shape{1024}));
     EXPECT_EQ(expected_hf_shape(c, "layers.0.self_attn.q_proj.weight"), (Shape{2048, 1024}));
@@ -39,7 +28,7 @@ TEST(VerifyExpectedShapes, Qwen3Embedding06B) {
 }
 
 TEST(VerifyExpectedShapes, LayerRange) {
-    const ModelConfig c = qwen3_embedding_06b();
+    const ModelConfig c = test::qwen3_embedding_06b_config();
     EXPECT_TRUE(layer_in_range(c, "layers.27.mlp.up_proj.weight"));
     EXPECT_FALSE(layer_in_range(c, "layers.28.mlp.up_proj.weight"));
     EXPECT_TRUE(layer_in_range(c, "norm.weight"));
