@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "commands.hpp"
 #include "rebox/error.hpp"
@@ -56,9 +57,10 @@ int main(int argc, char** argv) {
     plan_cmd->add_flag("--json", plan.json, "print one JSON object");
     plan_cmd->add_option("--outtype", plan.outtype, "q4_1 (default) or f32")
         ->check(CLI::IsMember({"q4_1", "f32"}));
-    plan_cmd->add_flag("--allow-lossless-fallback", plan.allow_lossless_fallback,
-                       "allow types wider than Q4_1, all exact: Q5_1 for 5-bit codes, F16/F32 copies "
-                       "for tensors no Q4_1/Q5_1 block holds");
+    plan_cmd->add_flag(
+        "--allow-lossless-fallback", plan.allow_lossless_fallback,
+        "allow types wider than Q4_1, all exact: Q5_1 for 5-bit codes, F16/F32 copies "
+        "for tensors no Q4_1/Q5_1 block holds");
     plan_cmd->add_option("--tokenizer-pre", plan.tokenizer_pre,
                          "tokenizer.ggml.pre to use when the pre-tokenizer regex is unknown");
 
@@ -92,6 +94,20 @@ int main(int argc, char** argv) {
     merge_cmd->add_option("OUT", merge.output, "output .gguf")->required();
     merge_cmd->add_flag("-f,--force", merge.force, "replace an existing output file");
 
+    // CLI11 2.1 answers an unknown word with only "A subcommand is required": name it instead.
+    if (argc >= 2 && argv[1][0] != '-') {
+        std::string names;
+        bool known = false;
+        for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+            known = known || sub->get_name() == argv[1];
+            names += (names.empty() ? "" : ", ") + sub->get_name();
+        }
+        if (!known) {
+            std::fprintf(stderr, "rebox: unknown command '%s' (expected one of %s; see --help)\n",
+                         argv[1], names.c_str());
+            return 1;
+        }
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -247,7 +247,9 @@ TEST_F(CliMalformed, UsageErrorsExit1AndNameTheProblem) {
     };
     const std::vector<Usage> cases = {
         {"", "subcommand"},
-        {"frobnicate", "subcommand"},  // CLI11 2.1 does not echo the unknown word
+        {"frobnicate",
+         "rebox: unknown command 'frobnicate' (expected one of inspect, convert, plan, verify, "
+         "split, merge; see --help)"},
         {"inspect", "FILE"},
         {"convert " + dir_.string(), "--output"},
         {"convert " + dir_.string() + " -o x.gguf --outtype q8_0", "q8_0"},
