@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "../model/json_file.hpp"
 #include "rebox/error.hpp"
 
 namespace rebox::verify_ref {
@@ -26,11 +27,8 @@ struct MlxConfig {
 };
 
 nlohmann::json read_config(const std::filesystem::path& path) {
-    std::error_code ec;  // the same cap as the converter's side files, checked independently
-    if (const uint64_t size = std::filesystem::file_size(path, ec); !ec && size > (64ull << 20))
-        throw_input_error(path.string(), "",
-                          "is " + std::to_string(size) + " bytes, over the 64 MiB limit",
-                          "the model's own config.json");
+    // The converter's side-file cap, checked from the size before reading.
+    rebox::detail::check_file_size(path, rebox::detail::kMaxSideFileBytes);
     std::ifstream in(path, std::ios::binary);
     if (!in) return nlohmann::json();
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -1,0 +1,38 @@
+// verify's MLX source detection reads config.json itself: it refuses one over the side-file cap
+// (64 MiB) from its size, before reading it, as the converter does.
+#include "../../../src/verify/mlx_source_index.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "rebox/error.hpp"
+#include "source/mcq_test_writer.hpp"
+
+namespace rebox::verify_ref {
+namespace {
+
+TEST(VerifyMlxSourceIndex, ConfigOverTheSideFileCapIsRefused) {
+    const test::TempDir dir("verify-mlx-cap");
+    test::write_safetensors(dir.path() / "model.safetensors", {}, {});
+    const SafetensorsModel model = SafetensorsModel::open(dir.path());
+    const auto config = dir.path() / "config.json";
+    std::ofstream(config) << R"({"quantization": {"group_size": 64, "bits": 4}})";
+    EXPECT_TRUE(is_mlx_source(model, config));
+
+    std::filesystem::resize_file(config, (64ull << 20) + 1);  // sparse: nothing is written
+    try {
+        (void)is_mlx_source(model, config);
+        ADD_FAILURE() << "accepted";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.exit_class(), ExitClass::input);
+        EXPECT_EQ(std::string(e.what()),
+                  config.string() +
+                      ": is 67108865 bytes, over rebox's 64 MiB limit for this file (expected "
+                      "the model's own config.json)");
+    }
+}
+
+}  // namespace
+}  // namespace rebox::verify_ref
