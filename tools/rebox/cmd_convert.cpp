@@ -4,13 +4,12 @@
 
 #include <csignal>
 #include <cstdio>
-#include <map>
 
 #include "commands.hpp"
+#include "plan_summary.hpp"
 #include "rebox/convert/convert.hpp"
 #include "rebox/error.hpp"
 #include "rebox/format/atomic_output.hpp"
-#include "rebox/format/ggml_type.hpp"
 #include "rebox/format/gguf_shards.hpp"
 #include "report_json.hpp"
 
@@ -29,15 +28,6 @@ void install_signal_cleanup() {
     sigaction(SIGINT, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);
     sigaction(SIGHUP, &action, nullptr);
-}
-
-std::string type_counts(const Plan& plan) {
-    std::map<std::string, size_t> counts;
-    for (const TensorPlan& tp : plan.tensors) ++counts[ggml_type_name(tp.type)];
-    std::string text;
-    for (const auto& [name, n] : counts)
-        text += (text.empty() ? "" : ", ") + std::to_string(n) + " " + name;
-    return text;
 }
 
 }  // namespace

@@ -3,10 +3,10 @@
 // its fix; the exact GGUF file size and its ratio to the packed input. Exit 0 plannable, 2
 // BLOCKERs.
 #include <cstdio>
-#include <map>
 #include <string>
 
 #include "commands.hpp"
+#include "plan_summary.hpp"
 #include "rebox/error.hpp"
 #include "rebox/format/ggml_type.hpp"
 #include "rebox/plan/plan.hpp"
@@ -23,15 +23,6 @@ std::string source_kind(const SourceTensor& tensor) {
                     ? ""
                     : std::string(" ") + float_dtype_name(tensor.quant->scale_dtype));
     return float_dtype_name(tensor.float_dtype);
-}
-
-std::string type_counts(const Plan& plan) {
-    std::map<std::string, size_t> counts;
-    for (const TensorPlan& tp : plan.tensors) ++counts[ggml_type_name(tp.type)];
-    std::string text;
-    for (const auto& [name, n] : counts)
-        text += (text.empty() ? "" : ", ") + std::to_string(n) + " " + name;
-    return text;
 }
 
 void print_text(const std::string& model_dir, const SourceModel& source, const Plan& plan) {
