@@ -9,29 +9,14 @@
 #include <vector>
 
 #include "encode/bit_packer.hpp"
+#include "quant_test_bytes.hpp"
 
 namespace rebox {
 namespace {
 
-std::vector<uint8_t> halves_le(const std::vector<uint16_t>& halves) {
-    std::vector<uint8_t> bytes;
-    for (uint16_t h : halves) {
-        bytes.push_back(static_cast<uint8_t>(h));
-        bytes.push_back(static_cast<uint8_t>(h >> 8));
-    }
-    return bytes;
-}
-
 QuantView view(int bits, int64_t group, const std::vector<uint8_t>& codes,
                const std::vector<uint8_t>& scales, const std::vector<uint8_t>& mins) {
-    QuantView q;
-    q.bits = bits;
-    q.group = group;
-    q.codes = codes;
-    q.scale_dtype = FloatDtype::F16;
-    q.scales = scales;
-    q.mins = mins;
-    return q;
+    return test::quant_view(bits, group, codes, FloatDtype::F16, scales, mins);
 }
 
 TEST(BlockEncode, Q4_1OneBlockHandWorked) {
@@ -72,7 +57,7 @@ TEST(BlockEncode, Q5_1HighBitsPerElement) {
     codes[3] = 0x11;
     codes[20] = 0x1F;
     const std::vector<uint8_t> stream = test::pack_lsb0_bitwise(codes, 5);
-    const std::vector<uint8_t> halves = halves_le({0x1234});
+    const std::vector<uint8_t> halves = test::u16_le({0x1234});
     const QuantView q = view(5, 32, stream, halves, halves);
     std::vector<uint8_t> out(kQ5_1BlockBytes);
     encode_q5_1(q, 0, 1, out.data());
@@ -97,7 +82,7 @@ void check_q4_1_tensor(int bits, int64_t group, size_t rows, size_t cols) {
         min_bits[g] = static_cast<uint16_t>(rng() & 0xFBFF);
     }
     const std::vector<uint8_t> stream = test::pack_lsb0_bitwise(codes, bits);
-    const std::vector<uint8_t> scales = halves_le(scale_bits), mins = halves_le(min_bits);
+    const std::vector<uint8_t> scales = test::u16_le(scale_bits), mins = test::u16_le(min_bits);
     const QuantView q = view(bits, group, stream, scales, mins);
     const size_t n_blocks = n / 32;
     std::vector<uint8_t> out(n_blocks * kQ4_1BlockBytes);
@@ -127,8 +112,8 @@ TEST(BlockEncode, Q4_1TwoBitGroup128CopiesEachGroup) { check_q4_1_tensor(2, 128,
 TEST(BlockEncode, DequantizeF32HandValues) {
     // bits 3, group 4: codes {0,7,3,5 | 1,2,6,4}; scales {0.5, 2.0}; mins {-1.0, 0.25}.
     const std::vector<uint8_t> stream = test::pack_lsb0_bitwise({0, 7, 3, 5, 1, 2, 6, 4}, 3);
-    const std::vector<uint8_t> scales = halves_le({0x3800, 0x4000});
-    const std::vector<uint8_t> mins = halves_le({0xBC00, 0x3400});
+    const std::vector<uint8_t> scales = test::u16_le({0x3800, 0x4000});
+    const std::vector<uint8_t> mins = test::u16_le({0xBC00, 0x3400});
     const QuantView q = view(3, 4, stream, scales, mins);
     float out[8];
     dequantize_f32(q, 0, 8, out);
@@ -144,8 +129,8 @@ TEST(BlockEncode, DequantizeF32RoundsOnceInTheAdd) {
     // (0x7400): ulp(16384) = 2^-9 and 7*2^-10 = 3.5 ulp, a tie, so the sum rounds to even:
     // 16391 + 4*2^-9 = 16391.0078125.
     const std::vector<uint8_t> stream = test::pack_lsb0_bitwise({7}, 3);
-    const std::vector<uint8_t> scales = halves_le({0x3C01});
-    const std::vector<uint8_t> mins = halves_le({0x7400});
+    const std::vector<uint8_t> scales = test::u16_le({0x3C01});
+    const std::vector<uint8_t> mins = test::u16_le({0x7400});
     QuantView q = view(3, 1, stream, scales, mins);
     float out = 0;
     dequantize_f32(q, 0, 1, &out);

@@ -6,32 +6,21 @@
 #include <gtest/gtest.h>
 
 #include <bit>
-#include <cstring>
 #include <vector>
 
 #include "encode/bit_packer.hpp"
+#include "quant_test_bytes.hpp"
 #include "rebox/encode/block_encode.hpp"
 #include "rebox/error.hpp"
 
 namespace rebox {
 namespace {
 
-std::vector<uint8_t> u16_le(const std::vector<uint16_t>& values) {
-    std::vector<uint8_t> bytes;
-    for (uint16_t v : values) bytes.insert(bytes.end(), {uint8_t(v), uint8_t(v >> 8)});
-    return bytes;
-}
+using test::u16_le;
 
 QuantView bf16_view(int bits, int64_t group, const std::vector<uint8_t>& stream,
                     const std::vector<uint8_t>& scales, const std::vector<uint8_t>& mins) {
-    QuantView q;
-    q.bits = bits;
-    q.group = group;
-    q.codes = stream;
-    q.scale_dtype = FloatDtype::BF16;
-    q.scales = scales;
-    q.mins = mins;
-    return q;
+    return test::quant_view(bits, group, stream, FloatDtype::BF16, scales, mins);
 }
 
 // Reference value of ggml's Q4_1 dequantization: float(code) * fp16(d) + fp16(m); with d/m as

@@ -7,6 +7,7 @@
 
 #include "../../../src/convert/chunk_encoder.hpp"
 #include "hand_tensor.hpp"
+#include "quant_test_bytes.hpp"
 #include "rebox/encode/block_encode.hpp"
 #include "rebox/error.hpp"
 #include "rebox/format/ggml_type.hpp"
@@ -17,11 +18,7 @@ namespace {
 using convert_detail::Chunk;
 using convert_detail::encode_chunk;
 
-std::vector<uint8_t> u16_le(const std::vector<uint16_t>& values) {
-    std::vector<uint8_t> bytes;
-    for (uint16_t v : values) bytes.insert(bytes.end(), {uint8_t(v), uint8_t(v >> 8)});
-    return bytes;
-}
+using test::u16_le;
 
 TEST(PlanChunkPaths, ZeroScaleFlagReachesTheQ4_1Blocks) {
     // Group 0 (codes 0, scale bf16 0x33d7 ~1e-7, min bf16 0x3f80 = 1.0) and group 1 (codes 1,

@@ -5,29 +5,19 @@
 // exactly when every value code*scale+min fits fp16, else F32.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <vector>
 
 #include "../../../src/plan/tensor_rules.hpp"
 #include "hand_tensor.hpp"
+#include "quant_test_bytes.hpp"
 #include "rebox/format/ggml_type.hpp"
 
 namespace rebox {
 namespace {
 
-std::vector<uint8_t> u16_le(const std::vector<uint16_t>& values) {
-    std::vector<uint8_t> bytes;
-    for (uint16_t v : values) bytes.insert(bytes.end(), {uint8_t(v), uint8_t(v >> 8)});
-    return bytes;
-}
-
-std::vector<uint8_t> f32_le(const std::vector<float>& values) {
-    std::vector<uint8_t> bytes(values.size() * 4);
-    std::memcpy(bytes.data(), values.data(), bytes.size());
-    return bytes;
-}
-
+using test::f32_le;
 using test::HandTensor;
+using test::u16_le;
 
 struct Outcome {
     bool ok = false;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "encode/bit_packer.hpp"
+#include "quant_test_bytes.hpp"
 #include "rebox/source/source_model.hpp"
 
 namespace rebox::test {
@@ -25,14 +26,7 @@ struct HandTensor {
           mins(std::move(min_bytes)) {
         tensor.name = std::move(name);
         tensor.shape = {rows, cols};
-        QuantView q;
-        q.bits = bits;
-        q.group = group;
-        q.codes = stream;
-        q.scale_dtype = dtype;
-        q.scales = scales;
-        q.mins = mins;
-        tensor.quant = q;
+        tensor.quant = quant_view(bits, group, stream, dtype, scales, mins);
     }
     HandTensor(const HandTensor&) = delete;  // the view points into this object's vectors
     HandTensor& operator=(const HandTensor&) = delete;
