@@ -50,11 +50,24 @@ inline void write_safetensors(const std::filesystem::path& path,
                   static_cast<std::streamsize>(t.data.size()));
 }
 
+// The tensors of a safetensors file under construction, found or dropped by name.
+struct StTensorList {
+    std::vector<StTensor> tensors;
+
+    StTensor& part(const std::string& name) {
+        for (StTensor& t : tensors)
+            if (t.name == name) return t;
+        throw std::runtime_error("test: no tensor " + name);
+    }
+    void remove(const std::string& name) {
+        std::erase_if(tensors, [&](const StTensor& t) { return t.name == name; });
+    }
+};
+
 // One safetensors file of an mcq-v1 checkpoint under construction.
-class McqFile {
+class McqFile : public StTensorList {
   public:
     nlohmann::json mcq = {{"version", 1}, {"tensors", nlohmann::json::object()}};
-    std::vector<StTensor> tensors;
     bool write_mcq = true;
 
     // A quantized weight [rows, cols]: random codes packed lsb0, fp16 scales/mins (finite values).
@@ -96,15 +109,6 @@ class McqFile {
                          data[4 * i + 3] = 0x3F;
             }
         tensors.push_back({name, dtype, std::move(shape), std::move(data)});
-    }
-
-    StTensor& part(const std::string& name) {
-        for (StTensor& t : tensors)
-            if (t.name == name) return t;
-        throw std::runtime_error("test: no tensor " + name);
-    }
-    void remove(const std::string& name) {
-        std::erase_if(tensors, [&](const StTensor& t) { return t.name == name; });
     }
 
     void write(const std::filesystem::path& path) const {

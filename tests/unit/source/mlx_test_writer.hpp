@@ -14,11 +14,10 @@
 
 namespace rebox::test {
 
-class MlxDir {
+class MlxDir : public StTensorList {
   public:
     nlohmann::json config = {{"model_type", "qwen3"},
                              {"quantization", {{"group_size", 64}, {"bits", 4}}}};
-    std::vector<StTensor> tensors;
 
     static std::vector<uint8_t> words_le(const std::vector<uint32_t>& words) {
         std::vector<uint8_t> bytes;
@@ -45,14 +44,6 @@ class MlxDir {
         for (int64_t d : shape) count *= static_cast<size_t>(d);
         const size_t width = dtype == "F32" ? 4 : 2;
         tensors.push_back({name, dtype, std::move(shape), std::vector<uint8_t>(count * width, 0)});
-    }
-    StTensor& part(const std::string& name) {
-        for (StTensor& t : tensors)
-            if (t.name == name) return t;
-        throw std::runtime_error("test: no tensor " + name);
-    }
-    void remove(const std::string& name) {
-        std::erase_if(tensors, [&](const StTensor& t) { return t.name == name; });
     }
     void write(const std::filesystem::path& dir) const {
         std::ofstream(dir / "config.json") << config.dump(2);
