@@ -52,6 +52,31 @@ inline CliRun run_captured(const std::string& command) {
 
 inline std::string quoted(const std::filesystem::path& path) { return "'" + path.string() + "'"; }
 
+// A whole file as text ("" when it cannot be read).
+inline std::string read_text(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// Runs `command` through the shell with stdout and stderr kept apart, each through a file in
+// `dir` (stdout.txt, stderr.txt: kept for inspection, replaced by the next run).
+struct StreamsRun {
+    int exit_code = -1;
+    std::string out;
+    std::string err;
+};
+inline StreamsRun run_streams(const std::string& command, const std::filesystem::path& dir) {
+    const std::filesystem::path out = dir / "stdout.txt", err = dir / "stderr.txt";
+    const int status = std::system((command + " >" + quoted(out) + " 2>" + quoted(err)).c_str());
+    StreamsRun run;
+    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    run.out = read_text(out);
+    run.err = read_text(err);
+    return run;
+}
+
 inline std::vector<uint8_t> read_file_bytes(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
     return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});

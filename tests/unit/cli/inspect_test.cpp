@@ -2,34 +2,21 @@
 // from notes/gguf.md, offsets worked out by hand), checking exit codes, key text lines, the --json
 // schema, and the one-line "rebox: FILE: ..." error for a corrupt file.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "format/gguf_test_bytes.hpp"
 #include "test_paths.hpp"
+#include "test_process.hpp"
 
 namespace rebox {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliResult {
-    int exit_code = -1;
-    std::string out;
-    std::string err;
-};
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using CliResult = test::StreamsRun;
 
 class InspectCli : public ::testing::Test {
   protected:
@@ -48,19 +35,7 @@ class InspectCli : public ::testing::Test {
     }
 
     CliResult run(const std::string& args) {
-        const fs::path err_path = dir_ / "stderr.txt";
-        const std::string command = "'" + test::rebox_cli().string() + "' inspect " + args +
-                                    " 2>'" + err_path.string() + "'";
-        CliResult result;
-        FILE* pipe = ::popen(command.c_str(), "r");
-        if (pipe == nullptr) return result;
-        char buffer[4096];
-        size_t n;
-        while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
-        const int status = ::pclose(pipe);
-        result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        result.err = read_text(err_path);
-        return result;
+        return test::run_streams(test::quoted(test::rebox_cli()) + " inspect " + args, dir_);
     }
 
     fs::path dir_;

@@ -3,20 +3,17 @@
 // lines. Each case asserts exit code 1, exactly one stderr line "rebox: FILE: ...", and the rule
 // broken.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "format/gguf_test_bytes.hpp"
 #include "test_paths.hpp"
+#include "test_process.hpp"
 
 namespace rebox {
 namespace {
@@ -24,10 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using test::GgufBytes;
 
-struct CliRun {
-    int exit_code = -1;
-    std::string err;
-};
+using CliRun = test::StreamsRun;
 
 class CliMalformed : public ::testing::Test {
   protected:
@@ -51,19 +45,9 @@ class CliMalformed : public ::testing::Test {
         return path;
     }
 
-    // Runs `rebox ARGS` with stdout discarded; returns the exit code and stderr.
+    // Runs `rebox ARGS`; returns the exit code, stdout and stderr.
     CliRun rebox(const std::string& args) const {
-        const fs::path err_path = dir_ / "stderr.txt";
-        const std::string command = "'" + test::rebox_cli().string() + "' " + args +
-                                    " >/dev/null 2>'" + err_path.string() + "'";
-        const int status = std::system(command.c_str());
-        CliRun run;
-        run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        std::ifstream in(err_path);
-        std::ostringstream text;
-        text << in.rdbuf();
-        run.err = text.str();
-        return run;
+        return test::run_streams(test::quoted(test::rebox_cli()) + " " + args, dir_);
     }
 
     // The one-line contract for a malformed file given to `rebox inspect`.

@@ -6,14 +6,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 
 #include "test_paths.hpp"
+#include "test_process.hpp"
 
 namespace rebox {
 namespace {
@@ -21,20 +19,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct CliRun {
-    int exit_code = -1;
-    std::string out;  // stdout
-    std::string err;  // stderr
-};
-
-std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using CliRun = test::StreamsRun;
+using test::quoted;
+using test::read_text;
 
 class PlanCli : public ::testing::Test {
   protected:
@@ -49,16 +36,7 @@ class PlanCli : public ::testing::Test {
     }
     void TearDown() override { fs::remove_all(work_); }
 
-    CliRun run(const std::string& command) {
-        const fs::path out = work_ / "stdout.txt", err = work_ / "stderr.txt";
-        const int status =
-            std::system((command + " >" + quoted(out) + " 2>" + quoted(err)).c_str());
-        CliRun r;
-        r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        r.out = read_text(out);
-        r.err = read_text(err);
-        return r;
-    }
+    CliRun run(const std::string& command) { return test::run_streams(command, work_); }
 
     CliRun rebox(const std::string& args) { return run(quoted(test::rebox_cli()) + " " + args); }
 
