@@ -1,6 +1,7 @@
 // Dispatches a chunk to the encode/ kernel its plan names; float copies are plain byte moves.
 #include "chunk_encoder.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -8,6 +9,23 @@
 #include "rebox/format/half.hpp"
 
 namespace rebox::convert_detail {
+namespace {
+
+// out is not necessarily aligned for T: dequantize into a small aligned buffer, then copy the
+// little-endian values out (fp16 bits for dequant_f16, binary32 for dequant_f32).
+template <typename T>
+void dequantize_through_buffer(const QuantView& q, const Chunk& chunk, std::span<uint8_t> out,
+                               void (*dequantize)(const QuantView&, uint64_t, size_t, T*)) {
+    T buffer[4096];
+    for (uint64_t done = 0; done < chunk.count;) {
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(4096, chunk.count - done));
+        dequantize(q, chunk.first + done, n, buffer);
+        std::memcpy(out.data() + done * sizeof(T), buffer, n * sizeof(T));
+        done += n;
+    }
+}
+
+}  // namespace
 
 UnitSize output_unit(const TensorPlan& plan) {
     switch (plan.encoding) {
@@ -29,8 +47,8 @@ UnitSize output_unit(const TensorPlan& plan) {
 
 void encode_chunk(const SourceTensor& source, const TensorPlan& plan, const Chunk& chunk,
                   std::span<uint8_t> out) {
-    const ScaleRule rule = plan.zero_code_groups_get_zero_scale ? ScaleRule::zero_when_codes_zero
-                                                                : ScaleRule::exact;
+    const ScaleRule rule =
+        plan.zero_code_groups_get_zero_scale ? ScaleRule::zero_when_codes_zero : ScaleRule::exact;
     switch (plan.encoding) {
         case Encoding::q4_1_repack:
             encode_q4_1(*source.quant, chunk.first / kQBlockValues, chunk.count / kQBlockValues,
@@ -40,28 +58,12 @@ void encode_chunk(const SourceTensor& source, const TensorPlan& plan, const Chun
             encode_q5_1(*source.quant, chunk.first / kQBlockValues, chunk.count / kQBlockValues,
                         out.data(), rule);
             return;
-        case Encoding::dequant_f16: {
-            // Little-endian fp16 bits through a small aligned buffer, like dequant_f32 below.
-            uint16_t buffer[4096];
-            for (uint64_t done = 0; done < chunk.count;) {
-                const size_t n = static_cast<size_t>(std::min<uint64_t>(4096, chunk.count - done));
-                dequantize_f16(*source.quant, chunk.first + done, n, buffer);
-                std::memcpy(out.data() + done * 2, buffer, n * 2);
-                done += n;
-            }
+        case Encoding::dequant_f16:
+            dequantize_through_buffer<uint16_t>(*source.quant, chunk, out, dequantize_f16);
             return;
-        }
-        case Encoding::dequant_f32: {
-            // out is not necessarily float-aligned: dequantize through a small aligned buffer.
-            float buffer[4096];
-            for (uint64_t done = 0; done < chunk.count;) {
-                const size_t n = static_cast<size_t>(std::min<uint64_t>(4096, chunk.count - done));
-                dequantize_f32(*source.quant, chunk.first + done, n, buffer);
-                std::memcpy(out.data() + done * 4, buffer, n * 4);
-                done += n;
-            }
+        case Encoding::dequant_f32:
+            dequantize_through_buffer<float>(*source.quant, chunk, out, dequantize_f32);
             return;
-        }
         case Encoding::copy_f32:
         case Encoding::copy_f16:
         case Encoding::copy_bf16: {
