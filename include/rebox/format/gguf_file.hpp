@@ -22,7 +22,7 @@ inline constexpr uint32_t kGgufDefaultAlignment = 32;
 inline constexpr uint64_t kGgufMaxStringLength = 1ull << 30;   // GGUF_MAX_STRING_LENGTH
 inline constexpr uint64_t kGgufMaxArrayElements = 1ull << 30;  // GGUF_MAX_ARRAY_ELEMENTS
 // Memory for all decoded KV strings and array elements (rebox's own cap; Qwen3's vocabulary
-// needs ~25 MiB of it).
+// counts 20.1 MiB against it).
 inline constexpr uint64_t kGgufMaxMetadataMemory = 256ull << 20;
 inline constexpr size_t kGgmlMaxNameBytes = 63;  // GGML_MAX_NAME - 1
 inline constexpr uint32_t kGgmlMaxDims = 4;
