@@ -10,7 +10,7 @@
 namespace rebox::detail {
 
 // Size caps for side files, checked before anything is read: far above real files (Qwen3's
-// tokenizer.json is 11 MB, config files a few KB; Gemma's tokenizer.json ~33 MB), far below what
+// tokenizer.json is 11 MB, large-vocabulary ones tens of MB; config files a few KB), far below what
 // would exhaust memory once parsed into a DOM.
 inline constexpr uint64_t kMaxSideFileBytes = 64ull << 20;    // config.json, modules.json, ...
 inline constexpr uint64_t kMaxTokenizerBytes = 512ull << 20;  // tokenizer.json
