@@ -8,5 +8,8 @@ bash scripts/setup.sh
 rm -rf example && mkdir -p example
 ./build/rebox-mkfixture example/tiny-mcq --preset tiny --tokenizer small
 ./build/rebox convert example/tiny-mcq -o example/tiny-q4_1.gguf
-./build/rebox inspect example/tiny-q4_1.gguf | head -n 40
+# Through a file, not a pipe: under pipefail, `inspect | head` dies of SIGPIPE once head has its lines.
+./build/rebox inspect example/tiny-q4_1.gguf >example/tiny-q4_1.inspect.txt
+head -n 40 example/tiny-q4_1.inspect.txt
+echo "... (whole listing: example/tiny-q4_1.inspect.txt)"
 ./build/rebox verify example/tiny-mcq example/tiny-q4_1.gguf
