@@ -16,6 +16,7 @@
 #include "rebox/model/pooling.hpp"
 #include "rebox/model/tensor_names.hpp"
 #include "rebox/model/tokenizer_vocab.hpp"
+#include "rebox/version.hpp"
 #include "tensor_rules.hpp"
 
 namespace rebox {
@@ -25,8 +26,6 @@ using plan_detail::expected_ne;
 using plan_detail::layer_of;
 using plan_detail::output_rank;
 using plan_detail::required_tensors;
-
-constexpr const char* kReboxVersion = "0.1.0";
 
 std::string ne_string(const std::vector<int64_t>& ne) {
     std::string s = "[";
@@ -137,7 +136,7 @@ std::vector<GgufKV> provenance_kvs(const SourceModel& source, const Plan& plan) 
         groups.emplace_back(static_cast<uint64_t>(st.quant->group));
     }
     return {
-        {"rebox.version", GgufValue::str(kReboxVersion)},
+        {"rebox.version", GgufValue::str(rebox::version())},
         {"rebox.source.format", GgufValue::str(source.format.empty() ? "mcq-v1" : source.format)},
         {"rebox.quant.tensors", GgufValue::string_array(std::move(names))},
         {"rebox.quant.bits", GgufValue::array_of(GgufType::UINT32, std::move(bits))},

@@ -1,29 +1,44 @@
-// rebox command line: argument parsing and the mapping of rebox::Error to exit codes
-// (1 usage/IO/malformed input, 2 BLOCKER, 3 verification failed).
+// rebox command line: argument parsing, the top-level greeting (command list, --version) and the
+// mapping of rebox::Error to exit codes (1 usage/IO/malformed input, 2 BLOCKER, 3 verification
+// failed).
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string>
 
 #include "commands.hpp"
 #include "rebox/error.hpp"
+#include "rebox/version.hpp"
+
+namespace {
+
+// The top-level help: one line per command, taken from the subcommands' own descriptions.
+void print_command_list(std::FILE* out, CLI::App& app) {
+    std::fprintf(
+        out, "rebox %s: move low-bit quantized checkpoints into GGUF without changing a value\n\n",
+        rebox::version());
+    std::fprintf(out,
+                 "Usage: rebox COMMAND ARGS...   (rebox COMMAND --help shows its arguments)\n\n");
+    std::fprintf(out, "Commands:\n");
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+        std::fprintf(out, "  %-8s %s\n", sub->get_name().c_str(), sub->get_description().c_str());
+    std::fprintf(out, "\nOptions:\n  -h, --help  this list\n  --version   print the version\n");
+    std::fprintf(out,
+                 "\nExit codes: 0 ok, 1 bad input or usage, 2 BLOCKER (nothing written), "
+                 "3 verification failed\n");
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     using namespace rebox::cli;
     CLI::App app{"rebox: move low-bit quantized checkpoints into GGUF without changing a value"};
     app.require_subcommand(1);
 
-    InspectArgs inspect;
-    auto* inspect_cmd =
-        app.add_subcommand("inspect", "Show a .gguf or .safetensors file: header, KVs, tensors");
-    inspect_cmd->add_option("FILE", inspect.file, "file to inspect")->required();
-    inspect_cmd->add_flag("--json", inspect.json, "print one JSON object");
-    inspect_cmd->add_flag("--header", inspect.header,
-                          "explain the first 24 bytes of a GGUF as annotated hex");
-
     ConvertArgs convert;
-    auto* convert_cmd =
-        app.add_subcommand("convert", "Re-encode an mcq-v1 checkpoint as GGUF, exactly");
+    auto* convert_cmd = app.add_subcommand(
+        "convert", "Write a quantized checkpoint as GGUF, exactly, and verify it");
     convert_cmd->add_option("MODEL_DIR", convert.model_dir, "model directory")->required();
     convert_cmd->add_option("-o,--output", convert.output, "output .gguf")->required();
     convert_cmd
@@ -72,6 +87,14 @@ int main(int argc, char** argv) {
     verify_cmd->add_option("-t,--threads", verify.threads, "worker threads (default: all cores)");
     verify_cmd->add_option("--json", verify.json_report, "write a JSON report to this file");
 
+    InspectArgs inspect;
+    auto* inspect_cmd =
+        app.add_subcommand("inspect", "Show a .gguf or .safetensors file: header, KVs, tensors");
+    inspect_cmd->add_option("FILE", inspect.file, "file to inspect")->required();
+    inspect_cmd->add_flag("--json", inspect.json, "print one JSON object");
+    inspect_cmd->add_flag("--header", inspect.header,
+                          "explain the first 24 bytes of a GGUF as annotated hex");
+
     SplitArgs split;
     auto* split_cmd = app.add_subcommand("split", "Split a GGUF into shards that llama.cpp loads");
     split_cmd->add_option("IN", split.input, "input .gguf")->required();
@@ -93,6 +116,22 @@ int main(int argc, char** argv) {
         ->required();
     merge_cmd->add_option("OUT", merge.output, "output .gguf")->required();
     merge_cmd->add_flag("-f,--force", merge.force, "replace an existing output file");
+
+    // The greeting. `rebox --help` is a request: the list on stdout, exit 0. A bare `rebox` is a
+    // usage error (no command to run): the same list on stderr, exit 1, as git and tar do, so that
+    // a script that lost its arguments fails instead of passing silently.
+    if (argc == 1) {
+        print_command_list(stderr, app);
+        return 1;
+    }
+    if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
+        print_command_list(stdout, app);
+        return 0;
+    }
+    if (argc == 2 && std::strcmp(argv[1], "--version") == 0) {
+        std::printf("rebox %s\n", rebox::version());
+        return 0;
+    }
 
     // CLI11 2.1 answers an unknown word with only "A subcommand is required": name it instead.
     if (argc >= 2 && argv[1][0] != '-') {

@@ -1,0 +1,80 @@
+// What a newcomer sees first: `rebox --help` (the command list on stdout, exit 0), a bare `rebox`
+// (the same list on stderr, exit 1: a usage error), `rebox --version` ("rebox 0.1.0", the version
+// CMakeLists.txt's project() declares; the same string is the rebox.version KV of a written GGUF).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "test_paths.hpp"
+#include "test_process.hpp"
+
+namespace rebox {
+namespace {
+
+// Every command the README's table lists.
+const std::vector<std::string> kCommands = {"convert", "plan",  "verify",
+                                            "inspect", "split", "merge"};
+
+class Greeting : public ::testing::Test {
+  protected:
+    void SetUp() override { dir_ = test::scratch_dir("greeting_" + std::to_string(::getpid())); }
+    void TearDown() override { std::filesystem::remove_all(dir_); }
+    test::StreamsRun run(const std::string& args) {
+        return test::run_streams(test::quoted(test::rebox_cli()) + args, dir_);
+    }
+    std::filesystem::path dir_;
+};
+
+// One line per command: "  NAME  description", and each command on exactly one line.
+void expect_command_list(const std::string& text) {
+    for (const std::string& name : kCommands) {
+        const std::string line_start = "\n  " + name + " ";
+        const size_t at = text.find(line_start);
+        ASSERT_NE(at, std::string::npos) << "no line for '" << name << "' in:\n" << text;
+        EXPECT_EQ(text.find(line_start, at + 1), std::string::npos) << name << " listed twice";
+        const size_t end = text.find('\n', at + 1);
+        EXPECT_GT(end - at, line_start.size() + 10) << "no description for " << name;
+    }
+    EXPECT_NE(text.find("--version"), std::string::npos);
+}
+
+TEST_F(Greeting, HelpListsEveryCommandOnStdoutAndExitsZero) {
+    const auto r = run(" --help");
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.err, "");
+    expect_command_list(r.out);
+    EXPECT_EQ(run(" -h").out, r.out);
+}
+
+TEST_F(Greeting, BareReboxIsAUsageErrorWithTheSameList) {
+    const auto bare = run("");
+    EXPECT_EQ(bare.exit_code, 1);
+    EXPECT_EQ(bare.out, "");
+    EXPECT_EQ(bare.err, run(" --help").out);
+}
+
+TEST_F(Greeting, VersionIsTheProjectVersion) {
+    const auto r = run(" --version");
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.out, "rebox 0.1.0\n");  // CMakeLists.txt: project(rebox VERSION 0.1.0)
+    EXPECT_EQ(r.err, "");
+}
+
+TEST_F(Greeting, ConvertHelpNamesBothInputFormatsItsDescriptionCovers) {
+    const auto r = run(" --help");
+    const size_t at = r.out.find("\n  convert ");
+    ASSERT_NE(at, std::string::npos);
+    const std::string line = r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+    EXPECT_EQ(line.find("mcq-v1 checkpoint"), std::string::npos) << line;  // MLX is read too
+}
+
+TEST_F(Greeting, UnknownCommandStillNamesTheCommands) {
+    const auto r = run(" frobnicate");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("unknown command 'frobnicate'"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace rebox
