@@ -1,4 +1,4 @@
-// What every input adapter (mcq-v1, later MLX) yields: tensors as either float data or a quantized
+// What every input adapter (mcq-v1, MLX affine) yields: tensors as either float data or a quantized
 // view (bit stream of codes + per-group scale and min), plus the paths of the model's side files.
 // Nothing downstream knows which adapter produced a SourceModel.
 #pragma once
@@ -53,7 +53,7 @@ struct Blocker {
 
 struct SourceModel {
     std::filesystem::path dir;
-    std::string format;  // "mcq-v1"
+    std::string format;  // "mcq-v1" or "mlx"
     std::vector<SourceTensor> tensors;  // in file order (shards in index order)
     std::vector<Blocker> blockers;      // problems the reader found (tensors affected are left out)
     std::vector<std::shared_ptr<const SafetensorsFile>> files;  // keeps the mappings alive
