@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what rebox needs on a fresh Debian bookworm machine (as root) and builds it into build/.
-# Usage: scripts/setup.sh [--with-test-clients]   (the flag also installs the npm/python test clients)
+# Usage: scripts/setup.sh [--with-test-clients | --tools-only]
+#   --with-test-clients  also installs the npm/python test clients
+#   --tools-only         builds only rebox and rebox-mkfixture (what scripts/demo.sh runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,4 +33,8 @@ if [[ "${1:-}" == "--with-test-clients" ]]; then
 fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j"$(nproc)"
+if [[ "${1:-}" == "--tools-only" ]]; then
+  cmake --build build -j"$(nproc)" --target rebox_cli rebox_mkfixture
+else
+  cmake --build build -j"$(nproc)"
+fi
