@@ -22,28 +22,52 @@ while IFS= read -r hit; do
 done < <(grep -nHE "$outside" $files | cut -c1-200)
 
 # 2. Every docs/NAME.md citation resolves, and so does every section number right after it.
-has_section() {  # FILE NUMBER: a markdown heading "## N. ..." or "### N ..." exists
-    local n=${1%.} re
-    re="^#{1,6} ${n//./\\.}([. ]|$)"
-    grep -qE "$re" "$2"
+# The section numbers each doc has: "## 1. Binary layout" -> 1, "### 1.1 Header" -> 1.1.
+declare -A sections_of
+has_section() {  # NUMBER FILE
+    [[ -v sections_of[$2] ]] ||
+        sections_of[$2]=" $(grep -oE '^#{1,6} [0-9][0-9.]*' "$2" | sed -E 's/^#+ //; s/\.$//' | tr '\n' ' ')"
+    [[ ${sections_of[$2]} == *" ${1%.} "* ]]
 }
 cite='docs/[A-Za-z0-9_-]+\.md( ?§[0-9][0-9.]*(( ?[-/,] ?| and )§?[0-9][0-9.]*)*)?'
-while IFS= read -r line; do
-    where=${line%%:docs/*}
-    citation=${line#"$where":}
-    doc=${citation%%.md*}.md
+# Each file's lines as FILE:LINE:TEXT; a line ending in a docs/NAME.md citation is joined with the next
+# line when that one continues it with a section ("...docs/gguf.md" / "// §3.1, §5).").
+joined_lines() {
+    awk 'function flush() { if (held != "") print heldloc ":" held; held = "" }
+         FNR == 1 { flush() }
+         {
+             if (held != "" && match($0, /^[ \t]*(\/\/|#|\*)?[ \t]*§/)) {
+                 t = $0; sub(/^[ \t]*(\/\/|#|\*)?[ \t]*/, " ", t); print heldloc ":" held t; held = ""; next
+             }
+             flush()
+             if ($0 ~ /docs\/[A-Za-z0-9_-]+\.md[ \t]*$/) { held = $0; heldloc = FILENAME ":" FNR; next }
+             print FILENAME ":" FNR ":" $0
+         }
+         END { flush() }' "$@"
+}
+checked=0
+where=
+while IFS= read -r item; do
+    if [[ $item =~ ^[^:]+:[0-9]+:$ ]]; then
+        where=${item%:}
+        continue
+    fi
+    checked=$((checked + 1))
+    doc=${item%%.md*}.md
     if [[ ! -f $doc ]]; then
         fail "$where: cites $doc, which does not exist"
         continue
     fi
-    sections=$(grep -oE '§?[0-9][0-9.]*' <<<"${citation#"$doc"}" | tr -d '§')
-    for n in $sections; do
+    rest=${item#"$doc"}
+    while [[ $rest =~ §?([0-9][0-9.]*)(.*) ]]; do
+        n=${BASH_REMATCH[1]}
+        rest=${BASH_REMATCH[2]}
         has_section "$n" "$doc" || fail "$where: cites $doc §${n%.}, which has no such section heading"
     done
-done < <(grep -noHE "$cite" $files)
+done < <(joined_lines $files | grep -E 'docs/[A-Za-z0-9_-]+\.md' | grep -oE "^[^:]+:[0-9]+:|$cite")
 
 if ((failures)); then
     echo "$failures citation problem(s)"
     exit 1
 fi
-echo "citations ok: $(grep -ohE "$cite" $files | wc -l) docs/ citations resolve"
+echo "citations ok: $checked docs/ citations resolve"
