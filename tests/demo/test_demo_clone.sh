@@ -13,6 +13,7 @@ trap 'rm -rf "$work"' EXIT
 git clone -q --no-checkout "$src" "$work/rebox" && git -C "$work/rebox" checkout -q "$sha" || exit 1
 if command -v ccache >/dev/null && [[ -z ${CMAKE_CXX_COMPILER_LAUNCHER:-} ]]; then
   export CMAKE_CXX_COMPILER_LAUNCHER=ccache
+  export CCACHE_BASEDIR=$work/rebox  # paths relative to the clone: hits across runs' temp folders
 fi
 
 start=$SECONDS
