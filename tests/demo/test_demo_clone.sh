@@ -3,12 +3,13 @@
 # `bash scripts/demo.sh` there exactly as a newcomer would (setup.sh skips installed packages and
 # builds only the two tools), and require exit 0 and the verify verdict as the demo's last line:
 # "re-encoded tensors bit-identical: N/N, max abs error 0.0" with N > 0.
-# Uses ccache when it is installed (CCACHE_DISABLE=1 measures a cold build). Usage: SOURCE_DIR
+# Uses ccache when it is installed (CCACHE_DISABLE=1 measures a cold build); KEEP_DEMO=1 keeps the
+# temporary folder (its demo.log) for a look. Usage: test_demo_clone.sh SOURCE_DIR
 set -uo pipefail
 src=${1:?usage: test_demo_clone.sh SOURCE_DIR}
 sha=$(git -C "$src" rev-parse HEAD) || exit 1
 work=$(mktemp -d "${TMPDIR:-/tmp}/rebox-demo.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT
+trap '[[ -n ${KEEP_DEMO:-} ]] || rm -rf "$work"' EXIT
 
 git clone -q --no-checkout "$src" "$work/rebox" && git -C "$work/rebox" checkout -q "$sha" || exit 1
 if command -v ccache >/dev/null && [[ -z ${CMAKE_CXX_COMPILER_LAUNCHER:-} ]]; then
