@@ -230,9 +230,9 @@ TEST_F(CliMalformed, UsageErrorsExit1AndNameTheProblem) {
         std::string args, names;
     };
     const std::vector<Usage> cases = {
-        {"", "subcommand"},
+        {"", "Usage: rebox COMMAND"},  // the command list, on stderr
         {"frobnicate",
-         "rebox: unknown command 'frobnicate' (expected one of inspect, convert, plan, verify, "
+         "rebox: unknown command 'frobnicate' (expected one of convert, plan, verify, inspect, "
          "split, merge; see --help)"},
         {"inspect", "FILE"},
         {"convert " + dir_.string(), "--output"},
