@@ -7,7 +7,10 @@
 # temporary folder (its demo.log) for a look. Usage: test_demo_clone.sh SOURCE_DIR
 set -uo pipefail
 src=${1:?usage: test_demo_clone.sh SOURCE_DIR}
-sha=$(git -C "$src" rev-parse HEAD) || exit 1
+if ! sha=$(git -C "$src" rev-parse HEAD 2>/dev/null); then
+  echo "SKIP: $src is not a git checkout (nothing committed to clone)"
+  exit 77
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/rebox-demo.XXXXXX") || exit 1
 trap '[[ -n ${KEEP_DEMO:-} ]] || rm -rf "$work"' EXIT
 
