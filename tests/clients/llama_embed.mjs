@@ -2,7 +2,8 @@
 // the default Q4_1 file and the --outtype f32 file. Both hold the same dequantized values, so for
 // every corpus line the vectors must be finite, non-zero and nearly parallel (cosine >= --min-cos;
 // only the kernels' arithmetic differs). Also checks that LAST pooling is in effect: the files say
-// {general.architecture}.pooling_type = 3 (qwen3, qwen2, ...), a text embeds like its tokens with EOS 151643 appended, and (--pooling-checks)
+// {general.architecture}.pooling_type = 3 (qwen3, qwen2, llama, ...), a text embeds like its tokens with the file's
+// tokenizer.ggml.eos_token_id appended, and (--pooling-checks)
 // the vector equals the last token's hidden state (pooling overridden to NONE) and differs from MEAN.
 // Usage: node llama_embed.mjs --label NAME --q4 Q4_1.gguf --f32 F32.gguf --corpus corpus.txt
 //          [--lines N] [--min-cos 0.999] [--pooling-checks]        (exit 1 on any failure)
@@ -15,7 +16,6 @@ const {values: opt} = parseArgs({options: {
   corpus: {type: "string"}, lines: {type: "string"}, "min-cos": {type: "string", default: "0.999"},
   "pooling-checks": {type: "boolean", default: false},
 }});
-const EOS = 151643;
 const POOLING = {NONE: 0, MEAN: 1, LAST: 3};
 const minCosAllowed = Number(opt["min-cos"]);
 let lines = readFileSync(opt.corpus, "utf8").split("\n").filter((l) => l.length > 0);
@@ -30,9 +30,13 @@ const cosine = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0) / (norm(a) * nor
 const maxAbsDiff = (a, b) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
 
 let arch = "qwen3"; // the KV prefix: general.architecture of the files
+let EOS; // tokenizer.ggml.eos_token_id, the same in both files
 for (const file of [opt.q4, opt.f32]) {
   const info = await readGgufFileInfo(file, {sourceType: "filesystem"});
   arch = info.metadata?.general?.architecture;
+  const eos = info.metadata?.tokenizer?.ggml?.eos_token_id;
+  if (EOS !== undefined && eos !== EOS) fail(`${file}: eos_token_id ${eos} differs from the other file's ${EOS}`);
+  EOS = eos;
   const pooling = info.metadata?.[arch]?.pooling_type;
   if (pooling !== POOLING.LAST) fail(`${file}: ${arch}.pooling_type ${pooling} (expected 3 = LAST)`);
 }
