@@ -71,7 +71,8 @@ int main(int argc, char** argv) {
     app.add_flag("--force", force, "replace an existing fixture in OUT_DIR");
     app.add_option("--format", format, "mcq (default) | mlx (mlx-lm affine layout)")
         ->check(CLI::IsMember({"mcq", "mlx"}));
-    app.add_option("--recipe", recipe, "mlx: uniform4 | mixed_3_4 | mixed_4_6 | dynamic_4_5")
+    app.add_option("--recipe", recipe,
+                   "mlx: uniform4 | mixed_3_4 | mixed_4_5 | mixed_4_6 | dynamic_4_5")
         ->check(CLI::IsMember(mkfixture::mlx_recipe_names()));
     app.add_option("--scale-dtype", mlx.scale_dtype, "mlx: bf16 (default) | f16 | f32")
         ->check(CLI::IsMember({"bf16", "f16", "f32"}));

@@ -1,7 +1,8 @@
-// The recipes (notes/prequant-formats.md §2 "Recipes"): mixed_x_y gives high bits to v_proj and
-// down_proj in layers with use_more_bits and to lm_head, low bits elsewhere (embedding included),
-// and, like mlx-lm, lists every quantized module as an override. dynamic_4_5 gives 5 bits to q_proj
-// and gate_proj of use_more_bits layers and lists only those (the rest use the global 4/64).
+// The recipes (docs/formats.md, "Recipes"): mixed_x_y (mixed_3_4, mixed_4_6 as in mlx-lm;
+// mixed_4_5 built the same way, mlx-lm has no 4/5 one) gives high bits to v_proj and down_proj in
+// layers with use_more_bits and to lm_head, low bits elsewhere (embedding included), and, like
+// mlx-lm, lists every quantized module as an override. dynamic_4_5 gives 5 bits to q_proj and
+// gate_proj of use_more_bits layers and lists only those (the rest use the global 4/64).
 #include "mlx_recipe.hpp"
 
 #include <stdexcept>
@@ -25,8 +26,8 @@ bool contains(const std::string& text, const char* part) {
 }  // namespace
 
 const std::vector<std::string>& mlx_recipe_names() {
-    static const std::vector<std::string> names = {"uniform4", "mixed_3_4", "mixed_4_6",
-                                                   "dynamic_4_5"};
+    static const std::vector<std::string> names = {"uniform4", "mixed_3_4", "mixed_4_5",
+                                                   "mixed_4_6", "dynamic_4_5"};
     return names;
 }
 
@@ -39,9 +40,11 @@ std::map<std::string, std::pair<int, int>> apply_mlx_recipe(ModelPlan& plan,
     std::map<std::string, std::pair<int, int>> overrides;
     const int64_t layers = plan.dims.layers;
     int low = kMlxGlobalBits, high = kMlxGlobalBits;
-    const bool mixed = recipe == "mixed_3_4" || recipe == "mixed_4_6";
+    const bool mixed = recipe == "mixed_3_4" || recipe == "mixed_4_5" || recipe == "mixed_4_6";
     if (recipe == "mixed_3_4") {
         low = 3, high = 4;
+    } else if (recipe == "mixed_4_5") {
+        low = 4, high = 5;
     } else if (recipe == "mixed_4_6") {
         low = 4, high = 6;
     } else if (recipe != "uniform4" && recipe != "dynamic_4_5") {

@@ -13,7 +13,7 @@ namespace mkfixture {
 inline constexpr int kMlxGlobalBits = 4;
 inline constexpr int kMlxGlobalGroup = 64;
 
-// "uniform4" | "mixed_3_4" | "mixed_4_6" | "dynamic_4_5".
+// "uniform4" | "mixed_3_4" | "mixed_4_5" | "mixed_4_6" | "dynamic_4_5".
 const std::vector<std::string>& mlx_recipe_names();
 
 // mlx-lm's mixed-recipe layer rule (mlx_lm/convert.py): use_more_bits for layer i of L.

@@ -61,7 +61,7 @@ void print_text(const std::string& model_dir, const SourceModel& source, const P
 int run_plan(const PlanArgs& args) {
     const SourceModel source = read_source_model(args.model_dir);
     PlanOptions options;
-    options.outtype = args.outtype == "f32" ? OutType::f32 : OutType::q4_1;
+    options.outtype = parse_outtype(args.outtype).value_or(OutType::automatic);
     options.tokenizer_pre = args.tokenizer_pre;
     options.allow_lossless_fallback = args.allow_lossless_fallback;
     const Plan plan = make_plan(source, options);

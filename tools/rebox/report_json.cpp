@@ -60,12 +60,18 @@ nlohmann::json plan_to_json(const Plan& plan, const SourceModel* source) {
         gguf_tensor_bytes += tp.nbytes;
         tensors.push_back(std::move(row));
     }
+    nlohmann::json type_counts = nlohmann::json::object();
+    for (const TensorPlan& tp : plan.tensors) {
+        nlohmann::json& count = type_counts[ggml_type_name(tp.type)];
+        count = count.is_null() ? 1 : count.get<int>() + 1;
+    }
     nlohmann::json blockers = nlohmann::json::array();
     for (const Blocker& b : plan.blockers)
         blockers.push_back({{"tensor", b.tensor}, {"reason", b.reason}, {"fix", b.fix}});
     nlohmann::json json = {{"arch", plan.arch},
                            {"plannable", plan.blockers.empty()},
                            {"tensors", std::move(tensors)},
+                           {"type_counts", std::move(type_counts)},
                            {"blockers", std::move(blockers)},
                            {"source_bytes", plan.source_bytes},
                            {"tensor_bytes", gguf_tensor_bytes}};
