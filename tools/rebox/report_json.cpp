@@ -30,6 +30,8 @@ nlohmann::json verify_report_to_json(const VerifyReport& report) {
             {"summary", report.summary()},
             {"re_encoded_total", report.re_encoded_total},
             {"re_encoded_identical", report.re_encoded_identical},
+            {"copied_total", report.copied_total},
+            {"copied_identical", report.copied_identical},
             {"max_abs_error", report.max_abs_error},
             {"problems", report.problems},
             {"tensors", std::move(tensors)}};

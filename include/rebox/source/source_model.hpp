@@ -56,7 +56,7 @@ struct Blocker {
 
 struct SourceModel {
     std::filesystem::path dir;
-    std::string format;                 // "mcq-v1"
+    std::string format;                 // "mcq-v1", "mlx" or "float"
     std::vector<SourceTensor> tensors;  // in file order (shards in index order)
     std::vector<Blocker> blockers;      // problems the reader found (tensors affected are left out)
     std::vector<std::shared_ptr<const SafetensorsFile>> files;  // keeps the mappings alive
