@@ -1,7 +1,8 @@
 // rebox-mkfixture: writes deterministic mcq-v1 model directories (valid, or with one named
 // defect), MLX-layout ones (--format mlx, with a quantization recipe) or plain float ones
-// (--format float, --dtype), that serve as independent ground truth for rebox's tests. It uses none of rebox's encode/ or source/ code:
-// safetensors writing, bit packing and fp16/bf16 rounding are its own.
+// (--format float, --dtype), that serve as independent ground truth for rebox's tests. It uses none
+// of rebox's encode/ or source/ code: safetensors writing, bit packing and fp16/bf16 rounding are
+// its own.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdlib>
@@ -82,8 +83,9 @@ int main(int argc, char** argv) {
     mkfixture::FloatOptions float_options;
     app.add_option("--dtype", float_options.dtype, "float: bf16 (default) | f16 | f32")
         ->check(CLI::IsMember({"bf16", "f16", "f32"}));
-    app.add_option("--recipe", recipe,
-                   "mlx: uniform4 | mixed_3_4 | mixed_4_5 | mixed_4_6 | dynamic_4_5")
+    app.add_option(
+           "--recipe", recipe,
+           "mlx: uniform4 | mixed_3_4 | mixed_4_5 | mixed_4_6 | dynamic_4_5 | uniform4_float_down0")
         ->check(CLI::IsMember(mkfixture::mlx_recipe_names()));
     app.add_option("--scale-dtype", mlx.scale_dtype, "mlx: bf16 (default) | f16 | f32")
         ->check(CLI::IsMember({"bf16", "f16", "f32"}));
