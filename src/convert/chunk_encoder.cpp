@@ -25,6 +25,41 @@ void dequantize_through_buffer(const QuantView& q, const Chunk& chunk, std::span
     }
 }
 
+// Values [first, first+count) of a float source tensor, widened exactly to binary32.
+void widen_values(const SourceTensor& source, uint64_t first, size_t count, float* out) {
+    const size_t width = float_dtype_size(source.float_dtype);
+    const uint8_t* in = source.float_data.data() + first * width;
+    for (size_t i = 0; i < count; ++i) {
+        if (source.float_dtype == FloatDtype::F32) {
+            std::memcpy(&out[i], in + i * 4, 4);
+            continue;
+        }
+        uint16_t bits;
+        std::memcpy(&bits, in + i * 2, 2);
+        out[i] = source.float_dtype == FloatDtype::F16 ? half_to_float(bits) : bf16_to_float(bits);
+    }
+}
+
+// Stores the chunk's binary32 values (dequantized, or widened from a float source) as 16-bit
+// floats: fp16 or bf16. The plan checked that every value is exact in the target type, so the
+// round-to-nearest narrowing never rounds.
+void narrow_to_16(const SourceTensor& source, const Chunk& chunk, std::span<uint8_t> out,
+                  uint16_t (*narrow)(float)) {
+    float values[4096];
+    for (uint64_t done = 0; done < chunk.count;) {
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(4096, chunk.count - done));
+        if (source.quant)
+            dequantize_f32(*source.quant, chunk.first + done, n, values);
+        else
+            widen_values(source, chunk.first + done, n, values);
+        for (size_t i = 0; i < n; ++i) {
+            const uint16_t bits = narrow(values[i]);
+            std::memcpy(out.data() + (done + i) * 2, &bits, 2);
+        }
+        done += n;
+    }
+}
+
 }  // namespace
 
 UnitSize output_unit(const TensorPlan& plan) {
@@ -38,8 +73,11 @@ UnitSize output_unit(const TensorPlan& plan) {
         case Encoding::widen_f32:
             return {4, 1};
         case Encoding::dequant_f16:
+        case Encoding::dequant_bf16:
         case Encoding::copy_f16:
         case Encoding::copy_bf16:
+        case Encoding::recast_f16:
+        case Encoding::recast_bf16:
             return {2, 1};
     }
     throw std::logic_error("unknown encoding");
@@ -89,6 +127,13 @@ void encode_chunk(const SourceTensor& source, const TensorPlan& plan, const Chun
             }
             return;
         }
+        case Encoding::dequant_bf16:
+        case Encoding::recast_bf16:
+            narrow_to_16(source, chunk, out, float_to_bf16);
+            return;
+        case Encoding::recast_f16:
+            narrow_to_16(source, chunk, out, float_to_half);
+            return;
     }
 }
 

@@ -77,4 +77,11 @@ bool float_to_half_exact(float f, uint16_t* out) {
     return true;
 }
 
+bool float_to_bf16_exact(float f, uint16_t* out) {
+    const uint32_t bits = std::bit_cast<uint32_t>(f);
+    if ((bits & kF32AbsMask) > kF32Inf || (bits & 0xffffu) != 0) return false;
+    if (out != nullptr) *out = static_cast<uint16_t>(bits >> 16);
+    return true;
+}
+
 }  // namespace rebox

@@ -1,4 +1,5 @@
-// Printable names of the plan's encodings (used by `rebox plan`, reports and messages).
+// Printable names of the plan's encodings and output types (used by `rebox plan`, the CLI's
+// --outtype, reports and messages).
 #include "rebox/plan/plan.hpp"
 
 namespace rebox {
@@ -21,8 +22,37 @@ const char* encoding_name(Encoding encoding) {
             return "copy_bf16";
         case Encoding::widen_f32:
             return "widen_f32";
+        case Encoding::dequant_bf16:
+            return "dequant_bf16";
+        case Encoding::recast_f16:
+            return "recast_f16";
+        case Encoding::recast_bf16:
+            return "recast_bf16";
     }
     return "?";
+}
+
+const char* outtype_name(OutType outtype) {
+    switch (outtype) {
+        case OutType::automatic:
+            return "auto";
+        case OutType::q4_1:
+            return "q4_1";
+        case OutType::f32:
+            return "f32";
+        case OutType::f16:
+            return "f16";
+        case OutType::bf16:
+            return "bf16";
+    }
+    return "?";
+}
+
+std::optional<OutType> parse_outtype(const std::string& name) {
+    for (OutType outtype :
+         {OutType::automatic, OutType::q4_1, OutType::f32, OutType::f16, OutType::bf16})
+        if (name == outtype_name(outtype)) return outtype;
+    return std::nullopt;
 }
 
 }  // namespace rebox

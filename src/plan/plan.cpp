@@ -4,6 +4,7 @@
 #include "rebox/plan/plan.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <string_view>
@@ -144,17 +145,56 @@ std::vector<GgufKV> provenance_kvs(const SourceModel& source, const Plan& plan) 
     };
 }
 
-// general.file_type: the most frequent block type among the tensors (Q4_1 on a tie or when there
-// is none); all F32 with --outtype f32.
-LlamaFileType file_type(const SourceModel& source, const Plan& plan, const PlanOptions& options) {
+// general.file_type as llama.cpp's loader would guess it (llama-model-loader.cpp: the most common
+// tensor type), taken over the quantized source tensors' block types (Q4_1 on a tie); with no block
+// type in the file, over the tensors of 2 or more dims (1-D ones are F32 in every file type, the
+// "except 1d tensors" of llama.h). The float outtypes name their type, as convert_hf_to_gguf.py's
+// --outtype does.
+LlamaFileType file_type(const Plan& plan, const PlanOptions& options) {
     if (options.outtype == OutType::f32) return LlamaFileType::ALL_F32;
-    size_t q4_1 = 0, q5_1 = 0;
+    if (options.outtype == OutType::f16) return LlamaFileType::MOSTLY_F16;
+    if (options.outtype == OutType::bf16) return LlamaFileType::MOSTLY_BF16;
+    size_t q4_1 = 0, q5_1 = 0, f16 = 0, bf16 = 0, f32 = 0;
     for (const TensorPlan& tensor : plan.tensors) {
-        if (!source.tensors[tensor.source_index].is_quantized()) continue;
-        if (tensor.type == static_cast<uint32_t>(GgmlType::Q4_1)) ++q4_1;
-        if (tensor.type == static_cast<uint32_t>(GgmlType::Q5_1)) ++q5_1;
+        const auto type = static_cast<GgmlType>(tensor.type);
+        if (type == GgmlType::Q4_1) ++q4_1;
+        if (type == GgmlType::Q5_1) ++q5_1;
+        if (tensor.ne.size() < 2) continue;
+        if (type == GgmlType::F16) ++f16;
+        if (type == GgmlType::BF16) ++bf16;
+        if (type == GgmlType::F32) ++f32;
     }
-    return q5_1 > q4_1 ? LlamaFileType::MOSTLY_Q5_1 : LlamaFileType::MOSTLY_Q4_1;
+    if (q4_1 + q5_1 > 0)
+        return q5_1 > q4_1 ? LlamaFileType::MOSTLY_Q5_1 : LlamaFileType::MOSTLY_Q4_1;
+    if (f32 == 0 && f16 == 0 && bf16 == 0) return LlamaFileType::MOSTLY_Q4_1;  // nothing planned
+    if (f32 >= f16 && f32 >= bf16) return LlamaFileType::ALL_F32;
+    return bf16 > f16 ? LlamaFileType::MOSTLY_BF16 : LlamaFileType::MOSTLY_F16;
+}
+
+// Appends to each Blocker that an exact fallback could lift how much the fallback grows the whole
+// file: its extra bytes against the tensors' bytes as planned (blocked tensors counted at their
+// packed size), so the user sees the price of --allow-lossless-fallback before paying it.
+void add_fallback_growth(const SourceModel& source, Plan& plan) {
+    uint64_t base = 0, growth = 0;
+    for (const TensorPlan& tensor : plan.tensors) base += tensor.nbytes;
+    for (const SourceTensor& tensor : source.tensors)
+        for (const Blocker& blocker : plan.blockers)
+            if (blocker.fallback_growth_bytes > 0 && blocker.tensor == tensor.name && tensor.quant)
+                base += tensor.quant->codes.size() + tensor.quant->scales.size() +
+                        tensor.quant->mins.size();
+    for (const Blocker& blocker : plan.blockers) growth += blocker.fallback_growth_bytes;
+    if (growth == 0 || base == 0) return;
+    for (Blocker& blocker : plan.blockers) {
+        if (blocker.fallback_growth_bytes == 0) continue;
+        char text[192];
+        std::snprintf(text, sizeof text,
+                      ", +%.1f%% on the file's tensor data (all such fallbacks together: +%llu "
+                      "bytes, +%.1f%%)",
+                      100.0 * double(blocker.fallback_growth_bytes) / double(base),
+                      static_cast<unsigned long long>(growth),
+                      100.0 * double(growth) / double(base));
+        blocker.fix += text;
+    }
 }
 
 uint64_t total_file_bytes(const SourceModel& source) {
@@ -220,6 +260,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
                 "the " + plan.arch + " graph requires " + name + " and no source tensor maps to it",
                 "add the missing weight to the checkpoint"});
     }
+    add_fallback_growth(source, plan);
     std::stable_sort(plan.tensors.begin(), plan.tensors.end(),
                      [](const TensorPlan& a, const TensorPlan& b) {
                          return output_rank(a.gguf_name) < output_rank(b.gguf_name);
@@ -229,7 +270,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     input.config = &config;
     input.vocab = vocab ? &*vocab : nullptr;
     input.pooling = pooling;
-    input.file_type = file_type(source, plan, options);
+    input.file_type = file_type(plan, options);
     input.name = general_name(source, config, options);
     plan.kvs = build_model_metadata(input);
     for (GgufKV& kv : provenance_kvs(source, plan)) plan.kvs.push_back(std::move(kv));

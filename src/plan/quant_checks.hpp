@@ -1,6 +1,7 @@
 // The plan's per-group and per-value exactness checks on a QuantView, read straight from the
 // (memory-mapped) source, a group or a chunk at a time: whether its scales/mins can become the fp16
-// d/m of Q4_1/Q5_1 blocks, and whether its dequantized values all fit fp16 (exact F16 fallback).
+// d/m of Q4_1/Q5_1, and whether a tensor's values all fit fp16 or bf16 (exact fallback, --outtype
+// f16/bf16).
 #pragma once
 
 #include <cstdint>
@@ -22,7 +23,16 @@ struct BlockScaleCheck {
 // whose codes are all 0 (only its min matters there). F16 scales are not scanned (always exact).
 BlockScaleCheck check_block_scales(const QuantView& q, uint64_t n_values);
 
-// True when every value float(code)*float(scale)+float(min) (binary32) is exactly fp16.
-bool values_fit_f16(const QuantView& q, uint64_t n_values);
+// Values [first, first+count) of a tensor in binary32: quantized ones as
+// float(code)*float(scale)+float(min), float ones widened exactly.
+void float_values(const SourceTensor& tensor, uint64_t first, size_t count, float* out);
+
+enum class FitTarget { f16, bf16 };
+struct InexactValue {
+    uint64_t index = 0;  // flat (row-major) index of the value
+    float value = 0;
+};
+// The first value a target float type cannot hold exactly; nullopt when every value fits.
+std::optional<InexactValue> first_inexact_value(const SourceTensor& tensor, FitTarget target);
 
 }  // namespace rebox::plan_detail

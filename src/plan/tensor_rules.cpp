@@ -1,13 +1,19 @@
-// The exactness rules per tensor. Quantized, --outtype q4_1: Q4_1 (bits <= 4) or, opt-in with
-// --allow-lossless-fallback as the spec demands of wider types, Q5_1 (bits 5) iff
-// group % 32 == 0, cols % 32 == 0 and every group's scale/min is exact in fp16 (a scale only where
-// the group has a non-zero code); else, with --allow-lossless-fallback, F16 when every value is
-// exact in fp16, otherwise F32; without it every failed condition is its own Blocker.
-// --outtype f32: exact binary32 values. Float sources: 1-D and *norm.weight -> F32 (norms stay F32,
-// notes/gguf.md §3.2), other tensors keep their dtype (or F32 with --outtype f32).
+// The exactness rules per tensor (the output type policy). Quantized tensors:
+// - --outtype auto (default): Q4_1 for bits <= 4, Q5_1 for bits 5, iff group % 32 == 0,
+//   cols % 32 == 0 and every group's scale/min is exact in fp16 (a scale only where the group has a
+//   non-zero code). --outtype q4_1: the same with Q4_1 as the only block type (5-bit codes
+//   refused). What no allowed block type holds is a Blocker per failed condition, saying how many
+//   bytes the exact fallback would add; with --allow-lossless-fallback it becomes F16 when every
+//   value is exact in fp16, otherwise F32.
+// - --outtype f32: exact binary32 values; f16 / bf16: only when every value is exact in that type,
+//   else a Blocker naming the first inexact value.
+// Float tensors: 1-D and *norm.weight -> F32 always (llama.cpp keeps them F32, docs/gguf.md §3.2);
+// others keep their dtype, or become the --outtype f32/f16/bf16 type when every value is exact.
 #include "tensor_rules.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstdio>
 
 #include "quant_checks.hpp"
 #include "rebox/format/ggml_type.hpp"
@@ -23,19 +29,20 @@ std::vector<int64_t> reversed(const std::vector<int64_t>& shape) {
 
 constexpr const char* kFallbackFix = "--allow-lossless-fallback (exact F16/F32 copy)";
 
-// Why the tensor cannot become Q4_1/Q5_1 blocks (each reason with its fix); empty when it can.
+// Why the tensor cannot become blocks of the allowed types (each reason with its fix); empty when
+// it can.
 struct BlockRefusal {
     std::string reason;
     std::string fix;
 };
 
-std::vector<BlockRefusal> block_refusals(const QuantView& q, int64_t cols, bool allow_wider) {
+std::vector<BlockRefusal> block_refusals(const QuantView& q, int64_t cols, OutType outtype) {
     std::vector<BlockRefusal> refusals;
-    // spec/mcq-v1.md: any type wider than the Q4_1 target (Q5_1 for 5-bit codes included) is opt-in.
-    if (q.bits == 5 && !allow_wider)
-        refusals.push_back({"bits 5: the codes do not fit a Q4_1 nibble; Q5_1 holds them exactly but is "
-                            "a wider type, which the mcq-v1 contract makes opt-in",
-                            "use --allow-lossless-fallback (exact Q5_1 blocks)"});
+    if (q.bits == 5 && outtype == OutType::q4_1)
+        refusals.push_back(
+            {"bits 5: the codes do not fit a Q4_1 nibble and --outtype q4_1 allows "
+             "no other block type",
+             "use --outtype auto (exact Q5_1 blocks)"});
     if (q.bits > 5)
         refusals.push_back({"bits " + std::to_string(q.bits) +
                                 ": the codes do not fit a Q4_1 nibble or a Q5_1 code (expected "
@@ -60,6 +67,51 @@ std::string joined_reasons(const std::vector<BlockRefusal>& refusals) {
     return text;
 }
 
+// "value 70000 (0x4788b800) at index 12"
+std::string value_text(const InexactValue& inexact) {
+    char text[96];
+    std::snprintf(text, sizeof text, "value %.9g (0x%08x) at index %llu",
+                  static_cast<double>(inexact.value), std::bit_cast<uint32_t>(inexact.value),
+                  static_cast<unsigned long long>(inexact.index));
+    return text;
+}
+
+uint64_t packed_bytes(const QuantView& q) {
+    return q.codes.size() + q.scales.size() + q.mins.size();
+}
+
+// --outtype f16 / bf16 for any tensor: copy or recast when every value is exact, else a Blocker.
+bool plan_float_outtype(const SourceTensor& source, OutType outtype, TensorPlan* plan,
+                        std::vector<Blocker>* blockers) {
+    const bool f16 = outtype == OutType::f16;
+    const char* type = f16 ? "F16" : "BF16";
+    plan->type = static_cast<uint32_t>(f16 ? GgmlType::F16 : GgmlType::BF16);
+    if (!source.is_quantized() &&
+        source.float_dtype == (f16 ? FloatDtype::F16 : FloatDtype::BF16)) {
+        plan->encoding = f16 ? Encoding::copy_f16 : Encoding::copy_bf16;
+        plan->note = std::string(type) + " copied";
+        return true;
+    }
+    if (const auto inexact = first_inexact_value(source, f16 ? FitTarget::f16 : FitTarget::bf16)) {
+        blockers->push_back(
+            Blocker{source.name,
+                    std::string("--outtype ") + outtype_name(outtype) + ": " +
+                        value_text(*inexact) + " is not exact in " + type,
+                    "use --outtype f32 (exact for every tensor) or --outtype auto"});
+        return false;
+    }
+    if (source.is_quantized()) {
+        plan->encoding = f16 ? Encoding::dequant_f16 : Encoding::dequant_bf16;
+        plan->note =
+            std::string("--outtype ") + outtype_name(outtype) + ": every value exact in " + type;
+    } else {
+        plan->encoding = f16 ? Encoding::recast_f16 : Encoding::recast_bf16;
+        plan->note = std::string(float_dtype_name(source.float_dtype)) + " -> " + type +
+                     ", every value exact (--outtype " + outtype_name(outtype) + ")";
+    }
+    return true;
+}
+
 bool plan_quantized(const SourceTensor& source, const PlanOptions& options, TensorPlan* plan,
                     std::vector<Blocker>* blockers) {
     const QuantView& q = *source.quant;
@@ -72,7 +124,9 @@ bool plan_quantized(const SourceTensor& source, const PlanOptions& options, Tens
         plan->note = "--outtype f32: binary32 values";
         return true;
     }
-    std::vector<BlockRefusal> refusals = block_refusals(q, cols, options.allow_lossless_fallback);
+    if (options.outtype == OutType::f16 || options.outtype == OutType::bf16)
+        return plan_float_outtype(source, options.outtype, plan, blockers);
+    std::vector<BlockRefusal> refusals = block_refusals(q, cols, options.outtype);
     BlockScaleCheck scales;
     if (refusals.empty()) {
         scales = check_block_scales(q, n_values);
@@ -97,12 +151,30 @@ bool plan_quantized(const SourceTensor& source, const PlanOptions& options, Tens
         }
         return true;
     }
+    const bool f16 = !first_inexact_value(source, FitTarget::f16).has_value();
+    const uint64_t fallback_bytes = n_values * (f16 ? 2 : 4);
     if (!options.allow_lossless_fallback) {
-        for (BlockRefusal& r : refusals)
-            blockers->push_back(Blocker{source.name, std::move(r.reason), std::move(r.fix)});
+        // Every reason is its own Blocker; the first one also says what the fallback would cost.
+        const uint64_t packed = packed_bytes(q);
+        char cost[256];
+        std::snprintf(
+            cost, sizeof cost,
+            "; the exact fallback would store it as %s: %llu bytes, %.2fx its %llu packed "
+            "bytes (+%llu bytes)",
+            f16 ? "F16" : "F32", static_cast<unsigned long long>(fallback_bytes),
+            packed > 0 ? double(fallback_bytes) / double(packed) : 0.0,
+            static_cast<unsigned long long>(packed),
+            static_cast<unsigned long long>(fallback_bytes - std::min(fallback_bytes, packed)));
+        for (size_t i = 0; i < refusals.size(); ++i) {
+            Blocker blocker{source.name, std::move(refusals[i].reason), std::move(refusals[i].fix)};
+            if (i == 0) {
+                blocker.fix += cost;
+                blocker.fallback_growth_bytes = fallback_bytes - std::min(fallback_bytes, packed);
+            }
+            blockers->push_back(std::move(blocker));
+        }
         return false;
     }
-    const bool f16 = values_fit_f16(q, n_values);
     plan->type = static_cast<uint32_t>(f16 ? GgmlType::F16 : GgmlType::F32);
     plan->encoding = f16 ? Encoding::dequant_f16 : Encoding::dequant_f32;
     plan->note =
@@ -121,17 +193,19 @@ bool plan_float(const SourceTensor& source, const std::string& gguf_name, OutTyp
         return false;
     }
     plan->ne = reversed(source.shape);
-    const bool keep_f32 =
-        source.shape.size() == 1 || gguf_name.ends_with("norm.weight") || outtype == OutType::f32;
+    const bool always_f32 = source.shape.size() == 1 || gguf_name.ends_with("norm.weight");
+    if (!always_f32 && (outtype == OutType::f16 || outtype == OutType::bf16))
+        return plan_float_outtype(source, outtype, plan, blockers);
     const std::string dtype = float_dtype_name(source.float_dtype);
-    if (keep_f32 || source.float_dtype == FloatDtype::F32) {
+    if (always_f32 || outtype == OutType::f32 || source.float_dtype == FloatDtype::F32) {
         plan->type = static_cast<uint32_t>(GgmlType::F32);
         plan->encoding =
             source.float_dtype == FloatDtype::F32 ? Encoding::copy_f32 : Encoding::widen_f32;
-        plan->note = source.float_dtype == FloatDtype::F32
-                         ? "F32 copied"
-                         : dtype + " widened to F32 exactly" +
-                               (outtype == OutType::f32 ? " (--outtype f32)" : " (norms stay F32)");
+        plan->note =
+            source.float_dtype == FloatDtype::F32
+                ? "F32 copied"
+                : dtype + " widened to F32 exactly" +
+                      (always_f32 ? " (norms and 1-D tensors stay F32)" : " (--outtype f32)");
     } else if (source.float_dtype == FloatDtype::F16) {
         plan->type = static_cast<uint32_t>(GgmlType::F16);
         plan->encoding = Encoding::copy_f16;

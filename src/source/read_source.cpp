@@ -5,6 +5,7 @@
 #include "../model/json_file.hpp"
 #include "mlx_config.hpp"
 #include "rebox/format/safetensors.hpp"
+#include "rebox/source/float_reader.hpp"
 #include "rebox/source/mcq_reader.hpp"
 #include "rebox/source/mlx_reader.hpp"
 
@@ -12,12 +13,13 @@ namespace rebox {
 
 std::string detect_source_format(const std::filesystem::path& model_dir) {
     const SafetensorsModel st = SafetensorsModel::open(model_dir);
-    bool has_scales = false, has_biases = false;
+    bool has_scales = false, has_biases = false, has_mcq_parts = false;
     for (const auto& file : st.files()) {
         if (file->metadata().count("mcq")) return "mcq-v1";
         for (const StTensorInfo& info : file->tensors()) {
             has_scales |= info.name.ends_with(".scales");
             has_biases |= info.name.ends_with(".biases");
+            has_mcq_parts |= info.name.ends_with(".qcodes") || info.name.ends_with(".mins");
         }
     }
     if (has_scales && has_biases) return "mlx";
@@ -25,12 +27,16 @@ std::string detect_source_format(const std::filesystem::path& model_dir) {
     if (std::filesystem::exists(config) &&
         mlx::has_mlx_quant_config(detail::read_json_object(config)))
         return "mlx";
-    return "mcq-v1";
+    // Stray quantized parts without metadata: the mcq-v1 reader names what is missing.
+    if (has_mcq_parts || has_scales) return "mcq-v1";
+    return "float";
 }
 
 SourceModel read_source_model(const std::filesystem::path& model_dir) {
-    return detect_source_format(model_dir) == "mlx" ? read_mlx_model(model_dir)
-                                                    : read_mcq_model(model_dir);
+    const std::string format = detect_source_format(model_dir);
+    if (format == "mlx") return read_mlx_model(model_dir);
+    if (format == "float") return read_float_model(model_dir);
+    return read_mcq_model(model_dir);
 }
 
 }  // namespace rebox

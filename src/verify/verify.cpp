@@ -2,7 +2,8 @@
 // SafetensorsModel (mcq-v1, or MLX affine when config.json says so and no file has mcq metadata),
 // pairs every GGUF tensor with its source tensor by the inverse name map, compares values bit for
 // bit (own unpacking, own dequantizers), then checks the tensor set, KVs and layout. The report's
-// max abs error, like the summary line, covers the re-encoded (quantized-source) tensors.
+// max abs error covers the re-encoded (quantized-source) tensors; the summary line counts them and,
+// apart, the copied (float-source) ones, so a float checkpoint's verdict says something too.
 #include "rebox/verify/verify.hpp"
 
 #include <cstdio>
@@ -117,7 +118,9 @@ std::string VerifyReport::summary() const {
     else
         std::snprintf(error_text, sizeof error_text, "%g", max_abs_error);
     return "re-encoded tensors bit-identical: " + std::to_string(re_encoded_identical) + "/" +
-           std::to_string(re_encoded_total) + ", max abs error " + error_text;
+           std::to_string(re_encoded_total) + ", max abs error " + error_text +
+           "; copied tensors bit-identical: " + std::to_string(copied_identical) + "/" +
+           std::to_string(copied_total);
 }
 
 VerifyReport verify_gguf(const std::filesystem::path& model_dir, const std::filesystem::path& gguf,
@@ -136,8 +139,12 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
                             ? verify_ref::index_mlx_source(model, model_dir / "config.json")
                             : verify_ref::index_source(model);
     report.problems = std::move(index.problems);
-    for (const SourceEntry& entry : index.entries)
-        if (entry.quantized) ++report.re_encoded_total;
+    for (const SourceEntry& entry : index.entries) {
+        if (entry.quantized)
+            ++report.re_encoded_total;
+        else
+            ++report.copied_total;
+    }
 
     // Pair each GGUF tensor with its source.
     std::vector<size_t> times_used(index.entries.size(), 0);
@@ -207,7 +214,10 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
         }
     }
     for (const TensorCheck& check : report.tensors) {
-        if (!check.re_encoded) continue;
+        if (!check.re_encoded) {
+            if (check.identical && !check.source_name.empty()) ++report.copied_identical;
+            continue;
+        }
         if (check.identical) ++report.re_encoded_identical;
         report.max_abs_error = std::max(report.max_abs_error, check.max_abs_error);
     }

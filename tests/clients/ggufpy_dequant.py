@@ -1,13 +1,16 @@
 """gguf-py reads a rebox-converted GGUF and its values are checked against the source checkpoint.
 
-Opens the GGUF with llama.cpp's GGUFReader, dequantizes every Q4_1 tensor with gguf.quants.dequantize
-and compares it BIT FOR BIT (float32 viewed as uint32) with values computed here, in numpy, straight
-from the mcq-v1 safetensors of the source model dir (own header parser, own lsb0 unpacking, the spec's
-formula w = float(code) * float(scale) + float(min) in float32). F32 tensors must equal the source
-tensor (F32 byte-equal; F16/BF16 widened exactly). Every GGUF tensor must come from exactly one source
-tensor and every source tensor must appear.
+Opens the GGUF with llama.cpp's GGUFReader, dequantizes every tensor with gguf.quants.dequantize
+(Q4_1, Q5_1, F16, BF16; F32 as stored) and compares it BIT FOR BIT (float32 viewed as uint32) with
+values computed here, in numpy, straight from the source model dir (own header parser, own lsb0
+unpacking): mcq-v1 safetensors, or an MLX affine checkpoint (U32 words, .scales/.biases, bits and
+group_size from config.json "quantization"), with the formula w = float(code) * float(scale) +
+float(min) in float32. Float source tensors must keep their values (F32/F16/BF16 widened exactly)
+and, when the GGUF type is the source dtype, their bytes. Every GGUF tensor must come from exactly
+one source tensor and every source tensor must appear.
 
-Usage: ggufpy_dequant.py MODEL_DIR FILE.gguf [--expect-qwen3-0.6b] [--expect-q5_1]
+Usage: ggufpy_dequant.py MODEL_DIR FILE.gguf [--expect-qwen3-0.6b] [--expect-q5_1] [--expect TYPE=N ...]
+  --expect TYPE=N      the file must hold exactly N tensors of ggml type TYPE (e.g. Q5_1=2, BF16=15)
   --expect-qwen3-0.6b  also check the reference figures of the 0.6B shape (mcq-v1 spec): 310 tensors,
                        197 Q4_1 + 113 F32, 151,669 tokens with none empty, size within 0.2% of 378,522,208.
 """
@@ -23,6 +26,11 @@ from gguf import GGMLQuantizationType as Q
 model_dir, gguf_path = sys.argv[1], sys.argv[2]
 expect_06b = "--expect-qwen3-0.6b" in sys.argv[3:]
 expect_q51 = "--expect-q5_1" in sys.argv[3:]
+expect_counts = {}
+for i, arg in enumerate(sys.argv[3:], start=3):
+    if arg == "--expect":
+        type_name, count = sys.argv[i + 1].split("=")
+        expect_counts[type_name] = int(count)
 problems = []
 ROWS_PER_CHUNK_VALUES = 1 << 22  # values per chunk, keeps memory flat on the 0.6B shape
 
@@ -60,8 +68,28 @@ for f in files:
     source.update(tensors)
     quant_meta.update(mcq)
 
-# Logical source weights: mcq-quantized (name -> meta) and plain tensors.
-plain = {n for n in source if not any(n == q + s for q in quant_meta for s in (".qcodes", ".scales", ".mins"))}
+# MLX affine (no mcq metadata, config.json "quantization"): module P stores P.weight (U32 words; a
+# row is whole words, so the bytes are one flat lsb0 code stream), P.scales and P.biases
+# [rows, cols/group]; bits/group from the module's override or the global setting.
+config_path = os.path.join(model_dir, "config.json")
+config = json.load(open(config_path)) if os.path.exists(config_path) else {}
+mlx_quant = config.get("quantization") if not quant_meta else None
+PARTS = (".qcodes", ".scales", ".mins")
+if mlx_quant:
+    PARTS = (".weight", ".scales", ".biases")
+    for n in source:
+        if not n.endswith(".scales"):
+            continue
+        module = n[: -len(".scales")]
+        setting = mlx_quant.get(module, mlx_quant)
+        bits, group = setting["bits"], setting["group_size"]
+        rows, words = source[module + ".weight"].shape
+        quant_meta[module + ".weight"] = {"shape": [rows, words * 32 // bits], "bits": bits,
+                                          "group": group, "module": module}
+
+# Logical source weights: quantized (name -> meta) and plain tensors.
+part_names = {meta.get("module", q) + s for q, meta in quant_meta.items() for s in PARTS}
+plain = {n for n in source if n not in part_names}
 logical = sorted(set(quant_meta) | plain)
 
 
@@ -101,9 +129,11 @@ def unpack_codes(packed, bits, first, count):
 def expected_rows(name, meta, r0, r1):
     rows, cols = meta["shape"]
     bits, group = meta["bits"], meta["group"]
-    codes = unpack_codes(source[name + ".qcodes"].bytes, bits, r0 * cols, (r1 - r0) * cols)
-    scales = np.frombuffer(source[name + ".scales"].bytes.tobytes(), dtype="<f2")
-    mins = np.frombuffer(source[name + ".mins"].bytes.tobytes(), dtype="<f2")
+    codes_part, mins_part = (".weight", ".biases") if "module" in meta else (".qcodes", ".mins")
+    name = meta.get("module", name)
+    codes = unpack_codes(source[name + codes_part].bytes, bits, r0 * cols, (r1 - r0) * cols)
+    scales = plain_as_f32(source[name + ".scales"])
+    mins = plain_as_f32(source[name + mins_part])
     group_of = np.arange(r0 * cols, r1 * cols, dtype=np.int64) // group
     value = codes.astype(np.float32) * scales.astype(np.float32)[group_of] + mins.astype(np.float32)[group_of]
     return value.astype(np.float32).reshape(r1 - r0, cols)
@@ -133,6 +163,7 @@ for hf in logical:
         by_gguf[g] = hf
 
 n_q41 = n_q41_same = n_q51 = n_q51_same = n_f32 = n_f32_same = 0
+plain_types, plain_same = {}, {}  # float source tensors by GGUF type: all / equal to the source
 seen = set()
 for t in reader.tensors:
     hf = by_gguf.get(t.name)
@@ -146,8 +177,8 @@ for t in reader.tensors:
         if [int(x) for x in t.shape] != [cols, rows]:
             fail(f"{t.name}: ne {list(map(int, t.shape))}, source shape {meta['shape']} (expected ne [{cols}, {rows}])")
             continue
-        if t.tensor_type not in (Q.Q4_1, Q.Q5_1, Q.F32):
-            fail(f"{t.name}: type {t.tensor_type.name} for a {meta['bits']}-bit source (expected Q4_1, Q5_1 or F32)")
+        if t.tensor_type not in (Q.Q4_1, Q.Q5_1, Q.F32, Q.F16, Q.BF16):
+            fail(f"{t.name}: type {t.tensor_type.name} for a {meta['bits']}-bit source (expected Q4_1, Q5_1, F32, F16 or BF16)")
             continue
         is_q41 = t.tensor_type == Q.Q4_1
         is_q51 = t.tensor_type == Q.Q5_1
@@ -160,10 +191,10 @@ for t in reader.tensors:
         for r0 in range(0, rows, step):
             r1 = min(rows, r0 + step)
             rows_data = t.data[r0:r1]
-            if is_q41 or is_q51:
-                got = gguf.quants.dequantize(rows_data, t.tensor_type)
-            else:
+            if t.tensor_type == Q.F32:
                 got = np.asarray(rows_data, dtype=np.float32)
+            else:
+                got = gguf.quants.dequantize(rows_data, t.tensor_type).astype(np.float32)
             want = expected_rows(hf, meta, r0, r1)
             diff = got.reshape(r1 - r0, cols).view(np.uint32) != want.view(np.uint32)
             if diff.any():
@@ -178,21 +209,31 @@ for t in reader.tensors:
             n_q41_same += 1
         elif is_q51:
             n_q51_same += 1
-        else:
+        elif t.tensor_type == Q.F32:
             n_f32_same += 1
     else:
-        n_f32 += 1
-        if t.tensor_type != Q.F32:
-            fail(f"{t.name}: type {t.tensor_type.name} for plain source {source[hf].dtype} (expected F32)")
+        src = source[hf]
+        if t.tensor_type not in (Q.F32, Q.F16, Q.BF16):
+            fail(f"{t.name}: type {t.tensor_type.name} for plain source {src.dtype} (expected F32, F16 or BF16)")
             continue
-        want = plain_as_f32(source[hf])
-        got = np.asarray(t.data, dtype=np.float32).reshape(-1)
-        if int(np.prod(t.shape)) != want.size or [int(x) for x in t.shape][::-1] != list(source[hf].shape):
-            fail(f"{t.name}: ne {list(map(int, t.shape))} vs source shape {source[hf].shape}")
-        elif got.tobytes() != want.tobytes():
-            fail(f"{t.name}: F32 data differs from source {hf} ({source[hf].dtype})")
+        plain_types[t.tensor_type.name] = plain_types.get(t.tensor_type.name, 0) + 1
+        if t.tensor_type == Q.F32:
+            n_f32 += 1
+        want = plain_as_f32(src)
+        if t.tensor_type == Q.F32:
+            got = np.asarray(t.data, dtype=np.float32).reshape(-1)
         else:
-            n_f32_same += 1
+            got = gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float32).reshape(-1)
+        if int(np.prod(t.shape)) != want.size or [int(x) for x in t.shape][::-1] != list(src.shape):
+            fail(f"{t.name}: ne {list(map(int, t.shape))} vs source shape {src.shape}")
+        elif got.view(np.uint32).tobytes() != want.view(np.uint32).tobytes():
+            fail(f"{t.name}: {t.tensor_type.name} values differ from source {hf} ({src.dtype})")
+        elif t.tensor_type.name == src.dtype and np.asarray(t.data).tobytes() != src.bytes.tobytes():
+            fail(f"{t.name}: {src.dtype} bytes differ from the source's")
+        else:
+            plain_same[t.tensor_type.name] = plain_same.get(t.tensor_type.name, 0) + 1
+            if t.tensor_type == Q.F32:
+                n_f32_same += 1
 
 for g, hf in by_gguf.items():
     if g not in seen:
@@ -201,9 +242,16 @@ for g, hf in by_gguf.items():
 name = os.path.basename(gguf_path)
 print(f"  {name}: {len(reader.tensors)} tensors; {n_q41_same}/{n_q41} Q4_1 and {n_q51_same}/{n_q51} Q5_1 tensors "
       f"bit-identical to the source; "
-      f"{n_f32_same}/{n_f32} F32 tensors equal to the source")
-if n_q41 == 0:
+      f"{n_f32_same}/{n_f32} F32 tensors equal to the source; float sources by type: "
+      + (", ".join(f"{plain_same.get(k, 0)}/{v} {k}" for k, v in sorted(plain_types.items())) or "none"))
+if n_q41 == 0 and quant_meta and not expect_counts:
     fail("no Q4_1 tensor in the file (expected the default conversion)")
+type_counts = {}
+for t in reader.tensors:
+    type_counts[t.tensor_type.name] = type_counts.get(t.tensor_type.name, 0) + 1
+for type_name, count in expect_counts.items():
+    if type_counts.get(type_name, 0) != count:
+        fail(f"{type_name} tensors: {type_counts.get(type_name, 0)} (expected {count}); all: {type_counts}")
 if expect_q51 and n_q51 == 0:
     fail("no Q5_1 tensor in the file (expected one for the 5-bit source tensor)")
 

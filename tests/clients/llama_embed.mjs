@@ -6,7 +6,8 @@
 // tokenizer.ggml.eos_token_id appended, and (--pooling-checks)
 // the vector equals the last token's hidden state (pooling overridden to NONE) and differs from MEAN.
 // Usage: node llama_embed.mjs --label NAME --q4 Q4_1.gguf --f32 F32.gguf --corpus corpus.txt
-//          [--lines N] [--min-cos 0.999] [--pooling-checks]        (exit 1 on any failure)
+//          [--lines N] [--min-cos 0.999] [--pooling-checks] [--kind BF16] (exit 1 on any failure)
+// (--q4 is the non-F32 conversion: Q4_1 by default, or e.g. the BF16 file of a float checkpoint.)
 import {readFileSync} from "node:fs";
 import {parseArgs} from "node:util";
 import {getLlama, LlamaLogLevel, readGgufFileInfo} from "node-llama-cpp";
@@ -15,6 +16,7 @@ const {values: opt} = parseArgs({options: {
   label: {type: "string", default: "model"}, q4: {type: "string"}, f32: {type: "string"},
   corpus: {type: "string"}, lines: {type: "string"}, "min-cos": {type: "string", default: "0.999"},
   "pooling-checks": {type: "boolean", default: false},
+  kind: {type: "string", default: "Q4_1"}, // what the --q4 file holds, for the messages (e.g. BF16)
 }});
 const POOLING = {NONE: 0, MEAN: 1, LAST: 3};
 const minCosAllowed = Number(opt["min-cos"]);
@@ -69,7 +71,7 @@ async function embedAll(file, {tokenCheck = false, metadataOverrides, subset = l
 
 let t0 = Date.now();
 const q4 = await embedAll(opt.q4, {tokenCheck: true});
-console.log(`  ${opt.label}: Q4_1 file: ${lines.length} lines embedded (+ text vs tokens+[EOS] on ${Math.min(lines.length, TOKEN_CHECK_LINES)}), dim ${q4.size}, ${seconds(t0)} s`);
+console.log(`  ${opt.label}: ${opt.kind} file: ${lines.length} lines embedded (+ text vs tokens+[EOS] on ${Math.min(lines.length, TOKEN_CHECK_LINES)}), dim ${q4.size}, ${seconds(t0)} s`);
 t0 = Date.now();
 const f32 = await embedAll(opt.f32);
 console.log(`  ${opt.label}: F32 file: ${lines.length} lines embedded, ${seconds(t0)} s`);
@@ -79,7 +81,7 @@ const worst = cosines.reduce((w, c, i) => (c < cosines[w] || Number.isNaN(c) ? i
 const minCos = cosines[worst];
 const sorted = [...cosines].sort((a, b) => a - b);
 console.log(`  ${opt.label}: cosine quantiles min/10%/median: ${[0, 0.1, 0.5].map((q) => sorted[Math.floor(q * (sorted.length - 1))].toFixed(6)).join(" / ")}`);
-console.log(`  ${opt.label}: min cosine(Q4_1, F32) over ${lines.length} lines = ${minCos.toFixed(6)} (line ${worst + 1}; need >= ${minCosAllowed})`);
+console.log(`  ${opt.label}: min cosine(${opt.kind}, F32) over ${lines.length} lines = ${minCos.toFixed(6)} (line ${worst + 1}; need >= ${minCosAllowed})`);
 if (!(minCos >= minCosAllowed)) fail(`min cosine ${minCos} at line ${worst + 1} is below ${minCosAllowed}`);
 
 if (opt["pooling-checks"]) {
@@ -103,4 +105,4 @@ if (problems.length) {
   for (const p of problems.slice(0, 40)) console.log("  " + p);
   process.exit(1);
 }
-console.log(`ok: ${opt.label}: llama.cpp embeddings of the Q4_1 and F32 conversions agree (${seconds(started)} s)`);
+console.log(`ok: ${opt.label}: llama.cpp embeddings of the ${opt.kind} and F32 conversions agree (${seconds(started)} s)`);

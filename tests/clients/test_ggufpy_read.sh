@@ -15,9 +15,10 @@ ggufpy_setup "$BUILD"
 ggufpy "$CLIENTS_DIR/ggufpy_dequant.py" "$WORK/tiny" "$WORK/tiny.gguf"
 echo "tiny fixture checked ($(clients_elapsed))"
 
-# A 5-bit source tensor becomes Q5_1: gguf-py's Q5_1 dequantizer must agree bit for bit too.
+# A 5-bit source tensor becomes Q5_1 by default (--outtype auto): gguf-py's Q5_1 dequantizer must
+# agree bit for bit too.
 "$MKFIXTURE" "$WORK/bits5" --preset tiny --tokenizer small --defect bits5 --force
-"$REBOX" convert "$WORK/bits5" -o "$WORK/bits5.gguf" --quiet --allow-lossless-fallback
+"$REBOX" convert "$WORK/bits5" -o "$WORK/bits5.gguf" --quiet
 ggufpy "$CLIENTS_DIR/ggufpy_dequant.py" "$WORK/bits5" "$WORK/bits5.gguf" --expect-q5_1
 
 clients_q06b

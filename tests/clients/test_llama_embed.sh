@@ -4,7 +4,8 @@
 # LAST pooling in effect (pooling_type 3, EOS appended, last-token state, not MEAN). Runs the tiny
 # real-tokenizer fixture on the whole corpus and the Qwen3-0.6B-shape fixture on the first
 # REBOX_Q06B_EMBED_LINES lines (default 10; 0 skips it); MLX affine fixtures (bf16 scales, negative
-# scales in half or all groups) on the first 20 lines; a qwen2 tiny fixture on the first 10.
+# scales in half or all groups) on the first 20 lines; a qwen2 tiny fixture on the first 10; a plain
+# BF16 checkpoint (BF16 file vs its F32 twin, cos >= 0.9999) on the first 20.
 # Usage: bash tests/clients/test_llama_embed.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -38,6 +39,16 @@ echo "MLX fixtures checked ($(clients_elapsed))"
 node "$CLIENTS_DIR/llama_embed.mjs" --label qwen2 --q4 "$WORK/qwen2.gguf" --f32 "$WORK/qwen2-f32.gguf" \
   --corpus "$CLIENTS_DIR/corpus.txt" --lines 10
 echo "qwen2 fixture checked ($(clients_elapsed))"
+
+# A plain BF16 checkpoint (no quantization) keeps its BF16 tensors; llama.cpp's BF16 kernels and
+# the exactly widened --outtype f32 twin must agree to cos >= 0.9999.
+"$MKFIXTURE" "$WORK/bf16" --format float --dtype bf16 --preset tiny --tokenizer qwen3 \
+  --qwen3-tokenizer "$QWEN3_TOKENIZER" --embedding-eos --force
+"$REBOX" convert "$WORK/bf16" -o "$WORK/bf16.gguf" --quiet
+"$REBOX" convert "$WORK/bf16" -o "$WORK/bf16-f32.gguf" --outtype f32 --quiet
+node "$CLIENTS_DIR/llama_embed.mjs" --label float-bf16 --kind BF16 --q4 "$WORK/bf16.gguf" \
+  --f32 "$WORK/bf16-f32.gguf" --corpus "$CLIENTS_DIR/corpus.txt" --lines 20 --min-cos 0.9999
+echo "BF16 float fixture checked ($(clients_elapsed))"
 
 if [[ "$Q06B_LINES" -gt 0 ]]; then
   start=$SECONDS

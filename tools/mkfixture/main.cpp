@@ -1,14 +1,17 @@
 // rebox-mkfixture: writes deterministic mcq-v1 model directories (valid, or with one named
-// defect), or MLX-layout ones (--format mlx, with a quantization recipe), that serve as
-// independent ground truth for rebox's tests. It uses none of rebox's encode/ or source/ code:
-// safetensors writing, bit packing and fp16/bf16 rounding are its own.
+// defect), MLX-layout ones (--format mlx, with a quantization recipe) or plain float ones
+// (--format float, --dtype), that serve as independent ground truth for rebox's tests. It uses none
+// of rebox's encode/ or source/ code: safetensors writing, bit packing and fp16/bf16 rounding are
+// its own.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <iostream>
 #include <string>
 
+#include "float_files.hpp"
 #include "hf_files.hpp"
 #include "mlx_files.hpp"
 #include "mlx_recipe.hpp"
@@ -62,16 +65,27 @@ int main(int argc, char** argv) {
     app.add_flag("--prefix-model", prefix_model, "name tensors model.* (lm_head stays unprefixed)");
     app.add_option("--seed", seed, "PRNG seed");
     std::string defect_help = "write a fixture that must be refused:";
-    for (const std::string& d : mkfixture::defect_names()) defect_help += " " + d;
-    app.add_option("--defect", defect, defect_help)
-        ->check(CLI::IsMember(mkfixture::defect_names()));
+    std::vector<std::string> all_defects = mkfixture::defect_names();
+    for (const std::string& d : all_defects) defect_help += " " + d;
+    defect_help += "; --format float:";
+    for (const std::string& d : mkfixture::float_defect_names()) {
+        defect_help += " " + d;
+        all_defects.push_back(d);
+    }
+    app.add_option("--defect", defect, defect_help)->check(CLI::IsMember(all_defects));
     app.add_flag("--corners", corners, "fp16 corner cases in the first layer's groups");
     app.add_flag("--no-pooling", no_pooling, "no modules.json / 1_Pooling");
     app.add_flag("--untied", untied, "tie_word_embeddings false and an lm_head.weight");
     app.add_flag("--force", force, "replace an existing fixture in OUT_DIR");
-    app.add_option("--format", format, "mcq (default) | mlx (mlx-lm affine layout)")
-        ->check(CLI::IsMember({"mcq", "mlx"}));
-    app.add_option("--recipe", recipe, "mlx: uniform4 | mixed_3_4 | mixed_4_6 | dynamic_4_5")
+    app.add_option("--format", format,
+                   "mcq (default) | mlx (mlx-lm affine layout) | float (no quantization)")
+        ->check(CLI::IsMember({"mcq", "mlx", "float"}));
+    mkfixture::FloatOptions float_options;
+    app.add_option("--dtype", float_options.dtype, "float: bf16 (default) | f16 | f32")
+        ->check(CLI::IsMember({"bf16", "f16", "f32"}));
+    app.add_option(
+           "--recipe", recipe,
+           "mlx: uniform4 | mixed_3_4 | mixed_4_5 | mixed_4_6 | dynamic_4_5 | uniform4_float_down0")
         ->check(CLI::IsMember(mkfixture::mlx_recipe_names()));
     app.add_option("--scale-dtype", mlx.scale_dtype, "mlx: bf16 (default) | f16 | f32")
         ->check(CLI::IsMember({"bf16", "f16", "f32"}));
@@ -95,7 +109,21 @@ int main(int argc, char** argv) {
             throw std::runtime_error(
                 "--inexact-scales needs --scale-dtype bf16 or f32 (every f16 "
                 "scale is fp16-exact)");
-        if (is_mlx) prefix_model = true;  // mlx-lm checkpoints use the HF names model.*
+        const bool is_float = format == "float";
+        const bool float_defect = std::find(mkfixture::float_defect_names().begin(),
+                                            mkfixture::float_defect_names().end(),
+                                            defect) != mkfixture::float_defect_names().end();
+        if (is_float ? (corners || (!defect.empty() && !float_defect)) : float_defect)
+            throw std::runtime_error("--defect " + defect +
+                                     (is_float ? " and --corners apply to --format mcq only"
+                                               : " applies to --format float only"));
+        if (!is_float && app.count("--dtype"))
+            throw std::runtime_error("--dtype needs --format float");
+        if (is_float) {
+            float_options.defect = defect;
+            defect.clear();  // not a defect of the quantized layout
+        }
+        if (is_mlx || is_float) prefix_model = true;  // HF checkpoints use the names model.*
         if (tokenizer.empty()) tokenizer = preset == "tiny" ? "small" : "qwen3";
         if (qwen3_tokenizer.empty())
             if (const char* env = std::getenv("REBOX_QWEN3_TOKENIZER")) qwen3_tokenizer = env;
@@ -130,12 +158,18 @@ int main(int argc, char** argv) {
         mkfixture::write_config_json(out, plan.dims, !untied, bos_id, eos_id, arch);
         if (is_mlx) mkfixture::add_mlx_quantization(out, mlx);
         if (!no_pooling) mkfixture::write_pooling_files(out, plan.dims.hidden);
+        if (is_float) mkfixture::set_float_torch_dtype(out, float_options.dtype);
         if (is_mlx)
             mkfixture::write_mlx_model_files(out, plan, shards, seed, mlx);
+        else if (is_float)
+            mkfixture::write_float_model_files(out, plan, shards, seed, float_options);
         else
             mkfixture::write_model_files(out, plan, shards, seed);
         std::cout << "rebox-mkfixture: wrote " << out_dir << " (" << preset << ", vocab "
-                  << plan.dims.vocab << ", " << (is_mlx ? "mlx " + recipe + ", " : std::string())
+                  << plan.dims.vocab << ", "
+                  << (is_mlx     ? "mlx " + recipe + ", "
+                      : is_float ? "float " + float_options.dtype + ", "
+                                 : std::string())
                   << plan.units.size() << " stored weights)\n";
     } catch (const std::exception& e) {
         std::cerr << "rebox-mkfixture: " << e.what() << "\n";

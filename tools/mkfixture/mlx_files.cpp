@@ -136,6 +136,15 @@ void append_mlx_entries(std::vector<StTensor>& out, const PlanUnit& unit, uint64
         return;
     }
     const QuantTensor q = unit.quant;
+    if (q.mlx_float) {  // an unquantized module: one BF16 [rows, cols] weight near 0
+        const NormTensor w{q.name, q.rows * q.cols, 0.0, 0.05};
+        out.push_back({w.name,
+                       "BF16",
+                       {q.rows, q.cols},
+                       static_cast<uint64_t>(w.length) * 2,
+                       [w, seed](std::ostream& s) { write_bf16_norm(s, w, seed); }});
+        return;
+    }
     const std::string module = q.name.substr(0, q.name.size() - std::string(".weight").size());
     const int64_t words = q.cols * q.bits / 32;
     const int64_t groups_per_row = q.cols / q.group;
@@ -177,8 +186,12 @@ void add_mlx_quantization(const fs::path& out_dir, const MlxOptions& options) {
         config = ojson::parse(in);
     }
     ojson quant = {{"group_size", kMlxGlobalGroup}, {"bits", kMlxGlobalBits}, {"mode", "affine"}};
-    for (const auto& [module, setting] : options.overrides)
-        quant[module] = {{"group_size", setting.second}, {"bits", setting.first}};
+    for (const auto& [module, setting] : options.overrides) {
+        if (setting.first == 0)
+            quant[module] = false;
+        else
+            quant[module] = {{"group_size", setting.second}, {"bits", setting.first}};
+    }
     config["quantization"] = quant;
     config["quantization_config"] = quant;
     config["torch_dtype"] = "bfloat16";

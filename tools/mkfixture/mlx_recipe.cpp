@@ -1,7 +1,10 @@
-// The recipes (notes/prequant-formats.md §2 "Recipes"): mixed_x_y gives high bits to v_proj and
-// down_proj in layers with use_more_bits and to lm_head, low bits elsewhere (embedding included),
-// and, like mlx-lm, lists every quantized module as an override. dynamic_4_5 gives 5 bits to q_proj
-// and gate_proj of use_more_bits layers and lists only those (the rest use the global 4/64).
+// The recipes (docs/formats.md, "Recipes"): mixed_x_y (mixed_3_4, mixed_4_6 as in mlx-lm;
+// mixed_4_5 built the same way, mlx-lm has no 4/5 one) gives high bits to v_proj and down_proj in
+// layers with use_more_bits and to lm_head, low bits elsewhere (embedding included), and, like
+// mlx-lm, lists every quantized module as an override. dynamic_4_5 gives 5 bits to q_proj and
+// gate_proj of use_more_bits layers and lists only those (the rest use the global 4/64).
+// uniform4_float_down0 is uniform4 with layer 0's down_proj left unquantized (a BF16 weight, listed
+// as false), as mlx-lm leaves modules its quant predicate skips.
 #include "mlx_recipe.hpp"
 
 #include <stdexcept>
@@ -25,8 +28,8 @@ bool contains(const std::string& text, const char* part) {
 }  // namespace
 
 const std::vector<std::string>& mlx_recipe_names() {
-    static const std::vector<std::string> names = {"uniform4", "mixed_3_4", "mixed_4_6",
-                                                   "dynamic_4_5"};
+    static const std::vector<std::string> names = {
+        "uniform4", "mixed_3_4", "mixed_4_5", "mixed_4_6", "dynamic_4_5", "uniform4_float_down0"};
     return names;
 }
 
@@ -39,12 +42,15 @@ std::map<std::string, std::pair<int, int>> apply_mlx_recipe(ModelPlan& plan,
     std::map<std::string, std::pair<int, int>> overrides;
     const int64_t layers = plan.dims.layers;
     int low = kMlxGlobalBits, high = kMlxGlobalBits;
-    const bool mixed = recipe == "mixed_3_4" || recipe == "mixed_4_6";
+    const bool mixed = recipe == "mixed_3_4" || recipe == "mixed_4_5" || recipe == "mixed_4_6";
     if (recipe == "mixed_3_4") {
         low = 3, high = 4;
+    } else if (recipe == "mixed_4_5") {
+        low = 4, high = 5;
     } else if (recipe == "mixed_4_6") {
         low = 4, high = 6;
-    } else if (recipe != "uniform4" && recipe != "dynamic_4_5") {
+    } else if (recipe != "uniform4" && recipe != "dynamic_4_5" &&
+               recipe != "uniform4_float_down0") {
         throw std::runtime_error("--recipe: unknown recipe '" + recipe + "'");
     }
     for (PlanUnit& unit : plan.units) {
@@ -68,6 +74,11 @@ std::map<std::string, std::pair<int, int>> apply_mlx_recipe(ModelPlan& plan,
         }
         q.bits = q.meta_bits = bits;
         q.group = q.meta_group = kMlxGlobalGroup;
+        if (recipe == "uniform4_float_down0" && layer == 0 && contains(name, "down_proj")) {
+            q.mlx_float = true;  // listed as false, as mlx-lm does for a module its predicate skips
+            overrides[name.substr(0, name.size() - std::string(".weight").size())] = {0, 0};
+            continue;
+        }
         if (listed) {
             const std::string module = name.substr(0, name.size() - std::string(".weight").size());
             overrides[module] = {bits, kMlxGlobalGroup};

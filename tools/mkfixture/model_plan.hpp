@@ -24,6 +24,7 @@ struct QuantTensor {
     bool drop_last_byte = false;  // defect bytecount
     bool dirty_padding = false;   // defect padding: set every bit after the last code
     bool corners = false;         // exactness corner cases in the first groups
+    bool mlx_float = false;       // MLX recipes: the module stays unquantized (a BF16 weight)
     int64_t code_count() const { return rows * cols; }
     uint64_t packed_bytes() const { return (static_cast<uint64_t>(code_count()) * bits + 7) / 8; }
     int64_t group_count() const { return code_count() / group; }

@@ -37,7 +37,7 @@ int run_convert(const ConvertArgs& args) {
     ConvertOptions options;
     options.model_dir = args.model_dir;
     options.output = args.output;
-    options.plan.outtype = args.outtype == "f32" ? OutType::f32 : OutType::q4_1;
+    options.plan.outtype = parse_outtype(args.outtype).value_or(OutType::automatic);
     options.plan.tokenizer_pre = args.tokenizer_pre;
     if (args.name) options.plan.name = *args.name;
     options.plan.allow_lossless_fallback = args.allow_lossless_fallback;

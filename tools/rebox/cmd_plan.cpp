@@ -1,7 +1,7 @@
 // rebox plan: reads a checkpoint and prints the whole plan without writing anything: per tensor the
 // source name, bits/group (or dtype), GGUF name, type, encoding, bytes and why; every BLOCKER with
-// its fix; the exact GGUF file size and its ratio to the packed input. Exit 0 plannable, 2
-// BLOCKERs.
+// its fix (a lossless fallback's price included); the tensor count per GGUF type, the exact GGUF
+// file size and its ratio to the input. Exit 0 plannable, 2 BLOCKERs.
 #include <cstdio>
 #include <string>
 
@@ -25,10 +25,11 @@ std::string source_kind(const SourceTensor& tensor) {
     return float_dtype_name(tensor.float_dtype);
 }
 
-void print_text(const std::string& model_dir, const SourceModel& source, const Plan& plan) {
-    std::printf("plan for %s (%s, %s): %zu tensors\n", model_dir.c_str(),
+void print_text(const std::string& model_dir, const SourceModel& source, const Plan& plan,
+                const PlanOptions& options) {
+    std::printf("plan for %s (%s, %s, --outtype %s): %zu tensors\n", model_dir.c_str(),
                 source.format.empty() ? "mcq-v1" : source.format.c_str(), plan.arch.c_str(),
-                plan.tensors.size());
+                outtype_name(options.outtype), plan.tensors.size());
     std::printf("%-44s %-12s %-28s %-5s %-12s %12s  %s\n", "SOURCE", "BITS/GROUP", "GGUF", "TYPE",
                 "ENCODING", "BYTES", "WHY");
     for (const TensorPlan& tp : plan.tensors) {
@@ -61,7 +62,7 @@ void print_text(const std::string& model_dir, const SourceModel& source, const P
 int run_plan(const PlanArgs& args) {
     const SourceModel source = read_source_model(args.model_dir);
     PlanOptions options;
-    options.outtype = args.outtype == "f32" ? OutType::f32 : OutType::q4_1;
+    options.outtype = parse_outtype(args.outtype).value_or(OutType::automatic);
     options.tokenizer_pre = args.tokenizer_pre;
     options.allow_lossless_fallback = args.allow_lossless_fallback;
     const Plan plan = make_plan(source, options);
@@ -73,7 +74,7 @@ int run_plan(const PlanArgs& args) {
         std::printf("%s\n",
                     report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     } else {
-        print_text(args.model_dir, source, plan);
+        print_text(args.model_dir, source, plan, options);
     }
     return plan.blockers.empty() ? 0 : static_cast<int>(ExitClass::blocker);
 }

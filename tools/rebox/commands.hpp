@@ -17,7 +17,7 @@ int run_inspect(const InspectArgs& args);
 struct ConvertArgs {
     std::string model_dir;
     std::string output;
-    std::string outtype = "q4_1";  // q4_1 | f32
+    std::string outtype = "auto";  // auto | q4_1 | f32 | f16 | bf16
     bool verify = true;
     bool force = false;
     unsigned threads = 0;
@@ -33,7 +33,7 @@ int run_convert(const ConvertArgs& args);
 struct PlanArgs {
     std::string model_dir;
     bool json = false;
-    std::string outtype = "q4_1";  // q4_1 | f32
+    std::string outtype = "auto";  // auto | q4_1 | f32 | f16 | bf16
     bool allow_lossless_fallback = false;
     std::optional<std::string> tokenizer_pre;
 };

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "rebox/error.hpp"
@@ -31,6 +32,21 @@ void print_command_list(std::FILE* out, CLI::App& app) {
 
 }  // namespace
 
+namespace {
+
+const std::vector<std::string> kOuttypes = {"auto", "q4_1", "f32", "f16", "bf16"};
+constexpr const char* kOuttypeHelp =
+    "auto (default): each quantized tensor as the smallest block type that holds it exactly (Q4_1 "
+    "for <= 4-bit codes, Q5_1 for 5-bit), float tensors keep their dtype; q4_1: Q4_1 as the only "
+    "block type; f32: every value as binary32; f16 / bf16: only where every value is exact in that "
+    "type. Norms and 1-D tensors are always F32";
+constexpr const char* kFallbackHelp =
+    "carry quantized tensors no allowed block type holds (6/8-bit, group 16, cols % 32 != 0, ...) "
+    "as an exact F16 copy, or F32 when a value does not fit fp16 (without it they are BLOCKERs "
+    "that say how much bigger the file would get)";
+
+}  // namespace
+
 int main(int argc, char** argv) {
     using namespace rebox::cli;
     CLI::App app{"rebox: move low-bit quantized checkpoints into GGUF without changing a value"};
@@ -38,12 +54,11 @@ int main(int argc, char** argv) {
 
     ConvertArgs convert;
     auto* convert_cmd = app.add_subcommand(
-        "convert", "Write a quantized checkpoint as GGUF, exactly, and verify it");
+        "convert", "Write an mcq-v1, MLX or float checkpoint as GGUF, exactly, and verify it");
     convert_cmd->add_option("MODEL_DIR", convert.model_dir, "model directory")->required();
     convert_cmd->add_option("-o,--output", convert.output, "output .gguf")->required();
-    convert_cmd
-        ->add_option("--outtype", convert.outtype, "q4_1 (default) or f32 (dequantized reference)")
-        ->check(CLI::IsMember({"q4_1", "f32"}));
+    convert_cmd->add_option("--outtype", convert.outtype, kOuttypeHelp)
+        ->check(CLI::IsMember(kOuttypes));
     bool no_verify = false;
     convert_cmd->add_flag("--no-verify", no_verify,
                           "skip the read-back verification (the report says so)");
@@ -61,21 +76,15 @@ int main(int argc, char** argv) {
         "write shards of at most this size (N, NM or NG) as llama-gguf-split names them");
 
     convert_cmd->add_flag("--allow-lossless-fallback", convert.allow_lossless_fallback,
-                          "allow types wider than Q4_1, all exact: 5-bit codes as Q5_1; tensors no "
-                          "Q4_1/Q5_1 block holds (6/8-bit, group 16, ...) as an F16 copy, or F32 "
-                          "when a value does not fit fp16");
+                          kFallbackHelp);
 
     PlanArgs plan;
     auto* plan_cmd = app.add_subcommand(
         "plan", "Show what convert would write (types, sizes, BLOCKERs) without writing");
     plan_cmd->add_option("MODEL_DIR", plan.model_dir, "model directory")->required();
     plan_cmd->add_flag("--json", plan.json, "print one JSON object");
-    plan_cmd->add_option("--outtype", plan.outtype, "q4_1 (default) or f32")
-        ->check(CLI::IsMember({"q4_1", "f32"}));
-    plan_cmd->add_flag(
-        "--allow-lossless-fallback", plan.allow_lossless_fallback,
-        "allow types wider than Q4_1, all exact: Q5_1 for 5-bit codes, F16/F32 copies "
-        "for tensors no Q4_1/Q5_1 block holds");
+    plan_cmd->add_option("--outtype", plan.outtype, kOuttypeHelp)->check(CLI::IsMember(kOuttypes));
+    plan_cmd->add_flag("--allow-lossless-fallback", plan.allow_lossless_fallback, kFallbackHelp);
     plan_cmd->add_option("--tokenizer-pre", plan.tokenizer_pre,
                          "tokenizer.ggml.pre to use when the pre-tokenizer regex is unknown");
 

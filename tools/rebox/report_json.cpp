@@ -30,6 +30,8 @@ nlohmann::json verify_report_to_json(const VerifyReport& report) {
             {"summary", report.summary()},
             {"re_encoded_total", report.re_encoded_total},
             {"re_encoded_identical", report.re_encoded_identical},
+            {"copied_total", report.copied_total},
+            {"copied_identical", report.copied_identical},
             {"max_abs_error", report.max_abs_error},
             {"problems", report.problems},
             {"tensors", std::move(tensors)}};
@@ -60,12 +62,18 @@ nlohmann::json plan_to_json(const Plan& plan, const SourceModel* source) {
         gguf_tensor_bytes += tp.nbytes;
         tensors.push_back(std::move(row));
     }
+    nlohmann::json type_counts = nlohmann::json::object();
+    for (const TensorPlan& tp : plan.tensors) {
+        nlohmann::json& count = type_counts[ggml_type_name(tp.type)];
+        count = count.is_null() ? 1 : count.get<int>() + 1;
+    }
     nlohmann::json blockers = nlohmann::json::array();
     for (const Blocker& b : plan.blockers)
         blockers.push_back({{"tensor", b.tensor}, {"reason", b.reason}, {"fix", b.fix}});
     nlohmann::json json = {{"arch", plan.arch},
                            {"plannable", plan.blockers.empty()},
                            {"tensors", std::move(tensors)},
+                           {"type_counts", std::move(type_counts)},
                            {"blockers", std::move(blockers)},
                            {"source_bytes", plan.source_bytes},
                            {"tensor_bytes", gguf_tensor_bytes}};

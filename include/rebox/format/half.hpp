@@ -1,4 +1,5 @@
-// IEEE binary16 and bfloat16 <-> binary32 conversions (bit-exact, round-to-nearest-even on narrowing).
+// IEEE binary16 and bfloat16 <-> binary32 conversions (bit-exact, round-to-nearest-even on
+// narrowing).
 #pragma once
 
 #include <cstdint>
@@ -13,5 +14,8 @@ float bf16_to_float(uint16_t b);
 uint16_t float_to_bf16(float f);
 // True when f is exactly representable as binary16 (then *out holds it). NaN is never exact.
 bool float_to_half_exact(float f, uint16_t* out);
+// True when f is exactly representable as bfloat16 (its low 16 bits are zero; then *out holds
+// it). NaN is never exact.
+bool float_to_bf16_exact(float f, uint16_t* out);
 
 }  // namespace rebox

@@ -17,22 +17,33 @@ namespace rebox {
 
 // How a tensor's GGUF bytes are produced from its source.
 enum class Encoding {
-    q4_1_repack,  // codes (bits <= 4) moved into Q4_1 nibbles, scale -> d, min -> m
-    q5_1_repack,  // 5-bit codes into Q5_1
-    dequant_f32,  // code*scale+min evaluated in binary32 (--outtype f32, or exact fallback)
-    dequant_f16,  // code*scale+min in binary32, stored as fp16: the plan checked every value is
-                  // exact
-    copy_f32,     // F32 source, bytes copied
-    copy_f16,     // F16 source, bytes copied
-    copy_bf16,    // BF16 source, bytes copied
-    widen_f32,    // F16/BF16 source widened to F32 exactly (norms and other 1-D tensors)
+    q4_1_repack,   // codes (bits <= 4) moved into Q4_1 nibbles, scale -> d, min -> m
+    q5_1_repack,   // 5-bit codes into Q5_1
+    dequant_f32,   // code*scale+min evaluated in binary32 (--outtype f32, or exact fallback)
+    dequant_f16,   // code*scale+min in binary32, stored as fp16: the plan checked every value is
+                   // exact
+    copy_f32,      // F32 source, bytes copied
+    copy_f16,      // F16 source, bytes copied
+    copy_bf16,     // BF16 source, bytes copied
+    widen_f32,     // F16/BF16 source widened to F32 exactly (norms and other 1-D tensors)
+    dequant_bf16,  // code*scale+min in binary32, stored as bf16 (--outtype bf16): the plan
+                   // checked every value is exact
+    recast_f16,    // F32/BF16 source stored as fp16 (--outtype f16): every value checked exact
+    recast_bf16,   // F32/F16 source stored as bf16 (--outtype bf16): every value checked exact
 };
 const char* encoding_name(Encoding encoding);
 
-enum class OutType { q4_1, f32 };
+// What the quantized tensors become. automatic (the default): the smallest block type that holds
+// each one exactly (Q4_1 for <= 4-bit codes, Q5_1 for 5-bit); q4_1: Q4_1 only; f32/f16/bf16:
+// every non-1-D tensor in that float type, only where every value is exact in it. Float source
+// tensors keep their dtype except under f32/f16/bf16; 1-D tensors and norms are always F32.
+enum class OutType { automatic, q4_1, f32, f16, bf16 };
+const char* outtype_name(OutType outtype);  // "auto", "q4_1", "f32", "f16", "bf16"
+// The inverse of outtype_name; nullopt for any other word.
+std::optional<OutType> parse_outtype(const std::string& name);
 
 struct PlanOptions {
-    OutType outtype = OutType::q4_1;
+    OutType outtype = OutType::automatic;
     std::optional<std::string> tokenizer_pre;  // override for an unknown pre-tokenizer regex
     std::string name;                          // general.name; default: config or directory name
     // Quantized tensors no block type holds exactly (6/7/8 bits, group or cols not a multiple of

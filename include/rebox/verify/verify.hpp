@@ -33,9 +33,13 @@ struct VerifyReport {
     std::vector<std::string> problems;  // tensor set, KV and layout problems, one line each
     size_t re_encoded_total = 0;
     size_t re_encoded_identical = 0;
+    size_t copied_total = 0;  // float source tensors (copied, widened or recast exactly)
+    size_t copied_identical = 0;
     double max_abs_error = 0.0;
     bool ok() const;
-    std::string summary() const;  // "re-encoded tensors bit-identical: 197/197, max abs error 0.0"
+    // "re-encoded tensors bit-identical: 197/197, max abs error 0.0; copied tensors
+    // bit-identical: 113/113"
+    std::string summary() const;
 };
 
 struct VerifyOptions {

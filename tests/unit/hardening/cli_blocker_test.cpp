@@ -22,6 +22,7 @@ namespace fs = std::filesystem;
 
 struct DefectCase {
     std::string defect, tensor, reason;
+    std::string convert_flags;  // bits5 is refused only when Q4_1 is the one block type allowed
 };
 
 std::vector<std::string> lines_of(const fs::path& path) {
@@ -44,7 +45,7 @@ TEST(CliBlocker, EveryDefectFixtureIsRefusedWithCountedUniqueBlockers) {
     // Tensor and reason per defect, from tools/mkfixture/README.md and spec/mcq-v1.md.
     const std::vector<DefectCase> cases = {
         {"group16", "layers.0.self_attn.q_proj.weight", "group 16 is not a multiple of 32"},
-        {"bits5", "layers.0.self_attn.q_proj.weight", "bits 5"},
+        {"bits5", "layers.0.self_attn.q_proj.weight", "bits 5", " --outtype q4_1"},
         {"bytecount", "layers.0.self_attn.q_proj.weight", ".qcodes has 2047 bytes"},
         {"metadata-lie", "layers.0.self_attn.q_proj.weight", "config.json implies [64, 64]"},
         {"metadata-lie-counts", "layers.0.self_attn.q_proj.weight", ".qcodes has 2048 bytes"},
@@ -60,8 +61,9 @@ TEST(CliBlocker, EveryDefectFixtureIsRefusedWithCountedUniqueBlockers) {
             << c.defect;
         const fs::path out = dir / (c.defect + ".gguf");
         const fs::path err = dir / (c.defect + ".err");
-        const int code = run("'" + test::rebox_cli().string() + "' convert '" + model.string() +
-                             "' -o '" + out.string() + "' --quiet 2>'" + err.string() + "'");
+        const int code =
+            run("'" + test::rebox_cli().string() + "' convert '" + model.string() + "' -o '" +
+                out.string() + "' --quiet" + c.convert_flags + " 2>'" + err.string() + "'");
         EXPECT_EQ(code, 2) << c.defect;
         const std::vector<std::string> lines = lines_of(err);
         ASSERT_FALSE(lines.empty()) << c.defect;

@@ -25,9 +25,10 @@ struct Outcome {
     std::vector<Blocker> blockers;
 };
 
-Outcome plan_of(const HandTensor& t, bool fallback = false) {
+Outcome plan_of(const HandTensor& t, bool fallback = false, OutType outtype = OutType::automatic) {
     PlanOptions options;
     options.allow_lossless_fallback = fallback;
+    options.outtype = outtype;
     Outcome o;
     o.ok =
         plan_detail::plan_tensor(t.tensor, 0, "blk.0.ffn_up.weight", options, &o.plan, &o.blockers);
@@ -129,26 +130,35 @@ TEST(PlanExactness, NaNScaleInAllZeroGroupIsABlocker) {
     EXPECT_FALSE(plan_of(t).ok);
 }
 
-TEST(PlanExactness, FiveBitIsABlockerWithoutTheFlag) {
-    // spec/mcq-v1.md: a type wider than Q4_1 (Q5_1 for 5-bit codes) must be opt-in.
-    const HandTensor t(5, 64, 2, 64, ramp(128, 5), FloatDtype::F16, u16_le({0x3c00, 0x3c00}),
-                       u16_le({0x0000, 0x0000}));
-    const Outcome o = plan_of(t);
-    EXPECT_FALSE(o.ok);
-    ASSERT_EQ(o.blockers.size(), 1u);
-    EXPECT_NE(o.blockers[0].reason.find("bits 5"), std::string::npos);
-    EXPECT_NE(o.blockers[0].fix.find("--allow-lossless-fallback"), std::string::npos);
-}
-
-TEST(PlanExactness, FiveBitGoesToQ5_1WithTheFlag) {
+TEST(PlanExactness, FiveBitGoesToQ5_1ByDefault) {
+    // --outtype auto: Q5_1 is the smallest block type holding 5-bit codes exactly; no flag needed.
     // Q5_1: 32 values per 24-byte block; [2, 64] = 4 blocks = 96 bytes.
     const HandTensor t(5, 64, 2, 64, ramp(128, 5), FloatDtype::F16, u16_le({0x3c00, 0x3c00}),
                        u16_le({0x0000, 0x0000}));
-    const Outcome o = plan_of(t, true);
-    ASSERT_TRUE(o.ok);
-    EXPECT_EQ(o.plan.type, kQ5_1);
-    EXPECT_EQ(o.plan.encoding, Encoding::q5_1_repack);
-    EXPECT_EQ(o.plan.nbytes, 96u);
+    for (const bool fallback : {false, true}) {
+        const Outcome o = plan_of(t, fallback);
+        ASSERT_TRUE(o.ok) << fallback;
+        EXPECT_EQ(o.plan.type, kQ5_1);
+        EXPECT_EQ(o.plan.encoding, Encoding::q5_1_repack);
+        EXPECT_EQ(o.plan.nbytes, 96u);
+    }
+}
+
+TEST(PlanExactness, FiveBitIsABlockerUnderOuttypeQ4_1) {
+    const HandTensor t(5, 64, 2, 64, ramp(128, 5), FloatDtype::F16, u16_le({0x3c00, 0x3c00}),
+                       u16_le({0x0000, 0x0000}));
+    const Outcome o = plan_of(t, false, OutType::q4_1);
+    EXPECT_FALSE(o.ok);
+    ASSERT_EQ(o.blockers.size(), 1u);
+    EXPECT_EQ(o.blockers[0].tensor, "layers.0.mlp.up_proj.weight");
+    EXPECT_NE(o.blockers[0].reason.find("bits 5"), std::string::npos);
+    EXPECT_NE(o.blockers[0].fix.find("--outtype auto"), std::string::npos);
+    // With the fallback, --outtype q4_1 keeps Q4_1 as the only block type: codes c, scale 1, min
+    // 0 are the integers 0..31, all fp16: an F16 copy.
+    const Outcome fallback = plan_of(t, true, OutType::q4_1);
+    ASSERT_TRUE(fallback.ok);
+    EXPECT_EQ(fallback.plan.type, kF16);
+    EXPECT_EQ(fallback.plan.encoding, Encoding::dequant_f16);
 }
 
 TEST(PlanExactness, FiveBitWithGroup16IsABlockerNamingTheFlag) {
@@ -156,10 +166,27 @@ TEST(PlanExactness, FiveBitWithGroup16IsABlockerNamingTheFlag) {
                        u16_le({0x0000, 0x0000}));
     const Outcome o = plan_of(t);
     EXPECT_FALSE(o.ok);
-    ASSERT_EQ(o.blockers.size(), 2u);  // bits 5 (opt-in) and group 16
-    EXPECT_NE(o.blockers[0].reason.find("bits 5"), std::string::npos);
-    EXPECT_NE(o.blockers[1].reason.find("group 16 is not a multiple of 32"), std::string::npos);
-    EXPECT_NE(o.blockers[1].fix.find("--allow-lossless-fallback"), std::string::npos);
+    ASSERT_EQ(o.blockers.size(), 1u);  // group 16 (5 bits alone would be Q5_1)
+    EXPECT_NE(o.blockers[0].reason.find("group 16 is not a multiple of 32"), std::string::npos);
+    EXPECT_NE(o.blockers[0].fix.find("--allow-lossless-fallback"), std::string::npos);
+    const Outcome q4_1 = plan_of(t, false, OutType::q4_1);
+    ASSERT_EQ(q4_1.blockers.size(), 2u);  // bits 5 and group 16
+    EXPECT_NE(q4_1.blockers[0].reason.find("bits 5"), std::string::npos);
+    EXPECT_NE(q4_1.blockers[1].reason.find("group 16"), std::string::npos);
+}
+
+TEST(PlanExactness, BlockerSaysWhatTheFallbackCosts) {
+    // 64 6-bit codes: 48 code bytes + one fp16 scale + one fp16 min = 52 packed bytes. The values
+    // 0.5 + c * 2^-10 are all fp16 (see FallbackSixBitScalePowerOfTwoIsF16): F16, 128 bytes,
+    // 128/52 = 2.46x, +76 bytes.
+    const HandTensor t(6, 64, 1, 64, ramp(64, 6), FloatDtype::F16, u16_le({0x1400}),
+                       u16_le({0x3800}));
+    const Outcome o = plan_of(t);
+    ASSERT_EQ(o.blockers.size(), 1u);
+    const std::string& fix = o.blockers[0].fix;
+    EXPECT_NE(fix.find("F16: 128 bytes, 2.46x its 52 packed bytes (+76 bytes)"), std::string::npos)
+        << fix;
+    EXPECT_EQ(o.blockers[0].fallback_growth_bytes, 76u);
 }
 
 TEST(PlanExactness, SixBitIsABlockerWithoutTheFlag) {

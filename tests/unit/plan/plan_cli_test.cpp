@@ -134,8 +134,14 @@ TEST_F(PlanCli, Group16FixtureIsRefusedThenConvertsExactlyWithTheFallback) {
 
 TEST_F(PlanCli, Bits5FixtureConvertsToQ5_1AndVerifiesBitIdentical) {
     const fs::path model = fixture("bits5", "--defect bits5");
-    EXPECT_EQ(rebox("plan " + quoted(model)).exit_code, 2);  // Q5_1 is opt-in (spec/mcq-v1.md)
-    const CliRun js = rebox("plan --json --allow-lossless-fallback " + quoted(model));
+    // --outtype q4_1 keeps the single-type behaviour: the 5-bit tensor is a BLOCKER naming it.
+    const CliRun q4_1_only = rebox("plan --outtype q4_1 " + quoted(model));
+    EXPECT_EQ(q4_1_only.exit_code, 2) << q4_1_only.out;
+    EXPECT_NE(q4_1_only.out.find("BLOCKER layers.0.self_attn.q_proj.weight: bits 5"),
+              std::string::npos)
+        << q4_1_only.out;
+    // The default (--outtype auto) needs no flag for Q5_1.
+    const CliRun js = rebox("plan --json " + quoted(model));
     ASSERT_EQ(js.exit_code, 0) << js.out << js.err;
     const json plan = json::parse(js.out);
     const json* q = tensor(plan, "blk.0.attn_q.weight");
@@ -144,11 +150,12 @@ TEST_F(PlanCli, Bits5FixtureConvertsToQ5_1AndVerifiesBitIdentical) {
     EXPECT_EQ((*q)["encoding"], "q5_1_repack");
     EXPECT_EQ((*q)["bits"], 5);
     EXPECT_EQ((*q)["nbytes"], 64 * 64 / 32 * 24);  // [64, 64]: 128 blocks of 24 bytes
+    // tiny: 15 quantized tensors (one at 5 bits), 9 norms.
+    EXPECT_EQ(plan["type_counts"], json({{"Q4_1", 14}, {"Q5_1", 1}, {"F32", 9}})) << plan.dump();
 
     const fs::path gguf = work_ / "bits5.gguf";
     const fs::path report = work_ / "verify.json";
-    const CliRun convert =
-        rebox("convert " + quoted(model) + " -o " + quoted(gguf) + " -q --allow-lossless-fallback");
+    const CliRun convert = rebox("convert " + quoted(model) + " -o " + quoted(gguf) + " -q");
     ASSERT_EQ(convert.exit_code, 0) << convert.err;
     const CliRun verify =
         rebox("verify " + quoted(model) + " " + quoted(gguf) + " --json " + quoted(report));

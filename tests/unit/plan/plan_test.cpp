@@ -225,9 +225,19 @@ TEST_F(PlanTest, Group16IsABlocker) {
                    "group 16 is not a multiple of 32: a Q4_1/Q5_1 block would span two groups");
     const Blocker* b = find_blocker(p, "layers.0.self_attn.q_proj.weight", "group 16");
     ASSERT_NE(b, nullptr);
-    EXPECT_EQ(b->fix,
-              "re-export with group a multiple of 32, or use --allow-lossless-fallback (exact "
-              "F16/F32 copy)");
+    EXPECT_TRUE(
+        b->fix.starts_with("re-export with group a multiple of 32, or use "
+                           "--allow-lossless-fallback (exact F16/F32 copy); the exact "
+                           "fallback would store it as F"))
+        << b->fix;
+    // Packed: 4096 4-bit codes = 2048 bytes + 256 fp16 scales + 256 fp16 mins = 3072 bytes; the
+    // fallback is 4096 values of 2 (F16) or 4 (F32) bytes.
+    EXPECT_TRUE(b->fallback_growth_bytes == 8192u - 3072u ||
+                b->fallback_growth_bytes == 16384u - 3072u)
+        << b->fallback_growth_bytes;
+    EXPECT_NE(b->fix.find("packed bytes (+" + std::to_string(b->fallback_growth_bytes) + " bytes)"),
+              std::string::npos)
+        << b->fix;
     for (const TensorPlan& t : p.tensors) EXPECT_NE(t.gguf_name, "blk.0.attn_q.weight");
     EXPECT_EQ(p.tensors.size(), 23u);
 }
@@ -247,8 +257,12 @@ PlanOptions with_wider_types() {
 TEST_F(PlanTest, FiveBitGoesToQ5_1) {
     TinyQwen3 model;
     replace_quant(model, "layers.1.mlp.up_proj.weight", 5, 32, 128, 64);
-    EXPECT_FALSE(plan(model).blockers.empty());  // opt-in only (spec/mcq-v1.md)
-    const Plan p = plan(model, with_wider_types());
+    PlanOptions q4_1_only;
+    q4_1_only.outtype = OutType::q4_1;
+    EXPECT_NE(find_blocker(plan(model, q4_1_only), "layers.1.mlp.up_proj.weight", "bits 5"),
+              nullptr);
+    EXPECT_TRUE(plan(model, with_wider_types()).blockers.empty());
+    const Plan p = plan(model);  // --outtype auto: no flag needed
     EXPECT_TRUE(p.blockers.empty()) << all_blockers(p);
     bool seen = false;
     for (const TensorPlan& t : p.tensors)

@@ -1,0 +1,39 @@
+// read_float_model: safetensors files -> SourceModel with format "float", one float SourceTensor
+// per F32/F16/BF16 tensor (its bytes mapped, never converted here), a Blocker for any other dtype.
+#include "rebox/source/float_reader.hpp"
+
+#include "rebox/format/safetensors.hpp"
+#include "source_helpers.hpp"
+
+namespace rebox {
+
+SourceModel read_float_model(const std::filesystem::path& model_dir) {
+    SourceModel model;
+    model.dir = model_dir;
+    model.format = "float";
+    const SafetensorsModel st = SafetensorsModel::open(model_dir);
+    for (const auto& file : st.files()) {
+        model.files.push_back(file);
+        for (const StTensorInfo& info : file->tensors()) {
+            const std::optional<FloatDtype> dtype = source_detail::float_dtype(info.dtype);
+            if (!dtype) {
+                model.blockers.push_back(Blocker{
+                    info.name,
+                    file->display_name() + ": dtype " + std::string(st_dtype_name(info.dtype)) +
+                        " has no exact GGUF float type (expected F32, F16 or BF16)",
+                    "store the tensor as F32, F16 or BF16"});
+                continue;
+            }
+            SourceTensor tensor;
+            tensor.name = info.name;
+            tensor.shape = info.shape;
+            tensor.file = file->display_name();
+            tensor.float_dtype = *dtype;
+            tensor.float_data = file->data(info);
+            model.tensors.push_back(std::move(tensor));
+        }
+    }
+    return model;
+}
+
+}  // namespace rebox
