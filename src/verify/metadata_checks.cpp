@@ -3,6 +3,7 @@
 // readers; typing follows llama.cpp (notes/gguf.md §1.7, §3.1).
 #include "metadata_checks.hpp"
 
+#include "rebox/arch/architecture.hpp"
 #include "rebox/error.hpp"
 #include "rebox/format/ggml_type.hpp"
 #include "rebox/format/gguf_layout.hpp"
@@ -129,7 +130,9 @@ void check_tokenizer(KvChecker& kv, const ModelConfig& config,
 void check_kvs(const GgufSet& gguf, const ModelConfig& config,
                const std::filesystem::path& model_dir, std::vector<std::string>& problems) {
     KvChecker kv(gguf, problems);
-    const std::string& arch = config.model_type;
+    const arch::Architecture* architecture = arch::find_architecture(config.model_type);
+    const std::string arch =
+        architecture ? std::string(architecture->gguf_arch) : config.model_type;
     kv.expect_string("general.architecture", arch);
     kv.expect_u32(arch + ".embedding_length", config.hidden_size);
     kv.expect_u32(arch + ".block_count", config.num_hidden_layers);
@@ -138,6 +141,12 @@ void check_kvs(const GgufSet& gguf, const ModelConfig& config,
     kv.expect_u32(arch + ".feed_forward_length", config.intermediate_size);
     kv.expect_u32(arch + ".attention.key_length", config.head_dim);
     kv.expect_u32(arch + ".context_length", config.max_position_embeddings);
+    kv.expect_u32(arch + ".attention.value_length", config.head_dim);
+    kv.expect_u32(arch + ".rope.dimension_count", config.head_dim);  // llama: "invalid n_rot"
+    if (architecture)
+        for (const arch::ArchKv key : architecture->kvs)
+            if (key == arch::ArchKv::vocab_size)
+                kv.expect_u32(arch + ".vocab_size", config.vocab_size);
 
     const std::string pooling_key = arch + ".pooling_type";
     if (const auto pooling = read_pooling(model_dir)) {
