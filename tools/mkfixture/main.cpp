@@ -38,7 +38,8 @@ int main(int argc, char** argv) {
     CLI::App app{"rebox-mkfixture: deterministic mcq-v1 / MLX test checkpoints"};
     std::string out_dir, preset, tokenizer, qwen3_tokenizer, defect;
     bool embedding_eos = false, prefix_model = false, corners = false, no_pooling = false;
-    bool untied = false, force = false;
+    bool untied = false, tied_flag = false, force = false;
+    std::string rope_scaling;  // llama/mistral: "none" | "llama3"; empty: the arch's default
     int shards = 1;
     uint64_t seed = 1;
     std::string format = "mcq", recipe = "uniform4", arch = "qwen3";
@@ -49,8 +50,10 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"tiny", "qwen3-0.6b", "qwen3-8b"}));
     app.add_option(
            "--arch", arch,
-           "qwen3 (default) | qwen2 (tiny only: Qwen2ForCausalLM, q/k/v biases, no q/k norms)")
-        ->check(CLI::IsMember({"qwen3", "qwen2"}));
+           "qwen3 (default) | qwen2 (tiny only: Qwen2ForCausalLM, q/k/v biases, no q/k norms) | "
+           "llama (tiny only: LlamaForCausalLM, GQA 4/2 heads, untied unless --tied) | mistral "
+           "(tiny only: MistralForCausalLM, head_dim 32 != hidden/heads, untied unless --tied)")
+        ->check(CLI::IsMember({"qwen3", "qwen2", "llama", "mistral"}));
     app.add_option("--tokenizer", tokenizer,
                    "small | qwen3 | none (default: small for tiny, qwen3 for the qwen3 presets)")
         ->check(CLI::IsMember({"small", "qwen3", "none"}));
@@ -68,6 +71,11 @@ int main(int argc, char** argv) {
     app.add_flag("--corners", corners, "fp16 corner cases in the first layer's groups");
     app.add_flag("--no-pooling", no_pooling, "no modules.json / 1_Pooling");
     app.add_flag("--untied", untied, "tie_word_embeddings false and an lm_head.weight");
+    app.add_flag("--tied", tied_flag,
+                 "llama/mistral: tie_word_embeddings true and no lm_head.weight");
+    app.add_option("--rope-scaling", rope_scaling,
+                   "llama/mistral: none | llama3 (default: llama3 for llama, none for mistral)")
+        ->check(CLI::IsMember({"none", "llama3"}));
     app.add_flag("--force", force, "replace an existing fixture in OUT_DIR");
     app.add_option("--format", format, "mcq (default) | mlx (mlx-lm affine layout)")
         ->check(CLI::IsMember({"mcq", "mlx"}));
@@ -95,6 +103,13 @@ int main(int argc, char** argv) {
             throw std::runtime_error(
                 "--inexact-scales needs --scale-dtype bf16 or f32 (every f16 "
                 "scale is fp16-exact)");
+        const bool llama_family = arch == "llama" || arch == "mistral";
+        if (!llama_family && (tied_flag || !rope_scaling.empty()))
+            throw std::runtime_error("--tied and --rope-scaling apply to --arch llama/mistral");
+        if (llama_family && untied)
+            throw std::runtime_error("--arch " + arch + " is untied by default (--tied ties it)");
+        if (llama_family) untied = !tied_flag;
+        if (rope_scaling.empty()) rope_scaling = arch == "llama" ? "llama3" : "none";
         if (is_mlx) prefix_model = true;  // mlx-lm checkpoints use the HF names model.*
         if (tokenizer.empty()) tokenizer = preset == "tiny" ? "small" : "qwen3";
         if (qwen3_tokenizer.empty())
@@ -127,7 +142,7 @@ int main(int argc, char** argv) {
             bos_id = mkfixture::added_token_id_in_file(out / "tokenizer.json", "<|endoftext|>");
             eos_id = mkfixture::added_token_id_in_file(out / "tokenizer.json", "<|im_end|>");
         }
-        mkfixture::write_config_json(out, plan.dims, !untied, bos_id, eos_id, arch);
+        mkfixture::write_config_json(out, plan.dims, !untied, bos_id, eos_id, arch, rope_scaling);
         if (is_mlx) mkfixture::add_mlx_quantization(out, mlx);
         if (!no_pooling) mkfixture::write_pooling_files(out, plan.dims.hidden);
         if (is_mlx)
