@@ -69,7 +69,8 @@ namespace {
 
 // config.json of a llama-family model, keys in the order transformers writes them.
 ojson llama_family_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id,
-                          const std::string& arch, const std::string& rope_scaling) {
+                          const std::string& arch, const std::string& rope_scaling,
+                          bool attention_bias) {
     const bool mistral = arch == "mistral";
     ojson config{
         {"architectures", ojson::array({mistral ? "MistralForCausalLM" : "LlamaForCausalLM"})},
@@ -110,10 +111,11 @@ ojson llama_family_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_
 }  // namespace
 
 void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_t bos_id,
-                       int64_t eos_id, const std::string& arch, const std::string& rope_scaling) {
+                       int64_t eos_id, const std::string& arch, const std::string& rope_scaling,
+                       bool attention_bias) {
     if (arch == "llama" || arch == "mistral") {
-        write_json(out_dir / "config.json",
-                   llama_family_config(d, tied, bos_id, eos_id, arch, rope_scaling));
+        write_json(out_dir / "config.json", llama_family_config(d, tied, bos_id, eos_id, arch,
+                                                                rope_scaling, attention_bias));
         return;
     }
     const bool qwen2 = arch == "qwen2";

@@ -21,7 +21,7 @@ namespace mkfixture {
 // arch "mistral": MistralForCausalLM with the keys of Mistral-Nemo's config (explicit head_dim).
 void write_config_json(const std::filesystem::path& out_dir, const Dims& dims, bool tied,
                        int64_t bos_id = -1, int64_t eos_id = -1, const std::string& arch = "qwen3",
-                       const std::string& rope_scaling = "none");
+                       const std::string& rope_scaling = "none", bool attention_bias = false);
 void write_pooling_files(const std::filesystem::path& out_dir, int64_t hidden);
 
 // The "mcq" metadata JSON of one file (Python json.dumps style, as in the spec's example).

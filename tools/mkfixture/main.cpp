@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
     CLI::App app{"rebox-mkfixture: deterministic mcq-v1 / MLX test checkpoints"};
     std::string out_dir, preset, tokenizer, qwen3_tokenizer, defect;
     bool embedding_eos = false, prefix_model = false, corners = false, no_pooling = false;
-    bool untied = false, tied_flag = false, force = false;
+    bool untied = false, tied_flag = false, attention_bias = false, force = false;
     std::string rope_scaling;  // llama/mistral: "none" | "llama3"; empty: the arch's default
     int shards = 1;
     uint64_t seed = 1;
@@ -73,6 +73,8 @@ int main(int argc, char** argv) {
     app.add_flag("--untied", untied, "tie_word_embeddings false and an lm_head.weight");
     app.add_flag("--tied", tied_flag,
                  "llama/mistral: tie_word_embeddings true and no lm_head.weight");
+    app.add_flag("--attention-bias", attention_bias,
+                 "llama/mistral: q/k/v projection biases (attention_bias true)");
     app.add_option("--rope-scaling", rope_scaling,
                    "llama/mistral: none | llama3 (default: llama3 for llama, none for mistral)")
         ->check(CLI::IsMember({"none", "llama3"}));
@@ -132,6 +134,7 @@ int main(int argc, char** argv) {
         options.vocab = token_count > 0 ? token_count : 512;
         options.prefix_model = prefix_model;
         options.untied = untied;
+        options.attention_bias = attention_bias;
         options.corners = corners;
         options.defect = defect;
         mkfixture::ModelPlan plan = mkfixture::make_plan(options);
@@ -142,7 +145,8 @@ int main(int argc, char** argv) {
             bos_id = mkfixture::added_token_id_in_file(out / "tokenizer.json", "<|endoftext|>");
             eos_id = mkfixture::added_token_id_in_file(out / "tokenizer.json", "<|im_end|>");
         }
-        mkfixture::write_config_json(out, plan.dims, !untied, bos_id, eos_id, arch, rope_scaling);
+        mkfixture::write_config_json(out, plan.dims, !untied, bos_id, eos_id, arch, rope_scaling,
+                                     attention_bias);
         if (is_mlx) mkfixture::add_mlx_quantization(out, mlx);
         if (!no_pooling) mkfixture::write_pooling_files(out, plan.dims.hidden);
         if (is_mlx)
