@@ -148,6 +148,23 @@ void check_kvs(const GgufSet& gguf, const ModelConfig& config,
             if (key == arch::ArchKv::vocab_size)
                 kv.expect_u32(arch + ".vocab_size", config.vocab_size);
 
+    // Linear rope scaling (config.json "linear" with a factor): llama.cpp's converter writes the
+    // type and the factor; any other type leaves no scaling KVs here.
+    const GgufValue* scaling_type = gguf.find(arch + ".rope.scaling.type");
+    if (config.rope_scaling && config.rope_scaling->type == "linear" &&
+        config.rope_scaling->factor) {
+        kv.expect_string(arch + ".rope.scaling.type", "linear");
+        const GgufValue* factor = gguf.find(arch + ".rope.scaling.factor");
+        const float want = static_cast<float>(*config.rope_scaling->factor);
+        if (factor == nullptr || factor->type != GgufType::FLOAT32 ||
+            static_cast<float>(std::get<double>(factor->scalar)) != want)
+            kv.problem(arch + ".rope.scaling.factor", "missing or different",
+                       "FLOAT32 " + std::to_string(want) + " (config.json rope_scaling.factor)");
+    } else if (scaling_type != nullptr) {
+        kv.problem(arch + ".rope.scaling.type", "present",
+                   "absent: config.json asks for no linear rope scaling");
+    }
+
     const std::string pooling_key = arch + ".pooling_type";
     if (const auto pooling = read_pooling(model_dir)) {
         kv.expect_u32(pooling_key, static_cast<uint32_t>(*pooling));
