@@ -108,15 +108,16 @@ bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const Sourc
 // The row layout of a tensor the architecture permutes (names from the registry; the permutation
 // itself is verify's own, ref_rope.hpp). False with check.problem when the rows cannot be heads.
 bool set_row_transform(const arch::Architecture& arch, const ModelConfig& config,
-                       const GgufTensorInfo& info, TensorCheck& check, ValueJob& job) {
+                       const std::string& file, const GgufTensorInfo& info, TensorCheck& check,
+                       ValueJob& job) {
     const auto ref = arch::resolve_gguf(arch, info.name);
     if (!ref || ref->spec->rows == arch::RowTransform::none) return true;
     const uint64_t heads = ref->spec->rows == arch::RowTransform::rope_pairs_q_heads
                                ? config.num_attention_heads
                                : config.num_key_value_heads;
     const uint64_t rows = info.ne.size() == 1 ? info.ne[0] : info.ne[1];
-    if (heads == 0 || rows % heads != 0 || (rows / heads) % 2 != 0) {
-        check.problem = error_message(info.name, "rows",
+    if (heads == 0 || rows == 0 || rows % heads != 0 || (rows / heads) % 2 != 0) {
+        check.problem = error_message(file, info.name,
                                       std::to_string(rows) + " rows are not heads of an even size",
                                       std::to_string(heads) + " heads");
         return false;
@@ -248,7 +249,8 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
         check.re_encoded = source.quantized;
         ValueJob job;
         if (prepare_job(gguf, tensor, source, config, check, job) &&
-            set_row_transform(*arch, config, info, check, job)) {
+            set_row_transform(*arch, config, gguf.shard(tensor.shard).display_name(), info, check,
+                              job)) {
             jobs.push_back(job);
             job_tensor.push_back(report.tensors.size());
         }
