@@ -1,6 +1,6 @@
 // KV and layout checks. Expected hyper-parameters come from config.json, pooling from modules.json,
 // special tokens and add_bos/add_eos from tokenizer.json (+ tokenizer_config.json) via the model/
-// readers; typing follows llama.cpp (notes/gguf.md §1.7, §3.1).
+// readers; typing follows llama.cpp (docs/gguf.md §1.7, §3.1).
 #include "metadata_checks.hpp"
 
 #include "rebox/arch/architecture.hpp"

@@ -1,4 +1,4 @@
-// config.json reading: the Qwen3-Embedding-0.6B numbers (notes/gguf.md §3.2), documented defaults,
+// config.json reading: the Qwen3-Embedding-0.6B numbers (docs/gguf.md §3.2), documented defaults,
 // and one-line input errors naming the field for missing / ill-typed / out-of-range values.
 #include "rebox/model/model_config.hpp"
 
