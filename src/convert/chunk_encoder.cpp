@@ -14,12 +14,13 @@ namespace {
 // out is not necessarily aligned for T: dequantize into a small aligned buffer, then copy the
 // little-endian values out (fp16 bits for dequant_f16, binary32 for dequant_f32).
 template <typename T>
-void dequantize_through_buffer(const QuantView& q, const Chunk& chunk, std::span<uint8_t> out,
+void dequantize_through_buffer(const QuantView& q, uint64_t first, uint64_t count,
+                               std::span<uint8_t> out,
                                void (*dequantize)(const QuantView&, uint64_t, size_t, T*)) {
     T buffer[4096];
-    for (uint64_t done = 0; done < chunk.count;) {
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(4096, chunk.count - done));
-        dequantize(q, chunk.first + done, n, buffer);
+    for (uint64_t done = 0; done < count;) {
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(4096, count - done));
+        dequantize(q, first + done, n, buffer);
         std::memcpy(out.data() + done * sizeof(T), buffer, n * sizeof(T));
         done += n;
     }
@@ -43,19 +44,31 @@ void widen_values(const SourceTensor& source, uint64_t first, size_t count, floa
 // Stores the chunk's binary32 values (dequantized, or widened from a float source) as 16-bit
 // floats: fp16 or bf16. The plan checked that every value is exact in the target type, so the
 // round-to-nearest narrowing never rounds.
-void narrow_to_16(const SourceTensor& source, const Chunk& chunk, std::span<uint8_t> out,
-                  uint16_t (*narrow)(float)) {
+void narrow_to_16(const SourceTensor& source, uint64_t first, uint64_t count,
+                  std::span<uint8_t> out, uint16_t (*narrow)(float)) {
     float values[4096];
-    for (uint64_t done = 0; done < chunk.count;) {
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(4096, chunk.count - done));
+    for (uint64_t done = 0; done < count;) {
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(4096, count - done));
         if (source.quant)
-            dequantize_f32(*source.quant, chunk.first + done, n, values);
+            dequantize_f32(*source.quant, first + done, n, values);
         else
-            widen_values(source, chunk.first + done, n, values);
+            widen_values(source, first + done, n, values);
         for (size_t i = 0; i < n; ++i) {
             const uint16_t bits = narrow(values[i]);
             std::memcpy(out.data() + (done + i) * 2, &bits, 2);
         }
+        done += n;
+    }
+}
+
+// A float source's values [first, first+count) widened exactly to binary32, little-endian.
+void widen_to_f32(const SourceTensor& source, uint64_t first, uint64_t count,
+                  std::span<uint8_t> out) {
+    float values[4096];
+    for (uint64_t done = 0; done < count;) {
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(4096, count - done));
+        widen_values(source, first + done, n, values);
+        std::memcpy(out.data() + done * 4, values, n * 4);
         done += n;
     }
 }
@@ -83,57 +96,65 @@ UnitSize output_unit(const TensorPlan& plan) {
     throw std::logic_error("unknown encoding");
 }
 
-void encode_chunk(const SourceTensor& source, const TensorPlan& plan, const Chunk& chunk,
-                  std::span<uint8_t> out) {
+namespace {
+
+// The GGUF bytes of source values [first, first+count) in the plan's encoding (first and count
+// whole blocks for block types).
+void encode_values(const SourceTensor& source, const TensorPlan& plan, uint64_t first,
+                   uint64_t count, std::span<uint8_t> out) {
     const ScaleRule rule =
         plan.zero_code_groups_get_zero_scale ? ScaleRule::zero_when_codes_zero : ScaleRule::exact;
     switch (plan.encoding) {
         case Encoding::q4_1_repack:
-            encode_q4_1(*source.quant, chunk.first / kQBlockValues, chunk.count / kQBlockValues,
-                        out.data(), rule);
+            encode_q4_1(*source.quant, first / kQBlockValues, count / kQBlockValues, out.data(),
+                        rule);
             return;
         case Encoding::q5_1_repack:
-            encode_q5_1(*source.quant, chunk.first / kQBlockValues, chunk.count / kQBlockValues,
-                        out.data(), rule);
+            encode_q5_1(*source.quant, first / kQBlockValues, count / kQBlockValues, out.data(),
+                        rule);
             return;
         case Encoding::dequant_f16:
-            dequantize_through_buffer<uint16_t>(*source.quant, chunk, out, dequantize_f16);
+            dequantize_through_buffer<uint16_t>(*source.quant, first, count, out, dequantize_f16);
             return;
         case Encoding::dequant_f32:
-            dequantize_through_buffer<float>(*source.quant, chunk, out, dequantize_f32);
+            dequantize_through_buffer<float>(*source.quant, first, count, out, dequantize_f32);
             return;
         case Encoding::copy_f32:
         case Encoding::copy_f16:
         case Encoding::copy_bf16: {
             const size_t width = float_dtype_size(source.float_dtype);
-            std::memcpy(out.data(), source.float_data.data() + chunk.first * width,
-                        chunk.count * width);
+            std::memcpy(out.data(), source.float_data.data() + first * width, count * width);
             return;
         }
-        case Encoding::widen_f32: {
-            const size_t width = float_dtype_size(source.float_dtype);
-            const uint8_t* in = source.float_data.data() + chunk.first * width;
-            for (uint64_t i = 0; i < chunk.count; ++i) {
-                float value;
-                if (source.float_dtype == FloatDtype::F32) {
-                    std::memcpy(&value, in + i * 4, 4);
-                } else {
-                    uint16_t bits;
-                    std::memcpy(&bits, in + i * 2, 2);
-                    value = source.float_dtype == FloatDtype::F16 ? half_to_float(bits)
-                                                                  : bf16_to_float(bits);
-                }
-                std::memcpy(out.data() + i * 4, &value, 4);
-            }
+        case Encoding::widen_f32:
+            widen_to_f32(source, first, count, out);
             return;
-        }
         case Encoding::dequant_bf16:
         case Encoding::recast_bf16:
-            narrow_to_16(source, chunk, out, float_to_bf16);
+            narrow_to_16(source, first, count, out, float_to_bf16);
             return;
         case Encoding::recast_f16:
-            narrow_to_16(source, chunk, out, float_to_half);
+            narrow_to_16(source, first, count, out, float_to_half);
             return;
+    }
+}
+
+}  // namespace
+
+void encode_chunk(const SourceTensor& source, const TensorPlan& plan, const Chunk& chunk,
+                  std::span<uint8_t> out) {
+    if (plan.is_computed()) {  // F32 values made by the plan
+        std::memcpy(out.data(), plan.computed.data() + chunk.first, chunk.count * 4);
+        return;
+    }
+    if (plan.row_source.empty()) return encode_values(source, plan, chunk.first, chunk.count, out);
+    // Permuted rows: the chunk is whole output rows (split_into_chunks); each is encoded from the
+    // source row it holds, in whatever encoding the plan chose.
+    const uint64_t row_bytes = out.size() / (chunk.count / plan.row_values);
+    for (uint64_t r = chunk.first / plan.row_values, done = 0; done < chunk.count;
+         ++r, done += plan.row_values) {
+        encode_values(source, plan, uint64_t{plan.row_source[r]} * plan.row_values, plan.row_values,
+                      out.subspan(done / plan.row_values * row_bytes, row_bytes));
     }
 }
 

@@ -25,7 +25,8 @@ struct UnitSize {
 };
 UnitSize output_unit(const TensorPlan& plan);
 
-// Writes the chunk's GGUF bytes into out (out.size() == chunk.out_bytes).
+// Writes the chunk's GGUF bytes into out (out.size() == chunk.out_bytes). A tensor with a row map
+// must be chunked in whole rows.
 void encode_chunk(const SourceTensor& source, const TensorPlan& plan, const Chunk& chunk,
                   std::span<uint8_t> out);
 

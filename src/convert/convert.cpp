@@ -52,7 +52,12 @@ std::vector<Chunk> split_into_chunks(const Plan& plan) {
         const TensorPlan& tp = plan.tensors[i];
         const auto unit = convert_detail::output_unit(tp);
         const uint64_t units = tp.nbytes / unit.bytes;
-        const uint64_t units_per_chunk = std::max<uint64_t>(1, kChunkOutputBytes / unit.bytes);
+        uint64_t units_per_chunk = std::max<uint64_t>(1, kChunkOutputBytes / unit.bytes);
+        if (!tp.row_source.empty()) {  // permuted rows: chunks of whole output rows
+            const uint64_t units_per_row = tp.row_values / unit.values;
+            units_per_chunk =
+                std::max<uint64_t>(1, units_per_chunk / units_per_row) * units_per_row;
+        }
         for (uint64_t u = 0; u < units; u += units_per_chunk) {
             const uint64_t n = std::min(units_per_chunk, units - u);
             chunks.push_back({i, u * unit.values, n * unit.values, u * unit.bytes, n * unit.bytes});
@@ -111,11 +116,14 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
                 const Chunk& chunk = chunks[c];
                 const TensorPlan& tp = plan.tensors[chunk.plan_index];
                 buffer.resize(chunk.out_bytes);
-                convert_detail::encode_chunk(source.tensors[tp.source_index], tp, chunk, buffer);
+                static const SourceTensor kNoSource;
+                const SourceTensor& tensor =
+                    tp.is_computed() ? kNoSource : source.tensors[tp.source_index];
+                convert_detail::encode_chunk(tensor, tp, chunk, buffer);
                 outs[layout.places[chunk.plan_index].shard]->pwrite(
                     buffer, tensor_offsets[chunk.plan_index] + chunk.out_offset);
-                const SourceTensor& tensor = source.tensors[tp.source_index];
-                release(tensor, chunk.first, chunk.count);
+                // A permuted chunk reads rows spread over its heads: released with the tensor.
+                if (tp.row_source.empty()) release(tensor, chunk.first, chunk.count);
                 if (pending.finish(chunk.plan_index)) release(tensor, 0, tensor.element_count());
                 line.add(chunk.out_bytes);
             }

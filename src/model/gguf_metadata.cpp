@@ -1,11 +1,11 @@
-// ModelConfig + TokenizerVocab + pooling -> the ordered GGUF KV list llama.cpp reads (notes/gguf.md
+// ModelConfig + TokenizerVocab + pooling -> the ordered GGUF KV list llama.cpp reads (docs/gguf.md
 // §3.1, §5): integers UINT32, floats FLOAT32, flags BOOL, token types an INT32 array.
 #include "rebox/model/gguf_metadata.hpp"
 
 #include <stdexcept>
 
+#include "rebox/arch/architecture.hpp"
 #include "rebox/error.hpp"
-#include "rebox/model/tensor_names.hpp"
 
 namespace rebox {
 namespace {
@@ -58,17 +58,81 @@ GgufValue i32_array_value(const std::vector<int32_t>& items) {
     return value;
 }
 
+GgufValue arch_kv_value(arch::ArchKv key, const ModelConfig& config) {
+    using arch::ArchKv;
+    switch (key) {
+        case ArchKv::context_length:
+            return u32_value(config.max_position_embeddings);
+        case ArchKv::embedding_length:
+            return u32_value(config.hidden_size);
+        case ArchKv::block_count:
+            return u32_value(config.num_hidden_layers);
+        case ArchKv::feed_forward_length:
+            return u32_value(config.intermediate_size);
+        case ArchKv::head_count:
+            return u32_value(config.num_attention_heads);
+        case ArchKv::head_count_kv:
+            return u32_value(config.num_key_value_heads);
+        case ArchKv::rope_freq_base:
+            return f32_value(config.rope_theta);
+        case ArchKv::rms_epsilon:
+            return f32_value(config.rms_norm_eps);
+        case ArchKv::key_length:
+            return u32_value(config.head_dim);
+        case ArchKv::value_length:
+            return u32_value(config.head_dim);
+        case ArchKv::rope_dimension_count:
+            return u32_value(config.head_dim);
+        case ArchKv::vocab_size:
+            return u32_value(config.vocab_size);
+    }
+    throw std::logic_error("unknown ArchKv");
+}
+
+const char* arch_kv_suffix(arch::ArchKv key) {
+    using arch::ArchKv;
+    switch (key) {
+        case ArchKv::context_length:
+            return "context_length";
+        case ArchKv::embedding_length:
+            return "embedding_length";
+        case ArchKv::block_count:
+            return "block_count";
+        case ArchKv::feed_forward_length:
+            return "feed_forward_length";
+        case ArchKv::head_count:
+            return "attention.head_count";
+        case ArchKv::head_count_kv:
+            return "attention.head_count_kv";
+        case ArchKv::rope_freq_base:
+            return "rope.freq_base";
+        case ArchKv::rms_epsilon:
+            return "attention.layer_norm_rms_epsilon";
+        case ArchKv::key_length:
+            return "attention.key_length";
+        case ArchKv::value_length:
+            return "attention.value_length";
+        case ArchKv::rope_dimension_count:
+            return "rope.dimension_count";
+        case ArchKv::vocab_size:
+            return "vocab_size";
+    }
+    throw std::logic_error("unknown ArchKv");
+}
+
 }  // namespace
 
 std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input) {
     if (input.config == nullptr)
         throw std::invalid_argument("build_model_metadata: config is null");
     const ModelConfig& config = *input.config;
-    const std::string& arch = config.model_type;
-    if (!is_supported_arch(arch))
+    const arch::Architecture* architecture = arch::find_architecture(config.model_type);
+    if (architecture == nullptr)
         throw Error(ExitClass::blocker,
-                    error_message("config.json", "model_type", "'" + arch + "' is not supported",
-                                  "qwen3, qwen2 or llama"));
+                    error_message("config.json", "model_type",
+                                  "'" + config.model_type + "' is not supported",
+                                  arch::supported_model_types()));
+    const std::string arch(architecture->gguf_arch);
 
     std::vector<GgufKV> kvs;
     auto add = [&kvs](std::string key, GgufValue value) {
@@ -84,21 +148,14 @@ std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input) {
     add("general.file_type", u32_value(static_cast<uint32_t>(input.file_type)));
     add("general.quantization_version", u32_value(2));  // GGML_QNT_VERSION
 
-    add_arch("context_length", u32_value(config.max_position_embeddings));
-    add_arch("embedding_length", u32_value(config.hidden_size));
-    add_arch("block_count", u32_value(config.num_hidden_layers));
-    add_arch("feed_forward_length", u32_value(config.intermediate_size));
-    add_arch("attention.head_count", u32_value(config.num_attention_heads));
-    add_arch("attention.head_count_kv", u32_value(config.num_key_value_heads));
-    add_arch("rope.freq_base", f32_value(config.rope_theta));
-    add_arch("attention.layer_norm_rms_epsilon", f32_value(config.rms_norm_eps));
-    // Qwen3's head_dim (128) differs from hidden/heads (1024/16): key/value length must be
-    // explicit.
-    add_arch("attention.key_length", u32_value(config.head_dim));
-    add_arch("attention.value_length", u32_value(config.head_dim));
-    add_arch("rope.dimension_count", u32_value(config.head_dim));
-    if (arch == "llama")
-        add_arch("vocab_size", u32_value(config.vocab_size));  // LlamaModel writes it
+    for (const arch::ArchKv key : architecture->kvs)
+        add_arch(arch_kv_suffix(key), arch_kv_value(key, config));
+    // The plan refuses rope_scaling types it cannot write; "linear" becomes two KVs.
+    const arch::RopeScalingPlan rope = arch::plan_rope_scaling(*architecture, config);
+    if (!rope.kv_type.empty()) {
+        add_arch("rope.scaling.type", string_value(rope.kv_type));
+        add_arch("rope.scaling.factor", f32_value(*rope.kv_factor));
+    }
     if (input.pooling) add_arch("pooling_type", u32_value(static_cast<uint32_t>(*input.pooling)));
 
     if (input.vocab != nullptr) {

@@ -90,6 +90,38 @@ std::optional<uint32_t> optional_token_id(const json& root, const std::string& f
     return static_cast<uint32_t>(value.get<uint64_t>());
 }
 
+std::optional<double> optional_number(const json& object, const std::string& parent,
+                                      const std::string& field) {
+    const auto it = object.find(field);
+    if (it == object.end() || it->is_null()) return std::nullopt;
+    if (!it->is_number() || !std::isfinite(it->get<double>()))
+        fail(parent + "." + field, "expected a finite number");
+    return it->get<double>();
+}
+
+// "rope_scaling" (transformers <= 4) or "rope_parameters" (transformers 5, which also moves
+// rope_theta there); the type is "rope_type" or the older "type".
+std::optional<RopeScalingConfig> read_rope_scaling(const json& root, float* rope_theta) {
+    const char* field = root.contains("rope_parameters") ? "rope_parameters" : "rope_scaling";
+    const auto it = root.find(field);
+    if (it == root.end() || it->is_null()) return std::nullopt;
+    if (!it->is_object()) fail(field, "expected an object or null");
+    const json& params = *it;
+    if (!root.contains("rope_theta"))
+        if (const auto theta = optional_positive_float(params, "rope_theta")) *rope_theta = *theta;
+    std::optional<std::string> type = optional_string(params, "rope_type");
+    if (!type) type = optional_string(params, "type");
+    if (!type || *type == "default") return std::nullopt;
+    RopeScalingConfig scaling;
+    scaling.type = *type;
+    scaling.factor = optional_number(params, field, "factor");
+    scaling.low_freq_factor = optional_number(params, field, "low_freq_factor");
+    scaling.high_freq_factor = optional_number(params, field, "high_freq_factor");
+    scaling.original_max_position_embeddings =
+        optional_u32(params, "original_max_position_embeddings");
+    return scaling;
+}
+
 }  // namespace
 
 ModelConfig read_model_config(const std::filesystem::path& config_json) {
@@ -147,6 +179,7 @@ ModelConfig read_model_config(const std::filesystem::path& config_json) {
     config.bos_token_id = optional_token_id(root, "bos_token_id");
     config.eos_token_id = optional_token_id(root, "eos_token_id");
     config.name_or_path = optional_string(root, "_name_or_path").value_or("");
+    config.rope_scaling = read_rope_scaling(root, &config.rope_theta);
     return config;
 }
 

@@ -9,13 +9,13 @@
 #include <set>
 #include <string_view>
 
-#include "arch_tensors.hpp"
+#include "rebox/arch/architecture.hpp"
+#include "rebox/arch/transforms.hpp"
 #include "rebox/error.hpp"
 #include "rebox/format/ggml_type.hpp"
 #include "rebox/format/safetensors.hpp"
 #include "rebox/model/gguf_metadata.hpp"
 #include "rebox/model/pooling.hpp"
-#include "rebox/model/tensor_names.hpp"
 #include "rebox/model/tokenizer_vocab.hpp"
 #include "rebox/version.hpp"
 #include "tensor_rules.hpp"
@@ -23,10 +23,7 @@
 namespace rebox {
 namespace {
 
-using plan_detail::expected_ne;
-using plan_detail::layer_of;
-using plan_detail::output_rank;
-using plan_detail::required_tensors;
+using arch::Architecture;
 
 std::string ne_string(const std::vector<int64_t>& ne) {
     std::string s = "[";
@@ -88,10 +85,10 @@ std::optional<TokenizerVocab> read_vocab(const SourceModel& source, const ModelC
 }
 
 // Config-dependent checks of one planned tensor; returns false (with a blocker) when it fails.
-bool check_against_config(const std::string& arch, const ModelConfig& config,
+bool check_against_config(const Architecture& arch, const ModelConfig& config,
                           const SourceTensor& source, const TensorPlan& plan,
                           std::vector<Blocker>* blockers) {
-    if (const auto layer = layer_of(plan.gguf_name);
+    if (const auto layer = arch::layer_of(plan.gguf_name);
         layer && *layer >= static_cast<int64_t>(config.num_hidden_layers)) {
         blockers->push_back(Blocker{source.name,
                                     "layer " + std::to_string(*layer) +
@@ -100,11 +97,12 @@ bool check_against_config(const std::string& arch, const ModelConfig& config,
                                     "use the config.json that belongs to these weights"});
         return false;
     }
-    const auto expected = expected_ne(arch, config, plan.gguf_name);
+    const auto expected = arch::expected_ne(arch, config, plan.gguf_name);
     if (!expected) {
         blockers->push_back(Blocker{source.name,
-                                    "llama.cpp's " + arch + " graph has no tensor " +
-                                        plan.gguf_name + " (it refuses files with extra tensors)",
+                                    "llama.cpp's " + std::string(arch.gguf_arch) +
+                                        " graph has no tensor " + plan.gguf_name +
+                                        " (it refuses files with extra tensors)",
                                     "remove the tensor from the checkpoint"});
         return false;
     }
@@ -115,21 +113,72 @@ bool check_against_config(const std::string& arch, const ModelConfig& config,
                                     "use the config.json that belongs to these weights"});
         return false;
     }
-    if (arch == "llama" &&
-        (plan.gguf_name.ends_with("attn_q.weight") || plan.gguf_name.ends_with("attn_k.weight"))) {
-        blockers->push_back(
-            Blocker{source.name,
-                    "llama's NORM rope needs q_proj/k_proj rows permuted; rebox does not permute",
-                    "not supported yet for llama; qwen2/qwen3 need no permutation"});
+    return true;
+}
+
+// Attaches the row map of a tensor the architecture permutes (llama q/k and their biases); a
+// BLOCKER when whole rows cannot be moved: heads that do not divide the rows, an odd head size,
+// or quantization groups that run across rows.
+bool attach_row_transform(arch::RowTransform transform, const ModelConfig& config,
+                          const SourceTensor& source, TensorPlan* plan,
+                          std::vector<Blocker>* blockers) {
+    if (transform == arch::RowTransform::none) return true;
+    const uint32_t heads = arch::transform_heads(transform, config);
+    const char* heads_field = transform == arch::RowTransform::rope_pairs_q_heads
+                                  ? "num_attention_heads"
+                                  : "num_key_value_heads";
+    const uint64_t rows = source.shape.empty() ? 0 : static_cast<uint64_t>(source.shape[0]);
+    const uint64_t values = source.element_count();
+    const std::string what = "the rope row permutation of " + plan->gguf_name + ": ";
+    if (rows == 0 || heads == 0 || rows % heads != 0) {
+        blockers->push_back(Blocker{source.name,
+                                    what + std::to_string(rows) + " rows do not split into " +
+                                        std::to_string(heads) + " heads (" + heads_field + ")",
+                                    "use the config.json that belongs to these weights"});
         return false;
     }
+    if ((rows / heads) % 2 != 0) {
+        blockers->push_back(Blocker{source.name,
+                                    what + "the head size " + std::to_string(rows / heads) +
+                                        " is odd (rows pair up as first/second half of a head)",
+                                    "an even head_dim; llama.cpp's converter cannot do it either"});
+        return false;
+    }
+    const uint64_t row_values = values / rows;
+    if (source.quant && row_values % static_cast<uint64_t>(source.quant->group) != 0) {
+        blockers->push_back(
+            Blocker{source.name,
+                    what + "quantization groups of " + std::to_string(source.quant->group) +
+                        " values cross its rows of " + std::to_string(row_values) +
+                        " values, so rows cannot move with their own scales and mins",
+                    "re-export with a group size that divides the row length"});
+        return false;
+    }
+    plan->row_source = *arch::rope_pair_source_rows(rows, heads);
+    plan->row_values = row_values;
+    plan->note += (plan->note.empty() ? "" : "; ") + std::string("rows permuted for rope");
     return true;
+}
+
+// rope_freqs.weight: F32 [head_dim/2] computed from config.json (no source tensor).
+TensorPlan computed_rope_freqs(const ModelConfig& config) {
+    TensorPlan tensor;
+    tensor.source_index = TensorPlan::kComputed;
+    tensor.gguf_name = std::string(arch::extra_tensor_name(arch::ExtraTensor::rope_freqs_llama3));
+    tensor.computed = arch::llama3_rope_freqs(config);
+    tensor.type = static_cast<uint32_t>(GgmlType::F32);
+    tensor.ne = {static_cast<int64_t>(tensor.computed.size())};
+    tensor.nbytes = 4 * tensor.computed.size();
+    tensor.encoding = Encoding::copy_f32;
+    tensor.note = "computed from config.json rope_scaling (llama3)";
+    return tensor;
 }
 
 std::vector<GgufKV> provenance_kvs(const SourceModel& source, const Plan& plan) {
     std::vector<std::string> names;
     std::vector<GgufScalar> bits, groups;
     for (const TensorPlan& tensor : plan.tensors) {
+        if (tensor.is_computed()) continue;
         const SourceTensor& st = source.tensors[tensor.source_index];
         if (!st.is_quantized()) continue;
         names.push_back(tensor.gguf_name);
@@ -216,44 +265,54 @@ uint64_t total_file_bytes(const SourceModel& source) {
 Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     Plan plan;
     plan.config = read_model_config(source.dir / "config.json");
-    plan.arch = plan.config.model_type;
     plan.source_bytes = total_file_bytes(source);
     plan.blockers = source.blockers;
     const ModelConfig& config = plan.config;
 
-    if (!is_supported_arch(plan.arch)) {
-        plan.blockers.push_back(Blocker{
-            "config.json: model_type",
-            "model_type '" + plan.arch + "' is not supported (expected qwen3, qwen2 or llama)",
-            "rebox writes qwen3, qwen2 and llama models only"});
+    const Architecture* arch = arch::find_architecture(config.model_type);
+    if (arch == nullptr) {
+        plan.arch = config.model_type;
+        plan.blockers.push_back(
+            Blocker{"config.json: model_type",
+                    "model_type '" + config.model_type +
+                        "' is not supported (supported: " + arch::supported_model_types() + ")",
+                    "convert a model of a supported architecture"});
         return plan;
     }
+    plan.arch = std::string(arch->gguf_arch);
+    const arch::RopeScalingPlan rope = arch::plan_rope_scaling(*arch, config);
+    if (rope.blocker)
+        plan.blockers.push_back(Blocker{"config.json: rope_scaling", *rope.blocker,
+                                        "rebox carries only what llama.cpp's converter writes"});
     const std::optional<PoolingType> pooling = read_pooling(source.dir);
     const std::optional<TokenizerVocab> vocab = read_vocab(source, config, options, &plan.blockers);
 
     std::map<std::string, std::string> seen;  // gguf name -> source name
     for (size_t i = 0; i < source.tensors.size(); ++i) {
         const SourceTensor& tensor = source.tensors[i];
-        const auto gguf_name = gguf_tensor_name(plan.arch, tensor.name);
-        if (!gguf_name) {
+        const auto ref = arch::resolve_hf(*arch, tensor.name);
+        if (!ref) {
             plan.blockers.push_back(Blocker{tensor.name, "no llama.cpp name for this tensor",
                                             "remove the tensor, or use a supported architecture"});
             continue;
         }
-        const auto [it, inserted] = seen.emplace(*gguf_name, tensor.name);
+        const std::string& gguf_name = ref->gguf_name;
+        const auto [it, inserted] = seen.emplace(gguf_name, tensor.name);
         if (!inserted) {
             plan.blockers.push_back(Blocker{tensor.name,
-                                            "maps to " + *gguf_name + " like '" + it->second + "'",
+                                            "maps to " + gguf_name + " like '" + it->second + "'",
                                             "keep one of the two tensors"});
             continue;
         }
         TensorPlan tensor_plan;
-        if (!plan_detail::plan_tensor(tensor, i, *gguf_name, options, &tensor_plan, &plan.blockers))
+        if (!plan_detail::plan_tensor(tensor, i, gguf_name, options, &tensor_plan, &plan.blockers))
             continue;
-        if (!check_against_config(plan.arch, config, tensor, tensor_plan, &plan.blockers)) continue;
+        if (!check_against_config(*arch, config, tensor, tensor_plan, &plan.blockers)) continue;
+        if (!attach_row_transform(ref->spec->rows, config, tensor, &tensor_plan, &plan.blockers))
+            continue;
         plan.tensors.push_back(std::move(tensor_plan));
     }
-    for (const std::string& name : required_tensors(plan.arch, config)) {
+    for (const std::string& name : arch::required_tensors(*arch, config)) {
         if (!seen.count(name))
             plan.blockers.push_back(Blocker{
                 name,
@@ -261,10 +320,11 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
                 "add the missing weight to the checkpoint"});
     }
     add_fallback_growth(source, plan);
-    std::stable_sort(plan.tensors.begin(), plan.tensors.end(),
-                     [](const TensorPlan& a, const TensorPlan& b) {
-                         return output_rank(a.gguf_name) < output_rank(b.gguf_name);
-                     });
+    if (rope.rope_freqs) plan.tensors.push_back(computed_rope_freqs(config));
+    std::stable_sort(
+        plan.tensors.begin(), plan.tensors.end(), [arch](const TensorPlan& a, const TensorPlan& b) {
+            return arch::output_rank(*arch, a.gguf_name) < arch::output_rank(*arch, b.gguf_name);
+        });
 
     ModelMetadataInput input;
     input.config = &config;

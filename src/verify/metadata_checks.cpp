@@ -1,8 +1,9 @@
 // KV and layout checks. Expected hyper-parameters come from config.json, pooling from modules.json,
 // special tokens and add_bos/add_eos from tokenizer.json (+ tokenizer_config.json) via the model/
-// readers; typing follows llama.cpp (notes/gguf.md §1.7, §3.1).
+// readers; typing follows llama.cpp (docs/gguf.md §1.7, §3.1).
 #include "metadata_checks.hpp"
 
+#include "rebox/arch/architecture.hpp"
 #include "rebox/error.hpp"
 #include "rebox/format/ggml_type.hpp"
 #include "rebox/format/gguf_layout.hpp"
@@ -129,7 +130,9 @@ void check_tokenizer(KvChecker& kv, const ModelConfig& config,
 void check_kvs(const GgufSet& gguf, const ModelConfig& config,
                const std::filesystem::path& model_dir, std::vector<std::string>& problems) {
     KvChecker kv(gguf, problems);
-    const std::string& arch = config.model_type;
+    const arch::Architecture* architecture = arch::find_architecture(config.model_type);
+    const std::string arch =
+        architecture ? std::string(architecture->gguf_arch) : config.model_type;
     kv.expect_string("general.architecture", arch);
     kv.expect_u32(arch + ".embedding_length", config.hidden_size);
     kv.expect_u32(arch + ".block_count", config.num_hidden_layers);
@@ -138,6 +141,29 @@ void check_kvs(const GgufSet& gguf, const ModelConfig& config,
     kv.expect_u32(arch + ".feed_forward_length", config.intermediate_size);
     kv.expect_u32(arch + ".attention.key_length", config.head_dim);
     kv.expect_u32(arch + ".context_length", config.max_position_embeddings);
+    kv.expect_u32(arch + ".attention.value_length", config.head_dim);
+    kv.expect_u32(arch + ".rope.dimension_count", config.head_dim);  // llama: "invalid n_rot"
+    if (architecture)
+        for (const arch::ArchKv key : architecture->kvs)
+            if (key == arch::ArchKv::vocab_size)
+                kv.expect_u32(arch + ".vocab_size", config.vocab_size);
+
+    // Linear rope scaling (config.json "linear" with a factor): llama.cpp's converter writes the
+    // type and the factor; any other type leaves no scaling KVs here.
+    const GgufValue* scaling_type = gguf.find(arch + ".rope.scaling.type");
+    if (config.rope_scaling && config.rope_scaling->type == "linear" &&
+        config.rope_scaling->factor) {
+        kv.expect_string(arch + ".rope.scaling.type", "linear");
+        const GgufValue* factor = gguf.find(arch + ".rope.scaling.factor");
+        const float want = static_cast<float>(*config.rope_scaling->factor);
+        if (factor == nullptr || factor->type != GgufType::FLOAT32 ||
+            static_cast<float>(std::get<double>(factor->scalar)) != want)
+            kv.problem(arch + ".rope.scaling.factor", "missing or different",
+                       "FLOAT32 " + std::to_string(want) + " (config.json rope_scaling.factor)");
+    } else if (scaling_type != nullptr) {
+        kv.problem(arch + ".rope.scaling.type", "present",
+                   "absent: config.json asks for no linear rope scaling");
+    }
 
     const std::string pooling_key = arch + ".pooling_type";
     if (const auto pooling = read_pooling(model_dir)) {

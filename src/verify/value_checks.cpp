@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "ref_dequant.hpp"
+#include "ref_rope.hpp"
 
 namespace rebox::verify_ref {
 namespace {
@@ -32,13 +33,36 @@ struct WorkUnit {
     uint64_t count;
 };
 
+// Expected values [begin, begin+out.size()) of the GGUF tensor: the source's values at the same
+// index, or for a permuted tensor at the same place of the source row that GGUF row holds.
+void expected_values(const ValueJob& job, uint64_t begin, std::span<uint8_t> codes,
+                     std::span<float> out) {
+    const SourceEntry& source = *job.source;
+    const auto fill = [&](uint64_t source_first, std::span<float> part) {
+        if (source.quantized)
+            expected_from_quantized(source.quant, source_first, codes, part);
+        else
+            expected_from_float(source.float_dtype, source.float_data, source_first, part);
+    };
+    if (job.rope_head_rows == 0) return fill(begin, out);
+    for (size_t k = 0; k < out.size();) {
+        const uint64_t index = begin + k;
+        const uint64_t row = index / job.row_values, column = index % job.row_values;
+        const size_t run =
+            static_cast<size_t>(std::min<uint64_t>(job.row_values - column, out.size() - k));
+        fill(rope_source_row(row, job.rope_head_rows) * job.row_values + column,
+             out.subspan(k, run));
+        k += run;
+    }
+}
+
 }  // namespace
 
 void compare_range(const ValueJob& job, uint64_t first, uint64_t count, std::span<float> expected,
                    std::span<float> got, std::span<uint8_t> codes, CompareResult& result) {
     const SourceEntry& source = *job.source;
-    const bool f32_copy =
-        job.gguf_type == kGgmlF32 && !source.quantized && source.float_dtype == SourceFloat::F32;
+    const bool f32_copy = job.gguf_type == kGgmlF32 && !source.quantized &&
+                          source.float_dtype == SourceFloat::F32 && job.rope_head_rows == 0;
     for (uint64_t done = 0; done < count;) {
         const uint64_t begin = first + done;
         const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunkValues, count - done));
@@ -48,10 +72,7 @@ void compare_range(const ValueJob& job, uint64_t first, uint64_t count, std::spa
             continue;  // byte-identical copy
         const std::span<float> want = expected.first(n);
         const std::span<float> have = got.first(n);
-        if (source.quantized)
-            expected_from_quantized(source.quant, begin, codes, want);
-        else
-            expected_from_float(source.float_dtype, source.float_data, begin, want);
+        expected_values(job, begin, codes, want);
         dequantize_range(job.gguf_type, job.gguf_data, begin, have);
         // Bit-identical arrays (the expected case) need no per-value scan.
         if (std::memcmp(want.data(), have.data(), n * sizeof(float)) == 0) continue;
@@ -69,6 +90,8 @@ std::vector<std::span<const uint8_t>> job_bytes(const ValueJob& job, uint64_t fi
         clipped(job.gguf_data, first / layout.block_size * layout.block_bytes,
                 (last + layout.block_size - 1) / layout.block_size * layout.block_bytes));
     const SourceEntry& source = *job.source;
+    // A permuted tensor's unit reads source rows from anywhere in its heads: released whole.
+    if (job.rope_head_rows != 0 && count < job.values) return parts;
     if (!source.quantized) {
         const uint64_t width = source_float_width(source.float_dtype);
         parts.push_back(clipped(source.float_data, first * width, last * width));

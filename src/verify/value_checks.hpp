@@ -18,7 +18,10 @@ struct ValueJob {
     std::span<const uint8_t> gguf_data;   // exactly the tensor's bytes (checked by the caller)
     const SourceEntry* source = nullptr;  // usable (no problem), same element count
     uint64_t values = 0;
-    CompareResult result;  // filled by run_value_jobs
+    // llama q/k: GGUF rows hold the source rows permuted per head (ref_rope.hpp); 0 = in order.
+    uint64_t rope_head_rows = 0;
+    uint64_t row_values = 0;  // values per row when rope_head_rows != 0
+    CompareResult result;     // filled by run_value_jobs
 };
 
 inline constexpr size_t kChunkValues = 65536;               // values per streamed chunk

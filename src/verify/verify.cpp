@@ -6,12 +6,15 @@
 // apart, the copied (float-source) ones, so a float checkpoint's verdict says something too.
 #include "rebox/verify/verify.hpp"
 
+#include <cctype>
 #include <cstdio>
+#include <cstring>
 #include <thread>
 
 #include "expected_shapes.hpp"
 #include "metadata_checks.hpp"
 #include "mlx_source_index.hpp"
+#include "rebox/arch/architecture.hpp"
 #include "rebox/error.hpp"
 #include "rebox/format/ggml_type.hpp"
 #include "rebox/format/gguf_file.hpp"
@@ -20,6 +23,7 @@
 #include "rebox/model/model_config.hpp"
 #include "rebox/model/tensor_names.hpp"
 #include "ref_dequant.hpp"
+#include "ref_rope.hpp"
 #include "source_index.hpp"
 #include "value_checks.hpp"
 
@@ -102,6 +106,65 @@ bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const Sourc
     return true;
 }
 
+// The row layout of a tensor the architecture permutes (names from the registry; the permutation
+// itself is verify's own, ref_rope.hpp). False with check.problem when the rows cannot be heads.
+bool set_row_transform(const arch::Architecture& arch, const ModelConfig& config,
+                       const std::string& file, const GgufTensorInfo& info, TensorCheck& check,
+                       ValueJob& job) {
+    const auto ref = arch::resolve_gguf(arch, info.name);
+    if (!ref || ref->spec->rows == arch::RowTransform::none) return true;
+    const uint64_t heads = ref->spec->rows == arch::RowTransform::rope_pairs_q_heads
+                               ? config.num_attention_heads
+                               : config.num_key_value_heads;
+    const uint64_t rows = info.ne.size() == 1 ? info.ne[0] : info.ne[1];
+    if (heads == 0 || rows == 0 || rows % heads != 0 || (rows / heads) % 2 != 0) {
+        check.problem = error_message(file, info.name,
+                                      std::to_string(rows) + " rows are not heads of an even size",
+                                      std::to_string(heads) + " heads");
+        return false;
+    }
+    job.rope_head_rows = rows / heads;
+    job.row_values = job.values / rows;
+    return true;
+}
+
+// rope_freqs.weight: no source tensor; its values follow from config.json's llama3 rope_scaling.
+void check_rope_freqs(const GgufSet& gguf, const GgufSet::Tensor& tensor, const ModelConfig& config,
+                      TensorCheck& check) {
+    const GgufTensorInfo& info = *tensor.info;
+    const std::string& file = gguf.shard(tensor.shard).display_name();
+    check.source_name = "config.json rope_scaling";
+    const std::vector<float> expected = verify_ref::expected_llama3_rope_freqs(config);
+    const std::span<const uint8_t> data = gguf.tensor_data(tensor);
+    if (info.type != 0 || info.ne != std::vector<int64_t>{int64_t(expected.size())} ||
+        data.size() != 4 * expected.size()) {
+        check.problem = error_message(file, info.name, "type/shape",
+                                      "F32 [" + std::to_string(expected.size()) + "]");
+        return;
+    }
+    std::vector<float> got(expected.size());
+    std::memcpy(got.data(), data.data(), data.size());
+    verify_ref::CompareResult result;
+    verify_ref::compare_values(expected, got, 0, result);
+    check.mismatches = result.mismatches;
+    check.identical = result.mismatches == 0;
+    check.max_abs_error = result.max_abs_error;
+    if (result.mismatches > 0) {
+        check.first_diff = result.first_diff;
+        check.expected_bits = result.expected_bits;
+        check.got_bits = result.got_bits;
+    }
+}
+
+bool wants_llama3_rope_freqs(const arch::Architecture& arch, const ModelConfig& config) {
+    if (!config.rope_scaling) return false;
+    std::string type = config.rope_scaling->type;
+    for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const arch::ExtraTensor extra : arch.extras)
+        if (extra == arch::ExtraTensor::rope_freqs_llama3) return type == "llama3";
+    return false;
+}
+
 }  // namespace
 
 bool VerifyReport::ok() const {
@@ -133,6 +196,15 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
     const ModelConfig config = read_model_config(model_dir / "config.json");
     const SafetensorsModel model = SafetensorsModel::open(model_dir);
     const std::string& file = gguf.shard(0).display_name();
+    const arch::Architecture* arch = arch::find_architecture(config.model_type);
+    if (arch == nullptr)
+        throw Error(ExitClass::input, error_message("config.json", "model_type",
+                                                    "'" + config.model_type + "' is not supported",
+                                                    arch::supported_model_types()));
+    const std::string rope_freqs_name(
+        arch::extra_tensor_name(arch::ExtraTensor::rope_freqs_llama3));
+    const bool rope_freqs_wanted = wants_llama3_rope_freqs(*arch, config);
+    bool rope_freqs_seen = false;
 
     VerifyReport report;
     SourceIndex index = verify_ref::is_mlx_source(model, model_dir / "config.json")
@@ -157,6 +229,15 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
         check.gguf_name = info.name;
         check.gguf_type = ggml_type_name(info.type);
         check.values = info.element_count();
+        if (rope_freqs_wanted && info.name == rope_freqs_name) {
+            if (rope_freqs_seen)
+                check.problem = error_message(file, info.name, "appears twice", "once");
+            else
+                check_rope_freqs(gguf, tensor, config, check);
+            rope_freqs_seen = true;
+            report.tensors.push_back(std::move(check));
+            continue;
+        }
         const auto hf_name = hf_tensor_name(config.model_type, info.name);
         const auto found =
             hf_name ? index.by_stripped_name.find(std::string(strip_model_prefix(*hf_name)))
@@ -174,7 +255,9 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
         check.source_name = source.name;
         check.re_encoded = source.quantized;
         ValueJob job;
-        if (prepare_job(gguf, tensor, source, config, check, job)) {
+        if (prepare_job(gguf, tensor, source, config, check, job) &&
+            set_row_transform(*arch, config, gguf.shard(tensor.shard).display_name(), info, check,
+                              job)) {
             jobs.push_back(job);
             job_tensor.push_back(report.tensors.size());
         }
@@ -194,6 +277,11 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
                 "exactly once"));
         }
     }
+
+    if (rope_freqs_wanted && !rope_freqs_seen)
+        report.problems.push_back(
+            error_message(file, rope_freqs_name, "missing",
+                          "F32 rope factors for config.json's llama3 rope_scaling"));
 
     const unsigned threads =
         options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());

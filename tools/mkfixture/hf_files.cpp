@@ -65,8 +65,59 @@ void append_entries(std::vector<StTensor>& out, const PlanUnit& unit, uint64_t s
 
 }  // namespace
 
+namespace {
+
+// config.json of a llama-family model, keys in the order transformers writes them.
+ojson llama_family_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id,
+                          const std::string& arch, const std::string& rope_scaling,
+                          bool attention_bias) {
+    const bool mistral = arch == "mistral";
+    ojson config{
+        {"architectures", ojson::array({mistral ? "MistralForCausalLM" : "LlamaForCausalLM"})},
+        {"attention_bias", false},
+        {"attention_dropout", 0.0}};
+    if (bos_id >= 0) config["bos_token_id"] = bos_id;
+    if (eos_id >= 0) config["eos_token_id"] = eos_id;
+    config["head_dim"] = d.head_dim;
+    config["hidden_act"] = "silu";
+    config["hidden_size"] = d.hidden;
+    config["initializer_range"] = 0.02;
+    config["intermediate_size"] = d.intermediate;
+    config["max_position_embeddings"] = mistral ? 1024000 : 131072;
+    if (!mistral) config["mlp_bias"] = false;
+    config["model_type"] = arch;
+    config["num_attention_heads"] = d.heads;
+    config["num_hidden_layers"] = d.layers;
+    config["num_key_value_heads"] = d.kv_heads;
+    if (!mistral) config["pretraining_tp"] = 1;
+    config["rms_norm_eps"] = 1e-05;
+    if (rope_scaling == "llama3")
+        config["rope_scaling"] = ojson{{"factor", 32.0},
+                                       {"high_freq_factor", 4.0},
+                                       {"low_freq_factor", 1.0},
+                                       {"original_max_position_embeddings", 8192},
+                                       {"rope_type", "llama3"}};
+    else
+        config["rope_scaling"] = nullptr;
+    config["rope_theta"] = mistral ? 1000000.0 : 500000.0;
+    if (mistral) config["sliding_window"] = nullptr;
+    config["tie_word_embeddings"] = tied;
+    config["torch_dtype"] = "bfloat16";
+    config["use_cache"] = true;
+    config["vocab_size"] = d.vocab;
+    return config;
+}
+
+}  // namespace
+
 void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_t bos_id,
-                       int64_t eos_id, const std::string& arch) {
+                       int64_t eos_id, const std::string& arch, const std::string& rope_scaling,
+                       bool attention_bias) {
+    if (arch == "llama" || arch == "mistral") {
+        write_json(out_dir / "config.json", llama_family_config(d, tied, bos_id, eos_id, arch,
+                                                                rope_scaling, attention_bias));
+        return;
+    }
     const bool qwen2 = arch == "qwen2";
     ojson config =
         ojson{{"architectures", ojson::array({qwen2 ? "Qwen2ForCausalLM" : "Qwen3ForCausalLM"})},

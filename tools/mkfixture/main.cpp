@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
     CLI::App app{"rebox-mkfixture: deterministic mcq-v1 / MLX test checkpoints"};
     std::string out_dir, preset, tokenizer, qwen3_tokenizer, defect;
     bool embedding_eos = false, prefix_model = false, corners = false, no_pooling = false;
-    bool untied = false, force = false;
+    bool untied = false, tied_flag = false, attention_bias = false, force = false;
+    std::string rope_scaling;  // llama/mistral: "none" | "llama3"; empty: the arch's default
     int shards = 1;
     uint64_t seed = 1;
     std::string format = "mcq", recipe = "uniform4", arch = "qwen3";
@@ -52,8 +53,10 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"tiny", "qwen3-0.6b", "qwen3-8b"}));
     app.add_option(
            "--arch", arch,
-           "qwen3 (default) | qwen2 (tiny only: Qwen2ForCausalLM, q/k/v biases, no q/k norms)")
-        ->check(CLI::IsMember({"qwen3", "qwen2"}));
+           "qwen3 (default) | qwen2 (tiny only: Qwen2ForCausalLM, q/k/v biases, no q/k norms) | "
+           "llama (tiny only: LlamaForCausalLM, GQA 4/2 heads, untied unless --tied) | mistral "
+           "(tiny only: MistralForCausalLM, head_dim 32 != hidden/heads, untied unless --tied)")
+        ->check(CLI::IsMember({"qwen3", "qwen2", "llama", "mistral"}));
     app.add_option("--tokenizer", tokenizer,
                    "small | qwen3 | none (default: small for tiny, qwen3 for the qwen3 presets)")
         ->check(CLI::IsMember({"small", "qwen3", "none"}));
@@ -76,6 +79,13 @@ int main(int argc, char** argv) {
     app.add_flag("--corners", corners, "fp16 corner cases in the first layer's groups");
     app.add_flag("--no-pooling", no_pooling, "no modules.json / 1_Pooling");
     app.add_flag("--untied", untied, "tie_word_embeddings false and an lm_head.weight");
+    app.add_flag("--tied", tied_flag,
+                 "llama/mistral: tie_word_embeddings true and no lm_head.weight");
+    app.add_flag("--attention-bias", attention_bias,
+                 "llama/mistral: q/k/v projection biases (attention_bias true)");
+    app.add_option("--rope-scaling", rope_scaling,
+                   "llama/mistral: none | llama3 (default: llama3 for llama, none for mistral)")
+        ->check(CLI::IsMember({"none", "llama3"}));
     app.add_flag("--force", force, "replace an existing fixture in OUT_DIR");
     app.add_option("--format", format,
                    "mcq (default) | mlx (mlx-lm affine layout) | float (no quantization)")
@@ -124,6 +134,13 @@ int main(int argc, char** argv) {
             defect.clear();  // not a defect of the quantized layout
         }
         if (is_mlx || is_float) prefix_model = true;  // HF checkpoints use the names model.*
+        const bool llama_family = arch == "llama" || arch == "mistral";
+        if (!llama_family && (tied_flag || !rope_scaling.empty()))
+            throw std::runtime_error("--tied and --rope-scaling apply to --arch llama/mistral");
+        if (llama_family && untied)
+            throw std::runtime_error("--arch " + arch + " is untied by default (--tied ties it)");
+        if (llama_family) untied = !tied_flag;
+        if (rope_scaling.empty()) rope_scaling = arch == "llama" ? "llama3" : "none";
         if (tokenizer.empty()) tokenizer = preset == "tiny" ? "small" : "qwen3";
         if (qwen3_tokenizer.empty())
             if (const char* env = std::getenv("REBOX_QWEN3_TOKENIZER")) qwen3_tokenizer = env;
@@ -145,6 +162,7 @@ int main(int argc, char** argv) {
         options.vocab = token_count > 0 ? token_count : 512;
         options.prefix_model = prefix_model;
         options.untied = untied;
+        options.attention_bias = attention_bias;
         options.corners = corners;
         options.defect = defect;
         mkfixture::ModelPlan plan = mkfixture::make_plan(options);
@@ -155,7 +173,8 @@ int main(int argc, char** argv) {
             bos_id = mkfixture::added_token_id_in_file(out / "tokenizer.json", "<|endoftext|>");
             eos_id = mkfixture::added_token_id_in_file(out / "tokenizer.json", "<|im_end|>");
         }
-        mkfixture::write_config_json(out, plan.dims, !untied, bos_id, eos_id, arch);
+        mkfixture::write_config_json(out, plan.dims, !untied, bos_id, eos_id, arch, rope_scaling,
+                                     attention_bias);
         if (is_mlx) mkfixture::add_mlx_quantization(out, mlx);
         if (!no_pooling) mkfixture::write_pooling_files(out, plan.dims.hidden);
         if (is_float) mkfixture::set_float_torch_dtype(out, float_options.dtype);

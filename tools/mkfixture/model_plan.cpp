@@ -1,5 +1,5 @@
-// Presets (tiny, qwen3-0.6b, qwen3-8b), Qwen3 (or, for tiny, Qwen2) tensor naming, and the
-// refusable defects.
+// Presets (tiny, qwen3-0.6b, qwen3-8b), Qwen3 (or, for tiny, Qwen2 / Llama / Mistral) tensor
+// naming, and the refusable defects.
 #include "model_plan.hpp"
 
 #include <stdexcept>
@@ -43,7 +43,7 @@ PlanUnit norm_unit(const std::string& name, int64_t length) {
     return unit;
 }
 
-// A qwen2 projection bias: small values around 0.
+// A q/k/v projection bias (qwen2, llama with attention_bias): small values around 0.
 PlanUnit bias_unit(const std::string& name, int64_t length) {
     PlanUnit unit;
     unit.norm = NormTensor{name, length, 0.0, 0.1};
@@ -78,11 +78,18 @@ ModelPlan make_plan(const PlanOptions& options) {
     }
     if (d.vocab < 1) throw std::runtime_error("--preset: vocabulary size must be positive");
     const bool qwen2 = options.arch == "qwen2";
-    if (qwen2 && options.preset != "tiny")
-        throw std::runtime_error("--arch qwen2: only with --preset tiny");
-    if (!qwen2 && options.arch != "qwen3")
+    const bool llama = options.arch == "llama", mistral = options.arch == "mistral";
+    if (!qwen2 && !llama && !mistral && options.arch != "qwen3")
         throw std::runtime_error("--arch: unknown architecture '" + options.arch +
-                                 "' (expected qwen3 or qwen2)");
+                                 "' (expected qwen3, qwen2, llama or mistral)");
+    if (options.arch != "qwen3" && options.preset != "tiny")
+        throw std::runtime_error("--arch " + options.arch + ": only with --preset tiny");
+    // mistral tiny: head_dim set apart from hidden/heads (64/4), as in Mistral-Nemo.
+    if (mistral) d.head_dim = 32;
+    const bool qk_norm = !qwen2 && !llama && !mistral;
+    if (options.attention_bias && !llama && !mistral)
+        throw std::runtime_error("--attention-bias applies to --arch llama/mistral");
+    const bool qkv_bias = qwen2 || options.attention_bias;
     const std::string prefix = options.prefix_model ? "model." : "";
     std::vector<PlanUnit>& units = plan.units;
 
@@ -93,13 +100,13 @@ ModelPlan make_plan(const PlanOptions& options) {
         const int64_t q_width = d.heads * d.head_dim, kv_width = d.kv_heads * d.head_dim;
         units.push_back(norm_unit(p + "input_layernorm.weight", d.hidden));
         units.push_back(quant_unit(p + "self_attn.q_proj.weight", q_width, d.hidden, q));
-        if (qwen2) units.push_back(bias_unit(p + "self_attn.q_proj.bias", q_width));
+        if (qkv_bias) units.push_back(bias_unit(p + "self_attn.q_proj.bias", q_width));
         units.push_back(quant_unit(p + "self_attn.k_proj.weight", kv_width, d.hidden, q));
-        if (qwen2) units.push_back(bias_unit(p + "self_attn.k_proj.bias", kv_width));
+        if (qkv_bias) units.push_back(bias_unit(p + "self_attn.k_proj.bias", kv_width));
         units.push_back(quant_unit(p + "self_attn.v_proj.weight", kv_width, d.hidden, q));
-        if (qwen2) units.push_back(bias_unit(p + "self_attn.v_proj.bias", kv_width));
+        if (qkv_bias) units.push_back(bias_unit(p + "self_attn.v_proj.bias", kv_width));
         units.push_back(quant_unit(p + "self_attn.o_proj.weight", d.hidden, q_width, q));
-        if (!qwen2) {
+        if (qk_norm) {
             units.push_back(norm_unit(p + "self_attn.q_norm.weight", d.head_dim));
             units.push_back(norm_unit(p + "self_attn.k_norm.weight", d.head_dim));
         }

@@ -33,11 +33,13 @@ void print_text(const std::string& model_dir, const SourceModel& source, const P
     std::printf("%-44s %-12s %-28s %-5s %-12s %12s  %s\n", "SOURCE", "BITS/GROUP", "GGUF", "TYPE",
                 "ENCODING", "BYTES", "WHY");
     for (const TensorPlan& tp : plan.tensors) {
-        const SourceTensor& st = source.tensors[tp.source_index];
-        std::printf("%-44s %-12s %-28s %-5s %-12s %12llu  %s\n", st.name.c_str(),
-                    source_kind(st).c_str(), tp.gguf_name.c_str(), ggml_type_name(tp.type).c_str(),
-                    encoding_name(tp.encoding), static_cast<unsigned long long>(tp.nbytes),
-                    tp.note.c_str());
+        const bool computed = tp.is_computed();
+        const SourceTensor* st = computed ? nullptr : &source.tensors[tp.source_index];
+        std::printf("%-44s %-12s %-28s %-5s %-12s %12llu  %s\n",
+                    computed ? "(config.json)" : st->name.c_str(),
+                    computed ? "computed" : source_kind(*st).c_str(), tp.gguf_name.c_str(),
+                    ggml_type_name(tp.type).c_str(), encoding_name(tp.encoding),
+                    static_cast<unsigned long long>(tp.nbytes), tp.note.c_str());
     }
     for (const Blocker& b : plan.blockers)
         std::printf("BLOCKER %s: %s%s\n", b.tensor.c_str(), b.reason.c_str(),

@@ -9,8 +9,18 @@
 
 namespace rebox {
 
+// config.json "rope_scaling" (or "rope_parameters"): the type and the numbers the llama3 and linear
+// schemes read; a field left out is nullopt (the architecture applies llama.cpp's defaults).
+struct RopeScalingConfig {
+    std::string type;  // "rope_type" (or the older "type"), as written
+    std::optional<double> factor;
+    std::optional<double> low_freq_factor;
+    std::optional<double> high_freq_factor;
+    std::optional<uint32_t> original_max_position_embeddings;
+};
+
 struct ModelConfig {
-    std::string model_type;                 // "qwen3", "qwen2", "llama"
+    std::string model_type;                  // "qwen3", "qwen2", "llama"
     std::vector<std::string> architectures;  // e.g. ["Qwen3ForCausalLM"]
     uint32_t hidden_size = 0;
     uint32_t num_hidden_layers = 0;
@@ -26,6 +36,8 @@ struct ModelConfig {
     std::optional<uint32_t> bos_token_id;
     std::optional<uint32_t> eos_token_id;
     std::string name_or_path;  // "_name_or_path" when present
+    // Absent, null, or without a type (and "default"): no scaling.
+    std::optional<RopeScalingConfig> rope_scaling;
 };
 
 // Throws rebox::Error (input class) naming config.json and the field for a missing/ill-typed field.

@@ -1,5 +1,5 @@
-// Hugging Face tensor names <-> llama.cpp GGUF tensor names (notes/gguf.md §4.1), with and without the
-// "model." prefix; lm_head -> output. The inverse map is used by verify.
+// Hugging Face tensor names <-> llama.cpp GGUF tensor names (docs/gguf.md §4.1), with and without
+// the "model." prefix; lm_head -> output. The inverse map is used by verify.
 #pragma once
 
 #include <optional>
@@ -8,8 +8,9 @@
 
 namespace rebox {
 
-// "layers.3.self_attn.q_proj.weight" or "model.layers.3.self_attn.q_proj.weight" -> "blk.3.attn_q.weight".
-// nullopt when the name has no mapping for this architecture (a BLOCKER, never skipped).
+// "layers.3.self_attn.q_proj.weight" or "model.layers.3.self_attn.q_proj.weight" ->
+// "blk.3.attn_q.weight". nullopt when the name has no mapping for this architecture (a BLOCKER,
+// never skipped).
 std::optional<std::string> gguf_tensor_name(std::string_view arch, std::string_view hf_name);
 
 // "blk.3.attn_q.weight" -> "layers.3.self_attn.q_proj.weight" (unprefixed canonical HF name).
@@ -19,7 +20,7 @@ std::optional<std::string> hf_tensor_name(std::string_view arch, std::string_vie
 // The HF name without a leading "model." (so both naming styles compare equal).
 std::string_view strip_model_prefix(std::string_view hf_name);
 
-// Architectures rebox writes: "qwen3", "qwen2", "llama".
+// A config.json model_type (or GGUF architecture) the registry knows.
 bool is_supported_arch(std::string_view model_type);
 
 }  // namespace rebox

@@ -3,6 +3,7 @@
 // written, so the dry run (`rebox plan`), sizes, offsets and the BLOCKER list all come from here.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -53,7 +54,8 @@ struct PlanOptions {
 };
 
 struct TensorPlan {
-    size_t source_index = 0;  // into SourceModel::tensors
+    static constexpr size_t kComputed = SIZE_MAX;  // source_index of a tensor made from config.json
+    size_t source_index = 0;                       // into SourceModel::tensors, or kComputed
     std::string gguf_name;
     uint32_t type = 0;        // ggml type id
     std::vector<int64_t> ne;  // ggml order
@@ -63,6 +65,14 @@ struct TensorPlan {
     // fp16 gets d = +-0 (sign of the scale); its values 0*d+m stay bit-identical.
     bool zero_code_groups_get_zero_scale = false;
     std::string note;  // why this path was taken (e.g. "bits 6: ... -> F16, every value exact")
+    // Whole-row reordering (llama q/k): GGUF row r holds source row row_source[r], each row
+    // row_values values long. Empty: rows in source order. Orthogonal to the encoding: each output
+    // row is encoded from its source row by the same code as an unpermuted tensor.
+    std::vector<uint32_t> row_source;
+    uint64_t row_values = 0;
+    // source_index == kComputed: the tensor's F32 values (e.g. rope_freqs.weight).
+    std::vector<float> computed;
+    bool is_computed() const { return source_index == kComputed; }
 };
 
 struct Plan {

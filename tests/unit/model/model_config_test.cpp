@@ -1,4 +1,4 @@
-// config.json reading: the Qwen3-Embedding-0.6B numbers (notes/gguf.md §3.2), documented defaults,
+// config.json reading: the Qwen3-Embedding-0.6B numbers (docs/gguf.md §3.2), documented defaults,
 // and one-line input errors naming the field for missing / ill-typed / out-of-range values.
 #include "rebox/model/model_config.hpp"
 
@@ -70,6 +70,46 @@ TEST(ModelConfig, DefaultsWhenOptionalFieldsAreAbsent) {
     EXPECT_FALSE(c.bos_token_id.has_value());
     EXPECT_FALSE(c.eos_token_id.has_value());  // a list is ignored, as gguf-py does
     EXPECT_TRUE(c.architectures.empty());
+}
+
+// rope_scaling as Llama 3.2's config.json writes it; "rope_parameters" (transformers 5) which also
+// carries rope_theta; the older "type" key; "default" and null mean no scaling.
+TEST(ModelConfig, RopeScaling) {
+    const std::string base =
+        R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 1,
+        "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100,
+        "max_position_embeddings": 64, )";
+    ModelConfig c = read_text(base + R"("rope_theta": 500000.0, "rope_scaling": {"factor": 32.0,
+        "high_freq_factor": 4.0, "low_freq_factor": 1.0, "original_max_position_embeddings": 8192,
+        "rope_type": "llama3"}})");
+    ASSERT_TRUE(c.rope_scaling.has_value());
+    EXPECT_EQ(c.rope_scaling->type, "llama3");
+    EXPECT_EQ(c.rope_scaling->factor, 32.0);
+    EXPECT_EQ(c.rope_scaling->low_freq_factor, 1.0);
+    EXPECT_EQ(c.rope_scaling->high_freq_factor, 4.0);
+    EXPECT_EQ(c.rope_scaling->original_max_position_embeddings, 8192u);
+    EXPECT_EQ(c.rope_theta, 500000.0f);
+
+    c = read_text(base + R"("rope_parameters": {"rope_type": "linear", "factor": 2.0,
+        "rope_theta": 250000.0}})");
+    ASSERT_TRUE(c.rope_scaling.has_value());
+    EXPECT_EQ(c.rope_scaling->type, "linear");
+    EXPECT_FALSE(c.rope_scaling->low_freq_factor.has_value());
+    EXPECT_EQ(c.rope_theta, 250000.0f);
+
+    c = read_text(base + R"("rope_scaling": {"type": "yarn", "factor": 4.0}})");
+    EXPECT_EQ(c.rope_scaling->type, "yarn");
+    for (const char* none :
+         {R"("rope_scaling": null})", R"("rope_parameters": {"rope_type": "default",
+          "rope_theta": 10000.0}})",
+          R"("rope_scaling": {"factor": 2.0}})"})
+        EXPECT_FALSE(read_text(base + none).rope_scaling.has_value()) << none;
+
+    EXPECT_NE(input_error_of(base + R"("rope_scaling": "llama3"})").find("rope_scaling"),
+              std::string::npos);
+    EXPECT_NE(input_error_of(base + R"("rope_scaling": {"rope_type": "llama3", "factor": "8"}})")
+                  .find("rope_scaling.factor"),
+              std::string::npos);
 }
 
 TEST(ModelConfig, MissingRequiredFieldsAreNamed) {

@@ -3,6 +3,7 @@
 // internal buffer. Expected bytes are worked by hand from the binary16/bfloat16 layouts.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <vector>
 
 #include "../../../src/convert/chunk_encoder.hpp"
@@ -66,6 +67,43 @@ TEST(PlanChunkPaths, DequantF16ChunkLargerThanTheBuffer) {
         const size_t at = (i - 64) * 2;
         ASSERT_EQ(out[at] | out[at + 1] << 8, want) << i;
     }
+}
+
+// A row map (llama q/k) with chunks that start mid-tensor: 4 rows of 32 values, source row s has
+// codes s+1, scale 1.0 (0x3c00) and min s (0, 0x3c00, 0x4000, 0x4200), so its values are 2s+1.
+// Map {0, 2, 1, 3}: output rows 1 and 2 hold source rows 2 and 1. The same map must hold for the
+// Q4_1 repack (d, m and nibbles of the source row) and for the f32 dequant.
+TEST(PlanChunkPaths, RowMapMovesWholeRowsInEveryEncoding) {
+    std::vector<uint8_t> codes(128);
+    for (size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<uint8_t>(i / 32 + 1);
+    const test::HandTensor hand(4, 32, 4, 32, codes, FloatDtype::F16,
+                                u16_le({0x3c00, 0x3c00, 0x3c00, 0x3c00}),
+                                u16_le({0x0000, 0x3c00, 0x4000, 0x4200}));
+    TensorPlan plan;
+    plan.row_source = {0, 2, 1, 3};
+    plan.row_values = 32;
+
+    plan.type = static_cast<uint32_t>(GgmlType::Q4_1);
+    plan.encoding = Encoding::q4_1_repack;
+    plan.nbytes = 80;
+    std::vector<uint8_t> q4(40);
+    encode_chunk(hand.tensor, plan, Chunk{0, 64, 64, 40, 40}, q4);  // output rows 2 and 3
+    // Row 2 <- source row 1: d 0x3c00, m 0x3c00, nibbles 2; row 3 <- row 3: m 0x4200, nibbles 4.
+    EXPECT_EQ(std::vector<uint8_t>(q4.begin(), q4.begin() + 5),
+              (std::vector<uint8_t>{0x00, 0x3c, 0x00, 0x3c, 0x22}));
+    EXPECT_EQ(std::vector<uint8_t>(q4.begin() + 20, q4.begin() + 25),
+              (std::vector<uint8_t>{0x00, 0x3c, 0x00, 0x42, 0x44}));
+
+    plan.type = static_cast<uint32_t>(GgmlType::F32);
+    plan.encoding = Encoding::dequant_f32;
+    plan.nbytes = 512;
+    std::vector<uint8_t> f32(256);
+    encode_chunk(hand.tensor, plan, Chunk{0, 32, 64, 128, 256}, f32);  // output rows 1 and 2
+    float first_of_row1 = 0, first_of_row2 = 0;
+    std::memcpy(&first_of_row1, f32.data(), 4);
+    std::memcpy(&first_of_row2, f32.data() + 128, 4);
+    EXPECT_EQ(first_of_row1, 5.0f);  // source row 2: 3 * 1 + 2
+    EXPECT_EQ(first_of_row2, 3.0f);  // source row 1: 2 * 1 + 1
 }
 
 }  // namespace

@@ -1,0 +1,157 @@
+// The architecture registry: for every GGUF architecture rebox writes, the config model_types it
+// accepts, the HF -> GGUF tensor table (which tensors are required or optional, their ne from
+// config.json, the output order), the {arch}.* KVs it writes and the exact whole-row transforms
+// some tensors need (docs/architectures.md). One file per architecture in src/arch/ fills one
+// Architecture; everything else asks this header instead of testing architecture names.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "rebox/model/model_config.hpp"
+
+namespace rebox::arch {
+
+// A length a tensor's ne is made of, resolved from config.json.
+enum class Dim : uint8_t {
+    hidden,    // hidden_size
+    vocab,     // vocab_size
+    ffn,       // intermediate_size
+    q_width,   // num_attention_heads * head_dim
+    kv_width,  // num_key_value_heads * head_dim
+    head_dim,  // head_dim
+};
+
+// How the rows of a source tensor are placed in the GGUF tensor. Only whole rows move (with each
+// row's groups of codes, scales and mins), which is exact for every encoding. Room is left for
+// later transforms (3-D expert stacking, row slices, the +1 norm shift of gemma).
+enum class RowTransform : uint8_t {
+    none,
+    // llama's LlamaModel.permute: per head of D rows, GGUF row h*D + 2*i + j holds source row
+    // h*D + j*(D/2) + i (i < D/2, j in {0,1}); heads = num_attention_heads ...
+    rope_pairs_q_heads,
+    // ... or num_key_value_heads.
+    rope_pairs_kv_heads,
+};
+
+enum class Presence : uint8_t {
+    absent,               // llama.cpp's graph has no such tensor: refused
+    optional,             // loaded when present
+    required,             // the graph needs it
+    required_unless_tied  // required unless tie_word_embeddings (output.weight)
+};
+
+// One tensor of the table. Per-layer tensors are named without "layers.N." / "blk.N.".
+struct TensorSpec {
+    std::string_view hf;    // stem without ".weight" / ".bias", e.g. "self_attn.q_proj"
+    std::string_view gguf;  // stem without suffix, e.g. "attn_q"
+    Presence weight = Presence::required;
+    Presence bias = Presence::absent;        // a bias has ne {ne[rank-1]} (the weight's rows)
+    uint8_t rank = 1;                        // 1 or 2
+    std::array<Dim, 2> ne{};                 // ggml order: ne[0] is the row length
+    RowTransform rows = RowTransform::none;  // applies to the weight and its bias
+};
+
+// The {arch}.* hyper-parameter KVs an architecture writes, in the order listed.
+enum class ArchKv : uint8_t {
+    context_length,
+    embedding_length,
+    block_count,
+    feed_forward_length,
+    head_count,
+    head_count_kv,
+    rope_freq_base,
+    rms_epsilon,
+    key_length,
+    value_length,
+    rope_dimension_count,
+    vocab_size,
+};
+
+// Tensors computed from config.json rather than read from the source.
+enum class ExtraTensor : uint8_t {
+    rope_freqs_llama3,  // rope_freqs.weight, F32 [head_dim/2], when rope_scaling is "llama3"
+};
+
+struct Architecture {
+    std::string_view gguf_arch;                     // general.architecture
+    std::span<const std::string_view> model_types;  // config.json model_type values it accepts
+    std::span<const TensorSpec> model_first;        // written before the layers
+    std::span<const TensorSpec> layer;              // per layer, in output order
+    std::span<const TensorSpec> model_last;         // written after the layers
+    std::span<const ArchKv> kvs;
+    std::span<const ExtraTensor> extras;  // the extra tensors this architecture may write
+};
+
+// The architecture that accepts this config.json model_type (or has this GGUF arch name); null
+// when none does.
+const Architecture* find_architecture(std::string_view model_type);
+
+// Every accepted model_type, in registry order ("qwen3, qwen2, llama, mistral"), for messages.
+std::string supported_model_types();
+
+// The registry itself (tests walk it).
+std::span<const Architecture* const> all_architectures();
+
+// --- Names --------------------------------------------------------------------------------------
+
+// The HF name without a leading "model.".
+std::string_view strip_model_prefix(std::string_view hf_name);
+
+// What a tensor name resolves to in the table.
+struct TensorRef {
+    const TensorSpec* spec = nullptr;
+    std::optional<uint32_t> layer;  // per-layer tensors
+    bool is_bias = false;
+    std::string gguf_name;  // "blk.3.attn_q.weight"
+    std::string hf_name;    // "layers.3.self_attn.q_proj.weight" (unprefixed)
+};
+
+// HF name (with or without "model.") -> its table entry, or nullopt when the architecture does not
+// load it (absent weight or bias).
+std::optional<TensorRef> resolve_hf(const Architecture& arch, std::string_view hf_name);
+std::optional<TensorRef> resolve_gguf(const Architecture& arch, std::string_view gguf_name);
+
+// --- Shapes, completeness, order
+// ------------------------------------------------------------------
+
+// ne (ggml order) llama.cpp expects for this GGUF name given config.json; nullopt when the graph
+// has no such tensor (including extra tensors, which have their own rules).
+std::optional<std::vector<int64_t>> expected_ne(const Architecture& arch, const ModelConfig& config,
+                                                std::string_view gguf_name);
+
+// Every tensor the graph requires for this config, in output order (extras not included).
+std::vector<std::string> required_tensors(const Architecture& arch, const ModelConfig& config);
+
+// Sort key for the output order: extras, model_first, layer by layer in table order (bias right
+// after its weight), model_last; names not in the table sort before model_last.
+std::pair<int64_t, int> output_rank(const Architecture& arch, std::string_view gguf_name);
+
+// The layer index of "blk.N.*", or nullopt.
+std::optional<int64_t> layer_of(std::string_view gguf_name);
+
+// Number of heads the transform works on for this config (0 for RowTransform::none).
+uint32_t transform_heads(RowTransform transform, const ModelConfig& config);
+
+// --- Rope scaling
+// ---------------------------------------------------------------------------------
+
+// What config.json's rope_scaling asks of the GGUF for this architecture.
+struct RopeScalingPlan {
+    std::optional<std::string> blocker;  // set: the type cannot be written (reason)
+    std::string kv_type;                 // "linear": {arch}.rope.scaling.type
+    std::optional<float> kv_factor;      // {arch}.rope.scaling.factor
+    bool rope_freqs = false;             // write rope_freqs.weight (llama3)
+};
+RopeScalingPlan plan_rope_scaling(const Architecture& arch, const ModelConfig& config);
+
+// The GGUF name of an extra tensor.
+std::string_view extra_tensor_name(ExtraTensor extra);
+
+}  // namespace rebox::arch

@@ -1,0 +1,26 @@
+// The exact transforms the registry's architectures name: whole-row permutations (the encoding of
+// each row is left to convert/, so one row map serves every encoding) and tensors computed from
+// config.json in binary32 exactly as llama.cpp's converter computes them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "rebox/model/model_config.hpp"
+
+namespace rebox::arch {
+
+// LlamaModel.permute as a row map: the source tensor's rows seen as [heads, 2, D/2] are
+// re-read as [heads, D/2, 2] (D = rows / heads). Element r is the source row GGUF row r holds.
+// nullopt when heads does not divide rows or D is odd.
+std::optional<std::vector<uint32_t>> rope_pair_source_rows(uint64_t rows, uint32_t heads);
+
+// rope_freqs.weight for rope_scaling type "llama3" (LlamaModel.generate_extra_tensors), head_dim/2
+// values. The converter computes in torch float32 (rope_factors are float32 tensors, and
+// `x / tensor` is reciprocal(tensor) * x); every step here is the same binary32 operation, the
+// power rounded correctly from double. Defaults as the converter's: factor 8, low_freq_factor 1,
+// high_freq_factor 4, original_max_position_embeddings 8192.
+std::vector<float> llama3_rope_freqs(const ModelConfig& config);
+
+}  // namespace rebox::arch

@@ -1,0 +1,21 @@
+// The per-architecture tables (one .cpp each) the registry lists, and the table rows every
+// decoder-only llama-like architecture shares.
+#pragma once
+
+#include "rebox/arch/architecture.hpp"
+
+namespace rebox::arch::detail {
+
+const Architecture& qwen3_architecture();
+const Architecture& qwen2_architecture();
+const Architecture& llama_architecture();
+
+// token_embd.weight [E, V]: before the layers.
+inline constexpr TensorSpec kTokenEmbd{
+    "embed_tokens",           "token_embd", Presence::required, Presence::absent, 2,
+    {Dim::hidden, Dim::vocab}};
+// output_norm.weight [E].
+inline constexpr TensorSpec kOutputNorm{"norm", "output_norm", Presence::required, Presence::absent,
+                                        1,      {Dim::hidden}};
+
+}  // namespace rebox::arch::detail

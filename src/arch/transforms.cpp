@@ -1,0 +1,61 @@
+// Row permutation and computed tensors of include/rebox/arch/transforms.hpp.
+#include "rebox/arch/transforms.hpp"
+
+#include <cmath>
+
+namespace rebox::arch {
+
+std::optional<std::vector<uint32_t>> rope_pair_source_rows(uint64_t rows, uint32_t heads) {
+    if (heads == 0 || rows % heads != 0) return std::nullopt;
+    const uint64_t head_rows = rows / heads;
+    if (head_rows % 2 != 0 || rows > UINT32_MAX) return std::nullopt;
+    const uint64_t half = head_rows / 2;
+    std::vector<uint32_t> source_of(rows);
+    // Source row s sits at [h, j, i] of the [heads, 2, D/2] view; after swapaxes(1, 2) it is at
+    // [h, i, j] of [heads, D/2, 2].
+    for (uint64_t s = 0; s < rows; ++s) {
+        const uint64_t h = s / head_rows, j = (s % head_rows) / half, i = s % half;
+        source_of[h * head_rows + 2 * i + j] = static_cast<uint32_t>(s);
+    }
+    return source_of;
+}
+
+std::vector<float> llama3_rope_freqs(const ModelConfig& config) {
+    const RopeScalingConfig scaling = config.rope_scaling.value_or(RopeScalingConfig{});
+    const double factor = scaling.factor.value_or(8.0);
+    const double low_freq_factor = scaling.low_freq_factor.value_or(1.0);
+    const double high_freq_factor = scaling.high_freq_factor.value_or(4.0);
+    const double old_context_len = scaling.original_max_position_embeddings.value_or(8192);
+    // Python scalars (doubles) meet float32 tensors: torch rounds them to float32 first.
+    const float low_freq_wavelen = static_cast<float>(old_context_len / low_freq_factor);
+    const float high_freq_wavelen = static_cast<float>(old_context_len / high_freq_factor);
+    const float two_pi = static_cast<float>(2.0 * M_PI);
+    const float old_len = static_cast<float>(old_context_len);
+    const float low = static_cast<float>(low_freq_factor);
+    const float band = static_cast<float>(high_freq_factor - low_freq_factor);
+    const float factor_f = static_cast<float>(factor);
+    const float base = config.rope_theta;
+    const uint32_t dim = config.head_dim;
+
+    std::vector<float> factors;
+    for (uint32_t k = 0; k < dim; k += 2) {
+        // freqs = 1.0 / (base ** (arange(0, dim, 2, float32) / dim))
+        const float exponent = static_cast<float>(k) / static_cast<float>(dim);
+        const float power =
+            static_cast<float>(std::pow(static_cast<double>(base), static_cast<double>(exponent)));
+        const float freq = 1.0f / power;
+        // wavelen = 2 * math.pi / freq  ==  reciprocal(freq) * float(2 pi)
+        const float wavelen = (1.0f / freq) * two_pi;
+        if (wavelen < high_freq_wavelen) {
+            factors.push_back(1.0f);
+        } else if (wavelen > low_freq_wavelen) {
+            factors.push_back(factor_f);
+        } else {
+            const float smooth = ((1.0f / wavelen) * old_len - low) / band;
+            factors.push_back(1.0f / ((1.0f - smooth) / factor_f + smooth));
+        }
+    }
+    return factors;
+}
+
+}  // namespace rebox::arch

@@ -1,0 +1,186 @@
+// The architecture registry against hand-written tables from llama.cpp's loaders (docs/gguf.md
+// §3.2, docs/architectures.md): accepted model_types, names both ways, ne from config.json
+// (including head_dim != hidden/heads), required tensors, output order, KV lists, transforms and
+// the rope_scaling policy.
+#include <gtest/gtest.h>
+
+#include "rebox/arch/architecture.hpp"
+
+namespace rebox::arch {
+namespace {
+
+ModelConfig llama_config() {  // Mistral-Nemo-like shape: head_dim 32 != 64 / 4
+    ModelConfig c;
+    c.model_type = "mistral";
+    c.hidden_size = 64;
+    c.num_hidden_layers = 2;
+    c.num_attention_heads = 4;
+    c.num_key_value_heads = 2;
+    c.head_dim = 32;
+    c.intermediate_size = 128;
+    c.vocab_size = 100;
+    c.max_position_embeddings = 1024;
+    return c;
+}
+
+TEST(ArchRegistry, LookupByModelTypeAndGgufName) {
+    ASSERT_NE(find_architecture("llama"), nullptr);
+    EXPECT_EQ(find_architecture("llama")->gguf_arch, "llama");
+    EXPECT_EQ(find_architecture("mistral"), find_architecture("llama"));
+    EXPECT_EQ(find_architecture("qwen3")->gguf_arch, "qwen3");
+    EXPECT_EQ(find_architecture("qwen2")->gguf_arch, "qwen2");
+    EXPECT_EQ(find_architecture("gemma3"), nullptr);
+    EXPECT_EQ(find_architecture("qwen3_moe"), nullptr);
+    EXPECT_EQ(find_architecture(""), nullptr);
+    EXPECT_EQ(supported_model_types(), "qwen3, qwen2, llama, mistral");
+    EXPECT_EQ(all_architectures().size(), 3u);
+}
+
+TEST(ArchRegistry, LlamaNamesAndTransforms) {
+    const Architecture& a = *find_architecture("llama");
+    struct Row {
+        const char* hf;
+        const char* gguf;
+        RowTransform rows;
+    };
+    const Row rows[] = {
+        {"model.embed_tokens.weight", "token_embd.weight", RowTransform::none},
+        {"model.norm.weight", "output_norm.weight", RowTransform::none},
+        {"lm_head.weight", "output.weight", RowTransform::none},
+        {"model.layers.5.input_layernorm.weight", "blk.5.attn_norm.weight", RowTransform::none},
+        {"model.layers.5.self_attn.q_proj.weight", "blk.5.attn_q.weight",
+         RowTransform::rope_pairs_q_heads},
+        {"model.layers.5.self_attn.q_proj.bias", "blk.5.attn_q.bias",
+         RowTransform::rope_pairs_q_heads},
+        {"model.layers.5.self_attn.k_proj.weight", "blk.5.attn_k.weight",
+         RowTransform::rope_pairs_kv_heads},
+        {"model.layers.5.self_attn.k_proj.bias", "blk.5.attn_k.bias",
+         RowTransform::rope_pairs_kv_heads},
+        {"model.layers.5.self_attn.v_proj.weight", "blk.5.attn_v.weight", RowTransform::none},
+        {"model.layers.5.self_attn.o_proj.weight", "blk.5.attn_output.weight", RowTransform::none},
+        {"model.layers.5.post_attention_layernorm.weight", "blk.5.ffn_norm.weight",
+         RowTransform::none},
+        {"model.layers.5.mlp.gate_proj.weight", "blk.5.ffn_gate.weight", RowTransform::none},
+        {"model.layers.5.mlp.up_proj.weight", "blk.5.ffn_up.weight", RowTransform::none},
+        {"model.layers.5.mlp.down_proj.weight", "blk.5.ffn_down.weight", RowTransform::none},
+    };
+    for (const Row& r : rows) {
+        const auto ref = resolve_hf(a, r.hf);
+        ASSERT_TRUE(ref.has_value()) << r.hf;
+        EXPECT_EQ(ref->gguf_name, r.gguf);
+        EXPECT_EQ(ref->spec->rows, r.rows) << r.hf;
+        const auto back = resolve_gguf(a, r.gguf);
+        ASSERT_TRUE(back.has_value()) << r.gguf;
+        EXPECT_EQ("model." + back->hf_name == r.hf || back->hf_name == r.hf, true) << r.gguf;
+    }
+    for (const char* refused :
+         {"model.layers.0.self_attn.q_norm.weight", "model.layers.0.input_layernorm.bias",
+          "lm_head.bias", "model.embed_tokens.bias",
+          "model.layers.0.self_attn.rotary_emb.inv_freq"})
+        EXPECT_FALSE(resolve_hf(a, refused).has_value()) << refused;
+    EXPECT_EQ(transform_heads(RowTransform::rope_pairs_q_heads, llama_config()), 4u);
+    EXPECT_EQ(transform_heads(RowTransform::rope_pairs_kv_heads, llama_config()), 2u);
+    EXPECT_EQ(transform_heads(RowTransform::none, llama_config()), 0u);
+}
+
+TEST(ArchRegistry, Qwen3AndQwen2KeepTheirTables) {
+    const Architecture& q3 = *find_architecture("qwen3");
+    const Architecture& q2 = *find_architecture("qwen2");
+    EXPECT_EQ(resolve_hf(q3, "layers.1.self_attn.q_norm.weight")->gguf_name,
+              "blk.1.attn_q_norm.weight");
+    EXPECT_FALSE(resolve_hf(q3, "layers.1.self_attn.q_proj.bias").has_value());
+    EXPECT_FALSE(resolve_hf(q2, "layers.1.self_attn.q_norm.weight").has_value());
+    EXPECT_EQ(resolve_hf(q2, "layers.1.self_attn.v_proj.bias")->gguf_name, "blk.1.attn_v.bias");
+    // No permutation in the NEOX-rope families.
+    for (const Architecture* a : {&q3, &q2})
+        for (const TensorSpec& spec : a->layer) EXPECT_EQ(spec.rows, RowTransform::none);
+    EXPECT_TRUE(q3.extras.empty());
+    EXPECT_TRUE(q2.extras.empty());
+}
+
+TEST(ArchRegistry, ShapesFollowHeadDimNotHiddenOverHeads) {
+    const Architecture& a = *find_architecture("mistral");
+    const ModelConfig c = llama_config();  // E 64, H 4, Hkv 2, D 32, F 128, V 100
+    using Ne = std::vector<int64_t>;
+    EXPECT_EQ(expected_ne(a, c, "token_embd.weight"), (Ne{64, 100}));
+    EXPECT_EQ(expected_ne(a, c, "output.weight"), (Ne{64, 100}));
+    EXPECT_EQ(expected_ne(a, c, "output_norm.weight"), (Ne{64}));
+    EXPECT_EQ(expected_ne(a, c, "blk.1.attn_q.weight"), (Ne{64, 128}));
+    EXPECT_EQ(expected_ne(a, c, "blk.1.attn_q.bias"), (Ne{128}));
+    EXPECT_EQ(expected_ne(a, c, "blk.1.attn_k.weight"), (Ne{64, 64}));
+    EXPECT_EQ(expected_ne(a, c, "blk.1.attn_k.bias"), (Ne{64}));
+    EXPECT_EQ(expected_ne(a, c, "blk.1.attn_v.weight"), (Ne{64, 64}));
+    EXPECT_EQ(expected_ne(a, c, "blk.1.attn_output.weight"), (Ne{128, 64}));
+    EXPECT_EQ(expected_ne(a, c, "blk.1.ffn_gate.weight"), (Ne{64, 128}));
+    EXPECT_EQ(expected_ne(a, c, "blk.1.ffn_down.weight"), (Ne{128, 64}));
+    EXPECT_EQ(expected_ne(a, c, "blk.1.attn_norm.weight"), (Ne{64}));
+    EXPECT_FALSE(expected_ne(a, c, "blk.1.attn_q_norm.weight").has_value());
+    EXPECT_FALSE(expected_ne(a, c, "rope_freqs.weight").has_value());  // computed, own rule
+}
+
+TEST(ArchRegistry, RequiredTensorsAndOutputOrder) {
+    const Architecture& a = *find_architecture("llama");
+    ModelConfig c = llama_config();
+    c.num_hidden_layers = 1;
+    const std::vector<std::string> untied = {
+        "token_embd.weight",     "blk.0.attn_norm.weight", "blk.0.attn_q.weight",
+        "blk.0.attn_k.weight",   "blk.0.attn_v.weight",    "blk.0.attn_output.weight",
+        "blk.0.ffn_norm.weight", "blk.0.ffn_gate.weight",  "blk.0.ffn_up.weight",
+        "blk.0.ffn_down.weight", "output_norm.weight",     "output.weight"};
+    EXPECT_EQ(required_tensors(a, c), untied);
+    c.tie_word_embeddings = true;
+    std::vector<std::string> tied = untied;
+    tied.pop_back();
+    EXPECT_EQ(required_tensors(a, c), tied);
+    // rope_freqs first, token_embd, layers in table order (a bias right after its weight), then
+    // output_norm and output.
+    const char* order[] = {"rope_freqs.weight",      "token_embd.weight",
+                           "blk.0.attn_norm.weight", "blk.0.attn_q.weight",
+                           "blk.0.attn_q.bias",      "blk.0.attn_k.weight",
+                           "blk.0.ffn_down.weight",  "blk.1.attn_norm.weight",
+                           "output_norm.weight",     "output.weight"};
+    for (size_t i = 1; i < std::size(order); ++i)
+        EXPECT_LT(output_rank(a, order[i - 1]), output_rank(a, order[i])) << order[i];
+    EXPECT_EQ(layer_of("blk.12.attn_q.weight"), 12);
+    EXPECT_FALSE(layer_of("token_embd.weight").has_value());
+}
+
+TEST(ArchRegistry, KvLists) {
+    const Architecture& llama = *find_architecture("llama");
+    const Architecture& qwen3 = *find_architecture("qwen3");
+    ASSERT_EQ(llama.kvs.size(), 12u);
+    EXPECT_EQ(llama.kvs.back(), ArchKv::vocab_size);  // LlamaModel.set_gguf_parameters
+    ASSERT_EQ(qwen3.kvs.size(), 11u);
+    for (const ArchKv kv : qwen3.kvs) EXPECT_NE(kv, ArchKv::vocab_size);
+    bool has_rope_dim = false;
+    for (const ArchKv kv : llama.kvs) has_rope_dim |= kv == ArchKv::rope_dimension_count;
+    EXPECT_TRUE(has_rope_dim);
+}
+
+TEST(ArchRegistry, RopeScalingPolicy) {
+    const Architecture& llama = *find_architecture("llama");
+    const Architecture& qwen3 = *find_architecture("qwen3");
+    ModelConfig c = llama_config();
+    EXPECT_FALSE(plan_rope_scaling(llama, c).rope_freqs);  // none
+    c.rope_scaling = RopeScalingConfig{"llama3", 32.0, 1.0, 4.0, 8192};
+    RopeScalingPlan p = plan_rope_scaling(llama, c);
+    EXPECT_TRUE(p.rope_freqs);
+    EXPECT_FALSE(p.blocker.has_value());
+    EXPECT_TRUE(p.kv_type.empty());   // the converter writes no KV for llama3
+    c.rope_scaling->type = "Llama3";  // generate_extra_tensors lower-cases it
+    EXPECT_TRUE(plan_rope_scaling(llama, c).rope_freqs);
+    EXPECT_TRUE(plan_rope_scaling(qwen3, c).blocker.has_value());  // only LlamaModel does llama3
+    c.rope_scaling = RopeScalingConfig{"linear", 2.0, {}, {}, {}};
+    p = plan_rope_scaling(llama, c);
+    EXPECT_EQ(p.kv_type, "linear");
+    EXPECT_EQ(p.kv_factor, 2.0f);
+    for (const char* type : {"yarn", "dynamic", "longrope", "su"}) {
+        c.rope_scaling = RopeScalingConfig{type, 4.0, {}, {}, 4096};
+        p = plan_rope_scaling(llama, c);
+        ASSERT_TRUE(p.blocker.has_value()) << type;
+        EXPECT_NE(p.blocker->find(std::string("'") + type + "'"), std::string::npos) << *p.blocker;
+    }
+}
+
+}  // namespace
+}  // namespace rebox::arch
