@@ -1,6 +1,7 @@
 // read_tokenizer on small hand-written tokenizer.json files: both merge spellings, padding, token
-// types, special-token rules, and every refusal (missing merges, unknown regex, ids beyond
-// vocab_size, duplicates, non-BPE, malformed JSON) with its exit class.
+// types, special-token rules, added tokens beyond vocab_size left out, and every refusal (missing
+// merges, unknown regex, model.vocab ids beyond vocab_size, duplicates, non-BPE, malformed JSON)
+// with its exit class.
 #include <gtest/gtest.h>
 
 #include "model_test_dir.hpp"
@@ -126,9 +127,17 @@ TEST(ModelTokenizerSmall, PreTokenizerFromRegexOrOverride) {
 }
 
 TEST(ModelTokenizerSmall, IdsBeyondVocabSizeAreBlockers) {
-    const Error e = error_of({}, sized(6));  // <tool> has id 6
+    const Error e = error_of({}, sized(4));  // model.vocab "Ġa" has id 4
     EXPECT_EQ(e.exit_class(), ExitClass::blocker);
-    EXPECT_NE(std::string(e.what()).find("'<tool>' has id 6"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'\xC4\xA0"
+                                         "a' has id 4"),
+              std::string::npos)
+        << e.what();
+    // Added tokens beyond an explicit vocab_size are left out and listed, as convert_hf_to_gguf
+    // ignores them (<tool> has id 6).
+    const TokenizerVocab dropped = read_parts({}, sized(6));
+    EXPECT_EQ(dropped.tokens.size(), 6u);
+    EXPECT_EQ(dropped.dropped_added_tokens, std::vector<std::string>{"<tool> (id 6)"});
     TokenizerParts huge;
     huge.vocab = R"({"a": 4000000000})";
     EXPECT_EQ(error_of(huge).exit_class(), ExitClass::blocker);  // no 4e9-entry allocation
