@@ -6,6 +6,7 @@
 
 #include <simdjson.h>
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,5 +39,11 @@ bool spm_add_space_prefix(const simdjson::dom::element& root);
 // model.vocab pieces spelled "<0xXX>" become BYTE, model.unk_token becomes UNKNOWN (and
 // vocab.unk_id); added tokens keep CONTROL / USER_DEFINED.
 void apply_spm_token_types(const simdjson::dom::object& model, TokenizerVocab& vocab);
+
+// tokenizer.model (SentencePiece BPE ModelProto) -> the "llama" vocabulary, for checkpoints without
+// tokenizer.json (tokenizer_sentencepiece_model.cpp). Throws rebox::Error: input for an unreadable
+// or malformed file, blocker for a non-BPE model, more pieces than vocab_size or duplicates.
+TokenizerVocab read_sentencepiece_model(const std::filesystem::path& model_dir,
+                                        const TokenizerOptions& options);
 
 }  // namespace rebox::detail

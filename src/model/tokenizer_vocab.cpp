@@ -273,6 +273,8 @@ void collect_templates(const element& root, detail::TokenizerJsonSpecials& speci
 TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir,
                               const TokenizerOptions& options) {
     const std::filesystem::path path = model_dir / kFile;
+    if (!std::filesystem::exists(path) && std::filesystem::exists(model_dir / "tokenizer.model"))
+        return detail::read_sentencepiece_model(model_dir, options);
     detail::check_file_size(path, detail::kMaxTokenizerBytes);
     simdjson::padded_string json;
     if (simdjson::padded_string::load(path.string()).get(json))

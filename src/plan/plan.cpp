@@ -58,7 +58,8 @@ std::string general_name(const SourceModel& source, const ModelConfig& config,
 std::optional<TokenizerVocab> read_vocab(const SourceModel& source, const ModelConfig& config,
                                          const PlanOptions& options, std::vector<Blocker>* blockers,
                                          std::vector<std::string>* notes) {
-    if (!std::filesystem::exists(source.dir / "tokenizer.json")) {
+    if (!std::filesystem::exists(source.dir / "tokenizer.json") &&
+        !std::filesystem::exists(source.dir / "tokenizer.model")) {
         blockers->push_back(Blocker{"tokenizer.json",
                                     "no tokenizer.json: the GGUF would not be runnable",
                                     "copy the model's tokenizer.json into " + source.dir.string()});

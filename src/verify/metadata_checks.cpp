@@ -57,7 +57,9 @@ class KvChecker {
 void check_tokenizer(KvChecker& kv, const ModelConfig& config,
                      const std::filesystem::path& model_dir) {
     const GgufSet& gguf = kv.gguf_;
-    const bool has_tokenizer_json = std::filesystem::exists(model_dir / "tokenizer.json");
+    // tokenizer.json, or a SentencePiece tokenizer.model in its place.
+    const bool has_tokenizer_json = std::filesystem::exists(model_dir / "tokenizer.json") ||
+                                    std::filesystem::exists(model_dir / "tokenizer.model");
     const GgufValue* tokens = gguf.find("tokenizer.ggml.tokens");
     if (tokens == nullptr) {
         if (has_tokenizer_json)
