@@ -252,3 +252,35 @@ TEST(ModelTokenizerSmall, RegexTable) {
 
 }  // namespace
 }  // namespace rebox
+
+namespace rebox {
+namespace {
+
+// Llama 3.1 Instruct's layout: tokenizer_config.json names bos <|begin_of_text|> and eos <|eot_id|>
+// with no add_bos_token key; the post-processor template starts with <|begin_of_text|>. gguf-py
+// SpecialVocab then writes bos 128000, eos 128009 (not <|end_of_text|> 128001) and add_bos true.
+TEST(ModelTokenizerSmall, Llama31SpecialTokens) {
+    TokenizerParts llama;
+    llama.regex = kLlama3RegexJson;
+    llama.added = R"([{"id": 5, "content": "<|begin_of_text|>", "special": true},
+                      {"id": 6, "content": "<|end_of_text|>", "special": true},
+                      {"id": 7, "content": "<|eot_id|>", "special": true}])";
+    llama.post_processor = R"({"type": "Sequence", "processors": [{"type": "ByteLevel"},
+        {"type": "TemplateProcessing", "single": [
+            {"SpecialToken": {"id": "<|begin_of_text|>", "type_id": 0}},
+            {"Sequence": {"id": "A", "type_id": 0}}]}]})";
+    const TokenizerVocab v =
+        read_parts(llama, {}, R"({"bos_token": "<|begin_of_text|>", "eos_token": "<|eot_id|>"})");
+    EXPECT_EQ(v.model, "gpt2");
+    EXPECT_EQ(v.pre, "llama-bpe");
+    EXPECT_EQ(v.bos_id, 5u);
+    EXPECT_EQ(v.eos_id, 7u);
+    EXPECT_FALSE(v.eot_id.has_value());
+    EXPECT_TRUE(v.add_bos);
+    EXPECT_FALSE(v.add_eos);
+    EXPECT_TRUE(v.scores.empty());
+    EXPECT_FALSE(v.add_space_prefix.has_value());
+}
+
+}  // namespace
+}  // namespace rebox
