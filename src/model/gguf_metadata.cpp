@@ -163,8 +163,11 @@ std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input) {
         add("tokenizer.ggml.model", string_value(vocab.model));
         add("tokenizer.ggml.pre", string_value(vocab.pre));
         add("tokenizer.ggml.tokens", string_array_value(vocab.tokens));
+        if (vocab.model == "llama")
+            add("tokenizer.ggml.scores", GgufValue::f32_array(vocab.scores));
         add("tokenizer.ggml.token_type", i32_array_value(vocab.token_types));
-        add("tokenizer.ggml.merges", string_array_value(vocab.merges));
+        if (vocab.model != "llama")  // the SentencePiece tokenizer merges by score, not merges
+            add("tokenizer.ggml.merges", string_array_value(vocab.merges));
         const std::pair<const char*, const std::optional<uint32_t>*> ids[] = {
             {"tokenizer.ggml.bos_token_id", &vocab.bos_id},
             {"tokenizer.ggml.eos_token_id", &vocab.eos_id},
@@ -176,6 +179,8 @@ std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input) {
             if (id->has_value()) add(key, u32_value(**id));
         add("tokenizer.ggml.add_bos_token", bool_value(vocab.add_bos));
         add("tokenizer.ggml.add_eos_token", bool_value(vocab.add_eos));
+        if (vocab.add_space_prefix)
+            add("tokenizer.ggml.add_space_prefix", bool_value(*vocab.add_space_prefix));
         if (vocab.chat_template) add("tokenizer.chat_template", string_value(*vocab.chat_template));
     }
     return kvs;

@@ -1,7 +1,8 @@
-// tokenizer.json -> GGUF byte-level BPE vocabulary (simdjson DOM; the Qwen3 file is ~11 MB):
-// tokens placed at their ids and padded to vocab_size, token types as convert_hf_to_gguf's
-// get_vocab_base assigns them, merges as gguf-py writes them, and the pre-tokenizer name.
-// Special ids / add flags / chat template are delegated to tokenizer_special.cpp.
+// tokenizer.json -> GGUF vocabulary (simdjson DOM; the Qwen3 file is ~11 MB): tokens placed at
+// their ids and padded to vocab_size, token types as convert_hf_to_gguf's get_vocab_base assigns
+// them; for byte-level BPE merges as gguf-py writes them and the pre-tokenizer name, for
+// SentencePiece-style BPE scores and add_space_prefix (tokenizer_spm.cpp). Special ids / add
+// flags / chat template are delegated to tokenizer_special.cpp.
 #include "rebox/model/tokenizer_vocab.hpp"
 
 #include <simdjson.h>
@@ -12,6 +13,7 @@
 #include "json_file.hpp"
 #include "rebox/error.hpp"
 #include "tokenizer_special.hpp"
+#include "tokenizer_spm.hpp"
 
 namespace rebox {
 namespace {
@@ -103,13 +105,21 @@ std::vector<RawToken> collect_tokens(const object& model, const element& root) {
     return raw;
 }
 
-// Places raw tokens at their ids in a vocab_size table; holes become [PAD<i>] / UNUSED.
-void place_tokens(const std::vector<RawToken>& raw, uint64_t vocab_size, TokenizerVocab& out) {
+// Places raw tokens at their ids in a vocab_size table; holes become [PAD<i>] / UNUSED. With
+// drop_beyond, added tokens past the table are listed in out.dropped_added_tokens instead of
+// refused (Gemma 3's <image_soft_token> sits at id vocab_size).
+void place_tokens(const std::vector<RawToken>& raw, uint64_t vocab_size, bool drop_beyond,
+                  TokenizerVocab& out) {
     out.tokens.assign(vocab_size, std::string());
     out.token_types.assign(vocab_size, static_cast<int32_t>(TokenType::UNUSED));
     std::vector<uint8_t> placed(vocab_size, 0);  // 0 empty, 1 from model.vocab, 2 added
 
     for (const RawToken& token : raw) {
+        if (token.added && token.id >= vocab_size && drop_beyond) {
+            out.dropped_added_tokens.push_back(std::string(token.text) + " (id " +
+                                               std::to_string(token.id) + ")");
+            continue;
+        }
         if (token.id >= vocab_size)
             blocker(token.added ? "added_tokens" : "model.vocab",
                     "token '" + std::string(token.text) + "' has id " + std::to_string(token.id) +
@@ -263,6 +273,8 @@ void collect_templates(const element& root, detail::TokenizerJsonSpecials& speci
 TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir,
                               const TokenizerOptions& options) {
     const std::filesystem::path path = model_dir / kFile;
+    if (!std::filesystem::exists(path) && std::filesystem::exists(model_dir / "tokenizer.model"))
+        return detail::read_sentencepiece_model(model_dir, options);
     detail::check_file_size(path, detail::kMaxTokenizerBytes);
     simdjson::padded_string json;
     if (simdjson::padded_string::load(path.string()).get(json))
@@ -280,10 +292,11 @@ TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir,
     std::string_view model_type;
     if (model.at_key("type").get(model_type) || model_type != "BPE")
         blocker("model.type", "'" + std::string(model_type) + "' is not supported",
-                "BPE (byte-level, gpt2)");
+                "BPE (byte-level, or SentencePiece-style with byte_fallback)");
 
     TokenizerVocab vocab;
-    vocab.model = "gpt2";
+    const bool sentencepiece = detail::is_sentencepiece_bpe(model);
+    vocab.model = sentencepiece ? "llama" : "gpt2";
     const std::vector<RawToken> raw = collect_tokens(model, root);
     uint64_t vocab_size = options.vocab_size;
     if (vocab_size == 0)
@@ -293,13 +306,20 @@ TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir,
         blocker("model.vocab",
                 "vocabulary of " + std::to_string(vocab_size) + " tokens is too large",
                 "at most " + std::to_string(kMaxVocabSize));
-    place_tokens(raw, vocab_size, vocab);
-    vocab.merges = read_merges(model);
-    vocab.pre = pre_tokenizer_name(root, options);
+    place_tokens(raw, vocab_size, options.vocab_size != 0, vocab);
+    if (sentencepiece) {
+        vocab.pre = "default";  // what convert_hf_to_gguf writes for SentencePiece vocabularies
+        vocab.add_space_prefix = detail::spm_add_space_prefix(root);
+        vocab.scores = detail::spm_scores_from_merges(model, vocab.tokens);
+        detail::apply_spm_token_types(model, vocab);
+    } else {
+        vocab.merges = read_merges(model);
+        vocab.pre = pre_tokenizer_name(root, options);
+    }
 
     detail::TokenizerJsonSpecials specials;
     for (const RawToken& token : raw)
-        if (token.added && token.id <= UINT32_MAX)
+        if (token.added && token.id < vocab.tokens.size())
             specials.added_tokens.emplace_back(std::string(token.text),
                                                static_cast<uint32_t>(token.id));
     collect_templates(root, specials);

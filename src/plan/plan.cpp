@@ -53,9 +53,10 @@ std::string general_name(const SourceModel& source, const ModelConfig& config,
 }
 
 std::optional<TokenizerVocab> read_vocab(const SourceModel& source, const ModelConfig& config,
-                                         const PlanOptions& options,
-                                         std::vector<Blocker>* blockers) {
-    if (!std::filesystem::exists(source.dir / "tokenizer.json")) {
+                                         const PlanOptions& options, std::vector<Blocker>* blockers,
+                                         std::vector<std::string>* notes) {
+    if (!std::filesystem::exists(source.dir / "tokenizer.json") &&
+        !std::filesystem::exists(source.dir / "tokenizer.model")) {
         blockers->push_back(Blocker{"tokenizer.json",
                                     "no tokenizer.json: the GGUF would not be runnable",
                                     "copy the model's tokenizer.json into " + source.dir.string()});
@@ -70,6 +71,9 @@ std::optional<TokenizerVocab> read_vocab(const SourceModel& source, const ModelC
                                             " tokens but config.json vocab_size is " +
                                             std::to_string(config.vocab_size),
                                         "use the tokenizer.json that belongs to this checkpoint"});
+        for (const std::string& token : vocab.dropped_added_tokens)
+            notes->push_back("tokenizer.json: added token " + token + " is beyond vocab_size " +
+                             std::to_string(config.vocab_size) + ": left out of the GGUF");
         return vocab;
     } catch (const Error& e) {
         if (e.exit_class() != ExitClass::blocker) throw;
@@ -285,7 +289,8 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
         plan.blockers.push_back(Blocker{"config.json: rope_scaling", *rope.blocker,
                                         "rebox carries only what llama.cpp's converter writes"});
     const std::optional<PoolingType> pooling = read_pooling(source.dir);
-    const std::optional<TokenizerVocab> vocab = read_vocab(source, config, options, &plan.blockers);
+    const std::optional<TokenizerVocab> vocab =
+        read_vocab(source, config, options, &plan.blockers, &plan.notes);
 
     std::map<std::string, std::string> seen;  // gguf name -> source name
     for (size_t i = 0; i < source.tensors.size(); ++i) {

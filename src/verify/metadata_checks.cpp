@@ -1,7 +1,11 @@
 // KV and layout checks. Expected hyper-parameters come from config.json, pooling from modules.json,
-// special tokens and add_bos/add_eos from tokenizer.json (+ tokenizer_config.json) via the model/
+// tokenizer model, token types, SentencePiece scores / add_space_prefix, special tokens and
+// add_bos/add_eos from tokenizer.json or tokenizer.model (+ tokenizer_config.json) via the model/
 // readers; typing follows llama.cpp (docs/gguf.md §1.7, §3.1).
 #include "metadata_checks.hpp"
+
+#include <type_traits>
+#include <variant>
 
 #include "rebox/arch/architecture.hpp"
 #include "rebox/error.hpp"
@@ -55,10 +59,38 @@ class KvChecker {
     std::vector<std::string>& problems_;
 };
 
+// An INT32 / FLOAT32 array KV must hold exactly `expected` (token types, SentencePiece scores).
+template <typename T>
+void check_numbers(KvChecker& kv, const std::string& key, GgufType elem_type,
+                   const std::vector<T>& expected) {
+    const GgufValue* value = kv.gguf_.find(key);
+    if (value == nullptr || !value->is_array() || value->elem_type != elem_type)
+        return kv.problem(key,
+                          "missing or not a " + std::string(gguf_type_name(elem_type)) + " array");
+    if (value->array.size() != expected.size())
+        return kv.problem(key, std::to_string(value->array.size()) + " entries",
+                          std::to_string(expected.size()) + " (one per token)");
+    for (size_t i = 0; i < expected.size(); ++i) {
+        bool same = false;
+        if constexpr (std::is_floating_point_v<T>) {
+            const double* got = std::get_if<double>(&value->array[i]);
+            same = got != nullptr && *got == static_cast<double>(expected[i]);
+        } else {
+            const int64_t* got = std::get_if<int64_t>(&value->array[i]);
+            same = got != nullptr && *got == static_cast<int64_t>(expected[i]);
+        }
+        if (!same)
+            return kv.problem(key, "entry " + std::to_string(i) + " differs",
+                              std::to_string(expected[i]) + " from the source tokenizer");
+    }
+}
+
 void check_tokenizer(KvChecker& kv, const ModelConfig& config,
                      const std::filesystem::path& model_dir) {
     const GgufSet& gguf = kv.gguf_;
-    const bool has_tokenizer_json = std::filesystem::exists(model_dir / "tokenizer.json");
+    // tokenizer.json, or a SentencePiece tokenizer.model in its place.
+    const bool has_tokenizer_json = std::filesystem::exists(model_dir / "tokenizer.json") ||
+                                    std::filesystem::exists(model_dir / "tokenizer.model");
     const GgufValue* tokens = gguf.find("tokenizer.ggml.tokens");
     if (tokens == nullptr) {
         if (has_tokenizer_json)
@@ -116,6 +148,13 @@ void check_tokenizer(KvChecker& kv, const ModelConfig& config,
                 break;
             }
         }
+    }
+    kv.expect_string("tokenizer.ggml.model", vocab.model);
+    check_numbers(kv, "tokenizer.ggml.token_type", GgufType::INT32, vocab.token_types);
+    if (vocab.model == "llama") {
+        check_numbers(kv, "tokenizer.ggml.scores", GgufType::FLOAT32, vocab.scores);
+        if (vocab.add_space_prefix)
+            kv.expect_bool("tokenizer.ggml.add_space_prefix", *vocab.add_space_prefix);
     }
     if (vocab.bos_id) kv.expect_u32("tokenizer.ggml.bos_token_id", *vocab.bos_id);
     if (vocab.eos_id) kv.expect_u32("tokenizer.ggml.eos_token_id", *vocab.eos_id);

@@ -58,10 +58,15 @@ int main(int argc, char** argv) {
            "(tiny only: MistralForCausalLM, head_dim 32 != hidden/heads, untied unless --tied)")
         ->check(CLI::IsMember({"qwen3", "qwen2", "llama", "mistral"}));
     app.add_option("--tokenizer", tokenizer,
-                   "small | qwen3 | none (default: small for tiny, qwen3 for the qwen3 presets)")
-        ->check(CLI::IsMember({"small", "qwen3", "none"}));
+                   "small | qwen3 | llama3 | llama2 | gemma3 | none (default: small for tiny, "
+                   "qwen3 for the qwen3 presets)")
+        ->check(CLI::IsMember({"small", "qwen3", "llama3", "llama2", "gemma3", "none"}));
     app.add_option("--qwen3-tokenizer", qwen3_tokenizer,
                    "the real Qwen3 tokenizer.json (default: $REBOX_QWEN3_TOKENIZER)");
+    std::string tokenizer_json;
+    app.add_option("--tokenizer-json", tokenizer_json,
+                   "the real tokenizer.json for --tokenizer llama3|llama2|gemma3 "
+                   "(tokenizer_config.json is read from beside it)");
     app.add_flag("--embedding-eos", embedding_eos,
                  "post-processor appends <|endoftext|> (Qwen3-Embedding)");
     app.add_option("--shards", shards, "number of safetensors shards")->check(CLI::PositiveNumber);
@@ -152,8 +157,9 @@ int main(int argc, char** argv) {
         }
         fs::create_directories(out);
 
-        mkfixture::TokenizerOptions tok{tokenizer, qwen3_tokenizer, embedding_eos,
-                                        defect == "no-merges"};
+        mkfixture::TokenizerOptions tok{tokenizer,
+                                        tokenizer == "qwen3" ? qwen3_tokenizer : tokenizer_json,
+                                        embedding_eos, defect == "no-merges"};
         const int64_t token_count = mkfixture::write_tokenizer_files(out, tok);
 
         mkfixture::PlanOptions options;

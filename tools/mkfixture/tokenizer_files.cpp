@@ -285,7 +285,7 @@ Qwen3Tokenizer process_qwen3(const std::string& source_text, const fs::path& sou
             max_id = std::max(max_id, static_cast<int64_t>(field.value.get_int64()));
         for (auto token : doc["added_tokens"].get_array()) {
             const int64_t id = token["id"].get_int64();
-            max_id = std::max(max_id, id);
+            if (options.kind != "gemma3") max_id = std::max(max_id, id);
             if (std::string_view(token["content"].get_string()) == "<|endoftext|>") eos_id = id;
         }
     } catch (const simdjson::simdjson_error& e) {
@@ -352,11 +352,14 @@ int64_t write_tokenizer_files(const fs::path& out_dir, const TokenizerOptions& o
                 embedding_post_processor(added_token_id(tokenizer, "<|endoftext|>"));
         if (options.drop_merges) tokenizer["model"].erase("merges");
         write_text(out_dir / "tokenizer.json", tokenizer.dump(2) + "\n");
-    } else if (options.kind == "qwen3") {
-        const fs::path& source = options.qwen3_tokenizer_json;
+    } else if (options.kind == "qwen3" || options.kind == "llama3" || options.kind == "llama2" ||
+               options.kind == "gemma3") {
+        const fs::path& source = options.real_tokenizer_json;
         if (source.empty())
             throw std::runtime_error(
-                "--qwen3-tokenizer: no path (pass it or set REBOX_QWEN3_TOKENIZER)");
+                options.kind == "qwen3"
+                    ? "--qwen3-tokenizer: no path (pass it or set REBOX_QWEN3_TOKENIZER)"
+                    : "--tokenizer-json: no path to the real " + options.kind + " tokenizer.json");
         const std::string source_text = read_file(source);
         const Qwen3Tokenizer processed = process_qwen3(source_text, source, options);
         count = processed.count;
@@ -366,7 +369,7 @@ int64_t write_tokenizer_files(const fs::path& out_dir, const TokenizerOptions& o
                    read_file(source.parent_path() / "tokenizer_config.json"));
     } else {
         throw std::runtime_error("--tokenizer: unknown kind '" + options.kind +
-                                 "' (expected small, qwen3 or none)");
+                                 "' (expected small, qwen3, llama3, llama2, gemma3 or none)");
     }
     return count;
 }

@@ -88,6 +88,7 @@ int run_convert(const ConvertArgs& args) {
         return static_cast<int>(ExitClass::verification);
     }
     if (!args.quiet) {
+        for (const std::string& note : result.plan.notes) std::printf("note: %s\n", note.c_str());
         for (const auto& path : result.outputs) std::printf("wrote %s\n", path.c_str());
         std::printf("%zu tensors (%s), %llu bytes in %.2f s\n", result.plan.tensors.size(),
                     type_counts(result.plan).c_str(),

@@ -41,6 +41,7 @@ void print_text(const std::string& model_dir, const SourceModel& source, const P
                     ggml_type_name(tp.type).c_str(), encoding_name(tp.encoding),
                     static_cast<unsigned long long>(tp.nbytes), tp.note.c_str());
     }
+    for (const std::string& note : plan.notes) std::printf("NOTE %s\n", note.c_str());
     for (const Blocker& b : plan.blockers)
         std::printf("BLOCKER %s: %s%s\n", b.tensor.c_str(), b.reason.c_str(),
                     b.fix.empty() ? "" : (" (fix: " + b.fix + ")").c_str());

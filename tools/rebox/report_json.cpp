@@ -75,6 +75,7 @@ nlohmann::json plan_to_json(const Plan& plan, const SourceModel* source) {
                            {"tensors", std::move(tensors)},
                            {"type_counts", std::move(type_counts)},
                            {"blockers", std::move(blockers)},
+                           {"notes", plan.notes},
                            {"source_bytes", plan.source_bytes},
                            {"tensor_bytes", gguf_tensor_bytes}};
     // The whole single-file size (header, KVs, infos, padding) only for a plan that can be written.

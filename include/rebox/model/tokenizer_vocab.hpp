@@ -1,7 +1,9 @@
-// tokenizer.json (+ tokenizer_config.json) -> the GGUF tokenizer: byte-level BPE ("gpt2" model),
-// tokens in id order padded to vocab_size with [PAD<i>] / UNUSED (no holes), token types, merges (both
-// "a b" strings and ["a","b"] pairs), special ids, add_bos/add_eos, pre-tokenizer name from the
-// pre-tokenizer regex, chat template. Parsed with simdjson (the file is ~11 MB).
+// tokenizer.json (+ tokenizer_config.json) -> the GGUF tokenizer: byte-level BPE ("gpt2" model:
+// merges (both "a b" strings and ["a","b"] pairs), pre-tokenizer name from the pre-tokenizer regex)
+// or SentencePiece-style BPE with byte_fallback ("llama" model: scores derived from the merge
+// ranks, add_space_prefix); tokens in id order padded to vocab_size with [PAD<i>] / UNUSED (no
+// holes), token types, special ids, add_bos/add_eos, chat template. Parsed with simdjson (the file
+// is ~11 MB).
 #pragma once
 
 #include <cstdint>
@@ -24,11 +26,15 @@ enum class TokenType : int32_t {
 };
 
 struct TokenizerVocab {
-    std::string model = "gpt2";
-    std::string pre;  // "qwen2", "llama-bpe", ...
+    std::string model = "gpt2";  // "gpt2" (byte-level BPE) | "llama" (SentencePiece)
+    std::string pre;             // "qwen2", "llama-bpe", ...; "default" for "llama"
     std::vector<std::string> tokens;
     std::vector<int32_t> token_types;
-    std::vector<std::string> merges;
+    std::vector<std::string> merges;       // "gpt2" only
+    std::vector<float> scores;             // "llama" only: one per token
+    std::optional<bool> add_space_prefix;  // "llama" only
+    // Added tokens whose id is >= vocab_size, left out (never renumbered): "content (id N)".
+    std::vector<std::string> dropped_added_tokens;
     std::optional<uint32_t> bos_id, eos_id, eot_id, pad_id, unk_id;
     bool add_bos = false;
     bool add_eos = false;
@@ -36,17 +42,20 @@ struct TokenizerVocab {
 };
 
 struct TokenizerOptions {
-    uint32_t vocab_size = 0;          // config.json vocab_size (0: the tokenizer's own count)
-    std::optional<std::string> pre;   // override the pre-tokenizer name (--tokenizer-pre)
+    uint32_t vocab_size = 0;         // config.json vocab_size (0: the tokenizer's own count)
+    std::optional<std::string> pre;  // override the pre-tokenizer name (--tokenizer-pre)
 };
 
-// Special ids / add flags follow gguf-py SpecialVocab: tokenizer_config.json *_token contents (looked up in
-// added_tokens), the TemplateProcessing post-processor rule (trailing token != eos: old eos -> eot, add_eos),
-// then model_dir/config.json {bos,eos,unk,pad}_token_id for ids still unset.
-// Throws rebox::Error: input class for malformed JSON; blocker class for what cannot be carried
-// (no merges, unknown pre-tokenizer regex (named in the message, fix: --tokenizer-pre), a token id
-// >= vocab_size, duplicate token strings, a non-BPE model).
-TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir, const TokenizerOptions& options);
+// Special ids / add flags follow gguf-py SpecialVocab: tokenizer_config.json *_token contents
+// (looked up in added_tokens), the TemplateProcessing post-processor rule (trailing token != eos:
+// old eos -> eot, add_eos), then model_dir/config.json {bos,eos,unk,pad}_token_id for ids still
+// unset. Throws rebox::Error: input class for malformed JSON; blocker class for what cannot be
+// carried (no merges, unknown pre-tokenizer regex (named in the message, fix: --tokenizer-pre), a
+// model.vocab id >= vocab_size, duplicate token strings, a non-BPE model, a SentencePiece
+// normalizer llama.cpp cannot follow). Added tokens with ids >= an explicit vocab_size are left
+// out and listed in dropped_added_tokens (convert_hf_to_gguf ignores them likewise).
+TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir,
+                              const TokenizerOptions& options);
 
 // The pre-tokenizer name llama.cpp uses for a Split regex, or nullopt when unknown.
 std::optional<std::string> pre_tokenizer_for_regex(const std::string& regex);

@@ -80,6 +80,9 @@ struct Plan {
     std::string arch;
     std::vector<TensorPlan> tensors;  // in output order
     std::vector<Blocker> blockers;    // non-empty: nothing may be written
+    // What is left out on purpose and does not block (e.g. tokenizer.json added tokens whose ids
+    // lie beyond config.json vocab_size): one line each, shown by plan and convert.
+    std::vector<std::string> notes;
     std::vector<GgufKV> kvs;
     uint64_t source_bytes = 0;  // total size of the input safetensors files
 };

@@ -1,6 +1,7 @@
 // read_tokenizer on small hand-written tokenizer.json files: both merge spellings, padding, token
-// types, special-token rules, and every refusal (missing merges, unknown regex, ids beyond
-// vocab_size, duplicates, non-BPE, malformed JSON) with its exit class.
+// types, special-token rules, added tokens beyond vocab_size left out, and every refusal (missing
+// merges, unknown regex, model.vocab ids beyond vocab_size, duplicates, non-BPE, malformed JSON)
+// with its exit class.
 #include <gtest/gtest.h>
 
 #include "model_test_dir.hpp"
@@ -126,9 +127,17 @@ TEST(ModelTokenizerSmall, PreTokenizerFromRegexOrOverride) {
 }
 
 TEST(ModelTokenizerSmall, IdsBeyondVocabSizeAreBlockers) {
-    const Error e = error_of({}, sized(6));  // <tool> has id 6
+    const Error e = error_of({}, sized(4));  // model.vocab "Ġa" has id 4
     EXPECT_EQ(e.exit_class(), ExitClass::blocker);
-    EXPECT_NE(std::string(e.what()).find("'<tool>' has id 6"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'\xC4\xA0"
+                                         "a' has id 4"),
+              std::string::npos)
+        << e.what();
+    // Added tokens beyond an explicit vocab_size are left out and listed, as convert_hf_to_gguf
+    // ignores them (<tool> has id 6).
+    const TokenizerVocab dropped = read_parts({}, sized(6));
+    EXPECT_EQ(dropped.tokens.size(), 6u);
+    EXPECT_EQ(dropped.dropped_added_tokens, std::vector<std::string>{"<tool> (id 6)"});
     TokenizerParts huge;
     huge.vocab = R"({"a": 4000000000})";
     EXPECT_EQ(error_of(huge).exit_class(), ExitClass::blocker);  // no 4e9-entry allocation
@@ -239,6 +248,38 @@ TEST(ModelTokenizerSmall, RegexTable) {
             R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)"),
         "qwen2");
     EXPECT_FALSE(pre_tokenizer_for_regex("").has_value());
+}
+
+}  // namespace
+}  // namespace rebox
+
+namespace rebox {
+namespace {
+
+// Llama 3.1 Instruct's layout: tokenizer_config.json names bos <|begin_of_text|> and eos <|eot_id|>
+// with no add_bos_token key; the post-processor template starts with <|begin_of_text|>. gguf-py
+// SpecialVocab then writes bos 128000, eos 128009 (not <|end_of_text|> 128001) and add_bos true.
+TEST(ModelTokenizerSmall, Llama31SpecialTokens) {
+    TokenizerParts llama;
+    llama.regex = kLlama3RegexJson;
+    llama.added = R"([{"id": 5, "content": "<|begin_of_text|>", "special": true},
+                      {"id": 6, "content": "<|end_of_text|>", "special": true},
+                      {"id": 7, "content": "<|eot_id|>", "special": true}])";
+    llama.post_processor = R"({"type": "Sequence", "processors": [{"type": "ByteLevel"},
+        {"type": "TemplateProcessing", "single": [
+            {"SpecialToken": {"id": "<|begin_of_text|>", "type_id": 0}},
+            {"Sequence": {"id": "A", "type_id": 0}}]}]})";
+    const TokenizerVocab v =
+        read_parts(llama, {}, R"({"bos_token": "<|begin_of_text|>", "eos_token": "<|eot_id|>"})");
+    EXPECT_EQ(v.model, "gpt2");
+    EXPECT_EQ(v.pre, "llama-bpe");
+    EXPECT_EQ(v.bos_id, 5u);
+    EXPECT_EQ(v.eos_id, 7u);
+    EXPECT_FALSE(v.eot_id.has_value());
+    EXPECT_TRUE(v.add_bos);
+    EXPECT_FALSE(v.add_eos);
+    EXPECT_TRUE(v.scores.empty());
+    EXPECT_FALSE(v.add_space_prefix.has_value());
 }
 
 }  // namespace
