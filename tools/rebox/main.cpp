@@ -6,6 +6,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "gguf_tool_commands.hpp"
 #include "rebox/error.hpp"
 
 int main(int argc, char** argv) {
@@ -94,6 +95,9 @@ int main(int argc, char** argv) {
     merge_cmd->add_option("OUT", merge.output, "output .gguf")->required();
     merge_cmd->add_flag("-f,--force", merge.force, "replace an existing output file");
 
+    const ToolCommand gguf_tools[] = {add_meta_command(app), add_diff_command(app),
+                                      add_hash_command(app)};
+
     // CLI11 2.1 answers an unknown word with only "A subcommand is required": name it instead.
     if (argc >= 2 && argv[1][0] != '-') {
         std::string names;
@@ -123,6 +127,8 @@ int main(int argc, char** argv) {
         if (verify_cmd->parsed()) return run_verify(verify);
         if (split_cmd->parsed()) return run_split(split);
         if (merge_cmd->parsed()) return run_merge(merge);
+        for (const ToolCommand& tool : gguf_tools)
+            if (tool.command->parsed()) return tool.run();
     } catch (const rebox::Error& e) {
         std::fprintf(stderr, "rebox: %s\n", e.what());
         return e.exit_code();

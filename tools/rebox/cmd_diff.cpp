@@ -1,0 +1,6 @@
+// placeholder
+#include "gguf_tool_commands.hpp"
+namespace rebox::cli {
+ToolCommand add_diff_command(CLI::App& app) { return {app.add_subcommand("diff", "todo"), [] { return 1; }}; }
+ToolCommand add_hash_command(CLI::App& app) { return {app.add_subcommand("hash", "todo"), [] { return 1; }}; }
+}
