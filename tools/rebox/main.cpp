@@ -87,6 +87,8 @@ int main(int argc, char** argv) {
     split_cmd->add_flag("--no-tensor-first-split", split.no_tensor_first_split,
                         "first shard holds metadata only");
     split_cmd->add_flag("-f,--force", split.force, "replace existing shard files");
+    split_cmd->add_flag("--dry-run", split.dry_run,
+                        "print the shards it would write; write nothing");
 
     MergeArgs merge;
     auto* merge_cmd = app.add_subcommand("merge", "Merge a split GGUF set into one file");
@@ -94,6 +96,8 @@ int main(int argc, char** argv) {
         ->required();
     merge_cmd->add_option("OUT", merge.output, "output .gguf")->required();
     merge_cmd->add_flag("-f,--force", merge.force, "replace an existing output file");
+    merge_cmd->add_flag("--dry-run", merge.dry_run, "print what it would write; write nothing");
+    merge_cmd->allow_extras();  // run_merge explains the argument order instead
 
     const ToolCommand gguf_tools[] = {add_meta_command(app), add_diff_command(app),
                                       add_hash_command(app)};
@@ -126,7 +130,10 @@ int main(int argc, char** argv) {
         if (plan_cmd->parsed()) return run_plan(plan);
         if (verify_cmd->parsed()) return run_verify(verify);
         if (split_cmd->parsed()) return run_split(split);
-        if (merge_cmd->parsed()) return run_merge(merge);
+        if (merge_cmd->parsed()) {
+            merge.extra = merge_cmd->remaining();
+            return run_merge(merge);
+        }
         for (const ToolCommand& tool : gguf_tools)
             if (tool.command->parsed()) return tool.run();
     } catch (const rebox::Error& e) {
