@@ -18,6 +18,7 @@ namespace rebox {
 namespace {
 
 constexpr uint64_t kChunkElements = 1 << 16;  // a multiple of every block size here
+constexpr size_t kCompareBytes = 4 << 20;
 
 std::string shape_text(const std::vector<int64_t>& ne) {
     std::string text;
@@ -53,6 +54,15 @@ void release(const GgufSet& set, std::span<const uint8_t> bytes) {
     release_mapped(maps, bytes);
 }
 
+// Releases the pages holding elements [first, first + n) of a tensor's bytes.
+void release_elements(const GgufSet& set, uint32_t type, std::span<const uint8_t> data,
+                      uint64_t first, size_t n) {
+    const auto traits = ggml_type_traits(type);
+    const uint64_t begin = first / traits->block_size * traits->type_size;
+    const uint64_t length = n / traits->block_size * traits->type_size;
+    release(set, data.subspan(begin, std::min<uint64_t>(length, data.size() - begin)));
+}
+
 TensorComparison compare_tensor(const GgufSet& sa, const GgufSet::Tensor& ta, const GgufSet& sb,
                                 const GgufSet::Tensor& tb) {
     TensorComparison c;
@@ -67,12 +77,19 @@ TensorComparison compare_tensor(const GgufSet& sa, const GgufSet::Tensor& ta, co
         return c;
     }
     const auto da = sa.tensor_data(ta), db = sb.tensor_data(tb);
-    if (ta.info->type == tb.info->type && da.size() == db.size() &&
-        std::memcmp(da.data(), db.data(), da.size()) == 0) {
-        release(sa, da);
-        release(sb, db);
-        c.verdict = TensorComparison::Verdict::identical_bytes;
-        return c;
+    if (ta.info->type == tb.info->type && da.size() == db.size()) {
+        // Chunk by chunk, releasing the mapped pages, so a 100 MB tensor stays out of RSS.
+        bool equal = true;
+        for (size_t at = 0; equal && at < da.size(); at += kCompareBytes) {
+            const size_t n = std::min(kCompareBytes, da.size() - at);
+            equal = std::memcmp(da.data() + at, db.data() + at, n) == 0;
+            release(sa, da.subspan(at, n));
+            release(sb, db.subspan(at, n));
+        }
+        if (equal) {
+            c.verdict = TensorComparison::Verdict::identical_bytes;
+            return c;
+        }
     }
     if (!can_dequantize(ta.info->type) || !can_dequantize(tb.info->type)) {
         c.verdict = TensorComparison::Verdict::not_compared;
@@ -83,6 +100,8 @@ TensorComparison compare_tensor(const GgufSet& sa, const GgufSet::Tensor& ta, co
         const size_t n = static_cast<size_t>(std::min(kChunkElements, c.elements - first));
         dequantize_elements(ta.info->type, da, first, std::span(va.data(), n));
         dequantize_elements(tb.info->type, db, first, std::span(vb.data(), n));
+        release_elements(sa, ta.info->type, da, first, n);
+        release_elements(sb, tb.info->type, db, first, n);
         for (size_t i = 0; i < n; ++i) {
             if (std::bit_cast<uint32_t>(va[i]) == std::bit_cast<uint32_t>(vb[i])) continue;
             ++c.differing_values;

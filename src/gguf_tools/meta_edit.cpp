@@ -244,7 +244,7 @@ MetaEditResult edit_gguf_metadata(const fs::path& input, const std::optional<fs:
         if (!(s == 0 && kv_changed) && renamed_shards.count(s) == 0) continue;
         Rewrite r;
         r.shard = s;
-        r.kvs = s == 0 ? kvs : set.shard(s).kvs();
+        r.kvs = s == 0 ? std::move(kvs) : set.shard(s).kvs();  // a vocabulary is tens of MB
         r.names = names[s];
         r.target = output && s == 0 ? *output : fs::path(set.shard(s).display_name());
         rewrites.push_back(std::move(r));
@@ -252,9 +252,10 @@ MetaEditResult edit_gguf_metadata(const fs::path& input, const std::optional<fs:
 
     // Build every layout (all checks) before creating any output.
     std::vector<GgufLayout> layouts;
-    for (const Rewrite& r : rewrites) {
+    for (Rewrite& r : rewrites) {
         GgufLayout layout(alignment_of(r.kvs));
-        for (const GgufKV& kv : r.kvs) layout.add_kv(kv.key, kv.value);
+        for (GgufKV& kv : r.kvs) layout.add_kv(std::move(kv.key), std::move(kv.value));
+        r.kvs.clear();
         const auto& tensors = set.shard(r.shard).tensors();
         for (size_t i = 0; i < tensors.size(); ++i)
             layout.add_tensor(r.names[i], tensors[i].ne, tensors[i].type);
