@@ -4,6 +4,7 @@
 #include "rebox/gguf_tools/meta_edit.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -158,6 +159,12 @@ struct Rewrite {
     fs::path target;
 };
 
+// A file replaced in place keeps its permission bits (the temporary is created 0644).
+void keep_mode(const fs::path& target, const fs::path& temp) {
+    struct stat st {};
+    if (::stat(target.c_str(), &st) == 0) ::chmod(temp.c_str(), st.st_mode & 07777);
+}
+
 }  // namespace
 
 MetaEditResult edit_gguf_metadata(const fs::path& input, const std::optional<fs::path>& output,
@@ -246,7 +253,8 @@ MetaEditResult edit_gguf_metadata(const fs::path& input, const std::optional<fs:
         r.shard = s;
         r.kvs = s == 0 ? std::move(kvs) : set.shard(s).kvs();  // a vocabulary is tens of MB
         r.names = names[s];
-        r.target = output && s == 0 ? *output : fs::path(set.shard(s).display_name());
+        // In place through a symlink: replace the file it points to, not the link.
+        r.target = output && s == 0 ? *output : fs::canonical(set.shard(s).display_name());
         rewrites.push_back(std::move(r));
     }
 
@@ -280,6 +288,7 @@ MetaEditResult edit_gguf_metadata(const fs::path& input, const std::optional<fs:
         out.sync();
     }
     for (size_t k = 0; k < outputs.size(); ++k) {
+        keep_mode(rewrites[k].target, outputs[k]->temp_path());
         outputs[k]->commit();
         result.written.push_back(rewrites[k].target);
     }

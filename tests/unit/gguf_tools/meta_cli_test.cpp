@@ -126,6 +126,18 @@ TEST_F(MetaCli, SplitSetIsEditedThroughShardOneOnly) {
     EXPECT_TRUE(contains(split_key.err, "split.count: split keys")) << split_key.err;
 }
 
+TEST_F(MetaCli, InPlaceThroughASymlinkKeepsTheLinkAndTheFileMode) {
+    const fs::path file = converted("a.gguf");
+    fs::permissions(file, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+    fs::create_symlink(file, dir_ / "link.gguf");
+    const auto r = rebox("meta " + quoted(dir_ / "link.gguf") + " --set general.name=via-link");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(fs::is_symlink(dir_ / "link.gguf"));
+    EXPECT_EQ(*GgufFile::open(file)->find("general.name")->as_string(), "via-link");
+    EXPECT_EQ(fs::status(file).permissions() & fs::perms::all,
+              fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+}
+
 struct BadCase {
     const char* name;
     std::string args;  // after "meta FILE"
