@@ -77,6 +77,15 @@ std::optional<std::string> llama_required_type(const std::string& key, const std
     return std::nullopt;
 }
 
+bool llama_requires_key(const std::string& key, const std::string& arch) {
+    for (const char* required :
+         {"general.architecture", "tokenizer.ggml.model", "tokenizer.ggml.tokens"})
+        if (key == required) return true;
+    for (const char* suffix : {".context_length", ".embedding_length", ".block_count"})
+        if (!arch.empty() && key == arch + suffix) return true;
+    return false;
+}
+
 void check_llama_kv_rules(const std::string& file, const std::vector<GgufKV>& kvs,
                           const std::vector<std::string>& touched) {
     const GgufValue* arch = find_kv(kvs, "general.architecture");

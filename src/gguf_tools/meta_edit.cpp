@@ -49,9 +49,6 @@ void apply_delete(const std::string& file, std::vector<GgufKV>& kvs, const std::
     refuse_split_key(file, key);
     auto it = find_key(kvs, key);
     if (it == kvs.end()) throw_input_error(file, key, "--delete: no such key");
-    if (key == "general.architecture")
-        throw_input_error(file, key, "--delete would leave a file llama.cpp cannot load",
-                          "--set " + key + "=NAME to change it instead");
     kvs.erase(it);
     changes.push_back("deleted " + key);
 }
@@ -209,6 +206,14 @@ MetaEditResult edit_gguf_metadata(const fs::path& input, const std::optional<fs:
             kvs.push_back(GgufKV{key, GgufValue::str(std::move(text))});
         touched.push_back(key);
     }
+    // A required key may be deleted only to be set again (to change its type).
+    const GgufValue* arch = head.find("general.architecture");
+    const std::string arch_name =
+        arch != nullptr && arch->as_string() != nullptr ? *arch->as_string() : std::string();
+    for (const std::string& key : edits.deletes)
+        if (llama_requires_key(key, arch_name) && find_key(kvs, key) == kvs.end())
+            throw_input_error(file, key, "--delete would leave a file llama.cpp cannot load",
+                              "--set " + key + "=VALUE to change it instead");
     check_llama_kv_rules(file, kvs, touched);
 
     // Tensor names per shard, with the renames applied.

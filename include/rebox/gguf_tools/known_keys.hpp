@@ -16,6 +16,10 @@ namespace rebox {
 // type-check.
 std::optional<std::string> llama_required_type(const std::string& key, const std::string& arch);
 
+// True for keys llama.cpp cannot load a model without (general.architecture, tokenizer.ggml.model
+// and .tokens, <arch>.context_length / .embedding_length / .block_count): deleting one is refused.
+bool llama_requires_key(const std::string& key, const std::string& arch);
+
 // Checks the KV set a meta edit would write: general.architecture present and a STRING,
 // general.alignment a UINT32 power of two, and each key in `touched` of the type llama.cpp
 // requires. Throws rebox::Error naming `file` and the key.
