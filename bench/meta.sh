@@ -27,17 +27,24 @@ run() {  # run NAME CMD...: wall s, CPU s, peak RSS KiB into globals
   cpu[$name]=$(echo "$user + $sys" | bc -l)
 }
 declare -A secs rss cpu
-cat "$file" >/dev/null  # page cache warm for everyone
-run cp cp "$file" "$work/meta-copy.bin"
-run cp_sync bash -c "cp '$file' '$work/meta-copy2.bin' && sync -f '$work/meta-copy2.bin'"
+# Each contender starts with the input in the page cache and no other writeback pending: its
+# output is removed and the filesystem synced (untimed) before the next one runs.
+settle() { rm -f "$work"/meta-out*.gguf "$work"/meta-copy*.bin; sync -f "$file"; cat "$file" >/dev/null; }
+settle
 run meta "$build/rebox" meta "$file" -o "$work/meta-out.gguf" --quiet --set general.name=bench \
   --chat-template-file "$work/template.jinja"
-cp "$file" "$work/meta-out-inplace.gguf"
-sync -f "$work/meta-out-inplace.gguf"  # its writeback must not land in the timing
-run meta_inplace "$build/rebox" meta "$work/meta-out-inplace.gguf" --quiet --set general.name=bench2
-run hash "$build/rebox" hash "$file"
 # diff exits 1 here (general.name and the template differ): count that as success.
 run diff bash -c '"$@"; (($? <= 1))' diff "$build/rebox" diff "$file" "$work/meta-out.gguf"
+settle
+cp "$file" "$work/meta-out-inplace.gguf" && sync -f "$file"
+run meta_inplace "$build/rebox" meta "$work/meta-out-inplace.gguf" --quiet --set general.name=bench2 \
+  --chat-template-file "$work/template.jinja"
+settle
+run cp cp "$file" "$work/meta-copy.bin"
+settle
+run cp_sync bash -c "cp '$file' '$work/meta-copy2.bin' && sync -f '$work/meta-copy2.bin'"
+settle
+run hash "$build/rebox" hash "$file"
 
 ratio() { echo "scale=2; $1 / $2" | bc -l; }
 printf 'preset %s: %d bytes, %s cores\n' "$preset" "$bytes" "$(nproc)"
