@@ -131,8 +131,10 @@ int run_diff(const DiffArgs& args) {
 
 ToolCommand add_diff_command(CLI::App& app) {
     auto args = std::make_shared<DiffArgs>();
-    CLI::App* cmd = app.add_subcommand(
-        "diff",
+    CLI::App* cmd = app.add_subcommand("diff",
+                                       "Compare two GGUF models: KVs, tensor set, tensor values "
+                                       "(exit 0 same, 1 different, 2 error)");
+    cmd->footer(
         "Compare two GGUF models (files or first shards of split sets): KVs added/removed/changed "
         "(split.* keys ignored), tensors added/removed, and per tensor: identical bytes; same "
         "values (dequantized fp32 bit-equal, e.g. Q4_1 vs its F32 twin); different (count, max abs "

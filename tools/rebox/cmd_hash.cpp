@@ -52,7 +52,8 @@ int run_hash(const HashArgs& args) {
 ToolCommand add_hash_command(CLI::App& app) {
     auto args = std::make_shared<HashArgs>();
     CLI::App* cmd = app.add_subcommand(
-        "hash",
+        "hash", "Per-tensor xxh64 + sha256 manifest of a GGUF; --check compares against one");
+    cmd->footer(
         "Hash a GGUF model per tensor (xxh64 and sha256 of its bytes) plus one entry for the KV "
         "section, printed as a manifest: '<xxh64> <sha256>  tensor:NAME' and '...  kv'. A split "
         "set (first shard given) and its merged file give the same entries; the kv entry "

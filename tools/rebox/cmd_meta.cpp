@@ -44,6 +44,8 @@ ToolCommand add_meta_command(CLI::App& app) {
     auto args = std::make_shared<MetaArgs>();
     CLI::App* cmd = app.add_subcommand(
         "meta",
+        "Edit GGUF metadata (keys, chat template, tensor names) in place or into a new file");
+    cmd->footer(
         "Edit GGUF metadata: set/add/delete keys, chat template, tensor names.\n"
         "Writes OUT, or replaces FILE in place atomically (temporary file, fsync, rename); tensor "
         "data is copied file to file and the file's alignment is kept. A split set is edited "
