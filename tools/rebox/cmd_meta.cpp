@@ -51,7 +51,7 @@ ToolCommand add_meta_command(CLI::App& app) {
         "data is copied file to file and the file's alignment is kept. A split set is edited "
         "through its first shard, in place.\n"
         "Refuses edits llama.cpp would reject (wrong type for a key it reads, a bad "
-        "general.alignment, deleting general.architecture).\n"
+        "general.alignment, deleting a key it needs such as general.architecture).\n"
         "Exit codes: 0 written, 1 bad input or usage (nothing written).");
     cmd->add_option("FILE", args->file, "GGUF file (or first shard of a split set)")->required();
     cmd->add_option("-o,--output", args->output, "write here instead of replacing FILE");
