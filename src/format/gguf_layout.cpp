@@ -1,6 +1,7 @@
 // GGUF v3 writer: validates KVs and tensor infos as they are added, assigns canonical offsets
-// (offset[i] = offset[i-1] + PAD(nbytes[i-1], 32)) and serializes the metadata block little-endian
-// (types/n_dims 32-bit, counts/lengths/ne/offsets 64-bit). Whole files: gguf_write.cpp.
+// (offset[i] = offset[i-1] + PAD(nbytes[i-1], alignment), 32 by default) and serializes the
+// metadata block little-endian (types/n_dims 32-bit, counts/lengths/ne/offsets 64-bit). Whole
+// files: gguf_write.cpp.
 // By default it never writes general.alignment (the default 32 is what every reader assumes); a
 // layout built with an explicit alignment (rebox meta keeps a file's own) may carry it.
 #include "rebox/format/gguf_layout.hpp"

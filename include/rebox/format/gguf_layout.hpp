@@ -1,8 +1,8 @@
 // GGUF writer, split in two so output can stream: GgufLayout holds the KVs and tensor infos,
-// computes canonical offsets (offset[i] = offset[i-1] + PAD(nbytes[i-1], 32)) and serializes the
-// metadata block (header, KVs, tensor infos, zero padding to the data section). Tensor bytes are
-// then written at data_offset() + tensor.offset by the caller (write_gguf() does it for whole
-// files).
+// computes canonical offsets (offset[i] = offset[i-1] + PAD(nbytes[i-1], alignment), 32 by default)
+// and serializes the metadata block (header, KVs, tensor infos, zero padding to the data section).
+// Tensor bytes are then written at data_offset() + tensor.offset by the caller (write_gguf() does
+// it for whole files).
 #pragma once
 
 #include <cstdint>
@@ -38,7 +38,7 @@ class GgufLayout {
     uint64_t metadata_size() const;  // bytes before the data section padding
     uint64_t data_offset() const;    // PAD(metadata_size, alignment)
     uint32_t alignment() const { return alignment_; }
-    uint64_t file_size() const;  // data_offset + sum of PAD(nbytes, 32)
+    uint64_t file_size() const;  // data_offset + sum of PAD(nbytes, alignment)
     // Header + KVs + tensor infos + zero padding: exactly data_offset() bytes.
     std::vector<uint8_t> serialize_metadata() const;
 
