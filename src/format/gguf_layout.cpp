@@ -1,7 +1,9 @@
 // GGUF v3 writer: validates KVs and tensor infos as they are added, assigns canonical offsets
-// (offset[i] = offset[i-1] + PAD(nbytes[i-1], 32)) and serializes the metadata block little-endian
-// (types/n_dims 32-bit, counts/lengths/ne/offsets 64-bit). Whole files: gguf_write.cpp.
-// It never writes general.alignment: the default 32 is what every reader assumes.
+// (offset[i] = offset[i-1] + PAD(nbytes[i-1], alignment), 32 by default) and serializes the
+// metadata block little-endian (types/n_dims 32-bit, counts/lengths/ne/offsets 64-bit). Whole
+// files: gguf_write.cpp.
+// By default it never writes general.alignment (the default 32 is what every reader assumes); a
+// layout built with an explicit alignment (rebox meta keeps a file's own) may carry it.
 #include "rebox/format/gguf_layout.hpp"
 
 #include <bit>
@@ -16,8 +18,6 @@ namespace {
 
 static_assert(std::endian::native == std::endian::little,
               "the GGUF writer assumes a little-endian host");
-
-constexpr uint64_t kAlignment = kGgufDefaultAlignment;
 
 [[noreturn]] void throw_layout_error(const std::string& field, const std::string& what,
                                      const std::string& expected = "") {
@@ -101,9 +101,6 @@ void check_scalar(const std::string& key, GgufType type, const GgufScalar& scala
 
 void check_kv(const std::string& key, const GgufValue& value) {
     if (key.empty()) throw_layout_error("key", "empty key", "a non-empty key");
-    if (key == "general.alignment")
-        throw_layout_error(key, "rebox always writes the default alignment",
-                           "no general.alignment key");
     if (static_cast<uint32_t>(value.type) >= kGgufTypeCount)
         throw_layout_error(key, "invalid value type");
     if (!value.is_array()) return check_scalar(key, value.type, value.scalar);
@@ -165,7 +162,25 @@ void put_scalar(ByteWriter& out, GgufType type, const GgufScalar& scalar) {
 
 }  // namespace
 
+GgufLayout::GgufLayout(uint32_t alignment) : alignment_(alignment), alignment_key_allowed_(true) {
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0)
+        throw_layout_error("general.alignment",
+                           std::to_string(alignment) + " is not a power of two",
+                           "a non-zero power of two");
+}
+
+void GgufLayout::check_alignment_kv(const std::string& key, const GgufValue& value) const {
+    if (key != "general.alignment") return;
+    if (!alignment_key_allowed_)
+        throw_layout_error(key, "rebox always writes the default alignment",
+                           "no general.alignment key");
+    if (value.as_u32() != alignment_)
+        throw_layout_error(key, "value differs from the layout's alignment",
+                           "UINT32 " + std::to_string(alignment_));
+}
+
 void GgufLayout::add_kv(std::string key, GgufValue value) {
+    check_alignment_kv(key, value);
     check_kv(key, value);
     for (const GgufKV& kv : kvs_)
         if (kv.key == key) throw_layout_error(key, "duplicate key");
@@ -173,6 +188,7 @@ void GgufLayout::add_kv(std::string key, GgufValue value) {
 }
 
 void GgufLayout::set_kv(std::string key, GgufValue value) {
+    check_alignment_kv(key, value);
     check_kv(key, value);
     for (GgufKV& kv : kvs_) {
         if (kv.key == key) {
@@ -209,8 +225,8 @@ void GgufLayout::add_tensor(std::string name, std::vector<int64_t> ne, uint32_t 
                                       " is not a multiple of the " + std::string(traits->name) +
                                       " block size " + std::to_string(traits->block_size));
     const auto nbytes = ggml_nbytes(type, ne);
-    if (!nbytes || *nbytes > std::numeric_limits<uint64_t>::max() - kAlignment ||
-        gguf_pad(*nbytes, kAlignment) > std::numeric_limits<uint64_t>::max() - data_size_)
+    if (!nbytes || *nbytes > std::numeric_limits<uint64_t>::max() - alignment_ ||
+        gguf_pad(*nbytes, alignment_) > std::numeric_limits<uint64_t>::max() - data_size_)
         throw_layout_error(field, "byte size overflows 64 bits");
 
     GgufTensorInfo info;
@@ -219,7 +235,7 @@ void GgufLayout::add_tensor(std::string name, std::vector<int64_t> ne, uint32_t 
     info.type = type;
     info.offset = data_size_;
     info.nbytes = *nbytes;
-    data_size_ += gguf_pad(info.nbytes, kAlignment);
+    data_size_ += gguf_pad(info.nbytes, alignment_);
     tensors_.push_back(std::move(info));
 }
 
@@ -230,7 +246,7 @@ uint64_t GgufLayout::metadata_size() const {
     return size;
 }
 
-uint64_t GgufLayout::data_offset() const { return gguf_pad(metadata_size(), kAlignment); }
+uint64_t GgufLayout::data_offset() const { return gguf_pad(metadata_size(), alignment_); }
 
 uint64_t GgufLayout::file_size() const { return data_offset() + data_size_; }
 
@@ -260,7 +276,7 @@ std::vector<uint8_t> GgufLayout::serialize_metadata() const {
         out.put<uint32_t>(t.type);
         out.put<uint64_t>(t.offset);
     }
-    bytes.resize(gguf_pad(bytes.size(), kAlignment), 0);  // zero padding up to the data section
+    bytes.resize(gguf_pad(bytes.size(), alignment_), 0);  // zero padding up to the data section
     return bytes;
 }
 

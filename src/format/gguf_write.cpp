@@ -19,14 +19,14 @@ void write_gguf(const std::filesystem::path& target, const GgufLayout& layout,
     uint64_t largest = 0;
     for (const GgufTensorInfo& t : layout.tensors()) largest = std::max(largest, t.nbytes);
     std::vector<uint8_t> buffer(largest);
-    const std::vector<uint8_t> zeros(kGgufDefaultAlignment, 0);
+    const std::vector<uint8_t> zeros(layout.alignment(), 0);
     for (size_t i = 0; i < layout.tensors().size(); ++i) {
         const GgufTensorInfo& t = layout.tensors()[i];
         const std::span<uint8_t> data(buffer.data(), t.nbytes);
         std::fill(data.begin(), data.end(), uint8_t{0});
         fill(i, data);
         output.pwrite(data, data_offset + t.offset);
-        const uint64_t padding = gguf_pad(t.nbytes, kGgufDefaultAlignment) - t.nbytes;
+        const uint64_t padding = gguf_pad(t.nbytes, layout.alignment()) - t.nbytes;
         if (padding > 0)
             output.pwrite(std::span<const uint8_t>(zeros.data(), padding),
                           data_offset + t.offset + t.nbytes);

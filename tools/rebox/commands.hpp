@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace rebox::cli {
 
@@ -54,6 +55,7 @@ struct SplitArgs {
     unsigned max_tensors = 0;
     bool no_tensor_first_split = false;
     bool force = false;
+    bool dry_run = false;  // print the shards that would be written, write nothing
 };
 int run_split(const SplitArgs& args);
 
@@ -61,6 +63,8 @@ struct MergeArgs {
     std::string first_shard;
     std::string output;
     bool force = false;
+    bool dry_run = false;            // print what would be written, write nothing
+    std::vector<std::string> extra;  // positionals beyond OUT (a shell glob): refused
 };
 int run_merge(const MergeArgs& args);
 

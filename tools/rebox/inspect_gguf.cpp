@@ -16,6 +16,7 @@
 #include "rebox/format/gguf_file.hpp"
 #include "rebox/format/gguf_shards.hpp"
 #include "rebox/format/mapped_file.hpp"
+#include "rebox/gguf_tools/trailing_data.hpp"
 
 namespace rebox::cli {
 namespace {
@@ -250,6 +251,12 @@ int inspect_gguf(const InspectArgs& args) {
         return 0;
     }
     const auto file = GgufFile::open(args.file);
+    // Shards joined with `cat` (another GGUF header after the tensor data) are refused in one
+    // line; other trailing bytes are only noted.
+    if (const auto trailing = find_trailing_data(*file)) {
+        if (trailing->next_header) throw Error(ExitClass::input, trailing->explanation);
+        std::fprintf(stderr, "rebox: note: %s\n", trailing->explanation.c_str());
+    }
     // The first shard of a split model: open (and check) the whole set too.
     std::optional<GgufSet> set;
     const GgufValue* split_count = file->find(kSplitCountKey);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "gguf_tool_commands.hpp"
 #include "rebox/error.hpp"
 #include "rebox/version.hpp"
 
@@ -118,6 +119,8 @@ int main(int argc, char** argv) {
     split_cmd->add_flag("--no-tensor-first-split", split.no_tensor_first_split,
                         "first shard holds metadata only");
     split_cmd->add_flag("-f,--force", split.force, "replace existing shard files");
+    split_cmd->add_flag("--dry-run", split.dry_run,
+                        "print the shards it would write; write nothing");
 
     MergeArgs merge;
     auto* merge_cmd = app.add_subcommand("merge", "Merge a split GGUF set into one file");
@@ -125,6 +128,11 @@ int main(int argc, char** argv) {
         ->required();
     merge_cmd->add_option("OUT", merge.output, "output .gguf")->required();
     merge_cmd->add_flag("-f,--force", merge.force, "replace an existing output file");
+    merge_cmd->add_flag("--dry-run", merge.dry_run, "print what it would write; write nothing");
+    merge_cmd->allow_extras();  // run_merge explains the argument order instead
+
+    const ToolCommand gguf_tools[] = {add_meta_command(app), add_diff_command(app),
+                                      add_hash_command(app)};
 
     // The greeting. `rebox --help` is a request: the list on stdout, exit 0. A bare `rebox` is a
     // usage error (no command to run): the same list on stderr, exit 1, as git and tar do, so that
@@ -170,7 +178,12 @@ int main(int argc, char** argv) {
         if (plan_cmd->parsed()) return run_plan(plan);
         if (verify_cmd->parsed()) return run_verify(verify);
         if (split_cmd->parsed()) return run_split(split);
-        if (merge_cmd->parsed()) return run_merge(merge);
+        if (merge_cmd->parsed()) {
+            merge.extra = merge_cmd->remaining();
+            return run_merge(merge);
+        }
+        for (const ToolCommand& tool : gguf_tools)
+            if (tool.command->parsed()) return tool.run();
     } catch (const rebox::Error& e) {
         std::fprintf(stderr, "rebox: %s\n", e.what());
         return e.exit_code();

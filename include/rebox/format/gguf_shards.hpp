@@ -84,11 +84,26 @@ class GgufSet {
 };
 
 // rebox split / merge: streaming copies through AtomicOutput; every output appears whole or not at
-// all.
+// all. Both refuse an output that is one of the input files (same inode: a shell glob that put a
+// shard in the output position) and check the free space of the output folder first.
 std::vector<std::filesystem::path> split_gguf_file(const std::filesystem::path& input,
                                                    const std::string& out_prefix,
                                                    const SplitLimits& limits, bool overwrite);
 void merge_gguf_files(const std::filesystem::path& first_shard, const std::filesystem::path& output,
                       bool overwrite);
+
+// What split / merge would write (--dry-run): each output path, its size and tensor count. The
+// same checks run as for the real thing (input set, limits, output-is-input, free space);
+// nothing is created.
+struct PlannedOutput {
+    std::filesystem::path path;
+    uint64_t bytes = 0;
+    size_t tensors = 0;
+};
+std::vector<PlannedOutput> plan_split_gguf(const std::filesystem::path& input,
+                                           const std::string& out_prefix,
+                                           const SplitLimits& limits);
+PlannedOutput plan_merge_gguf(const std::filesystem::path& first_shard,
+                              const std::filesystem::path& output);
 
 }  // namespace rebox
