@@ -1,4 +1,4 @@
-// Q4_1 / Q5_1 block packing and binary32 dequantization of a QuantView (notes/gguf.md §2.2, §2.3).
+// Q4_1 / Q5_1 block packing and binary32 dequantization of a QuantView (docs/gguf.md §2.2, §2.3).
 // Q4_1 from 3- and 4-bit streams folds each block's own stream bytes straight into nibbles; other
 // widths unpack a chunk at a time into a stack buffer. Each block's d and m are the fp16 bits of
 // its group's scale and min (looked up once per group), copied, never recomputed.

@@ -1,4 +1,4 @@
-// Strict GGUF v2/v3 reader. Every rule of llama.cpp's ggml/src/gguf.cpp (notes/gguf.md §1.6) is
+// Strict GGUF v2/v3 reader. Every rule of llama.cpp's ggml/src/gguf.cpp (docs/gguf.md §1.6) is
 // checked before a value is used; every read is bounds-checked first and no allocation is sized
 // by a length that has not been checked against the bytes left in the file.
 #include "rebox/format/gguf_file.hpp"
@@ -241,7 +241,7 @@ void GgufFile::load() {
     const std::string& file = name_;
     Cursor cursor(bytes_, file);
 
-    // Header (notes/gguf.md §1.1).
+    // Header (docs/gguf.md §1.1).
     cursor.need(4, "magic");
     if (std::memcmp(bytes_.data(), "GGUF", 4) != 0) {
         std::string got;

@@ -1,5 +1,5 @@
 // Special tokens of the GGUF tokenizer, following gguf-py
-// SpecialVocab._try_load_from_tokenizer_json and _try_load_from_config_json (notes/gguf.md §4.4,
+// SpecialVocab._try_load_from_tokenizer_json and _try_load_from_config_json (docs/gguf.md §4.4,
 // §5):
 //  1. tokenizer_config.json {bos,eos,unk,pad,cls,sep}_token contents (a string or {"content":
 //  ...});

@@ -1,4 +1,4 @@
-// check_block_scales: one pass over a tensor's BF16/F32 scales and mins (notes/prequant-formats.md
+// check_block_scales: one pass over a tensor's BF16/F32 scales and mins (docs/formats.md
 // §0: a bf16 value is fp16-exact in [2^-17, 2^16); constant groups store scale ~1e-7 with all codes
 // 0). Codes are read only for groups whose scale is not exact.
 #include <cmath>

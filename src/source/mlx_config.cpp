@@ -1,4 +1,4 @@
-// Parsing of the MLX config.json quantization block (notes/prequant-formats.md §2 "config.json").
+// Parsing of the MLX config.json quantization block (docs/formats.md §2 "config.json").
 #include "mlx_config.hpp"
 
 namespace rebox::mlx {

@@ -1,4 +1,4 @@
-// Per-tensor shapes from config.json for the decoder-only families rebox writes (notes/gguf.md §3.2
+// Per-tensor shapes from config.json for the decoder-only families rebox writes (docs/gguf.md §3.2
 // in HF order: nn.Linear weights are [out_features, in_features]).
 #include "expected_shapes.hpp"
 

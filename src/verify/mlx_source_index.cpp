@@ -1,4 +1,4 @@
-// verify's MLX source index (notes/prequant-formats.md §1-2). Bits and group come from config.json
+// verify's MLX source index (docs/formats.md §1-2). Bits and group come from config.json
 // only; a weight, scales or biases shape that disagrees with them is a problem on the tensor.
 #include "mlx_source_index.hpp"
 

@@ -1,4 +1,4 @@
-// The ggml reference dequantizers rewritten for verify (ggml-quants.c, notes/gguf.md §2.3). Block
+// The ggml reference dequantizers rewritten for verify (ggml-quants.c, docs/gguf.md §2.3). Block
 // layouts (ggml-common.h): Q4_0 d|qs[16]; Q4_1 d|m|qs[16]; Q5_0 d|qh[4]|qs[16]; Q5_1
 // d|m|qh[4]|qs[16]; Q8_0 d|qs[32] (int8). Nibbles: qs[j]&15 is value j, qs[j]>>4 is value j+16; qh
 // bit j is value j's fifth bit.

@@ -1,5 +1,5 @@
 // verify's own ggml dequantizers, one per type it accepts (ggml-quants.c dequantize_row_*,
-// notes/gguf.md §2.2-2.3): arithmetic in binary32 exactly as the reference (int code converted to
+// docs/gguf.md §2.2-2.3): arithmetic in binary32 exactly as the reference (int code converted to
 // float, one multiply, one add for Q4_1/Q5_1; -ffp-contract=off keeps them separate roundings).
 // Plain functions on spans.
 #pragma once

@@ -1,4 +1,4 @@
-// The Qwen3-Embedding-0.6B hyper-parameters as config.json gives them (notes/gguf.md §3.2: E=1024,
+// The Qwen3-Embedding-0.6B hyper-parameters as config.json gives them (docs/gguf.md §3.2: E=1024,
 // H=16, Hkv=8, D=128, F=3072, 28 layers, vocab 151669), for tests that need a real-sized config.
 #pragma once
 

@@ -1,6 +1,6 @@
 // MLX's affine packing written as the plainest loop (one bit at a time): within one row, code j
 // occupies bits [j*bits, j*bits+bits) of the row's uint32 words, bit k of the row being bit k%32
-// of word k/32, LSB first (notes/prequant-formats.md §1 "Bit packing"). Words are stored
+// of word k/32, LSB first (docs/formats.md §1 "Bit packing"). Words are stored
 // little-endian. Independent of rebox and of the mcq byte packer.
 #pragma once
 

@@ -1,5 +1,5 @@
 // The ggml tensor type table (ids, block sizes, bytes per block) as llama.cpp and gguf-py define it
-// (notes/gguf.md §2.1, GGML_TYPE_COUNT = 43), and llama_ftype numbers for general.file_type.
+// (docs/gguf.md §2.1, GGML_TYPE_COUNT = 43), and llama_ftype numbers for general.file_type.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Strict GGUF v2/v3 reader: every rule of llama.cpp's gguf.cpp (notes/gguf.md §1.6) is checked
+// Strict GGUF v2/v3 reader: every rule of llama.cpp's gguf.cpp (docs/gguf.md §1.6) is checked
 // before use; tensor data stays memory-mapped. This is the reader `verify` trusts: it has no writer
 // code.
 #pragma once

@@ -1,4 +1,4 @@
-// Split GGUF sets as llama.cpp's llama-gguf-split writes and loads them (notes/gguf.md §6): shard
+// Split GGUF sets as llama.cpp's llama-gguf-split writes and loads them (docs/gguf.md §6): shard
 // names "<prefix>-%05d-of-%05d.gguf", split.no (UINT16, 0-based), split.count (UINT16) and
 // split.tensors.count (INT32) in every shard, all other KVs in the first shard only.
 #pragma once

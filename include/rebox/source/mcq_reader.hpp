@@ -1,4 +1,4 @@
-// Input adapter for mcq-v1 packed checkpoints (shared/spec/mcq-v1.md): reads the safetensors files,
+// Input adapter for mcq-v1 packed checkpoints (docs/mcq-v1.md): reads the safetensors files,
 // each file's __metadata__["mcq"], and turns every <name>.qcodes/.scales/.mins triple into a
 // QuantView. Every rule of the spec's "What a reader must refuse" becomes a Blocker naming the
 // tensor; malformed safetensors files throw rebox::Error (input class).

@@ -1,4 +1,4 @@
-// Input adapter for MLX (mlx-lm) affine-quantized checkpoints (notes/prequant-formats.md §1-2): a
+// Input adapter for MLX (mlx-lm) affine-quantized checkpoints (docs/formats.md §1-2): a
 // module P is quantized iff P.scales exists; then P.weight (U32 words holding one little-endian
 // lsb0 code stream per row), P.scales and P.biases ([rows, cols/group], F16/BF16/F32) become one
 // QuantView named P.weight with logical shape [rows, cols]. Bits and group come from config.json

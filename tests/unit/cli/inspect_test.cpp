@@ -1,5 +1,5 @@
 // `rebox inspect` as a user runs it: the built binary on files written here (hand-assembled bytes
-// from notes/gguf.md, offsets worked out by hand), checking exit codes, key text lines, the --json
+// from docs/gguf.md, offsets worked out by hand), checking exit codes, key text lines, the --json
 // schema, and the one-line "rebox: FILE: ..." error for a corrupt file.
 #include <gtest/gtest.h>
 #include <unistd.h>

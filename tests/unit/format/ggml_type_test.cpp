@@ -1,4 +1,4 @@
-// The ggml type table against notes/gguf.md §2.1 (block sizes and bytes per block as published).
+// The ggml type table against docs/gguf.md §2.1 (block sizes and bytes per block as published).
 #include <gtest/gtest.h>
 
 #include "rebox/format/ggml_type.hpp"

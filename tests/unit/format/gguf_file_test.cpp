@@ -1,5 +1,5 @@
 // The strict GGUF reader on hand-assembled files: a valid file with every offset worked out by hand
-// from notes/gguf.md §1.1-§1.5, and one broken file per rule of §1.6/§8 with the message it must
+// from docs/gguf.md §1.1-§1.5, and one broken file per rule of §1.6/§8 with the message it must
 // give.
 #include "rebox/format/gguf_file.hpp"
 
@@ -20,7 +20,7 @@ using test::small_file;
 
 TEST(GgufFile, HandAssembledFileParses) {
     const std::vector<uint8_t> bytes = small_file();
-    // The first bytes match the gguf-py dump in notes/gguf.md §1.1 (except n_tensors/n_kv).
+    // The first bytes match the gguf-py dump in docs/gguf.md §1.1 (except n_tensors/n_kv).
     const std::vector<uint8_t> head = {0x47, 0x47, 0x55, 0x46, 3, 0, 0, 0, 2,  0, 0, 0, 0, 0, 0, 0,
                                        3,    0,    0,    0,    0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0};
     ASSERT_TRUE(std::equal(head.begin(), head.end(), bytes.begin()));

@@ -1,5 +1,5 @@
 // The GGUF writer (GgufLayout): byte-exact against a hand-assembled file, offsets against the
-// notes/gguf.md §1.5 example, and a randomized round trip through the strict reader with expected
+// docs/gguf.md §1.5 example, and a randomized round trip through the strict reader with expected
 // sizes computed here from the §1.3/§1.4 encodings (not taken from the writer).
 #include "rebox/format/gguf_layout.hpp"
 
@@ -36,7 +36,7 @@ TEST(GgufLayout, SerializeMetadataEqualsHandAssembledBytes) {
 }
 
 TEST(GgufLayout, OffsetsOfTheThreeTensorExample) {
-    // notes/gguf.md §1.5: Q4_1 4x64 (160 B), F32 4x64 (1024 B), F32 5 (20 B) -> offsets 0, 160,
+    // docs/gguf.md §1.5: Q4_1 4x64 (160 B), F32 4x64 (1024 B), F32 5 (20 B) -> offsets 0, 160,
     // 1184; the data section is 1568 - 352 = 1216 bytes (the last tensor padded to 32).
     GgufLayout layout;
     layout.add_kv("general.architecture", GgufValue::str("qwen3"));
@@ -117,7 +117,7 @@ TEST(GgufLayout, RandomRoundTripThroughTheStrictReader) {
     struct TypeRow {
         uint32_t id, block, bytes;
     };
-    // notes/gguf.md §2.1: F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0.
+    // docs/gguf.md §2.1: F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0.
     const TypeRow tensor_types[] = {{0, 1, 4},   {1, 1, 2},   {30, 1, 2},  {2, 32, 18},
                                     {3, 32, 20}, {6, 32, 22}, {7, 32, 24}, {8, 32, 34}};
     for (uint64_t seed = 1; seed <= 20; ++seed) {

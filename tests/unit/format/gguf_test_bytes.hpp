@@ -1,4 +1,4 @@
-// Test-side GGUF byte assembler: emits fields exactly as notes/gguf.md §1.1-§1.5 lays them out,
+// Test-side GGUF byte assembler: emits fields exactly as docs/gguf.md §1.1-§1.5 lays them out,
 // independent of the writer under test, so hand-made (and deliberately broken) files can be built.
 #pragma once
 

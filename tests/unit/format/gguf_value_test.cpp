@@ -1,4 +1,4 @@
-// GGUF values: type table (notes/gguf.md §1.3), factories, strict accessors (llama.cpp's loader
+// GGUF values: type table (docs/gguf.md §1.3), factories, strict accessors (llama.cpp's loader
 // rejects a key of the wrong type, §1.7) and the short rendering `inspect` prints.
 #include "rebox/format/gguf_value.hpp"
 

@@ -1,4 +1,4 @@
-// write_gguf(): the whole file on disk equals the hand-assembled bytes of notes/gguf.md-style
+// write_gguf(): the whole file on disk equals the hand-assembled bytes of docs/gguf.md-style
 // layout (metadata, data, zero padding after every tensor incl. the last), and it is atomic.
 #include <gtest/gtest.h>
 #include <unistd.h>

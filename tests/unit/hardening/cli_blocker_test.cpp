@@ -42,7 +42,7 @@ TEST(CliBlocker, EveryDefectFixtureIsRefusedWithCountedUniqueBlockers) {
         fs::temp_directory_path() / ("rebox-cli-blocker-" + std::to_string(::getpid()));
     fs::remove_all(dir);
     fs::create_directories(dir);
-    // Tensor and reason per defect, from tools/mkfixture/README.md and spec/mcq-v1.md.
+    // Tensor and reason per defect, from tools/mkfixture/README.md and docs/mcq-v1.md.
     const std::vector<DefectCase> cases = {
         {"group16", "layers.0.self_attn.q_proj.weight", "group 16 is not a multiple of 32"},
         {"bits5", "layers.0.self_attn.q_proj.weight", "bits 5", " --outtype q4_1"},

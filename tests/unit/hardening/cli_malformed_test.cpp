@@ -1,5 +1,5 @@
 // Malformed input as a user meets it: the built `rebox` binary on corrupt GGUF and safetensors
-// files (bytes assembled here per notes/gguf.md and the safetensors format) and on bad command
+// files (bytes assembled here per docs/gguf.md and the safetensors format) and on bad command
 // lines. Each case asserts exit code 1, exactly one stderr line "rebox: FILE: ...", and the rule
 // broken.
 #include <gtest/gtest.h>
@@ -77,7 +77,7 @@ std::vector<uint8_t> with_fill(std::vector<uint8_t> bytes, size_t count) {
     return bytes;
 }
 
-// ---- GGUF (rules from notes/gguf.md §1.6) ------------------------------------------------------
+// ---- GGUF (rules from docs/gguf.md §1.6) ------------------------------------------------------
 
 TEST_F(CliMalformed, GgufBadMagic) {
     expect_inspect_refuses("magic.gguf", GgufBytes{}.raw("GGML").u32(3).i64(0).i64(0).v,

@@ -1,4 +1,4 @@
-// Sentence-transformers pooling -> llama.cpp pooling type, per the converter's rule (notes/gguf.md
+// Sentence-transformers pooling -> llama.cpp pooling type, per the converter's rule (docs/gguf.md
 // §4.3).
 #include "rebox/model/pooling.hpp"
 

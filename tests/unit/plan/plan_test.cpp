@@ -1,6 +1,6 @@
 // make_plan on tiny qwen3 directories written by the test (hidden 64, 2 layers, heads 4 / kv 2,
 // head_dim 16, ffn 128, vocab 128): the good model plans to 2 + 11*2 = 24 tensors with names,
-// types, ne and byte sizes worked out by hand from notes/gguf.md §2.1/§3.2; each refusal is a
+// types, ne and byte sizes worked out by hand from docs/gguf.md §2.1/§3.2; each refusal is a
 // Blocker whose reason the test names.
 #include "rebox/plan/plan.hpp"
 

@@ -1,4 +1,4 @@
-// Hand-worked MLX packing vectors for every affine bit width (notes/prequant-formats.md §1 "Bit
+// Hand-worked MLX packing vectors for every affine bit width (docs/formats.md §1 "Bit
 // packing": code j of a row sits at bits [j*b, j*b+b) of the row's little-endian uint32 words, so
 // 3-, 5- and 6-bit codes straddle words). The expected words below were written by hand from that
 // rule (the working is in mlx_packing_vectors.hpp); they go through read_mlx_model's QuantView and

@@ -1,4 +1,4 @@
-// Hand-worked MLX packing vectors, one per affine bit width (notes/prequant-formats.md §1 "Bit
+// Hand-worked MLX packing vectors, one per affine bit width (docs/formats.md §1 "Bit
 // packing": code j of a row sits at bits [j*b, j*b+b) of the row's little-endian uint32 words).
 // The words were written by hand from that rule (working in the comments). Shared by the reader
 // test and the fixture generator's packer test.

@@ -1,4 +1,4 @@
-// verify's own ggml block dequantizers on hand-written blocks (layouts notes/gguf.md §2.2) with the
+// verify's own ggml block dequantizers on hand-written blocks (layouts docs/gguf.md §2.2) with the
 // expected floats worked out by hand.
 #include "../../../src/verify/ref_dequant.hpp"
 
