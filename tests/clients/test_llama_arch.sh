@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # The llama family (GGUF arch llama: Llama 2/3.x, Mistral) against llama.cpp's own code, for every input
 # format: each fixture variant (GQA with llama3 rope_scaling, tied embeddings without rope scaling,
-# q/k/v biases, Mistral with head_dim != hidden/heads) in mcq-v1 and MLX is converted by default and with
-# --outtype f32, then
+# q/k/v biases, Mistral with head_dim != hidden/heads) in mcq-v1, MLX and plain BF16 is converted by default
+# (Q4_1, or BF16 kept as BF16 for the float checkpoint) and with --outtype f32, then
 #  - ggufpy_llama.py: every tensor, read by gguf-py, equals llama.cpp's conversion of the source
 #    (LlamaModel.permute from the bundled conversion/llama.py for q/k, generate_extra_tensors for
 #    rope_freqs), bit for bit;
 #  - llama_rope_semantics.py: HF rotate-half attention on the source equals llama.cpp's interleaved RoPE
 #    on the GGUF's permuted q/k;
-#  - llama_embed.mjs: llama.cpp (node-llama-cpp) loads both files; embeddings cos >= 0.999.
+#  - llama_embed.mjs: llama.cpp (node-llama-cpp) loads both files; embeddings cos >= 0.999 (0.9999 for
+#    the BF16 file, which holds the same values as its F32 twin).
 # Usage: bash tests/clients/test_llama_arch.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -22,7 +23,7 @@ variants=(
   "llama-bias:--arch llama --attention-bias"
   "mistral:--arch mistral"
 )
-formats=(mcq mlx)
+formats=(mcq mlx float)
 
 for variant in "${variants[@]}"; do
   name=${variant%%:*}
@@ -33,12 +34,14 @@ for variant in "${variants[@]}"; do
       --force >/dev/null
     "$REBOX" convert "$dir" -o "$dir.gguf" --quiet
     "$REBOX" convert "$dir" -o "$dir-f32.gguf" --outtype f32 --quiet
-    for file in "$dir.gguf" "$dir-f32.gguf"; do
-      ggufpy "$CLIENTS_DIR/ggufpy_llama.py" "$BUILD/llama-src" "$dir" "$file"
-    done
+    default_type=Q4_1 min_cos=0.999
+    [[ $format == float ]] && default_type=BF16 min_cos=0.9999
+    ggufpy "$CLIENTS_DIR/ggufpy_llama.py" "$BUILD/llama-src" "$dir" "$dir.gguf" --expect-types "F32,$default_type"
+    ggufpy "$CLIENTS_DIR/ggufpy_llama.py" "$BUILD/llama-src" "$dir" "$dir-f32.gguf" --expect-types F32
     ggufpy "$CLIENTS_DIR/llama_rope_semantics.py" "$dir" "$dir.gguf"
     node "$CLIENTS_DIR/llama_embed.mjs" --label "$name-$format" --q4 "$dir.gguf" --f32 "$dir-f32.gguf" \
-      --corpus "$CLIENTS_DIR/corpus.txt" --lines 12
+      --corpus "$CLIENTS_DIR/corpus.txt" --lines 12 \
+      --min-cos "$min_cos"
     echo "$name ($format) checked ($(clients_elapsed))"
   done
 done
