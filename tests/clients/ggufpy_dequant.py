@@ -14,7 +14,6 @@ Usage: ggufpy_dequant.py MODEL_DIR FILE.gguf [--expect-qwen3-0.6b] [--expect-q5_
   --expect-qwen3-0.6b  also check the reference figures of the 0.6B shape (mcq-v1 spec): 310 tensors,
                        197 Q4_1 + 113 F32, 151,669 tokens with none empty, size within 0.2% of 378,522,208.
 """
-import glob
 import json
 import os
 import sys
@@ -22,6 +21,8 @@ import sys
 import numpy as np
 import gguf
 from gguf import GGMLQuantizationType as Q
+
+from source_values import Source, float_values, unpack_lsb0
 
 model_dir, gguf_path = sys.argv[1], sys.argv[2]
 expect_06b = "--expect-qwen3-0.6b" in sys.argv[3:]
@@ -39,34 +40,9 @@ def fail(msg):
     problems.append(msg)
 
 
-# ---- safetensors, parsed here (8-byte little-endian header length + JSON header + data) ----
-class SourceTensor:
-    def __init__(self, raw, base, entry):
-        self.dtype = entry["dtype"]
-        self.shape = entry["shape"]
-        begin, end = entry["data_offsets"]
-        self.bytes = raw[base + begin : base + end]
-
-
-def read_safetensors(path):
-    raw = np.memmap(path, dtype=np.uint8, mode="r")
-    header_len = int.from_bytes(bytes(raw[:8]), "little")
-    header = json.loads(bytes(raw[8 : 8 + header_len]).decode("utf-8"))
-    meta = header.pop("__metadata__", {}) or {}
-    mcq = json.loads(meta["mcq"])["tensors"] if "mcq" in meta else {}
-    return {name: SourceTensor(raw, 8 + header_len, e) for name, e in header.items()}, mcq
-
-
-index_path = os.path.join(model_dir, "model.safetensors.index.json")
-if os.path.exists(index_path):
-    files = sorted(set(json.load(open(index_path))["weight_map"].values()))
-else:
-    files = ["model.safetensors"]
-source, quant_meta = {}, {}
-for f in files:
-    tensors, mcq = read_safetensors(os.path.join(model_dir, f))
-    source.update(tensors)
-    quant_meta.update(mcq)
+# ---- the source checkpoint, parsed here (source_values.py: own safetensors parser, own lsb0 unpacking) ----
+_source = Source(model_dir)
+source, quant_meta = _source.tensors, dict(_source.mcq)
 
 # MLX affine (no mcq metadata, config.json "quantization"): module P stores P.weight (U32 words; a
 # row is whole words, so the bytes are one flat lsb0 code stream), P.scales and P.biases
@@ -117,37 +93,17 @@ def gguf_name(hf):
 
 
 # ---- expected values straight from the checkpoint ----
-def unpack_codes(packed, bits, first, count):
-    """codes[first : first + count] of an lsb0 stream (code LSB first, stream bit k = bit k%8 of byte k/8)."""
-    start_bit, end_bit = first * bits, (first + count) * bits
-    chunk = np.asarray(packed[start_bit // 8 : (end_bit + 7) // 8])
-    stream = np.unpackbits(chunk, bitorder="little")[start_bit % 8 : start_bit % 8 + count * bits]
-    weights = (np.uint32(1) << np.arange(bits, dtype=np.uint32)).astype(np.uint32)
-    return stream.reshape(count, bits).astype(np.uint32) @ weights
-
-
 def expected_rows(name, meta, r0, r1):
     rows, cols = meta["shape"]
     bits, group = meta["bits"], meta["group"]
     codes_part, mins_part = (".weight", ".biases") if "module" in meta else (".qcodes", ".mins")
     name = meta.get("module", name)
-    codes = unpack_codes(source[name + codes_part].bytes, bits, r0 * cols, (r1 - r0) * cols)
-    scales = plain_as_f32(source[name + ".scales"])
-    mins = plain_as_f32(source[name + mins_part])
+    codes = unpack_lsb0(source[name + codes_part].bytes, bits, r0 * cols, (r1 - r0) * cols)
+    scales = float_values(source[name + ".scales"])
+    mins = float_values(source[name + mins_part])
     group_of = np.arange(r0 * cols, r1 * cols, dtype=np.int64) // group
     value = codes.astype(np.float32) * scales.astype(np.float32)[group_of] + mins.astype(np.float32)[group_of]
     return value.astype(np.float32).reshape(r1 - r0, cols)
-
-
-def plain_as_f32(t):
-    data = t.bytes.tobytes()
-    if t.dtype == "F32":
-        return np.frombuffer(data, dtype="<f4")
-    if t.dtype == "F16":
-        return np.frombuffer(data, dtype="<f2").astype(np.float32)
-    if t.dtype == "BF16":
-        return (np.frombuffer(data, dtype="<u2").astype(np.uint32) << 16).view(np.float32)
-    raise ValueError(f"{t.dtype} source tensor")
 
 
 # ---- the comparison ----
@@ -219,7 +175,7 @@ for t in reader.tensors:
         plain_types[t.tensor_type.name] = plain_types.get(t.tensor_type.name, 0) + 1
         if t.tensor_type == Q.F32:
             n_f32 += 1
-        want = plain_as_f32(src)
+        want = float_values(src)
         if t.tensor_type == Q.F32:
             got = np.asarray(t.data, dtype=np.float32).reshape(-1)
         else:
