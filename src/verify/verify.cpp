@@ -134,6 +134,7 @@ void check_rope_freqs(const GgufSet& gguf, const GgufSet::Tensor& tensor, const 
     const GgufTensorInfo& info = *tensor.info;
     const std::string& file = gguf.shard(tensor.shard).display_name();
     check.source_name = "config.json rope_scaling";
+    check.generated = true;
     const std::vector<float> expected = verify_ref::expected_llama3_rope_freqs(config);
     const std::span<const uint8_t> data = gguf.tensor_data(tensor);
     if (info.type != 0 || info.ne != std::vector<int64_t>{int64_t(expected.size())} ||
@@ -183,7 +184,11 @@ std::string VerifyReport::summary() const {
     return "re-encoded tensors bit-identical: " + std::to_string(re_encoded_identical) + "/" +
            std::to_string(re_encoded_total) + ", max abs error " + error_text +
            "; copied tensors bit-identical: " + std::to_string(copied_identical) + "/" +
-           std::to_string(copied_total);
+           std::to_string(copied_total) +
+           (generated_total == 0
+                ? std::string()
+                : "; generated tensors bit-identical: " + std::to_string(generated_identical) +
+                      "/" + std::to_string(generated_total));
 }
 
 VerifyReport verify_gguf(const std::filesystem::path& model_dir, const std::filesystem::path& gguf,
@@ -302,6 +307,11 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
         }
     }
     for (const TensorCheck& check : report.tensors) {
+        if (check.generated) {
+            ++report.generated_total;
+            if (check.identical) ++report.generated_identical;
+            continue;
+        }
         if (!check.re_encoded) {
             if (check.identical && !check.source_name.empty()) ++report.copied_identical;
             continue;

@@ -32,6 +32,8 @@ nlohmann::json verify_report_to_json(const VerifyReport& report) {
             {"re_encoded_identical", report.re_encoded_identical},
             {"copied_total", report.copied_total},
             {"copied_identical", report.copied_identical},
+            {"generated_total", report.generated_total},
+            {"generated_identical", report.generated_identical},
             {"max_abs_error", report.max_abs_error},
             {"problems", report.problems},
             {"tensors", std::move(tensors)}};

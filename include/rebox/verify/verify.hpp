@@ -18,6 +18,7 @@ struct TensorCheck {
     std::string source_name;
     std::string gguf_type;    // "Q4_1", "F32", ...
     bool re_encoded = false;  // source was quantized
+    bool generated = false;   // no source tensor: computed from config.json (rope_freqs)
     bool identical = false;
     uint64_t values = 0;
     uint64_t mismatches = 0;
@@ -35,10 +36,12 @@ struct VerifyReport {
     size_t re_encoded_identical = 0;
     size_t copied_total = 0;  // float source tensors (copied, widened or recast exactly)
     size_t copied_identical = 0;
+    size_t generated_total = 0;  // tensors computed from config.json (rope_freqs.weight)
+    size_t generated_identical = 0;
     double max_abs_error = 0.0;
     bool ok() const;
     // "re-encoded tensors bit-identical: 197/197, max abs error 0.0; copied tensors
-    // bit-identical: 113/113"
+    // bit-identical: 113/113", then "; generated tensors bit-identical: 1/1" when there are any
     std::string summary() const;
 };
 
