@@ -2,7 +2,7 @@
 # The first run cannot regress: clone the repository's committed HEAD into a temporary folder, run
 # `bash scripts/demo.sh` there exactly as a newcomer would (setup.sh skips installed packages and
 # builds only the two tools), and require exit 0 and the verify verdict as the demo's last line:
-# "re-encoded tensors bit-identical: N/N, max abs error 0.0" with N > 0.
+# "re-encoded tensors bit-identical: N/N, max abs error 0.0; copied tensors bit-identical: M/M" with N > 0.
 # Uses ccache when it is installed (CCACHE_DISABLE=1 measures a cold build); KEEP_DEMO=1 keeps the
 # temporary folder (its demo.log) for a look. Usage: test_demo_clone.sh SOURCE_DIR
 set -uo pipefail
@@ -30,8 +30,9 @@ if ((rc != 0)); then
   tail -n 30 "$work/demo.log"
   exit 1
 fi
-if [[ ! $last =~ ^re-encoded\ tensors\ bit-identical:\ ([0-9]+)/([0-9]+),\ max\ abs\ error\ 0\.0$ ]] ||
-  [[ ${BASH_REMATCH[1]} != "${BASH_REMATCH[2]}" ]] || ((BASH_REMATCH[1] == 0)); then
+verdict='^re-encoded tensors bit-identical: ([0-9]+)/([0-9]+), max abs error 0\.0; copied tensors bit-identical: ([0-9]+)/([0-9]+)$'
+if [[ ! $last =~ $verdict ]] || [[ ${BASH_REMATCH[1]} != "${BASH_REMATCH[2]}" ]] ||
+  ((BASH_REMATCH[1] == 0)) || [[ ${BASH_REMATCH[3]} != "${BASH_REMATCH[4]}" ]]; then
   echo "FAIL: the demo's last line is not a clean verify verdict: '$last'; its last 30 lines:"
   tail -n 30 "$work/demo.log"
   exit 1
