@@ -1,7 +1,7 @@
 // The ggml type table against docs/gguf.md §2.1 (block sizes and bytes per block as published).
-#include <gtest/gtest.h>
-
 #include "rebox/format/ggml_type.hpp"
+
+#include <gtest/gtest.h>
 
 namespace rebox {
 namespace {
@@ -12,10 +12,11 @@ TEST(GgmlType, TableMatchesPublishedSizes) {
         const char* name;
         uint32_t block, bytes;
     };
-    for (const Expect& e : {Expect{0, "F32", 1, 4}, Expect{1, "F16", 1, 2}, Expect{2, "Q4_0", 32, 18},
-                            Expect{3, "Q4_1", 32, 20}, Expect{6, "Q5_0", 32, 22}, Expect{7, "Q5_1", 32, 24},
-                            Expect{8, "Q8_0", 32, 34}, Expect{14, "Q6_K", 256, 210},
-                            Expect{30, "BF16", 1, 2}, Expect{39, "MXFP4", 32, 17}, Expect{42, "Q2_0", 64, 18}}) {
+    for (const Expect& e :
+         {Expect{0, "F32", 1, 4}, Expect{1, "F16", 1, 2}, Expect{2, "Q4_0", 32, 18},
+          Expect{3, "Q4_1", 32, 20}, Expect{6, "Q5_0", 32, 22}, Expect{7, "Q5_1", 32, 24},
+          Expect{8, "Q8_0", 32, 34}, Expect{14, "Q6_K", 256, 210}, Expect{30, "BF16", 1, 2},
+          Expect{39, "MXFP4", 32, 17}, Expect{42, "Q2_0", 64, 18}}) {
         const auto t = ggml_type_traits(e.id);
         ASSERT_TRUE(t.has_value()) << e.id;
         EXPECT_EQ(t->name, e.name);
