@@ -31,10 +31,6 @@ void print_command_list(std::FILE* out, CLI::App& app) {
                  "3 verification failed\n");
 }
 
-}  // namespace
-
-namespace {
-
 const std::vector<std::string> kOuttypes = {"auto", "q4_1", "f32", "f16", "bf16"};
 constexpr const char* kOuttypeHelp =
     "auto (default): each quantized tensor as the smallest block type that holds it exactly (Q4_1 "
