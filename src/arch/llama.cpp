@@ -2,7 +2,7 @@
 // (docs/architectures.md). NORM rope: the q/k rows of every head are permuted from HF's
 // half-split order to llama.cpp's interleaved pairs (LlamaModel.permute), biases included; llama3
 // rope scaling adds rope_freqs.weight; head_dim may differ from hidden/heads (Mistral-Nemo).
-#include "arch_tables.hpp"
+#include "llama_rows.hpp"
 
 namespace rebox::arch::detail {
 namespace {
@@ -14,24 +14,12 @@ constexpr std::string_view kModelTypes[] = {"llama", "mistral"};
 constexpr TensorSpec kFirst[] = {kTokenEmbd};
 // llama.cpp's llama loader takes optional biases on q/k/v/o and the feed-forward projections.
 constexpr TensorSpec kLayer[] = {
-    {"input_layernorm", "attn_norm", required, absent, 1, {hidden}},
-    {"self_attn.q_proj",
-     "attn_q",
-     required,
-     optional,
-     2,
-     {hidden, q_width},
-     RowTransform::rope_pairs_q_heads},
-    {"self_attn.k_proj",
-     "attn_k",
-     required,
-     optional,
-     2,
-     {hidden, kv_width},
-     RowTransform::rope_pairs_kv_heads},
-    {"self_attn.v_proj", "attn_v", required, optional, 2, {hidden, kv_width}},
-    {"self_attn.o_proj", "attn_output", required, optional, 2, {q_width, hidden}},
-    {"post_attention_layernorm", "ffn_norm", required, absent, 1, {hidden}},
+    kLlamaAttnNorm,
+    kLlamaAttnQ,
+    kLlamaAttnK,
+    kLlamaAttnV,
+    kLlamaAttnOut,
+    kLlamaFfnNorm,
     {"mlp.gate_proj", "ffn_gate", required, optional, 2, {hidden, ffn}},
     {"mlp.up_proj", "ffn_up", required, optional, 2, {hidden, ffn}},
     {"mlp.down_proj", "ffn_down", required, optional, 2, {ffn, hidden}},

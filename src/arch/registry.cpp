@@ -13,10 +13,29 @@ constexpr std::string_view kHfLayerPrefix = "layers.";
 constexpr std::string_view kGgufLayerPrefix = "blk.";
 
 const Architecture* const kArchitectures[] = {
-    &detail::qwen3_architecture(),
-    &detail::qwen2_architecture(),
-    &detail::llama_architecture(),
+    &detail::qwen3_architecture(),     &detail::qwen2_architecture(),
+    &detail::llama_architecture(),     &detail::qwen3_moe_architecture(),
+    &detail::qwen2_moe_architecture(),
+    &detail::mixtral_architecture(),  // after llama: the GGUF name "llama" finds llama's table
 };
+
+constexpr std::string_view kExpertPlaceholder = "{e}";
+
+// Matches `text` against a pattern holding "{e}" once; sets the expert index (a plain decimal).
+bool match_expert_pattern(std::string_view pattern, std::string_view text, uint32_t* expert) {
+    const size_t at = pattern.find(kExpertPlaceholder);
+    if (at == std::string_view::npos) return false;
+    const std::string_view head = pattern.substr(0, at);
+    const std::string_view tail = pattern.substr(at + kExpertPlaceholder.size());
+    if (text.size() <= head.size() + tail.size() || !text.starts_with(head) ||
+        !text.ends_with(tail))
+        return false;
+    const std::string_view digits =
+        text.substr(head.size(), text.size() - head.size() - tail.size());
+    if (digits.size() > 1 && digits[0] == '0') return false;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), *expert);
+    return ec == std::errc() && end == digits.data() + digits.size();
+}
 
 // Splits "X.weight" / "X.bias" into X and whether it is the bias.
 bool split_suffix(std::string_view name, std::string_view* stem, bool* is_bias) {
@@ -74,8 +93,24 @@ std::optional<TensorRef> resolve(const Architecture& arch, std::string_view name
         std::string_view rest;
         if (!split_layer_index(stem.substr(layer_prefix.size()), &layer, &rest))
             return std::nullopt;
-        for (const TensorSpec& spec : arch.layer)
-            if (side(spec) == rest && loads(spec, is_bias)) return make_ref(spec, layer, is_bias);
+        for (const TensorSpec& spec : arch.layer) {
+            if (!loads(spec, is_bias)) continue;
+            if (side(spec) == rest) return make_ref(spec, layer, is_bias);
+            if (!from_hf || spec.role != SourceRole::experts) continue;
+            uint32_t expert = 0;
+            if (match_expert_pattern(spec.hf, rest, &expert)) {
+                auto ref = make_ref(spec, layer, is_bias);
+                ref->expert = expert;
+                ref->hf_name = expert_name(ref->hf_name, expert);
+                return ref;
+            }
+            if (!spec.stacked_hf.empty() && spec.stacked_hf == rest) {
+                auto ref = make_ref(spec, layer, is_bias);
+                ref->stacked_source = true;
+                ref->hf_name = stacked_name(spec, layer);
+                return ref;
+            }
+        }
         return std::nullopt;
     }
     for (const auto table : {arch.model_first, arch.model_last})
@@ -99,6 +134,14 @@ int64_t resolve_dim(Dim dim, const ModelConfig& c) {
             return int64_t{c.num_key_value_heads} * c.head_dim;
         case Dim::head_dim:
             return c.head_dim;
+        case Dim::experts:
+            return c.num_experts;
+        case Dim::expert_ffn:
+            return c.moe_intermediate_size.value_or(c.intermediate_size);
+        case Dim::shared_ffn:
+            return c.shared_expert_intermediate_size.value_or(0);
+        case Dim::one:
+            return 1;
     }
     return 0;
 }
@@ -159,6 +202,54 @@ std::vector<std::string> required_tensors(const Architecture& arch, const ModelC
         for (const TensorSpec& spec : arch.layer) add(spec, layer);
     for (const TensorSpec& spec : arch.model_last) add(spec, std::nullopt);
     return names;
+}
+
+std::string expert_name(std::string_view pattern, uint32_t e) {
+    std::string name(pattern);
+    const size_t at = name.find(kExpertPlaceholder);
+    if (at != std::string::npos) name.replace(at, kExpertPlaceholder.size(), std::to_string(e));
+    return name;
+}
+
+std::string stacked_name(const TensorSpec& spec, uint32_t layer) {
+    return std::string(kHfLayerPrefix) + std::to_string(layer) + "." +
+           std::string(spec.stacked_hf) + ".weight";
+}
+
+bool has_experts(const Architecture& arch) {
+    for (const TensorSpec& spec : arch.layer)
+        if (spec.role == SourceRole::experts) return true;
+    return false;
+}
+
+std::vector<std::string> config_problems(const Architecture& arch, const ModelConfig& config) {
+    std::vector<std::string> problems;
+    if (!has_experts(arch)) return problems;
+    const std::string name(arch.gguf_arch);
+    if (config.num_experts == 0)
+        problems.push_back("num_experts (num_local_experts) is missing: a " + name +
+                           " model needs its expert count");
+    if (config.num_experts_per_tok == 0 || config.num_experts_per_tok > config.num_experts)
+        problems.push_back("num_experts_per_tok " + std::to_string(config.num_experts_per_tok) +
+                           " must be between 1 and num_experts " +
+                           std::to_string(config.num_experts));
+    for (const ArchKv key : arch.kvs) {
+        if (key == ArchKv::expert_feed_forward_length && !config.moe_intermediate_size)
+            problems.push_back("moe_intermediate_size is missing (the experts' width)");
+        if (key == ArchKv::expert_shared_feed_forward_length &&
+            !config.shared_expert_intermediate_size)
+            problems.push_back(
+                "shared_expert_intermediate_size is missing (the shared expert's width)");
+    }
+    // Dense layers between the MoE ones need other tensors per layer than the table lists.
+    if (config.decoder_sparse_step && *config.decoder_sparse_step != 1)
+        problems.push_back("decoder_sparse_step " + std::to_string(*config.decoder_sparse_step) +
+                           " makes some layers dense; rebox supports only all-MoE layers (1)");
+    if (!config.mlp_only_layers.empty())
+        problems.push_back("mlp_only_layers lists " +
+                           std::to_string(config.mlp_only_layers.size()) +
+                           " dense layer(s); rebox supports only all-MoE layers (an empty list)");
+    return problems;
 }
 
 std::optional<int64_t> layer_of(std::string_view gguf_name) {

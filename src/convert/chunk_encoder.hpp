@@ -16,6 +16,11 @@ struct Chunk {
     uint64_t count = 0;
     uint64_t out_offset = 0;  // byte offset inside the tensor's GGUF data
     uint64_t out_bytes = 0;
+    // Where the values come from: source tensor source_index (TensorPlan::kComputed for a
+    // computed tensor) from its value source_first on. Equal to the plan's source_index and
+    // `first` except for stacked experts, where the chunk lies inside one expert's source.
+    size_t source_index = 0;
+    uint64_t source_first = 0;
 };
 
 // Bytes of GGUF output per value (fractional for block types) as {bytes per unit, values per unit}.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "chunk_encoder.hpp"
+#include "chunk_map.hpp"
 #include "progress_line.hpp"
 #include "rebox/error.hpp"
 #include "rebox/format/atomic_output.hpp"
@@ -28,8 +29,6 @@ namespace {
 
 using convert_detail::Chunk;
 
-constexpr uint64_t kChunkOutputBytes = 4ull << 20;  // ~4 MB of output per work item
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -44,26 +43,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
         if (!b.fix.empty()) message += " (fix: " + b.fix + ")";
     }
     throw Error(ExitClass::blocker, message);
-}
-
-std::vector<Chunk> split_into_chunks(const Plan& plan) {
-    std::vector<Chunk> chunks;
-    for (size_t i = 0; i < plan.tensors.size(); ++i) {
-        const TensorPlan& tp = plan.tensors[i];
-        const auto unit = convert_detail::output_unit(tp);
-        const uint64_t units = tp.nbytes / unit.bytes;
-        uint64_t units_per_chunk = std::max<uint64_t>(1, kChunkOutputBytes / unit.bytes);
-        if (!tp.row_source.empty()) {  // permuted rows: chunks of whole output rows
-            const uint64_t units_per_row = tp.row_values / unit.values;
-            units_per_chunk =
-                std::max<uint64_t>(1, units_per_chunk / units_per_row) * units_per_row;
-        }
-        for (uint64_t u = 0; u < units; u += units_per_chunk) {
-            const uint64_t n = std::min(units_per_chunk, units - u);
-            chunks.push_back({i, u * unit.values, n * unit.values, u * unit.bytes, n * unit.bytes});
-        }
-    }
-    return chunks;
 }
 
 std::vector<std::filesystem::path> output_paths(const std::filesystem::path& output, size_t shards,
@@ -82,7 +61,7 @@ std::vector<std::filesystem::path> output_paths(const std::filesystem::path& out
 void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLayout& layout,
                    std::vector<std::unique_ptr<AtomicOutput>>& outs, unsigned threads,
                    bool progress, uint64_t total_bytes) {
-    const std::vector<Chunk> chunks = split_into_chunks(plan);
+    const std::vector<Chunk> chunks = convert_detail::split_into_chunks(plan);
     convert_detail::ProgressLine line(progress, "rebox convert", total_bytes);
     // Input pages leave the resident set once consumed: each chunk's own whole pages right away,
     // the pages it shares with neighbouring chunks when the tensor's last chunk is done.
@@ -118,13 +97,21 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
                 buffer.resize(chunk.out_bytes);
                 static const SourceTensor kNoSource;
                 const SourceTensor& tensor =
-                    tp.is_computed() ? kNoSource : source.tensors[tp.source_index];
-                convert_detail::encode_chunk(tensor, tp, chunk, buffer);
+                    tp.is_computed() ? kNoSource : source.tensors[chunk.source_index];
+                // Values are addressed in the chunk's own source (one expert of a stack).
+                Chunk local = chunk;
+                local.first = chunk.source_first;
+                convert_detail::encode_chunk(tensor, tp, tp.row_source.empty() ? local : chunk,
+                                             buffer);
                 outs[layout.places[chunk.plan_index].shard]->pwrite(
                     buffer, tensor_offsets[chunk.plan_index] + chunk.out_offset);
                 // A permuted chunk reads rows spread over its heads: released with the tensor.
-                if (tp.row_source.empty()) release(tensor, chunk.first, chunk.count);
-                if (pending.finish(chunk.plan_index)) release(tensor, 0, tensor.element_count());
+                if (tp.row_source.empty()) release(tensor, local.first, chunk.count);
+                if (pending.finish(chunk.plan_index)) {
+                    if (tp.expert_sources.empty()) release(tensor, 0, tensor.element_count());
+                    for (const size_t expert : tp.expert_sources)
+                        release(source.tensors[expert], 0, tp.expert_values);
+                }
                 line.add(chunk.out_bytes);
             }
         } catch (...) {

@@ -85,6 +85,14 @@ GgufValue arch_kv_value(arch::ArchKv key, const ModelConfig& config) {
             return u32_value(config.head_dim);
         case ArchKv::vocab_size:
             return u32_value(config.vocab_size);
+        case ArchKv::expert_count:
+            return u32_value(config.num_experts);
+        case ArchKv::expert_used_count:
+            return u32_value(config.num_experts_per_tok);
+        case ArchKv::expert_feed_forward_length:  // the plan blocks a config without it
+            return u32_value(config.moe_intermediate_size.value_or(0));
+        case ArchKv::expert_shared_feed_forward_length:
+            return u32_value(config.shared_expert_intermediate_size.value_or(0));
     }
     throw std::logic_error("unknown ArchKv");
 }
@@ -116,6 +124,14 @@ const char* arch_kv_suffix(arch::ArchKv key) {
             return "rope.dimension_count";
         case ArchKv::vocab_size:
             return "vocab_size";
+        case ArchKv::expert_count:
+            return "expert_count";
+        case ArchKv::expert_used_count:
+            return "expert_used_count";
+        case ArchKv::expert_feed_forward_length:
+            return "expert_feed_forward_length";
+        case ArchKv::expert_shared_feed_forward_length:
+            return "expert_shared_feed_forward_length";
     }
     throw std::logic_error("unknown ArchKv");
 }

@@ -180,6 +180,23 @@ ModelConfig read_model_config(const std::filesystem::path& config_json) {
     config.eos_token_id = optional_token_id(root, "eos_token_id");
     config.name_or_path = optional_string(root, "_name_or_path").value_or("");
     config.rope_scaling = read_rope_scaling(root, &config.rope_theta);
+
+    // convert_hf_to_gguf's search order for the expert counts (TextModel.set_gguf_parameters).
+    config.num_experts = optional_u32(root, "num_local_experts")
+                             .value_or(optional_u32(root, "num_experts").value_or(0));
+    config.num_experts_per_tok = optional_u32(root, "num_experts_per_tok").value_or(0);
+    config.moe_intermediate_size = optional_u32(root, "moe_intermediate_size");
+    config.shared_expert_intermediate_size = optional_u32(root, "shared_expert_intermediate_size");
+    config.decoder_sparse_step = optional_u32(root, "decoder_sparse_step");
+    if (const auto it = root.find("mlp_only_layers"); it != root.end() && !it->is_null()) {
+        if (!it->is_array()) fail("mlp_only_layers", "expected an array of layer indices");
+        for (const json& item : *it) {
+            if (!item.is_number_unsigned() ||
+                item.get<uint64_t>() > std::numeric_limits<uint32_t>::max())
+                fail("mlp_only_layers", "expected an array of layer indices");
+            config.mlp_only_layers.push_back(static_cast<uint32_t>(item.get<uint64_t>()));
+        }
+    }
     return config;
 }
 

@@ -9,6 +9,7 @@
 #include <set>
 #include <string_view>
 
+#include "expert_stack.hpp"
 #include "rebox/arch/architecture.hpp"
 #include "rebox/arch/transforms.hpp"
 #include "rebox/error.hpp"
@@ -284,6 +285,11 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
         return plan;
     }
     plan.arch = std::string(arch->gguf_arch);
+    const std::vector<std::string> config_problems = arch::config_problems(*arch, config);
+    for (const std::string& problem : config_problems)
+        plan.blockers.push_back(
+            Blocker{"config.json", problem, "use the config.json that belongs to these weights"});
+    if (!config_problems.empty()) return plan;
     const arch::RopeScalingPlan rope = arch::plan_rope_scaling(*arch, config);
     if (rope.blocker)
         plan.blockers.push_back(Blocker{"config.json: rope_scaling", *rope.blocker,
@@ -292,7 +298,8 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     const std::optional<TokenizerVocab> vocab =
         read_vocab(source, config, options, &plan.blockers, &plan.notes);
 
-    std::map<std::string, std::string> seen;  // gguf name -> source name
+    std::map<std::string, std::string> seen;                        // gguf name -> source name
+    std::map<std::string, plan_detail::ExpertGroup> expert_groups;  // by gguf name
     for (size_t i = 0; i < source.tensors.size(); ++i) {
         const SourceTensor& tensor = source.tensors[i];
         const auto ref = arch::resolve_hf(*arch, tensor.name);
@@ -302,6 +309,33 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
             continue;
         }
         const std::string& gguf_name = ref->gguf_name;
+        if (ref->expert) {  // one expert of a stacked tensor: planned once all are gathered
+            if (*ref->expert >= config.num_experts) {
+                plan.blockers.push_back(
+                    Blocker{tensor.name,
+                            "expert " + std::to_string(*ref->expert) +
+                                " is beyond config.json num_experts = " +
+                                std::to_string(config.num_experts),
+                            "use the config.json that belongs to these weights"});
+                continue;
+            }
+            plan_detail::ExpertGroup& group = expert_groups[gguf_name];
+            if (group.sources.empty()) {
+                group.gguf_name = gguf_name;
+                group.hf_pattern = "layers." + std::to_string(*ref->layer) + "." +
+                                   std::string(ref->spec->hf) + ".weight";
+                group.sources.resize(config.num_experts);
+            }
+            std::optional<size_t>& slot = group.sources[*ref->expert];
+            if (slot) {
+                plan.blockers.push_back(
+                    Blocker{tensor.name, "the same expert as '" + source.tensors[*slot].name + "'",
+                            "keep one of the two tensors"});
+                continue;
+            }
+            slot = i;
+            continue;
+        }
         const auto [it, inserted] = seen.emplace(gguf_name, tensor.name);
         if (!inserted) {
             plan.blockers.push_back(Blocker{tensor.name,
@@ -310,10 +344,40 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
             continue;
         }
         TensorPlan tensor_plan;
-        if (!plan_detail::plan_tensor(tensor, i, gguf_name, options, &tensor_plan, &plan.blockers))
+        const bool planned = ref->spec->role == arch::SourceRole::router_f32
+                                 ? plan_detail::plan_router_f32(tensor, i, gguf_name, plan.arch,
+                                                                &tensor_plan, &plan.blockers)
+                                 : plan_detail::plan_tensor(tensor, i, gguf_name, options,
+                                                            &tensor_plan, &plan.blockers);
+        if (!planned) continue;
+        if (ref->stacked_source && tensor_plan.ne.size() == 3 &&
+            tensor_plan.ne[2] != static_cast<int64_t>(config.num_experts)) {
+            plan.blockers.push_back(Blocker{tensor.name,
+                                            "stacks " + std::to_string(tensor_plan.ne[2]) +
+                                                " experts but config.json num_experts is " +
+                                                std::to_string(config.num_experts),
+                                            "use the config.json that belongs to these weights"});
             continue;
+        }
         if (!check_against_config(*arch, config, tensor, tensor_plan, &plan.blockers)) continue;
         if (!attach_row_transform(ref->spec->rows, config, tensor, &tensor_plan, &plan.blockers))
+            continue;
+        plan.tensors.push_back(std::move(tensor_plan));
+    }
+    for (const auto& [gguf_name, group] : expert_groups) {
+        const std::string first_name = arch::expert_name(group.hf_pattern, 0);
+        const auto [it, inserted] = seen.emplace(gguf_name, first_name);
+        if (!inserted) {
+            plan.blockers.push_back(Blocker{first_name,
+                                            "maps to " + gguf_name + " like '" + it->second + "'",
+                                            "keep either the per-expert or the stacked tensors"});
+            continue;
+        }
+        TensorPlan tensor_plan;
+        if (!plan_detail::plan_expert_stack(source, group, options, &tensor_plan, &plan.blockers))
+            continue;
+        if (!check_against_config(*arch, config, source.tensors[tensor_plan.source_index],
+                                  tensor_plan, &plan.blockers))
             continue;
         plan.tensors.push_back(std::move(tensor_plan));
     }

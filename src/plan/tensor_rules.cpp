@@ -115,7 +115,7 @@ bool plan_float_outtype(const SourceTensor& source, OutType outtype, TensorPlan*
 bool plan_quantized(const SourceTensor& source, const PlanOptions& options, TensorPlan* plan,
                     std::vector<Blocker>* blockers) {
     const QuantView& q = *source.quant;
-    const int64_t cols = source.shape.at(1);
+    const int64_t cols = source.shape.back();  // [rows, cols] or stacked [E, rows, cols]
     const uint64_t n_values = source.element_count();
     plan->ne = reversed(source.shape);
     if (options.outtype == OutType::f32) {
@@ -237,6 +237,39 @@ bool plan_tensor(const SourceTensor& source, size_t source_index, const std::str
         return false;
     }
     plan->nbytes = *nbytes;
+    return true;
+}
+
+bool plan_router_f32(const SourceTensor& source, size_t source_index, const std::string& gguf_name,
+                     const std::string& arch, TensorPlan* plan, std::vector<Blocker>* blockers) {
+    plan->source_index = source_index;
+    plan->gguf_name = gguf_name;
+    if (source.shape.empty() || source.shape.size() > 4) {
+        blockers->push_back(Blocker{source.name,
+                                    "a " + std::to_string(source.shape.size()) +
+                                        "-D tensor cannot be a GGUF tensor (expected 1 to 4 dims)",
+                                    "reshape or remove the tensor"});
+        return false;
+    }
+    plan->ne = reversed(source.shape);
+    plan->type = static_cast<uint32_t>(GgmlType::F32);
+    const std::string convention =
+        " (the " + arch +
+        " registry writes the router as exact F32, as llama.cpp's converter does)";
+    if (source.is_quantized()) {
+        plan->encoding = Encoding::dequant_f32;
+        plan->note = "router: " + std::to_string(source.quant->bits) + "-bit codes, group " +
+                     std::to_string(source.quant->group) +
+                     " -> exact F32 values code*scale+min in binary32" + convention;
+    } else {
+        plan->encoding =
+            source.float_dtype == FloatDtype::F32 ? Encoding::copy_f32 : Encoding::widen_f32;
+        plan->note =
+            std::string("router: ") + float_dtype_name(source.float_dtype) +
+            (source.float_dtype == FloatDtype::F32 ? " copied" : " widened to F32 exactly") +
+            convention;
+    }
+    plan->nbytes = 4 * source.element_count();
     return true;
 }
 

@@ -14,4 +14,11 @@ namespace rebox::plan_detail {
 bool plan_tensor(const SourceTensor& source, size_t source_index, const std::string& gguf_name,
                  const PlanOptions& options, TensorPlan* plan, std::vector<Blocker>* blockers);
 
+// A tensor whose role the architecture declares always-F32 (the MoE router, docs/architectures.md):
+// exact binary32 values whatever the outtype: code*scale+min evaluated in binary32 for a quantized
+// source (any bits and group: no block type is involved), the float values widened otherwise.
+// `arch` names the registry table in the note.
+bool plan_router_f32(const SourceTensor& source, size_t source_index, const std::string& gguf_name,
+                     const std::string& arch, TensorPlan* plan, std::vector<Blocker>* blockers);
+
 }  // namespace rebox::plan_detail

@@ -182,14 +182,18 @@ class MlxReader {
                       " (expected U32 packed words beside .scales)");
             return;
         }
-        if (weight.shape.size() != 2) {
+        // [rows, packed] or mlx-lm's stacked experts [E, rows, packed] (switch_mlp): the rows of
+        // all experts one after the other, so the bytes stay one flat lsb0 stream.
+        if (weight.shape.size() != 2 && weight.shape.size() != 3) {
             block(name, file,
                   "shape " + shape_string(weight.shape) +
-                      " is not 2-D (stacked experts are not supported yet)",
-                  "convert a model without stacked expert tensors");
+                      " is neither 2-D nor stacked experts [E, rows, packed]");
             return;
         }
-        const int64_t rows = weight.shape[0], packed = weight.shape[1];
+        const std::vector<int64_t> lead(weight.shape.begin(), weight.shape.end() - 1);
+        int64_t rows = 1;
+        for (const int64_t d : lead) rows = d < 1 || rows > (int64_t{1} << 40) ? 0 : rows * d;
+        const int64_t packed = weight.shape.back();
         const std::string bits_text = "bits " + std::to_string(bits) + " from " + field;
         if (rows < 1 || packed < 1 || (packed * 32) % bits != 0) {
             block(name, file,
@@ -204,7 +208,8 @@ class MlxReader {
                       ") are not a multiple of group_size " + std::to_string(group));
             return;
         }
-        const std::vector<int64_t> param_shape = {rows, cols / group};
+        std::vector<int64_t> param_shape = lead;
+        param_shape.push_back(cols / group);
         const std::optional<FloatDtype> scale_dtype = float_dtype(scales.info->dtype);
         if (!scale_dtype) {
             block(module + ".scales", *scales.file,
@@ -231,7 +236,8 @@ class MlxReader {
         }
         SourceTensor tensor;
         tensor.name = name;
-        tensor.shape = {rows, cols};
+        tensor.shape = lead;
+        tensor.shape.push_back(cols);
         tensor.file = file.display_name();
         QuantView view;
         view.bits = static_cast<int>(bits);

@@ -21,6 +21,47 @@ bool split_layer(std::string_view name, uint64_t* layer, std::string_view* rest)
     return true;
 }
 
+// "experts.{e}.REST" -> REST when {e} is a decimal; else empty.
+std::string_view after_expert_index(std::string_view name, std::string_view prefix) {
+    if (!name.starts_with(prefix)) return {};
+    name.remove_prefix(prefix.size());
+    const size_t dot = name.find('.');
+    if (dot == 0 || dot == std::string_view::npos) return {};
+    for (size_t i = 0; i < dot; ++i)
+        if (name[i] < '0' || name[i] > '9') return {};
+    return name.substr(dot + 1);
+}
+
+// Mixture-of-experts tensors (qwen3_moe, qwen2_moe: mlp.*; mixtral: block_sparse_moe.*), HF
+// order. One expert is [moe_ffn, hidden] (down: [hidden, moe_ffn]); MLX stacks E of them.
+std::optional<std::vector<int64_t>> expected_moe_shape(const ModelConfig& c,
+                                                       std::string_view rest) {
+    using Shape = std::vector<int64_t>;
+    const int64_t hidden = c.hidden_size, experts = c.num_experts;
+    const int64_t moe_ffn = c.moe_intermediate_size.value_or(c.intermediate_size);
+    const int64_t shared = c.shared_expert_intermediate_size.value_or(0);
+    if (rest == "mlp.gate.weight" || rest == "block_sparse_moe.gate.weight")
+        return Shape{experts, hidden};
+    if (rest == "mlp.shared_expert_gate.weight") return Shape{1, hidden};
+    if (rest == "mlp.shared_expert.gate_proj.weight" || rest == "mlp.shared_expert.up_proj.weight")
+        return Shape{shared, hidden};
+    if (rest == "mlp.shared_expert.down_proj.weight") return Shape{hidden, shared};
+    for (const std::string_view stack : {"mlp.switch_mlp.", "block_sparse_moe.switch_mlp."}) {
+        if (!rest.starts_with(stack)) continue;
+        const std::string_view module = rest.substr(stack.size());
+        if (module == "gate_proj.weight" || module == "up_proj.weight")
+            return Shape{experts, moe_ffn, hidden};
+        if (module == "down_proj.weight") return Shape{experts, hidden, moe_ffn};
+    }
+    const std::string_view qwen = after_expert_index(rest, "mlp.experts.");
+    if (qwen == "gate_proj.weight" || qwen == "up_proj.weight") return Shape{moe_ffn, hidden};
+    if (qwen == "down_proj.weight") return Shape{hidden, moe_ffn};
+    const std::string_view mixtral = after_expert_index(rest, "block_sparse_moe.experts.");
+    if (mixtral == "w1.weight" || mixtral == "w3.weight") return Shape{moe_ffn, hidden};
+    if (mixtral == "w2.weight") return Shape{hidden, moe_ffn};
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::vector<int64_t>> expected_hf_shape(const ModelConfig& c, std::string_view name) {
@@ -47,7 +88,7 @@ std::optional<std::vector<int64_t>> expected_hf_shape(const ModelConfig& c, std:
     if (rest == "mlp.gate_proj.weight" || rest == "mlp.up_proj.weight")
         return std::vector<int64_t>{ffn, hidden};
     if (rest == "mlp.down_proj.weight") return std::vector<int64_t>{hidden, ffn};
-    return std::nullopt;
+    return expected_moe_shape(c, rest);
 }
 
 bool layer_in_range(const ModelConfig& config, std::string_view name) {

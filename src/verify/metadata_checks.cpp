@@ -186,6 +186,16 @@ void check_kvs(const GgufSet& gguf, const ModelConfig& config,
         for (const arch::ArchKv key : architecture->kvs)
             if (key == arch::ArchKv::vocab_size)
                 kv.expect_u32(arch + ".vocab_size", config.vocab_size);
+    // Mixture of experts: the counts and widths llama.cpp's loader sizes the expert tensors by.
+    if (config.num_experts > 0) {
+        kv.expect_u32(arch + ".expert_count", config.num_experts);
+        kv.expect_u32(arch + ".expert_used_count", config.num_experts_per_tok);
+        if (config.moe_intermediate_size)
+            kv.expect_u32(arch + ".expert_feed_forward_length", *config.moe_intermediate_size);
+        if (config.shared_expert_intermediate_size)
+            kv.expect_u32(arch + ".expert_shared_feed_forward_length",
+                          *config.shared_expert_intermediate_size);
+    }
 
     // Linear rope scaling (config.json "linear" with a factor): llama.cpp's converter writes the
     // type and the factor; any other type leaves no scaling KVs here.

@@ -140,15 +140,24 @@ void bind_module(const MlxConfig& config, const std::string& module, const Part&
     if (s.group != 32 && s.group != 64 && s.group != 128)
         return fail(entry.name, field + " group_size " + std::to_string(s.group), "32, 64 or 128");
     if (!biases) return fail(module + ".biases", "missing (MLX affine has scales and biases)");
+    // [rows, packed], or stacked experts [E, rows, packed] (mlx-lm switch_mlp): E*rows rows.
     const std::vector<int64_t>& wshape = weight.info->shape;
-    if (weight.info->dtype != StDtype::U32 || wshape.size() != 2 || wshape[0] < 1 ||
-        wshape[1] < 1 || (wshape[1] * 32) % s.bits != 0 || (wshape[1] * 32 / s.bits) % s.group)
+    bool dims_ok = weight.info->dtype == StDtype::U32 && (wshape.size() == 2 || wshape.size() == 3);
+    int64_t rows = 1;
+    for (size_t i = 0; dims_ok && i + 1 < wshape.size(); ++i) {
+        dims_ok = wshape[i] >= 1 && wshape[i] <= (int64_t{1} << 31);
+        rows *= wshape[i];
+    }
+    if (!dims_ok || wshape.back() < 1 || (wshape.back() * 32) % s.bits != 0 ||
+        (wshape.back() * 32 / s.bits) % s.group)
         return fail(entry.name,
                     std::string(st_dtype_name(weight.info->dtype)) + " " + shape_text(wshape),
-                    "U32 [rows, cols*bits/32] with cols a multiple of group_size " +
+                    "U32 [rows, cols*bits/32] (or [E, rows, cols*bits/32]) with cols a multiple "
+                    "of group_size " +
                         std::to_string(s.group) + " at bits " + std::to_string(s.bits));
-    const int64_t rows = wshape[0], cols = wshape[1] * 32 / s.bits;
-    const std::vector<int64_t> param_shape = {rows, cols / s.group};
+    const int64_t cols = wshape.back() * 32 / s.bits;
+    std::vector<int64_t> param_shape(wshape.begin(), wshape.end() - 1);
+    param_shape.push_back(cols / s.group);
     SourceFloat dtype;
     if (!float_dtype(scales.info->dtype, &dtype) || biases->info->dtype != scales.info->dtype)
         return fail(module + ".scales/.biases",
@@ -160,7 +169,8 @@ void bind_module(const MlxConfig& config, const std::string& module, const Part&
             return fail(part->info->name, "shape " + shape_text(part->info->shape),
                         shape_text(param_shape) + " from bits " + std::to_string(s.bits) +
                             ", group_size " + std::to_string(s.group));
-    entry.shape = {rows, cols};
+    entry.shape.assign(wshape.begin(), wshape.end() - 1);
+    entry.shape.push_back(cols);
     entry.element_count = static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols);
     entry.quant =
         QuantizedSource{weight.file->data(*weight.info),   scales.file->data(*scales.info),

@@ -35,15 +35,31 @@ struct WorkUnit {
 
 // Expected values [begin, begin+out.size()) of the GGUF tensor: the source's values at the same
 // index, or for a permuted tensor at the same place of the source row that GGUF row holds.
+void fill_from(const SourceEntry& source, uint64_t source_first, std::span<uint8_t> codes,
+               std::span<float> part) {
+    if (source.quantized)
+        expected_from_quantized(source.quant, source_first, codes, part);
+    else
+        expected_from_float(source.float_dtype, source.float_data, source_first, part);
+}
+
 void expected_values(const ValueJob& job, uint64_t begin, std::span<uint8_t> codes,
                      std::span<float> out) {
     const SourceEntry& source = *job.source;
     const auto fill = [&](uint64_t source_first, std::span<float> part) {
-        if (source.quantized)
-            expected_from_quantized(source.quant, source_first, codes, part);
-        else
-            expected_from_float(source.float_dtype, source.float_data, source_first, part);
+        fill_from(source, source_first, codes, part);
     };
+    if (!job.experts.empty()) {  // expert e's values, in order, at [e*V, (e+1)*V)
+        for (size_t k = 0; k < out.size();) {
+            const uint64_t index = begin + k;
+            const uint64_t expert = index / job.expert_values, at = index % job.expert_values;
+            const size_t run =
+                static_cast<size_t>(std::min<uint64_t>(job.expert_values - at, out.size() - k));
+            fill_from(*job.experts[expert], at, codes, out.subspan(k, run));
+            k += run;
+        }
+        return;
+    }
     if (job.rope_head_rows == 0) return fill(begin, out);
     for (size_t k = 0; k < out.size();) {
         const uint64_t index = begin + k;
@@ -56,13 +72,31 @@ void expected_values(const ValueJob& job, uint64_t begin, std::span<uint8_t> cod
     }
 }
 
+// Appends the source byte ranges values [first, last) of `source` read (codes, scales, mins or the
+// float data), clipped to the arrays.
+void append_source_bytes(const SourceEntry& source, uint64_t first, uint64_t last,
+                         std::vector<std::span<const uint8_t>>& parts) {
+    if (!source.quantized) {
+        const uint64_t width = source_float_width(source.float_dtype);
+        parts.push_back(clipped(source.float_data, first * width, last * width));
+        return;
+    }
+    const QuantizedSource& q = source.quant;
+    const uint64_t group = std::max<uint64_t>(q.group, 1);
+    const uint64_t group_begin = first / group, group_end = (last + group - 1) / group;
+    parts.push_back(clipped(q.qcodes, first * q.bits / 8, (last * q.bits + 7) / 8));
+    parts.push_back(clipped(q.scales, 2 * group_begin, 2 * group_end));
+    parts.push_back(clipped(q.mins, 2 * group_begin, 2 * group_end));
+}
+
 }  // namespace
 
 void compare_range(const ValueJob& job, uint64_t first, uint64_t count, std::span<float> expected,
                    std::span<float> got, std::span<uint8_t> codes, CompareResult& result) {
     const SourceEntry& source = *job.source;
     const bool f32_copy = job.gguf_type == kGgmlF32 && !source.quantized &&
-                          source.float_dtype == SourceFloat::F32 && job.rope_head_rows == 0;
+                          source.float_dtype == SourceFloat::F32 && job.rope_head_rows == 0 &&
+                          job.experts.empty();
     for (uint64_t done = 0; done < count;) {
         const uint64_t begin = first + done;
         const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunkValues, count - done));
@@ -89,20 +123,19 @@ std::vector<std::span<const uint8_t>> job_bytes(const ValueJob& job, uint64_t fi
     parts.push_back(
         clipped(job.gguf_data, first / layout.block_size * layout.block_bytes,
                 (last + layout.block_size - 1) / layout.block_size * layout.block_bytes));
-    const SourceEntry& source = *job.source;
     // A permuted tensor's unit reads source rows from anywhere in its heads: released whole.
     if (job.rope_head_rows != 0 && count < job.values) return parts;
-    if (!source.quantized) {
-        const uint64_t width = source_float_width(source.float_dtype);
-        parts.push_back(clipped(source.float_data, first * width, last * width));
+    if (job.experts.empty()) {
+        append_source_bytes(*job.source, first, last, parts);
         return parts;
     }
-    const QuantizedSource& q = source.quant;
-    const uint64_t group = std::max<uint64_t>(q.group, 1);
-    const uint64_t group_begin = first / group, group_end = (last + group - 1) / group;
-    parts.push_back(clipped(q.qcodes, first * q.bits / 8, (last * q.bits + 7) / 8));
-    parts.push_back(clipped(q.scales, 2 * group_begin, 2 * group_end));
-    parts.push_back(clipped(q.mins, 2 * group_begin, 2 * group_end));
+    for (uint64_t at = first; at < last;) {  // the part of each expert the range covers
+        const uint64_t expert = at / job.expert_values;
+        const uint64_t local = at % job.expert_values;
+        const uint64_t end = std::min(last, (expert + 1) * job.expert_values);
+        append_source_bytes(*job.experts[expert], local, local + (end - at), parts);
+        at = end;
+    }
     return parts;
 }
 

@@ -21,7 +21,11 @@ struct ValueJob {
     // llama q/k: GGUF rows hold the source rows permuted per head (ref_rope.hpp); 0 = in order.
     uint64_t rope_head_rows = 0;
     uint64_t row_values = 0;  // values per row when rope_head_rows != 0
-    CompareResult result;     // filled by run_value_jobs
+    // Stacked experts from per-expert sources: GGUF value i is value i % expert_values of
+    // experts[i / expert_values] (source == experts[0]). Empty: the one source holds every value.
+    std::vector<const SourceEntry*> experts;
+    uint64_t expert_values = 0;
+    CompareResult result;  // filled by run_value_jobs
 };
 
 inline constexpr size_t kChunkValues = 65536;               // values per streamed chunk

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <thread>
 
 #include "expected_shapes.hpp"
@@ -166,6 +167,59 @@ bool wants_llama3_rope_freqs(const arch::Architecture& arch, const ModelConfig& 
     return false;
 }
 
+// The per-expert sources of a stacked GGUF tensor (pattern with "{e}", e = 0..E-1 from
+// config.json num_experts), each checked alone (usable, layer in range, shape from config.json,
+// the same shape as expert 0). Fills `stacked` as the entry of the whole [E, rows, cols] tensor
+// the GGUF tensor is compared against; false with check.problem otherwise.
+bool gather_experts(const SourceIndex& index, const std::string& pattern, const ModelConfig& config,
+                    std::vector<size_t>& times_used, std::vector<const SourceEntry*>& experts,
+                    SourceEntry& stacked, TensorCheck& check) {
+    for (uint32_t e = 0; e < config.num_experts; ++e) {
+        const std::string name = arch::expert_name(pattern, e);
+        const auto found = index.by_stripped_name.find(name);
+        if (found == index.by_stripped_name.end()) {
+            if (check.problem.empty())
+                check.problem = error_message(
+                    name, "expert " + std::to_string(e), "missing from the source",
+                    std::to_string(config.num_experts) + " experts (config.json num_experts)");
+            continue;
+        }
+        ++times_used[found->second];
+        const SourceEntry& entry = index.entries[found->second];
+        experts.push_back(&entry);
+        if (!check.problem.empty()) continue;
+        const std::string_view hf_name = strip_model_prefix(entry.name);
+        const auto expected = verify_ref::expected_hf_shape(config, hf_name);
+        if (!entry.problem.empty()) {
+            check.problem = entry.problem;
+        } else if (!verify_ref::layer_in_range(config, hf_name)) {
+            check.problem = error_message(entry.file, entry.name, "layer index out of range",
+                                          "< " + std::to_string(config.num_hidden_layers));
+        } else if (expected && trimmed(*expected) != trimmed(entry.shape)) {
+            check.problem = error_message(
+                entry.file, entry.name,
+                "source shape " + shape_text(entry.shape) + " disagrees with config.json",
+                shape_text(*expected));
+        } else if (entry.shape != experts.front()->shape ||
+                   entry.quantized != experts.front()->quantized) {
+            check.problem = error_message(entry.file, entry.name,
+                                          "expert differs in shape or kind from expert 0",
+                                          shape_text(experts.front()->shape));
+        }
+    }
+    if (!check.problem.empty() || experts.empty()) {
+        if (check.problem.empty())
+            check.problem = error_message(pattern, "experts", "none (config.json num_experts 0)",
+                                          "at least one");
+        return false;
+    }
+    stacked = *experts.front();
+    stacked.name = pattern;
+    stacked.shape.insert(stacked.shape.begin(), static_cast<int64_t>(experts.size()));
+    stacked.element_count = experts.front()->element_count * experts.size();
+    return true;
+}
+
 }  // namespace
 
 bool VerifyReport::ok() const {
@@ -226,7 +280,8 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
     // Pair each GGUF tensor with its source.
     std::vector<size_t> times_used(index.entries.size(), 0);
     std::vector<ValueJob> jobs;
-    std::vector<size_t> job_tensor;  // job -> report.tensors index
+    std::vector<size_t> job_tensor;           // job -> report.tensors index
+    std::deque<SourceEntry> stacked_entries;  // whole-stack entries of per-expert sources
     report.tensors.reserve(gguf.tensors().size());
     for (const GgufSet::Tensor& tensor : gguf.tensors()) {
         const GgufTensorInfo& info = *tensor.info;
@@ -243,7 +298,36 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
             report.tensors.push_back(std::move(check));
             continue;
         }
-        const auto hf_name = hf_tensor_name(config.model_type, info.name);
+        // Stacked experts without an MLX pre-stacked source: verify stacks the per-expert sources
+        // itself (value i of the GGUF tensor is value i % V of expert i / V).
+        const auto ref = arch::resolve_gguf(*arch, info.name);
+        if (ref && ref->spec->role == arch::SourceRole::experts && ref->layer &&
+            !index.by_stripped_name.count(arch::stacked_name(*ref->spec, *ref->layer))) {
+            std::vector<const SourceEntry*> experts;
+            SourceEntry& stacked = stacked_entries.emplace_back();
+            const bool gathered =
+                gather_experts(index, ref->hf_name, config, times_used, experts, stacked, check);
+            check.source_name = ref->hf_name;
+            check.re_encoded = !experts.empty() && experts.front()->quantized;
+            // The report counted each expert as a source tensor; the GGUF tensor is one check.
+            if (!experts.empty())
+                (check.re_encoded ? report.re_encoded_total : report.copied_total) -=
+                    experts.size() - 1;
+            ValueJob job;
+            if (gathered && prepare_job(gguf, tensor, stacked, config, check, job)) {
+                job.experts = experts;
+                job.expert_values = experts.front()->element_count;
+                jobs.push_back(job);
+                job_tensor.push_back(report.tensors.size());
+            }
+            report.tensors.push_back(std::move(check));
+            continue;
+        }
+        // Stacked experts with an MLX pre-stacked source: that one [E, rows, cols] tensor.
+        const auto hf_name =
+            ref && ref->spec->role == arch::SourceRole::experts && ref->layer
+                ? std::optional<std::string>(arch::stacked_name(*ref->spec, *ref->layer))
+                : hf_tensor_name(config.model_type, info.name);
         const auto found =
             hf_name ? index.by_stripped_name.find(std::string(strip_model_prefix(*hf_name)))
                     : index.by_stripped_name.end();

@@ -71,11 +71,12 @@ namespace {
 ojson llama_family_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id,
                           const std::string& arch, const std::string& rope_scaling,
                           bool attention_bias) {
-    const bool mistral = arch == "mistral";
-    ojson config{
-        {"architectures", ojson::array({mistral ? "MistralForCausalLM" : "LlamaForCausalLM"})},
-        {"attention_bias", false},
-        {"attention_dropout", 0.0}};
+    const bool mistral = arch == "mistral", mixtral = arch == "mixtral";
+    ojson config{{"architectures", ojson::array({mistral   ? "MistralForCausalLM"
+                                                 : mixtral ? "MixtralForCausalLM"
+                                                           : "LlamaForCausalLM"})},
+                 {"attention_bias", false},
+                 {"attention_dropout", 0.0}};
     if (bos_id >= 0) config["bos_token_id"] = bos_id;
     if (eos_id >= 0) config["eos_token_id"] = eos_id;
     config["head_dim"] = d.head_dim;
@@ -91,6 +92,17 @@ ojson llama_family_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_
     config["num_key_value_heads"] = d.kv_heads;
     if (!mistral) config["pretraining_tp"] = 1;
     config["rms_norm_eps"] = 1e-05;
+    if (mixtral) {  // Mixtral-8x7B's keys: no head_dim, experts' width is intermediate_size
+        config.erase("head_dim");
+        config.erase("mlp_bias");
+        config.erase("pretraining_tp");
+        config["max_position_embeddings"] = 32768;
+        config["num_experts_per_tok"] = d.experts_used;
+        config["num_local_experts"] = d.experts;
+        config["output_router_logits"] = false;
+        config["router_aux_loss_coef"] = 0.02;
+        config["sliding_window"] = nullptr;
+    }
     if (rope_scaling == "llama3")
         config["rope_scaling"] = ojson{{"factor", 32.0},
                                        {"high_freq_factor", 4.0},
@@ -99,7 +111,7 @@ ojson llama_family_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_
                                        {"rope_type", "llama3"}};
     else
         config["rope_scaling"] = nullptr;
-    config["rope_theta"] = mistral ? 1000000.0 : 500000.0;
+    config["rope_theta"] = mistral || mixtral ? 1000000.0 : 500000.0;
     if (mistral) config["sliding_window"] = nullptr;
     config["tie_word_embeddings"] = tied;
     config["torch_dtype"] = "bfloat16";
@@ -113,21 +125,26 @@ ojson llama_family_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_
 void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_t bos_id,
                        int64_t eos_id, const std::string& arch, const std::string& rope_scaling,
                        bool attention_bias) {
-    if (arch == "llama" || arch == "mistral") {
+    if (arch == "llama" || arch == "mistral" || arch == "mixtral") {
         write_json(out_dir / "config.json", llama_family_config(d, tied, bos_id, eos_id, arch,
                                                                 rope_scaling, attention_bias));
         return;
     }
-    const bool qwen2 = arch == "qwen2";
+    const bool qwen2 = arch == "qwen2" || arch == "qwen2_moe";
+    const char* architecture = arch == "qwen2"       ? "Qwen2ForCausalLM"
+                               : arch == "qwen2_moe" ? "Qwen2MoeForCausalLM"
+                               : arch == "qwen3_moe" ? "Qwen3MoeForCausalLM"
+                                                     : "Qwen3ForCausalLM";
     ojson config =
-        ojson{{"architectures", ojson::array({qwen2 ? "Qwen2ForCausalLM" : "Qwen3ForCausalLM"})},
+        ojson{{"architectures", ojson::array({architecture})},
               {"attention_bias", qwen2},
               {"head_dim", d.head_dim},
               {"hidden_act", "silu"},
               {"hidden_size", d.hidden},
               {"intermediate_size", d.intermediate},
               {"max_position_embeddings", 32768},
-              {"model_type", qwen2 ? "qwen2" : "qwen3"},
+              {"model_type",
+               arch == "qwen2" || arch == "qwen3_moe" || arch == "qwen2_moe" ? arch : "qwen3"},
               {"num_attention_heads", d.heads},
               {"num_hidden_layers", d.layers},
               {"num_key_value_heads", d.kv_heads},
@@ -139,8 +156,29 @@ void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_
     // Qwen3's config.json names <|endoftext|> as bos and <|im_end|> as eos; converters read them.
     // Qwen2 configs have no head_dim key (it is hidden_size / num_attention_heads).
     if (qwen2) config.erase("head_dim");
+    if (d.experts > 0) {  // the MoE keys of Qwen3-30B-A3B's / Qwen2-57B-A14B's config.json
+        config["decoder_sparse_step"] = 1;
+        config["mlp_only_layers"] = ojson::array();
+        config["moe_intermediate_size"] = d.moe_ffn;
+        config["norm_topk_prob"] = arch == "qwen3_moe";
+        config["num_experts"] = d.experts;
+        config["num_experts_per_tok"] = d.experts_used;
+        config["output_router_logits"] = false;
+        config["router_aux_loss_coef"] = 0.001;
+        if (d.shared_ffn > 0) config["shared_expert_intermediate_size"] = d.shared_ffn;
+    }
     if (bos_id >= 0) config["bos_token_id"] = bos_id;
     if (eos_id >= 0) config["eos_token_id"] = eos_id;
+    write_json(out_dir / "config.json", config);
+}
+
+void set_config_number(const fs::path& out_dir, const std::string& key, int64_t value) {
+    ojson config;
+    {
+        std::ifstream in(out_dir / "config.json");
+        config = ojson::parse(in);
+    }
+    config[key] = value;
     write_json(out_dir / "config.json", config);
 }
 

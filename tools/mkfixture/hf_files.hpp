@@ -22,6 +22,8 @@ namespace mkfixture {
 void write_config_json(const std::filesystem::path& out_dir, const Dims& dims, bool tied,
                        int64_t bos_id = -1, int64_t eos_id = -1, const std::string& arch = "qwen3",
                        const std::string& rope_scaling = "none", bool attention_bias = false);
+// Sets one number of the config.json already written in out_dir (the experts-count defect).
+void set_config_number(const std::filesystem::path& out_dir, const std::string& key, int64_t value);
 void write_pooling_files(const std::filesystem::path& out_dir, int64_t hidden);
 
 // The "mcq" metadata JSON of one file (Python json.dumps style, as in the spec's example).

@@ -48,15 +48,30 @@ int main(int argc, char** argv) {
     std::string format = "mcq", recipe = "uniform4", arch = "qwen3";
     mkfixture::MlxOptions mlx;
     app.add_option("OUT_DIR", out_dir, "output directory")->required();
-    app.add_option("--preset", preset, "tiny | qwen3-0.6b | qwen3-8b")
+    app.add_option("--preset", preset,
+                   "tiny | qwen3-0.6b | qwen3-8b | qwen3-30b-a3b-2layers (--arch qwen3_moe: "
+                   "Qwen3-30B-A3B's first two layers, 128 experts of 768, 8 used)")
         ->required()
-        ->check(CLI::IsMember({"tiny", "qwen3-0.6b", "qwen3-8b"}));
+        ->check(CLI::IsMember({"tiny", "qwen3-0.6b", "qwen3-8b", "qwen3-30b-a3b-2layers"}));
     app.add_option(
            "--arch", arch,
            "qwen3 (default) | qwen2 (tiny only: Qwen2ForCausalLM, q/k/v biases, no q/k norms) | "
            "llama (tiny only: LlamaForCausalLM, GQA 4/2 heads, untied unless --tied) | mistral "
-           "(tiny only: MistralForCausalLM, head_dim 32 != hidden/heads, untied unless --tied)")
-        ->check(CLI::IsMember({"qwen3", "qwen2", "llama", "mistral"}));
+           "(tiny only: MistralForCausalLM, head_dim 32 != hidden/heads, untied unless --tied) | "
+           "qwen3_moe | qwen2_moe (shared expert) | mixtral (mixture of experts; tiny, or "
+           "qwen3_moe with --preset qwen3-30b-a3b-2layers)")
+        ->check(CLI::IsMember(
+            {"qwen3", "qwen2", "llama", "mistral", "qwen3_moe", "qwen2_moe", "mixtral"}));
+    mkfixture::PlanOptions moe_options;
+    app.add_option("--experts", moe_options.experts, "MoE: experts per layer (default 4)");
+    app.add_option("--experts-used", moe_options.experts_used,
+                   "MoE: experts used per token (default 2)");
+    app.add_option("--moe-ffn", moe_options.moe_ffn,
+                   "MoE: one expert's width, moe_intermediate_size (default 64, a multiple of 64)");
+    app.add_option("--moe-defect", moe_options.moe_defect,
+                   "MoE fixture that must be refused: expert-missing (mcq/float) | expert-bits "
+                   "(mcq) | experts-count (any format: config.json num_experts one too few)")
+        ->check(CLI::IsMember(mkfixture::moe_defect_names()));
     app.add_option("--tokenizer", tokenizer,
                    "small | qwen3 | llama3 | llama2 | gemma3 | none (default: small for tiny, "
                    "qwen3 for the qwen3 presets)")
@@ -139,14 +154,23 @@ int main(int argc, char** argv) {
             defect.clear();  // not a defect of the quantized layout
         }
         if (is_mlx || is_float) prefix_model = true;  // HF checkpoints use the names model.*
-        const bool llama_family = arch == "llama" || arch == "mistral";
+        const bool llama_family = arch == "llama" || arch == "mistral" || arch == "mixtral";
+        const bool moe = arch == "qwen3_moe" || arch == "qwen2_moe" || arch == "mixtral";
+        if (!moe && (app.count("--experts") || app.count("--experts-used") ||
+                     app.count("--moe-ffn") || app.count("--moe-defect")))
+            throw std::runtime_error(
+                "--experts/--experts-used/--moe-ffn/--moe-defect need an MoE --arch");
+        if (is_float && moe_options.moe_defect == "expert-bits")
+            throw std::runtime_error("--moe-defect expert-bits needs --format mcq");
         if (!llama_family && (tied_flag || !rope_scaling.empty()))
             throw std::runtime_error("--tied and --rope-scaling apply to --arch llama/mistral");
         if (llama_family && untied)
             throw std::runtime_error("--arch " + arch + " is untied by default (--tied ties it)");
         if (llama_family) untied = !tied_flag;
+        if (arch == "qwen2_moe") untied = true;  // llama.cpp's qwen2moe loader needs output.weight
         if (rope_scaling.empty()) rope_scaling = arch == "llama" ? "llama3" : "none";
         if (tokenizer.empty()) tokenizer = preset == "tiny" ? "small" : "qwen3";
+
         if (qwen3_tokenizer.empty())
             if (const char* env = std::getenv("REBOX_QWEN3_TOKENIZER")) qwen3_tokenizer = env;
         const fs::path out(out_dir);
@@ -171,6 +195,11 @@ int main(int argc, char** argv) {
         options.attention_bias = attention_bias;
         options.corners = corners;
         options.defect = defect;
+        options.experts = moe_options.experts;
+        options.experts_used = moe_options.experts_used;
+        options.moe_ffn = moe_options.moe_ffn;
+        options.moe_defect = moe_options.moe_defect;
+        options.stacked_experts = is_mlx;  // mlx-lm stores experts as switch_mlp [E, out, in]
         mkfixture::ModelPlan plan = mkfixture::make_plan(options);
         if (is_mlx) mlx.overrides = mkfixture::apply_mlx_recipe(plan, recipe);
 
@@ -181,6 +210,10 @@ int main(int argc, char** argv) {
         }
         mkfixture::write_config_json(out, plan.dims, !untied, bos_id, eos_id, arch, rope_scaling,
                                      attention_bias);
+        if (moe_options.moe_defect == "experts-count")
+            mkfixture::set_config_number(out,
+                                         arch == "mixtral" ? "num_local_experts" : "num_experts",
+                                         plan.dims.experts - 1);
         if (is_mlx) mkfixture::add_mlx_quantization(out, mlx);
         if (!no_pooling) mkfixture::write_pooling_files(out, plan.dims.hidden);
         if (is_float) mkfixture::set_float_torch_dtype(out, float_options.dtype);

@@ -150,26 +150,22 @@ void append_mlx_entries(std::vector<StTensor>& out, const PlanUnit& unit, uint64
     const int64_t groups_per_row = q.cols / q.group;
     const uint64_t param_bytes =
         static_cast<uint64_t>(q.rows * groups_per_row) * dtype_width(options.scale_dtype);
+    // Stacked experts (switch_mlp): [E, rows/E, ...], the same bytes as [rows, ...].
+    const auto shape = [&q](int64_t last) {
+        return q.experts > 0 ? std::vector<int64_t>{q.experts, q.rows / q.experts, last}
+                             : std::vector<int64_t>{q.rows, last};
+    };
     auto params = std::make_shared<MlxGroupBytes>();
-    out.push_back({q.name,
-                   "U32",
-                   {q.rows, words},
-                   static_cast<uint64_t>(q.rows * words) * 4,
+    out.push_back({q.name, "U32", shape(words), static_cast<uint64_t>(q.rows * words) * 4,
                    [q, seed](std::ostream& s) { write_mlx_weight(s, q, seed); }});
-    out.push_back({module + ".scales",
-                   st_dtype(options.scale_dtype),
-                   {q.rows, groups_per_row},
-                   param_bytes,
-                   [q, seed, options, params](std::ostream& s) {
+    out.push_back({module + ".scales", st_dtype(options.scale_dtype), shape(groups_per_row),
+                   param_bytes, [q, seed, options, params](std::ostream& s) {
                        *params = make_mlx_params(q, seed, options);
                        s.write(params->scales.data(),
                                static_cast<std::streamsize>(params->scales.size()));
                    }});
-    out.push_back({module + ".biases",
-                   st_dtype(options.scale_dtype),
-                   {q.rows, groups_per_row},
-                   param_bytes,
-                   [params](std::ostream& s) {
+    out.push_back({module + ".biases", st_dtype(options.scale_dtype), shape(groups_per_row),
+                   param_bytes, [params](std::ostream& s) {
                        s.write(params->biases.data(),
                                static_cast<std::streamsize>(params->biases.size()));
                        *params = MlxGroupBytes{};

@@ -72,6 +72,13 @@ std::map<std::string, std::pair<int, int>> apply_mlx_recipe(ModelPlan& plan,
             bits = 5;
             listed = true;
         }
+        // mlx-lm's qwen MoE quant predicate keeps the router and the shared-expert gate at 8 bits.
+        const bool qwen_router =
+            name.ends_with("mlp.gate.weight") || name.ends_with("mlp.shared_expert_gate.weight");
+        if (qwen_router) {
+            bits = 8;
+            listed = true;
+        }
         q.bits = q.meta_bits = bits;
         q.group = q.meta_group = kMlxGlobalGroup;
         if (recipe == "uniform4_float_down0" && layer == 0 && contains(name, "down_proj")) {

@@ -12,6 +12,12 @@ uint64_t PlanUnit::byte_count() const {
     return codes + 2 * 2 * static_cast<uint64_t>(quant.group_count());
 }
 
+const std::vector<std::string>& moe_defect_names() {
+    static const std::vector<std::string> names = {"expert-missing", "expert-bits",
+                                                   "experts-count"};
+    return names;
+}
+
 const std::vector<std::string>& defect_names() {
     static const std::vector<std::string> names = {
         "group16", "bits5",        "bytecount", "metadata-lie", "metadata-lie-counts",
@@ -50,6 +56,58 @@ PlanUnit bias_unit(const std::string& name, int64_t length) {
     return unit;
 }
 
+bool is_moe_arch(const std::string& arch) {
+    return arch == "qwen3_moe" || arch == "qwen2_moe" || arch == "mixtral";
+}
+
+// The mixture-of-experts block of one layer (p = "model.layers.N."): the router (8-bit group 64
+// for qwen, as mlx-lm's quant predicate stores it; the layer's bits for mixtral), the experts (one
+// tensor per expert, or MLX's stacked switch_mlp), and qwen2_moe's shared expert with its gate.
+void append_moe_block(std::vector<PlanUnit>& units, const std::string& p, const Dims& d,
+                      const std::string& arch, LayerQuant q, bool stacked) {
+    const bool mixtral = arch == "mixtral";
+    const std::string block = mixtral ? "block_sparse_moe." : "mlp.";
+    const LayerQuant router = mixtral ? q : LayerQuant{8, 64};
+    units.push_back(quant_unit(p + block + "gate.weight", d.experts, d.hidden, router));
+    // HF order of the three projections: gate, up, down (mixtral w1, w3, w2).
+    struct Projection {
+        const char* per_expert;  // after "experts.{e}."
+        const char* stacked;     // after "switch_mlp."
+        bool down;
+    };
+    const Projection qwen[] = {{"gate_proj.weight", "gate_proj.weight", false},
+                               {"up_proj.weight", "up_proj.weight", false},
+                               {"down_proj.weight", "down_proj.weight", true}};
+    const Projection mix[] = {{"w1.weight", "gate_proj.weight", false},
+                              {"w3.weight", "up_proj.weight", false},
+                              {"w2.weight", "down_proj.weight", true}};
+    const int64_t ffn = d.moe_ffn;
+    if (stacked) {
+        for (const Projection& proj : mixtral ? mix : qwen) {
+            PlanUnit unit =
+                quant_unit(p + block + "switch_mlp." + proj.stacked,
+                           d.experts * (proj.down ? d.hidden : ffn), proj.down ? ffn : d.hidden, q);
+            unit.quant.experts = d.experts;
+            units.push_back(unit);
+        }
+    } else {
+        for (int64_t e = 0; e < d.experts; ++e)
+            for (const Projection& proj : mixtral ? mix : qwen)
+                units.push_back(
+                    quant_unit(p + block + "experts." + std::to_string(e) + "." + proj.per_expert,
+                               proj.down ? d.hidden : ffn, proj.down ? ffn : d.hidden, q));
+    }
+    if (arch == "qwen2_moe") {
+        units.push_back(
+            quant_unit(p + "mlp.shared_expert.gate_proj.weight", d.shared_ffn, d.hidden, q));
+        units.push_back(
+            quant_unit(p + "mlp.shared_expert.up_proj.weight", d.shared_ffn, d.hidden, q));
+        units.push_back(
+            quant_unit(p + "mlp.shared_expert.down_proj.weight", d.hidden, d.shared_ffn, q));
+        units.push_back(quant_unit(p + "mlp.shared_expert_gate.weight", 1, d.hidden, router));
+    }
+}
+
 QuantTensor* find_quant(std::vector<PlanUnit>& units, const std::string& name) {
     for (PlanUnit& u : units)
         if (u.quantized && u.quant.name == name) return &u.quant;
@@ -72,18 +130,45 @@ ModelPlan make_plan(const PlanOptions& options) {
     } else if (options.preset == "tiny") {
         d = Dims{64, 2, 4, 2, 16, 128, options.vocab};
         first_3bit_layer = 1;
+    } else if (options.preset == "qwen3-30b-a3b-2layers") {
+        // Qwen3-30B-A3B's shapes, its first two layers (both at 4 bits / group 64 in mcq).
+        d = Dims{2048, 2, 32, 4, 128, 6144, options.vocab};
+        first_3bit_layer = 2;
     } else {
-        throw std::runtime_error("--preset: unknown preset '" + options.preset +
-                                 "' (expected tiny, qwen3-0.6b or qwen3-8b)");
+        throw std::runtime_error(
+            "--preset: unknown preset '" + options.preset +
+            "' (expected tiny, qwen3-0.6b, qwen3-8b or qwen3-30b-a3b-2layers)");
     }
     if (d.vocab < 1) throw std::runtime_error("--preset: vocabulary size must be positive");
-    const bool qwen2 = options.arch == "qwen2";
-    const bool llama = options.arch == "llama", mistral = options.arch == "mistral";
-    if (!qwen2 && !llama && !mistral && options.arch != "qwen3")
+    const bool moe = is_moe_arch(options.arch);
+    const bool qwen2 = options.arch == "qwen2" || options.arch == "qwen2_moe";
+    const bool mixtral = options.arch == "mixtral";
+    const bool llama = options.arch == "llama" || mixtral, mistral = options.arch == "mistral";
+    if (!qwen2 && !llama && !mistral && options.arch != "qwen3" && options.arch != "qwen3_moe")
         throw std::runtime_error("--arch: unknown architecture '" + options.arch +
-                                 "' (expected qwen3, qwen2, llama or mistral)");
-    if (options.arch != "qwen3" && options.preset != "tiny")
+                                 "' (expected qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe "
+                                 "or mixtral)");
+    if (options.preset == "qwen3-30b-a3b-2layers" && options.arch != "qwen3_moe")
+        throw std::runtime_error("--preset qwen3-30b-a3b-2layers needs --arch qwen3_moe");
+    if (options.arch != "qwen3" && options.preset != "tiny" &&
+        options.preset != "qwen3-30b-a3b-2layers")
         throw std::runtime_error("--arch " + options.arch + ": only with --preset tiny");
+    if (moe) {
+        if (options.preset == "qwen3-30b-a3b-2layers") {
+            d.experts = 128, d.experts_used = 8, d.moe_ffn = 768;
+        } else {
+            d.experts = options.experts, d.experts_used = options.experts_used;
+            d.moe_ffn = options.moe_ffn;
+        }
+        if (d.experts < 2 || d.experts_used < 1 || d.experts_used > d.experts || d.moe_ffn < 64 ||
+            d.moe_ffn % 64 != 0)
+            throw std::runtime_error(
+                "--experts >= 2, 1 <= --experts-used <= --experts, --moe-ffn a multiple of 64");
+        if (qwen2) d.shared_ffn = 2 * d.moe_ffn;
+        if (mixtral) d.intermediate = d.moe_ffn;  // Mixtral's experts are intermediate_size wide
+    }
+    if (!moe && !options.moe_defect.empty())
+        throw std::runtime_error("--moe-defect needs an MoE --arch");
     // mistral tiny: head_dim set apart from hidden/heads (64/4), as in Mistral-Nemo.
     if (mistral) d.head_dim = 32;
     const bool qk_norm = !qwen2 && !llama && !mistral;
@@ -111,6 +196,10 @@ ModelPlan make_plan(const PlanOptions& options) {
             units.push_back(norm_unit(p + "self_attn.k_norm.weight", d.head_dim));
         }
         units.push_back(norm_unit(p + "post_attention_layernorm.weight", d.hidden));
+        if (moe) {
+            append_moe_block(units, p, d, options.arch, q, options.stacked_experts);
+            continue;
+        }
         units.push_back(quant_unit(p + "mlp.gate_proj.weight", d.intermediate, d.hidden, q));
         units.push_back(quant_unit(p + "mlp.up_proj.weight", d.intermediate, d.hidden, q));
         units.push_back(quant_unit(p + "mlp.down_proj.weight", d.hidden, d.intermediate, q));
@@ -123,6 +212,25 @@ ModelPlan make_plan(const PlanOptions& options) {
         const std::string layer0 = prefix + "layers.0.";
         for (PlanUnit& u : units)
             if (u.quantized && u.quant.name.rfind(layer0, 0) == 0) u.quant.corners = true;
+    }
+
+    if (options.moe_defect == "expert-missing" || options.moe_defect == "expert-bits") {
+        if (options.stacked_experts)
+            throw std::runtime_error("--moe-defect " + options.moe_defect +
+                                     " needs one tensor per expert (--format mcq or float)");
+        const std::string layer0 = prefix + "layers.0." + (mixtral ? "block_sparse_moe" : "mlp");
+        if (options.moe_defect == "expert-missing") {
+            const std::string last = layer0 + ".experts." + std::to_string(d.experts - 1) +
+                                     (mixtral ? ".w3.weight" : ".up_proj.weight");
+            std::erase_if(units,
+                          [&](const PlanUnit& u) { return u.quantized && u.quant.name == last; });
+        } else {
+            QuantTensor* t = find_quant(
+                units, layer0 + ".experts.1." + (mixtral ? "w1" : "gate_proj") + ".weight");
+            t->bits = t->meta_bits = 5;
+        }
+    } else if (!options.moe_defect.empty() && options.moe_defect != "experts-count") {
+        throw std::runtime_error("--moe-defect: unknown defect '" + options.moe_defect + "'");
     }
 
     const std::string q_proj0 = prefix + "layers.0.self_attn.q_proj.weight";

@@ -11,6 +11,9 @@ namespace mkfixture {
 struct Dims {
     int64_t hidden = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0;
     int64_t vocab = 0;
+    // Mixture of experts (0 for a dense model): experts per layer, used per token, one expert's
+    // width (moe_intermediate_size), the qwen2_moe shared expert's width.
+    int64_t experts = 0, experts_used = 0, moe_ffn = 0, shared_ffn = 0;
 };
 
 // A quantized weight: the codes/scales/mins are generated for (rows, cols, bits, group); the
@@ -25,6 +28,9 @@ struct QuantTensor {
     bool dirty_padding = false;   // defect padding: set every bit after the last code
     bool corners = false;         // exactness corner cases in the first groups
     bool mlx_float = false;       // MLX recipes: the module stays unquantized (a BF16 weight)
+    // MLX stacked experts (switch_mlp): `experts` > 0 experts of rows/experts rows each, written
+    // as [experts, rows/experts, ...]; the codes are those of the rows in order.
+    int64_t experts = 0;
     int64_t code_count() const { return rows * cols; }
     uint64_t packed_bytes() const { return (static_cast<uint64_t>(code_count()) * bits + 7) / 8; }
     int64_t group_count() const { return code_count() / group; }
@@ -57,6 +63,14 @@ struct PlanOptions {
     bool untied = false;
     bool corners = false;
     std::string defect;  // "" or a defect name
+    // MoE archs ("qwen3_moe" | "qwen2_moe" | "mixtral"): experts per layer, used per token, one
+    // expert's width; stacked_experts: MLX switch_mlp tensors instead of one tensor per expert.
+    int64_t experts = 4, experts_used = 2, moe_ffn = 64;
+    bool stacked_experts = false;
+    // "" | "expert-missing" (the last expert of layer 0's up projection left out) |
+    // "expert-bits" (expert 1 of layer 0's gate projection at 5 bits, the others at 4 or 3) |
+    // "experts-count" (config.json num_experts one less than the tensors hold)
+    std::string moe_defect;
 };
 
 struct ModelPlan {
@@ -66,6 +80,9 @@ struct ModelPlan {
 
 // Throws std::runtime_error for an unknown preset or defect.
 ModelPlan make_plan(const PlanOptions& options);
+
+// Names of the MoE defects (PlanOptions::moe_defect).
+const std::vector<std::string>& moe_defect_names();
 
 // Names of the defects this generator knows (those that change tensors or tokenizer files).
 const std::vector<std::string>& defect_names();

@@ -50,6 +50,10 @@ nlohmann::json plan_to_json(const Plan& plan, const SourceModel* source) {
                               {"nbytes", tp.nbytes},
                               {"note", tp.note}};
         if (tp.zero_code_groups_get_zero_scale) row["zero_code_groups_get_zero_scale"] = true;
+        if (!tp.expert_sources.empty()) {  // stacked: source_name is expert 0's
+            row["experts"] = tp.expert_sources.size();
+            row["expert_values"] = tp.expert_values;
+        }
         if (source != nullptr && tp.source_index < source->tensors.size()) {
             const SourceTensor& st = source->tensors[tp.source_index];
             row["source_name"] = st.name;

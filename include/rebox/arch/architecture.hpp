@@ -26,11 +26,16 @@ enum class Dim : uint8_t {
     q_width,   // num_attention_heads * head_dim
     kv_width,  // num_key_value_heads * head_dim
     head_dim,  // head_dim
+    // Mixture of experts:
+    experts,     // num_experts (num_local_experts)
+    expert_ffn,  // moe_intermediate_size, else intermediate_size (Mixtral)
+    shared_ffn,  // shared_expert_intermediate_size (qwen2_moe)
+    one,         // 1 (a [1, hidden] gate: ne {hidden, 1})
 };
 
 // How the rows of a source tensor are placed in the GGUF tensor. Only whole rows move (with each
-// row's groups of codes, scales and mins), which is exact for every encoding. Room is left for
-// later transforms (3-D expert stacking, row slices, the +1 norm shift of gemma).
+// row's groups of codes, scales and mins), which is exact for every encoding. (3-D expert
+// stacking is TensorSpec::stacked_hf, orthogonal to this.)
 enum class RowTransform : uint8_t {
     none,
     // llama's LlamaModel.permute: per head of D rows, GGUF row h*D + 2*i + j holds source row
@@ -47,15 +52,32 @@ enum class Presence : uint8_t {
     required_unless_tied  // required unless tie_word_embeddings (output.weight)
 };
 
+// How a tensor's source values are stored, beyond a plain copy of one source tensor.
+enum class SourceRole : uint8_t {
+    plain,
+    // One GGUF tensor [E, rows, cols] (ne {cols, rows, E}) stacked from E per-expert source tensors
+    // named by `hf` with "{e}" = 0..E-1 (HF, mcq-v1, float), or read whole from the pre-stacked
+    // `stacked_hf` tensor (MLX switch_mlp). Experts stack in index order; whole rows move: exact.
+    experts,
+    // The MoE router (and qwen2_moe's shared-expert gate): always written as exact F32 values
+    // (code*scale+min in binary32, or the float values widened), as every GGUF llama.cpp's
+    // converter writes keeps it F32; mlx-lm stores it at 8 bits, for which no exact block type
+    // exists. A convention for this role only: other weight matrices still follow the BLOCKER rule.
+    router_f32,
+};
+
 // One tensor of the table. Per-layer tensors are named without "layers.N." / "blk.N.".
 struct TensorSpec {
     std::string_view hf;    // stem without ".weight" / ".bias", e.g. "self_attn.q_proj"
     std::string_view gguf;  // stem without suffix, e.g. "attn_q"
     Presence weight = Presence::required;
     Presence bias = Presence::absent;        // a bias has ne {ne[rank-1]} (the weight's rows)
-    uint8_t rank = 1;                        // 1 or 2
-    std::array<Dim, 2> ne{};                 // ggml order: ne[0] is the row length
+    uint8_t rank = 1;                        // 1, 2 or 3 (stacked experts)
+    std::array<Dim, 3> ne{};                 // ggml order: ne[0] is the row length
     RowTransform rows = RowTransform::none;  // applies to the weight and its bias
+    SourceRole role = SourceRole::plain;
+    std::string_view
+        stacked_hf{};  // experts: the MLX pre-stacked stem ("mlp.switch_mlp.gate_proj")
 };
 
 // The {arch}.* hyper-parameter KVs an architecture writes, in the order listed.
@@ -72,6 +94,10 @@ enum class ArchKv : uint8_t {
     value_length,
     rope_dimension_count,
     vocab_size,
+    expert_count,                       // num_experts
+    expert_used_count,                  // num_experts_per_tok
+    expert_feed_forward_length,         // moe_intermediate_size
+    expert_shared_feed_forward_length,  // shared_expert_intermediate_size
 };
 
 // Tensors computed from config.json rather than read from the source.
@@ -110,11 +136,17 @@ struct TensorRef {
     std::optional<uint32_t> layer;  // per-layer tensors
     bool is_bias = false;
     std::string gguf_name;  // "blk.3.attn_q.weight"
-    std::string hf_name;    // "layers.3.self_attn.q_proj.weight" (unprefixed)
+    // "layers.3.self_attn.q_proj.weight" (unprefixed). For an experts spec: the per-expert name
+    // of the expert resolved, or from resolve_gguf the pattern with "{e}" left in.
+    std::string hf_name;
+    std::optional<uint32_t> expert;  // resolve_hf of a per-expert tensor: its expert index
+    bool stacked_source = false;     // resolve_hf of an MLX pre-stacked tensor (stacked_hf)
 };
 
 // HF name (with or without "model.") -> its table entry, or nullopt when the architecture does not
-// load it (absent weight or bias).
+// load it (absent weight or bias). Per-expert names ("layers.0.mlp.experts.5.up_proj.weight") and
+// pre-stacked ones ("layers.0.mlp.switch_mlp.up_proj.weight") both resolve to the stacked GGUF
+// tensor.
 std::optional<TensorRef> resolve_hf(const Architecture& arch, std::string_view hf_name);
 std::optional<TensorRef> resolve_gguf(const Architecture& arch, std::string_view gguf_name);
 
@@ -138,6 +170,20 @@ std::optional<int64_t> layer_of(std::string_view gguf_name);
 
 // Number of heads the transform works on for this config (0 for RowTransform::none).
 uint32_t transform_heads(RowTransform transform, const ModelConfig& config);
+
+// The per-expert source name of expert `e` for a pattern holding "{e}".
+std::string expert_name(std::string_view pattern, uint32_t e);
+
+// The pre-stacked (MLX) source name of an experts tensor of `layer`, unprefixed.
+std::string stacked_name(const TensorSpec& spec, uint32_t layer);
+
+// True when the architecture has mixture-of-experts tensors.
+bool has_experts(const Architecture& arch);
+
+// What in config.json this architecture cannot write (one reason each), e.g. an MoE config without
+// num_experts, or one with dense layers between the MoE ones (decoder_sparse_step > 1,
+// mlp_only_layers) which the tables do not describe.
+std::vector<std::string> config_problems(const Architecture& arch, const ModelConfig& config);
 
 // --- Rope scaling
 // ---------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ namespace rebox {
 
 // Writes codes [first, first+count) of `stream` to out[0..count). The caller guarantees
 // (first+count)*bits <= stream.size()*8.
-void unpack_lsb0(std::span<const uint8_t> stream, int bits, uint64_t first, size_t count, uint8_t* out);
+void unpack_lsb0(std::span<const uint8_t> stream, int bits, uint64_t first, size_t count,
+                 uint8_t* out);
 
 }  // namespace rebox

@@ -76,6 +76,7 @@ struct GgufKV {
 
 // Short human rendering: scalars in full (strings single-quoted, cut at max_chars), arrays as
 // "[STRING] x151669: 'a', 'b', ..." (first max_items items).
-std::string gguf_value_to_string(const GgufValue& value, size_t max_chars = 60, size_t max_items = 6);
+std::string gguf_value_to_string(const GgufValue& value, size_t max_chars = 60,
+                                 size_t max_items = 6);
 
 }  // namespace rebox

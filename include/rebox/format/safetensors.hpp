@@ -18,7 +18,23 @@
 
 namespace rebox {
 
-enum class StDtype { BOOL, U8, I8, U16, I16, F16, BF16, U32, I32, F32, U64, I64, F64, F8_E4M3, F8_E5M2 };
+enum class StDtype {
+    BOOL,
+    U8,
+    I8,
+    U16,
+    I16,
+    F16,
+    BF16,
+    U32,
+    I32,
+    F32,
+    U64,
+    I64,
+    F64,
+    F8_E4M3,
+    F8_E5M2
+};
 
 std::optional<StDtype> st_dtype_from_name(std::string_view name);
 std::string_view st_dtype_name(StDtype dtype);
@@ -36,10 +52,11 @@ struct StTensorInfo {
 };
 
 class SafetensorsFile {
-public:
+  public:
     // Maps and validates; throws rebox::Error (input class) with "FILE: FIELD: what".
     static std::shared_ptr<SafetensorsFile> open(const std::filesystem::path& path);
-    // Validates a header+data image held in memory (used by tests and fuzzers); `name` is used in messages.
+    // Validates a header+data image held in memory (used by tests and fuzzers); `name` is used in
+    // messages.
     static std::shared_ptr<SafetensorsFile> parse(std::span<const uint8_t> bytes, std::string name);
 
     const std::filesystem::path& path() const { return path_; }
@@ -52,7 +69,7 @@ public:
     std::span<const uint8_t> data(const StTensorInfo& tensor) const;
     const MappedFile* mapping() const { return mapped_.get(); }
 
-private:
+  private:
     SafetensorsFile() = default;
     void load(std::span<const uint8_t> bytes);
 
@@ -68,11 +85,11 @@ private:
 // A checkpoint directory: model.safetensors, or the shards listed by model.safetensors.index.json
 // (weight_map entries must name existing shards and each tensor must be in the shard it names).
 class SafetensorsModel {
-public:
+  public:
     static SafetensorsModel open(const std::filesystem::path& model_dir);
     const std::vector<std::shared_ptr<SafetensorsFile>>& files() const { return files_; }
 
-private:
+  private:
     std::vector<std::shared_ptr<SafetensorsFile>> files_;
 };
 

@@ -38,6 +38,13 @@ struct ModelConfig {
     std::string name_or_path;  // "_name_or_path" when present
     // Absent, null, or without a type (and "default"): no scaling.
     std::optional<RopeScalingConfig> rope_scaling;
+    // Mixture of experts (docs/architectures.md): 0 / nullopt / empty for a dense model.
+    uint32_t num_experts = 0;          // "num_experts" (Qwen) or "num_local_experts" (Mixtral)
+    uint32_t num_experts_per_tok = 0;  // experts used per token
+    std::optional<uint32_t> moe_intermediate_size;            // one expert's feed-forward width
+    std::optional<uint32_t> shared_expert_intermediate_size;  // qwen2_moe's shared expert
+    std::optional<uint32_t> decoder_sparse_step;              // every k-th layer is MoE (Qwen)
+    std::vector<uint32_t> mlp_only_layers;                    // layers that stay dense (Qwen)
 };
 
 // Throws rebox::Error (input class) naming config.json and the field for a missing/ill-typed field.

@@ -70,6 +70,12 @@ struct TensorPlan {
     // row is encoded from its source row by the same code as an unpermuted tensor.
     std::vector<uint32_t> row_source;
     uint64_t row_values = 0;
+    // Stacked experts (docs/architectures.md): GGUF values [e*expert_values, (e+1)*expert_values)
+    // are the values of source tensor expert_sources[e], in order (source_index is expert 0's).
+    // Every expert has the same shape, bits, group and dtype, so one encoding serves all; chunks
+    // never cross an expert (convert streams one expert at a time). Empty: one source tensor.
+    std::vector<size_t> expert_sources;
+    uint64_t expert_values = 0;
     // source_index == kComputed: the tensor's F32 values (e.g. rope_freqs.weight).
     std::vector<float> computed;
     bool is_computed() const { return source_index == kComputed; }

@@ -1,0 +1,103 @@
+// plan_expert_stack: completeness and sameness of the experts of one stacked tensor, then one
+// TensorPlan whose values are the experts' values one after the other.
+#include "expert_stack.hpp"
+
+#include "rebox/format/ggml_type.hpp"
+#include "tensor_rules.hpp"
+
+namespace rebox::plan_detail {
+namespace {
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+    std::string text = "[";
+    for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+    return text + "]";
+}
+
+// "4-bit, group 64, F16 scales" or "BF16": what must agree between the experts of one tensor.
+std::string storage_text(const SourceTensor& t) {
+    if (!t.quant) return std::string(float_dtype_name(t.float_dtype)) + " float";
+    return std::to_string(t.quant->bits) + "-bit, group " + std::to_string(t.quant->group) + ", " +
+           float_dtype_name(t.quant->scale_dtype) + " scales";
+}
+
+}  // namespace
+
+bool plan_expert_stack(const SourceModel& source, const ExpertGroup& group,
+                       const PlanOptions& options, TensorPlan* plan,
+                       std::vector<Blocker>* blockers) {
+    const size_t experts = group.sources.size();
+    bool complete = experts > 0;
+    for (size_t e = 0; e < experts; ++e) {
+        if (group.sources[e]) continue;
+        complete = false;
+        blockers->push_back(Blocker{
+            arch::expert_name(group.hf_pattern, static_cast<uint32_t>(e)),
+            "expert " + std::to_string(e) + " of " + std::to_string(experts) +
+                " (config.json num_experts) is missing: " + group.gguf_name + " stacks all of them",
+            "add the missing expert's weight, or use the config.json that belongs to these "
+            "weights"});
+    }
+    if (!complete) return false;
+
+    const SourceTensor& first = source.tensors[*group.sources[0]];
+    TensorPlan first_plan;
+    if (!plan_tensor(first, *group.sources[0], group.gguf_name, options, &first_plan, blockers))
+        return false;
+    bool same = true;
+    for (size_t e = 1; e < experts; ++e) {
+        const SourceTensor& t = source.tensors[*group.sources[e]];
+        std::string differs;
+        if (t.shape != first.shape)
+            differs =
+                "shape " + shape_text(t.shape) + " but expert 0 has " + shape_text(first.shape);
+        else if (t.is_quantized() != first.is_quantized() ||
+                 (t.quant &&
+                  (t.quant->bits != first.quant->bits || t.quant->group != first.quant->group ||
+                   t.quant->scale_dtype != first.quant->scale_dtype)) ||
+                 (!t.quant && t.float_dtype != first.float_dtype))
+            differs =
+                storage_text(t) + " but expert 0 (" + first.name + ") is " + storage_text(first);
+        if (differs.empty()) {
+            TensorPlan expert_plan;
+            if (!plan_tensor(t, *group.sources[e], group.gguf_name, options, &expert_plan,
+                             blockers)) {
+                same = false;
+                continue;
+            }
+            if (expert_plan.type != first_plan.type || expert_plan.encoding != first_plan.encoding)
+                differs = "it plans as " + ggml_type_name(expert_plan.type) + " but expert 0 as " +
+                          ggml_type_name(first_plan.type);
+            first_plan.zero_code_groups_get_zero_scale |=
+                expert_plan.zero_code_groups_get_zero_scale;
+        }
+        if (differs.empty()) continue;
+        same = false;
+        blockers->push_back(
+            Blocker{t.name,
+                    "expert " + std::to_string(e) + " of " + group.gguf_name + " is " + differs +
+                        ": a stacked GGUF tensor has one type and shape",
+                    "re-export the experts of this layer with one bits/group/dtype"});
+    }
+    if (!same) return false;
+
+    *plan = std::move(first_plan);
+    const std::vector<int64_t> one = plan->ne;  // {cols, rows}
+    plan->ne = {one.at(0), one.size() > 1 ? one[1] : 1, static_cast<int64_t>(experts)};
+    plan->expert_values = first.element_count();
+    for (const auto& index : group.sources) plan->expert_sources.push_back(*index);
+    const auto nbytes = ggml_nbytes(plan->type, plan->ne);
+    if (!nbytes) {
+        blockers->push_back(Blocker{first.name,
+                                    "no valid GGUF size for " + ggml_type_name(plan->type) +
+                                        " with " + std::to_string(experts) + " experts",
+                                    "check the tensor's shape"});
+        return false;
+    }
+    plan->nbytes = *nbytes;
+    plan->note = std::to_string(experts) + " experts stacked in order from " + group.hf_pattern +
+                 "; " + plan->note;
+    return true;
+}
+
+}  // namespace rebox::plan_detail
