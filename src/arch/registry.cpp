@@ -95,8 +95,10 @@ std::optional<TensorRef> resolve(const Architecture& arch, std::string_view name
             return std::nullopt;
         for (const TensorSpec& spec : arch.layer) {
             if (!loads(spec, is_bias)) continue;
-            if (side(spec) == rest) return make_ref(spec, layer, is_bias);
-            if (!from_hf || spec.role != SourceRole::experts) continue;
+            // A per-expert stem is a pattern ("{e}"): from the HF side only its instances match.
+            const bool pattern = from_hf && spec.role == SourceRole::experts;
+            if (side(spec) == rest && !pattern) return make_ref(spec, layer, is_bias);
+            if (!pattern) continue;
             uint32_t expert = 0;
             if (match_expert_pattern(spec.hf, rest, &expert)) {
                 auto ref = make_ref(spec, layer, is_bias);

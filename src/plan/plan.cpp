@@ -322,7 +322,9 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
             plan_detail::ExpertGroup& group = expert_groups[gguf_name];
             if (group.sources.empty()) {
                 group.gguf_name = gguf_name;
-                group.hf_pattern = "layers." + std::to_string(*ref->layer) + "." +
+                // Spelled like the source's own names (with or without "model.").
+                group.hf_pattern = std::string(tensor.name.starts_with("model.") ? "model." : "") +
+                                   "layers." + std::to_string(*ref->layer) + "." +
                                    std::string(ref->spec->hf) + ".weight";
                 group.sources.resize(config.num_experts);
             }

@@ -8,6 +8,8 @@ Formats:
   MLX     config.json `quantization` (global bits/group_size, per-module overrides); NAME.weight is uint32
           words, each row's codes packed LSB first across the row's words, NAME.scales / NAME.biases per
           group along the row (F16/BF16/F32); w = code * scale + bias in float32 (docs/formats.md).
+          Stacked experts (mlx-lm switch_mlp) are [E, rows, words]: E*rows rows of the same layout,
+          read as an [E, rows, cols] array.
   float   plain F32/F16/BF16 tensors, widened exactly to float32.
 """
 import json
@@ -108,10 +110,11 @@ class Source:
         if self.is_quantized(name):
             bits, group = self._mlx_params(name)
             module = name[: -len(".weight")]
-            rows, words = t.shape
+            *lead, words = t.shape  # [rows, words] or stacked experts [E, rows, words]
+            rows = int(np.prod(lead))
             cols = words * 32 // bits
             codes = unpack_lsb0(t.bytes, bits, 0, rows * cols)  # rows are whole words, so one stream
             scales = float_values(self.tensors[module + ".scales"])
             mins = float_values(self.tensors[module + ".biases"])
-            return affine(codes, scales, mins, group).reshape(rows, cols)
+            return affine(codes, scales, mins, group).reshape(*lead, cols)
         return float_values(t).reshape(t.shape)

@@ -1,0 +1,133 @@
+"""A rebox-converted mixture-of-experts GGUF (qwen3moe, qwen2moe, mixtral as llama) against llama.cpp's
+own conversion code, bit for bit.
+
+gguf-py (GGUFReader + gguf.quants.dequantize) reads every tensor of FILE.gguf. The expected tensors are
+what the bundle's converter code (moe_convert_ref.py: the architecture's modify_tensors, which stacks
+the experts with torch.stack and, for Mixtral, permutes Q/K) yields when fed the source values read in
+numpy by source_values.py (mcq-v1, MLX or float). The converter reads Hugging Face checkpoints, which
+hold one tensor per expert; an MLX switch_mlp tensor [E, out, in] is handed to it as those E tensors
+(slice e = expert e, the inverse of mlx-lm's sanitize, which stacks experts.{e} in index order; Mixtral's
+switch_mlp gate/down/up are w1/w2/w3). Every GGUF tensor must be one the converter yields, with the
+same shape and the same float32 bit patterns, and the other way round. The {arch}.* keys the
+converter's set_gguf_parameters writes must be in the file with the same values.
+
+Usage: ggufpy_moe.py LLAMA_SRC MODEL_DIR FILE.gguf [--expect-types T1,T2,...]
+"""
+import sys
+
+import numpy as np
+import gguf
+
+from moe_convert_ref import Converter
+from source_values import Source
+
+llama_src, model_dir, gguf_path = sys.argv[1:4]
+expect_types = set()
+if "--expect-types" in sys.argv:
+    expect_types = set(sys.argv[sys.argv.index("--expect-types") + 1].split(","))
+problems = []
+
+src = Source(model_dir)
+cfg = src.config
+mixtral = cfg["model_type"] == "mixtral"
+SWITCH = {"gate_proj": "w1", "down_proj": "w2", "up_proj": "w3"} if mixtral else {
+    "gate_proj": "gate_proj", "down_proj": "down_proj", "up_proj": "up_proj"}
+
+# The source as a transformers checkpoint: names with "model." (lm_head without), experts one by one.
+hf_tensors = []
+for name in src.names():
+    short = name[len("model."):] if name.startswith("model.") else name
+    hf = short if short.startswith("lm_head") else "model." + short
+    values = src.values(name)
+    if ".switch_mlp." in hf:
+        head, proj = hf.split(".switch_mlp.")
+        proj = proj[: -len(".weight")]
+        for e in range(values.shape[0]):
+            hf_tensors.append((f"{head}.experts.{e}.{SWITCH[proj]}.weight", values[e]))
+    else:
+        hf_tensors.append((hf, values))
+
+converter = Converter(llama_src, cfg)
+want_all = converter.convert(hf_tensors)
+
+reader = gguf.GGUFReader(gguf_path)
+seen, types = set(), {}
+same = stacked = 0
+for t in reader.tensors:
+    seen.add(t.name)
+    types[t.tensor_type.name] = types.get(t.tensor_type.name, 0) + 1
+    if t.name not in want_all:
+        problems.append(f"GGUF tensor {t.name}: llama.cpp's converter yields no such tensor")
+        continue
+    want = want_all[t.name]
+    if t.tensor_type == gguf.GGMLQuantizationType.F32:
+        got = np.asarray(t.data, dtype=np.float32)
+    else:
+        got = gguf.quants.dequantize(t.data, t.tensor_type)
+    ne = [int(x) for x in t.shape]
+    if ne[::-1] != list(want.shape):
+        problems.append(f"{t.name}: ne {ne}, expected the reverse of {list(want.shape)}")
+        continue
+    got = got.reshape(want.shape)
+    diff = got.view(np.uint32) != want.view(np.uint32)
+    if diff.any():
+        i = tuple(int(x) for x in np.argwhere(diff)[0])
+        problems.append(f"{t.name} ({t.tensor_type.name}): {int(diff.sum())} of {want.size} values differ from "
+                        f"llama.cpp's conversion; first at {i}: gguf {got[i]!r}, expected {want[i]!r}")
+        continue
+    same += 1
+    if len(want.shape) == 3:
+        stacked += 1
+        if np.array_equal(want[0], want[1]):
+            problems.append(f"{t.name}: experts 0 and 1 are equal; the fixture cannot tell their order")
+    if "ffn_gate_inp" in t.name and t.tensor_type != gguf.GGMLQuantizationType.F32:
+        problems.append(f"{t.name}: router stored as {t.tensor_type.name}, expected F32")
+for name in want_all:
+    if name not in seen:
+        problems.append(f"{name}: llama.cpp's converter writes it; missing from the GGUF")
+if stacked != 3 * cfg["num_hidden_layers"]:
+    problems.append(f"{stacked} stacked expert tensors checked, expected 3 per layer")
+if expect_types and set(types) != expect_types:
+    problems.append(f"tensor types {sorted(types)}, expected {sorted(expect_types)}")
+
+# The keys set_gguf_parameters writes (writer method -> GGUF key suffix), compared with the file.
+KEY = {"block_count": "block_count", "context_length": "context_length",
+       "embedding_length": "embedding_length", "feed_forward_length": "feed_forward_length",
+       "head_count": "attention.head_count", "head_count_kv": "attention.head_count_kv",
+       "rope_freq_base": "rope.freq_base", "layer_norm_rms_eps": "attention.layer_norm_rms_epsilon",
+       "expert_count": "expert_count", "expert_used_count": "expert_used_count",
+       "key_length": "attention.key_length", "value_length": "attention.value_length",
+       "vocab_size": "vocab_size",
+       "rope_dimension_count": "rope.dimension_count",
+       "expert_feed_forward_length": "expert_feed_forward_length",
+       "expert_shared_feed_forward_length": "expert_shared_feed_forward_length"}
+arch = bytes(reader.fields["general.architecture"].parts[-1]).decode()
+keys_checked = 0
+for method, value in converter.keys():
+    if method == "file_type":  # general.file_type follows the outtype (rebox: docs/gguf.md)
+        continue
+    if method not in KEY:
+        problems.append(f"the converter writes add_{method}({value!r}); this test does not know its key")
+        continue
+    key = f"{arch}.{KEY[method]}"
+    field = reader.fields.get(key)
+    if field is None:
+        problems.append(f"{key}: llama.cpp's converter writes {value!r}; missing from the GGUF")
+        continue
+    got = field.parts[-1][0]
+    if isinstance(value, float) or isinstance(got, np.floating):
+        ok = np.float32(got) == np.float32(value)
+    else:
+        ok = int(got) == int(value)
+    if not ok:
+        problems.append(f"{key}: {got!r} in the GGUF, llama.cpp's converter writes {value!r}")
+    keys_checked += 1
+
+print(f"  {gguf_path.rsplit('/', 1)[-1]} ({src.format}, {arch}): {same}/{len(reader.tensors)} tensors equal to "
+      f"llama.cpp's conversion of the source ({stacked} stacked from {cfg.get('num_experts', cfg.get('num_local_experts'))} "
+      f"experts); {keys_checked} keys as set_gguf_parameters writes them; types {types}")
+if problems:
+    print(f"FAIL: {gguf_path} vs {model_dir}:")
+    for p in problems[:40]:
+        print("  " + p)
+    sys.exit(1)
