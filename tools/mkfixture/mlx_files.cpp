@@ -138,9 +138,9 @@ void append_mlx_entries(std::vector<StTensor>& out, const PlanUnit& unit, uint64
     const QuantTensor q = unit.quant;
     if (q.mlx_float) {  // an unquantized module: one BF16 [rows, cols] weight near 0
         const NormTensor w{q.name, q.rows * q.cols, 0.0, 0.05};
-        out.push_back({w.name,
-                       "BF16",
-                       {q.rows, q.cols},
+        out.push_back({w.name, "BF16",
+                       q.experts > 0 ? std::vector<int64_t>{q.experts, q.rows / q.experts, q.cols}
+                                     : std::vector<int64_t>{q.rows, q.cols},
                        static_cast<uint64_t>(w.length) * 2,
                        [w, seed](std::ostream& s) { write_bf16_norm(s, w, seed); }});
         return;
