@@ -1,6 +1,6 @@
 // read_mlx_model on small hand-built MLX directories: config rules (mode, bits, group, overrides,
-// aliases), shape checks against the config (never inference), stray or missing parts, and the
-// source-format dispatcher.
+// aliases), shape checks against the config (never inference), stray or missing parts, stacked
+// experts (switch_mlp [E, rows, words]), and the source-format dispatcher.
 #include "rebox/source/mlx_reader.hpp"
 
 #include <gtest/gtest.h>
@@ -188,6 +188,44 @@ TEST(ReadSource, DispatchesMlxAndMcq) {
         << R"({"quantization": {"group_size": 64, "bits": 4}})";
     EXPECT_EQ(detect_source_format(mcq_dir.path()), "mcq-v1");
     EXPECT_EQ(read_source_model(mcq_dir.path()).format, "mcq-v1");
+}
+
+}  // namespace
+}  // namespace rebox::test
+
+namespace rebox::test {
+namespace {
+
+const std::string kSwitch = "model.layers.0.mlp.switch_mlp.up_proj";
+
+// mlx-lm's stacked experts: 3 experts of 2 rows x 128 columns at 4 bits / group 64, i.e. weight
+// [3, 2, 16] words and scales/biases [3, 2, 2]; `param_shape` replaces the latter's shape.
+MlxDir stacked_dir(std::vector<int64_t> param_shape = {3, 2, 2}) {
+    MlxDir mlx;
+    mlx.quant(kSwitch, 6, std::vector<uint32_t>(6 * 16, 0x76543210u), 2);
+    mlx.tensors[0].shape = {3, 2, 16};
+    mlx.tensors[1].shape = param_shape;
+    mlx.tensors[2].shape = param_shape;
+    return mlx;
+}
+
+TEST(MlxReader, StackedExpertsReadAsOneThreeDimensionalTensor) {
+    const SourceModel model = read(stacked_dir());
+    ASSERT_TRUE(model.blockers.empty()) << model.blockers[0].reason;
+    ASSERT_EQ(model.tensors.size(), 1u);
+    const SourceTensor& w = model.tensors[0];
+    EXPECT_EQ(w.shape, (std::vector<int64_t>{3, 2, 128}));
+    ASSERT_TRUE(w.quant);
+    EXPECT_EQ(w.element_count(), 3u * 2 * 128);
+    EXPECT_EQ(w.quant->codes.size(), 6u * 16 * 4);  // every expert's rows, one lsb0 stream
+    EXPECT_EQ(w.quant->scales.size(), 6u * 2 * 2);  // 2 groups per row, BF16
+}
+
+TEST(MlxReader, StackedExpertsWithFlatScalesOrFourDimsAreRefused) {
+    expect_blocker(read(stacked_dir({6, 2})), kSwitch + ".scales", "expected [3, 2, 2]");
+    MlxDir four = stacked_dir();
+    four.tensors[0].shape = {3, 1, 2, 16};
+    expect_blocker(read(four), kSwitch + ".weight", "neither 2-D nor stacked experts");
 }
 
 }  // namespace
