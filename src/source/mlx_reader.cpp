@@ -192,7 +192,7 @@ class MlxReader {
         }
         const std::vector<int64_t> lead(weight.shape.begin(), weight.shape.end() - 1);
         int64_t rows = 1;
-        for (const int64_t d : lead) rows = d < 1 || rows > (int64_t{1} << 40) ? 0 : rows * d;
+        for (const int64_t d : lead) rows = d < 1 || d > (int64_t{1} << 31) ? 0 : rows * d;
         const int64_t packed = weight.shape.back();
         const std::string bits_text = "bits " + std::to_string(bits) + " from " + field;
         if (rows < 1 || packed < 1 || (packed * 32) % bits != 0) {
