@@ -9,6 +9,7 @@ namespace rebox::arch::detail {
 const Architecture& qwen3_architecture();
 const Architecture& qwen2_architecture();
 const Architecture& llama_architecture();
+const Architecture& phi3_architecture();
 
 // token_embd.weight [E, V]: before the layers.
 inline constexpr TensorSpec kTokenEmbd{

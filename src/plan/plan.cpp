@@ -111,9 +111,23 @@ bool check_against_config(const Architecture& arch, const ModelConfig& config,
         return false;
     }
     if (*expected != plan.ne) {
+        // Name the config.json fields behind the dimension that disagrees (a fused qkv's rows:
+        // heads * head_dim + 2 * kv_heads * head_dim).
+        std::string why;
+        const auto dims = arch::tensor_dims(arch, plan.gguf_name);
+        if (dims && expected->size() == plan.ne.size()) {
+            for (size_t i = 0; i < plan.ne.size(); ++i) {
+                if (plan.ne[i] == (*expected)[i]) continue;
+                const char* what = plan.ne.size() == 1 ? "values" : (i == 0 ? "columns" : "rows");
+                why += std::string(why.empty() ? "" : "; ") + std::to_string(plan.ne[i]) + " " +
+                       what + ", config.json implies " +
+                       arch::explain_dim((*dims)[plan.ne.size() == 1 ? 0 : i], config);
+            }
+        }
         blockers->push_back(Blocker{source.name,
                                     plan.gguf_name + " has ne " + ne_string(plan.ne) +
-                                        " but config.json implies " + ne_string(*expected),
+                                        " but config.json implies " + ne_string(*expected) +
+                                        (why.empty() ? "" : " (" + why + ")"),
                                     "use the config.json that belongs to these weights"});
         return false;
     }
@@ -175,6 +189,22 @@ TensorPlan computed_rope_freqs(const ModelConfig& config) {
     tensor.nbytes = 4 * tensor.computed.size();
     tensor.encoding = Encoding::copy_f32;
     tensor.note = "computed from config.json rope_scaling (llama3)";
+    return tensor;
+}
+
+// rope_factors_long/short.weight: F32 [rotary dims/2] from config.json's long rope lists.
+TensorPlan computed_rope_factors(const ModelConfig& config, arch::ExtraTensor extra) {
+    const bool is_long = extra == arch::ExtraTensor::rope_factors_long;
+    TensorPlan tensor;
+    tensor.source_index = TensorPlan::kComputed;
+    tensor.gguf_name = std::string(arch::extra_tensor_name(extra));
+    tensor.computed = arch::phi3_rope_factors(config, is_long);
+    tensor.type = static_cast<uint32_t>(GgmlType::F32);
+    tensor.ne = {static_cast<int64_t>(tensor.computed.size())};
+    tensor.nbytes = 4 * tensor.computed.size();
+    tensor.encoding = Encoding::copy_f32;
+    tensor.note = std::string("computed from config.json rope_scaling.") +
+                  (is_long ? "long_factor" : "short_factor");
     return tensor;
 }
 
@@ -286,8 +316,9 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     plan.arch = std::string(arch->gguf_arch);
     const arch::RopeScalingPlan rope = arch::plan_rope_scaling(*arch, config);
     if (rope.blocker)
-        plan.blockers.push_back(Blocker{"config.json: rope_scaling", *rope.blocker,
-                                        "rebox carries only what llama.cpp's converter writes"});
+        plan.blockers.push_back(
+            Blocker{rope.blocker_field.empty() ? "config.json: rope_scaling" : rope.blocker_field,
+                    *rope.blocker, "rebox carries only what llama.cpp's converter writes"});
     const std::optional<PoolingType> pooling = read_pooling(source.dir);
     const std::optional<TokenizerVocab> vocab =
         read_vocab(source, config, options, &plan.blockers, &plan.notes);
@@ -326,6 +357,10 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     }
     add_fallback_growth(source, plan);
     if (rope.rope_freqs) plan.tensors.push_back(computed_rope_freqs(config));
+    if (rope.rope_factors)
+        for (const arch::ExtraTensor extra :
+             {arch::ExtraTensor::rope_factors_long, arch::ExtraTensor::rope_factors_short})
+            plan.tensors.push_back(computed_rope_factors(config, extra));
     std::stable_sort(
         plan.tensors.begin(), plan.tensors.end(), [arch](const TensorPlan& a, const TensorPlan& b) {
             return arch::output_rank(*arch, a.gguf_name) < arch::output_rank(*arch, b.gguf_name);

@@ -19,6 +19,8 @@ namespace mkfixture {
 // arch "llama": LlamaForCausalLM with the keys of Llama-3.2's config; rope_scaling "llama3" adds
 // Llama 3.1/3.2's rope_scaling (factor 32, low 1, high 4, original context 8192).
 // arch "mistral": MistralForCausalLM with the keys of Mistral-Nemo's config (explicit head_dim).
+// arch "phi3": Phi3ForCausalLM (Phi-3-mini keys); rope_scaling "longrope" adds Phi-3.5-mini style
+// long/short factors (head_dim/2 each) with a 131072 context over the original 4096.
 void write_config_json(const std::filesystem::path& out_dir, const Dims& dims, bool tied,
                        int64_t bos_id = -1, int64_t eos_id = -1, const std::string& arch = "qwen3",
                        const std::string& rope_scaling = "none", bool attention_bias = false);

@@ -55,8 +55,10 @@ int main(int argc, char** argv) {
            "--arch", arch,
            "qwen3 (default) | qwen2 (tiny only: Qwen2ForCausalLM, q/k/v biases, no q/k norms) | "
            "llama (tiny only: LlamaForCausalLM, GQA 4/2 heads, untied unless --tied) | mistral "
-           "(tiny only: MistralForCausalLM, head_dim 32 != hidden/heads, untied unless --tied)")
-        ->check(CLI::IsMember({"qwen3", "qwen2", "llama", "mistral"}));
+           "(tiny only: MistralForCausalLM, head_dim 32 != hidden/heads, untied unless --tied) | "
+           "phi3 "
+           "(tiny only: Phi3ForCausalLM, fused qkv_proj / gate_up_proj, untied unless --tied)")
+        ->check(CLI::IsMember({"qwen3", "qwen2", "llama", "mistral", "phi3"}));
     app.add_option("--tokenizer", tokenizer,
                    "small | qwen3 | llama3 | llama2 | gemma3 | none (default: small for tiny, "
                    "qwen3 for the qwen3 presets)")
@@ -85,12 +87,13 @@ int main(int argc, char** argv) {
     app.add_flag("--no-pooling", no_pooling, "no modules.json / 1_Pooling");
     app.add_flag("--untied", untied, "tie_word_embeddings false and an lm_head.weight");
     app.add_flag("--tied", tied_flag,
-                 "llama/mistral: tie_word_embeddings true and no lm_head.weight");
+                 "llama/mistral/phi3: tie_word_embeddings true and no lm_head.weight");
     app.add_flag("--attention-bias", attention_bias,
                  "llama/mistral: q/k/v projection biases (attention_bias true)");
     app.add_option("--rope-scaling", rope_scaling,
-                   "llama/mistral: none | llama3 (default: llama3 for llama, none for mistral)")
-        ->check(CLI::IsMember({"none", "llama3"}));
+                   "llama/mistral: none | llama3 (default: llama3 for llama, none for mistral); "
+                   "phi3: none (default) | longrope")
+        ->check(CLI::IsMember({"none", "llama3", "longrope"}));
     app.add_flag("--force", force, "replace an existing fixture in OUT_DIR");
     app.add_option("--format", format,
                    "mcq (default) | mlx (mlx-lm affine layout) | float (no quantization)")
@@ -139,9 +142,15 @@ int main(int argc, char** argv) {
             defect.clear();  // not a defect of the quantized layout
         }
         if (is_mlx || is_float) prefix_model = true;  // HF checkpoints use the names model.*
-        const bool llama_family = arch == "llama" || arch == "mistral";
+        const bool llama_family = arch == "llama" || arch == "mistral" || arch == "phi3";
         if (!llama_family && (tied_flag || !rope_scaling.empty()))
-            throw std::runtime_error("--tied and --rope-scaling apply to --arch llama/mistral");
+            throw std::runtime_error(
+                "--tied and --rope-scaling apply to --arch llama/mistral/phi3");
+        if (!rope_scaling.empty() && rope_scaling != "none" &&
+            (rope_scaling == "longrope") != (arch == "phi3"))
+            throw std::runtime_error("--rope-scaling " + rope_scaling +
+                                     " does not apply to --arch " + arch +
+                                     " (llama3: llama/mistral, longrope: phi3)");
         if (llama_family && untied)
             throw std::runtime_error("--arch " + arch + " is untied by default (--tied ties it)");
         if (llama_family) untied = !tied_flag;

@@ -79,14 +79,15 @@ ModelPlan make_plan(const PlanOptions& options) {
     if (d.vocab < 1) throw std::runtime_error("--preset: vocabulary size must be positive");
     const bool qwen2 = options.arch == "qwen2";
     const bool llama = options.arch == "llama", mistral = options.arch == "mistral";
-    if (!qwen2 && !llama && !mistral && options.arch != "qwen3")
+    const bool phi3 = options.arch == "phi3";
+    if (!qwen2 && !llama && !mistral && !phi3 && options.arch != "qwen3")
         throw std::runtime_error("--arch: unknown architecture '" + options.arch +
-                                 "' (expected qwen3, qwen2, llama or mistral)");
+                                 "' (expected qwen3, qwen2, llama, mistral or phi3)");
     if (options.arch != "qwen3" && options.preset != "tiny")
         throw std::runtime_error("--arch " + options.arch + ": only with --preset tiny");
     // mistral tiny: head_dim set apart from hidden/heads (64/4), as in Mistral-Nemo.
     if (mistral) d.head_dim = 32;
-    const bool qk_norm = !qwen2 && !llama && !mistral;
+    const bool qk_norm = !qwen2 && !llama && !mistral && !phi3;
     if (options.attention_bias && !llama && !mistral)
         throw std::runtime_error("--attention-bias applies to --arch llama/mistral");
     const bool qkv_bias = qwen2 || options.attention_bias;
@@ -99,6 +100,16 @@ ModelPlan make_plan(const PlanOptions& options) {
         const std::string p = prefix + "layers." + std::to_string(layer) + ".";
         const int64_t q_width = d.heads * d.head_dim, kv_width = d.kv_heads * d.head_dim;
         units.push_back(norm_unit(p + "input_layernorm.weight", d.hidden));
+        if (phi3) {  // fused as Phi-3 stores them: q, k, v rows in one; gate rows, then up
+            units.push_back(
+                quant_unit(p + "self_attn.qkv_proj.weight", q_width + 2 * kv_width, d.hidden, q));
+            units.push_back(quant_unit(p + "self_attn.o_proj.weight", d.hidden, q_width, q));
+            units.push_back(norm_unit(p + "post_attention_layernorm.weight", d.hidden));
+            units.push_back(
+                quant_unit(p + "mlp.gate_up_proj.weight", 2 * d.intermediate, d.hidden, q));
+            units.push_back(quant_unit(p + "mlp.down_proj.weight", d.hidden, d.intermediate, q));
+            continue;
+        }
         units.push_back(quant_unit(p + "self_attn.q_proj.weight", q_width, d.hidden, q));
         if (qkv_bias) units.push_back(bias_unit(p + "self_attn.q_proj.bias", q_width));
         units.push_back(quant_unit(p + "self_attn.k_proj.weight", kv_width, d.hidden, q));
@@ -125,7 +136,8 @@ ModelPlan make_plan(const PlanOptions& options) {
             if (u.quantized && u.quant.name.rfind(layer0, 0) == 0) u.quant.corners = true;
     }
 
-    const std::string q_proj0 = prefix + "layers.0.self_attn.q_proj.weight";
+    const std::string q_proj0 =
+        prefix + (phi3 ? "layers.0.self_attn.qkv_proj.weight" : "layers.0.self_attn.q_proj.weight");
     const std::string& defect = options.defect;
     if (defect.empty() || defect == "no-merges") {
         // no tensor change
