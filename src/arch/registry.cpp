@@ -2,6 +2,7 @@
 // ne from config.json, required tensors, output order, rope_scaling policy.
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "arch_tables.hpp"
@@ -147,19 +148,31 @@ void plan_long_rope(const ModelConfig& config, const RopeScalingConfig& scaling,
     const auto original = original_context_length(config);
     if (!original) return;  // refused with the KV (plan_rope_scaling)
     const uint32_t rotary = rotary_dimension_count(config);
-    const std::string need = "rotary dimensions " + std::to_string(rotary) +
-                             " / 2 (int(partial_rotary_factor * " + "hidden_size " +
+    double fraction = 1.0;
+    if (scaling.partial_rotary_factor)
+        fraction = *scaling.partial_rotary_factor;
+    else if (config.partial_rotary_factor)
+        fraction = *config.partial_rotary_factor;
+    char fraction_text[32];
+    std::snprintf(fraction_text, sizeof fraction_text, "%g", fraction);
+    const std::string need = std::to_string(rotary / 2) + " (rotary dimensions " +
+                             std::to_string(rotary) + " = int(partial_rotary_factor " +
+                             fraction_text + " * hidden_size " +
                              std::to_string(config.hidden_size) + ") // num_attention_heads " +
-                             std::to_string(config.num_attention_heads) + ")";
+                             std::to_string(config.num_attention_heads) + ", halved" +
+                             (rotary % 2 != 0 ? "; odd, so no list fits)" : ")");
     for (const bool is_long : {true, false}) {
         const size_t count = (is_long ? *scaling.long_factor : *scaling.short_factor).size();
         const char* field = is_long ? "long_factor" : "short_factor";
         const char* tensor = is_long ? "rope_factors_long.weight" : "rope_factors_short.weight";
-        if (rotary % 2 != 0 || count != rotary / 2)
+        if (rotary % 2 != 0 || count != rotary / 2) {
+            plan->blocker_fix = "give rope_scaling." + std::string(field) + " " +
+                                std::to_string(rotary / 2) +
+                                " numbers, one per rotary pair (the config.json of these weights)";
             return refuse(std::string("config.json: rope_scaling.") + field,
                           std::string(tensor) + " would get " + std::to_string(count) +
-                              " values from rope_scaling." + field + " but needs " + need +
-                              (rotary % 2 != 0 ? " (an odd count: none fits)" : ""));
+                              " values from rope_scaling." + field + " but needs " + need);
+        }
     }
     // scale = max_pos / orig in Python floats; math.sqrt / math.log are the C library's.
     const double scale = double(config.max_position_embeddings) / double(*original);

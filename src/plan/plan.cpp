@@ -316,9 +316,11 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     plan.arch = std::string(arch->gguf_arch);
     const arch::RopeScalingPlan rope = arch::plan_rope_scaling(*arch, config);
     if (rope.blocker)
-        plan.blockers.push_back(
-            Blocker{rope.blocker_field.empty() ? "config.json: rope_scaling" : rope.blocker_field,
-                    *rope.blocker, "rebox carries only what llama.cpp's converter writes"});
+        plan.blockers.push_back(Blocker{
+            rope.blocker_field.empty() ? "config.json: rope_scaling" : rope.blocker_field,
+            *rope.blocker,
+            rope.blocker_fix.empty() ? "rebox carries only what llama.cpp's converter writes"
+                                     : rope.blocker_fix});
     const std::optional<PoolingType> pooling = read_pooling(source.dir);
     const std::optional<TokenizerVocab> vocab =
         read_vocab(source, config, options, &plan.blockers, &plan.notes);

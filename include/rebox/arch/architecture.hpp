@@ -157,6 +157,7 @@ uint32_t transform_heads(RowTransform transform, const ModelConfig& config);
 struct RopeScalingPlan {
     std::optional<std::string> blocker;  // set: the type cannot be written (reason)
     std::string blocker_field;           // what the blocker names; empty: the rope_scaling
+    std::string blocker_fix;             // how to fix it; empty: the general advice
     std::string kv_type;                 // "linear": {arch}.rope.scaling.type
     std::optional<float> kv_factor;      // {arch}.rope.scaling.factor
     bool rope_freqs = false;             // write rope_freqs.weight (llama3)
