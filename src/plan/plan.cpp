@@ -88,6 +88,27 @@ std::optional<TokenizerVocab> read_vocab(const SourceModel& source, const ModelC
     }
 }
 
+// llama.cpp's vocabulary loader (llama-vocab.cpp) looks up </s>, <unk>, <s> and <|endoftext|> by
+// text when general.name contains "phi-3" or "phi3" (any case) and throws when one is missing, so
+// such a file would not load: a BLOCKER naming the missing tokens (docs/architectures.md).
+void check_phi3_name_tokens(const std::string& name, const TokenizerVocab& vocab,
+                            std::vector<Blocker>* blockers) {
+    std::string lower;
+    for (const char c : name) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    if (lower.find("phi-3") == std::string::npos && lower.find("phi3") == std::string::npos) return;
+    const std::set<std::string> tokens(vocab.tokens.begin(), vocab.tokens.end());
+    std::string missing;
+    for (const char* token : {"</s>", "<unk>", "<s>", "<|endoftext|>"})
+        if (!tokens.count(token)) missing += (missing.empty() ? "" : ", ") + std::string(token);
+    if (missing.empty()) return;
+    blockers->push_back(
+        Blocker{"general.name",
+                "'" + name + "' makes llama.cpp's vocabulary loader look up </s>, <unk>, <s> and " +
+                    "<|endoftext|> (its Phi-3 rule); the vocabulary has no " + missing +
+                    ", so llama.cpp would fail to load the file",
+                "--name NAME without 'phi3' / 'phi-3', or the model's own tokenizer"});
+}
+
 // Config-dependent checks of one planned tensor; returns false (with a blocker) when it fails.
 bool check_against_config(const Architecture& arch, const ModelConfig& config,
                           const SourceTensor& source, const TensorPlan& plan,
@@ -324,6 +345,8 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     const std::optional<PoolingType> pooling = read_pooling(source.dir);
     const std::optional<TokenizerVocab> vocab =
         read_vocab(source, config, options, &plan.blockers, &plan.notes);
+    const std::string name = general_name(source, config, options);
+    if (vocab) check_phi3_name_tokens(name, *vocab, &plan.blockers);
 
     std::map<std::string, std::string> seen;  // gguf name -> source name
     for (size_t i = 0; i < source.tensors.size(); ++i) {
@@ -373,7 +396,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     input.vocab = vocab ? &*vocab : nullptr;
     input.pooling = pooling;
     input.file_type = file_type(plan, options);
-    input.name = general_name(source, config, options);
+    input.name = name;
     plan.kvs = build_model_metadata(input);
     for (GgufKV& kv : provenance_kvs(source, plan)) plan.kvs.push_back(std::move(kv));
     return plan;

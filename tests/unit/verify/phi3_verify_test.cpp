@@ -3,7 +3,8 @@
 // converted with
 // --no-verify: it verifies (2 generated tensors), and a rope factor changed by one ulp, a wrong
 // attn_factor or sliding_window KV, or a missing factor tensor each make `rebox verify` exit 3
-// naming the tensor or key.
+// naming the tensor or key; a Phi-3 general.name over a vocabulary without Phi-3's tokens is
+// refused.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -177,6 +178,28 @@ TEST_F(Phi3VerifyEndToEnd, WrongSlidingWindow) {
                             layout.set_kv("phi3.attention.sliding_window", GgufValue::u32(0));
                         }),
                         "phi3.attention.sliding_window");
+}
+
+// llama.cpp's vocabulary loader needs </s>, <unk>, <s> and <|endoftext|> when general.name says
+// Phi-3; the small tokenizer has none of the first three: refused (exit 2, nothing written) until
+// --name gives another name.
+TEST_F(Phi3VerifyEndToEnd, Phi3NameWithoutItsTokensIsRefused) {
+    const fs::path named = work_ / "Phi-3-tiny";
+    fs::copy(model_, named, fs::copy_options::recursive);
+    const fs::path out = work_ / "named.gguf";
+    const auto refused = test::run_command(test::quoted(test::rebox_cli()) + " convert " +
+                                               test::quoted(named) + " -o " + test::quoted(out),
+                                           work_ / "named.log");
+    EXPECT_EQ(refused.exit_code, 2) << refused.output;
+    EXPECT_NE(refused.output.find("BLOCKER general.name: 'Phi-3-tiny'"), std::string::npos)
+        << refused.output;
+    EXPECT_NE(refused.output.find("has no </s>, <unk>, <s>"), std::string::npos) << refused.output;
+    EXPECT_FALSE(fs::exists(out));
+    const auto renamed =
+        test::run_command(test::quoted(test::rebox_cli()) + " convert " + test::quoted(named) +
+                              " -o " + test::quoted(out) + " --name tiny -q",
+                          work_ / "named.log");
+    EXPECT_EQ(renamed.exit_code, 0) << renamed.output;
 }
 
 }  // namespace
