@@ -106,7 +106,7 @@ TEST(CliLlamaBlocker, EachBadInputIsOneBlockerLineAndNoOutput) {
              edit_config(m, [](nlohmann::json& c) { c["model_type"] = "gemma3"; });
          },
          "config.json: model_type",
-         "model_type 'gemma3' is not supported (supported: qwen3, qwen2, llama, mistral)"},
+         "model_type 'gemma3' is not supported (supported: qwen3, qwen2, llama, mistral, phi3)"},
     };
     for (const BadInput& c : cases) {
         SCOPED_TRACE(c.name);
