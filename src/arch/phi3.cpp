@@ -14,11 +14,13 @@ using enum Presence;
 constexpr std::string_view kModelTypes[] = {"phi3"};
 constexpr TensorSpec kFirst[] = {kTokenEmbd};
 // llama.cpp's phi3 loader: attn_qkv (with an optional bias) or split q/k/v; rebox writes the
-// fused form every Phi-3 checkpoint has. ffn_up holds 2 * n_ff rows.
+// fused form every Phi-3 checkpoint has. ffn_up holds 2 * n_ff rows. attn_output is {n_embd,
+// n_embd}: the loader takes the head size as hidden/heads (the converter writes no key_length), so
+// a config.json head_dim with heads * head_dim != hidden_size is refused on o_proj.
 constexpr TensorSpec kLayer[] = {
     {"input_layernorm", "attn_norm", required, absent, 1, {hidden}},
     {"self_attn.qkv_proj", "attn_qkv", required, optional, 2, {hidden, qkv_width}},
-    {"self_attn.o_proj", "attn_output", required, absent, 2, {q_width, hidden}},
+    {"self_attn.o_proj", "attn_output", required, absent, 2, {hidden, hidden}},
     {"post_attention_layernorm", "ffn_norm", required, absent, 1, {hidden}},
     {"mlp.gate_up_proj", "ffn_up", required, absent, 2, {hidden, ffn_x2}},
     {"mlp.down_proj", "ffn_down", required, absent, 2, {ffn, hidden}},

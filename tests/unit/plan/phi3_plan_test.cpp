@@ -22,6 +22,7 @@ using nlohmann::json;
 struct TinyPhi3 {
     int64_t qkv_rows = 128;  // 4 * 16 + 2 * 2 * 16
     int64_t gate_up_rows = 256;
+    int64_t o_proj_cols = 64;  // heads * head_dim
     json config = {{"model_type", "phi3"},
                    {"architectures", {"Phi3ForCausalLM"}},
                    {"hidden_size", 64},
@@ -45,7 +46,7 @@ struct TinyPhi3 {
         const std::string p = "layers.0.";
         file.plain(p + "input_layernorm.weight", "F32", {64}, 4);
         file.quant(p + "self_attn.qkv_proj.weight", 4, 64, qkv_rows, 64, 2);
-        file.quant(p + "self_attn.o_proj.weight", 3, 32, 64, 64, 5);
+        file.quant(p + "self_attn.o_proj.weight", 3, 32, 64, o_proj_cols, 5);
         file.plain(p + "post_attention_layernorm.weight", "F32", {64}, 4);
         file.quant(p + "mlp.gate_up_proj.weight", 4, 64, gate_up_rows, 64, 6);
         file.quant(p + "mlp.down_proj.weight", 4, 64, 64, 128, 8);
@@ -204,6 +205,22 @@ TEST_F(Phi3PlanTest, FactorListOfTheWrongLengthIsOneBlocker) {
         << blockers[0].reason;
     EXPECT_NE(blockers[0].fix.find("8 numbers"), std::string::npos) << blockers[0].fix;
     EXPECT_EQ(tensor(p, "rope_factors_long.weight"), nullptr);
+}
+
+// llama.cpp's phi3 loader derives the head size from hidden/heads (no key_length is written) and
+// wants attn_output {n_embd, n_embd}: a head_dim of 32 with 4 heads (q width 128 != 64) is refused.
+TEST_F(Phi3PlanTest, HeadDimOtherThanHiddenOverHeadsIsRefused) {
+    TinyPhi3 model;
+    model.config["head_dim"] = 32;
+    model.qkv_rows = 4 * 32 + 2 * 2 * 32;
+    model.o_proj_cols = 4 * 32;  // o_proj [64, 128] as such a checkpoint has it
+    const Plan p = plan(model);
+    const std::vector<Blocker> blockers = tensor_blockers(p);
+    ASSERT_EQ(blockers.size(), 1u);
+    EXPECT_EQ(blockers[0].tensor, "layers.0.self_attn.o_proj.weight");
+    EXPECT_NE(blockers[0].reason.find("128 columns, config.json implies hidden_size 64"),
+              std::string::npos)
+        << blockers[0].reason;
 }
 
 TEST_F(Phi3PlanTest, MissingOriginalContextIsABlocker) {
