@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # phi3 (Phi-3, Phi-3.5, Phi-4) against llama.cpp's own code, for every input format: each fixture
 # variant (Phi-3-mini-4k style: sliding_window, no rope scaling; Phi-3.5 style longrope with
-# long/short factors; tied embeddings as Phi-4-mini) in mcq-v1 (mixed 4/3 bits per tensor), MLX
+# long/short factors; Phi-4-mini style: tied embeddings, partial_rotary_factor 0.75 so 12 of 16
+# head dimensions rotate and the factor lists have 6 entries) in mcq-v1 (mixed 4/3 bits per tensor), MLX
 # (mixed_3_4 recipe) and plain BF16 is converted by default (Q4_1/Q5_1, or BF16 kept for the float
 # checkpoint) and with --outtype f32, then
 #  - rebox verify passes on both files;
@@ -25,7 +26,7 @@ ggufpy_setup "$BUILD"
 variants=(
   "p3-4k:--arch phi3"
   "p3-longrope:--arch phi3 --rope-scaling longrope"
-  "p3-tied:--arch phi3 --tied --rope-scaling longrope"
+  "p3-mini:--arch phi3 --tied --rope-scaling longrope --partial-rotary-factor 0.75"
 )
 formats=(mcq mlx float)
 

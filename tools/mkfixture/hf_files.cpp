@@ -114,7 +114,7 @@ ojson llama_family_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_
 // binary32-exact decimals (as Phi-3.5 writes them), numbers binary32 must round (1.01, 1/3) and an
 // integer literal, so the converter's float32 rounding is exercised.
 ojson phi3_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id,
-                  const std::string& rope_scaling) {
+                  const std::string& rope_scaling, double partial_rotary_factor) {
     const bool long_rope = rope_scaling == "longrope";
     ojson config{{"architectures", ojson::array({"Phi3ForCausalLM"})},
                  {"attention_bias", false},
@@ -132,6 +132,7 @@ ojson phi3_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id,
     config["num_hidden_layers"] = d.layers;
     config["num_key_value_heads"] = d.kv_heads;
     config["original_max_position_embeddings"] = 4096;
+    if (partial_rotary_factor > 0) config["partial_rotary_factor"] = partial_rotary_factor;
     config["resid_pdrop"] = 0.0;
     config["rms_norm_eps"] = 1e-05;
     if (long_rope) {
@@ -140,7 +141,9 @@ ojson phi3_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id,
                                        1.6200000047683716, 2.620000123977661};
         const double short_pattern[] = {1.0, 1.01, 1.02, 1.1, 1.25, 1.0 / 3.0 + 1.0, 0.0, 0.9};
         ojson long_factor = ojson::array(), short_factor = ojson::array();
-        for (int64_t i = 0; i < d.head_dim / 2; ++i) {
+        const double part = partial_rotary_factor > 0 ? partial_rotary_factor : 1.0;
+        const int64_t rotary = static_cast<int64_t>(part * double(d.hidden)) / d.heads;
+        for (int64_t i = 0; i < rotary / 2; ++i) {
             long_factor.push_back(long_pattern[i % 8] + double(i / 8));
             if (i % 8 == 6)
                 short_factor.push_back(1);  // an integer literal, as some configs have
@@ -165,9 +168,10 @@ ojson phi3_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id,
 
 void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_t bos_id,
                        int64_t eos_id, const std::string& arch, const std::string& rope_scaling,
-                       bool attention_bias) {
+                       bool attention_bias, double partial_rotary_factor) {
     if (arch == "phi3") {
-        write_json(out_dir / "config.json", phi3_config(d, tied, bos_id, eos_id, rope_scaling));
+        write_json(out_dir / "config.json",
+                   phi3_config(d, tied, bos_id, eos_id, rope_scaling, partial_rotary_factor));
         return;
     }
     if (arch == "llama" || arch == "mistral") {

@@ -94,6 +94,11 @@ int main(int argc, char** argv) {
                    "llama/mistral: none | llama3 (default: llama3 for llama, none for mistral); "
                    "phi3: none (default) | longrope")
         ->check(CLI::IsMember({"none", "llama3", "longrope"}));
+    double partial_rotary_factor = 0.0;
+    app.add_option("--partial-rotary-factor", partial_rotary_factor,
+                   "phi3: config.json partial_rotary_factor (Phi-4-mini: 0.75); the longrope lists "
+                   "then have int(f * hidden) // heads / 2 entries")
+        ->check(CLI::Range(0.0, 1.0));
     app.add_flag("--force", force, "replace an existing fixture in OUT_DIR");
     app.add_option("--format", format,
                    "mcq (default) | mlx (mlx-lm affine layout) | float (no quantization)")
@@ -151,6 +156,8 @@ int main(int argc, char** argv) {
             throw std::runtime_error("--rope-scaling " + rope_scaling +
                                      " does not apply to --arch " + arch +
                                      " (llama3: llama/mistral, longrope: phi3)");
+        if (partial_rotary_factor > 0 && arch != "phi3")
+            throw std::runtime_error("--partial-rotary-factor applies to --arch phi3");
         if (llama_family && untied)
             throw std::runtime_error("--arch " + arch + " is untied by default (--tied ties it)");
         if (llama_family) untied = !tied_flag;
@@ -189,7 +196,7 @@ int main(int argc, char** argv) {
             eos_id = mkfixture::added_token_id_in_file(out / "tokenizer.json", "<|im_end|>");
         }
         mkfixture::write_config_json(out, plan.dims, !untied, bos_id, eos_id, arch, rope_scaling,
-                                     attention_bias);
+                                     attention_bias, partial_rotary_factor);
         if (is_mlx) mkfixture::add_mlx_quantization(out, mlx);
         if (!no_pooling) mkfixture::write_pooling_files(out, plan.dims.hidden);
         if (is_float) mkfixture::set_float_torch_dtype(out, float_options.dtype);
