@@ -12,6 +12,7 @@ const Architecture& llama_architecture();
 const Architecture& qwen3_moe_architecture();
 const Architecture& qwen2_moe_architecture();
 const Architecture& mixtral_architecture();
+const Architecture& phi3_architecture();
 
 // token_embd.weight [E, V]: before the layers.
 inline constexpr TensorSpec kTokenEmbd{

@@ -1,6 +1,8 @@
 // The registry's lookups and the table walks every architecture shares: name mapping both ways,
 // ne from config.json, required tensors, output order, rope_scaling policy.
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "arch_tables.hpp"
@@ -17,6 +19,7 @@ const Architecture* const kArchitectures[] = {
     &detail::llama_architecture(),     &detail::qwen3_moe_architecture(),
     &detail::qwen2_moe_architecture(),
     &detail::mixtral_architecture(),  // after llama: the GGUF name "llama" finds llama's table
+    &detail::phi3_architecture(),
 };
 
 constexpr std::string_view kExpertPlaceholder = "{e}";
@@ -144,8 +147,84 @@ int64_t resolve_dim(Dim dim, const ModelConfig& c) {
             return c.shared_expert_intermediate_size.value_or(0);
         case Dim::one:
             return 1;
+        case Dim::qkv_width:
+            return int64_t{c.num_attention_heads} * c.head_dim +
+                   2 * int64_t{c.num_key_value_heads} * c.head_dim;
+        case Dim::ffn_x2:
+            return 2 * int64_t{c.intermediate_size};
     }
     return 0;
+}
+
+std::string lowercase(std::string_view text) {
+    std::string lower;
+    for (const char c : text) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    return lower;
+}
+
+bool has_extra(const Architecture& arch, ExtraTensor wanted) {
+    for (const ExtraTensor extra : arch.extras)
+        if (extra == wanted) return true;
+    return false;
+}
+
+bool has_kv(const Architecture& arch, ArchKv wanted) {
+    for (const ArchKv kv : arch.kvs)
+        if (kv == wanted) return true;
+    return false;
+}
+
+// Phi3MiniModel.generate_extra_tensors for "longrope" / "su": the attention factor KV and the
+// checks that precede the two factor tensors; a blocker where the converter raises.
+void plan_long_rope(const ModelConfig& config, const RopeScalingConfig& scaling,
+                    RopeScalingPlan* plan) {
+    const auto refuse = [plan](std::string field, std::string reason) {
+        plan->blocker_field = std::move(field);
+        plan->blocker = std::move(reason);
+    };
+    if (!scaling.long_factor || scaling.long_factor->empty())
+        return refuse("config.json: rope_scaling.long_factor",
+                      "rope_scaling type '" + scaling.type +
+                          "' without long_factor: no rope_factors_long.weight to write");
+    if (!scaling.short_factor)
+        return refuse("config.json: rope_scaling.short_factor",
+                      "rope_scaling type '" + scaling.type +
+                          "' without short_factor: no rope_factors_short.weight to write");
+    const auto original = original_context_length(config);
+    if (!original) return;  // refused with the KV (plan_rope_scaling)
+    const uint32_t rotary = rotary_dimension_count(config);
+    double fraction = 1.0;
+    if (scaling.partial_rotary_factor)
+        fraction = *scaling.partial_rotary_factor;
+    else if (config.partial_rotary_factor)
+        fraction = *config.partial_rotary_factor;
+    char fraction_text[32];
+    std::snprintf(fraction_text, sizeof fraction_text, "%g", fraction);
+    const std::string need = std::to_string(rotary / 2) + " (rotary dimensions " +
+                             std::to_string(rotary) + " = int(partial_rotary_factor " +
+                             fraction_text + " * hidden_size " +
+                             std::to_string(config.hidden_size) + ") // num_attention_heads " +
+                             std::to_string(config.num_attention_heads) + ", halved" +
+                             (rotary % 2 != 0 ? "; odd, so no list fits)" : ")");
+    for (const bool is_long : {true, false}) {
+        const size_t count = (is_long ? *scaling.long_factor : *scaling.short_factor).size();
+        const char* field = is_long ? "long_factor" : "short_factor";
+        const char* tensor = is_long ? "rope_factors_long.weight" : "rope_factors_short.weight";
+        if (rotary % 2 != 0 || count != rotary / 2) {
+            plan->blocker_fix = "give rope_scaling." + std::string(field) + " " +
+                                std::to_string(rotary / 2) +
+                                " numbers, one per rotary pair (the config.json of these weights)";
+            return refuse(std::string("config.json: rope_scaling.") + field,
+                          std::string(tensor) + " would get " + std::to_string(count) +
+                              " values from rope_scaling." + field + " but needs " + need);
+        }
+    }
+    // scale = max_pos / orig in Python floats; math.sqrt / math.log are the C library's.
+    const double scale = double(config.max_position_embeddings) / double(*original);
+    const double factor =
+        scale > 1.0 ? std::sqrt(1.0 + std::log(scale) / std::log(double(*original))) : 1.0;
+    plan->attn_factor = static_cast<float>(factor);
+    plan->rope_factors = true;
 }
 
 }  // namespace
@@ -297,20 +376,100 @@ std::string_view extra_tensor_name(ExtraTensor extra) {
     switch (extra) {
         case ExtraTensor::rope_freqs_llama3:
             return "rope_freqs.weight";
+        case ExtraTensor::rope_factors_long:
+            return "rope_factors_long.weight";
+        case ExtraTensor::rope_factors_short:
+            return "rope_factors_short.weight";
     }
     return "";
 }
 
+std::string explain_dim(Dim dim, const ModelConfig& c) {
+    const std::string heads = "num_attention_heads " + std::to_string(c.num_attention_heads);
+    const std::string kv_heads = "num_key_value_heads " + std::to_string(c.num_key_value_heads);
+    const std::string head_dim = "head_dim " + std::to_string(c.head_dim);
+    const std::string ffn = "intermediate_size " + std::to_string(c.intermediate_size);
+    std::string formula;
+    switch (dim) {
+        case Dim::hidden:
+            return "hidden_size " + std::to_string(c.hidden_size);
+        case Dim::vocab:
+            return "vocab_size " + std::to_string(c.vocab_size);
+        case Dim::ffn:
+            return ffn;
+        case Dim::head_dim:
+            return head_dim;
+        case Dim::q_width:
+            formula = heads + " * " + head_dim;
+            break;
+        case Dim::kv_width:
+            formula = kv_heads + " * " + head_dim;
+            break;
+        case Dim::qkv_width:
+            formula = heads + " * " + head_dim + " + 2 * " + kv_heads + " * " + head_dim;
+            break;
+        case Dim::ffn_x2:
+            formula = "2 * " + ffn;
+            break;
+    }
+    return formula + " = " + std::to_string(resolve_dim(dim, c));
+}
+
+std::optional<std::array<Dim, 2>> tensor_dims(const Architecture& arch,
+                                              std::string_view gguf_name) {
+    const auto ref = resolve_gguf(arch, gguf_name);
+    if (!ref) return std::nullopt;
+    const TensorSpec& spec = *ref->spec;
+    if (ref->is_bias || spec.rank == 1) {
+        const Dim rows = spec.ne[spec.rank - 1];
+        return std::array<Dim, 2>{rows, rows};
+    }
+    return spec.ne;
+}
+
+uint32_t rotary_dimension_count(const ModelConfig& config) {
+    double fraction = 1.0;
+    if (config.rope_scaling && config.rope_scaling->partial_rotary_factor)
+        fraction = *config.rope_scaling->partial_rotary_factor;
+    else if (config.partial_rotary_factor)
+        fraction = *config.partial_rotary_factor;
+    // int(rot_pct * n_embd) // n_head: the product in double, truncated, then floor division.
+    const double product = fraction * double(config.hidden_size);
+    if (!(product >= 0.0) || product >= 4294967296.0 || config.num_attention_heads == 0) return 0;
+    return static_cast<uint32_t>(static_cast<uint64_t>(product) / config.num_attention_heads);
+}
+
+std::optional<uint32_t> original_context_length(const ModelConfig& config) {
+    if (config.rope_scaling && config.rope_scaling->original_max_position_embeddings)
+        return config.rope_scaling->original_max_position_embeddings;
+    return config.original_max_position_embeddings;
+}
+
 RopeScalingPlan plan_rope_scaling(const Architecture& arch, const ModelConfig& config) {
     RopeScalingPlan plan;
+    // Phi3MiniModel reads rope_parameters["original_max_position_embeddings"] unconditionally.
+    if (has_kv(arch, ArchKv::rope_scaling_original_context_length) &&
+        !original_context_length(config)) {
+        plan.blocker_field = "config.json: original_max_position_embeddings";
+        plan.blocker = "missing (also not in rope_scaling): " + std::string(arch.gguf_arch) +
+                       ".rope.scaling.original_context_length has no value";
+        return plan;
+    }
     if (!config.rope_scaling) return plan;
     const RopeScalingConfig& scaling = *config.rope_scaling;
-    std::string lower;
-    for (const char c : scaling.type)
-        lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-    bool llama3_freqs = false;
-    for (const ExtraTensor extra : arch.extras)
-        llama3_freqs |= extra == ExtraTensor::rope_freqs_llama3;
+    const std::string lower = lowercase(scaling.type);
+    const bool llama3_freqs = has_extra(arch, ExtraTensor::rope_freqs_llama3);
+    if (has_extra(arch, ExtraTensor::rope_factors_long)) {
+        // Phi3MiniModel.set_gguf_parameters writes no rope.scaling.type/factor; only the long
+        // rope of generate_extra_tensors is carried.
+        if (lower == "longrope" || lower == "su")
+            plan_long_rope(config, scaling, &plan);
+        else
+            plan.blocker = "rope_scaling type '" + scaling.type + "' is not supported for " +
+                           std::string(arch.gguf_arch) +
+                           " (supported: longrope, su with long_factor and short_factor)";
+        return plan;
+    }
     // convert_hf_to_gguf (TextModel.set_gguf_parameters): "linear" with a factor writes the
     // scaling type and factor; LlamaModel.generate_extra_tensors handles "llama3" (any case).
     if (scaling.type == "linear" && scaling.factor) {

@@ -58,4 +58,14 @@ std::vector<float> llama3_rope_freqs(const ModelConfig& config) {
     return factors;
 }
 
+std::vector<float> phi3_rope_factors(const ModelConfig& config, bool long_factors) {
+    std::vector<float> factors;
+    if (!config.rope_scaling) return factors;
+    const auto& list =
+        long_factors ? config.rope_scaling->long_factor : config.rope_scaling->short_factor;
+    if (!list) return factors;
+    for (const double value : *list) factors.push_back(static_cast<float>(value));
+    return factors;
+}
+
 }  // namespace rebox::arch

@@ -93,6 +93,13 @@ GgufValue arch_kv_value(arch::ArchKv key, const ModelConfig& config) {
             return u32_value(config.moe_intermediate_size.value_or(0));
         case ArchKv::expert_shared_feed_forward_length:
             return u32_value(config.shared_expert_intermediate_size.value_or(0));
+        case ArchKv::rope_scaling_original_context_length:
+            // The plan refuses a config without it (arch::plan_rope_scaling).
+            return u32_value(arch::original_context_length(config).value_or(0));
+        case ArchKv::rope_dimension_count_rotary:
+            return u32_value(arch::rotary_dimension_count(config));
+        case ArchKv::sliding_window:
+            return u32_value(config.sliding_window.value_or(0));
     }
     throw std::logic_error("unknown ArchKv");
 }
@@ -132,6 +139,12 @@ const char* arch_kv_suffix(arch::ArchKv key) {
             return "expert_feed_forward_length";
         case ArchKv::expert_shared_feed_forward_length:
             return "expert_shared_feed_forward_length";
+        case ArchKv::rope_scaling_original_context_length:
+            return "rope.scaling.original_context_length";
+        case ArchKv::rope_dimension_count_rotary:
+            return "rope.dimension_count";
+        case ArchKv::sliding_window:
+            return "attention.sliding_window";
     }
     throw std::logic_error("unknown ArchKv");
 }
@@ -172,6 +185,7 @@ std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input) {
         add_arch("rope.scaling.type", string_value(rope.kv_type));
         add_arch("rope.scaling.factor", f32_value(*rope.kv_factor));
     }
+    if (rope.attn_factor) add_arch("rope.scaling.attn_factor", f32_value(*rope.attn_factor));
     if (input.pooling) add_arch("pooling_type", u32_value(static_cast<uint32_t>(*input.pooling)));
 
     if (input.vocab != nullptr) {

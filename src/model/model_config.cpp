@@ -99,6 +99,31 @@ std::optional<double> optional_number(const json& object, const std::string& par
     return it->get<double>();
 }
 
+// A JSON array of finite numbers (rope_scaling.long_factor / short_factor).
+std::optional<std::vector<double>> optional_numbers(const json& object, const std::string& parent,
+                                                    const std::string& field) {
+    const auto it = object.find(field);
+    if (it == object.end() || it->is_null()) return std::nullopt;
+    if (!it->is_array()) fail(parent + "." + field, "expected an array of numbers");
+    std::vector<double> values;
+    for (const json& item : *it) {
+        if (!item.is_number() || !std::isfinite(item.get<double>()))
+            fail(parent + "." + field,
+                 "entry " + std::to_string(values.size()) + " is not a finite number");
+        values.push_back(item.get<double>());
+    }
+    return values;
+}
+
+// A non-negative integer that fits uint32 (sliding_window may be 0).
+std::optional<uint32_t> optional_count(const json& root, const std::string& field) {
+    const auto it = root.find(field);
+    if (it == root.end() || it->is_null()) return std::nullopt;
+    if (!it->is_number_unsigned() || it->get<uint64_t>() > std::numeric_limits<uint32_t>::max())
+        fail(field, "expected an unsigned integer");
+    return static_cast<uint32_t>(it->get<uint64_t>());
+}
+
 // "rope_scaling" (transformers <= 4) or "rope_parameters" (transformers 5, which also moves
 // rope_theta there); the type is "rope_type" or the older "type".
 std::optional<RopeScalingConfig> read_rope_scaling(const json& root, float* rope_theta) {
@@ -119,6 +144,9 @@ std::optional<RopeScalingConfig> read_rope_scaling(const json& root, float* rope
     scaling.high_freq_factor = optional_number(params, field, "high_freq_factor");
     scaling.original_max_position_embeddings =
         optional_u32(params, "original_max_position_embeddings");
+    scaling.long_factor = optional_numbers(params, field, "long_factor");
+    scaling.short_factor = optional_numbers(params, field, "short_factor");
+    scaling.partial_rotary_factor = optional_number(params, field, "partial_rotary_factor");
     return scaling;
 }
 
@@ -197,6 +225,10 @@ ModelConfig read_model_config(const std::filesystem::path& config_json) {
             config.mlp_only_layers.push_back(static_cast<uint32_t>(item.get<uint64_t>()));
         }
     }
+    config.original_max_position_embeddings =
+        optional_u32(root, "original_max_position_embeddings");
+    config.partial_rotary_factor = optional_number(root, "config", "partial_rotary_factor");
+    config.sliding_window = optional_count(root, "sliding_window");
     return config;
 }
 

@@ -89,6 +89,27 @@ std::optional<TokenizerVocab> read_vocab(const SourceModel& source, const ModelC
     }
 }
 
+// llama.cpp's vocabulary loader (llama-vocab.cpp) looks up </s>, <unk>, <s> and <|endoftext|> by
+// text when general.name contains "phi-3" or "phi3" (any case) and throws when one is missing, so
+// such a file would not load: a BLOCKER naming the missing tokens (docs/architectures.md).
+void check_phi3_name_tokens(const std::string& name, const TokenizerVocab& vocab,
+                            std::vector<Blocker>* blockers) {
+    std::string lower;
+    for (const char c : name) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    if (lower.find("phi-3") == std::string::npos && lower.find("phi3") == std::string::npos) return;
+    const std::set<std::string> tokens(vocab.tokens.begin(), vocab.tokens.end());
+    std::string missing;
+    for (const char* token : {"</s>", "<unk>", "<s>", "<|endoftext|>"})
+        if (!tokens.count(token)) missing += (missing.empty() ? "" : ", ") + std::string(token);
+    if (missing.empty()) return;
+    blockers->push_back(
+        Blocker{"general.name",
+                "'" + name + "' makes llama.cpp's vocabulary loader look up </s>, <unk>, <s> and " +
+                    "<|endoftext|> (its Phi-3 rule); the vocabulary has no " + missing +
+                    ", so llama.cpp would fail to load the file",
+                "--name NAME without 'phi3' / 'phi-3', or the model's own tokenizer"});
+}
+
 // Config-dependent checks of one planned tensor; returns false (with a blocker) when it fails.
 bool check_against_config(const Architecture& arch, const ModelConfig& config,
                           const SourceTensor& source, const TensorPlan& plan,
@@ -112,9 +133,23 @@ bool check_against_config(const Architecture& arch, const ModelConfig& config,
         return false;
     }
     if (*expected != plan.ne) {
+        // Name the config.json fields behind the dimension that disagrees (a fused qkv's rows:
+        // heads * head_dim + 2 * kv_heads * head_dim).
+        std::string why;
+        const auto dims = arch::tensor_dims(arch, plan.gguf_name);
+        if (dims && expected->size() == plan.ne.size()) {
+            for (size_t i = 0; i < plan.ne.size(); ++i) {
+                if (plan.ne[i] == (*expected)[i]) continue;
+                const char* what = plan.ne.size() == 1 ? "values" : (i == 0 ? "columns" : "rows");
+                why += std::string(why.empty() ? "" : "; ") + std::to_string(plan.ne[i]) + " " +
+                       what + ", config.json implies " +
+                       arch::explain_dim((*dims)[plan.ne.size() == 1 ? 0 : i], config);
+            }
+        }
         blockers->push_back(Blocker{source.name,
                                     plan.gguf_name + " has ne " + ne_string(plan.ne) +
-                                        " but config.json implies " + ne_string(*expected),
+                                        " but config.json implies " + ne_string(*expected) +
+                                        (why.empty() ? "" : " (" + why + ")"),
                                     "use the config.json that belongs to these weights"});
         return false;
     }
@@ -176,6 +211,22 @@ TensorPlan computed_rope_freqs(const ModelConfig& config) {
     tensor.nbytes = 4 * tensor.computed.size();
     tensor.encoding = Encoding::copy_f32;
     tensor.note = "computed from config.json rope_scaling (llama3)";
+    return tensor;
+}
+
+// rope_factors_long/short.weight: F32 [rotary dims/2] from config.json's long rope lists.
+TensorPlan computed_rope_factors(const ModelConfig& config, arch::ExtraTensor extra) {
+    const bool is_long = extra == arch::ExtraTensor::rope_factors_long;
+    TensorPlan tensor;
+    tensor.source_index = TensorPlan::kComputed;
+    tensor.gguf_name = std::string(arch::extra_tensor_name(extra));
+    tensor.computed = arch::phi3_rope_factors(config, is_long);
+    tensor.type = static_cast<uint32_t>(GgmlType::F32);
+    tensor.ne = {static_cast<int64_t>(tensor.computed.size())};
+    tensor.nbytes = 4 * tensor.computed.size();
+    tensor.encoding = Encoding::copy_f32;
+    tensor.note = std::string("computed from config.json rope_scaling.") +
+                  (is_long ? "long_factor" : "short_factor");
     return tensor;
 }
 
@@ -292,11 +343,16 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     if (!config_problems.empty()) return plan;
     const arch::RopeScalingPlan rope = arch::plan_rope_scaling(*arch, config);
     if (rope.blocker)
-        plan.blockers.push_back(Blocker{"config.json: rope_scaling", *rope.blocker,
-                                        "rebox carries only what llama.cpp's converter writes"});
+        plan.blockers.push_back(Blocker{
+            rope.blocker_field.empty() ? "config.json: rope_scaling" : rope.blocker_field,
+            *rope.blocker,
+            rope.blocker_fix.empty() ? "rebox carries only what llama.cpp's converter writes"
+                                     : rope.blocker_fix});
     const std::optional<PoolingType> pooling = read_pooling(source.dir);
     const std::optional<TokenizerVocab> vocab =
         read_vocab(source, config, options, &plan.blockers, &plan.notes);
+    const std::string name = general_name(source, config, options);
+    if (vocab) check_phi3_name_tokens(name, *vocab, &plan.blockers);
 
     std::map<std::string, std::string> seen;                        // gguf name -> source name
     std::map<std::string, plan_detail::ExpertGroup> expert_groups;  // by gguf name
@@ -392,6 +448,10 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     }
     add_fallback_growth(source, plan);
     if (rope.rope_freqs) plan.tensors.push_back(computed_rope_freqs(config));
+    if (rope.rope_factors)
+        for (const arch::ExtraTensor extra :
+             {arch::ExtraTensor::rope_factors_long, arch::ExtraTensor::rope_factors_short})
+            plan.tensors.push_back(computed_rope_factors(config, extra));
     std::stable_sort(
         plan.tensors.begin(), plan.tensors.end(), [arch](const TensorPlan& a, const TensorPlan& b) {
             return arch::output_rank(*arch, a.gguf_name) < arch::output_rank(*arch, b.gguf_name);
@@ -402,7 +462,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     input.vocab = vocab ? &*vocab : nullptr;
     input.pooling = pooling;
     input.file_type = file_type(plan, options);
-    input.name = general_name(source, config, options);
+    input.name = name;
     plan.kvs = build_model_metadata(input);
     for (GgufKV& kv : provenance_kvs(source, plan)) plan.kvs.push_back(std::move(kv));
     return plan;

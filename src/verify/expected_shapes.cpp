@@ -88,6 +88,11 @@ std::optional<std::vector<int64_t>> expected_hf_shape(const ModelConfig& c, std:
     if (rest == "mlp.gate_proj.weight" || rest == "mlp.up_proj.weight")
         return std::vector<int64_t>{ffn, hidden};
     if (rest == "mlp.down_proj.weight") return std::vector<int64_t>{hidden, ffn};
+    // phi3's fused projections: q, k, v rows stacked; gate rows, then up rows.
+    if (rest == "self_attn.qkv_proj.weight")
+        return std::vector<int64_t>{q_width + 2 * kv_width, hidden};
+    if (rest == "self_attn.qkv_proj.bias") return std::vector<int64_t>{q_width + 2 * kv_width};
+    if (rest == "mlp.gate_up_proj.weight") return std::vector<int64_t>{2 * ffn, hidden};
     return expected_moe_shape(c, rest);
 }
 

@@ -13,6 +13,7 @@
 #include "rebox/format/gguf_layout.hpp"
 #include "rebox/model/pooling.hpp"
 #include "rebox/model/tokenizer_vocab.hpp"
+#include "ref_rope.hpp"
 
 namespace rebox::verify_ref {
 namespace {
@@ -178,14 +179,44 @@ void check_kvs(const GgufSet& gguf, const ModelConfig& config,
     kv.expect_u32(arch + ".attention.head_count", config.num_attention_heads);
     kv.expect_u32(arch + ".attention.head_count_kv", config.num_key_value_heads);
     kv.expect_u32(arch + ".feed_forward_length", config.intermediate_size);
-    kv.expect_u32(arch + ".attention.key_length", config.head_dim);
+    // Which of these keys an architecture carries is the registry's; their values are verify's.
+    const auto lists = [architecture](arch::ArchKv key) {
+        if (architecture)
+            for (const arch::ArchKv listed : architecture->kvs)
+                if (listed == key) return true;
+        return false;
+    };
     kv.expect_u32(arch + ".context_length", config.max_position_embeddings);
-    kv.expect_u32(arch + ".attention.value_length", config.head_dim);
-    kv.expect_u32(arch + ".rope.dimension_count", config.head_dim);  // llama: "invalid n_rot"
-    if (architecture)
-        for (const arch::ArchKv key : architecture->kvs)
-            if (key == arch::ArchKv::vocab_size)
-                kv.expect_u32(arch + ".vocab_size", config.vocab_size);
+    if (lists(arch::ArchKv::key_length))
+        kv.expect_u32(arch + ".attention.key_length", config.head_dim);
+    if (lists(arch::ArchKv::value_length))
+        kv.expect_u32(arch + ".attention.value_length", config.head_dim);
+    if (lists(arch::ArchKv::rope_dimension_count_rotary))  // phi3: partial rotary
+        kv.expect_u32(arch + ".rope.dimension_count", phi3_rotary_dims(config));
+    else
+        kv.expect_u32(arch + ".rope.dimension_count", config.head_dim);  // llama: "invalid n_rot"
+    if (lists(arch::ArchKv::vocab_size)) kv.expect_u32(arch + ".vocab_size", config.vocab_size);
+    if (lists(arch::ArchKv::sliding_window))  // phi3 writes 0 for "none"
+        kv.expect_u32(arch + ".attention.sliding_window", config.sliding_window.value_or(0));
+    if (lists(arch::ArchKv::rope_scaling_original_context_length)) {
+        const auto original =
+            config.rope_scaling && config.rope_scaling->original_max_position_embeddings
+                ? config.rope_scaling->original_max_position_embeddings
+                : config.original_max_position_embeddings;
+        kv.expect_u32(arch + ".rope.scaling.original_context_length", original.value_or(0));
+    }
+    const std::string attn_factor_key = arch + ".rope.scaling.attn_factor";
+    const GgufValue* attn_factor = gguf.find(attn_factor_key);
+    const auto long_rope = expected_phi3_long_rope(config);
+    if (long_rope && lists(arch::ArchKv::rope_scaling_original_context_length)) {
+        if (attn_factor == nullptr || attn_factor->type != GgufType::FLOAT32 ||
+            static_cast<float>(std::get<double>(attn_factor->scalar)) != long_rope->attn_factor)
+            kv.problem(attn_factor_key, "missing or different",
+                       "FLOAT32 " + std::to_string(long_rope->attn_factor) +
+                           " (sqrt(1 + ln(context/original) / ln(original)))");
+    } else if (attn_factor != nullptr) {
+        kv.problem(attn_factor_key, "present", "absent: config.json has no long rope");
+    }
     // Mixture of experts: the counts and widths llama.cpp's loader sizes the expert tensors by.
     if (config.num_experts > 0) {
         kv.expect_u32(arch + ".expert_count", config.num_experts);

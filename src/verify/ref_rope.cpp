@@ -3,6 +3,7 @@
 // where they meet a tensor, and the power is float32 (here: the double power rounded once).
 #include "ref_rope.hpp"
 
+#include <cctype>
 #include <cmath>
 
 namespace rebox::verify_ref {
@@ -36,6 +37,45 @@ std::vector<float> expected_llama3_rope_freqs(const ModelConfig& config) {
         out[n] = 1.0f / ((1.0f - t) / scale + t);
     }
     return out;
+}
+
+uint64_t phi3_rotary_dims(const ModelConfig& config) {
+    double part = 1.0;
+    if (config.partial_rotary_factor) part = *config.partial_rotary_factor;
+    if (config.rope_scaling && config.rope_scaling->partial_rotary_factor)
+        part = *config.rope_scaling->partial_rotary_factor;
+    const double product = std::trunc(part * double(config.hidden_size));
+    if (!(product >= 0.0) || config.num_attention_heads == 0) return 0;
+    return uint64_t(product) / config.num_attention_heads;
+}
+
+std::optional<Phi3LongRope> expected_phi3_long_rope(const ModelConfig& config) {
+    if (!config.rope_scaling) return std::nullopt;
+    const RopeScalingConfig& s = *config.rope_scaling;
+    std::string type;
+    for (const char c : s.type) type += char(std::tolower(static_cast<unsigned char>(c)));
+    if ((type != "longrope" && type != "su") || !s.long_factor || s.long_factor->empty())
+        return std::nullopt;
+    Phi3LongRope rope;
+    const uint64_t dims = phi3_rotary_dims(config);
+    const size_t short_count = s.short_factor ? s.short_factor->size() : 0;
+    if (dims % 2 != 0 || s.long_factor->size() != dims / 2 || short_count != dims / 2)
+        rope.problem = "long_factor has " + std::to_string(s.long_factor->size()) +
+                       " values, short_factor " + std::to_string(short_count) + "; " +
+                       std::to_string(dims) + " rotary dimensions need half as many each";
+    for (const double v : *s.long_factor) rope.long_factors.push_back(float(v));
+    if (s.short_factor)
+        for (const double v : *s.short_factor) rope.short_factors.push_back(float(v));
+    const std::optional<uint32_t> original = s.original_max_position_embeddings
+                                                 ? s.original_max_position_embeddings
+                                                 : config.original_max_position_embeddings;
+    if (original) {
+        const double ratio = double(config.max_position_embeddings) / double(*original);
+        rope.attn_factor =
+            ratio > 1.0 ? float(std::sqrt(1.0 + std::log(ratio) / std::log(double(*original))))
+                        : 1.0f;
+    }
+    return rope;
 }
 
 }  // namespace rebox::verify_ref

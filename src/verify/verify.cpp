@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <thread>
 
 #include "expected_shapes.hpp"
@@ -129,14 +130,26 @@ bool set_row_transform(const arch::Architecture& arch, const ModelConfig& config
     return true;
 }
 
-// rope_freqs.weight: no source tensor; its values follow from config.json's llama3 rope_scaling.
-void check_rope_freqs(const GgufSet& gguf, const GgufSet::Tensor& tensor, const ModelConfig& config,
-                      TensorCheck& check) {
+// A tensor with no source tensor: its values follow from config.json (llama3 rope_freqs, phi3
+// rope_factors_long/short), computed by verify's own code (ref_rope.hpp).
+struct GeneratedTensor {
+    std::vector<float> values;
+    std::string source;   // what the values come from, for the report
+    std::string problem;  // non-empty: config.json cannot give the values
+    bool seen = false;
+};
+
+void check_generated(const GgufSet& gguf, const GgufSet::Tensor& tensor,
+                     const GeneratedTensor& generated, TensorCheck& check) {
     const GgufTensorInfo& info = *tensor.info;
     const std::string& file = gguf.shard(tensor.shard).display_name();
-    check.source_name = "config.json rope_scaling";
+    check.source_name = generated.source;
     check.generated = true;
-    const std::vector<float> expected = verify_ref::expected_llama3_rope_freqs(config);
+    if (!generated.problem.empty()) {
+        check.problem = error_message(file, info.name, generated.problem);
+        return;
+    }
+    const std::vector<float>& expected = generated.values;
     const std::span<const uint8_t> data = gguf.tensor_data(tensor);
     if (info.type != 0 || info.ne != std::vector<int64_t>{int64_t(expected.size())} ||
         data.size() != 4 * expected.size()) {
@@ -158,12 +171,9 @@ void check_rope_freqs(const GgufSet& gguf, const GgufSet::Tensor& tensor, const 
     }
 }
 
-bool wants_llama3_rope_freqs(const arch::Architecture& arch, const ModelConfig& config) {
-    if (!config.rope_scaling) return false;
-    std::string type = config.rope_scaling->type;
-    for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+bool has_extra(const arch::Architecture& arch, arch::ExtraTensor wanted) {
     for (const arch::ExtraTensor extra : arch.extras)
-        if (extra == arch::ExtraTensor::rope_freqs_llama3) return type == "llama3";
+        if (extra == wanted) return true;
     return false;
 }
 
@@ -220,6 +230,27 @@ bool gather_experts(const SourceIndex& index, const std::string& pattern, const 
     return true;
 }
 
+// The tensors config.json asks the architecture to generate, by GGUF name.
+std::map<std::string, GeneratedTensor> wanted_generated(const arch::Architecture& arch,
+                                                        const ModelConfig& config) {
+    std::map<std::string, GeneratedTensor> wanted;
+    if (config.rope_scaling && has_extra(arch, arch::ExtraTensor::rope_freqs_llama3)) {
+        std::string type = config.rope_scaling->type;
+        for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (type == "llama3")
+            wanted[std::string(arch::extra_tensor_name(arch::ExtraTensor::rope_freqs_llama3))] = {
+                verify_ref::expected_llama3_rope_freqs(config), "config.json rope_scaling", {}};
+    }
+    if (has_extra(arch, arch::ExtraTensor::rope_factors_long))
+        if (const auto rope = verify_ref::expected_phi3_long_rope(config)) {
+            wanted[std::string(arch::extra_tensor_name(arch::ExtraTensor::rope_factors_long))] = {
+                rope->long_factors, "config.json rope_scaling.long_factor", rope->problem};
+            wanted[std::string(arch::extra_tensor_name(arch::ExtraTensor::rope_factors_short))] = {
+                rope->short_factors, "config.json rope_scaling.short_factor", rope->problem};
+        }
+    return wanted;
+}
+
 }  // namespace
 
 bool VerifyReport::ok() const {
@@ -260,10 +291,7 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
         throw Error(ExitClass::input, error_message("config.json", "model_type",
                                                     "'" + config.model_type + "' is not supported",
                                                     arch::supported_model_types()));
-    const std::string rope_freqs_name(
-        arch::extra_tensor_name(arch::ExtraTensor::rope_freqs_llama3));
-    const bool rope_freqs_wanted = wants_llama3_rope_freqs(*arch, config);
-    bool rope_freqs_seen = false;
+    std::map<std::string, GeneratedTensor> generated = wanted_generated(*arch, config);
 
     VerifyReport report;
     SourceIndex index = verify_ref::is_mlx_source(model, model_dir / "config.json")
@@ -289,12 +317,12 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
         check.gguf_name = info.name;
         check.gguf_type = ggml_type_name(info.type);
         check.values = info.element_count();
-        if (rope_freqs_wanted && info.name == rope_freqs_name) {
-            if (rope_freqs_seen)
+        if (const auto wanted = generated.find(info.name); wanted != generated.end()) {
+            if (wanted->second.seen)
                 check.problem = error_message(file, info.name, "appears twice", "once");
             else
-                check_rope_freqs(gguf, tensor, config, check);
-            rope_freqs_seen = true;
+                check_generated(gguf, tensor, wanted->second, check);
+            wanted->second.seen = true;
             report.tensors.push_back(std::move(check));
             continue;
         }
@@ -367,10 +395,10 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
         }
     }
 
-    if (rope_freqs_wanted && !rope_freqs_seen)
-        report.problems.push_back(
-            error_message(file, rope_freqs_name, "missing",
-                          "F32 rope factors for config.json's llama3 rope_scaling"));
+    for (const auto& [name, wanted] : generated)
+        if (!wanted.seen)
+            report.problems.push_back(
+                error_message(file, name, "missing", "F32 values from " + wanted.source));
 
     const unsigned threads =
         options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());

@@ -120,11 +120,72 @@ ojson llama_family_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_
     return config;
 }
 
+// config.json of a Phi-3 model (the keys of Phi-3-mini / Phi-3.5-mini, in their order). "none":
+// Phi-3-mini-4k (4k context, sliding_window 2047, no rope_scaling); "longrope": Phi-3.5-mini style
+// 128k context with long/short factors for each of the head_dim/2 rotary pairs. The factors mix
+// binary32-exact decimals (as Phi-3.5 writes them), numbers binary32 must round (1.01, 1/3) and an
+// integer literal, so the converter's float32 rounding is exercised.
+ojson phi3_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id,
+                  const std::string& rope_scaling, double partial_rotary_factor) {
+    const bool long_rope = rope_scaling == "longrope";
+    ojson config{{"architectures", ojson::array({"Phi3ForCausalLM"})},
+                 {"attention_bias", false},
+                 {"attention_dropout", 0.0}};
+    if (bos_id >= 0) config["bos_token_id"] = bos_id;
+    config["embd_pdrop"] = 0.0;
+    if (eos_id >= 0) config["eos_token_id"] = eos_id;
+    config["hidden_act"] = "silu";
+    config["hidden_size"] = d.hidden;
+    config["initializer_range"] = 0.02;
+    config["intermediate_size"] = d.intermediate;
+    config["max_position_embeddings"] = long_rope ? 131072 : 4096;
+    config["model_type"] = "phi3";
+    config["num_attention_heads"] = d.heads;
+    config["num_hidden_layers"] = d.layers;
+    config["num_key_value_heads"] = d.kv_heads;
+    config["original_max_position_embeddings"] = 4096;
+    if (partial_rotary_factor > 0) config["partial_rotary_factor"] = partial_rotary_factor;
+    config["resid_pdrop"] = 0.0;
+    config["rms_norm_eps"] = 1e-05;
+    if (long_rope) {
+        const double long_pattern[] = {1.0800000429153442, 1.1100000143051147, 1.1399999856948853,
+                                       1.340000033378601,  1.5899999141693115, 1.600000023841858,
+                                       1.6200000047683716, 2.620000123977661};
+        const double short_pattern[] = {1.0, 1.01, 1.02, 1.1, 1.25, 1.0 / 3.0 + 1.0, 0.0, 0.9};
+        ojson long_factor = ojson::array(), short_factor = ojson::array();
+        const double part = partial_rotary_factor > 0 ? partial_rotary_factor : 1.0;
+        const int64_t rotary = static_cast<int64_t>(part * double(d.hidden)) / d.heads;
+        for (int64_t i = 0; i < rotary / 2; ++i) {
+            long_factor.push_back(long_pattern[i % 8] + double(i / 8));
+            if (i % 8 == 6)
+                short_factor.push_back(1);  // an integer literal, as some configs have
+            else
+                short_factor.push_back(short_pattern[i % 8]);
+        }
+        config["rope_scaling"] = ojson{
+            {"long_factor", long_factor}, {"short_factor", short_factor}, {"type", "longrope"}};
+    } else {
+        config["rope_scaling"] = nullptr;
+    }
+    config["rope_theta"] = 10000.0;
+    config["sliding_window"] = long_rope ? 262144 : 2047;
+    config["tie_word_embeddings"] = tied;
+    config["torch_dtype"] = "bfloat16";
+    config["use_cache"] = true;
+    config["vocab_size"] = d.vocab;
+    return config;
+}
+
 }  // namespace
 
 void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_t bos_id,
                        int64_t eos_id, const std::string& arch, const std::string& rope_scaling,
-                       bool attention_bias) {
+                       bool attention_bias, double partial_rotary_factor) {
+    if (arch == "phi3") {
+        write_json(out_dir / "config.json",
+                   phi3_config(d, tied, bos_id, eos_id, rope_scaling, partial_rotary_factor));
+        return;
+    }
     if (arch == "llama" || arch == "mistral" || arch == "mixtral") {
         write_json(out_dir / "config.json", llama_family_config(d, tied, bos_id, eos_id, arch,
                                                                 rope_scaling, attention_bias));

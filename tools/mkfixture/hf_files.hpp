@@ -19,9 +19,14 @@ namespace mkfixture {
 // arch "llama": LlamaForCausalLM with the keys of Llama-3.2's config; rope_scaling "llama3" adds
 // Llama 3.1/3.2's rope_scaling (factor 32, low 1, high 4, original context 8192).
 // arch "mistral": MistralForCausalLM with the keys of Mistral-Nemo's config (explicit head_dim).
+// arch "phi3": Phi3ForCausalLM (Phi-3-mini keys); rope_scaling "longrope" adds Phi-3.5-mini style
+// long/short factors (rotary dims/2 each) with a 131072 context over the original 4096;
+// partial_rotary_factor > 0 writes that key (Phi-4-mini: 0.75) and rotates int(f * hidden) // heads
+// dimensions.
 void write_config_json(const std::filesystem::path& out_dir, const Dims& dims, bool tied,
                        int64_t bos_id = -1, int64_t eos_id = -1, const std::string& arch = "qwen3",
-                       const std::string& rope_scaling = "none", bool attention_bias = false);
+                       const std::string& rope_scaling = "none", bool attention_bias = false,
+                       double partial_rotary_factor = 0.0);
 // Sets one number of the config.json already written in out_dir (the experts-count defect).
 void set_config_number(const std::filesystem::path& out_dir, const std::string& key, int64_t value);
 void write_pooling_files(const std::filesystem::path& out_dir, int64_t hidden);

@@ -59,9 +59,10 @@ int main(int argc, char** argv) {
            "llama (tiny only: LlamaForCausalLM, GQA 4/2 heads, untied unless --tied) | mistral "
            "(tiny only: MistralForCausalLM, head_dim 32 != hidden/heads, untied unless --tied) | "
            "qwen3_moe | qwen2_moe (shared expert) | mixtral (mixture of experts; tiny, or "
-           "qwen3_moe with --preset qwen3-30b-a3b-2layers)")
+           "qwen3_moe with --preset qwen3-30b-a3b-2layers) | phi3 "
+           "(tiny only: Phi3ForCausalLM, fused qkv_proj / gate_up_proj, untied unless --tied)")
         ->check(CLI::IsMember(
-            {"qwen3", "qwen2", "llama", "mistral", "qwen3_moe", "qwen2_moe", "mixtral"}));
+            {"qwen3", "qwen2", "llama", "mistral", "qwen3_moe", "qwen2_moe", "mixtral", "phi3"}));
     mkfixture::PlanOptions moe_options;
     app.add_option("--experts", moe_options.experts, "MoE: experts per layer (default 4)");
     app.add_option("--experts-used", moe_options.experts_used,
@@ -100,12 +101,18 @@ int main(int argc, char** argv) {
     app.add_flag("--no-pooling", no_pooling, "no modules.json / 1_Pooling");
     app.add_flag("--untied", untied, "tie_word_embeddings false and an lm_head.weight");
     app.add_flag("--tied", tied_flag,
-                 "llama/mistral: tie_word_embeddings true and no lm_head.weight");
+                 "llama/mistral/phi3: tie_word_embeddings true and no lm_head.weight");
     app.add_flag("--attention-bias", attention_bias,
                  "llama/mistral: q/k/v projection biases (attention_bias true)");
     app.add_option("--rope-scaling", rope_scaling,
-                   "llama/mistral: none | llama3 (default: llama3 for llama, none for mistral)")
-        ->check(CLI::IsMember({"none", "llama3"}));
+                   "llama/mistral: none | llama3 (default: llama3 for llama, none for mistral); "
+                   "phi3: none (default) | longrope")
+        ->check(CLI::IsMember({"none", "llama3", "longrope"}));
+    double partial_rotary_factor = 0.0;
+    app.add_option("--partial-rotary-factor", partial_rotary_factor,
+                   "phi3: config.json partial_rotary_factor (Phi-4-mini: 0.75); the longrope lists "
+                   "then have int(f * hidden) // heads / 2 entries")
+        ->check(CLI::Range(0.0, 1.0));
     app.add_flag("--force", force, "replace an existing fixture in OUT_DIR");
     app.add_option("--format", format,
                    "mcq (default) | mlx (mlx-lm affine layout) | float (no quantization)")
@@ -154,7 +161,8 @@ int main(int argc, char** argv) {
             defect.clear();  // not a defect of the quantized layout
         }
         if (is_mlx || is_float) prefix_model = true;  // HF checkpoints use the names model.*
-        const bool llama_family = arch == "llama" || arch == "mistral" || arch == "mixtral";
+        const bool llama_family = arch == "llama" || arch == "mistral" || arch == "mixtral" ||
+                                  arch == "phi3";
         const bool moe = arch == "qwen3_moe" || arch == "qwen2_moe" || arch == "mixtral";
         if (!moe && (app.count("--experts") || app.count("--experts-used") ||
                      app.count("--moe-ffn") || app.count("--moe-defect")))
@@ -163,7 +171,15 @@ int main(int argc, char** argv) {
         if (is_float && moe_options.moe_defect == "expert-bits")
             throw std::runtime_error("--moe-defect expert-bits needs --format mcq");
         if (!llama_family && (tied_flag || !rope_scaling.empty()))
-            throw std::runtime_error("--tied and --rope-scaling apply to --arch llama/mistral");
+            throw std::runtime_error(
+                "--tied and --rope-scaling apply to --arch llama/mistral/phi3");
+        if (!rope_scaling.empty() && rope_scaling != "none" &&
+            (rope_scaling == "longrope") != (arch == "phi3"))
+            throw std::runtime_error("--rope-scaling " + rope_scaling +
+                                     " does not apply to --arch " + arch +
+                                     " (llama3: llama/mistral, longrope: phi3)");
+        if (partial_rotary_factor > 0 && arch != "phi3")
+            throw std::runtime_error("--partial-rotary-factor applies to --arch phi3");
         if (llama_family && untied)
             throw std::runtime_error("--arch " + arch + " is untied by default (--tied ties it)");
         if (llama_family) untied = !tied_flag;
@@ -209,7 +225,7 @@ int main(int argc, char** argv) {
             eos_id = mkfixture::added_token_id_in_file(out / "tokenizer.json", "<|im_end|>");
         }
         mkfixture::write_config_json(out, plan.dims, !untied, bos_id, eos_id, arch, rope_scaling,
-                                     attention_bias);
+                                     attention_bias, partial_rotary_factor);
         if (moe_options.moe_defect == "experts-count")
             mkfixture::set_config_number(out,
                                          arch == "mixtral" ? "num_local_experts" : "num_experts",

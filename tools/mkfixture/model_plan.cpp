@@ -143,11 +143,12 @@ ModelPlan make_plan(const PlanOptions& options) {
     const bool moe = is_moe_arch(options.arch);
     const bool qwen2 = options.arch == "qwen2" || options.arch == "qwen2_moe";
     const bool mixtral = options.arch == "mixtral";
+    const bool phi3 = options.arch == "phi3";
     const bool llama = options.arch == "llama" || mixtral, mistral = options.arch == "mistral";
-    if (!qwen2 && !llama && !mistral && options.arch != "qwen3" && options.arch != "qwen3_moe")
+    if (!qwen2 && !llama && !mistral && !phi3 && options.arch != "qwen3" && options.arch != "qwen3_moe")
         throw std::runtime_error("--arch: unknown architecture '" + options.arch +
-                                 "' (expected qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe "
-                                 "or mixtral)");
+                                 "' (expected qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe, "
+                                 "mixtral or phi3)");
     if (options.preset == "qwen3-30b-a3b-2layers" && options.arch != "qwen3_moe")
         throw std::runtime_error("--preset qwen3-30b-a3b-2layers needs --arch qwen3_moe");
     if (options.arch != "qwen3" && options.preset != "tiny" &&
@@ -171,7 +172,7 @@ ModelPlan make_plan(const PlanOptions& options) {
         throw std::runtime_error("--moe-defect needs an MoE --arch");
     // mistral tiny: head_dim set apart from hidden/heads (64/4), as in Mistral-Nemo.
     if (mistral) d.head_dim = 32;
-    const bool qk_norm = !qwen2 && !llama && !mistral;
+    const bool qk_norm = !qwen2 && !llama && !mistral && !phi3;
     if (options.attention_bias && !llama && !mistral)
         throw std::runtime_error("--attention-bias applies to --arch llama/mistral");
     const bool qkv_bias = qwen2 || options.attention_bias;
@@ -184,6 +185,16 @@ ModelPlan make_plan(const PlanOptions& options) {
         const std::string p = prefix + "layers." + std::to_string(layer) + ".";
         const int64_t q_width = d.heads * d.head_dim, kv_width = d.kv_heads * d.head_dim;
         units.push_back(norm_unit(p + "input_layernorm.weight", d.hidden));
+        if (phi3) {  // fused as Phi-3 stores them: q, k, v rows in one; gate rows, then up
+            units.push_back(
+                quant_unit(p + "self_attn.qkv_proj.weight", q_width + 2 * kv_width, d.hidden, q));
+            units.push_back(quant_unit(p + "self_attn.o_proj.weight", d.hidden, q_width, q));
+            units.push_back(norm_unit(p + "post_attention_layernorm.weight", d.hidden));
+            units.push_back(
+                quant_unit(p + "mlp.gate_up_proj.weight", 2 * d.intermediate, d.hidden, q));
+            units.push_back(quant_unit(p + "mlp.down_proj.weight", d.hidden, d.intermediate, q));
+            continue;
+        }
         units.push_back(quant_unit(p + "self_attn.q_proj.weight", q_width, d.hidden, q));
         if (qkv_bias) units.push_back(bias_unit(p + "self_attn.q_proj.bias", q_width));
         units.push_back(quant_unit(p + "self_attn.k_proj.weight", kv_width, d.hidden, q));
@@ -233,7 +244,8 @@ ModelPlan make_plan(const PlanOptions& options) {
         throw std::runtime_error("--moe-defect: unknown defect '" + options.moe_defect + "'");
     }
 
-    const std::string q_proj0 = prefix + "layers.0.self_attn.q_proj.weight";
+    const std::string q_proj0 =
+        prefix + (phi3 ? "layers.0.self_attn.qkv_proj.weight" : "layers.0.self_attn.q_proj.weight");
     const std::string& defect = options.defect;
     if (defect.empty() || defect == "no-merges") {
         // no tensor change

@@ -55,7 +55,8 @@ struct PlanUnit {
 struct PlanOptions {
     std::string preset;  // "tiny" | "qwen3-0.6b" | "qwen3-8b"
     // "qwen3" | "qwen2" (no q/k norms, q/k/v biases) | "llama" | "mistral" (no q/k norms, no
-    // biases; mistral with head_dim 32 != hidden/heads); all but qwen3 for tiny only.
+    // biases; mistral with head_dim 32 != hidden/heads) | "phi3" (fused qkv_proj and gate_up_proj);
+    // all but qwen3 for tiny only.
     std::string arch = "qwen3";
     int64_t vocab = 0;            // for tiny: the tokenizer's token count
     bool attention_bias = false;  // llama/mistral: q/k/v projection biases

@@ -31,6 +31,9 @@ enum class Dim : uint8_t {
     expert_ffn,  // moe_intermediate_size, else intermediate_size (Mixtral)
     shared_ffn,  // shared_expert_intermediate_size (qwen2_moe)
     one,         // 1 (a [1, hidden] gate: ne {hidden, 1})
+    // Fused tensors (phi3): q, k and v stacked, gate and up stacked.
+    qkv_width,  // num_attention_heads * head_dim + 2 * num_key_value_heads * head_dim
+    ffn_x2,     // 2 * intermediate_size
 };
 
 // How the rows of a source tensor are placed in the GGUF tensor. Only whole rows move (with each
@@ -98,11 +101,19 @@ enum class ArchKv : uint8_t {
     expert_used_count,                  // num_experts_per_tok
     expert_feed_forward_length,         // moe_intermediate_size
     expert_shared_feed_forward_length,  // shared_expert_intermediate_size
+    // phi3 (Phi3MiniModel.set_gguf_parameters):
+    rope_scaling_original_context_length,  // original_max_position_embeddings
+    rope_dimension_count_rotary,  // int(partial_rotary_factor * hidden_size) // num_attention_heads
+    sliding_window,               // attention.sliding_window, 0 when config.json has none
 };
 
 // Tensors computed from config.json rather than read from the source.
 enum class ExtraTensor : uint8_t {
     rope_freqs_llama3,  // rope_freqs.weight, F32 [head_dim/2], when rope_scaling is "llama3"
+    // rope_factors_long/short.weight, F32 [rope dims/2], from rope_scaling.long_factor /
+    // short_factor when the type is "longrope" or "su" (phi3).
+    rope_factors_long,
+    rope_factors_short,
 };
 
 struct Architecture {
@@ -191,13 +202,33 @@ std::vector<std::string> config_problems(const Architecture& arch, const ModelCo
 // What config.json's rope_scaling asks of the GGUF for this architecture.
 struct RopeScalingPlan {
     std::optional<std::string> blocker;  // set: the type cannot be written (reason)
+    std::string blocker_field;           // what the blocker names; empty: the rope_scaling
+    std::string blocker_fix;             // how to fix it; empty: the general advice
     std::string kv_type;                 // "linear": {arch}.rope.scaling.type
     std::optional<float> kv_factor;      // {arch}.rope.scaling.factor
     bool rope_freqs = false;             // write rope_freqs.weight (llama3)
+    bool rope_factors = false;           // write rope_factors_long/short.weight (longrope, su)
+    std::optional<float> attn_factor;    // {arch}.rope.scaling.attn_factor (longrope, su)
 };
 RopeScalingPlan plan_rope_scaling(const Architecture& arch, const ModelConfig& config);
 
 // The GGUF name of an extra tensor.
 std::string_view extra_tensor_name(ExtraTensor extra);
+
+// How a Dim follows from config.json, with the numbers, for messages:
+// "num_attention_heads 4 * head_dim 16 + 2 * num_key_value_heads 2 * head_dim 16 = 128".
+std::string explain_dim(Dim dim, const ModelConfig& config);
+
+// What the row length ne[0] and row count ne[1] of a GGUF tensor follow from (nullopt as
+// expected_ne).
+std::optional<std::array<Dim, 2>> tensor_dims(const Architecture& arch, std::string_view gguf_name);
+
+// The phi3 rotary dimension count: int(partial_rotary_factor * hidden_size) //
+// num_attention_heads (Phi3MiniModel), partial_rotary_factor from rope_scaling, else the top
+// level, else 1.0.
+uint32_t rotary_dimension_count(const ModelConfig& config);
+
+// original_max_position_embeddings from rope_scaling, else the top level (nullopt: neither).
+std::optional<uint32_t> original_context_length(const ModelConfig& config);
 
 }  // namespace rebox::arch

@@ -23,4 +23,9 @@ std::optional<std::vector<uint32_t>> rope_pair_source_rows(uint64_t rows, uint32
 // high_freq_factor 4, original_max_position_embeddings 8192.
 std::vector<float> llama3_rope_freqs(const ModelConfig& config);
 
+// rope_factors_long.weight (long = true) or rope_factors_short.weight of a "longrope"/"su"
+// rope_scaling (Phi3MiniModel.generate_extra_tensors): torch.tensor(factors, dtype=float32), each
+// JSON number rounded once to binary32. Empty when config.json has no such list.
+std::vector<float> phi3_rope_factors(const ModelConfig& config, bool long_factors);
+
 }  // namespace rebox::arch

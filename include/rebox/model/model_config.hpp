@@ -17,6 +17,10 @@ struct RopeScalingConfig {
     std::optional<double> low_freq_factor;
     std::optional<double> high_freq_factor;
     std::optional<uint32_t> original_max_position_embeddings;
+    // Phi-3 "longrope" / "su": per rotary-dimension pair factors (numbers as JSON gives them).
+    std::optional<std::vector<double>> long_factor;
+    std::optional<std::vector<double>> short_factor;
+    std::optional<double> partial_rotary_factor;  // inside rope_scaling / rope_parameters
 };
 
 struct ModelConfig {
@@ -45,6 +49,10 @@ struct ModelConfig {
     std::optional<uint32_t> shared_expert_intermediate_size;  // qwen2_moe's shared expert
     std::optional<uint32_t> decoder_sparse_step;              // every k-th layer is MoE (Qwen)
     std::vector<uint32_t> mlp_only_layers;                    // layers that stay dense (Qwen)
+    // Top-level fields some architectures read (phi3): null or absent is nullopt.
+    std::optional<uint32_t> original_max_position_embeddings;
+    std::optional<double> partial_rotary_factor;
+    std::optional<uint32_t> sliding_window;  // 0 allowed
 };
 
 // Throws rebox::Error (input class) naming config.json and the field for a missing/ill-typed field.
