@@ -411,18 +411,29 @@ std::string explain_dim(Dim dim, const ModelConfig& c) {
         case Dim::ffn_x2:
             formula = "2 * " + ffn;
             break;
+        case Dim::experts:
+            return "num_experts " + std::to_string(c.num_experts);
+        case Dim::expert_ffn:
+            return c.moe_intermediate_size
+                       ? "moe_intermediate_size " + std::to_string(*c.moe_intermediate_size)
+                       : ffn;
+        case Dim::shared_ffn:
+            return "shared_expert_intermediate_size " +
+                   std::to_string(c.shared_expert_intermediate_size.value_or(0));
+        case Dim::one:
+            return "1";
     }
     return formula + " = " + std::to_string(resolve_dim(dim, c));
 }
 
-std::optional<std::array<Dim, 2>> tensor_dims(const Architecture& arch,
+std::optional<std::array<Dim, 3>> tensor_dims(const Architecture& arch,
                                               std::string_view gguf_name) {
     const auto ref = resolve_gguf(arch, gguf_name);
     if (!ref) return std::nullopt;
     const TensorSpec& spec = *ref->spec;
     if (ref->is_bias || spec.rank == 1) {
         const Dim rows = spec.ne[spec.rank - 1];
-        return std::array<Dim, 2>{rows, rows};
+        return std::array<Dim, 3>{rows, rows, rows};
     }
     return spec.ne;
 }

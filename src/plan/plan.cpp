@@ -140,7 +140,10 @@ bool check_against_config(const Architecture& arch, const ModelConfig& config,
         if (dims && expected->size() == plan.ne.size()) {
             for (size_t i = 0; i < plan.ne.size(); ++i) {
                 if (plan.ne[i] == (*expected)[i]) continue;
-                const char* what = plan.ne.size() == 1 ? "values" : (i == 0 ? "columns" : "rows");
+                const char* what = plan.ne.size() == 1 ? "values"
+                                   : i == 0            ? "columns"
+                                   : i == 1            ? "rows"
+                                                       : "experts";
                 why += std::string(why.empty() ? "" : "; ") + std::to_string(plan.ne[i]) + " " +
                        what + ", config.json implies " +
                        arch::explain_dim((*dims)[plan.ne.size() == 1 ? 0 : i], config);

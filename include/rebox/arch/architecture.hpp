@@ -219,9 +219,9 @@ std::string_view extra_tensor_name(ExtraTensor extra);
 // "num_attention_heads 4 * head_dim 16 + 2 * num_key_value_heads 2 * head_dim 16 = 128".
 std::string explain_dim(Dim dim, const ModelConfig& config);
 
-// What the row length ne[0] and row count ne[1] of a GGUF tensor follow from (nullopt as
+// What each ne[i] of a GGUF tensor follows from (row length, rows, experts; nullopt as
 // expected_ne).
-std::optional<std::array<Dim, 2>> tensor_dims(const Architecture& arch, std::string_view gguf_name);
+std::optional<std::array<Dim, 3>> tensor_dims(const Architecture& arch, std::string_view gguf_name);
 
 // The phi3 rotary dimension count: int(partial_rotary_factor * hidden_size) //
 // num_attention_heads (Phi3MiniModel), partial_rotary_factor from rope_scaling, else the top
