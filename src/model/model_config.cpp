@@ -101,12 +101,23 @@ std::optional<double> optional_number(const json& object, const std::string& par
 
 // "rope_scaling" (transformers <= 4) or "rope_parameters" (transformers 5, which also moves
 // rope_theta there); the type is "rope_type" or the older "type".
-std::optional<RopeScalingConfig> read_rope_scaling(const json& root, float* rope_theta) {
+// Gemma 3 under transformers 5 splits rope_parameters into "full_attention" (the global layers:
+// their theta and scaling, which is what TextModel.set_gguf_parameters writes) and
+// "sliding_attention" (the local layers' theta).
+std::optional<RopeScalingConfig> read_rope_scaling(const json& root, float* rope_theta,
+                                                   std::optional<float>* local_theta) {
     const char* field = root.contains("rope_parameters") ? "rope_parameters" : "rope_scaling";
     const auto it = root.find(field);
     if (it == root.end() || it->is_null()) return std::nullopt;
     if (!it->is_object()) fail(field, "expected an object or null");
-    const json& params = *it;
+    if (const auto sliding = it->find("sliding_attention");
+        sliding != it->end() && sliding->is_object())
+        if (const auto theta = optional_positive_float(*sliding, "rope_theta"))
+            *local_theta = theta;
+    const auto full = it->find("full_attention");
+    if (full != it->end() && !full->is_object())
+        fail(std::string(field) + ".full_attention", "expected an object");
+    const json& params = full != it->end() ? *full : *it;
     if (!root.contains("rope_theta"))
         if (const auto theta = optional_positive_float(params, "rope_theta")) *rope_theta = *theta;
     std::optional<std::string> type = optional_string(params, "rope_type");
@@ -125,7 +136,12 @@ std::optional<RopeScalingConfig> read_rope_scaling(const json& root, float* rope
 }  // namespace
 
 ModelConfig read_model_config(const std::filesystem::path& config_json) {
-    const json root = detail::read_json_object(config_json);
+    json root = detail::read_json_object(config_json);
+    if (const auto text = root.find("text_config"); text != root.end() && !text->is_null()) {
+        if (!text->is_object()) fail("text_config", "expected an object");
+        const json text_config = *text;
+        for (const auto& [key, value] : text_config.items()) root[key] = value;
+    }
     ModelConfig config;
 
     const json& model_type = required(root, "model_type");
@@ -179,7 +195,14 @@ ModelConfig read_model_config(const std::filesystem::path& config_json) {
     config.bos_token_id = optional_token_id(root, "bos_token_id");
     config.eos_token_id = optional_token_id(root, "eos_token_id");
     config.name_or_path = optional_string(root, "_name_or_path").value_or("");
-    config.rope_scaling = read_rope_scaling(root, &config.rope_theta);
+    for (const char* field :
+         {"local_rope_theta", "rope_local_theta", "rope_theta_local", "rope_local_base_freq"})
+        if ((config.rope_local_theta = optional_positive_float(root, field))) break;
+    config.rope_scaling = read_rope_scaling(root, &config.rope_theta, &config.rope_local_theta);
+    config.attn_logit_softcapping = optional_positive_float(root, "attn_logit_softcapping");
+    config.final_logit_softcapping = optional_positive_float(root, "final_logit_softcapping");
+    config.sliding_window = optional_u32(root, "sliding_window");
+    config.sliding_window_pattern = optional_u32(root, "sliding_window_pattern");
     return config;
 }
 

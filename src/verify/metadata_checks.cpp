@@ -39,6 +39,19 @@ class KvChecker {
                     std::to_string(expected) + " from the source");
     }
 
+    void expect_f32(const std::string& key, float expected) {
+        const GgufValue* value = gguf_.find(key);
+        if (value == nullptr || value->type != GgufType::FLOAT32)
+            return problem(key, "missing or not a FLOAT32", std::to_string(expected));
+        if (static_cast<float>(std::get<double>(value->scalar)) != expected)
+            problem(key, "is " + std::to_string(std::get<double>(value->scalar)),
+                    std::to_string(expected) + " from config.json");
+    }
+
+    void expect_absent(const std::string& key, const std::string& why) {
+        if (gguf_.find(key) != nullptr) problem(key, "present", "absent: " + why);
+    }
+
     void expect_string(const std::string& key, const std::string& expected) {
         const GgufValue* value = gguf_.find(key);
         const std::string* got = value ? value->as_string() : nullptr;
@@ -181,11 +194,45 @@ void check_kvs(const GgufSet& gguf, const ModelConfig& config,
     kv.expect_u32(arch + ".attention.key_length", config.head_dim);
     kv.expect_u32(arch + ".context_length", config.max_position_embeddings);
     kv.expect_u32(arch + ".attention.value_length", config.head_dim);
-    kv.expect_u32(arch + ".rope.dimension_count", config.head_dim);  // llama: "invalid n_rot"
     if (architecture)
-        for (const arch::ArchKv key : architecture->kvs)
-            if (key == arch::ArchKv::vocab_size)
-                kv.expect_u32(arch + ".vocab_size", config.vocab_size);
+        for (const arch::ArchKv key : architecture->kvs) {
+            switch (key) {
+                case arch::ArchKv::vocab_size:
+                    kv.expect_u32(arch + ".vocab_size", config.vocab_size);
+                    break;
+                case arch::ArchKv::rope_dimension_count:  // llama: "invalid n_rot"
+                    kv.expect_u32(arch + ".rope.dimension_count", config.head_dim);
+                    break;
+                // gemma2/gemma3: written when config.json has them (docs/architectures.md).
+                case arch::ArchKv::attn_logit_softcapping:
+                    if (config.attn_logit_softcapping)
+                        kv.expect_f32(arch + ".attn_logit_softcapping",
+                                      *config.attn_logit_softcapping);
+                    else
+                        kv.expect_absent(arch + ".attn_logit_softcapping", "not in config.json");
+                    break;
+                case arch::ArchKv::final_logit_softcapping:
+                    if (config.final_logit_softcapping)
+                        kv.expect_f32(arch + ".final_logit_softcapping",
+                                      *config.final_logit_softcapping);
+                    else
+                        kv.expect_absent(arch + ".final_logit_softcapping", "not in config.json");
+                    break;
+                case arch::ArchKv::sliding_window:
+                    if (config.sliding_window && config.sliding_window_pattern != 1u)
+                        kv.expect_u32(arch + ".attention.sliding_window", *config.sliding_window);
+                    else
+                        kv.expect_absent(arch + ".attention.sliding_window",
+                                         "no sliding window (or sliding_window_pattern 1)");
+                    break;
+                case arch::ArchKv::rope_freq_base_swa:
+                    if (config.rope_local_theta)
+                        kv.expect_f32(arch + ".rope.freq_base_swa", *config.rope_local_theta);
+                    break;
+                default:
+                    break;
+            }
+        }
 
     // Linear rope scaling (config.json "linear" with a factor): llama.cpp's converter writes the
     // type and the factor; any other type leaves no scaling KVs here.

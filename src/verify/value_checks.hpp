@@ -21,7 +21,10 @@ struct ValueJob {
     // llama q/k: GGUF rows hold the source rows permuted per head (ref_rope.hpp); 0 = in order.
     uint64_t rope_head_rows = 0;
     uint64_t row_values = 0;  // values per row when rope_head_rows != 0
-    CompareResult result;     // filled by run_value_jobs
+    // gemma norms: the GGUF holds the source value + 1 as the converter computes it
+    // (ref_norm_shift.hpp). The source is a float tensor (the caller checked).
+    bool norm_plus_one = false;
+    CompareResult result;  // filled by run_value_jobs
 };
 
 inline constexpr size_t kChunkValues = 65536;               // values per streamed chunk

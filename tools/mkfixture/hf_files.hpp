@@ -19,9 +19,13 @@ namespace mkfixture {
 // arch "llama": LlamaForCausalLM with the keys of Llama-3.2's config; rope_scaling "llama3" adds
 // Llama 3.1/3.2's rope_scaling (factor 32, low 1, high 4, original context 8192).
 // arch "mistral": MistralForCausalLM with the keys of Mistral-Nemo's config (explicit head_dim).
+// arch "gemma" / "gemma2" / "gemma3": GemmaForCausalLM / Gemma2ForCausalLM (softcapping, sliding
+// window) / Gemma3ForCausalLM (model_type gemma3_text); multimodal (gemma3): a
+// Gemma3ForConditionalGeneration config with the text numbers in text_config.
 void write_config_json(const std::filesystem::path& out_dir, const Dims& dims, bool tied,
                        int64_t bos_id = -1, int64_t eos_id = -1, const std::string& arch = "qwen3",
-                       const std::string& rope_scaling = "none", bool attention_bias = false);
+                       const std::string& rope_scaling = "none", bool attention_bias = false,
+                       bool multimodal = false);
 void write_pooling_files(const std::filesystem::path& out_dir, int64_t hidden);
 
 // The "mcq" metadata JSON of one file (Python json.dumps style, as in the spec's example).

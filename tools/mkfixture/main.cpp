@@ -55,8 +55,14 @@ int main(int argc, char** argv) {
            "--arch", arch,
            "qwen3 (default) | qwen2 (tiny only: Qwen2ForCausalLM, q/k/v biases, no q/k norms) | "
            "llama (tiny only: LlamaForCausalLM, GQA 4/2 heads, untied unless --tied) | mistral "
-           "(tiny only: MistralForCausalLM, head_dim 32 != hidden/heads, untied unless --tied)")
-        ->check(CLI::IsMember({"qwen3", "qwen2", "llama", "mistral"}));
+           "(tiny only: MistralForCausalLM, head_dim 32 != hidden/heads, untied unless --tied) | "
+           "gemma | gemma2 | gemma3 (tiny only, tied: norms stored as HF stores them, gemma3 with "
+           "32 embedding rows past vocab_size)")
+        ->check(CLI::IsMember({"qwen3", "qwen2", "llama", "mistral", "gemma", "gemma2", "gemma3"}));
+    bool multimodal = false;
+    app.add_flag("--multimodal", multimodal,
+                 "gemma3: Gemma3ForConditionalGeneration layout (text model under "
+                 "language_model.model., text_config, a few vision tower / projector tensors)");
     app.add_option("--tokenizer", tokenizer,
                    "small | qwen3 | llama3 | llama2 | gemma3 | none (default: small for tiny, "
                    "qwen3 for the qwen3 presets)")
@@ -145,6 +151,10 @@ int main(int argc, char** argv) {
         if (llama_family && untied)
             throw std::runtime_error("--arch " + arch + " is untied by default (--tied ties it)");
         if (llama_family) untied = !tied_flag;
+        if ((arch == "gemma" || arch == "gemma2") && untied)
+            throw std::runtime_error("--arch " + arch +
+                                     " is always tied (llama.cpp has no output "
+                                     "tensor for it)");
         if (rope_scaling.empty()) rope_scaling = arch == "llama" ? "llama3" : "none";
         if (tokenizer.empty()) tokenizer = preset == "tiny" ? "small" : "qwen3";
         if (qwen3_tokenizer.empty())
@@ -171,6 +181,7 @@ int main(int argc, char** argv) {
         options.attention_bias = attention_bias;
         options.corners = corners;
         options.defect = defect;
+        options.multimodal = multimodal;
         mkfixture::ModelPlan plan = mkfixture::make_plan(options);
         if (is_mlx) mlx.overrides = mkfixture::apply_mlx_recipe(plan, recipe);
 
@@ -180,7 +191,7 @@ int main(int argc, char** argv) {
             eos_id = mkfixture::added_token_id_in_file(out / "tokenizer.json", "<|im_end|>");
         }
         mkfixture::write_config_json(out, plan.dims, !untied, bos_id, eos_id, arch, rope_scaling,
-                                     attention_bias);
+                                     attention_bias, multimodal);
         if (is_mlx) mkfixture::add_mlx_quantization(out, mlx);
         if (!no_pooling) mkfixture::write_pooling_files(out, plan.dims.hidden);
         if (is_float) mkfixture::set_float_torch_dtype(out, float_options.dtype);

@@ -79,26 +79,46 @@ ModelPlan make_plan(const PlanOptions& options) {
     if (d.vocab < 1) throw std::runtime_error("--preset: vocabulary size must be positive");
     const bool qwen2 = options.arch == "qwen2";
     const bool llama = options.arch == "llama", mistral = options.arch == "mistral";
-    if (!qwen2 && !llama && !mistral && options.arch != "qwen3")
+    const bool gemma = options.arch.rfind("gemma", 0) == 0;
+    const bool gemma2_norms = options.arch == "gemma2" || options.arch == "gemma3";
+    const bool gemma3 = options.arch == "gemma3";
+    if (!qwen2 && !llama && !mistral && !gemma && options.arch != "qwen3")
         throw std::runtime_error("--arch: unknown architecture '" + options.arch +
-                                 "' (expected qwen3, qwen2, llama or mistral)");
+                                 "' (expected qwen3, qwen2, llama, mistral, gemma, gemma2 or "
+                                 "gemma3)");
+    if (gemma && options.arch != "gemma" && !gemma2_norms)
+        throw std::runtime_error("--arch: unknown architecture '" + options.arch + "'");
+    if (options.multimodal && !gemma3)
+        throw std::runtime_error("--multimodal applies to --arch gemma3");
     if (options.arch != "qwen3" && options.preset != "tiny")
         throw std::runtime_error("--arch " + options.arch + ": only with --preset tiny");
     // mistral tiny: head_dim set apart from hidden/heads (64/4), as in Mistral-Nemo.
     if (mistral) d.head_dim = 32;
-    const bool qk_norm = !qwen2 && !llama && !mistral;
+    const bool qk_norm = (!qwen2 && !llama && !mistral && !gemma) || gemma3;
+    // gemma: norms as HF stores them, around 0 (the model computes x * (1 + weight)).
+    const double norm_center = gemma ? 0.0 : 1.0, norm_spread = gemma ? 0.5 : 0.05;
+    const auto norm = [&](const std::string& name, int64_t length) {
+        PlanUnit unit = norm_unit(name, length);
+        unit.norm.center = norm_center;
+        unit.norm.spread = norm_spread;
+        return unit;
+    };
+    d.embedding_rows = gemma3 ? d.vocab + 32 : d.vocab;
     if (options.attention_bias && !llama && !mistral)
         throw std::runtime_error("--attention-bias applies to --arch llama/mistral");
     const bool qkv_bias = qwen2 || options.attention_bias;
-    const std::string prefix = options.prefix_model ? "model." : "";
+    const std::string prefix = options.multimodal     ? "language_model.model."
+                               : options.prefix_model ? "model."
+                                                      : "";
     std::vector<PlanUnit>& units = plan.units;
 
-    units.push_back(quant_unit(prefix + "embed_tokens.weight", d.vocab, d.hidden, embedding));
+    units.push_back(
+        quant_unit(prefix + "embed_tokens.weight", d.embedding_rows, d.hidden, embedding));
     for (int64_t layer = 0; layer < d.layers; ++layer) {
         const LayerQuant q = layer < first_3bit_layer ? LayerQuant{4, 64} : LayerQuant{3, 32};
         const std::string p = prefix + "layers." + std::to_string(layer) + ".";
         const int64_t q_width = d.heads * d.head_dim, kv_width = d.kv_heads * d.head_dim;
-        units.push_back(norm_unit(p + "input_layernorm.weight", d.hidden));
+        units.push_back(norm(p + "input_layernorm.weight", d.hidden));
         units.push_back(quant_unit(p + "self_attn.q_proj.weight", q_width, d.hidden, q));
         if (qkv_bias) units.push_back(bias_unit(p + "self_attn.q_proj.bias", q_width));
         units.push_back(quant_unit(p + "self_attn.k_proj.weight", kv_width, d.hidden, q));
@@ -107,15 +127,26 @@ ModelPlan make_plan(const PlanOptions& options) {
         if (qkv_bias) units.push_back(bias_unit(p + "self_attn.v_proj.bias", kv_width));
         units.push_back(quant_unit(p + "self_attn.o_proj.weight", d.hidden, q_width, q));
         if (qk_norm) {
-            units.push_back(norm_unit(p + "self_attn.q_norm.weight", d.head_dim));
-            units.push_back(norm_unit(p + "self_attn.k_norm.weight", d.head_dim));
+            units.push_back(norm(p + "self_attn.q_norm.weight", d.head_dim));
+            units.push_back(norm(p + "self_attn.k_norm.weight", d.head_dim));
         }
-        units.push_back(norm_unit(p + "post_attention_layernorm.weight", d.hidden));
+        units.push_back(norm(p + "post_attention_layernorm.weight", d.hidden));
+        if (gemma2_norms) units.push_back(norm(p + "pre_feedforward_layernorm.weight", d.hidden));
         units.push_back(quant_unit(p + "mlp.gate_proj.weight", d.intermediate, d.hidden, q));
         units.push_back(quant_unit(p + "mlp.up_proj.weight", d.intermediate, d.hidden, q));
         units.push_back(quant_unit(p + "mlp.down_proj.weight", d.hidden, d.intermediate, q));
+        if (gemma2_norms) units.push_back(norm(p + "post_feedforward_layernorm.weight", d.hidden));
     }
-    units.push_back(norm_unit(prefix + "norm.weight", d.hidden));
+    units.push_back(norm(prefix + "norm.weight", d.hidden));
+    if (options.multimodal) {
+        // A stand-in for the SigLIP tower and the projector: not part of the text GGUF.
+        units.push_back(norm_unit("vision_tower.vision_model.post_layernorm.weight", 32));
+        units.push_back(
+            norm_unit("vision_tower.vision_model.encoder.layers.0.layer_norm1.weight", 32));
+        units.push_back(quant_unit("vision_tower.vision_model.encoder.layers.0.mlp.fc1.weight", 64,
+                                   32, {4, 32}));
+        units.push_back(norm_unit("multi_modal_projector.mm_soft_emb_norm.weight", 32));
+    }
     if (options.untied)  // lm_head stays unprefixed, like HF checkpoints
         units.push_back(quant_unit("lm_head.weight", d.vocab, d.hidden, embedding));
 

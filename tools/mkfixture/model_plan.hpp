@@ -11,6 +11,7 @@ namespace mkfixture {
 struct Dims {
     int64_t hidden = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0;
     int64_t vocab = 0;
+    int64_t embedding_rows = 0;  // rows of embed_tokens: vocab, or more (gemma3 fixtures)
 };
 
 // A quantized weight: the codes/scales/mins are generated for (rows, cols, bits, group); the
@@ -50,7 +51,13 @@ struct PlanOptions {
     std::string preset;  // "tiny" | "qwen3-0.6b" | "qwen3-8b"
     // "qwen3" | "qwen2" (no q/k norms, q/k/v biases) | "llama" | "mistral" (no q/k norms, no
     // biases; mistral with head_dim 32 != hidden/heads); all but qwen3 for tiny only.
+    // "gemma" | "gemma2" | "gemma3" (tiny only): tied, norms stored as HF stores them (around 0:
+    // the model uses 1 + weight); gemma2/3 add pre/post feed-forward and post-attention norms,
+    // gemma3 q/k norms and an embedding with 32 rows past vocab_size.
     std::string arch = "qwen3";
+    // gemma3: a Gemma3ForConditionalGeneration layout: the text model under
+    // "language_model.model.", plus a few vision tower / projector tensors.
+    bool multimodal = false;
     int64_t vocab = 0;            // for tiny: the tokenizer's token count
     bool attention_bias = false;  // llama/mistral: q/k/v projection biases
     bool prefix_model = false;

@@ -29,8 +29,7 @@ enum class Dim : uint8_t {
 };
 
 // How the rows of a source tensor are placed in the GGUF tensor. Only whole rows move (with each
-// row's groups of codes, scales and mins), which is exact for every encoding. Room is left for
-// later transforms (3-D expert stacking, row slices, the +1 norm shift of gemma).
+// row's groups of codes, scales and mins), which is exact for every encoding.
 enum class RowTransform : uint8_t {
     none,
     // llama's LlamaModel.permute: per head of D rows, GGUF row h*D + 2*i + j holds source row
@@ -38,6 +37,18 @@ enum class RowTransform : uint8_t {
     rope_pairs_q_heads,
     // ... or num_key_value_heads.
     rope_pairs_kv_heads,
+    // gemma3 token_embd: only the first vocab_size rows (Gemma3Model.modify_tensors drops the rows
+    // past the real vocabulary); a source with exactly vocab_size rows is copied as it is.
+    first_vocab_rows,
+};
+
+// What happens to the values of a float tensor (a norm) on the way to GGUF.
+enum class ValueTransform : uint8_t {
+    none,
+    // gemma RMSNorm weights: llama.cpp's converter writes weight + 1, the add done in the dtype
+    // the converter holds the tensor in (docs/architectures.md "gemma"); the result is F32. A
+    // quantized source for such a tensor is a BLOCKER.
+    add_one,
 };
 
 enum class Presence : uint8_t {
@@ -56,6 +67,7 @@ struct TensorSpec {
     uint8_t rank = 1;                        // 1 or 2
     std::array<Dim, 2> ne{};                 // ggml order: ne[0] is the row length
     RowTransform rows = RowTransform::none;  // applies to the weight and its bias
+    ValueTransform values = ValueTransform::none;
 };
 
 // The {arch}.* hyper-parameter KVs an architecture writes, in the order listed.
@@ -72,6 +84,11 @@ enum class ArchKv : uint8_t {
     value_length,
     rope_dimension_count,
     vocab_size,
+    // Written only when config.json has the value (gemma2/gemma3, docs/architectures.md):
+    attn_logit_softcapping,   // {arch}.attn_logit_softcapping
+    final_logit_softcapping,  // {arch}.final_logit_softcapping
+    sliding_window,           // {arch}.attention.sliding_window (not when sliding_window_pattern 1)
+    rope_freq_base_swa,       // {arch}.rope.freq_base_swa (rope_local_base_freq)
 };
 
 // Tensors computed from config.json rather than read from the source.
@@ -87,6 +104,10 @@ struct Architecture {
     std::span<const TensorSpec> model_last;         // written after the layers
     std::span<const ArchKv> kvs;
     std::span<const ExtraTensor> extras;  // the extra tensors this architecture may write
+    // Tensors of a multimodal checkpoint that are not part of the text GGUF (HF name prefixes after
+    // the "model." / "language_model." prefixes are stripped, e.g. "vision_tower."): left out
+    // with a note, never refused.
+    std::span<const std::string_view> left_out_prefixes = {};
 };
 
 // The architecture that accepts this config.json model_type (or has this GGUF arch name); null
@@ -101,8 +122,14 @@ std::span<const Architecture* const> all_architectures();
 
 // --- Names --------------------------------------------------------------------------------------
 
-// The HF name without a leading "model.".
-std::string_view strip_model_prefix(std::string_view hf_name);
+// The HF name without a leading "model." and without a "language_model." component anywhere
+// (multimodal checkpoints: "language_model.model.layers.0..." and
+// "model.language_model.layers.0..." both become "layers.0...", as convert_hf_to_gguf's
+// ModelBase.filter_tensors reads them).
+std::string strip_model_prefix(std::string_view hf_name);
+
+// True when the (stripped) HF name lies under one of the architecture's left_out_prefixes.
+bool is_left_out(const Architecture& arch, std::string_view hf_name);
 
 // What a tensor name resolves to in the table.
 struct TensorRef {

@@ -23,4 +23,12 @@ std::optional<std::vector<uint32_t>> rope_pair_source_rows(uint64_t rows, uint32
 // high_freq_factor 4, original_max_position_embeddings 8192.
 std::vector<float> llama3_rope_freqs(const ModelConfig& config);
 
+// gemma's norm shift (ValueTransform::add_one) as llama.cpp's converter computes it. Its
+// prepare_tensors turns every dtype except F16 and F32 into float32 before modify_tensors adds 1:
+// a BF16 or F32 weight gets a binary32 add (one rounding, in binary32, never in bf16) ...
+float norm_plus_one_f32(float widened_value);
+// ... while an F16 weight stays F16, so the add rounds to the nearest fp16 (ties to even); the
+// result is then widened exactly to F32 for the GGUF.
+float norm_plus_one_f16(uint16_t half_bits);
+
 }  // namespace rebox::arch

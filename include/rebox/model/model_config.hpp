@@ -38,9 +38,19 @@ struct ModelConfig {
     std::string name_or_path;  // "_name_or_path" when present
     // Absent, null, or without a type (and "default"): no scaling.
     std::optional<RopeScalingConfig> rope_scaling;
+    // Written by the architectures that list them (gemma2/gemma3), when present:
+    std::optional<float> attn_logit_softcapping;
+    std::optional<float> final_logit_softcapping;
+    std::optional<uint32_t> sliding_window;
+    std::optional<uint32_t> sliding_window_pattern;
+    // The local (sliding-window) layers' rope theta: rope_local_base_freq (or local_rope_theta,
+    // or rope_parameters.sliding_attention.rope_theta).
+    std::optional<float> rope_local_theta;
 };
 
-// Throws rebox::Error (input class) naming config.json and the field for a missing/ill-typed field.
+// A multimodal config's "text_config" object is merged over the top level first (its fields win),
+// as convert_hf_to_gguf's TextModel does. Throws rebox::Error (input class) naming config.json and
+// the field for a missing/ill-typed field.
 ModelConfig read_model_config(const std::filesystem::path& config_json);
 
 }  // namespace rebox
