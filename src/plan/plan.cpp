@@ -371,6 +371,11 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
             continue;
         }
         TensorPlan tensor_plan;
+        // A quantized gemma norm is refused for what it is, before any block-type reason.
+        if (ref->spec->values != arch::ValueTransform::none && tensor.is_quantized()) {
+            attach_value_transform(ref->spec->values, tensor, &tensor_plan, &plan.blockers);
+            continue;
+        }
         if (!plan_detail::plan_tensor(tensor, i, gguf_name, options, &tensor_plan, &plan.blockers))
             continue;
         if (!attach_value_transform(ref->spec->values, tensor, &tensor_plan, &plan.blockers))

@@ -162,11 +162,16 @@ void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_
         }
         // Gemma3ForConditionalGeneration (gemma-3-4b-it's layout): the text model's numbers in
         // text_config, linear rope scaling factor 8 for the global layers, a vision_config.
+        // gemma-3-4b-it keeps its special token ids at the top level (converters read them there).
         text.erase("architectures");
+        text.erase("bos_token_id");
+        text.erase("eos_token_id");
         text["rope_scaling"] = ojson{{"factor", 8.0}, {"rope_type", "linear"}};
         ojson config{{"architectures", ojson::array({"Gemma3ForConditionalGeneration"})},
                      {"boi_token_index", 255999},
+                     {"bos_token_id", bos_id >= 0 ? ojson(bos_id) : ojson(nullptr)},
                      {"eoi_token_index", 256000},
+                     {"eos_token_id", eos_id >= 0 ? ojson(eos_id) : ojson(nullptr)},
                      {"image_token_index", 262144},
                      {"mm_tokens_per_image", 256},
                      {"model_type", "gemma3"},

@@ -29,11 +29,11 @@ TEST(ArchRegistry, LookupByModelTypeAndGgufName) {
     EXPECT_EQ(find_architecture("mistral"), find_architecture("llama"));
     EXPECT_EQ(find_architecture("qwen3")->gguf_arch, "qwen3");
     EXPECT_EQ(find_architecture("qwen2")->gguf_arch, "qwen2");
-    EXPECT_EQ(find_architecture("gemma3"), nullptr);
     EXPECT_EQ(find_architecture("qwen3_moe"), nullptr);
     EXPECT_EQ(find_architecture(""), nullptr);
-    EXPECT_EQ(supported_model_types(), "qwen3, qwen2, llama, mistral");
-    EXPECT_EQ(all_architectures().size(), 3u);
+    EXPECT_EQ(supported_model_types(),
+              "qwen3, qwen2, llama, mistral, gemma, gemma2, gemma3_text, gemma3");
+    EXPECT_EQ(all_architectures().size(), 6u);
 }
 
 TEST(ArchRegistry, LlamaNamesAndTransforms) {
