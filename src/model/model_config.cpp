@@ -79,6 +79,30 @@ std::optional<std::string> optional_string(const json& root, const std::string& 
     return it->get<std::string>();
 }
 
+// Hyper-parameters only some architectures write (gemma's softcapping and sliding window): other
+// families' configs carry the same names with values of their own (sliding_window 0 or null), so a
+// value that is not a positive number is treated as absent instead of refused.
+std::optional<uint32_t> lenient_u32(const json& root, const std::string& field) {
+    const auto it = root.find(field);
+    if (it == root.end() || !it->is_number_integer()) return std::nullopt;
+    if (it->is_number_unsigned()) {
+        const uint64_t v = it->get<uint64_t>();
+        if (v == 0 || v > std::numeric_limits<uint32_t>::max()) return std::nullopt;
+        return static_cast<uint32_t>(v);
+    }
+    const int64_t v = it->get<int64_t>();
+    if (v <= 0 || v > int64_t{std::numeric_limits<uint32_t>::max()}) return std::nullopt;
+    return static_cast<uint32_t>(v);
+}
+
+std::optional<float> lenient_float(const json& root, const std::string& field) {
+    const auto it = root.find(field);
+    if (it == root.end() || !it->is_number()) return std::nullopt;
+    const float f = static_cast<float>(it->get<double>());
+    if (!std::isfinite(f) || !(f > 0.0f)) return std::nullopt;
+    return f;
+}
+
 // bos/eos_token_id: an integer id. A list (Llama-3.1 style) is ignored, as gguf-py's SpecialVocab
 // does.
 std::optional<uint32_t> optional_token_id(const json& root, const std::string& field) {
@@ -197,12 +221,12 @@ ModelConfig read_model_config(const std::filesystem::path& config_json) {
     config.name_or_path = optional_string(root, "_name_or_path").value_or("");
     for (const char* field :
          {"local_rope_theta", "rope_local_theta", "rope_theta_local", "rope_local_base_freq"})
-        if ((config.rope_local_theta = optional_positive_float(root, field))) break;
+        if ((config.rope_local_theta = lenient_float(root, field))) break;
     config.rope_scaling = read_rope_scaling(root, &config.rope_theta, &config.rope_local_theta);
-    config.attn_logit_softcapping = optional_positive_float(root, "attn_logit_softcapping");
-    config.final_logit_softcapping = optional_positive_float(root, "final_logit_softcapping");
-    config.sliding_window = optional_u32(root, "sliding_window");
-    config.sliding_window_pattern = optional_u32(root, "sliding_window_pattern");
+    config.attn_logit_softcapping = lenient_float(root, "attn_logit_softcapping");
+    config.final_logit_softcapping = lenient_float(root, "final_logit_softcapping");
+    config.sliding_window = lenient_u32(root, "sliding_window");
+    config.sliding_window_pattern = lenient_u32(root, "sliding_window_pattern");
     return config;
 }
 
