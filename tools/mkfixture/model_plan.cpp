@@ -144,7 +144,7 @@ ModelPlan make_plan(const PlanOptions& options) {
         units.push_back(
             norm_unit("vision_tower.vision_model.encoder.layers.0.layer_norm1.weight", 32));
         units.push_back(quant_unit("vision_tower.vision_model.encoder.layers.0.mlp.fc1.weight", 64,
-                                   32, {4, 32}));
+                                   64, {4, 64}));
         units.push_back(norm_unit("multi_modal_projector.mm_soft_emb_norm.weight", 32));
     }
     if (options.untied)  // lm_head stays unprefixed, like HF checkpoints
