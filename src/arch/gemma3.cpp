@@ -94,8 +94,24 @@ constexpr ArchKv kKvs[] = {
     ArchKv::sliding_window,
 };
 constexpr std::string_view kLeftOut[] = {"vision_tower.", "multi_modal_projector."};
+// transformers' Gemma3TextConfig defaults for the fields Gemma 3's own configs leave out (the
+// multimodal ones give text_config little more than hidden_size, layers and intermediate_size).
+constexpr ConfigDefault kDefaults[] = {
+    {"vocab_size", "262208"},
+    {"num_attention_heads", "8"},
+    {"num_key_value_heads", "4"},
+    {"head_dim", "256"},
+    {"max_position_embeddings", "131072"},
+    {"rms_norm_eps", "1e-06"},
+    {"rope_theta", "1000000.0"},
+    {"rope_local_base_freq", "10000.0"},
+    {"sliding_window", "4096"},
+    {"sliding_window_pattern", "6"},
+    {"tie_word_embeddings", "true"},
+};
 
-constexpr Architecture kGemma3{"gemma3", kModelTypes, kFirst, kLayer, kLast, kKvs, {}, kLeftOut};
+constexpr Architecture kGemma3{"gemma3", kModelTypes, kFirst,   kLayer,   kLast,
+                               kKvs,     {},          kLeftOut, kDefaults};
 
 }  // namespace
 

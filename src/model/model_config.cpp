@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "json_file.hpp"
+#include "rebox/arch/architecture.hpp"
 #include "rebox/error.hpp"
 
 namespace rebox {
@@ -142,8 +143,9 @@ std::optional<RopeScalingConfig> read_rope_scaling(const json& root, float* rope
     if (full != it->end() && !full->is_object())
         fail(std::string(field) + ".full_attention", "expected an object");
     const json& params = full != it->end() ? *full : *it;
-    if (!root.contains("rope_theta"))
-        if (const auto theta = optional_positive_float(params, "rope_theta")) *rope_theta = *theta;
+    // TextModel mirrors the top-level rope_theta into rope_parameters only when it has none: the
+    // block's own theta wins (and a gemma3 default for the top level never hides it).
+    if (const auto theta = optional_positive_float(params, "rope_theta")) *rope_theta = *theta;
     std::optional<std::string> type = optional_string(params, "rope_type");
     if (!type) type = optional_string(params, "type");
     if (!type || *type == "default") return std::nullopt;
@@ -171,6 +173,12 @@ ModelConfig read_model_config(const std::filesystem::path& config_json) {
     const json& model_type = required(root, "model_type");
     if (!model_type.is_string()) fail("model_type", "expected a string");
     config.model_type = model_type.get<std::string>();
+    if (const arch::Architecture* a = arch::find_architecture(config.model_type))
+        for (const arch::ConfigDefault& d : a->config_defaults) {
+            const std::string field(d.field);
+            if (!root.contains(field) || root[field].is_null())
+                root[field] = json::parse(d.json_value);
+        }
 
     if (const auto it = root.find("architectures"); it != root.end() && !it->is_null()) {
         if (!it->is_array()) fail("architectures", "expected an array of strings");

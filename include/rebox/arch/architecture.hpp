@@ -96,6 +96,14 @@ enum class ExtraTensor : uint8_t {
     rope_freqs_llama3,  // rope_freqs.weight, F32 [head_dim/2], when rope_scaling is "llama3"
 };
 
+// A config.json field and, as JSON text, the value transformers' config class gives it when the
+// file leaves it out. llama.cpp's converter loads config.json through transformers, so it sees
+// these values (gemma-3-4b-it's text_config has no num_attention_heads, vocab_size, ...).
+struct ConfigDefault {
+    std::string_view field;
+    std::string_view json_value;  // "8", "1e-06", "true"
+};
+
 struct Architecture {
     std::string_view gguf_arch;                     // general.architecture
     std::span<const std::string_view> model_types;  // config.json model_type values it accepts
@@ -108,6 +116,9 @@ struct Architecture {
     // the "model." / "language_model." prefixes are stripped, e.g. "vision_tower."): left out
     // with a note, never refused.
     std::span<const std::string_view> left_out_prefixes = {};
+    // Fields read_model_config fills in when config.json (after text_config) lacks them or has
+    // null.
+    std::span<const ConfigDefault> config_defaults = {};
 };
 
 // The architecture that accepts this config.json model_type (or has this GGUF arch name); null

@@ -41,11 +41,42 @@ TEST(GemmaConfig, MultimodalTextConfigWins) {
     EXPECT_EQ(c.rope_scaling->factor, 8.0);
 }
 
+// gemma-3-4b-it's config.json as published: text_config gives only a few numbers; the rest are
+// transformers' Gemma3TextConfig defaults (the registry's config_defaults for gemma3).
+TEST(GemmaConfig, Gemma3DefaultsFillWhatTheConfigLeavesOut) {
+    const ModelConfig c = read_text(R"({
+      "architectures": ["Gemma3ForConditionalGeneration"], "boi_token_index": 255999,
+      "eoi_token_index": 256000, "eos_token_id": [1, 106], "image_token_index": 262144,
+      "initializer_range": 0.02, "mm_tokens_per_image": 256, "model_type": "gemma3",
+      "text_config": {"hidden_size": 2560, "intermediate_size": 10240,
+        "model_type": "gemma3_text", "num_hidden_layers": 34,
+        "rope_scaling": {"factor": 8.0, "rope_type": "linear"}, "sliding_window": 1024},
+      "torch_dtype": "bfloat16", "transformers_version": "4.50.0.dev0",
+      "vision_config": {"hidden_size": 1152, "model_type": "siglip_vision_model"}})");
+    EXPECT_EQ(c.hidden_size, 2560u);
+    EXPECT_EQ(c.num_attention_heads, 8u);
+    EXPECT_EQ(c.num_key_value_heads, 4u);
+    EXPECT_EQ(c.head_dim, 256u);
+    EXPECT_EQ(c.vocab_size, 262208u);
+    EXPECT_EQ(c.max_position_embeddings, 131072u);
+    EXPECT_EQ(c.rms_norm_eps, 1e-6f);
+    EXPECT_EQ(c.rope_theta, 1000000.0f);
+    EXPECT_EQ(c.rope_local_theta, 10000.0f);
+    EXPECT_EQ(c.sliding_window, 1024u);  // the file's own value
+    EXPECT_EQ(c.sliding_window_pattern, 6u);
+    EXPECT_TRUE(c.tie_word_embeddings);
+    // Other families get no gemma defaults.
+    EXPECT_FALSE(read_text(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 1,
+        "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100,
+        "max_position_embeddings": 64})")
+                     .tie_word_embeddings);
+}
+
 TEST(GemmaConfig, RopeParametersFullAndSlidingAttention) {
     const ModelConfig c = read_text(R"({
       "model_type": "gemma3_text", "hidden_size": 64, "num_hidden_layers": 2,
       "num_attention_heads": 4, "intermediate_size": 128, "max_position_embeddings": 512,
-      "vocab_size": 128,
+      "vocab_size": 128, "rope_theta": 5.0,
       "rope_parameters": {
         "full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1000000.0},
         "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}}})");
