@@ -11,7 +11,9 @@
 #include "rebox/format/ggml_type.hpp"
 #include "rebox/plan/plan.hpp"
 #include "rebox/source/mcq_reader.hpp"
+#include "rebox/source/mlx_reader.hpp"
 #include "source/mcq_test_writer.hpp"
+#include "source/mlx_test_writer.hpp"
 
 namespace rebox {
 namespace {
@@ -178,6 +180,35 @@ TEST_F(Gemma3PlanTest, QuantizedNormIsABlockerNamingIt) {
     EXPECT_NE(blockers[0].find("model.layers.0.self_attn.q_norm.weight"), std::string::npos)
         << blockers[0];
     EXPECT_NE(blockers[0].find("gemma RMSNorm"), std::string::npos) << blockers[0];
+}
+
+// An MLX checkpoint whose gemma2 norm was quantized (a [1, 64] module at 4 bits): the BLOCKER names
+// it and says why, whatever else the directory lacks.
+TEST_F(Gemma3PlanTest, MlxQuantizedNormIsABlockerNamingIt) {
+    test::MlxDir mlx;
+    mlx.config = {{"model_type", "gemma2"},   {"hidden_size", 64},
+                  {"num_hidden_layers", 1},   {"num_attention_heads", 4},
+                  {"num_key_value_heads", 2}, {"head_dim", 16},
+                  {"intermediate_size", 128}, {"max_position_embeddings", 512},
+                  {"vocab_size", 128},        {"quantization", {{"group_size", 64}, {"bits", 4}}}};
+    mlx.quant("model.layers.0.pre_feedforward_layernorm", 1, std::vector<uint32_t>(8, 0x12345678u),
+              1);
+    mlx.plain("model.norm.weight", "BF16", {64});
+    mlx.write(dir.path());
+    source = read_mlx_model(dir.path());
+    const Plan p = make_plan(source, PlanOptions{});
+    size_t named = 0;
+    for (const Blocker& b : p.blockers)
+        if (b.tensor == "model.layers.0.pre_feedforward_layernorm.weight") {
+            ++named;
+            EXPECT_NE(b.reason.find("gemma RMSNorm weight stored quantized (4-bit codes)"),
+                      std::string::npos)
+                << b.reason;
+        }
+    EXPECT_EQ(named, 1u);
+    EXPECT_EQ(tensor(p, "blk.0.ffn_norm.weight"), nullptr);
+    ASSERT_NE(tensor(p, "output_norm.weight"), nullptr);  // the float norm is planned (+1)
+    EXPECT_EQ(tensor(p, "output_norm.weight")->encoding, Encoding::add_one_f32);
 }
 
 TEST_F(Gemma3PlanTest, MultimodalLayoutPlansTheTextModel) {
