@@ -13,6 +13,9 @@ const Architecture& qwen3_moe_architecture();
 const Architecture& qwen2_moe_architecture();
 const Architecture& mixtral_architecture();
 const Architecture& phi3_architecture();
+const Architecture& gemma_architecture();
+const Architecture& gemma2_architecture();
+const Architecture& gemma3_architecture();
 
 // token_embd.weight [E, V]: before the layers.
 inline constexpr TensorSpec kTokenEmbd{
@@ -21,5 +24,9 @@ inline constexpr TensorSpec kTokenEmbd{
 // output_norm.weight [E].
 inline constexpr TensorSpec kOutputNorm{"norm", "output_norm", Presence::required, Presence::absent,
                                         1,      {Dim::hidden}};
+// gemma's output_norm.weight [E]: written as weight + 1 (docs/architectures.md "gemma").
+inline constexpr TensorSpec kGemmaOutputNorm{
+    "norm", "output_norm", Presence::required, Presence::absent,
+    1,      {Dim::hidden}, RowTransform::none, ValueTransform::add_one};
 
 }  // namespace rebox::arch::detail

@@ -42,7 +42,7 @@ constexpr ArchKv kKvs[] = {
     ArchKv::rms_epsilon,
     ArchKv::rope_dimension_count_rotary,
     ArchKv::rope_freq_base,
-    ArchKv::sliding_window,
+    ArchKv::sliding_window_or_zero,
 };
 // Phi3MiniModel.generate_extra_tensors yields long, then short.
 constexpr ExtraTensor kExtras[] = {ExtraTensor::rope_factors_long, ExtraTensor::rope_factors_short};

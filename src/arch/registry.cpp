@@ -11,6 +11,7 @@ namespace rebox::arch {
 namespace {
 
 constexpr std::string_view kModelPrefix = "model.";
+constexpr std::string_view kLanguageModel = "language_model.";
 constexpr std::string_view kHfLayerPrefix = "layers.";
 constexpr std::string_view kGgufLayerPrefix = "blk.";
 
@@ -20,6 +21,8 @@ const Architecture* const kArchitectures[] = {
     &detail::qwen2_moe_architecture(),
     &detail::mixtral_architecture(),  // after llama: the GGUF name "llama" finds llama's table
     &detail::phi3_architecture(),
+    &detail::gemma_architecture(),     &detail::gemma2_architecture(),
+    &detail::gemma3_architecture(),
 };
 
 constexpr std::string_view kExpertPlaceholder = "{e}";
@@ -248,8 +251,23 @@ std::string supported_model_types() {
     return list;
 }
 
-std::string_view strip_model_prefix(std::string_view hf_name) {
-    return hf_name.starts_with(kModelPrefix) ? hf_name.substr(kModelPrefix.size()) : hf_name;
+std::string strip_model_prefix(std::string_view hf_name) {
+    std::string name(hf_name);
+    for (size_t at = 0; (at = name.find(kLanguageModel, at)) != std::string::npos;) {
+        if (at == 0 || name[at - 1] == '.')
+            name.erase(at, kLanguageModel.size());
+        else
+            at += kLanguageModel.size();
+    }
+    if (name.starts_with(kModelPrefix)) name.erase(0, kModelPrefix.size());
+    return name;
+}
+
+bool is_left_out(const Architecture& arch, std::string_view hf_name) {
+    const std::string stripped = strip_model_prefix(hf_name);
+    for (const std::string_view prefix : arch.left_out_prefixes)
+        if (stripped.starts_with(prefix)) return true;
+    return false;
 }
 
 std::optional<TensorRef> resolve_hf(const Architecture& arch, std::string_view hf_name) {
@@ -368,6 +386,8 @@ uint32_t transform_heads(RowTransform transform, const ModelConfig& config) {
             return config.num_attention_heads;
         case RowTransform::rope_pairs_kv_heads:
             return config.num_key_value_heads;
+        case RowTransform::first_vocab_rows:
+            return 0;
     }
     return 0;
 }

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "rebox/format/half.hpp"
+
 namespace rebox::arch {
 
 std::optional<std::vector<uint32_t>> rope_pair_source_rows(uint64_t rows, uint32_t heads) {
@@ -66,6 +68,15 @@ std::vector<float> phi3_rope_factors(const ModelConfig& config, bool long_factor
     if (!list) return factors;
     for (const double value : *list) factors.push_back(static_cast<float>(value));
     return factors;
+}
+
+float norm_plus_one_f32(float widened_value) { return widened_value + 1.0f; }
+
+// The binary32 sum is rounded once more to fp16; binary32 carries 24 >= 2*11 + 2 bits, so this
+// double rounding equals the single correct rounding of the exact sum (torch's and numpy's F16 add
+// on CPU compute in binary32 and round the same way).
+float norm_plus_one_f16(uint16_t half_bits) {
+    return half_to_float(float_to_half(half_to_float(half_bits) + 1.0f));
 }
 
 }  // namespace rebox::arch

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "rebox/arch/transforms.hpp"
 #include "rebox/encode/block_encode.hpp"
 #include "rebox/format/half.hpp"
 
@@ -73,6 +74,28 @@ void widen_to_f32(const SourceTensor& source, uint64_t first, uint64_t count,
     }
 }
 
+// gemma norms: each value + 1 in the converter's arithmetic (arch/transforms.hpp), as F32.
+void add_one_to_f32(const SourceTensor& source, uint64_t first, uint64_t count,
+                    std::span<uint8_t> out) {
+    float values[4096];
+    for (uint64_t done = 0; done < count;) {
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(4096, count - done));
+        if (source.float_dtype == FloatDtype::F16) {
+            const uint8_t* in = source.float_data.data() + (first + done) * 2;
+            for (size_t i = 0; i < n; ++i) {
+                uint16_t bits;
+                std::memcpy(&bits, in + i * 2, 2);
+                values[i] = arch::norm_plus_one_f16(bits);
+            }
+        } else {
+            widen_values(source, first + done, n, values);
+            for (size_t i = 0; i < n; ++i) values[i] = arch::norm_plus_one_f32(values[i]);
+        }
+        std::memcpy(out.data() + done * 4, values, n * 4);
+        done += n;
+    }
+}
+
 }  // namespace
 
 UnitSize output_unit(const TensorPlan& plan) {
@@ -84,6 +107,7 @@ UnitSize output_unit(const TensorPlan& plan) {
         case Encoding::dequant_f32:
         case Encoding::copy_f32:
         case Encoding::widen_f32:
+        case Encoding::add_one_f32:
             return {4, 1};
         case Encoding::dequant_f16:
         case Encoding::dequant_bf16:
@@ -128,6 +152,9 @@ void encode_values(const SourceTensor& source, const TensorPlan& plan, uint64_t 
         }
         case Encoding::widen_f32:
             widen_to_f32(source, first, count, out);
+            return;
+        case Encoding::add_one_f32:
+            add_one_to_f32(source, first, count, out);
             return;
         case Encoding::dequant_bf16:
         case Encoding::recast_bf16:

@@ -2,6 +2,7 @@
 // §3.1, §5): integers UINT32, floats FLOAT32, flags BOOL, token types an INT32 array.
 #include "rebox/model/gguf_metadata.hpp"
 
+#include <optional>
 #include <stdexcept>
 
 #include "rebox/arch/architecture.hpp"
@@ -58,8 +59,13 @@ GgufValue i32_array_value(const std::vector<int32_t>& items) {
     return value;
 }
 
-GgufValue arch_kv_value(arch::ArchKv key, const ModelConfig& config) {
+// nullopt: the KV is not written for this config (an optional hyper-parameter it does not have).
+std::optional<GgufValue> arch_kv_value(arch::ArchKv key, const ModelConfig& config) {
     using arch::ArchKv;
+    const auto optional_f32 = [](const std::optional<float>& v) -> std::optional<GgufValue> {
+        if (!v) return std::nullopt;
+        return f32_value(*v);
+    };
     switch (key) {
         case ArchKv::context_length:
             return u32_value(config.max_position_embeddings);
@@ -98,8 +104,18 @@ GgufValue arch_kv_value(arch::ArchKv key, const ModelConfig& config) {
             return u32_value(arch::original_context_length(config).value_or(0));
         case ArchKv::rope_dimension_count_rotary:
             return u32_value(arch::rotary_dimension_count(config));
-        case ArchKv::sliding_window:
+        case ArchKv::sliding_window_or_zero:
             return u32_value(config.sliding_window.value_or(0));
+        case ArchKv::attn_logit_softcapping:
+            return optional_f32(config.attn_logit_softcapping);
+        case ArchKv::final_logit_softcapping:
+            return optional_f32(config.final_logit_softcapping);
+        case ArchKv::sliding_window:
+            // Gemma3Model: "if hparams.get('sliding_window_pattern') != 1" (every layer global).
+            if (!config.sliding_window || config.sliding_window_pattern == 1u) return std::nullopt;
+            return u32_value(*config.sliding_window);
+        case ArchKv::rope_freq_base_swa:
+            return optional_f32(config.rope_local_theta);
     }
     throw std::logic_error("unknown ArchKv");
 }
@@ -143,8 +159,15 @@ const char* arch_kv_suffix(arch::ArchKv key) {
             return "rope.scaling.original_context_length";
         case ArchKv::rope_dimension_count_rotary:
             return "rope.dimension_count";
+        case ArchKv::sliding_window_or_zero:
+        case ArchKv::attn_logit_softcapping:
+            return "attn_logit_softcapping";
+        case ArchKv::final_logit_softcapping:
+            return "final_logit_softcapping";
         case ArchKv::sliding_window:
             return "attention.sliding_window";
+        case ArchKv::rope_freq_base_swa:
+            return "rope.freq_base_swa";
     }
     throw std::logic_error("unknown ArchKv");
 }
@@ -178,7 +201,7 @@ std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input) {
     add("general.quantization_version", u32_value(2));  // GGML_QNT_VERSION
 
     for (const arch::ArchKv key : architecture->kvs)
-        add_arch(arch_kv_suffix(key), arch_kv_value(key, config));
+        if (auto value = arch_kv_value(key, config)) add_arch(arch_kv_suffix(key), *value);
     // The plan refuses rope_scaling types it cannot write; "linear" becomes two KVs.
     const arch::RopeScalingPlan rope = arch::plan_rope_scaling(*architecture, config);
     if (!rope.kv_type.empty()) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "json_file.hpp"
+#include "rebox/arch/architecture.hpp"
 #include "rebox/error.hpp"
 
 namespace rebox {
@@ -79,6 +80,30 @@ std::optional<std::string> optional_string(const json& root, const std::string& 
     return it->get<std::string>();
 }
 
+// Hyper-parameters only some architectures write (gemma's softcapping and sliding window): other
+// families' configs carry the same names with values of their own (sliding_window 0 or null), so a
+// value that is not a positive number is treated as absent instead of refused.
+std::optional<uint32_t> lenient_u32(const json& root, const std::string& field) {
+    const auto it = root.find(field);
+    if (it == root.end() || !it->is_number_integer()) return std::nullopt;
+    if (it->is_number_unsigned()) {
+        const uint64_t v = it->get<uint64_t>();
+        if (v == 0 || v > std::numeric_limits<uint32_t>::max()) return std::nullopt;
+        return static_cast<uint32_t>(v);
+    }
+    const int64_t v = it->get<int64_t>();
+    if (v <= 0 || v > int64_t{std::numeric_limits<uint32_t>::max()}) return std::nullopt;
+    return static_cast<uint32_t>(v);
+}
+
+std::optional<float> lenient_float(const json& root, const std::string& field) {
+    const auto it = root.find(field);
+    if (it == root.end() || !it->is_number()) return std::nullopt;
+    const float f = static_cast<float>(it->get<double>());
+    if (!std::isfinite(f) || !(f > 0.0f)) return std::nullopt;
+    return f;
+}
+
 // bos/eos_token_id: an integer id. A list (Llama-3.1 style) is ignored, as gguf-py's SpecialVocab
 // does.
 std::optional<uint32_t> optional_token_id(const json& root, const std::string& field) {
@@ -126,14 +151,26 @@ std::optional<uint32_t> optional_count(const json& root, const std::string& fiel
 
 // "rope_scaling" (transformers <= 4) or "rope_parameters" (transformers 5, which also moves
 // rope_theta there); the type is "rope_type" or the older "type".
-std::optional<RopeScalingConfig> read_rope_scaling(const json& root, float* rope_theta) {
+// Gemma 3 under transformers 5 splits rope_parameters into "full_attention" (the global layers:
+// their theta and scaling, which is what TextModel.set_gguf_parameters writes) and
+// "sliding_attention" (the local layers' theta).
+std::optional<RopeScalingConfig> read_rope_scaling(const json& root, float* rope_theta,
+                                                   std::optional<float>* local_theta) {
     const char* field = root.contains("rope_parameters") ? "rope_parameters" : "rope_scaling";
     const auto it = root.find(field);
     if (it == root.end() || it->is_null()) return std::nullopt;
     if (!it->is_object()) fail(field, "expected an object or null");
-    const json& params = *it;
-    if (!root.contains("rope_theta"))
-        if (const auto theta = optional_positive_float(params, "rope_theta")) *rope_theta = *theta;
+    if (const auto sliding = it->find("sliding_attention");
+        sliding != it->end() && sliding->is_object())
+        if (const auto theta = optional_positive_float(*sliding, "rope_theta"))
+            *local_theta = theta;
+    const auto full = it->find("full_attention");
+    if (full != it->end() && !full->is_object())
+        fail(std::string(field) + ".full_attention", "expected an object");
+    const json& params = full != it->end() ? *full : *it;
+    // TextModel mirrors the top-level rope_theta into rope_parameters only when it has none: the
+    // block's own theta wins (and a gemma3 default for the top level never hides it).
+    if (const auto theta = optional_positive_float(params, "rope_theta")) *rope_theta = *theta;
     std::optional<std::string> type = optional_string(params, "rope_type");
     if (!type) type = optional_string(params, "type");
     if (!type || *type == "default") return std::nullopt;
@@ -153,12 +190,23 @@ std::optional<RopeScalingConfig> read_rope_scaling(const json& root, float* rope
 }  // namespace
 
 ModelConfig read_model_config(const std::filesystem::path& config_json) {
-    const json root = detail::read_json_object(config_json);
+    json root = detail::read_json_object(config_json);
+    if (const auto text = root.find("text_config"); text != root.end() && !text->is_null()) {
+        if (!text->is_object()) fail("text_config", "expected an object");
+        const json text_config = *text;
+        for (const auto& [key, value] : text_config.items()) root[key] = value;
+    }
     ModelConfig config;
 
     const json& model_type = required(root, "model_type");
     if (!model_type.is_string()) fail("model_type", "expected a string");
     config.model_type = model_type.get<std::string>();
+    if (const arch::Architecture* a = arch::find_architecture(config.model_type))
+        for (const arch::ConfigDefault& d : a->config_defaults) {
+            const std::string field(d.field);
+            if (!root.contains(field) || root[field].is_null())
+                root[field] = json::parse(d.json_value);
+        }
 
     if (const auto it = root.find("architectures"); it != root.end() && !it->is_null()) {
         if (!it->is_array()) fail("architectures", "expected an array of strings");
@@ -207,7 +255,14 @@ ModelConfig read_model_config(const std::filesystem::path& config_json) {
     config.bos_token_id = optional_token_id(root, "bos_token_id");
     config.eos_token_id = optional_token_id(root, "eos_token_id");
     config.name_or_path = optional_string(root, "_name_or_path").value_or("");
-    config.rope_scaling = read_rope_scaling(root, &config.rope_theta);
+    for (const char* field :
+         {"local_rope_theta", "rope_local_theta", "rope_theta_local", "rope_local_base_freq"})
+        if ((config.rope_local_theta = lenient_float(root, field))) break;
+    config.rope_scaling = read_rope_scaling(root, &config.rope_theta, &config.rope_local_theta);
+    config.attn_logit_softcapping = lenient_float(root, "attn_logit_softcapping");
+    config.final_logit_softcapping = lenient_float(root, "final_logit_softcapping");
+    config.sliding_window = lenient_u32(root, "sliding_window");
+    config.sliding_window_pattern = lenient_u32(root, "sliding_window_pattern");
 
     // convert_hf_to_gguf's search order for the expert counts (TextModel.set_gguf_parameters).
     config.num_experts = optional_u32(root, "num_local_experts")
@@ -228,7 +283,6 @@ ModelConfig read_model_config(const std::filesystem::path& config_json) {
     config.original_max_position_embeddings =
         optional_u32(root, "original_max_position_embeddings");
     config.partial_rotary_factor = optional_number(root, "config", "partial_rotary_factor");
-    config.sliding_window = optional_count(root, "sliding_window");
     return config;
 }
 

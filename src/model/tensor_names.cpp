@@ -6,7 +6,7 @@
 
 namespace rebox {
 
-std::string_view strip_model_prefix(std::string_view hf_name) {
+std::string strip_model_prefix(std::string_view hf_name) {
     return arch::strip_model_prefix(hf_name);
 }
 

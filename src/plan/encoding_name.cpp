@@ -28,6 +28,8 @@ const char* encoding_name(Encoding encoding) {
             return "recast_f16";
         case Encoding::recast_bf16:
             return "recast_bf16";
+        case Encoding::add_one_f32:
+            return "add_one_f32";
     }
     return "?";
 }

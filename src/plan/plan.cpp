@@ -165,7 +165,8 @@ bool check_against_config(const Architecture& arch, const ModelConfig& config,
 bool attach_row_transform(arch::RowTransform transform, const ModelConfig& config,
                           const SourceTensor& source, TensorPlan* plan,
                           std::vector<Blocker>* blockers) {
-    if (transform == arch::RowTransform::none) return true;
+    if (transform == arch::RowTransform::none || transform == arch::RowTransform::first_vocab_rows)
+        return true;
     const uint32_t heads = arch::transform_heads(transform, config);
     const char* heads_field = transform == arch::RowTransform::rope_pairs_q_heads
                                   ? "num_attention_heads"
@@ -200,6 +201,61 @@ bool attach_row_transform(arch::RowTransform transform, const ModelConfig& confi
     plan->row_source = *arch::rope_pair_source_rows(rows, heads);
     plan->row_values = row_values;
     plan->note += (plan->note.empty() ? "" : "; ") + std::string("rows permuted for rope");
+    return true;
+}
+
+// gemma3 token_embd (RowTransform::first_vocab_rows): a source with more rows than vocab_size keeps
+// its first vocab_size rows, in order (Gemma3Model.modify_tensors: data_torch[:n_vocab_real]);
+// whole rows move with their groups, so a quantized row's groups must not run into the next row.
+// Runs before the shape check, which then sees the trimmed ne.
+bool attach_vocab_slice(const ModelConfig& config, const SourceTensor& source, TensorPlan* plan,
+                        std::vector<Blocker>* blockers) {
+    const uint64_t rows = source.shape.size() == 2 ? static_cast<uint64_t>(source.shape[0]) : 0;
+    if (rows <= config.vocab_size) return true;  // equal: copied as it is; fewer: shape check
+    const uint64_t row_values = source.element_count() / rows;
+    if (source.quant && row_values % static_cast<uint64_t>(source.quant->group) != 0) {
+        blockers->push_back(
+            Blocker{source.name,
+                    "the first " + std::to_string(config.vocab_size) + " of " +
+                        std::to_string(rows) + " rows are kept, but quantization groups of " +
+                        std::to_string(source.quant->group) + " values cross its rows of " +
+                        std::to_string(row_values) + " values",
+                    "re-export with a group size that divides the row length"});
+        return false;
+    }
+    plan->row_source.resize(config.vocab_size);
+    for (uint32_t r = 0; r < config.vocab_size; ++r) plan->row_source[r] = r;
+    plan->row_values = row_values;
+    plan->ne[1] = config.vocab_size;
+    plan->nbytes = ggml_nbytes(plan->type, plan->ne).value_or(0);
+    plan->note += (plan->note.empty() ? "" : "; ") + std::string("first ") +
+                  std::to_string(config.vocab_size) + " of " + std::to_string(rows) +
+                  " rows (the rows past config.json vocab_size are left out, as llama.cpp's "
+                  "converter does)";
+    return true;
+}
+
+// gemma norms (ValueTransform::add_one): an F32 tensor of value + 1 computed as llama.cpp's
+// converter does (arch/transforms.hpp); a quantized source is a BLOCKER (the converter adds 1 to
+// float values, and a norm is never a block type).
+bool attach_value_transform(arch::ValueTransform transform, const SourceTensor& source,
+                            TensorPlan* plan, std::vector<Blocker>* blockers) {
+    if (transform == arch::ValueTransform::none) return true;
+    if (source.is_quantized()) {
+        blockers->push_back(Blocker{
+            source.name,
+            "a gemma RMSNorm weight stored quantized (" + std::to_string(source.quant->bits) +
+                "-bit codes): llama.cpp's converter writes weight + 1 in F32 from a float weight",
+            "keep the norm weights unquantized (BF16/F16/F32) in the checkpoint"});
+        return false;
+    }
+    plan->type = static_cast<uint32_t>(GgmlType::F32);
+    plan->encoding = Encoding::add_one_f32;
+    plan->nbytes = 4 * source.element_count();
+    plan->note = std::string(float_dtype_name(source.float_dtype)) + " weight + 1 -> F32" +
+                 (source.float_dtype == FloatDtype::F16 ? " (the add rounded to fp16, as the "
+                                                          "converter adds in F16)"
+                                                        : " (a binary32 add)");
     return true;
 }
 
@@ -359,9 +415,14 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
 
     std::map<std::string, std::string> seen;                        // gguf name -> source name
     std::map<std::string, plan_detail::ExpertGroup> expert_groups;  // by gguf name
+    size_t left_out = 0;
     for (size_t i = 0; i < source.tensors.size(); ++i) {
         const SourceTensor& tensor = source.tensors[i];
         const auto ref = arch::resolve_hf(*arch, tensor.name);
+        if (!ref && arch::is_left_out(*arch, tensor.name)) {
+            ++left_out;
+            continue;
+        }
         if (!ref) {
             plan.blockers.push_back(Blocker{tensor.name, "no llama.cpp name for this tensor",
                                             "remove the tensor, or use a supported architecture"});
@@ -405,6 +466,11 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
             continue;
         }
         TensorPlan tensor_plan;
+        // A quantized gemma norm is refused for what it is, before any block-type reason.
+        if (ref->spec->values != arch::ValueTransform::none && tensor.is_quantized()) {
+            attach_value_transform(ref->spec->values, tensor, &tensor_plan, &plan.blockers);
+            continue;
+        }
         const bool planned = ref->spec->role == arch::SourceRole::router_f32
                                  ? plan_detail::plan_router_f32(tensor, i, gguf_name, plan.arch,
                                                                 &tensor_plan, &plan.blockers)
@@ -420,6 +486,11 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
                                             "use the config.json that belongs to these weights"});
             continue;
         }
+        if (!attach_value_transform(ref->spec->values, tensor, &tensor_plan, &plan.blockers))
+            continue;
+        if (ref->spec->rows == arch::RowTransform::first_vocab_rows &&
+            !attach_vocab_slice(config, tensor, &tensor_plan, &plan.blockers))
+            continue;
         if (!check_against_config(*arch, config, tensor, tensor_plan, &plan.blockers)) continue;
         if (!attach_row_transform(ref->spec->rows, config, tensor, &tensor_plan, &plan.blockers))
             continue;
@@ -442,6 +513,12 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
             continue;
         plan.tensors.push_back(std::move(tensor_plan));
     }
+    if (left_out > 0)
+        plan.notes.push_back(std::to_string(left_out) +
+                             " vision tower / multimodal projector tensor(s) left out: the " +
+                             plan.arch +
+                             " GGUF holds the text model only (llama.cpp's converter writes "
+                             "them to a separate mmproj file)");
     for (const std::string& name : arch::required_tensors(*arch, config)) {
         if (!seen.count(name))
             plan.blockers.push_back(Blocker{

@@ -74,7 +74,8 @@ std::optional<std::vector<int64_t>> expected_hf_shape(const ModelConfig& c, std:
     uint64_t layer = 0;
     std::string_view rest;
     if (!split_layer(name, &layer, &rest)) return std::nullopt;
-    if (rest == "input_layernorm.weight" || rest == "post_attention_layernorm.weight")
+    if (rest == "input_layernorm.weight" || rest == "post_attention_layernorm.weight" ||
+        rest == "pre_feedforward_layernorm.weight" || rest == "post_feedforward_layernorm.weight")
         return std::vector<int64_t>{hidden};
     if (rest == "self_attn.q_proj.weight") return std::vector<int64_t>{q_width, hidden};
     if (rest == "self_attn.k_proj.weight" || rest == "self_attn.v_proj.weight")

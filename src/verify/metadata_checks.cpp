@@ -40,6 +40,19 @@ class KvChecker {
                     std::to_string(expected) + " from the source");
     }
 
+    void expect_f32(const std::string& key, float expected) {
+        const GgufValue* value = gguf_.find(key);
+        if (value == nullptr || value->type != GgufType::FLOAT32)
+            return problem(key, "missing or not a FLOAT32", std::to_string(expected));
+        if (static_cast<float>(std::get<double>(value->scalar)) != expected)
+            problem(key, "is " + std::to_string(std::get<double>(value->scalar)),
+                    std::to_string(expected) + " from config.json");
+    }
+
+    void expect_absent(const std::string& key, const std::string& why) {
+        if (gguf_.find(key) != nullptr) problem(key, "present", "absent: " + why);
+    }
+
     void expect_string(const std::string& key, const std::string& expected) {
         const GgufValue* value = gguf_.find(key);
         const std::string* got = value ? value->as_string() : nullptr;
@@ -193,10 +206,10 @@ void check_kvs(const GgufSet& gguf, const ModelConfig& config,
         kv.expect_u32(arch + ".attention.value_length", config.head_dim);
     if (lists(arch::ArchKv::rope_dimension_count_rotary))  // phi3: partial rotary
         kv.expect_u32(arch + ".rope.dimension_count", phi3_rotary_dims(config));
-    else
-        kv.expect_u32(arch + ".rope.dimension_count", config.head_dim);  // llama: "invalid n_rot"
+    else if (lists(arch::ArchKv::rope_dimension_count))  // llama: "invalid n_rot"
+        kv.expect_u32(arch + ".rope.dimension_count", config.head_dim);
     if (lists(arch::ArchKv::vocab_size)) kv.expect_u32(arch + ".vocab_size", config.vocab_size);
-    if (lists(arch::ArchKv::sliding_window))  // phi3 writes 0 for "none"
+    if (lists(arch::ArchKv::sliding_window_or_zero))  // phi3 writes 0 for "none"
         kv.expect_u32(arch + ".attention.sliding_window", config.sliding_window.value_or(0));
     if (lists(arch::ArchKv::rope_scaling_original_context_length)) {
         const auto original =
@@ -227,6 +240,39 @@ void check_kvs(const GgufSet& gguf, const ModelConfig& config,
             kv.expect_u32(arch + ".expert_shared_feed_forward_length",
                           *config.shared_expert_intermediate_size);
     }
+    if (architecture)
+        for (const arch::ArchKv key : architecture->kvs) {
+            switch (key) {
+                // gemma2/gemma3: written when config.json has them (docs/architectures.md).
+                case arch::ArchKv::attn_logit_softcapping:
+                    if (config.attn_logit_softcapping)
+                        kv.expect_f32(arch + ".attn_logit_softcapping",
+                                      *config.attn_logit_softcapping);
+                    else
+                        kv.expect_absent(arch + ".attn_logit_softcapping", "not in config.json");
+                    break;
+                case arch::ArchKv::final_logit_softcapping:
+                    if (config.final_logit_softcapping)
+                        kv.expect_f32(arch + ".final_logit_softcapping",
+                                      *config.final_logit_softcapping);
+                    else
+                        kv.expect_absent(arch + ".final_logit_softcapping", "not in config.json");
+                    break;
+                case arch::ArchKv::sliding_window:
+                    if (config.sliding_window && config.sliding_window_pattern != 1u)
+                        kv.expect_u32(arch + ".attention.sliding_window", *config.sliding_window);
+                    else
+                        kv.expect_absent(arch + ".attention.sliding_window",
+                                         "no sliding window (or sliding_window_pattern 1)");
+                    break;
+                case arch::ArchKv::rope_freq_base_swa:
+                    if (config.rope_local_theta)
+                        kv.expect_f32(arch + ".rope.freq_base_swa", *config.rope_local_theta);
+                    break;
+                default:
+                    break;
+            }
+        }
 
     // Linear rope scaling (config.json "linear" with a factor): llama.cpp's converter writes the
     // type and the factor; any other type leaves no scaling KVs here.

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "ref_dequant.hpp"
+#include "ref_norm_shift.hpp"
 #include "ref_rope.hpp"
 
 namespace rebox::verify_ref {
@@ -60,6 +61,10 @@ void expected_values(const ValueJob& job, uint64_t begin, std::span<uint8_t> cod
         }
         return;
     }
+    if (job.norm_plus_one) {
+        fill(begin, out);
+        return add_one_as_converter(source.float_dtype, out);
+    }
     if (job.rope_head_rows == 0) return fill(begin, out);
     for (size_t k = 0; k < out.size();) {
         const uint64_t index = begin + k;
@@ -96,7 +101,7 @@ void compare_range(const ValueJob& job, uint64_t first, uint64_t count, std::spa
     const SourceEntry& source = *job.source;
     const bool f32_copy = job.gguf_type == kGgmlF32 && !source.quantized &&
                           source.float_dtype == SourceFloat::F32 && job.rope_head_rows == 0 &&
-                          job.experts.empty();
+                          job.experts.empty() && !job.norm_plus_one;
     for (uint64_t done = 0; done < count;) {
         const uint64_t begin = first + done;
         const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunkValues, count - done));

@@ -25,6 +25,9 @@ struct ValueJob {
     // experts[i / expert_values] (source == experts[0]). Empty: the one source holds every value.
     std::vector<const SourceEntry*> experts;
     uint64_t expert_values = 0;
+    // gemma norms: the GGUF holds the source value + 1 as the converter computes it
+    // (ref_norm_shift.hpp). The source is a float tensor (the caller checked).
+    bool norm_plus_one = false;
     CompareResult result;  // filled by run_value_jobs
 };
 

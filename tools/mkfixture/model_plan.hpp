@@ -14,6 +14,7 @@ struct Dims {
     // Mixture of experts (0 for a dense model): experts per layer, used per token, one expert's
     // width (moe_intermediate_size), the qwen2_moe shared expert's width.
     int64_t experts = 0, experts_used = 0, moe_ffn = 0, shared_ffn = 0;
+    int64_t embedding_rows = 0;  // rows of embed_tokens: vocab, or more (gemma3 fixtures)
 };
 
 // A quantized weight: the codes/scales/mins are generated for (rows, cols, bits, group); the
@@ -57,7 +58,13 @@ struct PlanOptions {
     // "qwen3" | "qwen2" (no q/k norms, q/k/v biases) | "llama" | "mistral" (no q/k norms, no
     // biases; mistral with head_dim 32 != hidden/heads) | "phi3" (fused qkv_proj and gate_up_proj);
     // all but qwen3 for tiny only.
+    // "gemma" | "gemma2" | "gemma3" (tiny only): tied, norms stored as HF stores them (around 0:
+    // the model uses 1 + weight); gemma2/3 add pre/post feed-forward and post-attention norms,
+    // gemma3 q/k norms and an embedding with 32 rows past vocab_size.
     std::string arch = "qwen3";
+    // gemma3: a Gemma3ForConditionalGeneration layout: the text model under
+    // "language_model.model.", plus a few vision tower / projector tensors.
+    bool multimodal = false;
     int64_t vocab = 0;            // for tiny: the tokenizer's token count
     bool attention_bias = false;  // llama/mistral: q/k/v projection biases
     bool prefix_model = false;

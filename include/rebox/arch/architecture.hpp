@@ -46,6 +46,18 @@ enum class RowTransform : uint8_t {
     rope_pairs_q_heads,
     // ... or num_key_value_heads.
     rope_pairs_kv_heads,
+    // gemma3 token_embd: only the first vocab_size rows (Gemma3Model.modify_tensors drops the rows
+    // past the real vocabulary); a source with exactly vocab_size rows is copied as it is.
+    first_vocab_rows,
+};
+
+// What happens to the values of a float tensor (a norm) on the way to GGUF.
+enum class ValueTransform : uint8_t {
+    none,
+    // gemma RMSNorm weights: llama.cpp's converter writes weight + 1, the add done in the dtype
+    // the converter holds the tensor in (docs/architectures.md "gemma"); the result is F32. A
+    // quantized source for such a tensor is a BLOCKER.
+    add_one,
 };
 
 enum class Presence : uint8_t {
@@ -81,6 +93,7 @@ struct TensorSpec {
     SourceRole role = SourceRole::plain;
     std::string_view
         stacked_hf{};  // experts: the MLX pre-stacked stem ("mlp.switch_mlp.gate_proj")
+    ValueTransform values = ValueTransform::none;
 };
 
 // The {arch}.* hyper-parameter KVs an architecture writes, in the order listed.
@@ -104,7 +117,12 @@ enum class ArchKv : uint8_t {
     // phi3 (Phi3MiniModel.set_gguf_parameters):
     rope_scaling_original_context_length,  // original_max_position_embeddings
     rope_dimension_count_rotary,  // int(partial_rotary_factor * hidden_size) // num_attention_heads
-    sliding_window,               // attention.sliding_window, 0 when config.json has none
+    sliding_window_or_zero,       // attention.sliding_window, 0 when config.json has none (phi3)
+    // Written only when config.json has the value (gemma2/gemma3, docs/architectures.md):
+    attn_logit_softcapping,   // {arch}.attn_logit_softcapping
+    final_logit_softcapping,  // {arch}.final_logit_softcapping
+    sliding_window,           // {arch}.attention.sliding_window (not when sliding_window_pattern 1)
+    rope_freq_base_swa,       // {arch}.rope.freq_base_swa (rope_local_base_freq)
 };
 
 // Tensors computed from config.json rather than read from the source.
@@ -116,6 +134,14 @@ enum class ExtraTensor : uint8_t {
     rope_factors_short,
 };
 
+// A config.json field and, as JSON text, the value transformers' config class gives it when the
+// file leaves it out. llama.cpp's converter loads config.json through transformers, so it sees
+// these values (gemma-3-4b-it's text_config has no num_attention_heads, vocab_size, ...).
+struct ConfigDefault {
+    std::string_view field;
+    std::string_view json_value;  // "8", "1e-06", "true"
+};
+
 struct Architecture {
     std::string_view gguf_arch;                     // general.architecture
     std::span<const std::string_view> model_types;  // config.json model_type values it accepts
@@ -124,6 +150,13 @@ struct Architecture {
     std::span<const TensorSpec> model_last;         // written after the layers
     std::span<const ArchKv> kvs;
     std::span<const ExtraTensor> extras;  // the extra tensors this architecture may write
+    // Tensors of a multimodal checkpoint that are not part of the text GGUF (HF name prefixes after
+    // the "model." / "language_model." prefixes are stripped, e.g. "vision_tower."): left out
+    // with a note, never refused.
+    std::span<const std::string_view> left_out_prefixes = {};
+    // Fields read_model_config fills in when config.json (after text_config) lacks them or has
+    // null.
+    std::span<const ConfigDefault> config_defaults = {};
 };
 
 // The architecture that accepts this config.json model_type (or has this GGUF arch name); null
@@ -138,8 +171,14 @@ std::span<const Architecture* const> all_architectures();
 
 // --- Names --------------------------------------------------------------------------------------
 
-// The HF name without a leading "model.".
-std::string_view strip_model_prefix(std::string_view hf_name);
+// The HF name without a leading "model." and without a "language_model." component anywhere
+// (multimodal checkpoints: "language_model.model.layers.0..." and
+// "model.language_model.layers.0..." both become "layers.0...", as convert_hf_to_gguf's
+// ModelBase.filter_tensors reads them).
+std::string strip_model_prefix(std::string_view hf_name);
+
+// True when the (stripped) HF name lies under one of the architecture's left_out_prefixes.
+bool is_left_out(const Architecture& arch, std::string_view hf_name);
 
 // What a tensor name resolves to in the table.
 struct TensorRef {

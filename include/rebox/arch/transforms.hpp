@@ -28,4 +28,12 @@ std::vector<float> llama3_rope_freqs(const ModelConfig& config);
 // JSON number rounded once to binary32. Empty when config.json has no such list.
 std::vector<float> phi3_rope_factors(const ModelConfig& config, bool long_factors);
 
+// gemma's norm shift (ValueTransform::add_one) as llama.cpp's converter computes it. Its
+// prepare_tensors turns every dtype except F16 and F32 into float32 before modify_tensors adds 1:
+// a BF16 or F32 weight gets a binary32 add (one rounding, in binary32, never in bf16) ...
+float norm_plus_one_f32(float widened_value);
+// ... while an F16 weight stays F16, so the add rounds to the nearest fp16 (ties to even); the
+// result is then widened exactly to F32 for the GGUF.
+float norm_plus_one_f16(uint16_t half_bits);
+
 }  // namespace rebox::arch

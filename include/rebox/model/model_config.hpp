@@ -52,10 +52,19 @@ struct ModelConfig {
     // Top-level fields some architectures read (phi3): null or absent is nullopt.
     std::optional<uint32_t> original_max_position_embeddings;
     std::optional<double> partial_rotary_factor;
-    std::optional<uint32_t> sliding_window;  // 0 allowed
+    // Written by the architectures that list them (gemma2/gemma3), when present:
+    std::optional<float> attn_logit_softcapping;
+    std::optional<float> final_logit_softcapping;
+    std::optional<uint32_t> sliding_window;
+    std::optional<uint32_t> sliding_window_pattern;
+    // The local (sliding-window) layers' rope theta: rope_local_base_freq (or local_rope_theta,
+    // or rope_parameters.sliding_attention.rope_theta).
+    std::optional<float> rope_local_theta;
 };
 
-// Throws rebox::Error (input class) naming config.json and the field for a missing/ill-typed field.
+// A multimodal config's "text_config" object is merged over the top level first (its fields win),
+// as convert_hf_to_gguf's TextModel does. Throws rebox::Error (input class) naming config.json and
+// the field for a missing/ill-typed field.
 ModelConfig read_model_config(const std::filesystem::path& config_json);
 
 }  // namespace rebox

@@ -18,7 +18,7 @@ std::optional<std::string> gguf_tensor_name(std::string_view arch, std::string_v
 std::optional<std::string> hf_tensor_name(std::string_view arch, std::string_view gguf_name);
 
 // The HF name without a leading "model." (so both naming styles compare equal).
-std::string_view strip_model_prefix(std::string_view hf_name);
+std::string strip_model_prefix(std::string_view hf_name);
 
 // A config.json model_type (or GGUF architecture) the registry knows.
 bool is_supported_arch(std::string_view model_type);

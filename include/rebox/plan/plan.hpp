@@ -31,6 +31,8 @@ enum class Encoding {
                    // checked every value is exact
     recast_f16,    // F32/BF16 source stored as fp16 (--outtype f16): every value checked exact
     recast_bf16,   // F32/F16 source stored as bf16 (--outtype bf16): every value checked exact
+    add_one_f32,   // gemma norms: float source value + 1 as llama.cpp's converter computes it (F16
+                   // sources: the add rounds to fp16; BF16/F32: a binary32 add), stored as F32
 };
 const char* encoding_name(Encoding encoding);
 

@@ -132,7 +132,7 @@ TEST(Phi3Registry, KvsInSetGgufParametersOrder) {
                                       ArchKv::rms_epsilon,
                                       ArchKv::rope_dimension_count_rotary,
                                       ArchKv::rope_freq_base,
-                                      ArchKv::sliding_window};
+                                      ArchKv::sliding_window_or_zero};
     EXPECT_EQ(std::vector<ArchKv>(a.kvs.begin(), a.kvs.end()), want);
 }
 

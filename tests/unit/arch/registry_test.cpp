@@ -29,12 +29,14 @@ TEST(ArchRegistry, LookupByModelTypeAndGgufName) {
     EXPECT_EQ(find_architecture("mistral"), find_architecture("llama"));
     EXPECT_EQ(find_architecture("qwen3")->gguf_arch, "qwen3");
     EXPECT_EQ(find_architecture("qwen2")->gguf_arch, "qwen2");
-    EXPECT_EQ(find_architecture("gemma3"), nullptr);
+    EXPECT_EQ(find_architecture("gemma3")->gguf_arch, "gemma3");
     EXPECT_EQ(find_architecture("qwen3_moe")->gguf_arch, "qwen3moe");
+    EXPECT_EQ(find_architecture("t5"), nullptr);
     EXPECT_EQ(find_architecture(""), nullptr);
     EXPECT_EQ(supported_model_types(),
-              "qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe, mixtral, phi3");
-    EXPECT_EQ(all_architectures().size(), 7u);
+              "qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe, mixtral, phi3, gemma, gemma2, "
+              "gemma3_text, gemma3");
+    EXPECT_EQ(all_architectures().size(), 10u);
 }
 
 TEST(ArchRegistry, LlamaNamesAndTransforms) {

@@ -103,10 +103,10 @@ TEST(CliLlamaBlocker, EachBadInputIsOneBlockerLineAndNoOutput) {
          "config.json: rope_scaling", "rope_scaling type 'yarn' is not supported for llama"},
         {"unknown-model-type",
          [](const fs::path& m) {
-             edit_config(m, [](nlohmann::json& c) { c["model_type"] = "gemma3"; });
+             edit_config(m, [](nlohmann::json& c) { c["model_type"] = "t5"; });
          },
          "config.json: model_type",
-         "model_type 'gemma3' is not supported (supported: qwen3, qwen2, llama, mistral"},
+         "model_type 't5' is not supported (supported: qwen3, qwen2, llama, mistral"},
     };
     for (const BadInput& c : cases) {
         SCOPED_TRACE(c.name);

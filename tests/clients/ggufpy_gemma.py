@@ -1,0 +1,132 @@
+"""A rebox-converted gemma / gemma2 / gemma3 GGUF against llama.cpp's own conversion code, bit for bit.
+
+gguf-py (GGUFReader + gguf.quants.dequantize) reads every tensor of FILE.gguf. The expected values are the
+source's (source_values.py: mcq-v1, MLX or float, in the dtype the converter holds them in) passed through
+the converter's own filter_tensors and modify_tensors from the bundle (gemma_convert_ref.py): +1 on every
+norm weight (in F16 for an F16 source), gemma3's embedding cut to the real vocabulary, the vision tower of a
+multimodal checkpoint skipped. Every GGUF tensor must come from exactly one source tensor, every kept source
+tensor must appear, and every norm must differ from its unshifted source (the +1 happened).
+
+Usage: ggufpy_gemma.py LLAMA_SRC MODEL_DIR FILE.gguf [--expect-types T1,T2,...]
+"""
+import sys
+
+import numpy as np
+import gguf
+
+from gemma_convert_ref import Converter
+from source_values import Source
+
+llama_src, model_dir, gguf_path = sys.argv[1:4]
+expect_types = set()
+if "--expect-types" in sys.argv:
+    expect_types = set(sys.argv[sys.argv.index("--expect-types") + 1].split(","))
+problems = []
+
+src = Source(model_dir)
+hparams = dict(src.config)
+hparams.update(src.config.get("text_config") or {})  # TextModel.__init__ moves text_config up
+arch = {"gemma": "gemma", "gemma2": "gemma2", "gemma3": "gemma3", "gemma3_text": "gemma3"}[src.config["model_type"]]
+conv = Converter(llama_src, arch, model_dir, hparams)
+
+# HF -> GGUF names of llama.cpp's gemma graphs (gguf-py tensor_mapping.py / constants.py), written out here.
+LAYER = {
+    "input_layernorm.weight": "attn_norm.weight",
+    "self_attn.q_proj.weight": "attn_q.weight", "self_attn.k_proj.weight": "attn_k.weight",
+    "self_attn.v_proj.weight": "attn_v.weight", "self_attn.o_proj.weight": "attn_output.weight",
+    "mlp.gate_proj.weight": "ffn_gate.weight", "mlp.up_proj.weight": "ffn_up.weight",
+    "mlp.down_proj.weight": "ffn_down.weight",
+}
+if arch == "gemma":
+    LAYER["post_attention_layernorm.weight"] = "ffn_norm.weight"
+else:
+    LAYER.update({"post_attention_layernorm.weight": "post_attention_norm.weight",
+                  "pre_feedforward_layernorm.weight": "ffn_norm.weight",
+                  "post_feedforward_layernorm.weight": "post_ffw_norm.weight"})
+if arch == "gemma3":
+    LAYER.update({"self_attn.q_norm.weight": "attn_q_norm.weight", "self_attn.k_norm.weight": "attn_k_norm.weight"})
+TOP = {"embed_tokens.weight": "token_embd.weight", "norm.weight": "output_norm.weight",
+       "lm_head.weight": "output.weight"}
+
+
+def gguf_name(hf):
+    short = hf[len("model."):] if hf.startswith("model.") else hf
+    if short in TOP:
+        return TOP[short]
+    parts = short.split(".", 2)
+    if len(parts) == 3 and parts[0] == "layers" and parts[2] in LAYER:
+        return f"blk.{int(parts[1])}.{LAYER[parts[2]]}"
+    return None
+
+
+wanted, origin = {}, {}
+skipped = shifted = fp16_rounded = cut = 0
+for hf in src.names():
+    name = conv.filter_name(hf)
+    if name is None:
+        skipped += 1
+        continue
+    native = src.native(hf)
+    for out_name, data in conv.convert(native, name):
+        g = gguf_name(out_name)
+        if g is None:
+            problems.append(f"{hf}: the converter yields {out_name}, which has no gemma GGUF name in this test")
+        elif g in wanted:
+            problems.append(f"{origin[g]} and {hf} both become {g}")
+        else:
+            wanted[g], origin[g] = data, hf
+            if out_name.endswith("norm.weight"):
+                plain = native.astype(np.float32)
+                if np.array_equal(plain, data):
+                    problems.append(f"{hf}: the converter's +1 left it unchanged; the fixture cannot tell")
+                shifted += 1
+                if native.dtype == np.float16:  # where the fp16 add differs from a binary32 add
+                    fp16_rounded += int((plain + np.float32(1) != data).sum())
+            if data.shape != native.shape:
+                cut += 1
+
+reader = gguf.GGUFReader(gguf_path)
+seen, types = set(), {}
+same = 0
+for t in reader.tensors:
+    seen.add(t.name)
+    types[t.tensor_type.name] = types.get(t.tensor_type.name, 0) + 1
+    if t.name not in wanted:
+        problems.append(f"GGUF tensor {t.name}: llama.cpp's converter writes no such tensor for this checkpoint")
+        continue
+    want = wanted[t.name]
+    got = np.asarray(t.data, dtype=np.float32) if t.tensor_type == gguf.GGMLQuantizationType.F32 else (
+        gguf.quants.dequantize(t.data, t.tensor_type))
+    ne = [int(x) for x in t.shape]
+    if ne[::-1] != list(want.shape):
+        problems.append(f"{t.name}: ne {ne}, expected the reverse of {list(want.shape)} from {origin[t.name]}")
+        continue
+    got = np.asarray(got, dtype=np.float32).reshape(want.shape)
+    diff = got.view(np.uint32) != want.view(np.uint32)
+    if diff.any():
+        i = tuple(int(x) for x in np.argwhere(diff)[0])
+        problems.append(f"{t.name} ({t.tensor_type.name}): {int(diff.sum())} of {want.size} values differ from "
+                        f"llama.cpp's conversion of {origin[t.name]}; first at {i}: gguf {got[i]!r}, "
+                        f"expected {want[i]!r}")
+        continue
+    same += 1
+
+for g, hf in origin.items():
+    if g not in seen:
+        problems.append(f"source tensor {hf}: missing from the GGUF (expected {g})")
+if shifted == 0:
+    problems.append("no norm tensor was checked")
+if arch == "gemma3" and cut == 0:
+    problems.append("gemma3: no embedding was cut to the vocabulary; the fixture cannot tell")
+if expect_types and set(types) != expect_types:
+    problems.append(f"tensor types {sorted(types)}, expected {sorted(expect_types)}")
+
+print(f"  {gguf_path.rsplit('/', 1)[-1]} ({src.format}, {arch}): {same}/{len(reader.tensors)} tensors equal to "
+      f"llama.cpp's conversion of the source; {shifted} norms +1 ({fp16_rounded} values where the fp16 add "
+      f"differs from a binary32 add), {cut} cut to the vocabulary, {skipped} source tensors skipped as the "
+      f"converter skips them; types {types}")
+if problems:
+    print(f"FAIL: {gguf_path} vs {model_dir}:")
+    for p in problems[:40]:
+        print("  " + p)
+    sys.exit(1)
