@@ -26,7 +26,8 @@ inline constexpr TensorSpec kOutputNorm{"norm", "output_norm", Presence::require
                                         1,      {Dim::hidden}};
 // gemma's output_norm.weight [E]: written as weight + 1 (docs/architectures.md "gemma").
 inline constexpr TensorSpec kGemmaOutputNorm{
-    "norm", "output_norm", Presence::required, Presence::absent,
-    1,      {Dim::hidden}, RowTransform::none, ValueTransform::add_one};
+    "norm", "output_norm",          Presence::required, Presence::absent,
+    1,      {Dim::hidden},          RowTransform::none, SourceRole::plain,
+    {},     ValueTransform::add_one};
 
 }  // namespace rebox::arch::detail

@@ -20,9 +20,8 @@ const Architecture* const kArchitectures[] = {
     &detail::llama_architecture(),     &detail::qwen3_moe_architecture(),
     &detail::qwen2_moe_architecture(),
     &detail::mixtral_architecture(),  // after llama: the GGUF name "llama" finds llama's table
-    &detail::phi3_architecture(),
-    &detail::gemma_architecture(),     &detail::gemma2_architecture(),
-    &detail::gemma3_architecture(),
+    &detail::phi3_architecture(),      &detail::gemma_architecture(),
+    &detail::gemma2_architecture(),    &detail::gemma3_architecture(),
 };
 
 constexpr std::string_view kExpertPlaceholder = "{e}";

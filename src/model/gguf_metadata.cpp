@@ -159,12 +159,12 @@ const char* arch_kv_suffix(arch::ArchKv key) {
             return "rope.scaling.original_context_length";
         case ArchKv::rope_dimension_count_rotary:
             return "rope.dimension_count";
-        case ArchKv::sliding_window_or_zero:
         case ArchKv::attn_logit_softcapping:
             return "attn_logit_softcapping";
         case ArchKv::final_logit_softcapping:
             return "final_logit_softcapping";
         case ArchKv::sliding_window:
+        case ArchKv::sliding_window_or_zero:
             return "attention.sliding_window";
         case ArchKv::rope_freq_base_swa:
             return "rope.freq_base_swa";

@@ -358,7 +358,7 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
                 (check.re_encoded ? report.re_encoded_total : report.copied_total) -=
                     experts.size() - 1;
             ValueJob job;
-            if (gathered && prepare_job(gguf, tensor, stacked, config, check, job)) {
+            if (gathered && prepare_job(gguf, tensor, stacked, config, false, check, job)) {
                 job.experts = experts;
                 job.expert_values = experts.front()->element_count;
                 jobs.push_back(job);

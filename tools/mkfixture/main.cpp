@@ -63,9 +63,8 @@ int main(int argc, char** argv) {
            "(tiny only: Phi3ForCausalLM, fused qkv_proj / gate_up_proj, untied unless --tied) | "
            "gemma | gemma2 | gemma3 (tiny only, tied: norms stored as HF stores them, gemma3 with "
            "32 embedding rows past vocab_size)")
-        ->check(CLI::IsMember(
-            {"qwen3", "qwen2", "llama", "mistral", "qwen3_moe", "qwen2_moe", "mixtral", "phi3",
-             "gemma", "gemma2", "gemma3"}));
+        ->check(CLI::IsMember({"qwen3", "qwen2", "llama", "mistral", "qwen3_moe", "qwen2_moe",
+                               "mixtral", "phi3", "gemma", "gemma2", "gemma3"}));
     mkfixture::PlanOptions moe_options;
     app.add_option("--experts", moe_options.experts, "MoE: experts per layer (default 4)");
     app.add_option("--experts-used", moe_options.experts_used,
@@ -168,8 +167,8 @@ int main(int argc, char** argv) {
             defect.clear();  // not a defect of the quantized layout
         }
         if (is_mlx || is_float) prefix_model = true;  // HF checkpoints use the names model.*
-        const bool llama_family = arch == "llama" || arch == "mistral" || arch == "mixtral" ||
-                                  arch == "phi3";
+        const bool llama_family =
+            arch == "llama" || arch == "mistral" || arch == "mixtral" || arch == "phi3";
         const bool moe = arch == "qwen3_moe" || arch == "qwen2_moe" || arch == "mixtral";
         if (!moe && (app.count("--experts") || app.count("--experts-used") ||
                      app.count("--moe-ffn") || app.count("--moe-defect")))
