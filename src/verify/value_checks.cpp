@@ -36,10 +36,17 @@ struct WorkUnit {
 // Expected values [begin, begin+out.size()) of the GGUF tensor: the source's values at the same
 // index, or for a permuted tensor at the same place of the source row that GGUF row holds.
 void expected_values(const ValueJob& job, uint64_t begin, std::span<uint8_t> codes,
-                     std::span<float> out) {
+                     std::span<float> out, CompareResult& result) {
     const SourceEntry& source = *job.source;
     const auto fill = [&](uint64_t source_first, std::span<float> part) {
-        if (source.quantized)
+        if (source.prequant) {
+            PrequantInexact inexact;
+            expected_from_prequant(source.pq, source_first, part, inexact);
+            if (inexact.index < result.source_inexact_index) {
+                result.source_inexact_index = inexact.index;
+                result.source_inexact_value = inexact.value;
+            }
+        } else if (source.quantized)
             expected_from_quantized(source.quant, source_first, codes, part);
         else
             expected_from_float(source.float_dtype, source.float_data, source_first, part);
@@ -72,7 +79,7 @@ void compare_range(const ValueJob& job, uint64_t first, uint64_t count, std::spa
             continue;  // byte-identical copy
         const std::span<float> want = expected.first(n);
         const std::span<float> have = got.first(n);
-        expected_values(job, begin, codes, want);
+        expected_values(job, begin, codes, want, result);
         dequantize_range(job.gguf_type, job.gguf_data, begin, have);
         // Bit-identical arrays (the expected case) need no per-value scan.
         if (std::memcmp(want.data(), have.data(), n * sizeof(float)) == 0) continue;
@@ -92,6 +99,13 @@ std::vector<std::span<const uint8_t>> job_bytes(const ValueJob& job, uint64_t fi
     const SourceEntry& source = *job.source;
     // A permuted tensor's unit reads source rows from anywhere in its heads: released whole.
     if (job.rope_head_rows != 0 && count < job.values) return parts;
+    if (source.prequant) {  // values read across the whole source: released when the job is done
+        if (count == job.values)
+            for (const auto part :
+                 {source.pq.weight, source.pq.zeros, source.pq.scales, source.pq.g_idx})
+                if (!part.empty()) parts.push_back(part);
+        return parts;
+    }
     if (!source.quantized) {
         const uint64_t width = source_float_width(source.float_dtype);
         parts.push_back(clipped(source.float_data, first * width, last * width));

@@ -1,0 +1,93 @@
+// (q - z) * s per value for the GPTQ / AWQ / compressed-tensors layouts: codes and zero points
+// come from prequant_unpack, scales are widened exactly to fp64, the product (exact in fp64: at
+// most 9 + 24 significant bits) is rounded once to binary32 and checked to be that value.
+#include "prequant_expected.hpp"
+
+#include <cmath>
+
+#include "prequant_unpack.hpp"
+
+namespace rebox::verify_ref {
+namespace {
+
+int32_t load_i32(std::span<const uint8_t> bytes, uint64_t index) {
+    return static_cast<int32_t>(load_u32le(bytes.data() + 4 * index));
+}
+
+uint64_t group_of(const PrequantSource& source, uint64_t k) {
+    if (!source.g_idx.empty()) return static_cast<uint64_t>(load_i32(source.g_idx, k));
+    return k / source.group;
+}
+
+}  // namespace
+
+double prequant_scale(const PrequantSource& source, uint64_t g, uint64_t o) {
+    // GPTQ/AWQ scales are [groups, out]; compressed-tensors scales are [out, groups].
+    const bool by_group_row =
+        source.layout == PrequantLayout::gptq || source.layout == PrequantLayout::awq_gemm;
+    const uint64_t index = by_group_row ? g * source.out + o : o * source.groups + g;
+    switch (source.scale_dtype) {
+        case SourceFloat::F32:
+            return float_from_bits(load_u32le(source.scales.data() + 4 * index));
+        case SourceFloat::BF16:
+            return bf16_bits_to_float(load_u16le(source.scales.data() + 2 * index));
+        case SourceFloat::F16:
+            break;
+    }
+    return half_bits_to_float(load_u16le(source.scales.data() + 2 * index));
+}
+
+PrequantParts prequant_parts(const PrequantSource& source, uint64_t o, uint64_t k) {
+    PrequantParts parts;
+    parts.g = group_of(source, k);
+    switch (source.layout) {
+        case PrequantLayout::gptq:
+            parts.q = gptq_code(source.weight, source.out, source.bits, o, k);
+            parts.z = static_cast<int64_t>(gptq_stored_zero(source.zeros, source.zero_words_per_row,
+                                                            source.bits, parts.g, o)) +
+                      source.zero_add;
+            break;
+        case PrequantLayout::awq_gemm:
+            parts.q = awq_value(source.weight, source.out, k, o);
+            parts.z = awq_value(source.zeros, source.out, parts.g, o);
+            break;
+        case PrequantLayout::ct_packed:
+            // Stored codes and zero points both carry the +2^(bits-1) offset, which cancels in
+            // q - z; without a zero point tensor the signed zero point is 0, i.e. z = offset.
+            parts.q = ct_packed_code(source.weight, source.weight_words_per_row, source.bits, o, k);
+            parts.z = source.zeros.empty()
+                          ? int64_t{1} << (source.bits - 1)
+                          : ct_packed_zero(source.zeros, source.groups, source.bits, parts.g, o);
+            break;
+        case PrequantLayout::ct_int8:
+            parts.q = static_cast<int8_t>(source.weight[o * source.in + k]);
+            parts.z = source.zeros.empty()
+                          ? 0
+                          : static_cast<int8_t>(source.zeros[o * source.groups + parts.g]);
+            break;
+    }
+    return parts;
+}
+
+void expected_from_prequant(const PrequantSource& source, uint64_t first, std::span<float> out,
+                            PrequantInexact& inexact) {
+    for (size_t i = 0; i < out.size(); ++i) {
+        const uint64_t index = first + i;
+        const uint64_t o = index / source.in, k = index % source.in;
+        const PrequantParts parts = prequant_parts(source, o, k);
+        const double value =
+            static_cast<double>(parts.q - parts.z) * prequant_scale(source, parts.g, o);
+        // A finite fp64 value beyond binary32's range becomes an infinity (a plain cast would be
+        // undefined behaviour) and is reported like any other value that is not a binary32 value.
+        out[i] = std::isfinite(value) && std::fabs(value) > std::numeric_limits<float>::max()
+                     ? std::copysign(std::numeric_limits<float>::infinity(),
+                                     static_cast<float>(value > 0 ? 1 : -1))
+                     : static_cast<float>(value);
+        if (!(static_cast<double>(out[i]) == value) && index < inexact.index) {
+            inexact.index = index;
+            inexact.value = value;
+        }
+    }
+}
+
+}  // namespace rebox::verify_ref
