@@ -70,6 +70,16 @@ void parse_gptq_awq(const nlohmann::json& block, PrequantConfig& config) {
                              ": GPTQ stores 2, 3, 4 or 8 bits";
             return;
         }
+        if (const auto marlin = block.find("is_marlin_format");
+            marlin != block.end() && marlin->is_boolean() && marlin->get<bool>()) {
+            config.problem = config.field + ".is_marlin_format true: verify reads the GPTQ layout";
+            return;
+        }
+        if (const std::string pack = string_field(block, "pack_dtype");
+            !pack.empty() && pack != "int32") {
+            config.problem = config.field + ".pack_dtype '" + pack + "': verify reads int32";
+            return;
+        }
         std::string format = string_field(block, "checkpoint_format");
         if (format.empty()) format = string_field(block, "format");
         if (format.empty() || format == "gptq")
@@ -84,6 +94,11 @@ void parse_gptq_awq(const nlohmann::json& block, PrequantConfig& config) {
     if (config.bits != 4) {
         config.problem =
             config.field + ".bits " + std::to_string(config.bits) + ": AWQ gemm stores 4 bits";
+        return;
+    }
+    if (const auto zero_point = block.find("zero_point");
+        zero_point != block.end() && zero_point->is_boolean() && !zero_point->get<bool>()) {
+        config.problem = config.field + ".zero_point false: verify reads AWQ with zero points";
         return;
     }
     std::string version = string_field(block, "version");
@@ -139,6 +154,11 @@ void parse_compressed_tensors(const nlohmann::json& block, PrequantConfig& confi
         config.ct_group = strategy == "group" ? group_size : 0;
     }
     if (first) config.problem = config.field + ".config_groups: no group has \"weights\"";
+    for (const std::string& format : config.ct_formats)
+        if (format != "pack-quantized" && format != "int-quantized" &&
+            format != "naive-quantized" && format != "mixed-precision" && config.problem.empty())
+            config.problem = config.field + " format '" + format +
+                             "': verify reads pack-quantized and int-quantized";
 }
 
 }  // namespace
@@ -154,8 +174,12 @@ PrequantConfig parse_prequant_config(const nlohmann::json& root) {
         config.method = PrequantMethod::awq;
     else if (method == "compressed-tensors")
         config.method = PrequantMethod::compressed_tensors;
-    else
+    else {
+        config.method = PrequantMethod::unknown;
+        config.problem = config.field + ".quant_method '" + method +
+                         "': verify reads gptq, awq and compressed-tensors";
         return config;
+    }
     if (config.method == PrequantMethod::compressed_tensors)
         parse_compressed_tensors(*block, config);
     else

@@ -13,7 +13,8 @@
 
 namespace rebox::verify_ref {
 
-enum class PrequantMethod { none, gptq, awq, compressed_tensors };
+// unknown: a quant_method verify does not read (e.g. "hqq"); the config's problem says so.
+enum class PrequantMethod { none, gptq, awq, compressed_tensors, unknown };
 
 struct PrequantConfig {
     PrequantMethod method = PrequantMethod::none;
@@ -32,7 +33,8 @@ struct PrequantConfig {
     std::string problem;  // non-empty: the block cannot be used (names the field)
 };
 
-// method none when config.json has no quantization_config with a quant_method of gptq, awq or
+// method none when config.json has no quantization_config with a quant_method (MLX's copy of its
+// "quantization" block has none); unknown with a problem for a quant_method other than gptq, awq,
 // compressed-tensors. Throws rebox::Error (input) when config.json exists but is not JSON.
 PrequantConfig read_prequant_config(const std::filesystem::path& config_path);
 

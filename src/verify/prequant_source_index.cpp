@@ -60,13 +60,14 @@ bool expect_part(const Part& part, std::initializer_list<StDtype> dtypes,
     std::string dtype_names;
     for (StDtype d : dtypes) {
         dtype_ok |= part.info->dtype == d;
-        dtype_names += (dtype_names.empty() ? "" : "/") + std::string(st_dtype_name(d));
+        if (!dtype_names.empty()) dtype_names += '/';
+        dtype_names.append(st_dtype_name(d));
     }
     if (dtype_ok && part.info->shape == shape) return true;
     entry.problem = error_message(
         part.file->display_name(), part.name(),
         std::string(st_dtype_name(part.info->dtype)) + " " + shape_text(part.info->shape),
-        dtype_names + " " + shape_text(shape) + (why.empty() ? "" : " (" + why + ")"));
+        dtype_names + " " + shape_text(shape) + (why.empty() ? std::string() : " (" + why + ")"));
     return false;
 }
 
@@ -236,8 +237,7 @@ void bind_ct_packed(const PrequantConfig& config, const std::string& module, con
     const int64_t per_word = 32 / bits;
     if (out < 1 || in < 1 || out > (int64_t{1} << 40) || in > (int64_t{1} << 40)) {
         entry.problem = error_message(shape_part->file->display_name(), shape_part->name(),
-                                      "[" + std::to_string(out) + ", " + std::to_string(in) + "]",
-                                      "positive [out, in]");
+                                      shape_text({out, in}), "positive [out, in]");
         return;
     }
     PrequantSource& s = entry.pq;
@@ -342,6 +342,19 @@ SourceIndex index_prequant_source(const SafetensorsModel& model, const PrequantC
 
     SourceIndex index;
     if (!config.problem.empty()) index.problems.push_back("config.json: " + config.problem);
+    if (config.method == PrequantMethod::unknown) {  // no layout to read: every tensor as stored
+        for (const auto& [name, part] : parts) {
+            SourceEntry entry;
+            entry.name = name;
+            entry.file = part.file->display_name();
+            entry.shape = part.info->shape;
+            entry.element_count = part.info->element_count();
+            bind_plain(*part.file, *part.info, entry);
+            index.entries.push_back(std::move(entry));
+        }
+        for (size_t i = 0; i < index.entries.size(); ++i) add_by_stripped_name(index, i);
+        return index;
+    }
     std::set<std::string> modules_seen;
     for (const auto& [name, part] : parts) {
         const std::string& file_name = part.file->display_name();

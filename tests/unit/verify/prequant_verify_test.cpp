@@ -465,5 +465,42 @@ TEST_F(VerifyPrequant, AGIdxOutsideTheGroupsIsAProblem) {
         << result.output;
 }
 
+TEST_F(VerifyPrequant, MkfixtureDefectsAreNamed) {
+    // rebox-mkfixture's defect checkpoints (its own packer, tools/mkfixture/README.md): verify
+    // must fail each, naming the tensor or config field.
+    struct Case {
+        std::string format, defect, expected;
+    };
+    const std::vector<Case> cases = {
+        {"gptq", "missing-scales", "model.layers.0.self_attn.q_proj.scales: missing"},
+        {"gptq", "scales-shape", "model.layers.0.self_attn.q_proj.scales: F16 [2, 56]"},
+        {"gptq", "g-idx-out-of-range",
+         "model.layers.0.self_attn.q_proj.g_idx: value 2 at input column 63 is not a group"},
+        {"gptq", "unknown-layout", "checkpoint_format 'marlin'"},
+        {"gptq", "bits-not-allowed", "bits 5"},
+        {"awq", "unknown-layout", "version 'gemv_fast'"},
+        {"awq", "missing-scales", "model.layers.0.self_attn.q_proj.scales: missing"},
+        {"compressed-tensors", "unknown-layout", "format 'marlin-24'"},
+        {"compressed-tensors", "missing-scales",
+         "model.layers.0.self_attn.q_proj.weight_scale: missing"},
+        {"compressed-tensors", "unknown-quant-method", "quant_method 'hqq'"},
+    };
+    for (const Case& c : cases) {
+        const fs::path dir = work_ / ("defect_" + c.format + "_" + c.defect);
+        fs::remove_all(dir);
+        const auto made = test::run_command(
+            quoted(test::mkfixture_cli()) + " " + quoted(dir) + " --preset tiny --arch llama " +
+                "--tokenizer small --format " + c.format + (c.format == "awq" ? " --asym" : "") +
+                " --defect " + c.defect,
+            work_ / "mkfixture.log");
+        ASSERT_EQ(made.exit_code, 0) << made.output;
+        const auto result = verify(dir, gguf_);
+        EXPECT_EQ(result.exit_code, 3) << c.format << " " << c.defect << "\n" << result.output;
+        EXPECT_NE(result.output.find(c.expected), std::string::npos)
+            << c.format << " " << c.defect << "\n"
+            << result.output;
+    }
+}
+
 }  // namespace
 }  // namespace rebox
