@@ -37,46 +37,69 @@ double prequant_scale(const PrequantSource& source, uint64_t g, uint64_t o) {
     return half_bits_to_float(load_u16le(source.scales.data() + 2 * index));
 }
 
-PrequantParts prequant_parts(const PrequantSource& source, uint64_t o, uint64_t k) {
-    PrequantParts parts;
-    parts.g = group_of(source, k);
+namespace {
+
+int64_t code_at(const PrequantSource& source, uint64_t o, uint64_t k) {
     switch (source.layout) {
         case PrequantLayout::gptq:
-            parts.q = gptq_code(source.weight, source.out, source.bits, o, k);
-            parts.z = static_cast<int64_t>(gptq_stored_zero(source.zeros, source.zero_words_per_row,
-                                                            source.bits, parts.g, o)) +
-                      source.zero_add;
-            break;
+            return gptq_code(source.weight, source.out, source.bits, o, k);
         case PrequantLayout::awq_gemm:
-            parts.q = awq_value(source.weight, source.out, k, o);
-            parts.z = awq_value(source.zeros, source.out, parts.g, o);
-            break;
+            return awq_value(source.weight, source.out, k, o);
+        case PrequantLayout::ct_packed:
+            return ct_packed_code(source.weight, source.weight_words_per_row, source.bits, o, k);
+        case PrequantLayout::ct_int8:
+            return static_cast<int8_t>(source.weight[o * source.in + k]);
+    }
+    return 0;
+}
+
+int64_t zero_at(const PrequantSource& source, uint64_t g, uint64_t o) {
+    switch (source.layout) {
+        case PrequantLayout::gptq:
+            return static_cast<int64_t>(gptq_stored_zero(source.zeros, source.zero_words_per_row,
+                                                         source.bits, g, o)) +
+                   source.zero_add;
+        case PrequantLayout::awq_gemm:
+            return awq_value(source.zeros, source.out, g, o);
         case PrequantLayout::ct_packed:
             // Stored codes and zero points both carry the +2^(bits-1) offset, which cancels in
             // q - z; without a zero point tensor the signed zero point is 0, i.e. z = offset.
-            parts.q = ct_packed_code(source.weight, source.weight_words_per_row, source.bits, o, k);
-            parts.z = source.zeros.empty()
-                          ? int64_t{1} << (source.bits - 1)
-                          : ct_packed_zero(source.zeros, source.groups, source.bits, parts.g, o);
-            break;
+            return source.zeros.empty()
+                       ? int64_t{1} << (source.bits - 1)
+                       : ct_packed_zero(source.zeros, source.groups, source.bits, g, o);
         case PrequantLayout::ct_int8:
-            parts.q = static_cast<int8_t>(source.weight[o * source.in + k]);
-            parts.z = source.zeros.empty()
-                          ? 0
-                          : static_cast<int8_t>(source.zeros[o * source.groups + parts.g]);
-            break;
+            return source.zeros.empty() ? 0
+                                        : static_cast<int8_t>(source.zeros[o * source.groups + g]);
     }
+    return 0;
+}
+
+}  // namespace
+
+PrequantParts prequant_parts(const PrequantSource& source, uint64_t o, uint64_t k) {
+    PrequantParts parts;
+    parts.g = group_of(source, k);
+    parts.q = code_at(source, o, k);
+    parts.z = zero_at(source, parts.g, o);
     return parts;
 }
 
 void expected_from_prequant(const PrequantSource& source, uint64_t first, std::span<float> out,
                             PrequantInexact& inexact) {
+    // Zero point and scale are read again only when the (row, group) changes.
+    uint64_t cached_o = std::numeric_limits<uint64_t>::max(), cached_g = 0;
+    int64_t z = 0;
+    double scale = 0.0;
     for (size_t i = 0; i < out.size(); ++i) {
         const uint64_t index = first + i;
         const uint64_t o = index / source.in, k = index % source.in;
-        const PrequantParts parts = prequant_parts(source, o, k);
-        const double value =
-            static_cast<double>(parts.q - parts.z) * prequant_scale(source, parts.g, o);
+        const uint64_t g = group_of(source, k);
+        if (o != cached_o || g != cached_g) {
+            cached_o = o, cached_g = g;
+            z = zero_at(source, g, o);
+            scale = prequant_scale(source, g, o);
+        }
+        const double value = static_cast<double>(code_at(source, o, k) - z) * scale;
         // A finite fp64 value beyond binary32's range becomes an infinity (a plain cast would be
         // undefined behaviour) and is reported like any other value that is not a binary32 value.
         out[i] = std::isfinite(value) && std::fabs(value) > std::numeric_limits<float>::max()
