@@ -56,17 +56,22 @@ class AwqReader {
         }
         auto group = prequant::json_int(q, "group_size");
         if (!group) group = prequant::json_int(q, "q_group_size");
-        if (!group || *group < 1) {
+        if (!group || (*group < 1 && *group != -1)) {
             reader_.block_config("quantization_config.group_size",
                                  "AWQ group_size " +
                                      (group ? std::to_string(*group) : std::string("missing")) +
-                                     " (expected a positive integer)",
+                                     " (expected -1 or a positive integer)",
                                  kConfigFix);
             return false;
         }
-        group_ = *group;
-        if (const auto it = q.find("zero_point"); it != q.end() && it->is_boolean())
-            zero_point_ = *it;
+        group_ = *group;  // -1: one group per row, resolved per module
+        if (const auto it = q.find("zero_point"); it != q.end() && *it != true) {
+            reader_.block_config("quantization_config.zero_point",
+                                 "AWQ zero_point " + it->dump() +
+                                     " (expected true: GEMM qzeros hold the zero points)",
+                                 kConfigFix);
+            return false;
+        }
         return true;
     }
 
@@ -81,14 +86,15 @@ class AwqReader {
             return;
         }
         const int64_t in = shape[0], out = shape[1] * 8;
-        if (in % group_ != 0) {
+        const int64_t group = group_ == -1 ? in : group_;
+        if (in % group != 0) {
             reader_.block(name, qweight,
                           std::to_string(in) + " input rows of " + qweight.info->name +
-                              " are not a multiple of group_size " + std::to_string(group_),
+                              " are not a multiple of group_size " + std::to_string(group),
                           kConfigFix);
             return;
         }
-        const int64_t n_groups = in / group_;
+        const int64_t n_groups = in / group;
         if (!reader_.expect(name, qweight, {StDtype::I32, StDtype::U32}, shape, "")) return;
         const Located* scales =
             reader_.require(module, ".scales",
@@ -107,7 +113,7 @@ class AwqReader {
         v.bits = 4;
         v.rows = out;
         v.cols = in;
-        v.group = group_;
+        v.group = group;
         v.n_groups = n_groups;
         v.code_layout = IntCodeLayout::awq_output_packed;
         v.codes = qweight.file->data(*qweight.info);
@@ -117,7 +123,6 @@ class AwqReader {
         v.scales_group_major = true;
         v.scales = scales->file->data(*scales->info);
         v.method = "awq";
-        v.symmetric = !zero_point_;
         v.packed_bytes = v.codes.size() + v.zeros.size() + v.scales.size();
         SourceTensor tensor;
         tensor.name = name;
@@ -129,7 +134,6 @@ class AwqReader {
 
     prequant::PackedReader reader_;
     int64_t group_ = 0;
-    bool zero_point_ = true;
     bool ok_ = false;
 };
 

@@ -4,7 +4,8 @@
 // P.weight_shape [2] = [out, in], optional P.weight_zero_point int32 [ceil(out/pf), n_groups]
 // (packed along dim 0 with the same offset) and P.weight_g_idx int32 [in]; without a zero point
 // z = 2^(bits-1), so q - z is the signed code. format "int-quantized": P.weight int8 [out, in] with
-// P.weight_scale, z = 0. One weight setting for all config_groups (group or channel strategy).
+// P.weight_scale, z = 0 or the signed I8 P.weight_zero_point. One weight setting for all
+// config_groups (group or channel strategy).
 #include "../model/json_file.hpp"
 #include "prequant_common.hpp"
 #include "rebox/source/prequant_readers.hpp"
@@ -253,17 +254,16 @@ class CtReader {
         v.zero_layout = IntZeroLayout::constant;
         v.zero_constant = 0;
         if (const Located* zp = reader_.find(module + ".weight_zero_point")) {
-            // Only all-zero zero points (a symmetric scheme that stored them) are carried.
-            const std::span<const uint8_t> bytes = zp->file->data(*zp->info);
-            for (uint8_t b : bytes)
-                if (b != 0) {
-                    reader_.block(name, *zp,
-                                  zp->info->name +
-                                      " has a non-zero zero point (expected a "
-                                      "symmetric int-quantized scheme)",
-                                  "re-quantize with symmetric int8 weights");
-                    return;
-                }
+            if (!reader_.expect(name, *zp, {StDtype::I8}, {v.rows, v.n_groups},
+                                "for weight " + shape_string(shape)))
+                return;
+            v.zero_layout = IntZeroLayout::row_int8;
+            v.zeros = zp->file->data(*zp->info);
+        } else if (!setting_.symmetric) {
+            reader_.require(module, ".weight_zero_point",
+                            "the zero points of an asymmetric scheme, I8 [" +
+                                std::to_string(v.rows) + ", " + std::to_string(v.n_groups) + "]");
+            return;
         }
         finish(module, name, weight, v, "for weight " + shape_string(shape));
     }

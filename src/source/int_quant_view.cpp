@@ -103,6 +103,8 @@ int32_t int_zero(const IntQuantView& v, int64_t row, int64_t group) {
                      mask;
             break;
         }
+        case IntZeroLayout::row_int8:
+            return static_cast<int8_t>(v.zeros[r * static_cast<uint64_t>(v.n_groups) + g]);
     }
     return static_cast<int32_t>(stored) + v.zero_add;
 }

@@ -57,6 +57,8 @@ enum class IntZeroLayout {
     // compressed-tensors weight_zero_point packed along dim 0: [ceil(rows/pf), n_groups], zero of
     // row r at slot r%pf of word (r/pf, g), stored with the same +2^(bits-1) offset as the codes.
     column_words,
+    // compressed-tensors int-quantized weight_zero_point: int8 [rows, n_groups], signed.
+    row_int8,
 };
 inline constexpr int kAwqNibbleOf[8] = {0, 4, 1, 5, 2, 6, 3, 7};  // logical column -> nibble
 
