@@ -330,6 +330,10 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
             continue;
         plan.tensors.push_back(std::move(tensor_plan));
     }
+    // A tensor the reader refused (its blocker names it) is not reported missing a second time.
+    for (const Blocker& blocker : source.blockers)
+        if (const auto ref = arch::resolve_hf(*arch, blocker.tensor))
+            seen.emplace(ref->gguf_name, blocker.tensor);
     for (const std::string& name : arch::required_tensors(*arch, config)) {
         if (!seen.count(name))
             plan.blockers.push_back(Blocker{

@@ -191,7 +191,6 @@ class CtReader {
         const int64_t per_word = 32 / bits;
         const Located* shape_part = reader_.require(module, ".weight_shape", "I64 [2] = [out, in]");
         if (!shape_part) return;
-        const auto& pshape = packed.info->shape;
         if (!reader_.expect(name, *shape_part, {StDtype::I64, StDtype::I32}, {2}, "[out, in]"))
             return;
         const std::span<const uint8_t> dims = shape_part->file->data(*shape_part->info);

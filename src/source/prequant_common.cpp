@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "rebox/error.hpp"
 #include "source_helpers.hpp"
 
 namespace rebox::prequant {
@@ -64,7 +65,8 @@ bool read_g_idx(PackedReader& reader, const std::string& name, const Located& wh
     return true;
 }
 
-PackedReader::PackedReader(const std::filesystem::path& dir, SourceModel& model) : model_(model) {
+PackedReader::PackedReader(const std::filesystem::path& dir, SourceModel& model)
+    : model_(model), config_path_(dir / "config.json") {
     const SafetensorsModel st = SafetensorsModel::open(dir);
     files_ = st.files();
     for (const auto& file : files_) {
@@ -85,7 +87,7 @@ void PackedReader::block(const std::string& tensor, const Located& where, const 
 
 void PackedReader::block_config(const std::string& field, const std::string& reason,
                                 const std::string& fix) {
-    model_.blockers.push_back(Blocker{"config.json: " + field, reason, fix});
+    throw_input_error(config_path_.string(), field, reason + "; " + fix);
 }
 
 bool PackedReader::expect(const std::string& name, const Located& part,
@@ -125,7 +127,7 @@ const Located* PackedReader::require(const std::string& module, const std::strin
             break;
         }
     model_.blockers.push_back(
-        Blocker{module + suffix,
+        Blocker{module + ".weight",
                 (anchor ? anchor->file->display_name() + ": " : std::string()) + "missing " +
                     module + suffix + " (expected " + what + ")",
                 "store every part of the quantized module"});

@@ -39,12 +39,16 @@ class PackedReader {
     // "FILE: reason" blocker naming the tensor.
     void block(const std::string& tensor, const Located& where, const std::string& reason,
                const std::string& fix);
-    void block_config(const std::string& field, const std::string& reason, const std::string& fix);
+    // A config.json problem stops the run: rebox::Error (input class) "config.json: FIELD: reason;
+    // fix" (one line, exit 1).
+    [[noreturn]] void block_config(const std::string& field, const std::string& reason,
+                                   const std::string& fix);
     // The tensor's dtype is one of `dtypes` and its shape is `shape`; else a blocker saying what
     // was expected (with `why`, e.g. "for qweight [128, 64] at bits 4").
     bool expect(const std::string& name, const Located& part, std::initializer_list<StDtype> dtypes,
                 const std::vector<int64_t>& shape, const std::string& why);
-    // The module's part `suffix` (e.g. ".scales"), or a blocker saying it is missing.
+    // The module's part `suffix` (e.g. ".scales"), or a blocker on MODULE.weight saying it is
+    // missing.
     const Located* require(const std::string& module, const std::string& suffix,
                            const std::string& what);
 
@@ -63,6 +67,7 @@ class PackedReader {
 
   private:
     SourceModel& model_;
+    std::filesystem::path config_path_;
     std::map<std::string, Located, std::less<>> tensors_;
     std::vector<std::shared_ptr<SafetensorsFile>> files_;
 };

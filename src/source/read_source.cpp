@@ -5,6 +5,7 @@
 #include "../model/json_file.hpp"
 #include "mlx_config.hpp"
 #include "prequant_common.hpp"
+#include "rebox/error.hpp"
 #include "rebox/format/safetensors.hpp"
 #include "rebox/source/float_reader.hpp"
 #include "rebox/source/mcq_reader.hpp"
@@ -18,6 +19,10 @@ std::string detect_source_format(const std::filesystem::path& model_dir) {
     if (std::filesystem::exists(config_path)) {
         const std::string method = prequant::quant_method(detail::read_json_object(config_path));
         if (method == "gptq" || method == "awq" || method == "compressed-tensors") return method;
+        if (!method.empty())  // mlx-lm writes no quant_method
+            throw_input_error(config_path.string(), "quantization_config.quant_method",
+                              "'" + method + "' is not supported",
+                              "gptq, awq or compressed-tensors; MLX affine checkpoints have none");
     }
     const SafetensorsModel st = SafetensorsModel::open(model_dir);
     bool has_scales = false, has_biases = false, has_mcq_parts = false;
