@@ -28,6 +28,14 @@ const char* encoding_name(Encoding encoding) {
             return "recast_f16";
         case Encoding::recast_bf16:
             return "recast_bf16";
+        case Encoding::q4_0_shift:
+            return "q4_0_shift";
+        case Encoding::q5_0_shift:
+            return "q5_0_shift";
+        case Encoding::q8_0_shift:
+            return "q8_0_shift";
+        case Encoding::q4_1_int:
+            return "q4_1_int";
     }
     return "?";
 }

@@ -218,6 +218,17 @@ class Source:
         g = np.arange(n_in) // (n_in // groups)
         return q, z[:, g], s[:, g]
 
+    def pq_column_groups(self, name):
+        """The group of each input column k of a quantized linear (GPTQ: g_idx as stored)."""
+        m = self.pq_modules[name]
+        if self.format == "gptq":
+            return int_values(self.tensors[m + ".g_idx"])
+        q, _, _ = self.pq_parts(name)
+        n_in = q.shape[1]
+        scale = self.tensors[m + (".scales" if self.format == "awq" else ".weight_scale")]
+        groups = scale.shape[0] if self.format == "awq" else scale.shape[1]
+        return np.arange(n_in) // (n_in // groups)
+
     def values(self, name):
         if self.pq and name in self.pq_modules:
             q, z, s = self.pq_parts(name)

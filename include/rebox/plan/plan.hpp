@@ -31,6 +31,11 @@ enum class Encoding {
                    // checked every value is exact
     recast_f16,    // F32/BF16 source stored as fp16 (--outtype f16): every value checked exact
     recast_bf16,   // F32/F16 source stored as bf16 (--outtype bf16): every value checked exact
+    // Integer-zero-point sources (GPTQ, AWQ, compressed-tensors): q' = q - z + off, d = scale.
+    q4_0_shift,  // off 8, every q - z in [-8, 7]
+    q5_0_shift,  // off 16, every q - z in [-16, 15]
+    q8_0_shift,  // off 0, every q - z in [-128, 127]
+    q4_1_int,    // codes q unchanged, d = s, m = -z*s (every s > 0 and z*s exact in fp16)
 };
 const char* encoding_name(Encoding encoding);
 
@@ -62,7 +67,8 @@ struct TensorPlan {
     uint64_t nbytes = 0;
     Encoding encoding = Encoding::copy_f32;
     // Q4_1/Q5_1 from BF16/F32 scales: a group whose codes are all 0 and whose scale is not exact in
-    // fp16 gets d = +-0 (sign of the scale); its values 0*d+m stay bit-identical.
+    // fp16 gets d = +-0 (sign of the scale); its values 0*d+m stay bit-identical. For the *_shift
+    // encodings: a block whose q - z are all 0 (values 0*s).
     bool zero_code_groups_get_zero_scale = false;
     std::string note;  // why this path was taken (e.g. "bits 6: ... -> F16, every value exact")
     // Whole-row reordering (llama q/k): GGUF row r holds source row row_source[r], each row
