@@ -465,6 +465,36 @@ TEST_F(VerifyPrequant, AGIdxOutsideTheGroupsIsAProblem) {
         << result.output;
 }
 
+TEST_F(VerifyPrequant, AValueThatIsNotBinary32IsReportedNotRounded) {
+    // int-quantized with F32 scales 1 + 2^-23 (0x3F800001) for up_proj of layer 1: (q - z) * s
+    // has values no GGUF type can hold (the source itself is not binary32-exact there).
+    std::vector<StTensor> tensors = plain_;
+    for (const auto& [module, L] : modules_) {
+        ct_int8_tensors(module, L, tensors);
+        if (module != "model.layers.1.mlp.up_proj") continue;
+        StTensor& scale = tensors[tensors.size() - 2];
+        ASSERT_EQ(scale.name, module + ".weight_scale");
+        scale.dtype = "F32";
+        scale.data.clear();
+        for (int64_t i = 0; i < L.out * L.groups(); ++i)
+            for (uint8_t b : {0x01, 0x00, 0x80, 0x3F}) scale.data.push_back(b);
+    }
+    nlohmann::json config = nlohmann::json::parse(test::read_text(ct_int8_ / "config.json"));
+    const fs::path dir = work_ / "ct_int8_f32_scale";
+    fs::remove_all(dir);
+    make_dir(dir, config, tensors);
+    // (q - z) * s with |q - z| in {3, 5, 6, 7} needs 25 or more significant bits (|q - z| in
+    // {1, 2, 4} does not): verify names the tensor and the first such value instead of rounding.
+    const auto result = verify(dir, gguf_);
+    EXPECT_EQ(result.exit_code, 3) << result.output;
+    EXPECT_NE(result.output.find("PROBLEM blk.1.ffn_up.weight (model.layers.1.mlp.up_proj.weight)"),
+              std::string::npos)
+        << result.output;
+    EXPECT_NE(result.output.find(", not a binary32 value, so no GGUF type holds it exactly"),
+              std::string::npos)
+        << result.output;
+}
+
 TEST_F(VerifyPrequant, MkfixtureDefectsAreNamed) {
     // rebox-mkfixture's defect checkpoints (its own packer, tools/mkfixture/README.md): verify
     // must fail each, naming the tensor or config field.
