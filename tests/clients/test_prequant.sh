@@ -39,6 +39,7 @@ cases=(
   "gptq-4-llama:Q4_0:--format gptq --bits 4 --sym --arch llama"
   "awq-4:$ASYM4:--format awq --asym"
   "awq-4-g64-llama:$ASYM4:--format awq --asym --group 64 --arch llama --shards 2"
+  "awq-4-gemv:$ASYM4:--format awq --asym --awq-version gemv"
   "ct-4-sym:Q4_0:--format compressed-tensors --bits 4 --sym"
   "ct-4-asym:$ASYM4:--format compressed-tensors --bits 4 --asym"
   "ct-4-sym-f16:Q4_0:--format compressed-tensors --bits 4 --sym --scale-dtype f16"
@@ -130,9 +131,11 @@ done
 expect_refusal gptq-unknown-layout "marlin" 1 --format gptq --defect unknown-layout
 expect_refusal awq-unknown-layout "gemv_fast" 1 --format awq --asym --defect unknown-layout
 expect_refusal ct-unknown-layout "marlin-24" 1 --format compressed-tensors --defect unknown-layout
-# Not exact (BLOCKERs): a bf16 scale fp16 cannot hold; a true act-order g_idx in every projection.
+# Not exact (BLOCKERs): a bf16 scale fp16 cannot hold; a true act-order g_idx in every projection; an
+# 8-bit q - z of 254.
 expect_refusal ct-inexact-bf16-scale "$Q" 1 --format compressed-tensors --defect inexact-bf16-scale
 expect_refusal gptq-actorder "$Q" 14 --format gptq --bits 4 --asym --desc-act actorder
+expect_refusal gptq-int8-range "$Q" 1 --format gptq --bits 8 --asym --defect int8-range
 
 # With --allow-lossless-fallback the inexact-scale tensor becomes an exact F32 copy, the rest stays.
 dir="$WORK/refuse-ct-inexact-bf16-scale"
@@ -140,6 +143,11 @@ dir="$WORK/refuse-ct-inexact-bf16-scale"
 "$REBOX" verify "$dir" "$dir-fallback.gguf" >/dev/null
 ggufpy "$CLIENTS_DIR/ggufpy_prequant.py" "$BUILD/llama-src" "$dir" "$dir-fallback.gguf" \
   --fallback-f32 "$Q.weight" --quant-types Q4_0,F32
+dir="$WORK/refuse-gptq-int8-range"
+"$REBOX" convert "$dir" -o "$dir-fallback.gguf" --allow-lossless-fallback --quiet
+"$REBOX" verify "$dir" "$dir-fallback.gguf" >/dev/null
+ggufpy "$CLIENTS_DIR/ggufpy_prequant.py" "$BUILD/llama-src" "$dir" "$dir-fallback.gguf" \
+  --fallback-f32 "$Q.weight" --quant-types Q8_0,F32
 echo "defects refused ($(clients_elapsed))"
 
 # llama.cpp runs a converted GPTQ qwen3 fixture with the real Qwen3 tokenizer.
