@@ -74,6 +74,7 @@ void bind_ct_packed(const PrequantConfig& config, const std::string& module, con
     s.in = static_cast<uint64_t>(in);
     s.group = config.ct_strategy == "group" ? static_cast<uint64_t>(config.ct_group) : s.in;
     s.groups = ceil_div(s.in, s.group);
+    s.scales_per_row = s.groups;
     s.weight_words_per_row = ceil_div(s.in, static_cast<uint64_t>(per_word));
     const int64_t groups = static_cast<int64_t>(s.groups);
     const std::string why =
@@ -130,6 +131,7 @@ void bind_ct_int8(const PrequantConfig& config, const std::string& module, const
     s.in = static_cast<uint64_t>(wshape[1]);
     s.groups = static_cast<uint64_t>(sshape[1]);
     s.group = s.in / s.groups;
+    s.scales_per_row = s.groups;
     const std::vector<int64_t> param_shape = {wshape[0], sshape[1]};
     if (!scale_dtype(scale.info->dtype, &s.scale_dtype))
         return void(expect_part(scale, {StDtype::BF16, StDtype::F16, StDtype::F32}, param_shape, "",

@@ -93,7 +93,65 @@ void bind_awq(const PrequantConfig& config, const std::string& module, const Par
         return;
     if (const Part* g_idx = find_part(parts, module + ".g_idx")) {
         entry.problem = error_message(g_idx->file->display_name(), g_idx->name(),
-                                      "AWQ gemm has no g_idx", "no such tensor");
+                                      "AWQ has no g_idx", "no such tensor");
+        return;
+    }
+    s.weight = qweight.data();
+    s.zeros = qzeros->data();
+    s.scales = scales->data();
+}
+
+// AutoAWQ's calculate_zeros_width, rewritten from docs/formats.md §5.2: the groups of a row in
+// whole 8-nibble words, rounded up to a multiple of 4 words (group 32) or 2 (group 64).
+uint64_t awq_gemv_zero_words(uint64_t in, uint64_t group) {
+    const uint64_t words = ceil_div(in / group, 8);
+    const uint64_t multiple = group == 32 ? 4 : group == 64 ? 2 : 1;
+    return ceil_div(words, multiple) * multiple;
+}
+
+void bind_awq_gemv(const PrequantConfig& config, const std::string& module, const Parts& parts,
+                   const Part& qweight, SourceEntry& entry) {
+    const std::string file = qweight.file->display_name();
+    const std::vector<int64_t>& wshape = qweight.info->shape;
+    const int64_t group = config.group;
+    if (qweight.info->dtype != StDtype::I32 || wshape.size() != 2 || wshape[0] < 1 ||
+        wshape[1] < 1 || (group > 0 && (wshape[1] * 8) % group != 0)) {
+        entry.problem =
+            error_message(file, qweight.name(),
+                          std::string(st_dtype_name(qweight.info->dtype)) + " " + dims_text(wshape),
+                          "I32 [out, in/8] with in a multiple of " + config.field + ".group_size " +
+                              std::to_string(group) + " (AWQ gemv)");
+        return;
+    }
+    PrequantSource& s = entry.pq;
+    s.layout = PrequantLayout::awq_gemv;
+    s.bits = 4;
+    s.out = static_cast<uint64_t>(wshape[0]);
+    s.in = static_cast<uint64_t>(wshape[1]) * 8;
+    s.group = group > 0 ? static_cast<uint64_t>(group) : s.in;
+    s.groups = s.in / s.group;
+    s.zero_words_per_row = awq_gemv_zero_words(s.in, s.group);
+    s.scales_per_row = 8 * s.zero_words_per_row;
+    const int64_t out = static_cast<int64_t>(s.out);
+    const std::string why = "from qweight " + dims_text(wshape) + ", " + config.field +
+                            ".group_size " + std::to_string(group) + ", AWQ gemv";
+    const Part* qzeros = find_part(parts, module + ".qzeros");
+    const Part* scales = find_part(parts, module + ".scales");
+    if (!qzeros || !scales) {
+        entry.problem = error_message(file, module + (qzeros ? ".scales" : ".qzeros"),
+                                      "missing (AWQ stores qweight, qzeros and scales)");
+        return;
+    }
+    const std::vector<int64_t> scale_shape = {out, static_cast<int64_t>(s.scales_per_row)};
+    if (!scale_dtype(scales->info->dtype, &s.scale_dtype))
+        return void(expect_part(*scales, {StDtype::F16}, scale_shape, why, entry));
+    if (!expect_part(*scales, {scales->info->dtype}, scale_shape, why, entry) ||
+        !expect_part(*qzeros, {StDtype::I32}, {out, static_cast<int64_t>(s.zero_words_per_row)},
+                     why, entry))
+        return;
+    if (const Part* g_idx = find_part(parts, module + ".g_idx")) {
+        entry.problem = error_message(g_idx->file->display_name(), g_idx->name(),
+                                      "AWQ has no g_idx", "no such tensor");
         return;
     }
     s.weight = qweight.data();

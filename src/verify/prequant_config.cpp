@@ -103,9 +103,10 @@ void parse_gptq_awq(const nlohmann::json& block, PrequantConfig& config) {
     }
     std::string version = string_field(block, "version");
     for (char& c : version) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (!version.empty() && version != "gemm")
-        config.problem =
-            config.field + ".version '" + version + "': verify reads AWQ \"gemm\" checkpoints";
+    config.awq_gemv = version == "gemv";
+    if (!version.empty() && version != "gemm" && version != "gemv")
+        config.problem = config.field + ".version '" + version +
+                         "': verify reads AWQ \"gemm\" and \"gemv\" checkpoints";
 }
 
 void parse_compressed_tensors(const nlohmann::json& block, PrequantConfig& config) {

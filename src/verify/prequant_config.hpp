@@ -24,6 +24,7 @@ struct PrequantConfig {
     int64_t bits = 0;
     int64_t group = 0;
     bool gptq_stores_zero_minus_one = true;  // checkpoint_format "gptq" (default) vs "gptq_v2"
+    bool awq_gemv = false;                   // AWQ version "gemv" (default "gemm")
     // compressed-tensors: every "format" named (top level and per config group) and the weights'
     // num_bits / strategy / group_size when all config groups agree (else problem).
     std::set<std::string> ct_formats;

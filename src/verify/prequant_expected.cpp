@@ -22,10 +22,11 @@ uint64_t group_of(const PrequantSource& source, uint64_t k) {
 }  // namespace
 
 double prequant_scale(const PrequantSource& source, uint64_t g, uint64_t o) {
-    // GPTQ/AWQ scales are [groups, out]; compressed-tensors scales are [out, groups].
+    // GPTQ / AWQ gemm scales are [groups, out]; compressed-tensors and AWQ gemv scales are
+    // [out, scales_per_row].
     const bool by_group_row =
         source.layout == PrequantLayout::gptq || source.layout == PrequantLayout::awq_gemm;
-    const uint64_t index = by_group_row ? g * source.out + o : o * source.groups + g;
+    const uint64_t index = by_group_row ? g * source.out + o : o * source.scales_per_row + g;
     switch (source.scale_dtype) {
         case SourceFloat::F32:
             return float_from_bits(load_u32le(source.scales.data() + 4 * index));
@@ -45,6 +46,8 @@ int64_t code_at(const PrequantSource& source, uint64_t o, uint64_t k) {
             return gptq_code(source.weight, source.out, source.bits, o, k);
         case PrequantLayout::awq_gemm:
             return awq_value(source.weight, source.out, k, o);
+        case PrequantLayout::awq_gemv:  // row o: one 4-bit stream along the input dimension
+            return stream_bits(source.weight, o * (source.in / 8), 1, k * 4, 4);
         case PrequantLayout::ct_packed:
             return ct_packed_code(source.weight, source.weight_words_per_row, source.bits, o, k);
         case PrequantLayout::ct_int8:
@@ -61,6 +64,8 @@ int64_t zero_at(const PrequantSource& source, uint64_t g, uint64_t o) {
                    source.zero_add;
         case PrequantLayout::awq_gemm:
             return awq_value(source.zeros, source.out, g, o);
+        case PrequantLayout::awq_gemv:  // row o: one 4-bit stream over the groups
+            return stream_bits(source.zeros, o * source.zero_words_per_row, 1, g * 4, 4);
         case PrequantLayout::ct_packed:
             // Stored codes and zero points both carry the +2^(bits-1) offset, which cancels in
             // q - z; without a zero point tensor the signed zero point is 0, i.e. z = offset.

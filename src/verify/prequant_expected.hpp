@@ -1,4 +1,4 @@
-// The values a GGUF tensor converted from a GPTQ, AWQ (gemm) or compressed-tensors tensor must
+// The values a GGUF tensor converted from a GPTQ, AWQ (gemm, gemv) or compressed-tensors tensor must
 // hold: value(o, k) = (q - z) * s with integer code q, integer zero point z and the group's scale
 // s, computed in fp64 and rounded once to binary32 (docs/formats.md §5). Values are addressed in
 // the HF [out, in] row-major order whatever the stored layout; the group of input column k is
@@ -16,6 +16,7 @@ namespace rebox::verify_ref {
 enum class PrequantLayout {
     gptq,       // qweight [in*bits/32, out], qzeros [groups, out*bits/32], scales [groups, out]
     awq_gemm,   // qweight [in, out/8], qzeros [in/group, out/8], scales [in/group, out]
+    awq_gemv,   // qweight [out, in/8], qzeros [out, W], scales [out, 8W] (W >= groups/8, padded)
     ct_packed,  // weight_packed [out, ceil(in/pf)], weight_scale [out, groups], zero [.., groups]
     ct_int8,    // weight I8 [out, in], weight_scale [out, groups], zero I8 [out, groups]
 };
@@ -29,7 +30,8 @@ struct PrequantSource {
     std::span<const uint8_t> weight;  // the packed codes (int32 words LE; ct_int8: int8)
     uint64_t weight_words_per_row = 0;  // ct_packed: words per output row
     std::span<const uint8_t> zeros;     // empty: no zero point tensor
-    uint64_t zero_words_per_row = 0;    // gptq: qzeros words per group row
+    uint64_t zero_words_per_row = 0;    // gptq: qzeros words per group row; awq_gemv: W
+    uint64_t scales_per_row = 0;        // [out, ...] scales (CT, awq_gemv): values per row
     int zero_add = 0;                   // GPTQ checkpoint_format "gptq": stored z - 1, so +1
     std::span<const uint8_t> scales;
     SourceFloat scale_dtype = SourceFloat::F16;

@@ -41,6 +41,10 @@ void bind_gptq(const PrequantConfig& config, const std::string& module, const Pa
                const Part& qweight, SourceEntry& entry);
 void bind_awq(const PrequantConfig& config, const std::string& module, const Parts& parts,
               const Part& qweight, SourceEntry& entry);
+void bind_awq_gemv(const PrequantConfig& config, const std::string& module, const Parts& parts,
+                   const Part& qweight, SourceEntry& entry);
+// AWQ gemv's qzeros words per row (AutoAWQ calculate_zeros_width).
+uint64_t awq_gemv_zero_words(uint64_t in, uint64_t group);
 void bind_ct_packed(const PrequantConfig& config, const std::string& module, const Parts& parts,
                     const Part& packed, SourceEntry& entry);
 void bind_ct_int8(const PrequantConfig& config, const std::string& module, const Parts& parts,

@@ -106,6 +106,8 @@ SourceIndex index_prequant_source(const SafetensorsModel& model, const PrequantC
             entry.problem = error_message("config.json", config.field, config.problem);
         else if (config.method == PrequantMethod::gptq)
             bind_gptq(config, module, parts, part, entry);
+        else if (config.method == PrequantMethod::awq && config.awq_gemv)
+            bind_awq_gemv(config, module, parts, part, entry);
         else if (config.method == PrequantMethod::awq)
             bind_awq(config, module, parts, part, entry);
         else if (ct_int8_scale)

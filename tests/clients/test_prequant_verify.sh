@@ -4,7 +4,7 @@
 # prequant_twin.py (numpy, source_values.py) writes each checkpoint's values (q - z) * s as an F32
 # float checkpoint, `rebox convert` turns that into a GGUF, and `rebox verify` must find every
 # tensor of it bit-identical to its own reading of the packed checkpoint. Covers 2/3/4/8-bit GPTQ
-# (v1 and v2, block-rotated g_idx, per-row groups), AWQ gemm, compressed-tensors pack-quantized
+# (v1 and v2, block-rotated g_idx, per-row groups), AWQ gemm and gemv, compressed-tensors pack-quantized
 # (bf16/f16 scales, symmetric and with zero points) and int-quantized, on qwen3 and llama (q/k rows
 # permuted). Usage: bash tests/clients/test_prequant_verify.sh BUILD_DIR
 set -euo pipefail
@@ -38,6 +38,8 @@ check gptq8-v2 --format gptq --bits 8 --checkpoint-format gptq_v2 --asym
 check gptq4-row --format gptq --group -1 --asym --arch qwen2
 check awq --format awq --asym
 check awq-llama --format awq --asym --arch llama --group 64
+check awq-gemv --format awq --asym --awq-version gemv
+check awq-gemv-g64-llama --format awq --asym --awq-version gemv --group 64 --arch llama
 check ct4 --format compressed-tensors
 check ct3-asym --format compressed-tensors --bits 3 --asym --scale-dtype f16 --arch llama
 check ct-int8 --format compressed-tensors --ct-format int-quantized --bits 8 --asym

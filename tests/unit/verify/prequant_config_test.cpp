@@ -30,6 +30,17 @@ TEST(VerifyPrequantConfig, GptqV1IsTheDefaultAndV2StoresZ) {
     EXPECT_FALSE(c.gptq_stores_zero_minus_one);
 }
 
+TEST(VerifyPrequantConfig, AwqGemmIsTheDefaultAndGemvIsRead) {
+    PrequantConfig c = parse({{"quant_method", "awq"}, {"bits", 4}, {"group_size", 128}});
+    EXPECT_EQ(c.problem, "");
+    EXPECT_FALSE(c.awq_gemv);
+    c = parse({{"quant_method", "awq"}, {"bits", 4}, {"group_size", 64}, {"version", "GEMV"}});
+    EXPECT_EQ(c.problem, "");
+    EXPECT_TRUE(c.awq_gemv);
+    c = parse({{"quant_method", "awq"}, {"bits", 4}, {"group_size", 64}, {"zero_point", false}});
+    EXPECT_NE(c.problem.find("zero_point false"), std::string::npos);
+}
+
 TEST(VerifyPrequantConfig, RefusalsNameTheField) {
     EXPECT_EQ(parse({{"quant_method", "gptq"}, {"bits", 5}, {"group_size", 32}}).problem,
               "quantization_config.bits 5: GPTQ stores 2, 3, 4 or 8 bits");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../../../src/verify/prequant_expected.hpp"
+#include "../../../src/verify/prequant_parts.hpp"
 #include "../../../src/verify/ref_half.hpp"
 
 namespace rebox::verify_ref {
@@ -112,6 +113,7 @@ TEST(VerifyPrequantExpected, CompressedTensorsOffsetCancelsOrIsTheZero) {
     PrequantSource s;
     s.layout = PrequantLayout::ct_packed;
     s.bits = 4, s.out = 1, s.in = 3, s.group = 3, s.groups = 1, s.weight_words_per_row = 1;
+    s.scales_per_row = 1;
     s.weight = packed, s.scales = scale;
     std::vector<float> out(3);
     PrequantInexact inexact;
@@ -191,6 +193,39 @@ TEST(VerifyPrequantExpected, AwqValueAtOutputRowInputColumn) {
     EXPECT_EQ(out[1 * 2 + 1], -1.0f);
 }
 
+TEST(VerifyPrequantExpected, AwqGemvNaturalOrderAndPaddedZeroWidth) {
+    // gemv, in = 16, group 8 (2 groups), out = 2. qweight [2, 2]: row 1 word 1 = 0x000000A0 puts
+    // code 10 at nibble 1 = input 9. qzeros [2, W]: row 1 nibble 1 (group 1) = 3. scales [2, 8W]
+    // f16: row 1, group 1 = 0.5 (0x3800), at index 1 * 8W + 1.
+    const uint64_t w = 1;  // the test's zero width (one word covers 2 groups)
+    const auto qweight = words_le({0, 0, 0, 0x000000A0});
+    const auto qzeros = words_le({0, 0x00000030});
+    std::vector<uint8_t> scales(2 * 8 * w * 2, 0);
+    scales[2 * (8 * w + 1)] = 0x00, scales[2 * (8 * w + 1) + 1] = 0x38;
+    PrequantSource s;
+    s.layout = PrequantLayout::awq_gemv;
+    s.bits = 4, s.out = 2, s.in = 16, s.group = 8, s.groups = 2;
+    s.zero_words_per_row = w, s.scales_per_row = 8 * w;
+    s.weight = qweight, s.zeros = qzeros, s.scales = scales;
+    std::vector<float> out(32);
+    PrequantInexact inexact;
+    expected_from_prequant(s, 0, out, inexact);
+    EXPECT_EQ(out[16 + 9], 3.5f);   // (10 - 3) * 0.5
+    EXPECT_EQ(out[16 + 8], -1.5f);  // (0 - 3) * 0.5
+    EXPECT_EQ(out[16 + 7], 0.0f);   // group 0: scale 0
+    EXPECT_EQ(out[9], 0.0f);        // row 0
+}
+
+TEST(VerifyPrequantExpected, AwqGemvZeroWidthRule) {
+    // AutoAWQ calculate_zeros_width: ceil(in/group/8) words, then a multiple of 4 (group 32) or 2
+    // (group 64). in 4096, group 128: 32 groups = 4 words. in 64, group 32: 2 groups = 1 word -> 4.
+    // in 128, group 64: 2 groups = 1 word -> 2. in 2560, group 64: 40 groups = 5 words -> 6.
+    EXPECT_EQ(awq_gemv_zero_words(4096, 128), 4u);
+    EXPECT_EQ(awq_gemv_zero_words(64, 32), 4u);
+    EXPECT_EQ(awq_gemv_zero_words(128, 64), 2u);
+    EXPECT_EQ(awq_gemv_zero_words(2560, 64), 6u);
+}
+
 TEST(VerifyPrequantExpected, CompressedTensorsInt8PerChannel) {
     // weight I8 [2, 2] = {-128, 127, 5, -1}; weight_scale [2, 1] f32 {0.5, 2}; zero I8 {0, 1}.
     const std::vector<uint8_t> weight = {0x80, 0x7F, 0x05, 0xFF};
@@ -198,7 +233,7 @@ TEST(VerifyPrequantExpected, CompressedTensorsInt8PerChannel) {
     const std::vector<uint8_t> zeros = {0x00, 0x01};
     PrequantSource s;
     s.layout = PrequantLayout::ct_int8;
-    s.bits = 8, s.out = 2, s.in = 2, s.group = 2, s.groups = 1;
+    s.bits = 8, s.out = 2, s.in = 2, s.group = 2, s.groups = 1, s.scales_per_row = 1;
     s.weight = weight, s.scales = scales, s.zeros = zeros, s.scale_dtype = SourceFloat::F32;
     std::vector<float> out(4);
     PrequantInexact inexact;
@@ -215,7 +250,7 @@ TEST(VerifyPrequantExpected, ValueThatIsNotBinary32IsReported) {
     const std::vector<uint8_t> scales = {0x01, 0x00, 0x80, 0x3F};
     PrequantSource s;
     s.layout = PrequantLayout::ct_int8;
-    s.bits = 8, s.out = 1, s.in = 2, s.group = 2, s.groups = 1;
+    s.bits = 8, s.out = 1, s.in = 2, s.group = 2, s.groups = 1, s.scales_per_row = 1;
     s.weight = weight, s.scales = scales, s.scale_dtype = SourceFloat::F32;
     std::vector<float> out(2);
     PrequantInexact inexact;
