@@ -1,7 +1,7 @@
-// The values a GGUF tensor converted from a GPTQ, AWQ (gemm, gemv) or compressed-tensors tensor must
-// hold: value(o, k) = (q - z) * s with integer code q, integer zero point z and the group's scale
-// s, computed in fp64 and rounded once to binary32 (docs/formats.md §5). Values are addressed in
-// the HF [out, in] row-major order whatever the stored layout; the group of input column k is
+// The values a GGUF tensor converted from a GPTQ, AWQ (gemm, gemv) or compressed-tensors tensor
+// must hold: value(o, k) = (q - z) * s with integer code q, integer zero point z and the group's
+// scale s, computed in fp64 and rounded once to binary32 (docs/formats.md §5). Values are addressed
+// in the HF [out, in] row-major order whatever the stored layout; the group of input column k is
 // g_idx[k] when the checkpoint has a g_idx, else k / group.
 #pragma once
 

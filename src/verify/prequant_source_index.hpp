@@ -1,6 +1,6 @@
-// verify's index of a GPTQ / AWQ (gemm, gemv) / compressed-tensors source: each quantized module becomes
-// one entry named P.weight (the HF name the GGUF tensor maps back to) whose parts (qweight /
-// qzeros / scales / g_idx, or weight_packed / weight_scale / weight_zero_point / weight_shape /
+// verify's index of a GPTQ / AWQ (gemm, gemv) / compressed-tensors source: each quantized module
+// becomes one entry named P.weight (the HF name the GGUF tensor maps back to) whose parts (qweight
+// / qzeros / scales / g_idx, or weight_packed / weight_scale / weight_zero_point / weight_shape /
 // weight_g_idx, or an int8 weight with weight_scale) are checked against each other and against
 // config.json (dtype, shape, g_idx range) before any value is computed; every other tensor is a
 // plain float entry.
