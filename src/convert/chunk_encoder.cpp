@@ -92,6 +92,8 @@ UnitSize output_unit(const TensorPlan& plan) {
             return {kQ8_0BlockBytes, kQBlockValues};
         case Encoding::q4_1_int:
             return {kQ4_1BlockBytes, kQBlockValues};
+        case Encoding::q5_1_int:
+            return {kQ5_1BlockBytes, kQBlockValues};
         case Encoding::dequant_f32:
         case Encoding::copy_f32:
         case Encoding::widen_f32:
@@ -138,6 +140,10 @@ void encode_values(const SourceTensor& source, const TensorPlan& plan, uint64_t 
             return;
         case Encoding::q4_1_int:
             encode_q4_1_int(*source.int_quant, first / kQBlockValues, count / kQBlockValues,
+                            out.data());
+            return;
+        case Encoding::q5_1_int:
+            encode_q5_1_int(*source.int_quant, first / kQBlockValues, count / kQBlockValues,
                             out.data());
             return;
         case Encoding::dequant_f16:

@@ -111,26 +111,49 @@ void encode_q8_0_int(const IntQuantView& v, uint64_t first_block, size_t n_block
     }
 }
 
+namespace {
+
+// d = s and m = -z*s of a _1 block, both fp16 values, and every code in [0, max_code].
+void store_dm_int(const IntQuantView& v, const IntBlock& b, int max_code, uint8_t* out) {
+    const float s = int_scale(v, b.row, b.group);
+    uint16_t d = 0, m = 0;
+    // z*s is exact in binary32 (z < 256, s has <= 11 significant bits); m must be an fp16 too.
+    if (!float_to_half_exact(s, &d) || !float_to_half_exact(-(static_cast<float>(b.zero) * s), &m))
+        throw Error(ExitClass::blocker,
+                    error_message("", "scale/zero of " + where(b),
+                                  "s or -z*s is not exactly representable as fp16"));
+    for (int j = 0; j < 32; ++j)
+        if (b.codes[j] < 0 || b.codes[j] > max_code)
+            throw Error(ExitClass::blocker,
+                        error_message("", "code in " + where(b),
+                                      "outside [0, " + std::to_string(max_code) + "]"));
+    store_u16(out, d);
+    store_u16(out + 2, m);
+}
+
+}  // namespace
+
 void encode_q4_1_int(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out) {
     IntBlock b;
     for (size_t i = 0; i < n_blocks; ++i, out += kQ4_1BlockBytes) {
         read_block(v, first_block + i, &b);
-        const float s = int_scale(v, b.row, b.group);
-        uint16_t d = 0, m = 0;
-        // z*s is exact in binary32 (z <= 16, s has <= 11 significant bits); m must be an fp16 too.
-        if (!float_to_half_exact(s, &d) ||
-            !float_to_half_exact(-(static_cast<float>(b.zero) * s), &m))
-            throw Error(ExitClass::blocker,
-                        error_message("", "scale/zero of " + where(b),
-                                      "s or -z*s is not exactly representable as fp16"));
-        for (int j = 0; j < 32; ++j)
-            if (b.codes[j] < 0 || b.codes[j] > 15)
-                throw Error(ExitClass::blocker,
-                            error_message("", "code in " + where(b), "outside Q4_1's [0, 15]"));
-        store_u16(out, d);
-        store_u16(out + 2, m);
+        store_dm_int(v, b, 15, out);
         for (int j = 0; j < 16; ++j)
             out[4 + j] = static_cast<uint8_t>(b.codes[j] | b.codes[j + 16] << 4);
+    }
+}
+
+void encode_q5_1_int(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out) {
+    IntBlock b;
+    for (size_t i = 0; i < n_blocks; ++i, out += kQ5_1BlockBytes) {
+        read_block(v, first_block + i, &b);
+        store_dm_int(v, b, 31, out);
+        uint32_t qh = 0;  // bit j = bit 4 of code j
+        for (int j = 0; j < 32; ++j)
+            qh |= uint32_t{(static_cast<unsigned>(b.codes[j]) >> 4) & 1u} << j;
+        for (int k = 0; k < 4; ++k) out[4 + k] = static_cast<uint8_t>(qh >> (8 * k));
+        for (int j = 0; j < 16; ++j)
+            out[8 + j] = static_cast<uint8_t>((b.codes[j] & 0x0F) | (b.codes[j + 16] & 0x0F) << 4);
     }
 }
 

@@ -36,6 +36,8 @@ const char* encoding_name(Encoding encoding) {
             return "q8_0_shift";
         case Encoding::q4_1_int:
             return "q4_1_int";
+        case Encoding::q5_1_int:
+            return "q5_1_int";
     }
     return "?";
 }

@@ -1,10 +1,10 @@
 // choose_int_block_type: the exactness rules for integer-zero-point sources. ggml dequantizes
 // Q4_0/Q5_0/Q8_0 as (q' - off) * d, an exact binary32 product, so q' = q - z + off with d = s holds
 // every value bit for bit when s is an fp16 value and every used q - z lies in the type's range;
-// Q4_1 (q*d + m with m = -z*s) only when every s > 0 and every -z*s is an fp16 value (s <= 0 would
-// turn a -0 into +0). Structural conditions first (whole 32-value blocks inside one group), then
-// one pass over zero points and scales, and a pass over the codes only when the zero points do not
-// already bound q - z inside Q4_0's range or a scale is not an fp16 value.
+// Q4_1 / Q5_1 (q*d + m with m = -z*s) only when every s > 0 and every -z*s is an fp16 value (s <= 0
+// would turn a -0 into +0). Structural conditions first (whole 32-value blocks inside one group),
+// then one pass over zero points and scales, and a pass over the codes only when the zero points do
+// not already bound q - z inside Q4_0's range or a scale is not an fp16 value.
 #include "int_quant_rules.hpp"
 
 #include <algorithm>
@@ -105,10 +105,12 @@ CodeScan scan_blocks(const IntQuantView& v) {
     return scan;
 }
 
-// Why Q4_1 (d = s, m = -z*s) is not exact for some group, or nullopt when it is for all.
-std::optional<std::string> q4_1_problem(const IntQuantView& v) {
-    if (v.bits > 4 || v.code_layout == IntCodeLayout::row_int8)
-        return std::to_string(v.bits) + "-bit codes do not fit a Q4_1 nibble";
+// Why Q4_1 / Q5_1 (d = s, m = -z*s; codes of up to code_bits) is not exact for some group, or
+// nullopt when it is for all.
+std::optional<std::string> q_1_problem(const IntQuantView& v, int code_bits) {
+    if (v.bits > code_bits || v.code_layout == IntCodeLayout::row_int8)
+        return std::to_string(v.bits) + "-bit codes do not fit " + std::to_string(code_bits) +
+               " bits";
     for (int64_t r = 0; r < v.rows; ++r)
         for (int64_t g = 0; g < v.n_groups; ++g) {
             const float s = int_scale(v, r, g);
@@ -173,7 +175,7 @@ IntBlockChoice choose_int_block_type(const IntQuantView& v, bool q4_1_only) {
         return choice;
     };
     if (q4_1_only) {
-        if (const auto problem = q4_1_problem(v)) {
+        if (const auto problem = q_1_problem(v, 4)) {
             choice.refusals.push_back(
                 {"--outtype q4_1: " + *problem,
                  "use --outtype auto (Q4_0/Q5_0/Q8_0 blocks by shifting codes)"});
@@ -183,11 +185,13 @@ IntBlockChoice choose_int_block_type(const IntQuantView& v, bool q4_1_only) {
     }
     if (lo >= -8 && hi <= 7)
         return choose(Encoding::q4_0_shift, GgmlType::Q4_0, " (q' = q - z + 8, d = s)");
-    const auto q4_1 = q4_1_problem(v);
+    const auto q4_1 = q_1_problem(v, 4);
     if (!q4_1) return choose(Encoding::q4_1_int, GgmlType::Q4_1, " (d = s, m = -z*s, all exact)");
     if (lo >= -16 && hi <= 15)
         return choose(Encoding::q5_0_shift, GgmlType::Q5_0,
                       " (q' = q - z + 16, d = s; Q4_1 not exact: " + *q4_1 + ")");
+    if (v.bits == 5 && !q_1_problem(v, 5))
+        return choose(Encoding::q5_1_int, GgmlType::Q5_1, " (d = s, m = -z*s, all exact)");
     if (lo >= -128 && hi <= 127)
         return choose(Encoding::q8_0_shift, GgmlType::Q8_0, " (q' = q - z, d = s)");
     choice.refusals.push_back(

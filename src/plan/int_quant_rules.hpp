@@ -1,6 +1,6 @@
 // The block type of an integer-zero-point tensor (GPTQ, AWQ, compressed-tensors): the smallest of
-// Q4_0 < Q4_1 < Q5_0 < Q8_0 (bytes per value) that reproduces every (q - z) * s exactly, or the
-// reasons none does (docs/formats.md §5.x).
+// Q4_0 < Q4_1 < Q5_0 < Q5_1 < Q8_0 (bytes per value) that reproduces every (q - z) * s exactly, or
+// the reasons none does (docs/formats.md §5.0).
 #pragma once
 
 #include <cstdint>

@@ -6,7 +6,7 @@
 //   bytes the exact fallback would add; with --allow-lossless-fallback it becomes F16 when every
 //   value is exact in fp16, otherwise F32.
 // - integer-zero-point sources (GPTQ, AWQ, compressed-tensors): the smallest of Q4_0 < Q4_1 < Q5_0
-//   < Q8_0 that holds every (q - z) * s exactly (int_quant_rules.cpp); refusals as above.
+//   < Q5_1 < Q8_0 that holds every (q - z) * s exactly (int_quant_rules.cpp); refusals as above.
 // - --outtype f32: exact binary32 values; f16 / bf16: only when every value is exact in that type,
 //   else a Blocker naming the first inexact value.
 // Float tensors: 1-D and *norm.weight -> F32 always (llama.cpp keeps them F32, docs/gguf.md §3.2);

@@ -1,7 +1,7 @@
 // Block kernels for integer-zero-point sources (GPTQ, AWQ, compressed-tensors): Q4_0 / Q5_0 /
 // Q8_0 blocks hold the shifted codes q' = q - z + off (off 8 / 16 / 0) with d = the group's scale;
-// Q4_1 holds q with d = s, m = -z*s. ggml dequantizes (q' - off) * d (or q*d + m) in binary32,
-// which equals float(q - z) * float(s) bit for bit (docs/formats.md §5.x). Also binary32
+// Q4_1 / Q5_1 hold q with d = s, m = -z*s. ggml dequantizes (q' - off) * d (or q*d + m) in
+// binary32, which equals float(q - z) * float(s) bit for bit (docs/formats.md §5.0). Also binary32
 // dequantization for --outtype f32/f16/bf16 and the exact fallback.
 #pragma once
 
@@ -32,6 +32,8 @@ void encode_q8_0_int(const IntQuantView& v, uint64_t first_block, size_t n_block
 // Q4_1 (20 bytes): codes q in [0, 15] as nibbles, d = s, m = -z*s; both exact in fp16 (the plan
 // checked; rebox::Error otherwise).
 void encode_q4_1_int(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out);
+// Q5_1 (24 bytes): codes q in [0, 31] (fifth bit in qh), d = s, m = -z*s, as Q4_1.
+void encode_q5_1_int(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out);
 // Values [first, first+count) (row-major [rows, cols]) as binary32: float(q - z) * float(s).
 void dequantize_int_f32(const IntQuantView& v, uint64_t first, size_t count, float* out);
 

@@ -36,6 +36,7 @@ enum class Encoding {
     q5_0_shift,  // off 16, every q - z in [-16, 15]
     q8_0_shift,  // off 0, every q - z in [-128, 127]
     q4_1_int,    // codes q unchanged, d = s, m = -z*s (every s > 0 and z*s exact in fp16)
+    q5_1_int,    // the same for codes up to 31 (5-bit)
 };
 const char* encoding_name(Encoding encoding);
 

@@ -47,6 +47,17 @@ std::vector<float> ggml_dequant(GgmlType type, const uint8_t* b) {
             for (int j = 0; j < 32; ++j)
                 y[j] = static_cast<float>(static_cast<int8_t>(b[2 + j])) * d;
             break;
+        case GgmlType::Q5_1: {
+            const float m = half_to_float(u16(b + 2));
+            const uint32_t qh =
+                uint32_t{b[4]} | uint32_t{b[5]} << 8 | uint32_t{b[6]} << 16 | uint32_t{b[7]} << 24;
+            for (int j = 0; j < 16; ++j) {
+                const int xh0 = ((qh >> j) << 4) & 0x10, xh1 = (qh >> (j + 12)) & 0x10;
+                y[j] = static_cast<float>((b[8 + j] & 0x0F) | xh0) * d + m;
+                y[j + 16] = static_cast<float>((b[8 + j] >> 4) | xh1) * d + m;
+            }
+            break;
+        }
         case GgmlType::Q4_1: {
             const float m = half_to_float(u16(b + 2));
             for (int j = 0; j < 16; ++j) {
@@ -134,6 +145,23 @@ TEST(IntBlockEncode, Q4_1HandWorked) {
     encode_q4_1_int(v, 0, 1, out.data());
     EXPECT_EQ(out, expected);
     expect_values(ggml_dequant(GgmlType::Q4_1, out.data()), t);
+}
+
+TEST(IntBlockEncode, Q5_1HandWorked) {
+    IntTensor t;
+    t.bits = 5;
+    t.packed_words = true;
+    for (int j = 0; j < 32; ++j) t.codes.push_back(j);
+    t.zero_constant = 5;
+    t.scale_bits = {0x3800};  // s = 0.5, m = -2.5 = fp16 0xC100
+    const IntQuantView v = t.view();
+    // qh bit j = bit 4 of code j: 0xFFFF0000; qs[j] = (j & 15) | ((j + 16) & 15) << 4 = j | j << 4.
+    std::vector<uint8_t> expected = {0x00, 0x38, 0x00, 0xC1, 0x00, 0x00, 0xFF, 0xFF};
+    for (int j = 0; j < 16; ++j) expected.push_back(static_cast<uint8_t>(j | j << 4));
+    std::vector<uint8_t> out(kQ5_1BlockBytes, 0x55);
+    encode_q5_1_int(v, 0, 1, out.data());
+    EXPECT_EQ(out, expected);
+    expect_values(ggml_dequant(GgmlType::Q5_1, out.data()), t);
 }
 
 TEST(IntBlockEncode, BlocksWalkRowsAndGroups) {

@@ -1,7 +1,7 @@
 // The block type chosen for integer-zero-point tensors (docs/formats.md §5.0): the smallest of
-// Q4_0 < Q4_1 < Q5_0 < Q8_0 that holds every (q - z) * s exactly, and each refusal (a group across
-// a 32-value block, act-order g_idx, a scale fp16 cannot hold, q - z beyond Q8_0, cols % 32).
-// Expected types come from the table's ranges applied by hand to each tensor's codes.
+// Q4_0 < Q4_1 < Q5_0 < Q5_1 < Q8_0 that holds every (q - z) * s exactly, and each refusal (a group
+// across a 32-value block, act-order g_idx, a scale fp16 cannot hold, q - z beyond Q8_0, cols %
+// 32). Expected types come from the table's ranges applied by hand to each tensor's codes.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -56,11 +56,14 @@ TEST(IntTypeChoice, SmallestExactTypeTable) {
     // A negative scale rules Q4_1 out (q*d + m would give +0 where (q - z)*s is -0) -> Q5_0.
     IntTensor negative = one_block(4, {0, 15}, 12, 0xB800);
     EXPECT_EQ(type_of(choose_int_block_type(negative.view(), false)), "Q5_0");
-    // 5-bit, z = 16: q - z in [-16, 15] -> Q5_0; z = 20 with code 0 -> -20 -> Q8_0.
+    // 5-bit, z = 16: q - z in [-16, 15] -> Q5_0; z = 20 with code 0 -> -20: Q5_1 when -z*s is an
+    // fp16 (s = 1), else Q8_0 (s = 1 + 2^-10: 20 * s needs 15 significant bits).
     IntTensor five = one_block(5, {0, 31}, 16);
     EXPECT_EQ(type_of(choose_int_block_type(five.view(), false)), "Q5_0");
     IntTensor five_asym = one_block(5, {0, 31}, 20);
-    EXPECT_EQ(type_of(choose_int_block_type(five_asym.view(), false)), "Q8_0");
+    EXPECT_EQ(type_of(choose_int_block_type(five_asym.view(), false)), "Q5_1");
+    IntTensor five_inexact = one_block(5, {0, 31}, 20, 0x3C01);
+    EXPECT_EQ(type_of(choose_int_block_type(five_inexact.view(), false)), "Q8_0");
     // 8-bit: z = 128 -> [-128, 127] -> Q8_0; z = 100 with code 255 -> 155: no type holds it.
     IntTensor eight = one_block(8, {0, 255}, 128);
     eight.zeros.clear();  // 128 is no signed byte: a constant zero point
