@@ -12,7 +12,8 @@ Formats:
   GPTQ / AWQ / compressed-tensors (config.json quantization_config.quant_method; docs/formats.md §5):
           integer codes q, zero points z and scales s unpacked here from the packed words (GPTQ: LSB-first
           bit streams along the input dim per column, qzeros along the output dim, v1 stores z-1, g_idx;
-          AWQ gemm: [in, out/8] words in nibble order 0 2 4 6 1 3 5 7; compressed-tensors pack-quantized:
+          AWQ gemm: [in, out/8] words in nibble order 0 2 4 6 1 3 5 7 (gemv: [out, in/8] natural order);
+          compressed-tensors pack-quantized:
           32//bits whole fields per word, signed codes stored + 2^(bits-1), zero points packed along dim 0;
           int-quantized: I8 codes); w = (q - z) * s computed in float64 (exact), then float32.
 """
@@ -189,6 +190,17 @@ class Source:
             s = float_values(t[m + ".scales"]).astype(np.float64).reshape(t[m + ".scales"].shape)
             g_idx = int_values(t[m + ".g_idx"])
             return q, z[g_idx, :].T, s[g_idx, :].T
+        if self.format == "awq" and self.pq.get("version") == "gemv":
+            qw = int_values(t[m + ".qweight"])  # [out, in/8], natural nibble order along the row
+            out, n_in = qw.shape[0], qw.shape[1] * 8
+            q = stream_fields(qw, 4, n_in)
+            grp = n_in if group in (-1, None) else group
+            groups = n_in // grp
+            qz = int_values(t[m + ".qzeros"])  # [out, W]: groups then zero padding
+            z = stream_fields(qz, 4, qz.shape[1] * 8)[:, :groups]
+            s = float_values(t[m + ".scales"]).astype(np.float64).reshape(t[m + ".scales"].shape)[:, :groups]
+            g = np.arange(n_in) // grp
+            return q, z[:, g], s[:, g]
         if self.format == "awq":
             qw = int_values(t[m + ".qweight"])  # [in, out/8]
             n_in = qw.shape[0]
@@ -225,9 +237,10 @@ class Source:
             return int_values(self.tensors[m + ".g_idx"])
         q, _, _ = self.pq_parts(name)
         n_in = q.shape[1]
-        scale = self.tensors[m + (".scales" if self.format == "awq" else ".weight_scale")]
-        groups = scale.shape[0] if self.format == "awq" else scale.shape[1]
-        return np.arange(n_in) // (n_in // groups)
+        if self.format == "awq":
+            group = self.pq["group_size"]
+            return np.arange(n_in) // (n_in if group in (-1, None) else group)
+        return np.arange(n_in) // (n_in // self.tensors[m + ".weight_scale"].shape[1])
 
     def values(self, name):
         if self.pq and name in self.pq_modules:

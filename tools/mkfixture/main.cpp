@@ -121,6 +121,10 @@ int main(int argc, char** argv) {
            "blocks (g_idx constant per 32-block, groups out of order: exact) | actorder "
            "(g_idx splits every 32-block: must be refused)")
         ->check(CLI::IsMember({"none", "trivial", "blocks", "actorder"}));
+    app.add_option(
+           "--awq-version", pq.awq_version,
+           "awq: gemm (default; [in, out/8], nibble order 0 2 4 6 1 3 5 7) | gemv ([out, in/8])")
+        ->check(CLI::IsMember({"gemm", "gemv"}));
     app.add_option("--ct-format", pq.ct_format,
                    "compressed-tensors: pack-quantized (default) | int-quantized (int8 weight)")
         ->check(CLI::IsMember({"pack-quantized", "int-quantized"}));
@@ -150,7 +154,7 @@ int main(int argc, char** argv) {
                                          defect) != mkfixture::prequant_defect_names().end();
         if (!is_pq && (app.count("--bits") || app.count("--group") || sym_flag || asym_flag ||
                        app.count("--checkpoint-format") || app.count("--desc-act") ||
-                       app.count("--ct-format") || pq_defect))
+                       app.count("--ct-format") || app.count("--awq-version") || pq_defect))
             throw std::runtime_error(
                 "--bits/--group/--sym/--asym/--checkpoint-format/--desc-act/--ct-format and "
                 "--defect " +

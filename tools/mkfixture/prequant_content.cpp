@@ -117,6 +117,9 @@ LogicalQuant make_logical_quant(const std::string& module, int64_t out, int64_t 
             t.z[0] = 1 << o.bits;  // GPTQ v1 field 2^bits - 1
         } else if (o.defect == "g-idx-out-of-range") {
             t.g_idx.back() = static_cast<int32_t>(t.groups);
+        } else if (o.defect == "int8-range") {
+            t.z[0] = z_min;  // with code 255: q - z = 255 (254 in v1), outside Q8_0's [-128, 127]
+            t.q[static_cast<size_t>(k0)] = static_cast<uint32_t>(top);
         } else if (o.defect == "inexact-bf16-scale") {
             t.scale_bits[0] =
                 0x35ff;  // 2^-20 * (1 + 127/128): needs a step of 2^-27 < fp16's 2^-24

@@ -19,6 +19,7 @@ struct PrequantOptions {
     std::string desc_act = "none";             // gptq: none | trivial | blocks | actorder
     std::string scale_dtype = "f16";           // f16 | bf16 (compressed-tensors)
     std::string ct_format = "pack-quantized";  // compressed-tensors: | int-quantized
+    std::string awq_version = "gemm";          // awq: gemm | gemv
     std::string defect;                        // "" or one of prequant_defect_names()
 };
 

@@ -4,6 +4,7 @@
 // write it (docs/formats.md §5.1-§5.3).
 #include "prequant_files.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -231,6 +232,74 @@ void append_awq(std::vector<StTensor>& out, const LazyQuant& lq, bool defect_mod
             defect_module && o.defect == "scales-shape" ? lq.out - 8 : lq.out, "F16"));
 }
 
+// AutoAWQ's calculate_zeros_width: groups per row in whole words of 8, rounded up to a multiple of
+// 4 (group 32) or 2 (group 64) (docs/formats.md §5.2).
+int64_t awq_gemv_zero_words(int64_t in, int64_t group) {
+    const int64_t multiple = group >= 128 ? 1 : group == 64 ? 2 : 4;
+    const int64_t base = (in / group + 7) / 8;
+    return (base + multiple - 1) / multiple * multiple;
+}
+
+// AWQ gemv (§5.2): qweight [out, in/8] in natural nibble order (the row's 4-bit stream), qzeros
+// [out, W] likewise over the groups, scales [out, 8W]; the padding beyond in/group is zero.
+void append_awq_gemv(std::vector<StTensor>& out, const LazyQuant& lq, bool defect_module) {
+    const PrequantOptions& o = lq.options;
+    const int64_t group = o.group < 0 ? lq.in : o.group, groups = lq.in / group;
+    const int64_t zw = awq_gemv_zero_words(lq.in, group);
+    const std::string& m = lq.module;
+    out.push_back({m + ".qweight",
+                   "I32",
+                   {lq.out, lq.in / 8},
+                   static_cast<uint64_t>(lq.out * (lq.in / 8)) * 4,
+                   [lq](std::ostream& s) {
+                       const LogicalQuant& t = lq.get();
+                       std::vector<uint32_t> words;
+                       for (int64_t n = 0; n < t.out; ++n) {
+                           const std::span<const uint32_t> row(t.q.data() + n * t.in,
+                                                               static_cast<size_t>(t.in));
+                           const std::vector<uint32_t> packed = pack_bit_stream(row, 4);
+                           words.insert(words.end(), packed.begin(), packed.end());
+                       }
+                       write_words(s, words);
+                       lq.done();
+                   }});
+    out.push_back({m + ".qzeros",
+                   "I32",
+                   {lq.out, zw},
+                   static_cast<uint64_t>(lq.out * zw) * 4,
+                   [lq, groups, zw](std::ostream& s) {
+                       const LogicalQuant& t = lq.get();
+                       std::vector<uint32_t> words, fields(static_cast<size_t>(8 * zw));
+                       for (int64_t n = 0; n < t.out; ++n) {
+                           std::fill(fields.begin(), fields.end(), 0u);
+                           for (int64_t g = 0; g < groups; ++g)
+                               fields[static_cast<size_t>(g)] =
+                                   static_cast<uint32_t>(t.z[static_cast<size_t>(g * t.out + n)]);
+                           const std::vector<uint32_t> packed = pack_bit_stream(fields, 4);
+                           words.insert(words.end(), packed.begin(), packed.end());
+                       }
+                       write_words(s, words);
+                       lq.done();
+                   }});
+    if (defect_module && o.defect == "missing-scales") return;
+    const int64_t rows = defect_module && o.defect == "scales-shape" ? lq.out - 8 : lq.out;
+    out.push_back({m + ".scales",
+                   "F16",
+                   {rows, 8 * zw},
+                   static_cast<uint64_t>(rows * 8 * zw) * 2,
+                   [lq, groups, zw, rows](std::ostream& s) {
+                       const LogicalQuant& t = lq.get();
+                       std::string bytes;
+                       for (int64_t n = 0; n < rows; ++n)
+                           for (int64_t g = 0; g < 8 * zw; ++g)
+                               put_u16(bytes, g < groups
+                                                  ? t.scale_bits[static_cast<size_t>(g * t.out + n)]
+                                                  : uint16_t{0});
+                       s.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+                       lq.done();
+                   }});
+}
+
 // compressed-tensors (§5.3): pack-quantized fields q + 2^(b-1) (signed codes with an offset), or
 // int-quantized I8 codes; zero points only when asymmetric.
 void append_ct(std::vector<StTensor>& out, const LazyQuant& lq, bool defect_module) {
@@ -351,6 +420,8 @@ void append_entries(std::vector<StTensor>& out, const PlanUnit& unit, uint64_t s
     const size_t first = out.size();
     if (o.format == "gptq")
         append_gptq(out, lq, defect_module);
+    else if (o.format == "awq" && o.awq_version == "gemv")
+        append_awq_gemv(out, lq, defect_module);
     else if (o.format == "awq")
         append_awq(out, lq, defect_module);
     else
@@ -362,8 +433,9 @@ void append_entries(std::vector<StTensor>& out, const PlanUnit& unit, uint64_t s
 
 const std::vector<std::string>& prequant_defect_names() {
     static const std::vector<std::string> names = {
-        "zero-out-of-range",    "g-idx-out-of-range", "missing-scales",     "scales-shape",
-        "unknown-quant-method", "unknown-layout",     "inexact-bf16-scale", "bits-not-allowed"};
+        "zero-out-of-range",  "g-idx-out-of-range",   "missing-scales",
+        "scales-shape",       "unknown-quant-method", "unknown-layout",
+        "inexact-bf16-scale", "bits-not-allowed",     "int8-range"};
     return names;
 }
 
@@ -383,6 +455,10 @@ void check_prequant_options(const PrequantOptions& o, const ModelPlan* plan) {
     } else {
         fail("prequant: unknown format " + o.format);
     }
+    if (o.format != "awq" && o.awq_version != "gemm") fail("--awq-version applies to --format awq");
+    if (o.format == "awq" && o.awq_version == "gemv" && o.group >= 0 && o.group != 32 &&
+        o.group != 64 && o.group < 128)
+        fail("--awq-version gemv: AutoAWQ's calculate_zeros_width knows groups 32, 64 and >= 128");
     if (o.format != "gptq" && (o.checkpoint_format != "gptq" || o.desc_act != "none"))
         fail("--checkpoint-format and --desc-act apply to --format gptq");
     if (!is_ct(o) && o.scale_dtype != "f16")
@@ -395,6 +471,8 @@ void check_prequant_options(const PrequantOptions& o, const ModelPlan* plan) {
             "z-1, so its field 2^bits-1 decodes to 2^bits; other layouts cannot hold it)");
     if (o.defect == "g-idx-out-of-range" && o.format != "gptq")
         fail("--defect g-idx-out-of-range needs --format gptq");
+    if (o.defect == "int8-range" && (o.bits != 8 || o.sym))
+        fail("--defect int8-range needs --bits 8 --asym (a symmetric 8-bit q - z always fits)");
     if (o.defect == "inexact-bf16-scale" && !(is_ct(o) && o.scale_dtype == "bf16"))
         fail("--defect inexact-bf16-scale needs --format compressed-tensors --scale-dtype bf16");
     if (plan == nullptr) return;
@@ -446,7 +524,7 @@ void add_prequant_quantization(const fs::path& out_dir, const PrequantOptions& o
              {"zero_point", true},
              {"group_size", o.group},
              {"bits", claimed_bits(o)},
-             {"version", o.defect == "unknown-layout" ? "gemv_fast" : "gemm"},
+             {"version", o.defect == "unknown-layout" ? "gemv_fast" : o.awq_version},
              {"modules_to_not_convert", nullptr}};
     } else {
         const std::string format = o.defect == "unknown-layout" ? "marlin-24" : o.ct_format;

@@ -16,7 +16,7 @@ namespace mkfixture {
 
 // zero-out-of-range (gptq v1), g-idx-out-of-range (gptq), missing-scales, scales-shape,
 // unknown-quant-method, unknown-layout, inexact-bf16-scale (compressed-tensors with bf16 scales),
-// bits-not-allowed.
+// bits-not-allowed, int8-range (8-bit asymmetric: one q - z = 255, no exact ggml type).
 const std::vector<std::string>& prequant_defect_names();
 
 // Throws std::runtime_error for a combination the format does not have (e.g. awq with --sym, bits
