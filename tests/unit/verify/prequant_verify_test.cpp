@@ -495,6 +495,59 @@ TEST_F(VerifyPrequant, AValueThatIsNotBinary32IsReportedNotRounded) {
         << result.output;
 }
 
+TEST_F(VerifyPrequant, PartsThatDisagreeAreNamed) {
+    struct Case {
+        std::string name;
+        Packer pack;
+        nlohmann::json config;  // the whole config.json of that format
+        std::function<void(std::vector<StTensor>&)> corrupt;
+        std::string expected;
+    };
+    const auto edit = [](const std::string& tensor, std::function<void(StTensor&)> change) {
+        return [tensor, change](std::vector<StTensor>& tensors) {
+            for (StTensor& t : tensors)
+                if (t.name == tensor) change(t);
+        };
+    };
+    const nlohmann::json gptq = nlohmann::json::parse(test::read_text(gptq_ / "config.json"));
+    const nlohmann::json awq = nlohmann::json::parse(test::read_text(awq_ / "config.json"));
+    const nlohmann::json ct = nlohmann::json::parse(test::read_text(ct_ / "config.json"));
+    const std::vector<Case> cases = {
+        // qzeros one word short per group row: [4, 5] instead of [4, 6] (out 64 at 3 bits, in 128).
+        {"qzeros", gptq_tensors, gptq,
+         edit("model.layers.0.mlp.down_proj.qzeros",
+              [](StTensor& t) {
+                  t.shape = {t.shape[0], t.shape[1] - 1};
+                  t.data.resize(static_cast<size_t>(t.shape[0] * t.shape[1] * 4));
+              }),
+         "model.layers.0.mlp.down_proj.qzeros: I32 [4, 5] (expected I32 [4, 6]"},
+        // AWQ qweight stored as I64 words.
+        {"awq_dtype", awq_tensors, awq,
+         edit("model.layers.1.self_attn.v_proj.qweight",
+              [](StTensor& t) {
+                  t.dtype = "I64";
+                  t.shape[1] /= 2;
+              }),
+         "model.layers.1.self_attn.v_proj.qweight: I64 [64, 2] (expected I32 [in, out/8]"},
+        // weight_shape claims 80 input columns: 8 packed words per row, the file has 7.
+        {"weight_shape", ct_packed_tensors, ct,
+         edit("model.layers.0.mlp.up_proj.weight_shape", [](StTensor& t) { t.data[8] = 80; }),
+         "model.layers.0.mlp.up_proj.weight_packed: I32 [128, 7] (expected I32 [128, 8]"},
+    };
+    for (const Case& c : cases) {
+        std::vector<StTensor> tensors = plain_;
+        for (const auto& [module, L] : modules_) c.pack(module, L, tensors);
+        c.corrupt(tensors);
+        const fs::path dir = work_ / ("disagree_" + c.name);
+        fs::remove_all(dir);
+        make_dir(dir, c.config, tensors);
+        const auto result = verify(dir, gguf_);
+        EXPECT_EQ(result.exit_code, 3) << c.name << "\n" << result.output;
+        EXPECT_NE(result.output.find(c.expected), std::string::npos) << c.name << "\n"
+                                                                     << result.output;
+    }
+}
+
 TEST_F(VerifyPrequant, MkfixtureDefectsAreNamed) {
     // rebox-mkfixture's defect checkpoints (its own packer, tools/mkfixture/README.md): verify
     // must fail each, naming the tensor or config field.
