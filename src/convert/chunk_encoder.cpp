@@ -7,6 +7,7 @@
 
 #include "rebox/arch/transforms.hpp"
 #include "rebox/encode/block_encode.hpp"
+#include "rebox/encode/int_block_encode.hpp"
 #include "rebox/format/half.hpp"
 
 namespace rebox::convert_detail {
@@ -14,10 +15,10 @@ namespace {
 
 // out is not necessarily aligned for T: dequantize into a small aligned buffer, then copy the
 // little-endian values out (fp16 bits for dequant_f16, binary32 for dequant_f32).
-template <typename T>
-void dequantize_through_buffer(const QuantView& q, uint64_t first, uint64_t count,
+template <typename T, typename View>
+void dequantize_through_buffer(const View& q, uint64_t first, uint64_t count,
                                std::span<uint8_t> out,
-                               void (*dequantize)(const QuantView&, uint64_t, size_t, T*)) {
+                               void (*dequantize)(const View&, uint64_t, size_t, T*)) {
     T buffer[4096];
     for (uint64_t done = 0; done < count;) {
         const size_t n = static_cast<size_t>(std::min<uint64_t>(4096, count - done));
@@ -52,6 +53,8 @@ void narrow_to_16(const SourceTensor& source, uint64_t first, uint64_t count,
         const size_t n = static_cast<size_t>(std::min<uint64_t>(4096, count - done));
         if (source.quant)
             dequantize_f32(*source.quant, first + done, n, values);
+        else if (source.int_quant)
+            dequantize_int_f32(*source.int_quant, first + done, n, values);
         else
             widen_values(source, first + done, n, values);
         for (size_t i = 0; i < n; ++i) {
@@ -104,6 +107,16 @@ UnitSize output_unit(const TensorPlan& plan) {
             return {kQ4_1BlockBytes, kQBlockValues};
         case Encoding::q5_1_repack:
             return {kQ5_1BlockBytes, kQBlockValues};
+        case Encoding::q4_0_shift:
+            return {kQ4_0BlockBytes, kQBlockValues};
+        case Encoding::q5_0_shift:
+            return {kQ5_0BlockBytes, kQBlockValues};
+        case Encoding::q8_0_shift:
+            return {kQ8_0BlockBytes, kQBlockValues};
+        case Encoding::q4_1_int:
+            return {kQ4_1BlockBytes, kQBlockValues};
+        case Encoding::q5_1_int:
+            return {kQ5_1BlockBytes, kQBlockValues};
         case Encoding::dequant_f32:
         case Encoding::copy_f32:
         case Encoding::widen_f32:
@@ -137,11 +150,39 @@ void encode_values(const SourceTensor& source, const TensorPlan& plan, uint64_t 
             encode_q5_1(*source.quant, first / kQBlockValues, count / kQBlockValues, out.data(),
                         rule);
             return;
+        case Encoding::q4_0_shift:
+            encode_q4_0_int(*source.int_quant, first / kQBlockValues, count / kQBlockValues,
+                            out.data(), rule);
+            return;
+        case Encoding::q5_0_shift:
+            encode_q5_0_int(*source.int_quant, first / kQBlockValues, count / kQBlockValues,
+                            out.data(), rule);
+            return;
+        case Encoding::q8_0_shift:
+            encode_q8_0_int(*source.int_quant, first / kQBlockValues, count / kQBlockValues,
+                            out.data(), rule);
+            return;
+        case Encoding::q4_1_int:
+            encode_q4_1_int(*source.int_quant, first / kQBlockValues, count / kQBlockValues,
+                            out.data());
+            return;
+        case Encoding::q5_1_int:
+            encode_q5_1_int(*source.int_quant, first / kQBlockValues, count / kQBlockValues,
+                            out.data());
+            return;
         case Encoding::dequant_f16:
-            dequantize_through_buffer<uint16_t>(*source.quant, first, count, out, dequantize_f16);
+            if (source.int_quant)  // the plan checked every value is exact in fp16
+                narrow_to_16(source, first, count, out, float_to_half);
+            else
+                dequantize_through_buffer<uint16_t>(*source.quant, first, count, out,
+                                                    dequantize_f16);
             return;
         case Encoding::dequant_f32:
-            dequantize_through_buffer<float>(*source.quant, first, count, out, dequantize_f32);
+            if (source.int_quant)
+                dequantize_through_buffer<float>(*source.int_quant, first, count, out,
+                                                 dequantize_int_f32);
+            else
+                dequantize_through_buffer<float>(*source.quant, first, count, out, dequantize_f32);
             return;
         case Encoding::copy_f32:
         case Encoding::copy_f16:

@@ -1,5 +1,6 @@
 // Byte ranges of a slice of a source tensor (lsb0 codes: bits [first*bits, (first+count)*bits);
-// scales/mins: the groups the slice touches) and the per-tensor countdown of unfinished slices.
+// scales/mins: the groups the slice touches; integer-zero-point views: only the whole tensor) and
+// the per-tensor countdown of unfinished slices.
 #include "source_release.hpp"
 
 #include <algorithm>
@@ -21,6 +22,13 @@ std::array<std::span<const uint8_t>, 3> source_bytes(const SourceTensor& source,
     if (!source.quant) {
         const uint64_t width = float_dtype_size(source.float_dtype);
         return {clipped(source.float_data, first * width, (first + count) * width), {}, {}};
+    }
+    if (source.int_quant) {
+        // GPTQ/AWQ codes of a slice are spread over the whole packed array: its pages are released
+        // only with the whole tensor.
+        const IntQuantView& v = *source.int_quant;
+        if (first != 0 || count < source.element_count()) return {};
+        return {v.codes, v.scales, v.zeros};
     }
     const QuantView& q = *source.quant;
     const uint64_t bits = static_cast<uint64_t>(q.bits);

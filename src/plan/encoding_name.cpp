@@ -30,6 +30,16 @@ const char* encoding_name(Encoding encoding) {
             return "recast_bf16";
         case Encoding::add_one_f32:
             return "add_one_f32";
+        case Encoding::q4_0_shift:
+            return "q4_0_shift";
+        case Encoding::q5_0_shift:
+            return "q5_0_shift";
+        case Encoding::q8_0_shift:
+            return "q8_0_shift";
+        case Encoding::q4_1_int:
+            return "q4_1_int";
+        case Encoding::q5_1_int:
+            return "q5_1_int";
     }
     return "?";
 }

@@ -1,11 +1,12 @@
 // first_inexact_value: reads a tensor's binary32 values a chunk at a time (quantized: dequantized
-// with the same kernel the F32 path writes; float: widened exactly) and stops at the first value
-// the target float type (fp16 or bf16) cannot hold exactly.
+// with the same kernel the F32 path writes, code*scale+min or (q-z)*s; float: widened exactly) and
+// stops at the first value the target float type (fp16 or bf16) cannot hold exactly.
 #include <algorithm>
 #include <cstring>
 
 #include "quant_checks.hpp"
 #include "rebox/encode/block_encode.hpp"
+#include "rebox/encode/int_block_encode.hpp"
 #include "rebox/format/half.hpp"
 
 namespace rebox::plan_detail {
@@ -13,6 +14,10 @@ namespace rebox::plan_detail {
 void float_values(const SourceTensor& tensor, uint64_t first, size_t count, float* out) {
     if (tensor.quant) {
         dequantize_f32(*tensor.quant, first, count, out);
+        return;
+    }
+    if (tensor.int_quant) {
+        dequantize_int_f32(*tensor.int_quant, first, count, out);
         return;
     }
     const size_t width = float_dtype_size(tensor.float_dtype);

@@ -189,10 +189,10 @@ bool attach_row_transform(arch::RowTransform transform, const ModelConfig& confi
         return false;
     }
     const uint64_t row_values = values / rows;
-    if (source.quant && row_values % static_cast<uint64_t>(source.quant->group) != 0) {
+    if (source.is_quantized() && row_values % static_cast<uint64_t>(source.quant_group()) != 0) {
         blockers->push_back(
             Blocker{source.name,
-                    what + "quantization groups of " + std::to_string(source.quant->group) +
+                    what + "quantization groups of " + std::to_string(source.quant_group()) +
                         " values cross its rows of " + std::to_string(row_values) +
                         " values, so rows cannot move with their own scales and mins",
                     "re-export with a group size that divides the row length"});
@@ -297,8 +297,8 @@ std::vector<GgufKV> provenance_kvs(const SourceModel& source, const Plan& plan) 
         const SourceTensor& st = source.tensors[tensor.source_index];
         if (!st.is_quantized()) continue;
         names.push_back(tensor.gguf_name);
-        bits.emplace_back(static_cast<uint64_t>(st.quant->bits));
-        groups.emplace_back(static_cast<uint64_t>(st.quant->group));
+        bits.emplace_back(static_cast<uint64_t>(st.quant_bits()));
+        groups.emplace_back(static_cast<uint64_t>(st.quant_group()));
     }
     return {
         {"rebox.version", GgufValue::str(rebox::version())},
@@ -310,26 +310,35 @@ std::vector<GgufKV> provenance_kvs(const SourceModel& source, const Plan& plan) 
 }
 
 // general.file_type as llama.cpp's loader would guess it (llama-model-loader.cpp: the most common
-// tensor type), taken over the quantized source tensors' block types (Q4_1 on a tie); with no block
-// type in the file, over the tensors of 2 or more dims (1-D ones are F32 in every file type, the
-// "except 1d tensors" of llama.h). The float outtypes name their type, as convert_hf_to_gguf.py's
+// tensor type), taken over the quantized source tensors' block types (a tie goes to the type with
+// fewer bytes per value); with no block type in the file, over the tensors of 2 or more dims (1-D
+// ones are F32 in every file type, the "except 1d tensors" of llama.h). The float outtypes name
+// their type, as convert_hf_to_gguf.py's
 // --outtype does.
 LlamaFileType file_type(const Plan& plan, const PlanOptions& options) {
     if (options.outtype == OutType::f32) return LlamaFileType::ALL_F32;
     if (options.outtype == OutType::f16) return LlamaFileType::MOSTLY_F16;
     if (options.outtype == OutType::bf16) return LlamaFileType::MOSTLY_BF16;
-    size_t q4_1 = 0, q5_1 = 0, f16 = 0, bf16 = 0, f32 = 0;
+    // Counts per block type, in increasing bytes per value (the tie rule takes the smaller).
+    constexpr GgmlType kBlockTypes[] = {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0,
+                                        GgmlType::Q5_1, GgmlType::Q8_0};
+    constexpr LlamaFileType kBlockFileTypes[] = {
+        LlamaFileType::MOSTLY_Q4_0, LlamaFileType::MOSTLY_Q4_1, LlamaFileType::MOSTLY_Q5_0,
+        LlamaFileType::MOSTLY_Q5_1, LlamaFileType::MOSTLY_Q8_0};
+    size_t blocks[5] = {}, f16 = 0, bf16 = 0, f32 = 0;
     for (const TensorPlan& tensor : plan.tensors) {
         const auto type = static_cast<GgmlType>(tensor.type);
-        if (type == GgmlType::Q4_1) ++q4_1;
-        if (type == GgmlType::Q5_1) ++q5_1;
+        for (size_t k = 0; k < 5; ++k)
+            if (type == kBlockTypes[k]) ++blocks[k];
         if (tensor.ne.size() < 2) continue;
         if (type == GgmlType::F16) ++f16;
         if (type == GgmlType::BF16) ++bf16;
         if (type == GgmlType::F32) ++f32;
     }
-    if (q4_1 + q5_1 > 0)
-        return q5_1 > q4_1 ? LlamaFileType::MOSTLY_Q5_1 : LlamaFileType::MOSTLY_Q4_1;
+    size_t most = 0;
+    for (size_t k = 1; k < 5; ++k)
+        if (blocks[k] > blocks[most]) most = k;
+    if (blocks[most] > 0) return kBlockFileTypes[most];
     if (f32 == 0 && f16 == 0 && bf16 == 0) return LlamaFileType::MOSTLY_Q4_1;  // nothing planned
     if (f32 >= f16 && f32 >= bf16) return LlamaFileType::ALL_F32;
     return bf16 > f16 ? LlamaFileType::MOSTLY_BF16 : LlamaFileType::MOSTLY_F16;
@@ -343,9 +352,13 @@ void add_fallback_growth(const SourceModel& source, Plan& plan) {
     for (const TensorPlan& tensor : plan.tensors) base += tensor.nbytes;
     for (const SourceTensor& tensor : source.tensors)
         for (const Blocker& blocker : plan.blockers)
-            if (blocker.fallback_growth_bytes > 0 && blocker.tensor == tensor.name && tensor.quant)
-                base += tensor.quant->codes.size() + tensor.quant->scales.size() +
-                        tensor.quant->mins.size();
+            if (blocker.fallback_growth_bytes > 0 && blocker.tensor == tensor.name) {
+                if (tensor.quant)
+                    base += tensor.quant->codes.size() + tensor.quant->scales.size() +
+                            tensor.quant->mins.size();
+                else if (tensor.int_quant)
+                    base += tensor.int_quant->packed_bytes;
+            }
     for (const Blocker& blocker : plan.blockers) growth += blocker.fallback_growth_bytes;
     if (growth == 0 || base == 0) return;
     for (Blocker& blocker : plan.blockers) {
@@ -519,6 +532,10 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
                              plan.arch +
                              " GGUF holds the text model only (llama.cpp's converter writes "
                              "them to a separate mmproj file)");
+    // A tensor the reader refused (its blocker names it) is not reported missing a second time.
+    for (const Blocker& blocker : source.blockers)
+        if (const auto ref = arch::resolve_hf(*arch, blocker.tensor))
+            seen.emplace(ref->gguf_name, blocker.tensor);
     for (const std::string& name : arch::required_tensors(*arch, config)) {
         if (!seen.count(name))
             plan.blockers.push_back(Blocker{

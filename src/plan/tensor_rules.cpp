@@ -5,6 +5,8 @@
 //   refused). What no allowed block type holds is a Blocker per failed condition, saying how many
 //   bytes the exact fallback would add; with --allow-lossless-fallback it becomes F16 when every
 //   value is exact in fp16, otherwise F32.
+// - integer-zero-point sources (GPTQ, AWQ, compressed-tensors): the smallest of Q4_0 < Q4_1 < Q5_0
+//   < Q5_1 < Q8_0 that holds every (q - z) * s exactly (int_quant_rules.cpp); refusals as above.
 // - --outtype f32: exact binary32 values; f16 / bf16: only when every value is exact in that type,
 //   else a Blocker naming the first inexact value.
 // Float tensors: 1-D and *norm.weight -> F32 always (llama.cpp keeps them F32, docs/gguf.md §3.2);
@@ -15,6 +17,7 @@
 #include <bit>
 #include <cstdio>
 
+#include "int_quant_rules.hpp"
 #include "quant_checks.hpp"
 #include "rebox/format/ggml_type.hpp"
 
@@ -76,8 +79,18 @@ std::string value_text(const InexactValue& inexact) {
     return text;
 }
 
-uint64_t packed_bytes(const QuantView& q) {
-    return q.codes.size() + q.scales.size() + q.mins.size();
+uint64_t packed_bytes(const SourceTensor& source) {
+    if (source.int_quant) return source.int_quant->packed_bytes;
+    return source.quant->codes.size() + source.quant->scales.size() + source.quant->mins.size();
+}
+
+// "; 1.06x its 1234 source bytes": the planned bytes against the packed source.
+std::string size_ratio_text(uint64_t planned, uint64_t packed) {
+    char text[96];
+    std::snprintf(text, sizeof text, "; %.2fx its %llu source bytes",
+                  packed > 0 ? double(planned) / double(packed) : 0.0,
+                  static_cast<unsigned long long>(packed));
+    return text;
 }
 
 // --outtype f16 / bf16 for any tensor: copy or recast when every value is exact, else a Blocker.
@@ -112,9 +125,25 @@ bool plan_float_outtype(const SourceTensor& source, OutType outtype, TensorPlan*
     return true;
 }
 
+// Integer-zero-point sources: the smallest exact block type (int_quant_rules.cpp), or refusals.
+bool plan_int_blocks(const IntQuantView& v, OutType outtype, TensorPlan* plan,
+                     std::vector<BlockRefusal>* refusals) {
+    IntBlockChoice choice = choose_int_block_type(v, outtype == OutType::q4_1);
+    if (choice.encoding) {
+        plan->type = choice.type;
+        plan->encoding = *choice.encoding;
+        plan->note = std::move(choice.note);
+        plan->zero_code_groups_get_zero_scale = choice.zero_blocks_get_zero_scale;
+        if (const auto nbytes = ggml_nbytes(plan->type, plan->ne))
+            plan->note += size_ratio_text(*nbytes, v.packed_bytes);
+        return true;
+    }
+    for (auto& r : choice.refusals) refusals->push_back({std::move(r.reason), std::move(r.fix)});
+    return false;
+}
+
 bool plan_quantized(const SourceTensor& source, const PlanOptions& options, TensorPlan* plan,
                     std::vector<Blocker>* blockers) {
-    const QuantView& q = *source.quant;
     const int64_t cols = source.shape.back();  // [rows, cols] or stacked [E, rows, cols]
     const uint64_t n_values = source.element_count();
     plan->ne = reversed(source.shape);
@@ -126,9 +155,13 @@ bool plan_quantized(const SourceTensor& source, const PlanOptions& options, Tens
     }
     if (options.outtype == OutType::f16 || options.outtype == OutType::bf16)
         return plan_float_outtype(source, options.outtype, plan, blockers);
-    std::vector<BlockRefusal> refusals = block_refusals(q, cols, options.outtype);
+    std::vector<BlockRefusal> refusals;
+    if (source.int_quant && plan_int_blocks(*source.int_quant, options.outtype, plan, &refusals))
+        return true;
+    if (!source.int_quant) refusals = block_refusals(*source.quant, cols, options.outtype);
     BlockScaleCheck scales;
-    if (refusals.empty()) {
+    if (!source.int_quant && refusals.empty()) {
+        const QuantView& q = *source.quant;
         scales = check_block_scales(q, n_values);
         if (scales.problem)
             refusals.push_back(
@@ -136,6 +169,7 @@ bool plan_quantized(const SourceTensor& source, const PlanOptions& options, Tens
                  std::string("re-export with fp16 scales and mins, or use ") + kFallbackFix});
     }
     if (refusals.empty()) {
+        const QuantView& q = *source.quant;
         const bool q5 = q.bits == 5;
         plan->type = static_cast<uint32_t>(q5 ? GgmlType::Q5_1 : GgmlType::Q4_1);
         plan->encoding = q5 ? Encoding::q5_1_repack : Encoding::q4_1_repack;
@@ -155,7 +189,7 @@ bool plan_quantized(const SourceTensor& source, const PlanOptions& options, Tens
     const uint64_t fallback_bytes = n_values * (f16 ? 2 : 4);
     if (!options.allow_lossless_fallback) {
         // Every reason is its own Blocker; the first one also says what the fallback would cost.
-        const uint64_t packed = packed_bytes(q);
+        const uint64_t packed = packed_bytes(source);
         char cost[256];
         std::snprintf(
             cost, sizeof cost,

@@ -14,6 +14,10 @@ void CompareResult::merge(const CompareResult& other) {
         expected_bits = other.expected_bits;
         got_bits = other.got_bits;
     }
+    if (other.source_inexact_index < source_inexact_index) {
+        source_inexact_index = other.source_inexact_index;
+        source_inexact_value = other.source_inexact_value;
+    }
     if (other.max_abs_error > max_abs_error || std::isnan(other.max_abs_error))
         max_abs_error = std::isnan(other.max_abs_error) ? INFINITY : other.max_abs_error;
 }

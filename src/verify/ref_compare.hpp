@@ -14,6 +14,10 @@ struct CompareResult {
     uint32_t expected_bits = 0;                                  // at first_diff
     uint32_t got_bits = 0;
     double max_abs_error = 0.0;  // infinity when a NaN or infinity is involved
+    // GPTQ / AWQ / compressed-tensors sources: the lowest index whose fp64 (q - z) * s is not a
+    // binary32 value (then the proof does not hold whatever the GGUF holds), and that value.
+    uint64_t source_inexact_index = std::numeric_limits<uint64_t>::max();
+    double source_inexact_value = 0.0;
     // Folds another (disjoint) range's result in; the lowest first_diff wins.
     void merge(const CompareResult& other);
 };

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mcq_metadata.hpp"
+#include "prequant_expected.hpp"
 #include "rebox/format/safetensors.hpp"
 #include "ref_expected.hpp"
 
@@ -20,7 +21,9 @@ struct SourceEntry {
     std::vector<int64_t> shape;  // logical HF shape (metadata shape for quantized)
     uint64_t element_count = 0;
     bool quantized = false;
-    QuantizedSource quant;  // when quantized (sizes already checked)
+    QuantizedSource quant;  // when quantized mcq-v1 / MLX (sizes already checked)
+    bool prequant = false;  // quantized GPTQ / AWQ / compressed-tensors: values from `pq`
+    PrequantSource pq;      // when prequant (shapes, dtypes and g_idx range already checked)
     SourceFloat float_dtype = SourceFloat::F32;
     std::span<const uint8_t> float_data;  // when plain (size already checked)
     std::string problem;  // non-empty: the entry cannot be used to compute expected values

@@ -37,18 +37,25 @@ struct WorkUnit {
 // Expected values [begin, begin+out.size()) of the GGUF tensor: the source's values at the same
 // index, or for a permuted tensor at the same place of the source row that GGUF row holds.
 void fill_from(const SourceEntry& source, uint64_t source_first, std::span<uint8_t> codes,
-               std::span<float> part) {
-    if (source.quantized)
+               std::span<float> part, CompareResult& result) {
+    if (source.prequant) {
+        PrequantInexact inexact;
+        expected_from_prequant(source.pq, source_first, part, inexact);
+        if (inexact.index < result.source_inexact_index) {
+            result.source_inexact_index = inexact.index;
+            result.source_inexact_value = inexact.value;
+        }
+    } else if (source.quantized)
         expected_from_quantized(source.quant, source_first, codes, part);
     else
         expected_from_float(source.float_dtype, source.float_data, source_first, part);
 }
 
 void expected_values(const ValueJob& job, uint64_t begin, std::span<uint8_t> codes,
-                     std::span<float> out) {
+                     std::span<float> out, CompareResult& result) {
     const SourceEntry& source = *job.source;
     const auto fill = [&](uint64_t source_first, std::span<float> part) {
-        fill_from(source, source_first, codes, part);
+        fill_from(source, source_first, codes, part, result);
     };
     if (!job.experts.empty()) {  // expert e's values, in order, at [e*V, (e+1)*V)
         for (size_t k = 0; k < out.size();) {
@@ -56,7 +63,7 @@ void expected_values(const ValueJob& job, uint64_t begin, std::span<uint8_t> cod
             const uint64_t expert = index / job.expert_values, at = index % job.expert_values;
             const size_t run =
                 static_cast<size_t>(std::min<uint64_t>(job.expert_values - at, out.size() - k));
-            fill_from(*job.experts[expert], at, codes, out.subspan(k, run));
+            fill_from(*job.experts[expert], at, codes, out.subspan(k, run), result);
             k += run;
         }
         return;
@@ -111,7 +118,7 @@ void compare_range(const ValueJob& job, uint64_t first, uint64_t count, std::spa
             continue;  // byte-identical copy
         const std::span<float> want = expected.first(n);
         const std::span<float> have = got.first(n);
-        expected_values(job, begin, codes, want);
+        expected_values(job, begin, codes, want, result);
         dequantize_range(job.gguf_type, job.gguf_data, begin, have);
         // Bit-identical arrays (the expected case) need no per-value scan.
         if (std::memcmp(want.data(), have.data(), n * sizeof(float)) == 0) continue;
@@ -130,6 +137,13 @@ std::vector<std::span<const uint8_t>> job_bytes(const ValueJob& job, uint64_t fi
                 (last + layout.block_size - 1) / layout.block_size * layout.block_bytes));
     // A permuted tensor's unit reads source rows from anywhere in its heads: released whole.
     if (job.rope_head_rows != 0 && count < job.values) return parts;
+    if (job.source->prequant) {  // values read across the whole source: released when done
+        if (count == job.values)
+            for (const auto part : {job.source->pq.weight, job.source->pq.zeros,
+                                    job.source->pq.scales, job.source->pq.g_idx})
+                if (!part.empty()) parts.push_back(part);
+        return parts;
+    }
     if (job.experts.empty()) {
         append_source_bytes(*job.source, first, last, parts);
         return parts;

@@ -1,5 +1,6 @@
 // verify_gguf: opens the GGUF (or split set) through GgufFile/GgufSet and the source through
-// SafetensorsModel (mcq-v1, or MLX affine when config.json says so and no file has mcq metadata),
+// SafetensorsModel (mcq-v1; GPTQ / AWQ / compressed-tensors or MLX affine when config.json says so
+// and no file has mcq metadata),
 // pairs every GGUF tensor with its source tensor by the inverse name map, compares values bit for
 // bit (own unpacking, own dequantizers), then checks the tensor set, KVs and layout. The report's
 // max abs error covers the re-encoded (quantized-source) tensors; the summary line counts them and,
@@ -10,12 +11,14 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <map>
 #include <thread>
 
 #include "expected_shapes.hpp"
 #include "metadata_checks.hpp"
 #include "mlx_source_index.hpp"
+#include "prequant_source_index.hpp"
 #include "rebox/arch/architecture.hpp"
 #include "rebox/error.hpp"
 #include "rebox/format/ggml_type.hpp"
@@ -309,7 +312,11 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
     std::map<std::string, GeneratedTensor> generated = wanted_generated(*arch, config);
 
     VerifyReport report;
-    SourceIndex index = verify_ref::is_mlx_source(model, model_dir / "config.json")
+    const verify_ref::PrequantConfig prequant =
+        verify_ref::read_prequant_config(model_dir / "config.json");
+    SourceIndex index = verify_ref::is_prequant_source(model, prequant)
+                            ? verify_ref::index_prequant_source(model, prequant)
+                        : verify_ref::is_mlx_source(model, model_dir / "config.json")
                             ? verify_ref::index_mlx_source(model, model_dir / "config.json")
                             : verify_ref::index_source(model);
     report.problems = std::move(index.problems);
@@ -436,6 +443,18 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
             check.first_diff = result.first_diff;
             check.expected_bits = result.expected_bits;
             check.got_bits = result.got_bits;
+        }
+        if (result.source_inexact_index != std::numeric_limits<uint64_t>::max()) {
+            const SourceEntry& source = *jobs[j].source;
+            char value[32];
+            std::snprintf(value, sizeof value, "%.17g", result.source_inexact_value);
+            check.identical = false;
+            check.problem = error_message(
+                source.file, source.name,
+                "(q - z) * s at row " + std::to_string(result.source_inexact_index / source.pq.in) +
+                    ", column " + std::to_string(result.source_inexact_index % source.pq.in) +
+                    " is " + value + ", not a binary32 value, so no GGUF type holds it exactly",
+                "scales whose products with the codes stay binary32 values");
         }
     }
     for (const TensorCheck& check : report.tensors) {

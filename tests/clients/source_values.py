@@ -11,6 +11,13 @@ Formats:
           Stacked experts (mlx-lm switch_mlp) are [E, rows, words]: E*rows rows of the same layout,
           read as an [E, rows, cols] array.
   float   plain F32/F16/BF16 tensors, widened exactly to float32.
+  GPTQ / AWQ / compressed-tensors (config.json quantization_config.quant_method; docs/formats.md §5):
+          integer codes q, zero points z and scales s unpacked here from the packed words (GPTQ: LSB-first
+          bit streams along the input dim per column, qzeros along the output dim, v1 stores z-1, g_idx;
+          AWQ gemm: [in, out/8] words in nibble order 0 2 4 6 1 3 5 7 (gemv: [out, in/8] natural order);
+          compressed-tensors pack-quantized:
+          32//bits whole fields per word, signed codes stored + 2^(bits-1), zero points packed along dim 0;
+          int-quantized: I8 codes); w = (q - z) * s computed in float64 (exact), then float32.
 """
 import json
 import os
@@ -54,6 +61,46 @@ def float_values(t):
     raise ValueError(f"{t.dtype} is not a float dtype")
 
 
+def int_values(t):
+    data = t.bytes.tobytes()
+    kinds = {"I8": "<i1", "I16": "<i2", "I32": "<i4", "I64": "<i8", "U8": "<u1", "U32": "<u4"}
+    if t.dtype not in kinds:
+        raise ValueError(f"{t.dtype} is not an integer dtype")
+    return np.frombuffer(data, dtype=kinds[t.dtype]).astype(np.int64).reshape(t.shape)
+
+
+def word_bits(words):
+    """uint32 words [..., W] -> their bits [..., W*32], LSB of the first word first."""
+    w = np.ascontiguousarray((np.asarray(words, dtype=np.int64) & 0xFFFFFFFF).astype("<u4"))
+    return np.unpackbits(w.view(np.uint8).reshape(*w.shape[:-1], -1), axis=-1, bitorder="little")
+
+
+def stream_fields(words, bits, count):
+    """Each row of words [R, W] as one LSB-first bit stream of `bits`-bit fields: [R, count]."""
+    stream = word_bits(words)[:, : count * bits].reshape(words.shape[0], count, bits).astype(np.int64)
+    return stream @ (np.int64(1) << np.arange(bits, dtype=np.int64))
+
+
+def word_fields(words, bits, count):
+    """compressed-tensors: 32//bits whole fields per word, LSB first, never crossing: [R, count]."""
+    pf = 32 // bits
+    w = np.asarray(words, dtype=np.int64) & 0xFFFFFFFF
+    fields = np.stack([(w >> (bits * i)) & ((1 << bits) - 1) for i in range(pf)], axis=-1)
+    return fields.reshape(w.shape[0], -1)[:, :count]
+
+
+AWQ_ORDER = [0, 2, 4, 6, 1, 3, 5, 7]  # nibble i of a word holds column 8w + AWQ_ORDER[i]
+
+
+def awq_columns(words):
+    """AWQ gemm words [R, out/8] -> fields [R, out] in logical column order."""
+    w = np.asarray(words, dtype=np.int64) & 0xFFFFFFFF
+    out = np.zeros((w.shape[0], w.shape[1], 8), dtype=np.int64)
+    for i in range(8):
+        out[:, :, AWQ_ORDER[i]] = (w >> (4 * i)) & 0xF
+    return out.reshape(w.shape[0], -1)
+
+
 def affine(codes, scales, mins, group):
     g = np.arange(codes.size, dtype=np.int64) // group
     return codes.astype(np.float32) * scales[g] + mins[g]
@@ -75,9 +122,26 @@ class Source:
         self.config = json.load(open(os.path.join(model_dir, "config.json")))
         self.mlx = self.config.get("quantization") if not self.mcq else None
         self.format = "mcq-v1" if self.mcq else ("mlx" if self.mlx else "float")
+        qc = self.config.get("quantization_config") or {}
+        self.pq = qc if qc.get("quant_method") in ("gptq", "awq", "compressed-tensors") else None
+        self.pq_modules = {}  # "P.weight" -> module path P of a quantized linear
+        if self.pq:
+            self.format = qc["quant_method"]
+            marker = {"gptq": ".qweight", "awq": ".qweight"}.get(self.format, ".weight_packed")
+            for n, t in self.tensors.items():
+                if n.endswith(marker):
+                    self.pq_modules[n[: -len(marker)] + ".weight"] = n[: -len(marker)]
+                elif self.format == "compressed-tensors" and n.endswith(".weight") and t.dtype == "I8":
+                    self.pq_modules[n] = n[: -len(".weight")]
+
+    PQ_PARTS = (".qweight", ".qzeros", ".scales", ".g_idx", ".weight_packed", ".weight_scale",
+                ".weight_zero_point", ".weight_shape", ".weight_g_idx")
 
     def names(self):
         """The logical tensor names (quantized triples counted once)."""
+        if self.pq:
+            parts = {m + p for m in self.pq_modules.values() for p in self.PQ_PARTS + (".weight",)}
+            return sorted(set(self.pq_modules) | {n for n in self.tensors if n not in parts})
         if self.mcq:
             parts = {q + s for q in self.mcq for s in (".qcodes", ".scales", ".mins")}
             return sorted(set(self.mcq) | {n for n in self.tensors if n not in parts})
@@ -86,6 +150,8 @@ class Source:
         return sorted(self.tensors)
 
     def is_quantized(self, name):
+        if self.pq:
+            return name in self.pq_modules
         if self.mcq:
             return name in self.mcq
         return bool(self.mlx) and self.tensors[name].dtype == "U32"
@@ -97,7 +163,91 @@ class Source:
                 return self.mlx[key]["bits"], self.mlx[key]["group_size"]
         return self.mlx["bits"], self.mlx["group_size"]
 
+    def pq_bits_group(self):
+        """(bits, group_size) of the quantization_config (-1 or None: one group per row)."""
+        qc = self.pq
+        if self.format == "compressed-tensors":
+            weights = next(iter(qc["config_groups"].values()))["weights"]
+            group = weights["group_size"] if weights.get("strategy") == "group" else -1
+            return weights["num_bits"], group, weights.get("symmetric", True)
+        return qc["bits"], qc["group_size"], qc.get("sym", False)
+
+    def pq_parts(self, name):
+        """Integer codes q, zero points z (per value) and scales s (per value, float64) of a quantized
+        linear, all [out, in], in the unsigned-field convention of docs/formats.md §5.0 (GPTQ/AWQ as
+        stored, v1 zero point + 1; compressed-tensors the stored offset fields, symmetric z = 2^(bits-1))."""
+        m = self.pq_modules[name]
+        bits, group, sym = self.pq_bits_group()
+        t = self.tensors
+        if self.format == "gptq":
+            qw = int_values(t[m + ".qweight"])  # [in*bits/32, out]
+            words, out = qw.shape
+            n_in = words * 32 // bits
+            q = stream_fields(qw.T, bits, n_in)  # each column n is one stream over k
+            qz = int_values(t[m + ".qzeros"])  # [groups, out*bits/32]
+            z = stream_fields(qz, bits, out)  # [groups, out]
+            fmt = self.pq.get("checkpoint_format", self.pq.get("format", "gptq"))
+            if fmt != "gptq_v2":
+                z = z + 1
+            s = float_values(t[m + ".scales"]).astype(np.float64).reshape(t[m + ".scales"].shape)
+            g_idx = int_values(t[m + ".g_idx"])
+            return q, z[g_idx, :].T, s[g_idx, :].T
+        if self.format == "awq" and self.pq.get("version") == "gemv":
+            qw = int_values(t[m + ".qweight"])  # [out, in/8], natural nibble order along the row
+            out, n_in = qw.shape[0], qw.shape[1] * 8
+            q = stream_fields(qw, 4, n_in)
+            grp = n_in if group in (-1, None) else group
+            groups = n_in // grp
+            qz = int_values(t[m + ".qzeros"])  # [out, W]: groups then zero padding
+            z = stream_fields(qz, 4, qz.shape[1] * 8)[:, :groups]
+            s = float_values(t[m + ".scales"]).astype(np.float64).reshape(t[m + ".scales"].shape)[:, :groups]
+            g = np.arange(n_in) // grp
+            return q, z[:, g], s[:, g]
+        if self.format == "awq":
+            qw = int_values(t[m + ".qweight"])  # [in, out/8]
+            n_in = qw.shape[0]
+            q = awq_columns(qw).T  # [out, in]
+            z = awq_columns(int_values(t[m + ".qzeros"]))  # [groups, out]
+            s = float_values(t[m + ".scales"]).astype(np.float64).reshape(t[m + ".scales"].shape)
+            g = np.arange(n_in) // (n_in if group in (-1, None) else group)
+            return q, z[g, :].T, s[g, :].T
+        # compressed-tensors
+        half = 1 << (bits - 1)
+        if m + ".weight_packed" in t:
+            out, n_in = (int(x) for x in int_values(t[m + ".weight_shape"]))
+            q = word_fields(int_values(t[m + ".weight_packed"]), bits, n_in)
+        else:  # int-quantized: I8 signed codes, shown here with the same + 2^(bits-1) offset
+            q = int_values(t[m + ".weight"]) + half
+            out, n_in = q.shape
+        s = float_values(t[m + ".weight_scale"]).astype(np.float64).reshape(t[m + ".weight_scale"].shape)
+        groups = s.shape[1]
+        if m + ".weight_zero_point" in t:
+            zt = t[m + ".weight_zero_point"]
+            if zt.dtype == "I8":
+                z = int_values(zt) + half  # [out, groups]
+            else:  # packed along dim 0: [ceil(out/pf), groups]
+                z = word_fields(int_values(zt).T, bits, out).T
+        else:
+            z = np.full((out, groups), half, dtype=np.int64)
+        g = np.arange(n_in) // (n_in // groups)
+        return q, z[:, g], s[:, g]
+
+    def pq_column_groups(self, name):
+        """The group of each input column k of a quantized linear (GPTQ: g_idx as stored)."""
+        m = self.pq_modules[name]
+        if self.format == "gptq":
+            return int_values(self.tensors[m + ".g_idx"])
+        q, _, _ = self.pq_parts(name)
+        n_in = q.shape[1]
+        if self.format == "awq":
+            group = self.pq["group_size"]
+            return np.arange(n_in) // (n_in if group in (-1, None) else group)
+        return np.arange(n_in) // (n_in // self.tensors[m + ".weight_scale"].shape[1])
+
     def values(self, name):
+        if self.pq and name in self.pq_modules:
+            q, z, s = self.pq_parts(name)
+            return ((q - z).astype(np.float64) * s).astype(np.float32)  # exact: <= 9 x 11 bits
         if self.mcq and name in self.mcq:
             meta = self.mcq[name]
             shape, bits, group = meta["shape"], meta["bits"], meta["group"]

@@ -16,6 +16,7 @@
 #include "mlx_files.hpp"
 #include "mlx_recipe.hpp"
 #include "model_plan.hpp"
+#include "prequant_files.hpp"
 #include "tokenizer_files.hpp"
 
 namespace fs = std::filesystem;
@@ -102,6 +103,11 @@ int main(int argc, char** argv) {
         defect_help += " " + d;
         all_defects.push_back(d);
     }
+    defect_help += "; --format gptq|awq|compressed-tensors:";
+    for (const std::string& d : mkfixture::prequant_defect_names()) {
+        defect_help += " " + d;
+        all_defects.push_back(d);
+    }
     app.add_option("--defect", defect, defect_help)->check(CLI::IsMember(all_defects));
     app.add_flag("--corners", corners, "fp16 corner cases in the first layer's groups");
     app.add_flag("--no-pooling", no_pooling, "no modules.json / 1_Pooling");
@@ -121,8 +127,35 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(0.0, 1.0));
     app.add_flag("--force", force, "replace an existing fixture in OUT_DIR");
     app.add_option("--format", format,
-                   "mcq (default) | mlx (mlx-lm affine layout) | float (no quantization)")
-        ->check(CLI::IsMember({"mcq", "mlx", "float"}));
+                   "mcq (default) | mlx (mlx-lm affine layout) | float (no quantization) | gptq | "
+                   "awq | compressed-tensors (integer zero point, docs/formats.md §5)")
+        ->check(CLI::IsMember({"mcq", "mlx", "float", "gptq", "awq", "compressed-tensors"}));
+    mkfixture::PrequantOptions pq;
+    app.add_option("--bits", pq.bits,
+                   "gptq: 2|3|4|8, awq: 4, compressed-tensors: 2..8 (default 4)");
+    app.add_option("--group", pq.group,
+                   "gptq/awq/compressed-tensors group size, -1 = per channel "
+                   "(default 32)");
+    bool sym_flag = false, asym_flag = false;
+    app.add_flag("--sym", sym_flag,
+                 "symmetric: z = 2^(bits-1) (default for gptq, compressed-tensors)");
+    app.add_flag("--asym", asym_flag, "asymmetric zero points (awq always)");
+    app.add_option("--checkpoint-format", pq.checkpoint_format,
+                   "gptq: gptq (v1, stores z-1; default) | gptq_v2 (stores z)")
+        ->check(CLI::IsMember({"gptq", "gptq_v2"}));
+    app.add_option(
+           "--desc-act", pq.desc_act,
+           "gptq: none (default, desc_act false) | trivial (desc_act true, g_idx k/group) | "
+           "blocks (g_idx constant per 32-block, groups out of order: exact) | actorder "
+           "(g_idx splits every 32-block: must be refused)")
+        ->check(CLI::IsMember({"none", "trivial", "blocks", "actorder"}));
+    app.add_option(
+           "--awq-version", pq.awq_version,
+           "awq: gemm (default; [in, out/8], nibble order 0 2 4 6 1 3 5 7) | gemv ([out, in/8])")
+        ->check(CLI::IsMember({"gemm", "gemv"}));
+    app.add_option("--ct-format", pq.ct_format,
+                   "compressed-tensors: pack-quantized (default) | int-quantized (int8 weight)")
+        ->check(CLI::IsMember({"pack-quantized", "int-quantized"}));
     mkfixture::FloatOptions float_options;
     app.add_option("--dtype", float_options.dtype, "float: bf16 (default) | f16 | f32")
         ->check(CLI::IsMember({"bf16", "f16", "f32"}));
@@ -130,7 +163,9 @@ int main(int argc, char** argv) {
            "--recipe", recipe,
            "mlx: uniform4 | mixed_3_4 | mixed_4_5 | mixed_4_6 | dynamic_4_5 | uniform4_float_down0")
         ->check(CLI::IsMember(mkfixture::mlx_recipe_names()));
-    app.add_option("--scale-dtype", mlx.scale_dtype, "mlx: bf16 (default) | f16 | f32")
+    app.add_option("--scale-dtype", mlx.scale_dtype,
+                   "mlx: bf16 (default) | f16 | f32; compressed-tensors: bf16 (default) | f16; "
+                   "gptq/awq: f16")
         ->check(CLI::IsMember({"bf16", "f16", "f32"}));
     app.add_option("--negative-scales", mlx.negative_scales,
                    "mlx: which groups get a negative scale: half (default, as MLX) | none | all")
@@ -141,8 +176,44 @@ int main(int argc, char** argv) {
 
     try {
         const bool is_mlx = format == "mlx";
-        if (!is_mlx && (app.count("--recipe") || app.count("--scale-dtype") ||
-                        app.count("--negative-scales") || mlx.inexact_scales))
+        const bool is_pq = format == "gptq" || format == "awq" || format == "compressed-tensors";
+        const bool pq_defect = std::find(mkfixture::prequant_defect_names().begin(),
+                                         mkfixture::prequant_defect_names().end(),
+                                         defect) != mkfixture::prequant_defect_names().end();
+        if (!is_pq && (app.count("--bits") || app.count("--group") || sym_flag || asym_flag ||
+                       app.count("--checkpoint-format") || app.count("--desc-act") ||
+                       app.count("--ct-format") || app.count("--awq-version") || pq_defect))
+            throw std::runtime_error(
+                "--bits/--group/--sym/--asym/--checkpoint-format/--desc-act/--ct-format and "
+                "--defect " +
+                (pq_defect ? defect : std::string("(these)")) +
+                " need --format gptq|awq|compressed-tensors");
+        if (is_pq) {
+            if (sym_flag && asym_flag)
+                throw std::runtime_error("--sym and --asym exclude each other");
+            if (corners || (!defect.empty() && !pq_defect))
+                throw std::runtime_error("--format " + format +
+                                         ": --corners and the mcq/float "
+                                         "defects do not apply");
+            pq.format = format;
+            pq.sym = asym_flag ? false : sym_flag ? true : format != "awq";
+            pq.scale_dtype = app.count("--scale-dtype")       ? mlx.scale_dtype
+                             : format == "compressed-tensors" ? "bf16"
+                                                              : "f16";
+            if (pq.scale_dtype == "f32")
+                throw std::runtime_error("--scale-dtype f32: " + format +
+                                         " stores f16 or bf16 scales");
+            pq.defect = defect;
+            if (defect == "bits-not-allowed") {
+                if (format == "gptq") pq.bits = 5;  // a consistent 5-bit layout GPTQ never writes
+                if (format == "compressed-tensors") pq.bits = 16;  // over pack_to_int32's 8
+            }
+            defect.clear();                                  // not a defect of the mcq layout
+            mkfixture::check_prequant_options(pq, nullptr);  // before anything is written
+        }
+        if (!is_mlx && !is_pq &&
+            (app.count("--recipe") || app.count("--scale-dtype") ||
+             app.count("--negative-scales") || mlx.inexact_scales))
             throw std::runtime_error(
                 "--recipe/--scale-dtype/--negative-scales/--inexact-scales "
                 "need --format mlx");
@@ -166,7 +237,8 @@ int main(int argc, char** argv) {
             float_options.defect = defect;
             defect.clear();  // not a defect of the quantized layout
         }
-        if (is_mlx || is_float) prefix_model = true;  // HF checkpoints use the names model.*
+        if (is_mlx || is_float || is_pq)
+            prefix_model = true;  // HF checkpoints use the names model.*
         const bool llama_family =
             arch == "llama" || arch == "mistral" || arch == "mixtral" || arch == "phi3";
         const bool moe = arch == "qwen3_moe" || arch == "qwen2_moe" || arch == "mixtral";
@@ -229,6 +301,7 @@ int main(int argc, char** argv) {
         options.multimodal = multimodal;
         mkfixture::ModelPlan plan = mkfixture::make_plan(options);
         if (is_mlx) mlx.overrides = mkfixture::apply_mlx_recipe(plan, recipe);
+        if (is_pq) mkfixture::check_prequant_options(pq, &plan);
 
         int64_t bos_id = -1, eos_id = -1;
         if (token_count > 0) {
@@ -242,10 +315,13 @@ int main(int argc, char** argv) {
                                          arch == "mixtral" ? "num_local_experts" : "num_experts",
                                          plan.dims.experts - 1);
         if (is_mlx) mkfixture::add_mlx_quantization(out, mlx);
+        if (is_pq) mkfixture::add_prequant_quantization(out, pq);
         if (!no_pooling) mkfixture::write_pooling_files(out, plan.dims.hidden);
         if (is_float) mkfixture::set_float_torch_dtype(out, float_options.dtype);
         if (is_mlx)
             mkfixture::write_mlx_model_files(out, plan, shards, seed, mlx);
+        else if (is_pq)
+            mkfixture::write_prequant_model_files(out, plan, shards, seed, pq);
         else if (is_float)
             mkfixture::write_float_model_files(out, plan, shards, seed, float_options);
         else
@@ -254,6 +330,7 @@ int main(int argc, char** argv) {
                   << plan.dims.vocab << ", "
                   << (is_mlx     ? "mlx " + recipe + ", "
                       : is_float ? "float " + float_options.dtype + ", "
+                      : is_pq    ? format + " " + std::to_string(pq.bits) + "-bit, "
                                  : std::string())
                   << plan.units.size() << " stored weights)\n";
     } catch (const std::exception& e) {

@@ -22,6 +22,12 @@ std::string source_kind(const SourceTensor& tensor) {
                (tensor.quant->scale_dtype == FloatDtype::F16
                     ? ""
                     : std::string(" ") + float_dtype_name(tensor.quant->scale_dtype));
+    if (tensor.int_quant)
+        return std::to_string(tensor.int_quant->bits) + "/" +
+               std::to_string(tensor.int_quant->group) + " " + tensor.int_quant->method +
+               (tensor.int_quant->scale_dtype == FloatDtype::F16
+                    ? ""
+                    : std::string(" ") + float_dtype_name(tensor.int_quant->scale_dtype));
     return float_dtype_name(tensor.float_dtype);
 }
 

@@ -1,7 +1,9 @@
 // rebox verify: runs the independent read-back proof and prints the verdict: the summary line, one
 // MISMATCH line per tensor whose values differ, one PROBLEM line per other finding; --json writes
 // the full report. Exit 0 when everything is identical, 3 otherwise (1 when a file cannot be read).
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 #include "commands.hpp"
 #include "rebox/error.hpp"
@@ -9,6 +11,15 @@
 #include "report_json.hpp"
 
 namespace rebox::cli {
+namespace {
+
+float float_of_bits(uint32_t bits) {
+    float value;
+    std::memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
+}  // namespace
 
 int run_verify(const VerifyArgs& args) {
     const VerifyReport report = verify_gguf(args.model_dir, args.gguf, VerifyOptions{args.threads});
@@ -19,11 +30,13 @@ int run_verify(const VerifyArgs& args) {
         if (t.mismatches > 0)
             std::printf(
                 "MISMATCH %s (%s): %llu values differ, first at index %llu: expected 0x%08x got "
-                "0x%08x\n",
+                "0x%08x (%.9g vs %.9g)\n",
                 t.gguf_name.c_str(), t.source_name.c_str(),
                 static_cast<unsigned long long>(t.mismatches),
-                static_cast<unsigned long long>(t.first_diff), t.expected_bits, t.got_bits);
-        else if (!t.problem.empty())
+                static_cast<unsigned long long>(t.first_diff), t.expected_bits, t.got_bits,
+                static_cast<double>(float_of_bits(t.expected_bits)),
+                static_cast<double>(float_of_bits(t.got_bits)));
+        if (!t.problem.empty())
             std::printf("PROBLEM %s (%s): %s\n", t.gguf_name.c_str(),
                         t.source_name.empty() ? "no source" : t.source_name.c_str(),
                         t.problem.c_str());

@@ -58,9 +58,9 @@ nlohmann::json plan_to_json(const Plan& plan, const SourceModel* source) {
             const SourceTensor& st = source->tensors[tp.source_index];
             row["source_name"] = st.name;
             row["source_shape"] = st.shape;
-            if (st.quant) {
-                row["bits"] = st.quant->bits;
-                row["group"] = st.quant->group;
+            if (st.is_quantized()) {
+                row["bits"] = st.quant_bits();
+                row["group"] = st.quant_group();
             } else {
                 row["source_dtype"] = float_dtype_name(st.float_dtype);
             }

@@ -33,11 +33,18 @@ enum class Encoding {
     recast_bf16,   // F32/F16 source stored as bf16 (--outtype bf16): every value checked exact
     add_one_f32,   // gemma norms: float source value + 1 as llama.cpp's converter computes it (F16
                    // sources: the add rounds to fp16; BF16/F32: a binary32 add), stored as F32
+    // Integer-zero-point sources (GPTQ, AWQ, compressed-tensors): q' = q - z + off, d = scale.
+    q4_0_shift,  // off 8, every q - z in [-8, 7]
+    q5_0_shift,  // off 16, every q - z in [-16, 15]
+    q8_0_shift,  // off 0, every q - z in [-128, 127]
+    q4_1_int,    // codes q unchanged, d = s, m = -z*s (every s > 0 and z*s exact in fp16)
+    q5_1_int,    // the same for codes up to 31 (5-bit)
 };
 const char* encoding_name(Encoding encoding);
 
 // What the quantized tensors become. automatic (the default): the smallest block type that holds
-// each one exactly (Q4_1 for <= 4-bit codes, Q5_1 for 5-bit); q4_1: Q4_1 only; f32/f16/bf16:
+// each one exactly (Q4_1 for <= 4-bit codes, Q5_1 for 5-bit; integer-zero-point sources: Q4_0,
+// Q4_1, Q5_0, Q5_1 or Q8_0 by their q - z, docs/formats.md §5.5); q4_1: Q4_1 only; f32/f16/bf16:
 // every non-1-D tensor in that float type, only where every value is exact in it. Float source
 // tensors keep their dtype except under f32/f16/bf16; 1-D tensors and norms are always F32.
 enum class OutType { automatic, q4_1, f32, f16, bf16 };
@@ -64,7 +71,8 @@ struct TensorPlan {
     uint64_t nbytes = 0;
     Encoding encoding = Encoding::copy_f32;
     // Q4_1/Q5_1 from BF16/F32 scales: a group whose codes are all 0 and whose scale is not exact in
-    // fp16 gets d = +-0 (sign of the scale); its values 0*d+m stay bit-identical.
+    // fp16 gets d = +-0 (sign of the scale); its values 0*d+m stay bit-identical. For the *_shift
+    // encodings: a block whose q - z are all 0 (values 0*s).
     bool zero_code_groups_get_zero_scale = false;
     std::string note;  // why this path was taken (e.g. "bits 6: ... -> F16, every value exact")
     // Whole-row reordering (llama q/k): GGUF row r holds source row row_source[r], each row

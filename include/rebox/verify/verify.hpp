@@ -1,7 +1,8 @@
 // Independent read-back proof: opens the GGUF with the format layer's reader only, maps each tensor
 // back to its source tensor by the inverse name map, dequantizes the GGUF blocks itself and
-// compares fp32 bit patterns against code*scale+min computed from the source with its own unpacking
-// path. Shares no code with plan/ or encode/.
+// compares fp32 bit patterns against code*scale+min (GPTQ / AWQ / compressed-tensors: (q - z) * s)
+// computed from the source with its own unpacking path. Shares no code with source/, plan/ or
+// encode/.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,181 @@
+// Q4_0 / Q5_0 / Q8_0 / Q4_1 blocks from an IntQuantView by shifting integer codes (docs/gguf.md
+// §2.2 block layouts): per block, 32 codes are read from the checkpoint's packing, the group's zero
+// point is subtracted and the type's offset added; d is the group's scale bits, never recomputed.
+#include "rebox/encode/int_block_encode.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "rebox/error.hpp"
+#include "rebox/format/half.hpp"
+#include "rebox/source/int_quant_view.hpp"
+
+namespace rebox {
+namespace {
+
+inline void store_u16(uint8_t* p, uint16_t v) {
+    p[0] = static_cast<uint8_t>(v);
+    p[1] = static_cast<uint8_t>(v >> 8);
+}
+
+// One block of a source: its row, group, 32 codes and q - z.
+struct IntBlock {
+    int64_t row = 0;
+    int64_t group = 0;
+    int32_t zero = 0;
+    int16_t codes[32];
+    int16_t deltas[32];
+};
+
+void read_block(const IntQuantView& v, uint64_t block, IntBlock* b) {
+    const uint64_t per_row = static_cast<uint64_t>(v.cols) / 32;
+    b->row = static_cast<int64_t>(block / per_row);
+    const int64_t col0 = static_cast<int64_t>(block % per_row) * 32;
+    b->group = int_group_of(v, col0);
+    b->zero = int_zero(v, b->row, b->group);
+    int_row_codes(v, b->row, col0, 32, b->codes);
+    for (int j = 0; j < 32; ++j) b->deltas[j] = static_cast<int16_t>(b->codes[j] - b->zero);
+}
+
+std::string where(const IntBlock& b) {
+    return "row " + std::to_string(b.row) + " group " + std::to_string(b.group);
+}
+
+// d of a block: the scale as fp16 bits (see the header for the rule).
+uint16_t block_d(const IntQuantView& v, const IntBlock& b, ScaleRule rule) {
+    const uint8_t* p = int_scale_bytes(v, b.row, b.group);
+    if (v.scale_dtype == FloatDtype::F16) return static_cast<uint16_t>(p[0] | p[1] << 8);
+    const float s = int_scale(v, b.row, b.group);
+    uint16_t half = 0;
+    if (float_to_half_exact(s, &half)) return half;
+    if (rule == ScaleRule::zero_when_codes_zero && std::isfinite(s) &&
+        std::all_of(b.deltas, b.deltas + 32, [](int16_t d) { return d == 0; }))
+        return std::signbit(s) ? 0x8000 : 0x0000;  // 0 * d = 0 * s, sign included
+    throw Error(ExitClass::blocker,
+                error_message("", "scale of " + where(b), "not exactly representable as fp16"));
+}
+
+void check_range(const IntBlock& b, int lo, int hi, const char* type) {
+    for (int j = 0; j < 32; ++j)
+        if (b.deltas[j] < lo || b.deltas[j] > hi)
+            throw Error(
+                ExitClass::blocker,
+                error_message("", "q - z = " + std::to_string(b.deltas[j]) + " in " + where(b),
+                              std::string("outside the range of ") + type));
+}
+
+}  // namespace
+
+void encode_q4_0_int(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out,
+                     ScaleRule rule) {
+    IntBlock b;
+    for (size_t i = 0; i < n_blocks; ++i, out += kQ4_0BlockBytes) {
+        read_block(v, first_block + i, &b);
+        check_range(b, -8, 7, "Q4_0");
+        store_u16(out, block_d(v, b, rule));
+        // qs[j]: low nibble value j, high nibble value j + 16 (ggml's dequantize_row_q4_0).
+        for (int j = 0; j < 16; ++j)
+            out[2 + j] = static_cast<uint8_t>((b.deltas[j] + 8) | (b.deltas[j + 16] + 8) << 4);
+    }
+}
+
+void encode_q5_0_int(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out,
+                     ScaleRule rule) {
+    IntBlock b;
+    for (size_t i = 0; i < n_blocks; ++i, out += kQ5_0BlockBytes) {
+        read_block(v, first_block + i, &b);
+        check_range(b, -16, 15, "Q5_0");
+        store_u16(out, block_d(v, b, rule));
+        uint32_t qh = 0;  // bit j = bit 4 of value j (little-endian uint32)
+        uint8_t shifted[32];
+        for (int j = 0; j < 32; ++j) {
+            shifted[j] = static_cast<uint8_t>(b.deltas[j] + 16);
+            qh |= uint32_t{(shifted[j] >> 4) & 1u} << j;
+        }
+        for (int k = 0; k < 4; ++k) out[2 + k] = static_cast<uint8_t>(qh >> (8 * k));
+        for (int j = 0; j < 16; ++j)
+            out[6 + j] = static_cast<uint8_t>((shifted[j] & 0x0F) | (shifted[j + 16] & 0x0F) << 4);
+    }
+}
+
+void encode_q8_0_int(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out,
+                     ScaleRule rule) {
+    IntBlock b;
+    for (size_t i = 0; i < n_blocks; ++i, out += kQ8_0BlockBytes) {
+        read_block(v, first_block + i, &b);
+        check_range(b, -128, 127, "Q8_0");
+        store_u16(out, block_d(v, b, rule));
+        for (int j = 0; j < 32; ++j)
+            out[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(b.deltas[j]));
+    }
+}
+
+namespace {
+
+// d = s and m = -z*s of a _1 block, both fp16 values, and every code in [0, max_code].
+void store_dm_int(const IntQuantView& v, const IntBlock& b, int max_code, uint8_t* out) {
+    const float s = int_scale(v, b.row, b.group);
+    uint16_t d = 0, m = 0;
+    // z*s is exact in binary32 (z < 256, s has <= 11 significant bits); m must be an fp16 too.
+    if (!float_to_half_exact(s, &d) || !float_to_half_exact(-(static_cast<float>(b.zero) * s), &m))
+        throw Error(ExitClass::blocker,
+                    error_message("", "scale/zero of " + where(b),
+                                  "s or -z*s is not exactly representable as fp16"));
+    for (int j = 0; j < 32; ++j)
+        if (b.codes[j] < 0 || b.codes[j] > max_code)
+            throw Error(ExitClass::blocker,
+                        error_message("", "code in " + where(b),
+                                      "outside [0, " + std::to_string(max_code) + "]"));
+    store_u16(out, d);
+    store_u16(out + 2, m);
+}
+
+}  // namespace
+
+void encode_q4_1_int(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out) {
+    IntBlock b;
+    for (size_t i = 0; i < n_blocks; ++i, out += kQ4_1BlockBytes) {
+        read_block(v, first_block + i, &b);
+        store_dm_int(v, b, 15, out);
+        for (int j = 0; j < 16; ++j)
+            out[4 + j] = static_cast<uint8_t>(b.codes[j] | b.codes[j + 16] << 4);
+    }
+}
+
+void encode_q5_1_int(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out) {
+    IntBlock b;
+    for (size_t i = 0; i < n_blocks; ++i, out += kQ5_1BlockBytes) {
+        read_block(v, first_block + i, &b);
+        store_dm_int(v, b, 31, out);
+        uint32_t qh = 0;  // bit j = bit 4 of code j
+        for (int j = 0; j < 32; ++j)
+            qh |= uint32_t{(static_cast<unsigned>(b.codes[j]) >> 4) & 1u} << j;
+        for (int k = 0; k < 4; ++k) out[4 + k] = static_cast<uint8_t>(qh >> (8 * k));
+        for (int j = 0; j < 16; ++j)
+            out[8 + j] = static_cast<uint8_t>((b.codes[j] & 0x0F) | (b.codes[j + 16] & 0x0F) << 4);
+    }
+}
+
+void dequantize_int_f32(const IntQuantView& v, uint64_t first, size_t count, float* out) {
+    constexpr size_t kChunk = 4096;
+    int16_t deltas[kChunk];
+    const uint64_t cols = static_cast<uint64_t>(v.cols);
+    for (size_t done = 0; done < count;) {
+        const size_t n = std::min(kChunk, count - done);
+        int_deltas(v, first + done, n, deltas);
+        int64_t last_row = -1, last_group = -1;
+        float s = 0;
+        for (size_t i = 0; i < n; ++i) {
+            const uint64_t index = first + done + i;
+            const int64_t row = static_cast<int64_t>(index / cols);
+            const int64_t g = int_group_of(v, static_cast<int64_t>(index % cols));
+            if (row != last_row || g != last_group)
+                s = int_scale(v, row, g), last_row = row, last_group = g;
+            out[done + i] = static_cast<float>(deltas[i]) * s;
+        }
+        done += n;
+    }
+}
+
+}  // namespace rebox

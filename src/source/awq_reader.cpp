@@ -1,0 +1,150 @@
+// read_awq_model: AutoAWQ GEMM checkpoints (docs/formats.md §5). Module P stores P.qweight int32
+// [in, out/8] and P.qzeros int32 [in/group, out/8], 4-bit codes packed along the output dim in
+// AWQ's nibble order (nibble i holds column [0,2,4,6,1,3,5,7][i] of its 8), and P.scales
+// [in/group, out]. The view reads code (r, k) where it is stored, so no transposed copy is made.
+#include "../model/json_file.hpp"
+#include "prequant_common.hpp"
+#include "rebox/source/prequant_readers.hpp"
+#include "source_helpers.hpp"
+
+namespace rebox {
+namespace {
+
+using prequant::Located;
+using source_detail::shape_string;
+
+constexpr const char* kConfigFix = "use the config.json AutoAWQ wrote";
+
+class AwqReader {
+  public:
+    AwqReader(const std::filesystem::path& dir, SourceModel& model) : reader_(dir, model) {
+        const nlohmann::json config = detail::read_json_object(dir / "config.json");
+        ok_ = parse_config(*prequant::quantization_config(config));
+    }
+
+    void run() {
+        reader_.walk({".qweight"}, {".qzeros", ".scales"},
+                     [this](const std::string& module, const Located& where) {
+                         if (ok_) read_module(module, where);
+                     });
+    }
+
+  private:
+    bool parse_config(const nlohmann::json& q) {
+        std::string version = "gemm";
+        if (const auto it = q.find("version"); it != q.end() && it->is_string()) {
+            version = it->get<std::string>();
+            for (char& c : version)
+                c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        }
+        if (version != "gemm") {
+            reader_.block_config("quantization_config.version",
+                                 "AWQ version '" + q["version"].get<std::string>() +
+                                     "' is not supported (expected gemm)",
+                                 "save the model with AutoAWQ's GEMM kernels (version gemm)");
+            return false;
+        }
+        auto bits = prequant::json_int(q, "bits");
+        if (!bits) bits = prequant::json_int(q, "w_bit");
+        if (!bits || *bits != 4) {
+            reader_.block_config("quantization_config.bits",
+                                 "AWQ bits " +
+                                     (bits ? std::to_string(*bits) : std::string("missing")) +
+                                     " (expected 4: GEMM packs 8 nibbles per int32)",
+                                 kConfigFix);
+            return false;
+        }
+        auto group = prequant::json_int(q, "group_size");
+        if (!group) group = prequant::json_int(q, "q_group_size");
+        if (!group || (*group < 1 && *group != -1)) {
+            reader_.block_config("quantization_config.group_size",
+                                 "AWQ group_size " +
+                                     (group ? std::to_string(*group) : std::string("missing")) +
+                                     " (expected -1 or a positive integer)",
+                                 kConfigFix);
+            return false;
+        }
+        group_ = *group;  // -1: one group per row, resolved per module
+        if (const auto it = q.find("zero_point"); it != q.end() && *it != true) {
+            reader_.block_config("quantization_config.zero_point",
+                                 "AWQ zero_point " + it->dump() +
+                                     " (expected true: GEMM qzeros hold the zero points)",
+                                 kConfigFix);
+            return false;
+        }
+        return true;
+    }
+
+    void read_module(const std::string& module, const Located& qweight) {
+        const std::string name = module + ".weight";
+        const auto& shape = qweight.info->shape;
+        if (shape.size() != 2 || shape[0] < 1 || shape[1] < 1) {
+            reader_.block(name, qweight,
+                          qweight.info->name + " has shape " + shape_string(shape) +
+                              " (expected [in, out/8])",
+                          kConfigFix);
+            return;
+        }
+        const int64_t in = shape[0], out = shape[1] * 8;
+        const int64_t group = group_ == -1 ? in : group_;
+        if (in % group != 0) {
+            reader_.block(name, qweight,
+                          std::to_string(in) + " input rows of " + qweight.info->name +
+                              " are not a multiple of group_size " + std::to_string(group),
+                          kConfigFix);
+            return;
+        }
+        const int64_t n_groups = in / group;
+        if (!reader_.expect(name, qweight, {StDtype::I32, StDtype::U32}, shape, "")) return;
+        const Located* scales =
+            reader_.require(module, ".scales",
+                            "F16 [" + std::to_string(n_groups) + ", " + std::to_string(out) + "]");
+        const Located* qzeros = reader_.require(
+            module, ".qzeros",
+            "I32 [" + std::to_string(n_groups) + ", " + std::to_string(out / 8) + "]");
+        if (!scales || !qzeros) return;
+        const std::string why = "for " + qweight.info->name + " " + shape_string(shape) +
+                                ", group_size " + std::to_string(group_);
+        if (!reader_.expect(name, *scales, {StDtype::F16, StDtype::BF16, StDtype::F32},
+                            {n_groups, out}, why) ||
+            !reader_.expect(name, *qzeros, {StDtype::I32, StDtype::U32}, {n_groups, out / 8}, why))
+            return;
+        IntQuantView v;
+        v.bits = 4;
+        v.rows = out;
+        v.cols = in;
+        v.group = group;
+        v.n_groups = n_groups;
+        v.code_layout = IntCodeLayout::awq_output_packed;
+        v.codes = qweight.file->data(*qweight.info);
+        v.zero_layout = IntZeroLayout::awq_output_packed;
+        v.zeros = qzeros->file->data(*qzeros->info);
+        v.scale_dtype = *source_detail::float_dtype(scales->info->dtype);
+        v.scales_group_major = true;
+        v.scales = scales->file->data(*scales->info);
+        v.method = "awq";
+        v.packed_bytes = v.codes.size() + v.zeros.size() + v.scales.size();
+        SourceTensor tensor;
+        tensor.name = name;
+        tensor.shape = {out, in};
+        tensor.file = qweight.file->display_name();
+        tensor.int_quant = v;
+        reader_.model().tensors.push_back(std::move(tensor));
+    }
+
+    prequant::PackedReader reader_;
+    int64_t group_ = 0;
+    bool ok_ = false;
+};
+
+}  // namespace
+
+SourceModel read_awq_model(const std::filesystem::path& model_dir) {
+    SourceModel model;
+    model.dir = model_dir;
+    model.format = "awq";
+    AwqReader(model_dir, model).run();
+    return model;
+}
+
+}  // namespace rebox

@@ -1,0 +1,195 @@
+// PackedReader and the quantization_config look-ups the GPTQ, AWQ and compressed-tensors
+// adapters share.
+#include "prequant_common.hpp"
+
+#include <cmath>
+
+#include "rebox/error.hpp"
+#include "source_helpers.hpp"
+
+namespace rebox::prequant {
+
+const nlohmann::json* quantization_config(const nlohmann::json& config) {
+    if (!config.is_object()) return nullptr;
+    if (const auto it = config.find("quantization_config"); it != config.end() && it->is_object())
+        return &*it;
+    if (const auto text = config.find("text_config"); text != config.end() && text->is_object())
+        if (const auto it = text->find("quantization_config"); it != text->end() && it->is_object())
+            return &*it;
+    return nullptr;
+}
+
+std::string quant_method(const nlohmann::json& config) {
+    const nlohmann::json* q = quantization_config(config);
+    if (!q) return "";
+    const auto it = q->find("quant_method");
+    if (it == q->end()) return "";
+    return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+std::optional<int64_t> json_int(const nlohmann::json& object, const char* key) {
+    const auto it = object.find(key);
+    if (it == object.end()) return std::nullopt;
+    if (it->is_number_integer()) return it->get<int64_t>();
+    if (it->is_number_float()) {
+        const double d = it->get<double>();
+        if (std::floor(d) == d && std::fabs(d) < 1e15) return static_cast<int64_t>(d);
+    }
+    return std::nullopt;
+}
+
+int32_t load_i32(std::span<const uint8_t> bytes, uint64_t i) {
+    const uint8_t* p = bytes.data() + 4 * i;
+    return static_cast<int32_t>(uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 |
+                                uint32_t{p[3]} << 24);
+}
+
+bool read_g_idx(PackedReader& reader, const std::string& name, const Located& where,
+                IntQuantView* v) {
+    const std::span<const uint8_t> bytes = where.file->data(*where.info);
+    bool plain = true;
+    for (int64_t k = 0; k < v->cols; ++k) {
+        const int32_t g = load_i32(bytes, static_cast<uint64_t>(k));
+        if (g < 0 || g >= v->n_groups) {
+            reader.block(name, where,
+                         where.info->name + "[" + std::to_string(k) + "] = " + std::to_string(g) +
+                             " is outside [0, " + std::to_string(v->n_groups) +
+                             ") (the groups of the scales)",
+                         "use the g_idx the quantizer wrote");
+            return false;
+        }
+        plain &= g == k / v->group;
+    }
+    if (!plain) v->g_idx = bytes;
+    v->packed_bytes += bytes.size();
+    return true;
+}
+
+PackedReader::PackedReader(const std::filesystem::path& dir, SourceModel& model)
+    : model_(model), config_path_(dir / "config.json") {
+    const SafetensorsModel st = SafetensorsModel::open(dir);
+    files_ = st.files();
+    for (const auto& file : files_) {
+        model_.files.push_back(file);
+        for (const StTensorInfo& info : file->tensors()) tensors_[info.name] = {file.get(), &info};
+    }
+}
+
+const Located* PackedReader::find(const std::string& name) const {
+    const auto it = tensors_.find(name);
+    return it == tensors_.end() ? nullptr : &it->second;
+}
+
+void PackedReader::block(const std::string& tensor, const Located& where, const std::string& reason,
+                         const std::string& fix) {
+    model_.blockers.push_back(Blocker{tensor, where.file->display_name() + ": " + reason, fix});
+}
+
+void PackedReader::block_config(const std::string& field, const std::string& reason,
+                                const std::string& fix) {
+    throw_input_error(config_path_.string(), field, reason + "; " + fix);
+}
+
+bool PackedReader::expect(const std::string& name, const Located& part,
+                          std::initializer_list<StDtype> dtypes, const std::vector<int64_t>& shape,
+                          const std::string& why) {
+    bool dtype_ok = false;
+    std::string names;
+    for (StDtype d : dtypes) {
+        dtype_ok |= part.info->dtype == d;
+        names += (names.empty() ? "" : " or ") + std::string(st_dtype_name(d));
+    }
+    if (!dtype_ok) {
+        block(name, part,
+              part.info->name + " has dtype " + std::string(st_dtype_name(part.info->dtype)) +
+                  " (expected " + names + ")",
+              "use the checkpoint as its quantizer wrote it");
+        return false;
+    }
+    if (part.info->shape != shape) {
+        block(name, part,
+              part.info->name + " has shape " + source_detail::shape_string(part.info->shape) +
+                  " (expected " + source_detail::shape_string(shape) + " " + why + ")",
+              "use the config.json that belongs to these weights");
+        return false;
+    }
+    return true;
+}
+
+const Located* PackedReader::require(const std::string& module, const std::string& suffix,
+                                     const std::string& what) {
+    const Located* part = find(module + suffix);
+    if (part) return part;
+    const Located* anchor = nullptr;
+    for (const auto& [name, where] : tensors_)
+        if (name.starts_with(module + ".")) {
+            anchor = &where;
+            break;
+        }
+    model_.blockers.push_back(
+        Blocker{module + ".weight",
+                (anchor ? anchor->file->display_name() + ": " : std::string()) + "missing " +
+                    module + suffix + " (expected " + what + ")",
+                "store every part of the quantized module"});
+    return nullptr;
+}
+
+void PackedReader::walk(
+    const std::vector<std::string>& anchor_suffixes, const std::vector<std::string>& part_suffixes,
+    const std::function<void(const std::string& module, const Located& anchor)>& read) {
+    const auto module_of = [](const std::string& name,
+                              const std::string& suffix) -> std::optional<std::string> {
+        if (name.size() > suffix.size() && name.ends_with(suffix))
+            return name.substr(0, name.size() - suffix.size());
+        return std::nullopt;
+    };
+    const auto anchored = [&](const std::string& module) {
+        for (const std::string& a : anchor_suffixes)
+            if (find(module + a)) return true;
+        return false;
+    };
+    for (const auto& file : files_) {
+        for (const StTensorInfo& info : file->tensors()) {
+            const Located where{file.get(), &info};
+            bool handled = false;
+            for (const std::string& suffix : anchor_suffixes)
+                if (const auto module = module_of(info.name, suffix)) {
+                    read(*module, where);
+                    handled = true;
+                    break;
+                }
+            if (handled) continue;
+            for (const std::string& suffix : part_suffixes)
+                if (const auto module = module_of(info.name, suffix)) {
+                    if (!anchored(*module))
+                        block(info.name, where,
+                              info.name + " has no quantized weight beside it (expected " +
+                                  *module + anchor_suffixes.front() + ")",
+                              "store every part of the quantized module, or remove the stray one");
+                    handled = true;
+                    break;
+                }
+            if (!handled) add_float(where);
+        }
+    }
+}
+
+void PackedReader::add_float(const Located& where) {
+    const std::optional<FloatDtype> dtype = source_detail::float_dtype(where.info->dtype);
+    if (!dtype) {
+        block(where.info->name, where,
+              "dtype " + std::string(st_dtype_name(where.info->dtype)) +
+                  " is not F32, F16 or BF16 and the tensor is no part of a quantized module",
+              "store it as a float tensor");
+        return;
+    }
+    SourceTensor tensor;
+    tensor.name = where.info->name;
+    tensor.shape = where.info->shape;
+    tensor.file = where.file->display_name();
+    tensor.float_dtype = *dtype;
+    tensor.float_data = where.file->data(*where.info);
+    model_.tensors.push_back(std::move(tensor));
+}
+
+}  // namespace rebox::prequant

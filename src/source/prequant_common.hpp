@@ -1,0 +1,84 @@
+// Shared by the GPTQ, AWQ and compressed-tensors adapters: config.json's quantization_config,
+// the tensor index of a (sharded) safetensors checkpoint, and the walk over every tensor in file
+// order in which a format claims the parts of its quantized modules and everything else becomes
+// an ordinary float SourceTensor. Every refusal is a Blocker naming the tensor (or config field).
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "rebox/format/safetensors.hpp"
+#include "rebox/source/source_model.hpp"
+
+namespace rebox::prequant {
+
+struct Located {
+    const SafetensorsFile* file = nullptr;
+    const StTensorInfo* info = nullptr;
+};
+
+// config.json's "quantization_config" object (top level, else under "text_config"), or nullptr.
+const nlohmann::json* quantization_config(const nlohmann::json& config);
+// Its "quant_method" string, or "" when there is none.
+std::string quant_method(const nlohmann::json& config);
+
+// An int from a JSON value (integer, or a whole-number float/string); nullopt otherwise.
+std::optional<int64_t> json_int(const nlohmann::json& object, const char* key);
+
+class PackedReader {
+  public:
+    PackedReader(const std::filesystem::path& dir, SourceModel& model);
+
+    const Located* find(const std::string& name) const;
+    // "FILE: reason" blocker naming the tensor.
+    void block(const std::string& tensor, const Located& where, const std::string& reason,
+               const std::string& fix);
+    // A config.json problem stops the run: rebox::Error (input class) "config.json: FIELD: reason;
+    // fix" (one line, exit 1).
+    [[noreturn]] void block_config(const std::string& field, const std::string& reason,
+                                   const std::string& fix);
+    // The tensor's dtype is one of `dtypes` and its shape is `shape`; else a blocker saying what
+    // was expected (with `why`, e.g. "for qweight [128, 64] at bits 4").
+    bool expect(const std::string& name, const Located& part, std::initializer_list<StDtype> dtypes,
+                const std::vector<int64_t>& shape, const std::string& why);
+    // The module's part `suffix` (e.g. ".scales"), or a blocker on MODULE.weight saying it is
+    // missing.
+    const Located* require(const std::string& module, const std::string& suffix,
+                           const std::string& what);
+
+    // Walks every tensor in file order. anchor(name) returns the module name when `name` is the
+    // tensor that defines a quantized module (e.g. P.qweight -> P); then read_module(P, where)
+    // runs. part_suffixes are the other parts of a module: skipped when their module's anchor
+    // exists, a blocker otherwise. Every other tensor becomes a float SourceTensor (F32/F16/BF16)
+    // or a blocker.
+    void walk(const std::vector<std::string>& anchor_suffixes,
+              const std::vector<std::string>& part_suffixes,
+              const std::function<void(const std::string& module, const Located& anchor)>& read);
+
+    SourceModel& model() { return model_; }
+    // The tensor as an ordinary float SourceTensor, or a blocker when its dtype is not a float.
+    void add_float(const Located& where);
+
+  private:
+    SourceModel& model_;
+    std::filesystem::path config_path_;
+    std::map<std::string, Located, std::less<>> tensors_;
+    std::vector<std::shared_ptr<SafetensorsFile>> files_;
+};
+
+// A g_idx tensor (int32 [v->cols], already shape-checked) into v: every value must be in
+// [0, n_groups) (else a blocker naming the first, returns false); one equal to k / group is
+// dropped (plain groups), any other is kept in v->g_idx. Its bytes count into v->packed_bytes.
+bool read_g_idx(PackedReader& reader, const std::string& name, const Located& where,
+                IntQuantView* v);
+
+// Little-endian int32 element i of a tensor's bytes.
+int32_t load_i32(std::span<const uint8_t> bytes, uint64_t i);
+
+}  // namespace rebox::prequant

@@ -1,0 +1,100 @@
+// verify on real conversions of GPTQ / AWQ / compressed-tensors fixtures (rebox-mkfixture's own
+// packers, `rebox convert`): the files verify (N/N), and one flipped code bit in the first block
+// with a non-zero scale of any quantized tensor, whatever type the converter chose (Q4_0, Q4_1,
+// Q5_0, Q8_0), fails verify naming that tensor and the block's first index (ggml block layouts,
+// docs/gguf.md §2.2: the first qs byte follows d (Q4_0, Q8_0), d|m (Q4_1) or d|qh (Q5_0)).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "rebox/format/gguf_file.hpp"
+#include "test_paths.hpp"
+#include "test_process.hpp"
+
+namespace rebox {
+namespace {
+
+namespace fs = std::filesystem;
+using test::quoted;
+
+struct BlockLayout {
+    uint64_t bytes, first_qs;
+};
+// ggml type id -> (block bytes, offset of qs[0]).
+const std::map<uint32_t, BlockLayout> kBlocks = {
+    {2, {18, 2}}, {3, {20, 4}}, {6, {22, 6}}, {8, {34, 2}}};
+
+test::RunResult run(const std::string& command, const fs::path& work) {
+    return test::run_command(command, work / "log.txt");
+}
+
+void check_format(const std::string& name, const std::string& flags,
+                  const std::set<uint32_t>& expected_types) {
+    const fs::path work = test::scratch_dir("verify_prequant_converted_" + name);
+    const fs::path model = work / "model", gguf = work / "out.gguf";
+    ASSERT_EQ(run(quoted(test::mkfixture_cli()) + " " + quoted(model) +
+                      " --preset tiny --tokenizer small " + flags,
+                  work)
+                  .exit_code,
+              0);
+    const auto converted = run(quoted(test::rebox_cli()) + " convert " + quoted(model) + " -o " +
+                                   quoted(gguf) + " --no-verify -q",
+                               work);
+    ASSERT_EQ(converted.exit_code, 0) << converted.output;
+    const auto clean =
+        run(quoted(test::rebox_cli()) + " verify " + quoted(model) + " " + quoted(gguf), work);
+    ASSERT_EQ(clean.exit_code, 0) << clean.output;
+    EXPECT_NE(clean.output.find("re-encoded tensors bit-identical: 14/14, max abs error 0.0"),
+              std::string::npos)
+        << clean.output;
+
+    const auto file = GgufFile::open(gguf);
+    const std::vector<uint8_t> original = test::read_file_bytes(gguf);
+    std::map<uint32_t, int> mutated_per_type;
+    for (const GgufTensorInfo& t : file->tensors()) {
+        const auto layout = kBlocks.find(t.type);
+        if (layout == kBlocks.end()) continue;
+        const uint64_t base = file->data_offset() + t.offset;
+        uint64_t block = 0;
+        while ((original[base + block * layout->second.bytes] |
+                (original[base + block * layout->second.bytes + 1] & 0x7f) << 8) == 0)
+            ++block;  // d = +-0: the codes do not matter there
+        std::vector<uint8_t> bytes = original;
+        bytes[base + block * layout->second.bytes + layout->second.first_qs] ^= 0x01;
+        const fs::path mutated = work / "mutated.gguf";
+        test::write_file_bytes(mutated, bytes);
+        const auto result = run(
+            quoted(test::rebox_cli()) + " verify " + quoted(model) + " " + quoted(mutated), work);
+        EXPECT_EQ(result.exit_code, 3) << t.name << "\n" << result.output;
+        EXPECT_NE(result.output.find("MISMATCH " + t.name + " ("), std::string::npos)
+            << result.output;
+        EXPECT_NE(result.output.find("1 values differ, first at index " +
+                                     std::to_string(block * 32) + ":"),
+                  std::string::npos)
+            << t.name << "\n"
+            << result.output;
+        ++mutated_per_type[t.type];
+    }
+    int total = 0;
+    std::set<uint32_t> types;
+    for (const auto& [type, count] : mutated_per_type) total += count, types.insert(type);
+    EXPECT_EQ(total, 14) << name;  // 2 layers x 7 projections
+    EXPECT_EQ(types, expected_types) << name;
+}
+
+TEST(VerifyPrequantConverted, AwqAsymmetricQ4_0Q4_1Q5_0) {
+    check_format("awq", "--format awq --asym", {2, 3, 6});
+}
+
+TEST(VerifyPrequantConverted, Gptq3BitLlamaQ4_0) {
+    check_format("gptq3", "--format gptq --bits 3 --asym --arch llama --desc-act blocks", {2});
+}
+
+TEST(VerifyPrequantConverted, CompressedTensorsInt8Q8_0) {
+    check_format("ct_int8", "--format compressed-tensors --ct-format int-quantized --bits 8 --asym",
+                 {8});
+}
+
+}  // namespace
+}  // namespace rebox
