@@ -14,11 +14,17 @@ std::string shape_text(const std::vector<int64_t>& shape) {
     return text + "]";
 }
 
+// The scale dtype of a quantized tensor (either kind of view).
+FloatDtype scale_dtype(const SourceTensor& t) {
+    return t.quant ? t.quant->scale_dtype : t.int_quant->scale_dtype;
+}
+
 // "4-bit, group 64, F16 scales" or "BF16": what must agree between the experts of one tensor.
 std::string storage_text(const SourceTensor& t) {
-    if (!t.quant) return std::string(float_dtype_name(t.float_dtype)) + " float";
-    return std::to_string(t.quant->bits) + "-bit, group " + std::to_string(t.quant->group) + ", " +
-           float_dtype_name(t.quant->scale_dtype) + " scales";
+    if (!t.is_quantized()) return std::string(float_dtype_name(t.float_dtype)) + " float";
+    return std::to_string(t.quant_bits()) + "-bit, group " + std::to_string(t.quant_group()) +
+           ", " + float_dtype_name(scale_dtype(t)) + " scales" +
+           (t.int_quant ? ", integer zero points" : "");
 }
 
 }  // namespace
@@ -52,10 +58,11 @@ bool plan_expert_stack(const SourceModel& source, const ExpertGroup& group,
             differs =
                 "shape " + shape_text(t.shape) + " but expert 0 has " + shape_text(first.shape);
         else if (t.is_quantized() != first.is_quantized() ||
-                 (t.quant &&
-                  (t.quant->bits != first.quant->bits || t.quant->group != first.quant->group ||
-                   t.quant->scale_dtype != first.quant->scale_dtype)) ||
-                 (!t.quant && t.float_dtype != first.float_dtype))
+                 t.int_quant.has_value() != first.int_quant.has_value() ||
+                 (t.is_quantized() &&
+                  (t.quant_bits() != first.quant_bits() || t.quant_group() != first.quant_group() ||
+                   scale_dtype(t) != scale_dtype(first))) ||
+                 (!t.is_quantized() && t.float_dtype != first.float_dtype))
             differs =
                 storage_text(t) + " but expert 0 (" + first.name + ") is " + storage_text(first);
         if (differs.empty()) {

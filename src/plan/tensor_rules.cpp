@@ -292,9 +292,10 @@ bool plan_router_f32(const SourceTensor& source, size_t source_index, const std:
         " registry writes the router as exact F32, as llama.cpp's converter does)";
     if (source.is_quantized()) {
         plan->encoding = Encoding::dequant_f32;
-        plan->note = "router: " + std::to_string(source.quant->bits) + "-bit codes, group " +
-                     std::to_string(source.quant->group) +
-                     " -> exact F32 values code*scale+min in binary32" + convention;
+        plan->note = "router: " + std::to_string(source.quant_bits()) + "-bit codes, group " +
+                     std::to_string(source.quant_group()) + " -> exact F32 values " +
+                     (source.int_quant ? "(q-z)*scale" : "code*scale+min") + " in binary32" +
+                     convention;
     } else {
         plan->encoding =
             source.float_dtype == FloatDtype::F32 ? Encoding::copy_f32 : Encoding::widen_f32;
