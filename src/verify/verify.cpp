@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <thread>
 
 #include "expected_shapes.hpp"
@@ -101,6 +102,8 @@ bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const Sourc
     }
     job.gguf_type = info.type;
     job.gguf_data = data;
+    job.gguf_shard = tensor.shard;
+    job.gguf_file_offset = gguf.shard(tensor.shard).data_offset() + info.offset;
     job.source = &source;
     job.values = values;
     return true;
@@ -191,15 +194,35 @@ std::string VerifyReport::summary() const {
                       "/" + std::to_string(generated_total));
 }
 
-VerifyReport verify_gguf(const std::filesystem::path& model_dir, const std::filesystem::path& gguf,
-                         const VerifyOptions& options) {
-    return verify_gguf_set(model_dir, GgufSet::open(gguf), options);
-}
+// Everything verify needs between pairing and the verdict: the opened files, the jobs and the
+// report being filled.
+struct VerifySession::State {
+    GgufSet gguf;
+    ModelConfig config;
+    SafetensorsModel model;
+    unsigned threads = 1;
+    VerifyReport report;
+    SourceIndex index;
+    std::vector<ValueJob> jobs;
+    std::vector<size_t> job_tensor;               // job -> report.tensors index
+    const GgufSet::Tensor* rope_freqs = nullptr;  // checked in finish(): its bytes come late
+    size_t rope_freqs_check = 0;
+    std::vector<const MappedFile*> mappings;  // read pages leave the resident set as units finish
+    std::unique_ptr<verify_ref::UnitScheduler> scheduler;
 
-VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufSet& gguf,
-                             const VerifyOptions& options) {
-    const ModelConfig config = read_model_config(model_dir / "config.json");
-    const SafetensorsModel model = SafetensorsModel::open(model_dir);
+    State(GgufSet set, const std::filesystem::path& model_dir)
+        : gguf(std::move(set)),
+          config(read_model_config(model_dir / "config.json")),
+          model(SafetensorsModel::open(model_dir)) {}
+};
+
+VerifySession::VerifySession(const std::filesystem::path& model_dir, GgufSet gguf_set,
+                             const VerifyOptions& options)
+    : model_dir_(model_dir), state_(std::make_unique<State>(std::move(gguf_set), model_dir)) {
+    State& s = *state_;
+    const GgufSet& gguf = s.gguf;
+    const ModelConfig& config = s.config;
+    const SafetensorsModel& model = s.model;
     const std::string& file = gguf.shard(0).display_name();
     const arch::Architecture* arch = arch::find_architecture(config.model_type);
     if (arch == nullptr)
@@ -211,10 +234,11 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
     const bool rope_freqs_wanted = wants_llama3_rope_freqs(*arch, config);
     bool rope_freqs_seen = false;
 
-    VerifyReport report;
-    SourceIndex index = verify_ref::is_mlx_source(model, model_dir / "config.json")
-                            ? verify_ref::index_mlx_source(model, model_dir / "config.json")
-                            : verify_ref::index_source(model);
+    VerifyReport& report = s.report;
+    s.index = verify_ref::is_mlx_source(model, model_dir / "config.json")
+                  ? verify_ref::index_mlx_source(model, model_dir / "config.json")
+                  : verify_ref::index_source(model);
+    SourceIndex& index = s.index;
     report.problems = std::move(index.problems);
     for (const SourceEntry& entry : index.entries) {
         if (entry.quantized)
@@ -225,8 +249,8 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
 
     // Pair each GGUF tensor with its source.
     std::vector<size_t> times_used(index.entries.size(), 0);
-    std::vector<ValueJob> jobs;
-    std::vector<size_t> job_tensor;  // job -> report.tensors index
+    std::vector<ValueJob>& jobs = s.jobs;
+    std::vector<size_t>& job_tensor = s.job_tensor;
     report.tensors.reserve(gguf.tensors().size());
     for (const GgufSet::Tensor& tensor : gguf.tensors()) {
         const GgufTensorInfo& info = *tensor.info;
@@ -235,10 +259,12 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
         check.gguf_type = ggml_type_name(info.type);
         check.values = info.element_count();
         if (rope_freqs_wanted && info.name == rope_freqs_name) {
-            if (rope_freqs_seen)
+            if (rope_freqs_seen) {
                 check.problem = error_message(file, info.name, "appears twice", "once");
-            else
-                check_rope_freqs(gguf, tensor, config, check);
+            } else {
+                s.rope_freqs = &tensor;
+                s.rope_freqs_check = report.tensors.size();
+            }
             rope_freqs_seen = true;
             report.tensors.push_back(std::move(check));
             continue;
@@ -288,12 +314,32 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
             error_message(file, rope_freqs_name, "missing",
                           "F32 rope factors for config.json's llama3 rope_scaling"));
 
-    const unsigned threads =
+    s.threads =
         options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    std::vector<const MappedFile*> mappings;  // read pages leave the resident set as units finish
-    for (const auto& source_file : model.files()) mappings.push_back(source_file->mapping());
-    for (size_t i = 0; i < gguf.shard_count(); ++i) mappings.push_back(gguf.shard(i).mapping());
-    verify_ref::run_value_jobs(jobs, threads, mappings);
+    for (const auto& source_file : model.files()) s.mappings.push_back(source_file->mapping());
+    for (size_t i = 0; i < gguf.shard_count(); ++i) s.mappings.push_back(gguf.shard(i).mapping());
+    s.scheduler = std::make_unique<verify_ref::UnitScheduler>(jobs, s.mappings);
+}
+
+VerifySession::~VerifySession() = default;
+
+void VerifySession::region_written(size_t shard, uint64_t offset, uint64_t length) {
+    state_->scheduler->region_written(shard, offset, length);
+}
+
+bool VerifySession::run_ready_unit() { return state_->scheduler->run_ready_unit(); }
+
+VerifyReport VerifySession::finish() {
+    State& s = *state_;
+    const GgufSet& gguf = s.gguf;
+    const ModelConfig& config = s.config;
+    const std::filesystem::path& model_dir = model_dir_;
+    VerifyReport& report = s.report;
+    std::vector<ValueJob>& jobs = s.jobs;
+    const std::vector<size_t>& job_tensor = s.job_tensor;
+    s.scheduler->run_all(s.threads);
+    if (s.rope_freqs != nullptr)
+        check_rope_freqs(gguf, *s.rope_freqs, config, report.tensors[s.rope_freqs_check]);
     for (size_t j = 0; j < jobs.size(); ++j) {
         TensorCheck& check = report.tensors[job_tensor[j]];
         const verify_ref::CompareResult& result = jobs[j].result;
@@ -323,7 +369,17 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
     verify_ref::check_kvs(gguf, config, model_dir, report.problems);
     for (size_t i = 0; i < gguf.shard_count(); ++i)
         verify_ref::check_layout(gguf.shard(i), report.problems);
-    return report;
+    return std::move(report);
+}
+
+VerifyReport verify_gguf(const std::filesystem::path& model_dir, const std::filesystem::path& gguf,
+                         const VerifyOptions& options) {
+    return verify_gguf_set(model_dir, GgufSet::open(gguf), options);
+}
+
+VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, GgufSet gguf,
+                             const VerifyOptions& options) {
+    return VerifySession(model_dir, std::move(gguf), options).finish();
 }
 
 }  // namespace rebox
