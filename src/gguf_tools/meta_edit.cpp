@@ -287,11 +287,16 @@ MetaEditResult edit_gguf_metadata(const fs::path& input, const std::optional<fs:
         const ReadFd fd(source.display_name());
         for (size_t i = 0; i < layout.tensors().size(); ++i) {
             const GgufTensorInfo& from = source.tensors()[i];
-            out.copy_from(fd.get(), source.data_offset() + from.offset, from.nbytes,
-                          layout.data_offset() + layout.tensors()[i].offset);
+            const uint64_t to = layout.data_offset() + layout.tensors()[i].offset;
+            out.copy_from(fd.get(), source.data_offset() + from.offset, from.nbytes, to);
+            // The disk writes this tensor while the next one is copied; commit()'s one fsync
+            // then waits only for the tail.
+            out.start_writeback(to, from.nbytes);
         }
-        out.sync();
     }
+    // Every output durable before any is renamed (a failing fsync leaves every input untouched);
+    // commit()'s own fsync then finds nothing left to write.
+    for (auto& out : outputs) out->sync();
     for (size_t k = 0; k < outputs.size(); ++k) {
         keep_mode(rewrites[k].target, outputs[k]->temp_path());
         outputs[k]->commit();
