@@ -285,9 +285,11 @@ MetaEditResult edit_gguf_metadata(const fs::path& input, const std::optional<fs:
         out.resize(layout.file_size());
         out.pwrite(layout.serialize_metadata(), 0);
         const ReadFd fd(source.display_name());
+        // data_offset() walks every KV (a vocabulary is 150k strings): once, not per tensor.
+        const uint64_t data_offset = layout.data_offset();
         for (size_t i = 0; i < layout.tensors().size(); ++i) {
             const GgufTensorInfo& from = source.tensors()[i];
-            const uint64_t to = layout.data_offset() + layout.tensors()[i].offset;
+            const uint64_t to = data_offset + layout.tensors()[i].offset;
             out.copy_from(fd.get(), source.data_offset() + from.offset, from.nbytes, to);
             // The disk writes this tensor while the next one is copied; commit()'s one fsync
             // then waits only for the tail.
