@@ -19,6 +19,7 @@
 #include "progress_line.hpp"
 #include "rebox/error.hpp"
 #include "rebox/format/atomic_output.hpp"
+#include "rebox/format/background_writeback.hpp"
 #include "rebox/format/gguf_layout.hpp"
 #include "rebox/format/gguf_shards.hpp"
 #include "rebox/format/mapped_file.hpp"
@@ -120,6 +121,7 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
         for (const auto bytes : convert_detail::source_bytes(tensor, first, count))
             release_mapped(mappings, bytes);
     };
+    BackgroundWriteback writeback;
     std::atomic<size_t> next{0};
     std::atomic<bool> failed{false};
     std::exception_ptr error;
@@ -154,8 +156,9 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
                     outs[shard]->pwrite(buffer, offset);
                 }
                 if (verify != nullptr) verify->region_written(shard, offset, chunk.out_bytes);
-                // The disk starts on this slice now; commit()'s one fsync waits only for the tail.
-                outs[shard]->start_writeback(offset, chunk.out_bytes);
+                // The disk starts on this slice now (from the writeback thread, so this worker
+                // never waits for the disk queue); commit()'s one fsync waits only for the tail.
+                writeback.push(*outs[shard], offset, chunk.out_bytes);
                 // A permuted chunk reads rows spread over its heads: released with the tensor.
                 if (tp.row_source.empty()) release(tensor, chunk.first, chunk.count);
                 if (pending.finish(chunk.plan_index)) release(tensor, 0, tensor.element_count());
@@ -182,6 +185,7 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
     for (auto& t : pool) t.join();
     if (ticker.joinable()) ticker.join();
     source_fds.close_all();
+    writeback.finish();
     line.finish();
     if (error) std::rethrow_exception(error);
 }

@@ -17,6 +17,7 @@
 
 #include "rebox/error.hpp"
 #include "rebox/format/atomic_output.hpp"
+#include "rebox/format/background_writeback.hpp"
 #include "rebox/format/gguf_layout.hpp"
 #include "rebox/format/gguf_shards.hpp"
 #include "rebox/gguf_tools/file_identity.hpp"
@@ -275,6 +276,7 @@ MetaEditResult edit_gguf_metadata(const fs::path& input, const std::optional<fs:
         layouts.push_back(std::move(layout));
     }
     std::vector<std::unique_ptr<AtomicOutput>> outputs;
+    BackgroundWriteback writeback;  // declared after outputs: finishes before they are destroyed
     for (size_t k = 0; k < rewrites.size(); ++k) {
         const Rewrite& r = rewrites[k];
         const GgufFile& source = set.shard(r.shard);
@@ -291,13 +293,15 @@ MetaEditResult edit_gguf_metadata(const fs::path& input, const std::optional<fs:
             const GgufTensorInfo& from = source.tensors()[i];
             const uint64_t to = data_offset + layout.tensors()[i].offset;
             out.copy_from(fd.get(), source.data_offset() + from.offset, from.nbytes, to);
-            // The disk writes this tensor while the next one is copied; commit()'s one fsync
-            // then waits only for the tail.
-            out.start_writeback(to, from.nbytes);
+            // The disk writes this tensor while the next one is copied (started from the
+            // writeback thread: the copy never waits for the disk queue); commit()'s fsync then
+            // waits only for the tail.
+            writeback.push(out, to, from.nbytes);
         }
     }
     // Every output durable before any is renamed (a failing fsync leaves every input untouched);
     // commit()'s own fsync then finds nothing left to write.
+    writeback.finish();
     for (auto& out : outputs) out->sync();
     for (size_t k = 0; k < outputs.size(); ++k) {
         keep_mode(rewrites[k].target, outputs[k]->temp_path());
