@@ -1,6 +1,8 @@
 // The conversion pipeline: read the source, plan every tensor (stop on any BLOCKER before writing),
 // write the GGUF into a temporary file with all cores (each worker encodes a slice and pwrites it
-// at its precomputed offset), verify the temporary file, and only then rename it into place.
+// at its precomputed offset; unchanged float bytes are copied file to file), verify the temporary
+// file while it is being written (each region read back from the file once written), and only
+// when every check passed fsync it and rename it into place.
 #include "rebox/convert/convert.hpp"
 
 #include <algorithm>
@@ -9,6 +11,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -17,17 +20,21 @@
 #include "progress_line.hpp"
 #include "rebox/error.hpp"
 #include "rebox/format/atomic_output.hpp"
+#include "rebox/format/background_writeback.hpp"
 #include "rebox/format/gguf_layout.hpp"
 #include "rebox/format/gguf_shards.hpp"
 #include "rebox/format/mapped_file.hpp"
 #include "rebox/format/safetensors.hpp"
 #include "rebox/source/read_source.hpp"
+#include "rebox/verify/verify.hpp"
+#include "source_fds.hpp"
 #include "source_release.hpp"
 
 namespace rebox {
 namespace {
 
 using convert_detail::Chunk;
+using convert_detail::SourceFds;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -58,9 +65,17 @@ std::vector<std::filesystem::path> output_paths(const std::filesystem::path& out
     return paths;
 }
 
+// A plain byte copy of a float source (no permutation, no computed values): those chunks go file
+// to file in the kernel instead of through a buffer.
+bool is_byte_copy(const TensorPlan& tp) {
+    return !tp.is_computed() && tp.row_source.empty() &&
+           (tp.encoding == Encoding::copy_f32 || tp.encoding == Encoding::copy_f16 ||
+            tp.encoding == Encoding::copy_bf16);
+}
+
 void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLayout& layout,
                    std::vector<std::unique_ptr<AtomicOutput>>& outs, unsigned threads,
-                   bool progress, uint64_t total_bytes) {
+                   bool progress, uint64_t total_bytes, VerifySession* verify) {
     const std::vector<Chunk> chunks = convert_detail::split_into_chunks(plan);
     convert_detail::ProgressLine line(progress, "rebox convert", total_bytes);
     // Input pages leave the resident set once consumed: each chunk's own whole pages right away,
@@ -79,10 +94,13 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
         tensor_offsets[i] = shard_data_offsets[place.shard] +
                             layout.shards[place.shard].tensors()[place.index].offset;
     }
+    // Read-only descriptors of the source files, for the byte copies (opened on first use).
+    SourceFds source_fds(mappings);
     const auto release = [&](const SourceTensor& tensor, uint64_t first, uint64_t count) {
         for (const auto bytes : convert_detail::source_bytes(tensor, first, count))
             release_mapped(mappings, bytes);
     };
+    BackgroundWriteback writeback;
     std::atomic<size_t> next{0};
     std::atomic<bool> failed{false};
     std::exception_ptr error;
@@ -91,20 +109,39 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
     auto worker = [&] {
         std::vector<uint8_t> buffer;
         try {
-            for (size_t c; !failed.load() && (c = next.fetch_add(1)) < chunks.size();) {
+            for (;;) {
+                if (failed.load()) break;
+                // Checking what is written first keeps the verification close behind the writing
+                // (its pages still in the page cache, little left to check at the end).
+                if (verify != nullptr && verify->run_ready_unit()) continue;
+                const size_t c = next.fetch_add(1);
+                if (c >= chunks.size()) break;
                 const Chunk& chunk = chunks[c];
                 const TensorPlan& tp = plan.tensors[chunk.plan_index];
-                buffer.resize(chunk.out_bytes);
                 static const SourceTensor kNoSource;
                 const SourceTensor& tensor =
                     tp.is_computed() ? kNoSource : source.tensors[chunk.source_index];
                 // Values are addressed in the chunk's own source (one expert of a stack).
                 Chunk local = chunk;
                 local.first = chunk.source_first;
-                convert_detail::encode_chunk(tensor, tp, tp.row_source.empty() ? local : chunk,
-                                             buffer);
-                outs[layout.places[chunk.plan_index].shard]->pwrite(
-                    buffer, tensor_offsets[chunk.plan_index] + chunk.out_offset);
+                const size_t shard = layout.places[chunk.plan_index].shard;
+                const uint64_t offset = tensor_offsets[chunk.plan_index] + chunk.out_offset;
+                const auto copy = is_byte_copy(tp) ? source_fds.locate(tensor.float_data)
+                                                   : std::optional<SourceFds::Place>();
+                if (copy) {
+                    const uint64_t width = float_dtype_size(tensor.float_dtype);
+                    outs[shard]->copy_from(copy->fd, copy->offset + local.first * width,
+                                           chunk.out_bytes, offset);
+                } else {
+                    buffer.resize(chunk.out_bytes);
+                    convert_detail::encode_chunk(tensor, tp, tp.row_source.empty() ? local : chunk,
+                                                 buffer);
+                    outs[shard]->pwrite(buffer, offset);
+                }
+                if (verify != nullptr) verify->region_written(shard, offset, chunk.out_bytes);
+                // The disk starts on this slice now (from the writeback thread, so this worker
+                // never waits for the disk queue); commit()'s one fsync waits only for the tail.
+                writeback.push(*outs[shard], offset, chunk.out_bytes);
                 // A permuted chunk reads rows spread over its heads: released with the tensor.
                 if (tp.row_source.empty()) release(tensor, local.first, chunk.count);
                 if (pending.finish(chunk.plan_index)) {
@@ -134,6 +171,8 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
     worker();
     for (auto& t : pool) t.join();
     if (ticker.joinable()) ticker.join();
+    source_fds.close_all();
+    writeback.finish();
     line.finish();
     if (error) std::rethrow_exception(error);
 }
@@ -170,15 +209,20 @@ ConvertResult convert_model(const ConvertOptions& options) {
         outs[s]->resize(layout.shards[s].file_size());
         outs[s]->pwrite(layout.shards[s].serialize_metadata(), 0);
     }
-    write_tensors(source, result.plan, layout, outs, threads, options.progress,
-                  result.output_bytes);
-    for (auto& out : outs) out->sync();
+    // Verification runs alongside the writing: it opens the temporary files through the reader
+    // (the headers are final now) and checks each region once its bytes are written.
+    std::unique_ptr<VerifySession> verify;
+    if (options.verify)
+        verify = std::make_unique<VerifySession>(options.model_dir, GgufSet::open_files(temp_paths),
+                                                 VerifyOptions{threads});
+    write_tensors(source, result.plan, layout, outs, threads, options.progress, result.output_bytes,
+                  verify.get());
     result.seconds_write = seconds_since(write_start);
 
-    if (options.verify) {
+    if (verify) {
         const auto verify_start = std::chrono::steady_clock::now();
-        result.verify = verify_gguf_set(options.model_dir, GgufSet::open_files(temp_paths),
-                                        VerifyOptions{threads});
+        result.verify = verify->finish();
+        verify.reset();  // unmaps the temporary files
         result.seconds_verify = seconds_since(verify_start);
         if (!result.verify->ok()) {
             for (auto& out : outs)
@@ -187,6 +231,7 @@ ConvertResult convert_model(const ConvertOptions& options) {
             return result;
         }
     }
+    // commit() fsyncs each file once, then renames it into place.
     for (auto& out : outs) out->commit();
     result.committed = true;
     result.seconds_total = seconds_since(start);

@@ -232,6 +232,12 @@ void AtomicOutput::copy_from(int source_fd, uint64_t source_offset, uint64_t len
     }
 }
 
+void AtomicOutput::start_writeback(uint64_t offset, uint64_t length) noexcept {
+    if (fd_ < 0 || length == 0) return;
+    ::sync_file_range(fd_, static_cast<off_t>(offset), static_cast<off_t>(length),
+                      SYNC_FILE_RANGE_WRITE);
+}
+
 void AtomicOutput::sync() {
     if (fd_ < 0) throw_input_error(temp_.string(), "", "output is already closed");
     int result;

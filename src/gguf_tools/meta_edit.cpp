@@ -17,6 +17,7 @@
 
 #include "rebox/error.hpp"
 #include "rebox/format/atomic_output.hpp"
+#include "rebox/format/background_writeback.hpp"
 #include "rebox/format/gguf_layout.hpp"
 #include "rebox/format/gguf_shards.hpp"
 #include "rebox/gguf_tools/file_identity.hpp"
@@ -275,6 +276,7 @@ MetaEditResult edit_gguf_metadata(const fs::path& input, const std::optional<fs:
         layouts.push_back(std::move(layout));
     }
     std::vector<std::unique_ptr<AtomicOutput>> outputs;
+    BackgroundWriteback writeback;  // declared after outputs: finishes before they are destroyed
     for (size_t k = 0; k < rewrites.size(); ++k) {
         const Rewrite& r = rewrites[k];
         const GgufFile& source = set.shard(r.shard);
@@ -285,13 +287,22 @@ MetaEditResult edit_gguf_metadata(const fs::path& input, const std::optional<fs:
         out.resize(layout.file_size());
         out.pwrite(layout.serialize_metadata(), 0);
         const ReadFd fd(source.display_name());
+        // data_offset() walks every KV (a vocabulary is 150k strings): once, not per tensor.
+        const uint64_t data_offset = layout.data_offset();
         for (size_t i = 0; i < layout.tensors().size(); ++i) {
             const GgufTensorInfo& from = source.tensors()[i];
-            out.copy_from(fd.get(), source.data_offset() + from.offset, from.nbytes,
-                          layout.data_offset() + layout.tensors()[i].offset);
+            const uint64_t to = data_offset + layout.tensors()[i].offset;
+            out.copy_from(fd.get(), source.data_offset() + from.offset, from.nbytes, to);
+            // The disk writes this tensor while the next one is copied (started from the
+            // writeback thread: the copy never waits for the disk queue); commit()'s fsync then
+            // waits only for the tail.
+            writeback.push(out, to, from.nbytes);
         }
-        out.sync();
     }
+    // Every output durable before any is renamed (a failing fsync leaves every input untouched);
+    // commit()'s own fsync then finds nothing left to write.
+    writeback.finish();
+    for (auto& out : outputs) out->sync();
     for (size_t k = 0; k < outputs.size(); ++k) {
         keep_mode(rewrites[k].target, outputs[k]->temp_path());
         outputs[k]->commit();

@@ -11,16 +11,35 @@ namespace rebox::verify_ref {
 namespace {
 
 // Value `index` of a little-endian parameter array, widened exactly to binary32.
-float param_at(SourceFloat dtype, std::span<const uint8_t> values, uint64_t index) {
-    switch (dtype) {
-        case SourceFloat::F32:
-            return float_from_bits(load_u32le(&values[4 * index]));
-        case SourceFloat::BF16:
-            return bf16_bits_to_float(load_u16le(&values[2 * index]));
-        case SourceFloat::F16:
-            break;
+template <SourceFloat Dtype>
+inline float param_at(std::span<const uint8_t> values, uint64_t index) {
+    if constexpr (Dtype == SourceFloat::F32)
+        return float_from_bits(load_u32le(&values[4 * index]));
+    else if constexpr (Dtype == SourceFloat::BF16)
+        return bf16_bits_to_float(load_u16le(&values[2 * index]));
+    else
+        return half_bits_to_float(load_u16le(&values[2 * index]));
+}
+
+// The group loop for one parameter type (a constant, so each group's scale and min load inline).
+template <SourceFloat Dtype>
+void scale_codes(const QuantizedSource& source, uint64_t first, const uint8_t* codes,
+                 std::span<float> out) {
+    uint64_t index = first;
+    size_t k = 0;
+    while (k < out.size()) {
+        const uint64_t group_index = index / source.group;
+        const uint64_t group_end = (group_index + 1) * source.group;
+        const size_t run = static_cast<size_t>(
+            std::min<uint64_t>(group_end - index, static_cast<uint64_t>(out.size() - k)));
+        const float scale = param_at<Dtype>(source.scales, group_index);
+        const float min = param_at<Dtype>(source.mins, group_index);
+        const uint8_t* __restrict run_codes = codes + k;
+        float* __restrict run_out = out.data() + k;
+        for (size_t r = 0; r < run; ++r) run_out[r] = mcq_value(run_codes[r], scale, min);
+        k += run;
+        index += run;
     }
-    return half_bits_to_float(load_u16le(&values[2 * index]));
 }
 
 }  // namespace
@@ -29,20 +48,13 @@ void expected_from_quantized(const QuantizedSource& source, uint64_t first,
                              std::span<uint8_t> codes, std::span<float> out) {
     const std::span<uint8_t> chunk_codes = codes.first(out.size());
     extract_lsb0_codes(source.qcodes, source.bits, first, chunk_codes);
-    uint64_t index = first;
-    size_t k = 0;
-    while (k < out.size()) {
-        const uint64_t group_index = index / source.group;
-        const uint64_t group_end = (group_index + 1) * source.group;
-        const size_t run = static_cast<size_t>(
-            std::min<uint64_t>(group_end - index, static_cast<uint64_t>(out.size() - k)));
-        const float scale = param_at(source.param_dtype, source.scales, group_index);
-        const float min = param_at(source.param_dtype, source.mins, group_index);
-        const uint8_t* __restrict run_codes = chunk_codes.data() + k;
-        float* __restrict run_out = out.data() + k;
-        for (size_t r = 0; r < run; ++r) run_out[r] = mcq_value(run_codes[r], scale, min);
-        k += run;
-        index += run;
+    switch (source.param_dtype) {
+        case SourceFloat::F16:
+            return scale_codes<SourceFloat::F16>(source, first, chunk_codes.data(), out);
+        case SourceFloat::BF16:
+            return scale_codes<SourceFloat::BF16>(source, first, chunk_codes.data(), out);
+        case SourceFloat::F32:
+            return scale_codes<SourceFloat::F32>(source, first, chunk_codes.data(), out);
     }
 }
 

@@ -1,7 +1,8 @@
 // lsb0 code extraction. Eight consecutive codes of `bits` bits starting at a code index that is a
 // multiple of 8 occupy exactly `bits` whole bytes, so the bulk runs over such 8-code groups: one
 // little-endian 64-bit window per group (a full 8-byte memcpy while 8 bytes remain in the span,
-// else only the group's own bytes) and eight constant shifts (4 bits: two nibbles per byte). Codes
+// else only the group's own bytes) spread into one byte per code by three shift-OR-mask steps
+// (4 bits: two nibbles per byte, a loop the compiler vectorises). Codes
 // before the first aligned group and after the last one go through the one-code path, whose window
 // never reads past the span.
 #include "ref_lsb0.hpp"
@@ -35,11 +36,31 @@ inline uint8_t one_code(std::span<const uint8_t> stream, unsigned bits, uint64_t
     return static_cast<uint8_t>((window >> (bit_position & 7u)) & ((1u << bits) - 1u));
 }
 
+// The eight Bits-bit codes in the low 8*Bits bits of `window`, one per byte (code k in byte k),
+// by three halving steps: codes 0-3 / 4-7 into the two 32-bit lanes, then pairs into 16-bit
+// lanes, then single codes into bytes; each step is one shift, one OR and one mask for all lanes.
+template <unsigned Bits>
+inline uint64_t spread_codes(uint64_t window) {
+    // Low half of each lane: codes 0-3 of 32-bit lanes, 0-1 of 16-bit lanes, 0 of byte lanes.
+    constexpr uint64_t low32 = (uint64_t{1} << (4 * Bits)) - 1;
+    constexpr uint64_t low16 = ((uint64_t{1} << (2 * Bits)) - 1) * 0x0000000100000001ull;
+    constexpr uint64_t low8 = ((uint64_t{1} << Bits) - 1) * 0x0001000100010001ull;
+    uint64_t x = window;
+    x = (x & low32) | ((x & (low32 << (4 * Bits))) << (32 - 4 * Bits));
+    x = (x & low16) | ((x & (low16 << (2 * Bits))) << (16 - 2 * Bits));
+    x = (x & low8) | ((x & (low8 << Bits)) << (8 - Bits));
+    return x;
+}
+
+inline void store_codes(uint64_t spread, uint8_t* out) {
+    if constexpr (std::endian::native == std::endian::big) spread = __builtin_bswap64(spread);
+    std::memcpy(out, &spread, 8);
+}
+
 // Codes group*8 .. group*8+8*group_count-1, all 8-aligned; Bits is a constant so every shift is.
 template <unsigned Bits>
 void extract_groups(std::span<const uint8_t> stream, uint64_t group, uint64_t group_count,
                     uint8_t* out) {
-    constexpr uint64_t mask = (1u << Bits) - 1u;
     const uint8_t* bytes = stream.data();
     const uint64_t size = stream.size();
     uint64_t g = 0;
@@ -48,14 +69,10 @@ void extract_groups(std::span<const uint8_t> stream, uint64_t group, uint64_t gr
         uint64_t window;
         std::memcpy(&window, bytes + (group + g) * Bits, 8);
         if constexpr (std::endian::native == std::endian::big) window = __builtin_bswap64(window);
-        for (unsigned c = 0; c < 8; ++c)
-            out[8 * g + c] = static_cast<uint8_t>((window >> (c * Bits)) & mask);
+        store_codes(spread_codes<Bits>(window), out + 8 * g);
     }
-    for (; g < group_count; ++g) {
-        const uint64_t window = load_window(stream, (group + g) * Bits);
-        for (unsigned c = 0; c < 8; ++c)
-            out[8 * g + c] = static_cast<uint8_t>((window >> (c * Bits)) & mask);
-    }
+    for (; g < group_count; ++g)
+        store_codes(spread_codes<Bits>(load_window(stream, (group + g) * Bits)), out + 8 * g);
 }
 
 template <unsigned Bits>

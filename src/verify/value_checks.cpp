@@ -1,7 +1,8 @@
-// Work units over all matched tensors, a std::thread pool pulling them by an atomic counter, and
-// the per-chunk expected-vs-read-back comparison (F32 from F32 first tries a plain byte compare;
-// every chunk first tries a bitwise compare of the two float arrays before the value-by-value
-// scan). Finished units release the mapped pages they read.
+// Work units over all matched tensors (scheduled as their bytes are written, or all at once), a
+// std::thread pool pulling ready units, and the per-chunk expected-vs-read-back comparison (a float
+// kept in its type first tries a plain byte compare; every chunk first compares the two fp32
+// arrays in bulk, and only a differing chunk is scanned value by value for the first mismatch).
+// Finished units release the mapped pages they read.
 #include "value_checks.hpp"
 
 #include <algorithm>
@@ -18,7 +19,19 @@
 namespace rebox::verify_ref {
 namespace {
 
-constexpr uint32_t kGgmlF32 = 0;
+constexpr uint32_t kGgmlF32 = 0, kGgmlF16 = 1, kGgmlBF16 = 30;  // ggml type ids (ggml.h)
+
+bool same_float_type(uint32_t gguf_type, SourceFloat dtype) {
+    switch (dtype) {
+        case SourceFloat::F32:
+            return gguf_type == kGgmlF32;
+        case SourceFloat::F16:
+            return gguf_type == kGgmlF16;
+        case SourceFloat::BF16:
+            return gguf_type == kGgmlBF16;
+    }
+    return false;
+}
 
 std::span<const uint8_t> clipped(std::span<const uint8_t> bytes, uint64_t begin, uint64_t end) {
     end = std::min<uint64_t>(end, bytes.size());
@@ -27,12 +40,6 @@ std::span<const uint8_t> clipped(std::span<const uint8_t> bytes, uint64_t begin,
 }
 
 uint64_t source_float_width(SourceFloat dtype) { return dtype == SourceFloat::F32 ? 4 : 2; }
-
-struct WorkUnit {
-    size_t job;
-    uint64_t first;
-    uint64_t count;
-};
 
 // Expected values [begin, begin+out.size()) of the GGUF tensor: the source's values at the same
 // index, or for a permuted tensor at the same place of the source row that GGUF row holds.
@@ -106,16 +113,23 @@ void append_source_bytes(const SourceEntry& source, uint64_t first, uint64_t las
 void compare_range(const ValueJob& job, uint64_t first, uint64_t count, std::span<float> expected,
                    std::span<float> got, std::span<uint8_t> codes, CompareResult& result) {
     const SourceEntry& source = *job.source;
-    const bool f32_copy = job.gguf_type == kGgmlF32 && !source.quantized &&
-                          source.float_dtype == SourceFloat::F32 && job.rope_head_rows == 0 &&
-                          job.experts.empty() && !job.norm_plus_one;
+    // A float source kept in its own type: equal bytes are equal values (each 16-bit pattern
+    // widens to exactly one binary32 pattern), so one bulk compare settles the chunk; only a
+    // chunk that differs is widened and scanned for its first mismatch.
+    const uint64_t same_width = source.quantized || source.prequant || job.rope_head_rows != 0 ||
+                                        !job.experts.empty() || job.norm_plus_one
+                                    ? 0
+                                : same_float_type(job.gguf_type, source.float_dtype)
+                                    ? source_float_width(source.float_dtype)
+                                    : 0;
     for (uint64_t done = 0; done < count;) {
         const uint64_t begin = first + done;
         const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunkValues, count - done));
         done += n;
-        if (f32_copy && std::memcmp(source.float_data.data() + 4 * begin,
-                                    job.gguf_data.data() + 4 * begin, 4 * n) == 0)
-            continue;  // byte-identical copy
+        if (same_width != 0 &&
+            std::memcmp(source.float_data.data() + same_width * begin,
+                        job.gguf_data.data() + same_width * begin, same_width * n) == 0)
+            continue;
         const std::span<float> want = expected.first(n);
         const std::span<float> have = got.first(n);
         expected_values(job, begin, codes, want, result);
@@ -158,52 +172,127 @@ std::vector<std::span<const uint8_t>> job_bytes(const ValueJob& job, uint64_t fi
     return parts;
 }
 
-void run_value_jobs(std::vector<ValueJob>& jobs, unsigned threads,
-                    std::span<const MappedFile* const> mappings) {
-    std::vector<WorkUnit> units;
-    std::vector<std::atomic<size_t>> units_left(jobs.size());
+struct UnitScheduler::Unit {
+    size_t job;
+    uint64_t first, count;
+    uint64_t byte_begin, byte_end;  // the GGUF file range the unit reads
+};
+
+UnitScheduler::UnitScheduler(std::vector<ValueJob>& jobs,
+                             std::span<const MappedFile* const> mappings)
+    : jobs_(jobs), mappings_(mappings) {
+    units_left_ = std::make_unique<std::atomic<size_t>[]>(jobs.size());
     for (size_t j = 0; j < jobs.size(); ++j) {
-        for (uint64_t first = 0; first < jobs[j].values; first += kUnitValues) {
-            units.push_back({j, first, std::min<uint64_t>(kUnitValues, jobs[j].values - first)});
-            ++units_left[j];
+        const ValueJob& job = jobs[j];
+        DecodableType layout{1, 4};
+        decodable_type(job.gguf_type, &layout);
+        for (uint64_t first = 0; first < job.values; first += kUnitValues) {
+            const uint64_t count = std::min<uint64_t>(kUnitValues, job.values - first);
+            const uint64_t begin = first / layout.block_size * layout.block_bytes;
+            const uint64_t end =
+                (first + count + layout.block_size - 1) / layout.block_size * layout.block_bytes;
+            units_.push_back(
+                {j, first, count, job.gguf_file_offset + begin,
+                 job.gguf_file_offset + std::min<uint64_t>(end, job.gguf_data.size())});
+            ++units_left_[j];
+            if (by_shard_.size() <= job.gguf_shard) by_shard_.resize(job.gguf_shard + 1);
+            by_shard_[job.gguf_shard].push_back(units_.size() - 1);
         }
     }
-    const auto release = [&](const ValueJob& job, uint64_t first, uint64_t count) {
-        if (mappings.empty()) return;
-        for (const auto bytes : job_bytes(job, first, count)) release_mapped(mappings, bytes);
-    };
+    for (auto& list : by_shard_)
+        std::sort(list.begin(), list.end(),
+                  [&](size_t a, size_t b) { return units_[a].byte_begin < units_[b].byte_begin; });
+    written_ = std::make_unique<std::atomic<uint64_t>[]>(units_.size());
+    queued_ = std::make_unique<std::atomic<bool>[]>(units_.size());
+    for (size_t u = 0; u < units_.size(); ++u) {
+        written_[u] = 0;
+        queued_[u] = false;
+        if (units_[u].byte_end <= units_[u].byte_begin) make_ready(u);  // nothing to wait for
+    }
+}
 
-    std::atomic<size_t> next{0};
-    std::mutex merge_mutex;
-    std::exception_ptr error;
+UnitScheduler::~UnitScheduler() = default;
+
+void UnitScheduler::make_ready(size_t unit) {
+    if (queued_[unit].exchange(true)) return;
+    std::lock_guard lock(mutex_);
+    ready_.push_back(unit);
+}
+
+void UnitScheduler::region_written(size_t shard, uint64_t offset, uint64_t length) {
+    if (shard >= by_shard_.size() || length == 0) return;
+    const std::vector<size_t>& list = by_shard_[shard];
+    const uint64_t end = offset + length;
+    // The first unit that ends after offset (units of one shard never overlap).
+    auto it = std::partition_point(list.begin(), list.end(),
+                                   [&](size_t u) { return units_[u].byte_end <= offset; });
+    for (; it != list.end() && units_[*it].byte_begin < end; ++it) {
+        const Unit& unit = units_[*it];
+        const uint64_t covered = std::min(end, unit.byte_end) - std::max(offset, unit.byte_begin);
+        if (written_[*it].fetch_add(covered) + covered >= unit.byte_end - unit.byte_begin)
+            make_ready(*it);
+    }
+}
+
+void UnitScheduler::run_unit(size_t u) {
+    thread_local std::vector<float> expected, got;
+    thread_local std::vector<uint8_t> codes;
+    if (expected.size() < kChunkValues) {
+        expected.resize(kChunkValues);
+        got.resize(kChunkValues);
+        codes.resize(kChunkValues);
+    }
+    const Unit& unit = units_[u];
+    ValueJob& job = jobs_[unit.job];
+    CompareResult partial;
+    compare_range(job, unit.first, unit.count, expected, got, codes, partial);
+    const auto release = [&](uint64_t first, uint64_t count) {
+        if (mappings_.empty()) return;
+        for (const auto bytes : job_bytes(job, first, count)) release_mapped(mappings_, bytes);
+    };
+    release(unit.first, unit.count);
+    if (units_left_[unit.job].fetch_sub(1) == 1) release(0, job.values);
+    std::lock_guard lock(mutex_);
+    job.result.merge(partial);
+}
+
+bool UnitScheduler::run_ready_unit() {
+    size_t u;
+    {
+        std::lock_guard lock(mutex_);
+        if (ready_.empty() || error_) return false;
+        u = ready_.front();
+        ready_.pop_front();
+    }
+    try {
+        run_unit(u);
+    } catch (...) {
+        std::lock_guard lock(mutex_);
+        if (!error_) error_ = std::current_exception();
+        return false;
+    }
+    return true;
+}
+
+void UnitScheduler::run_all(unsigned threads) {
+    for (size_t u = 0; u < units_.size(); ++u) make_ready(u);
     const auto worker = [&] {
-        try {
-            std::vector<float> expected(kChunkValues), got(kChunkValues);
-            std::vector<uint8_t> codes(kChunkValues);
-            for (size_t u = next++; u < units.size(); u = next++) {
-                const WorkUnit& unit = units[u];
-                CompareResult partial;
-                compare_range(jobs[unit.job], unit.first, unit.count, expected, got, codes,
-                              partial);
-                release(jobs[unit.job], unit.first, unit.count);
-                if (units_left[unit.job].fetch_sub(1) == 1)
-                    release(jobs[unit.job], 0, jobs[unit.job].values);
-                std::lock_guard lock(merge_mutex);
-                jobs[unit.job].result.merge(partial);
-            }
-        } catch (...) {
-            std::lock_guard lock(merge_mutex);
-            if (!error) error = std::current_exception();
-            next = units.size();
+        while (run_ready_unit()) {
         }
     };
     const unsigned count = std::max(
-        1u, std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(1, units.size()))));
+        1u, std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(1, units_.size()))));
     std::vector<std::thread> pool;
     for (unsigned t = 1; t < count; ++t) pool.emplace_back(worker);
     worker();
     for (std::thread& thread : pool) thread.join();
-    if (error) std::rethrow_exception(error);
+    if (error_) std::rethrow_exception(error_);
+}
+
+void run_value_jobs(std::vector<ValueJob>& jobs, unsigned threads,
+                    std::span<const MappedFile* const> mappings) {
+    UnitScheduler scheduler(jobs, mappings);
+    scheduler.run_all(threads);
 }
 
 }  // namespace rebox::verify_ref

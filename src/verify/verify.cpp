@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <deque>
 #include <limits>
 #include <map>
@@ -111,6 +112,8 @@ bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const Sourc
     }
     job.gguf_type = info.type;
     job.gguf_data = data;
+    job.gguf_shard = tensor.shard;
+    job.gguf_file_offset = gguf.shard(tensor.shard).data_offset() + info.offset;
     job.source = &source;
     job.values = values;
     return true;
@@ -294,31 +297,59 @@ std::string VerifyReport::summary() const {
                       "/" + std::to_string(generated_total));
 }
 
-VerifyReport verify_gguf(const std::filesystem::path& model_dir, const std::filesystem::path& gguf,
-                         const VerifyOptions& options) {
-    return verify_gguf_set(model_dir, GgufSet::open(gguf), options);
-}
+// Everything verify needs between pairing and the verdict: the opened files, the jobs and the
+// report being filled.
+struct VerifySession::State {
+    GgufSet gguf;
+    ModelConfig config;
+    SafetensorsModel model;
+    unsigned threads = 1;
+    VerifyReport report;
+    SourceIndex index;
+    std::vector<ValueJob> jobs;
+    std::vector<size_t> job_tensor;               // job -> report.tensors index
+    std::deque<SourceEntry> stacked_entries;  // whole-stack entries of per-expert sources
+    std::map<std::string, GeneratedTensor> generated;
+    struct GeneratedCheck {
+        const GgufSet::Tensor* tensor;
+        const GeneratedTensor* wanted;
+        size_t check;  // report.tensors index
+    };
+    std::vector<GeneratedCheck> generated_checks;  // checked in finish(): their bytes come late
+    std::vector<const MappedFile*> mappings;  // read pages leave the resident set as units finish
+    std::unique_ptr<verify_ref::UnitScheduler> scheduler;
 
-VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufSet& gguf,
-                             const VerifyOptions& options) {
-    const ModelConfig config = read_model_config(model_dir / "config.json");
-    const SafetensorsModel model = SafetensorsModel::open(model_dir);
+    State(GgufSet set, const std::filesystem::path& model_dir)
+        : gguf(std::move(set)),
+          config(read_model_config(model_dir / "config.json")),
+          model(SafetensorsModel::open(model_dir)) {}
+};
+
+VerifySession::VerifySession(const std::filesystem::path& model_dir, GgufSet gguf_set,
+                             const VerifyOptions& options)
+    : model_dir_(model_dir), state_(std::make_unique<State>(std::move(gguf_set), model_dir)) {
+    State& s = *state_;
+    const GgufSet& gguf = s.gguf;
+    const ModelConfig& config = s.config;
+    const SafetensorsModel& model = s.model;
     const std::string& file = gguf.shard(0).display_name();
     const arch::Architecture* arch = arch::find_architecture(config.model_type);
     if (arch == nullptr)
         throw Error(ExitClass::input, error_message("config.json", "model_type",
                                                     "'" + config.model_type + "' is not supported",
                                                     arch::supported_model_types()));
-    std::map<std::string, GeneratedTensor> generated = wanted_generated(*arch, config);
+    s.generated = wanted_generated(*arch, config);
+    std::map<std::string, GeneratedTensor>& generated = s.generated;
 
-    VerifyReport report;
+    VerifyReport& report = s.report;
     const verify_ref::PrequantConfig prequant =
         verify_ref::read_prequant_config(model_dir / "config.json");
-    SourceIndex index = verify_ref::is_prequant_source(model, prequant)
-                            ? verify_ref::index_prequant_source(model, prequant)
-                        : verify_ref::is_mlx_source(model, model_dir / "config.json")
-                            ? verify_ref::index_mlx_source(model, model_dir / "config.json")
-                            : verify_ref::index_source(model);
+    s.index = verify_ref::is_prequant_source(model, prequant)
+                  ? verify_ref::index_prequant_source(model, prequant)
+              : verify_ref::is_mlx_source(model, model_dir / "config.json")
+                  ? verify_ref::index_mlx_source(model, model_dir / "config.json")
+                  : verify_ref::index_source(model);
+    SourceIndex& index = s.index;
     report.problems = std::move(index.problems);
     for (const SourceEntry& entry : index.entries) {
         if (arch::is_left_out(*arch, entry.name)) continue;
@@ -330,9 +361,9 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
 
     // Pair each GGUF tensor with its source.
     std::vector<size_t> times_used(index.entries.size(), 0);
-    std::vector<ValueJob> jobs;
-    std::vector<size_t> job_tensor;           // job -> report.tensors index
-    std::deque<SourceEntry> stacked_entries;  // whole-stack entries of per-expert sources
+    std::vector<ValueJob>& jobs = s.jobs;
+    std::vector<size_t>& job_tensor = s.job_tensor;
+    std::deque<SourceEntry>& stacked_entries = s.stacked_entries;
     report.tensors.reserve(gguf.tensors().size());
     for (const GgufSet::Tensor& tensor : gguf.tensors()) {
         const GgufTensorInfo& info = *tensor.info;
@@ -343,8 +374,8 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
         if (const auto wanted = generated.find(info.name); wanted != generated.end()) {
             if (wanted->second.seen)
                 check.problem = error_message(file, info.name, "appears twice", "once");
-            else
-                check_generated(gguf, tensor, wanted->second, check);
+            else  // checked in finish(): its bytes may not be written yet
+                s.generated_checks.push_back({&tensor, &wanted->second, report.tensors.size()});
             wanted->second.seen = true;
             report.tensors.push_back(std::move(check));
             continue;
@@ -427,12 +458,32 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
             report.problems.push_back(
                 error_message(file, name, "missing", "F32 values from " + wanted.source));
 
-    const unsigned threads =
+    s.threads =
         options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    std::vector<const MappedFile*> mappings;  // read pages leave the resident set as units finish
-    for (const auto& source_file : model.files()) mappings.push_back(source_file->mapping());
-    for (size_t i = 0; i < gguf.shard_count(); ++i) mappings.push_back(gguf.shard(i).mapping());
-    verify_ref::run_value_jobs(jobs, threads, mappings);
+    for (const auto& source_file : model.files()) s.mappings.push_back(source_file->mapping());
+    for (size_t i = 0; i < gguf.shard_count(); ++i) s.mappings.push_back(gguf.shard(i).mapping());
+    s.scheduler = std::make_unique<verify_ref::UnitScheduler>(jobs, s.mappings);
+}
+
+VerifySession::~VerifySession() = default;
+
+void VerifySession::region_written(size_t shard, uint64_t offset, uint64_t length) {
+    state_->scheduler->region_written(shard, offset, length);
+}
+
+bool VerifySession::run_ready_unit() { return state_->scheduler->run_ready_unit(); }
+
+VerifyReport VerifySession::finish() {
+    State& s = *state_;
+    const GgufSet& gguf = s.gguf;
+    const ModelConfig& config = s.config;
+    const std::filesystem::path& model_dir = model_dir_;
+    VerifyReport& report = s.report;
+    std::vector<ValueJob>& jobs = s.jobs;
+    const std::vector<size_t>& job_tensor = s.job_tensor;
+    s.scheduler->run_all(s.threads);
+    for (const auto& g : s.generated_checks)
+        check_generated(gguf, *g.tensor, *g.wanted, report.tensors[g.check]);
     for (size_t j = 0; j < jobs.size(); ++j) {
         TensorCheck& check = report.tensors[job_tensor[j]];
         const verify_ref::CompareResult& result = jobs[j].result;
@@ -474,7 +525,17 @@ VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, const GgufS
     verify_ref::check_kvs(gguf, config, model_dir, report.problems);
     for (size_t i = 0; i < gguf.shard_count(); ++i)
         verify_ref::check_layout(gguf.shard(i), report.problems);
-    return report;
+    return std::move(report);
+}
+
+VerifyReport verify_gguf(const std::filesystem::path& model_dir, const std::filesystem::path& gguf,
+                         const VerifyOptions& options) {
+    return verify_gguf_set(model_dir, GgufSet::open(gguf), options);
+}
+
+VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, GgufSet gguf,
+                             const VerifyOptions& options) {
+    return VerifySession(model_dir, std::move(gguf), options).finish();
 }
 
 }  // namespace rebox

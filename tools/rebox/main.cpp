@@ -61,7 +61,8 @@ int main(int argc, char** argv) {
     convert_cmd->add_flag("--no-verify", no_verify,
                           "skip the read-back verification (the report says so)");
     convert_cmd->add_flag("-f,--force", convert.force, "replace an existing output file");
-    convert_cmd->add_option("-t,--threads", convert.threads, "worker threads (default: all cores)");
+    convert_cmd->add_option("-t,--threads", convert.threads,
+                            "worker threads (default: all cores; the same bytes for any count)");
     convert_cmd->add_flag("-q,--quiet", convert.quiet, "no progress line");
     convert_cmd->add_option("--json", convert.json_report, "write a JSON report to this file");
     convert_cmd->add_option("--tokenizer-pre", convert.tokenizer_pre,

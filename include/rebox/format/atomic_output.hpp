@@ -25,9 +25,14 @@ class AtomicOutput {
     // (copy_file_range; plain pread/pwrite where the file systems do not support it). Nothing of
     // the source is mapped or buffered in user space beyond 1 MiB.
     void copy_from(int source_fd, uint64_t source_offset, uint64_t length, uint64_t offset);
-    // fsync the data (call before verifying the temporary file).
+    // Starts writing [offset, offset+length) back to the disk without waiting (sync_file_range
+    // SYNC_FILE_RANGE_WRITE), so the disk works while later bytes are produced and the fsync of
+    // commit() has less left to wait for. Only a hint: errors are left to that fsync.
+    void start_writeback(uint64_t offset, uint64_t length) noexcept;
+    // fsync the data.
     void sync();
-    // fsync, rename over the target, fsync the directory.
+    // fsync (once: call sync() before only when the data must be durable earlier), rename over
+    // the target, fsync the directory.
     void commit();
     // Removes the temporary file now (idempotent).
     void discard() noexcept;
