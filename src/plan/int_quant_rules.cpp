@@ -21,7 +21,9 @@ namespace {
 constexpr const char* kFallbackFix = "--allow-lossless-fallback (exact F16/F32 copy)";
 
 std::string range_text(int lo, int hi) {
-    return "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    char text[32];
+    std::snprintf(text, sizeof text, "[%d, %d]", lo, hi);
+    return text;
 }
 
 std::string scale_text(const IntQuantView& v, int64_t row, int64_t group) {

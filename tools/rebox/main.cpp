@@ -34,7 +34,8 @@ void print_command_list(std::FILE* out, CLI::App& app) {
 const std::vector<std::string> kOuttypes = {"auto", "q4_1", "f32", "f16", "bf16"};
 constexpr const char* kOuttypeHelp =
     "auto (default): each quantized tensor as the smallest block type that holds it exactly (Q4_1 "
-    "for <= 4-bit codes, Q5_1 for 5-bit), float tensors keep their dtype; q4_1: Q4_1 as the only "
+    "for <= 4-bit codes, Q5_1 for 5-bit; GPTQ/AWQ/compressed-tensors: Q4_0, Q4_1, Q5_0, Q5_1 or "
+    "Q8_0 by their q - z), float tensors keep their dtype; q4_1: Q4_1 as the only "
     "block type; f32: every value as binary32; f16 / bf16: only where every value is exact in that "
     "type. Norms and 1-D tensors are always F32";
 constexpr const char* kFallbackHelp =

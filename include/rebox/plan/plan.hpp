@@ -41,7 +41,8 @@ enum class Encoding {
 const char* encoding_name(Encoding encoding);
 
 // What the quantized tensors become. automatic (the default): the smallest block type that holds
-// each one exactly (Q4_1 for <= 4-bit codes, Q5_1 for 5-bit); q4_1: Q4_1 only; f32/f16/bf16:
+// each one exactly (Q4_1 for <= 4-bit codes, Q5_1 for 5-bit; integer-zero-point sources: Q4_0,
+// Q4_1, Q5_0, Q5_1 or Q8_0 by their q - z, docs/formats.md §5.5); q4_1: Q4_1 only; f32/f16/bf16:
 // every non-1-D tensor in that float type, only where every value is exact in it. Float source
 // tensors keep their dtype except under f32/f16/bf16; 1-D tensors and norms are always F32.
 enum class OutType { automatic, q4_1, f32, f16, bf16 };

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -187,6 +188,40 @@ TEST_F(PlanCli, Bits5FixtureConvertsToQ5_1AndVerifiesBitIdentical) {
             EXPECT_EQ(kv["value"], 3) << kv.dump();
         }
     EXPECT_TRUE(saw_file_type) << inspect.out.substr(0, 2000);
+}
+
+// general.file_type of a GPTQ file is the llama_ftype of its most common block type (llama.h:
+// MOSTLY_Q4_0 2, MOSTLY_Q5_0 8), counted here from the plan's own type list.
+TEST_F(PlanCli, GptqFileTypeIsTheMostCommonBlockType) {
+    for (const std::string flags : {"--bits 4 --sym", "--bits 4 --asym"}) {
+        const fs::path model = fixture("gptq", "--format gptq " + flags + " --force");
+        const CliRun js = rebox("plan --json " + quoted(model));
+        ASSERT_EQ(js.exit_code, 0) << js.out << js.err;
+        std::map<std::string, int> counts;
+        const json plan = json::parse(js.out);
+        for (const json& t : plan["tensors"])
+            if (t.contains("bits")) ++counts[t["type"].get<std::string>()];
+        std::string most;
+        for (const auto& [type, n] : counts)
+            if (most.empty() || n > counts[most]) most = type;
+        const std::map<std::string, int> ftype = {
+            {"Q4_0", 2}, {"Q4_1", 3}, {"Q5_0", 8}, {"Q8_0", 7}};
+        ASSERT_TRUE(ftype.count(most)) << most;
+        const fs::path gguf = work_ / "gptq.gguf";
+        const CliRun convert =
+            rebox("convert " + quoted(model) + " -o " + quoted(gguf) + " -q --force");
+        ASSERT_EQ(convert.exit_code, 0) << convert.err;
+        const CliRun inspect = rebox("inspect --json " + quoted(gguf));
+        ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+        bool saw = false;
+        const json info = json::parse(inspect.out);
+        for (const json& kv : info["kv"])
+            if (kv["key"] == "general.file_type") {
+                saw = true;
+                EXPECT_EQ(kv["value"], ftype.at(most)) << flags << ": most common " << most;
+            }
+        EXPECT_TRUE(saw);
+    }
 }
 
 TEST_F(PlanCli, MissingModelDirIsAnInputError) {
