@@ -8,7 +8,8 @@
 #    (q - z) * s computed in numpy from the source files (source_values.py); each quantized tensor's type
 #    the one docs/formats.md §5.0 gives (derived from the source integers), the set of types as listed
 #    below (symmetric 4-bit -> Q4_0; asymmetric 4-bit -> Q4_0 + Q4_1 + Q5_0, one tensor each way;
-#    <= 3 bits -> Q4_0; 8 bits -> Q8_0); the plan's types and byte count match the file;
+#    <= 3 bits -> Q4_0; 5 bits -> Q5_0, Q5_1 (z*s exact) or Q8_0; 6 and 8 bits -> Q8_0); the plan's
+#    types and byte count match the file;
 #  - --outtype f32: the same values as F32.
 # Every defect (and a true act-order g_idx): non-zero exit, one line (bad input) or one BLOCKER line
 # per affected tensor, nothing written. node-llama-cpp embeds a GPTQ qwen3 fixture with the real Qwen3
@@ -45,6 +46,9 @@ cases=(
   "ct-4-channel:Q4_0:--format compressed-tensors --bits 4 --sym --group -1"
   "ct-3-asym:Q4_0:--format compressed-tensors --bits 3 --asym"
   "ct-2-sym:Q4_0:--format compressed-tensors --bits 2 --sym"
+  "ct-5-sym:Q5_0:--format compressed-tensors --bits 5 --sym"
+  "ct-5-asym:Q5_0,Q5_1,Q8_0:--format compressed-tensors --bits 5 --asym"
+  "ct-6-sym:Q8_0:--format compressed-tensors --bits 6 --sym"
   "ct-8-sym:Q8_0:--format compressed-tensors --bits 8 --sym"
   "ct-8-asym:Q8_0:--format compressed-tensors --bits 8 --asym"
   "ct-4-qwen2:$ASYM4:--format compressed-tensors --bits 4 --asym --arch qwen2"

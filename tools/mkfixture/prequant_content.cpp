@@ -21,7 +21,7 @@ enum class Profile { kWide, kWindow, kPow2 };
 Profile profile_of(const std::string& module, const PrequantOptions& o) {
     if (o.bits == 8) return Profile::kWindow;  // 8-bit: only a window around z is exact (Q8_0)
     if (module.ends_with("k_proj")) return Profile::kWindow;
-    if (module.ends_with("up_proj") && o.bits == 4) return Profile::kPow2;
+    if (module.ends_with("up_proj") && (o.bits == 4 || o.bits == 5)) return Profile::kPow2;
     return Profile::kWide;
 }
 
@@ -70,13 +70,14 @@ LogicalQuant make_logical_quant(const std::string& module, int64_t out, int64_t 
     t.z.resize(cells);
     t.scale_bits.resize(cells);
     const double spread = 1.0 / std::sqrt(static_cast<double>(in) / 64.0);
-    static const int32_t kPow2Zeros[] = {0, 1, 2, 4, 8};
+    static const int32_t kPow2Zeros[] = {0, 1, 2, 4, 8, 16};  // 16 only at 5 bits
+    const uint64_t pow2_choices = o.bits == 5 ? 6 : 5;
     for (size_t i = 0; i < cells; ++i) {
         t.scale_bits[i] = scale_bits_for(params.uniform(0.002, 0.03) * spread, o.scale_dtype);
         int32_t z = half;
         if (!o.sym) {
             if (profile == Profile::kPow2) {
-                z = kPow2Zeros[params.next() % 5];
+                z = kPow2Zeros[params.next() % pow2_choices];
                 if (z < z_min) z = z_min;
             } else {
                 z = z_min +
@@ -92,7 +93,7 @@ LogicalQuant make_logical_quant(const std::string& module, int64_t out, int64_t 
         t.z[0] = 13;            // with code 0: q - z = -13, outside Q4_0's [-8, 7]
         t.scale_bits[0] |= 1u;  // odd significand: 13*s needs more bits than fp16 has
     }
-    if (!o.sym && profile == Profile::kPow2) t.z[0] = z_min;  // code 15 then gives q - z >= 14
+    if (!o.sym && profile == Profile::kPow2) t.z[0] = z_min;  // the top code then gives q - z >= 14
 
     SplitMix64 codes = stream_for(seed, module + ".codes");
     t.q.resize(static_cast<size_t>(out * in));

@@ -40,7 +40,8 @@ inline const char* kPrequantDefectModule = "model.layers.0.self_attn.q_proj";
 
 // Content of the linear `module` (path without ".weight"), seeded by its name. Profiles when
 // asymmetric (see prequant_content.cpp): k_proj keeps every q - z in [-2^(b-1), 2^(b-1)), up_proj
-// has zero points in {0,1,2,4,8} (z*s exact: Q4_1 possible at 4 bits), the rest uniform codes and
+// has zero points in {0,1,2,4,8} (and 16 at 5 bits; z*s exact: Q4_1 / Q5_1 possible at 4 / 5 bits)
+// and one q - z of at least 2^bits - 2, the rest uniform codes and
 // zero points with group 0 of row 0 forcing a q - z outside [-8, 7] and an inexact z*s.
 LogicalQuant make_logical_quant(const std::string& module, int64_t out, int64_t in,
                                 const PrequantOptions& options, uint64_t seed);
