@@ -10,10 +10,10 @@
 #include <cctype>
 #include <cstdio>
 #include <cstring>
-#include <memory>
 #include <deque>
 #include <limits>
 #include <map>
+#include <memory>
 #include <thread>
 
 #include "expected_shapes.hpp"
@@ -307,7 +307,7 @@ struct VerifySession::State {
     VerifyReport report;
     SourceIndex index;
     std::vector<ValueJob> jobs;
-    std::vector<size_t> job_tensor;               // job -> report.tensors index
+    std::vector<size_t> job_tensor;           // job -> report.tensors index
     std::deque<SourceEntry> stacked_entries;  // whole-stack entries of per-expert sources
     std::map<std::string, GeneratedTensor> generated;
     struct GeneratedCheck {
