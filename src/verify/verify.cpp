@@ -219,7 +219,7 @@ bool gather_experts(const SourceIndex& index, const std::string& pattern, const 
         const SourceEntry& entry = index.entries[found->second];
         experts.push_back(&entry);
         if (!check.problem.empty()) continue;
-        const std::string_view hf_name = strip_model_prefix(entry.name);
+        const std::string hf_name = strip_model_prefix(entry.name);
         const auto expected = verify_ref::expected_hf_shape(config, hf_name);
         if (!entry.problem.empty()) {
             check.problem = entry.problem;

@@ -138,8 +138,9 @@ TEST_F(MoePlanTest, ExpertsStackInExpertOrderAndTheRouterIsExactF32) {
                                      {"qwen3moe.expert_used_count", 2},
                                      {"qwen3moe.expert_feed_forward_length", 32},
                                      {"qwen3moe.feed_forward_length", 96}}) {
-        const auto kv =
-            std::find_if(p.kvs.begin(), p.kvs.end(), [&](const GgufKV& k) { return k.key == key; });
+        const std::string& wanted = key;  // clang 14: a lambda cannot capture a structured binding
+        const auto kv = std::find_if(p.kvs.begin(), p.kvs.end(),
+                                     [&](const GgufKV& k) { return k.key == wanted; });
         ASSERT_NE(kv, p.kvs.end()) << key;
         EXPECT_EQ(std::get<uint64_t>(kv->value.scalar), value) << key;
     }
@@ -147,7 +148,9 @@ TEST_F(MoePlanTest, ExpertsStackInExpertOrderAndTheRouterIsExactF32) {
 
 TEST_F(MoePlanTest, RouterStaysF32UnderEveryOuttype) {
     for (const OutType outtype : {OutType::f32, OutType::q4_1}) {
-        const Plan p = plan(TinyQwen3Moe{}, PlanOptions{outtype});
+        PlanOptions options;
+        options.outtype = outtype;
+        const Plan p = plan(TinyQwen3Moe{}, options);
         EXPECT_TRUE(tensor_blockers(p).empty());
         const TensorPlan* router = tensor(p, "blk.0.ffn_gate_inp.weight");
         ASSERT_NE(router, nullptr);
