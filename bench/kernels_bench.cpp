@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "rebox/encode/block_encode.hpp"
-#include "rebox/encode/lsb0_unpack.hpp"
+#include "encode/block_encode.hpp"
+#include "encode/lsb0_unpack.hpp"
 
 namespace {
 

@@ -3,8 +3,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "format/gguf_file.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/gguf_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {

@@ -3,10 +3,10 @@
 #include <cstdint>
 
 #include "fuzz_dir.hpp"
+#include "model/model_config.hpp"
+#include "model/pooling.hpp"
+#include "model/tokenizer_vocab.hpp"
 #include "rebox/error.hpp"
-#include "rebox/model/model_config.hpp"
-#include "rebox/model/pooling.hpp"
-#include "rebox/model/tokenizer_vocab.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto& dir = rebox::fuzz::scratch_dir();

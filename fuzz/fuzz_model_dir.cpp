@@ -8,11 +8,11 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "format/safetensors.hpp"
 #include "fuzz_dir.hpp"
+#include "plan/plan.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/safetensors.hpp"
-#include "rebox/plan/plan.hpp"
-#include "rebox/source/mcq_reader.hpp"
+#include "source/mcq_reader.hpp"
 
 namespace {
 

@@ -2,8 +2,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "format/safetensors.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/safetensors.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {

@@ -2,7 +2,7 @@
 // decoder-only llama-like architecture shares.
 #pragma once
 
-#include "rebox/arch/architecture.hpp"
+#include "arch/architecture.hpp"
 
 namespace rebox::arch::detail {
 

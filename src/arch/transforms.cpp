@@ -1,9 +1,9 @@
 // Row permutation and computed tensors of include/rebox/arch/transforms.hpp.
-#include "rebox/arch/transforms.hpp"
+#include "arch/transforms.hpp"
 
 #include <cmath>
 
-#include "rebox/format/half.hpp"
+#include "format/half.hpp"
 
 namespace rebox::arch {
 

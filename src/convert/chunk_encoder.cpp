@@ -5,10 +5,10 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "rebox/arch/transforms.hpp"
-#include "rebox/encode/block_encode.hpp"
-#include "rebox/encode/int_block_encode.hpp"
-#include "rebox/format/half.hpp"
+#include "arch/transforms.hpp"
+#include "encode/block_encode.hpp"
+#include "encode/int_block_encode.hpp"
+#include "format/half.hpp"
 
 namespace rebox::convert_detail {
 namespace {
@@ -209,8 +209,10 @@ void encode_values(const SourceTensor& source, const TensorPlan& plan, uint64_t 
 
 }  // namespace
 
-void encode_chunk(const SourceTensor& source, const TensorPlan& plan, const Chunk& chunk,
-                  std::span<uint8_t> out) {
+namespace {
+
+void encode_chunk_unchecked(const SourceTensor& source, const TensorPlan& plan, const Chunk& chunk,
+                            std::span<uint8_t> out) {
     if (plan.is_computed()) {  // F32 values made by the plan
         std::memcpy(out.data(), plan.computed.data() + chunk.first, chunk.count * 4);
         return;
@@ -223,6 +225,23 @@ void encode_chunk(const SourceTensor& source, const TensorPlan& plan, const Chun
          ++r, done += plan.row_values) {
         encode_values(source, plan, uint64_t{plan.row_source[r]} * plan.row_values, plan.row_values,
                       out.subspan(done / plan.row_values * row_bytes, row_bytes));
+    }
+}
+
+}  // namespace
+
+void encode_chunk(const SourceTensor& source, const TensorPlan& plan, const Chunk& chunk,
+                  std::span<uint8_t> out) {
+    // The kernels' own checks (a scale or value not exact in fp16, q - z out of range) cannot fail
+    // after the plan accepted the tensor: when one does, the plan is wrong, and the error says so
+    // and names the tensor.
+    try {
+        encode_chunk_unchecked(source, plan, chunk, out);
+    } catch (const Error& e) {
+        if (e.exit_class() != ExitClass::internal) throw;
+        throw Error(ExitClass::internal, "", plan.gguf_name + ": " + e.field(),
+                    "internal error: " + e.problem() + " although the plan accepted the tensor " +
+                        "(please report this)");
     }
 }
 

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <span>
 
-#include "rebox/plan/plan.hpp"
-#include "rebox/source/source_model.hpp"
+#include "plan/plan.hpp"
+#include "source/source_model.hpp"
 
 namespace rebox::convert_detail {
 

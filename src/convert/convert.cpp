@@ -3,8 +3,6 @@
 // at its precomputed offset; unchanged float bytes are copied file to file), verify the temporary
 // file while it is being written (each region read back from the file once written), and only
 // when every check passed fsync it and rename it into place.
-#include "rebox/convert/convert.hpp"
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -15,20 +13,21 @@
 #include <thread>
 #include <vector>
 
+#include "api/plan_report.hpp"
 #include "chunk_encoder.hpp"
 #include "chunk_map.hpp"
-#include "progress_line.hpp"
+#include "format/atomic_output.hpp"
+#include "format/background_writeback.hpp"
+#include "format/gguf_layout.hpp"
+#include "format/gguf_shards.hpp"
+#include "format/mapped_file.hpp"
+#include "format/safetensors.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/atomic_output.hpp"
-#include "rebox/format/background_writeback.hpp"
-#include "rebox/format/gguf_layout.hpp"
-#include "rebox/format/gguf_shards.hpp"
-#include "rebox/format/mapped_file.hpp"
-#include "rebox/format/safetensors.hpp"
-#include "rebox/source/read_source.hpp"
-#include "rebox/verify/verify.hpp"
+#include "rebox/rebox.hpp"
+#include "source/read_source.hpp"
 #include "source_fds.hpp"
 #include "source_release.hpp"
+#include "verify/verify.hpp"
 
 namespace rebox {
 namespace {
@@ -38,18 +37,6 @@ using convert_detail::SourceFds;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-[[noreturn]] void throw_blockers(const std::filesystem::path& dir,
-                                 const std::vector<Blocker>& blockers) {
-    std::string message = dir.string() + ": " + std::to_string(blockers.size()) +
-                          (blockers.size() == 1 ? " BLOCKER" : " BLOCKERs") +
-                          ": cannot be carried over exactly; nothing was written";
-    for (const Blocker& b : blockers) {
-        message += "\nBLOCKER " + b.tensor + ": " + b.reason;
-        if (!b.fix.empty()) message += " (fix: " + b.fix + ")";
-    }
-    throw Error(ExitClass::blocker, message);
 }
 
 std::vector<std::filesystem::path> output_paths(const std::filesystem::path& output, size_t shards,
@@ -75,9 +62,9 @@ bool is_byte_copy(const TensorPlan& tp) {
 
 void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLayout& layout,
                    std::vector<std::unique_ptr<AtomicOutput>>& outs, unsigned threads,
-                   bool progress, uint64_t total_bytes, VerifySession* verify) {
+                   const ProgressCallback& progress, uint64_t total_bytes, VerifySession* verify) {
     const std::vector<Chunk> chunks = convert_detail::split_into_chunks(plan);
-    convert_detail::ProgressLine line(progress, "rebox convert", total_bytes);
+    std::atomic<uint64_t> bytes_done{0};
     // Input pages leave the resident set once consumed: each chunk's own whole pages right away,
     // the pages it shares with neighbouring chunks when the tensor's last chunk is done.
     std::vector<const MappedFile*> mappings;
@@ -149,7 +136,7 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
                     for (const size_t expert : tp.expert_sources)
                         release(source.tensors[expert], 0, tp.expert_values);
                 }
-                line.add(chunk.out_bytes);
+                bytes_done.fetch_add(chunk.out_bytes, std::memory_order_relaxed);
             }
         } catch (...) {
             std::lock_guard lock(error_mutex);
@@ -159,11 +146,21 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
     };
     std::vector<std::thread> pool;
     for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+    // The caller's progress callback runs on this one thread; returning false cancels: the workers
+    // stop after their current chunk and the outputs (never committed) remove their temporary
+    // files.
     std::thread ticker;
     if (progress) {
         ticker = std::thread([&] {
             while (next.load() < chunks.size() && !failed.load()) {
-                line.tick();
+                if (!progress(Progress{"convert", bytes_done.load(), total_bytes})) {
+                    std::lock_guard lock(error_mutex);
+                    if (!error)
+                        error = std::make_exception_ptr(Error(
+                            ExitClass::cancelled, "", "", "cancelled by the progress callback"));
+                    failed = true;
+                    break;
+                }
                 std::this_thread::sleep_for(std::chrono::milliseconds(100));
             }
         });
@@ -173,24 +170,26 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
     if (ticker.joinable()) ticker.join();
     source_fds.close_all();
     writeback.finish();
-    line.finish();
     if (error) std::rethrow_exception(error);
+    if (progress && !progress(Progress{"convert", total_bytes, total_bytes}))
+        throw Error(ExitClass::cancelled, "", "", "cancelled by the progress callback");
 }
 
 }  // namespace
 
-ConvertResult convert_model(const ConvertOptions& options) {
+ConvertReport convert_model(const ConvertOptions& options) {
     const auto start = std::chrono::steady_clock::now();
-    ConvertResult result;
+    ConvertReport result;
     SourceModel source = read_source_model(options.model_dir);
-    result.plan = make_plan(source, options.plan);
+    const Plan plan = make_plan(source, options.plan);
     // make_plan already carries the source's blockers: adding them again listed each one twice.
-    if (!result.plan.blockers.empty()) throw_blockers(options.model_dir, result.plan.blockers);
+    if (!plan.blockers.empty()) throw Error(options.model_dir.string(), plan.blockers);
+    result.plan = make_plan_report(plan, &source);
 
     std::vector<GgufTensorInfo> infos;
-    for (const TensorPlan& tp : result.plan.tensors)
+    for (const TensorPlan& tp : plan.tensors)
         infos.push_back({tp.gguf_name, tp.ne, tp.type, 0, tp.nbytes});
-    const ShardedLayout layout = make_sharded_layout(result.plan.kvs, infos, options.split);
+    const ShardedLayout layout = make_sharded_layout(plan.kvs, infos, options.split);
     const bool split = options.split.max_bytes > 0 || options.split.max_tensors > 0 ||
                        options.split.no_tensor_first_split;
     result.outputs = output_paths(options.output, layout.shards.size(), split);
@@ -201,7 +200,7 @@ ConvertResult convert_model(const ConvertOptions& options) {
     std::vector<std::unique_ptr<AtomicOutput>> outs;
     std::vector<std::filesystem::path> temp_paths;
     for (const auto& path : result.outputs) {
-        outs.push_back(std::make_unique<AtomicOutput>(path, options.overwrite));
+        outs.push_back(std::make_unique<AtomicOutput>(path, options.force));
         temp_paths.push_back(outs.back()->temp_path());
     }
     const auto write_start = std::chrono::steady_clock::now();
@@ -215,7 +214,7 @@ ConvertResult convert_model(const ConvertOptions& options) {
     if (options.verify)
         verify = std::make_unique<VerifySession>(options.model_dir, GgufSet::open_files(temp_paths),
                                                  VerifyOptions{threads});
-    write_tensors(source, result.plan, layout, outs, threads, options.progress, result.output_bytes,
+    write_tensors(source, plan, layout, outs, threads, options.progress, result.output_bytes,
                   verify.get());
     result.seconds_write = seconds_since(write_start);
 
@@ -233,7 +232,7 @@ ConvertResult convert_model(const ConvertOptions& options) {
     }
     // commit() fsyncs each file once, then renames it into place.
     for (auto& out : outs) out->commit();
-    result.committed = true;
+    result.written = true;
     result.seconds_total = seconds_since(start);
     return result;
 }

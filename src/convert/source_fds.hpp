@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "rebox/format/mapped_file.hpp"
+#include "format/mapped_file.hpp"
 
 namespace rebox::convert_detail {
 

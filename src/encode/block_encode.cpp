@@ -2,16 +2,16 @@
 // Q4_1 from 3- and 4-bit streams folds each block's own stream bytes straight into nibbles; other
 // widths unpack a chunk at a time into a stack buffer. Each block's d and m are the fp16 bits of
 // its group's scale and min (looked up once per group), copied, never recomputed.
-#include "rebox/encode/block_encode.hpp"
+#include "encode/block_encode.hpp"
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
 
-#include "rebox/encode/lsb0_unpack.hpp"
+#include "encode/lsb0_unpack.hpp"
+#include "format/half.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/half.hpp"
 
 namespace rebox {
 namespace {
@@ -50,9 +50,8 @@ uint16_t stored_half(FloatDtype dtype, std::span<const uint8_t> values, uint64_t
     if (dtype == FloatDtype::F16) return load_u16(values.data() + 2 * g);
     uint16_t half = 0;
     if (!float_to_half_exact(stored_float(dtype, values, g), &half))
-        throw Error(ExitClass::blocker,
-                    error_message("", std::string(what) + "[" + std::to_string(g) + "]",
-                                  "not exactly representable as fp16"));
+        throw Error(ExitClass::internal, "", std::string(what) + "[" + std::to_string(g) + "]",
+                    "not exactly representable as fp16");
     return half;
 }
 
@@ -73,8 +72,8 @@ uint16_t group_scale_half(const QuantView& q, uint64_t group_index, ScaleRule ru
     if (rule == ScaleRule::zero_when_codes_zero && std::isfinite(scale) &&
         group_codes_all_zero(q, group_index))
         return std::signbit(scale) ? 0x8000 : 0x0000;  // 0*(+-0) = 0*scale, sign included
-    throw Error(ExitClass::blocker, error_message("", "scales[" + std::to_string(group_index) + "]",
-                                                  "not exactly representable as fp16"));
+    throw Error(ExitClass::internal, "", "scales[" + std::to_string(group_index) + "]",
+                "not exactly representable as fp16");
 }
 
 bool group_codes_all_zero(const QuantView& q, uint64_t group_index) {
@@ -232,10 +231,9 @@ void dequantize_f16(const QuantView& q, uint64_t first, size_t count, uint16_t* 
         dequantize_f32(q, first + done, chunk, values);
         for (size_t i = 0; i < chunk; ++i)
             if (!float_to_half_exact(values[i], out + done + i))
-                throw Error(ExitClass::blocker,
-                            error_message("", "value " + std::to_string(first + done + i),
-                                          "not exactly representable as fp16 (expected the plan "
-                                          "to choose F32)"));
+                throw Error(ExitClass::internal, "", "value " + std::to_string(first + done + i),
+                            "not exactly representable as fp16 (expected the plan "
+                            "to choose F32)");
         done += chunk;
     }
 }

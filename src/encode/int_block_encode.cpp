@@ -1,15 +1,15 @@
 // Q4_0 / Q5_0 / Q8_0 / Q4_1 blocks from an IntQuantView by shifting integer codes (docs/gguf.md
 // §2.2 block layouts): per block, 32 codes are read from the checkpoint's packing, the group's zero
 // point is subtracted and the type's offset added; d is the group's scale bits, never recomputed.
-#include "rebox/encode/int_block_encode.hpp"
+#include "encode/int_block_encode.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
+#include "format/half.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/half.hpp"
-#include "rebox/source/int_quant_view.hpp"
+#include "source/int_quant_view.hpp"
 
 namespace rebox {
 namespace {
@@ -52,17 +52,16 @@ uint16_t block_d(const IntQuantView& v, const IntBlock& b, ScaleRule rule) {
     if (rule == ScaleRule::zero_when_codes_zero && std::isfinite(s) &&
         std::all_of(b.deltas, b.deltas + 32, [](int16_t d) { return d == 0; }))
         return std::signbit(s) ? 0x8000 : 0x0000;  // 0 * d = 0 * s, sign included
-    throw Error(ExitClass::blocker,
-                error_message("", "scale of " + where(b), "not exactly representable as fp16"));
+    throw Error(ExitClass::internal, "", "scale of " + where(b),
+                "not exactly representable as fp16");
 }
 
 void check_range(const IntBlock& b, int lo, int hi, const char* type) {
     for (int j = 0; j < 32; ++j)
         if (b.deltas[j] < lo || b.deltas[j] > hi)
-            throw Error(
-                ExitClass::blocker,
-                error_message("", "q - z = " + std::to_string(b.deltas[j]) + " in " + where(b),
-                              std::string("outside the range of ") + type));
+            throw Error(ExitClass::internal, "",
+                        "q - z = " + std::to_string(b.deltas[j]) + " in " + where(b),
+                        std::string("outside the range of ") + type);
 }
 
 }  // namespace
@@ -119,14 +118,12 @@ void store_dm_int(const IntQuantView& v, const IntBlock& b, int max_code, uint8_
     uint16_t d = 0, m = 0;
     // z*s is exact in binary32 (z < 256, s has <= 11 significant bits); m must be an fp16 too.
     if (!float_to_half_exact(s, &d) || !float_to_half_exact(-(static_cast<float>(b.zero) * s), &m))
-        throw Error(ExitClass::blocker,
-                    error_message("", "scale/zero of " + where(b),
-                                  "s or -z*s is not exactly representable as fp16"));
+        throw Error(ExitClass::internal, "", "scale/zero of " + where(b),
+                    "s or -z*s is not exactly representable as fp16");
     for (int j = 0; j < 32; ++j)
         if (b.codes[j] < 0 || b.codes[j] > max_code)
-            throw Error(ExitClass::blocker,
-                        error_message("", "code in " + where(b),
-                                      "outside [0, " + std::to_string(max_code) + "]"));
+            throw Error(ExitClass::internal, "", "code in " + where(b),
+                        "outside [0, " + std::to_string(max_code) + "]");
     store_u16(out, d);
     store_u16(out + 2, m);
 }

@@ -1,7 +1,7 @@
 // AtomicOutput: write to "<target>.rebox-tmp-<pid>", fsync, rename into place, fsync the folder.
 // Stale temporaries of the same target left by killed runs are removed first.
 // Live temporary paths are kept in a fixed registry that a signal handler can walk without locks.
-#include "rebox/format/atomic_output.hpp"
+#include "format/atomic_output.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -124,11 +124,11 @@ void fsync_directory_of(const std::filesystem::path& file) {
 
 }  // namespace
 
-AtomicOutput::AtomicOutput(std::filesystem::path target, bool overwrite)
-    : target_(std::move(target)), overwrite_(overwrite) {
+AtomicOutput::AtomicOutput(std::filesystem::path target, bool force)
+    : target_(std::move(target)), force_(force) {
     struct stat existing {};
     if (::lstat(target_.c_str(), &existing) == 0) {
-        if (!overwrite_) throw_input_error(target_.string(), "", "exists (use --force to replace)");
+        if (!force_) throw_input_error(target_.string(), "", "exists (use --force to replace)");
         if (S_ISDIR(existing.st_mode))
             throw_input_error(target_.string(), "", "is a directory", "a file path");
     }
@@ -256,7 +256,7 @@ void AtomicOutput::commit() {
     if (::close(fd) != 0 && errno != EINTR) throw_errno(temp_, "cannot close", errno);
 
     int result;
-    if (overwrite_) {
+    if (force_) {
         result = ::rename(temp_.c_str(), target_.c_str());
     } else {
         // Refuse a target that appeared since the constructor checked.

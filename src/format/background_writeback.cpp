@@ -1,7 +1,7 @@
 // BackgroundWriteback: one thread pops written ranges and calls AtomicOutput::start_writeback.
-#include "rebox/format/background_writeback.hpp"
+#include "format/background_writeback.hpp"
 
-#include "rebox/format/atomic_output.hpp"
+#include "format/atomic_output.hpp"
 
 namespace rebox {
 

@@ -1,5 +1,5 @@
 // The ggml type table (ggml/include/ggml.h + ggml-common.h; gguf-py GGML_QUANT_SIZES), 43 ids.
-#include "rebox/format/ggml_type.hpp"
+#include "rebox/ggml_type.hpp"
 
 #include <array>
 #include <limits>
@@ -15,34 +15,35 @@ struct Row {
 
 // Index = ggml type id. Q8_1 uses the C struct size (36); it is never written by rebox.
 constexpr std::array<Row, kGgmlTypeCount> kTable = {{
-    {"F32", 1, 4},        {"F16", 1, 2},       {"Q4_0", 32, 18},    {"Q4_1", 32, 20},
-    {"", 0, 0},           {"", 0, 0},          {"Q5_0", 32, 22},    {"Q5_1", 32, 24},
-    {"Q8_0", 32, 34},     {"Q8_1", 32, 36},    {"Q2_K", 256, 84},   {"Q3_K", 256, 110},
-    {"Q4_K", 256, 144},   {"Q5_K", 256, 176},  {"Q6_K", 256, 210},  {"Q8_K", 256, 292},
+    {"F32", 1, 4},        {"F16", 1, 2},       {"Q4_0", 32, 18},     {"Q4_1", 32, 20},
+    {"", 0, 0},           {"", 0, 0},          {"Q5_0", 32, 22},     {"Q5_1", 32, 24},
+    {"Q8_0", 32, 34},     {"Q8_1", 32, 36},    {"Q2_K", 256, 84},    {"Q3_K", 256, 110},
+    {"Q4_K", 256, 144},   {"Q5_K", 256, 176},  {"Q6_K", 256, 210},   {"Q8_K", 256, 292},
     {"IQ2_XXS", 256, 66}, {"IQ2_XS", 256, 74}, {"IQ3_XXS", 256, 98}, {"IQ1_S", 256, 50},
-    {"IQ4_NL", 32, 18},   {"IQ3_S", 256, 110}, {"IQ2_S", 256, 82},  {"IQ4_XS", 256, 136},
-    {"I8", 1, 1},         {"I16", 1, 2},       {"I32", 1, 4},       {"I64", 1, 8},
-    {"F64", 1, 8},        {"IQ1_M", 256, 56},  {"BF16", 1, 2},      {"", 0, 0},
-    {"", 0, 0},           {"", 0, 0},          {"TQ1_0", 256, 54},  {"TQ2_0", 256, 66},
-    {"", 0, 0},           {"", 0, 0},          {"", 0, 0},          {"MXFP4", 32, 17},
+    {"IQ4_NL", 32, 18},   {"IQ3_S", 256, 110}, {"IQ2_S", 256, 82},   {"IQ4_XS", 256, 136},
+    {"I8", 1, 1},         {"I16", 1, 2},       {"I32", 1, 4},        {"I64", 1, 8},
+    {"F64", 1, 8},        {"IQ1_M", 256, 56},  {"BF16", 1, 2},       {"", 0, 0},
+    {"", 0, 0},           {"", 0, 0},          {"TQ1_0", 256, 54},   {"TQ2_0", 256, 66},
+    {"", 0, 0},           {"", 0, 0},          {"", 0, 0},           {"MXFP4", 32, 17},
     {"NVFP4", 64, 36},    {"Q1_0", 128, 18},   {"Q2_0", 64, 18},
 }};
 
 }  // namespace
 
-std::optional<GgmlTypeTraits> ggml_type_traits(uint32_t type_id) {
+std::optional<GgmlTypeTraits> ggml_type_traits(GgmlType type) {
+    const uint32_t type_id = ggml_type_id(type);
     if (type_id >= kGgmlTypeCount || kTable[type_id].block_size == 0) return std::nullopt;
     const Row& row = kTable[type_id];
     return GgmlTypeTraits{row.name, row.block_size, row.type_size};
 }
 
-std::string ggml_type_name(uint32_t type_id) {
-    if (auto traits = ggml_type_traits(type_id)) return std::string(traits->name);
-    return "type#" + std::to_string(type_id);
+std::string ggml_type_name(GgmlType type) {
+    if (auto traits = ggml_type_traits(type)) return std::string(traits->name);
+    return "type#" + std::to_string(ggml_type_id(type));
 }
 
-std::optional<uint64_t> ggml_nbytes(uint32_t type_id, const std::vector<int64_t>& ne) {
-    const auto traits = ggml_type_traits(type_id);
+std::optional<uint64_t> ggml_nbytes(GgmlType type, const std::vector<int64_t>& ne) {
+    const auto traits = ggml_type_traits(type);
     if (!traits || ne.empty()) return std::nullopt;
     for (int64_t d : ne)
         if (d < 1) return std::nullopt;

@@ -1,7 +1,7 @@
 // Strict GGUF v2/v3 reader. Every rule of llama.cpp's ggml/src/gguf.cpp (docs/gguf.md §1.6) is
 // checked before a value is used; every read is bounds-checked first and no allocation is sized
 // by a length that has not been checked against the bytes left in the file.
-#include "rebox/format/gguf_file.hpp"
+#include "format/gguf_file.hpp"
 
 #include <bit>
 #include <cstring>
@@ -10,7 +10,7 @@
 #include <unordered_set>
 
 #include "rebox/error.hpp"
-#include "rebox/format/ggml_type.hpp"
+#include "rebox/ggml_type.hpp"
 
 namespace rebox {
 namespace {
@@ -323,15 +323,16 @@ void GgufFile::load() {
                 info.ne.push_back(d);
             }
 
-            info.type = cursor.read<uint32_t>(field);
+            const uint32_t type_id = cursor.read<uint32_t>(field);
+            info.type = static_cast<GgmlType>(type_id);
             const auto traits = ggml_type_traits(info.type);
             if (!traits) {
-                if (info.type >= kGgmlTypeCount)
+                if (type_id >= kGgmlTypeCount)
                     throw_input_error(file, field,
-                                      "type id " + std::to_string(info.type) + " is unknown",
+                                      "type id " + std::to_string(type_id) + " is unknown",
                                       "0.." + std::to_string(kGgmlTypeCount - 1));
                 throw_input_error(file, field,
-                                  "type id " + std::to_string(info.type) + " was removed from ggml",
+                                  "type id " + std::to_string(type_id) + " was removed from ggml",
                                   "a supported ggml type");
             }
             if (static_cast<uint64_t>(info.ne[0]) % traits->block_size != 0)

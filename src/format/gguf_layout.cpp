@@ -4,14 +4,14 @@
 // files: gguf_write.cpp.
 // By default it never writes general.alignment (the default 32 is what every reader assumes); a
 // layout built with an explicit alignment (rebox meta keeps a file's own) may carry it.
-#include "rebox/format/gguf_layout.hpp"
+#include "format/gguf_layout.hpp"
 
 #include <bit>
 #include <cstring>
 #include <limits>
 
 #include "rebox/error.hpp"
-#include "rebox/format/ggml_type.hpp"
+#include "rebox/ggml_type.hpp"
 
 namespace rebox {
 namespace {
@@ -199,7 +199,7 @@ void GgufLayout::set_kv(std::string key, GgufValue value) {
     kvs_.push_back(GgufKV{std::move(key), std::move(value)});
 }
 
-void GgufLayout::add_tensor(std::string name, std::vector<int64_t> ne, uint32_t type) {
+void GgufLayout::add_tensor(std::string name, std::vector<int64_t> ne, GgmlType type) {
     const std::string field = "tensor '" + name + "'";
     if (name.size() > kGgmlMaxNameBytes)
         throw_layout_error(field, "name is " + std::to_string(name.size()) + " bytes long",
@@ -219,7 +219,8 @@ void GgufLayout::add_tensor(std::string name, std::vector<int64_t> ne, uint32_t 
         elements *= static_cast<uint64_t>(ne[j]);
     }
     const auto traits = ggml_type_traits(type);
-    if (!traits) throw_layout_error(field, "unknown ggml type id " + std::to_string(type));
+    if (!traits)
+        throw_layout_error(field, "unknown ggml type id " + std::to_string(ggml_type_id(type)));
     if (static_cast<uint64_t>(ne[0]) % traits->block_size != 0)
         throw_layout_error(field, "ne[0] = " + std::to_string(ne[0]) +
                                       " is not a multiple of the " + std::string(traits->name) +
@@ -273,7 +274,7 @@ std::vector<uint8_t> GgufLayout::serialize_metadata() const {
         out.put_string(t.name);
         out.put<uint32_t>(static_cast<uint32_t>(t.ne.size()));
         for (int64_t d : t.ne) out.put<int64_t>(d);
-        out.put<uint32_t>(t.type);
+        out.put<uint32_t>(ggml_type_id(t.type));
         out.put<uint64_t>(t.offset);
     }
     bytes.resize(gguf_pad(bytes.size(), alignment_), 0);  // zero padding up to the data section

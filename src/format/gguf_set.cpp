@@ -3,8 +3,8 @@
 // names).
 #include <unordered_set>
 
+#include "format/gguf_shards.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/gguf_shards.hpp"
 
 namespace rebox {
 namespace {

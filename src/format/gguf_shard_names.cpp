@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "format/gguf_shards.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/gguf_shards.hpp"
 
 namespace rebox {
 

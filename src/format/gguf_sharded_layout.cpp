@@ -1,7 +1,7 @@
 // Distribution of tensors over shards (llama-gguf-split's rules, except that a tensor larger than
 // the size limit gets a shard of its own instead of an error) and the split KVs of every shard.
+#include "format/gguf_shards.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/gguf_shards.hpp"
 
 namespace rebox {
 

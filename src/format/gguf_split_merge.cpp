@@ -9,10 +9,10 @@
 #include <cstring>
 #include <memory>
 
+#include "format/atomic_output.hpp"
+#include "format/gguf_shards.hpp"
+#include "format/mapped_file.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/atomic_output.hpp"
-#include "rebox/format/gguf_shards.hpp"
-#include "rebox/format/mapped_file.hpp"
 
 namespace rebox {
 namespace {
@@ -170,7 +170,7 @@ PlannedOutput plan_merge_gguf(const std::filesystem::path& first_shard,
 
 std::vector<std::filesystem::path> split_gguf_file(const std::filesystem::path& input,
                                                    const std::string& out_prefix,
-                                                   const SplitLimits& limits, bool overwrite) {
+                                                   const SplitLimits& limits, bool force) {
     const GgufSet source = GgufSet::open(input);
     const SplitPlan plan = make_split_plan(source, input, out_prefix, limits);
     const ShardedLayout& sharded = plan.sharded;
@@ -178,7 +178,7 @@ std::vector<std::filesystem::path> split_gguf_file(const std::filesystem::path& 
     const uint32_t count = static_cast<uint32_t>(sharded.shards.size());
     std::vector<std::unique_ptr<AtomicOutput>> outputs;
     for (uint32_t s = 0; s < count; ++s)
-        outputs.push_back(std::make_unique<AtomicOutput>(paths[s], overwrite));
+        outputs.push_back(std::make_unique<AtomicOutput>(paths[s], force));
     // Tensors of shard s, in order: input tensors whose place is shard s.
     std::vector<std::vector<size_t>> members(count);
     for (size_t i = 0; i < sharded.places.size(); ++i)
@@ -193,10 +193,10 @@ std::vector<std::filesystem::path> split_gguf_file(const std::filesystem::path& 
 }
 
 void merge_gguf_files(const std::filesystem::path& first_shard, const std::filesystem::path& output,
-                      bool overwrite) {
+                      bool force) {
     const GgufSet source = GgufSet::open(first_shard);
     const GgufLayout layout = make_merge_layout(source, first_shard, output);
-    AtomicOutput out(output, overwrite);
+    AtomicOutput out(output, force);
     const ShardFds fds(source);
     write_layout(out, layout, source, fds,
                  [&](size_t i) -> const GgufSet::Tensor& { return source.tensors()[i]; });

@@ -1,6 +1,6 @@
 // GGUF metadata values: type names and sizes, factories, strict typed accessors and the short
 // human rendering used by `rebox inspect` and error messages.
-#include "rebox/format/gguf_value.hpp"
+#include "rebox/gguf_value.hpp"
 
 #include <array>
 #include <charconv>

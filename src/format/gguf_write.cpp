@@ -3,14 +3,14 @@
 // the last), commit. Kept apart from GgufLayout so the layout links without the output code.
 #include <algorithm>
 
-#include "rebox/format/atomic_output.hpp"
-#include "rebox/format/gguf_layout.hpp"
+#include "format/atomic_output.hpp"
+#include "format/gguf_layout.hpp"
 
 namespace rebox {
 
 void write_gguf(const std::filesystem::path& target, const GgufLayout& layout,
-                const std::function<void(size_t, std::span<uint8_t>)>& fill, bool overwrite) {
-    AtomicOutput output(target, overwrite);
+                const std::function<void(size_t, std::span<uint8_t>)>& fill, bool force) {
+    AtomicOutput output(target, force);
     output.resize(layout.file_size());
     const std::vector<uint8_t> metadata = layout.serialize_metadata();
     output.pwrite(metadata, 0);

@@ -1,6 +1,6 @@
 // binary16 / bfloat16 <-> binary32 by bit manipulation (no hardware F16C, no FPU rounding modes):
 // widening is exact, narrowing rounds to nearest, ties to even.
-#include "rebox/format/half.hpp"
+#include "format/half.hpp"
 
 #include <bit>
 

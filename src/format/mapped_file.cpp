@@ -1,6 +1,6 @@
 // Read-only mmap of a whole file; empty files map to an empty span. Also the page-release helpers
 // streaming readers use to keep their resident set small.
-#include "rebox/format/mapped_file.hpp"
+#include "format/mapped_file.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>

@@ -1,6 +1,6 @@
 // SafetensorsFile: validates the whole header (modelled on the HF `safetensors` crate's
 // Metadata::validate) before exposing any tensor; tensor bytes are zero-copy spans.
-#include "rebox/format/safetensors.hpp"
+#include "format/safetensors.hpp"
 
 #include <simdjson.h>
 

@@ -1,7 +1,7 @@
 // The safetensors dtype names and element sizes (as the HF `safetensors` crate's Dtype enum).
 #include <array>
 
-#include "rebox/format/safetensors.hpp"
+#include "format/safetensors.hpp"
 
 namespace rebox {
 

@@ -7,9 +7,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "format/safetensors.hpp"
 #include "printable.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/safetensors.hpp"
 
 namespace rebox {
 

@@ -1,11 +1,11 @@
 // ggml block dequantization to fp32 (one rounding per value, as ggml-quants.c computes it:
 // q*d or q*d + m in float; the build forbids FMA contraction).
-#include "rebox/gguf_tools/dequantize.hpp"
+#include "gguf_tools/dequantize.hpp"
 
 #include <cstring>
 
-#include "rebox/format/ggml_type.hpp"
-#include "rebox/format/half.hpp"
+#include "format/half.hpp"
+#include "rebox/ggml_type.hpp"
 
 namespace rebox {
 namespace {
@@ -78,8 +78,8 @@ void q8_0(const uint8_t* b, float* y) {
 
 }  // namespace
 
-bool can_dequantize(uint32_t type_id) {
-    switch (static_cast<GgmlType>(type_id)) {
+bool can_dequantize(GgmlType type) {
+    switch (type) {
         case GgmlType::F32:
         case GgmlType::F16:
         case GgmlType::BF16:
@@ -94,15 +94,15 @@ bool can_dequantize(uint32_t type_id) {
     }
 }
 
-bool dequantize_elements(uint32_t type_id, std::span<const uint8_t> data, uint64_t first,
+bool dequantize_elements(GgmlType type, std::span<const uint8_t> data, uint64_t first,
                          std::span<float> out) {
-    if (!can_dequantize(type_id)) return false;
-    const auto traits = ggml_type_traits(type_id);
+    if (!can_dequantize(type)) return false;
+    const auto traits = ggml_type_traits(type);
     const uint64_t block = traits->block_size, size = traits->type_size;
     const uint8_t* base = data.data() + first / block * size;
     const size_t n = out.size();
     float* y = out.data();
-    switch (static_cast<GgmlType>(type_id)) {
+    switch (type) {
         case GgmlType::F32:
             std::memcpy(y, base, n * 4);
             return true;
@@ -116,7 +116,7 @@ bool dequantize_elements(uint32_t type_id, std::span<const uint8_t> data, uint64
             break;
     }
     void (*one_block)(const uint8_t*, float*) = nullptr;
-    switch (static_cast<GgmlType>(type_id)) {
+    switch (type) {
         case GgmlType::Q4_0:
             one_block = q4_0;
             break;

@@ -1,5 +1,5 @@
 // same_file(): stat() both paths and compare st_dev/st_ino.
-#include "rebox/gguf_tools/file_identity.hpp"
+#include "gguf_tools/file_identity.hpp"
 
 #include <sys/stat.h>
 

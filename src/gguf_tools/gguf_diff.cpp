@@ -1,7 +1,7 @@
 // diff_gguf(): KV differences (arrays summarised by length and first differing index) and per
 // tensor a verdict, streaming both tensors in chunks of dequantized values (memory stays flat;
 // mapped pages are released as they are done).
-#include "rebox/gguf_tools/gguf_diff.hpp"
+#include "gguf_tools/gguf_diff.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -9,10 +9,10 @@
 #include <cstring>
 #include <map>
 
-#include "rebox/format/ggml_type.hpp"
-#include "rebox/format/gguf_shards.hpp"
-#include "rebox/gguf_tools/dequantize.hpp"
-#include "rebox/gguf_tools/kv_text.hpp"
+#include "format/gguf_shards.hpp"
+#include "gguf_tools/dequantize.hpp"
+#include "gguf_tools/kv_text.hpp"
+#include "rebox/ggml_type.hpp"
 
 namespace rebox {
 namespace {
@@ -55,7 +55,7 @@ void release(const GgufSet& set, std::span<const uint8_t> bytes) {
 }
 
 // Releases the pages holding elements [first, first + n) of a tensor's bytes.
-void release_elements(const GgufSet& set, uint32_t type, std::span<const uint8_t> data,
+void release_elements(const GgufSet& set, GgmlType type, std::span<const uint8_t> data,
                       uint64_t first, size_t n) {
     const auto traits = ggml_type_traits(type);
     const uint64_t begin = first / traits->block_size * traits->type_size;

@@ -1,6 +1,6 @@
 // Streaming xxh64 (libxxhash) + sha256 (OpenSSL EVP) of each tensor's bytes and of the KV section;
 // manifest lines, their parser and the comparison.
-#include "rebox/gguf_tools/gguf_hash.hpp"
+#include "gguf_tools/gguf_hash.hpp"
 
 #include <openssl/evp.h>
 #include <xxhash.h>
@@ -10,9 +10,9 @@
 #include <map>
 #include <memory>
 
+#include "format/gguf_layout.hpp"
+#include "format/gguf_shards.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/gguf_layout.hpp"
-#include "rebox/format/gguf_shards.hpp"
 
 namespace rebox {
 namespace {

@@ -1,12 +1,12 @@
 // The type rules llama.cpp applies to metadata keys (gguf.cpp: general.alignment UINT32, a power
 // of two; llama-model-loader / llama-vocab: get_key() fails on any other type than the C++ one).
-#include "rebox/gguf_tools/known_keys.hpp"
+#include "gguf_tools/known_keys.hpp"
 
 #include <array>
 #include <string_view>
 
+#include "gguf_tools/kv_text.hpp"
 #include "rebox/error.hpp"
-#include "rebox/gguf_tools/kv_text.hpp"
 
 namespace rebox {
 namespace {

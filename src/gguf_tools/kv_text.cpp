@@ -1,5 +1,5 @@
 // Text -> GGUF values for `rebox meta --set`: type names, scalars by declared type, JSON arrays.
-#include "rebox/gguf_tools/kv_text.hpp"
+#include "gguf_tools/kv_text.hpp"
 
 #include <charconv>
 #include <cmath>

@@ -1,7 +1,7 @@
 // rebox meta: apply KV / chat-template / tensor-name edits to a GGUF (or the shards of a split set
 // that hold what changes) and rewrite it: new metadata block padded to the file's alignment, then
 // each tensor's bytes copied file to file at its (unchanged) offset inside the data section.
-#include "rebox/gguf_tools/meta_edit.hpp"
+#include "gguf_tools/meta_edit.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -15,14 +15,14 @@
 #include <set>
 #include <sstream>
 
+#include "format/atomic_output.hpp"
+#include "format/background_writeback.hpp"
+#include "format/gguf_layout.hpp"
+#include "format/gguf_shards.hpp"
+#include "gguf_tools/file_identity.hpp"
+#include "gguf_tools/known_keys.hpp"
+#include "gguf_tools/kv_text.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/atomic_output.hpp"
-#include "rebox/format/background_writeback.hpp"
-#include "rebox/format/gguf_layout.hpp"
-#include "rebox/format/gguf_shards.hpp"
-#include "rebox/gguf_tools/file_identity.hpp"
-#include "rebox/gguf_tools/known_keys.hpp"
-#include "rebox/gguf_tools/kv_text.hpp"
 
 namespace rebox {
 namespace {
@@ -166,7 +166,7 @@ void keep_mode(const fs::path& target, const fs::path& temp) {
 }  // namespace
 
 MetaEditResult edit_gguf_metadata(const fs::path& input, const std::optional<fs::path>& output,
-                                  const MetaEdits& edits, bool overwrite) {
+                                  const MetaEdits& edits, bool force) {
     if (edits.empty())
         throw_input_error("rebox meta", "", "nothing to do",
                           "at least one of --set, --delete, --chat-template-file, --rename-tensor");
@@ -183,7 +183,7 @@ MetaEditResult edit_gguf_metadata(const fs::path& input, const std::optional<fs:
                 throw_input_error(output->string(), "-o",
                                   "is the input file; meta would overwrite what it reads",
                                   "another output path, or no -o to edit the input in place");
-        if (!overwrite && fs::exists(*output))
+        if (!force && fs::exists(*output))
             throw_input_error(output->string(), "-o", "already exists", "--force to replace it");
     }
 
@@ -282,7 +282,7 @@ MetaEditResult edit_gguf_metadata(const fs::path& input, const std::optional<fs:
         const GgufFile& source = set.shard(r.shard);
         const GgufLayout& layout = layouts[k];
         const bool in_place = !(output && r.shard == 0);
-        outputs.push_back(std::make_unique<AtomicOutput>(r.target, in_place || overwrite));
+        outputs.push_back(std::make_unique<AtomicOutput>(r.target, in_place || force));
         AtomicOutput& out = *outputs.back();
         out.resize(layout.file_size());
         out.pwrite(layout.serialize_metadata(), 0);

@@ -1,11 +1,11 @@
 // find_trailing_data(): the layout's end (data offset + last tensor end padded to the alignment)
 // against the file size, and a search for a second "GGUF" magic in the bytes after it.
-#include "rebox/gguf_tools/trailing_data.hpp"
+#include "gguf_tools/trailing_data.hpp"
 
 #include <algorithm>
 #include <cstring>
 
-#include "rebox/format/gguf_layout.hpp"
+#include "format/gguf_layout.hpp"
 
 namespace rebox {
 namespace {

@@ -1,11 +1,11 @@
 // ModelConfig + TokenizerVocab + pooling -> the ordered GGUF KV list llama.cpp reads (docs/gguf.md
 // §3.1, §5): integers UINT32, floats FLOAT32, flags BOOL, token types an INT32 array.
-#include "rebox/model/gguf_metadata.hpp"
+#include "model/gguf_metadata.hpp"
 
 #include <optional>
 #include <stdexcept>
 
-#include "rebox/arch/architecture.hpp"
+#include "arch/architecture.hpp"
 #include "rebox/error.hpp"
 
 namespace rebox {
@@ -180,10 +180,8 @@ std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input) {
     const ModelConfig& config = *input.config;
     const arch::Architecture* architecture = arch::find_architecture(config.model_type);
     if (architecture == nullptr)
-        throw Error(ExitClass::blocker,
-                    error_message("config.json", "model_type",
-                                  "'" + config.model_type + "' is not supported",
-                                  arch::supported_model_types()));
+        throw Error(ExitClass::blocker, "config.json", "model_type",
+                    "'" + config.model_type + "' is not supported", arch::supported_model_types());
     const std::string arch(architecture->gguf_arch);
 
     std::vector<GgufKV> kvs;

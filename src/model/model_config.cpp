@@ -1,12 +1,12 @@
 // config.json -> ModelConfig: required hyper-parameters, documented defaults, strict JSON types.
-#include "rebox/model/model_config.hpp"
+#include "model/model_config.hpp"
 
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "arch/architecture.hpp"
 #include "json_file.hpp"
-#include "rebox/arch/architecture.hpp"
 #include "rebox/error.hpp"
 
 namespace rebox {

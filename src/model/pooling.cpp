@@ -1,6 +1,6 @@
 // modules.json + <Pooling path>/config.json -> llama.cpp pooling type, as convert_hf_to_gguf's
 // TextModel._try_set_pooling_type decides it (docs/gguf.md §4.3).
-#include "rebox/model/pooling.hpp"
+#include "model/pooling.hpp"
 
 #include <string>
 

@@ -4,7 +4,7 @@
 #include <array>
 #include <string_view>
 
-#include "rebox/model/tokenizer_vocab.hpp"
+#include "model/tokenizer_vocab.hpp"
 
 namespace rebox {
 namespace {

@@ -1,8 +1,8 @@
 // HF <-> llama.cpp tensor names through the architecture registry (include/rebox/arch): `arch` is
 // a config.json model_type or a GGUF architecture name.
-#include "rebox/model/tensor_names.hpp"
+#include "model/tensor_names.hpp"
 
-#include "rebox/arch/architecture.hpp"
+#include "arch/architecture.hpp"
 
 namespace rebox {
 

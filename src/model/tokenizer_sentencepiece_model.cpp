@@ -12,8 +12,8 @@
 #include <unordered_set>
 
 #include "json_file.hpp"
+#include "model/tokenizer_vocab.hpp"
 #include "rebox/error.hpp"
-#include "rebox/model/tokenizer_vocab.hpp"
 #include "tokenizer_special.hpp"
 #include "tokenizer_spm.hpp"
 
@@ -163,11 +163,9 @@ TokenizerVocab read_sentencepiece_model(const std::filesystem::path& model_dir,
     const uint64_t model_type =
         spec_varint(bytes, kTrainerSpecField, kModelTypeField).value_or(kModelTypeUnigram);
     if (model_type != kModelTypeBpe)
-        throw Error(
-            ExitClass::blocker,
-            error_message(kFile, "trainer_spec.model_type",
-                          model_type == kModelTypeUnigram ? "Unigram" : std::to_string(model_type),
-                          "BPE (llama.cpp's SentencePiece tokenizer merges by score)"));
+        throw Error(ExitClass::blocker, kFile, "trainer_spec.model_type",
+                    model_type == kModelTypeUnigram ? "Unigram" : std::to_string(model_type),
+                    "BPE (llama.cpp's SentencePiece tokenizer merges by score)");
 
     sentencepiece::SentencePieceProcessor processor;
     if (const auto status = processor.LoadFromSerializedProto(bytes); !status.ok())
@@ -176,11 +174,10 @@ TokenizerVocab read_sentencepiece_model(const std::filesystem::path& model_dir,
     const auto piece_count = static_cast<uint64_t>(processor.GetPieceSize());
     const uint64_t vocab_size = options.vocab_size != 0 ? options.vocab_size : piece_count;
     if (piece_count > vocab_size)
-        throw Error(ExitClass::blocker,
-                    error_message(kFile, "pieces",
-                                  std::to_string(piece_count) + " pieces, more than vocab_size " +
-                                      std::to_string(vocab_size),
-                                  "the tokenizer.model that belongs to this checkpoint"));
+        throw Error(ExitClass::blocker, kFile, "pieces",
+                    std::to_string(piece_count) + " pieces, more than vocab_size " +
+                        std::to_string(vocab_size),
+                    "the tokenizer.model that belongs to this checkpoint");
 
     TokenizerVocab vocab;
     vocab.model = "llama";
@@ -262,12 +259,10 @@ TokenizerVocab read_sentencepiece_model(const std::filesystem::path& model_dir,
     std::unordered_set<std::string_view> seen;
     for (uint64_t id = 0; id < vocab_size; ++id)
         if (!seen.insert(vocab.tokens[id]).second)
-            throw Error(
-                ExitClass::blocker,
-                error_message(kFile, "pieces",
-                              "token string '" + vocab.tokens[id] +
-                                  "' appears twice (second at id " + std::to_string(id) + ")",
-                              "unique token strings, as llama.cpp requires"));
+            throw Error(ExitClass::blocker, kFile, "pieces",
+                        "token string '" + vocab.tokens[id] + "' appears twice (second at id " +
+                            std::to_string(id) + ")",
+                        "unique token strings, as llama.cpp requires");
 
     // gguf-py's SpecialVocab without tokenizer.json has no added_tokens to look contents up in:
     // only the add_* flags, the chat template and config.json ids apply.

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "rebox/model/tokenizer_vocab.hpp"
+#include "model/tokenizer_vocab.hpp"
 
 namespace rebox::detail {
 

@@ -20,7 +20,7 @@ constexpr std::string_view kMetaspace = "\xE2\x96\x81";  // U+2581 '▁'
 
 [[noreturn]] void blocker(const std::string& field, const std::string& what,
                           const std::string& expected) {
-    throw Error(ExitClass::blocker, error_message(kFile, field, what, expected));
+    throw Error(ExitClass::blocker, kFile, field, what, expected);
 }
 
 std::string_view type_of(const element& item) {

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "rebox/model/tokenizer_vocab.hpp"
+#include "model/tokenizer_vocab.hpp"
 
 namespace rebox::detail {
 

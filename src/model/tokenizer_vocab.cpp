@@ -3,7 +3,7 @@
 // them; for byte-level BPE merges as gguf-py writes them and the pre-tokenizer name, for
 // SentencePiece-style BPE scores and add_space_prefix (tokenizer_spm.cpp). Special ids / add
 // flags / chat template are delegated to tokenizer_special.cpp.
-#include "rebox/model/tokenizer_vocab.hpp"
+#include "model/tokenizer_vocab.hpp"
 
 #include <simdjson.h>
 
@@ -33,7 +33,7 @@ constexpr uint64_t kMaxVocabSize = uint64_t{1} << 24;
 
 [[noreturn]] void blocker(const std::string& field, const std::string& what,
                           const std::string& expected = "") {
-    throw Error(ExitClass::blocker, error_message(kFile, field, what, expected));
+    throw Error(ExitClass::blocker, kFile, field, what, expected);
 }
 
 // Optional member of an object: a null element when absent.

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "encode/block_encode.hpp"
+#include "format/half.hpp"
 #include "quant_checks.hpp"
-#include "rebox/encode/block_encode.hpp"
-#include "rebox/format/half.hpp"
 
 namespace rebox::plan_detail {
 namespace {

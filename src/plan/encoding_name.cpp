@@ -1,6 +1,6 @@
 // Printable names of the plan's encodings and output types (used by `rebox plan`, the CLI's
 // --outtype, reports and messages).
-#include "rebox/plan/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace rebox {
 

@@ -2,7 +2,7 @@
 // TensorPlan whose values are the experts' values one after the other.
 #include "expert_stack.hpp"
 
-#include "rebox/format/ggml_type.hpp"
+#include "rebox/ggml_type.hpp"
 #include "tensor_rules.hpp"
 
 namespace rebox::plan_detail {

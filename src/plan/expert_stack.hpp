@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "rebox/arch/architecture.hpp"
-#include "rebox/plan/plan.hpp"
+#include "arch/architecture.hpp"
+#include "plan/plan.hpp"
 
 namespace rebox::plan_detail {
 

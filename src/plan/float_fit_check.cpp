@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cstring>
 
+#include "encode/block_encode.hpp"
+#include "encode/int_block_encode.hpp"
+#include "format/half.hpp"
 #include "quant_checks.hpp"
-#include "rebox/encode/block_encode.hpp"
-#include "rebox/encode/int_block_encode.hpp"
-#include "rebox/format/half.hpp"
 
 namespace rebox::plan_detail {
 

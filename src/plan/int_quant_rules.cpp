@@ -11,9 +11,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "rebox/format/ggml_type.hpp"
-#include "rebox/format/half.hpp"
-#include "rebox/source/int_quant_view.hpp"
+#include "format/half.hpp"
+#include "rebox/ggml_type.hpp"
+#include "source/int_quant_view.hpp"
 
 namespace rebox::plan_detail {
 namespace {
@@ -167,7 +167,7 @@ IntBlockChoice choose_int_block_type(const IntQuantView& v, bool q4_1_only) {
                              range_kind + range_text(lo, hi) + " -> ";
     const auto choose = [&](Encoding encoding, GgmlType type, const std::string& why) {
         choice.encoding = encoding;
-        choice.type = static_cast<uint32_t>(type);
+        choice.type = type;
         choice.note = head + ggml_type_name(choice.type) + why;
         if (scan.zero_blocks > 0) {
             choice.zero_blocks_get_zero_scale = true;

@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "rebox/plan/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace rebox::plan_detail {
 
 struct IntBlockChoice {
     std::optional<Encoding> encoding;  // set when a block type holds the tensor exactly
-    uint32_t type = 0;                 // its ggml type id
+    GgmlType type = GgmlType::F32;     // its ggml type
     std::string note;                  // which type and why, e.g. "4-bit, q-z in [-9,6] -> Q5_0"
     bool zero_blocks_get_zero_scale = false;
     struct Refusal {

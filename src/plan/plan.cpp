@@ -1,7 +1,7 @@
 // make_plan: config.json, tokenizer and pooling from the model directory, a TensorPlan or Blocker
 // for every source tensor (never skipped), the architecture's completeness and shape checks, output
 // order, and the KV set (model metadata + rebox provenance). Nothing is written here.
-#include "rebox/plan/plan.hpp"
+#include "plan/plan.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -9,15 +9,15 @@
 #include <set>
 #include <string_view>
 
+#include "arch/architecture.hpp"
+#include "arch/transforms.hpp"
 #include "expert_stack.hpp"
-#include "rebox/arch/architecture.hpp"
-#include "rebox/arch/transforms.hpp"
+#include "format/safetensors.hpp"
+#include "model/gguf_metadata.hpp"
+#include "model/pooling.hpp"
+#include "model/tokenizer_vocab.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/ggml_type.hpp"
-#include "rebox/format/safetensors.hpp"
-#include "rebox/model/gguf_metadata.hpp"
-#include "rebox/model/pooling.hpp"
-#include "rebox/model/tokenizer_vocab.hpp"
+#include "rebox/ggml_type.hpp"
 #include "rebox/version.hpp"
 #include "tensor_rules.hpp"
 
@@ -78,10 +78,9 @@ std::optional<TokenizerVocab> read_vocab(const SourceModel& source, const ModelC
         return vocab;
     } catch (const Error& e) {
         if (e.exit_class() != ExitClass::blocker) throw;
-        // The message starts with "tokenizer.json: " already; the Blocker names the file once.
-        std::string reason = e.what();
-        constexpr std::string_view kPrefix = "tokenizer.json: ";
-        if (reason.starts_with(kPrefix)) reason.erase(0, kPrefix.size());
+        // The Blocker names tokenizer.json itself; another file (tokenizer.model) stays named.
+        std::string reason = error_message(e.file() == "tokenizer.json" ? "" : e.file(), e.field(),
+                                           e.problem(), e.expected());
         blockers->push_back(Blocker{"tokenizer.json", std::move(reason),
                                     "use the model's own tokenizer.json (--tokenizer-pre NAME when "
                                     "only the pre-tokenizer is unknown)"});
@@ -249,7 +248,7 @@ bool attach_value_transform(arch::ValueTransform transform, const SourceTensor& 
             "keep the norm weights unquantized (BF16/F16/F32) in the checkpoint"});
         return false;
     }
-    plan->type = static_cast<uint32_t>(GgmlType::F32);
+    plan->type = GgmlType::F32;
     plan->encoding = Encoding::add_one_f32;
     plan->nbytes = 4 * source.element_count();
     plan->note = std::string(float_dtype_name(source.float_dtype)) + " weight + 1 -> F32" +
@@ -265,7 +264,7 @@ TensorPlan computed_rope_freqs(const ModelConfig& config) {
     tensor.source_index = TensorPlan::kComputed;
     tensor.gguf_name = std::string(arch::extra_tensor_name(arch::ExtraTensor::rope_freqs_llama3));
     tensor.computed = arch::llama3_rope_freqs(config);
-    tensor.type = static_cast<uint32_t>(GgmlType::F32);
+    tensor.type = GgmlType::F32;
     tensor.ne = {static_cast<int64_t>(tensor.computed.size())};
     tensor.nbytes = 4 * tensor.computed.size();
     tensor.encoding = Encoding::copy_f32;
@@ -280,7 +279,7 @@ TensorPlan computed_rope_factors(const ModelConfig& config, arch::ExtraTensor ex
     tensor.source_index = TensorPlan::kComputed;
     tensor.gguf_name = std::string(arch::extra_tensor_name(extra));
     tensor.computed = arch::phi3_rope_factors(config, is_long);
-    tensor.type = static_cast<uint32_t>(GgmlType::F32);
+    tensor.type = GgmlType::F32;
     tensor.ne = {static_cast<int64_t>(tensor.computed.size())};
     tensor.nbytes = 4 * tensor.computed.size();
     tensor.encoding = Encoding::copy_f32;

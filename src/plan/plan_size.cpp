@@ -1,7 +1,7 @@
 // plan_file_bytes: the exact single-file GGUF size of a plan, from the same GgufLayout the writer
 // uses (KVs, tensor infos, 32-byte aligned data).
-#include "rebox/format/gguf_layout.hpp"
-#include "rebox/plan/plan.hpp"
+#include "format/gguf_layout.hpp"
+#include "plan/plan.hpp"
 
 namespace rebox {
 

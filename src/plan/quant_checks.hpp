@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "rebox/source/source_model.hpp"
+#include "source/source_model.hpp"
 
 namespace rebox::plan_detail {
 

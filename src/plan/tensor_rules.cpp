@@ -19,7 +19,7 @@
 
 #include "int_quant_rules.hpp"
 #include "quant_checks.hpp"
-#include "rebox/format/ggml_type.hpp"
+#include "rebox/ggml_type.hpp"
 
 namespace rebox::plan_detail {
 namespace {
@@ -98,7 +98,7 @@ bool plan_float_outtype(const SourceTensor& source, OutType outtype, TensorPlan*
                         std::vector<Blocker>* blockers) {
     const bool f16 = outtype == OutType::f16;
     const char* type = f16 ? "F16" : "BF16";
-    plan->type = static_cast<uint32_t>(f16 ? GgmlType::F16 : GgmlType::BF16);
+    plan->type = f16 ? GgmlType::F16 : GgmlType::BF16;
     if (!source.is_quantized() &&
         source.float_dtype == (f16 ? FloatDtype::F16 : FloatDtype::BF16)) {
         plan->encoding = f16 ? Encoding::copy_f16 : Encoding::copy_bf16;
@@ -148,7 +148,7 @@ bool plan_quantized(const SourceTensor& source, const PlanOptions& options, Tens
     const uint64_t n_values = source.element_count();
     plan->ne = reversed(source.shape);
     if (options.outtype == OutType::f32) {
-        plan->type = static_cast<uint32_t>(GgmlType::F32);
+        plan->type = GgmlType::F32;
         plan->encoding = Encoding::dequant_f32;
         plan->note = "--outtype f32: binary32 values";
         return true;
@@ -171,7 +171,7 @@ bool plan_quantized(const SourceTensor& source, const PlanOptions& options, Tens
     if (refusals.empty()) {
         const QuantView& q = *source.quant;
         const bool q5 = q.bits == 5;
-        plan->type = static_cast<uint32_t>(q5 ? GgmlType::Q5_1 : GgmlType::Q4_1);
+        plan->type = q5 ? GgmlType::Q5_1 : GgmlType::Q4_1;
         plan->encoding = q5 ? Encoding::q5_1_repack : Encoding::q4_1_repack;
         plan->note = std::to_string(q.bits) + "-bit codes -> " + (q5 ? "Q5_1" : "Q4_1") +
                      " blocks, scale/min as fp16 d/m";
@@ -209,7 +209,7 @@ bool plan_quantized(const SourceTensor& source, const PlanOptions& options, Tens
         }
         return false;
     }
-    plan->type = static_cast<uint32_t>(f16 ? GgmlType::F16 : GgmlType::F32);
+    plan->type = f16 ? GgmlType::F16 : GgmlType::F32;
     plan->encoding = f16 ? Encoding::dequant_f16 : Encoding::dequant_f32;
     plan->note =
         "fallback (" + joined_reasons(refusals) + ") -> " +
@@ -232,7 +232,7 @@ bool plan_float(const SourceTensor& source, const std::string& gguf_name, OutTyp
         return plan_float_outtype(source, outtype, plan, blockers);
     const std::string dtype = float_dtype_name(source.float_dtype);
     if (always_f32 || outtype == OutType::f32 || source.float_dtype == FloatDtype::F32) {
-        plan->type = static_cast<uint32_t>(GgmlType::F32);
+        plan->type = GgmlType::F32;
         plan->encoding =
             source.float_dtype == FloatDtype::F32 ? Encoding::copy_f32 : Encoding::widen_f32;
         plan->note =
@@ -241,11 +241,11 @@ bool plan_float(const SourceTensor& source, const std::string& gguf_name, OutTyp
                 : dtype + " widened to F32 exactly" +
                       (always_f32 ? " (norms and 1-D tensors stay F32)" : " (--outtype f32)");
     } else if (source.float_dtype == FloatDtype::F16) {
-        plan->type = static_cast<uint32_t>(GgmlType::F16);
+        plan->type = GgmlType::F16;
         plan->encoding = Encoding::copy_f16;
         plan->note = "F16 copied";
     } else {
-        plan->type = static_cast<uint32_t>(GgmlType::BF16);
+        plan->type = GgmlType::BF16;
         plan->encoding = Encoding::copy_bf16;
         plan->note = "BF16 copied";
     }
@@ -286,7 +286,7 @@ bool plan_router_f32(const SourceTensor& source, size_t source_index, const std:
         return false;
     }
     plan->ne = reversed(source.shape);
-    plan->type = static_cast<uint32_t>(GgmlType::F32);
+    plan->type = GgmlType::F32;
     const std::string convention =
         " (the " + arch +
         " registry writes the router as exact F32, as llama.cpp's converter does)";

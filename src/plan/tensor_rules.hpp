@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "rebox/plan/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace rebox::plan_detail {
 

@@ -4,7 +4,7 @@
 // [in/group, out]. The view reads code (r, k) where it is stored, so no transposed copy is made.
 #include "../model/json_file.hpp"
 #include "prequant_common.hpp"
-#include "rebox/source/prequant_readers.hpp"
+#include "source/prequant_readers.hpp"
 #include "source_helpers.hpp"
 
 namespace rebox {

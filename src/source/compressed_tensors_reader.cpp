@@ -8,7 +8,7 @@
 // config_groups (group or channel strategy).
 #include "../model/json_file.hpp"
 #include "prequant_common.hpp"
-#include "rebox/source/prequant_readers.hpp"
+#include "source/prequant_readers.hpp"
 #include "source_helpers.hpp"
 
 namespace rebox {

@@ -1,8 +1,8 @@
 // read_float_model: safetensors files -> SourceModel with format "float", one float SourceTensor
 // per F32/F16/BF16 tensor (its bytes mapped, never converted here), a Blocker for any other dtype.
-#include "rebox/source/float_reader.hpp"
+#include "source/float_reader.hpp"
 
-#include "rebox/format/safetensors.hpp"
+#include "format/safetensors.hpp"
 #include "source_helpers.hpp"
 
 namespace rebox {

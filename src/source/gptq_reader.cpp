@@ -8,8 +8,8 @@
 
 #include "../model/json_file.hpp"
 #include "prequant_common.hpp"
-#include "rebox/source/int_quant_view.hpp"
-#include "rebox/source/prequant_readers.hpp"
+#include "source/int_quant_view.hpp"
+#include "source/prequant_readers.hpp"
 #include "source_helpers.hpp"
 
 namespace rebox {

@@ -1,12 +1,12 @@
 // Accessors of an IntQuantView (docs/formats.md §5): one function per job, each switching on the
 // checkpoint's packing. Every word is a little-endian int32 read byte by byte, so the code is the
 // same on any host.
-#include "rebox/source/int_quant_view.hpp"
+#include "source/int_quant_view.hpp"
 
 #include <algorithm>
 #include <cstring>
 
-#include "rebox/format/half.hpp"
+#include "format/half.hpp"
 
 namespace rebox {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "rebox/source/source_model.hpp"
+#include "source/source_model.hpp"
 
 namespace rebox::mcq {
 

@@ -1,6 +1,6 @@
 // mcq-v1 "Bits after the last code, up to the byte boundary, are zero": every stream bit at or
 // after n_codes*bits must be zero (a stream too short to hold the codes is not valid either).
-#include "rebox/source/mcq_reader.hpp"
+#include "source/mcq_reader.hpp"
 
 namespace rebox {
 

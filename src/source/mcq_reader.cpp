@@ -2,14 +2,14 @@
 // SourceTensor when its .qcodes/.scales/.mins in the same file pass every rule of the spec's
 // "What a reader must refuse"; otherwise a Blocker names it and it is left out. bits/group/shape
 // come from the metadata only; byte counts are checked against them, never used to infer them.
-#include "rebox/source/mcq_reader.hpp"
+#include "source/mcq_reader.hpp"
 
 #include <map>
 #include <set>
 #include <string_view>
 
+#include "format/safetensors.hpp"
 #include "mcq_metadata.hpp"
-#include "rebox/format/safetensors.hpp"
 #include "source_helpers.hpp"
 
 namespace rebox {

@@ -3,14 +3,14 @@
 // becomes a Blocker naming the tensor (the module is left out). The words of a U32 weight are
 // little-endian, rows are whole words and cols*bits is a multiple of 32, so the tensor's bytes are
 // one flat lsb0 stream: code j of row r is code r*cols+j of the QuantView.
-#include "rebox/source/mlx_reader.hpp"
+#include "source/mlx_reader.hpp"
 
 #include <map>
 #include <string_view>
 
 #include "../model/json_file.hpp"
+#include "format/safetensors.hpp"
 #include "mlx_config.hpp"
-#include "rebox/format/safetensors.hpp"
 #include "source_helpers.hpp"
 
 namespace rebox {

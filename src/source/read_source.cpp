@@ -1,16 +1,16 @@
 // detect_source_format / read_source_model: one look at config.json's quant_method (gptq, awq,
 // compressed-tensors) and the safetensors headers, then the matching adapter reads the directory.
-#include "rebox/source/read_source.hpp"
+#include "source/read_source.hpp"
 
 #include "../model/json_file.hpp"
+#include "format/safetensors.hpp"
 #include "mlx_config.hpp"
 #include "prequant_common.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/safetensors.hpp"
-#include "rebox/source/float_reader.hpp"
-#include "rebox/source/mcq_reader.hpp"
-#include "rebox/source/mlx_reader.hpp"
-#include "rebox/source/prequant_readers.hpp"
+#include "source/float_reader.hpp"
+#include "source/mcq_reader.hpp"
+#include "source/mlx_reader.hpp"
+#include "source/prequant_readers.hpp"
 
 namespace rebox {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "rebox/format/safetensors.hpp"
-#include "rebox/source/source_model.hpp"
+#include "format/safetensors.hpp"
+#include "source/source_model.hpp"
 
 namespace rebox::source_detail {
 

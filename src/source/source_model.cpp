@@ -1,5 +1,5 @@
 // Small helpers of the adapter-neutral SourceModel types.
-#include "rebox/source/source_model.hpp"
+#include "source/source_model.hpp"
 
 namespace rebox {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "rebox/model/model_config.hpp"
+#include "model/model_config.hpp"
 
 namespace rebox::verify_ref {
 

@@ -7,12 +7,12 @@
 #include <type_traits>
 #include <variant>
 
-#include "rebox/arch/architecture.hpp"
+#include "arch/architecture.hpp"
+#include "format/gguf_layout.hpp"
+#include "model/pooling.hpp"
+#include "model/tokenizer_vocab.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/ggml_type.hpp"
-#include "rebox/format/gguf_layout.hpp"
-#include "rebox/model/pooling.hpp"
-#include "rebox/model/tokenizer_vocab.hpp"
+#include "rebox/ggml_type.hpp"
 #include "ref_rope.hpp"
 
 namespace rebox::verify_ref {

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "rebox/format/gguf_file.hpp"
-#include "rebox/format/gguf_shards.hpp"
-#include "rebox/model/model_config.hpp"
+#include "format/gguf_file.hpp"
+#include "format/gguf_shards.hpp"
+#include "model/model_config.hpp"
 
 namespace rebox::verify_ref {
 

@@ -8,7 +8,7 @@
 
 #include <filesystem>
 
-#include "rebox/format/safetensors.hpp"
+#include "format/safetensors.hpp"
 #include "source_index.hpp"
 
 namespace rebox::verify_ref {

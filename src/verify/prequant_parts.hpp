@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "format/safetensors.hpp"
 #include "prequant_config.hpp"
-#include "rebox/format/safetensors.hpp"
 #include "source_index.hpp"
 
 namespace rebox::verify_ref {

@@ -6,8 +6,8 @@
 // plain float entry.
 #pragma once
 
+#include "format/safetensors.hpp"
 #include "prequant_config.hpp"
-#include "rebox/format/safetensors.hpp"
 #include "source_index.hpp"
 
 namespace rebox::verify_ref {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "rebox/model/model_config.hpp"
+#include "model/model_config.hpp"
 
 namespace rebox::verify_ref {
 

@@ -5,8 +5,8 @@
 
 #include <set>
 
+#include "model/tensor_names.hpp"
 #include "rebox/error.hpp"
-#include "rebox/model/tensor_names.hpp"
 #include "ref_lsb0.hpp"
 
 namespace rebox::verify_ref {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "format/safetensors.hpp"
 #include "mcq_metadata.hpp"
 #include "prequant_expected.hpp"
-#include "rebox/format/safetensors.hpp"
 #include "ref_expected.hpp"
 
 namespace rebox::verify_ref {

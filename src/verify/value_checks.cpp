@@ -213,6 +213,8 @@ UnitScheduler::UnitScheduler(std::vector<ValueJob>& jobs,
 
 UnitScheduler::~UnitScheduler() = default;
 
+size_t UnitScheduler::unit_count() const { return units_.size(); }
+
 void UnitScheduler::make_ready(size_t unit) {
     if (queued_[unit].exchange(true)) return;
     std::lock_guard lock(mutex_);
@@ -266,12 +268,18 @@ bool UnitScheduler::run_ready_unit() {
     }
     try {
         run_unit(u);
+        units_done_.fetch_add(1, std::memory_order_relaxed);
     } catch (...) {
         std::lock_guard lock(mutex_);
         if (!error_) error_ = std::current_exception();
         return false;
     }
     return true;
+}
+
+void UnitScheduler::cancel(std::exception_ptr reason) {
+    std::lock_guard lock(mutex_);
+    if (!error_) error_ = std::move(reason);
 }
 
 void UnitScheduler::run_all(unsigned threads) {

@@ -14,14 +14,15 @@
 #include <span>
 #include <vector>
 
-#include "rebox/format/mapped_file.hpp"
+#include "format/mapped_file.hpp"
+#include "rebox/ggml_type.hpp"
 #include "ref_compare.hpp"
 #include "source_index.hpp"
 
 namespace rebox::verify_ref {
 
 struct ValueJob {
-    uint32_t gguf_type = 0;               // decodable (checked by the caller)
+    uint32_t gguf_type = 0;               // raw ggml id, decodable (checked by the caller)
     std::span<const uint8_t> gguf_data;   // exactly the tensor's bytes (checked by the caller)
     const SourceEntry* source = nullptr;  // usable (no problem), same element count
     uint64_t values = 0;
@@ -69,6 +70,11 @@ class UnitScheduler {
     // Makes every unit ready (the whole file is written) and runs what is left on `threads`
     // workers. Rethrows the first exception a unit raised.
     void run_all(unsigned threads);
+    // Units finished so far, and all units; for progress reports. Thread-safe.
+    size_t units_done() const { return units_done_.load(std::memory_order_relaxed); }
+    size_t unit_count() const;
+    // Stops handing out units; run_all() then rethrows `reason`. Thread-safe.
+    void cancel(std::exception_ptr reason);
 
   private:
     struct Unit;
@@ -84,6 +90,7 @@ class UnitScheduler {
     std::mutex mutex_;                                   // ready_, the job results, error_
     std::deque<size_t> ready_;
     std::exception_ptr error_;
+    std::atomic<size_t> units_done_{0};
 };
 
 // Runs every job on `threads` workers (>= 1). Bytes a finished unit read are released from

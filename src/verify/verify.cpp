@@ -5,9 +5,11 @@
 // bit (own unpacking, own dequantizers), then checks the tensor set, KVs and layout. The report's
 // max abs error covers the re-encoded (quantized-source) tensors; the summary line counts them and,
 // apart, the copied (float-source) ones, so a float checkpoint's verdict says something too.
-#include "rebox/verify/verify.hpp"
+#include "verify/verify.hpp"
 
+#include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <deque>
@@ -16,18 +18,18 @@
 #include <memory>
 #include <thread>
 
+#include "arch/architecture.hpp"
 #include "expected_shapes.hpp"
+#include "format/gguf_file.hpp"
+#include "format/gguf_shards.hpp"
+#include "format/safetensors.hpp"
 #include "metadata_checks.hpp"
 #include "mlx_source_index.hpp"
+#include "model/model_config.hpp"
+#include "model/tensor_names.hpp"
 #include "prequant_source_index.hpp"
-#include "rebox/arch/architecture.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/ggml_type.hpp"
-#include "rebox/format/gguf_file.hpp"
-#include "rebox/format/gguf_shards.hpp"
-#include "rebox/format/safetensors.hpp"
-#include "rebox/model/model_config.hpp"
-#include "rebox/model/tensor_names.hpp"
+#include "rebox/ggml_type.hpp"
 #include "ref_dequant.hpp"
 #include "ref_rope.hpp"
 #include "source_index.hpp"
@@ -89,7 +91,7 @@ bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const Sourc
         return false;
     }
     verify_ref::DecodableType layout{};
-    if (!verify_ref::decodable_type(info.type, &layout)) {
+    if (!verify_ref::decodable_type(ggml_type_id(info.type), &layout)) {
         check.problem =
             error_message(file, info.name, "type " + check.gguf_type + " cannot be decoded",
                           "Q4_1, Q5_1, Q4_0, Q5_0, Q8_0, F16, BF16 or F32");
@@ -110,7 +112,7 @@ bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const Sourc
             std::to_string(values / layout.block_size * layout.block_bytes) + " bytes");
         return false;
     }
-    job.gguf_type = info.type;
+    job.gguf_type = ggml_type_id(info.type);
     job.gguf_data = data;
     job.gguf_shard = tensor.shard;
     job.gguf_file_offset = gguf.shard(tensor.shard).data_offset() + info.offset;
@@ -172,7 +174,7 @@ void check_generated(const GgufSet& gguf, const GgufSet::Tensor& tensor,
     }
     const std::vector<float>& expected = generated.values;
     const std::span<const uint8_t> data = gguf.tensor_data(tensor);
-    if (info.type != 0 || info.ne != std::vector<int64_t>{int64_t(expected.size())} ||
+    if (info.type != GgmlType::F32 || info.ne != std::vector<int64_t>{int64_t(expected.size())} ||
         data.size() != 4 * expected.size()) {
         check.problem = error_message(file, info.name, "type/shape",
                                       "F32 [" + std::to_string(expected.size()) + "]");
@@ -272,6 +274,38 @@ std::map<std::string, GeneratedTensor> wanted_generated(const arch::Architecture
     return wanted;
 }
 
+// Runs what is left of the value checks; the caller's callback sees units done / all units from
+// one ticker thread, and returning false cancels.
+void run_with_progress(verify_ref::UnitScheduler& scheduler, unsigned threads,
+                       const ProgressCallback& progress) {
+    if (!progress) return scheduler.run_all(threads);
+    const auto cancelled = [] {
+        return std::make_exception_ptr(
+            Error(ExitClass::cancelled, "", "", "cancelled by the progress callback"));
+    };
+    std::atomic<bool> running{true};
+    std::thread ticker([&] {
+        while (running.load()) {
+            if (!progress(Progress{"verify", scheduler.units_done(), scheduler.unit_count()})) {
+                scheduler.cancel(cancelled());
+                return;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+    });
+    try {
+        scheduler.run_all(threads);
+    } catch (...) {
+        running = false;
+        ticker.join();
+        throw;
+    }
+    running = false;
+    ticker.join();
+    if (!progress(Progress{"verify", scheduler.unit_count(), scheduler.unit_count()}))
+        std::rethrow_exception(cancelled());
+}
+
 }  // namespace
 
 bool VerifyReport::ok() const {
@@ -304,6 +338,7 @@ struct VerifySession::State {
     ModelConfig config;
     SafetensorsModel model;
     unsigned threads = 1;
+    ProgressCallback progress;
     VerifyReport report;
     SourceIndex index;
     std::vector<ValueJob> jobs;
@@ -335,9 +370,8 @@ VerifySession::VerifySession(const std::filesystem::path& model_dir, GgufSet ggu
     const std::string& file = gguf.shard(0).display_name();
     const arch::Architecture* arch = arch::find_architecture(config.model_type);
     if (arch == nullptr)
-        throw Error(ExitClass::input, error_message("config.json", "model_type",
-                                                    "'" + config.model_type + "' is not supported",
-                                                    arch::supported_model_types()));
+        throw Error(ExitClass::input, "config.json", "model_type",
+                    "'" + config.model_type + "' is not supported", arch::supported_model_types());
     s.generated = wanted_generated(*arch, config);
     std::map<std::string, GeneratedTensor>& generated = s.generated;
 
@@ -460,6 +494,7 @@ VerifySession::VerifySession(const std::filesystem::path& model_dir, GgufSet ggu
 
     s.threads =
         options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    s.progress = options.progress;
     for (const auto& source_file : model.files()) s.mappings.push_back(source_file->mapping());
     for (size_t i = 0; i < gguf.shard_count(); ++i) s.mappings.push_back(gguf.shard(i).mapping());
     s.scheduler = std::make_unique<verify_ref::UnitScheduler>(jobs, s.mappings);
@@ -481,7 +516,7 @@ VerifyReport VerifySession::finish() {
     VerifyReport& report = s.report;
     std::vector<ValueJob>& jobs = s.jobs;
     const std::vector<size_t>& job_tensor = s.job_tensor;
-    s.scheduler->run_all(s.threads);
+    run_with_progress(*s.scheduler, s.threads, s.progress);
     for (const auto& g : s.generated_checks)
         check_generated(gguf, *g.tensor, *g.wanted, report.tensors[g.check]);
     for (size_t j = 0; j < jobs.size(); ++j) {

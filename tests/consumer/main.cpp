@@ -1,8 +1,8 @@
 // Uses the installed library: builds a GGUF layout in memory and checks its size arithmetic.
 #include <cstdio>
 
-#include "rebox/format/gguf_layout.hpp"
-#include "rebox/format/half.hpp"
+#include "format/gguf_layout.hpp"
+#include "format/half.hpp"
 
 int main() {
     rebox::GgufLayout layout;

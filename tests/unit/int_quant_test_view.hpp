@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "quant_test_bytes.hpp"
-#include "rebox/source/source_model.hpp"
+#include "source/source_model.hpp"
 
 namespace rebox::test {
 

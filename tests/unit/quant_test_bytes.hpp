@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "rebox/source/source_model.hpp"
+#include "source/source_model.hpp"
 
 namespace rebox::test {
 

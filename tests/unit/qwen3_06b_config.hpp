@@ -2,7 +2,7 @@
 // H=16, Hkv=8, D=128, F=3072, 28 layers, vocab 151669), for tests that need a real-sized config.
 #pragma once
 
-#include "rebox/model/model_config.hpp"
+#include "model/model_config.hpp"
 
 namespace rebox::test {
 

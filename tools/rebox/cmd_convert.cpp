@@ -6,11 +6,12 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "format/atomic_output.hpp"
+#include "format/gguf_shards.hpp"
 #include "plan_summary.hpp"
-#include "rebox/convert/convert.hpp"
+#include "progress_line.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/atomic_output.hpp"
-#include "rebox/format/gguf_shards.hpp"
+#include "rebox/rebox.hpp"
 #include "report_json.hpp"
 
 namespace rebox::cli {
@@ -42,12 +43,14 @@ int run_convert(const ConvertArgs& args) {
     if (args.name) options.plan.name = *args.name;
     options.plan.allow_lossless_fallback = args.allow_lossless_fallback;
     options.verify = args.verify;
-    options.overwrite = args.force;
+    options.force = args.force;
     options.threads = args.threads;
-    options.progress = !args.quiet;
     if (args.split_max_size) options.split.max_bytes = parse_split_size(*args.split_max_size);
 
-    const ConvertResult result = convert_model(options);
+    ProgressLine line(!args.quiet);
+    options.progress = line.callback();
+    const ConvertReport result = convert_model(options);
+    line.finish();
 
     if (args.json_report) {
         nlohmann::json report = {
@@ -60,9 +63,9 @@ int run_convert(const ConvertArgs& args) {
                  return files;
              }()},
             {"outtype", args.outtype},
-            {"written", result.committed},
+            {"written", result.written},
             {"output_bytes", result.output_bytes},
-            {"plan", plan_to_json(result.plan, nullptr)},
+            {"plan", plan_to_json(result.plan)},
             {"seconds",
              {{"total", result.seconds_total},
               {"write", result.seconds_write},

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "gguf_tool_commands.hpp"
+#include "gguf_tools/gguf_diff.hpp"
 #include "rebox/error.hpp"
-#include "rebox/gguf_tools/gguf_diff.hpp"
 
 namespace rebox::cli {
 namespace {

@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "format/gguf_shards.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/gguf_shards.hpp"
 
 namespace rebox::cli {
 namespace {

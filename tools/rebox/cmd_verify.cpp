@@ -7,8 +7,8 @@
 
 #include "commands.hpp"
 #include "rebox/error.hpp"
-#include "rebox/verify/verify.hpp"
 #include "report_json.hpp"
+#include "verify/verify.hpp"
 
 namespace rebox::cli {
 namespace {

@@ -10,13 +10,13 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "format/gguf_file.hpp"
+#include "format/gguf_shards.hpp"
+#include "format/mapped_file.hpp"
+#include "gguf_tools/trailing_data.hpp"
 #include "inspect.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/ggml_type.hpp"
-#include "rebox/format/gguf_file.hpp"
-#include "rebox/format/gguf_shards.hpp"
-#include "rebox/format/mapped_file.hpp"
-#include "rebox/gguf_tools/trailing_data.hpp"
+#include "rebox/ggml_type.hpp"
 
 namespace rebox::cli {
 namespace {
@@ -28,7 +28,7 @@ struct TypeTotal {
     uint64_t bytes = 0;
 };
 
-std::map<uint32_t, TypeTotal> totals_by_type(const std::vector<const GgufTensorInfo*>& tensors);
+std::map<GgmlType, TypeTotal> totals_by_type(const std::vector<const GgufTensorInfo*>& tensors);
 
 std::vector<const GgufTensorInfo*> tensor_list(const GgufFile& file) {
     std::vector<const GgufTensorInfo*> list;
@@ -36,12 +36,12 @@ std::vector<const GgufTensorInfo*> tensor_list(const GgufFile& file) {
     return list;
 }
 
-std::map<uint32_t, TypeTotal> totals_by_type(const GgufFile& file) {
+std::map<GgmlType, TypeTotal> totals_by_type(const GgufFile& file) {
     return totals_by_type(tensor_list(file));
 }
 
-std::map<uint32_t, TypeTotal> totals_by_type(const std::vector<const GgufTensorInfo*>& tensors) {
-    std::map<uint32_t, TypeTotal> totals;
+std::map<GgmlType, TypeTotal> totals_by_type(const std::vector<const GgufTensorInfo*>& tensors) {
+    std::map<GgmlType, TypeTotal> totals;
     for (const GgufTensorInfo* t : tensors) {
         totals[t->type].count += 1;
         totals[t->type].bytes += t->nbytes;
@@ -74,7 +74,7 @@ Json kv_json(const GgufKV& kv) {
     return out;
 }
 
-Json totals_json(const std::map<uint32_t, TypeTotal>& totals) {
+Json totals_json(const std::map<GgmlType, TypeTotal>& totals) {
     Json out = Json::object();
     for (const auto& [type, total] : totals)
         out[ggml_type_name(type)] = Json{{"count", total.count}, {"bytes", total.bytes}};
@@ -139,7 +139,7 @@ std::string join_ne(const std::vector<int64_t>& ne) {
     return out;
 }
 
-void print_totals(const std::map<uint32_t, TypeTotal>& totals) {
+void print_totals(const std::map<GgmlType, TypeTotal>& totals) {
     TypeTotal all;
     for (const auto& [type, total] : totals) {
         std::printf("  %-7s  count %6" PRIu64 "  bytes %14" PRIu64 "\n",

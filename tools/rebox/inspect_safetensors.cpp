@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "format/safetensors.hpp"
 #include "inspect.hpp"
-#include "rebox/format/safetensors.hpp"
 
 namespace rebox::cli {
 namespace {

@@ -3,13 +3,13 @@
 
 #include <map>
 
-#include "rebox/format/ggml_type.hpp"
+#include "rebox/ggml_type.hpp"
 
 namespace rebox::cli {
 
-std::string type_counts(const Plan& plan) {
+std::string type_counts(const PlanReport& plan) {
     std::map<std::string, size_t> counts;
-    for (const TensorPlan& tp : plan.tensors) ++counts[ggml_type_name(tp.type)];
+    for (const PlannedTensor& t : plan.tensors) ++counts[ggml_type_name(t.type)];
     std::string text;
     for (const auto& [name, n] : counts)
         text += (text.empty() ? "" : ", ") + std::to_string(n) + " " + name;

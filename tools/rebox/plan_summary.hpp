@@ -3,11 +3,11 @@
 
 #include <string>
 
-#include "rebox/plan/plan.hpp"
+#include "rebox/rebox.hpp"
 
 namespace rebox::cli {
 
 // How many tensors of each GGUF type the plan writes, e.g. "113 F32, 197 Q4_1" (by type name).
-std::string type_counts(const Plan& plan);
+std::string type_counts(const PlanReport& plan);
 
 }  // namespace rebox::cli

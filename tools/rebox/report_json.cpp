@@ -3,8 +3,8 @@
 
 #include <cstdio>
 
-#include "rebox/format/atomic_output.hpp"
-#include "rebox/format/ggml_type.hpp"
+#include "format/atomic_output.hpp"
+#include "rebox/ggml_type.hpp"
 
 namespace rebox::cli {
 
@@ -39,45 +39,39 @@ nlohmann::json verify_report_to_json(const VerifyReport& report) {
             {"tensors", std::move(tensors)}};
 }
 
-nlohmann::json plan_to_json(const Plan& plan, const SourceModel* source) {
+nlohmann::json plan_to_json(const PlanReport& plan) {
     nlohmann::json tensors = nlohmann::json::array();
     uint64_t gguf_tensor_bytes = 0;
-    for (const TensorPlan& tp : plan.tensors) {
-        nlohmann::json row = {{"gguf_name", tp.gguf_name},
-                              {"type", ggml_type_name(tp.type)},
-                              {"encoding", encoding_name(tp.encoding)},
-                              {"ne", tp.ne},
-                              {"nbytes", tp.nbytes},
-                              {"note", tp.note}};
-        if (tp.zero_code_groups_get_zero_scale) row["zero_code_groups_get_zero_scale"] = true;
-        if (!tp.expert_sources.empty()) {  // stacked: source_name is expert 0's
-            row["experts"] = tp.expert_sources.size();
-            row["expert_values"] = tp.expert_values;
+    nlohmann::json type_counts = nlohmann::json::object();
+    for (const PlannedTensor& t : plan.tensors) {
+        nlohmann::json row = {{"gguf_name", t.gguf_name}, {"type", ggml_type_name(t.type)},
+                              {"encoding", t.encoding},   {"ne", t.ne},
+                              {"nbytes", t.nbytes},       {"note", t.note}};
+        if (t.zero_code_groups_get_zero_scale) row["zero_code_groups_get_zero_scale"] = true;
+        if (t.experts > 0) {  // stacked: source_name is expert 0's
+            row["experts"] = t.experts;
+            row["expert_values"] = t.expert_values;
         }
-        if (source != nullptr && tp.source_index < source->tensors.size()) {
-            const SourceTensor& st = source->tensors[tp.source_index];
-            row["source_name"] = st.name;
-            row["source_shape"] = st.shape;
-            if (st.is_quantized()) {
-                row["bits"] = st.quant_bits();
-                row["group"] = st.quant_group();
+        if (!t.source_name.empty()) {
+            row["source_name"] = t.source_name;
+            row["source_shape"] = t.source_shape;
+            if (t.bits > 0) {
+                row["bits"] = t.bits;
+                row["group"] = t.group;
             } else {
-                row["source_dtype"] = float_dtype_name(st.float_dtype);
+                row["source_dtype"] = t.source_dtype;
             }
         }
-        gguf_tensor_bytes += tp.nbytes;
-        tensors.push_back(std::move(row));
-    }
-    nlohmann::json type_counts = nlohmann::json::object();
-    for (const TensorPlan& tp : plan.tensors) {
-        nlohmann::json& count = type_counts[ggml_type_name(tp.type)];
+        gguf_tensor_bytes += t.nbytes;
+        nlohmann::json& count = type_counts[ggml_type_name(t.type)];
         count = count.is_null() ? 1 : count.get<int>() + 1;
+        tensors.push_back(std::move(row));
     }
     nlohmann::json blockers = nlohmann::json::array();
     for (const Blocker& b : plan.blockers)
         blockers.push_back({{"tensor", b.tensor}, {"reason", b.reason}, {"fix", b.fix}});
     nlohmann::json json = {{"arch", plan.arch},
-                           {"plannable", plan.blockers.empty()},
+                           {"plannable", plan.ok()},
                            {"tensors", std::move(tensors)},
                            {"type_counts", std::move(type_counts)},
                            {"blockers", std::move(blockers)},
@@ -85,11 +79,10 @@ nlohmann::json plan_to_json(const Plan& plan, const SourceModel* source) {
                            {"source_bytes", plan.source_bytes},
                            {"tensor_bytes", gguf_tensor_bytes}};
     // The whole single-file size (header, KVs, infos, padding) only for a plan that can be written.
-    if (plan.blockers.empty()) {
-        const uint64_t file_bytes = plan_file_bytes(plan);
-        json["file_bytes"] = file_bytes;
+    if (plan.ok()) {
+        json["file_bytes"] = plan.file_bytes;
         if (plan.source_bytes > 0)
-            json["size_ratio"] = double(file_bytes) / double(plan.source_bytes);
+            json["size_ratio"] = double(plan.file_bytes) / double(plan.source_bytes);
     }
     return json;
 }
@@ -97,7 +90,7 @@ nlohmann::json plan_to_json(const Plan& plan, const SourceModel* source) {
 void write_json_file(const std::string& path, const nlohmann::json& json) {
     const std::string text =
         json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    AtomicOutput out(path, /*overwrite=*/true);
+    AtomicOutput out(path, /*force=*/true);
     out.resize(text.size());
     out.pwrite({reinterpret_cast<const uint8_t*>(text.data()), text.size()}, 0);
     out.commit();

@@ -4,13 +4,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "rebox/convert/convert.hpp"
-#include "rebox/verify/verify.hpp"
+#include "rebox/rebox.hpp"
 
 namespace rebox::cli {
 
 nlohmann::json verify_report_to_json(const VerifyReport& report);
-nlohmann::json plan_to_json(const Plan& plan, const SourceModel* source);
+nlohmann::json plan_to_json(const PlanReport& plan);
 // Writes json to path (pretty, trailing newline) atomically; throws rebox::Error on I/O failure.
 void write_json_file(const std::string& path, const nlohmann::json& json);
 

@@ -6,9 +6,9 @@
 
 #include <bit>
 
-#include "rebox/arch/architecture.hpp"
-#include "rebox/arch/transforms.hpp"
-#include "rebox/format/half.hpp"
+#include "arch/architecture.hpp"
+#include "arch/transforms.hpp"
+#include "format/half.hpp"
 
 namespace rebox::arch {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "rebox/arch/architecture.hpp"
+#include "arch/architecture.hpp"
 
 namespace rebox::arch {
 namespace {

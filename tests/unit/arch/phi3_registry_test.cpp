@@ -6,8 +6,8 @@
 
 #include <cstring>
 
-#include "rebox/arch/architecture.hpp"
-#include "rebox/arch/transforms.hpp"
+#include "arch/architecture.hpp"
+#include "arch/transforms.hpp"
 
 namespace rebox::arch {
 namespace {

@@ -4,7 +4,7 @@
 // the rope_scaling policy.
 #include <gtest/gtest.h>
 
-#include "rebox/arch/architecture.hpp"
+#include "arch/architecture.hpp"
 
 namespace rebox::arch {
 namespace {

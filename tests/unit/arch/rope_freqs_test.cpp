@@ -10,8 +10,8 @@
 #include <bit>
 #include <cstdint>
 
-#include "../../../src/verify/ref_rope.hpp"
-#include "rebox/arch/transforms.hpp"
+#include "arch/transforms.hpp"
+#include "verify/ref_rope.hpp"
 
 namespace rebox {
 namespace {

@@ -4,8 +4,8 @@
 // (src/verify/ref_rope.hpp) must give the same vectors.
 #include <gtest/gtest.h>
 
-#include "../../../src/verify/ref_rope.hpp"
-#include "rebox/arch/transforms.hpp"
+#include "arch/transforms.hpp"
+#include "verify/ref_rope.hpp"
 
 namespace rebox {
 namespace {

@@ -1,11 +1,11 @@
 // split_into_chunks on hand-built plans: a stacked-experts Q4_1 tensor is cut per expert (no chunk
 // reads two experts) and each chunk names the expert's source tensor and the value it starts at;
 // indices worked by hand (Q4_1: 32 values = 20 bytes per block).
-#include "../../../src/convert/chunk_map.hpp"
+#include "convert/chunk_map.hpp"
 
 #include <gtest/gtest.h>
 
-#include "rebox/format/ggml_type.hpp"
+#include "rebox/ggml_type.hpp"
 
 namespace rebox::convert_detail {
 namespace {
@@ -35,7 +35,7 @@ TEST(ChunkMap, StackedExpertsAreCutPerExpert) {
     Plan plan;
     TensorPlan tp;
     tp.gguf_name = "blk.0.ffn_up_exps.weight";
-    tp.type = static_cast<uint32_t>(GgmlType::Q4_1);
+    tp.type = GgmlType::Q4_1;
     tp.encoding = Encoding::q4_1_repack;
     tp.ne = {64, 2, 3};
     tp.nbytes = 240;
@@ -63,7 +63,7 @@ TEST(ChunkMap, PlainTensorsReadTheirOneSource) {
     // F32 tensor of 10 values (4 bytes each) from source 2, chunks of 16 bytes: 4 + 4 + 2 values.
     Plan plan;
     TensorPlan tp;
-    tp.type = static_cast<uint32_t>(GgmlType::F32);
+    tp.type = GgmlType::F32;
     tp.encoding = Encoding::copy_f32;
     tp.ne = {10};
     tp.nbytes = 40;

@@ -1,7 +1,7 @@
 // The converter's input-release bookkeeping: the source bytes a slice reads (hand-worked from the
 // mcq-v1 layout: code i at bits [i*bits, (i+1)*bits), one scale/min per group) and the per-tensor
 // countdown that must fire exactly once, also under concurrent finishes.
-#include "../../../src/convert/source_release.hpp"
+#include "convert/source_release.hpp"
 
 #include <gtest/gtest.h>
 

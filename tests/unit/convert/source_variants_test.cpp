@@ -3,7 +3,7 @@
 // llama.cpp names).
 #include <gtest/gtest.h>
 
-#include "rebox/format/gguf_file.hpp"
+#include "format/gguf_file.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
 

@@ -1,7 +1,7 @@
 // Q4_1 / Q5_1 block bytes against hand-worked blocks (docs/gguf.md §2.2: d | m | [qh] | qs, value
 // j in the low nibble of qs[j], value j+16 in the high nibble), d/m copied from each block's group,
 // and dequantize_f32 against values worked out by hand.
-#include "rebox/encode/block_encode.hpp"
+#include "encode/block_encode.hpp"
 
 #include <gtest/gtest.h>
 

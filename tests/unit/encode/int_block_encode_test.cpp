@@ -2,7 +2,7 @@
 // from ggml's layouts (docs/gguf.md §2.2: d | [m] | [qh] | qs; Q4_0/Q5_0 value j in the low nibble
 // of qs[j], value j+16 in the high one; Q5_0 qh bit j = bit 4 of value j), and every block decoded
 // by this test's own ggml-rule dequantizer equal bit for bit to (q - z) * s.
-#include "rebox/encode/int_block_encode.hpp"
+#include "encode/int_block_encode.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,10 +10,10 @@
 #include <cstring>
 #include <vector>
 
+#include "format/half.hpp"
 #include "int_quant_test_view.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/ggml_type.hpp"
-#include "rebox/format/half.hpp"
+#include "rebox/ggml_type.hpp"
 
 namespace rebox {
 namespace {

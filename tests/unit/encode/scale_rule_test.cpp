@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "encode/bit_packer.hpp"
+#include "encode/block_encode.hpp"
 #include "quant_test_bytes.hpp"
-#include "rebox/encode/block_encode.hpp"
 #include "rebox/error.hpp"
 
 namespace rebox {

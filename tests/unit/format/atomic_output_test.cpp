@@ -1,5 +1,5 @@
 // AtomicOutput: the target appears whole on commit or not at all; temporaries never outlive it.
-#include "rebox/format/atomic_output.hpp"
+#include "format/atomic_output.hpp"
 
 #include <gtest/gtest.h>
 #include <signal.h>

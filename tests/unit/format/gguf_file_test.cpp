@@ -1,7 +1,7 @@
 // The strict GGUF reader on hand-assembled files: a valid file with every offset worked out by hand
 // from docs/gguf.md §1.1-§1.5, and one broken file per rule of §1.6/§8 with the message it must
 // give.
-#include "rebox/format/gguf_file.hpp"
+#include "format/gguf_file.hpp"
 
 #include <gtest/gtest.h>
 
@@ -48,7 +48,7 @@ TEST(GgufFile, HandAssembledFileParses) {
     const GgufTensorInfo& q = f->tensors()[0];
     EXPECT_EQ(q.name, "t.q41");
     EXPECT_EQ(q.ne, (std::vector<int64_t>{64, 4}));
-    EXPECT_EQ(q.type, 3u);
+    EXPECT_EQ(q.type, GgmlType::Q4_1);
     EXPECT_EQ(q.offset, 0u);
     EXPECT_EQ(q.nbytes, 160u);
     EXPECT_EQ(q.element_count(), 256u);

@@ -1,15 +1,15 @@
 // The GGUF writer (GgufLayout): byte-exact against a hand-assembled file, offsets against the
 // docs/gguf.md §1.5 example, and a randomized round trip through the strict reader with expected
 // sizes computed here from the §1.3/§1.4 encodings (not taken from the writer).
-#include "rebox/format/gguf_layout.hpp"
+#include "format/gguf_layout.hpp"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
+#include "format/gguf_file.hpp"
 #include "format/gguf_test_bytes.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/gguf_file.hpp"
 
 namespace rebox {
 namespace {
@@ -19,8 +19,8 @@ TEST(GgufLayout, SerializeMetadataEqualsHandAssembledBytes) {
     layout.add_kv("general.architecture", GgufValue::str("qwen3"));
     layout.add_kv("qwen3.block_count", GgufValue::u32(28));
     layout.add_kv("tokenizer.ggml.tokens", GgufValue::string_array({"a", "bc"}));
-    layout.add_tensor("t.q41", {64, 4}, 3);
-    layout.add_tensor("t.f32", {5}, 0);
+    layout.add_tensor("t.q41", {64, 4}, GgmlType::Q4_1);
+    layout.add_tensor("t.f32", {5}, GgmlType::F32);
     EXPECT_EQ(layout.metadata_size(), 248u);
     EXPECT_EQ(layout.data_offset(), 256u);
     EXPECT_EQ(layout.file_size(), 448u);
@@ -40,9 +40,9 @@ TEST(GgufLayout, OffsetsOfTheThreeTensorExample) {
     // 1184; the data section is 1568 - 352 = 1216 bytes (the last tensor padded to 32).
     GgufLayout layout;
     layout.add_kv("general.architecture", GgufValue::str("qwen3"));
-    layout.add_tensor("t.q41", {64, 4}, 3);
-    layout.add_tensor("t.f32", {64, 4}, 0);
-    layout.add_tensor("t.f32b", {5}, 0);
+    layout.add_tensor("t.q41", {64, 4}, GgmlType::Q4_1);
+    layout.add_tensor("t.f32", {64, 4}, GgmlType::F32);
+    layout.add_tensor("t.f32b", {5}, GgmlType::F32);
     EXPECT_EQ(layout.tensors()[1].offset, 160u);
     EXPECT_EQ(layout.tensors()[2].offset, 1184u);
     EXPECT_EQ(layout.file_size() - layout.data_offset(), 1216u);
@@ -156,7 +156,7 @@ TEST(GgufLayout, RandomRoundTripThroughTheStrictReader) {
             for (size_t j = 1; j < ne.size(); ++j) nbytes *= static_cast<uint64_t>(ne[j]);
             const std::string name = "blk." + std::to_string(i) + ".weight";
             meta += 8 + name.size() + 4 + 8 * ne.size() + 4 + 8;
-            layout.add_tensor(name, ne, t.id);
+            layout.add_tensor(name, ne, static_cast<GgmlType>(t.id));
             expected_nbytes.push_back(nbytes);
             shapes.push_back(ne);
         }
@@ -211,7 +211,7 @@ TEST(GgufLayout, RejectsWhatTheReaderWouldReject) {
     };
     GgufLayout layout;
     layout.add_kv("a", GgufValue::u32(1));
-    layout.add_tensor("t", {32}, 3);
+    layout.add_tensor("t", {32}, GgmlType::Q4_1);
     expect_error([&] { layout.add_kv("a", GgufValue::u32(2)); }, "a: duplicate key");
     expect_error([&] { layout.add_kv("", GgufValue::u32(2)); }, "empty key");
     expect_error([&] { layout.add_kv("general.alignment", GgufValue::u32(32)); },
@@ -225,14 +225,17 @@ TEST(GgufLayout, RejectsWhatTheReaderWouldReject) {
             layout.add_kv("r", v);
         },
         "r: 300 is out of range (expected a UINT8 value)");
-    expect_error([&] { layout.add_tensor("t", {32}, 3); }, "tensor 't': duplicate tensor name");
-    expect_error([&] { layout.add_tensor(std::string(64, 'n'), {32}, 0); }, "at most 63 bytes");
-    expect_error([&] { layout.add_tensor("d5", {32, 1, 1, 1, 1}, 0); }, "5 dimensions");
-    expect_error([&] { layout.add_tensor("z", {32, 0}, 0); }, "ne[1] = 0");
-    expect_error([&] { layout.add_tensor("b", {48}, 3); },
+    expect_error([&] { layout.add_tensor("t", {32}, GgmlType::Q4_1); },
+                 "tensor 't': duplicate tensor name");
+    expect_error([&] { layout.add_tensor(std::string(64, 'n'), {32}, GgmlType::F32); },
+                 "at most 63 bytes");
+    expect_error([&] { layout.add_tensor("d5", {32, 1, 1, 1, 1}, GgmlType::F32); }, "5 dimensions");
+    expect_error([&] { layout.add_tensor("z", {32, 0}, GgmlType::F32); }, "ne[1] = 0");
+    expect_error([&] { layout.add_tensor("b", {48}, GgmlType::Q4_1); },
                  "not a multiple of the Q4_1 block size 32");
-    expect_error([&] { layout.add_tensor("r", {32}, 4); }, "unknown ggml type id 4");
-    expect_error([&] { layout.add_tensor("o", {int64_t{1} << 62}, 0); }, "overflows");
+    expect_error([&] { layout.add_tensor("r", {32}, static_cast<GgmlType>(4)); },
+                 "unknown ggml type id 4");
+    expect_error([&] { layout.add_tensor("o", {int64_t{1} << 62}, GgmlType::F32); }, "overflows");
 
     layout.set_kv("a", GgufValue::str("replaced"));
     ASSERT_EQ(layout.kvs().size(), 1u);

@@ -1,6 +1,6 @@
 // GGUF values: type table (docs/gguf.md §1.3), factories, strict accessors (llama.cpp's loader
 // rejects a key of the wrong type, §1.7) and the short rendering `inspect` prints.
-#include "rebox/format/gguf_value.hpp"
+#include "rebox/gguf_value.hpp"
 
 #include <gtest/gtest.h>
 

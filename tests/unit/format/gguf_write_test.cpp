@@ -6,9 +6,9 @@
 #include <fstream>
 #include <iterator>
 
+#include "format/gguf_layout.hpp"
 #include "format/gguf_test_bytes.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/gguf_layout.hpp"
 
 namespace rebox {
 namespace {
@@ -25,8 +25,8 @@ GgufLayout small_layout() {
     layout.add_kv("general.architecture", GgufValue::str("qwen3"));
     layout.add_kv("qwen3.block_count", GgufValue::u32(28));
     layout.add_kv("tokenizer.ggml.tokens", GgufValue::string_array({"a", "bc"}));
-    layout.add_tensor("t.q41", {64, 4}, 3);
-    layout.add_tensor("t.f32", {5}, 0);
+    layout.add_tensor("t.q41", {64, 4}, GgmlType::Q4_1);
+    layout.add_tensor("t.f32", {5}, GgmlType::F32);
     return layout;
 }
 

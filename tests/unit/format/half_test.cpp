@@ -1,6 +1,6 @@
 // binary16/bfloat16 conversions against hand-worked bit patterns, an independent formula for every
 // half value, and GCC's _Float16 (libgcc soft-fp, round-to-nearest-even) as an outside reference.
-#include "rebox/format/half.hpp"
+#include "format/half.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // MappedFile page release: the whole-page arithmetic (hand-worked) and the effect on this process's
 // resident set as the kernel reports it in /proc/self/smaps.
-#include "rebox/format/mapped_file.hpp"
+#include "format/mapped_file.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // The safetensors reader against files assembled byte by byte here (8-byte LE header length, JSON
 // header, data area), following the format as the HF `safetensors` crate defines and validates it.
-#include "rebox/format/safetensors.hpp"
+#include "format/safetensors.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

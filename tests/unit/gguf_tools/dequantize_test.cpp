@@ -1,13 +1,13 @@
 // The diff dequantizers against values worked out by hand from ggml's block layouts
 // (ggml-common.h): fp16 scale bytes, nibble order (low nibbles are elements 0..15), the Q5 fifth
 // bit in qh, signed Q8_0 codes.
-#include "rebox/gguf_tools/dequantize.hpp"
+#include "gguf_tools/dequantize.hpp"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "rebox/format/ggml_type.hpp"
+#include "rebox/ggml_type.hpp"
 
 namespace rebox {
 namespace {
@@ -15,7 +15,7 @@ namespace {
 std::vector<float> dequant(GgmlType type, const std::vector<uint8_t>& bytes, size_t n,
                            uint64_t first = 0) {
     std::vector<float> out(n, -999.0f);
-    EXPECT_TRUE(dequantize_elements(static_cast<uint32_t>(type), bytes, first, out));
+    EXPECT_TRUE(dequantize_elements(type, bytes, first, out));
     return out;
 }
 
@@ -85,10 +85,11 @@ TEST(Dequantize, HalfWidthFloatsAndOffsets) {
 }
 
 TEST(Dequantize, OtherTypesAreNotHandled) {
-    EXPECT_FALSE(can_dequantize(12));  // Q4_K
-    EXPECT_FALSE(can_dequantize(static_cast<uint32_t>(GgmlType::Q8_1)));
+    EXPECT_FALSE(can_dequantize(static_cast<GgmlType>(12)));  // Q4_K
+    EXPECT_FALSE(can_dequantize(GgmlType::Q8_1));
     std::vector<float> out(256);
-    EXPECT_FALSE(dequantize_elements(14, std::vector<uint8_t>(210), 0, out));  // Q6_K
+    EXPECT_FALSE(
+        dequantize_elements(static_cast<GgmlType>(14), std::vector<uint8_t>(210), 0, out));  // Q6_K
 }
 
 }  // namespace

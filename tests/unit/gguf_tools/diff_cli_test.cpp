@@ -3,9 +3,9 @@
 // names its tensor, and exit codes 0 same / 1 different / 2 unreadable.
 #include <nlohmann/json.hpp>
 
+#include "format/gguf_file.hpp"
+#include "format/half.hpp"
 #include "gguf_tools/tool_fixture.hpp"
-#include "rebox/format/gguf_file.hpp"
-#include "rebox/format/half.hpp"
 
 namespace rebox {
 namespace {

@@ -3,9 +3,9 @@
 // a converted fixture's tensor and KV bytes, and --check on edited, split and corrupted files.
 #include <fstream>
 
+#include "format/gguf_file.hpp"
 #include "format/gguf_test_bytes.hpp"
 #include "gguf_tools/tool_fixture.hpp"
-#include "rebox/format/gguf_file.hpp"
 
 namespace rebox {
 namespace {

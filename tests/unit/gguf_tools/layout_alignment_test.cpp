@@ -3,9 +3,9 @@
 // only as a UINT32 equal to the layout's alignment.
 #include <gtest/gtest.h>
 
+#include "format/gguf_file.hpp"
+#include "format/gguf_layout.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/gguf_file.hpp"
-#include "rebox/format/gguf_layout.hpp"
 
 namespace rebox {
 namespace {
@@ -13,8 +13,8 @@ namespace {
 TEST(LayoutAlignment, OffsetsAndDataSectionFollowTheExplicitAlignment) {
     GgufLayout layout(64);
     layout.add_kv("general.alignment", GgufValue::u32(64));
-    layout.add_tensor("t1", {5}, 0);  // F32, 20 bytes
-    layout.add_tensor("t2", {3}, 0);  // F32, 12 bytes
+    layout.add_tensor("t1", {5}, GgmlType::F32);  // F32, 20 bytes
+    layout.add_tensor("t2", {3}, GgmlType::F32);  // F32, 12 bytes
     // header 24; KV 8+17+4+4 = 33 -> 57; each tensor info 8+2+4+8+4+8 = 34 -> 91, 125.
     EXPECT_EQ(layout.metadata_size(), 125u);
     EXPECT_EQ(layout.data_offset(), 128u);

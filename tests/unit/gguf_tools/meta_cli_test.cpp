@@ -3,9 +3,9 @@
 // shard 1, and each refused edit giving one line, exit 1, no output and an untouched input.
 #include <fstream>
 
+#include "format/gguf_file.hpp"
+#include "format/gguf_shards.hpp"
 #include "gguf_tools/tool_fixture.hpp"
-#include "rebox/format/gguf_file.hpp"
-#include "rebox/format/gguf_shards.hpp"
 
 namespace rebox {
 namespace {

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <string>
 
+#include "format/atomic_output.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/atomic_output.hpp"
 
 namespace rebox {
 namespace {

@@ -4,8 +4,8 @@
 // sliding_window values (0, null) read as absent rather than refused.
 #include <gtest/gtest.h>
 
+#include "model/model_config.hpp"
 #include "model_test_dir.hpp"
-#include "rebox/model/model_config.hpp"
 
 namespace rebox {
 namespace {

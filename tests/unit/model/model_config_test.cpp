@@ -1,6 +1,6 @@
 // config.json reading: the Qwen3-Embedding-0.6B numbers (docs/gguf.md §3.2), documented defaults,
 // and one-line input errors naming the field for missing / ill-typed / out-of-range values.
-#include "rebox/model/model_config.hpp"
+#include "model/model_config.hpp"
 
 #include <gtest/gtest.h>
 

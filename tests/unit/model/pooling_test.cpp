@@ -1,6 +1,6 @@
 // Sentence-transformers pooling -> llama.cpp pooling type, per the converter's rule (docs/gguf.md
 // §4.3).
-#include "rebox/model/pooling.hpp"
+#include "model/pooling.hpp"
 
 #include <gtest/gtest.h>
 

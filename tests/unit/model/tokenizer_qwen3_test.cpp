@@ -7,8 +7,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "model/tokenizer_vocab.hpp"
 #include "model_test_dir.hpp"
-#include "rebox/model/tokenizer_vocab.hpp"
 #include "test_paths.hpp"
 
 namespace rebox {

@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 #include <sentencepiece_trainer.h>
 
+#include "model/tokenizer_vocab.hpp"
 #include "model_test_dir.hpp"
 #include "rebox/error.hpp"
-#include "rebox/model/tokenizer_vocab.hpp"
 
 namespace rebox {
 namespace {

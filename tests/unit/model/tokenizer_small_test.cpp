@@ -4,9 +4,9 @@
 // with its exit class.
 #include <gtest/gtest.h>
 
+#include "model/tokenizer_vocab.hpp"
 #include "model_test_dir.hpp"
 #include "rebox/error.hpp"
-#include "rebox/model/tokenizer_vocab.hpp"
 
 namespace rebox {
 namespace {

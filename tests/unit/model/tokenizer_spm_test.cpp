@@ -5,11 +5,11 @@
 // KVs build_model_metadata writes for such a vocabulary.
 #include <gtest/gtest.h>
 
+#include "model/gguf_metadata.hpp"
+#include "model/tokenizer_vocab.hpp"
 #include "model_test_dir.hpp"
 #include "qwen3_06b_config.hpp"
 #include "rebox/error.hpp"
-#include "rebox/model/gguf_metadata.hpp"
-#include "rebox/model/tokenizer_vocab.hpp"
 
 namespace rebox {
 namespace {

@@ -6,12 +6,12 @@
 #include <cstring>
 #include <vector>
 
-#include "../../../src/convert/chunk_encoder.hpp"
+#include "convert/chunk_encoder.hpp"
+#include "encode/block_encode.hpp"
 #include "hand_tensor.hpp"
 #include "quant_test_bytes.hpp"
-#include "rebox/encode/block_encode.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/ggml_type.hpp"
+#include "rebox/ggml_type.hpp"
 
 namespace rebox {
 namespace {
@@ -30,7 +30,7 @@ TEST(PlanChunkPaths, ZeroScaleFlagReachesTheQ4_1Blocks) {
                                 u16_le({0x3f80, 0x0000}));
     const SourceTensor& t = hand.tensor;
     TensorPlan plan;
-    plan.type = static_cast<uint32_t>(GgmlType::Q4_1);
+    plan.type = GgmlType::Q4_1;
     plan.encoding = Encoding::q4_1_repack;
     plan.nbytes = 40;
     const Chunk chunk{0, 0, 64, 0, 40};
@@ -55,7 +55,7 @@ TEST(PlanChunkPaths, DequantF16ChunkLargerThanTheBuffer) {
                                 u16_le(std::vector<uint16_t>(kN / 100, 0x3800)));
     const SourceTensor& t = hand.tensor;
     TensorPlan plan;
-    plan.type = static_cast<uint32_t>(GgmlType::F16);
+    plan.type = GgmlType::F16;
     plan.encoding = Encoding::dequant_f16;
     plan.nbytes = kN * 2;
     EXPECT_EQ(convert_detail::output_unit(plan).bytes, 2u);
@@ -83,7 +83,7 @@ TEST(PlanChunkPaths, RowMapMovesWholeRowsInEveryEncoding) {
     plan.row_source = {0, 2, 1, 3};
     plan.row_values = 32;
 
-    plan.type = static_cast<uint32_t>(GgmlType::Q4_1);
+    plan.type = GgmlType::Q4_1;
     plan.encoding = Encoding::q4_1_repack;
     plan.nbytes = 80;
     std::vector<uint8_t> q4(40);
@@ -94,7 +94,7 @@ TEST(PlanChunkPaths, RowMapMovesWholeRowsInEveryEncoding) {
     EXPECT_EQ(std::vector<uint8_t>(q4.begin() + 20, q4.begin() + 25),
               (std::vector<uint8_t>{0x00, 0x3c, 0x00, 0x42, 0x44}));
 
-    plan.type = static_cast<uint32_t>(GgmlType::F32);
+    plan.type = GgmlType::F32;
     plan.encoding = Encoding::dequant_f32;
     plan.nbytes = 512;
     std::vector<uint8_t> f32(256);

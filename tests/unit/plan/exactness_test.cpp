@@ -7,10 +7,10 @@
 
 #include <vector>
 
-#include "../../../src/plan/tensor_rules.hpp"
 #include "hand_tensor.hpp"
+#include "plan/tensor_rules.hpp"
 #include "quant_test_bytes.hpp"
-#include "rebox/format/ggml_type.hpp"
+#include "rebox/ggml_type.hpp"
 
 namespace rebox {
 namespace {
@@ -35,10 +35,10 @@ Outcome plan_of(const HandTensor& t, bool fallback = false, OutType outtype = Ou
     return o;
 }
 
-constexpr uint32_t kQ4_1 = static_cast<uint32_t>(GgmlType::Q4_1);
-constexpr uint32_t kQ5_1 = static_cast<uint32_t>(GgmlType::Q5_1);
-constexpr uint32_t kF16 = static_cast<uint32_t>(GgmlType::F16);
-constexpr uint32_t kF32 = static_cast<uint32_t>(GgmlType::F32);
+constexpr GgmlType kQ4_1 = GgmlType::Q4_1;
+constexpr GgmlType kQ5_1 = GgmlType::Q5_1;
+constexpr GgmlType kF16 = GgmlType::F16;
+constexpr GgmlType kF32 = GgmlType::F32;
 
 std::vector<uint8_t> ramp(size_t n, int bits) {
     std::vector<uint8_t> codes(n);

@@ -8,11 +8,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "rebox/format/ggml_type.hpp"
-#include "rebox/plan/plan.hpp"
-#include "rebox/source/mcq_reader.hpp"
-#include "rebox/source/mlx_reader.hpp"
+#include "plan/plan.hpp"
+#include "rebox/ggml_type.hpp"
+#include "source/mcq_reader.hpp"
 #include "source/mcq_test_writer.hpp"
+#include "source/mlx_reader.hpp"
 #include "source/mlx_test_writer.hpp"
 
 namespace rebox {
@@ -125,7 +125,7 @@ class Gemma3PlanTest : public ::testing::Test {
             const TensorPlan* t = tensor(p, norm);
             ASSERT_NE(t, nullptr) << norm;
             EXPECT_EQ(t->encoding, Encoding::add_one_f32) << norm;
-            EXPECT_EQ(t->type, static_cast<uint32_t>(GgmlType::F32)) << norm;
+            EXPECT_EQ(t->type, GgmlType::F32) << norm;
         }
         EXPECT_EQ(tensor(p, "blk.0.attn_q.weight")->encoding, Encoding::q4_1_repack);
         EXPECT_TRUE(tensor(p, "blk.0.attn_q.weight")->row_source.empty());  // no rope permute

@@ -9,7 +9,7 @@
 
 #include "encode/bit_packer.hpp"
 #include "quant_test_bytes.hpp"
-#include "rebox/source/source_model.hpp"
+#include "source/source_model.hpp"
 
 namespace rebox::test {
 

@@ -6,9 +6,9 @@
 
 #include <vector>
 
-#include "../../../src/plan/int_quant_rules.hpp"
 #include "int_quant_test_view.hpp"
-#include "rebox/format/ggml_type.hpp"
+#include "plan/int_quant_rules.hpp"
+#include "rebox/ggml_type.hpp"
 
 namespace rebox {
 namespace {

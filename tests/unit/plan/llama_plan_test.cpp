@@ -7,9 +7,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "rebox/format/ggml_type.hpp"
-#include "rebox/plan/plan.hpp"
-#include "rebox/source/mcq_reader.hpp"
+#include "plan/plan.hpp"
+#include "rebox/ggml_type.hpp"
+#include "source/mcq_reader.hpp"
 #include "source/mcq_test_writer.hpp"
 
 namespace rebox {
@@ -167,7 +167,7 @@ TEST_F(LlamaPlanTest, Llama3RopeScalingAddsRopeFreqsFirst) {
     const TensorPlan& freqs = p.tensors.front();
     EXPECT_EQ(freqs.gguf_name, "rope_freqs.weight");
     EXPECT_TRUE(freqs.is_computed());
-    EXPECT_EQ(freqs.type, static_cast<uint32_t>(GgmlType::F32));
+    EXPECT_EQ(freqs.type, GgmlType::F32);
     EXPECT_EQ(freqs.ne, std::vector<int64_t>{8});  // head_dim / 2
     EXPECT_EQ(freqs.nbytes, 32u);
     EXPECT_EQ(kv(p, "llama.rope.scaling.type"), nullptr);  // llama3 writes no scaling KVs

@@ -8,9 +8,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "rebox/format/ggml_type.hpp"
-#include "rebox/plan/plan.hpp"
-#include "rebox/source/mcq_reader.hpp"
+#include "plan/plan.hpp"
+#include "rebox/ggml_type.hpp"
+#include "source/mcq_reader.hpp"
 #include "source/mcq_test_writer.hpp"
 
 namespace rebox {
@@ -106,7 +106,7 @@ TEST_F(MoePlanTest, ExpertsStackInExpertOrderAndTheRouterIsExactF32) {
     const TensorPlan* up = tensor(p, "blk.0.ffn_up_exps.weight");
     ASSERT_NE(up, nullptr);
     EXPECT_EQ(up->ne, (std::vector<int64_t>{64, 32, 3}));
-    EXPECT_EQ(up->type, static_cast<uint32_t>(GgmlType::Q4_1));
+    EXPECT_EQ(up->type, GgmlType::Q4_1);
     EXPECT_EQ(up->nbytes, 3u * 32 * 64 / 32 * 20);  // 3 experts x 64 blocks x 20 bytes
     EXPECT_EQ(up->expert_values, 32u * 64);
     EXPECT_EQ(up->expert_sources,
@@ -120,7 +120,7 @@ TEST_F(MoePlanTest, ExpertsStackInExpertOrderAndTheRouterIsExactF32) {
 
     const TensorPlan* router = tensor(p, "blk.0.ffn_gate_inp.weight");
     ASSERT_NE(router, nullptr);
-    EXPECT_EQ(router->type, static_cast<uint32_t>(GgmlType::F32));
+    EXPECT_EQ(router->type, GgmlType::F32);
     EXPECT_EQ(router->encoding, Encoding::dequant_f32);
     EXPECT_EQ(router->ne, (std::vector<int64_t>{64, 3}));
     EXPECT_NE(router->note.find("router"), std::string::npos) << router->note;
@@ -154,11 +154,10 @@ TEST_F(MoePlanTest, RouterStaysF32UnderEveryOuttype) {
         EXPECT_TRUE(tensor_blockers(p).empty());
         const TensorPlan* router = tensor(p, "blk.0.ffn_gate_inp.weight");
         ASSERT_NE(router, nullptr);
-        EXPECT_EQ(router->type, static_cast<uint32_t>(GgmlType::F32));
+        EXPECT_EQ(router->type, GgmlType::F32);
         const TensorPlan* gate = tensor(p, "blk.0.ffn_gate_exps.weight");
         ASSERT_NE(gate, nullptr);
-        EXPECT_EQ(gate->type,
-                  static_cast<uint32_t>(outtype == OutType::f32 ? GgmlType::F32 : GgmlType::Q4_1));
+        EXPECT_EQ(gate->type, outtype == OutType::f32 ? GgmlType::F32 : GgmlType::Q4_1);
     }
 }
 

@@ -7,11 +7,11 @@
 #include <cstring>
 #include <vector>
 
-#include "../../../src/convert/chunk_encoder.hpp"
-#include "../../../src/plan/tensor_rules.hpp"
+#include "convert/chunk_encoder.hpp"
 #include "hand_tensor.hpp"
+#include "plan/tensor_rules.hpp"
 #include "quant_test_bytes.hpp"
-#include "rebox/format/ggml_type.hpp"
+#include "rebox/ggml_type.hpp"
 
 namespace rebox {
 namespace {
@@ -76,7 +76,7 @@ TEST(Outtype, QuantizedToBf16WhenEveryValueIsExact) {
                              u16_le({0x0000, 0x0000}));
     const Outcome o = plan_of(t.tensor, OutType::bf16);
     ASSERT_TRUE(o.ok) << o.blockers[0].reason;
-    EXPECT_EQ(o.plan.type, static_cast<uint32_t>(GgmlType::BF16));
+    EXPECT_EQ(o.plan.type, GgmlType::BF16);
     EXPECT_EQ(o.plan.encoding, Encoding::dequant_bf16);
     EXPECT_EQ(o.plan.nbytes, 128u);
     const std::vector<uint8_t> bytes = encoded(t.tensor, o.plan);
@@ -114,7 +114,7 @@ TEST(Outtype, F32TensorRecastToF16AndRefusedAsBf16) {
     const Outcome f16 = plan_of(t.tensor, OutType::f16);
     ASSERT_TRUE(f16.ok) << f16.blockers[0].reason;
     EXPECT_EQ(f16.plan.encoding, Encoding::recast_f16);
-    EXPECT_EQ(f16.plan.type, static_cast<uint32_t>(GgmlType::F16));
+    EXPECT_EQ(f16.plan.type, GgmlType::F16);
     EXPECT_EQ(encoded(t.tensor, f16.plan),
               (std::vector<uint8_t>{0x00, 0x3e, 0x00, 0xc0, 0x00, 0x34, 0xff, 0x7b}));
     const Outcome bf16 = plan_of(t.tensor, OutType::bf16);
@@ -162,7 +162,7 @@ TEST(Outtype, OneDimensionalTensorsStayF32WhateverTheOuttype) {
          {OutType::automatic, OutType::q4_1, OutType::f32, OutType::f16, OutType::bf16}) {
         const Outcome o = plan_of(norm.tensor, outtype, "blk.0.attn_norm.weight");
         ASSERT_TRUE(o.ok) << outtype_name(outtype);
-        EXPECT_EQ(o.plan.type, static_cast<uint32_t>(GgmlType::F32)) << outtype_name(outtype);
+        EXPECT_EQ(o.plan.type, GgmlType::F32) << outtype_name(outtype);
         EXPECT_EQ(o.plan.encoding, Encoding::widen_f32) << outtype_name(outtype);
     }
 }

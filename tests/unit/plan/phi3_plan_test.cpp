@@ -9,9 +9,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "rebox/format/ggml_type.hpp"
-#include "rebox/plan/plan.hpp"
-#include "rebox/source/mcq_reader.hpp"
+#include "plan/plan.hpp"
+#include "rebox/ggml_type.hpp"
+#include "source/mcq_reader.hpp"
 #include "source/mcq_test_writer.hpp"
 
 namespace rebox {
@@ -150,7 +150,7 @@ TEST_F(Phi3PlanTest, LongRopeAddsFactorTensorsFirstAndAttnFactor) {
     EXPECT_EQ(p.tensors[1].gguf_name, "rope_factors_short.weight");
     for (const TensorPlan& t : {p.tensors[0], p.tensors[1]}) {
         EXPECT_TRUE(t.is_computed());
-        EXPECT_EQ(t.type, static_cast<uint32_t>(GgmlType::F32));
+        EXPECT_EQ(t.type, GgmlType::F32);
         EXPECT_EQ(t.ne, (std::vector<int64_t>{8}));
     }
     EXPECT_EQ(p.tensors[0].computed[3], 1.75f);

@@ -2,17 +2,17 @@
 // head_dim 16, ffn 128, vocab 128): the good model plans to 2 + 11*2 = 24 tensors with names,
 // types, ne and byte sizes worked out by hand from docs/gguf.md §2.1/§3.2; each refusal is a
 // Blocker whose reason the test names.
-#include "rebox/plan/plan.hpp"
+#include "plan/plan.hpp"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "rebox/convert/convert.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/ggml_type.hpp"
-#include "rebox/source/mcq_reader.hpp"
+#include "rebox/ggml_type.hpp"
+#include "rebox/rebox.hpp"
+#include "source/mcq_reader.hpp"
 #include "source/mcq_test_writer.hpp"
 
 namespace rebox {
@@ -114,8 +114,8 @@ class PlanTest : public ::testing::Test {
     }
 };
 
-constexpr uint32_t kQ4_1 = static_cast<uint32_t>(GgmlType::Q4_1);
-constexpr uint32_t kF32 = static_cast<uint32_t>(GgmlType::F32);
+constexpr GgmlType kQ4_1 = GgmlType::Q4_1;
+constexpr GgmlType kF32 = GgmlType::F32;
 
 TEST_F(PlanTest, GoodTinyQwen3PlansAllTensorsInOutputOrder) {
     const Plan p = plan(TinyQwen3{});
@@ -123,7 +123,7 @@ TEST_F(PlanTest, GoodTinyQwen3PlansAllTensorsInOutputOrder) {
     EXPECT_EQ(p.arch, "qwen3");
     struct Expect {
         std::string name;
-        uint32_t type;
+        GgmlType type;
         std::vector<int64_t> ne;
         uint64_t nbytes;  // Q4_1: elements / 32 * 20; F32: elements * 4
         Encoding encoding;
@@ -268,7 +268,7 @@ TEST_F(PlanTest, FiveBitGoesToQ5_1) {
     for (const TensorPlan& t : p.tensors)
         if (t.gguf_name == "blk.1.ffn_up.weight") {
             seen = true;
-            EXPECT_EQ(t.type, static_cast<uint32_t>(GgmlType::Q5_1));
+            EXPECT_EQ(t.type, GgmlType::Q5_1);
             EXPECT_EQ(t.encoding, Encoding::q5_1_repack);
             EXPECT_EQ(t.nbytes, 128u * 64 / 32 * 24);  // Q5_1: 24 bytes per 32 values
         }
@@ -340,7 +340,7 @@ TEST_F(PlanTest, FallbackConvertsToExactF16AndF32) {
     int checked = 0;
     for (const TensorPlan& t : p.tensors) {
         if (t.gguf_name == "blk.0.attn_v.weight") {
-            EXPECT_EQ(t.type, static_cast<uint32_t>(GgmlType::F16));
+            EXPECT_EQ(t.type, GgmlType::F16);
             EXPECT_EQ(t.encoding, Encoding::dequant_f16);
             EXPECT_EQ(t.nbytes, 32u * 64 * 2);
             ++checked;
@@ -359,10 +359,10 @@ TEST_F(PlanTest, FallbackConvertsToExactF16AndF32) {
     convert.output = dir.path() / "out.gguf";
     convert.plan = options;
     convert.threads = 2;
-    const ConvertResult result = convert_model(convert);
+    const ConvertReport result = convert_model(convert);
     ASSERT_TRUE(result.verify.has_value());
     EXPECT_TRUE(result.verify->ok()) << result.verify->summary();
-    EXPECT_TRUE(result.committed);
+    EXPECT_TRUE(result.written);
     EXPECT_EQ(result.verify->re_encoded_identical, result.verify->re_encoded_total);
     EXPECT_EQ(std::filesystem::file_size(convert.output), plan_file_bytes(p));
 

@@ -3,12 +3,12 @@
 // F32/F16/BF16 tensor keeps its dtype and bytes, any other dtype is one Blocker naming tensor and
 // dtype; and an MLX checkpoint's unquantized Linear (override false, no .scales) stays a float
 // tensor beside the quantized ones.
-#include "rebox/source/float_reader.hpp"
+#include "source/float_reader.hpp"
 
 #include <gtest/gtest.h>
 
-#include "rebox/source/read_source.hpp"
 #include "source/mlx_test_writer.hpp"
+#include "source/read_source.hpp"
 
 namespace rebox::test {
 namespace {

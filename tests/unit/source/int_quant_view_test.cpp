@@ -2,7 +2,7 @@
 // input-packed column streams (3-bit codes crossing int32 words) and output-packed qzeros with
 // checkpoint_format gptq's z - 1, AWQ's nibble order [0,2,4,6,1,3,5,7], compressed-tensors'
 // offset codes (no word crossing at 3 bits) and dim-0 packed zero points.
-#include "rebox/source/int_quant_view.hpp"
+#include "source/int_quant_view.hpp"
 
 #include <gtest/gtest.h>
 

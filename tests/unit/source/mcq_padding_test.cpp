@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "rebox/source/mcq_reader.hpp"
+#include "source/mcq_reader.hpp"
 
 namespace rebox {
 namespace {

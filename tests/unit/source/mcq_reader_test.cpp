@@ -2,7 +2,7 @@
 // with metadata bits/group/shape and zero-copy spans; each rule of the spec's "What a reader must
 // refuse" yields a Blocker naming the tensor (which is left out), including the (bits 2, group 128)
 // written as (4, 64) metadata lie that only the byte-count checks can catch.
-#include "rebox/source/mcq_reader.hpp"
+#include "source/mcq_reader.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,9 +7,9 @@
 
 #include <map>
 
-#include "rebox/encode/lsb0_unpack.hpp"
-#include "rebox/source/mlx_reader.hpp"
+#include "encode/lsb0_unpack.hpp"
 #include "source/mlx_packing_vectors.hpp"
+#include "source/mlx_reader.hpp"
 #include "source/mlx_test_writer.hpp"
 
 namespace rebox::test {

@@ -1,12 +1,12 @@
 // read_mlx_model on small hand-built MLX directories: config rules (mode, bits, group, overrides,
 // aliases), shape checks against the config (never inference), stray or missing parts, stacked
 // experts (switch_mlp [E, rows, words]), and the source-format dispatcher.
-#include "rebox/source/mlx_reader.hpp"
+#include "source/mlx_reader.hpp"
 
 #include <gtest/gtest.h>
 
-#include "rebox/source/read_source.hpp"
 #include "source/mlx_test_writer.hpp"
+#include "source/read_source.hpp"
 
 namespace rebox::test {
 namespace {

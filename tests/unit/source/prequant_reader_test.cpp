@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "rebox/error.hpp"
-#include "rebox/source/int_quant_view.hpp"
-#include "rebox/source/prequant_readers.hpp"
-#include "rebox/source/read_source.hpp"
+#include "source/int_quant_view.hpp"
 #include "source/mcq_test_writer.hpp"
+#include "source/prequant_readers.hpp"
+#include "source/read_source.hpp"
 
 namespace rebox {
 namespace {

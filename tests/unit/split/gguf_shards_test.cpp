@@ -1,12 +1,12 @@
 // Split GGUF sets: shard names and size parsing as llama-gguf-split spells them, the distribution
 // of tensors over shards (worked by hand), and split/merge/convert --split-max-size through the
 // CLI, including damaged sets that must fail with a clear error and write nothing.
-#include "rebox/format/gguf_shards.hpp"
+#include "format/gguf_shards.hpp"
 
 #include <gtest/gtest.h>
 
+#include "format/gguf_file.hpp"
 #include "rebox/error.hpp"
-#include "rebox/format/gguf_file.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
 
@@ -36,8 +36,11 @@ TEST(GgufShards, SplitSizeUsesDecimalUnits) {
 std::vector<GgufTensorInfo> f32_tensors(const std::vector<int64_t>& lengths) {
     std::vector<GgufTensorInfo> infos;
     for (size_t i = 0; i < lengths.size(); ++i)
-        infos.push_back(
-            {"t" + std::to_string(i), {lengths[i]}, 0, 0, static_cast<uint64_t>(lengths[i]) * 4});
+        infos.push_back({"t" + std::to_string(i),
+                         {lengths[i]},
+                         GgmlType::F32,
+                         0,
+                         static_cast<uint64_t>(lengths[i]) * 4});
     return infos;
 }
 

@@ -10,12 +10,12 @@
 #include <cmath>
 #include <cstring>
 
-#include "../../../src/verify/ref_norm_shift.hpp"
-#include "rebox/format/gguf_file.hpp"
-#include "rebox/format/half.hpp"
-#include "rebox/format/safetensors.hpp"
+#include "format/gguf_file.hpp"
+#include "format/half.hpp"
+#include "format/safetensors.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
+#include "verify/ref_norm_shift.hpp"
 
 namespace rebox {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "../../../src/verify/ref_expected.hpp"
-#include "../../../src/verify/ref_half.hpp"
+#include "verify/ref_expected.hpp"
+#include "verify/ref_half.hpp"
 
 namespace rebox::verify_ref {
 namespace {

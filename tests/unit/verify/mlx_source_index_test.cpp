@@ -1,6 +1,6 @@
 // verify's MLX source detection reads config.json itself: it refuses one over the side-file cap
 // (64 MiB) from its size, before reading it, as the converter does.
-#include "../../../src/verify/mlx_source_index.hpp"
+#include "verify/mlx_source_index.hpp"
 
 #include <gtest/gtest.h>
 

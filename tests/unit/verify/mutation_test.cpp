@@ -14,9 +14,9 @@
 #include <regex>
 #include <sstream>
 
-#include "rebox/format/gguf_file.hpp"
-#include "rebox/format/gguf_layout.hpp"
-#include "rebox/format/safetensors.hpp"
+#include "format/gguf_file.hpp"
+#include "format/gguf_layout.hpp"
+#include "format/safetensors.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
 
@@ -42,7 +42,7 @@ uint16_t u16_at(const std::vector<uint8_t>& bytes, uint64_t at) {
 
 // Tiny preset (tools/mkfixture): embedding + 2 layers x 7 projections are quantized.
 constexpr int kTinyQuantizedTensors = 1 + 2 * 7;
-constexpr uint32_t kQ4_1 = 3, kF32 = 0;
+constexpr GgmlType kQ4_1 = GgmlType::Q4_1, kF32 = GgmlType::F32;
 constexpr uint64_t kQ4_1Block = 20;
 
 class VerifyMutation : public ::testing::Test {
@@ -85,7 +85,7 @@ class VerifyMutation : public ::testing::Test {
     struct OutTensor {
         std::string name;
         std::vector<int64_t> ne;
-        uint32_t type;
+        GgmlType type;
         std::vector<uint8_t> data;
     };
 
@@ -135,7 +135,7 @@ class VerifyMutation : public ::testing::Test {
     }
 
     static const GgufTensorInfo& tensor(const GgufFile& file, const std::string& name,
-                                        uint32_t type) {
+                                        GgmlType type) {
         const GgufTensorInfo* t = file.find_tensor(name);
         EXPECT_NE(t, nullptr) << name;
         EXPECT_EQ(t->type, type) << name;

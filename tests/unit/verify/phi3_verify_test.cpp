@@ -11,12 +11,12 @@
 #include <cstring>
 #include <functional>
 
-#include "../../../src/verify/expected_shapes.hpp"
-#include "../../../src/verify/ref_rope.hpp"
-#include "rebox/format/gguf_file.hpp"
-#include "rebox/format/gguf_layout.hpp"
+#include "format/gguf_file.hpp"
+#include "format/gguf_layout.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
+#include "verify/expected_shapes.hpp"
+#include "verify/ref_rope.hpp"
 
 namespace rebox {
 namespace {

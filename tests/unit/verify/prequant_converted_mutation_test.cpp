@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "rebox/format/gguf_file.hpp"
+#include "format/gguf_file.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
 
@@ -21,16 +21,18 @@ using test::quoted;
 struct BlockLayout {
     uint64_t bytes, first_qs;
 };
-// ggml type id -> (block bytes, offset of qs[0]).
-const std::map<uint32_t, BlockLayout> kBlocks = {
-    {2, {18, 2}}, {3, {20, 4}}, {6, {22, 6}}, {8, {34, 2}}};
+// ggml type -> (block bytes, offset of qs[0]).
+const std::map<GgmlType, BlockLayout> kBlocks = {{GgmlType::Q4_0, {18, 2}},
+                                                 {GgmlType::Q4_1, {20, 4}},
+                                                 {GgmlType::Q5_0, {22, 6}},
+                                                 {GgmlType::Q8_0, {34, 2}}};
 
 test::RunResult run(const std::string& command, const fs::path& work) {
     return test::run_command(command, work / "log.txt");
 }
 
 void check_format(const std::string& name, const std::string& flags,
-                  const std::set<uint32_t>& expected_types) {
+                  const std::set<GgmlType>& expected_types) {
     const fs::path work = test::scratch_dir("verify_prequant_converted_" + name);
     const fs::path model = work / "model", gguf = work / "out.gguf";
     ASSERT_EQ(run(quoted(test::mkfixture_cli()) + " " + quoted(model) +
@@ -51,7 +53,7 @@ void check_format(const std::string& name, const std::string& flags,
 
     const auto file = GgufFile::open(gguf);
     const std::vector<uint8_t> original = test::read_file_bytes(gguf);
-    std::map<uint32_t, int> mutated_per_type;
+    std::map<GgmlType, int> mutated_per_type;
     for (const GgufTensorInfo& t : file->tensors()) {
         const auto layout = kBlocks.find(t.type);
         if (layout == kBlocks.end()) continue;
@@ -77,23 +79,24 @@ void check_format(const std::string& name, const std::string& flags,
         ++mutated_per_type[t.type];
     }
     int total = 0;
-    std::set<uint32_t> types;
+    std::set<GgmlType> types;
     for (const auto& [type, count] : mutated_per_type) total += count, types.insert(type);
     EXPECT_EQ(total, 14) << name;  // 2 layers x 7 projections
     EXPECT_EQ(types, expected_types) << name;
 }
 
 TEST(VerifyPrequantConverted, AwqAsymmetricQ4_0Q4_1Q5_0) {
-    check_format("awq", "--format awq --asym", {2, 3, 6});
+    check_format("awq", "--format awq --asym", {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0});
 }
 
 TEST(VerifyPrequantConverted, Gptq3BitLlamaQ4_0) {
-    check_format("gptq3", "--format gptq --bits 3 --asym --arch llama --desc-act blocks", {2});
+    check_format("gptq3", "--format gptq --bits 3 --asym --arch llama --desc-act blocks",
+                 {GgmlType::Q4_0});
 }
 
 TEST(VerifyPrequantConverted, CompressedTensorsInt8Q8_0) {
     check_format("ct_int8", "--format compressed-tensors --ct-format int-quantized --bits 8 --asym",
-                 {8});
+                 {GgmlType::Q8_0});
 }
 
 }  // namespace

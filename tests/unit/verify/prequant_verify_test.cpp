@@ -14,9 +14,9 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "rebox/format/gguf_file.hpp"
-#include "rebox/format/gguf_layout.hpp"
-#include "rebox/format/safetensors.hpp"
+#include "format/gguf_file.hpp"
+#include "format/gguf_layout.hpp"
+#include "format/safetensors.hpp"
 #include "source/mcq_test_writer.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
@@ -303,9 +303,9 @@ class VerifyPrequant : public ::testing::Test {
         const auto original = GgufFile::open(gguf_);
         GgufLayout layout(original->alignment());
         for (const GgufKV& kv : original->kvs()) layout.add_kv(kv.key, kv.value);
-        const auto type_of = [](const std::string& tensor, uint32_t type) -> uint32_t {
-            if (tensor == "blk.0.ffn_up.weight") return 2;    // Q4_0
-            if (tensor == "blk.0.ffn_down.weight") return 8;  // Q8_0
+        const auto type_of = [](const std::string& tensor, GgmlType type) {
+            if (tensor == "blk.0.ffn_up.weight") return GgmlType::Q4_0;
+            if (tensor == "blk.0.ffn_down.weight") return GgmlType::Q8_0;
             return type;
         };
         for (const GgufTensorInfo& info : original->tensors())

@@ -6,8 +6,8 @@
 #include <random>
 #include <vector>
 
-#include "../../../src/verify/ref_dequant.hpp"
-#include "../../../src/verify/ref_half.hpp"
+#include "verify/ref_dequant.hpp"
+#include "verify/ref_half.hpp"
 
 namespace rebox::verify_ref {
 namespace {

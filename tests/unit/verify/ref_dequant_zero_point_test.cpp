@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "../../../src/verify/ref_dequant.hpp"
-#include "../../../src/verify/ref_half.hpp"
+#include "verify/ref_dequant.hpp"
+#include "verify/ref_half.hpp"
 
 namespace rebox::verify_ref {
 namespace {

@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "../../../src/verify/ref_lsb0.hpp"
+#include "verify/ref_lsb0.hpp"
 
 namespace rebox::verify_ref {
 namespace {

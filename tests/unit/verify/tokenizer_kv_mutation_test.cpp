@@ -8,8 +8,8 @@
 
 #include <functional>
 
-#include "rebox/format/gguf_file.hpp"
-#include "rebox/format/gguf_layout.hpp"
+#include "format/gguf_file.hpp"
+#include "format/gguf_layout.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
 

@@ -10,9 +10,9 @@
 
 #include "../fixtures/fixture_reader.hpp"
 #include "../test_process.hpp"
-#include "rebox/format/gguf_file.hpp"
-#include "rebox/format/gguf_shards.hpp"
-#include "rebox/verify/verify.hpp"
+#include "format/gguf_file.hpp"
+#include "format/gguf_shards.hpp"
+#include "verify/verify.hpp"
 
 namespace rebox::test {
 namespace {

@@ -1,0 +1,55 @@
+// The ggml tensor types (ids, block sizes, bytes per block) as llama.cpp and gguf-py define them
+// (GGML_TYPE_COUNT = 43), and llama_ftype numbers for general.file_type.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rebox {
+
+enum class GgmlType : uint32_t {
+    F32 = 0,
+    F16 = 1,
+    Q4_0 = 2,
+    Q4_1 = 3,
+    Q5_0 = 6,
+    Q5_1 = 7,
+    Q8_0 = 8,
+    Q8_1 = 9,
+    BF16 = 30,
+};
+
+inline constexpr uint32_t kGgmlTypeCount = 43;
+
+struct GgmlTypeTraits {
+    std::string_view name;  // "Q4_1", as gguf-py names it
+    uint32_t block_size;    // elements per block
+    uint32_t type_size;     // bytes per block
+};
+
+// A GgmlType holds any id read from a file (static_cast<GgmlType>(id)); the enumerators name the
+// ones rebox writes. Traits: nullopt for ids >= 43 and for removed ids (4, 5, 31-33, 36-38).
+std::optional<GgmlTypeTraits> ggml_type_traits(GgmlType type);
+std::string ggml_type_name(GgmlType type);  // "Q4_1", or "type#N" for unknown ids
+inline uint32_t ggml_type_id(GgmlType type) { return static_cast<uint32_t>(type); }
+
+// Bytes of a contiguous tensor with dims ne (ggml order); nullopt when ne[0] is not a multiple
+// of the block size, a dim is < 1, the type is unknown, or the size overflows.
+std::optional<uint64_t> ggml_nbytes(GgmlType type, const std::vector<int64_t>& ne);
+
+// llama_ftype values (include/llama.h) for general.file_type; not ggml type ids.
+enum class LlamaFileType : uint32_t {
+    ALL_F32 = 0,
+    MOSTLY_F16 = 1,
+    MOSTLY_Q4_0 = 2,
+    MOSTLY_Q4_1 = 3,
+    MOSTLY_Q8_0 = 7,
+    MOSTLY_Q5_0 = 8,
+    MOSTLY_Q5_1 = 9,
+    MOSTLY_BF16 = 32,
+};
+
+}  // namespace rebox

@@ -1,0 +1,246 @@
+// rebox's public API, the one header a program includes: plan, convert and verify a checkpoint,
+// inspect GGUF and safetensors files, split and merge GGUF sets. Every call takes an options struct
+// and returns a result struct; nothing here prints. Long calls report progress through a callback,
+// which can also cancel them. Failures throw rebox::Error (error.hpp); a conversion refused because
+// of BLOCKERs throws one Error listing them all (Error::blockers()), and plan_model() returns them
+// as data. docs/library.md has the guide and a complete example.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rebox/error.hpp"
+#include "rebox/ggml_type.hpp"
+#include "rebox/gguf_value.hpp"
+#include "rebox/version.hpp"
+
+namespace rebox {
+
+// ---- Progress and cancellation ----------------------------------------------------------------
+
+struct Progress {
+    std::string_view stage;  // "convert" (bytes written) or "verify" (values checked)
+    uint64_t done = 0;
+    uint64_t total = 0;
+};
+// Called about every 100 ms from one thread of the call's own (never concurrently with itself),
+// and once more with done == total at the end of a stage. Return false to cancel: the call then
+// stops, removes every file it started, and throws Error with ExitClass::cancelled.
+using ProgressCallback = std::function<bool(const Progress&)>;
+
+// ---- Plan -------------------------------------------------------------------------------------
+
+// What the quantized tensors become. automatic (the default): the smallest block type that holds
+// each one exactly (Q4_1 for <= 4-bit codes, Q5_1 for 5-bit; integer-zero-point sources: Q4_0,
+// Q4_1, Q5_0, Q5_1 or Q8_0 by their q - z); q4_1: Q4_1 only; f32/f16/bf16: every non-1-D tensor in
+// that float type, only where every value is exact in it. Float source tensors keep their dtype
+// except under f32/f16/bf16; 1-D tensors and norms are always F32.
+enum class OutType { automatic, q4_1, f32, f16, bf16 };
+const char* outtype_name(OutType outtype);  // "auto", "q4_1", "f32", "f16", "bf16"
+// The inverse of outtype_name; nullopt for any other word.
+std::optional<OutType> parse_outtype(const std::string& name);
+
+struct PlanOptions {
+    OutType outtype = OutType::automatic;
+    std::optional<std::string> tokenizer_pre;  // override for an unknown pre-tokenizer regex
+    std::string name;                          // general.name; default: config or directory name
+    // Quantized tensors no block type holds exactly (6/7/8 bits, group or cols not a multiple of
+    // 32, scales not exact in fp16) become an exact F16 copy when every value fits fp16, else F32.
+    // Without it they are BLOCKERs.
+    bool allow_lossless_fallback = false;
+};
+
+// One GGUF tensor of the plan and where it comes from.
+struct PlannedTensor {
+    std::string gguf_name;
+    GgmlType type = GgmlType::F32;
+    std::vector<int64_t> ne;  // ggml order: ne[0] is the contiguous dimension
+    uint64_t nbytes = 0;
+    std::string encoding;  // how the bytes are made: "q4_1_repack", "copy_bf16", ...
+    std::string note;      // why this type was chosen
+    // The source tensor (expert 0's for stacked experts); empty name: computed from config.json.
+    std::string source_name;
+    std::vector<int64_t> source_shape;  // as stored (row-major)
+    std::string source_dtype;           // float sources: "BF16", ...; empty for quantized ones
+    int bits = 0;                       // quantized sources: code width and group size
+    int64_t group = 0;
+    std::string scale_dtype;   // quantized sources: "F16", "BF16" or "F32"
+    std::string quant_method;  // "gptq", "awq", "compressed-tensors"; empty for affine codes
+    size_t experts = 0;        // > 0: this many source tensors stacked in order
+    uint64_t expert_values = 0;
+    // A group (block) whose codes are all zero gets scale 0 because its scale is not exact in fp16.
+    bool zero_code_groups_get_zero_scale = false;
+};
+
+struct PlanReport {
+    std::string format;  // "mcq-v1", "mlx", "float", "gptq", "awq", "compressed-tensors"
+    std::string arch;    // general.architecture
+    std::vector<PlannedTensor> tensors;  // in output order
+    std::vector<Blocker> blockers;       // non-empty: convert would write nothing
+    std::vector<std::string> notes;      // what is left out on purpose and does not block
+    std::vector<GgufKV> kvs;             // the whole metadata set, in file order
+    uint64_t source_bytes = 0;           // the input safetensors files together
+    uint64_t file_bytes = 0;             // the single-file GGUF's exact size; 0 with BLOCKERs
+    bool ok() const { return blockers.empty(); }
+};
+
+// Reads the checkpoint in `model_dir` (any supported input format) and plans every tensor without
+// writing anything. Per-tensor problems are BLOCKERs in the report; unreadable or malformed input
+// throws Error (input class).
+PlanReport plan_model(const std::filesystem::path& model_dir, const PlanOptions& options = {});
+
+// ---- Verify -----------------------------------------------------------------------------------
+
+struct TensorCheck {
+    std::string gguf_name;
+    std::string source_name;
+    std::string gguf_type;    // "Q4_1", "F32", ...
+    bool re_encoded = false;  // source was quantized
+    bool generated = false;   // no source tensor: computed from config.json (rope_freqs)
+    bool identical = false;
+    uint64_t values = 0;
+    uint64_t mismatches = 0;
+    uint64_t first_diff = 0;  // valid when mismatches > 0
+    uint32_t expected_bits = 0;
+    uint32_t got_bits = 0;
+    double max_abs_error = 0.0;
+    std::string problem;  // type/shape/missing problems (then identical = false)
+};
+
+struct VerifyReport {
+    std::vector<TensorCheck> tensors;
+    std::vector<std::string> problems;  // tensor set, KV and layout problems, one line each
+    size_t re_encoded_total = 0;
+    size_t re_encoded_identical = 0;
+    size_t copied_total = 0;  // float source tensors (copied, widened or recast exactly)
+    size_t copied_identical = 0;
+    size_t generated_total = 0;  // tensors computed from config.json (rope_freqs.weight)
+    size_t generated_identical = 0;
+    double max_abs_error = 0.0;
+    bool ok() const;
+    // "re-encoded tensors bit-identical: 197/197, max abs error 0.0; copied tensors
+    // bit-identical: 113/113", then "; generated tensors bit-identical: 1/1" when there are any
+    std::string summary() const;
+};
+
+struct VerifyOptions {
+    unsigned threads = 0;  // 0: all cores
+    ProgressCallback progress;
+};
+
+// The independent read-back proof: every GGUF tensor dequantized by verify's own code and compared
+// bit for bit with the values computed from the source checkpoint, plus the tensor set, KVs and
+// layout. Throws Error (input class) only when a file cannot be read at all; every mismatch is in
+// the report. `gguf` may be the first shard of a split set (the others are found from its name).
+VerifyReport verify_gguf(const std::filesystem::path& model_dir, const std::filesystem::path& gguf,
+                         const VerifyOptions& options = {});
+
+// ---- Convert ----------------------------------------------------------------------------------
+
+struct SplitLimits {
+    uint64_t max_bytes = 0;    // 0: no size limit (sum of PAD(nbytes, 32) of a shard's tensors)
+    uint32_t max_tensors = 0;  // 0: no count limit
+    bool no_tensor_first_split = false;  // first shard holds metadata only
+};
+// Parses "500M", "2G" (decimal units, as llama-gguf-split) or a plain byte count; throws Error.
+uint64_t parse_split_size(const std::string& text);
+
+struct ConvertOptions {
+    std::filesystem::path model_dir;
+    std::filesystem::path output;
+    PlanOptions plan;
+    bool verify = true;    // verify while writing; a file that does not verify is never created
+    bool force = false;    // replace an existing output
+    unsigned threads = 0;  // 0: all cores
+    SplitLimits split;     // any limit set: write OUTPUT-without-.gguf-00001-of-0000N.gguf shards
+    ProgressCallback progress;
+};
+
+struct ConvertReport {
+    PlanReport plan;
+    std::vector<std::filesystem::path> outputs;  // the files (one unless split)
+    uint64_t output_bytes = 0;                   // all of them together
+    bool written = false;  // the outputs exist (false: verification failed, nothing was created)
+    std::optional<VerifyReport> verify;  // nullopt when options.verify is false
+    double seconds_total = 0, seconds_write = 0, seconds_verify = 0;
+};
+
+// Plans, writes and (by default) verifies. Throws Error: blocker class with every BLOCKER
+// (Error::blockers()) before anything is written; input class for unreadable or malformed input
+// and I/O errors; cancelled when the progress callback says so. A file that does not verify is not
+// an exception: the report has written == false and the failing verification.
+ConvertReport convert_model(const ConvertOptions& options);
+
+// ---- Inspect ----------------------------------------------------------------------------------
+
+struct GgufTensorInfo {
+    std::string name;
+    std::vector<int64_t> ne;        // ggml order: ne[0] is the contiguous dimension
+    GgmlType type = GgmlType::F32;  // any id read from a file (ggml_type_name says if it is known)
+    uint64_t offset = 0;            // relative to the data section
+    uint64_t nbytes = 0;            // ggml_nbytes
+    uint64_t element_count() const;
+    bool operator==(const GgufTensorInfo& other) const = default;
+};
+
+struct GgufInfo {
+    std::vector<std::filesystem::path> files;  // one, or every shard of a split set in order
+    uint32_t version = 0;
+    uint32_t alignment = 0;
+    uint64_t bytes = 0;       // all files together
+    std::vector<GgufKV> kvs;  // the first file's, split.* keys left out
+    struct Tensor {
+        GgufTensorInfo info;
+        size_t file = 0;  // index into files
+    };
+    std::vector<Tensor> tensors;  // file order
+};
+// Opens and checks a GGUF file as llama.cpp's loader would (a first shard opens its whole set).
+GgufInfo inspect_gguf(const std::filesystem::path& path);
+
+struct SafetensorsTensorInfo {
+    std::string name;
+    std::string dtype;           // "F16", "BF16", "U32", ...
+    std::vector<int64_t> shape;  // as stored (row-major)
+    uint64_t begin = 0;          // data_offsets, relative to the data area
+    uint64_t end = 0;
+};
+struct SafetensorsInfo {
+    uint64_t header_bytes = 0;
+    std::vector<SafetensorsTensorInfo> tensors;   // header order
+    std::map<std::string, std::string> metadata;  // __metadata__
+};
+// Validates the whole header (spans, dtypes, shapes, overlaps) before returning.
+SafetensorsInfo inspect_safetensors(const std::filesystem::path& path);
+
+// ---- Split and merge (llama-gguf-split compatible) -------------------------------------------
+
+// What split / merge writes (or with dry_run would write): each output, its size and tensor count.
+struct PlannedOutput {
+    std::filesystem::path path;
+    uint64_t bytes = 0;
+    size_t tensors = 0;
+};
+struct SplitOptions {
+    SplitLimits limits;
+    bool force = false;    // replace existing shard files
+    bool dry_run = false;  // run every check, create nothing
+};
+// Shards "<out_prefix>-00001-of-0000N.gguf", ...; every shard appears whole or not at all.
+std::vector<PlannedOutput> split_gguf(const std::filesystem::path& input,
+                                      const std::string& out_prefix, const SplitOptions& options);
+struct MergeOptions {
+    bool force = false;
+    bool dry_run = false;
+};
+// One GGUF from a split set given by its first shard.
+PlannedOutput merge_gguf(const std::filesystem::path& first_shard,
+                         const std::filesystem::path& output, const MergeOptions& options = {});
+
+}  // namespace rebox

@@ -1,0 +1,55 @@
+// plan_model() and the mapping of the internal plan to the public PlanReport.
+#include "api/plan_report.hpp"
+
+#include "source/read_source.hpp"
+
+namespace rebox {
+
+PlanReport make_plan_report(const Plan& plan, const SourceModel* source) {
+    PlanReport report;
+    if (source != nullptr) report.format = source->format.empty() ? "mcq-v1" : source->format;
+    report.arch = plan.arch;
+    report.blockers = plan.blockers;
+    report.notes = plan.notes;
+    report.kvs = plan.kvs;
+    report.source_bytes = plan.source_bytes;
+    for (const TensorPlan& tp : plan.tensors) {
+        PlannedTensor t;
+        t.gguf_name = tp.gguf_name;
+        t.type = tp.type;
+        t.ne = tp.ne;
+        t.nbytes = tp.nbytes;
+        t.encoding = encoding_name(tp.encoding);
+        t.note = tp.note;
+        t.experts = tp.expert_sources.size();
+        t.expert_values = tp.expert_values;
+        t.zero_code_groups_get_zero_scale = tp.zero_code_groups_get_zero_scale;
+        if (source != nullptr && !tp.is_computed() && tp.source_index < source->tensors.size()) {
+            const SourceTensor& st = source->tensors[tp.source_index];
+            t.source_name = st.name;
+            t.source_shape = st.shape;
+            if (st.quant) {
+                t.bits = st.quant->bits;
+                t.group = st.quant->group;
+                t.scale_dtype = float_dtype_name(st.quant->scale_dtype);
+            } else if (st.int_quant) {
+                t.bits = st.int_quant->bits;
+                t.group = st.int_quant->group;
+                t.scale_dtype = float_dtype_name(st.int_quant->scale_dtype);
+                t.quant_method = st.int_quant->method;
+            } else {
+                t.source_dtype = float_dtype_name(st.float_dtype);
+            }
+        }
+        report.tensors.push_back(std::move(t));
+    }
+    if (plan.blockers.empty()) report.file_bytes = plan_file_bytes(plan);
+    return report;
+}
+
+PlanReport plan_model(const std::filesystem::path& model_dir, const PlanOptions& options) {
+    const SourceModel source = read_source_model(model_dir);
+    return make_plan_report(make_plan(source, options), &source);
+}
+
+}  // namespace rebox

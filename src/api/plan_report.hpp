@@ -1,0 +1,14 @@
+// The public PlanReport built from the internal plan and the source it was made from; shared by
+// plan_model(), convert_model() and the CLI.
+#pragma once
+
+#include "plan/plan.hpp"
+#include "rebox/rebox.hpp"
+#include "source/source_model.hpp"
+
+namespace rebox {
+
+// `source` may be null (the source-side fields stay empty).
+PlanReport make_plan_report(const Plan& plan, const SourceModel* source);
+
+}  // namespace rebox

@@ -1,0 +1,273 @@
+// The architecture registry: for every GGUF architecture rebox writes, the config model_types it
+// accepts, the HF -> GGUF tensor table (which tensors are required or optional, their ne from
+// config.json, the output order), the {arch}.* KVs it writes and the exact whole-row transforms
+// some tensors need (docs/architectures.md). One file per architecture in src/arch/ fills one
+// Architecture; everything else asks this header instead of testing architecture names.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "model/model_config.hpp"
+
+namespace rebox::arch {
+
+// A length a tensor's ne is made of, resolved from config.json.
+enum class Dim : uint8_t {
+    hidden,    // hidden_size
+    vocab,     // vocab_size
+    ffn,       // intermediate_size
+    q_width,   // num_attention_heads * head_dim
+    kv_width,  // num_key_value_heads * head_dim
+    head_dim,  // head_dim
+    // Mixture of experts:
+    experts,     // num_experts (num_local_experts)
+    expert_ffn,  // moe_intermediate_size, else intermediate_size (Mixtral)
+    shared_ffn,  // shared_expert_intermediate_size (qwen2_moe)
+    one,         // 1 (a [1, hidden] gate: ne {hidden, 1})
+    // Fused tensors (phi3): q, k and v stacked, gate and up stacked.
+    qkv_width,  // num_attention_heads * head_dim + 2 * num_key_value_heads * head_dim
+    ffn_x2,     // 2 * intermediate_size
+};
+
+// How the rows of a source tensor are placed in the GGUF tensor. Only whole rows move (with each
+// row's groups of codes, scales and mins), which is exact for every encoding. (3-D expert
+// stacking is TensorSpec::stacked_hf, orthogonal to this.)
+enum class RowTransform : uint8_t {
+    none,
+    // llama's LlamaModel.permute: per head of D rows, GGUF row h*D + 2*i + j holds source row
+    // h*D + j*(D/2) + i (i < D/2, j in {0,1}); heads = num_attention_heads ...
+    rope_pairs_q_heads,
+    // ... or num_key_value_heads.
+    rope_pairs_kv_heads,
+    // gemma3 token_embd: only the first vocab_size rows (Gemma3Model.modify_tensors drops the rows
+    // past the real vocabulary); a source with exactly vocab_size rows is copied as it is.
+    first_vocab_rows,
+};
+
+// What happens to the values of a float tensor (a norm) on the way to GGUF.
+enum class ValueTransform : uint8_t {
+    none,
+    // gemma RMSNorm weights: llama.cpp's converter writes weight + 1, the add done in the dtype
+    // the converter holds the tensor in (docs/architectures.md "gemma"); the result is F32. A
+    // quantized source for such a tensor is a BLOCKER.
+    add_one,
+};
+
+enum class Presence : uint8_t {
+    absent,               // llama.cpp's graph has no such tensor: refused
+    optional,             // loaded when present
+    required,             // the graph needs it
+    required_unless_tied  // required unless tie_word_embeddings (output.weight)
+};
+
+// How a tensor's source values are stored, beyond a plain copy of one source tensor.
+enum class SourceRole : uint8_t {
+    plain,
+    // One GGUF tensor [E, rows, cols] (ne {cols, rows, E}) stacked from E per-expert source tensors
+    // named by `hf` with "{e}" = 0..E-1 (HF, mcq-v1, float), or read whole from the pre-stacked
+    // `stacked_hf` tensor (MLX switch_mlp). Experts stack in index order; whole rows move: exact.
+    experts,
+    // The MoE router (and qwen2_moe's shared-expert gate): always written as exact F32 values
+    // (code*scale+min in binary32, or the float values widened), as every GGUF llama.cpp's
+    // converter writes keeps it F32; mlx-lm stores it at 8 bits, for which no exact block type
+    // exists. A convention for this role only: other weight matrices still follow the BLOCKER rule.
+    router_f32,
+};
+
+// One tensor of the table. Per-layer tensors are named without "layers.N." / "blk.N.".
+struct TensorSpec {
+    std::string_view hf;    // stem without ".weight" / ".bias", e.g. "self_attn.q_proj"
+    std::string_view gguf;  // stem without suffix, e.g. "attn_q"
+    Presence weight = Presence::required;
+    Presence bias = Presence::absent;        // a bias has ne {ne[rank-1]} (the weight's rows)
+    uint8_t rank = 1;                        // 1, 2 or 3 (stacked experts)
+    std::array<Dim, 3> ne{};                 // ggml order: ne[0] is the row length
+    RowTransform rows = RowTransform::none;  // applies to the weight and its bias
+    SourceRole role = SourceRole::plain;
+    std::string_view
+        stacked_hf{};  // experts: the MLX pre-stacked stem ("mlp.switch_mlp.gate_proj")
+    ValueTransform values = ValueTransform::none;
+};
+
+// The {arch}.* hyper-parameter KVs an architecture writes, in the order listed.
+enum class ArchKv : uint8_t {
+    context_length,
+    embedding_length,
+    block_count,
+    feed_forward_length,
+    head_count,
+    head_count_kv,
+    rope_freq_base,
+    rms_epsilon,
+    key_length,
+    value_length,
+    rope_dimension_count,
+    vocab_size,
+    expert_count,                       // num_experts
+    expert_used_count,                  // num_experts_per_tok
+    expert_feed_forward_length,         // moe_intermediate_size
+    expert_shared_feed_forward_length,  // shared_expert_intermediate_size
+    // phi3 (Phi3MiniModel.set_gguf_parameters):
+    rope_scaling_original_context_length,  // original_max_position_embeddings
+    rope_dimension_count_rotary,  // int(partial_rotary_factor * hidden_size) // num_attention_heads
+    sliding_window_or_zero,       // attention.sliding_window, 0 when config.json has none (phi3)
+    // Written only when config.json has the value (gemma2/gemma3, docs/architectures.md):
+    attn_logit_softcapping,   // {arch}.attn_logit_softcapping
+    final_logit_softcapping,  // {arch}.final_logit_softcapping
+    sliding_window,           // {arch}.attention.sliding_window (not when sliding_window_pattern 1)
+    rope_freq_base_swa,       // {arch}.rope.freq_base_swa (rope_local_base_freq)
+};
+
+// Tensors computed from config.json rather than read from the source.
+enum class ExtraTensor : uint8_t {
+    rope_freqs_llama3,  // rope_freqs.weight, F32 [head_dim/2], when rope_scaling is "llama3"
+    // rope_factors_long/short.weight, F32 [rope dims/2], from rope_scaling.long_factor /
+    // short_factor when the type is "longrope" or "su" (phi3).
+    rope_factors_long,
+    rope_factors_short,
+};
+
+// A config.json field and, as JSON text, the value transformers' config class gives it when the
+// file leaves it out. llama.cpp's converter loads config.json through transformers, so it sees
+// these values (gemma-3-4b-it's text_config has no num_attention_heads, vocab_size, ...).
+struct ConfigDefault {
+    std::string_view field;
+    std::string_view json_value;  // "8", "1e-06", "true"
+};
+
+struct Architecture {
+    std::string_view gguf_arch;                     // general.architecture
+    std::span<const std::string_view> model_types;  // config.json model_type values it accepts
+    std::span<const TensorSpec> model_first;        // written before the layers
+    std::span<const TensorSpec> layer;              // per layer, in output order
+    std::span<const TensorSpec> model_last;         // written after the layers
+    std::span<const ArchKv> kvs;
+    std::span<const ExtraTensor> extras;  // the extra tensors this architecture may write
+    // Tensors of a multimodal checkpoint that are not part of the text GGUF (HF name prefixes after
+    // the "model." / "language_model." prefixes are stripped, e.g. "vision_tower."): left out
+    // with a note, never refused.
+    std::span<const std::string_view> left_out_prefixes = {};
+    // Fields read_model_config fills in when config.json (after text_config) lacks them or has
+    // null.
+    std::span<const ConfigDefault> config_defaults = {};
+};
+
+// The architecture that accepts this config.json model_type (or has this GGUF arch name); null
+// when none does.
+const Architecture* find_architecture(std::string_view model_type);
+
+// Every accepted model_type, in registry order ("qwen3, qwen2, llama, mistral"), for messages.
+std::string supported_model_types();
+
+// The registry itself (tests walk it).
+std::span<const Architecture* const> all_architectures();
+
+// --- Names --------------------------------------------------------------------------------------
+
+// The HF name without a leading "model." and without a "language_model." component anywhere
+// (multimodal checkpoints: "language_model.model.layers.0..." and
+// "model.language_model.layers.0..." both become "layers.0...", as convert_hf_to_gguf's
+// ModelBase.filter_tensors reads them).
+std::string strip_model_prefix(std::string_view hf_name);
+
+// True when the (stripped) HF name lies under one of the architecture's left_out_prefixes.
+bool is_left_out(const Architecture& arch, std::string_view hf_name);
+
+// What a tensor name resolves to in the table.
+struct TensorRef {
+    const TensorSpec* spec = nullptr;
+    std::optional<uint32_t> layer;  // per-layer tensors
+    bool is_bias = false;
+    std::string gguf_name;  // "blk.3.attn_q.weight"
+    // "layers.3.self_attn.q_proj.weight" (unprefixed). For an experts spec: the per-expert name
+    // of the expert resolved, or from resolve_gguf the pattern with "{e}" left in.
+    std::string hf_name;
+    std::optional<uint32_t> expert;  // resolve_hf of a per-expert tensor: its expert index
+    bool stacked_source = false;     // resolve_hf of an MLX pre-stacked tensor (stacked_hf)
+};
+
+// HF name (with or without "model.") -> its table entry, or nullopt when the architecture does not
+// load it (absent weight or bias). Per-expert names ("layers.0.mlp.experts.5.up_proj.weight") and
+// pre-stacked ones ("layers.0.mlp.switch_mlp.up_proj.weight") both resolve to the stacked GGUF
+// tensor.
+std::optional<TensorRef> resolve_hf(const Architecture& arch, std::string_view hf_name);
+std::optional<TensorRef> resolve_gguf(const Architecture& arch, std::string_view gguf_name);
+
+// --- Shapes, completeness, order
+// ------------------------------------------------------------------
+
+// ne (ggml order) llama.cpp expects for this GGUF name given config.json; nullopt when the graph
+// has no such tensor (including extra tensors, which have their own rules).
+std::optional<std::vector<int64_t>> expected_ne(const Architecture& arch, const ModelConfig& config,
+                                                std::string_view gguf_name);
+
+// Every tensor the graph requires for this config, in output order (extras not included).
+std::vector<std::string> required_tensors(const Architecture& arch, const ModelConfig& config);
+
+// Sort key for the output order: extras, model_first, layer by layer in table order (bias right
+// after its weight), model_last; names not in the table sort before model_last.
+std::pair<int64_t, int> output_rank(const Architecture& arch, std::string_view gguf_name);
+
+// The layer index of "blk.N.*", or nullopt.
+std::optional<int64_t> layer_of(std::string_view gguf_name);
+
+// Number of heads the transform works on for this config (0 for RowTransform::none).
+uint32_t transform_heads(RowTransform transform, const ModelConfig& config);
+
+// The per-expert source name of expert `e` for a pattern holding "{e}".
+std::string expert_name(std::string_view pattern, uint32_t e);
+
+// The pre-stacked (MLX) source name of an experts tensor of `layer`, unprefixed.
+std::string stacked_name(const TensorSpec& spec, uint32_t layer);
+
+// True when the architecture has mixture-of-experts tensors.
+bool has_experts(const Architecture& arch);
+
+// What in config.json this architecture cannot write (one reason each), e.g. an MoE config without
+// num_experts, or one with dense layers between the MoE ones (decoder_sparse_step > 1,
+// mlp_only_layers) which the tables do not describe.
+std::vector<std::string> config_problems(const Architecture& arch, const ModelConfig& config);
+
+// --- Rope scaling
+// ---------------------------------------------------------------------------------
+
+// What config.json's rope_scaling asks of the GGUF for this architecture.
+struct RopeScalingPlan {
+    std::optional<std::string> blocker;  // set: the type cannot be written (reason)
+    std::string blocker_field;           // what the blocker names; empty: the rope_scaling
+    std::string blocker_fix;             // how to fix it; empty: the general advice
+    std::string kv_type;                 // "linear": {arch}.rope.scaling.type
+    std::optional<float> kv_factor;      // {arch}.rope.scaling.factor
+    bool rope_freqs = false;             // write rope_freqs.weight (llama3)
+    bool rope_factors = false;           // write rope_factors_long/short.weight (longrope, su)
+    std::optional<float> attn_factor;    // {arch}.rope.scaling.attn_factor (longrope, su)
+};
+RopeScalingPlan plan_rope_scaling(const Architecture& arch, const ModelConfig& config);
+
+// The GGUF name of an extra tensor.
+std::string_view extra_tensor_name(ExtraTensor extra);
+
+// How a Dim follows from config.json, with the numbers, for messages:
+// "num_attention_heads 4 * head_dim 16 + 2 * num_key_value_heads 2 * head_dim 16 = 128".
+std::string explain_dim(Dim dim, const ModelConfig& config);
+
+// What each ne[i] of a GGUF tensor follows from (row length, rows, experts; nullopt as
+// expected_ne).
+std::optional<std::array<Dim, 3>> tensor_dims(const Architecture& arch, std::string_view gguf_name);
+
+// The phi3 rotary dimension count: int(partial_rotary_factor * hidden_size) //
+// num_attention_heads (Phi3MiniModel), partial_rotary_factor from rope_scaling, else the top
+// level, else 1.0.
+uint32_t rotary_dimension_count(const ModelConfig& config);
+
+// original_max_position_embeddings from rope_scaling, else the top level (nullopt: neither).
+std::optional<uint32_t> original_context_length(const ModelConfig& config);
+
+}  // namespace rebox::arch

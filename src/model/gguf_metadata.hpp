@@ -1,0 +1,27 @@
+// The KV set of an output GGUF: general.*, {arch}.* hyper-parameters typed as llama.cpp demands
+// (UINT32 / FLOAT32 / BOOL / STRING), pooling, and tokenizer.ggml.*.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/model_config.hpp"
+#include "model/pooling.hpp"
+#include "model/tokenizer_vocab.hpp"
+#include "rebox/ggml_type.hpp"
+#include "rebox/gguf_value.hpp"
+
+namespace rebox {
+
+struct ModelMetadataInput {
+    const ModelConfig* config = nullptr;
+    const TokenizerVocab* vocab = nullptr;  // may be null (no tokenizer KVs)
+    std::optional<PoolingType> pooling;
+    LlamaFileType file_type = LlamaFileType::MOSTLY_Q4_1;
+    std::string name;  // general.name
+};
+
+std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input);
+
+}  // namespace rebox

@@ -1,0 +1,23 @@
+// The source-format dispatcher: picks the input adapter for a checkpoint directory. GPTQ, AWQ or
+// compressed-tensors when config.json quantization_config.quant_method says so; mcq-v1 when a
+// safetensors file carries __metadata__["mcq"]; MLX when config.json has a quantization block with
+// group_size/bits, or the tensors include *.scales beside *.biases; mcq-v1 again when stray
+// quantized parts (.qcodes/.scales/.mins) are there without metadata (its reader names them);
+// otherwise "float": nothing says quantized, every tensor is carried as a float.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "source/source_model.hpp"
+
+namespace rebox {
+
+// "gptq", "awq", "compressed-tensors", "mcq-v1", "mlx" or "float": the adapter read_source_model
+// would use. Throws rebox::Error (input class) when the safetensors files or config.json cannot be
+// read.
+std::string detect_source_format(const std::filesystem::path& model_dir);
+
+SourceModel read_source_model(const std::filesystem::path& model_dir);
+
+}  // namespace rebox
