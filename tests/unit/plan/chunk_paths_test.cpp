@@ -33,9 +33,20 @@ TEST(PlanChunkPaths, ZeroScaleFlagReachesTheQ4_1Blocks) {
     plan.type = GgmlType::Q4_1;
     plan.encoding = Encoding::q4_1_repack;
     plan.nbytes = 40;
+    plan.gguf_name = "blk.0.attn_q.weight";
     const Chunk chunk{0, 0, 64, 0, 40};
     std::vector<uint8_t> out(40);
-    EXPECT_THROW(encode_chunk(t, plan, chunk, out), Error);  // flag not set: exact rule
+    // Flag not set: the exact rule refuses group 0's scale. The plan would have set the flag, so
+    // reaching the kernel this way is a broken invariant: an internal error naming the tensor.
+    try {
+        encode_chunk(t, plan, chunk, out);
+        ADD_FAILURE() << "encode_chunk accepted a scale not exact in fp16";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.exit_class(), ExitClass::internal);
+        EXPECT_EQ(e.exit_code(), 70);
+        EXPECT_EQ(e.field(), "blk.0.attn_q.weight: scales[0]");
+        EXPECT_NE(std::string(e.what()).find("internal error"), std::string::npos) << e.what();
+    }
     plan.zero_code_groups_get_zero_scale = true;
     encode_chunk(t, plan, chunk, out);
     const std::vector<uint8_t> head0 = {0x00, 0x00, 0x00, 0x3c}, head1 = {0x00, 0x3c, 0x00, 0x00};
