@@ -212,7 +212,8 @@ ConvertReport convert_model(const ConvertOptions& options) {
     // (the headers are final now) and checks each region once its bytes are written.
     std::unique_ptr<VerifySession> verify;
     if (options.verify)
-        verify = std::make_unique<VerifySession>(options.model_dir, GgufSet::open_files(temp_paths),
+        verify = std::make_unique<VerifySession>(*source.model_dir, plan.config,
+                                                 GgufSet::open_files(temp_paths),
                                                  VerifyOptions{threads});
     write_tensors(source, plan, layout, outs, threads, options.progress, result.output_bytes,
                   verify.get());

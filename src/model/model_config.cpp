@@ -190,7 +190,10 @@ std::optional<RopeScalingConfig> read_rope_scaling(const json& root, float* rope
 }  // namespace
 
 ModelConfig read_model_config(const std::filesystem::path& config_json) {
-    json root = detail::read_json_object(config_json);
+    return parse_model_config(detail::read_json_object(config_json));
+}
+
+ModelConfig parse_model_config(json root) {
     if (const auto text = root.find("text_config"); text != root.end() && !text->is_null()) {
         if (!text->is_object()) fail("text_config", "expected an object");
         const json text_config = *text;

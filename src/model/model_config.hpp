@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,5 +67,7 @@ struct ModelConfig {
 // as convert_hf_to_gguf's TextModel does. Throws rebox::Error (input class) naming config.json and
 // the field for a missing/ill-typed field.
 ModelConfig read_model_config(const std::filesystem::path& config_json);
+// The same from config.json's parsed top-level object (ModelDir::config()).
+ModelConfig parse_model_config(nlohmann::json root);
 
 }  // namespace rebox

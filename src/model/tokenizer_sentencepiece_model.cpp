@@ -266,7 +266,7 @@ TokenizerVocab read_sentencepiece_model(const std::filesystem::path& model_dir,
 
     // gguf-py's SpecialVocab without tokenizer.json has no added_tokens to look contents up in:
     // only the add_* flags, the chat template and config.json ids apply.
-    apply_special_tokens(model_dir, TokenizerJsonSpecials{}, vocab);
+    apply_special_tokens(model_dir, TokenizerJsonSpecials{}, options.config, vocab);
     return vocab;
 }
 

@@ -83,7 +83,8 @@ std::optional<std::string> chat_template(const std::filesystem::path& model_dir,
 }  // namespace
 
 void apply_special_tokens(const std::filesystem::path& model_dir,
-                          const TokenizerJsonSpecials& specials, TokenizerVocab& vocab) {
+                          const TokenizerJsonSpecials& specials, const json* hparams_json,
+                          TokenizerVocab& vocab) {
     const std::filesystem::path config_path = model_dir / "tokenizer_config.json";
     const bool has_config = std::filesystem::is_regular_file(config_path);
     json config = has_config ? read_json_object(config_path) : json::object();
@@ -142,8 +143,9 @@ void apply_special_tokens(const std::filesystem::path& model_dir,
 
     // config.json ids fill what is still unset (integers only, like gguf-py).
     const std::filesystem::path model_config = model_dir / "config.json";
-    if (std::filesystem::is_regular_file(model_config)) {
-        const json hparams = read_json_object(model_config);
+    if (hparams_json != nullptr || std::filesystem::is_regular_file(model_config)) {
+        const json hparams =
+            hparams_json != nullptr ? *hparams_json : read_json_object(model_config);
         auto id_of = [&hparams](const char* field) -> std::optional<uint32_t> {
             const auto it = hparams.find(field);
             if (it == hparams.end() || !it->is_number_unsigned()) return std::nullopt;

@@ -27,7 +27,9 @@ struct TokenizerJsonSpecials {
 // Sets vocab.bos_id/eos_id/eot_id/pad_id/unk_id, add_bos/add_eos and chat_template. Ids outside
 // vocab.tokens are left unset (llama.cpp would ignore them). Throws rebox::Error (input) for
 // malformed tokenizer_config.json / config.json.
+// `hparams_json`: config.json already parsed, or null to read model_dir/config.json if it exists.
 void apply_special_tokens(const std::filesystem::path& model_dir,
-                          const TokenizerJsonSpecials& specials, TokenizerVocab& vocab);
+                          const TokenizerJsonSpecials& specials, const nlohmann::json* hparams_json,
+                          TokenizerVocab& vocab);
 
 }  // namespace rebox::detail

@@ -323,7 +323,7 @@ TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir,
             specials.added_tokens.emplace_back(std::string(token.text),
                                                static_cast<uint32_t>(token.id));
     collect_templates(root, specials);
-    detail::apply_special_tokens(model_dir, specials, vocab);
+    detail::apply_special_tokens(model_dir, specials, options.config, vocab);
     return vocab;
 }
 

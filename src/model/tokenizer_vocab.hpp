@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,9 @@ struct TokenizerVocab {
 struct TokenizerOptions {
     uint32_t vocab_size = 0;         // config.json vocab_size (0: the tokenizer's own count)
     std::optional<std::string> pre;  // override the pre-tokenizer name (--tokenizer-pre)
+    // config.json as already parsed (the plan passes ModelDir's); null: model_dir/config.json is
+    // read if it exists.
+    const nlohmann::json* config = nullptr;
 };
 
 // Special ids / add flags follow gguf-py SpecialVocab: tokenizer_config.json *_token contents

@@ -19,6 +19,7 @@
 #include "rebox/error.hpp"
 #include "rebox/ggml_type.hpp"
 #include "rebox/version.hpp"
+#include "source/model_dir.hpp"
 #include "tensor_rules.hpp"
 
 namespace rebox {
@@ -64,8 +65,11 @@ std::optional<TokenizerVocab> read_vocab(const SourceModel& source, const ModelC
         return std::nullopt;
     }
     try {
-        TokenizerVocab vocab =
-            read_tokenizer(source.dir, TokenizerOptions{config.vocab_size, options.tokenizer_pre});
+        TokenizerVocab vocab = read_tokenizer(
+            source.dir, TokenizerOptions{config.vocab_size, options.tokenizer_pre,
+                                         source.model_dir && source.model_dir->has_config()
+                                             ? &source.model_dir->config()
+                                             : nullptr});
         if (vocab.tokens.size() != config.vocab_size)
             blockers->push_back(Blocker{"tokenizer.json",
                                         "the tokenizer has " + std::to_string(vocab.tokens.size()) +
@@ -391,7 +395,11 @@ uint64_t total_file_bytes(const SourceModel& source) {
 
 Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     Plan plan;
-    plan.config = read_model_config(source.dir / "config.json");
+    // config.json as the source reader read it (one parse per run); a SourceModel assembled in
+    // memory has no ModelDir and reads the file.
+    plan.config = source.model_dir && source.model_dir->has_config()
+                      ? parse_model_config(source.model_dir->config())
+                      : read_model_config(source.dir / "config.json");
     plan.source_bytes = total_file_bytes(source);
     plan.blockers = source.blockers;
     const ModelConfig& config = plan.config;

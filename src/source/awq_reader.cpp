@@ -17,9 +17,8 @@ constexpr const char* kConfigFix = "use the config.json AutoAWQ wrote";
 
 class AwqReader {
   public:
-    AwqReader(const std::filesystem::path& dir, SourceModel& model) : reader_(dir, model) {
-        const nlohmann::json config = detail::read_json_object(dir / "config.json");
-        ok_ = parse_config(*prequant::quantization_config(config));
+    AwqReader(const ModelDir& dir, SourceModel& model) : reader_(dir, model) {
+        ok_ = parse_config(*prequant::quantization_config(dir.config()));
     }
 
     void run() {
@@ -139,9 +138,9 @@ class AwqReader {
 
 }  // namespace
 
-SourceModel read_awq_model(const std::filesystem::path& model_dir) {
+SourceModel read_awq_model(const ModelDir& model_dir) {
     SourceModel model;
-    model.dir = model_dir;
+    model.dir = model_dir.path();
     model.format = "awq";
     AwqReader(model_dir, model).run();
     return model;

@@ -27,9 +27,8 @@ struct WeightSetting {
 
 class CtReader {
   public:
-    CtReader(const std::filesystem::path& dir, SourceModel& model) : reader_(dir, model) {
-        const nlohmann::json config = detail::read_json_object(dir / "config.json");
-        ok_ = parse_config(*prequant::quantization_config(config));
+    CtReader(const ModelDir& dir, SourceModel& model) : reader_(dir, model) {
+        ok_ = parse_config(*prequant::quantization_config(dir.config()));
     }
 
     void run() {
@@ -275,9 +274,9 @@ class CtReader {
 
 }  // namespace
 
-SourceModel read_compressed_tensors_model(const std::filesystem::path& model_dir) {
+SourceModel read_compressed_tensors_model(const ModelDir& model_dir) {
     SourceModel model;
-    model.dir = model_dir;
+    model.dir = model_dir.path();
     model.format = "compressed-tensors";
     CtReader(model_dir, model).run();
     return model;

@@ -7,11 +7,11 @@
 
 namespace rebox {
 
-SourceModel read_float_model(const std::filesystem::path& model_dir) {
+SourceModel read_float_model(const ModelDir& model_dir) {
     SourceModel model;
-    model.dir = model_dir;
+    model.dir = model_dir.path();
     model.format = "float";
-    const SafetensorsModel st = SafetensorsModel::open(model_dir);
+    const SafetensorsModel& st = model_dir.safetensors();
     for (const auto& file : st.files()) {
         model.files.push_back(file);
         for (const StTensorInfo& info : file->tensors()) {

@@ -7,10 +7,11 @@
 
 #include <filesystem>
 
+#include "source/model_dir.hpp"
 #include "source/source_model.hpp"
 
 namespace rebox {
 
-SourceModel read_float_model(const std::filesystem::path& model_dir);
+SourceModel read_float_model(const ModelDir& model_dir);
 
 }  // namespace rebox

@@ -29,9 +29,8 @@ struct GptqConfig {
 
 class GptqReader {
   public:
-    GptqReader(const std::filesystem::path& dir, SourceModel& model) : reader_(dir, model) {
-        const nlohmann::json config = detail::read_json_object(dir / "config.json");
-        ok_ = parse_config(*prequant::quantization_config(config));
+    GptqReader(const ModelDir& dir, SourceModel& model) : reader_(dir, model) {
+        ok_ = parse_config(*prequant::quantization_config(dir.config()));
     }
 
     void run() {
@@ -188,9 +187,9 @@ class GptqReader {
 
 }  // namespace
 
-SourceModel read_gptq_model(const std::filesystem::path& model_dir) {
+SourceModel read_gptq_model(const ModelDir& model_dir) {
     SourceModel model;
-    model.dir = model_dir;
+    model.dir = model_dir.path();
     model.format = "gptq";
     GptqReader(model_dir, model).run();
     return model;

@@ -170,8 +170,8 @@ void read_file(const std::shared_ptr<SafetensorsFile>& file, SourceModel& model)
 
 }  // namespace
 
-SourceModel read_mcq_model(const std::filesystem::path& model_dir) {
-    return read_mcq_files(model_dir, SafetensorsModel::open(model_dir).files());
+SourceModel read_mcq_model(const ModelDir& model_dir) {
+    return read_mcq_files(model_dir.path(), model_dir.safetensors().files());
 }
 
 SourceModel read_mcq_files(const std::filesystem::path& model_dir,

@@ -9,11 +9,12 @@
 #include <vector>
 
 #include "format/safetensors.hpp"
+#include "source/model_dir.hpp"
 #include "source/source_model.hpp"
 
 namespace rebox {
 
-SourceModel read_mcq_model(const std::filesystem::path& model_dir);
+SourceModel read_mcq_model(const ModelDir& model_dir);
 
 // The same for safetensors files already opened, or parsed from memory (SafetensorsFile::parse, as
 // the fuzzers do); model_dir is where config.json and the tokenizer are read from later.

@@ -42,12 +42,11 @@ constexpr const char* kConfigFix =
 
 class MlxReader {
   public:
-    MlxReader(const std::filesystem::path& dir, SourceModel& model) : dir_(dir), model_(model) {}
+    MlxReader(const ModelDir& dir, SourceModel& model) : dir_(dir), model_(model) {}
 
     void run() {
-        const nlohmann::json config = detail::read_json_object(dir_ / "config.json");
-        quant_ = mlx::find_quant_config(config);
-        const SafetensorsModel st = SafetensorsModel::open(dir_);
+        quant_ = mlx::find_quant_config(dir_.config());
+        const SafetensorsModel& st = dir_.safetensors();
         for (const auto& file : st.files()) {
             model_.files.push_back(file);
             for (const StTensorInfo& info : file->tensors())
@@ -250,7 +249,7 @@ class MlxReader {
         model_.tensors.push_back(std::move(tensor));
     }
 
-    std::filesystem::path dir_;
+    const ModelDir& dir_;
     SourceModel& model_;
     std::optional<mlx::QuantConfig> quant_;
     TensorMap tensors_;
@@ -260,9 +259,9 @@ class MlxReader {
 
 }  // namespace
 
-SourceModel read_mlx_model(const std::filesystem::path& model_dir) {
+SourceModel read_mlx_model(const ModelDir& model_dir) {
     SourceModel model;
-    model.dir = model_dir;
+    model.dir = model_dir.path();
     model.format = "mlx";
     MlxReader(model_dir, model).run();
     return model;

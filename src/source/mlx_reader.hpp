@@ -8,11 +8,12 @@
 
 #include <filesystem>
 
+#include "source/model_dir.hpp"
 #include "source/source_model.hpp"
 
 namespace rebox {
 
 // Throws rebox::Error (input class) when config.json or a safetensors file is unreadable/malformed.
-SourceModel read_mlx_model(const std::filesystem::path& model_dir);
+SourceModel read_mlx_model(const ModelDir& model_dir);
 
 }  // namespace rebox

@@ -65,10 +65,9 @@ bool read_g_idx(PackedReader& reader, const std::string& name, const Located& wh
     return true;
 }
 
-PackedReader::PackedReader(const std::filesystem::path& dir, SourceModel& model)
-    : model_(model), config_path_(dir / "config.json") {
-    const SafetensorsModel st = SafetensorsModel::open(dir);
-    files_ = st.files();
+PackedReader::PackedReader(const ModelDir& dir, SourceModel& model)
+    : model_(model), config_path_(dir.path() / "config.json") {
+    files_ = dir.safetensors().files();
     for (const auto& file : files_) {
         model_.files.push_back(file);
         for (const StTensorInfo& info : file->tensors()) tensors_[info.name] = {file.get(), &info};

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "format/safetensors.hpp"
+#include "source/model_dir.hpp"
 #include "source/source_model.hpp"
 
 namespace rebox::prequant {
@@ -33,7 +34,7 @@ std::optional<int64_t> json_int(const nlohmann::json& object, const char* key);
 
 class PackedReader {
   public:
-    PackedReader(const std::filesystem::path& dir, SourceModel& model);
+    PackedReader(const ModelDir& dir, SourceModel& model);
 
     const Located* find(const std::string& name) const;
     // "FILE: reason" blocker naming the tensor.

@@ -8,13 +8,14 @@
 
 #include <filesystem>
 
+#include "source/model_dir.hpp"
 #include "source/source_model.hpp"
 
 namespace rebox {
 
-// Throw rebox::Error (input class) when config.json or a safetensors file is unreadable/malformed.
-SourceModel read_gptq_model(const std::filesystem::path& model_dir);
-SourceModel read_awq_model(const std::filesystem::path& model_dir);
-SourceModel read_compressed_tensors_model(const std::filesystem::path& model_dir);
+// Throw rebox::Error (input class) when config.json is malformed.
+SourceModel read_gptq_model(const ModelDir& model_dir);
+SourceModel read_awq_model(const ModelDir& model_dir);
+SourceModel read_compressed_tensors_model(const ModelDir& model_dir);
 
 }  // namespace rebox

@@ -2,7 +2,6 @@
 // compressed-tensors) and the safetensors headers, then the matching adapter reads the directory.
 #include "source/read_source.hpp"
 
-#include "../model/json_file.hpp"
 #include "format/safetensors.hpp"
 #include "mlx_config.hpp"
 #include "prequant_common.hpp"
@@ -14,19 +13,18 @@
 
 namespace rebox {
 
-std::string detect_source_format(const std::filesystem::path& model_dir) {
-    const std::filesystem::path config_path = model_dir / "config.json";
-    if (std::filesystem::exists(config_path)) {
-        const std::string method = prequant::quant_method(detail::read_json_object(config_path));
+std::string detect_source_format(const ModelDir& model_dir) {
+    if (model_dir.has_config()) {
+        const std::string method = prequant::quant_method(model_dir.config());
         if (method == "gptq" || method == "awq" || method == "compressed-tensors") return method;
         if (!method.empty())  // mlx-lm writes no quant_method
-            throw_input_error(config_path.string(), "quantization_config.quant_method",
+            throw_input_error((model_dir.path() / "config.json").string(),
+                              "quantization_config.quant_method",
                               "'" + method + "' is not supported",
                               "gptq, awq or compressed-tensors; MLX affine checkpoints have none");
     }
-    const SafetensorsModel st = SafetensorsModel::open(model_dir);
     bool has_scales = false, has_biases = false, has_mcq_parts = false;
-    for (const auto& file : st.files()) {
+    for (const auto& file : model_dir.safetensors().files()) {
         if (file->metadata().count("mcq")) return "mcq-v1";
         for (const StTensorInfo& info : file->tensors()) {
             has_scales |= info.name.ends_with(".scales");
@@ -35,23 +33,30 @@ std::string detect_source_format(const std::filesystem::path& model_dir) {
         }
     }
     if (has_scales && has_biases) return "mlx";
-    const std::filesystem::path config = model_dir / "config.json";
-    if (std::filesystem::exists(config) &&
-        mlx::has_mlx_quant_config(detail::read_json_object(config)))
-        return "mlx";
+    if (model_dir.has_config() && mlx::has_mlx_quant_config(model_dir.config())) return "mlx";
     // Stray quantized parts without metadata: the mcq-v1 reader names what is missing.
     if (has_mcq_parts || has_scales) return "mcq-v1";
     return "float";
 }
 
+std::string detect_source_format(const std::filesystem::path& model_dir) {
+    return detect_source_format(*ModelDir::open(model_dir));
+}
+
+SourceModel read_source_model(std::shared_ptr<const ModelDir> model_dir) {
+    const std::string format = detect_source_format(*model_dir);
+    SourceModel model = format == "mlx"                  ? read_mlx_model(*model_dir)
+                        : format == "float"              ? read_float_model(*model_dir)
+                        : format == "gptq"               ? read_gptq_model(*model_dir)
+                        : format == "awq"                ? read_awq_model(*model_dir)
+                        : format == "compressed-tensors" ? read_compressed_tensors_model(*model_dir)
+                                                         : read_mcq_model(*model_dir);
+    model.model_dir = std::move(model_dir);
+    return model;
+}
+
 SourceModel read_source_model(const std::filesystem::path& model_dir) {
-    const std::string format = detect_source_format(model_dir);
-    if (format == "mlx") return read_mlx_model(model_dir);
-    if (format == "float") return read_float_model(model_dir);
-    if (format == "gptq") return read_gptq_model(model_dir);
-    if (format == "awq") return read_awq_model(model_dir);
-    if (format == "compressed-tensors") return read_compressed_tensors_model(model_dir);
-    return read_mcq_model(model_dir);
+    return read_source_model(ModelDir::open(model_dir));
 }
 
 }  // namespace rebox

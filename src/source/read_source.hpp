@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "source/model_dir.hpp"
 #include "source/source_model.hpp"
 
 namespace rebox {
@@ -16,8 +17,12 @@ namespace rebox {
 // "gptq", "awq", "compressed-tensors", "mcq-v1", "mlx" or "float": the adapter read_source_model
 // would use. Throws rebox::Error (input class) when the safetensors files or config.json cannot be
 // read.
+std::string detect_source_format(const ModelDir& model_dir);
 std::string detect_source_format(const std::filesystem::path& model_dir);
 
+// The adapter detect_source_format names reads the folder; the SourceModel keeps `model_dir`
+// (config.json and the opened safetensors files) for the plan and verify to share.
+SourceModel read_source_model(std::shared_ptr<const ModelDir> model_dir);
 SourceModel read_source_model(const std::filesystem::path& model_dir);
 
 }  // namespace rebox

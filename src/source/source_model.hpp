@@ -18,6 +18,7 @@
 namespace rebox {
 
 class SafetensorsFile;
+class ModelDir;
 
 enum class FloatDtype { F32, F16, BF16 };
 size_t float_dtype_size(FloatDtype dtype);
@@ -116,6 +117,9 @@ struct SourceModel {
     std::vector<SourceTensor> tensors;  // in file order (shards in index order)
     std::vector<Blocker> blockers;      // problems the reader found (tensors affected are left out)
     std::vector<std::shared_ptr<const SafetensorsFile>> files;  // keeps the mappings alive
+    // The folder as read (config.json, the opened safetensors files), shared read-only with the
+    // plan and verify; null for a SourceModel assembled in memory (tests).
+    std::shared_ptr<const ModelDir> model_dir;
 };
 
 }  // namespace rebox

@@ -354,15 +354,28 @@ struct VerifySession::State {
     std::vector<const MappedFile*> mappings;  // read pages leave the resident set as units finish
     std::unique_ptr<verify_ref::UnitScheduler> scheduler;
 
-    State(GgufSet set, const std::filesystem::path& model_dir)
-        : gguf(std::move(set)),
-          config(read_model_config(model_dir / "config.json")),
-          model(SafetensorsModel::open(model_dir)) {}
+    State(GgufSet set, ModelConfig model_config, SafetensorsModel safetensors)
+        : gguf(std::move(set)), config(std::move(model_config)), model(std::move(safetensors)) {}
 };
 
 VerifySession::VerifySession(const std::filesystem::path& model_dir, GgufSet gguf_set,
                              const VerifyOptions& options)
-    : model_dir_(model_dir), state_(std::make_unique<State>(std::move(gguf_set), model_dir)) {
+    : model_dir_(model_dir) {
+    ModelConfig config = read_model_config(model_dir / "config.json");
+    state_ = std::make_unique<State>(std::move(gguf_set), std::move(config),
+                                     SafetensorsModel::open(model_dir));
+    pair_tensors(options);
+}
+
+VerifySession::VerifySession(const ModelDir& model_dir, const ModelConfig& config, GgufSet gguf_set,
+                             const VerifyOptions& options)
+    : model_dir_(model_dir.path()),
+      state_(std::make_unique<State>(std::move(gguf_set), config, model_dir.safetensors())) {
+    pair_tensors(options);
+}
+
+void VerifySession::pair_tensors(const VerifyOptions& options) {
+    const std::filesystem::path& model_dir = model_dir_;
     State& s = *state_;
     const GgufSet& gguf = s.gguf;
     const ModelConfig& config = s.config;

@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "format/gguf_shards.hpp"
+#include "model/model_config.hpp"
 #include "rebox/rebox.hpp"
+#include "source/model_dir.hpp"
 
 namespace rebox {
 
@@ -31,6 +33,11 @@ class VerifySession {
   public:
     VerifySession(const std::filesystem::path& model_dir, GgufSet gguf,
                   const VerifyOptions& options = {});
+    // The same with the folder as the source reader read it (config.json, the opened safetensors
+    // files) and the hyper-parameters the plan parsed, instead of reading them again. The
+    // quantization metadata verify still reads and parses itself.
+    VerifySession(const ModelDir& model_dir, const ModelConfig& config, GgufSet gguf,
+                  const VerifyOptions& options = {});
     ~VerifySession();
     VerifySession(const VerifySession&) = delete;
     VerifySession& operator=(const VerifySession&) = delete;
@@ -44,6 +51,7 @@ class VerifySession {
 
   private:
     struct State;
+    void pair_tensors(const VerifyOptions& options);
     std::filesystem::path model_dir_;
     std::unique_ptr<State> state_;
 };

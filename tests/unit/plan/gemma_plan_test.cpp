@@ -86,7 +86,7 @@ class Gemma3PlanTest : public ::testing::Test {
 
     Plan plan(const TinyGemma3& model) {
         model.write(dir.path());
-        source = read_mcq_model(dir.path());
+        source = read_mcq_model(*ModelDir::open(dir.path()));
         return make_plan(source, PlanOptions{});
     }
     static const TensorPlan* tensor(const Plan& p, const std::string& name) {
@@ -195,7 +195,7 @@ TEST_F(Gemma3PlanTest, MlxQuantizedNormIsABlockerNamingIt) {
               1);
     mlx.plain("model.norm.weight", "BF16", {64});
     mlx.write(dir.path());
-    source = read_mlx_model(dir.path());
+    source = read_mlx_model(*ModelDir::open(dir.path()));
     const Plan p = make_plan(source, PlanOptions{});
     size_t named = 0;
     for (const Blocker& b : p.blockers)

@@ -63,7 +63,7 @@ class LlamaPlanTest : public ::testing::Test {
 
     Plan plan(const TinyLlama& model, PlanOptions options = {}) {
         model.write(dir.path());
-        source = read_mcq_model(dir.path());
+        source = read_mcq_model(*ModelDir::open(dir.path()));
         return make_plan(source, options);
     }
     static const TensorPlan* tensor(const Plan& p, const std::string& name) {

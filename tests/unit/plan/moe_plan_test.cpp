@@ -76,7 +76,7 @@ class MoePlanTest : public ::testing::Test {
 
     Plan plan(const TinyQwen3Moe& model, PlanOptions options = {}) {
         model.write(dir.path());
-        source = read_mcq_model(dir.path());
+        source = read_mcq_model(*ModelDir::open(dir.path()));
         return make_plan(source, options);
     }
     static const TensorPlan* tensor(const Plan& p, const std::string& name) {

@@ -70,7 +70,7 @@ class Phi3PlanTest : public ::testing::Test {
 
     Plan plan(const TinyPhi3& model) {
         model.write(dir.path());
-        source = read_mcq_model(dir.path());
+        source = read_mcq_model(*ModelDir::open(dir.path()));
         return make_plan(source, PlanOptions{});
     }
     static const TensorPlan* tensor(const Plan& p, const std::string& name) {

@@ -81,7 +81,7 @@ class PlanTest : public ::testing::Test {
 
     Plan plan(const TinyQwen3& model, PlanOptions options = {}) {
         model.write(dir.path());
-        source = read_mcq_model(dir.path());
+        source = read_mcq_model(*ModelDir::open(dir.path()));
         return make_plan(source, options);
     }
 

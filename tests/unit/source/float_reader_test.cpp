@@ -56,7 +56,7 @@ TEST(FloatReader, UnsupportedDtypeIsOneBlockerNamingTensorAndDtype) {
                            std::vector<uint8_t>(32, 0x38)});
     bad.tensors.push_back({"model.rotary.inv_freq", "I64", {2}, std::vector<uint8_t>(16, 0)});
     bad.write(dir.path());
-    const SourceModel model = read_float_model(dir.path());
+    const SourceModel model = read_float_model(*ModelDir::open(dir.path()));
     ASSERT_EQ(model.blockers.size(), 2u);
     EXPECT_EQ(model.blockers[0].tensor, "model.layers.0.self_attn.q_proj.weight");
     EXPECT_NE(model.blockers[0].reason.find("dtype F8_E4M3"), std::string::npos)

@@ -20,7 +20,7 @@ class McqReader : public ::testing::Test {
 
     SourceModel read(const McqFile& file) {
         file.write(dir.path() / "model.safetensors");
-        return read_mcq_model(dir.path());
+        return read_mcq_model(*ModelDir::open(dir.path()));
     }
 
     static std::string all_blockers(const SourceModel& model) {
@@ -264,7 +264,7 @@ TEST_F(McqReader, MalformedMcqJsonIsAnInputError) {
     std::map<std::string, std::string> metadata = {{"mcq", "{\"version\": 1, \"tensors\": {"}};
     test::write_safetensors(dir.path() / "model.safetensors", file.tensors, metadata);
     try {
-        read_mcq_model(dir.path());
+        read_mcq_model(*ModelDir::open(dir.path()));
         FAIL() << "no error";
     } catch (const Error& e) {
         EXPECT_EQ(e.exit_class(), ExitClass::input);

@@ -30,7 +30,7 @@ TEST(MlxPacking, HandWorkedWordsUnpackToTheirCodesForEveryWidth) {
         mlx.quant("model.layers.0.mlp.down_proj", 2, words, 1);
         mlx.write(dir.path());
 
-        const SourceModel model = read_mlx_model(dir.path());
+        const SourceModel model = read_mlx_model(*ModelDir::open(dir.path()));
         ASSERT_TRUE(model.blockers.empty()) << model.blockers[0].reason;
         ASSERT_EQ(model.tensors.size(), 1u);
         const SourceTensor& t = model.tensors[0];

@@ -24,7 +24,7 @@ MlxDir four_bit_dir() {
 SourceModel read(const MlxDir& mlx) {
     TempDir dir("mlx-reader");
     mlx.write(dir.path());
-    return read_mlx_model(dir.path());
+    return read_mlx_model(*ModelDir::open(dir.path()));
 }
 
 // The one blocker the model must carry, naming `tensor` and containing `text`.
