@@ -10,6 +10,7 @@
 
 #include "format/gguf_test_bytes.hpp"
 #include "rebox/error.hpp"
+#include "test_files.hpp"
 
 namespace rebox {
 namespace {
@@ -85,7 +86,8 @@ TEST(GgufFile, AcceptsVersion2CustomAlignmentEmptyArrayAndNoTensors) {
 }
 
 TEST(GgufFile, OpenReadsAFileAndNamesItInErrors) {
-    const auto path = std::filesystem::temp_directory_path() / "rebox_gguf_file_test.gguf";
+    const test::ScratchDir dir;
+    const auto path = dir / "rebox_gguf_file_test.gguf";
     const std::vector<uint8_t> bytes = small_file();
     {
         FILE* out = std::fopen(path.c_str(), "wb");
@@ -115,7 +117,6 @@ TEST(GgufFile, OpenReadsAFileAndNamesItInErrors) {
             std::string(e.what()).rfind(path.string() + ": tensor 't.f32': data (20 bytes", 0), 0u)
             << e.what();
     }
-    std::filesystem::remove(path);
 }
 
 struct CorruptCase {
