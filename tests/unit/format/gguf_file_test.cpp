@@ -278,26 +278,35 @@ std::vector<CorruptCase> corrupt_cases() {
     };
 }
 
-TEST(GgufFile, CorruptFilesAreRejectedWithTheRuleTheyBreak) {
-    const auto cases = corrupt_cases();
-    EXPECT_GE(cases.size(), 25u);
-    for (const CorruptCase& c : cases) {
-        const std::vector<uint8_t> bytes = c.build();
-        try {
-            GgufFile::parse(bytes, "bad.gguf");
-            ADD_FAILURE() << c.name << ": accepted";
-        } catch (const Error& e) {
-            const std::string message = e.what();
-            EXPECT_NE(message.find(c.message), std::string::npos)
-                << c.name << ": got \"" << message << "\", want \"" << c.message << "\"";
-            EXPECT_EQ(e.exit_class(), ExitClass::input) << c.name;
-            EXPECT_EQ(message.find('\n'), std::string::npos) << c.name;
-            EXPECT_EQ(message.rfind("bad.gguf: ", 0), 0u) << c.name << ": " << message;
-        } catch (const std::exception& e) {
-            ADD_FAILURE() << c.name << ": wrong exception type: " << e.what();
-        }
+TEST(GgufFile, CorruptFileTableCoversEveryRule) { EXPECT_GE(corrupt_cases().size(), 25u); }
+
+void PrintTo(const CorruptCase& c, std::ostream* os) { *os << c.name; }
+
+// One case per broken rule: `CorruptFiles/GgufFileCorrupt.IsRejectedWithTheRuleItBreaks/<name>`.
+class GgufFileCorrupt : public ::testing::TestWithParam<CorruptCase> {};
+
+TEST_P(GgufFileCorrupt, IsRejectedWithTheRuleItBreaks) {
+    const CorruptCase& c = GetParam();
+    const std::vector<uint8_t> bytes = c.build();
+    try {
+        GgufFile::parse(bytes, "bad.gguf");
+        ADD_FAILURE() << c.name << ": accepted";
+    } catch (const Error& e) {
+        const std::string message = e.what();
+        EXPECT_NE(message.find(c.message), std::string::npos)
+            << c.name << ": got \"" << message << "\", want \"" << c.message << "\"";
+        EXPECT_EQ(e.exit_class(), ExitClass::input) << c.name;
+        EXPECT_EQ(message.find('\n'), std::string::npos) << c.name;
+        EXPECT_EQ(message.rfind("bad.gguf: ", 0), 0u) << c.name << ": " << message;
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << c.name << ": wrong exception type: " << e.what();
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(CorruptFiles, GgufFileCorrupt, ::testing::ValuesIn(corrupt_cases()),
+                         [](const ::testing::TestParamInfo<CorruptCase>& info) {
+                             return std::string(info.param.name);
+                         });
 
 TEST(GgufFile, ValidOneTensorFileIsAcceptedSoTheCorruptCasesAreMinimal) {
     // The base shape of the corrupt cases, unbroken: header 24 + info (8+1+4+8+4+8) = 57 -> data
