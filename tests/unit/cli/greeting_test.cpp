@@ -19,12 +19,9 @@ const std::vector<std::string> kCommands = {"convert", "plan",  "verify",
 
 class Greeting : public ::testing::Test {
   protected:
-    void SetUp() override { dir_ = test::scratch_dir("greeting_" + std::to_string(::getpid())); }
-    void TearDown() override { std::filesystem::remove_all(dir_); }
-    test::StreamsRun run(const std::string& args) {
-        return test::run_streams(test::quoted(test::rebox_cli()) + args, dir_);
+    test::RunResult run(const std::string& args) {
+        return test::run(test::quoted(test::rebox_cli()) + args);
     }
-    std::filesystem::path dir_;
 };
 
 // One line per command: "  NAME  description", and each command on exactly one line.

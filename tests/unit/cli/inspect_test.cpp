@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "format/gguf_test_bytes.hpp"
+#include "test_files.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
 
@@ -16,29 +17,22 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using CliResult = test::StreamsRun;
+using CliResult = test::RunResult;
 
 class InspectCli : public ::testing::Test {
   protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("rebox_inspect_test_" + std::to_string(::getpid()));
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
     fs::path write(const std::string& name, const std::vector<uint8_t>& bytes) {
         const fs::path path = dir_ / name;
-        std::ofstream out(path, std::ios::binary);
-        out.write(reinterpret_cast<const char*>(bytes.data()),
-                  static_cast<std::streamsize>(bytes.size()));
+        test::write_file(path, bytes);
         return path;
     }
 
     CliResult run(const std::string& args) {
-        return test::run_streams(test::quoted(test::rebox_cli()) + " inspect " + args, dir_);
+        return test::run(test::quoted(test::rebox_cli()) + " inspect " + args);
     }
 
-    fs::path dir_;
+    test::ScratchDir scratch_;
+    fs::path dir_ = scratch_.path();
 };
 
 bool contains(const std::string& text, const std::string& part) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "format/gguf_file.hpp"
+#include "test_files.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
 
@@ -14,18 +15,16 @@ namespace fs = std::filesystem;
 using test::quoted;
 
 TEST(ConvertSourceVariants, ShardedAndPrefixedCheckpointsGiveTheSameGguf) {
-    const fs::path dir = test::scratch_dir("convert_source_variants");
+    const test::ScratchDir scratch;
+    const fs::path dir = scratch.path();
     auto convert = [&](const std::string& name, const std::string& fixture_args) {
         const fs::path model = dir / name;
         const fs::path gguf = dir / (name + ".gguf");
-        const auto made = test::run_command(quoted(test::mkfixture_cli()) + " " + quoted(model) +
-                                                " --preset tiny --tokenizer small " + fixture_args,
-                                            dir / "log.txt");
+        const auto made = test::run(quoted(test::mkfixture_cli()) + " " + quoted(model) +
+                                    " --preset tiny --tokenizer small " + fixture_args);
         EXPECT_EQ(made.exit_code, 0) << made.output;
-        const auto converted =
-            test::run_command(quoted(test::rebox_cli()) + " convert " + quoted(model) + " -o " +
-                                  quoted(gguf) + " --quiet --name tiny",
-                              dir / "log.txt");
+        const auto converted = test::run(quoted(test::rebox_cli()) + " convert " + quoted(model) +
+                                         " -o " + quoted(gguf) + " --quiet --name tiny");
         EXPECT_EQ(converted.exit_code, 0) << converted.output;
         return gguf;
     };

@@ -6,6 +6,8 @@
 
 #include "../fixtures/fixture_reader.hpp"
 #include "../test_process.hpp"
+#include "test_files.hpp"
+#include "test_process.hpp"
 
 namespace rebox::test {
 namespace {
@@ -16,9 +18,9 @@ namespace fs = std::filesystem;
 std::vector<std::vector<uint8_t>> convert_bytes(const fs::path& model, const fs::path& dir,
                                                 const std::string& name, const std::string& flags) {
     fs::create_directories(dir);
-    const CliRun run = run_captured(quoted(rebox_cli()) + " convert " + quoted(model) + " -o " +
-                                    quoted(dir / (name + ".gguf")) + " -q -f " + flags);
-    EXPECT_EQ(run.status, 0) << run.output;
+    const RunResult r = run(quoted(rebox_cli()) + " convert " + quoted(model) + " -o " +
+                            quoted(dir / (name + ".gguf")) + " -q -f " + flags);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
     std::vector<fs::path> files;
     for (const auto& entry : fs::directory_iterator(dir))
         if (entry.path().filename().string().rfind(name, 0) == 0) files.push_back(entry.path());
@@ -30,7 +32,8 @@ std::vector<std::vector<uint8_t>> convert_bytes(const fs::path& model, const fs:
 
 void expect_same_output_for_any_thread_count(const std::string& fixture_args,
                                              const std::string& convert_flags) {
-    const fs::path dir = fresh_dir("thread_determinism");
+    const test::ScratchDir scratch;
+    const fs::path dir = scratch / "thread_determinism";
     ASSERT_EQ(run_mkfixture(dir / "model", "--preset tiny " + fixture_args), 0);
     for (const char* verify : {"", "--no-verify"}) {
         SCOPED_TRACE(std::string(fixture_args) + " " + convert_flags + " " + verify);
@@ -46,7 +49,6 @@ void expect_same_output_for_any_thread_count(const std::string& fixture_args,
         fs::remove_all(dir / "t1");
         fs::remove_all(dir / "t5");
     }
-    fs::remove_all(dir);
 }
 
 TEST(ThreadDeterminism, McqMixedBitsSameBytes) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "rebox/error.hpp"
+#include "test_files.hpp"
 
 namespace rebox {
 namespace {
@@ -23,29 +24,17 @@ namespace fs = std::filesystem;
 class AtomicOutputTest : public ::testing::Test {
   protected:
     void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("rebox-atomic-" + std::to_string(::getpid()) + "-" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
         target_ = dir_ / "out.gguf";
         expected_temp_ = dir_ / ("out.gguf.rebox-tmp-" + std::to_string(::getpid()));
     }
-    void TearDown() override { fs::remove_all(dir_); }
 
-    static std::string read_all(const fs::path& path) {
-        std::ifstream in(path, std::ios::binary);
-        return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    }
-    static void write_all(const fs::path& path, const std::string& text) {
-        std::ofstream(path, std::ios::binary) << text;
-    }
     size_t entries_in_dir() const {
         return static_cast<size_t>(
             std::distance(fs::directory_iterator(dir_), fs::directory_iterator()));
     }
 
-    fs::path dir_, target_, expected_temp_;
+    test::ScratchDir scratch_;
+    fs::path dir_ = scratch_.path(), target_, expected_temp_;
 };
 
 std::span<const uint8_t> as_bytes(const std::string& text) {
@@ -64,7 +53,7 @@ TEST_F(AtomicOutputTest, CommitMakesTargetAppearWithTheBytes) {
         out.commit();
         EXPECT_FALSE(fs::exists(expected_temp_));
     }
-    EXPECT_EQ(read_all(target_), "helloworld");
+    EXPECT_EQ(test::read_file(target_), "helloworld");
     EXPECT_EQ(entries_in_dir(), 1u);
     EXPECT_EQ(fs::status(target_).permissions() & fs::perms::owner_write, fs::perms::owner_write);
 }
@@ -76,7 +65,7 @@ TEST_F(AtomicOutputTest, ResizeLeavesUnwrittenRangesZero) {
         out.pwrite(as_bytes("ab"), 2);
         out.commit();
     }
-    EXPECT_EQ(read_all(target_), std::string("\0\0ab\0\0", 6));
+    EXPECT_EQ(test::read_file(target_), std::string("\0\0ab\0\0", 6));
 }
 
 TEST_F(AtomicOutputTest, DestroyWithoutCommitLeavesNothing) {
@@ -101,7 +90,7 @@ TEST_F(AtomicOutputTest, DiscardIsIdempotentAndBlocksCommit) {
 }
 
 TEST_F(AtomicOutputTest, RefusesExistingTargetWithoutOverwrite) {
-    write_all(target_, "old");
+    test::write_file(target_, "old");
     try {
         AtomicOutput out(target_, false);
         FAIL() << "existing target accepted";
@@ -110,14 +99,14 @@ TEST_F(AtomicOutputTest, RefusesExistingTargetWithoutOverwrite) {
         EXPECT_EQ(std::string(error.what()),
                   target_.string() + ": exists (use --force to replace)");
     }
-    EXPECT_EQ(read_all(target_), "old");
+    EXPECT_EQ(test::read_file(target_), "old");
     EXPECT_FALSE(fs::exists(expected_temp_));
 }
 
 TEST_F(AtomicOutputTest, TargetAppearingBeforeCommitIsNotReplaced) {
     AtomicOutput out(target_, false);
     out.pwrite(as_bytes("new"), 0);
-    write_all(target_, "someone else's");
+    test::write_file(target_, "someone else's");
     try {
         out.commit();
         FAIL() << "target replaced";
@@ -125,18 +114,18 @@ TEST_F(AtomicOutputTest, TargetAppearingBeforeCommitIsNotReplaced) {
         EXPECT_NE(std::string(error.what()).find("exists (use --force to replace)"),
                   std::string::npos);
     }
-    EXPECT_EQ(read_all(target_), "someone else's");
+    EXPECT_EQ(test::read_file(target_), "someone else's");
 }
 
 TEST_F(AtomicOutputTest, OverwriteReplacesOnlyAtCommit) {
-    write_all(target_, "old contents");
+    test::write_file(target_, "old contents");
     {
         AtomicOutput out(target_, true);
         out.pwrite(as_bytes("new"), 0);
-        EXPECT_EQ(read_all(target_), "old contents");
+        EXPECT_EQ(test::read_file(target_), "old contents");
         out.commit();
     }
-    EXPECT_EQ(read_all(target_), "new");
+    EXPECT_EQ(test::read_file(target_), "new");
     EXPECT_EQ(entries_in_dir(), 1u);
 }
 
@@ -165,9 +154,9 @@ TEST_F(AtomicOutputTest, SignalCleanupSparesCommittedAndDiscardedOutputs) {
         AtomicOutput gone(other, false);
         stale_temp = gone.temp_path();
     }
-    write_all(stale_temp, "not ours");
+    test::write_file(stale_temp, "not ours");
     remove_pending_outputs_from_signal();
-    EXPECT_EQ(read_all(target_), "kept");
+    EXPECT_EQ(test::read_file(target_), "kept");
     EXPECT_TRUE(fs::exists(stale_temp));
 }
 

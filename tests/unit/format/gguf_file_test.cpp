@@ -10,6 +10,7 @@
 
 #include "format/gguf_test_bytes.hpp"
 #include "rebox/error.hpp"
+#include "test_files.hpp"
 
 namespace rebox {
 namespace {
@@ -85,7 +86,8 @@ TEST(GgufFile, AcceptsVersion2CustomAlignmentEmptyArrayAndNoTensors) {
 }
 
 TEST(GgufFile, OpenReadsAFileAndNamesItInErrors) {
-    const auto path = std::filesystem::temp_directory_path() / "rebox_gguf_file_test.gguf";
+    const test::ScratchDir dir;
+    const auto path = dir / "rebox_gguf_file_test.gguf";
     const std::vector<uint8_t> bytes = small_file();
     {
         FILE* out = std::fopen(path.c_str(), "wb");
@@ -115,7 +117,6 @@ TEST(GgufFile, OpenReadsAFileAndNamesItInErrors) {
             std::string(e.what()).rfind(path.string() + ": tensor 't.f32': data (20 bytes", 0), 0u)
             << e.what();
     }
-    std::filesystem::remove(path);
 }
 
 struct CorruptCase {
@@ -277,26 +278,35 @@ std::vector<CorruptCase> corrupt_cases() {
     };
 }
 
-TEST(GgufFile, CorruptFilesAreRejectedWithTheRuleTheyBreak) {
-    const auto cases = corrupt_cases();
-    EXPECT_GE(cases.size(), 25u);
-    for (const CorruptCase& c : cases) {
-        const std::vector<uint8_t> bytes = c.build();
-        try {
-            GgufFile::parse(bytes, "bad.gguf");
-            ADD_FAILURE() << c.name << ": accepted";
-        } catch (const Error& e) {
-            const std::string message = e.what();
-            EXPECT_NE(message.find(c.message), std::string::npos)
-                << c.name << ": got \"" << message << "\", want \"" << c.message << "\"";
-            EXPECT_EQ(e.exit_class(), ExitClass::input) << c.name;
-            EXPECT_EQ(message.find('\n'), std::string::npos) << c.name;
-            EXPECT_EQ(message.rfind("bad.gguf: ", 0), 0u) << c.name << ": " << message;
-        } catch (const std::exception& e) {
-            ADD_FAILURE() << c.name << ": wrong exception type: " << e.what();
-        }
+TEST(GgufFile, CorruptFileTableCoversEveryRule) { EXPECT_GE(corrupt_cases().size(), 25u); }
+
+void PrintTo(const CorruptCase& c, std::ostream* os) { *os << c.name; }
+
+// One case per broken rule: `CorruptFiles/GgufFileCorrupt.IsRejectedWithTheRuleItBreaks/<name>`.
+class GgufFileCorrupt : public ::testing::TestWithParam<CorruptCase> {};
+
+TEST_P(GgufFileCorrupt, IsRejectedWithTheRuleItBreaks) {
+    const CorruptCase& c = GetParam();
+    const std::vector<uint8_t> bytes = c.build();
+    try {
+        GgufFile::parse(bytes, "bad.gguf");
+        ADD_FAILURE() << c.name << ": accepted";
+    } catch (const Error& e) {
+        const std::string message = e.what();
+        EXPECT_NE(message.find(c.message), std::string::npos)
+            << c.name << ": got \"" << message << "\", want \"" << c.message << "\"";
+        EXPECT_EQ(e.exit_class(), ExitClass::input) << c.name;
+        EXPECT_EQ(message.find('\n'), std::string::npos) << c.name;
+        EXPECT_EQ(message.rfind("bad.gguf: ", 0), 0u) << c.name << ": " << message;
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << c.name << ": wrong exception type: " << e.what();
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(CorruptFiles, GgufFileCorrupt, ::testing::ValuesIn(corrupt_cases()),
+                         [](const ::testing::TestParamInfo<CorruptCase>& info) {
+                             return std::string(info.param.name);
+                         });
 
 TEST(GgufFile, ValidOneTensorFileIsAcceptedSoTheCorruptCasesAreMinimal) {
     // The base shape of the corrupt cases, unbroken: header 24 + info (8+1+4+8+4+8) = 57 -> data

@@ -9,16 +9,12 @@
 #include "format/gguf_layout.hpp"
 #include "format/gguf_test_bytes.hpp"
 #include "rebox/error.hpp"
+#include "test_files.hpp"
 
 namespace rebox {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::vector<uint8_t> read_bytes(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 GgufLayout small_layout() {
     GgufLayout layout;
@@ -38,12 +34,11 @@ void fill_small(size_t index, std::span<uint8_t> out) {
 }
 
 TEST(GgufWrite, FileEqualsHandAssembledBytes) {
-    const fs::path dir =
-        fs::temp_directory_path() / ("rebox_gguf_write_" + std::to_string(::getpid()));
-    fs::create_directories(dir);
+    const test::ScratchDir scratch;
+    const fs::path dir = scratch.path();
     const fs::path target = dir / "small.gguf";
     write_gguf(target, small_layout(), fill_small, false);
-    EXPECT_EQ(read_bytes(target), test::small_file());
+    EXPECT_EQ(test::read_file_bytes(target), test::small_file());
 
     // No overwrite without permission; the existing file and the directory stay as they were.
     try {
@@ -53,7 +48,7 @@ TEST(GgufWrite, FileEqualsHandAssembledBytes) {
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find(target.string()), std::string::npos) << e.what();
     }
-    EXPECT_EQ(read_bytes(target), test::small_file());
+    EXPECT_EQ(test::read_file_bytes(target), test::small_file());
     EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
 
     // A failing fill leaves no file behind.
@@ -67,7 +62,6 @@ TEST(GgufWrite, FileEqualsHandAssembledBytes) {
                  Error);
     EXPECT_FALSE(fs::exists(other));
     EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
-    fs::remove_all(dir);
 }
 
 }  // namespace

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "test_files.hpp"
+
 namespace {
 
 using rebox::MappedFile;
@@ -59,8 +61,8 @@ long resident_kib(const void* address) {
 
 TEST(MappedFileRelease, ReleaseDropsOnlyWholePagesFromRss) {
     const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-    const std::filesystem::path path =
-        std::filesystem::temp_directory_path() / ("rebox-mapped-" + std::to_string(::getpid()));
+    const rebox::test::ScratchDir dir;
+    const std::filesystem::path path = dir / "mapped";
     {
         std::ofstream out(path, std::ios::binary);
         const std::vector<char> bytes(64 * page, 7);
@@ -86,7 +88,6 @@ TEST(MappedFileRelease, ReleaseDropsOnlyWholePagesFromRss) {
         // The data is still there: a released page is read back from the page cache.
         EXPECT_EQ(file.bytes()[5 * page], 7);
     }
-    std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -12,11 +12,14 @@
 #include <vector>
 
 #include "rebox/error.hpp"
+#include "test_files.hpp"
 
 namespace rebox {
 namespace {
 
 namespace fs = std::filesystem;
+using test::ScratchDir;
+using test::write_file;
 
 // ---- test-local file assembly -------------------------------------------------------------
 
@@ -47,32 +50,9 @@ std::vector<uint8_t> counting_bytes(size_t count) {
     return data;
 }
 
-void write_file(const fs::path& path, const std::vector<uint8_t>& bytes) {
-    std::ofstream out(path, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes.data()),
-              static_cast<std::streamsize>(bytes.size()));
-    ASSERT_TRUE(out.good()) << path;
-}
-
 void write_text(const fs::path& path, const std::string& text) {
     write_file(path, std::vector<uint8_t>(text.begin(), text.end()));
 }
-
-class TempDir {
-  public:
-    TempDir() {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        path_ = fs::temp_directory_path() /
-                ("rebox-st-" + std::to_string(::getpid()) + "-" + info->name());
-        fs::remove_all(path_);
-        fs::create_directories(path_);
-    }
-    ~TempDir() { fs::remove_all(path_); }
-    const fs::path& path() const { return path_; }
-
-  private:
-    fs::path path_;
-};
 
 // Parses `bytes` as "bad.safetensors" and returns the input-class error message (or a marker).
 std::string parse_error(const std::vector<uint8_t>& bytes) {
@@ -160,7 +140,7 @@ TEST(Safetensors, EmptyFileWithNoTensorsIsValid) {
 }
 
 TEST(Safetensors, OpenMapsTheFileAndModelPrefersSingleFile) {
-    TempDir dir;
+    ScratchDir dir;
     const std::string header = "{" + entry("w", "F16", "[2,2]", 0, 8) + "}";
     write_file(dir.path() / "model.safetensors", st_image(header, counting_bytes(8)));
     const SafetensorsModel model = SafetensorsModel::open(dir.path());
@@ -174,7 +154,7 @@ TEST(Safetensors, OpenMapsTheFileAndModelPrefersSingleFile) {
 }
 
 TEST(Safetensors, ShardedModelThroughIndex) {
-    TempDir dir;
+    ScratchDir dir;
     write_file(
         dir.path() / "model-00001-of-00002.safetensors",
         st_image("{" + entry("x", "F32", "[1]", 0, 4) + "," + entry("y", "U8", "[3]", 4, 7) + "}",
@@ -385,7 +365,7 @@ TEST(SafetensorsCorrupt, ControlCharactersInNamesStayOnOneLine) {
 // ---- corrupt checkpoint directories -------------------------------------------------------
 
 TEST(SafetensorsModelCorrupt, NoCheckpointInDirectory) {
-    TempDir dir;
+    ScratchDir dir;
     const std::string message = model_error(dir.path());
     EXPECT_NE(message.find(dir.path().string() +
                            ": no model.safetensors or model.safetensors.index.json"),
@@ -394,7 +374,7 @@ TEST(SafetensorsModelCorrupt, NoCheckpointInDirectory) {
 }
 
 TEST(SafetensorsModelCorrupt, IndexNamesMissingShard) {
-    TempDir dir;
+    ScratchDir dir;
     write_text(dir.path() / "model.safetensors.index.json",
                R"({"weight_map":{"x":"model-00001.safetensors"}})");
     const std::string message = model_error(dir.path());
@@ -404,7 +384,7 @@ TEST(SafetensorsModelCorrupt, IndexNamesMissingShard) {
 }
 
 TEST(SafetensorsModelCorrupt, IndexNamesTensorNotInItsShard) {
-    TempDir dir;
+    ScratchDir dir;
     write_file(dir.path() / "a.safetensors",
                st_image("{" + entry("x", "U8", "[1]", 0, 1) + "}", {7}));
     write_file(dir.path() / "b.safetensors",
@@ -418,7 +398,7 @@ TEST(SafetensorsModelCorrupt, IndexNamesTensorNotInItsShard) {
 }
 
 TEST(SafetensorsModelCorrupt, ShardHoldsTensorTheIndexDoesNotAssign) {
-    TempDir dir;
+    ScratchDir dir;
     write_file(dir.path() / "a.safetensors", st_image("{" + entry("x", "U8", "[1]", 0, 1) + "," +
                                                           entry("extra", "U8", "[1]", 1, 2) + "}",
                                                       {7, 8}));
@@ -431,7 +411,7 @@ TEST(SafetensorsModelCorrupt, ShardHoldsTensorTheIndexDoesNotAssign) {
 }
 
 TEST(SafetensorsModelCorrupt, IndexShardWithPathComponents) {
-    TempDir dir;
+    ScratchDir dir;
     for (const char* shard : {"../outside.safetensors", "sub/a.safetensors", "/etc/passwd", ".."}) {
         write_text(dir.path() / "model.safetensors.index.json",
                    std::string(R"({"weight_map":{"x":")") + shard + "\"}}");
@@ -444,7 +424,7 @@ TEST(SafetensorsModelCorrupt, IndexShardWithPathComponents) {
 }
 
 TEST(SafetensorsModelCorrupt, IndexWithoutWeightMapOrNotJson) {
-    TempDir dir;
+    ScratchDir dir;
     write_text(dir.path() / "model.safetensors.index.json", R"({"metadata":{}})");
     EXPECT_NE(model_error(dir.path()).find("weight_map: missing or not an object"),
               std::string::npos);
@@ -455,7 +435,7 @@ TEST(SafetensorsModelCorrupt, IndexWithoutWeightMapOrNotJson) {
 }
 
 TEST(SafetensorsModelCorrupt, CorruptShardReportsTheShardFile) {
-    TempDir dir;
+    ScratchDir dir;
     write_file(dir.path() / "a.safetensors", {1, 2, 3});
     write_text(dir.path() / "model.safetensors.index.json",
                R"({"weight_map":{"x":"a.safetensors"}})");

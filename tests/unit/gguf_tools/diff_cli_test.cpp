@@ -6,6 +6,8 @@
 #include "format/gguf_file.hpp"
 #include "format/half.hpp"
 #include "gguf_tools/tool_fixture.hpp"
+#include "test_files.hpp"
+#include "test_process.hpp"
 
 namespace rebox {
 namespace {
@@ -71,7 +73,7 @@ TEST_F(DiffCli, OneFlippedBitNamesItsTensor) {
     ASSERT_NE(d, 0.0f);
     auto bytes = test::read_file_bytes(dir_ / "flip.gguf");
     bytes[at + 4] ^= 0x01;  // lowest bit of element 0's code: its value moves by exactly d
-    test::write_file_bytes(dir_ / "flip.gguf", bytes);
+    test::write_file(dir_ / "flip.gguf", bytes);
     const auto r = rebox("diff " + quoted(file) + " " + quoted(dir_ / "flip.gguf"));
     EXPECT_EQ(r.exit_code, 1) << r.err;
     char expected[200];

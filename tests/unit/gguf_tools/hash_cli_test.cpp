@@ -6,6 +6,8 @@
 #include "format/gguf_file.hpp"
 #include "format/gguf_test_bytes.hpp"
 #include "gguf_tools/tool_fixture.hpp"
+#include "test_files.hpp"
+#include "test_process.hpp"
 
 namespace rebox {
 namespace {
@@ -18,9 +20,9 @@ class HashCli : public test::GgufToolTest {
   protected:
     // sha256sum(1) of bytes, through a file.
     std::string sha256sum(const std::vector<uint8_t>& bytes) {
-        test::write_file_bytes(dir_ / "sha.bin", bytes);
-        const auto r = test::run_captured("sha256sum " + quoted(dir_ / "sha.bin"));
-        EXPECT_EQ(r.status, 0) << r.output;
+        test::write_file(dir_ / "sha.bin", bytes);
+        const auto r = test::run("sha256sum " + quoted(dir_ / "sha.bin"));
+        EXPECT_EQ(r.exit_code, 0) << r.output;
         return r.output.substr(0, 64);
     }
 };
@@ -33,7 +35,7 @@ TEST_F(HashCli, PublishedVectorsInAHandBuiltFile) {
     b.header(2, 1).kv_str("general.architecture", "qwen3");
     b.tensor("t.abc", {3}, 24, 0).tensor("t.fips", {56}, 24, 32).pad();
     b.raw("abc").pad().raw(kFips2).pad();
-    test::write_file_bytes(dir_ / "v.gguf", b.v);
+    test::write_file(dir_ / "v.gguf", b.v);
     const auto r = rebox("hash " + quoted(dir_ / "v.gguf"));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(contains(r.out,
@@ -106,7 +108,7 @@ TEST_F(HashCli, CheckNamesCorruptedRenamedAndMissingTensors) {
     }
     auto bytes = test::read_file_bytes(dir_ / "b.gguf");
     bytes[at] ^= 0x80;
-    test::write_file_bytes(dir_ / "b.gguf", bytes);
+    test::write_file(dir_ / "b.gguf", bytes);
     const auto r = rebox("hash " + quoted(dir_ / "b.gguf") + " --tensors-only --check " +
                          quoted(dir_ / "a.manifest"));
     EXPECT_EQ(r.exit_code, 1);

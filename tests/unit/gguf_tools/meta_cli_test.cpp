@@ -6,6 +6,8 @@
 #include "format/gguf_file.hpp"
 #include "format/gguf_shards.hpp"
 #include "gguf_tools/tool_fixture.hpp"
+#include "test_files.hpp"
+#include "test_process.hpp"
 
 namespace rebox {
 namespace {

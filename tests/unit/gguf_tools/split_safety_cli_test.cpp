@@ -2,6 +2,8 @@
 // shell glob, by a hard link) is refused with the argument order explained and the inputs
 // untouched; --dry-run writes nothing; inspect explains shards joined with `cat`.
 #include "gguf_tools/tool_fixture.hpp"
+#include "test_files.hpp"
+#include "test_process.hpp"
 
 namespace rebox {
 namespace {
@@ -39,8 +41,8 @@ TEST_F(SplitSafetyCli, MergeRefusesAShardAsOutputByGlobNameOrInode) {
     const auto before = shard_bytes();
     const size_t files = entries();
     // What `rebox merge s-*.gguf` becomes after the shell expands the glob.
-    const auto glob = test::run_streams(
-        "cd " + quoted(dir_) + " && " + quoted(test::rebox_cli()) + " merge s-*.gguf", dir_);
+    const auto glob =
+        test::run("cd " + quoted(dir_) + " && " + quoted(test::rebox_cli()) + " merge s-*.gguf");
     EXPECT_EQ(glob.exit_code, 1);
     EXPECT_EQ(test::line_count(glob.err), 1u) << glob.err;
     EXPECT_TRUE(contains(glob.err, "3 file arguments given")) << glob.err;
@@ -102,11 +104,11 @@ TEST_F(SplitSafetyCli, DryRunListsOutputsAndWritesNothing) {
 
 TEST_F(SplitSafetyCli, InspectExplainsShardsJoinedWithCat) {
     split_fixture();
-    const auto cat = test::run_captured("cat " + quoted(dir_ / "s-00001-of-00003.gguf") + " " +
-                                        quoted(dir_ / "s-00002-of-00003.gguf") + " " +
-                                        quoted(dir_ / "s-00003-of-00003.gguf") + " > " +
-                                        quoted(dir_ / "joined.gguf"));
-    ASSERT_EQ(cat.status, 0);
+    const auto cat =
+        test::run("cat " + quoted(dir_ / "s-00001-of-00003.gguf") + " " +
+                  quoted(dir_ / "s-00002-of-00003.gguf") + " " +
+                  quoted(dir_ / "s-00003-of-00003.gguf") + " > " + quoted(dir_ / "joined.gguf"));
+    ASSERT_EQ(cat.exit_code, 0);
     const auto r = rebox("inspect " + quoted(dir_ / "joined.gguf"));
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_EQ(test::line_count(r.err), 1u) << r.err;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 
+#include "test_files.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
 
@@ -15,32 +16,25 @@ namespace rebox::test {
 
 class GgufToolTest : public ::testing::Test {
   protected:
-    void SetUp() override {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        dir_ =
-            scratch_dir(std::string("gguf_tools_") + info->test_suite_name() + "_" + info->name());
-    }
-
     // Converts the tiny fixture once per test; outtype "q4_1" or "f32".
     std::filesystem::path converted(const std::string& name, const std::string& outtype = "q4_1") {
         const auto model = dir_ / "model";
         if (!std::filesystem::exists(model)) {
-            const auto made = run_captured(quoted(mkfixture_cli()) + " " + quoted(model) +
-                                           " --preset tiny --force");
-            EXPECT_EQ(made.status, 0) << made.output;
+            const auto made =
+                run(quoted(mkfixture_cli()) + " " + quoted(model) + " --preset tiny --force");
+            EXPECT_EQ(made.exit_code, 0) << made.output;
         }
         const auto out = dir_ / name;
-        const auto conv = run_captured(quoted(rebox_cli()) + " convert " + quoted(model) + " -o " +
-                                       quoted(out) + " --quiet --outtype " + outtype);
-        EXPECT_EQ(conv.status, 0) << conv.output;
+        const auto conv = run(quoted(rebox_cli()) + " convert " + quoted(model) + " -o " +
+                              quoted(out) + " --quiet --outtype " + outtype);
+        EXPECT_EQ(conv.exit_code, 0) << conv.output;
         return out;
     }
 
-    StreamsRun rebox(const std::string& args) {
-        return run_streams(quoted(rebox_cli()) + " " + args, dir_);
-    }
+    RunResult rebox(const std::string& args) { return run(quoted(rebox_cli()) + " " + args); }
 
-    std::filesystem::path dir_;
+    ScratchDir scratch_;
+    std::filesystem::path dir_ = scratch_.path();
 };
 
 inline bool contains(const std::string& text, const std::string& part) {

@@ -15,17 +15,16 @@
 #include <string>
 #include <vector>
 
+#include "test_files.hpp"
 #include "test_paths.hpp"
+#include "test_process.hpp"
 
 namespace rebox {
 namespace {
 
 namespace fs = std::filesystem;
 
-int run(const std::string& command) {
-    const int status = std::system(command.c_str());
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+int run(const std::string& command) { return test::run(command).exit_code; }
 
 std::vector<std::string> lines_of(const fs::path& path) {
     std::ifstream in(path);
@@ -46,11 +45,7 @@ void edit_config(const fs::path& model, const std::function<void(nlohmann::json&
 void rename_tensor(const fs::path& model, const std::string& from, const std::string& to) {
     ASSERT_EQ(from.size(), to.size());
     const fs::path file = model / "model.safetensors";
-    std::string bytes;
-    {
-        std::ifstream in(file, std::ios::binary);
-        bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    }
+    std::string bytes = test::read_file(file);
     uint64_t header = 0;
     for (int i = 7; i >= 0; --i) header = header << 8 | static_cast<uint8_t>(bytes[i]);
     int replaced = 0;
@@ -58,7 +53,7 @@ void rename_tensor(const fs::path& model, const std::string& from, const std::st
          at = bytes.find(from, at + 1), ++replaced)
         bytes.replace(at, from.size(), to);
     ASSERT_GT(replaced, 0);
-    std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+    test::write_file(file, bytes);
 }
 
 struct BadInput {
@@ -68,12 +63,8 @@ struct BadInput {
     std::string reason;
 };
 
-TEST(CliLlamaBlocker, EachBadInputIsOneBlockerLineAndNoOutput) {
-    const fs::path dir =
-        fs::temp_directory_path() / ("rebox-cli-llama-blocker-" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    const std::vector<BadInput> cases = {
+std::vector<BadInput> bad_inputs() {
+    return {
         {"heads-do-not-divide",
          [](const fs::path& m) {
              edit_config(m, [](nlohmann::json& c) {
@@ -108,42 +99,56 @@ TEST(CliLlamaBlocker, EachBadInputIsOneBlockerLineAndNoOutput) {
          "config.json: model_type",
          "model_type 't5' is not supported (supported: qwen3, qwen2, llama, mistral"},
     };
-    for (const BadInput& c : cases) {
-        SCOPED_TRACE(c.name);
-        const fs::path model = dir / c.name;
-        ASSERT_EQ(run("'" + test::mkfixture_cli().string() + "' '" + model.string() +
-                      "' --preset tiny --arch llama >/dev/null"),
-                  0);
-        c.spoil(model);
-        const fs::path out = dir / (c.name + ".gguf");
-        const fs::path err = dir / (c.name + ".err");
-        EXPECT_EQ(run("'" + test::rebox_cli().string() + "' convert '" + model.string() + "' -o '" +
-                      out.string() + "' --quiet 2>'" + err.string() + "'"),
-                  2);
-        const std::vector<std::string> lines = lines_of(err);
-        ASSERT_FALSE(lines.empty());
-        bool named = false;
-        for (size_t i = 1; i < lines.size(); ++i) {
-            EXPECT_EQ(lines[i].rfind("BLOCKER ", 0), 0u) << lines[i];
-            named |= lines[i].rfind("BLOCKER " + c.subject + ": ", 0) == 0 &&
-                     lines[i].find(c.reason) != std::string::npos;
-        }
-        EXPECT_TRUE(named) << "no BLOCKER " << c.subject << " with '" << c.reason << "' in:\n"
-                           << [&] {
-                                  std::string all;
-                                  for (const auto& l : lines) all += l + "\n";
-                                  return all;
-                              }();
-        const size_t n = lines.size() - 1;
-        EXPECT_EQ(lines[0].rfind("rebox: " + model.string() + ": " + std::to_string(n) +
-                                     (n == 1 ? " BLOCKER: " : " BLOCKERs: "),
-                                 0),
-                  0u)
-            << lines[0];
-        EXPECT_FALSE(fs::exists(out));
-    }
-    fs::remove_all(dir);
 }
+
+void PrintTo(const BadInput& c, std::ostream* os) { *os << c.name; }
+
+// One case per bad input; `BadInputs/CliLlamaBlocker.IsOneBlockerLineAndNoOutput/<name>`.
+class CliLlamaBlocker : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(CliLlamaBlocker, IsOneBlockerLineAndNoOutput) {
+    const BadInput& c = GetParam();
+    const test::ScratchDir dir;
+    const fs::path model = dir / c.name;
+    ASSERT_EQ(run("'" + test::mkfixture_cli().string() + "' '" + model.string() +
+                  "' --preset tiny --arch llama >/dev/null"),
+              0);
+    c.spoil(model);
+    const fs::path out = dir / (c.name + ".gguf");
+    const fs::path err = dir / (c.name + ".err");
+    EXPECT_EQ(run("'" + test::rebox_cli().string() + "' convert '" + model.string() + "' -o '" +
+                  out.string() + "' --quiet 2>'" + err.string() + "'"),
+              2);
+    const std::vector<std::string> lines = lines_of(err);
+    ASSERT_FALSE(lines.empty());
+    bool named = false;
+    for (size_t i = 1; i < lines.size(); ++i) {
+        EXPECT_EQ(lines[i].rfind("BLOCKER ", 0), 0u) << lines[i];
+        named |= lines[i].rfind("BLOCKER " + c.subject + ": ", 0) == 0 &&
+                 lines[i].find(c.reason) != std::string::npos;
+    }
+    EXPECT_TRUE(named) << "no BLOCKER " << c.subject << " with '" << c.reason << "' in:\n"
+                       << [&] {
+                              std::string all;
+                              for (const auto& l : lines) all += l + "\n";
+                              return all;
+                          }();
+    const size_t n = lines.size() - 1;
+    EXPECT_EQ(lines[0].rfind("rebox: " + model.string() + ": " + std::to_string(n) +
+                                 (n == 1 ? " BLOCKER: " : " BLOCKERs: "),
+                             0),
+              0u)
+        << lines[0];
+    EXPECT_FALSE(fs::exists(out));
+}
+
+INSTANTIATE_TEST_SUITE_P(BadInputs, CliLlamaBlocker, ::testing::ValuesIn(bad_inputs()),
+                         [](const ::testing::TestParamInfo<BadInput>& info) {
+                             std::string name = info.param.name;
+                             for (char& ch : name)
+                                 if (ch == '-') ch = '_';
+                             return name;
+                         });
 
 }  // namespace
 }  // namespace rebox

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "format/gguf_test_bytes.hpp"
+#include "test_files.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
 
@@ -21,40 +22,30 @@ namespace {
 namespace fs = std::filesystem;
 using test::GgufBytes;
 
-using CliRun = test::StreamsRun;
+using RunResult = test::RunResult;
 
 class CliMalformed : public ::testing::Test {
   protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("rebox-cli-malformed-" + std::to_string(::getpid()) + "-" + current_name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
     static std::string current_name() {
         return ::testing::UnitTest::GetInstance()->current_test_info()->name();
     }
 
     fs::path write(const std::string& name, const std::vector<uint8_t>& bytes) const {
         const fs::path path = dir_ / name;
-        std::ofstream(path, std::ios::binary)
-            .write(reinterpret_cast<const char*>(bytes.data()),
-                   static_cast<std::streamsize>(bytes.size()));
+        test::write_file(path, bytes);
         return path;
     }
 
     // Runs `rebox ARGS`; returns the exit code, stdout and stderr.
-    CliRun rebox(const std::string& args) const {
-        return test::run_streams(test::quoted(test::rebox_cli()) + " " + args, dir_);
+    RunResult rebox(const std::string& args) const {
+        return test::run(test::quoted(test::rebox_cli()) + " " + args);
     }
 
     // The one-line contract for a malformed file given to `rebox inspect`.
     void expect_inspect_refuses(const std::string& name, const std::vector<uint8_t>& bytes,
                                 const std::string& rule) const {
         const fs::path path = write(name, bytes);
-        const CliRun r = rebox("inspect '" + path.string() + "'");
+        const RunResult r = rebox("inspect '" + path.string() + "'");
         EXPECT_EQ(r.exit_code, 1) << name << ": " << r.err;
         EXPECT_EQ(r.err.rfind("rebox: " + path.string() + ": ", 0), 0u) << name << ": " << r.err;
         EXPECT_NE(r.err.find(rule), std::string::npos)
@@ -62,7 +53,8 @@ class CliMalformed : public ::testing::Test {
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << name << ": " << r.err;
     }
 
-    fs::path dir_;
+    test::ScratchDir scratch_;
+    fs::path dir_ = scratch_.path();
 };
 
 std::vector<uint8_t> one_tensor(const std::vector<int64_t>& ne, uint32_t type,
@@ -212,7 +204,7 @@ TEST_F(CliMalformed, ConfigJsonOverTheSizeCap) {
     write("model.safetensors", st_file(R"({"__metadata__":{"format":"mcq-v1"}})", 0));
     const fs::path config = write("config.json", {'{'});
     fs::resize_file(config, (64ull << 20) + 1);
-    const CliRun r = rebox("plan '" + dir_.string() + "'");
+    const RunResult r = rebox("plan '" + dir_.string() + "'");
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_EQ(r.err, "rebox: " + config.string() +
                          ": is 67108865 bytes, over rebox's 64 MiB limit for this file (expected "
@@ -220,7 +212,7 @@ TEST_F(CliMalformed, ConfigJsonOverTheSizeCap) {
 }
 TEST_F(CliMalformed, InspectMissingFileNamesIt) {
     const fs::path missing = dir_ / "missing.gguf";
-    const CliRun r = rebox("inspect '" + missing.string() + "'");
+    const RunResult r = rebox("inspect '" + missing.string() + "'");
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_EQ(r.err.rfind("rebox: " + missing.string() + ": cannot open", 0), 0u) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
@@ -242,7 +234,7 @@ TEST_F(CliMalformed, UsageErrorsExit1AndNameTheProblem) {
         {"inspect a.gguf --no-such-flag", "--no-such-flag"},
     };
     for (const Usage& u : cases) {
-        const CliRun r = rebox(u.args);
+        const RunResult r = rebox(u.args);
         EXPECT_EQ(r.exit_code, 1) << "rebox " << u.args << ": " << r.err;
         EXPECT_NE(r.err.find(u.names), std::string::npos) << "rebox " << u.args << ": " << r.err;
     }

@@ -11,6 +11,7 @@
 
 #include "format/atomic_output.hpp"
 #include "rebox/error.hpp"
+#include "test_files.hpp"
 
 namespace rebox {
 namespace {
@@ -19,15 +20,7 @@ namespace fs = std::filesystem;
 
 class StaleTempTest : public ::testing::Test {
   protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("rebox-stale-" + std::to_string(::getpid()) + "-" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-        target_ = dir_ / "out.gguf";
-    }
-    void TearDown() override { fs::remove_all(dir_); }
+    void SetUp() override { target_ = dir_ / "out.gguf"; }
 
     fs::path temp_of(const std::string& target_name, pid_t pid) const {
         return dir_ / (target_name + ".rebox-tmp-" + std::to_string(pid));
@@ -43,7 +36,8 @@ class StaleTempTest : public ::testing::Test {
         return child;
     }
 
-    fs::path dir_, target_;
+    test::ScratchDir scratch_;
+    fs::path dir_ = scratch_.path(), target_;
 };
 
 TEST_F(StaleTempTest, TemporaryOfADeadProcessIsRemoved) {

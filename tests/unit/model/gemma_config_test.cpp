@@ -5,13 +5,13 @@
 #include <gtest/gtest.h>
 
 #include "model/model_config.hpp"
-#include "model_test_dir.hpp"
+#include "test_files.hpp"
 
 namespace rebox {
 namespace {
 
 ModelConfig read_text(const std::string& text) {
-    test::ModelTestDir dir;
+    test::ScratchDir dir;
     return read_model_config(dir.write("config.json", text));
 }
 

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "model_test_dir.hpp"
 #include "rebox/error.hpp"
+#include "test_files.hpp"
 
 namespace rebox {
 namespace {
@@ -19,7 +19,7 @@ constexpr const char* kQwen3EmbeddingConfig = R"({
   "torch_dtype": "float32", "rope_scaling": null })";
 
 ModelConfig read_text(const std::string& text) {
-    test::ModelTestDir dir;
+    test::ScratchDir dir;
     return read_model_config(dir.write("config.json", text));
 }
 
@@ -155,7 +155,7 @@ TEST(ModelConfig, MalformedFilesAreInputErrors) {
     EXPECT_NE(input_error_of("{\"model_type\": ").find("not valid JSON"), std::string::npos);
     EXPECT_NE(input_error_of("[1, 2]").find("expected a JSON object"), std::string::npos);
     // Over the 64 MiB side-file cap: refused from its size, before a byte is read (sparse file).
-    test::ModelTestDir big;
+    test::ScratchDir big;
     const auto path = big.write("config.json", "{");
     std::filesystem::resize_file(path, (64ull << 20) + 1);
     try {

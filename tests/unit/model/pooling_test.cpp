@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "model_test_dir.hpp"
 #include "rebox/error.hpp"
+#include "test_files.hpp"
 
 namespace rebox {
 namespace {
@@ -16,7 +16,7 @@ constexpr const char* kModules = R"([
   {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}])";
 
 std::optional<PoolingType> pooling_of(const std::string& pooling_config) {
-    test::ModelTestDir dir;
+    test::ScratchDir dir;
     dir.write("modules.json", kModules);
     dir.write("1_Pooling/config.json", pooling_config);
     return read_pooling(dir.path());
@@ -40,7 +40,7 @@ TEST(ModelPooling, MeanClsAndModeString) {
 }
 
 TEST(ModelPooling, NoModulesOrNoPoolingModuleMeansNone) {
-    test::ModelTestDir dir;
+    test::ScratchDir dir;
     EXPECT_FALSE(read_pooling(dir.path()).has_value());
     dir.write("modules.json",
               R"([{"idx": 0, "path": "", "type": "sentence_transformers.models.Transformer"}])");
@@ -59,7 +59,7 @@ TEST(ModelPooling, UnsupportedModeAndMalformedFilesAreInputErrors) {
                 << e.what();
         }
     }
-    test::ModelTestDir dir;
+    test::ScratchDir dir;
     dir.write("modules.json", R"([{"path": "../../etc", "type": "Pooling"}])");
     EXPECT_THROW(read_pooling(dir.path()), Error);
     dir.write("modules.json", R"({"path": "1_Pooling"})");

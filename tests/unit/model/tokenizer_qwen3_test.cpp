@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/tokenizer_vocab.hpp"
-#include "model_test_dir.hpp"
+#include "test_files.hpp"
 #include "test_paths.hpp"
 
 namespace rebox {
@@ -128,7 +128,7 @@ TEST_F(ModelTokenizerQwen3, EmbeddingPostProcessorMovesEosToEot) {
         "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}},
                  {"SpecialToken": {"id": "<|endoftext|>", "type_id": 1}}],
         "special_tokens": {"<|endoftext|>": {"id": "<|endoftext|>", "ids": [151643], "tokens": ["<|endoftext|>"]}}})");
-    test::ModelTestDir dir;
+    test::ScratchDir dir;
     dir.write("tokenizer.json", doc.dump());
     std::filesystem::copy_file(qwen3_dir() / "tokenizer_config.json",
                                dir.path() / "tokenizer_config.json");

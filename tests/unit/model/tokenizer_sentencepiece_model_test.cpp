@@ -7,8 +7,8 @@
 #include <sentencepiece_trainer.h>
 
 #include "model/tokenizer_vocab.hpp"
-#include "model_test_dir.hpp"
 #include "rebox/error.hpp"
+#include "test_files.hpp"
 
 namespace rebox {
 namespace {
@@ -20,7 +20,7 @@ constexpr const char* kText =
     "in the morning the sun rises in the east, in the evening it sets in the west\n";
 
 // Trains a tokenizer.model into dir (extra: more trainer flags).
-void train(const test::ModelTestDir& dir, const std::string& extra) {
+void train(const test::ScratchDir& dir, const std::string& extra) {
     const auto input = dir.write("train.txt", kText);
     const std::string args = "--input=" + input.string() +
                              " --model_prefix=" + (dir.path() / "tokenizer").string() +
@@ -32,14 +32,14 @@ void train(const test::ModelTestDir& dir, const std::string& extra) {
     ASSERT_TRUE(status.ok()) << status.ToString();
 }
 
-TokenizerVocab read(const test::ModelTestDir& dir, uint32_t vocab_size = 0) {
+TokenizerVocab read(const test::ScratchDir& dir, uint32_t vocab_size = 0) {
     TokenizerOptions options;
     options.vocab_size = vocab_size;
     return read_tokenizer(dir.path(), options);
 }
 
 TEST(ModelTokenizerSentencePieceModel, PiecesTypesAndScores) {
-    test::ModelTestDir dir;
+    test::ScratchDir dir;
     train(dir, "--model_type=bpe --vocab_size=330");
     const TokenizerVocab v = read(dir);
     EXPECT_EQ(v.model, "llama");
@@ -64,7 +64,7 @@ TEST(ModelTokenizerSentencePieceModel, PiecesTypesAndScores) {
 }
 
 TEST(ModelTokenizerSentencePieceModel, PaddingAddedTokensAndSpacePrefix) {
-    test::ModelTestDir dir;
+    test::ScratchDir dir;
     train(dir, "--model_type=bpe --vocab_size=330 --add_dummy_prefix=false");
     dir.write("tokenizer_config.json",
               R"({"add_bos_token": true, "added_tokens_decoder": {
@@ -87,7 +87,7 @@ TEST(ModelTokenizerSentencePieceModel, PaddingAddedTokensAndSpacePrefix) {
 }
 
 TEST(ModelTokenizerSentencePieceModel, UnigramAndCorruptFilesAreRefused) {
-    test::ModelTestDir unigram;
+    test::ScratchDir unigram;
     train(unigram, "--model_type=unigram --vocab_size=300");
     try {
         read(unigram);
@@ -98,7 +98,7 @@ TEST(ModelTokenizerSentencePieceModel, UnigramAndCorruptFilesAreRefused) {
                   std::string::npos)
             << e.what();
     }
-    test::ModelTestDir corrupt;
+    test::ScratchDir corrupt;
     corrupt.write("tokenizer.model", std::string("\x0a\xff\xff\xff\xff\x0f", 6));
     try {
         read(corrupt);
@@ -108,7 +108,7 @@ TEST(ModelTokenizerSentencePieceModel, UnigramAndCorruptFilesAreRefused) {
         EXPECT_NE(std::string(e.what()).find("tokenizer.model"), std::string::npos) << e.what();
     }
     // tokenizer.json wins when both are present.
-    test::ModelTestDir both;
+    test::ScratchDir both;
     train(both, "--model_type=bpe --vocab_size=330");
     both.write("tokenizer.json", "{");
     EXPECT_THROW(read(both), Error);

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "model/tokenizer_vocab.hpp"
-#include "model_test_dir.hpp"
 #include "rebox/error.hpp"
+#include "test_files.hpp"
 
 namespace rebox {
 namespace {
@@ -54,7 +54,7 @@ std::string tokenizer_json(const TokenizerParts& p) {
 
 TokenizerVocab read_parts(const TokenizerParts& parts, TokenizerOptions options = {},
                           const std::string& tokenizer_config = "") {
-    test::ModelTestDir dir;
+    test::ScratchDir dir;
     dir.write("tokenizer.json", tokenizer_json(parts));
     if (!tokenizer_config.empty()) dir.write("tokenizer_config.json", tokenizer_config);
     return read_tokenizer(dir.path(), options);
@@ -164,7 +164,7 @@ TEST(ModelTokenizerSmall, NonBpeAndMalformedInput) {
     negative.vocab = R"({"a": -1})";
     EXPECT_EQ(error_of(negative).exit_class(), ExitClass::input);
 
-    test::ModelTestDir dir;
+    test::ScratchDir dir;
     dir.write("tokenizer.json", R"({"model": {"type": "BPE", "vocab": {"a": 0}, )");
     try {
         read_tokenizer(dir.path(), {});
@@ -173,11 +173,11 @@ TEST(ModelTokenizerSmall, NonBpeAndMalformedInput) {
         EXPECT_EQ(e.exit_class(), ExitClass::input);
         EXPECT_EQ(std::string(e.what()).rfind("tokenizer.json: not valid JSON", 0), 0u) << e.what();
     }
-    test::ModelTestDir empty;
+    test::ScratchDir empty;
     EXPECT_THROW(read_tokenizer(empty.path(), {}), Error);
 
     // Over the 512 MiB tokenizer.json cap (a sparse file: nothing is read or allocated).
-    test::ModelTestDir big;
+    test::ScratchDir big;
     std::filesystem::resize_file(big.write("tokenizer.json", "{"), (512ull << 20) + 1);
     try {
         read_tokenizer(big.path(), {});
@@ -190,7 +190,7 @@ TEST(ModelTokenizerSmall, NonBpeAndMalformedInput) {
             << e.what();
     }
     // tokenizer_config.json is a side file: 64 MiB.
-    test::ModelTestDir side;
+    test::ScratchDir side;
     side.write("tokenizer.json",
                R"({"model":{"type":"BPE","vocab":{"a":0,"b":1,"ab":2},"merges":["a b"]}})");
     std::filesystem::resize_file(side.write("tokenizer_config.json", "{"), (64ull << 20) + 1);
@@ -232,7 +232,7 @@ TEST(ModelTokenizerSmall, SpecialTokensFromConfigAndTemplate) {
 }
 
 TEST(ModelTokenizerSmall, ConfigJsonIdsFillTheGaps) {
-    test::ModelTestDir dir;
+    test::ScratchDir dir;
     dir.write("tokenizer.json", tokenizer_json({}));
     dir.write("tokenizer_config.json", R"({"eos_token": "<|end|>"})");
     dir.write("config.json", R"({"bos_token_id": 6, "eos_token_id": 0, "pad_token_id": 99})");

@@ -7,9 +7,9 @@
 
 #include "model/gguf_metadata.hpp"
 #include "model/tokenizer_vocab.hpp"
-#include "model_test_dir.hpp"
 #include "qwen3_06b_config.hpp"
 #include "rebox/error.hpp"
+#include "test_files.hpp"
 
 namespace rebox {
 namespace {
@@ -44,7 +44,7 @@ std::string tokenizer_json(const SpmParts& p) {
 
 TokenizerVocab read_spm(const SpmParts& parts, uint32_t vocab_size = 0,
                         const std::string& tokenizer_config = "") {
-    test::ModelTestDir dir;
+    test::ScratchDir dir;
     dir.write("tokenizer.json", tokenizer_json(parts));
     if (!tokenizer_config.empty()) dir.write("tokenizer_config.json", tokenizer_config);
     TokenizerOptions options;
@@ -164,7 +164,7 @@ TEST(ModelTokenizerSpm, AddedTokensBeyondVocabSizeAreLeftOut) {
     EXPECT_EQ(read_spm({}).tokens.size(), 13u);
     EXPECT_TRUE(read_spm({}).dropped_added_tokens.empty());
     // A model.vocab id beyond vocab_size is still refused.
-    test::ModelTestDir dir;
+    test::ScratchDir dir;
     dir.write("tokenizer.json", tokenizer_json({}));
     TokenizerOptions options;
     options.vocab_size = 11;

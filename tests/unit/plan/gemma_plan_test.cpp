@@ -14,6 +14,7 @@
 #include "source/mcq_test_writer.hpp"
 #include "source/mlx_reader.hpp"
 #include "source/mlx_test_writer.hpp"
+#include "test_files.hpp"
 
 namespace rebox {
 namespace {
@@ -81,7 +82,7 @@ struct TinyGemma3 {
 
 class Gemma3PlanTest : public ::testing::Test {
   protected:
-    test::TempDir dir{"gemma_plan"};
+    test::ScratchDir dir{"gemma_plan"};
     SourceModel source;
 
     Plan plan(const TinyGemma3& model) {

@@ -11,6 +11,7 @@
 #include "rebox/ggml_type.hpp"
 #include "source/mcq_reader.hpp"
 #include "source/mcq_test_writer.hpp"
+#include "test_files.hpp"
 
 namespace rebox {
 namespace {
@@ -58,7 +59,7 @@ struct TinyLlama {
 
 class LlamaPlanTest : public ::testing::Test {
   protected:
-    test::TempDir dir{"llama_plan"};
+    test::ScratchDir dir{"llama_plan"};
     SourceModel source;
 
     Plan plan(const TinyLlama& model, PlanOptions options = {}) {

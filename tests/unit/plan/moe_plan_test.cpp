@@ -12,6 +12,7 @@
 #include "rebox/ggml_type.hpp"
 #include "source/mcq_reader.hpp"
 #include "source/mcq_test_writer.hpp"
+#include "test_files.hpp"
 
 namespace rebox {
 namespace {
@@ -71,7 +72,7 @@ struct TinyQwen3Moe {
 
 class MoePlanTest : public ::testing::Test {
   protected:
-    test::TempDir dir{"moe_plan"};
+    test::ScratchDir dir{"moe_plan"};
     SourceModel source;
 
     Plan plan(const TinyQwen3Moe& model, PlanOptions options = {}) {

@@ -13,6 +13,7 @@
 #include "rebox/ggml_type.hpp"
 #include "source/mcq_reader.hpp"
 #include "source/mcq_test_writer.hpp"
+#include "test_files.hpp"
 
 namespace rebox {
 namespace {
@@ -65,7 +66,7 @@ json long_rope(size_t long_count, size_t short_count) {
 
 class Phi3PlanTest : public ::testing::Test {
   protected:
-    test::TempDir dir{"phi3_plan"};
+    test::ScratchDir dir{"phi3_plan"};
     SourceModel source;
 
     Plan plan(const TinyPhi3& model) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "test_files.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
 
@@ -20,31 +21,23 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-using CliRun = test::StreamsRun;
+using RunResult = test::RunResult;
 using test::quoted;
-using test::read_text;
+using test::read_file;
 
 class PlanCli : public ::testing::Test {
   protected:
-    fs::path work_;
+    test::ScratchDir scratch_;
+    fs::path work_ = scratch_.path();
 
-    void SetUp() override {
-        work_ = fs::temp_directory_path() /
-                ("rebox_plan_cli_" + std::to_string(::getpid()) + "_" +
-                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(work_);
-        fs::create_directories(work_);
+    RunResult rebox(const std::string& args) {
+        return test::run(quoted(test::rebox_cli()) + " " + args);
     }
-    void TearDown() override { fs::remove_all(work_); }
-
-    CliRun run(const std::string& command) { return test::run_streams(command, work_); }
-
-    CliRun rebox(const std::string& args) { return run(quoted(test::rebox_cli()) + " " + args); }
 
     fs::path fixture(const std::string& name, const std::string& extra = "") {
         const fs::path dir = work_ / name;
-        const CliRun r = run(quoted(test::mkfixture_cli()) + " " + quoted(dir) +
-                             " --preset tiny --tokenizer small " + extra);
+        const RunResult r = test::run(quoted(test::mkfixture_cli()) + " " + quoted(dir) +
+                                      " --preset tiny --tokenizer small " + extra);
         EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
         return dir;
     }
@@ -58,7 +51,7 @@ class PlanCli : public ::testing::Test {
 
 TEST_F(PlanCli, GoodFixturePlansAndItsSizeIsTheWrittenFileSize) {
     const fs::path model = fixture("good");
-    const CliRun text = rebox("plan " + quoted(model));
+    const RunResult text = rebox("plan " + quoted(model));
     ASSERT_EQ(text.exit_code, 0) << text.out << text.err;
     EXPECT_NE(text.out.find("layers.0.self_attn.q_proj.weight"), std::string::npos) << text.out;
     EXPECT_NE(text.out.find("blk.0.attn_q.weight"), std::string::npos);
@@ -66,7 +59,7 @@ TEST_F(PlanCli, GoodFixturePlansAndItsSizeIsTheWrittenFileSize) {
     EXPECT_EQ(text.out.find("BLOCKER"), std::string::npos) << text.out;
     EXPECT_NE(text.out.find("x the packed input"), std::string::npos) << text.out;
 
-    const CliRun js = rebox("plan --json " + quoted(model));
+    const RunResult js = rebox("plan --json " + quoted(model));
     ASSERT_EQ(js.exit_code, 0) << js.err;
     const json plan = json::parse(js.out);
     EXPECT_EQ(plan["plannable"], true);
@@ -82,7 +75,7 @@ TEST_F(PlanCli, GoodFixturePlansAndItsSizeIsTheWrittenFileSize) {
     // Nothing was written by plan; convert then writes exactly the planned number of bytes.
     const fs::path gguf = work_ / "good.gguf";
     EXPECT_FALSE(fs::exists(gguf));
-    const CliRun convert = rebox("convert " + quoted(model) + " -o " + quoted(gguf) + " -q");
+    const RunResult convert = rebox("convert " + quoted(model) + " -o " + quoted(gguf) + " -q");
     ASSERT_EQ(convert.exit_code, 0) << convert.err;
     EXPECT_EQ(plan["file_bytes"].get<uint64_t>(), fs::file_size(gguf));
     EXPECT_EQ(plan["source_bytes"].get<uint64_t>(), fs::file_size(model / "model.safetensors"));
@@ -93,7 +86,7 @@ TEST_F(PlanCli, GoodFixturePlansAndItsSizeIsTheWrittenFileSize) {
 
 TEST_F(PlanCli, Group16FixtureIsRefusedThenConvertsExactlyWithTheFallback) {
     const fs::path model = fixture("group16", "--defect group16");
-    const CliRun text = rebox("plan " + quoted(model));
+    const RunResult text = rebox("plan " + quoted(model));
     EXPECT_EQ(text.exit_code, 2) << text.out << text.err;
     EXPECT_NE(text.out.find("BLOCKER layers.0.self_attn.q_proj.weight: group 16 is not a multiple "
                             "of 32"),
@@ -101,7 +94,7 @@ TEST_F(PlanCli, Group16FixtureIsRefusedThenConvertsExactlyWithTheFallback) {
         << text.out;
     EXPECT_NE(text.out.find("--allow-lossless-fallback"), std::string::npos) << text.out;
 
-    const CliRun js = rebox("plan --json " + quoted(model));
+    const RunResult js = rebox("plan --json " + quoted(model));
     EXPECT_EQ(js.exit_code, 2);
     const json refused = json::parse(js.out);
     EXPECT_EQ(refused["plannable"], false);
@@ -110,11 +103,11 @@ TEST_F(PlanCli, Group16FixtureIsRefusedThenConvertsExactlyWithTheFallback) {
     EXPECT_FALSE(refused.contains("file_bytes"));
 
     const fs::path gguf = work_ / "g16.gguf";
-    const CliRun no_flag = rebox("convert " + quoted(model) + " -o " + quoted(gguf) + " -q");
+    const RunResult no_flag = rebox("convert " + quoted(model) + " -o " + quoted(gguf) + " -q");
     EXPECT_EQ(no_flag.exit_code, 2) << no_flag.err;
     EXPECT_FALSE(fs::exists(gguf));
 
-    const CliRun fallback = rebox("plan --json --allow-lossless-fallback " + quoted(model));
+    const RunResult fallback = rebox("plan --json --allow-lossless-fallback " + quoted(model));
     ASSERT_EQ(fallback.exit_code, 0) << fallback.out << fallback.err;
     const json planned = json::parse(fallback.out);
     const json* q = tensor(planned, "blk.0.attn_q.weight");
@@ -125,24 +118,24 @@ TEST_F(PlanCli, Group16FixtureIsRefusedThenConvertsExactlyWithTheFallback) {
     EXPECT_NE((*q)["note"].get<std::string>().find("group 16"), std::string::npos);
     EXPECT_EQ((*q)["nbytes"], 64 * 64 * (type == "F16" ? 2 : 4));
 
-    const CliRun convert =
+    const RunResult convert =
         rebox("convert " + quoted(model) + " -o " + quoted(gguf) + " -q --allow-lossless-fallback");
     ASSERT_EQ(convert.exit_code, 0) << convert.err;
     EXPECT_EQ(planned["file_bytes"].get<uint64_t>(), fs::file_size(gguf));
-    const CliRun verify = rebox("verify " + quoted(model) + " " + quoted(gguf));
+    const RunResult verify = rebox("verify " + quoted(model) + " " + quoted(gguf));
     EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
 }
 
 TEST_F(PlanCli, Bits5FixtureConvertsToQ5_1AndVerifiesBitIdentical) {
     const fs::path model = fixture("bits5", "--defect bits5");
     // --outtype q4_1 keeps the single-type behaviour: the 5-bit tensor is a BLOCKER naming it.
-    const CliRun q4_1_only = rebox("plan --outtype q4_1 " + quoted(model));
+    const RunResult q4_1_only = rebox("plan --outtype q4_1 " + quoted(model));
     EXPECT_EQ(q4_1_only.exit_code, 2) << q4_1_only.out;
     EXPECT_NE(q4_1_only.out.find("BLOCKER layers.0.self_attn.q_proj.weight: bits 5"),
               std::string::npos)
         << q4_1_only.out;
     // The default (--outtype auto) needs no flag for Q5_1.
-    const CliRun js = rebox("plan --json " + quoted(model));
+    const RunResult js = rebox("plan --json " + quoted(model));
     ASSERT_EQ(js.exit_code, 0) << js.out << js.err;
     const json plan = json::parse(js.out);
     const json* q = tensor(plan, "blk.0.attn_q.weight");
@@ -156,12 +149,12 @@ TEST_F(PlanCli, Bits5FixtureConvertsToQ5_1AndVerifiesBitIdentical) {
 
     const fs::path gguf = work_ / "bits5.gguf";
     const fs::path report = work_ / "verify.json";
-    const CliRun convert = rebox("convert " + quoted(model) + " -o " + quoted(gguf) + " -q");
+    const RunResult convert = rebox("convert " + quoted(model) + " -o " + quoted(gguf) + " -q");
     ASSERT_EQ(convert.exit_code, 0) << convert.err;
-    const CliRun verify =
+    const RunResult verify =
         rebox("verify " + quoted(model) + " " + quoted(gguf) + " --json " + quoted(report));
     ASSERT_EQ(verify.exit_code, 0) << verify.out << verify.err;
-    const json checked = json::parse(read_text(report));
+    const json checked = json::parse(read_file(report));
     EXPECT_EQ(checked["ok"], true);
     EXPECT_EQ(checked["re_encoded_identical"], checked["re_encoded_total"]);
     bool saw_q5_1 = false;
@@ -177,7 +170,7 @@ TEST_F(PlanCli, Bits5FixtureConvertsToQ5_1AndVerifiesBitIdentical) {
     EXPECT_TRUE(saw_q5_1);
 
     // One Q5_1 tensor among many Q4_1: general.file_type stays MOSTLY_Q4_1 (3).
-    const CliRun inspect = rebox("inspect --json " + quoted(gguf));
+    const RunResult inspect = rebox("inspect --json " + quoted(gguf));
     ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
     EXPECT_NE(inspect.out.find("\"general.file_type\""), std::string::npos);
     const json info = json::parse(inspect.out);
@@ -195,7 +188,7 @@ TEST_F(PlanCli, Bits5FixtureConvertsToQ5_1AndVerifiesBitIdentical) {
 TEST_F(PlanCli, GptqFileTypeIsTheMostCommonBlockType) {
     for (const std::string flags : {"--bits 4 --sym", "--bits 4 --asym"}) {
         const fs::path model = fixture("gptq", "--format gptq " + flags + " --force");
-        const CliRun js = rebox("plan --json " + quoted(model));
+        const RunResult js = rebox("plan --json " + quoted(model));
         ASSERT_EQ(js.exit_code, 0) << js.out << js.err;
         std::map<std::string, int> counts;
         const json plan = json::parse(js.out);
@@ -208,10 +201,10 @@ TEST_F(PlanCli, GptqFileTypeIsTheMostCommonBlockType) {
             {"Q4_0", 2}, {"Q4_1", 3}, {"Q5_0", 8}, {"Q8_0", 7}};
         ASSERT_TRUE(ftype.count(most)) << most;
         const fs::path gguf = work_ / "gptq.gguf";
-        const CliRun convert =
+        const RunResult convert =
             rebox("convert " + quoted(model) + " -o " + quoted(gguf) + " -q --force");
         ASSERT_EQ(convert.exit_code, 0) << convert.err;
-        const CliRun inspect = rebox("inspect --json " + quoted(gguf));
+        const RunResult inspect = rebox("inspect --json " + quoted(gguf));
         ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
         bool saw = false;
         const json info = json::parse(inspect.out);
@@ -225,7 +218,7 @@ TEST_F(PlanCli, GptqFileTypeIsTheMostCommonBlockType) {
 }
 
 TEST_F(PlanCli, MissingModelDirIsAnInputError) {
-    const CliRun r = rebox("plan " + quoted(work_ / "nope"));
+    const RunResult r = rebox("plan " + quoted(work_ / "nope"));
     EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
     EXPECT_NE(r.err.find("rebox: "), std::string::npos);
 }

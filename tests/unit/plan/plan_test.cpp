@@ -14,6 +14,7 @@
 #include "rebox/rebox.hpp"
 #include "source/mcq_reader.hpp"
 #include "source/mcq_test_writer.hpp"
+#include "test_files.hpp"
 
 namespace rebox {
 namespace {
@@ -76,7 +77,7 @@ struct TinyQwen3 {
 
 class PlanTest : public ::testing::Test {
   protected:
-    test::TempDir dir{"plan"};
+    test::ScratchDir dir{"plan"};
     SourceModel source;
 
     Plan plan(const TinyQwen3& model, PlanOptions options = {}) {

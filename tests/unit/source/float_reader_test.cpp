@@ -9,6 +9,7 @@
 
 #include "source/mlx_test_writer.hpp"
 #include "source/read_source.hpp"
+#include "test_files.hpp"
 
 namespace rebox::test {
 namespace {
@@ -23,7 +24,7 @@ MlxDir float_dir() {
 }
 
 TEST(FloatReader, DispatchesPlainFloatCheckpointsToTheFloatAdapter) {
-    TempDir dir("float-dispatch");
+    ScratchDir dir("float-dispatch");
     float_dir().write(dir.path());
     EXPECT_EQ(detect_source_format(dir.path()), "float");
     const SourceModel model = read_source_model(dir.path());
@@ -40,7 +41,7 @@ TEST(FloatReader, DispatchesPlainFloatCheckpointsToTheFloatAdapter) {
 }
 
 TEST(FloatReader, StrayQuantizedPartsStillGoToTheMcqReader) {
-    TempDir dir("float-stray");
+    ScratchDir dir("float-stray");
     MlxDir stray = float_dir();
     stray.plain("model.layers.0.mlp.gate_proj.weight.qcodes", "F16", {8});
     stray.write(dir.path());
@@ -48,7 +49,7 @@ TEST(FloatReader, StrayQuantizedPartsStillGoToTheMcqReader) {
 }
 
 TEST(FloatReader, UnsupportedDtypeIsOneBlockerNamingTensorAndDtype) {
-    TempDir dir("float-dtype");
+    ScratchDir dir("float-dtype");
     MlxDir bad = float_dir();
     bad.tensors.push_back({"model.layers.0.self_attn.q_proj.weight",
                            "F8_E4M3",
@@ -70,7 +71,7 @@ TEST(FloatReader, UnsupportedDtypeIsOneBlockerNamingTensorAndDtype) {
 TEST(FloatReader, MlxUnquantizedLinearStaysFloatBesideQuantizedOnes) {
     // mlx-lm leaves a module unquantized by listing it as false (or by its shape): its .weight is
     // a plain float tensor with no .scales.
-    TempDir dir("mlx-mixed-float");
+    ScratchDir dir("mlx-mixed-float");
     MlxDir mlx;
     mlx.quant("model.layers.0.mlp.down_proj", 4, std::vector<uint32_t>(4 * 16, 0x76543210u), 2);
     mlx.plain("model.layers.0.mlp.up_proj.weight", "BF16", {128, 4});

@@ -8,6 +8,7 @@
 
 #include "rebox/error.hpp"
 #include "source/mcq_test_writer.hpp"
+#include "test_files.hpp"
 
 namespace rebox {
 namespace {
@@ -16,7 +17,7 @@ using test::McqFile;
 
 class McqReader : public ::testing::Test {
   protected:
-    test::TempDir dir{"mcq-reader"};
+    test::ScratchDir dir{"mcq-reader"};
 
     SourceModel read(const McqFile& file) {
         file.write(dir.path() / "model.safetensors");

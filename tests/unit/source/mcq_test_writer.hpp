@@ -4,8 +4,6 @@
 // a test break any single rule (edit `mcq`, a part's dtype/shape/bytes) before writing.
 #pragma once
 
-#include <unistd.h>
-
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +15,7 @@
 #include <vector>
 
 #include "encode/bit_packer.hpp"
+#include "test_files.hpp"
 
 namespace rebox::test {
 
@@ -116,30 +115,6 @@ class McqFile : public StTensorList {
         if (write_mcq) metadata["mcq"] = mcq.dump();
         write_safetensors(path, tensors, metadata);
     }
-};
-
-// A fresh empty directory under the system temp dir, removed at scope exit.
-class TempDir {
-  public:
-    explicit TempDir(const std::string& tag) {
-        path_ = std::filesystem::temp_directory_path() /
-                ("rebox-test-" + tag + "-" + std::to_string(::getpid()) + "-" +
-                 std::to_string(counter()++));
-        std::filesystem::remove_all(path_);
-        std::filesystem::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path_, ec);
-    }
-    const std::filesystem::path& path() const { return path_; }
-
-  private:
-    static int& counter() {
-        static int n = 0;
-        return n;
-    }
-    std::filesystem::path path_;
 };
 
 }  // namespace rebox::test

@@ -11,6 +11,7 @@
 #include "source/mlx_packing_vectors.hpp"
 #include "source/mlx_reader.hpp"
 #include "source/mlx_test_writer.hpp"
+#include "test_files.hpp"
 
 namespace rebox::test {
 namespace {
@@ -24,7 +25,7 @@ TEST(MlxPacking, HandWorkedWordsUnpackToTheirCodesForEveryWidth) {
         row1[0] = 1;
         words.insert(words.end(), row1.begin(), row1.end());
 
-        TempDir dir("mlx-pack");
+        ScratchDir dir("mlx-pack");
         MlxDir mlx;
         mlx.config["quantization"] = {{"group_size", 32}, {"bits", v.bits}, {"mode", "affine"}};
         mlx.quant("model.layers.0.mlp.down_proj", 2, words, 1);

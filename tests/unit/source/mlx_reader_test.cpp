@@ -7,6 +7,7 @@
 
 #include "source/mlx_test_writer.hpp"
 #include "source/read_source.hpp"
+#include "test_files.hpp"
 
 namespace rebox::test {
 namespace {
@@ -22,7 +23,7 @@ MlxDir four_bit_dir() {
 }
 
 SourceModel read(const MlxDir& mlx) {
-    TempDir dir("mlx-reader");
+    ScratchDir dir("mlx-reader");
     mlx.write(dir.path());
     return read_mlx_model(*ModelDir::open(dir.path()));
 }
@@ -174,12 +175,12 @@ TEST(MlxReader, ScalesWithoutConfigAndGptqConfigAreBlockers) {
 }
 
 TEST(ReadSource, DispatchesMlxAndMcq) {
-    TempDir mlx_dir("mlx-dispatch");
+    ScratchDir mlx_dir("mlx-dispatch");
     four_bit_dir().write(mlx_dir.path());
     EXPECT_EQ(detect_source_format(mlx_dir.path()), "mlx");
     EXPECT_EQ(read_source_model(mlx_dir.path()).format, "mlx");
 
-    TempDir mcq_dir("mcq-dispatch");
+    ScratchDir mcq_dir("mcq-dispatch");
     McqFile mcq;
     mcq.quant("layers.0.mlp.down_proj.weight", 4, 64, 4, 128);
     mcq.write(mcq_dir.path() / "model.safetensors");

@@ -11,12 +11,13 @@
 #include "source/mcq_test_writer.hpp"
 #include "source/prequant_readers.hpp"
 #include "source/read_source.hpp"
+#include "test_files.hpp"
 
 namespace rebox {
 namespace {
 
+using test::ScratchDir;
 using test::StTensor;
-using test::TempDir;
 
 const std::string kP = "model.layers.0.mlp.down_proj";
 
@@ -65,7 +66,7 @@ Checkpoint gptq() {
 }
 
 SourceModel read_dir(const Checkpoint& c, const char* tag) {
-    TempDir dir(tag);
+    ScratchDir dir(tag);
     c.write(dir.path());
     return read_source_model(dir.path());
 }

@@ -7,6 +7,7 @@
 
 #include "format/gguf_file.hpp"
 #include "rebox/error.hpp"
+#include "test_files.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
 
@@ -15,7 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using test::quoted;
-using test::run_command;
+using test::run;
 
 TEST(GgufShards, NamesFollowLlamaSplitPath) {
     EXPECT_EQ(shard_path("out/model", 0, 5), "out/model-00001-of-00005.gguf");
@@ -92,31 +93,28 @@ TEST(GgufShards, TensorCountLimitAndMetadataOnlyFirstShard) {
 class SplitCli : public ::testing::Test {
   protected:
     void SetUp() override {
-        dir_ = test::scratch_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
         model_ = dir_ / "model";
         gguf_ = dir_ / "whole.gguf";
-        ASSERT_EQ(sh(quoted(test::mkfixture_cli()) + " " + quoted(model_) +
-                     " --preset tiny --tokenizer small")
+        ASSERT_EQ(run(quoted(test::mkfixture_cli()) + " " + quoted(model_) +
+                      " --preset tiny --tokenizer small")
                       .exit_code,
                   0);
-        ASSERT_EQ(sh(rebox() + " convert " + quoted(model_) + " -o " + quoted(gguf_) + " --quiet")
+        ASSERT_EQ(run(rebox() + " convert " + quoted(model_) + " -o " + quoted(gguf_) + " --quiet")
                       .exit_code,
                   0);
-    }
-    test::RunResult sh(const std::string& command) {
-        return run_command(command, dir_ / "log.txt");
     }
     static std::string rebox() { return quoted(test::rebox_cli()); }
     fs::path shard(uint32_t i, uint32_t n) const {
         return shard_path((dir_ / "part").string(), i, n);
     }
 
-    fs::path dir_, model_, gguf_;
+    test::ScratchDir scratch_;
+    fs::path dir_ = scratch_.path(), model_, gguf_;
 };
 
 TEST_F(SplitCli, SplitThenMergeIsByteIdenticalAndEveryShardIsAGguf) {
-    ASSERT_EQ(sh(rebox() + " split " + quoted(gguf_) + " " + quoted(dir_ / "part") +
-                 " --split-max-tensors 10")
+    ASSERT_EQ(run(rebox() + " split " + quoted(gguf_) + " " + quoted(dir_ / "part") +
+                  " --split-max-tensors 10")
                   .exit_code,
               0);
     // 24 tensors, 10 per shard -> 3 shards.
@@ -131,11 +129,11 @@ TEST_F(SplitCli, SplitThenMergeIsByteIdenticalAndEveryShardIsAGguf) {
     EXPECT_FALSE(fs::exists(shard(3, 4)));
 
     // verify and inspect take the first shard and see the whole model.
-    const auto verified = sh(rebox() + " verify " + quoted(model_) + " " + quoted(shard(0, 3)));
+    const auto verified = run(rebox() + " verify " + quoted(model_) + " " + quoted(shard(0, 3)));
     EXPECT_EQ(verified.exit_code, 0) << verified.output;
     EXPECT_NE(verified.output.find("bit-identical: 15/15"), std::string::npos) << verified.output;
 
-    const auto inspected = sh(rebox() + " inspect " + quoted(shard(0, 3)));
+    const auto inspected = run(rebox() + " inspect " + quoted(shard(0, 3)));
     EXPECT_EQ(inspected.exit_code, 0) << inspected.output;
     EXPECT_NE(inspected.output.find("* split set: 3 shards, 24 tensors in all"), std::string::npos)
         << inspected.output;
@@ -143,18 +141,18 @@ TEST_F(SplitCli, SplitThenMergeIsByteIdenticalAndEveryShardIsAGguf) {
         << inspected.output;
 
     const fs::path merged = dir_ / "merged.gguf";
-    ASSERT_EQ(sh(rebox() + " merge " + quoted(shard(0, 3)) + " " + quoted(merged)).exit_code, 0);
+    ASSERT_EQ(run(rebox() + " merge " + quoted(shard(0, 3)) + " " + quoted(merged)).exit_code, 0);
     EXPECT_EQ(test::read_file_bytes(merged), test::read_file_bytes(gguf_));
 }
 
 TEST_F(SplitCli, DamagedSetsFailClearlyAndWriteNothing) {
-    ASSERT_EQ(sh(rebox() + " split " + quoted(gguf_) + " " + quoted(dir_ / "part") +
-                 " --split-max-tensors 10")
+    ASSERT_EQ(run(rebox() + " split " + quoted(gguf_) + " " + quoted(dir_ / "part") +
+                  " --split-max-tensors 10")
                   .exit_code,
               0);
     const fs::path merged = dir_ / "merged.gguf";
     auto merge_fails_with = [&](const std::string& needle) {
-        const auto result = sh(rebox() + " merge " + quoted(shard(0, 3)) + " " + quoted(merged));
+        const auto result = run(rebox() + " merge " + quoted(shard(0, 3)) + " " + quoted(merged));
         EXPECT_EQ(result.exit_code, 1) << result.output;
         EXPECT_NE(result.output.find(needle), std::string::npos) << result.output;
         EXPECT_FALSE(fs::exists(merged));
@@ -175,12 +173,12 @@ TEST_F(SplitCli, DamagedSetsFailClearlyAndWriteNothing) {
     auto bytes = test::read_file_bytes(shard(2, 3));
     const auto original = bytes;
     bytes.resize(bytes.size() - 100);
-    test::write_file_bytes(shard(2, 3), bytes);
+    test::write_file(shard(2, 3), bytes);
     merge_fails_with(shard(2, 3).string());
-    test::write_file_bytes(shard(2, 3), original);
+    test::write_file(shard(2, 3), original);
     // A shard from another split of the same model (4 shards): count and numbering disagree.
-    ASSERT_EQ(sh(rebox() + " split " + quoted(gguf_) + " " + quoted(dir_ / "other") +
-                 " --split-max-tensors 7")
+    ASSERT_EQ(run(rebox() + " split " + quoted(gguf_) + " " + quoted(dir_ / "other") +
+                  " --split-max-tensors 7")
                   .exit_code,
               0);
     fs::copy_file(shard_path((dir_ / "other").string(), 1, 4), shard(1, 3),
@@ -190,15 +188,15 @@ TEST_F(SplitCli, DamagedSetsFailClearlyAndWriteNothing) {
 
 TEST_F(SplitCli, ConvertWritesVerifiedShardsDirectly) {
     const fs::path out = dir_ / "direct.gguf";
-    const auto result = sh(rebox() + " convert " + quoted(model_) + " -o " + quoted(out) +
-                           " --quiet --split-max-size 30000");
+    const auto result = run(rebox() + " convert " + quoted(model_) + " -o " + quoted(out) +
+                            " --quiet --split-max-size 30000");
     ASSERT_EQ(result.exit_code, 0) << result.output;
     EXPECT_FALSE(fs::exists(out));
     const fs::path first = dir_ / "direct-00001-of-00003.gguf";
     ASSERT_TRUE(fs::exists(first)) << result.output;
     // The same tensors and bytes as the unsplit conversion: merge gives the unsplit file back.
     const fs::path merged = dir_ / "merged.gguf";
-    ASSERT_EQ(sh(rebox() + " merge " + quoted(first) + " " + quoted(merged)).exit_code, 0);
+    ASSERT_EQ(run(rebox() + " merge " + quoted(first) + " " + quoted(merged)).exit_code, 0);
     EXPECT_EQ(test::read_file_bytes(merged), test::read_file_bytes(gguf_));
 }
 

@@ -5,40 +5,37 @@
 // there).
 #include <gtest/gtest.h>
 
+#include "test_files.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
 
 namespace rebox {
 namespace {
 
+namespace fs = std::filesystem;
 using test::quoted;
 
 TEST(VerifyCorners, CornerCaseGroupsConvertAndVerifyBitIdentical) {
-    const auto dir = test::scratch_dir("verify_corners");
-    const auto log = dir / "log.txt";
+    const test::ScratchDir scratch;
+    const fs::path dir = scratch.path();
     const auto model = dir / "model";
     const auto gguf = dir / "corners.gguf";
-    const auto made = test::run_command(quoted(test::mkfixture_cli()) + " " + quoted(model) +
-                                            " --preset tiny --tokenizer small --corners",
-                                        log);
+    const auto made = test::run(quoted(test::mkfixture_cli()) + " " + quoted(model) +
+                                " --preset tiny --tokenizer small --corners");
     ASSERT_EQ(made.exit_code, 0) << made.output;
-    const auto converted =
-        test::run_command(quoted(test::rebox_cli()) + " convert " + quoted(model) + " -o " +
-                              quoted(gguf) + " --no-verify --quiet",
-                          log);
+    const auto converted = test::run(quoted(test::rebox_cli()) + " convert " + quoted(model) +
+                                     " -o " + quoted(gguf) + " --no-verify --quiet");
     ASSERT_EQ(converted.exit_code, 0) << converted.output;
-    const auto verified = test::run_command(
-        quoted(test::rebox_cli()) + " verify " + quoted(model) + " " + quoted(gguf), log);
+    const auto verified =
+        test::run(quoted(test::rebox_cli()) + " verify " + quoted(model) + " " + quoted(gguf));
     EXPECT_EQ(verified.exit_code, 0) << verified.output;
     EXPECT_NE(verified.output.find("re-encoded tensors bit-identical: 15/15, max abs error 0.0"),
               std::string::npos)
         << verified.output;
     // The f32 reference build of the same corners is exact too.
     const auto f32 = dir / "corners-f32.gguf";
-    const auto converted_f32 =
-        test::run_command(quoted(test::rebox_cli()) + " convert " + quoted(model) + " -o " +
-                              quoted(f32) + " --outtype f32",
-                          log);
+    const auto converted_f32 = test::run(quoted(test::rebox_cli()) + " convert " + quoted(model) +
+                                         " -o " + quoted(f32) + " --outtype f32");
     EXPECT_EQ(converted_f32.exit_code, 0) << converted_f32.output;
     EXPECT_NE(converted_f32.output.find("bit-identical: 15/15"), std::string::npos)
         << converted_f32.output;

@@ -13,6 +13,7 @@
 #include "format/gguf_file.hpp"
 #include "format/half.hpp"
 #include "format/safetensors.hpp"
+#include "test_files.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
 #include "verify/ref_norm_shift.hpp"
@@ -47,20 +48,10 @@ TEST(GemmaRefNormShift, HandWorkedFp16Rounding) {
 
 class GemmaVerify : public ::testing::Test {
   protected:
-    void SetUp() override {
-        work_ = fs::temp_directory_path() / ("rebox_gemma_verify_" + std::to_string(::getpid()));
-        fs::remove_all(work_);
-        fs::create_directories(work_);
-    }
-    void TearDown() override { fs::remove_all(work_); }
-
-    test::RunResult run(const std::string& command) {
-        return test::run_command(command, work_ / "run.log");
-    }
     fs::path fixture(const std::string& name, const std::string& flags) {
         const fs::path dir = work_ / name;
-        const auto made = run(quoted(test::mkfixture_cli()) + " " + quoted(dir) +
-                              " --preset tiny --tokenizer small " + flags);
+        const auto made = test::run(quoted(test::mkfixture_cli()) + " " + quoted(dir) +
+                                    " --preset tiny --tokenizer small " + flags);
         EXPECT_EQ(made.exit_code, 0) << made.output;
         return dir;
     }
@@ -69,8 +60,9 @@ class GemmaVerify : public ::testing::Test {
                                    const std::function<void(std::span<float>)>& patch,
                                    const std::string& convert_flags = "") {
         const fs::path gguf = work_ / "out.gguf";
-        const auto convert = run(quoted(test::rebox_cli()) + " convert " + quoted(model) + " -o " +
-                                 quoted(gguf) + " --no-verify -q --force " + convert_flags);
+        const auto convert =
+            test::run(quoted(test::rebox_cli()) + " convert " + quoted(model) + " -o " +
+                      quoted(gguf) + " --no-verify -q --force " + convert_flags);
         EXPECT_EQ(convert.exit_code, 0) << convert.output;
         std::vector<uint8_t> bytes = test::read_file_bytes(gguf);
         {
@@ -84,10 +76,12 @@ class GemmaVerify : public ::testing::Test {
             patch(values);
             std::memcpy(bytes.data() + at, values.data(), t->nbytes);
         }
-        test::write_file_bytes(gguf, bytes);
-        return run(quoted(test::rebox_cli()) + " verify " + quoted(model) + " " + quoted(gguf));
+        test::write_file(gguf, bytes);
+        return test::run(quoted(test::rebox_cli()) + " verify " + quoted(model) + " " +
+                         quoted(gguf));
     }
-    fs::path work_;
+    test::ScratchDir scratch_;
+    fs::path work_ = scratch_.path();
 };
 
 TEST_F(GemmaVerify, F16NormsNeedTheFp16Add) {
@@ -126,8 +120,8 @@ TEST_F(GemmaVerify, F16NormsNeedTheFp16Add) {
 
 TEST_F(GemmaVerify, MultimodalConvertsAndTheCutEmbeddingIsChecked) {
     const fs::path model = fixture("mm", "--arch gemma3 --multimodal");
-    const auto ok = run(quoted(test::rebox_cli()) + " convert " + quoted(model) + " -o " +
-                        quoted(work_ / "mm.gguf") + " --outtype f32");
+    const auto ok = test::run(quoted(test::rebox_cli()) + " convert " + quoted(model) + " -o " +
+                              quoted(work_ / "mm.gguf") + " --outtype f32");
     EXPECT_EQ(ok.exit_code, 0) << ok.output;
     EXPECT_NE(ok.output.find("4 vision tower / multimodal projector tensor(s) left out"),
               std::string::npos)

@@ -9,12 +9,13 @@
 
 #include "rebox/error.hpp"
 #include "source/mcq_test_writer.hpp"
+#include "test_files.hpp"
 
 namespace rebox::verify_ref {
 namespace {
 
 TEST(VerifyMlxSourceIndex, ConfigOverTheSideFileCapIsRefused) {
-    const test::TempDir dir("verify-mlx-cap");
+    const test::ScratchDir dir("verify-mlx-cap");
     test::write_safetensors(dir.path() / "model.safetensors", {}, {});
     const SafetensorsModel model = SafetensorsModel::open(dir.path());
     const auto config = dir.path() / "config.json";

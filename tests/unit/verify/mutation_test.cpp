@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -17,6 +18,7 @@
 #include "format/gguf_file.hpp"
 #include "format/gguf_layout.hpp"
 #include "format/safetensors.hpp"
+#include "test_files.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
 
@@ -27,14 +29,6 @@ namespace fs = std::filesystem;
 
 using test::quoted;
 using test::RunResult;
-
-RunResult run(const std::string& command, const fs::path& log) {
-    return test::run_command(command, log);
-}
-std::vector<uint8_t> read_bytes(const fs::path& path) { return test::read_file_bytes(path); }
-void write_bytes(const fs::path& path, const std::vector<uint8_t>& bytes) {
-    test::write_file_bytes(path, bytes);
-}
 
 uint16_t u16_at(const std::vector<uint8_t>& bytes, uint64_t at) {
     return static_cast<uint16_t>(bytes[at] | (bytes[at + 1] << 8));
@@ -48,37 +42,34 @@ constexpr uint64_t kQ4_1Block = 20;
 class VerifyMutation : public ::testing::Test {
   protected:
     static void SetUpTestSuite() {
-        work_ = fs::temp_directory_path() / ("rebox_verify_mutation_" + std::to_string(::getpid()));
-        fs::remove_all(work_);
-        fs::create_directories(work_);
+        scratch_ = std::make_unique<test::ScratchDir>();
+        work_ = scratch_->path();
         model_ = work_ / "model";
         gguf_ = work_ / "out.gguf";
-        const RunResult fixture = run(quoted(test::mkfixture_cli()) + " " + quoted(model_) +
-                                          " --preset tiny --tokenizer small",
-                                      work_ / "mkfixture.log");
+        const RunResult fixture = test::run(quoted(test::mkfixture_cli()) + " " + quoted(model_) +
+                                            " --preset tiny --tokenizer small");
         ASSERT_EQ(fixture.exit_code, 0) << fixture.output;
-        const RunResult convert = run(quoted(test::rebox_cli()) + " convert " + quoted(model_) +
-                                          " -o " + quoted(gguf_) + " --no-verify -q",
-                                      work_ / "convert.log");
+        const RunResult convert =
+            test::run(quoted(test::rebox_cli()) + " convert " + quoted(model_) + " -o " +
+                      quoted(gguf_) + " --no-verify -q");
         ASSERT_EQ(convert.exit_code, 0) << convert.output;
     }
-    static void TearDownTestSuite() { fs::remove_all(work_); }
+    static void TearDownTestSuite() { scratch_.reset(); }
 
     static RunResult verify(const fs::path& model, const fs::path& gguf,
                             const std::string& extra = "") {
-        return run(quoted(test::rebox_cli()) + " verify " + quoted(model) + " " + quoted(gguf) +
-                       " " + extra,
-                   work_ / "verify.log");
+        return test::run(quoted(test::rebox_cli()) + " verify " + quoted(model) + " " +
+                         quoted(gguf) + " " + extra);
     }
 
     // Applies `patch` to a copy of the converted GGUF and runs verify on it.
     static RunResult verify_patched(
         const std::function<void(const GgufFile&, std::vector<uint8_t>&)>& patch) {
         const auto original = GgufFile::open(gguf_);
-        std::vector<uint8_t> bytes = read_bytes(gguf_);
+        std::vector<uint8_t> bytes = test::read_file_bytes(gguf_);
         patch(*original, bytes);
         const fs::path mutated = work_ / "mutated.gguf";
-        write_bytes(mutated, bytes);
+        test::write_file(mutated, bytes);
         return verify(model_, mutated);
     }
 
@@ -147,6 +138,7 @@ class VerifyMutation : public ::testing::Test {
         EXPECT_NE(result.output.find(name), std::string::npos) << result.output;
     }
 
+    static inline std::unique_ptr<test::ScratchDir> scratch_;  // removed in TearDownTestSuite
     static inline fs::path work_, model_, gguf_;
 };
 
@@ -165,7 +157,7 @@ TEST_F(VerifyMutation, ConvertedFixtureVerifies) {
         << output;
     EXPECT_EQ(match[1], match[2]);
     EXPECT_EQ(std::stoi(match[1]), kTinyQuantizedTensors);
-    const nlohmann::json json = nlohmann::json::parse(read_bytes(report));
+    const nlohmann::json json = nlohmann::json::parse(test::read_file_bytes(report));
     EXPECT_TRUE(json["ok"].get<bool>());
     EXPECT_EQ(json["re_encoded_total"], kTinyQuantizedTensors);
     EXPECT_TRUE(json["problems"].empty());
@@ -293,9 +285,9 @@ TEST_F(VerifyMutation, ExtraTensor) {
 
 TEST_F(VerifyMutation, UnreadableGgufIsAnInputError) {
     EXPECT_EQ(verify(model_, work_ / "does-not-exist.gguf").exit_code, 1);
-    std::vector<uint8_t> bytes = read_bytes(gguf_);
+    std::vector<uint8_t> bytes = test::read_file_bytes(gguf_);
     bytes.resize(bytes.size() / 2);  // cut inside the data section
-    write_bytes(work_ / "truncated.gguf", bytes);
+    test::write_file(work_ / "truncated.gguf", bytes);
     EXPECT_EQ(verify(model_, work_ / "truncated.gguf").exit_code, 1);
 }
 
@@ -303,14 +295,12 @@ TEST_F(VerifyMutation, UnreadableGgufIsAnInputError) {
 // group 128 / twice the rows for a tensor written at bits 4 / group 64); verify must not.
 TEST_F(VerifyMutation, MetadataLieNeverVerifies) {
     const fs::path lie = work_ / "lie";
-    const RunResult fixture = run(quoted(test::mkfixture_cli()) + " " + quoted(lie) +
-                                      " --preset tiny --tokenizer small --defect metadata-lie",
-                                  work_ / "lie.log");
+    const RunResult fixture = test::run(quoted(test::mkfixture_cli()) + " " + quoted(lie) +
+                                        " --preset tiny --tokenizer small --defect metadata-lie");
     ASSERT_EQ(fixture.exit_code, 0) << fixture.output;
     const fs::path lie_gguf = work_ / "lie.gguf";
-    const RunResult convert = run(quoted(test::rebox_cli()) + " convert " + quoted(lie) + " -o " +
-                                      quoted(lie_gguf) + " --no-verify -q",
-                                  work_ / "lie_convert.log");
+    const RunResult convert = test::run(quoted(test::rebox_cli()) + " convert " + quoted(lie) +
+                                        " -o " + quoted(lie_gguf) + " --no-verify -q");
     if (convert.exit_code == 0) {
         const RunResult result = verify(lie, lie_gguf);
         EXPECT_EQ(result.exit_code, 3) << result.output;
@@ -327,9 +317,8 @@ TEST_F(VerifyMutation, MetadataLieNeverVerifies) {
 // writes a GGUF whose values match that reading exactly. Only the shape from config.json can tell.
 TEST_F(VerifyMutation, GgufThatTrustsTheLyingMetadataIsRefused) {
     const fs::path lie = work_ / "lie2";
-    const RunResult fixture = run(quoted(test::mkfixture_cli()) + " " + quoted(lie) +
-                                      " --preset tiny --tokenizer small --defect metadata-lie",
-                                  work_ / "lie2.log");
+    const RunResult fixture = test::run(quoted(test::mkfixture_cli()) + " " + quoted(lie) +
+                                        " --preset tiny --tokenizer small --defect metadata-lie");
     ASSERT_EQ(fixture.exit_code, 0) << fixture.output;
     const auto source = SafetensorsFile::open(lie / "model.safetensors");
     const std::string base = "layers.0.self_attn.q_proj.weight";
@@ -354,10 +343,10 @@ TEST_F(VerifyMutation, GgufThatTrustsTheLyingMetadataIsRefused) {
     const fs::path trusting = work_ / "trusting.gguf";
     {
         const auto honest = GgufFile::open(gguf_);
-        write_bytes(trusting, rebuild(*honest, keep_kvs, [&](std::vector<OutTensor>& tensors) {
-                        for (OutTensor& t : tensors)
-                            if (t.name == kAttnQ) t = {kAttnQ, {kCols, kRows}, kQ4_1, blocks};
-                    }));
+        test::write_file(trusting, rebuild(*honest, keep_kvs, [&](std::vector<OutTensor>& tensors) {
+                             for (OutTensor& t : tensors)
+                                 if (t.name == kAttnQ) t = {kAttnQ, {kCols, kRows}, kQ4_1, blocks};
+                         }));
     }
     const RunResult result = verify(lie, trusting);
     EXPECT_EQ(result.exit_code, 3) << result.output;

@@ -10,9 +10,11 @@
 
 #include <cstring>
 #include <functional>
+#include <memory>
 
 #include "format/gguf_file.hpp"
 #include "format/gguf_layout.hpp"
+#include "test_files.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
 #include "verify/expected_shapes.hpp"
@@ -84,28 +86,24 @@ TEST(Phi3VerifyRef, LongRopeValuesAndAttentionFactor) {
 class Phi3VerifyEndToEnd : public ::testing::Test {
   protected:
     static void SetUpTestSuite() {
-        work_ = fs::temp_directory_path() / ("rebox_phi3_verify_" + std::to_string(::getpid()));
-        fs::remove_all(work_);
-        fs::create_directories(work_);
+        scratch_ = std::make_unique<test::ScratchDir>();
+        work_ = scratch_->path();
         model_ = work_ / "model";
         gguf_ = work_ / "out.gguf";
-        const auto fixture = test::run_command(
-            test::quoted(test::mkfixture_cli()) + " " + test::quoted(model_) +
-                " --preset tiny --tokenizer small --arch phi3 --rope-scaling longrope",
-            work_ / "mkfixture.log");
+        const auto fixture =
+            test::run(test::quoted(test::mkfixture_cli()) + " " + test::quoted(model_) +
+                      " --preset tiny --tokenizer small --arch phi3 --rope-scaling longrope");
         ASSERT_EQ(fixture.exit_code, 0) << fixture.output;
         const auto convert =
-            test::run_command(test::quoted(test::rebox_cli()) + " convert " + test::quoted(model_) +
-                                  " -o " + test::quoted(gguf_) + " --no-verify -q",
-                              work_ / "convert.log");
+            test::run(test::quoted(test::rebox_cli()) + " convert " + test::quoted(model_) +
+                      " -o " + test::quoted(gguf_) + " --no-verify -q");
         ASSERT_EQ(convert.exit_code, 0) << convert.output;
     }
-    static void TearDownTestSuite() { fs::remove_all(work_); }
+    static void TearDownTestSuite() { scratch_.reset(); }
 
     static test::RunResult verify(const fs::path& gguf) {
-        return test::run_command(test::quoted(test::rebox_cli()) + " verify " +
-                                     test::quoted(model_) + " " + test::quoted(gguf),
-                                 work_ / "verify.log");
+        return test::run(test::quoted(test::rebox_cli()) + " verify " + test::quoted(model_) + " " +
+                         test::quoted(gguf));
     }
 
     // Rewrites the GGUF through GgufLayout with edited KVs and tensors, then verifies it.
@@ -135,7 +133,7 @@ class Phi3VerifyEndToEnd : public ::testing::Test {
             std::copy(data[i].begin(), data[i].end(),
                       out.begin() + layout.data_offset() + layout.tensors()[i].offset);
         const fs::path mutated = work_ / "mutated.gguf";
-        test::write_file_bytes(mutated, out);
+        test::write_file(mutated, out);
         return verify(mutated);
     }
 
@@ -144,6 +142,7 @@ class Phi3VerifyEndToEnd : public ::testing::Test {
         EXPECT_NE(result.output.find(name), std::string::npos) << result.output;
     }
 
+    static inline std::unique_ptr<test::ScratchDir> scratch_;  // removed in TearDownTestSuite
     static inline fs::path work_, model_, gguf_;
 };
 
@@ -187,18 +186,16 @@ TEST_F(Phi3VerifyEndToEnd, Phi3NameWithoutItsTokensIsRefused) {
     const fs::path named = work_ / "Phi-3-tiny";
     fs::copy(model_, named, fs::copy_options::recursive);
     const fs::path out = work_ / "named.gguf";
-    const auto refused = test::run_command(test::quoted(test::rebox_cli()) + " convert " +
-                                               test::quoted(named) + " -o " + test::quoted(out),
-                                           work_ / "named.log");
+    const auto refused = test::run(test::quoted(test::rebox_cli()) + " convert " +
+                                   test::quoted(named) + " -o " + test::quoted(out));
     EXPECT_EQ(refused.exit_code, 2) << refused.output;
     EXPECT_NE(refused.output.find("BLOCKER general.name: 'Phi-3-tiny'"), std::string::npos)
         << refused.output;
     EXPECT_NE(refused.output.find("has no </s>, <unk>, <s>"), std::string::npos) << refused.output;
     EXPECT_FALSE(fs::exists(out));
     const auto renamed =
-        test::run_command(test::quoted(test::rebox_cli()) + " convert " + test::quoted(named) +
-                              " -o " + test::quoted(out) + " --name tiny -q",
-                          work_ / "named.log");
+        test::run(test::quoted(test::rebox_cli()) + " convert " + test::quoted(named) + " -o " +
+                  test::quoted(out) + " --name tiny -q");
     EXPECT_EQ(renamed.exit_code, 0) << renamed.output;
 }
 

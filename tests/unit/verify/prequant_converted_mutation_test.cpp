@@ -9,6 +9,7 @@
 #include <set>
 
 #include "format/gguf_file.hpp"
+#include "test_files.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
 
@@ -27,25 +28,20 @@ const std::map<GgmlType, BlockLayout> kBlocks = {{GgmlType::Q4_0, {18, 2}},
                                                  {GgmlType::Q5_0, {22, 6}},
                                                  {GgmlType::Q8_0, {34, 2}}};
 
-test::RunResult run(const std::string& command, const fs::path& work) {
-    return test::run_command(command, work / "log.txt");
-}
-
 void check_format(const std::string& name, const std::string& flags,
                   const std::set<GgmlType>& expected_types) {
-    const fs::path work = test::scratch_dir("verify_prequant_converted_" + name);
+    const test::ScratchDir scratch(name);
+    const fs::path work = scratch.path();
     const fs::path model = work / "model", gguf = work / "out.gguf";
-    ASSERT_EQ(run(quoted(test::mkfixture_cli()) + " " + quoted(model) +
-                      " --preset tiny --tokenizer small " + flags,
-                  work)
+    ASSERT_EQ(test::run(quoted(test::mkfixture_cli()) + " " + quoted(model) +
+                        " --preset tiny --tokenizer small " + flags)
                   .exit_code,
               0);
-    const auto converted = run(quoted(test::rebox_cli()) + " convert " + quoted(model) + " -o " +
-                                   quoted(gguf) + " --no-verify -q",
-                               work);
+    const auto converted = test::run(quoted(test::rebox_cli()) + " convert " + quoted(model) +
+                                     " -o " + quoted(gguf) + " --no-verify -q");
     ASSERT_EQ(converted.exit_code, 0) << converted.output;
     const auto clean =
-        run(quoted(test::rebox_cli()) + " verify " + quoted(model) + " " + quoted(gguf), work);
+        test::run(quoted(test::rebox_cli()) + " verify " + quoted(model) + " " + quoted(gguf));
     ASSERT_EQ(clean.exit_code, 0) << clean.output;
     EXPECT_NE(clean.output.find("re-encoded tensors bit-identical: 14/14, max abs error 0.0"),
               std::string::npos)
@@ -65,9 +61,9 @@ void check_format(const std::string& name, const std::string& flags,
         std::vector<uint8_t> bytes = original;
         bytes[base + block * layout->second.bytes + layout->second.first_qs] ^= 0x01;
         const fs::path mutated = work / "mutated.gguf";
-        test::write_file_bytes(mutated, bytes);
-        const auto result = run(
-            quoted(test::rebox_cli()) + " verify " + quoted(model) + " " + quoted(mutated), work);
+        test::write_file(mutated, bytes);
+        const auto result = test::run(quoted(test::rebox_cli()) + " verify " + quoted(model) + " " +
+                                      quoted(mutated));
         EXPECT_EQ(result.exit_code, 3) << t.name << "\n" << result.output;
         EXPECT_NE(result.output.find("MISMATCH " + t.name + " ("), std::string::npos)
             << result.output;

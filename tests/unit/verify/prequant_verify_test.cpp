@@ -12,12 +12,14 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "format/gguf_file.hpp"
 #include "format/gguf_layout.hpp"
 #include "format/safetensors.hpp"
 #include "source/mcq_test_writer.hpp"
+#include "test_files.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
 
@@ -185,14 +187,13 @@ using Packer = std::function<void(const std::string&, const Logical&, std::vecto
 class VerifyPrequant : public ::testing::Test {
   protected:
     static void SetUpTestSuite() {
-        work_ = test::scratch_dir("verify_prequant");
+        scratch_ = std::make_unique<test::ScratchDir>();
+        work_ = scratch_->path();
         const fs::path base = work_ / "float";
-        const auto made =
-            test::run_command(quoted(test::mkfixture_cli()) + " " + quoted(base) +
-                                  " --preset tiny --format float --arch llama --tokenizer small",
-                              work_ / "mkfixture.log");
+        const auto made = test::run(quoted(test::mkfixture_cli()) + " " + quoted(base) +
+                                    " --preset tiny --format float --arch llama --tokenizer small");
         ASSERT_EQ(made.exit_code, 0) << made.output;
-        config_ = nlohmann::json::parse(test::read_text(base / "config.json"));
+        config_ = nlohmann::json::parse(test::read_file(base / "config.json"));
         const auto file = SafetensorsFile::open(base / "model.safetensors");
         int t = 0;
         for (const StTensorInfo& info : file->tensors()) {
@@ -222,9 +223,8 @@ class VerifyPrequant : public ::testing::Test {
         }
         make_dir(twin, config_, tensors);
         gguf_ = work_ / "twin.gguf";
-        const auto converted = test::run_command(
-            quoted(test::rebox_cli()) + " convert " + quoted(twin) + " -o " + quoted(gguf_) + " -q",
-            work_ / "convert.log");
+        const auto converted = test::run(quoted(test::rebox_cli()) + " convert " + quoted(twin) +
+                                         " -o " + quoted(gguf_) + " -q");
         ASSERT_EQ(converted.exit_code, 0) << converted.output;
 
         gptq_ = write_source("gptq",
@@ -290,9 +290,8 @@ class VerifyPrequant : public ::testing::Test {
     }
 
     static test::RunResult verify(const fs::path& model, const fs::path& gguf) {
-        return test::run_command(
-            quoted(test::rebox_cli()) + " verify " + quoted(model) + " " + quoted(gguf),
-            work_ / "verify.log");
+        return test::run(quoted(test::rebox_cli()) + " verify " + quoted(model) + " " +
+                         quoted(gguf));
     }
 
     // The twin GGUF with blk.0.ffn_up.weight as Q4_0 and blk.0.ffn_down.weight as Q8_0, blocks
@@ -356,6 +355,9 @@ class VerifyPrequant : public ::testing::Test {
             << result.output;
     }
 
+    static void TearDownTestSuite() { scratch_.reset(); }
+
+    static inline std::unique_ptr<test::ScratchDir> scratch_;  // removed in TearDownTestSuite
     static inline fs::path work_, gguf_, gptq_, awq_, ct_, ct_int8_;
     static inline nlohmann::json config_;
     static inline std::vector<StTensor> plain_;
@@ -417,7 +419,7 @@ TEST_F(VerifyPrequant, ADifferentBlockScaleFailsAtItsFirstNonZeroValue) {
 
 TEST_F(VerifyPrequant, GptqV2ReadsTheStoredZeroAsIs) {
     // The same tensors declared gptq_v2: every zero point is one less, so every value differs.
-    nlohmann::json config = nlohmann::json::parse(test::read_text(gptq_ / "config.json"));
+    nlohmann::json config = nlohmann::json::parse(test::read_file(gptq_ / "config.json"));
     config["quantization_config"]["checkpoint_format"] = "gptq_v2";
     const fs::path v2 = work_ / "gptq_v2";
     fs::remove_all(v2);
@@ -438,7 +440,7 @@ TEST_F(VerifyPrequant, GIdxValuesDecideTheGroup) {
         for (int64_t k = 0; k < L.in; ++k) g_words.push_back(static_cast<uint32_t>(k / kGroup));
         tensors.back().data = words_bytes(g_words);
     }
-    nlohmann::json config = nlohmann::json::parse(test::read_text(gptq_ / "config.json"));
+    nlohmann::json config = nlohmann::json::parse(test::read_file(gptq_ / "config.json"));
     const fs::path dir = work_ / "gptq_plain_gidx";
     fs::remove_all(dir);
     make_dir(dir, config, tensors);
@@ -453,7 +455,7 @@ TEST_F(VerifyPrequant, AGIdxOutsideTheGroupsIsAProblem) {
     for (const auto& [module, L] : modules_) gptq_tensors(module, L, tensors);
     for (StTensor& t : tensors)
         if (t.name == "model.layers.1.mlp.down_proj.g_idx") t.data[4 * 127] = 4;  // 4 groups: 0..3
-    nlohmann::json config = nlohmann::json::parse(test::read_text(gptq_ / "config.json"));
+    nlohmann::json config = nlohmann::json::parse(test::read_file(gptq_ / "config.json"));
     const fs::path dir = work_ / "gptq_bad_gidx";
     fs::remove_all(dir);
     make_dir(dir, config, tensors);
@@ -479,7 +481,7 @@ TEST_F(VerifyPrequant, AValueThatIsNotBinary32IsReportedNotRounded) {
         for (int64_t i = 0; i < L.out * L.groups(); ++i)
             for (uint8_t b : {0x01, 0x00, 0x80, 0x3F}) scale.data.push_back(b);
     }
-    nlohmann::json config = nlohmann::json::parse(test::read_text(ct_int8_ / "config.json"));
+    nlohmann::json config = nlohmann::json::parse(test::read_file(ct_int8_ / "config.json"));
     const fs::path dir = work_ / "ct_int8_f32_scale";
     fs::remove_all(dir);
     make_dir(dir, config, tensors);
@@ -509,9 +511,9 @@ TEST_F(VerifyPrequant, PartsThatDisagreeAreNamed) {
                 if (t.name == tensor) change(t);
         };
     };
-    const nlohmann::json gptq = nlohmann::json::parse(test::read_text(gptq_ / "config.json"));
-    const nlohmann::json awq = nlohmann::json::parse(test::read_text(awq_ / "config.json"));
-    const nlohmann::json ct = nlohmann::json::parse(test::read_text(ct_ / "config.json"));
+    const nlohmann::json gptq = nlohmann::json::parse(test::read_file(gptq_ / "config.json"));
+    const nlohmann::json awq = nlohmann::json::parse(test::read_file(awq_ / "config.json"));
+    const nlohmann::json ct = nlohmann::json::parse(test::read_file(ct_ / "config.json"));
     const std::vector<Case> cases = {
         // qzeros one word short per group row: [4, 5] instead of [4, 6] (out 64 at 3 bits, in 128).
         {"qzeros", gptq_tensors, gptq,
@@ -571,11 +573,10 @@ TEST_F(VerifyPrequant, MkfixtureDefectsAreNamed) {
     for (const Case& c : cases) {
         const fs::path dir = work_ / ("defect_" + c.format + "_" + c.defect);
         fs::remove_all(dir);
-        const auto made = test::run_command(
-            quoted(test::mkfixture_cli()) + " " + quoted(dir) + " --preset tiny --arch llama " +
-                "--tokenizer small --format " + c.format + (c.format == "awq" ? " --asym" : "") +
-                " --defect " + c.defect,
-            work_ / "mkfixture.log");
+        const auto made =
+            test::run(quoted(test::mkfixture_cli()) + " " + quoted(dir) +
+                      " --preset tiny --arch llama " + "--tokenizer small --format " + c.format +
+                      (c.format == "awq" ? " --asym" : "") + " --defect " + c.defect);
         ASSERT_EQ(made.exit_code, 0) << made.output;
         const auto result = verify(dir, gguf_);
         EXPECT_EQ(result.exit_code, 3) << c.format << " " << c.defect << "\n" << result.output;

@@ -7,9 +7,11 @@
 #include <unistd.h>
 
 #include <functional>
+#include <memory>
 
 #include "format/gguf_file.hpp"
 #include "format/gguf_layout.hpp"
+#include "test_files.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
 
@@ -22,32 +24,27 @@ using test::quoted;
 class VerifySentencePieceKvs : public ::testing::Test {
   protected:
     static void SetUpTestSuite() {
-        work_ = fs::temp_directory_path() / ("rebox_verify_spm_" + std::to_string(::getpid()));
-        fs::remove_all(work_);
-        fs::create_directories(work_);
+        scratch_ = std::make_unique<test::ScratchDir>();
+        work_ = scratch_->path();
         model_ = work_ / "model";
         gguf_ = work_ / "out.gguf";
-        const auto fixture =
-            test::run_command(quoted(test::mkfixture_cli()) + " " + quoted(model_) +
-                                  " --preset tiny --tokenizer none",
-                              work_ / "mkfixture.log");
+        const auto fixture = test::run(quoted(test::mkfixture_cli()) + " " + quoted(model_) +
+                                       " --preset tiny --tokenizer none");
         ASSERT_EQ(fixture.exit_code, 0) << fixture.output;
         const fs::path text = work_ / "train.txt";
-        test::write_file_bytes(text, bytes_of("the quick brown fox jumps over the lazy dog\n"
-                                              "a small model reads the text and turns words into "
-                                              "tokens\nthe sun rises in the east and sets in the "
-                                              "west\n"));
+        test::write_file(text, bytes_of("the quick brown fox jumps over the lazy dog\n"
+                                        "a small model reads the text and turns words into "
+                                        "tokens\nthe sun rises in the east and sets in the "
+                                        "west\n"));
         const auto status = sentencepiece::SentencePieceTrainer::Train(
             "--input=" + text.string() + " --model_prefix=" + (model_ / "tokenizer").string() +
             " --vocab_size=300 --model_type=bpe --byte_fallback=true --minloglevel=2");
         ASSERT_TRUE(status.ok()) << status.ToString();
-        const auto convert =
-            test::run_command(quoted(test::rebox_cli()) + " convert " + quoted(model_) + " -o " +
-                                  quoted(gguf_) + " --no-verify -q",
-                              work_ / "convert.log");
+        const auto convert = test::run(quoted(test::rebox_cli()) + " convert " + quoted(model_) +
+                                       " -o " + quoted(gguf_) + " --no-verify -q");
         ASSERT_EQ(convert.exit_code, 0) << convert.output;
     }
-    static void TearDownTestSuite() { fs::remove_all(work_); }
+    static void TearDownTestSuite() { scratch_.reset(); }
 
     static std::vector<uint8_t> bytes_of(const std::string& text) {
         return std::vector<uint8_t>(text.begin(), text.end());
@@ -69,10 +66,9 @@ class VerifySentencePieceKvs : public ::testing::Test {
                       bytes.begin() + layout.data_offset() + layout.tensors()[i].offset);
         }
         const fs::path mutated = work_ / "mutated.gguf";
-        test::write_file_bytes(mutated, bytes);
-        return test::run_command(
-            quoted(test::rebox_cli()) + " verify " + quoted(model_) + " " + quoted(mutated),
-            work_ / "verify.log");
+        test::write_file(mutated, bytes);
+        return test::run(quoted(test::rebox_cli()) + " verify " + quoted(model_) + " " +
+                         quoted(mutated));
     }
 
     static void expect_fails_naming(const test::RunResult& result, const std::string& key) {
@@ -80,6 +76,7 @@ class VerifySentencePieceKvs : public ::testing::Test {
         EXPECT_NE(result.output.find(key), std::string::npos) << result.output;
     }
 
+    static inline std::unique_ptr<test::ScratchDir> scratch_;  // removed in TearDownTestSuite
     static inline fs::path work_, model_, gguf_;
 };
 

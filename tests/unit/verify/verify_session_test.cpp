@@ -12,6 +12,8 @@
 #include "../test_process.hpp"
 #include "format/gguf_file.hpp"
 #include "format/gguf_shards.hpp"
+#include "test_files.hpp"
+#include "test_process.hpp"
 #include "verify/verify.hpp"
 
 namespace rebox::test {
@@ -29,9 +31,9 @@ struct Converted {
 Converted convert_tiny(const fs::path& dir, const std::string& fixture_args) {
     Converted c{dir / "model", dir / "good.gguf", {}, 0, {}};
     EXPECT_EQ(run_mkfixture(c.model, "--preset tiny " + fixture_args), 0);
-    const CliRun run = run_captured(quoted(rebox_cli()) + " convert " + quoted(c.model) + " -o " +
-                                    quoted(c.gguf) + " -q -f --no-verify");
-    EXPECT_EQ(run.status, 0) << run.output;
+    const RunResult r = run(quoted(rebox_cli()) + " convert " + quoted(c.model) + " -o " +
+                            quoted(c.gguf) + " -q -f --no-verify");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
     c.bytes = read_file_bytes(c.gguf);
     const auto file = GgufFile::open(c.gguf);
     c.data_offset = file->data_offset();
@@ -46,7 +48,7 @@ VerifyReport stream_into(const Converted& c, const std::vector<uint8_t>& data, c
     std::vector<uint8_t> header_only(c.bytes.size(), 0);
     std::copy(c.bytes.begin(), c.bytes.begin() + static_cast<long>(c.data_offset),
               header_only.begin());
-    write_file_bytes(path, header_only);
+    write_file(path, header_only);
     VerifySession session(c.model, GgufSet::open_files({path}), VerifyOptions{2});
     *ran_early = session.run_ready_unit();
     const int fd = ::open(path.c_str(), O_WRONLY);
@@ -70,25 +72,43 @@ VerifyReport stream_into(const Converted& c, const std::vector<uint8_t>& data, c
     return session.finish();
 }
 
-TEST(VerifySession, StreamedWriteVerifiesLikeTheFinishedFile) {
-    for (const char* args : {"--format mcq", "--format mlx --recipe mixed_4_5",
-                             "--format float --dtype bf16", "--arch llama --format mcq"}) {
-        SCOPED_TRACE(args);
-        const fs::path dir = fresh_dir("verify_session");
-        const Converted c = convert_tiny(dir, args);
-        bool ran_early = false;
-        const VerifyReport streamed = stream_into(c, c.bytes, dir / "streamed.gguf", &ran_early);
-        EXPECT_FALSE(ran_early) << "a value check ran before its bytes were written";
-        EXPECT_TRUE(streamed.ok()) << streamed.summary();
-        const VerifyReport whole = verify_gguf(c.model, c.gguf);
-        EXPECT_EQ(streamed.summary(), whole.summary());
-        EXPECT_GT(streamed.tensors.size(), 10u);
-        fs::remove_all(dir);
-    }
+// One case per input kind: `Inputs/VerifySessionStreamed.VerifiesLikeTheFinishedFile/<name>`.
+struct StreamedCase {
+    const char* name;
+    const char* fixture_args;
+};
+void PrintTo(const StreamedCase& c, std::ostream* os) { *os << c.fixture_args; }
+
+class VerifySessionStreamed : public ::testing::TestWithParam<StreamedCase> {};
+
+TEST_P(VerifySessionStreamed, VerifiesLikeTheFinishedFile) {
+    const char* args = GetParam().fixture_args;
+    SCOPED_TRACE(args);
+    const test::ScratchDir scratch;
+    const fs::path dir = scratch / "verify_session";
+    const Converted c = convert_tiny(dir, args);
+    bool ran_early = false;
+    const VerifyReport streamed = stream_into(c, c.bytes, dir / "streamed.gguf", &ran_early);
+    EXPECT_FALSE(ran_early) << "a value check ran before its bytes were written";
+    EXPECT_TRUE(streamed.ok()) << streamed.summary();
+    const VerifyReport whole = verify_gguf(c.model, c.gguf);
+    EXPECT_EQ(streamed.summary(), whole.summary());
+    EXPECT_GT(streamed.tensors.size(), 10u);
 }
 
+INSTANTIATE_TEST_SUITE_P(
+    Inputs, VerifySessionStreamed,
+    ::testing::Values(StreamedCase{"mcq", "--format mcq"},
+                      StreamedCase{"mlx_mixed_4_5", "--format mlx --recipe mixed_4_5"},
+                      StreamedCase{"float_bf16", "--format float --dtype bf16"},
+                      StreamedCase{"llama_mcq", "--arch llama --format mcq"}),
+    [](const ::testing::TestParamInfo<StreamedCase>& info) {
+        return std::string(info.param.name);
+    });
+
 TEST(VerifySession, FlippedBitInTheFileFailsNamingTheTensor) {
-    const fs::path dir = fresh_dir("verify_session_flip");
+    const test::ScratchDir scratch;
+    const fs::path dir = scratch / "verify_session_flip";
     const Converted c = convert_tiny(dir, "--format mcq");
     const GgufTensorInfo* target = nullptr;
     for (const GgufTensorInfo& t : c.tensors)
@@ -107,7 +127,6 @@ TEST(VerifySession, FlippedBitInTheFileFailsNamingTheTensor) {
         EXPECT_EQ(t.mismatches, 1u);
     }
     EXPECT_EQ(failing, 1u);
-    fs::remove_all(dir);
 }
 
 }  // namespace
