@@ -7,6 +7,7 @@
 #include <string>
 
 #include "rebox/rebox.hpp"
+#include "test_files.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
 
@@ -18,12 +19,9 @@ namespace fs = std::filesystem;
 class Api : public ::testing::Test {
   protected:
     void SetUp() override {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        work_ = test::scratch_dir(std::string("api_") + info->name());
+        work_ = scratch_.path();
         model_ = work_ / "tiny";
-        const auto run = test::run_captured(test::quoted(test::mkfixture_cli()) + " " +
-                                            test::quoted(model_) + " --preset tiny");
-        ASSERT_EQ(run.status, 0) << run.output;
+        ASSERT_EQ(test::run_mkfixture(model_, "--preset tiny"), 0);
     }
     // Every file left in the work folder except the model's.
     std::vector<std::string> files_outside_model() const {
@@ -32,6 +30,7 @@ class Api : public ::testing::Test {
             if (entry.path() != model_) names.push_back(entry.path().filename().string());
         return names;
     }
+    test::ScratchDir scratch_;
     fs::path work_, model_;
 };
 
@@ -75,7 +74,7 @@ TEST_F(Api, VerifyCancelledByTheCallback) {
 
 TEST_F(Api, ErrorFieldsComposeTheDocumentedMessage) {
     const fs::path bad = work_ / "bad.gguf";
-    test::write_file_bytes(bad, {'G', 'G', 'U', 'X', 3, 0, 0, 0});
+    test::write_file(bad, std::vector<uint8_t>{'G', 'G', 'U', 'X', 3, 0, 0, 0});
     try {
         inspect_gguf(bad);
         ADD_FAILURE() << "inspect_gguf accepted a file with a wrong magic";
