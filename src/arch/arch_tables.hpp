@@ -77,9 +77,9 @@ constexpr TensorSpec attn_output(Presence bias = Presence::absent) {
             {Dim::q_width, Dim::hidden}};
 }
 // Per-head q/k RMSNorms [head_dim] (qwen3, gemma3), with the value transform a family applies.
-constexpr TensorSpec attn_q_norm(ValueTransform values = ValueTransform::none) {
-    return {"self_attn.q_norm",
-            "attn_q_norm",
+constexpr TensorSpec head_norm(std::string_view hf, std::string_view gguf, ValueTransform values) {
+    return {hf,
+            gguf,
             Presence::required,
             Presence::absent,
             1,
@@ -89,17 +89,11 @@ constexpr TensorSpec attn_q_norm(ValueTransform values = ValueTransform::none) {
             {},
             values};
 }
+constexpr TensorSpec attn_q_norm(ValueTransform values = ValueTransform::none) {
+    return head_norm("self_attn.q_norm", "attn_q_norm", values);
+}
 constexpr TensorSpec attn_k_norm(ValueTransform values = ValueTransform::none) {
-    return {"self_attn.k_norm",
-            "attn_k_norm",
-            Presence::required,
-            Presence::absent,
-            1,
-            {Dim::head_dim},
-            RowTransform::none,
-            SourceRole::plain,
-            {},
-            values};
+    return head_norm("self_attn.k_norm", "attn_k_norm", values);
 }
 
 // The gated feed-forward: ffn_gate, ffn_up [E, F], ffn_down [F, E].
