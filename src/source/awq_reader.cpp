@@ -105,11 +105,10 @@ class AwqReader {
         if (!scales || !qzeros) return;
         const std::string why = "for " + qweight.info->name + " " + shape_string(shape) +
                                 ", group_size " + std::to_string(group_);
-        if (!reader_.expect(name, *scales, {StDtype::F16, StDtype::BF16, StDtype::F32},
-                            {n_groups, out}, why) ||
+        IntQuantView v;
+        if (!reader_.read_scales(name, *scales, {n_groups, out}, why, true, &v) ||
             !reader_.expect(name, *qzeros, {StDtype::I32, StDtype::U32}, {n_groups, out / 8}, why))
             return;
-        IntQuantView v;
         v.bits = 4;
         v.rows = out;
         v.cols = in;
@@ -119,17 +118,9 @@ class AwqReader {
         v.codes = qweight.file->data(*qweight.info);
         v.zero_layout = IntZeroLayout::awq_output_packed;
         v.zeros = qzeros->file->data(*qzeros->info);
-        v.scale_dtype = *source_detail::float_dtype(scales->info->dtype);
-        v.scales_group_major = true;
-        v.scales = scales->file->data(*scales->info);
         v.method = "awq";
         v.packed_bytes = v.codes.size() + v.zeros.size() + v.scales.size();
-        SourceTensor tensor;
-        tensor.name = name;
-        tensor.shape = {out, in};
-        tensor.file = qweight.file->display_name();
-        tensor.int_quant = v;
-        reader_.model().tensors.push_back(std::move(tensor));
+        reader_.add_int_quant(name, qweight, v);
     }
 
     prequant::PackedReader reader_;
@@ -140,11 +131,7 @@ class AwqReader {
 }  // namespace
 
 SourceModel read_awq_model(const std::filesystem::path& model_dir) {
-    SourceModel model;
-    model.dir = model_dir;
-    model.format = "awq";
-    AwqReader(model_dir, model).run();
-    return model;
+    return source_detail::read_with<AwqReader>(model_dir, "awq");
 }
 
 }  // namespace rebox

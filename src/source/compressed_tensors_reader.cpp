@@ -158,25 +158,13 @@ class CtReader {
         const Located* scale =
             reader_.require(module, ".weight_scale",
                             "[" + std::to_string(v.rows) + ", " + std::to_string(v.n_groups) + "]");
-        if (!scale || !reader_.expect(name, *scale, {StDtype::F16, StDtype::BF16, StDtype::F32},
-                                      {v.rows, v.n_groups}, why))
+        if (!scale || !reader_.read_scales(name, *scale, {v.rows, v.n_groups}, why, false, &v))
             return false;
-        v.scale_dtype = *source_detail::float_dtype(scale->info->dtype);
-        v.scales_group_major = false;
-        v.scales = scale->file->data(*scale->info);
         v.method = "compressed-tensors";
         v.symmetric = setting_.symmetric;
         v.packed_bytes += v.codes.size() + v.zeros.size() + v.scales.size();
-        if (const Located* g_idx = reader_.find(module + ".weight_g_idx")) {
-            if (!reader_.expect(name, *g_idx, {StDtype::I32}, {v.cols}, why)) return false;
-            if (!prequant::read_g_idx(reader_, name, *g_idx, &v)) return false;
-        }
-        SourceTensor tensor;
-        tensor.name = name;
-        tensor.shape = {v.rows, v.cols};
-        tensor.file = anchor.file->display_name();
-        tensor.int_quant = v;
-        reader_.model().tensors.push_back(std::move(tensor));
+        if (!reader_.read_g_idx(name, module + ".weight_g_idx", why, &v)) return false;
+        reader_.add_int_quant(name, anchor, v);
         return true;
     }
 
@@ -276,11 +264,7 @@ class CtReader {
 }  // namespace
 
 SourceModel read_compressed_tensors_model(const std::filesystem::path& model_dir) {
-    SourceModel model;
-    model.dir = model_dir;
-    model.format = "compressed-tensors";
-    CtReader(model_dir, model).run();
-    return model;
+    return source_detail::read_with<CtReader>(model_dir, "compressed-tensors");
 }
 
 }  // namespace rebox

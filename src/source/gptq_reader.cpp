@@ -126,12 +126,11 @@ class GptqReader {
                           kConfigFix);
             return;
         }
-        if (!reader_.expect(name, *scales, {StDtype::F16, StDtype::BF16, StDtype::F32},
-                            {n_groups, out}, why) ||
+        IntQuantView v;
+        if (!reader_.read_scales(name, *scales, {n_groups, out}, why, true, &v) ||
             !reader_.expect(name, *qzeros, {StDtype::I32, StDtype::U32},
                             {n_groups, out * bits / 32}, why))
             return;
-        IntQuantView v;
         v.bits = bits;
         v.rows = out;
         v.cols = in;
@@ -142,23 +141,12 @@ class GptqReader {
         v.zero_layout = IntZeroLayout::output_packed_rows;
         v.zeros = qzeros->file->data(*qzeros->info);
         v.zero_add = cfg_.v1 ? 1 : 0;
-        v.scale_dtype = *source_detail::float_dtype(scales->info->dtype);
-        v.scales_group_major = true;
-        v.scales = scales->file->data(*scales->info);
         v.method = cfg_.v1 ? "gptq" : "gptq_v2";
         v.symmetric = cfg_.sym;
         v.packed_bytes = v.codes.size() + v.zeros.size() + v.scales.size();
-        if (const Located* g_idx = reader_.find(module + ".g_idx")) {
-            if (!reader_.expect(name, *g_idx, {StDtype::I32}, {in}, why)) return;
-            if (!prequant::read_g_idx(reader_, name, *g_idx, &v)) return;
-        }
+        if (!reader_.read_g_idx(name, module + ".g_idx", why, &v)) return;
         if (cfg_.v1 && !check_v1_zeros(name, *qzeros, v)) return;
-        SourceTensor tensor;
-        tensor.name = name;
-        tensor.shape = {out, in};
-        tensor.file = qweight.file->display_name();
-        tensor.int_quant = v;
-        reader_.model().tensors.push_back(std::move(tensor));
+        reader_.add_int_quant(name, qweight, v);
     }
 
     // checkpoint_format gptq stores z - 1: a stored 2^bits - 1 means z = 2^bits, outside the
@@ -189,11 +177,7 @@ class GptqReader {
 }  // namespace
 
 SourceModel read_gptq_model(const std::filesystem::path& model_dir) {
-    SourceModel model;
-    model.dir = model_dir;
-    model.format = "gptq";
-    GptqReader(model_dir, model).run();
-    return model;
+    return source_detail::read_with<GptqReader>(model_dir, "gptq");
 }
 
 }  // namespace rebox

@@ -261,11 +261,7 @@ class MlxReader {
 }  // namespace
 
 SourceModel read_mlx_model(const std::filesystem::path& model_dir) {
-    SourceModel model;
-    model.dir = model_dir;
-    model.format = "mlx";
-    MlxReader(model_dir, model).run();
-    return model;
+    return source_detail::read_with<MlxReader>(model_dir, "mlx");
 }
 
 }  // namespace rebox

@@ -44,27 +44,6 @@ int32_t load_i32(std::span<const uint8_t> bytes, uint64_t i) {
                                 uint32_t{p[3]} << 24);
 }
 
-bool read_g_idx(PackedReader& reader, const std::string& name, const Located& where,
-                IntQuantView* v) {
-    const std::span<const uint8_t> bytes = where.file->data(*where.info);
-    bool plain = true;
-    for (int64_t k = 0; k < v->cols; ++k) {
-        const int32_t g = load_i32(bytes, static_cast<uint64_t>(k));
-        if (g < 0 || g >= v->n_groups) {
-            reader.block(name, where,
-                         where.info->name + "[" + std::to_string(k) + "] = " + std::to_string(g) +
-                             " is outside [0, " + std::to_string(v->n_groups) +
-                             ") (the groups of the scales)",
-                         "use the g_idx the quantizer wrote");
-            return false;
-        }
-        plain &= g == k / v->group;
-    }
-    if (!plain) v->g_idx = bytes;
-    v->packed_bytes += bytes.size();
-    return true;
-}
-
 PackedReader::PackedReader(const std::filesystem::path& dir, SourceModel& model)
     : model_(model), config_path_(dir / "config.json") {
     const SafetensorsModel st = SafetensorsModel::open(dir);
@@ -189,6 +168,51 @@ void PackedReader::add_float(const Located& where) {
     tensor.file = where.file->display_name();
     tensor.float_dtype = *dtype;
     tensor.float_data = where.file->data(*where.info);
+    model_.tensors.push_back(std::move(tensor));
+}
+
+bool PackedReader::read_scales(const std::string& name, const Located& scales,
+                               const std::vector<int64_t>& shape, const std::string& why,
+                               bool group_major, IntQuantView* v) {
+    if (!expect(name, scales, {StDtype::F16, StDtype::BF16, StDtype::F32}, shape, why))
+        return false;
+    v->scale_dtype = *source_detail::float_dtype(scales.info->dtype);
+    v->scales_group_major = group_major;
+    v->scales = scales.file->data(*scales.info);
+    return true;
+}
+
+bool PackedReader::read_g_idx(const std::string& name, const std::string& g_idx_name,
+                              const std::string& why, IntQuantView* v) {
+    const Located* where = find(g_idx_name);
+    if (!where) return true;
+    if (!expect(name, *where, {StDtype::I32}, {v->cols}, why)) return false;
+    const std::span<const uint8_t> bytes = where->file->data(*where->info);
+    bool plain = true;
+    for (int64_t k = 0; k < v->cols; ++k) {
+        const int32_t g = load_i32(bytes, static_cast<uint64_t>(k));
+        if (g < 0 || g >= v->n_groups) {
+            block(name, *where,
+                  where->info->name + "[" + std::to_string(k) + "] = " + std::to_string(g) +
+                      " is outside [0, " + std::to_string(v->n_groups) +
+                      ") (the groups of the scales)",
+                  "use the g_idx the quantizer wrote");
+            return false;
+        }
+        plain &= g == k / v->group;
+    }
+    if (!plain) v->g_idx = bytes;
+    v->packed_bytes += bytes.size();
+    return true;
+}
+
+void PackedReader::add_int_quant(const std::string& name, const Located& anchor,
+                                 const IntQuantView& v) {
+    SourceTensor tensor;
+    tensor.name = name;
+    tensor.shape = {v.rows, v.cols};
+    tensor.file = anchor.file->display_name();
+    tensor.int_quant = v;
     model_.tensors.push_back(std::move(tensor));
 }
 

@@ -1,6 +1,8 @@
-// Small helpers both input adapters use: safetensors dtype -> float dtype, shapes in messages.
+// Small helpers the input adapters share: safetensors dtype -> float dtype, shapes in messages,
+// and the SourceModel a reader class fills.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +31,16 @@ inline std::string shape_string(const std::vector<int64_t>& shape) {
     std::string s = "[";
     for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
     return s + "]";
+}
+
+// The SourceModel of `format` that Reader(model_dir, model).run() fills.
+template <typename Reader>
+SourceModel read_with(const std::filesystem::path& model_dir, const char* format) {
+    SourceModel model;
+    model.dir = model_dir;
+    model.format = format;
+    Reader(model_dir, model).run();
+    return model;
 }
 
 }  // namespace rebox::source_detail
