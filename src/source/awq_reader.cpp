@@ -3,6 +3,7 @@
 // AWQ's nibble order (nibble i holds column [0,2,4,6,1,3,5,7][i] of its 8), and P.scales
 // [in/group, out]. The view reads code (r, k) where it is stored, so no transposed copy is made.
 #include "../model/json_file.hpp"
+#include "format/shape_text.hpp"
 #include "prequant_common.hpp"
 #include "source/prequant_readers.hpp"
 #include "source_helpers.hpp"
@@ -10,8 +11,8 @@
 namespace rebox {
 namespace {
 
+using detail::shape_text;
 using prequant::Located;
-using source_detail::shape_string;
 
 constexpr const char* kConfigFix = "use the config.json AutoAWQ wrote";
 
@@ -79,10 +80,10 @@ class AwqReader {
         const std::string name = module + ".weight";
         const auto& shape = qweight.info->shape;
         if (shape.size() != 2 || shape[0] < 1 || shape[1] < 1) {
-            reader_.block(name, qweight,
-                          qweight.info->name + " has shape " + shape_string(shape) +
-                              " (expected [in, out/8])",
-                          kConfigFix);
+            reader_.block(
+                name, qweight,
+                qweight.info->name + " has shape " + shape_text(shape) + " (expected [in, out/8])",
+                kConfigFix);
             return;
         }
         const int64_t in = shape[0], out = shape[1] * 8;
@@ -97,13 +98,11 @@ class AwqReader {
         const int64_t n_groups = in / group;
         if (!reader_.expect(name, qweight, {StDtype::I32, StDtype::U32}, shape, "")) return;
         const Located* scales =
-            reader_.require(module, ".scales",
-                            "F16 [" + std::to_string(n_groups) + ", " + std::to_string(out) + "]");
-        const Located* qzeros = reader_.require(
-            module, ".qzeros",
-            "I32 [" + std::to_string(n_groups) + ", " + std::to_string(out / 8) + "]");
+            reader_.require(module, ".scales", "F16 " + shape_text({n_groups, out}));
+        const Located* qzeros =
+            reader_.require(module, ".qzeros", "I32 " + shape_text({n_groups, out / 8}));
         if (!scales || !qzeros) return;
-        const std::string why = "for " + qweight.info->name + " " + shape_string(shape) +
+        const std::string why = "for " + qweight.info->name + " " + shape_text(shape) +
                                 ", group_size " + std::to_string(group_);
         IntQuantView v;
         if (!reader_.read_scales(name, *scales, {n_groups, out}, why, true, &v) ||

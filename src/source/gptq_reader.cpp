@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "../model/json_file.hpp"
+#include "format/shape_text.hpp"
 #include "prequant_common.hpp"
 #include "source/int_quant_view.hpp"
 #include "source/prequant_readers.hpp"
@@ -15,8 +16,8 @@
 namespace rebox {
 namespace {
 
+using detail::shape_text;
 using prequant::Located;
-using source_detail::shape_string;
 
 constexpr const char* kConfigFix = "use the config.json the GPTQ quantizer wrote";
 
@@ -95,7 +96,7 @@ class GptqReader {
         if (shape.size() != 2 || shape[0] < 1 || shape[1] < 1 || (shape[0] * 32) % bits != 0 ||
             (cfg_.bits == 3 && shape[0] % 3 != 0)) {
             reader_.block(name, qweight,
-                          qweight.info->name + " has shape " + shape_string(shape) +
+                          qweight.info->name + " has shape " + shape_text(shape) +
                               " (expected [in*bits/32, out] with whole codes " + bits_text + ")",
                           kConfigFix);
             return;
@@ -112,12 +113,11 @@ class GptqReader {
         const int64_t group = cfg_.group_size == -1 ? in : cfg_.group_size;
         const int64_t n_groups = (in + group - 1) / group;
         const Located* scales =
-            reader_.require(module, ".scales",
-                            "F16 [" + std::to_string(n_groups) + ", " + std::to_string(out) + "]");
+            reader_.require(module, ".scales", "F16 " + shape_text({n_groups, out}));
         const Located* qzeros = reader_.require(
             module, ".qzeros", "I32 [" + std::to_string(n_groups) + ", out*bits/32]");
         if (!scales || !qzeros) return;
-        const std::string why = "for " + qweight.info->name + " " + shape_string(shape) + " " +
+        const std::string why = "for " + qweight.info->name + " " + shape_text(shape) + " " +
                                 bits_text + ", group_size " + std::to_string(cfg_.group_size);
         if ((out * bits) % 32 != 0) {
             reader_.block(name, *qzeros,

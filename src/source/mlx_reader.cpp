@@ -10,6 +10,7 @@
 
 #include "../model/json_file.hpp"
 #include "format/safetensors.hpp"
+#include "format/shape_text.hpp"
 #include "mlx_config.hpp"
 #include "source_helpers.hpp"
 
@@ -23,8 +24,8 @@ struct Located {
 
 using TensorMap = std::map<std::string, Located, std::less<>>;
 
+using detail::shape_text;
 using source_detail::float_dtype;
-using source_detail::shape_string;
 
 std::optional<std::string> strip_suffix(std::string_view name, std::string_view suffix) {
     if (name.size() > suffix.size() && name.ends_with(suffix))
@@ -186,7 +187,7 @@ class MlxReader {
         // all experts one after the other, so the bytes stay one flat lsb0 stream.
         if (weight.shape.size() != 2 && weight.shape.size() != 3) {
             block(name, file,
-                  "shape " + shape_string(weight.shape) +
+                  "shape " + shape_text(weight.shape) +
                       " is neither 2-D nor stacked experts [E, rows, packed]");
             return;
         }
@@ -197,7 +198,7 @@ class MlxReader {
         const std::string bits_text = "bits " + std::to_string(bits) + " from " + field;
         if (rows < 1 || packed < 1 || (packed * 32) % bits != 0) {
             block(name, file,
-                  "shape " + shape_string(weight.shape) + " does not hold whole " +
+                  "shape " + shape_text(weight.shape) + " does not hold whole " +
                       std::to_string(bits) + "-bit codes per row (" + bits_text + ")");
             return;
         }
@@ -228,8 +229,8 @@ class MlxReader {
         for (const Located* part : {&scales, biases}) {
             if (part->info->shape != param_shape) {
                 block(part->info->name, *part->file,
-                      "shape " + shape_string(part->info->shape) + " (expected " +
-                          shape_string(param_shape) + " for weight " + shape_string(weight.shape) +
+                      "shape " + shape_text(part->info->shape) + " (expected " +
+                          shape_text(param_shape) + " for weight " + shape_text(weight.shape) +
                           " at " + bits_text + ", group_size " + std::to_string(group) + ")");
                 return;
             }

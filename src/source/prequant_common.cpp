@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "format/shape_text.hpp"
 #include "rebox/error.hpp"
 #include "source_helpers.hpp"
 
@@ -87,8 +88,8 @@ bool PackedReader::expect(const std::string& name, const Located& part,
     }
     if (part.info->shape != shape) {
         block(name, part,
-              part.info->name + " has shape " + source_detail::shape_string(part.info->shape) +
-                  " (expected " + source_detail::shape_string(shape) + " " + why + ")",
+              part.info->name + " has shape " + detail::shape_text(part.info->shape) +
+                  " (expected " + detail::shape_text(shape) + " " + why + ")",
               "use the config.json that belongs to these weights");
         return false;
     }

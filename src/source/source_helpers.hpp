@@ -26,13 +26,6 @@ inline std::optional<FloatDtype> float_dtype(StDtype dtype) {
     }
 }
 
-// "[2048, 1024]"
-inline std::string shape_string(const std::vector<int64_t>& shape) {
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
-}
-
 // The SourceModel of `format` that Reader(model_dir, model).run() fills.
 template <typename Reader>
 SourceModel read_with(const std::filesystem::path& model_dir, const char* format) {
