@@ -94,7 +94,7 @@ std::optional<SourceTensor> read_entry(const SafetensorsFile& file, const std::s
                           "fix the metadata or the scales/mins: bits and group are never inferred");
     }
     const std::span<const uint8_t> codes = file.data(qcodes);
-    if (!mcq_padding_is_zero(codes, static_cast<uint64_t>(n), static_cast<int>(entry.bits)))
+    if (!mcq_padding_is_zero(codes, static_cast<uint64_t>(n), entry.bits))
         return refuse(".qcodes has non-zero padding bits after the last code",
                       "re-pack the codes with zero padding (the stream may be corrupt)");
 
@@ -103,7 +103,7 @@ std::optional<SourceTensor> read_entry(const SafetensorsFile& file, const std::s
     tensor.shape = entry.shape;
     tensor.file = file_name;
     QuantView view;
-    view.bits = static_cast<int>(entry.bits);
+    view.bits = entry.bits;
     view.group = entry.group;
     view.codes = codes;
     view.scale_dtype = FloatDtype::F16;

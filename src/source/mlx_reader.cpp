@@ -33,7 +33,7 @@ std::optional<std::string> strip_suffix(std::string_view name, std::string_view 
     return std::nullopt;
 }
 
-bool valid_bits(int64_t bits) {
+bool valid_bits(int bits) {
     return bits == 2 || bits == 3 || bits == 4 || bits == 5 || bits == 6 || bits == 8;
 }
 bool valid_group(int64_t group) { return group == 32 || group == 64 || group == 128; }
@@ -169,7 +169,8 @@ class MlxReader {
             block(name, file, field + ": " + problem);
             return;
         }
-        const int64_t bits = effective.bits, group = effective.group;
+        const int bits = effective.bits;
+        const int64_t group = effective.group;
         const Located& scales = *find(module + ".scales");
         const Located* biases = find(module + ".biases");
         if (!biases) {
@@ -241,7 +242,7 @@ class MlxReader {
         tensor.shape.push_back(cols);
         tensor.file = file.display_name();
         QuantView view;
-        view.bits = static_cast<int>(bits);
+        view.bits = bits;
         view.group = group;
         view.codes = file.data(weight);
         view.scale_dtype = *scale_dtype;
