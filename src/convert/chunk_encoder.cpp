@@ -8,6 +8,7 @@
 #include "arch/transforms.hpp"
 #include "encode/block_encode.hpp"
 #include "encode/int_block_encode.hpp"
+#include "encode/source_values.hpp"
 #include "format/half.hpp"
 
 namespace rebox::convert_detail {
@@ -28,21 +29,6 @@ void dequantize_through_buffer(const View& q, uint64_t first, uint64_t count,
     }
 }
 
-// Values [first, first+count) of a float source tensor, widened exactly to binary32.
-void widen_values(const SourceTensor& source, uint64_t first, size_t count, float* out) {
-    const size_t width = float_dtype_size(source.float_dtype);
-    const uint8_t* in = source.float_data.data() + first * width;
-    for (size_t i = 0; i < count; ++i) {
-        if (source.float_dtype == FloatDtype::F32) {
-            std::memcpy(&out[i], in + i * 4, 4);
-            continue;
-        }
-        uint16_t bits;
-        std::memcpy(&bits, in + i * 2, 2);
-        out[i] = source.float_dtype == FloatDtype::F16 ? half_to_float(bits) : bf16_to_float(bits);
-    }
-}
-
 // Stores the chunk's binary32 values (dequantized, or widened from a float source) as 16-bit
 // floats: fp16 or bf16. The plan checked that every value is exact in the target type, so the
 // round-to-nearest narrowing never rounds.
@@ -51,12 +37,7 @@ void narrow_to_16(const SourceTensor& source, uint64_t first, uint64_t count,
     float values[4096];
     for (uint64_t done = 0; done < count;) {
         const size_t n = static_cast<size_t>(std::min<uint64_t>(4096, count - done));
-        if (source.quant)
-            dequantize_f32(*source.quant, first + done, n, values);
-        else if (source.int_quant)
-            dequantize_int_f32(*source.int_quant, first + done, n, values);
-        else
-            widen_values(source, first + done, n, values);
+        source_values_f32(source, first + done, n, values);
         for (size_t i = 0; i < n; ++i) {
             const uint16_t bits = narrow(values[i]);
             std::memcpy(out.data() + (done + i) * 2, &bits, 2);
@@ -71,7 +52,7 @@ void widen_to_f32(const SourceTensor& source, uint64_t first, uint64_t count,
     float values[4096];
     for (uint64_t done = 0; done < count;) {
         const size_t n = static_cast<size_t>(std::min<uint64_t>(4096, count - done));
-        widen_values(source, first + done, n, values);
+        source_values_f32(source, first + done, n, values);
         std::memcpy(out.data() + done * 4, values, n * 4);
         done += n;
     }
@@ -91,7 +72,7 @@ void add_one_to_f32(const SourceTensor& source, uint64_t first, uint64_t count,
                 values[i] = arch::norm_plus_one_f16(bits);
             }
         } else {
-            widen_values(source, first + done, n, values);
+            source_values_f32(source, first + done, n, values);
             for (size_t i = 0; i < n; ++i) values[i] = arch::norm_plus_one_f32(values[i]);
         }
         std::memcpy(out.data() + done * 4, values, n * 4);
