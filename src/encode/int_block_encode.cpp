@@ -73,38 +73,47 @@ void check_range(const IntBlock& b, int lo, int hi, const char* type) {
 
 }  // namespace
 
+namespace {
+
+// Blocks of a shifted type (Q4_0 / Q5_0 / Q8_0): each block's q - z checked against [lo, hi],
+// d stored, then pack(block, out + 2) writes the shifted values.
+template <size_t kBlockBytes, typename Pack>
+void encode_shifted(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out,
+                    ScaleRule rule, int lo, int hi, const char* type, Pack pack) {
+    IntBlock b;
+    for (size_t i = 0; i < n_blocks; ++i, out += kBlockBytes) {
+        read_block(v, first_block + i, &b);
+        check_range(b, lo, hi, type);
+        store_u16(out, block_d(v, b, rule));
+        pack(b, out + 2);
+    }
+}
+
+}  // namespace
+
 void encode_q4_0_int(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out,
                      ScaleRule rule) {
-    IntBlock b;
-    for (size_t i = 0; i < n_blocks; ++i, out += kQ4_0BlockBytes) {
-        read_block(v, first_block + i, &b);
-        check_range(b, -8, 7, "Q4_0");
-        store_u16(out, block_d(v, b, rule));
-        encode_detail::pack_q4_qs(offset_values(b.deltas, 8).data(), out + 2);
-    }
+    encode_shifted<kQ4_0BlockBytes>(
+        v, first_block, n_blocks, out, rule, -8, 7, "Q4_0", [](const IntBlock& b, uint8_t* qs) {
+            encode_detail::pack_q4_qs(offset_values(b.deltas, 8).data(), qs);
+        });
 }
 
 void encode_q5_0_int(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out,
                      ScaleRule rule) {
-    IntBlock b;
-    for (size_t i = 0; i < n_blocks; ++i, out += kQ5_0BlockBytes) {
-        read_block(v, first_block + i, &b);
-        check_range(b, -16, 15, "Q5_0");
-        store_u16(out, block_d(v, b, rule));
-        encode_detail::pack_q5_qh_qs(offset_values(b.deltas, 16).data(), out + 2);
-    }
+    encode_shifted<kQ5_0BlockBytes>(
+        v, first_block, n_blocks, out, rule, -16, 15, "Q5_0", [](const IntBlock& b, uint8_t* qhs) {
+            encode_detail::pack_q5_qh_qs(offset_values(b.deltas, 16).data(), qhs);
+        });
 }
 
 void encode_q8_0_int(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out,
                      ScaleRule rule) {
-    IntBlock b;
-    for (size_t i = 0; i < n_blocks; ++i, out += kQ8_0BlockBytes) {
-        read_block(v, first_block + i, &b);
-        check_range(b, -128, 127, "Q8_0");
-        store_u16(out, block_d(v, b, rule));
-        for (int j = 0; j < 32; ++j)
-            out[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(b.deltas[j]));
-    }
+    encode_shifted<kQ8_0BlockBytes>(
+        v, first_block, n_blocks, out, rule, -128, 127, "Q8_0", [](const IntBlock& b, uint8_t* qs) {
+            for (int j = 0; j < 32; ++j)
+                qs[j] = static_cast<uint8_t>(static_cast<int8_t>(b.deltas[j]));
+        });
 }
 
 namespace {

@@ -162,6 +162,19 @@ struct GeneratedTensor {
     bool seen = false;
 };
 
+// A comparison's outcome in the tensor's check: the mismatch count, the largest error and the
+// first differing value's bits.
+void record_comparison(const verify_ref::CompareResult& result, TensorCheck& check) {
+    check.mismatches = result.mismatches;
+    check.identical = result.mismatches == 0;
+    check.max_abs_error = result.max_abs_error;
+    if (result.mismatches > 0) {
+        check.first_diff = result.first_diff;
+        check.expected_bits = result.expected_bits;
+        check.got_bits = result.got_bits;
+    }
+}
+
 void check_generated(const GgufSet& gguf, const GgufSet::Tensor& tensor,
                      const GeneratedTensor& generated, TensorCheck& check) {
     const GgufTensorInfo& info = *tensor.info;
@@ -184,14 +197,7 @@ void check_generated(const GgufSet& gguf, const GgufSet::Tensor& tensor,
     std::memcpy(got.data(), data.data(), data.size());
     verify_ref::CompareResult result;
     verify_ref::compare_values(expected, got, 0, result);
-    check.mismatches = result.mismatches;
-    check.identical = result.mismatches == 0;
-    check.max_abs_error = result.max_abs_error;
-    if (result.mismatches > 0) {
-        check.first_diff = result.first_diff;
-        check.expected_bits = result.expected_bits;
-        check.got_bits = result.got_bits;
-    }
+    record_comparison(result, check);
 }
 
 bool has_extra(const arch::Architecture& arch, arch::ExtraTensor wanted) {
@@ -522,14 +528,7 @@ VerifyReport VerifySession::finish() {
     for (size_t j = 0; j < jobs.size(); ++j) {
         TensorCheck& check = report.tensors[job_tensor[j]];
         const verify_ref::CompareResult& result = jobs[j].result;
-        check.mismatches = result.mismatches;
-        check.identical = result.mismatches == 0;
-        check.max_abs_error = result.max_abs_error;
-        if (result.mismatches > 0) {
-            check.first_diff = result.first_diff;
-            check.expected_bits = result.expected_bits;
-            check.got_bits = result.got_bits;
-        }
+        record_comparison(result, check);
         if (result.source_inexact_index != std::numeric_limits<uint64_t>::max()) {
             const SourceEntry& source = *jobs[j].source;
             char value[32];
