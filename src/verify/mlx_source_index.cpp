@@ -92,25 +92,6 @@ MlxConfig parse_config(const nlohmann::json& root) {
     return config;
 }
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-    std::string text = "[";
-    for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-    return text + "]";
-}
-
-bool float_dtype(StDtype dtype, SourceFloat* out) {
-    switch (dtype) {
-        case StDtype::F32:
-            return *out = SourceFloat::F32, true;
-        case StDtype::F16:
-            return *out = SourceFloat::F16, true;
-        case StDtype::BF16:
-            return *out = SourceFloat::BF16, true;
-        default:
-            return false;
-    }
-}
-
 struct Part {
     const SafetensorsFile* file = nullptr;
     const StTensorInfo* info = nullptr;
@@ -159,7 +140,7 @@ void bind_module(const MlxConfig& config, const std::string& module, const Part&
     std::vector<int64_t> param_shape(wshape.begin(), wshape.end() - 1);
     param_shape.push_back(cols / s.group);
     SourceFloat dtype;
-    if (!float_dtype(scales.info->dtype, &dtype) || biases->info->dtype != scales.info->dtype)
+    if (!source_float(scales.info->dtype, &dtype) || biases->info->dtype != scales.info->dtype)
         return fail(module + ".scales/.biases",
                     std::string(st_dtype_name(scales.info->dtype)) + "/" +
                         std::string(st_dtype_name(biases->info->dtype)),

@@ -21,7 +21,7 @@ bool find_zeros_scales(const std::string& file, const std::string& module, const
             std::string("missing (") + format + " stores qweight, qzeros and scales)");
         return false;
     }
-    if (!scale_dtype((*scales)->info->dtype, &entry.pq.scale_dtype)) {
+    if (!source_float((*scales)->info->dtype, &entry.pq.scale_dtype)) {
         expect_part(**scales, {StDtype::F16}, scale_shape, why, entry);
         return false;
     }
@@ -53,11 +53,11 @@ void bind_gptq(const PrequantConfig& config, const std::string& module, const Pa
     const std::vector<int64_t>& wshape = qweight.info->shape;
     if (qweight.info->dtype != StDtype::I32 || wshape.size() != 2 || wshape[0] < 1 ||
         wshape[1] < 1 || (wshape[0] * 32) % bits != 0 || (wshape[1] * bits) % 32 != 0) {
-        entry.problem =
-            error_message(file, qweight.name(),
-                          std::string(st_dtype_name(qweight.info->dtype)) + " " + dims_text(wshape),
-                          "I32 [in*bits/32, out] with out*bits a multiple of 32 at bits " +
-                              std::to_string(bits) + " (" + config.field + ".bits)");
+        entry.problem = error_message(
+            file, qweight.name(),
+            std::string(st_dtype_name(qweight.info->dtype)) + " " + shape_text(wshape),
+            "I32 [in*bits/32, out] with out*bits a multiple of 32 at bits " + std::to_string(bits) +
+                " (" + config.field + ".bits)");
         return;
     }
     PrequantSource& s = entry.pq;
@@ -70,7 +70,7 @@ void bind_gptq(const PrequantConfig& config, const std::string& module, const Pa
     s.zero_add = config.gptq_stores_zero_minus_one ? 1 : 0;
     s.zero_words_per_row = s.out * bits / 32;
     const int64_t groups = static_cast<int64_t>(s.groups), out = static_cast<int64_t>(s.out);
-    const std::string why = "from qweight " + dims_text(wshape) + ", " + config.field +
+    const std::string why = "from qweight " + shape_text(wshape) + ", " + config.field +
                             ".group_size " + std::to_string(config.group ? config.group : -1);
     const Part *qzeros = nullptr, *scales = nullptr;
     if (!find_zeros_scales(file, module, parts, "GPTQ", {groups, out},
@@ -93,11 +93,11 @@ void bind_awq(const PrequantConfig& config, const std::string& module, const Par
     const int64_t group = config.group;
     if (qweight.info->dtype != StDtype::I32 || wshape.size() != 2 || wshape[0] < 1 ||
         wshape[1] < 1 || (group > 0 && wshape[0] % group != 0)) {
-        entry.problem =
-            error_message(file, qweight.name(),
-                          std::string(st_dtype_name(qweight.info->dtype)) + " " + dims_text(wshape),
-                          "I32 [in, out/8] with in a multiple of " + config.field + ".group_size " +
-                              std::to_string(group));
+        entry.problem = error_message(
+            file, qweight.name(),
+            std::string(st_dtype_name(qweight.info->dtype)) + " " + shape_text(wshape),
+            "I32 [in, out/8] with in a multiple of " + config.field + ".group_size " +
+                std::to_string(group));
         return;
     }
     PrequantSource& s = entry.pq;
@@ -108,7 +108,7 @@ void bind_awq(const PrequantConfig& config, const std::string& module, const Par
     s.group = group > 0 ? static_cast<uint64_t>(group) : s.in;
     s.groups = s.in / s.group;
     const int64_t groups = static_cast<int64_t>(s.groups), out = static_cast<int64_t>(s.out);
-    const std::string why = "from qweight " + dims_text(wshape) + ", " + config.field +
+    const std::string why = "from qweight " + shape_text(wshape) + ", " + config.field +
                             ".group_size " + std::to_string(group);
     const Part *qzeros = nullptr, *scales = nullptr;
     if (!find_zeros_scales(file, module, parts, "AWQ", {groups, out}, {groups, out / 8}, why, entry,
@@ -133,11 +133,11 @@ void bind_awq_gemv(const PrequantConfig& config, const std::string& module, cons
     const int64_t group = config.group;
     if (qweight.info->dtype != StDtype::I32 || wshape.size() != 2 || wshape[0] < 1 ||
         wshape[1] < 1 || (group > 0 && (wshape[1] * 8) % group != 0)) {
-        entry.problem =
-            error_message(file, qweight.name(),
-                          std::string(st_dtype_name(qweight.info->dtype)) + " " + dims_text(wshape),
-                          "I32 [out, in/8] with in a multiple of " + config.field + ".group_size " +
-                              std::to_string(group) + " (AWQ gemv)");
+        entry.problem = error_message(
+            file, qweight.name(),
+            std::string(st_dtype_name(qweight.info->dtype)) + " " + shape_text(wshape),
+            "I32 [out, in/8] with in a multiple of " + config.field + ".group_size " +
+                std::to_string(group) + " (AWQ gemv)");
         return;
     }
     PrequantSource& s = entry.pq;
@@ -150,7 +150,7 @@ void bind_awq_gemv(const PrequantConfig& config, const std::string& module, cons
     s.zero_words_per_row = awq_gemv_zero_words(s.in, s.group);
     s.scales_per_row = 8 * s.zero_words_per_row;
     const int64_t out = static_cast<int64_t>(s.out);
-    const std::string why = "from qweight " + dims_text(wshape) + ", " + config.field +
+    const std::string why = "from qweight " + shape_text(wshape) + ", " + config.field +
                             ".group_size " + std::to_string(group) + ", AWQ gemv";
     const Part *qzeros = nullptr, *scales = nullptr;
     if (!find_zeros_scales(

@@ -38,6 +38,7 @@
 namespace rebox {
 namespace {
 
+using verify_ref::shape_text;
 using verify_ref::SourceEntry;
 using verify_ref::SourceIndex;
 using verify_ref::ValueJob;
@@ -52,12 +53,6 @@ std::vector<int64_t> hf_order_shape(const std::vector<int64_t>& ne) {
 std::vector<int64_t> trimmed(std::vector<int64_t> shape) {
     while (shape.size() > 1 && shape.front() == 1) shape.erase(shape.begin());
     return shape;
-}
-
-std::string shape_text(const std::vector<int64_t>& shape) {
-    std::string text = "[";
-    for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-    return text + "]";
 }
 
 // Sets check.problem when the pair cannot be compared, else fills job. vocab_slice (gemma3
