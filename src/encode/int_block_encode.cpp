@@ -134,24 +134,28 @@ void store_dm_int(const IntQuantView& v, const IntBlock& b, int max_code, uint8_
     store_u16(out + 2, m);
 }
 
-}  // namespace
-
-void encode_q4_1_int(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out) {
+// Blocks of a _1 type (Q4_1 / Q5_1): d and m, with every code checked against [0, max_code], then
+// pack(codes, out + 4) writes the codes as they are.
+template <size_t kBlockBytes>
+void encode_unshifted(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out,
+                      int max_code, void (*pack)(const uint8_t*, uint8_t*)) {
     IntBlock b;
-    for (size_t i = 0; i < n_blocks; ++i, out += kQ4_1BlockBytes) {
+    for (size_t i = 0; i < n_blocks; ++i, out += kBlockBytes) {
         read_block(v, first_block + i, &b);
-        store_dm_int(v, b, 15, out);
-        encode_detail::pack_q4_qs(offset_values(b.codes, 0).data(), out + 4);
+        store_dm_int(v, b, max_code, out);
+        pack(offset_values(b.codes, 0).data(), out + 4);
     }
 }
 
+}  // namespace
+
+void encode_q4_1_int(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out) {
+    encode_unshifted<kQ4_1BlockBytes>(v, first_block, n_blocks, out, 15, encode_detail::pack_q4_qs);
+}
+
 void encode_q5_1_int(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out) {
-    IntBlock b;
-    for (size_t i = 0; i < n_blocks; ++i, out += kQ5_1BlockBytes) {
-        read_block(v, first_block + i, &b);
-        store_dm_int(v, b, 31, out);
-        encode_detail::pack_q5_qh_qs(offset_values(b.codes, 0).data(), out + 4);
-    }
+    encode_unshifted<kQ5_1BlockBytes>(v, first_block, n_blocks, out, 31,
+                                      encode_detail::pack_q5_qh_qs);
 }
 
 void dequantize_int_f32(const IntQuantView& v, uint64_t first, size_t count, float* out) {
