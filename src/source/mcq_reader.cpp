@@ -152,13 +152,7 @@ void read_file(const std::shared_ptr<SafetensorsFile>& file, SourceModel& model)
                         "store it as F32/F16/BF16, or quantize it with an mcq entry"});
             continue;
         }
-        SourceTensor tensor;
-        tensor.name = info.name;
-        tensor.shape = info.shape;
-        tensor.file = file_name;
-        tensor.float_dtype = *dtype;
-        tensor.float_data = file->data(info);
-        model.tensors.push_back(std::move(tensor));
+        model.tensors.push_back(source_detail::float_tensor(*file, info, *dtype));
     }
     if (!entries_usable) return;
     for (const auto& [name, entry] : metadata.entries) {

@@ -141,13 +141,7 @@ class MlxReader {
                   "store it as a float tensor, or as an MLX quantized module");
             return;
         }
-        SourceTensor tensor;
-        tensor.name = info.name;
-        tensor.shape = info.shape;
-        tensor.file = file.display_name();
-        tensor.float_dtype = *dtype;
-        tensor.float_data = file.data(info);
-        model_.tensors.push_back(std::move(tensor));
+        model_.tensors.push_back(source_detail::float_tensor(file, info, *dtype));
     }
 
     void read_quantized(const std::string& module, const SafetensorsFile& file,

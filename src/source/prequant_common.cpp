@@ -163,13 +163,7 @@ void PackedReader::add_float(const Located& where) {
               "store it as a float tensor");
         return;
     }
-    SourceTensor tensor;
-    tensor.name = where.info->name;
-    tensor.shape = where.info->shape;
-    tensor.file = where.file->display_name();
-    tensor.float_dtype = *dtype;
-    tensor.float_data = where.file->data(*where.info);
-    model_.tensors.push_back(std::move(tensor));
+    model_.tensors.push_back(source_detail::float_tensor(*where.file, *where.info, *dtype));
 }
 
 bool PackedReader::read_scales(const std::string& name, const Located& scales,

@@ -1,5 +1,5 @@
-// Small helpers the input adapters share: safetensors dtype -> float dtype, shapes in messages,
-// and the SourceModel a reader class fills.
+// Small helpers the input adapters share: safetensors dtype -> float dtype, a float tensor as a
+// SourceTensor, and the SourceModel a reader class fills.
 #pragma once
 
 #include <filesystem>
@@ -24,6 +24,18 @@ inline std::optional<FloatDtype> float_dtype(StDtype dtype) {
         default:
             return std::nullopt;
     }
+}
+
+// A float tensor of a safetensors file as a SourceTensor (dtype already checked to be a float).
+inline SourceTensor float_tensor(const SafetensorsFile& file, const StTensorInfo& info,
+                                 FloatDtype dtype) {
+    SourceTensor tensor;
+    tensor.name = info.name;
+    tensor.shape = info.shape;
+    tensor.file = file.display_name();
+    tensor.float_dtype = dtype;
+    tensor.float_data = file.data(info);
+    return tensor;
 }
 
 // The SourceModel of `format` that Reader(model_dir, model).run() fills.
