@@ -2,7 +2,6 @@
 // [in, out/8] and P.qzeros int32 [in/group, out/8], 4-bit codes packed along the output dim in
 // AWQ's nibble order (nibble i holds column [0,2,4,6,1,3,5,7][i] of its 8), and P.scales
 // [in/group, out]. The view reads code (r, k) where it is stored, so no transposed copy is made.
-#include "../model/json_file.hpp"
 #include "format/shape_text.hpp"
 #include "prequant_common.hpp"
 #include "source/prequant_readers.hpp"
@@ -19,8 +18,7 @@ constexpr const char* kConfigFix = "use the config.json AutoAWQ wrote";
 class AwqReader {
   public:
     AwqReader(const std::filesystem::path& dir, SourceModel& model) : reader_(dir, model) {
-        const nlohmann::json config = detail::read_json_object(dir / "config.json");
-        ok_ = parse_config(*prequant::quantization_config(config));
+        ok_ = parse_config(prequant::read_quantization_config(dir));
     }
 
     void run() {

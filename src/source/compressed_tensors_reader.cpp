@@ -6,7 +6,6 @@
 // z = 2^(bits-1), so q - z is the signed code. format "int-quantized": P.weight int8 [out, in] with
 // P.weight_scale, z = 0 or the signed I8 P.weight_zero_point. One weight setting for all
 // config_groups (group or channel strategy).
-#include "../model/json_file.hpp"
 #include "format/shape_text.hpp"
 #include "prequant_common.hpp"
 #include "source/prequant_readers.hpp"
@@ -29,8 +28,7 @@ struct WeightSetting {
 class CtReader {
   public:
     CtReader(const std::filesystem::path& dir, SourceModel& model) : reader_(dir, model) {
-        const nlohmann::json config = detail::read_json_object(dir / "config.json");
-        ok_ = parse_config(*prequant::quantization_config(config));
+        ok_ = parse_config(prequant::read_quantization_config(dir));
     }
 
     void run() {

@@ -6,7 +6,6 @@
 // range-checked here; whether each 32-value block lies in one group is the plan's question.
 #include <algorithm>
 
-#include "../model/json_file.hpp"
 #include "format/shape_text.hpp"
 #include "prequant_common.hpp"
 #include "source/int_quant_view.hpp"
@@ -31,8 +30,7 @@ struct GptqConfig {
 class GptqReader {
   public:
     GptqReader(const std::filesystem::path& dir, SourceModel& model) : reader_(dir, model) {
-        const nlohmann::json config = detail::read_json_object(dir / "config.json");
-        ok_ = parse_config(*prequant::quantization_config(config));
+        ok_ = parse_config(prequant::read_quantization_config(dir));
     }
 
     void run() {

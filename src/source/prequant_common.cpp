@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "../model/json_file.hpp"
 #include "format/shape_text.hpp"
 #include "rebox/error.hpp"
 #include "source_helpers.hpp"
@@ -18,6 +19,11 @@ const nlohmann::json* quantization_config(const nlohmann::json& config) {
         if (const auto it = text->find("quantization_config"); it != text->end() && it->is_object())
             return &*it;
     return nullptr;
+}
+
+nlohmann::json read_quantization_config(const std::filesystem::path& dir) {
+    const nlohmann::json config = detail::read_json_object(dir / "config.json");
+    return *quantization_config(config);
 }
 
 std::string quant_method(const nlohmann::json& config) {

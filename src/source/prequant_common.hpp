@@ -25,6 +25,9 @@ struct Located {
 
 // config.json's "quantization_config" object (top level, else under "text_config"), or nullptr.
 const nlohmann::json* quantization_config(const nlohmann::json& config);
+// The quantization_config of the checkpoint's config.json (the reader for it was chosen by its
+// quant_method, so it is there).
+nlohmann::json read_quantization_config(const std::filesystem::path& dir);
 // Its "quant_method" string, or "" when there is none.
 std::string quant_method(const nlohmann::json& config);
 
