@@ -1,7 +1,8 @@
 // Shared by the GPTQ, AWQ and compressed-tensors adapters: config.json's quantization_config,
-// the tensor index of a (sharded) safetensors checkpoint, and the walk over every tensor in file
+// the tensor index of a (sharded) safetensors checkpoint, the walk over every tensor in file
 // order in which a format claims the parts of its quantized modules and everything else becomes
-// an ordinary float SourceTensor. Every refusal is a Blocker naming the tensor (or config field).
+// an ordinary float SourceTensor, and the steps every format's module takes (scales, g_idx, the
+// IntQuantView as a SourceTensor). Every refusal is a Blocker naming the tensor (or config field).
 #pragma once
 
 #include <filesystem>

@@ -1,6 +1,7 @@
 // The source side's tensor list as verify sees it, built from SafetensorsModel and verify's own mcq
 // metadata parse: every quantized triple <name>.qcodes/.scales/.mins (with its metadata entry) and
-// every plain tensor, looked up by the name without a "model." prefix.
+// every plain tensor, looked up by the name without a "model." prefix. Also verify's own shape text
+// and float dtype mapping, used by all of verify/.
 #pragma once
 
 #include <cstdint>
