@@ -1,6 +1,13 @@
-// The per-architecture tables (one .cpp each) the registry lists, and the table rows every
-// decoder-only llama-like architecture shares.
+// The per-architecture tables (one .cpp each) the registry lists, and the table rows, row groups
+// and KV lists several architectures share, so that each architecture's file states only what
+// differs: the dense decoder's attention and feed-forward rows (with or without biases, llama's
+// rope row permutation), the MoE router and stacked experts, gemma's weight + 1 norms, and the
+// hyper-parameter KVs every llama-like converter writes.
 #pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
 
 #include "arch/architecture.hpp"
 
@@ -17,6 +24,17 @@ const Architecture& gemma_architecture();
 const Architecture& gemma2_architecture();
 const Architecture& gemma3_architecture();
 
+// The parts one after another, as one array (a table or KV list built from shared groups).
+template <typename T, std::size_t... N>
+constexpr std::array<T, (N + ...)> join(const std::array<T, N>&... parts) {
+    std::array<T, (N + ...)> out{};
+    std::size_t at = 0;
+    ((std::copy(parts.begin(), parts.end(), out.begin() + at), at += N), ...);
+    return out;
+}
+
+// --- Rows before and after the layers ------------------------------------------------------------
+
 // token_embd.weight [E, V]: before the layers.
 inline constexpr TensorSpec kTokenEmbd{
     "embed_tokens",           "token_embd", Presence::required, Presence::absent, 2,
@@ -24,10 +42,170 @@ inline constexpr TensorSpec kTokenEmbd{
 // output_norm.weight [E].
 inline constexpr TensorSpec kOutputNorm{"norm", "output_norm", Presence::required, Presence::absent,
                                         1,      {Dim::hidden}};
-// gemma's output_norm.weight [E]: written as weight + 1 (docs/architectures.md "gemma").
-inline constexpr TensorSpec kGemmaOutputNorm{
-    "norm", "output_norm",          Presence::required, Presence::absent,
-    1,      {Dim::hidden},          RowTransform::none, SourceRole::plain,
-    {},     ValueTransform::add_one};
+// output.weight [E, V], left out when tie_word_embeddings (`weight` and `bias` say otherwise where
+// a loader differs).
+constexpr TensorSpec output_row(Presence weight = Presence::required_unless_tied,
+                                Presence bias = Presence::absent) {
+    return {"lm_head", "output", weight, bias, 2, {Dim::hidden, Dim::vocab}};
+}
+
+// --- Dense decoder layer rows --------------------------------------------------------------------
+
+// attn_norm / ffn_norm [E] (input_layernorm / post_attention_layernorm).
+inline constexpr TensorSpec kAttnNorm{"input_layernorm", "attn_norm", Presence::required,
+                                      Presence::absent,  1,           {Dim::hidden}};
+inline constexpr TensorSpec kFfnNorm{"post_attention_layernorm", "ffn_norm", Presence::required,
+                                     Presence::absent,           1,          {Dim::hidden}};
+
+// q/k/v/o projections with the bias a loader takes and the row transform the rope needs.
+constexpr TensorSpec attn_q(Presence bias = Presence::absent,
+                            RowTransform rows = RowTransform::none) {
+    return {"self_attn.q_proj",          "attn_q", Presence::required, bias, 2,
+            {Dim::hidden, Dim::q_width}, rows};
+}
+constexpr TensorSpec attn_k(Presence bias = Presence::absent,
+                            RowTransform rows = RowTransform::none) {
+    return {"self_attn.k_proj",           "attn_k", Presence::required, bias, 2,
+            {Dim::hidden, Dim::kv_width}, rows};
+}
+constexpr TensorSpec attn_v(Presence bias = Presence::absent) {
+    return {"self_attn.v_proj",          "attn_v", Presence::required, bias, 2,
+            {Dim::hidden, Dim::kv_width}};
+}
+constexpr TensorSpec attn_output(Presence bias = Presence::absent) {
+    return {"self_attn.o_proj",         "attn_output", Presence::required, bias, 2,
+            {Dim::q_width, Dim::hidden}};
+}
+// Per-head q/k RMSNorms [head_dim] (qwen3, gemma3), with the value transform a family applies.
+constexpr TensorSpec head_norm(std::string_view hf, std::string_view gguf, ValueTransform values) {
+    return {hf,
+            gguf,
+            Presence::required,
+            Presence::absent,
+            1,
+            {Dim::head_dim},
+            RowTransform::none,
+            SourceRole::plain,
+            {},
+            values};
+}
+constexpr TensorSpec attn_q_norm(ValueTransform values = ValueTransform::none) {
+    return head_norm("self_attn.q_norm", "attn_q_norm", values);
+}
+constexpr TensorSpec attn_k_norm(ValueTransform values = ValueTransform::none) {
+    return head_norm("self_attn.k_norm", "attn_k_norm", values);
+}
+
+// The gated feed-forward: ffn_gate, ffn_up [E, F], ffn_down [F, E].
+constexpr std::array<TensorSpec, 3> dense_ffn(Presence bias = Presence::absent) {
+    return {{{"mlp.gate_proj", "ffn_gate", Presence::required, bias, 2, {Dim::hidden, Dim::ffn}},
+             {"mlp.up_proj", "ffn_up", Presence::required, bias, 2, {Dim::hidden, Dim::ffn}},
+             {"mlp.down_proj", "ffn_down", Presence::required, bias, 2, {Dim::ffn, Dim::hidden}}}};
+}
+
+// qwen3's attention (qwen3, qwen3_moe): per-head q/k norms, no biases, NEOX rope; then ffn_norm.
+inline constexpr std::array kQwen3Attention{
+    kAttnNorm, attn_q(), attn_k(), attn_v(), attn_output(), attn_q_norm(), attn_k_norm(), kFfnNorm,
+};
+// qwen2's attention (qwen2, qwen2_moe): optional q/k/v biases, NEOX rope; then ffn_norm.
+inline constexpr std::array kQwen2Attention{
+    kAttnNorm,
+    attn_q(Presence::optional),
+    attn_k(Presence::optional),
+    attn_v(Presence::optional),
+    attn_output(),
+    kFfnNorm,
+};
+// llama's attention (llama, mixtral; llama.cpp's llama loader): optional biases on q/k/v/o and
+// the q/k rope row permutation (LlamaModel.permute); then ffn_norm.
+inline constexpr std::array kLlamaAttention{
+    kAttnNorm,
+    attn_q(Presence::optional, RowTransform::rope_pairs_q_heads),
+    attn_k(Presence::optional, RowTransform::rope_pairs_kv_heads),
+    attn_v(Presence::optional),
+    attn_output(Presence::optional),
+    kFfnNorm,
+};
+
+// --- Mixture of experts --------------------------------------------------------------------------
+
+// The router ffn_gate_inp [E, experts] (or a [E, 1] shared-expert gate): always exact F32.
+constexpr TensorSpec router_row(std::string_view hf, std::string_view gguf,
+                                Dim rows = Dim::experts) {
+    return {hf,
+            gguf,
+            Presence::required,
+            Presence::absent,
+            2,
+            {Dim::hidden, rows},
+            RowTransform::none,
+            SourceRole::router_f32};
+}
+// One stacked-experts tensor: per-expert source stems `hf` ("{e}" = index) or the MLX pre-stacked
+// `stacked`; `down` for ffn_down_exps ([F_e, E, experts]), else gate/up ([E, F_e, experts]).
+constexpr TensorSpec experts_row(std::string_view hf, std::string_view gguf,
+                                 std::string_view stacked, bool down) {
+    return {hf,
+            gguf,
+            Presence::required,
+            Presence::absent,
+            3,
+            down ? std::array{Dim::expert_ffn, Dim::hidden, Dim::experts}
+                 : std::array{Dim::hidden, Dim::expert_ffn, Dim::experts},
+            RowTransform::none,
+            SourceRole::experts,
+            stacked};
+}
+// The qwen MoE block (qwen2_moe, qwen3_moe): mlp.gate and mlp.experts.{e}.{gate,down,up}_proj
+// (MLX: mlp.switch_mlp.*), in llama.cpp's output order.
+inline constexpr std::array kQwenMoeFfn{
+    router_row("mlp.gate", "ffn_gate_inp"),
+    experts_row("mlp.experts.{e}.gate_proj", "ffn_gate_exps", "mlp.switch_mlp.gate_proj", false),
+    experts_row("mlp.experts.{e}.down_proj", "ffn_down_exps", "mlp.switch_mlp.down_proj", true),
+    experts_row("mlp.experts.{e}.up_proj", "ffn_up_exps", "mlp.switch_mlp.up_proj", false),
+};
+
+// --- gemma family
+// ---------------------------------------------------------------------------------
+
+// A gemma RMSNorm [E]: written as weight + 1 in F32 (docs/architectures.md "gemma").
+constexpr TensorSpec gemma_norm(std::string_view hf, std::string_view gguf) {
+    return {hf,
+            gguf,
+            Presence::required,
+            Presence::absent,
+            1,
+            {Dim::hidden},
+            RowTransform::none,
+            SourceRole::plain,
+            {},
+            ValueTransform::add_one};
+}
+// gemma's output_norm.weight [E].
+inline constexpr TensorSpec kGemmaOutputNorm = gemma_norm("norm", "output_norm");
+inline constexpr TensorSpec kGemmaAttnNorm = gemma_norm("input_layernorm", "attn_norm");
+// gemma2 / gemma3: the feed-forward between four norms (post-attention, pre- and post-
+// feed-forward), after attn_output.
+inline constexpr std::array kGemma2Ffn =
+    join(std::array{gemma_norm("post_attention_layernorm", "post_attention_norm"),
+                    gemma_norm("pre_feedforward_layernorm", "ffn_norm")},
+         dense_ffn(), std::array{gemma_norm("post_feedforward_layernorm", "post_ffw_norm")});
+
+// --- KVs -----------------------------------------------------------------------------------------
+
+// TextModel.set_gguf_parameters' keys as the llama-like converters (qwen2, qwen3, llama and their
+// MoE forms) write them, in order; each architecture appends its own.
+inline constexpr std::array kDecoderKvs{
+    ArchKv::context_length,      ArchKv::embedding_length,     ArchKv::block_count,
+    ArchKv::feed_forward_length, ArchKv::head_count,           ArchKv::head_count_kv,
+    ArchKv::rope_freq_base,      ArchKv::rms_epsilon,          ArchKv::key_length,
+    ArchKv::value_length,        ArchKv::rope_dimension_count,
+};
+// GemmaModel.set_gguf_parameters, in its order (no rope.freq_base); gemma2 appends its own.
+inline constexpr std::array kGemmaKvs{
+    ArchKv::context_length,      ArchKv::embedding_length, ArchKv::block_count,
+    ArchKv::feed_forward_length, ArchKv::head_count,       ArchKv::head_count_kv,
+    ArchKv::rms_epsilon,         ArchKv::key_length,       ArchKv::value_length,
+};
 
 }  // namespace rebox::arch::detail

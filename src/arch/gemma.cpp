@@ -7,47 +7,14 @@
 namespace rebox::arch::detail {
 namespace {
 
-using enum Dim;
-using enum Presence;
-
 constexpr std::string_view kModelTypes[] = {"gemma"};
 constexpr TensorSpec kFirst[] = {kTokenEmbd};
-constexpr TensorSpec kLayer[] = {
-    {"input_layernorm",
-     "attn_norm",
-     required,
-     absent,
-     1,
-     {hidden},
-     RowTransform::none,
-     SourceRole::plain,
-     {},
-     ValueTransform::add_one},
-    {"self_attn.q_proj", "attn_q", required, absent, 2, {hidden, q_width}},
-    {"self_attn.k_proj", "attn_k", required, absent, 2, {hidden, kv_width}},
-    {"self_attn.v_proj", "attn_v", required, absent, 2, {hidden, kv_width}},
-    {"self_attn.o_proj", "attn_output", required, absent, 2, {q_width, hidden}},
-    {"post_attention_layernorm",
-     "ffn_norm",
-     required,
-     absent,
-     1,
-     {hidden},
-     RowTransform::none,
-     SourceRole::plain,
-     {},
-     ValueTransform::add_one},
-    {"mlp.gate_proj", "ffn_gate", required, absent, 2, {hidden, ffn}},
-    {"mlp.up_proj", "ffn_up", required, absent, 2, {hidden, ffn}},
-    {"mlp.down_proj", "ffn_down", required, absent, 2, {ffn, hidden}},
-};
+constexpr auto kLayer = join(std::array{kGemmaAttnNorm, attn_q(), attn_k(), attn_v(), attn_output(),
+                                        gemma_norm("post_attention_layernorm", "ffn_norm")},
+                             dense_ffn());
 constexpr TensorSpec kLast[] = {kGemmaOutputNorm};
 // GemmaModel.set_gguf_parameters, in its order.
-constexpr ArchKv kKvs[] = {
-    ArchKv::context_length,      ArchKv::embedding_length, ArchKv::block_count,
-    ArchKv::feed_forward_length, ArchKv::head_count,       ArchKv::head_count_kv,
-    ArchKv::rms_epsilon,         ArchKv::key_length,       ArchKv::value_length,
-};
+constexpr auto kKvs = kGemmaKvs;
 
 constexpr Architecture kGemma{"gemma", kModelTypes, kFirst, kLayer, kLast, kKvs, {}};
 

@@ -10,92 +10,19 @@
 namespace rebox::arch::detail {
 namespace {
 
-using enum Dim;
-using enum Presence;
-
 constexpr std::string_view kModelTypes[] = {"gemma3_text", "gemma3"};
-constexpr TensorSpec kFirst[] = {
-    {"embed_tokens",
-     "token_embd",
-     required,
-     absent,
-     2,
-     {hidden, vocab},
-     RowTransform::first_vocab_rows},
-};
-constexpr TensorSpec kLayer[] = {
-    {"input_layernorm",
-     "attn_norm",
-     required,
-     absent,
-     1,
-     {hidden},
-     RowTransform::none,
-     SourceRole::plain,
-     {},
-     ValueTransform::add_one},
-    {"self_attn.q_proj", "attn_q", required, absent, 2, {hidden, q_width}},
-    {"self_attn.q_norm",
-     "attn_q_norm",
-     required,
-     absent,
-     1,
-     {head_dim},
-     RowTransform::none,
-     SourceRole::plain,
-     {},
-     ValueTransform::add_one},
-    {"self_attn.k_proj", "attn_k", required, absent, 2, {hidden, kv_width}},
-    {"self_attn.k_norm",
-     "attn_k_norm",
-     required,
-     absent,
-     1,
-     {head_dim},
-     RowTransform::none,
-     SourceRole::plain,
-     {},
-     ValueTransform::add_one},
-    {"self_attn.v_proj", "attn_v", required, absent, 2, {hidden, kv_width}},
-    {"self_attn.o_proj", "attn_output", required, absent, 2, {q_width, hidden}},
-    {"post_attention_layernorm",
-     "post_attention_norm",
-     required,
-     absent,
-     1,
-     {hidden},
-     RowTransform::none,
-     SourceRole::plain,
-     {},
-     ValueTransform::add_one},
-    {"pre_feedforward_layernorm",
-     "ffn_norm",
-     required,
-     absent,
-     1,
-     {hidden},
-     RowTransform::none,
-     SourceRole::plain,
-     {},
-     ValueTransform::add_one},
-    {"mlp.gate_proj", "ffn_gate", required, absent, 2, {hidden, ffn}},
-    {"mlp.up_proj", "ffn_up", required, absent, 2, {hidden, ffn}},
-    {"mlp.down_proj", "ffn_down", required, absent, 2, {ffn, hidden}},
-    {"post_feedforward_layernorm",
-     "post_ffw_norm",
-     required,
-     absent,
-     1,
-     {hidden},
-     RowTransform::none,
-     SourceRole::plain,
-     {},
-     ValueTransform::add_one},
-};
-constexpr TensorSpec kLast[] = {
-    kGemmaOutputNorm,
-    {"lm_head", "output", required_unless_tied, absent, 2, {hidden, vocab}},
-};
+// token_embd keeps only the first vocab_size rows.
+constexpr TensorSpec kFirst[] = {[] {
+    TensorSpec row = kTokenEmbd;
+    row.rows = RowTransform::first_vocab_rows;
+    return row;
+}()};
+// q_norm / k_norm follow their projections and are written as weight + 1 too.
+constexpr auto kLayer =
+    join(std::array{kGemmaAttnNorm, attn_q(), attn_q_norm(ValueTransform::add_one), attn_k(),
+                    attn_k_norm(ValueTransform::add_one), attn_v(), attn_output()},
+         kGemma2Ffn);
+constexpr TensorSpec kLast[] = {kGemmaOutputNorm, output_row()};
 // TextModel.set_gguf_parameters then Gemma3Model's additions (rope.freq_base is the global
 // layers' theta; rope.freq_base_swa the local layers' rope_local_base_freq).
 constexpr ArchKv kKvs[] = {

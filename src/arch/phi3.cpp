@@ -18,17 +18,14 @@ constexpr TensorSpec kFirst[] = {kTokenEmbd};
 // n_embd}: the loader takes the head size as hidden/heads (the converter writes no key_length), so
 // a config.json head_dim with heads * head_dim != hidden_size is refused on o_proj.
 constexpr TensorSpec kLayer[] = {
-    {"input_layernorm", "attn_norm", required, absent, 1, {hidden}},
+    kAttnNorm,
     {"self_attn.qkv_proj", "attn_qkv", required, optional, 2, {hidden, qkv_width}},
     {"self_attn.o_proj", "attn_output", required, absent, 2, {hidden, hidden}},
-    {"post_attention_layernorm", "ffn_norm", required, absent, 1, {hidden}},
+    kFfnNorm,
     {"mlp.gate_up_proj", "ffn_up", required, absent, 2, {hidden, ffn_x2}},
     {"mlp.down_proj", "ffn_down", required, absent, 2, {ffn, hidden}},
 };
-constexpr TensorSpec kLast[] = {
-    kOutputNorm,
-    {"lm_head", "output", required_unless_tied, absent, 2, {hidden, vocab}},
-};
+constexpr TensorSpec kLast[] = {kOutputNorm, output_row()};
 // Phi3MiniModel.set_gguf_parameters, in its order (it does not call the base class's): no
 // key/value length and no vocab_size; sliding_window always (0 when config.json has none).
 constexpr ArchKv kKvs[] = {

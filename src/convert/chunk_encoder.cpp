@@ -8,10 +8,23 @@
 #include "arch/transforms.hpp"
 #include "encode/block_encode.hpp"
 #include "encode/int_block_encode.hpp"
+#include "encode/source_values.hpp"
 #include "format/half.hpp"
 
 namespace rebox::convert_detail {
 namespace {
+
+constexpr size_t kChunk = 4096;  // values per step through a stack buffer
+
+// Calls fn(done, n) for [0, count) in consecutive steps of at most kChunk values.
+template <typename Fn>
+void for_each_chunk(uint64_t count, Fn&& fn) {
+    for (uint64_t done = 0; done < count;) {
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, count - done));
+        fn(done, n);
+        done += n;
+    }
+}
 
 // out is not necessarily aligned for T: dequantize into a small aligned buffer, then copy the
 // little-endian values out (fp16 bits for dequant_f16, binary32 for dequant_f32).
@@ -19,28 +32,11 @@ template <typename T, typename View>
 void dequantize_through_buffer(const View& q, uint64_t first, uint64_t count,
                                std::span<uint8_t> out,
                                void (*dequantize)(const View&, uint64_t, size_t, T*)) {
-    T buffer[4096];
-    for (uint64_t done = 0; done < count;) {
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(4096, count - done));
+    T buffer[kChunk];
+    for_each_chunk(count, [&](uint64_t done, size_t n) {
         dequantize(q, first + done, n, buffer);
         std::memcpy(out.data() + done * sizeof(T), buffer, n * sizeof(T));
-        done += n;
-    }
-}
-
-// Values [first, first+count) of a float source tensor, widened exactly to binary32.
-void widen_values(const SourceTensor& source, uint64_t first, size_t count, float* out) {
-    const size_t width = float_dtype_size(source.float_dtype);
-    const uint8_t* in = source.float_data.data() + first * width;
-    for (size_t i = 0; i < count; ++i) {
-        if (source.float_dtype == FloatDtype::F32) {
-            std::memcpy(&out[i], in + i * 4, 4);
-            continue;
-        }
-        uint16_t bits;
-        std::memcpy(&bits, in + i * 2, 2);
-        out[i] = source.float_dtype == FloatDtype::F16 ? half_to_float(bits) : bf16_to_float(bits);
-    }
+    });
 }
 
 // Stores the chunk's binary32 values (dequantized, or widened from a float source) as 16-bit
@@ -48,41 +44,31 @@ void widen_values(const SourceTensor& source, uint64_t first, size_t count, floa
 // round-to-nearest narrowing never rounds.
 void narrow_to_16(const SourceTensor& source, uint64_t first, uint64_t count,
                   std::span<uint8_t> out, uint16_t (*narrow)(float)) {
-    float values[4096];
-    for (uint64_t done = 0; done < count;) {
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(4096, count - done));
-        if (source.quant)
-            dequantize_f32(*source.quant, first + done, n, values);
-        else if (source.int_quant)
-            dequantize_int_f32(*source.int_quant, first + done, n, values);
-        else
-            widen_values(source, first + done, n, values);
+    float values[kChunk];
+    for_each_chunk(count, [&](uint64_t done, size_t n) {
+        source_values_f32(source, first + done, n, values);
         for (size_t i = 0; i < n; ++i) {
             const uint16_t bits = narrow(values[i]);
             std::memcpy(out.data() + (done + i) * 2, &bits, 2);
         }
-        done += n;
-    }
+    });
 }
 
 // A float source's values [first, first+count) widened exactly to binary32, little-endian.
 void widen_to_f32(const SourceTensor& source, uint64_t first, uint64_t count,
                   std::span<uint8_t> out) {
-    float values[4096];
-    for (uint64_t done = 0; done < count;) {
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(4096, count - done));
-        widen_values(source, first + done, n, values);
+    float values[kChunk];
+    for_each_chunk(count, [&](uint64_t done, size_t n) {
+        source_values_f32(source, first + done, n, values);
         std::memcpy(out.data() + done * 4, values, n * 4);
-        done += n;
-    }
+    });
 }
 
 // gemma norms: each value + 1 in the converter's arithmetic (arch/transforms.hpp), as F32.
 void add_one_to_f32(const SourceTensor& source, uint64_t first, uint64_t count,
                     std::span<uint8_t> out) {
-    float values[4096];
-    for (uint64_t done = 0; done < count;) {
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(4096, count - done));
+    float values[kChunk];
+    for_each_chunk(count, [&](uint64_t done, size_t n) {
         if (source.float_dtype == FloatDtype::F16) {
             const uint8_t* in = source.float_data.data() + (first + done) * 2;
             for (size_t i = 0; i < n; ++i) {
@@ -91,12 +77,11 @@ void add_one_to_f32(const SourceTensor& source, uint64_t first, uint64_t count,
                 values[i] = arch::norm_plus_one_f16(bits);
             }
         } else {
-            widen_values(source, first + done, n, values);
+            source_values_f32(source, first + done, n, values);
             for (size_t i = 0; i < n; ++i) values[i] = arch::norm_plus_one_f32(values[i]);
         }
         std::memcpy(out.data() + done * 4, values, n * 4);
-        done += n;
-    }
+    });
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "encode/block_pack.hpp"
 #include "encode/lsb0_unpack.hpp"
 #include "format/half.hpp"
 #include "rebox/error.hpp"
@@ -19,11 +20,9 @@ namespace {
 constexpr size_t kChunkBlocks = 256;  // codes unpacked per step: 8192 bytes of stack
 constexpr size_t kChunkValues = kChunkBlocks * kQBlockValues;
 
-inline uint16_t load_u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | p[1] << 8); }
-inline void store_u16(uint8_t* p, uint16_t v) {
-    p[0] = static_cast<uint8_t>(v);
-    p[1] = static_cast<uint8_t>(v >> 8);
-}
+using encode_detail::load_u16;
+using encode_detail::store_u16;
+
 inline uint32_t load_u32(const uint8_t* p) {
     return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
 }
@@ -136,6 +135,20 @@ inline void fold_3bit_block(const uint8_t* s, uint8_t* qs) {
         qs[j] = static_cast<uint8_t>(((low >> (3 * j)) & 7) | ((high >> (3 * j)) & 7) << 4);
 }
 
+// Unpacks the codes of blocks [first_block, first_block + n_blocks) a chunk at a time and calls
+// fn(b, codes) for each, b counted from 0, codes its 32 values.
+template <typename Fn>
+void for_each_block_codes(const QuantView& q, uint64_t first_block, size_t n_blocks, Fn&& fn) {
+    uint8_t codes[kChunkValues];
+    for (size_t done = 0; done < n_blocks;) {
+        const size_t chunk = std::min(kChunkBlocks, n_blocks - done);
+        unpack_lsb0(q.codes, q.bits, (first_block + done) * kQBlockValues, chunk * kQBlockValues,
+                    codes);
+        for (size_t b = 0; b < chunk; ++b) fn(done + b, codes + b * kQBlockValues);
+        done += chunk;
+    }
+}
+
 }  // namespace
 
 void encode_q4_1(const QuantView& q, uint64_t first_block, size_t n_blocks, uint8_t* out,
@@ -165,41 +178,20 @@ void encode_q4_1(const QuantView& q, uint64_t first_block, size_t n_blocks, uint
         }
         return;
     }
-    uint8_t codes[kChunkValues];
-    for (size_t done = 0; done < n_blocks;) {
-        const size_t chunk = std::min(kChunkBlocks, n_blocks - done);
-        const uint64_t block0 = first_block + done;
-        unpack_lsb0(q.codes, q.bits, block0 * kQBlockValues, chunk * kQBlockValues, codes);
-        for (size_t b = 0; b < chunk; ++b) {
-            uint8_t* block = out + (done + b) * kQ4_1BlockBytes;
-            const uint8_t* c = codes + b * kQBlockValues;
-            store_block_dm(block, done + b == 0);
-            for (size_t j = 0; j < 16; ++j)
-                block[4 + j] = static_cast<uint8_t>(c[j] | c[j + 16] << 4);
-        }
-        done += chunk;
-    }
+    for_each_block_codes(q, first_block, n_blocks, [&](size_t b, const uint8_t* codes) {
+        uint8_t* block = out + b * kQ4_1BlockBytes;
+        store_block_dm(block, b == 0);
+        encode_detail::pack_q4_qs(codes, block + 4);
+    });
 }
 
 void encode_q5_1(const QuantView& q, uint64_t first_block, size_t n_blocks, uint8_t* out,
                  ScaleRule rule) {
-    uint8_t codes[kChunkValues];
-    for (size_t done = 0; done < n_blocks;) {
-        const size_t chunk = std::min(kChunkBlocks, n_blocks - done);
-        const uint64_t block0 = first_block + done;
-        unpack_lsb0(q.codes, q.bits, block0 * kQBlockValues, chunk * kQBlockValues, codes);
-        for (size_t b = 0; b < chunk; ++b) {
-            uint8_t* block = out + (done + b) * kQ5_1BlockBytes;
-            const uint8_t* c = codes + b * kQBlockValues;
-            store_dm(q, block0 + b, rule, block);
-            uint32_t qh = 0;
-            for (uint32_t j = 0; j < 32; ++j) qh |= uint32_t{(c[j] >> 4) & 1u} << j;
-            for (int k = 0; k < 4; ++k) block[4 + k] = static_cast<uint8_t>(qh >> (8 * k));
-            for (size_t j = 0; j < 16; ++j)
-                block[8 + j] = static_cast<uint8_t>((c[j] & 0x0F) | (c[j + 16] & 0x0F) << 4);
-        }
-        done += chunk;
-    }
+    for_each_block_codes(q, first_block, n_blocks, [&](size_t b, const uint8_t* codes) {
+        uint8_t* block = out + b * kQ5_1BlockBytes;
+        store_dm(q, first_block + b, rule, block);
+        encode_detail::pack_q5_qh_qs(codes, block + 4);
+    });
 }
 
 void dequantize_f32(const QuantView& q, uint64_t first, size_t count, float* out) {

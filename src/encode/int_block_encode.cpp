@@ -4,9 +4,11 @@
 #include "encode/int_block_encode.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 
+#include "encode/block_pack.hpp"
 #include "format/half.hpp"
 #include "rebox/error.hpp"
 #include "source/int_quant_view.hpp"
@@ -14,10 +16,7 @@
 namespace rebox {
 namespace {
 
-inline void store_u16(uint8_t* p, uint16_t v) {
-    p[0] = static_cast<uint8_t>(v);
-    p[1] = static_cast<uint8_t>(v >> 8);
-}
+using encode_detail::store_u16;
 
 // One block of a source: its row, group, 32 codes and q - z.
 struct IntBlock {
@@ -38,6 +37,14 @@ void read_block(const IntQuantView& v, uint64_t block, IntBlock* b) {
     for (int j = 0; j < 32; ++j) b->deltas[j] = static_cast<int16_t>(b->codes[j] - b->zero);
 }
 
+// A block's 32 codes or deltas plus `offset`, as the stored unsigned values (the caller checked
+// their range).
+std::array<uint8_t, 32> offset_values(const int16_t* values, int offset) {
+    std::array<uint8_t, 32> out;
+    for (int j = 0; j < 32; ++j) out[j] = static_cast<uint8_t>(values[j] + offset);
+    return out;
+}
+
 std::string where(const IntBlock& b) {
     return "row " + std::to_string(b.row) + " group " + std::to_string(b.group);
 }
@@ -45,7 +52,7 @@ std::string where(const IntBlock& b) {
 // d of a block: the scale as fp16 bits (see the header for the rule).
 uint16_t block_d(const IntQuantView& v, const IntBlock& b, ScaleRule rule) {
     const uint8_t* p = int_scale_bytes(v, b.row, b.group);
-    if (v.scale_dtype == FloatDtype::F16) return static_cast<uint16_t>(p[0] | p[1] << 8);
+    if (v.scale_dtype == FloatDtype::F16) return encode_detail::load_u16(p);
     const float s = int_scale(v, b.row, b.group);
     uint16_t half = 0;
     if (float_to_half_exact(s, &half)) return half;
@@ -66,48 +73,47 @@ void check_range(const IntBlock& b, int lo, int hi, const char* type) {
 
 }  // namespace
 
+namespace {
+
+// Blocks of a shifted type (Q4_0 / Q5_0 / Q8_0): each block's q - z checked against [lo, hi],
+// d stored, then pack(block, out + 2) writes the shifted values.
+template <size_t kBlockBytes, typename Pack>
+void encode_shifted(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out,
+                    ScaleRule rule, int lo, int hi, const char* type, Pack pack) {
+    IntBlock b;
+    for (size_t i = 0; i < n_blocks; ++i, out += kBlockBytes) {
+        read_block(v, first_block + i, &b);
+        check_range(b, lo, hi, type);
+        store_u16(out, block_d(v, b, rule));
+        pack(b, out + 2);
+    }
+}
+
+}  // namespace
+
 void encode_q4_0_int(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out,
                      ScaleRule rule) {
-    IntBlock b;
-    for (size_t i = 0; i < n_blocks; ++i, out += kQ4_0BlockBytes) {
-        read_block(v, first_block + i, &b);
-        check_range(b, -8, 7, "Q4_0");
-        store_u16(out, block_d(v, b, rule));
-        // qs[j]: low nibble value j, high nibble value j + 16 (ggml's dequantize_row_q4_0).
-        for (int j = 0; j < 16; ++j)
-            out[2 + j] = static_cast<uint8_t>((b.deltas[j] + 8) | (b.deltas[j + 16] + 8) << 4);
-    }
+    encode_shifted<kQ4_0BlockBytes>(
+        v, first_block, n_blocks, out, rule, -8, 7, "Q4_0", [](const IntBlock& b, uint8_t* qs) {
+            encode_detail::pack_q4_qs(offset_values(b.deltas, 8).data(), qs);
+        });
 }
 
 void encode_q5_0_int(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out,
                      ScaleRule rule) {
-    IntBlock b;
-    for (size_t i = 0; i < n_blocks; ++i, out += kQ5_0BlockBytes) {
-        read_block(v, first_block + i, &b);
-        check_range(b, -16, 15, "Q5_0");
-        store_u16(out, block_d(v, b, rule));
-        uint32_t qh = 0;  // bit j = bit 4 of value j (little-endian uint32)
-        uint8_t shifted[32];
-        for (int j = 0; j < 32; ++j) {
-            shifted[j] = static_cast<uint8_t>(b.deltas[j] + 16);
-            qh |= uint32_t{(shifted[j] >> 4) & 1u} << j;
-        }
-        for (int k = 0; k < 4; ++k) out[2 + k] = static_cast<uint8_t>(qh >> (8 * k));
-        for (int j = 0; j < 16; ++j)
-            out[6 + j] = static_cast<uint8_t>((shifted[j] & 0x0F) | (shifted[j + 16] & 0x0F) << 4);
-    }
+    encode_shifted<kQ5_0BlockBytes>(
+        v, first_block, n_blocks, out, rule, -16, 15, "Q5_0", [](const IntBlock& b, uint8_t* qhs) {
+            encode_detail::pack_q5_qh_qs(offset_values(b.deltas, 16).data(), qhs);
+        });
 }
 
 void encode_q8_0_int(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out,
                      ScaleRule rule) {
-    IntBlock b;
-    for (size_t i = 0; i < n_blocks; ++i, out += kQ8_0BlockBytes) {
-        read_block(v, first_block + i, &b);
-        check_range(b, -128, 127, "Q8_0");
-        store_u16(out, block_d(v, b, rule));
-        for (int j = 0; j < 32; ++j)
-            out[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(b.deltas[j]));
-    }
+    encode_shifted<kQ8_0BlockBytes>(
+        v, first_block, n_blocks, out, rule, -128, 127, "Q8_0", [](const IntBlock& b, uint8_t* qs) {
+            for (int j = 0; j < 32; ++j)
+                qs[j] = static_cast<uint8_t>(static_cast<int8_t>(b.deltas[j]));
+        });
 }
 
 namespace {
@@ -128,30 +134,28 @@ void store_dm_int(const IntQuantView& v, const IntBlock& b, int max_code, uint8_
     store_u16(out + 2, m);
 }
 
-}  // namespace
-
-void encode_q4_1_int(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out) {
+// Blocks of a _1 type (Q4_1 / Q5_1): d and m, with every code checked against [0, max_code], then
+// pack(codes, out + 4) writes the codes as they are.
+template <size_t kBlockBytes>
+void encode_unshifted(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out,
+                      int max_code, void (*pack)(const uint8_t*, uint8_t*)) {
     IntBlock b;
-    for (size_t i = 0; i < n_blocks; ++i, out += kQ4_1BlockBytes) {
+    for (size_t i = 0; i < n_blocks; ++i, out += kBlockBytes) {
         read_block(v, first_block + i, &b);
-        store_dm_int(v, b, 15, out);
-        for (int j = 0; j < 16; ++j)
-            out[4 + j] = static_cast<uint8_t>(b.codes[j] | b.codes[j + 16] << 4);
+        store_dm_int(v, b, max_code, out);
+        pack(offset_values(b.codes, 0).data(), out + 4);
     }
 }
 
+}  // namespace
+
+void encode_q4_1_int(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out) {
+    encode_unshifted<kQ4_1BlockBytes>(v, first_block, n_blocks, out, 15, encode_detail::pack_q4_qs);
+}
+
 void encode_q5_1_int(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out) {
-    IntBlock b;
-    for (size_t i = 0; i < n_blocks; ++i, out += kQ5_1BlockBytes) {
-        read_block(v, first_block + i, &b);
-        store_dm_int(v, b, 31, out);
-        uint32_t qh = 0;  // bit j = bit 4 of code j
-        for (int j = 0; j < 32; ++j)
-            qh |= uint32_t{(static_cast<unsigned>(b.codes[j]) >> 4) & 1u} << j;
-        for (int k = 0; k < 4; ++k) out[4 + k] = static_cast<uint8_t>(qh >> (8 * k));
-        for (int j = 0; j < 16; ++j)
-            out[8 + j] = static_cast<uint8_t>((b.codes[j] & 0x0F) | (b.codes[j + 16] & 0x0F) << 4);
-    }
+    encode_unshifted<kQ5_1BlockBytes>(v, first_block, n_blocks, out, 31,
+                                      encode_detail::pack_q5_qh_qs);
 }
 
 void dequantize_int_f32(const IntQuantView& v, uint64_t first, size_t count, float* out) {

@@ -9,6 +9,7 @@
 #include <new>
 #include <unordered_set>
 
+#include "format/printable.hpp"
 #include "rebox/error.hpp"
 #include "rebox/ggml_type.hpp"
 
@@ -26,23 +27,7 @@ constexpr uint64_t kMinTensorInfoBytes =
 uint64_t pad_to(uint64_t x, uint64_t n) { return (x + n - 1) / n * n; }
 
 // Keys and tensor names come from the file: escape anything that would break a one-line message.
-std::string printable(std::string_view text) {
-    constexpr size_t kMaxShown = 100;
-    std::string out;
-    for (size_t i = 0; i < text.size() && i < kMaxShown; ++i) {
-        const unsigned char c = static_cast<unsigned char>(text[i]);
-        if (c < 0x20 || c == 0x7f) {
-            static constexpr char kHex[] = "0123456789abcdef";
-            out += "\\x";
-            out += kHex[c >> 4];
-            out += kHex[c & 15];
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    if (text.size() > kMaxShown) out += "...";
-    return out;
-}
+std::string printable(std::string_view text) { return detail::printable(text, 100); }
 
 // Reads little-endian fields from the image; throws "FILE: FIELD: truncated at byte N" before
 // reading past the end.

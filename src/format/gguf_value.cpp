@@ -6,6 +6,8 @@
 #include <charconv>
 #include <limits>
 
+#include "format/printable.hpp"
+
 namespace rebox {
 namespace {
 
@@ -37,11 +39,8 @@ std::string quote(const std::string& text, size_t max_chars) {
         } else if (c == '\\' || c == '\'') {
             out += '\\';
             out += static_cast<char>(c);
-        } else if (c < 0x20 || c == 0x7f) {
-            static constexpr char kHex[] = "0123456789abcdef";
-            out += "\\x";
-            out += kHex[c >> 4];
-            out += kHex[c & 15];
+        } else if (detail::is_control_byte(c)) {
+            detail::append_hex_escape(out, c);
         } else {
             out += static_cast<char>(c);
         }

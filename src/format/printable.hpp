@@ -1,26 +1,37 @@
-// Makes untrusted names (tensor names, JSON keys) safe to put in a one-line error message.
+// Makes untrusted text (tensor names, JSON keys, GGUF strings) safe to put in a one-line message:
+// the one control-byte escaper outside verify/.
 #pragma once
 
-#include <cstdio>
+#include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace rebox::detail {
 
-// Control bytes become \xNN so a hostile name cannot break the message onto several lines.
-inline std::string printable(std::string_view text) {
+// True for the bytes that could break a message onto several lines or move the cursor.
+inline bool is_control_byte(unsigned char byte) { return byte < 0x20 || byte == 0x7f; }
+
+// Appends \xNN (two lowercase hex digits).
+inline void append_hex_escape(std::string& out, unsigned char byte) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    out += "\\x";
+    out += kHex[byte >> 4];
+    out += kHex[byte & 15];
+}
+
+// Control bytes become \xNN so a hostile name cannot break the message onto several lines; text
+// longer than max_shown bytes is cut there and "..." appended.
+inline std::string printable(std::string_view text, size_t max_shown = std::string_view::npos) {
     std::string out;
-    out.reserve(text.size());
-    for (const char c : text) {
-        const auto byte = static_cast<unsigned char>(c);
-        if (byte < 0x20 || byte == 0x7f) {
-            char escaped[8];
-            std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
-            out += escaped;
-        } else {
-            out += c;
-        }
+    out.reserve(text.size() < max_shown ? text.size() : max_shown);
+    for (size_t i = 0; i < text.size() && i < max_shown; ++i) {
+        const auto byte = static_cast<unsigned char>(text[i]);
+        if (is_control_byte(byte))
+            append_hex_escape(out, byte);
+        else
+            out += text[i];
     }
+    if (text.size() > max_shown) out += "...";
     return out;
 }
 

@@ -9,12 +9,15 @@
 #include <set>
 #include <utility>
 
+#include "format/shape_text.hpp"
 #include "printable.hpp"
 #include "rebox/error.hpp"
 
 namespace rebox {
 
 namespace {
+
+using detail::shape_text;
 
 using detail::printable;
 
@@ -23,15 +26,6 @@ constexpr size_t kLengthPrefixBytes = 8;
 std::string dtype_list() {
     return "one of BOOL, U8, I8, U16, I16, F16, BF16, U32, I32, F32, U64, I64, F64, F8_E4M3, "
            "F8_E5M2";
-}
-
-std::string shape_text(const std::vector<int64_t>& shape) {
-    std::string text = "[";
-    for (size_t i = 0; i < shape.size(); ++i) {
-        if (i > 0) text += ", ";
-        text += std::to_string(shape[i]);
-    }
-    return text + "]";
 }
 
 std::string offsets_text(uint64_t begin, uint64_t end) {

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "format/gguf_shards.hpp"
+#include "format/shape_text.hpp"
 #include "gguf_tools/dequantize.hpp"
 #include "gguf_tools/kv_text.hpp"
 #include "rebox/ggml_type.hpp"
@@ -17,14 +18,10 @@
 namespace rebox {
 namespace {
 
+using detail::shape_text;
+
 constexpr uint64_t kChunkElements = 1 << 16;  // a multiple of every block size here
 constexpr size_t kCompareBytes = 4 << 20;
-
-std::string shape_text(const std::vector<int64_t>& ne) {
-    std::string text;
-    for (int64_t d : ne) text += (text.empty() ? "" : ", ") + std::to_string(d);
-    return "[" + text + "]";
-}
 
 KvDifference compare_values(const std::string& key, const GgufValue& a, const GgufValue& b) {
     KvDifference d;

@@ -2,17 +2,14 @@
 // TensorPlan whose values are the experts' values one after the other.
 #include "expert_stack.hpp"
 
+#include "format/shape_text.hpp"
 #include "rebox/ggml_type.hpp"
 #include "tensor_rules.hpp"
 
 namespace rebox::plan_detail {
 namespace {
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-    std::string text = "[";
-    for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-    return text + "]";
-}
+using detail::shape_text;
 
 // The scale dtype of a quantized tensor (either kind of view).
 FloatDtype scale_dtype(const SourceTensor& t) {

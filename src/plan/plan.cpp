@@ -13,6 +13,7 @@
 #include "arch/transforms.hpp"
 #include "expert_stack.hpp"
 #include "format/safetensors.hpp"
+#include "format/shape_text.hpp"
 #include "model/gguf_metadata.hpp"
 #include "model/pooling.hpp"
 #include "model/tokenizer_vocab.hpp"
@@ -25,13 +26,9 @@
 namespace rebox {
 namespace {
 
-using arch::Architecture;
+using detail::shape_text;
 
-std::string ne_string(const std::vector<int64_t>& ne) {
-    std::string s = "[";
-    for (size_t i = 0; i < ne.size(); ++i) s += (i ? ", " : "") + std::to_string(ne[i]);
-    return s + "]";
-}
+using arch::Architecture;
 
 // The last component of a path-like string ("Qwen/Qwen3-Embedding-0.6B/" ->
 // "Qwen3-Embedding-0.6B").
@@ -153,8 +150,8 @@ bool check_against_config(const Architecture& arch, const ModelConfig& config,
             }
         }
         blockers->push_back(Blocker{source.name,
-                                    plan.gguf_name + " has ne " + ne_string(plan.ne) +
-                                        " but config.json implies " + ne_string(*expected) +
+                                    plan.gguf_name + " has ne " + shape_text(plan.ne) +
+                                        " but config.json implies " + shape_text(*expected) +
                                         (why.empty() ? "" : " (" + why + ")"),
                                     "use the config.json that belongs to these weights"});
         return false;

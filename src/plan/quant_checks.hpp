@@ -23,10 +23,6 @@ struct BlockScaleCheck {
 // whose codes are all 0 (only its min matters there). F16 scales are not scanned (always exact).
 BlockScaleCheck check_block_scales(const QuantView& q, uint64_t n_values);
 
-// Values [first, first+count) of a tensor in binary32: quantized ones as
-// float(code)*float(scale)+float(min), float ones widened exactly.
-void float_values(const SourceTensor& tensor, uint64_t first, size_t count, float* out);
-
 enum class FitTarget { f16, bf16 };
 struct InexactValue {
     uint64_t index = 0;  // flat (row-major) index of the value

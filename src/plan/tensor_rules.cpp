@@ -217,8 +217,8 @@ bool plan_quantized(const SourceTensor& source, const PlanOptions& options, Tens
     return true;
 }
 
-bool plan_float(const SourceTensor& source, const std::string& gguf_name, OutType outtype,
-                TensorPlan* plan, std::vector<Blocker>* blockers) {
+// plan->ne from the source shape (ggml order), or a blocker when no GGUF tensor has that rank.
+bool plan_ne(const SourceTensor& source, TensorPlan* plan, std::vector<Blocker>* blockers) {
     if (source.shape.empty() || source.shape.size() > 4) {
         blockers->push_back(Blocker{source.name,
                                     "a " + std::to_string(source.shape.size()) +
@@ -227,6 +227,12 @@ bool plan_float(const SourceTensor& source, const std::string& gguf_name, OutTyp
         return false;
     }
     plan->ne = reversed(source.shape);
+    return true;
+}
+
+bool plan_float(const SourceTensor& source, const std::string& gguf_name, OutType outtype,
+                TensorPlan* plan, std::vector<Blocker>* blockers) {
+    if (!plan_ne(source, plan, blockers)) return false;
     const bool always_f32 = source.shape.size() == 1 || gguf_name.ends_with("norm.weight");
     if (!always_f32 && (outtype == OutType::f16 || outtype == OutType::bf16))
         return plan_float_outtype(source, outtype, plan, blockers);
@@ -278,14 +284,7 @@ bool plan_router_f32(const SourceTensor& source, size_t source_index, const std:
                      const std::string& arch, TensorPlan* plan, std::vector<Blocker>* blockers) {
     plan->source_index = source_index;
     plan->gguf_name = gguf_name;
-    if (source.shape.empty() || source.shape.size() > 4) {
-        blockers->push_back(Blocker{source.name,
-                                    "a " + std::to_string(source.shape.size()) +
-                                        "-D tensor cannot be a GGUF tensor (expected 1 to 4 dims)",
-                                    "reshape or remove the tensor"});
-        return false;
-    }
-    plan->ne = reversed(source.shape);
+    if (!plan_ne(source, plan, blockers)) return false;
     plan->type = GgmlType::F32;
     const std::string convention =
         " (the " + arch +

@@ -2,7 +2,7 @@
 // [in, out/8] and P.qzeros int32 [in/group, out/8], 4-bit codes packed along the output dim in
 // AWQ's nibble order (nibble i holds column [0,2,4,6,1,3,5,7][i] of its 8), and P.scales
 // [in/group, out]. The view reads code (r, k) where it is stored, so no transposed copy is made.
-#include "../model/json_file.hpp"
+#include "format/shape_text.hpp"
 #include "prequant_common.hpp"
 #include "source/prequant_readers.hpp"
 #include "source_helpers.hpp"
@@ -10,8 +10,8 @@
 namespace rebox {
 namespace {
 
+using detail::shape_text;
 using prequant::Located;
-using source_detail::shape_string;
 
 constexpr const char* kConfigFix = "use the config.json AutoAWQ wrote";
 
@@ -78,10 +78,10 @@ class AwqReader {
         const std::string name = module + ".weight";
         const auto& shape = qweight.info->shape;
         if (shape.size() != 2 || shape[0] < 1 || shape[1] < 1) {
-            reader_.block(name, qweight,
-                          qweight.info->name + " has shape " + shape_string(shape) +
-                              " (expected [in, out/8])",
-                          kConfigFix);
+            reader_.block(
+                name, qweight,
+                qweight.info->name + " has shape " + shape_text(shape) + " (expected [in, out/8])",
+                kConfigFix);
             return;
         }
         const int64_t in = shape[0], out = shape[1] * 8;
@@ -96,19 +96,16 @@ class AwqReader {
         const int64_t n_groups = in / group;
         if (!reader_.expect(name, qweight, {StDtype::I32, StDtype::U32}, shape, "")) return;
         const Located* scales =
-            reader_.require(module, ".scales",
-                            "F16 [" + std::to_string(n_groups) + ", " + std::to_string(out) + "]");
-        const Located* qzeros = reader_.require(
-            module, ".qzeros",
-            "I32 [" + std::to_string(n_groups) + ", " + std::to_string(out / 8) + "]");
+            reader_.require(module, ".scales", "F16 " + shape_text({n_groups, out}));
+        const Located* qzeros =
+            reader_.require(module, ".qzeros", "I32 " + shape_text({n_groups, out / 8}));
         if (!scales || !qzeros) return;
-        const std::string why = "for " + qweight.info->name + " " + shape_string(shape) +
+        const std::string why = "for " + qweight.info->name + " " + shape_text(shape) +
                                 ", group_size " + std::to_string(group_);
-        if (!reader_.expect(name, *scales, {StDtype::F16, StDtype::BF16, StDtype::F32},
-                            {n_groups, out}, why) ||
+        IntQuantView v;
+        if (!reader_.read_scales(name, *scales, {n_groups, out}, why, true, &v) ||
             !reader_.expect(name, *qzeros, {StDtype::I32, StDtype::U32}, {n_groups, out / 8}, why))
             return;
-        IntQuantView v;
         v.bits = 4;
         v.rows = out;
         v.cols = in;
@@ -118,17 +115,9 @@ class AwqReader {
         v.codes = qweight.file->data(*qweight.info);
         v.zero_layout = IntZeroLayout::awq_output_packed;
         v.zeros = qzeros->file->data(*qzeros->info);
-        v.scale_dtype = *source_detail::float_dtype(scales->info->dtype);
-        v.scales_group_major = true;
-        v.scales = scales->file->data(*scales->info);
         v.method = "awq";
         v.packed_bytes = v.codes.size() + v.zeros.size() + v.scales.size();
-        SourceTensor tensor;
-        tensor.name = name;
-        tensor.shape = {out, in};
-        tensor.file = qweight.file->display_name();
-        tensor.int_quant = v;
-        reader_.model().tensors.push_back(std::move(tensor));
+        reader_.add_int_quant(name, qweight, v);
     }
 
     prequant::PackedReader reader_;
@@ -139,11 +128,7 @@ class AwqReader {
 }  // namespace
 
 SourceModel read_awq_model(const ModelDir& model_dir) {
-    SourceModel model;
-    model.dir = model_dir.path();
-    model.format = "awq";
-    AwqReader(model_dir, model).run();
-    return model;
+    return source_detail::read_with<AwqReader>(model_dir, "awq");
 }
 
 }  // namespace rebox

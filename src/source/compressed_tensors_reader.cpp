@@ -6,7 +6,7 @@
 // z = 2^(bits-1), so q - z is the signed code. format "int-quantized": P.weight int8 [out, in] with
 // P.weight_scale, z = 0 or the signed I8 P.weight_zero_point. One weight setting for all
 // config_groups (group or channel strategy).
-#include "../model/json_file.hpp"
+#include "format/shape_text.hpp"
 #include "prequant_common.hpp"
 #include "source/prequant_readers.hpp"
 #include "source_helpers.hpp"
@@ -14,8 +14,8 @@
 namespace rebox {
 namespace {
 
+using detail::shape_text;
 using prequant::Located;
-using source_detail::shape_string;
 
 constexpr const char* kConfigFix = "use the config.json llm-compressor wrote";
 
@@ -155,27 +155,14 @@ class CtReader {
     bool finish(const std::string& module, const std::string& name, const Located& anchor,
                 IntQuantView v, const std::string& why) {
         const Located* scale =
-            reader_.require(module, ".weight_scale",
-                            "[" + std::to_string(v.rows) + ", " + std::to_string(v.n_groups) + "]");
-        if (!scale || !reader_.expect(name, *scale, {StDtype::F16, StDtype::BF16, StDtype::F32},
-                                      {v.rows, v.n_groups}, why))
+            reader_.require(module, ".weight_scale", shape_text({v.rows, v.n_groups}));
+        if (!scale || !reader_.read_scales(name, *scale, {v.rows, v.n_groups}, why, false, &v))
             return false;
-        v.scale_dtype = *source_detail::float_dtype(scale->info->dtype);
-        v.scales_group_major = false;
-        v.scales = scale->file->data(*scale->info);
         v.method = "compressed-tensors";
         v.symmetric = setting_.symmetric;
         v.packed_bytes += v.codes.size() + v.zeros.size() + v.scales.size();
-        if (const Located* g_idx = reader_.find(module + ".weight_g_idx")) {
-            if (!reader_.expect(name, *g_idx, {StDtype::I32}, {v.cols}, why)) return false;
-            if (!prequant::read_g_idx(reader_, name, *g_idx, &v)) return false;
-        }
-        SourceTensor tensor;
-        tensor.name = name;
-        tensor.shape = {v.rows, v.cols};
-        tensor.file = anchor.file->display_name();
-        tensor.int_quant = v;
-        reader_.model().tensors.push_back(std::move(tensor));
+        if (!reader_.read_g_idx(name, module + ".weight_g_idx", why, &v)) return false;
+        reader_.add_int_quant(name, anchor, v);
         return true;
     }
 
@@ -200,8 +187,8 @@ class CtReader {
             return value;
         };
         const int64_t out = dim(0), in = dim(1);
-        const std::string why = "for weight_shape [" + std::to_string(out) + ", " +
-                                std::to_string(in) + "] at num_bits " + std::to_string(bits);
+        const std::string why =
+            "for weight_shape " + shape_text({out, in}) + " at num_bits " + std::to_string(bits);
         if (out < 1 || in < 1 ||
             !reader_.expect(name, packed, {StDtype::I32, StDtype::U32},
                             {out, (in + per_word - 1) / per_word}, why))
@@ -224,9 +211,8 @@ class CtReader {
             v.zeros = zp->file->data(*zp->info);
         } else if (!setting_.symmetric) {
             reader_.require(module, ".weight_zero_point",
-                            "the zero points of an asymmetric scheme, I32 [" +
-                                std::to_string((out + per_word - 1) / per_word) + ", " +
-                                std::to_string(v.n_groups) + "]");
+                            "the zero points of an asymmetric scheme, I32 " +
+                                shape_text({(out + per_word - 1) / per_word, v.n_groups}));
             return;
         }
         finish(module, name, packed, v, why);
@@ -238,7 +224,7 @@ class CtReader {
         if (shape.size() != 2 || !reader_.expect(name, weight, {StDtype::I8}, shape, "")) {
             if (shape.size() != 2)
                 reader_.block(name, weight,
-                              "shape " + shape_string(shape) + " (expected [out, in] int8)",
+                              "shape " + shape_text(shape) + " (expected [out, in] int8)",
                               kConfigFix);
             return;
         }
@@ -253,17 +239,17 @@ class CtReader {
         v.zero_constant = 0;
         if (const Located* zp = reader_.find(module + ".weight_zero_point")) {
             if (!reader_.expect(name, *zp, {StDtype::I8}, {v.rows, v.n_groups},
-                                "for weight " + shape_string(shape)))
+                                "for weight " + shape_text(shape)))
                 return;
             v.zero_layout = IntZeroLayout::row_int8;
             v.zeros = zp->file->data(*zp->info);
         } else if (!setting_.symmetric) {
-            reader_.require(module, ".weight_zero_point",
-                            "the zero points of an asymmetric scheme, I8 [" +
-                                std::to_string(v.rows) + ", " + std::to_string(v.n_groups) + "]");
+            reader_.require(
+                module, ".weight_zero_point",
+                "the zero points of an asymmetric scheme, I8 " + shape_text({v.rows, v.n_groups}));
             return;
         }
-        finish(module, name, weight, v, "for weight " + shape_string(shape));
+        finish(module, name, weight, v, "for weight " + shape_text(shape));
     }
 
     prequant::PackedReader reader_;
@@ -275,11 +261,7 @@ class CtReader {
 }  // namespace
 
 SourceModel read_compressed_tensors_model(const ModelDir& model_dir) {
-    SourceModel model;
-    model.dir = model_dir.path();
-    model.format = "compressed-tensors";
-    CtReader(model_dir, model).run();
-    return model;
+    return source_detail::read_with<CtReader>(model_dir, "compressed-tensors");
 }
 
 }  // namespace rebox

@@ -24,13 +24,7 @@ SourceModel read_float_model(const ModelDir& model_dir) {
                     "store the tensor as F32, F16 or BF16"});
                 continue;
             }
-            SourceTensor tensor;
-            tensor.name = info.name;
-            tensor.shape = info.shape;
-            tensor.file = file->display_name();
-            tensor.float_dtype = *dtype;
-            tensor.float_data = file->data(info);
-            model.tensors.push_back(std::move(tensor));
+            model.tensors.push_back(source_detail::float_tensor(*file, info, *dtype));
         }
     }
     return model;

@@ -6,7 +6,7 @@
 // range-checked here; whether each 32-value block lies in one group is the plan's question.
 #include <algorithm>
 
-#include "../model/json_file.hpp"
+#include "format/shape_text.hpp"
 #include "prequant_common.hpp"
 #include "source/int_quant_view.hpp"
 #include "source/prequant_readers.hpp"
@@ -15,8 +15,8 @@
 namespace rebox {
 namespace {
 
+using detail::shape_text;
 using prequant::Located;
-using source_detail::shape_string;
 
 constexpr const char* kConfigFix = "use the config.json the GPTQ quantizer wrote";
 
@@ -94,7 +94,7 @@ class GptqReader {
         if (shape.size() != 2 || shape[0] < 1 || shape[1] < 1 || (shape[0] * 32) % bits != 0 ||
             (cfg_.bits == 3 && shape[0] % 3 != 0)) {
             reader_.block(name, qweight,
-                          qweight.info->name + " has shape " + shape_string(shape) +
+                          qweight.info->name + " has shape " + shape_text(shape) +
                               " (expected [in*bits/32, out] with whole codes " + bits_text + ")",
                           kConfigFix);
             return;
@@ -111,12 +111,11 @@ class GptqReader {
         const int64_t group = cfg_.group_size == -1 ? in : cfg_.group_size;
         const int64_t n_groups = (in + group - 1) / group;
         const Located* scales =
-            reader_.require(module, ".scales",
-                            "F16 [" + std::to_string(n_groups) + ", " + std::to_string(out) + "]");
+            reader_.require(module, ".scales", "F16 " + shape_text({n_groups, out}));
         const Located* qzeros = reader_.require(
             module, ".qzeros", "I32 [" + std::to_string(n_groups) + ", out*bits/32]");
         if (!scales || !qzeros) return;
-        const std::string why = "for " + qweight.info->name + " " + shape_string(shape) + " " +
+        const std::string why = "for " + qweight.info->name + " " + shape_text(shape) + " " +
                                 bits_text + ", group_size " + std::to_string(cfg_.group_size);
         if ((out * bits) % 32 != 0) {
             reader_.block(name, *qzeros,
@@ -125,12 +124,11 @@ class GptqReader {
                           kConfigFix);
             return;
         }
-        if (!reader_.expect(name, *scales, {StDtype::F16, StDtype::BF16, StDtype::F32},
-                            {n_groups, out}, why) ||
+        IntQuantView v;
+        if (!reader_.read_scales(name, *scales, {n_groups, out}, why, true, &v) ||
             !reader_.expect(name, *qzeros, {StDtype::I32, StDtype::U32},
                             {n_groups, out * bits / 32}, why))
             return;
-        IntQuantView v;
         v.bits = bits;
         v.rows = out;
         v.cols = in;
@@ -141,23 +139,12 @@ class GptqReader {
         v.zero_layout = IntZeroLayout::output_packed_rows;
         v.zeros = qzeros->file->data(*qzeros->info);
         v.zero_add = cfg_.v1 ? 1 : 0;
-        v.scale_dtype = *source_detail::float_dtype(scales->info->dtype);
-        v.scales_group_major = true;
-        v.scales = scales->file->data(*scales->info);
         v.method = cfg_.v1 ? "gptq" : "gptq_v2";
         v.symmetric = cfg_.sym;
         v.packed_bytes = v.codes.size() + v.zeros.size() + v.scales.size();
-        if (const Located* g_idx = reader_.find(module + ".g_idx")) {
-            if (!reader_.expect(name, *g_idx, {StDtype::I32}, {in}, why)) return;
-            if (!prequant::read_g_idx(reader_, name, *g_idx, &v)) return;
-        }
+        if (!reader_.read_g_idx(name, module + ".g_idx", why, &v)) return;
         if (cfg_.v1 && !check_v1_zeros(name, *qzeros, v)) return;
-        SourceTensor tensor;
-        tensor.name = name;
-        tensor.shape = {out, in};
-        tensor.file = qweight.file->display_name();
-        tensor.int_quant = v;
-        reader_.model().tensors.push_back(std::move(tensor));
+        reader_.add_int_quant(name, qweight, v);
     }
 
     // checkpoint_format gptq stores z - 1: a stored 2^bits - 1 means z = 2^bits, outside the
@@ -188,11 +175,7 @@ class GptqReader {
 }  // namespace
 
 SourceModel read_gptq_model(const ModelDir& model_dir) {
-    SourceModel model;
-    model.dir = model_dir.path();
-    model.format = "gptq";
-    GptqReader(model_dir, model).run();
-    return model;
+    return source_detail::read_with<GptqReader>(model_dir, "gptq");
 }
 
 }  // namespace rebox

@@ -2,6 +2,7 @@
 // object of {bits, group, layout, shape}. Field presence/type problems are recorded per entry.
 #include "mcq_metadata.hpp"
 
+#include <climits>
 #include <nlohmann/json.hpp>
 
 #include "rebox/error.hpp"
@@ -42,7 +43,13 @@ Entry parse_entry(const json& value) {
     if (!value["shape"].is_array() && entry.problem.empty())
         entry.problem = "metadata 'shape' is not an array";
     if (!entry.problem.empty()) return entry;
-    entry.bits = *bits;
+    // bits is an int everywhere after this; a value no int holds is outside 1..8 as the reader
+    // says of any other.
+    if (*bits < INT_MIN || *bits > INT_MAX) {
+        entry.problem = "bits " + std::to_string(*bits) + " is outside 1..8";
+        return entry;
+    }
+    entry.bits = static_cast<int>(*bits);
     entry.group = *group;
     entry.layout = value["layout"].get<std::string>();
     for (const json& dim : value["shape"]) {

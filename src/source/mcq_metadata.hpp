@@ -16,7 +16,7 @@ inline constexpr const char* kMetadataKey = "mcq";
 inline constexpr int64_t kVersion = 1;
 
 struct Entry {
-    int64_t bits = 0;
+    int bits = 0;  // 1..8 once the reader accepts the entry
     int64_t group = 0;
     std::string layout;
     std::vector<int64_t> shape;

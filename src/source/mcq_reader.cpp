@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "format/safetensors.hpp"
+#include "format/shape_text.hpp"
 #include "mcq_metadata.hpp"
 #include "source_helpers.hpp"
 
@@ -26,8 +27,8 @@ std::optional<std::string> part_base(std::string_view tensor) {
     return std::nullopt;
 }
 
+using detail::shape_text;
 using source_detail::float_dtype;
-using source_detail::shape_string;
 
 constexpr const char* kReexportFix =
     "re-export the tensor as mcq-v1 (see the spec's metadata rules)";
@@ -47,12 +48,12 @@ std::optional<SourceTensor> read_entry(const SafetensorsFile& file, const std::s
         return refuse("bits " + std::to_string(entry.bits) + " is outside 1..8");
     if (entry.group < 1) return refuse("group " + std::to_string(entry.group) + " is < 1");
     if (entry.shape.size() != 2)
-        return refuse("shape " + shape_string(entry.shape) + " is not 2-D (expected [rows, cols])");
+        return refuse("shape " + shape_text(entry.shape) + " is not 2-D (expected [rows, cols])");
     const int64_t rows = entry.shape[0], cols = entry.shape[1];
     if (rows < 1 || cols < 1)
-        return refuse("shape " + shape_string(entry.shape) + " has a dimension < 1");
+        return refuse("shape " + shape_text(entry.shape) + " has a dimension < 1");
     if (rows > kMaxCodes / cols)
-        return refuse("shape " + shape_string(entry.shape) + " holds more than 2^56 codes");
+        return refuse("shape " + shape_text(entry.shape) + " holds more than 2^56 codes");
     const int64_t n = rows * cols;
     if (n % entry.group != 0)
         return refuse("N = " + std::to_string(n) + " codes is not a multiple of group " +
@@ -88,12 +89,12 @@ std::optional<SourceTensor> read_entry(const SafetensorsFile& file, const std::s
             return refuse(part + " dtype is " + std::string(st_dtype_name(values.dtype)) +
                           " (expected F16)");
         if (values.shape.size() != 1 || static_cast<uint64_t>(values.shape[0]) != n_groups)
-            return refuse(part + " shape is " + shape_string(values.shape) + " (expected [" +
-                              std::to_string(n_groups) + "] = N/group)",
+            return refuse(part + " shape is " + shape_text(values.shape) + " (expected " +
+                              shape_text({static_cast<int64_t>(n_groups)}) + " = N/group)",
                           "fix the metadata or the scales/mins: bits and group are never inferred");
     }
     const std::span<const uint8_t> codes = file.data(qcodes);
-    if (!mcq_padding_is_zero(codes, static_cast<uint64_t>(n), static_cast<int>(entry.bits)))
+    if (!mcq_padding_is_zero(codes, static_cast<uint64_t>(n), entry.bits))
         return refuse(".qcodes has non-zero padding bits after the last code",
                       "re-pack the codes with zero padding (the stream may be corrupt)");
 
@@ -102,7 +103,7 @@ std::optional<SourceTensor> read_entry(const SafetensorsFile& file, const std::s
     tensor.shape = entry.shape;
     tensor.file = file_name;
     QuantView view;
-    view.bits = static_cast<int>(entry.bits);
+    view.bits = entry.bits;
     view.group = entry.group;
     view.codes = codes;
     view.scale_dtype = FloatDtype::F16;
@@ -151,13 +152,7 @@ void read_file(const std::shared_ptr<SafetensorsFile>& file, SourceModel& model)
                         "store it as F32/F16/BF16, or quantize it with an mcq entry"});
             continue;
         }
-        SourceTensor tensor;
-        tensor.name = info.name;
-        tensor.shape = info.shape;
-        tensor.file = file_name;
-        tensor.float_dtype = *dtype;
-        tensor.float_data = file->data(info);
-        model.tensors.push_back(std::move(tensor));
+        model.tensors.push_back(source_detail::float_tensor(*file, info, *dtype));
     }
     if (!entries_usable) return;
     for (const auto& [name, entry] : metadata.entries) {

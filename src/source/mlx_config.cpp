@@ -7,8 +7,9 @@ namespace {
 constexpr const char* kKeys[] = {"quantization", "quantization_config"};
 
 // Reads an integer field; returns false (and leaves *out) when it is absent, sets problem if
-// present but not a non-negative integer.
-void read_int(const nlohmann::json& object, const char* key, int64_t* out, std::string* problem) {
+// present but not a non-negative integer. A value that passes is at most 2^20, so it fits any Int.
+template <typename Int>
+void read_int(const nlohmann::json& object, const char* key, Int* out, std::string* problem) {
     const auto it = object.find(key);
     if (it == object.end()) return;
     if (!it->is_number_integer() || (it->is_number_unsigned() && it->get<uint64_t>() > 1u << 20) ||
@@ -17,7 +18,7 @@ void read_int(const nlohmann::json& object, const char* key, int64_t* out, std::
             *problem = "'" + std::string(key) + "' is not a small non-negative integer";
         return;
     }
-    *out = it->get<int64_t>();
+    *out = static_cast<Int>(it->get<int64_t>());
 }
 
 QuantSetting parse_setting(const nlohmann::json& value) {

@@ -16,7 +16,7 @@ namespace rebox::mlx {
 // One quantization setting (the global one, or a module's override).
 struct QuantSetting {
     bool quantized = true;  // false: the config says the module is not quantized
-    int64_t bits = 0;       // 0: missing
+    int bits = 0;           // 0: missing
     int64_t group = 0;      // 0: missing
     std::string mode;       // "" when absent (means affine)
     std::string problem;    // non-empty: ill-typed field (the module cannot be read)

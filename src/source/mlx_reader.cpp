@@ -8,8 +8,8 @@
 #include <map>
 #include <string_view>
 
-#include "../model/json_file.hpp"
 #include "format/safetensors.hpp"
+#include "format/shape_text.hpp"
 #include "mlx_config.hpp"
 #include "source_helpers.hpp"
 
@@ -23,8 +23,8 @@ struct Located {
 
 using TensorMap = std::map<std::string, Located, std::less<>>;
 
+using detail::shape_text;
 using source_detail::float_dtype;
-using source_detail::shape_string;
 
 std::optional<std::string> strip_suffix(std::string_view name, std::string_view suffix) {
     if (name.size() > suffix.size() && name.ends_with(suffix))
@@ -32,7 +32,7 @@ std::optional<std::string> strip_suffix(std::string_view name, std::string_view 
     return std::nullopt;
 }
 
-bool valid_bits(int64_t bits) {
+bool valid_bits(int bits) {
     return bits == 2 || bits == 3 || bits == 4 || bits == 5 || bits == 6 || bits == 8;
 }
 bool valid_group(int64_t group) { return group == 32 || group == 64 || group == 128; }
@@ -139,13 +139,7 @@ class MlxReader {
                   "store it as a float tensor, or as an MLX quantized module");
             return;
         }
-        SourceTensor tensor;
-        tensor.name = info.name;
-        tensor.shape = info.shape;
-        tensor.file = file.display_name();
-        tensor.float_dtype = *dtype;
-        tensor.float_data = file.data(info);
-        model_.tensors.push_back(std::move(tensor));
+        model_.tensors.push_back(source_detail::float_tensor(file, info, *dtype));
     }
 
     void read_quantized(const std::string& module, const SafetensorsFile& file,
@@ -167,7 +161,8 @@ class MlxReader {
             block(name, file, field + ": " + problem);
             return;
         }
-        const int64_t bits = effective.bits, group = effective.group;
+        const int bits = effective.bits;
+        const int64_t group = effective.group;
         const Located& scales = *find(module + ".scales");
         const Located* biases = find(module + ".biases");
         if (!biases) {
@@ -185,7 +180,7 @@ class MlxReader {
         // all experts one after the other, so the bytes stay one flat lsb0 stream.
         if (weight.shape.size() != 2 && weight.shape.size() != 3) {
             block(name, file,
-                  "shape " + shape_string(weight.shape) +
+                  "shape " + shape_text(weight.shape) +
                       " is neither 2-D nor stacked experts [E, rows, packed]");
             return;
         }
@@ -196,7 +191,7 @@ class MlxReader {
         const std::string bits_text = "bits " + std::to_string(bits) + " from " + field;
         if (rows < 1 || packed < 1 || (packed * 32) % bits != 0) {
             block(name, file,
-                  "shape " + shape_string(weight.shape) + " does not hold whole " +
+                  "shape " + shape_text(weight.shape) + " does not hold whole " +
                       std::to_string(bits) + "-bit codes per row (" + bits_text + ")");
             return;
         }
@@ -227,8 +222,8 @@ class MlxReader {
         for (const Located* part : {&scales, biases}) {
             if (part->info->shape != param_shape) {
                 block(part->info->name, *part->file,
-                      "shape " + shape_string(part->info->shape) + " (expected " +
-                          shape_string(param_shape) + " for weight " + shape_string(weight.shape) +
+                      "shape " + shape_text(part->info->shape) + " (expected " +
+                          shape_text(param_shape) + " for weight " + shape_text(weight.shape) +
                           " at " + bits_text + ", group_size " + std::to_string(group) + ")");
                 return;
             }
@@ -239,7 +234,7 @@ class MlxReader {
         tensor.shape.push_back(cols);
         tensor.file = file.display_name();
         QuantView view;
-        view.bits = static_cast<int>(bits);
+        view.bits = bits;
         view.group = group;
         view.codes = file.data(weight);
         view.scale_dtype = *scale_dtype;
@@ -260,11 +255,7 @@ class MlxReader {
 }  // namespace
 
 SourceModel read_mlx_model(const ModelDir& model_dir) {
-    SourceModel model;
-    model.dir = model_dir.path();
-    model.format = "mlx";
-    MlxReader(model_dir, model).run();
-    return model;
+    return source_detail::read_with<MlxReader>(model_dir, "mlx");
 }
 
 }  // namespace rebox

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "format/shape_text.hpp"
 #include "rebox/error.hpp"
 #include "source_helpers.hpp"
 
@@ -42,27 +43,6 @@ int32_t load_i32(std::span<const uint8_t> bytes, uint64_t i) {
     const uint8_t* p = bytes.data() + 4 * i;
     return static_cast<int32_t>(uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 |
                                 uint32_t{p[3]} << 24);
-}
-
-bool read_g_idx(PackedReader& reader, const std::string& name, const Located& where,
-                IntQuantView* v) {
-    const std::span<const uint8_t> bytes = where.file->data(*where.info);
-    bool plain = true;
-    for (int64_t k = 0; k < v->cols; ++k) {
-        const int32_t g = load_i32(bytes, static_cast<uint64_t>(k));
-        if (g < 0 || g >= v->n_groups) {
-            reader.block(name, where,
-                         where.info->name + "[" + std::to_string(k) + "] = " + std::to_string(g) +
-                             " is outside [0, " + std::to_string(v->n_groups) +
-                             ") (the groups of the scales)",
-                         "use the g_idx the quantizer wrote");
-            return false;
-        }
-        plain &= g == k / v->group;
-    }
-    if (!plain) v->g_idx = bytes;
-    v->packed_bytes += bytes.size();
-    return true;
 }
 
 PackedReader::PackedReader(const ModelDir& dir, SourceModel& model)
@@ -107,8 +87,8 @@ bool PackedReader::expect(const std::string& name, const Located& part,
     }
     if (part.info->shape != shape) {
         block(name, part,
-              part.info->name + " has shape " + source_detail::shape_string(part.info->shape) +
-                  " (expected " + source_detail::shape_string(shape) + " " + why + ")",
+              part.info->name + " has shape " + detail::shape_text(part.info->shape) +
+                  " (expected " + detail::shape_text(shape) + " " + why + ")",
               "use the config.json that belongs to these weights");
         return false;
     }
@@ -182,12 +162,51 @@ void PackedReader::add_float(const Located& where) {
               "store it as a float tensor");
         return;
     }
+    model_.tensors.push_back(source_detail::float_tensor(*where.file, *where.info, *dtype));
+}
+
+bool PackedReader::read_scales(const std::string& name, const Located& scales,
+                               const std::vector<int64_t>& shape, const std::string& why,
+                               bool group_major, IntQuantView* v) {
+    if (!expect(name, scales, {StDtype::F16, StDtype::BF16, StDtype::F32}, shape, why))
+        return false;
+    v->scale_dtype = *source_detail::float_dtype(scales.info->dtype);
+    v->scales_group_major = group_major;
+    v->scales = scales.file->data(*scales.info);
+    return true;
+}
+
+bool PackedReader::read_g_idx(const std::string& name, const std::string& g_idx_name,
+                              const std::string& why, IntQuantView* v) {
+    const Located* where = find(g_idx_name);
+    if (!where) return true;
+    if (!expect(name, *where, {StDtype::I32}, {v->cols}, why)) return false;
+    const std::span<const uint8_t> bytes = where->file->data(*where->info);
+    bool plain = true;
+    for (int64_t k = 0; k < v->cols; ++k) {
+        const int32_t g = load_i32(bytes, static_cast<uint64_t>(k));
+        if (g < 0 || g >= v->n_groups) {
+            block(name, *where,
+                  where->info->name + "[" + std::to_string(k) + "] = " + std::to_string(g) +
+                      " is outside [0, " + std::to_string(v->n_groups) +
+                      ") (the groups of the scales)",
+                  "use the g_idx the quantizer wrote");
+            return false;
+        }
+        plain &= g == k / v->group;
+    }
+    if (!plain) v->g_idx = bytes;
+    v->packed_bytes += bytes.size();
+    return true;
+}
+
+void PackedReader::add_int_quant(const std::string& name, const Located& anchor,
+                                 const IntQuantView& v) {
     SourceTensor tensor;
-    tensor.name = where.info->name;
-    tensor.shape = where.info->shape;
-    tensor.file = where.file->display_name();
-    tensor.float_dtype = *dtype;
-    tensor.float_data = where.file->data(*where.info);
+    tensor.name = name;
+    tensor.shape = {v.rows, v.cols};
+    tensor.file = anchor.file->display_name();
+    tensor.int_quant = v;
     model_.tensors.push_back(std::move(tensor));
 }
 

@@ -1,7 +1,8 @@
 // Shared by the GPTQ, AWQ and compressed-tensors adapters: config.json's quantization_config,
-// the tensor index of a (sharded) safetensors checkpoint, and the walk over every tensor in file
+// the tensor index of a (sharded) safetensors checkpoint, the walk over every tensor in file
 // order in which a format claims the parts of its quantized modules and everything else becomes
-// an ordinary float SourceTensor. Every refusal is a Blocker naming the tensor (or config field).
+// an ordinary float SourceTensor, and the steps every format's module takes (scales, g_idx, the
+// IntQuantView as a SourceTensor). Every refusal is a Blocker naming the tensor (or config field).
 #pragma once
 
 #include <filesystem>
@@ -62,6 +63,20 @@ class PackedReader {
               const std::vector<std::string>& part_suffixes,
               const std::function<void(const std::string& module, const Located& anchor)>& read);
 
+    // The scales tensor of a module: F16/BF16/F32 of `shape` (else a blocker with `why`), into v
+    // (group-major: [n_groups, rows], else [rows, n_groups]).
+    bool read_scales(const std::string& name, const Located& scales,
+                     const std::vector<int64_t>& shape, const std::string& why, bool group_major,
+                     IntQuantView* v);
+    // The optional g_idx tensor `g_idx_name`: absent is fine; else it must be int32 [v->cols]
+    // (blocker with `why`) and every value in [0, n_groups) (else a blocker naming the first); one
+    // equal to k / group is dropped (plain groups), any other is kept in v->g_idx. Its bytes count
+    // into v->packed_bytes.
+    bool read_g_idx(const std::string& name, const std::string& g_idx_name, const std::string& why,
+                    IntQuantView* v);
+    // The quantized weight `name` ([v.rows, v.cols], stored in `anchor`'s file) as a SourceTensor.
+    void add_int_quant(const std::string& name, const Located& anchor, const IntQuantView& v);
+
     SourceModel& model() { return model_; }
     // The tensor as an ordinary float SourceTensor, or a blocker when its dtype is not a float.
     void add_float(const Located& where);
@@ -72,12 +87,6 @@ class PackedReader {
     std::map<std::string, Located, std::less<>> tensors_;
     std::vector<std::shared_ptr<SafetensorsFile>> files_;
 };
-
-// A g_idx tensor (int32 [v->cols], already shape-checked) into v: every value must be in
-// [0, n_groups) (else a blocker naming the first, returns false); one equal to k / group is
-// dropped (plain groups), any other is kept in v->g_idx. Its bytes count into v->packed_bytes.
-bool read_g_idx(PackedReader& reader, const std::string& name, const Located& where,
-                IntQuantView* v);
 
 // Little-endian int32 element i of a tensor's bytes.
 int32_t load_i32(std::span<const uint8_t> bytes, uint64_t i);

@@ -1,11 +1,14 @@
-// Small helpers both input adapters use: safetensors dtype -> float dtype, shapes in messages.
+// Small helpers the input adapters share: safetensors dtype -> float dtype, a float tensor as a
+// SourceTensor, and the SourceModel a reader class fills.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "format/safetensors.hpp"
+#include "source/model_dir.hpp"
 #include "source/source_model.hpp"
 
 namespace rebox::source_detail {
@@ -24,11 +27,26 @@ inline std::optional<FloatDtype> float_dtype(StDtype dtype) {
     }
 }
 
-// "[2048, 1024]"
-inline std::string shape_string(const std::vector<int64_t>& shape) {
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
+// A float tensor of a safetensors file as a SourceTensor (dtype already checked to be a float).
+inline SourceTensor float_tensor(const SafetensorsFile& file, const StTensorInfo& info,
+                                 FloatDtype dtype) {
+    SourceTensor tensor;
+    tensor.name = info.name;
+    tensor.shape = info.shape;
+    tensor.file = file.display_name();
+    tensor.float_dtype = dtype;
+    tensor.float_data = file.data(info);
+    return tensor;
+}
+
+// The SourceModel of `format` that Reader(model_dir, model).run() fills.
+template <typename Reader>
+SourceModel read_with(const ModelDir& model_dir, const char* format) {
+    SourceModel model;
+    model.dir = model_dir.path();
+    model.format = format;
+    Reader(model_dir, model).run();
+    return model;
 }
 
 }  // namespace rebox::source_detail

@@ -8,10 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include "../model/json_file.hpp"
+#include "prequant_config.hpp"
 #include "rebox/error.hpp"
 
 namespace rebox::verify_ref {
 namespace {
+
+constexpr std::initializer_list<const char*> kBlockKeys = {"quantization", "quantization_config"};
 
 struct Setting {
     bool quantized = true;
@@ -35,26 +38,6 @@ nlohmann::json read_config(const std::filesystem::path& path) {
     nlohmann::json root = nlohmann::json::parse(text, nullptr, false);
     if (root.is_discarded()) throw_input_error(path.string(), "", "not valid JSON");
     return root;
-}
-
-const nlohmann::json* find_block(const nlohmann::json& config, std::string* field) {
-    if (!config.is_object()) return nullptr;
-    for (const char* scope_key : {"", "text_config"}) {
-        const nlohmann::json* scope = &config;
-        if (*scope_key) {
-            const auto it = config.find(scope_key);
-            if (it == config.end() || !it->is_object()) continue;
-            scope = &*it;
-        }
-        for (const char* key : {"quantization", "quantization_config"}) {
-            const auto it = scope->find(key);
-            if (it != scope->end() && it->is_object()) {
-                *field = *scope_key ? std::string(scope_key) + "." + key : std::string(key);
-                return &*it;
-            }
-        }
-    }
-    return nullptr;
 }
 
 int64_t small_int(const nlohmann::json& object, const char* key) {
@@ -83,32 +66,13 @@ Setting parse_setting(const nlohmann::json& value) {
 
 MlxConfig parse_config(const nlohmann::json& root) {
     MlxConfig config;
-    const nlohmann::json* block = find_block(root, &config.field);
+    const nlohmann::json* block = find_quant_block(root, kBlockKeys, nullptr, &config.field);
     if (!block) return config;
     config.found = true;
     config.global = parse_setting(*block);
     for (const auto& [key, value] : block->items())
         if (value.is_object() || value.is_boolean()) config.overrides[key] = parse_setting(value);
     return config;
-}
-
-std::string shape_text(const std::vector<int64_t>& shape) {
-    std::string text = "[";
-    for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-    return text + "]";
-}
-
-bool float_dtype(StDtype dtype, SourceFloat* out) {
-    switch (dtype) {
-        case StDtype::F32:
-            return *out = SourceFloat::F32, true;
-        case StDtype::F16:
-            return *out = SourceFloat::F16, true;
-        case StDtype::BF16:
-            return *out = SourceFloat::BF16, true;
-        default:
-            return false;
-    }
 }
 
 struct Part {
@@ -159,7 +123,7 @@ void bind_module(const MlxConfig& config, const std::string& module, const Part&
     std::vector<int64_t> param_shape(wshape.begin(), wshape.end() - 1);
     param_shape.push_back(cols / s.group);
     SourceFloat dtype;
-    if (!float_dtype(scales.info->dtype, &dtype) || biases->info->dtype != scales.info->dtype)
+    if (!source_float(scales.info->dtype, &dtype) || biases->info->dtype != scales.info->dtype)
         return fail(module + ".scales/.biases",
                     std::string(st_dtype_name(scales.info->dtype)) + "/" +
                         std::string(st_dtype_name(biases->info->dtype)),
@@ -191,7 +155,7 @@ bool is_mlx_source(const SafetensorsModel& model, const std::filesystem::path& c
         if (file->metadata().count("mcq")) return false;
     std::string field;
     const nlohmann::json root = read_config(config_path);
-    const nlohmann::json* block = find_block(root, &field);
+    const nlohmann::json* block = find_quant_block(root, kBlockKeys, nullptr, &field);
     return block && (block->contains("bits") || block->contains("group_size"));
 }
 

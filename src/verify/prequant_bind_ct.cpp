@@ -23,7 +23,7 @@ bool read_weight_shape(const Part& part, int64_t* out, int64_t* in, SourceEntry&
         data.size() != (i64 ? 16u : 8u)) {
         entry.problem = error_message(
             part.file->display_name(), part.name(),
-            std::string(st_dtype_name(part.info->dtype)) + " " + dims_text(part.info->shape),
+            std::string(st_dtype_name(part.info->dtype)) + " " + shape_text(part.info->shape),
             "I32 or I64 [2] holding [out, in]");
         return false;
     }
@@ -64,7 +64,7 @@ void bind_ct_packed(const PrequantConfig& config, const std::string& module, con
     const int64_t per_word = 32 / bits;
     if (out < 1 || in < 1 || out > (int64_t{1} << 40) || in > (int64_t{1} << 40)) {
         entry.problem = error_message(shape_part->file->display_name(), shape_part->name(),
-                                      dims_text({out, in}), "positive [out, in]");
+                                      shape_text({out, in}), "positive [out, in]");
         return;
     }
     PrequantSource& s = entry.pq;
@@ -85,7 +85,7 @@ void bind_ct_packed(const PrequantConfig& config, const std::string& module, con
     if (!expect_part(packed, {StDtype::I32}, {out, static_cast<int64_t>(s.weight_words_per_row)},
                      why, entry))
         return;
-    if (!scale_dtype(scale->info->dtype, &s.scale_dtype))
+    if (!source_float(scale->info->dtype, &s.scale_dtype))
         return void(expect_part(*scale, {StDtype::BF16, StDtype::F16, StDtype::F32}, {out, groups},
                                 why, entry));
     if (!expect_part(*scale, {scale->info->dtype}, {out, groups}, why, entry)) return;
@@ -120,8 +120,8 @@ void bind_ct_int8(const PrequantConfig& config, const std::string& module, const
     const std::vector<int64_t>& sshape = scale.info->shape;
     if (wshape.size() != 2 || wshape[0] < 1 || wshape[1] < 1 || sshape.size() != 2 ||
         sshape[1] < 1 || wshape[1] % sshape[1] != 0) {
-        entry.problem = error_message(file, scale.name(), "shape " + dims_text(sshape),
-                                      "[out, groups] dividing weight " + dims_text(wshape));
+        entry.problem = error_message(file, scale.name(), "shape " + shape_text(sshape),
+                                      "[out, groups] dividing weight " + shape_text(wshape));
         return;
     }
     PrequantSource& s = entry.pq;
@@ -133,7 +133,7 @@ void bind_ct_int8(const PrequantConfig& config, const std::string& module, const
     s.group = s.in / s.groups;
     s.scales_per_row = s.groups;
     const std::vector<int64_t> param_shape = {wshape[0], sshape[1]};
-    if (!scale_dtype(scale.info->dtype, &s.scale_dtype))
+    if (!source_float(scale.info->dtype, &s.scale_dtype))
         return void(expect_part(scale, {StDtype::BF16, StDtype::F16, StDtype::F32}, param_shape, "",
                                 entry));
     if (!expect_part(scale, {scale.info->dtype}, param_shape, "", entry)) return;

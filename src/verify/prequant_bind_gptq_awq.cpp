@@ -5,6 +5,47 @@
 
 namespace rebox::verify_ref {
 
+namespace {
+
+// A module's qzeros and scales, both present (else a problem naming the missing one), scales
+// F16/BF16/F32 of scale_shape and qzeros I32 of zero_shape (else a problem saying `why`).
+bool find_zeros_scales(const std::string& file, const std::string& module, const Parts& parts,
+                       const char* format, const std::vector<int64_t>& scale_shape,
+                       const std::vector<int64_t>& zero_shape, const std::string& why,
+                       SourceEntry& entry, const Part** qzeros, const Part** scales) {
+    *qzeros = find_part(parts, module + ".qzeros");
+    *scales = find_part(parts, module + ".scales");
+    if (!*qzeros || !*scales) {
+        entry.problem = error_message(
+            file, module + (*qzeros ? ".scales" : ".qzeros"),
+            std::string("missing (") + format + " stores qweight, qzeros and scales)");
+        return false;
+    }
+    if (!source_float((*scales)->info->dtype, &entry.pq.scale_dtype)) {
+        expect_part(**scales, {StDtype::F16}, scale_shape, why, entry);
+        return false;
+    }
+    return expect_part(**scales, {(*scales)->info->dtype}, scale_shape, why, entry) &&
+           expect_part(**qzeros, {StDtype::I32}, zero_shape, why, entry);
+}
+
+// AWQ (gemm or gemv) stores no g_idx: one is a problem.
+bool awq_has_g_idx(const std::string& module, const Parts& parts, SourceEntry& entry) {
+    const Part* g_idx = find_part(parts, module + ".g_idx");
+    if (!g_idx) return false;
+    entry.problem = error_message(g_idx->file->display_name(), g_idx->name(), "AWQ has no g_idx",
+                                  "no such tensor");
+    return true;
+}
+
+void set_data(const Part& qweight, const Part& qzeros, const Part& scales, PrequantSource& s) {
+    s.weight = qweight.data();
+    s.zeros = qzeros.data();
+    s.scales = scales.data();
+}
+
+}  // namespace
+
 void bind_gptq(const PrequantConfig& config, const std::string& module, const Parts& parts,
                const Part& qweight, SourceEntry& entry) {
     const std::string file = qweight.file->display_name();
@@ -12,11 +53,11 @@ void bind_gptq(const PrequantConfig& config, const std::string& module, const Pa
     const std::vector<int64_t>& wshape = qweight.info->shape;
     if (qweight.info->dtype != StDtype::I32 || wshape.size() != 2 || wshape[0] < 1 ||
         wshape[1] < 1 || (wshape[0] * 32) % bits != 0 || (wshape[1] * bits) % 32 != 0) {
-        entry.problem =
-            error_message(file, qweight.name(),
-                          std::string(st_dtype_name(qweight.info->dtype)) + " " + dims_text(wshape),
-                          "I32 [in*bits/32, out] with out*bits a multiple of 32 at bits " +
-                              std::to_string(bits) + " (" + config.field + ".bits)");
+        entry.problem = error_message(
+            file, qweight.name(),
+            std::string(st_dtype_name(qweight.info->dtype)) + " " + shape_text(wshape),
+            "I32 [in*bits/32, out] with out*bits a multiple of 32 at bits " + std::to_string(bits) +
+                " (" + config.field + ".bits)");
         return;
     }
     PrequantSource& s = entry.pq;
@@ -29,20 +70,12 @@ void bind_gptq(const PrequantConfig& config, const std::string& module, const Pa
     s.zero_add = config.gptq_stores_zero_minus_one ? 1 : 0;
     s.zero_words_per_row = s.out * bits / 32;
     const int64_t groups = static_cast<int64_t>(s.groups), out = static_cast<int64_t>(s.out);
-    const std::string why = "from qweight " + dims_text(wshape) + ", " + config.field +
+    const std::string why = "from qweight " + shape_text(wshape) + ", " + config.field +
                             ".group_size " + std::to_string(config.group ? config.group : -1);
-    const Part* qzeros = find_part(parts, module + ".qzeros");
-    const Part* scales = find_part(parts, module + ".scales");
-    if (!qzeros || !scales) {
-        entry.problem = error_message(file, module + (qzeros ? ".scales" : ".qzeros"),
-                                      "missing (GPTQ stores qweight, qzeros and scales)");
-        return;
-    }
-    if (!scale_dtype(scales->info->dtype, &s.scale_dtype))
-        return void(expect_part(*scales, {StDtype::F16}, {groups, out}, why, entry));
-    if (!expect_part(*scales, {scales->info->dtype}, {groups, out}, why, entry) ||
-        !expect_part(*qzeros, {StDtype::I32}, {groups, static_cast<int64_t>(s.zero_words_per_row)},
-                     why, entry))
+    const Part *qzeros = nullptr, *scales = nullptr;
+    if (!find_zeros_scales(file, module, parts, "GPTQ", {groups, out},
+                           {groups, static_cast<int64_t>(s.zero_words_per_row)}, why, entry,
+                           &qzeros, &scales))
         return;
     if (const Part* g_idx = find_part(parts, module + ".g_idx")) {
         if (!expect_part(*g_idx, {StDtype::I32}, {static_cast<int64_t>(s.in)}, why, entry) ||
@@ -50,9 +83,7 @@ void bind_gptq(const PrequantConfig& config, const std::string& module, const Pa
             return;
         s.g_idx = g_idx->data();
     }
-    s.weight = qweight.data();
-    s.zeros = qzeros->data();
-    s.scales = scales->data();
+    set_data(qweight, *qzeros, *scales, s);
 }
 
 void bind_awq(const PrequantConfig& config, const std::string& module, const Parts& parts,
@@ -62,11 +93,11 @@ void bind_awq(const PrequantConfig& config, const std::string& module, const Par
     const int64_t group = config.group;
     if (qweight.info->dtype != StDtype::I32 || wshape.size() != 2 || wshape[0] < 1 ||
         wshape[1] < 1 || (group > 0 && wshape[0] % group != 0)) {
-        entry.problem =
-            error_message(file, qweight.name(),
-                          std::string(st_dtype_name(qweight.info->dtype)) + " " + dims_text(wshape),
-                          "I32 [in, out/8] with in a multiple of " + config.field + ".group_size " +
-                              std::to_string(group));
+        entry.problem = error_message(
+            file, qweight.name(),
+            std::string(st_dtype_name(qweight.info->dtype)) + " " + shape_text(wshape),
+            "I32 [in, out/8] with in a multiple of " + config.field + ".group_size " +
+                std::to_string(group));
         return;
     }
     PrequantSource& s = entry.pq;
@@ -77,28 +108,14 @@ void bind_awq(const PrequantConfig& config, const std::string& module, const Par
     s.group = group > 0 ? static_cast<uint64_t>(group) : s.in;
     s.groups = s.in / s.group;
     const int64_t groups = static_cast<int64_t>(s.groups), out = static_cast<int64_t>(s.out);
-    const std::string why = "from qweight " + dims_text(wshape) + ", " + config.field +
+    const std::string why = "from qweight " + shape_text(wshape) + ", " + config.field +
                             ".group_size " + std::to_string(group);
-    const Part* qzeros = find_part(parts, module + ".qzeros");
-    const Part* scales = find_part(parts, module + ".scales");
-    if (!qzeros || !scales) {
-        entry.problem = error_message(file, module + (qzeros ? ".scales" : ".qzeros"),
-                                      "missing (AWQ stores qweight, qzeros and scales)");
+    const Part *qzeros = nullptr, *scales = nullptr;
+    if (!find_zeros_scales(file, module, parts, "AWQ", {groups, out}, {groups, out / 8}, why, entry,
+                           &qzeros, &scales) ||
+        awq_has_g_idx(module, parts, entry))
         return;
-    }
-    if (!scale_dtype(scales->info->dtype, &s.scale_dtype))
-        return void(expect_part(*scales, {StDtype::F16}, {groups, out}, why, entry));
-    if (!expect_part(*scales, {scales->info->dtype}, {groups, out}, why, entry) ||
-        !expect_part(*qzeros, {StDtype::I32}, {groups, out / 8}, why, entry))
-        return;
-    if (const Part* g_idx = find_part(parts, module + ".g_idx")) {
-        entry.problem = error_message(g_idx->file->display_name(), g_idx->name(),
-                                      "AWQ has no g_idx", "no such tensor");
-        return;
-    }
-    s.weight = qweight.data();
-    s.zeros = qzeros->data();
-    s.scales = scales->data();
+    set_data(qweight, *qzeros, *scales, s);
 }
 
 // AutoAWQ's calculate_zeros_width, rewritten from docs/formats.md §5.2: the groups of a row in
@@ -116,11 +133,11 @@ void bind_awq_gemv(const PrequantConfig& config, const std::string& module, cons
     const int64_t group = config.group;
     if (qweight.info->dtype != StDtype::I32 || wshape.size() != 2 || wshape[0] < 1 ||
         wshape[1] < 1 || (group > 0 && (wshape[1] * 8) % group != 0)) {
-        entry.problem =
-            error_message(file, qweight.name(),
-                          std::string(st_dtype_name(qweight.info->dtype)) + " " + dims_text(wshape),
-                          "I32 [out, in/8] with in a multiple of " + config.field + ".group_size " +
-                              std::to_string(group) + " (AWQ gemv)");
+        entry.problem = error_message(
+            file, qweight.name(),
+            std::string(st_dtype_name(qweight.info->dtype)) + " " + shape_text(wshape),
+            "I32 [out, in/8] with in a multiple of " + config.field + ".group_size " +
+                std::to_string(group) + " (AWQ gemv)");
         return;
     }
     PrequantSource& s = entry.pq;
@@ -133,30 +150,15 @@ void bind_awq_gemv(const PrequantConfig& config, const std::string& module, cons
     s.zero_words_per_row = awq_gemv_zero_words(s.in, s.group);
     s.scales_per_row = 8 * s.zero_words_per_row;
     const int64_t out = static_cast<int64_t>(s.out);
-    const std::string why = "from qweight " + dims_text(wshape) + ", " + config.field +
+    const std::string why = "from qweight " + shape_text(wshape) + ", " + config.field +
                             ".group_size " + std::to_string(group) + ", AWQ gemv";
-    const Part* qzeros = find_part(parts, module + ".qzeros");
-    const Part* scales = find_part(parts, module + ".scales");
-    if (!qzeros || !scales) {
-        entry.problem = error_message(file, module + (qzeros ? ".scales" : ".qzeros"),
-                                      "missing (AWQ stores qweight, qzeros and scales)");
+    const Part *qzeros = nullptr, *scales = nullptr;
+    if (!find_zeros_scales(
+            file, module, parts, "AWQ", {out, static_cast<int64_t>(s.scales_per_row)},
+            {out, static_cast<int64_t>(s.zero_words_per_row)}, why, entry, &qzeros, &scales) ||
+        awq_has_g_idx(module, parts, entry))
         return;
-    }
-    const std::vector<int64_t> scale_shape = {out, static_cast<int64_t>(s.scales_per_row)};
-    if (!scale_dtype(scales->info->dtype, &s.scale_dtype))
-        return void(expect_part(*scales, {StDtype::F16}, scale_shape, why, entry));
-    if (!expect_part(*scales, {scales->info->dtype}, scale_shape, why, entry) ||
-        !expect_part(*qzeros, {StDtype::I32}, {out, static_cast<int64_t>(s.zero_words_per_row)},
-                     why, entry))
-        return;
-    if (const Part* g_idx = find_part(parts, module + ".g_idx")) {
-        entry.problem = error_message(g_idx->file->display_name(), g_idx->name(),
-                                      "AWQ has no g_idx", "no such tensor");
-        return;
-    }
-    s.weight = qweight.data();
-    s.zeros = qzeros->data();
-    s.scales = scales->data();
+    set_data(qweight, *qzeros, *scales, s);
 }
 
 }  // namespace rebox::verify_ref

@@ -9,9 +9,10 @@
 #include "rebox/error.hpp"
 
 namespace rebox::verify_ref {
-namespace {
 
-const nlohmann::json* find_block(const nlohmann::json& root, std::string* field) {
+const nlohmann::json* find_quant_block(const nlohmann::json& root,
+                                       std::initializer_list<const char*> keys,
+                                       const char* required_member, std::string* field) {
     if (!root.is_object()) return nullptr;
     for (const char* scope_key : {"", "text_config"}) {
         const nlohmann::json* scope = &root;
@@ -20,15 +21,19 @@ const nlohmann::json* find_block(const nlohmann::json& root, std::string* field)
             if (it == root.end() || !it->is_object()) continue;
             scope = &*it;
         }
-        const auto it = scope->find("quantization_config");
-        if (it != scope->end() && it->is_object() && it->contains("quant_method")) {
-            *field = *scope_key ? std::string(scope_key) + ".quantization_config"
-                                : std::string("quantization_config");
-            return &*it;
+        for (const char* key : keys) {
+            const auto it = scope->find(key);
+            if (it != scope->end() && it->is_object() &&
+                (!required_member || it->contains(required_member))) {
+                *field = *scope_key ? std::string(scope_key) + "." + key : std::string(key);
+                return &*it;
+            }
         }
     }
     return nullptr;
 }
+
+namespace {
 
 // An integer field (first of the spellings present), or `fallback` when none is.
 int64_t int_field(const nlohmann::json& block, std::initializer_list<const char*> keys,
@@ -166,7 +171,8 @@ void parse_compressed_tensors(const nlohmann::json& block, PrequantConfig& confi
 
 PrequantConfig parse_prequant_config(const nlohmann::json& root) {
     PrequantConfig config;
-    const nlohmann::json* block = find_block(root, &config.field);
+    const nlohmann::json* block =
+        find_quant_block(root, {"quantization_config"}, "quant_method", &config.field);
     if (!block) return config;
     const std::string method = string_field(*block, "quant_method");
     if (method == "gptq")

@@ -37,6 +37,13 @@ struct PrequantConfig {
 // method none when config.json has no quantization_config with a quant_method (MLX's copy of its
 // "quantization" block has none); unknown with a problem for a quant_method other than gptq, awq,
 // compressed-tensors. Throws rebox::Error (input) when config.json exists but is not JSON.
+// The first object under one of `keys` in config.json's top level, else in its text_config, that
+// has `required_member` (any object when null); *field says where ("text_config.quantization").
+// verify's one look-up of a quantization block (MLX and GPTQ/AWQ/compressed-tensors).
+const nlohmann::json* find_quant_block(const nlohmann::json& root,
+                                       std::initializer_list<const char*> keys,
+                                       const char* required_member, std::string* field);
+
 PrequantConfig read_prequant_config(const std::filesystem::path& config_path);
 
 // The same from a parsed document (tests).

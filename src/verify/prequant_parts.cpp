@@ -6,28 +6,9 @@
 
 namespace rebox::verify_ref {
 
-std::string dims_text(const std::vector<int64_t>& shape) {
-    std::string text = "[";
-    for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-    return text + "]";
-}
-
 const Part* find_part(const Parts& parts, const std::string& name) {
     const auto it = parts.find(name);
     return it == parts.end() ? nullptr : &it->second;
-}
-
-bool scale_dtype(StDtype dtype, SourceFloat* out) {
-    switch (dtype) {
-        case StDtype::F16:
-            return *out = SourceFloat::F16, true;
-        case StDtype::BF16:
-            return *out = SourceFloat::BF16, true;
-        case StDtype::F32:
-            return *out = SourceFloat::F32, true;
-        default:
-            return false;
-    }
 }
 
 bool expect_part(const Part& part, std::initializer_list<StDtype> dtypes,
@@ -42,8 +23,8 @@ bool expect_part(const Part& part, std::initializer_list<StDtype> dtypes,
     if (dtype_ok && part.info->shape == shape) return true;
     entry.problem = error_message(
         part.file->display_name(), part.name(),
-        std::string(st_dtype_name(part.info->dtype)) + " " + dims_text(part.info->shape),
-        dtype_names + " " + dims_text(shape) + (why.empty() ? std::string() : " (" + why + ")"));
+        std::string(st_dtype_name(part.info->dtype)) + " " + shape_text(part.info->shape),
+        dtype_names + " " + shape_text(shape) + (why.empty() ? std::string() : " (" + why + ")"));
     return false;
 }
 

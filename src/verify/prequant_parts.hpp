@@ -25,10 +25,7 @@ struct Part {
 
 using Parts = std::map<std::string, Part>;  // every tensor of the model by name
 
-std::string dims_text(const std::vector<int64_t>& shape);
 const Part* find_part(const Parts& parts, const std::string& name);
-// F16 / BF16 / F32 scales; false for any other dtype.
-bool scale_dtype(StDtype dtype, SourceFloat* out);
 inline uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 // Checks one part's dtype and shape; on failure sets entry.problem and returns false.
 bool expect_part(const Part& part, std::initializer_list<StDtype> dtypes,

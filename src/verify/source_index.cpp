@@ -10,6 +10,26 @@
 #include "ref_lsb0.hpp"
 
 namespace rebox::verify_ref {
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+    std::string text = "[";
+    for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+    return text + "]";
+}
+
+bool source_float(StDtype dtype, SourceFloat* out) {
+    switch (dtype) {
+        case StDtype::F32:
+            return *out = SourceFloat::F32, true;
+        case StDtype::F16:
+            return *out = SourceFloat::F16, true;
+        case StDtype::BF16:
+            return *out = SourceFloat::BF16, true;
+        default:
+            return false;
+    }
+}
+
 namespace {
 
 constexpr std::string_view kSuffixes[] = {".qcodes", ".scales", ".mins"};
@@ -21,12 +41,6 @@ bool ends_with(std::string_view text, std::string_view suffix) {
 struct Triple {
     const StTensorInfo* parts[3] = {nullptr, nullptr, nullptr};  // qcodes, scales, mins
 };
-
-std::string shape_text(const std::vector<int64_t>& shape) {
-    std::string text = "[";
-    for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-    return text + "]";
-}
 
 // Fills entry.quant from the triple and the metadata entry, or sets entry.problem.
 void bind_quantized(const SafetensorsFile& file, const Triple& triple, const McqEntry& meta,

@@ -1,6 +1,7 @@
 // The source side's tensor list as verify sees it, built from SafetensorsModel and verify's own mcq
 // metadata parse: every quantized triple <name>.qcodes/.scales/.mins (with its metadata entry) and
-// every plain tensor, looked up by the name without a "model." prefix.
+// every plain tensor, looked up by the name without a "model." prefix. Also verify's own shape text
+// and float dtype mapping, used by all of verify/.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +38,12 @@ struct SourceIndex {
 
 // The model must stay alive while the index is used (spans point into its mappings).
 SourceIndex index_source(const SafetensorsModel& model);
+
+// "[2048, 1024]": verify's own shape text for its messages (one for all of verify/).
+std::string shape_text(const std::vector<int64_t>& shape);
+
+// F32/F16/BF16 as a SourceFloat; false for every other dtype (one for all of verify/).
+bool source_float(StDtype dtype, SourceFloat* out);
 
 // Fills entry.float_dtype/float_data of a plain F32/F16/BF16 tensor, or sets entry.problem.
 void bind_plain(const SafetensorsFile& file, const StTensorInfo& info, SourceEntry& entry);

@@ -38,6 +38,7 @@
 namespace rebox {
 namespace {
 
+using verify_ref::shape_text;
 using verify_ref::SourceEntry;
 using verify_ref::SourceIndex;
 using verify_ref::ValueJob;
@@ -52,12 +53,6 @@ std::vector<int64_t> hf_order_shape(const std::vector<int64_t>& ne) {
 std::vector<int64_t> trimmed(std::vector<int64_t> shape) {
     while (shape.size() > 1 && shape.front() == 1) shape.erase(shape.begin());
     return shape;
-}
-
-std::string shape_text(const std::vector<int64_t>& shape) {
-    std::string text = "[";
-    for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-    return text + "]";
 }
 
 // Sets check.problem when the pair cannot be compared, else fills job. vocab_slice (gemma3
@@ -162,6 +157,19 @@ struct GeneratedTensor {
     bool seen = false;
 };
 
+// A comparison's outcome in the tensor's check: the mismatch count, the largest error and the
+// first differing value's bits.
+void record_comparison(const verify_ref::CompareResult& result, TensorCheck& check) {
+    check.mismatches = result.mismatches;
+    check.identical = result.mismatches == 0;
+    check.max_abs_error = result.max_abs_error;
+    if (result.mismatches > 0) {
+        check.first_diff = result.first_diff;
+        check.expected_bits = result.expected_bits;
+        check.got_bits = result.got_bits;
+    }
+}
+
 void check_generated(const GgufSet& gguf, const GgufSet::Tensor& tensor,
                      const GeneratedTensor& generated, TensorCheck& check) {
     const GgufTensorInfo& info = *tensor.info;
@@ -184,14 +192,7 @@ void check_generated(const GgufSet& gguf, const GgufSet::Tensor& tensor,
     std::memcpy(got.data(), data.data(), data.size());
     verify_ref::CompareResult result;
     verify_ref::compare_values(expected, got, 0, result);
-    check.mismatches = result.mismatches;
-    check.identical = result.mismatches == 0;
-    check.max_abs_error = result.max_abs_error;
-    if (result.mismatches > 0) {
-        check.first_diff = result.first_diff;
-        check.expected_bits = result.expected_bits;
-        check.got_bits = result.got_bits;
-    }
+    record_comparison(result, check);
 }
 
 bool has_extra(const arch::Architecture& arch, arch::ExtraTensor wanted) {
@@ -535,14 +536,7 @@ VerifyReport VerifySession::finish() {
     for (size_t j = 0; j < jobs.size(); ++j) {
         TensorCheck& check = report.tensors[job_tensor[j]];
         const verify_ref::CompareResult& result = jobs[j].result;
-        check.mismatches = result.mismatches;
-        check.identical = result.mismatches == 0;
-        check.max_abs_error = result.max_abs_error;
-        if (result.mismatches > 0) {
-            check.first_diff = result.first_diff;
-            check.expected_bits = result.expected_bits;
-            check.got_bits = result.got_bits;
-        }
+        record_comparison(result, check);
         if (result.source_inexact_index != std::numeric_limits<uint64_t>::max()) {
             const SourceEntry& source = *jobs[j].source;
             char value[32];

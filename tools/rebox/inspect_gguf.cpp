@@ -13,6 +13,7 @@
 #include "format/gguf_file.hpp"
 #include "format/gguf_shards.hpp"
 #include "format/mapped_file.hpp"
+#include "format/shape_text.hpp"
 #include "gguf_tools/trailing_data.hpp"
 #include "inspect.hpp"
 #include "rebox/error.hpp"
@@ -20,6 +21,8 @@
 
 namespace rebox::cli {
 namespace {
+
+using detail::dims_text;
 
 using Json = nlohmann::ordered_json;
 
@@ -133,12 +136,6 @@ void print_json(const std::string& path, const GgufFile& file, const GgufSet* se
     std::fputc('\n', stdout);
 }
 
-std::string join_ne(const std::vector<int64_t>& ne) {
-    std::string out;
-    for (size_t i = 0; i < ne.size(); ++i) out += (i ? ", " : "") + std::to_string(ne[i]);
-    return out;
-}
-
 void print_totals(const std::map<GgmlType, TypeTotal>& totals) {
     TypeTotal all;
     for (const auto& [type, total] : totals) {
@@ -174,15 +171,15 @@ void print_text(const std::string& path, const GgufFile& file, const GgufSet* se
     int ne_width = 2;
     for (const GgufTensorInfo& t : file.tensors()) {
         name_width = std::max(name_width, static_cast<int>(t.name.size()));
-        ne_width = std::max(ne_width, static_cast<int>(join_ne(t.ne).size()));
+        ne_width = std::max(ne_width, static_cast<int>(dims_text(t.ne).size()));
     }
     std::printf("  %5s  %-*s  %-*s  %-7s  %12s  %12s\n", "#", name_width, "name", ne_width, "ne",
                 "type", "offset", "bytes");
     index = 0;
     for (const GgufTensorInfo& t : file.tensors()) {
         std::printf("  %5zu  %-*s  %-*s  %-7s  %12" PRIu64 "  %12" PRIu64 "\n", index++, name_width,
-                    t.name.c_str(), ne_width, join_ne(t.ne).c_str(), ggml_type_name(t.type).c_str(),
-                    t.offset, t.nbytes);
+                    t.name.c_str(), ne_width, dims_text(t.ne).c_str(),
+                    ggml_type_name(t.type).c_str(), t.offset, t.nbytes);
     }
 
     std::printf("* totals by type\n");

@@ -7,10 +7,13 @@
 #include <nlohmann/json.hpp>
 
 #include "format/safetensors.hpp"
+#include "format/shape_text.hpp"
 #include "inspect.hpp"
 
 namespace rebox::cli {
 namespace {
+
+using detail::shape_text;
 
 using Json = nlohmann::ordered_json;
 
@@ -19,12 +22,6 @@ Json parse_mcq(const std::string& key, const std::string& value) {
     if (key != "mcq") return Json();
     Json parsed = Json::parse(value, nullptr, /*allow_exceptions=*/false);
     return parsed.is_discarded() ? Json() : parsed;
-}
-
-std::string join_shape(const std::vector<int64_t>& shape) {
-    std::string out = "[";
-    for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-    return out + "]";
 }
 
 void print_json(const std::string& path, const SafetensorsFile& file) {
@@ -76,7 +73,7 @@ void print_text(const std::string& path, const SafetensorsFile& file) {
     int shape_width = 5;
     for (const StTensorInfo& t : file.tensors()) {
         name_width = std::max(name_width, static_cast<int>(t.name.size()));
-        shape_width = std::max(shape_width, static_cast<int>(join_shape(t.shape).size()));
+        shape_width = std::max(shape_width, static_cast<int>(shape_text(t.shape).size()));
     }
     std::printf("  %5s  %-*s  %-7s  %-*s  %12s  %12s\n", "#", name_width, "name", "dtype",
                 shape_width, "shape", "begin", "end");
@@ -84,7 +81,7 @@ void print_text(const std::string& path, const SafetensorsFile& file) {
     for (const StTensorInfo& t : file.tensors()) {
         std::printf("  %5zu  %-*s  %-7s  %-*s  %12" PRIu64 "  %12" PRIu64 "\n", index++, name_width,
                     t.name.c_str(), std::string(st_dtype_name(t.dtype)).c_str(), shape_width,
-                    join_shape(t.shape).c_str(), t.begin, t.end);
+                    shape_text(t.shape).c_str(), t.begin, t.end);
     }
 }
 
