@@ -7,7 +7,7 @@
 
 #include "rebox/error.hpp"
 
-namespace rebox::verify_ref {
+namespace rebox::verify_ref::mcq {
 namespace {
 
 bool read_unsigned(const nlohmann::json& object, const char* key, uint64_t* out) {
@@ -24,7 +24,7 @@ bool read_unsigned(const nlohmann::json& object, const char* key, uint64_t* out)
 }
 
 // Empty string when the entry is valid (entry filled), else what is wrong.
-std::string parse_entry(const nlohmann::json& item, McqEntry* entry, std::string* expected) {
+std::string parse_entry(const nlohmann::json& item, Entry* entry, std::string* expected) {
     const auto fail = [expected](std::string expectation, std::string what) {
         *expected = std::move(expectation);
         return what;
@@ -62,9 +62,9 @@ std::string parse_entry(const nlohmann::json& item, McqEntry* entry, std::string
 
 }  // namespace
 
-McqMetadata parse_mcq_metadata(std::string_view json_text, const std::string& file_name,
-                               std::vector<std::string>& problems) {
-    McqMetadata metadata;
+FileMetadata parse_file_metadata(std::string_view json_text, const std::string& file_name,
+                                 std::vector<std::string>& problems) {
+    FileMetadata metadata;
     const nlohmann::json root =
         nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
     if (root.is_discarded() || !root.is_object()) {
@@ -85,16 +85,16 @@ McqMetadata parse_mcq_metadata(std::string_view json_text, const std::string& fi
         return metadata;
     }
     for (const auto& [name, item] : tensors->items()) {
-        McqEntry entry;
+        Entry entry;
         std::string expected;
         const std::string what = parse_entry(item, &entry, &expected);
         if (!what.empty()) {
             problems.push_back(error_message(file_name, name, "mcq metadata: " + what, expected));
             continue;
         }
-        metadata.tensors.emplace(name, std::move(entry));
+        metadata.entries.emplace(name, std::move(entry));
     }
     return metadata;
 }
 
-}  // namespace rebox::verify_ref
+}  // namespace rebox::verify_ref::mcq

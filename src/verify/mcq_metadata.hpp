@@ -10,21 +10,21 @@
 #include <string_view>
 #include <vector>
 
-namespace rebox::verify_ref {
+namespace rebox::verify_ref::mcq {
 
-struct McqEntry {
+struct Entry {
     unsigned bits = 0;           // 1..8
     uint64_t group = 0;          // >= 1, divides rows*cols
     std::vector<int64_t> shape;  // [rows, cols], both >= 1
     uint64_t element_count = 0;  // rows*cols (no overflow)
 };
 
-struct McqMetadata {
-    std::map<std::string, McqEntry> tensors;  // by the name the metadata lists
+struct FileMetadata {
+    std::map<std::string, Entry> entries;  // by the tensor name the metadata lists
 };
 
 // file_name is used in problem lines ("FILE: __metadata__.mcq[.NAME]: what (expected ...)").
-McqMetadata parse_mcq_metadata(std::string_view json_text, const std::string& file_name,
-                               std::vector<std::string>& problems);
+FileMetadata parse_file_metadata(std::string_view json_text, const std::string& file_name,
+                                 std::vector<std::string>& problems);
 
-}  // namespace rebox::verify_ref
+}  // namespace rebox::verify_ref::mcq

@@ -82,7 +82,7 @@ struct Part {
 
 // Fills entry (name P.weight) from the three parts, or sets entry.problem.
 void bind_module(const MlxConfig& config, const std::string& module, const Part& weight,
-                 const Part& scales, const Part* biases, SourceEntry& entry) {
+                 const Part& scales, const Part* biases, SourceTensor& entry) {
     const std::string& file = weight.file->display_name();
     const auto fail = [&](const std::string& field, const std::string& what,
                           const std::string& expected = "") {
@@ -136,10 +136,9 @@ void bind_module(const MlxConfig& config, const std::string& module, const Part&
     entry.shape.assign(wshape.begin(), wshape.end() - 1);
     entry.shape.push_back(cols);
     entry.element_count = static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols);
-    entry.quant =
-        QuantizedSource{weight.file->data(*weight.info),   scales.file->data(*scales.info),
-                        biases->file->data(*biases->info), static_cast<unsigned>(s.bits),
-                        static_cast<uint64_t>(s.group),    dtype};
+    entry.quant = QuantView{weight.file->data(*weight.info),   scales.file->data(*scales.info),
+                            biases->file->data(*biases->info), static_cast<unsigned>(s.bits),
+                            static_cast<uint64_t>(s.group),    dtype};
 }
 
 std::string strip(const std::string& name, const std::string& suffix) {
@@ -188,7 +187,7 @@ SourceIndex index_mlx_source(const SafetensorsModel& model,
                                                            "biases without " + module + ".scales"));
                 continue;
             }
-            SourceEntry entry;
+            SourceTensor entry;
             entry.name = info.name;
             entry.file = file_name;
             module = strip(info.name, ".weight");

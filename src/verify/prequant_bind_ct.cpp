@@ -16,7 +16,7 @@ bool has_format(const PrequantConfig& config, std::initializer_list<const char*>
 }
 
 // weight_shape: 2 integers [out, in].
-bool read_weight_shape(const Part& part, int64_t* out, int64_t* in, SourceEntry& entry) {
+bool read_weight_shape(const Part& part, int64_t* out, int64_t* in, SourceTensor& entry) {
     const std::span<const uint8_t> data = part.data();
     const bool i64 = part.info->dtype == StDtype::I64;
     if ((part.info->dtype != StDtype::I32 && !i64) || part.info->shape != std::vector<int64_t>{2} ||
@@ -41,7 +41,7 @@ bool read_weight_shape(const Part& part, int64_t* out, int64_t* in, SourceEntry&
 }  // namespace
 
 void bind_ct_packed(const PrequantConfig& config, const std::string& module, const Parts& parts,
-                    const Part& packed, SourceEntry& entry) {
+                    const Part& packed, SourceTensor& entry) {
     const std::string file = packed.file->display_name();
     if (!has_format(config, {"pack-quantized"})) {
         entry.problem = error_message(file, packed.name(),
@@ -107,7 +107,7 @@ void bind_ct_packed(const PrequantConfig& config, const std::string& module, con
 }
 
 void bind_ct_int8(const PrequantConfig& config, const std::string& module, const Parts& parts,
-                  const Part& weight, const Part& scale, SourceEntry& entry) {
+                  const Part& weight, const Part& scale, SourceTensor& entry) {
     const std::string file = weight.file->display_name();
     if (!has_format(config, {"int-quantized", "naive-quantized"})) {
         entry.problem = error_message(file, weight.name(),

@@ -12,7 +12,7 @@ namespace {
 bool find_zeros_scales(const std::string& file, const std::string& module, const Parts& parts,
                        const char* format, const std::vector<int64_t>& scale_shape,
                        const std::vector<int64_t>& zero_shape, const std::string& why,
-                       SourceEntry& entry, const Part** qzeros, const Part** scales) {
+                       SourceTensor& entry, const Part** qzeros, const Part** scales) {
     *qzeros = find_part(parts, module + ".qzeros");
     *scales = find_part(parts, module + ".scales");
     if (!*qzeros || !*scales) {
@@ -30,7 +30,7 @@ bool find_zeros_scales(const std::string& file, const std::string& module, const
 }
 
 // AWQ (gemm or gemv) stores no g_idx: one is a problem.
-bool awq_has_g_idx(const std::string& module, const Parts& parts, SourceEntry& entry) {
+bool awq_has_g_idx(const std::string& module, const Parts& parts, SourceTensor& entry) {
     const Part* g_idx = find_part(parts, module + ".g_idx");
     if (!g_idx) return false;
     entry.problem = error_message(g_idx->file->display_name(), g_idx->name(), "AWQ has no g_idx",
@@ -47,7 +47,7 @@ void set_data(const Part& qweight, const Part& qzeros, const Part& scales, Prequ
 }  // namespace
 
 void bind_gptq(const PrequantConfig& config, const std::string& module, const Parts& parts,
-               const Part& qweight, SourceEntry& entry) {
+               const Part& qweight, SourceTensor& entry) {
     const std::string file = qweight.file->display_name();
     const unsigned bits = static_cast<unsigned>(config.bits);
     const std::vector<int64_t>& wshape = qweight.info->shape;
@@ -87,7 +87,7 @@ void bind_gptq(const PrequantConfig& config, const std::string& module, const Pa
 }
 
 void bind_awq(const PrequantConfig& config, const std::string& module, const Parts& parts,
-              const Part& qweight, SourceEntry& entry) {
+              const Part& qweight, SourceTensor& entry) {
     const std::string file = qweight.file->display_name();
     const std::vector<int64_t>& wshape = qweight.info->shape;
     const int64_t group = config.group;
@@ -127,7 +127,7 @@ uint64_t awq_gemv_zero_words(uint64_t in, uint64_t group) {
 }
 
 void bind_awq_gemv(const PrequantConfig& config, const std::string& module, const Parts& parts,
-                   const Part& qweight, SourceEntry& entry) {
+                   const Part& qweight, SourceTensor& entry) {
     const std::string file = qweight.file->display_name();
     const std::vector<int64_t>& wshape = qweight.info->shape;
     const int64_t group = config.group;

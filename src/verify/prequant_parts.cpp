@@ -12,7 +12,7 @@ const Part* find_part(const Parts& parts, const std::string& name) {
 }
 
 bool expect_part(const Part& part, std::initializer_list<StDtype> dtypes,
-                 const std::vector<int64_t>& shape, const std::string& why, SourceEntry& entry) {
+                 const std::vector<int64_t>& shape, const std::string& why, SourceTensor& entry) {
     bool dtype_ok = false;
     std::string dtype_names;
     for (StDtype d : dtypes) {
@@ -28,7 +28,7 @@ bool expect_part(const Part& part, std::initializer_list<StDtype> dtypes,
     return false;
 }
 
-bool check_g_idx(const Part& part, uint64_t groups, SourceEntry& entry) {
+bool check_g_idx(const Part& part, uint64_t groups, SourceTensor& entry) {
     const std::span<const uint8_t> data = part.data();
     for (uint64_t k = 0; k < data.size() / 4; ++k) {
         const int32_t g = static_cast<int32_t>(load_u32le(data.data() + 4 * k));

@@ -46,7 +46,7 @@ SourceIndex index_prequant_source(const SafetensorsModel& model, const PrequantC
     if (!config.problem.empty()) index.problems.push_back("config.json: " + config.problem);
     if (config.method == PrequantMethod::unknown) {  // no layout to read: every tensor as stored
         for (const auto& [name, part] : parts) {
-            SourceEntry entry;
+            SourceTensor entry;
             entry.name = name;
             entry.file = part.file->display_name();
             entry.shape = part.info->shape;
@@ -76,7 +76,7 @@ SourceIndex index_prequant_source(const SafetensorsModel& model, const PrequantC
         }
         if (is_part) continue;
 
-        SourceEntry entry;
+        SourceTensor entry;
         entry.file = file_name;
         std::string module = strip(name, main_suffix);
         const Part* ct_int8_scale = nullptr;

@@ -23,7 +23,7 @@ inline float param_at(std::span<const uint8_t> values, uint64_t index) {
 
 // The group loop for one parameter type (a constant, so each group's scale and min load inline).
 template <SourceFloat Dtype>
-void scale_codes(const QuantizedSource& source, uint64_t first, const uint8_t* codes,
+void scale_codes(const QuantView& source, uint64_t first, const uint8_t* codes,
                  std::span<float> out) {
     uint64_t index = first;
     size_t k = 0;
@@ -44,8 +44,8 @@ void scale_codes(const QuantizedSource& source, uint64_t first, const uint8_t* c
 
 }  // namespace
 
-void expected_from_quantized(const QuantizedSource& source, uint64_t first,
-                             std::span<uint8_t> codes, std::span<float> out) {
+void expected_from_quantized(const QuantView& source, uint64_t first, std::span<uint8_t> codes,
+                             std::span<float> out) {
     const std::span<uint8_t> chunk_codes = codes.first(out.size());
     extract_lsb0_codes(source.qcodes, source.bits, first, chunk_codes);
     switch (source.param_dtype) {

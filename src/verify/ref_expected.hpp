@@ -18,7 +18,7 @@ inline float mcq_value(uint8_t code, float scale, float min) {
 
 enum class SourceFloat { F32, F16, BF16 };
 
-struct QuantizedSource {
+struct QuantView {
     std::span<const uint8_t> qcodes;  // the lsb0 stream
     std::span<const uint8_t> scales;  // param_dtype little-endian, one per group
     std::span<const uint8_t> mins;    // param_dtype little-endian, one per group (MLX: biases)
@@ -28,8 +28,8 @@ struct QuantizedSource {
 };
 
 // Values first .. first+out.size()-1; codes is scratch of at least out.size() bytes.
-void expected_from_quantized(const QuantizedSource& source, uint64_t first,
-                             std::span<uint8_t> codes, std::span<float> out);
+void expected_from_quantized(const QuantView& source, uint64_t first, std::span<uint8_t> codes,
+                             std::span<float> out);
 
 // Values first .. first+out.size()-1 of a float source tensor with raw bytes `data`.
 void expected_from_float(SourceFloat dtype, std::span<const uint8_t> data, uint64_t first,

@@ -43,8 +43,8 @@ struct Triple {
 };
 
 // Fills entry.quant from the triple and the metadata entry, or sets entry.problem.
-void bind_quantized(const SafetensorsFile& file, const Triple& triple, const McqEntry& meta,
-                    SourceEntry& entry) {
+void bind_quantized(const SafetensorsFile& file, const Triple& triple, const mcq::Entry& meta,
+                    SourceTensor& entry) {
     const StTensorInfo& qcodes = *triple.parts[0];
     const StTensorInfo& scales = *triple.parts[1];
     const StTensorInfo& mins = *triple.parts[2];
@@ -69,8 +69,8 @@ void bind_quantized(const SafetensorsFile& file, const Triple& triple, const Mcq
             return;
         }
     }
-    entry.quant = QuantizedSource{file.data(qcodes), file.data(scales), file.data(mins), meta.bits,
-                                  meta.group};
+    entry.quant =
+        QuantView{file.data(qcodes), file.data(scales), file.data(mins), meta.bits, meta.group};
     if (!lsb0_padding_is_zero(entry.quant.qcodes, meta.bits, n))
         entry.problem = error_message(file.display_name(), entry.name + ".qcodes",
                                       "non-zero padding bits after the last code");
@@ -78,7 +78,7 @@ void bind_quantized(const SafetensorsFile& file, const Triple& triple, const Mcq
 
 }  // namespace
 
-void bind_plain(const SafetensorsFile& file, const StTensorInfo& info, SourceEntry& entry) {
+void bind_plain(const SafetensorsFile& file, const StTensorInfo& info, SourceTensor& entry) {
     size_t value_size = 0;
     switch (info.dtype) {
         case StDtype::F32:
@@ -122,14 +122,14 @@ void index_file(const SafetensorsFile& file, SourceIndex& index) {
         if (!part) plain.push_back(&info);
     }
 
-    McqMetadata metadata;
+    mcq::FileMetadata metadata;
     const auto mcq = file.metadata().find("mcq");
     if (mcq != file.metadata().end())
-        metadata = parse_mcq_metadata(mcq->second, file_name, index.problems);
+        metadata = mcq::parse_file_metadata(mcq->second, file_name, index.problems);
     std::set<std::string> used_metadata;
 
     for (const auto& [base, triple] : triples) {
-        SourceEntry entry;
+        SourceTensor entry;
         entry.name = base;
         entry.file = file_name;
         entry.quantized = true;
@@ -138,13 +138,13 @@ void index_file(const SafetensorsFile& file, SourceIndex& index) {
                 entry.problem = error_message(file_name, base + std::string(kSuffixes[k]),
                                               "part of the quantized triple is missing");
         }
-        auto meta = metadata.tensors.find(base);
+        auto meta = metadata.entries.find(base);
         if (meta ==
-            metadata.tensors.end()) {  // the metadata may spell the name with/without model.
-            for (auto it = metadata.tensors.begin(); it != metadata.tensors.end(); ++it)
+            metadata.entries.end()) {  // the metadata may spell the name with/without model.
+            for (auto it = metadata.entries.begin(); it != metadata.entries.end(); ++it)
                 if (strip_model_prefix(it->first) == strip_model_prefix(base)) meta = it;
         }
-        if (meta == metadata.tensors.end()) {
+        if (meta == metadata.entries.end()) {
             if (entry.problem.empty())
                 entry.problem =
                     error_message(file_name, base, "quantized tensor has no mcq metadata entry",
@@ -157,13 +157,13 @@ void index_file(const SafetensorsFile& file, SourceIndex& index) {
         }
         index.entries.push_back(std::move(entry));
     }
-    for (const auto& [name, meta] : metadata.tensors) {
+    for (const auto& [name, meta] : metadata.entries) {
         if (!used_metadata.count(name))
             index.problems.push_back(error_message(
                 file_name, name, "mcq metadata entry has no .qcodes/.scales/.mins tensors"));
     }
     for (const StTensorInfo* info : plain) {
-        SourceEntry entry;
+        SourceTensor entry;
         entry.name = info->name;
         entry.file = file_name;
         entry.shape = info->shape;

@@ -16,13 +16,13 @@
 
 namespace rebox::verify_ref {
 
-struct SourceEntry {
+struct SourceTensor {
     std::string name;            // HF name as stored (for quantized: the base name without .qcodes)
     std::string file;            // display name of the file holding it
     std::vector<int64_t> shape;  // logical HF shape (metadata shape for quantized)
     uint64_t element_count = 0;
     bool quantized = false;
-    QuantizedSource quant;  // when quantized mcq-v1 / MLX (sizes already checked)
+    QuantView quant;        // when quantized mcq-v1 / MLX (sizes already checked)
     bool prequant = false;  // quantized GPTQ / AWQ / compressed-tensors: values from `pq`
     PrequantSource pq;      // when prequant (shapes, dtypes and g_idx range already checked)
     SourceFloat float_dtype = SourceFloat::F32;
@@ -31,7 +31,7 @@ struct SourceEntry {
 };
 
 struct SourceIndex {
-    std::vector<SourceEntry> entries;
+    std::vector<SourceTensor> entries;
     std::map<std::string, size_t> by_stripped_name;  // strip_model_prefix(name) -> entry
     std::vector<std::string> problems;               // orphan parts, metadata without tensors, ...
 };
@@ -46,7 +46,7 @@ std::string shape_text(const std::vector<int64_t>& shape);
 bool source_float(StDtype dtype, SourceFloat* out);
 
 // Fills entry.float_dtype/float_data of a plain F32/F16/BF16 tensor, or sets entry.problem.
-void bind_plain(const SafetensorsFile& file, const StTensorInfo& info, SourceEntry& entry);
+void bind_plain(const SafetensorsFile& file, const StTensorInfo& info, SourceTensor& entry);
 
 // Adds entry `i` of index.entries to by_stripped_name (a second spelling becomes a problem).
 void add_by_stripped_name(SourceIndex& index, size_t i);

@@ -43,7 +43,7 @@ uint64_t source_float_width(SourceFloat dtype) { return dtype == SourceFloat::F3
 
 // Expected values [begin, begin+out.size()) of the GGUF tensor: the source's values at the same
 // index, or for a permuted tensor at the same place of the source row that GGUF row holds.
-void fill_from(const SourceEntry& source, uint64_t source_first, std::span<uint8_t> codes,
+void fill_from(const SourceTensor& source, uint64_t source_first, std::span<uint8_t> codes,
                std::span<float> part, CompareResult& result) {
     if (source.prequant) {
         PrequantInexact inexact;
@@ -60,7 +60,7 @@ void fill_from(const SourceEntry& source, uint64_t source_first, std::span<uint8
 
 void expected_values(const ValueJob& job, uint64_t begin, std::span<uint8_t> codes,
                      std::span<float> out, CompareResult& result) {
-    const SourceEntry& source = *job.source;
+    const SourceTensor& source = *job.source;
     const auto fill = [&](uint64_t source_first, std::span<float> part) {
         fill_from(source, source_first, codes, part, result);
     };
@@ -93,14 +93,14 @@ void expected_values(const ValueJob& job, uint64_t begin, std::span<uint8_t> cod
 
 // Appends the source byte ranges values [first, last) of `source` read (codes, scales, mins or the
 // float data), clipped to the arrays.
-void append_source_bytes(const SourceEntry& source, uint64_t first, uint64_t last,
+void append_source_bytes(const SourceTensor& source, uint64_t first, uint64_t last,
                          std::vector<std::span<const uint8_t>>& parts) {
     if (!source.quantized) {
         const uint64_t width = source_float_width(source.float_dtype);
         parts.push_back(clipped(source.float_data, first * width, last * width));
         return;
     }
-    const QuantizedSource& q = source.quant;
+    const QuantView& q = source.quant;
     const uint64_t group = std::max<uint64_t>(q.group, 1);
     const uint64_t group_begin = first / group, group_end = (last + group - 1) / group;
     parts.push_back(clipped(q.qcodes, first * q.bits / 8, (last * q.bits + 7) / 8));
@@ -112,7 +112,7 @@ void append_source_bytes(const SourceEntry& source, uint64_t first, uint64_t las
 
 void compare_range(const ValueJob& job, uint64_t first, uint64_t count, std::span<float> expected,
                    std::span<float> got, std::span<uint8_t> codes, CompareResult& result) {
-    const SourceEntry& source = *job.source;
+    const SourceTensor& source = *job.source;
     // A float source kept in its own type: equal bytes are equal values (each 16-bit pattern
     // widens to exactly one binary32 pattern), so one bulk compare settles the chunk; only a
     // chunk that differs is widened and scanned for its first mismatch.

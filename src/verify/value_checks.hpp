@@ -22,9 +22,9 @@
 namespace rebox::verify_ref {
 
 struct ValueJob {
-    uint32_t gguf_type = 0;               // raw ggml id, decodable (checked by the caller)
-    std::span<const uint8_t> gguf_data;   // exactly the tensor's bytes (checked by the caller)
-    const SourceEntry* source = nullptr;  // usable (no problem), same element count
+    uint32_t gguf_type = 0;                // raw ggml id, decodable (checked by the caller)
+    std::span<const uint8_t> gguf_data;    // exactly the tensor's bytes (checked by the caller)
+    const SourceTensor* source = nullptr;  // usable (no problem), same element count
     uint64_t values = 0;
     size_t gguf_shard = 0;          // the shard holding gguf_data
     uint64_t gguf_file_offset = 0;  // gguf_data's offset inside that shard's file
@@ -33,7 +33,7 @@ struct ValueJob {
     uint64_t row_values = 0;  // values per row when rope_head_rows != 0
     // Stacked experts from per-expert sources: GGUF value i is value i % expert_values of
     // experts[i / expert_values] (source == experts[0]). Empty: the one source holds every value.
-    std::vector<const SourceEntry*> experts;
+    std::vector<const SourceTensor*> experts;
     uint64_t expert_values = 0;
     // gemma norms: the GGUF holds the source value + 1 as the converter computes it
     // (ref_norm_shift.hpp). The source is a float tensor (the caller checked).

@@ -39,8 +39,8 @@ namespace rebox {
 namespace {
 
 using verify_ref::shape_text;
-using verify_ref::SourceEntry;
 using verify_ref::SourceIndex;
+using verify_ref::SourceTensor;
 using verify_ref::ValueJob;
 
 // Shapes compare equal up to size-1 outer dims (ggml drops trailing 1s of ne, HF may keep them).
@@ -57,7 +57,7 @@ std::vector<int64_t> trimmed(std::vector<int64_t> shape) {
 
 // Sets check.problem when the pair cannot be compared, else fills job. vocab_slice (gemma3
 // token_embd): the GGUF holds the first vocab_size rows of a source that may have more.
-bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const SourceEntry& source,
+bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const SourceTensor& source,
                  const ModelConfig& config, bool vocab_slice, TensorCheck& check, ValueJob& job) {
     const GgufTensorInfo& info = *tensor.info;
     const std::string& file = gguf.shard(tensor.shard).display_name();
@@ -206,8 +206,8 @@ bool has_extra(const arch::Architecture& arch, arch::ExtraTensor wanted) {
 // the same shape as expert 0). Fills `stacked` as the entry of the whole [E, rows, cols] tensor
 // the GGUF tensor is compared against; false with check.problem otherwise.
 bool gather_experts(const SourceIndex& index, const std::string& pattern, const ModelConfig& config,
-                    std::vector<size_t>& times_used, std::vector<const SourceEntry*>& experts,
-                    SourceEntry& stacked, TensorCheck& check) {
+                    std::vector<size_t>& times_used, std::vector<const SourceTensor*>& experts,
+                    SourceTensor& stacked, TensorCheck& check) {
     for (uint32_t e = 0; e < config.num_experts; ++e) {
         const std::string name = arch::expert_name(pattern, e);
         const auto found = index.by_stripped_name.find(name);
@@ -219,7 +219,7 @@ bool gather_experts(const SourceIndex& index, const std::string& pattern, const 
             continue;
         }
         ++times_used[found->second];
-        const SourceEntry& entry = index.entries[found->second];
+        const SourceTensor& entry = index.entries[found->second];
         experts.push_back(&entry);
         if (!check.problem.empty()) continue;
         const std::string hf_name = strip_model_prefix(entry.name);
@@ -343,8 +343,8 @@ struct VerifySession::State {
     VerifyReport report;
     SourceIndex index;
     std::vector<ValueJob> jobs;
-    std::vector<size_t> job_tensor;           // job -> report.tensors index
-    std::deque<SourceEntry> stacked_entries;  // whole-stack entries of per-expert sources
+    std::vector<size_t> job_tensor;            // job -> report.tensors index
+    std::deque<SourceTensor> stacked_entries;  // whole-stack entries of per-expert sources
     std::map<std::string, GeneratedTensor> generated;
     struct GeneratedCheck {
         const GgufSet::Tensor* tensor;
@@ -399,7 +399,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
                   : verify_ref::index_source(model);
     SourceIndex& index = s.index;
     report.problems = std::move(index.problems);
-    for (const SourceEntry& entry : index.entries) {
+    for (const SourceTensor& entry : index.entries) {
         if (arch::is_left_out(*arch, entry.name)) continue;
         if (entry.quantized)
             ++report.re_encoded_total;
@@ -411,7 +411,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
     std::vector<size_t> times_used(index.entries.size(), 0);
     std::vector<ValueJob>& jobs = s.jobs;
     std::vector<size_t>& job_tensor = s.job_tensor;
-    std::deque<SourceEntry>& stacked_entries = s.stacked_entries;
+    std::deque<SourceTensor>& stacked_entries = s.stacked_entries;
     report.tensors.reserve(gguf.tensors().size());
     for (const GgufSet::Tensor& tensor : gguf.tensors()) {
         const GgufTensorInfo& info = *tensor.info;
@@ -433,8 +433,8 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         const auto ref = arch::resolve_gguf(*arch, info.name);
         if (ref && ref->spec->role == arch::SourceRole::experts && ref->layer &&
             !index.by_stripped_name.count(arch::stacked_name(*ref->spec, *ref->layer))) {
-            std::vector<const SourceEntry*> experts;
-            SourceEntry& stacked = stacked_entries.emplace_back();
+            std::vector<const SourceTensor*> experts;
+            SourceTensor& stacked = stacked_entries.emplace_back();
             const bool gathered =
                 gather_experts(index, ref->hf_name, config, times_used, experts, stacked, check);
             check.source_name = ref->hf_name;
@@ -469,7 +469,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
             report.tensors.push_back(std::move(check));
             continue;
         }
-        const SourceEntry& source = index.entries[found->second];
+        const SourceTensor& source = index.entries[found->second];
         ++times_used[found->second];
         check.source_name = source.name;
         check.re_encoded = source.quantized;
@@ -486,7 +486,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         report.tensors.push_back(std::move(check));
     }
     for (const auto& [key, i] : index.by_stripped_name) {
-        const SourceEntry& entry = index.entries[i];
+        const SourceTensor& entry = index.entries[i];
         if (times_used[i] == 0 && arch::is_left_out(*arch, entry.name)) continue;  // vision tower
         if (times_used[i] == 0) {
             const auto expected = gguf_tensor_name(config.model_type, entry.name);
@@ -538,7 +538,7 @@ VerifyReport VerifySession::finish() {
         const verify_ref::CompareResult& result = jobs[j].result;
         record_comparison(result, check);
         if (result.source_inexact_index != std::numeric_limits<uint64_t>::max()) {
-            const SourceEntry& source = *jobs[j].source;
+            const SourceTensor& source = *jobs[j].source;
             char value[32];
             std::snprintf(value, sizeof value, "%.17g", result.source_inexact_value);
             check.identical = false;

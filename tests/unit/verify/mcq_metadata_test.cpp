@@ -9,19 +9,19 @@ namespace {
 
 TEST(VerifyMcqMetadata, SpecExampleParses) {
     std::vector<std::string> problems;
-    const McqMetadata meta = parse_mcq_metadata(
+    const mcq::FileMetadata meta = mcq::parse_file_metadata(
         R"({"version": 1, "tensors": {
           "layers.0.self_attn.q_proj.weight": {"bits": 4, "group": 64, "layout": "lsb0", "shape": [2048, 1024]},
           "embed_tokens.weight": {"bits": 3, "group": 64, "layout": "lsb0", "shape": [151669, 1024]}}})",
         "m.safetensors", problems);
     EXPECT_TRUE(problems.empty());
-    ASSERT_EQ(meta.tensors.size(), 2u);
-    const McqEntry& q = meta.tensors.at("layers.0.self_attn.q_proj.weight");
+    ASSERT_EQ(meta.entries.size(), 2u);
+    const mcq::Entry& q = meta.entries.at("layers.0.self_attn.q_proj.weight");
     EXPECT_EQ(q.bits, 4u);
     EXPECT_EQ(q.group, 64u);
     EXPECT_EQ(q.shape, (std::vector<int64_t>{2048, 1024}));
     EXPECT_EQ(q.element_count, 2048u * 1024u);
-    EXPECT_EQ(meta.tensors.at("embed_tokens.weight").bits, 3u);
+    EXPECT_EQ(meta.entries.at("embed_tokens.weight").bits, 3u);
 }
 
 TEST(VerifyMcqMetadata, RefusalsBecomeProblemsNamingTheTensor) {
@@ -41,8 +41,8 @@ TEST(VerifyMcqMetadata, RefusalsBecomeProblemsNamingTheTensor) {
         std::vector<std::string> problems;
         const std::string json =
             std::string(R"({"version": 1, "tensors": {"w.weight": )") + entry + "}}";
-        const McqMetadata meta = parse_mcq_metadata(json, "m.safetensors", problems);
-        EXPECT_TRUE(meta.tensors.empty()) << entry;
+        const mcq::FileMetadata meta = mcq::parse_file_metadata(json, "m.safetensors", problems);
+        EXPECT_TRUE(meta.entries.empty()) << entry;
         ASSERT_EQ(problems.size(), 1u) << entry;
         EXPECT_NE(problems[0].find("m.safetensors: w.weight: "), std::string::npos) << problems[0];
     }
@@ -52,7 +52,7 @@ TEST(VerifyMcqMetadata, WrongVersionOrNotJson) {
     for (const char* text : {R"({"version": 2, "tensors": {}})", R"({"tensors": {}})", "not json",
                              R"({"version": 1})", "[1]"}) {
         std::vector<std::string> problems;
-        parse_mcq_metadata(text, "m.safetensors", problems);
+        mcq::parse_file_metadata(text, "m.safetensors", problems);
         EXPECT_EQ(problems.size(), 1u) << text;
     }
 }

@@ -1,5 +1,5 @@
 // verify's MLX parameter widening: expected_from_quantized with BF16 and F32 scales/biases (the
-// QuantizedSource param_dtype), values worked out by hand in IEEE binary32.
+// QuantView param_dtype), values worked out by hand in IEEE binary32.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -15,7 +15,7 @@ TEST(VerifyMlxExpected, Bf16ParametersWidenAsUpperHalfOfBinary32) {
     // 0x40A0 = 5.0: 3*-0.5+5 = 3.5 (0x40600000), 10*-0.5+5 = 0 (+0).
     const std::vector<uint8_t> codes = {0xA3};
     const std::vector<uint8_t> scales = {0x00, 0xBF}, biases = {0xA0, 0x40};
-    QuantizedSource source{codes, scales, biases, 4, 2, SourceFloat::BF16};
+    QuantView source{codes, scales, biases, 4, 2, SourceFloat::BF16};
     std::vector<uint8_t> scratch(2);
     std::vector<float> out(2);
     expected_from_quantized(source, 0, scratch, out);
@@ -27,7 +27,7 @@ TEST(VerifyMlxExpected, F32ParametersAreReadAsBinary32) {
     // 8-bit code 2, scale f32 0x3F400000 = 0.75, bias f32 0xBF800000 = -1: 2*0.75-1 = 0.5.
     const std::vector<uint8_t> codes = {0x02};
     const std::vector<uint8_t> scales = {0x00, 0x00, 0x40, 0x3F}, biases = {0x00, 0x00, 0x80, 0xBF};
-    QuantizedSource source{codes, scales, biases, 8, 1, SourceFloat::F32};
+    QuantView source{codes, scales, biases, 8, 1, SourceFloat::F32};
     std::vector<uint8_t> scratch(1);
     std::vector<float> out(1);
     expected_from_quantized(source, 0, scratch, out);

@@ -42,7 +42,7 @@ TEST(VerifyExpected, QuantizedGroupsAcrossAChunk) {
     const std::vector<uint8_t> stream = {0xD5, 0x03};
     const std::vector<uint8_t> scales = {0x00, 0x3C, 0x00, 0x40};  // 1.0, 2.0
     const std::vector<uint8_t> mins = {0x00, 0x38, 0x00, 0xBC};    // 0.5, -1.0
-    QuantizedSource source{stream, scales, mins, 3, 2};
+    QuantView source{stream, scales, mins, 3, 2};
     std::vector<uint8_t> codes(4);
     std::vector<float> out(4);
     expected_from_quantized(source, 0, codes, out);

@@ -16,7 +16,7 @@ namespace {
 // 64 codes c[i] = (i * 7) % 16, group 32; group 0: scale 1.0 min 0.0, group 1: scale 0.5 min -1.0.
 struct Pair {
     std::vector<uint8_t> qcodes, scales, mins, q4_1;
-    SourceEntry source;
+    SourceTensor source;
     ValueJob job() const {
         ValueJob job;
         job.gguf_type = 3;  // Q4_1
@@ -45,7 +45,7 @@ Pair make_pair() {
     p.source.quantized = true;
     p.source.shape = {2, 32};
     p.source.element_count = 64;
-    p.source.quant = QuantizedSource{p.qcodes, p.scales, p.mins, 4, 32};
+    p.source.quant = QuantView{p.qcodes, p.scales, p.mins, 4, 32};
     return p;
 }
 
@@ -91,7 +91,7 @@ TEST(VerifyValueChecks, LargeF32CopyAcrossUnitsAndThreads) {
         std::memcpy(&source_bytes[4 * i], &bits, 4);
     }
     gguf_bytes = source_bytes;
-    SourceEntry source;
+    SourceTensor source;
     source.float_dtype = SourceFloat::F32;
     source.float_data = source_bytes;
     source.element_count = n;
