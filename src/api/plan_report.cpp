@@ -5,14 +5,12 @@
 
 namespace rebox {
 
-PlanReport make_plan_report(const Plan& plan, const SourceModel* source) {
+PlanReport make_plan_report(Plan&& plan, const SourceModel* source) {
     PlanReport report;
     if (source != nullptr) report.format = source->format.empty() ? "mcq-v1" : source->format;
     report.arch = plan.arch;
-    report.blockers = plan.blockers;
-    report.notes = plan.notes;
-    report.kvs = plan.kvs;
     report.source_bytes = plan.source_bytes;
+    if (plan.blockers.empty()) report.file_bytes = plan_file_bytes(plan);
     for (const TensorPlan& tp : plan.tensors) {
         PlannedTensor t;
         t.gguf_name = tp.gguf_name;
@@ -43,7 +41,9 @@ PlanReport make_plan_report(const Plan& plan, const SourceModel* source) {
         }
         report.tensors.push_back(std::move(t));
     }
-    if (plan.blockers.empty()) report.file_bytes = plan_file_bytes(plan);
+    report.blockers = std::move(plan.blockers);
+    report.notes = std::move(plan.notes);
+    report.kvs = std::move(plan.kvs);
     return report;
 }
 

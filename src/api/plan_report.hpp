@@ -8,7 +8,8 @@
 
 namespace rebox {
 
-// `source` may be null (the source-side fields stay empty).
-PlanReport make_plan_report(const Plan& plan, const SourceModel* source);
+// `source` may be null (the source-side fields stay empty). The plan's KVs (the whole vocabulary)
+// are moved, not copied: the plan is spent.
+PlanReport make_plan_report(Plan&& plan, const SourceModel* source);
 
 }  // namespace rebox

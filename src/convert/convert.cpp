@@ -181,10 +181,9 @@ ConvertReport convert_model(const ConvertOptions& options) {
     const auto start = std::chrono::steady_clock::now();
     ConvertReport result;
     SourceModel source = read_source_model(options.model_dir);
-    const Plan plan = make_plan(source, options.plan);
+    Plan plan = make_plan(source, options.plan);
     // make_plan already carries the source's blockers: adding them again listed each one twice.
     if (!plan.blockers.empty()) throw Error(options.model_dir.string(), plan.blockers);
-    result.plan = make_plan_report(plan, &source);
 
     std::vector<GgufTensorInfo> infos;
     for (const TensorPlan& tp : plan.tensors)
@@ -218,6 +217,9 @@ ConvertReport convert_model(const ConvertOptions& options) {
     write_tensors(source, plan, layout, outs, threads, options.progress, result.output_bytes,
                   verify.get());
     result.seconds_write = seconds_since(write_start);
+    // The report takes the plan's KVs (the vocabulary) once the layout no longer needs them, so
+    // they are never held twice while the tensors are written.
+    result.plan = make_plan_report(std::move(plan), &source);
 
     if (verify) {
         const auto verify_start = std::chrono::steady_clock::now();
