@@ -243,4 +243,21 @@ struct MergeOptions {
 PlannedOutput merge_gguf(const std::filesystem::path& first_shard,
                          const std::filesystem::path& output, const MergeOptions& options = {});
 
+// ---- Quantization kernels (ggml's block quantizers, byte for byte) -----------------------------
+
+// Quantizes nrows rows of n_per_row floats into `type` blocks, producing the same bytes as ggml's
+// ggml_quantize_chunk(type, src, dst, 0, nrows, n_per_row, imatrix) (llama.cpp v0.4.0 / ggml 0.23.0,
+// x86-64 build). imatrix: one weight per column (n_per_row floats) or nullptr, which takes ggml's
+// reference path (not the same as an all-ones imatrix); Q8_0 and MXFP4 ignore it, as ggml does.
+// Types: Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, MXFP4.
+// Returns nrows x row size bytes. Throws Error (input class) for another type, n_per_row not a
+// multiple of the block size, or a negative count.
+std::size_t quantize_rows(GgmlType type, const float* src, void* dst, int64_t nrows,
+                          int64_t n_per_row, const float* imatrix = nullptr);
+
+// The floats ggml's dequantize_row_<type> gives for n values (n a multiple of the block size) of
+// `src` blocks, bit for bit. Types: those of quantize_rows, plus F16, BF16 and F32. Throws Error as
+// quantize_rows does.
+void dequantize_row(GgmlType type, const void* src, float* dst, int64_t n);
+
 }  // namespace rebox
