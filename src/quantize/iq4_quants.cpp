@@ -8,6 +8,7 @@
 
 #include "quantize/block_kernels.hpp"
 #include "quantize/ggml_scalar.hpp"
+#include "quantize/imatrix_weights.hpp"
 
 namespace rebox::quant {
 
@@ -82,9 +83,11 @@ float iq4_sigma2(const float* x, int n) {
 }
 
 void sub_block_weights(const float* xb, const float* qw, float sigma2, float* weight) {
-    for (int j = 0; j < 32; ++j) {
-        weight[j] = qw ? qw[j] * std::sqrt(sigma2 + xb[j] * xb[j]) : xb[j] * xb[j];
+    if (qw != nullptr) {
+        imatrix_weights(xb, qw, sigma2, 32, weight);
+        return;
     }
+    for (int j = 0; j < 32; ++j) weight[j] = xb[j] * xb[j];
 }
 
 void pack_nibbles(const uint8_t* L, uint8_t* q4, int n) {

@@ -6,6 +6,7 @@
 
 #include "quantize/block_kernels.hpp"
 #include "quantize/ggml_scalar.hpp"
+#include "quantize/imatrix_weights.hpp"
 #include "quantize/scale_search.hpp"
 
 namespace rebox::quant {
@@ -62,8 +63,27 @@ float row_sigma2(const float* x, int64_t n_per_row) {
     return sum_x2 / static_cast<float>(n_per_row);
 }
 
-void block_weights(const float* x, const float* qw, float sigma2, float* weight) {
-    for (int j = 0; j < kBlock; ++j) weight[j] = qw[j] * std::sqrt(sigma2 + x[j] * x[j]);
+// Q4_1 (nmax 15, 20-byte blocks) and Q5_1 (nmax 31, 24-byte blocks) with an imatrix: make_qkx3's
+// search per block; stores d and -min.
+void quantize_with_min_weighted(int nmax, const float* x, uint8_t* y, int64_t n_per_row,
+                                const float* qw) {
+    const int bytes = nmax == 15 ? 20 : 24;
+    const float sigma2 = row_sigma2(x, n_per_row);
+    float weight[kBlock];
+    uint8_t L[kBlock], Laux[kBlock];
+    for (int64_t ib = 0; ib < n_per_row / kBlock; ++ib, x += kBlock, qw += kBlock, y += bytes) {
+        imatrix_weights(x, qw, sigma2, kBlock, weight);
+        float min;
+        const float d =
+            make_qkx_quants(kBlock, nmax, x, weight, L, &min, Laux, -0.9f, 0.05f, 36, false);
+        store_fp16(y, d);
+        store_fp16(y + 2, -min);
+        if (nmax == 15) {
+            for (int j = 0; j < 16; ++j) y[4 + j] = static_cast<uint8_t>(L[j] | (L[j + 16] << 4));
+        } else {
+            pack_5bit(L, y + 4, y + 8);
+        }
+    }
 }
 
 }  // namespace
@@ -86,7 +106,7 @@ void quantize_q4_0_weighted(const float* x, uint8_t* y, int64_t n_per_row, const
     float weight[kBlock];
     int8_t L[kBlock];
     for (int64_t ib = 0; ib < n_per_row / kBlock; ++ib, x += kBlock, qw += kBlock, y += 18) {
-        block_weights(x, qw, sigma2, weight);
+        imatrix_weights(x, qw, sigma2, kBlock, weight);
         store_fp16(y, make_qx_quants(kBlock, 8, x, L, weight));
         for (int j = 0; j < 16; ++j) y[2 + j] = static_cast<uint8_t>(L[j] | (L[j + 16] << 4));
     }
@@ -109,18 +129,7 @@ void quantize_q4_1_ref(const float* x, uint8_t* y, int64_t nblocks) {
 }
 
 void quantize_q4_1_weighted(const float* x, uint8_t* y, int64_t n_per_row, const float* qw) {
-    const float sigma2 = row_sigma2(x, n_per_row);
-    float weight[kBlock];
-    uint8_t L[kBlock], Laux[kBlock];
-    for (int64_t ib = 0; ib < n_per_row / kBlock; ++ib, x += kBlock, qw += kBlock, y += 20) {
-        block_weights(x, qw, sigma2, weight);
-        float min;
-        const float d =
-            make_qkx_quants(kBlock, 15, x, weight, L, &min, Laux, -0.9f, 0.05f, 36, false);
-        store_fp16(y, d);
-        store_fp16(y + 2, -min);
-        for (int j = 0; j < 16; ++j) y[4 + j] = static_cast<uint8_t>(L[j] | (L[j + 16] << 4));
-    }
+    quantize_with_min_weighted(15, x, y, n_per_row, qw);
 }
 
 void quantize_q5_0_ref(const float* x, uint8_t* y, int64_t nblocks) {
@@ -140,7 +149,7 @@ void quantize_q5_0_weighted(const float* x, uint8_t* y, int64_t n_per_row, const
     int8_t L[kBlock];
     uint8_t codes[kBlock];
     for (int64_t ib = 0; ib < n_per_row / kBlock; ++ib, x += kBlock, qw += kBlock, y += 22) {
-        block_weights(x, qw, sigma2, weight);
+        imatrix_weights(x, qw, sigma2, kBlock, weight);
         store_fp16(y, make_qx_quants(kBlock, 16, x, L, weight));
         for (int j = 0; j < kBlock; ++j) codes[j] = static_cast<uint8_t>(L[j]);
         pack_5bit(codes, y + 2, y + 6);
@@ -165,18 +174,7 @@ void quantize_q5_1_ref(const float* x, uint8_t* y, int64_t nblocks) {
 }
 
 void quantize_q5_1_weighted(const float* x, uint8_t* y, int64_t n_per_row, const float* qw) {
-    const float sigma2 = row_sigma2(x, n_per_row);
-    float weight[kBlock];
-    uint8_t L[kBlock], Laux[kBlock];
-    for (int64_t ib = 0; ib < n_per_row / kBlock; ++ib, x += kBlock, qw += kBlock, y += 24) {
-        block_weights(x, qw, sigma2, weight);
-        float min;
-        const float d =
-            make_qkx_quants(kBlock, 31, x, weight, L, &min, Laux, -0.9f, 0.05f, 36, false);
-        store_fp16(y, d);
-        store_fp16(y + 2, -min);
-        pack_5bit(L, y + 4, y + 8);
-    }
+    quantize_with_min_weighted(31, x, y, n_per_row, qw);
 }
 
 void quantize_q8_0_ref(const float* x, uint8_t* y, int64_t nblocks) {

@@ -6,6 +6,7 @@
 
 #include "quantize/block_kernels.hpp"
 #include "quantize/ggml_scalar.hpp"
+#include "quantize/imatrix_weights.hpp"
 #include "quantize/k_block_layout.hpp"
 #include "quantize/scale_search.hpp"
 
@@ -82,12 +83,7 @@ void quantize_q2_k_weighted(const float* x, uint8_t* y, int64_t n_per_row, const
     for (int64_t i = 0; i < n_per_row / kSuperBlock; ++i, x += kSuperBlock, y += kBytes) {
         const float sigma2 = super_block_sum_x2(x) / kSuperBlock;
         for (int j = 0; j < 16; ++j) {
-            const float* w = qw + kSuperBlock * i + 16 * j;
-            for (int l = 0; l < 16; ++l) {
-                weight[l] = w[l] * std::sqrt(sigma2 + x[16 * j + l] * x[16 * j + l]);
-            }
-            sw[j] = 0;
-            for (int l = 0; l < 16; ++l) sw[j] += weight[l];
+            sw[j] = imatrix_weights(x + 16 * j, qw + kSuperBlock * i + 16 * j, sigma2, 16, weight);
             scales[j] = make_qkx_quants(16, 3, x + 16 * j, weight, L + 16 * j, &mins[j], Laux,
                                         -0.9f, 0.05f, 36, false);
         }

@@ -8,6 +8,7 @@
 
 #include "quantize/block_kernels.hpp"
 #include "quantize/ggml_scalar.hpp"
+#include "quantize/imatrix_weights.hpp"
 #include "quantize/k_block_layout.hpp"
 #include "quantize/scale_search.hpp"
 
@@ -119,13 +120,7 @@ void quantize_weighted(const KVariant& v, const float* x, uint8_t* y, int64_t n_
     for (int64_t i = 0; i < n_per_row / kSuperBlock; ++i, x += kSuperBlock, y += v.block_bytes) {
         const float sigma2 = 2 * super_block_sum_x2(x) / kSuperBlock;
         for (int j = 0; j < 8; ++j) {
-            const float* w = qw + kSuperBlock * i + 32 * j;
-            for (int l = 0; l < 32; ++l) {
-                weights[l] = w[l] * std::sqrt(sigma2 + x[32 * j + l] * x[32 * j + l]);
-            }
-            float sumw = 0;
-            for (int l = 0; l < 32; ++l) sumw += weights[l];
-            sw[j] = sumw;
+            sw[j] = imatrix_weights(x + 32 * j, qw + kSuperBlock * i + 32 * j, sigma2, 32, weights);
             scales[j] = make_qkx_quants(32, v.nmax, x + 32 * j, weights, L + 32 * j, &mins[j], Laux,
                                         -0.9f, 0.05f, 36, false);
         }
