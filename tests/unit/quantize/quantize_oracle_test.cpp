@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -134,6 +135,31 @@ TEST_P(QuantizeOracle, RowChunksGiveTheWholeTensorsBytes) {
             EXPECT_TRUE(diff.empty()) << "chunks of " << chunk << " rows: " << diff;
         }
     }
+}
+
+// MXFP4's exponent is floorf(log2f(amax)): right at and right below every power of two from
+// 2^-149 to 2^127, where a log2f that rounds differently would change the byte.
+TEST(QuantizeOracleMxfp4, ExponentAtAndBelowEveryPowerOfTwo) {
+    REBOX_REQUIRE_GGML_ORACLE();
+    std::vector<float> values;
+    for (int k = -149; k <= 127; ++k) {
+        const float p = std::ldexp(1.0f, k);
+        for (const float amax : {p, std::nextafter(p, 0.f), std::nextafter(p, INFINITY)}) {
+            if (!std::isfinite(amax)) continue;
+            for (int j = 0; j < 32; ++j) values.push_back(j == 5 ? -amax : amax * 0.25f * (j % 4));
+        }
+    }
+    QuantCase c;
+    c.kind = "powers of two";
+    c.nrows = 1;
+    c.n_per_row = static_cast<int64_t>(values.size());
+    c.values = values;
+    const std::vector<uint8_t> expected = ggml_bytes(GgmlType::MXFP4, c, nullptr);
+    std::vector<uint8_t> ours(expected.size());
+    quant::quantize_rows_with(quant::KernelPath::scalar, GgmlType::MXFP4, values.data(),
+                              ours.data(), 1, c.n_per_row, nullptr);
+    const std::string diff = first_difference(GgmlType::MXFP4, false, c, ours, expected);
+    EXPECT_TRUE(diff.empty()) << diff;
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTypes, QuantizeOracle, ::testing::ValuesIn(kTypes),
