@@ -1,0 +1,218 @@
+"""A Hugging Face forward pass of the source checkpoint in numpy, the reference for llama.cpp's embeddings
+of rebox's GGUF: nothing here reads the GGUF or shares code with rebox, so a wrong KV, a wrong
+permutation or a wrong tensor in rebox's file shows up as a cosine below the bound.
+
+The weights are the source values as source_values.Source computes them from the safetensors alone
+(float: widened exactly; mcq-v1 / MLX / GPTQ / AWQ / compressed-tensors: dequantized from the format's own
+documentation, docs/mcq-v1.md and docs/formats.md). Arithmetic is float64 throughout, so the reference
+carries no rounding of its own worth speaking of.
+
+Mirrors transformers' modeling code, by function:
+  Qwen3RMSNorm / LlamaRMSNorm.forward    x * rsqrt(mean(x^2) + eps) * weight (eps = config rms_norm_eps)
+  Qwen3RotaryEmbedding / LlamaRotaryEmbedding (rope_init_fn = _compute_default_rope_parameters, or
+  _compute_llama3_parameters for rope_scaling.rope_type "llama3")
+                                         inv_freq[i] = rope_theta^(-2i/D); emb = cat(freqs, freqs)
+  rotate_half, apply_rotary_pos_emb      q*cos + rotate_half(q)*sin, rotate_half(x) = cat(-x2, x1):
+                                         NEOX-style halves on the unpermuted HF q_proj/k_proj rows
+  Qwen3Attention.forward                 q_norm/k_norm (per-head RMSNorm over head_dim) before the rope;
+                                         Qwen2Attention: q/k/v biases, no q/k norm; LlamaAttention:
+                                         biases when attention_bias
+  repeat_kv, eager_attention_forward     GQA: each kv head serves num_attention_heads / num_key_value_heads
+                                         query heads; softmax(q k^T * head_dim^-0.5 + causal mask) v
+  Qwen3MLP / LlamaMLP.forward            down_proj(silu(gate_proj(x)) * up_proj(x))
+  Qwen3DecoderLayer.forward              x += attn(input_layernorm(x)); x += mlp(post_attention_layernorm(x))
+  Qwen3Model.forward                     embed_tokens, the layers, norm -> last_hidden_state
+then sentence-transformers' Pooling (modules.json + 1_Pooling/config.json: lasttoken / mean / cls) and,
+when modules.json lists sentence_transformers.models.Normalize, the L2 normalization; without a
+Normalize module the pooled vector is returned as is (as node-llama-cpp returns llama.cpp's pooled
+vector unnormalized).
+
+Usage: hf_forward.py MODEL_DIR IDS.json [--pass VECS.json[=MIN_COS] ...] [--fail VECS.json[=MIN_COS] ...]
+                    [--min-cos 0.9999]
+  IDS.json: a list of token id lists (already tokenized, special tokens included).
+  VECS.json: {"label": ..., "vectors": [[...], ...]} (one per id list, from forward_embed.mjs).
+  --pass: every cosine(reference, vector) must be >= MIN_COS (default --min-cos); --fail: the minimum
+  must be below MIN_COS (a deliberately broken file). Prints the cosines; exit 1 on any failure.
+"""
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+
+from source_values import Source
+
+SUPPORTED = ("qwen3", "qwen2", "llama", "mistral")
+
+
+class HfModel:
+    def __init__(self, model_dir):
+        self.src = Source(model_dir)
+        cfg = self.src.config
+        self.cfg = cfg
+        self.model_type = cfg["model_type"]
+        if self.model_type not in SUPPORTED:
+            raise SystemExit(f"hf_forward.py: {model_dir}: model_type {self.model_type} not supported {SUPPORTED}")
+        self.n_layers = cfg["num_hidden_layers"]
+        self.n_heads = cfg["num_attention_heads"]
+        self.n_kv_heads = cfg.get("num_key_value_heads") or self.n_heads
+        self.head_dim = cfg.get("head_dim") or cfg["hidden_size"] // self.n_heads
+        self.eps = float(cfg["rms_norm_eps"])
+        self.theta = float(cfg.get("rope_theta", 10000.0))
+        self.cache = {}
+        self.names = set(self.src.names())
+        self.pooling, self.normalize = sentence_transformers_pooling(model_dir)
+
+    def weight(self, name):
+        """A source tensor by its HF name without the `model.` prefix (fixtures store either spelling)."""
+        if name not in self.cache:
+            for stored in ("model." + name, name):
+                if stored in self.names:
+                    self.cache[name] = self.src.values(stored).astype(np.float64)
+                    break
+            else:
+                self.cache[name] = None
+        return self.cache[name]
+
+    def linear(self, x, name):  # nn.Linear: x W^T + b
+        y = x @ self.weight(name + ".weight").T
+        bias = self.weight(name + ".bias")
+        return y + bias if bias is not None else y
+
+    def rms_norm(self, x, name):  # Qwen3RMSNorm.forward
+        variance = np.mean(x * x, axis=-1, keepdims=True)
+        return x / np.sqrt(variance + self.eps) * self.weight(name + ".weight")
+
+    def inv_freq(self):  # _compute_default_rope_parameters / _compute_llama3_parameters
+        D = self.head_dim
+        inv = 1.0 / self.theta ** (np.arange(0, D, 2, dtype=np.float64) / D)
+        scaling = self.cfg.get("rope_scaling") or {}
+        kind = scaling.get("rope_type") or scaling.get("type")
+        if kind == "llama3":
+            factor, low, high = scaling["factor"], scaling["low_freq_factor"], scaling["high_freq_factor"]
+            old_context = scaling["original_max_position_embeddings"]
+            wavelen = 2 * np.pi / inv
+            scaled = np.where(wavelen > old_context / low, inv / factor, inv)
+            smooth = (old_context / wavelen - low) / (high - low)
+            smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+            medium = ~(wavelen < old_context / high) & ~(wavelen > old_context / low)
+            inv = np.where(medium, smoothed, scaled)
+        elif kind not in (None, "default"):
+            raise SystemExit(f"hf_forward.py: rope_scaling {kind} not supported")
+        return inv
+
+    def rope(self, x):  # apply_rotary_pos_emb on x [T, heads, D] with rotate_half
+        T, D = x.shape[0], self.head_dim
+        freqs = np.arange(T, dtype=np.float64)[:, None] * self.inv_freq()[None, :]
+        emb = np.concatenate([freqs, freqs], axis=-1)[:, None, :]
+        rotated = np.concatenate([-x[..., D // 2 :], x[..., : D // 2]], axis=-1)  # rotate_half
+        return x * np.cos(emb) + rotated * np.sin(emb)
+
+    def attention(self, x, layer):  # Qwen3Attention / Qwen2Attention / LlamaAttention.forward
+        T, D = x.shape[0], self.head_dim
+        p = f"layers.{layer}.self_attn."
+        q = self.linear(x, p + "q_proj").reshape(T, self.n_heads, D)
+        k = self.linear(x, p + "k_proj").reshape(T, self.n_kv_heads, D)
+        v = self.linear(x, p + "v_proj").reshape(T, self.n_kv_heads, D)
+        if self.model_type == "qwen3":  # per-head RMSNorm over head_dim, before the rope
+            q, k = self.rms_norm(q, p + "q_norm"), self.rms_norm(k, p + "k_norm")
+        q, k = self.rope(q), self.rope(k)
+        group = self.n_heads // self.n_kv_heads  # repeat_kv
+        k, v = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)
+        scores = np.einsum("thd,shd->hts", q, k) * D**-0.5  # eager_attention_forward
+        scores = np.where(np.tril(np.ones((T, T), dtype=bool))[None], scores, -np.inf)
+        scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        probs = scores / scores.sum(axis=-1, keepdims=True)
+        out = np.einsum("hts,shd->thd", probs, v).reshape(T, self.n_heads * D)
+        return self.linear(out, p + "o_proj")
+
+    def mlp(self, x, layer):  # Qwen3MLP.forward, act_fn silu
+        p = f"layers.{layer}.mlp."
+        gate = self.linear(x, p + "gate_proj")
+        return self.linear(gate / (1 + np.exp(-gate)) * self.linear(x, p + "up_proj"), p + "down_proj")
+
+    def last_hidden_state(self, ids):  # Qwen3Model.forward
+        x = self.weight("embed_tokens.weight")[np.asarray(ids)]
+        for layer in range(self.n_layers):
+            x = x + self.attention(self.rms_norm(x, f"layers.{layer}.input_layernorm"), layer)
+            x = x + self.mlp(self.rms_norm(x, f"layers.{layer}.post_attention_layernorm"), layer)
+        return self.rms_norm(x, "norm")
+
+    def embed(self, ids):  # SentenceTransformer.encode: Transformer -> Pooling [-> Normalize]
+        h = self.last_hidden_state(ids)
+        pooled = {"lasttoken": h[-1], "mean": h.mean(axis=0), "cls": h[0]}[self.pooling]
+        return pooled / np.linalg.norm(pooled) if self.normalize else pooled
+
+
+def sentence_transformers_pooling(model_dir):
+    """(pooling mode, normalize) as sentence-transformers would build them from modules.json."""
+    path = os.path.join(model_dir, "modules.json")
+    if not os.path.exists(path):
+        raise SystemExit(f"hf_forward.py: {model_dir}: no modules.json, so no sentence-transformers pooling")
+    modules = json.load(open(path))
+    pooling_dirs = [m["path"] for m in modules if m["type"].endswith("models.Pooling")]
+    normalize = any(m["type"].endswith("models.Normalize") for m in modules)
+    pooling = json.load(open(os.path.join(model_dir, pooling_dirs[0], "config.json")))
+    for mode, key in (("lasttoken", "pooling_mode_lasttoken"), ("mean", "pooling_mode_mean_tokens"),
+                      ("cls", "pooling_mode_cls_token")):
+        if pooling.get(key):
+            return mode, normalize
+    raise SystemExit(f"hf_forward.py: {model_dir}: pooling mode in {pooling_dirs[0]}/config.json not supported")
+
+
+def cosine(a, b):
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("model_dir")
+    ap.add_argument("ids")
+    ap.add_argument("--pass", dest="must_pass", action="append", default=[])
+    ap.add_argument("--fail", dest="must_fail", action="append", default=[])
+    ap.add_argument("--min-cos", type=float, default=0.9999)
+    args = ap.parse_args()
+
+    model = HfModel(args.model_dir)
+    id_lists = json.load(open(args.ids))
+    reference = [model.embed(ids) for ids in id_lists]
+    name = os.path.basename(os.path.normpath(args.model_dir))
+    print(f"  {name}: HF forward pass ({model.model_type}, {model.src.format}, {model.n_layers} layers, "
+          f"{model.n_heads}/{model.n_kv_heads} heads of {model.head_dim}, pooling {model.pooling}"
+          f"{', normalized' if model.normalize else ''}) on {len(id_lists)} token lists")
+    problems = []
+    bound = lambda spec: float(spec.partition("=")[2] or args.min_cos)
+    checks = [(p.partition("=")[0], True, bound(p)) for p in args.must_pass]
+    checks += [(p.partition("=")[0], False, bound(p)) for p in args.must_fail]
+    for path, must_pass, min_cos in checks:
+        got = json.load(open(path))
+        vectors = [np.asarray(v, dtype=np.float64) for v in got["vectors"]]
+        if len(vectors) != len(reference):
+            problems.append(f"{path}: {len(vectors)} vectors for {len(reference)} token lists")
+            continue
+        cosines = np.array([cosine(r, v) for r, v in zip(reference, vectors)])
+        norm_ratio = np.array([np.linalg.norm(v) / np.linalg.norm(r) for r, v in zip(reference, vectors)])
+        relative_error = max(np.linalg.norm(v - r) / np.linalg.norm(r) for r, v in zip(reference, vectors))
+        worst = int(np.argmin(cosines))
+        print(f"  {got['label']}: cos(HF, llama.cpp) min {cosines.min():.7f} = 1 - {1 - cosines.min():.1e} "
+              f"(list {worst + 1}, {len(id_lists[worst])} tokens), median 1 - {1 - np.median(cosines):.1e}; "
+              f"|llama.cpp| / |HF| "
+              f"{norm_ratio.min():.5f}..{norm_ratio.max():.5f}, |llama.cpp - HF| / |HF| <= {relative_error:.1e}; "
+              f"{'need' if must_pass else 'must break'} "
+              f"{'>=' if must_pass else '<'} {min_cos}")
+        if must_pass and not cosines.min() >= min_cos:
+            problems.append(f"{got['label']}: min cosine {cosines.min():.7f} at token list {worst + 1} is below "
+                            f"{min_cos}: llama.cpp computes something else than the HF model")
+        if not must_pass and cosines.min() >= min_cos:
+            problems.append(f"{got['label']}: a deliberately broken file still reaches cosine "
+                            f"{cosines.min():.7f} >= {min_cos}: the check cannot see this defect")
+    if problems:
+        print("FAIL: HF forward pass vs llama.cpp:")
+        for p in problems:
+            print("  " + p)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
