@@ -10,7 +10,8 @@
 #     round the activations to Q8_1 in every Q4_1/Q5_1 product (measured 1 - 4.3e-4 at worst), which no
 #     file can avoid; these tensors' exactness is test_ggufpy_read's job
 # on qwen3 (mcq-v1 with the real Qwen3 tokenizer and the Qwen3-Embedding EOS, MLX mixed 4/5-bit, BF16
-# and F32 float), qwen2 (q/k/v biases) and llama (GQA, llama3 rope_scaling: rope_freqs; mcq-v1 and BF16).
+# and F32 float), qwen2 (q/k/v biases), llama (GQA, llama3 rope_scaling: rope_freqs; mcq-v1 and BF16) and
+# mistral (llama arch, head_dim 32 != hidden/heads; mcq-v1).
 # Negative cases, copies broken with gguf-py (forward_break.py), must fall below their file's bound:
 # rope.freq_base 10000 for 1e6 and layer_norm_rms_epsilon 1e-5 for 1e-6 (KV mistakes both rebox
 # conversions would share), and llama's attn_q/attn_k left in HF row order (no permutation).
@@ -43,6 +44,7 @@ fixture qwen3-bf16 --format float --dtype bf16 --tokenizer small
 fixture qwen2-mcq --arch qwen2 --tokenizer small
 fixture llama-mcq --arch llama --rope-scaling llama3 --tokenizer small
 fixture llama-bf16 --arch llama --rope-scaling llama3 --format float --dtype bf16 --tokenizer small
+fixture mistral-mcq --arch mistral --tokenizer small
 # The negative cases: KV mistakes rebox's two conversions would share, and llama without the permutation.
 break_file "$WORK/qwen3-bf16-f32.gguf" "$WORK/qwen3-bf16-f32-freq-base.gguf" --set qwen3.rope.freq_base=10000
 break_file "$WORK/qwen3-bf16-f32.gguf" "$WORK/qwen3-bf16-f32-rms-eps.gguf" \
@@ -62,14 +64,16 @@ job() {
 node "$CLIENTS_DIR/forward_embed.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines "$LINES" \
   "$(job qwen3-mcq "" -f32)" "$(job qwen3-mlx "" -f32)" \
   "$(job qwen3-bf16 "" -f32 -f32-freq-base -f32-rms-eps)" "$(job qwen3-float32 "")" "$(job qwen2-mcq "" -f32)" \
-  "$(job llama-mcq "" -f32 -f32-unpermuted)" "$(job llama-bf16 "" -f32)"
+  "$(job llama-mcq "" -f32 -f32-unpermuted)" "$(job llama-bf16 "" -f32)" "$(job mistral-mcq "" -f32)"
 echo "llama.cpp embeddings done ($(clients_elapsed))"
 
-# hf_forward NAME CHECK...: the HF forward pass of $WORK/NAME against each --pass/--fail VECS.json[=MIN_COS].
+# hf_forward NAME CHECK...: the HF forward pass of $WORK/NAME against each --pass/--fail VECS.json[=MIN_COS];
+# every checkpoint is checked, failures counted.
+failed=()
 hf_forward() {
   local name="$1"
   shift
-  "$GGUFPY_PYTHON" "$CLIENTS_DIR/hf_forward.py" "$WORK/$name" "$WORK/$name.ids.json" "$@"
+  "$GGUFPY_PYTHON" "$CLIENTS_DIR/hf_forward.py" "$WORK/$name" "$WORK/$name.ids.json" "$@" || failed+=("$name")
 }
 v() { echo "$WORK/$1.json"; }
 hf_forward qwen3-mcq --pass "$(v qwen3-mcq)=$QUANT_MIN" --pass "$(v qwen3-mcq-f32)=$F32_MIN"
@@ -81,4 +85,9 @@ hf_forward qwen2-mcq --pass "$(v qwen2-mcq)=$QUANT_MIN" --pass "$(v qwen2-mcq-f3
 hf_forward llama-mcq --pass "$(v llama-mcq)=$QUANT_MIN" --pass "$(v llama-mcq-f32)=$F32_MIN" \
   --fail "$(v llama-mcq-f32-unpermuted)=$BF16_MIN"
 hf_forward llama-bf16 --pass "$(v llama-bf16)=$BF16_MIN" --pass "$(v llama-bf16-f32)=$F32_MIN"
+hf_forward mistral-mcq --pass "$(v mistral-mcq)=$QUANT_MIN" --pass "$(v mistral-mcq-f32)=$F32_MIN"
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "FAIL test_forward_semantics: ${failed[*]} ($(clients_elapsed))"
+  exit 1
+fi
 echo "PASS test_forward_semantics ($(clients_elapsed))"
