@@ -59,48 +59,30 @@ class HfModel:
         self.n_kv_heads = cfg.get("num_key_value_heads") or self.n_heads
         self.head_dim = cfg.get("head_dim") or cfg["hidden_size"] // self.n_heads
         self.eps = float(cfg["rms_norm_eps"])
-        self.theta = float(cfg.get("rope_theta", 10000.0))
         self.cache = {}
         self.names = set(self.src.names())
         self.pooling, self.normalize = sentence_transformers_pooling(model_dir)
 
-    def weight(self, name):
+    def weight(self, name, required=True):
         """A source tensor by its HF name without the `model.` prefix (fixtures store either spelling)."""
         if name not in self.cache:
-            for stored in ("model." + name, name):
-                if stored in self.names:
-                    self.cache[name] = self.src.values(stored).astype(np.float64)
-                    break
-            else:
-                self.cache[name] = None
+            stored = next((n for n in ("model." + name, name) if n in self.names), None)
+            self.cache[name] = self.src.values(stored).astype(np.float64) if stored else None
+        if required and self.cache[name] is None:
+            raise SystemExit(f"hf_forward.py: the checkpoint has no {name} (nor model.{name})")
         return self.cache[name]
 
     def linear(self, x, name):  # nn.Linear: x W^T + b
         y = x @ self.weight(name + ".weight").T
-        bias = self.weight(name + ".bias")
+        bias = self.weight(name + ".bias", required=False)
         return y + bias if bias is not None else y
 
     def rms_norm(self, x, name):  # Qwen3RMSNorm.forward
         variance = np.mean(x * x, axis=-1, keepdims=True)
         return x / np.sqrt(variance + self.eps) * self.weight(name + ".weight")
 
-    def inv_freq(self):  # _compute_default_rope_parameters / _compute_llama3_parameters
-        D = self.head_dim
-        inv = 1.0 / self.theta ** (np.arange(0, D, 2, dtype=np.float64) / D)
-        scaling = self.cfg.get("rope_scaling") or {}
-        kind = scaling.get("rope_type") or scaling.get("type")
-        if kind == "llama3":
-            factor, low, high = scaling["factor"], scaling["low_freq_factor"], scaling["high_freq_factor"]
-            old_context = scaling["original_max_position_embeddings"]
-            wavelen = 2 * np.pi / inv
-            scaled = np.where(wavelen > old_context / low, inv / factor, inv)
-            smooth = (old_context / wavelen - low) / (high - low)
-            smoothed = (1 - smooth) * scaled / factor + smooth * scaled
-            medium = ~(wavelen < old_context / high) & ~(wavelen > old_context / low)
-            inv = np.where(medium, smoothed, scaled)
-        elif kind not in (None, "default"):
-            raise SystemExit(f"hf_forward.py: rope_scaling {kind} not supported")
-        return inv
+    def inv_freq(self):
+        return rope_inv_freq(self.cfg, self.head_dim)
 
     def rope(self, x):  # apply_rotary_pos_emb on x [T, heads, D] with rotate_half
         T, D = x.shape[0], self.head_dim
@@ -143,6 +125,27 @@ class HfModel:
         h = self.last_hidden_state(ids)
         pooled = {"lasttoken": h[-1], "mean": h.mean(axis=0), "cls": h[0]}[self.pooling]
         return pooled / np.linalg.norm(pooled) if self.normalize else pooled
+
+
+def rope_inv_freq(cfg, head_dim):
+    """LlamaRotaryEmbedding's inv_freq: _compute_default_rope_parameters, or _compute_llama3_parameters for
+    rope_scaling.rope_type "llama3" (its attention_factor is 1)."""
+    theta = float(cfg.get("rope_theta", 10000.0))
+    inv = 1.0 / theta ** (np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
+    scaling = cfg.get("rope_scaling") or {}
+    kind = scaling.get("rope_type") or scaling.get("type")
+    if kind == "llama3":
+        factor, low, high = scaling["factor"], scaling["low_freq_factor"], scaling["high_freq_factor"]
+        old_context = scaling["original_max_position_embeddings"]
+        wavelen = 2 * np.pi / inv
+        scaled = np.where(wavelen > old_context / low, inv / factor, inv)
+        smooth = (old_context / wavelen - low) / (high - low)
+        smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+        medium = ~(wavelen < old_context / high) & ~(wavelen > old_context / low)
+        inv = np.where(medium, smoothed, scaled)
+    elif kind not in (None, "default"):
+        raise SystemExit(f"hf_forward.py: rope_scaling {kind} not supported")
+    return inv
 
 
 def sentence_transformers_pooling(model_dir):
