@@ -14,7 +14,8 @@
 # mistral (llama arch, head_dim 32 != hidden/heads; mcq-v1).
 # Negative cases, copies broken with gguf-py (forward_break.py), must fall below their file's bound:
 # rope.freq_base 10000 for 1e6 and layer_norm_rms_epsilon 1e-5 for 1e-6 (KV mistakes both rebox
-# conversions would share), and llama's attn_q/attn_k left in HF row order (no permutation).
+# conversions would share), and llama's attn_q/attn_k left in HF row order (no permutation); a copy with
+# tokenizer.ggml.add_bos_token true must be refused (llama.cpp would embed a BOS the HF model does not see).
 # Usage: bash tests/clients/test_forward_semantics.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -86,6 +87,18 @@ hf_forward llama-mcq --pass "$(v llama-mcq)=$QUANT_MIN" --pass "$(v llama-mcq-f3
   --fail "$(v llama-mcq-f32-unpermuted)=$BF16_MIN"
 hf_forward llama-bf16 --pass "$(v llama-bf16)=$BF16_MIN" --pass "$(v llama-bf16-f32)=$F32_MIN"
 hf_forward mistral-mcq --pass "$(v mistral-mcq)=$QUANT_MIN" --pass "$(v mistral-mcq-f32)=$F32_MIN"
+
+# tokenizer.ggml.add_bos_token flipped to true: node-llama-cpp would put a BOS before the HF ids, so
+# forward_embed.mjs must refuse the file (it runs last: it re-tokenizes qwen3-bf16 into its ids file).
+break_file "$WORK/qwen3-bf16-f32.gguf" "$WORK/qwen3-bf16-f32-add-bos.gguf" --set tokenizer.ggml.add_bos_token=1
+if node "$CLIENTS_DIR/forward_embed.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 2 \
+  "$WORK/qwen3-bf16:$WORK/qwen3-bf16-f32-add-bos.gguf" >"$WORK/add-bos.log" 2>&1 ||
+  ! grep -q "BOS/EOS added" "$WORK/add-bos.log"; then
+  cat "$WORK/add-bos.log"
+  failed+=("qwen3-bf16-f32-add-bos (not refused)")
+else
+  echo "  qwen3-bf16-f32-add-bos.gguf: refused: $(grep -m1 "BOS/EOS added" "$WORK/add-bos.log" | sed 's/^ *//')"
+fi
 if [[ ${#failed[@]} -gt 0 ]]; then
   echo "FAIL test_forward_semantics: ${failed[*]} ($(clients_elapsed))"
   exit 1
