@@ -27,12 +27,15 @@ when modules.json lists sentence_transformers.models.Normalize, the L2 normaliza
 Normalize module the pooled vector is returned as is (as node-llama-cpp returns llama.cpp's pooled
 vector unnormalized).
 
-Usage: hf_forward.py MODEL_DIR IDS.json [--pass VECS.json[=MIN_COS] ...] [--fail VECS.json[=MIN_COS] ...]
-                    [--min-cos 0.9999]
+Usage: hf_forward.py MODEL_DIR IDS.json [--pass VECS.json[=MIN_COS] ...] [--kernel-pass VECS.json[=MIN_COS] ...]
+                    [--fail VECS.json[=MIN_COS] ...] [--min-cos 0.9999]
   IDS.json: a list of token id lists (already tokenized, special tokens included).
   VECS.json: {"label": ..., "vectors": [[...], ...]} (one per id list, from forward_embed.mjs).
   --pass: every cosine(reference, vector) must be >= MIN_COS (default --min-cos); --fail: the minimum
-  must be below MIN_COS (a deliberately broken file). Prints the cosines; exit 1 on any failure.
+  must be below MIN_COS (a deliberately broken file); --kernel-pass: as --pass, against the same forward
+  pass with each linear layer's input rounded as llama.cpp's CPU product rounds it for the weight's type
+  in rebox's default file (llama_cpu_rounding.py; mcq-v1 / MLX -> Q4_1/Q5_1 and BF16 sources only), which lets
+  those files meet a tight bound. Prints the cosines; exit 1 on any failure.
 """
 import argparse
 import json
@@ -41,7 +44,8 @@ import sys
 
 import numpy as np
 
-from source_values import Source
+import llama_cpu_rounding as rounding
+from source_values import Source, float_values
 
 SUPPORTED = ("qwen3", "qwen2", "llama", "mistral")
 
@@ -60,22 +64,51 @@ class HfModel:
         self.head_dim = cfg.get("head_dim") or cfg["hidden_size"] // self.n_heads
         self.eps = float(cfg["rms_norm_eps"])
         self.cache = {}
+        self.kernel_rounding = False  # set: linear() rounds x as llama.cpp's CPU product does (--kernel-pass)
         self.names = set(self.src.names())
         self.pooling, self.normalize = sentence_transformers_pooling(model_dir)
 
+    def stored_name(self, name):
+        """A source tensor's stored name from its HF name without the `model.` prefix (fixtures use both)."""
+        return next((n for n in ("model." + name, name) if n in self.names), None)
+
     def weight(self, name, required=True):
-        """A source tensor by its HF name without the `model.` prefix (fixtures store either spelling)."""
         if name not in self.cache:
-            stored = next((n for n in ("model." + name, name) if n in self.names), None)
+            stored = self.stored_name(name)
             self.cache[name] = self.src.values(stored).astype(np.float64) if stored else None
         if required and self.cache[name] is None:
             raise SystemExit(f"hf_forward.py: the checkpoint has no {name} (nor model.{name})")
         return self.cache[name]
 
     def linear(self, x, name):  # nn.Linear: x W^T + b
-        y = x @ self.weight(name + ".weight").T
+        w = self.weight(name + ".weight")
+        y = self.kernel_product(x, name + ".weight", w) if self.kernel_rounding else x @ w.T
         bias = self.weight(name + ".bias", required=False)
         return y + bias if bias is not None else y
+
+    def kernel_product(self, x, name, w):
+        """x W^T with the rounding llama.cpp's CPU product adds to x for the weight's type in rebox's default
+        file (llama_cpu_rounding.py): mcq-v1 and MLX tensors become Q4_1/Q5_1 (m = the group's min or bias,
+        as docs/formats.md says), BF16 float tensors stay BF16."""
+        stored = self.stored_name(name)
+        if stored in self.src.mcq:
+            meta = self.src.mcq[stored]
+            rows, cols = meta["shape"]
+            if meta["group"] % rounding.BLOCK:
+                raise SystemExit(f"hf_forward.py: {stored}: group {meta['group']} is not whole Q4_1 blocks")
+            mins = np.frombuffer(self.src.tensors[stored + ".mins"].bytes.tobytes(), dtype="<f2")
+            first_of_block = np.arange(0, rows * cols, rounding.BLOCK)
+            block_min = mins[first_of_block // meta["group"]].astype(np.float64).reshape(rows, -1)
+            return rounding.q8_1_product(x, w, block_min)
+        if self.src.format == "mlx" and self.src.is_quantized(stored):  # Q4_1/Q5_1 m = the MLX bias
+            _, group = self.src._mlx_params(stored)
+            biases = self.src.tensors[stored[: -len(".weight")] + ".biases"]
+            per_group = float_values(biases).astype(np.float64).reshape(biases.shape)
+            first_of_block = np.arange(0, w.shape[1], rounding.BLOCK)
+            return rounding.q8_1_product(x, w, per_group[:, first_of_block // group])
+        if self.src.format == "float" and self.src.tensors[stored].dtype == "BF16":
+            return rounding.bf16_round(x) @ w.T
+        raise SystemExit(f"hf_forward.py: {stored}: llama.cpp's rounding is not modelled for this source format")
 
     def rms_norm(self, x, name):  # Qwen3RMSNorm.forward
         variance = np.mean(x * x, axis=-1, keepdims=True)
@@ -173,37 +206,47 @@ def main():
     ap.add_argument("model_dir")
     ap.add_argument("ids")
     ap.add_argument("--pass", dest="must_pass", action="append", default=[])
+    ap.add_argument("--kernel-pass", action="append", default=[])
     ap.add_argument("--fail", dest="must_fail", action="append", default=[])
     ap.add_argument("--min-cos", type=float, default=0.9999)
     args = ap.parse_args()
 
     model = HfModel(args.model_dir)
     id_lists = json.load(open(args.ids))
-    reference = [model.embed(ids) for ids in id_lists]
     name = os.path.basename(os.path.normpath(args.model_dir))
     print(f"  {name}: HF forward pass ({model.model_type}, {model.src.format}, {model.n_layers} layers, "
           f"{model.n_heads}/{model.n_kv_heads} heads of {model.head_dim}, pooling {model.pooling}"
           f"{', normalized' if model.normalize else ''}) on {len(id_lists)} token lists")
+    references = {}
+
+    def reference(kernel_rounding):
+        if kernel_rounding not in references:
+            model.kernel_rounding = kernel_rounding
+            references[kernel_rounding] = [model.embed(ids) for ids in id_lists]
+        return references[kernel_rounding]
+
+    bound = lambda spec: (spec.partition("=")[0], float(spec.partition("=")[2] or args.min_cos))
+    checks = [(*bound(p), True, False) for p in args.must_pass]
+    checks += [(*bound(p), True, True) for p in args.kernel_pass]
+    checks += [(*bound(p), False, False) for p in args.must_fail]
     problems = []
-    bound = lambda spec: float(spec.partition("=")[2] or args.min_cos)
-    checks = [(p.partition("=")[0], True, bound(p)) for p in args.must_pass]
-    checks += [(p.partition("=")[0], False, bound(p)) for p in args.must_fail]
-    for path, must_pass, min_cos in checks:
+    for path, min_cos, must_pass, kernel_rounding in checks:
         got = json.load(open(path))
         vectors = [np.asarray(v, dtype=np.float64) for v in got["vectors"]]
-        if len(vectors) != len(reference):
-            problems.append(f"{path}: {len(vectors)} vectors for {len(reference)} token lists")
+        expected = reference(kernel_rounding)
+        if len(vectors) != len(expected):
+            problems.append(f"{path}: {len(vectors)} vectors for {len(expected)} token lists")
             continue
-        cosines = np.array([cosine(r, v) for r, v in zip(reference, vectors)])
-        norm_ratio = np.array([np.linalg.norm(v) / np.linalg.norm(r) for r, v in zip(reference, vectors)])
-        relative_error = max(np.linalg.norm(v - r) / np.linalg.norm(r) for r, v in zip(reference, vectors))
+        cosines = np.array([cosine(r, v) for r, v in zip(expected, vectors)])
+        norm_ratio = np.array([np.linalg.norm(v) / np.linalg.norm(r) for r, v in zip(expected, vectors)])
+        relative_error = max(np.linalg.norm(v - r) / np.linalg.norm(r) for r, v in zip(expected, vectors))
         worst = int(np.argmin(cosines))
-        print(f"  {got['label']}: cos(HF, llama.cpp) min {cosines.min():.7f} = 1 - {1 - cosines.min():.1e} "
+        against = "HF with llama.cpp's CPU rounding of x" if kernel_rounding else "HF"
+        print(f"  {got['label']}: cos({against}, llama.cpp) min {cosines.min():.7f} = 1 - {1 - cosines.min():.1e} "
               f"(list {worst + 1}, {len(id_lists[worst])} tokens), median 1 - {1 - np.median(cosines):.1e}; "
-              f"|llama.cpp| / |HF| "
-              f"{norm_ratio.min():.5f}..{norm_ratio.max():.5f}, |llama.cpp - HF| / |HF| <= {relative_error:.1e}; "
-              f"{'need' if must_pass else 'must break'} "
-              f"{'>=' if must_pass else '<'} {min_cos}")
+              f"|llama.cpp| / |HF| {norm_ratio.min():.5f}..{norm_ratio.max():.5f}, "
+              f"|llama.cpp - HF| / |HF| <= {relative_error:.1e}; "
+              f"{'need >=' if must_pass else 'must break <'} {min_cos}")
         if must_pass and not cosines.min() >= min_cos:
             problems.append(f"{got['label']}: min cosine {cosines.min():.7f} at token list {worst + 1} is below "
                             f"{min_cos}: llama.cpp computes something else than the HF model")
