@@ -17,6 +17,7 @@ import sys
 import numpy as np
 import gguf
 
+from hf_forward import rope_inv_freq
 from source_values import Source
 
 model_dir, gguf_path = sys.argv[1:3]
@@ -43,18 +44,7 @@ def gguf_values(name):
 
 
 def hf_inv_freq():
-    inv = 1.0 / theta ** (np.arange(0, D, 2, dtype=np.float64) / D)
-    rs = cfg.get("rope_scaling") or {}
-    if (rs.get("rope_type") or rs.get("type")) == "llama3":
-        factor, low, high = rs["factor"], rs["low_freq_factor"], rs["high_freq_factor"]
-        old = rs["original_max_position_embeddings"]
-        wavelen = 2 * np.pi / inv
-        scaled = np.where(wavelen > old / low, inv / factor, inv)
-        smooth = (old / wavelen - low) / (high - low)
-        smoothed = (1 - smooth) * scaled / factor + smooth * scaled
-        medium = ~(wavelen < old / high) & ~(wavelen > old / low)
-        inv = np.where(medium, smoothed, scaled)
-    return inv
+    return rope_inv_freq(cfg, D)
 
 
 def hf_rope(q, pos):  # q [T, heads, D]
