@@ -340,6 +340,7 @@ struct VerifySession::State {
     SafetensorsModel model;
     unsigned threads = 1;
     ProgressCallback progress;
+    std::optional<std::string> tokenizer_pre;
     VerifyReport report;
     SourceIndex index;
     std::vector<ValueJob> jobs;
@@ -368,10 +369,12 @@ VerifySession::VerifySession(const std::filesystem::path& model_dir, GgufSet ggu
     pair_tensors(options);
 }
 
-VerifySession::VerifySession(const ModelDir& model_dir, const ModelConfig& config, GgufSet gguf_set,
+VerifySession::VerifySession(const ModelDir& model_dir, GgufSet gguf_set,
                              const VerifyOptions& options)
     : model_dir_(model_dir.path()),
-      state_(std::make_unique<State>(std::move(gguf_set), config, model_dir.safetensors())) {
+      state_(std::make_unique<State>(std::move(gguf_set),
+                                     read_model_config(model_dir.path() / "config.json"),
+                                     model_dir.safetensors())) {
     pair_tensors(options);
 }
 
@@ -509,6 +512,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
     s.threads =
         options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     s.progress = options.progress;
+    s.tokenizer_pre = options.tokenizer_pre;
     for (const auto& source_file : model.files()) s.mappings.push_back(source_file->mapping());
     for (size_t i = 0; i < gguf.shard_count(); ++i) s.mappings.push_back(gguf.shard(i).mapping());
     s.scheduler = std::make_unique<verify_ref::UnitScheduler>(jobs, s.mappings);
@@ -564,7 +568,8 @@ VerifyReport VerifySession::finish() {
         report.max_abs_error = std::max(report.max_abs_error, check.max_abs_error);
     }
 
-    verify_ref::check_kvs(gguf, config, model_dir, report.problems);
+    verify_ref::check_kvs(gguf, config, model_dir, {s.tokenizer_pre}, report.problems,
+                          report.unchecked_kvs);
     for (size_t i = 0; i < gguf.shard_count(); ++i)
         verify_ref::check_layout(gguf.shard(i), report.problems);
     return std::move(report);
