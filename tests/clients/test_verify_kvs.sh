@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# rebox verify against KV edits made by llama.cpp's own GGUF writer (gguf-py GGUFWriter, from the
+# llama.cpp bundle): for a qwen3, a llama and a gemma fixture (byte-level BPE tokenizer) and a llama
+# fixture with a SentencePiece tokenizer.model and a chat template, every KV rebox wrote is changed
+# and deleted in turn, the issue's edits are made, and keys rebox never writes are added; each
+# model-changing edit must make `rebox verify` exit 3 naming the key, while the unmodified copy,
+# general.name and a custom key pass (the custom key on an UNCHECKED line). See ggufpy_verify_kvs.py.
+# Usage: bash tests/clients/test_verify_kvs.sh BUILD_DIR
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/gguf_py.sh"
+clients_init verify_kvs "${1:-}"
+ggufpy_setup "$BUILD"
+
+for arch in qwen3 llama gemma; do
+  dir="$WORK/$arch"
+  "$MKFIXTURE" "$dir" --preset tiny --tokenizer small --embedding-eos --arch "$arch" --force >/dev/null
+  "$REBOX" convert "$dir" -o "$dir.gguf" --quiet
+  ggufpy "$CLIENTS_DIR/ggufpy_verify_kvs.py" "$REBOX" "$dir" "$dir.gguf" "$WORK" "$arch"
+done
+
+# SentencePiece tokenizer.model (scores, add_space_prefix, unknown id) with a chat template.
+dir="$WORK/llama-spm"
+"$MKFIXTURE" "$dir" --preset tiny --tokenizer none --arch llama --force >/dev/null
+/usr/bin/python3 "$CLIENTS_DIR/spm_model_reference.py" "$dir" "$CLIENTS_DIR/corpus.txt" "$WORK/spm-reference.json"
+/usr/bin/python3 - "$dir/tokenizer_config.json" <<'PY'
+import json, sys
+config = json.load(open(sys.argv[1]))
+config["chat_template"] = "{% for m in messages %}<s>{{ m['content'] }}</s>{% endfor %}"
+json.dump(config, open(sys.argv[1], "w"))
+PY
+"$REBOX" convert "$dir" -o "$dir.gguf" --quiet
+ggufpy "$CLIENTS_DIR/ggufpy_verify_kvs.py" "$REBOX" "$dir" "$dir.gguf" "$WORK" llama-spm
+echo "PASS test_verify_kvs ($(clients_elapsed))"
