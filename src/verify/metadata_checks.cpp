@@ -80,21 +80,15 @@ class KvChecker {
             problem(key, *got ? "is true" : "is false", expected ? "true" : "false");
     }
 
-    // A UINT32 id the source may or may not define.
-    void expect_optional_u32(const std::string& key, const std::optional<uint32_t>& expected,
-                             const std::string& why_absent) {
-        if (expected)
-            expect_u32(key, *expected);
-        else
-            expect_absent(key, why_absent);
-    }
-
-    void expect_optional_string(const std::string& key, const std::optional<std::string>& expected,
-                                const std::string& why_absent) {
-        if (expected)
+    // A UINT32 id or a STRING the source may or may not define; absent when it does not.
+    template <typename T>
+    void expect_optional(const std::string& key, const std::optional<T>& expected,
+                         const std::string& why_absent) {
+        if (!expected) return expect_absent(key, why_absent);
+        if constexpr (std::is_same_v<T, std::string>)
             expect_string(key, *expected);
         else
-            expect_absent(key, why_absent);
+            expect_u32(key, *expected);
     }
 
     // A STRING array KV must hold exactly `expected`.
@@ -214,8 +208,8 @@ void check_tokenizer(KvChecker& kv, const ModelConfig& config,
         kv.expect_strings("tokenizer.ggml.merges", ref.merges, "tokenizer.json model.merges");
     else
         kv.expect_absent("tokenizer.ggml.merges", "a SentencePiece vocabulary merges by score");
-    kv.expect_optional_string("tokenizer.chat_template", ref.chat_template,
-                              "the source has no chat template");
+    kv.expect_optional("tokenizer.chat_template", ref.chat_template,
+                       "the source has no chat template");
 
     // Tokens, types, scores and special ids: the model/ tokenizer reader (not yet verify's own).
     TokenizerOptions reader_options;
@@ -252,11 +246,11 @@ void check_tokenizer(KvChecker& kv, const ModelConfig& config,
     else
         kv.expect_absent("tokenizer.ggml.add_space_prefix", "not a SentencePiece vocabulary");
     const std::string none = "the source tokenizer defines none";
-    kv.expect_optional_u32("tokenizer.ggml.bos_token_id", vocab.bos_id, none);
-    kv.expect_optional_u32("tokenizer.ggml.eos_token_id", vocab.eos_id, none);
-    kv.expect_optional_u32("tokenizer.ggml.eot_token_id", vocab.eot_id, none);
-    kv.expect_optional_u32("tokenizer.ggml.unknown_token_id", vocab.unk_id, none);
-    kv.expect_optional_u32("tokenizer.ggml.padding_token_id", vocab.pad_id, none);
+    kv.expect_optional("tokenizer.ggml.bos_token_id", vocab.bos_id, none);
+    kv.expect_optional("tokenizer.ggml.eos_token_id", vocab.eos_id, none);
+    kv.expect_optional("tokenizer.ggml.eot_token_id", vocab.eot_id, none);
+    kv.expect_optional("tokenizer.ggml.unknown_token_id", vocab.unk_id, none);
+    kv.expect_optional("tokenizer.ggml.padding_token_id", vocab.pad_id, none);
     kv.expect_bool("tokenizer.ggml.add_bos_token", vocab.add_bos);
     kv.expect_bool("tokenizer.ggml.add_eos_token", vocab.add_eos);
 }

@@ -1,7 +1,7 @@
-// rebox verify: runs the independent read-back proof and prints the verdict: the summary line, one
-// MISMATCH line per tensor whose values differ, one PROBLEM line per other finding, one UNCHECKED
-// line per KV verify does not derive (not a failure); --json writes the full report. Exit 0 when
-// everything is identical, 3 otherwise (1 when a file cannot be read).
+// rebox verify: runs the independent read-back proof and prints one UNCHECKED line per KV verify
+// does not derive (not a failure), the verdict (the summary line), one MISMATCH line per tensor
+// whose values differ and one PROBLEM line per other finding; --json writes the full report. Exit 0
+// when everything is identical, 3 otherwise (1 when a file cannot be read).
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -29,6 +29,8 @@ int run_verify(const VerifyArgs& args) {
     const VerifyReport report = verify_gguf(args.model_dir, args.gguf, options);
     if (args.json_report) write_json_file(*args.json_report, verify_report_to_json(report));
 
+    // Unchecked KVs first: on success the verdict stays the last line.
+    for (const std::string& kv : report.unchecked_kvs) std::printf("UNCHECKED %s\n", kv.c_str());
     std::printf("%s\n", report.summary().c_str());
     for (const TensorCheck& t : report.tensors) {
         if (t.mismatches > 0)
@@ -46,7 +48,6 @@ int run_verify(const VerifyArgs& args) {
                         t.problem.c_str());
     }
     for (const std::string& problem : report.problems) std::printf("PROBLEM %s\n", problem.c_str());
-    for (const std::string& kv : report.unchecked_kvs) std::printf("UNCHECKED %s\n", kv.c_str());
     std::fflush(stdout);
     return report.ok() ? 0 : static_cast<int>(ExitClass::verification);
 }
