@@ -197,7 +197,16 @@ void check_tokenizer(KvChecker& kv, const ModelConfig& config,
     std::optional<std::string> pre = ref.model == "llama" ? ref.pre : options.tokenizer_pre;
     if (!pre) pre = ref.pre;
     if (pre) {
-        kv.expect_string(pre_key, *pre);
+        kv.handled(pre_key);
+        const GgufValue* value = gguf.find(pre_key);
+        const std::string* got = value ? value->as_string() : nullptr;
+        const std::string why = options.tokenizer_pre && ref.model != "llama"
+                                    ? " (verify --tokenizer-pre)"
+                                    : " (from tokenizer.json; verify --tokenizer-pre NAME if the "
+                                      "file was converted with one)";
+        if (got == nullptr || *got != *pre)
+            kv.problem(pre_key, got ? "is \"" + *got + "\"" : "missing or not a STRING",
+                       "\"" + *pre + "\"" + why);
     } else {
         kv.handled(pre_key);
         unchecked.push_back(pre_key + ": " + ref.pre_problem +

@@ -5,6 +5,7 @@
 # and deleted in turn, the issue's edits are made, and keys rebox never writes are added; each
 # model-changing edit must make `rebox verify` exit 3 naming the key, while the unmodified copy,
 # general.name and a custom key pass (the custom key on an UNCHECKED line). See ggufpy_verify_kvs.py.
+# Also: a file converted with --tokenizer-pre verifies only when verify is given the same name.
 # Usage: bash tests/clients/test_verify_kvs.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -18,6 +19,19 @@ for arch in qwen3 llama gemma; do
   "$REBOX" convert "$dir" -o "$dir.gguf" --quiet
   ggufpy "$CLIENTS_DIR/ggufpy_verify_kvs.py" "$REBOX" "$dir" "$dir.gguf" "$WORK" "$arch"
 done
+
+# A pre-tokenizer chosen with --tokenizer-pre: convert's own verify takes it; a later verify fails
+# naming the key unless it is told the same name.
+"$REBOX" convert "$WORK/qwen3" -o "$WORK/qwen3-pre.gguf" --tokenizer-pre llama-bpe --quiet
+set +e
+out="$("$REBOX" verify "$WORK/qwen3" "$WORK/qwen3-pre.gguf")"
+code=$?
+set -e
+[[ $code == 3 && "$out" == *"PROBLEM"*"tokenizer.ggml.pre"*"--tokenizer-pre"* ]] ||
+  { echo "FAIL: verify of a --tokenizer-pre llama-bpe file without the flag: exit $code"; echo "$out"; exit 1; }
+"$REBOX" verify "$WORK/qwen3" "$WORK/qwen3-pre.gguf" --tokenizer-pre llama-bpe >/dev/null ||
+  { echo "FAIL: verify --tokenizer-pre llama-bpe refused the file converted with it"; exit 1; }
+echo "ok: --tokenizer-pre: convert verifies, verify without the name exits 3 naming tokenizer.ggml.pre"
 
 # SentencePiece tokenizer.model (scores, add_space_prefix, unknown id) with a chat template.
 dir="$WORK/llama-spm"
