@@ -20,6 +20,17 @@ for arch in qwen3 llama gemma; do
   ggufpy "$CLIENTS_DIR/ggufpy_verify_kvs.py" "$REBOX" "$dir" "$dir.gguf" "$WORK" "$arch"
 done
 
+# --json carries the unchecked keys; they do not make the report fail.
+"$REBOX" verify "$WORK/qwen3" "$WORK/qwen3.gguf" --json "$WORK/qwen3-report.json" >/dev/null
+/usr/bin/python3 - "$WORK/qwen3-report.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+keys = [line.split(":")[0] for line in report["unchecked_kvs"]]
+if report["ok"] is not True or "general.name" not in keys or report["problems"]:
+    sys.exit(f"FAIL: --json report: ok={report['ok']}, unchecked={keys}, problems={report['problems']}")
+print(f"ok: --json: ok true, unchecked_kvs {keys}")
+PY
+
 # A pre-tokenizer chosen with --tokenizer-pre: convert's own verify takes it; a later verify fails
 # naming the key unless it is told the same name.
 "$REBOX" convert "$WORK/qwen3" -o "$WORK/qwen3-pre.gguf" --tokenizer-pre llama-bpe --quiet
