@@ -26,6 +26,20 @@ using simdjson::dom::object;
     throw Error(ExitClass::input, file.string(), key, what);
 }
 
+// Real tokenizer files stay well under this (Gemma 3's tokenizer.json is ~33 MB); a larger one is
+// refused before it is read.
+constexpr uintmax_t kMaxTokenizerFileBytes = uintmax_t{512} << 20;
+
+void check_size(const std::filesystem::path& path) {
+    std::error_code error;
+    const uintmax_t bytes = std::filesystem::file_size(path, error);
+    if (error) bad(path, "", "cannot read file (" + error.message() + ")");
+    if (bytes > kMaxTokenizerFileBytes)
+        bad(path, "",
+            std::to_string(bytes) + " bytes is too large for a tokenizer file (at most " +
+                std::to_string(kMaxTokenizerFileBytes) + ")");
+}
+
 // The first Split pre-tokenizer's regex, alone or inside a Sequence (depth-limited).
 std::optional<std::string_view> first_split_regex(const element& pre, int depth = 0) {
     if (depth > 8 || !pre.is_object()) return std::nullopt;
@@ -77,6 +91,7 @@ std::vector<std::string> merges_as_gguf(const std::filesystem::path& file, const
 
 std::optional<std::string> read_text(const std::filesystem::path& path) {
     if (!std::filesystem::is_regular_file(path)) return std::nullopt;
+    check_size(path);
     std::ifstream in(path, std::ios::binary);
     std::ostringstream text;
     text << in.rdbuf();
@@ -150,6 +165,7 @@ RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir) {
         return out;
     }
     out.present = true;
+    check_size(json_path);
     simdjson::padded_string text;
     if (simdjson::padded_string::load(json_path.string()).get(text))
         bad(json_path, "", "cannot read file");

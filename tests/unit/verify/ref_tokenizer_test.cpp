@@ -84,5 +84,18 @@ TEST(RefTokenizer, BadJsonIsAnInputErrorNamingTheFile) {
     }
 }
 
+TEST(RefTokenizer, AnOversizedFileIsRefusedBeforeItIsRead) {
+    test::ScratchDir dir;
+    const std::filesystem::path path = dir.path() / "tokenizer.json";
+    test::write_file(path, "{}");
+    std::filesystem::resize_file(path, (uintmax_t{512} << 20) + 1);  // sparse: nothing is written
+    try {
+        read_ref_tokenizer(dir.path());
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("too large"), std::string::npos) << e.what();
+    }
+}
+
 }  // namespace
 }  // namespace rebox::verify_ref
