@@ -116,6 +116,9 @@ struct TensorCheck {
 struct VerifyReport {
     std::vector<TensorCheck> tensors;
     std::vector<std::string> problems;  // tensor set, KV and layout problems, one line each
+    // KVs verify does not derive from the source, "key: why" (general.name, rebox.*, a user's
+    // own keys): reported, not failed; an underived key llama.cpp reads is a problem instead.
+    std::vector<std::string> unchecked_kvs;
     size_t re_encoded_total = 0;
     size_t re_encoded_identical = 0;
     size_t copied_total = 0;  // float source tensors (copied, widened or recast exactly)
@@ -132,6 +135,9 @@ struct VerifyReport {
 struct VerifyOptions {
     unsigned threads = 0;  // 0: all cores
     ProgressCallback progress;
+    // The pre-tokenizer name the file was converted with (--tokenizer-pre), taken in place of the
+    // one verify derives from tokenizer.json; nullopt: verify's own.
+    std::optional<std::string> tokenizer_pre;
 };
 
 // The independent read-back proof: every GGUF tensor dequantized by verify's own code and compared
@@ -246,10 +252,10 @@ PlannedOutput merge_gguf(const std::filesystem::path& first_shard,
 // ---- Quantization kernels (ggml's block quantizers, byte for byte) -----------------------------
 
 // Quantizes nrows rows of n_per_row floats into `type` blocks, producing the same bytes as ggml's
-// ggml_quantize_chunk(type, src, dst, 0, nrows, n_per_row, imatrix) (llama.cpp v0.4.0 / ggml 0.23.0,
-// x86-64 build). imatrix: one weight per column (n_per_row floats) or nullptr, which takes ggml's
-// reference path (not the same as an all-ones imatrix); Q8_0 and MXFP4 ignore it, as ggml does.
-// Types: Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, MXFP4.
+// ggml_quantize_chunk(type, src, dst, 0, nrows, n_per_row, imatrix) (llama.cpp v0.4.0 / ggml
+// 0.23.0, x86-64 build). imatrix: one weight per column (n_per_row floats) or nullptr, which takes
+// ggml's reference path (not the same as an all-ones imatrix); Q8_0 and MXFP4 ignore it, as ggml
+// does. Types: Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, MXFP4.
 // Returns nrows x row size bytes. Throws Error (input class) for another type, n_per_row not a
 // multiple of the block size, or a negative count.
 std::size_t quantize_rows(GgmlType type, const float* src, void* dst, int64_t nrows,

@@ -210,10 +210,13 @@ ConvertReport convert_model(const ConvertOptions& options) {
     // Verification runs alongside the writing: it opens the temporary files through the reader
     // (the headers are final now) and checks each region once its bytes are written.
     std::unique_ptr<VerifySession> verify;
-    if (options.verify)
-        verify = std::make_unique<VerifySession>(*source.model_dir, plan.config,
-                                                 GgufSet::open_files(temp_paths),
-                                                 VerifyOptions{threads});
+    if (options.verify) {
+        VerifyOptions verify_options;
+        verify_options.threads = threads;
+        verify_options.tokenizer_pre = options.plan.tokenizer_pre;
+        verify = std::make_unique<VerifySession>(*source.model_dir, GgufSet::open_files(temp_paths),
+                                                 verify_options);
+    }
     write_tensors(source, plan, layout, outs, threads, options.progress, result.output_bytes,
                   verify.get());
     result.seconds_write = seconds_since(write_start);

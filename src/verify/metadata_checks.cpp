@@ -4,6 +4,7 @@
 // readers; typing follows llama.cpp (docs/gguf.md §1.7, §3.1).
 #include "metadata_checks.hpp"
 
+#include <set>
 #include <type_traits>
 #include <variant>
 
@@ -14,6 +15,7 @@
 #include "rebox/error.hpp"
 #include "rebox/ggml_type.hpp"
 #include "ref_rope.hpp"
+#include "ref_tokenizer.hpp"
 
 namespace rebox::verify_ref {
 namespace {
@@ -25,10 +27,16 @@ class KvChecker {
 
     void problem(const std::string& key, const std::string& what,
                  const std::string& expected = "") {
+        handled_.insert(key);
         problems_.push_back(error_message(file_, key, what, expected));
     }
 
+    // The key's value was derived and compared (or its absence was expected).
+    void handled(const std::string& key) { handled_.insert(key); }
+    bool was_handled(const std::string& key) const { return handled_.count(key) != 0; }
+
     void expect_u32(const std::string& key, uint64_t expected) {
+        handled(key);
         const GgufValue* value = gguf_.find(key);
         if (value == nullptr) return problem(key, "missing", "UINT32 " + std::to_string(expected));
         const auto got = value->as_u32();
@@ -41,6 +49,7 @@ class KvChecker {
     }
 
     void expect_f32(const std::string& key, float expected) {
+        handled(key);
         const GgufValue* value = gguf_.find(key);
         if (value == nullptr || value->type != GgufType::FLOAT32)
             return problem(key, "missing or not a FLOAT32", std::to_string(expected));
@@ -50,10 +59,12 @@ class KvChecker {
     }
 
     void expect_absent(const std::string& key, const std::string& why) {
+        handled(key);
         if (gguf_.find(key) != nullptr) problem(key, "present", "absent: " + why);
     }
 
     void expect_string(const std::string& key, const std::string& expected) {
+        handled(key);
         const GgufValue* value = gguf_.find(key);
         const std::string* got = value ? value->as_string() : nullptr;
         if (got == nullptr) return problem(key, "missing or not a STRING", "\"" + expected + "\"");
@@ -61,6 +72,7 @@ class KvChecker {
     }
 
     void expect_bool(const std::string& key, bool expected) {
+        handled(key);
         const GgufValue* value = gguf_.find(key);
         const auto got = value ? value->as_bool() : std::nullopt;
         if (!got) return problem(key, "missing or not a BOOL", expected ? "true" : "false");
@@ -68,15 +80,47 @@ class KvChecker {
             problem(key, *got ? "is true" : "is false", expected ? "true" : "false");
     }
 
+    // A UINT32 id or a STRING the source may or may not define; absent when it does not.
+    template <typename T>
+    void expect_optional(const std::string& key, const std::optional<T>& expected,
+                         const std::string& why_absent) {
+        if (!expected) return expect_absent(key, why_absent);
+        if constexpr (std::is_same_v<T, std::string>)
+            expect_string(key, *expected);
+        else
+            expect_u32(key, *expected);
+    }
+
+    // A STRING array KV must hold exactly `expected`.
+    void expect_strings(const std::string& key, const std::vector<std::string>& expected,
+                        const std::string& source) {
+        handled(key);
+        const GgufValue* value = gguf_.find(key);
+        if (value == nullptr || !value->is_array() || value->elem_type != GgufType::STRING)
+            return problem(key, "missing or not a STRING array",
+                           std::to_string(expected.size()) + " entries from " + source);
+        if (value->array.size() != expected.size())
+            return problem(key, std::to_string(value->array.size()) + " entries",
+                           std::to_string(expected.size()) + " from " + source);
+        for (size_t i = 0; i < expected.size(); ++i) {
+            const std::string* got = std::get_if<std::string>(&value->array[i]);
+            if (got == nullptr || *got != expected[i])
+                return problem(key, "entry " + std::to_string(i) + " differs",
+                               "\"" + expected[i] + "\" from " + source);
+        }
+    }
+
     const GgufSet& gguf_;
     std::string file_;  // first shard: where the KVs live
     std::vector<std::string>& problems_;
+    std::set<std::string> handled_;
 };
 
 // An INT32 / FLOAT32 array KV must hold exactly `expected` (token types, SentencePiece scores).
 template <typename T>
 void check_numbers(KvChecker& kv, const std::string& key, GgufType elem_type,
                    const std::vector<T>& expected) {
+    kv.handled(key);
     const GgufValue* value = kv.gguf_.find(key);
     if (value == nullptr || !value->is_array() || value->elem_type != elem_type)
         return kv.problem(key,
@@ -100,11 +144,13 @@ void check_numbers(KvChecker& kv, const std::string& key, GgufType elem_type,
 }
 
 void check_tokenizer(KvChecker& kv, const ModelConfig& config,
-                     const std::filesystem::path& model_dir) {
+                     const std::filesystem::path& model_dir, const KvCheckOptions& options,
+                     std::vector<std::string>& unchecked) {
     const GgufSet& gguf = kv.gguf_;
     // tokenizer.json, or a SentencePiece tokenizer.model in its place.
     const bool has_tokenizer_json = std::filesystem::exists(model_dir / "tokenizer.json") ||
                                     std::filesystem::exists(model_dir / "tokenizer.model");
+    kv.handled("tokenizer.ggml.tokens");
     const GgufValue* tokens = gguf.find("tokenizer.ggml.tokens");
     if (tokens == nullptr) {
         if (has_tokenizer_json)
@@ -138,13 +184,49 @@ void check_tokenizer(KvChecker& kv, const ModelConfig& config,
     }
     if (!has_tokenizer_json) return;
 
-    TokenizerOptions options;
-    options.vocab_size = config.vocab_size;
-    if (const GgufValue* pre = gguf.find("tokenizer.ggml.pre"); pre && pre->as_string())
-        options.pre = *pre->as_string();  // a name chosen with --tokenizer-pre is accepted as is
+    RefTokenizer ref;
+    try {
+        ref = read_ref_tokenizer(model_dir);
+    } catch (const Error& e) {
+        kv.problem("tokenizer.json", std::string("cannot derive the tokenizer: ") + e.what());
+        return;
+    }
+    // The pre-tokenizer: SentencePiece vocabularies are "default"; byte-level BPE takes the name
+    // the user chose (--tokenizer-pre), else the one verify derives from the Split regex.
+    const std::string pre_key = "tokenizer.ggml.pre";
+    std::optional<std::string> pre = ref.model == "llama" ? ref.pre : options.tokenizer_pre;
+    if (!pre) pre = ref.pre;
+    if (pre) {
+        kv.handled(pre_key);
+        const GgufValue* value = gguf.find(pre_key);
+        const std::string* got = value ? value->as_string() : nullptr;
+        const std::string why = options.tokenizer_pre && ref.model != "llama"
+                                    ? " (verify --tokenizer-pre)"
+                                    : " (from tokenizer.json; verify --tokenizer-pre NAME if the "
+                                      "file was converted with one)";
+        if (got == nullptr || *got != *pre)
+            kv.problem(pre_key, got ? "is \"" + *got + "\"" : "missing or not a STRING",
+                       "\"" + *pre + "\"" + why);
+    } else {
+        kv.handled(pre_key);
+        unchecked.push_back(pre_key + ": " + ref.pre_problem +
+                            " (pass --tokenizer-pre NAME to check it)");
+    }
+    kv.expect_string("tokenizer.ggml.model", ref.model);
+    if (ref.model == "gpt2")
+        kv.expect_strings("tokenizer.ggml.merges", ref.merges, "tokenizer.json model.merges");
+    else
+        kv.expect_absent("tokenizer.ggml.merges", "a SentencePiece vocabulary merges by score");
+    kv.expect_optional("tokenizer.chat_template", ref.chat_template,
+                       "the source has no chat template");
+
+    // Tokens, types, scores and special ids: the model/ tokenizer reader (not yet verify's own).
+    TokenizerOptions reader_options;
+    reader_options.vocab_size = config.vocab_size;
+    reader_options.pre = pre.value_or("default");  // not compared: only the reader's other fields
     TokenizerVocab vocab;
     try {
-        vocab = read_tokenizer(model_dir, options);
+        vocab = read_tokenizer(model_dir, reader_options);
     } catch (const Error& e) {
         kv.problem("tokenizer.json",
                    std::string("cannot derive the expected vocabulary: ") + e.what());
@@ -163,25 +245,92 @@ void check_tokenizer(KvChecker& kv, const ModelConfig& config,
             }
         }
     }
-    kv.expect_string("tokenizer.ggml.model", vocab.model);
     check_numbers(kv, "tokenizer.ggml.token_type", GgufType::INT32, vocab.token_types);
-    if (vocab.model == "llama") {
+    if (vocab.model == "llama")
         check_numbers(kv, "tokenizer.ggml.scores", GgufType::FLOAT32, vocab.scores);
-        if (vocab.add_space_prefix)
-            kv.expect_bool("tokenizer.ggml.add_space_prefix", *vocab.add_space_prefix);
+    else
+        kv.expect_absent("tokenizer.ggml.scores", "byte-level BPE has merges, not scores");
+    if (vocab.add_space_prefix)
+        kv.expect_bool("tokenizer.ggml.add_space_prefix", *vocab.add_space_prefix);
+    else
+        kv.expect_absent("tokenizer.ggml.add_space_prefix", "not a SentencePiece vocabulary");
+    const std::string none = "the source tokenizer defines none";
+    kv.expect_optional("tokenizer.ggml.bos_token_id", vocab.bos_id, none);
+    kv.expect_optional("tokenizer.ggml.eos_token_id", vocab.eos_id, none);
+    kv.expect_optional("tokenizer.ggml.eot_token_id", vocab.eot_id, none);
+    kv.expect_optional("tokenizer.ggml.unknown_token_id", vocab.unk_id, none);
+    kv.expect_optional("tokenizer.ggml.padding_token_id", vocab.pad_id, none);
+    kv.expect_bool("tokenizer.ggml.add_bos_token", vocab.add_bos);
+    kv.expect_bool("tokenizer.ggml.add_eos_token", vocab.add_eos);
+}
+
+// general.file_type from the tensors as llama.cpp's loader guesses a file type
+// (llama-model-loader.cpp: the most common type): the most common block type (a tie to the fewer
+// bytes per value); with none, the most common of F32 / F16 / BF16 over tensors of 2 or more
+// dimensions (1-D tensors are F32 in every file type).
+void check_file_type(KvChecker& kv) {
+    struct Candidate {
+        GgmlType type;
+        LlamaFileType file_type;
+        size_t count = 0;
+    };
+    Candidate blocks[] = {{GgmlType::Q4_0, LlamaFileType::MOSTLY_Q4_0},
+                          {GgmlType::Q4_1, LlamaFileType::MOSTLY_Q4_1},
+                          {GgmlType::Q5_0, LlamaFileType::MOSTLY_Q5_0},
+                          {GgmlType::Q5_1, LlamaFileType::MOSTLY_Q5_1},
+                          {GgmlType::Q8_0, LlamaFileType::MOSTLY_Q8_0}};
+    Candidate floats[] = {{GgmlType::F32, LlamaFileType::ALL_F32},
+                          {GgmlType::F16, LlamaFileType::MOSTLY_F16},
+                          {GgmlType::BF16, LlamaFileType::MOSTLY_BF16}};
+    for (const GgufSet::Tensor& tensor : kv.gguf_.tensors()) {
+        for (Candidate& c : blocks)
+            if (tensor.info->type == c.type) ++c.count;
+        if (tensor.info->ne.size() >= 2)
+            for (Candidate& c : floats)
+                if (tensor.info->type == c.type) ++c.count;
     }
-    if (vocab.bos_id) kv.expect_u32("tokenizer.ggml.bos_token_id", *vocab.bos_id);
-    if (vocab.eos_id) kv.expect_u32("tokenizer.ggml.eos_token_id", *vocab.eos_id);
-    if (vocab.add_eos || gguf.find("tokenizer.ggml.add_eos_token"))
-        kv.expect_bool("tokenizer.ggml.add_eos_token", vocab.add_eos);
-    if (vocab.add_bos || gguf.find("tokenizer.ggml.add_bos_token"))
-        kv.expect_bool("tokenizer.ggml.add_bos_token", vocab.add_bos);
+    const Candidate* best = &blocks[0];
+    for (const Candidate& c : blocks)
+        if (c.count > best->count) best = &c;
+    if (best->count == 0) {
+        best = &floats[0];
+        for (const Candidate& c : floats)
+            if (c.count > best->count) best = &c;
+    }
+    const LlamaFileType expected =
+        best->count == 0 ? LlamaFileType::MOSTLY_Q4_1 : best->file_type;  // no tensor at all
+    kv.expect_u32("general.file_type", static_cast<uint32_t>(expected));
+}
+
+// Every KV no check above looked at: in a namespace llama.cpp reads ({arch}.*, tokenizer.*) it is
+// a problem, since it may change what llama.cpp loads, computes or tokenizes; elsewhere
+// (general.name and other descriptions, rebox.* provenance, a user's own keys) it is listed as
+// unchecked, never silently passed.
+void sort_out_the_rest(const KvChecker& kv, const std::string& arch,
+                       std::vector<std::string>& unchecked) {
+    for (const GgufKV& entry : kv.gguf_.kvs()) {
+        const std::string& key = entry.key;
+        if (kv.was_handled(key)) continue;
+        const bool read_by_llama = key.starts_with(arch + ".") || key.starts_with("tokenizer.");
+        if (read_by_llama) {
+            kv.problems_.push_back(
+                error_message(kv.file_, key, "present, but nothing in the source asks for it",
+                              "absent (llama.cpp reads " + arch + ".* and tokenizer.* keys)"));
+        } else if (key == "general.name") {
+            unchecked.push_back(key + ": descriptive (rebox meta may set it)");
+        } else if (key.starts_with("rebox.")) {
+            unchecked.push_back(key + ": rebox provenance, not read by llama.cpp");
+        } else {
+            unchecked.push_back(key + ": not a key verify derives");
+        }
+    }
 }
 
 }  // namespace
 
 void check_kvs(const GgufSet& gguf, const ModelConfig& config,
-               const std::filesystem::path& model_dir, std::vector<std::string>& problems) {
+               const std::filesystem::path& model_dir, const KvCheckOptions& options,
+               std::vector<std::string>& problems, std::vector<std::string>& unchecked) {
     KvChecker kv(gguf, problems);
     const arch::Architecture* architecture = arch::find_architecture(config.model_type);
     const std::string arch =
@@ -192,6 +341,10 @@ void check_kvs(const GgufSet& gguf, const ModelConfig& config,
     kv.expect_u32(arch + ".attention.head_count", config.num_attention_heads);
     kv.expect_u32(arch + ".attention.head_count_kv", config.num_key_value_heads);
     kv.expect_u32(arch + ".feed_forward_length", config.intermediate_size);
+    kv.expect_u32("general.quantization_version", 2);  // GGML_QNT_VERSION
+    check_file_type(kv);
+    // general.alignment: the layout check proves the file follows it.
+    kv.handled("general.alignment");
     // Which of these keys an architecture carries is the registry's; their values are verify's.
     const auto lists = [architecture](arch::ArchKv key) {
         if (architecture)
@@ -200,6 +353,10 @@ void check_kvs(const GgufSet& gguf, const ModelConfig& config,
         return false;
     };
     kv.expect_u32(arch + ".context_length", config.max_position_embeddings);
+    if (lists(arch::ArchKv::rope_freq_base))
+        kv.expect_f32(arch + ".rope.freq_base", config.rope_theta);
+    if (lists(arch::ArchKv::rms_epsilon))
+        kv.expect_f32(arch + ".attention.layer_norm_rms_epsilon", config.rms_norm_eps);
     if (lists(arch::ArchKv::key_length))
         kv.expect_u32(arch + ".attention.key_length", config.head_dim);
     if (lists(arch::ArchKv::value_length))
@@ -219,6 +376,7 @@ void check_kvs(const GgufSet& gguf, const ModelConfig& config,
         kv.expect_u32(arch + ".rope.scaling.original_context_length", original.value_or(0));
     }
     const std::string attn_factor_key = arch + ".rope.scaling.attn_factor";
+    kv.handled(attn_factor_key);
     const GgufValue* attn_factor = gguf.find(attn_factor_key);
     const auto long_rope = expected_phi3_long_rope(config);
     if (long_rope && lists(arch::ArchKv::rope_scaling_original_context_length)) {
@@ -276,6 +434,8 @@ void check_kvs(const GgufSet& gguf, const ModelConfig& config,
 
     // Linear rope scaling (config.json "linear" with a factor): llama.cpp's converter writes the
     // type and the factor; any other type leaves no scaling KVs here.
+    kv.handled(arch + ".rope.scaling.type");
+    kv.handled(arch + ".rope.scaling.factor");
     const GgufValue* scaling_type = gguf.find(arch + ".rope.scaling.type");
     if (config.rope_scaling && config.rope_scaling->type == "linear" &&
         config.rope_scaling->factor) {
@@ -292,12 +452,14 @@ void check_kvs(const GgufSet& gguf, const ModelConfig& config,
     }
 
     const std::string pooling_key = arch + ".pooling_type";
+    kv.handled(pooling_key);
     if (const auto pooling = read_pooling(model_dir)) {
         kv.expect_u32(pooling_key, static_cast<uint32_t>(*pooling));
     } else if (gguf.find(pooling_key) != nullptr) {
         kv.problem(pooling_key, "present", "absent: the source has no pooling module");
     }
-    check_tokenizer(kv, config, model_dir);
+    check_tokenizer(kv, config, model_dir, options, unchecked);
+    sort_out_the_rest(kv, arch, unchecked);
 }
 
 void check_layout(const GgufFile& gguf, std::vector<std::string>& problems) {

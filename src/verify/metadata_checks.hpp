@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,10 +13,18 @@
 
 namespace rebox::verify_ref {
 
-// KVs of the set (the first shard's, without split.*): general.architecture, {arch}.*
-// hyper-parameters (UINT32), pooling_type, tokenizer.ggml.*.
+// What the user told the writer that verify takes as given.
+struct KvCheckOptions {
+    std::optional<std::string> tokenizer_pre;  // --tokenizer-pre NAME
+};
+
+// KVs of the set (the first shard's, without split.*): general.*, {arch}.* hyper-parameters,
+// rope and norm constants, pooling_type, tokenizer.*; each expected value derived from the source.
+// A KV no check covers is a problem in the {arch}. and tokenizer. namespaces (llama.cpp reads
+// them) and otherwise one "key: why" line in `unchecked`.
 void check_kvs(const GgufSet& gguf, const ModelConfig& config,
-               const std::filesystem::path& model_dir, std::vector<std::string>& problems);
+               const std::filesystem::path& model_dir, const KvCheckOptions& options,
+               std::vector<std::string>& problems, std::vector<std::string>& unchecked);
 
 // One file (each shard of a set): data_offset == PAD(meta_end, alignment), canonical offsets,
 // nbytes, file size.

@@ -32,6 +32,7 @@
 #include "rebox/ggml_type.hpp"
 #include "ref_dequant.hpp"
 #include "ref_rope.hpp"
+#include "ref_transforms.hpp"
 #include "source_index.hpp"
 #include "value_checks.hpp"
 
@@ -116,13 +117,14 @@ bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const Sourc
     return true;
 }
 
-// The row layout of a tensor the architecture permutes (names from the registry; the permutation
-// itself is verify's own, ref_rope.hpp). False with check.problem when the rows cannot be heads.
+// The row layout of a tensor the architecture permutes and the gemma norm shift (verify's own
+// table, ref_transforms.hpp; the permutation itself ref_rope.hpp). False with check.problem when
+// the rows cannot be heads.
 bool set_row_transform(const arch::Architecture& arch, const ModelConfig& config,
                        const std::string& file, const GgufTensorInfo& info, TensorCheck& check,
                        ValueJob& job) {
-    const auto ref = arch::resolve_gguf(arch, info.name);
-    if (ref && ref->spec->values == arch::ValueTransform::add_one) {
+    const verify_ref::RefTransform transform = verify_ref::ref_transform(arch.gguf_arch, info.name);
+    if (transform.plus_one) {
         if (job.source->quantized) {
             check.problem = error_message(file, info.name, "source is quantized",
                                           "a float norm weight (its GGUF value is weight + 1)");
@@ -130,10 +132,10 @@ bool set_row_transform(const arch::Architecture& arch, const ModelConfig& config
         }
         job.norm_plus_one = true;
     }
-    if (!ref || ref->spec->rows == arch::RowTransform::none ||
-        ref->spec->rows == arch::RowTransform::first_vocab_rows)
+    if (transform.rows != verify_ref::RefRows::rope_q_heads &&
+        transform.rows != verify_ref::RefRows::rope_kv_heads)
         return true;
-    const uint64_t heads = ref->spec->rows == arch::RowTransform::rope_pairs_q_heads
+    const uint64_t heads = transform.rows == verify_ref::RefRows::rope_q_heads
                                ? config.num_attention_heads
                                : config.num_key_value_heads;
     const uint64_t rows = info.ne.size() == 1 ? info.ne[0] : info.ne[1];
@@ -195,12 +197,6 @@ void check_generated(const GgufSet& gguf, const GgufSet::Tensor& tensor,
     record_comparison(result, check);
 }
 
-bool has_extra(const arch::Architecture& arch, arch::ExtraTensor wanted) {
-    for (const arch::ExtraTensor extra : arch.extras)
-        if (extra == wanted) return true;
-    return false;
-}
-
 // The per-expert sources of a stacked GGUF tensor (pattern with "{e}", e = 0..E-1 from
 // config.json num_experts), each checked alone (usable, layer in range, shape from config.json,
 // the same shape as expert 0). Fills `stacked` as the entry of the whole [E, rows, cols] tensor
@@ -254,22 +250,23 @@ bool gather_experts(const SourceIndex& index, const std::string& pattern, const 
     return true;
 }
 
-// The tensors config.json asks the architecture to generate, by GGUF name.
+// The tensors config.json asks the architecture to generate, by GGUF name (verify's own table of
+// which architecture computes which, ref_transforms.hpp).
 std::map<std::string, GeneratedTensor> wanted_generated(const arch::Architecture& arch,
                                                         const ModelConfig& config) {
     std::map<std::string, GeneratedTensor> wanted;
-    if (config.rope_scaling && has_extra(arch, arch::ExtraTensor::rope_freqs_llama3)) {
+    if (config.rope_scaling && verify_ref::ref_has_llama3_rope_freqs(arch.gguf_arch)) {
         std::string type = config.rope_scaling->type;
         for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         if (type == "llama3")
-            wanted[std::string(arch::extra_tensor_name(arch::ExtraTensor::rope_freqs_llama3))] = {
+            wanted["rope_freqs.weight"] = {
                 verify_ref::expected_llama3_rope_freqs(config), "config.json rope_scaling", {}};
     }
-    if (has_extra(arch, arch::ExtraTensor::rope_factors_long))
+    if (verify_ref::ref_has_phi3_rope_factors(arch.gguf_arch))
         if (const auto rope = verify_ref::expected_phi3_long_rope(config)) {
-            wanted[std::string(arch::extra_tensor_name(arch::ExtraTensor::rope_factors_long))] = {
+            wanted["rope_factors_long.weight"] = {
                 rope->long_factors, "config.json rope_scaling.long_factor", rope->problem};
-            wanted[std::string(arch::extra_tensor_name(arch::ExtraTensor::rope_factors_short))] = {
+            wanted["rope_factors_short.weight"] = {
                 rope->short_factors, "config.json rope_scaling.short_factor", rope->problem};
         }
     return wanted;
@@ -340,6 +337,7 @@ struct VerifySession::State {
     SafetensorsModel model;
     unsigned threads = 1;
     ProgressCallback progress;
+    std::optional<std::string> tokenizer_pre;
     VerifyReport report;
     SourceIndex index;
     std::vector<ValueJob> jobs;
@@ -368,10 +366,12 @@ VerifySession::VerifySession(const std::filesystem::path& model_dir, GgufSet ggu
     pair_tensors(options);
 }
 
-VerifySession::VerifySession(const ModelDir& model_dir, const ModelConfig& config, GgufSet gguf_set,
+VerifySession::VerifySession(const ModelDir& model_dir, GgufSet gguf_set,
                              const VerifyOptions& options)
     : model_dir_(model_dir.path()),
-      state_(std::make_unique<State>(std::move(gguf_set), config, model_dir.safetensors())) {
+      state_(std::make_unique<State>(std::move(gguf_set),
+                                     read_model_config(model_dir.path() / "config.json"),
+                                     model_dir.safetensors())) {
     pair_tensors(options);
 }
 
@@ -430,7 +430,11 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         }
         // Stacked experts without an MLX pre-stacked source: verify stacks the per-expert sources
         // itself (value i of the GGUF tensor is value i % V of expert i / V).
-        const auto ref = arch::resolve_gguf(*arch, info.name);
+        // Whether the tensor stacks experts is verify's (its GGUF name); the per-expert source
+        // names are the registry's.
+        const auto ref = verify_ref::ref_is_stacked_experts(info.name)
+                             ? arch::resolve_gguf(*arch, info.name)
+                             : std::nullopt;
         if (ref && ref->spec->role == arch::SourceRole::experts && ref->layer &&
             !index.by_stripped_name.count(arch::stacked_name(*ref->spec, *ref->layer))) {
             std::vector<const SourceTensor*> experts;
@@ -474,9 +478,8 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         check.source_name = source.name;
         check.re_encoded = source.quantized;
         ValueJob job;
-        const auto spec_ref = arch::resolve_gguf(*arch, info.name);
-        const bool vocab_slice =
-            spec_ref && spec_ref->spec->rows == arch::RowTransform::first_vocab_rows;
+        const bool vocab_slice = verify_ref::ref_transform(arch->gguf_arch, info.name).rows ==
+                                 verify_ref::RefRows::first_vocab_rows;
         if (prepare_job(gguf, tensor, source, config, vocab_slice, check, job) &&
             set_row_transform(*arch, config, gguf.shard(tensor.shard).display_name(), info, check,
                               job)) {
@@ -509,6 +512,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
     s.threads =
         options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     s.progress = options.progress;
+    s.tokenizer_pre = options.tokenizer_pre;
     for (const auto& source_file : model.files()) s.mappings.push_back(source_file->mapping());
     for (size_t i = 0; i < gguf.shard_count(); ++i) s.mappings.push_back(gguf.shard(i).mapping());
     s.scheduler = std::make_unique<verify_ref::UnitScheduler>(jobs, s.mappings);
@@ -564,7 +568,8 @@ VerifyReport VerifySession::finish() {
         report.max_abs_error = std::max(report.max_abs_error, check.max_abs_error);
     }
 
-    verify_ref::check_kvs(gguf, config, model_dir, report.problems);
+    verify_ref::check_kvs(gguf, config, model_dir, {s.tokenizer_pre}, report.problems,
+                          report.unchecked_kvs);
     for (size_t i = 0; i < gguf.shard_count(); ++i)
         verify_ref::check_layout(gguf.shard(i), report.problems);
     return std::move(report);

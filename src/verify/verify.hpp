@@ -33,11 +33,9 @@ class VerifySession {
   public:
     VerifySession(const std::filesystem::path& model_dir, GgufSet gguf,
                   const VerifyOptions& options = {});
-    // The same with the folder as the source reader read it (config.json, the opened safetensors
-    // files) and the hyper-parameters the plan parsed, instead of reading them again. The
-    // quantization metadata verify still reads and parses itself.
-    VerifySession(const ModelDir& model_dir, const ModelConfig& config, GgufSet gguf,
-                  const VerifyOptions& options = {});
+    // The same with the safetensors files the source reader already opened (mappings only);
+    // config.json, the tokenizer files and the quantization metadata verify reads itself.
+    VerifySession(const ModelDir& model_dir, GgufSet gguf, const VerifyOptions& options = {});
     ~VerifySession();
     VerifySession(const VerifySession&) = delete;
     VerifySession& operator=(const VerifySession&) = delete;

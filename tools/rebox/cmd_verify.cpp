@@ -1,6 +1,7 @@
-// rebox verify: runs the independent read-back proof and prints the verdict: the summary line, one
-// MISMATCH line per tensor whose values differ, one PROBLEM line per other finding; --json writes
-// the full report. Exit 0 when everything is identical, 3 otherwise (1 when a file cannot be read).
+// rebox verify: runs the independent read-back proof and prints one UNCHECKED line per KV verify
+// does not derive (not a failure), the verdict (the summary line), one MISMATCH line per tensor
+// whose values differ and one PROBLEM line per other finding; --json writes the full report. Exit 0
+// when everything is identical, 3 otherwise (1 when a file cannot be read).
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -22,9 +23,14 @@ float float_of_bits(uint32_t bits) {
 }  // namespace
 
 int run_verify(const VerifyArgs& args) {
-    const VerifyReport report = verify_gguf(args.model_dir, args.gguf, VerifyOptions{args.threads});
+    VerifyOptions options;
+    options.threads = args.threads;
+    options.tokenizer_pre = args.tokenizer_pre;
+    const VerifyReport report = verify_gguf(args.model_dir, args.gguf, options);
     if (args.json_report) write_json_file(*args.json_report, verify_report_to_json(report));
 
+    // Unchecked KVs first: on success the verdict stays the last line.
+    for (const std::string& kv : report.unchecked_kvs) std::printf("UNCHECKED %s\n", kv.c_str());
     std::printf("%s\n", report.summary().c_str());
     for (const TensorCheck& t : report.tensors) {
         if (t.mismatches > 0)

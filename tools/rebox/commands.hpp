@@ -45,6 +45,7 @@ struct VerifyArgs {
     std::string gguf;
     unsigned threads = 0;
     std::optional<std::string> json_report;
+    std::optional<std::string> tokenizer_pre;  // the name the file was converted with
 };
 int run_verify(const VerifyArgs& args);
 

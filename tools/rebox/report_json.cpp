@@ -36,6 +36,7 @@ nlohmann::json verify_report_to_json(const VerifyReport& report) {
             {"generated_identical", report.generated_identical},
             {"max_abs_error", report.max_abs_error},
             {"problems", report.problems},
+            {"unchecked_kvs", report.unchecked_kvs},
             {"tensors", std::move(tensors)}};
 }
 

@@ -1,0 +1,30 @@
+// verify's own reading of the source tokenizer files for the KVs that name how llama.cpp splits
+// text: the tokenizer model, the pre-tokenizer, the BPE merges and the chat template. Parsed here
+// (simdjson / nlohmann), never through the writer's tokenizer code, and never from the GGUF.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rebox::verify_ref {
+
+struct RefTokenizer {
+    bool present = false;  // tokenizer.json or tokenizer.model exists
+    std::string model;     // "gpt2" (byte-level BPE) | "llama" (SentencePiece / byte_fallback BPE)
+    // llama.cpp's pre-tokenizer name; nullopt when the Split regex is not one verify knows
+    // (pre_problem says why).
+    std::optional<std::string> pre;
+    std::string pre_problem;
+    std::vector<std::string> merges;  // "gpt2" only, as GGUF holds them ("left right")
+    std::optional<std::string> chat_template;
+};
+
+// Throws rebox::Error (input class) naming the file when it cannot be read or parsed.
+RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir);
+
+// llama.cpp's pre-tokenizer name for a tokenizer.json Split regex, nullopt when unknown.
+std::optional<std::string> ref_pre_for_regex(std::string_view regex);
+
+}  // namespace rebox::verify_ref
