@@ -1,0 +1,144 @@
+// Q8_0 and Q4_0 in lanes: ggml's quantize_row_q8_0_ref / quantize_row_q4_0_ref work element by
+// element inside a 32-value block, so the lanes are the block's elements (the block maximum is the
+// same for any order of a max over non-NaN values; a block with a NaN takes ggml's sequential max).
+// Q4_0 with an imatrix (quantize_row_q4_0_impl) runs make_qx_quants with one lane per block.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "quantize/simd/k_quant_blocks.hpp"
+#include "quantize/simd/lane_search.hpp"
+
+namespace rebox::quant::lanes {
+namespace {
+
+constexpr int kQ8_0BlockBytes = 34;  // d, qs[32]
+constexpr int kQ4_0BlockBytes = 18;  // d, qs[16]
+
+// roundf(v) (half away from zero) as a float, from the truncation: v - trunc(v) is exact.
+template <class V>
+typename V::F round_half_away(typename V::F v) {
+    const typename V::F t = V::trunc_to_int(v);
+    const typename V::F frac = V::sub(v, t);
+    const typename V::F one = V::set1(1.f);
+    const typename V::F up = V::and_(V::le(V::set1(0.5f), frac), one);
+    const typename V::F down = V::and_(V::le(frac, V::set1(-0.5f)), one);
+    return V::sub(V::add(t, up), down);
+}
+
+template <class V>
+void q8_0_rows(const float* src, uint8_t* dst, int64_t nblocks) {
+    using F = typename V::F;
+    constexpr int kVecs = 32 / V::kWidth;
+    for (int64_t b = 0; b < nblocks; ++b) {
+        const float* x = src + 32 * b;
+        uint8_t* block = dst + kQ8_0BlockBytes * b;
+        F v[kVecs];
+        F amax_lanes = V::zero(), nan = V::zero();
+        for (int j = 0; j < kVecs; ++j) {
+            v[j] = V::loadu(x + V::kWidth * j);
+            amax_lanes = V::max(V::abs(v[j]), amax_lanes);
+            nan = V::or_(nan, V::unordered(v[j], v[j]));
+        }
+        float amax = V::hmax(amax_lanes);
+        if (V::any(nan)) {  // ggml's MAX(amax, fabsf(v)) in order: a NaN is kept only until the
+                            // next value
+            amax = 0.0f;
+            for (int j = 0; j < 32; ++j) amax = amax > std::fabs(x[j]) ? amax : std::fabs(x[j]);
+        }
+        const float d = amax / 127;
+        const float id = d ? 1.0f / d : 0.0f;
+        store_half(block, d);
+        const F idv = V::set1(id);
+        for (int j = 0; j < kVecs; ++j) v[j] = round_half_away<V>(V::mul(v[j], idv));
+        V::store_bytes(block + 2, v, kVecs);
+    }
+}
+
+// Packs codes q (as floats, 0..15) of one 32-value block: qs[j] = q[j] | q[j+16] << 4.
+template <class V>
+void q4_0_pack(const typename V::F* q, uint8_t* qs) {
+    constexpr int kHalf = 16 / V::kWidth;
+    typename V::F bytes[kHalf];
+    for (int j = 0; j < kHalf; ++j) bytes[j] = V::add(q[j], V::mul(q[j + kHalf], V::set1(16.f)));
+    V::store_bytes(qs, bytes, kHalf);
+}
+
+template <class V>
+void q4_0_ref_rows(const float* src, uint8_t* dst, int64_t nblocks) {
+    using F = typename V::F;
+    constexpr int kVecs = 32 / V::kWidth;
+    for (int64_t b = 0; b < nblocks; ++b) {
+        const float* x = src + 32 * b;
+        uint8_t* block = dst + kQ4_0BlockBytes * b;
+        F v[kVecs];
+        F amax_lanes = V::zero();
+        for (int j = 0; j < kVecs; ++j) {
+            v[j] = V::loadu(x + V::kWidth * j);
+            amax_lanes = V::max(
+                V::abs(v[j]), amax_lanes);  // a NaN lane keeps the old value, as `amax < fabsf(v)`
+        }
+        const float amax = V::hmax(amax_lanes);
+        float max = 0.0f;
+        if (amax > 0) {  // the first element of largest magnitude, with its sign
+            for (int j = 0; j < 32; ++j)
+                if (std::fabs(x[j]) == amax) {
+                    max = x[j];
+                    break;
+                }
+        }
+        const float d = max / -8;
+        const float id = d ? 1.0f / d : 0.0f;
+        store_half(block, d);
+        const F idv = V::set1(id), half = V::set1(8.5f), top = V::set1(15.f);
+        for (int j = 0; j < kVecs; ++j)
+            v[j] = V::min(V::trunc_to_int(V::add(V::mul(v[j], idv), half)), top);
+        q4_0_pack<V>(v, block + 2);
+    }
+}
+
+// quantize_row_q4_0_impl per row: sigma2 over the whole row, then make_qx_quants(32, 8, ...) with
+// weights qw*sqrt(sigma2 + x^2), W blocks of the row at a time.
+template <class V>
+void q4_0_imatrix_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
+                       const float* imatrix) {
+    using F = typename V::F;
+    constexpr int W = V::kWidth;
+    const int64_t blocks_per_row = n_per_row / 32;
+    for (int64_t r0 = 0; r0 < nrows; r0 += W) {
+        const int rows = static_cast<int>(nrows - r0 < W ? nrows - r0 : W);
+        const float* bases[W];
+        for (int k = 0; k < rows; ++k) bases[k] = src + (r0 + k) * n_per_row;
+        float sum_x2[W];
+        sum_squares_lanes<V>(bases, rows, n_per_row, sum_x2);
+        for (int k = 0; k < rows; ++k) {
+            const float* x = bases[k];
+            const F sigma2 = V::set1(sum_x2[k] / static_cast<float>(n_per_row));
+            uint8_t* out = dst + (r0 + k) * blocks_per_row * kQ4_0BlockBytes;
+            for (int64_t b0 = 0; b0 < blocks_per_row; b0 += W) {
+                const int lanes =
+                    static_cast<int>(blocks_per_row - b0 < W ? blocks_per_row - b0 : W);
+                F xt[32], qw[32], w[32], L[32];
+                transpose_in<V, 32>(x + 32 * b0, lanes, xt);
+                transpose_in<V, 32>(imatrix + 32 * b0, lanes, qw);
+                for (int i = 0; i < 32; ++i)
+                    w[i] = V::mul(qw[i], V::sqrt(V::add(sigma2, V::mul(xt[i], xt[i]))));
+                alignas(32) float d[W];
+                V::store(d, make_qx_lanes<V, 32>(xt, w, 8, L));
+                alignas(32) uint8_t codes[32 * W];
+                transpose_codes_out<V, 32>(L, lanes, codes);
+                for (int k2 = 0; k2 < lanes; ++k2) {
+                    uint8_t* block = out + kQ4_0BlockBytes * (b0 + k2);
+                    store_half(block, d[k2]);
+                    const uint8_t* c = codes + 32 * k2;
+                    for (int j = 0; j < 16; ++j)
+                        block[2 + j] = static_cast<uint8_t>(c[j] | (c[j + 16] << 4));
+                }
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace rebox::quant::lanes

@@ -1,0 +1,152 @@
+// Q4_K in lanes (ggml's quantize_row_q4_K_ref and quantize_row_q4_K_impl): lane k runs the scale
+// search of sub-block k (32 values) of a super-block, then requantizes it; the per-super-block
+// steps (max of the scales, 6-bit packing, make_qp_quants) stay scalar, as in ggml.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "quantize/simd/k_quant_blocks.hpp"
+#include "quantize/simd/lane_search.hpp"
+
+namespace rebox::quant::lanes {
+namespace {
+
+constexpr int kQ4KBlockBytes = 144;  // d, dmin, scales[12], qs[128]
+
+// Requantizes the lanes' sub-blocks with the stored fp16 d/dmin and 6-bit scales (ggml's second
+// pass), for sub-blocks first .. first+W-1, and packs all 256 codes when the super-block is done.
+template <class V>
+void q4_k_requant(const typename V::F* x, int first, const uint8_t* block, typename V::F* L) {
+    constexpr int W = V::kWidth;
+    alignas(32) float d_lane[W], dm_lane[W];
+    const float d = load_half(block), dmin = load_half(block + 2);
+    for (int k = 0; k < W; ++k) {
+        uint8_t sc, m;
+        unpack_scale_min_k4(first + k, block + 4, &sc, &m);
+        d_lane[k] = d * static_cast<float>(sc);
+        dm_lane[k] = dmin * static_cast<float>(m);
+    }
+    const typename V::F dv = V::load(d_lane), dmv = V::load(dm_lane);
+    const typename V::F skip = V::eq(dv, V::zero());  // if (!d) continue: keep the search's codes
+    const typename V::F lo = V::zero(), hi = V::set1(15.f);
+    for (int i = 0; i < 32; ++i) {
+        const typename V::F l = nearest_int_clamped<V>(V::div(V::add(x[i], dmv), dv), lo, hi);
+        L[i] = V::select(skip, l, L[i]);
+    }
+}
+
+inline void q4_k_pack_codes(const uint8_t* L, uint8_t* qs) {
+    for (int j = 0; j < 256; j += 64) {
+        for (int l = 0; l < 32; ++l) qs[l] = static_cast<uint8_t>(L[j + l] | (L[j + l + 32] << 4));
+        qs += 32;
+    }
+}
+
+// One super-block; imatrix == nullptr is the _ref path, else the _impl path with this super-block's
+// 256 weights and sigma2 = 2*sum(x^2)/256 of the super-block.
+template <class V>
+void q4_k_super_block(const float* x, const float* imatrix, float sigma2, uint8_t* block) {
+    using F = typename V::F;
+    constexpr int W = V::kWidth;
+    constexpr int kGroups = 8 / W;
+    F xt[kGroups][32], Lt[kGroups][32];
+    alignas(32) float scales[8], mins[8], sw[8];
+    for (int g = 0; g < kGroups; ++g) {
+        F* xg = xt[g];
+        transpose_in<V, 32>(x + 32 * W * g, W, xg);
+        F w[32];
+        if (!imatrix) {
+            F sum_x2 = V::zero();
+            for (int i = 0; i < 32; ++i) sum_x2 = V::add(sum_x2, V::mul(xg[i], xg[i]));
+            const F av_x = V::sqrt(V::div(sum_x2, V::set1(32.f)));
+            for (int i = 0; i < 32; ++i) w[i] = V::add(av_x, V::abs(xg[i]));
+            F the_min;
+            const F scale =
+                make_qkx_lanes<V, 32, false, false>(xg, w, 15, -1.f, 0.1f, 20, Lt[g], &the_min);
+            V::store(scales + W * g, scale);
+            V::store(mins + W * g, the_min);
+        } else {
+            F qw[32];
+            transpose_in<V, 32>(imatrix + 32 * W * g, W, qw);
+            const F s2 = V::set1(sigma2);
+            F sumw = V::zero();
+            for (int i = 0; i < 32; ++i) {
+                w[i] = V::mul(qw[i], V::sqrt(V::add(s2, V::mul(xg[i], xg[i]))));
+                sumw = V::add(sumw, w[i]);
+            }
+            V::store(sw + W * g, sumw);
+            F the_min;
+            const F scale =
+                make_qkx_lanes<V, 32, false, true>(xg, w, 15, -0.9f, 0.05f, 36, Lt[g], &the_min);
+            V::store(scales + W * g, scale);
+            V::store(mins + W * g, the_min);
+        }
+    }
+    std::memset(block, 0, kQ4KBlockBytes);
+    uint8_t* packed_scales = block + 4;
+    if (!imatrix) {
+        float max_scale = 0, max_min = 0;
+        for (int j = 0; j < 8; ++j) {
+            if (scales[j] > max_scale) max_scale = scales[j];
+            if (mins[j] > max_min) max_min = mins[j];
+        }
+        const float inv_scale = max_scale > 0 ? 63.f / max_scale : 0.f;
+        const float inv_min = max_min > 0 ? 63.f / max_min : 0.f;
+        for (int j = 0; j < 8; ++j) {
+            uint8_t ls = static_cast<uint8_t>(nearest_int_scalar(inv_scale * scales[j]));
+            uint8_t lm = static_cast<uint8_t>(nearest_int_scalar(inv_min * mins[j]));
+            ls = 63 < ls ? 63 : ls;
+            lm = 63 < lm ? 63 : lm;
+            pack_scale_min_k4(j, ls, lm, packed_scales);
+        }
+        store_half(block, max_scale / 63.f);
+        store_half(block + 2, max_min / 63.f);
+    } else {
+        uint8_t Ls[8], Lm[8];
+        const float d_block = make_qp_quants_scalar(8, 63, scales, Ls, sw);
+        const float m_block = make_qp_quants_scalar(8, 63, mins, Lm, sw);
+        for (int j = 0; j < 8; ++j) pack_scale_min_k4(j, Ls[j], Lm[j], packed_scales);
+        store_half(block, d_block);
+        store_half(block + 2, m_block);
+    }
+    alignas(32) uint8_t L[256];
+    for (int g = 0; g < kGroups; ++g) {
+        q4_k_requant<V>(xt[g], W * g, block, Lt[g]);
+        transpose_codes_out<V, 32>(Lt[g], W, L + 32 * W * g);
+    }
+    q4_k_pack_codes(L, block + 16);
+}
+
+// quantize_q4_K: every super-block of the nrows x n_per_row values, rows back to back.
+template <class V>
+void q4_k_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
+               const float* imatrix) {
+    const int64_t blocks_per_row = n_per_row / 256;
+    constexpr int W = V::kWidth;
+    for (int64_t row = 0; row < nrows; ++row) {
+        const float* x = src + row * n_per_row;
+        uint8_t* out = dst + row * blocks_per_row * kQ4KBlockBytes;
+        if (!imatrix) {
+            for (int64_t b = 0; b < blocks_per_row; ++b)
+                q4_k_super_block<V>(x + 256 * b, nullptr, 0.f, out + kQ4KBlockBytes * b);
+            continue;
+        }
+        for (int64_t b0 = 0; b0 < blocks_per_row; b0 += W) {
+            const int lanes = static_cast<int>(blocks_per_row - b0 < W ? blocks_per_row - b0 : W);
+            const float* bases[W];
+            for (int k = 0; k < lanes; ++k) bases[k] = x + 256 * (b0 + k);
+            float sum_x2[W];
+            sum_squares_lanes<V>(bases, lanes, 256, sum_x2);
+            for (int k = 0; k < lanes; ++k) {
+                const int64_t b = b0 + k;
+                const float sigma2 = 2 * sum_x2[k] / 256;
+                q4_k_super_block<V>(x + 256 * b, imatrix + 256 * b, sigma2,
+                                    out + kQ4KBlockBytes * b);
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace rebox::quant::lanes
