@@ -56,12 +56,10 @@ struct Avx2 {
     }
     // C's (int)f truncation as a float; values are small integers here.
     static F trunc_to_int(F f) { return _mm256_cvtepi32_ps(_mm256_cvttps_epi32(f)); }
-    static float hmax(F v) {  // the largest lane (no NaN lanes)
-        alignas(32) float a[8];
-        _mm256_store_ps(a, v);
-        float m = a[0];
-        for (int k = 1; k < 8; ++k) m = m > a[k] ? m : a[k];
-        return m;
+    static float hmax(F v) {  // the largest lane (no NaN lanes: then the order does not matter)
+        __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        m = _mm_max_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
+        return _mm_cvtss_f32(_mm_max_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1))));
     }
     // Bytes (uint8_t)(int)v of nvec vectors (nvec even), as C's float -> integer -> byte
     // conversion: truncate to int32, keep the low byte.

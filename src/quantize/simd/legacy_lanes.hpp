@@ -82,11 +82,13 @@ void q4_0_ref_rows(const float* src, uint8_t* dst, int64_t nblocks) {
         const float amax = V::hmax(amax_lanes);
         float max = 0.0f;
         if (amax > 0) {  // the first element of largest magnitude, with its sign
-            for (int j = 0; j < 32; ++j)
-                if (std::fabs(x[j]) == amax) {
-                    max = x[j];
+            const F target = V::set1(amax);
+            for (int j = 0; j < kVecs; ++j) {
+                if (const int hits = V::any(V::eq(V::abs(v[j]), target))) {
+                    max = x[V::kWidth * j + __builtin_ctz(static_cast<unsigned>(hits))];
                     break;
                 }
+            }
         }
         const float d = max / -8;
         const float id = d ? 1.0f / d : 0.0f;
