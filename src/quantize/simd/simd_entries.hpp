@@ -14,6 +14,7 @@ namespace rebox::quant::simd {
                      const float* imatrix);
 
 REBOX_LANE_ENTRY(quantize_q4_k)
+REBOX_LANE_ENTRY(quantize_q5_k)
 REBOX_LANE_ENTRY(quantize_q6_k)
 REBOX_LANE_ENTRY(quantize_q8_0)
 REBOX_LANE_ENTRY(quantize_q4_0)

@@ -21,6 +21,9 @@ bool find_lane_kernel([[maybe_unused]] GgmlType type, [[maybe_unused]] LaneKerne
         case GgmlType::Q4_K:
             *kernel = {simd::quantize_q4_k_sse2, simd::quantize_q4_k_avx2};
             return true;
+        case GgmlType::Q5_K:
+            *kernel = {simd::quantize_q5_k_sse2, simd::quantize_q5_k_avx2};
+            return true;
         case GgmlType::Q6_K:
             *kernel = {simd::quantize_q6_k_sse2, simd::quantize_q6_k_avx2};
             return true;

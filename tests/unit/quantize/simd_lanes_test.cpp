@@ -150,7 +150,7 @@ TEST_P(LaneKernelVsGgml, AdversarialRowsMatchGgml) {
 
 std::vector<LaneCase> lane_cases() {
     std::vector<LaneCase> cases;
-    for (GgmlType type : {GgmlType::Q4_K, GgmlType::Q6_K, GgmlType::Q8_0, GgmlType::Q4_0})
+    for (GgmlType type : {GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::Q8_0, GgmlType::Q4_0})
         for (bool imatrix : {false, true})
             for (KernelPath path : {KernelPath::sse2, KernelPath::avx2})
                 cases.push_back({type, imatrix, path});
@@ -164,7 +164,7 @@ TEST(LaneKernels, DeclineWhatTheyDoNotCover) {
     std::vector<uint8_t> out(256, 0xEE);
     EXPECT_FALSE(quant::quantize_rows_simd(KernelPath::scalar, GgmlType::Q4_K, values.data(),
                                            out.data(), 1, 256, nullptr));
-    EXPECT_FALSE(quant::quantize_rows_simd(KernelPath::sse2, GgmlType::Q5_K, values.data(),
+    EXPECT_FALSE(quant::quantize_rows_simd(KernelPath::sse2, GgmlType::Q3_K, values.data(),
                                            out.data(), 1, 256, nullptr));
     EXPECT_FALSE(quant::quantize_rows_simd(KernelPath::sse2, GgmlType::F16, values.data(),
                                            out.data(), 1, 256, nullptr));
