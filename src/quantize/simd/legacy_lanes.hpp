@@ -1,7 +1,8 @@
-// Q8_0 and Q4_0 in lanes: ggml's quantize_row_q8_0_ref / quantize_row_q4_0_ref work element by
+// Q8_0, Q4_0 and Q5_0 in lanes: ggml's quantize_row_q8_0_ref / q4_0_ref / q5_0_ref work element by
 // element inside a 32-value block, so the lanes are the block's elements (the block maximum is the
 // same for any order of a max over non-NaN values; a block with a NaN takes ggml's sequential max).
-// Q4_0 with an imatrix (quantize_row_q4_0_impl) runs make_qx_quants with one lane per block.
+// Q4_0 / Q5_0 with an imatrix (quantize_row_q{4,5}_0_impl) run make_qx_quants with one lane per
+// block.
 #pragma once
 
 #include <cmath>
@@ -14,7 +15,6 @@ namespace rebox::quant::lanes {
 namespace {
 
 constexpr int kQ8_0BlockBytes = 34;  // d, qs[32]
-constexpr int kQ4_0BlockBytes = 18;  // d, qs[16]
 
 // roundf(v) (half away from zero) as a float, from the truncation: v - trunc(v) is exact.
 template <class V>
@@ -65,13 +65,56 @@ void q4_0_pack(const typename V::F* q, uint8_t* qs) {
     V::store_bytes(qs, bytes, kHalf);
 }
 
-template <class V>
-void q4_0_ref_rows(const float* src, uint8_t* dst, int64_t nblocks) {
+// Q5_0's codes (0..31) into qs (low nibbles, element j | element j+16 << 4) and qh (bit 4 of
+// element j at bit j, little-endian), from the codes as bytes.
+inline void q5_0_pack_codes(const uint8_t* codes, uint8_t* block) {
+    uint32_t qh = 0;
+    for (int j = 0; j < 16; ++j) {
+        const uint8_t xi0 = codes[j], xi1 = codes[j + 16];
+        block[6 + j] = static_cast<uint8_t>((xi0 & 0x0F) | ((xi1 & 0x0F) << 4));
+        qh |= ((xi0 & 0x10u) >> 4) << j;
+        qh |= ((xi1 & 0x10u) >> 4) << (j + 16);
+    }
+    for (int k = 0; k < 4; ++k) block[2 + k] = static_cast<uint8_t>(qh >> (8 * k));
+}
+
+struct Q40 {
+    static constexpr int kBlockBytes = 18;  // d, qs[16]
+    static constexpr int kNmax = 8;         // make_qx_quants(32, 8, ...); ref: d = max / -8
+    static constexpr float kRefOffset = 8.5f;
+    static constexpr float kRefTop = 15.f;
+    template <class V>
+    static void pack_ref(const typename V::F* codes, uint8_t* block) {
+        q4_0_pack<V>(codes, block + 2);
+    }
+    static void pack(const uint8_t* codes, uint8_t* block) {
+        for (int j = 0; j < 16; ++j)
+            block[2 + j] = static_cast<uint8_t>(codes[j] | (codes[j + 16] << 4));
+    }
+};
+
+struct Q50 {
+    static constexpr int kBlockBytes = 22;  // d, qh[4], qs[16]
+    static constexpr int kNmax = 16;
+    static constexpr float kRefOffset = 16.5f;
+    static constexpr float kRefTop = 31.f;
+    template <class V>
+    static void pack_ref(const typename V::F* codes, uint8_t* block) {
+        alignas(32) uint8_t bytes[32];
+        V::store_bytes(bytes, codes, 32 / V::kWidth);
+        q5_0_pack_codes(bytes, block);
+    }
+    static void pack(const uint8_t* codes, uint8_t* block) { q5_0_pack_codes(codes, block); }
+};
+
+// quantize_row_q4_0_ref / quantize_row_q5_0_ref (T = Q40 / Q50).
+template <class V, class T>
+void qx_0_ref_rows(const float* src, uint8_t* dst, int64_t nblocks) {
     using F = typename V::F;
     constexpr int kVecs = 32 / V::kWidth;
     for (int64_t b = 0; b < nblocks; ++b) {
         const float* x = src + 32 * b;
-        uint8_t* block = dst + kQ4_0BlockBytes * b;
+        uint8_t* block = dst + T::kBlockBytes * b;
         F v[kVecs];
         F amax_lanes = V::zero();
         for (int j = 0; j < kVecs; ++j) {
@@ -90,20 +133,20 @@ void q4_0_ref_rows(const float* src, uint8_t* dst, int64_t nblocks) {
                 }
             }
         }
-        const float d = max / -8;
+        const float d = max / static_cast<float>(-T::kNmax);
         const float id = d ? 1.0f / d : 0.0f;
         store_half(block, d);
-        const F idv = V::set1(id), half = V::set1(8.5f), top = V::set1(15.f);
+        const F idv = V::set1(id), half = V::set1(T::kRefOffset), top = V::set1(T::kRefTop);
         for (int j = 0; j < kVecs; ++j)
             v[j] = V::min(V::trunc_to_int(V::add(V::mul(v[j], idv), half)), top);
-        q4_0_pack<V>(v, block + 2);
+        T::template pack_ref<V>(v, block);
     }
 }
 
-// quantize_row_q4_0_impl per row: sigma2 over the whole row, then make_qx_quants(32, 8, ...) with
-// weights qw*sqrt(sigma2 + x^2), W blocks of the row at a time.
-template <class V>
-void q4_0_imatrix_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
+// quantize_row_q{4,5}_0_impl per row: sigma2 over the whole row, then make_qx_quants(32, nmax, ...)
+// with weights qw*sqrt(sigma2 + x^2), W blocks of the row at a time.
+template <class V, class T>
+void qx_0_imatrix_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
                        const float* imatrix) {
     using F = typename V::F;
     constexpr int W = V::kWidth;
@@ -117,7 +160,7 @@ void q4_0_imatrix_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_
         for (int k = 0; k < rows; ++k) {
             const float* x = bases[k];
             const F sigma2 = V::set1(sum_x2[k] / static_cast<float>(n_per_row));
-            uint8_t* out = dst + (r0 + k) * blocks_per_row * kQ4_0BlockBytes;
+            uint8_t* out = dst + (r0 + k) * blocks_per_row * T::kBlockBytes;
             for (int64_t b0 = 0; b0 < blocks_per_row; b0 += W) {
                 const int lanes =
                     static_cast<int>(blocks_per_row - b0 < W ? blocks_per_row - b0 : W);
@@ -127,15 +170,13 @@ void q4_0_imatrix_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_
                 for (int i = 0; i < 32; ++i)
                     w[i] = V::mul(qw[i], V::sqrt(V::add(sigma2, V::mul(xt[i], xt[i]))));
                 alignas(32) float d[W];
-                V::store(d, make_qx_lanes<V, 32>(xt, w, 8, L));
+                V::store(d, make_qx_lanes<V, 32>(xt, w, T::kNmax, L));
                 alignas(32) uint8_t codes[32 * W];
                 transpose_codes_out<V, 32>(L, lanes, codes);
                 for (int k2 = 0; k2 < lanes; ++k2) {
-                    uint8_t* block = out + kQ4_0BlockBytes * (b0 + k2);
+                    uint8_t* block = out + T::kBlockBytes * (b0 + k2);
                     store_half(block, d[k2]);
-                    const uint8_t* c = codes + 32 * k2;
-                    for (int j = 0; j < 16; ++j)
-                        block[2 + j] = static_cast<uint8_t>(c[j] | (c[j + 16] << 4));
+                    T::pack(codes + 32 * k2, block);
                 }
             }
         }

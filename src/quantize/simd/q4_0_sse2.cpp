@@ -10,11 +10,11 @@ namespace rebox::quant::simd {
 void quantize_q4_0_sse2(const float* src, void* dst, int64_t nrows, int64_t n_per_row,
                         const float* imatrix) {
     if (imatrix)
-        lanes::q4_0_imatrix_rows<lanes::Sse2>(src, static_cast<uint8_t*>(dst), nrows, n_per_row,
-                                              imatrix);
+        lanes::qx_0_imatrix_rows<lanes::Sse2, lanes::Q40>(src, static_cast<uint8_t*>(dst), nrows,
+                                                          n_per_row, imatrix);
     else
-        lanes::q4_0_ref_rows<lanes::Sse2>(src, static_cast<uint8_t*>(dst),
-                                          nrows * (n_per_row / 32));
+        lanes::qx_0_ref_rows<lanes::Sse2, lanes::Q40>(src, static_cast<uint8_t*>(dst),
+                                                      nrows * (n_per_row / 32));
 }
 
 }  // namespace rebox::quant::simd

@@ -18,6 +18,7 @@ REBOX_LANE_ENTRY(quantize_q5_k)
 REBOX_LANE_ENTRY(quantize_q6_k)
 REBOX_LANE_ENTRY(quantize_q8_0)
 REBOX_LANE_ENTRY(quantize_q4_0)
+REBOX_LANE_ENTRY(quantize_q5_0)
 
 #undef REBOX_LANE_ENTRY
 

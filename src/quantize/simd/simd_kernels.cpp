@@ -33,6 +33,9 @@ bool find_lane_kernel([[maybe_unused]] GgmlType type, [[maybe_unused]] LaneKerne
         case GgmlType::Q4_0:
             *kernel = {simd::quantize_q4_0_sse2, simd::quantize_q4_0_avx2};
             return true;
+        case GgmlType::Q5_0:
+            *kernel = {simd::quantize_q5_0_sse2, simd::quantize_q5_0_avx2};
+            return true;
         default:
             return false;
     }
