@@ -61,6 +61,11 @@ struct Avx2 {
         m = _mm_max_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
         return _mm_cvtss_f32(_mm_max_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1))));
     }
+    static float hmin(F v) {  // the smallest lane (no NaN lanes: then the order does not matter)
+        __m128 m = _mm_min_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        m = _mm_min_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
+        return _mm_cvtss_f32(_mm_min_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1))));
+    }
     // Bytes (uint8_t)(int)v of nvec vectors (nvec even), as C's float -> integer -> byte
     // conversion: truncate to int32, keep the low byte.
     static void store_bytes(uint8_t* dst, const F* v, int nvec) {

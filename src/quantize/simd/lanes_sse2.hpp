@@ -57,6 +57,10 @@ struct Sse2 {
         const F m = _mm_max_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2)));
         return _mm_cvtss_f32(_mm_max_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1))));
     }
+    static float hmin(F v) {  // the smallest lane (no NaN lanes: then the order does not matter)
+        const F m = _mm_min_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2)));
+        return _mm_cvtss_f32(_mm_min_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1))));
+    }
     // Bytes (uint8_t)(int)v of nvec vectors (nvec a multiple of 4), as C's float -> integer -> byte
     // conversion: truncate to int32, keep the low byte.
     static void store_bytes(uint8_t* dst, const F* v, int nvec) {

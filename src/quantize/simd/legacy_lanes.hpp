@@ -65,17 +65,28 @@ void q4_0_pack(const typename V::F* q, uint8_t* qs) {
     V::store_bytes(qs, bytes, kHalf);
 }
 
-// Q5_0's codes (0..31) into qs (low nibbles, element j | element j+16 << 4) and qh (bit 4 of
-// element j at bit j, little-endian), from the codes as bytes.
-inline void q5_0_pack_codes(const uint8_t* codes, uint8_t* block) {
+// 4-bit codes (as bytes) of one block: qs[j] = code j | code j+16 << 4.
+inline void q4_pack_codes(const uint8_t* codes, uint8_t* qs) {
+    for (int j = 0; j < 16; ++j) qs[j] = static_cast<uint8_t>(codes[j] | (codes[j + 16] << 4));
+}
+
+// 5-bit codes (as bytes) of one block: low nibbles into qs as above, bit 4 of code j at bit j of
+// the little-endian uint32 qh.
+inline void q5_pack_codes(const uint8_t* codes, uint8_t* qh_bytes, uint8_t* qs) {
     uint32_t qh = 0;
     for (int j = 0; j < 16; ++j) {
         const uint8_t xi0 = codes[j], xi1 = codes[j + 16];
-        block[6 + j] = static_cast<uint8_t>((xi0 & 0x0F) | ((xi1 & 0x0F) << 4));
+        qs[j] = static_cast<uint8_t>((xi0 & 0x0F) | ((xi1 & 0x0F) << 4));
         qh |= ((xi0 & 0x10u) >> 4) << j;
         qh |= ((xi1 & 0x10u) >> 4) << (j + 16);
     }
-    for (int k = 0; k < 4; ++k) block[2 + k] = static_cast<uint8_t>(qh >> (8 * k));
+    for (int k = 0; k < 4; ++k) qh_bytes[k] = static_cast<uint8_t>(qh >> (8 * k));
+}
+
+// Codes as floats (whole numbers) to bytes, as C's float -> integer conversion.
+template <class V>
+void codes_to_bytes(const typename V::F* codes, uint8_t* bytes) {
+    V::store_bytes(bytes, codes, 32 / V::kWidth);
 }
 
 struct Q40 {
@@ -87,10 +98,7 @@ struct Q40 {
     static void pack_ref(const typename V::F* codes, uint8_t* block) {
         q4_0_pack<V>(codes, block + 2);
     }
-    static void pack(const uint8_t* codes, uint8_t* block) {
-        for (int j = 0; j < 16; ++j)
-            block[2 + j] = static_cast<uint8_t>(codes[j] | (codes[j + 16] << 4));
-    }
+    static void pack(const uint8_t* codes, uint8_t* block) { q4_pack_codes(codes, block + 2); }
 };
 
 struct Q50 {
@@ -101,10 +109,12 @@ struct Q50 {
     template <class V>
     static void pack_ref(const typename V::F* codes, uint8_t* block) {
         alignas(32) uint8_t bytes[32];
-        V::store_bytes(bytes, codes, 32 / V::kWidth);
-        q5_0_pack_codes(bytes, block);
+        codes_to_bytes<V>(codes, bytes);
+        pack(bytes, block);
     }
-    static void pack(const uint8_t* codes, uint8_t* block) { q5_0_pack_codes(codes, block); }
+    static void pack(const uint8_t* codes, uint8_t* block) {
+        q5_pack_codes(codes, block + 2, block + 6);
+    }
 };
 
 // quantize_row_q4_0_ref / quantize_row_q5_0_ref (T = Q40 / Q50).
@@ -143,11 +153,12 @@ void qx_0_ref_rows(const float* src, uint8_t* dst, int64_t nblocks) {
     }
 }
 
-// quantize_row_q{4,5}_0_impl per row: sigma2 over the whole row, then make_qx_quants(32, nmax, ...)
-// with weights qw*sqrt(sigma2 + x^2), W blocks of the row at a time.
-template <class V, class T>
-void qx_0_imatrix_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
-                       const float* imatrix) {
+// The imatrix paths of Q4_0/Q5_0/Q4_1/Q5_1 per row: sigma2 = sum(x^2)/n_per_row over the whole row
+// (W rows at a time in lanes), then W blocks of the row at a time with weights
+// qw*sqrt(sigma2 + x^2): Group::quantize(xt, w, lanes, first block, dst) gets them transposed.
+template <class V, class Group>
+void for_imatrix_block_groups(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
+                              const float* imatrix) {
     using F = typename V::F;
     constexpr int W = V::kWidth;
     const int64_t blocks_per_row = n_per_row / 32;
@@ -160,27 +171,43 @@ void qx_0_imatrix_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_
         for (int k = 0; k < rows; ++k) {
             const float* x = bases[k];
             const F sigma2 = V::set1(sum_x2[k] / static_cast<float>(n_per_row));
-            uint8_t* out = dst + (r0 + k) * blocks_per_row * T::kBlockBytes;
             for (int64_t b0 = 0; b0 < blocks_per_row; b0 += W) {
                 const int lanes =
                     static_cast<int>(blocks_per_row - b0 < W ? blocks_per_row - b0 : W);
-                F xt[32], qw[32], w[32], L[32];
+                F xt[32], qw[32], w[32];
                 transpose_in<V, 32>(x + 32 * b0, lanes, xt);
                 transpose_in<V, 32>(imatrix + 32 * b0, lanes, qw);
                 for (int i = 0; i < 32; ++i)
                     w[i] = V::mul(qw[i], V::sqrt(V::add(sigma2, V::mul(xt[i], xt[i]))));
-                alignas(32) float d[W];
-                V::store(d, make_qx_lanes<V, 32>(xt, w, T::kNmax, L));
-                alignas(32) uint8_t codes[32 * W];
-                transpose_codes_out<V, 32>(L, lanes, codes);
-                for (int k2 = 0; k2 < lanes; ++k2) {
-                    uint8_t* block = out + T::kBlockBytes * (b0 + k2);
-                    store_half(block, d[k2]);
-                    T::pack(codes + 32 * k2, block);
-                }
+                Group::quantize(xt, w, lanes, (r0 + k) * blocks_per_row + b0, dst);
             }
         }
     }
+}
+
+// quantize_row_q{4,5}_0_impl: make_qx_quants(32, nmax, ...) per block.
+template <class V, class T>
+struct Qx0ImatrixGroup {
+    using F = typename V::F;
+    static void quantize(const F* xt, const F* w, int lanes, int64_t block0, uint8_t* dst) {
+        constexpr int W = V::kWidth;
+        F L[32];
+        alignas(32) float d[W];
+        V::store(d, make_qx_lanes<V, 32>(xt, w, T::kNmax, L));
+        alignas(32) uint8_t codes[32 * W];
+        transpose_codes_out<V, 32>(L, lanes, codes);
+        for (int k = 0; k < lanes; ++k) {
+            uint8_t* block = dst + T::kBlockBytes * (block0 + k);
+            store_half(block, d[k]);
+            T::pack(codes + 32 * k, block);
+        }
+    }
+};
+
+template <class V, class T>
+void qx_0_imatrix_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
+                       const float* imatrix) {
+    for_imatrix_block_groups<V, Qx0ImatrixGroup<V, T>>(src, dst, nrows, n_per_row, imatrix);
 }
 
 }  // namespace

@@ -19,6 +19,8 @@ REBOX_LANE_ENTRY(quantize_q6_k)
 REBOX_LANE_ENTRY(quantize_q8_0)
 REBOX_LANE_ENTRY(quantize_q4_0)
 REBOX_LANE_ENTRY(quantize_q5_0)
+REBOX_LANE_ENTRY(quantize_q4_1)
+REBOX_LANE_ENTRY(quantize_q5_1)
 
 #undef REBOX_LANE_ENTRY
 

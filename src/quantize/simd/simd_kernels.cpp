@@ -36,6 +36,12 @@ bool find_lane_kernel([[maybe_unused]] GgmlType type, [[maybe_unused]] LaneKerne
         case GgmlType::Q5_0:
             *kernel = {simd::quantize_q5_0_sse2, simd::quantize_q5_0_avx2};
             return true;
+        case GgmlType::Q4_1:
+            *kernel = {simd::quantize_q4_1_sse2, simd::quantize_q4_1_avx2};
+            return true;
+        case GgmlType::Q5_1:
+            *kernel = {simd::quantize_q5_1_sse2, simd::quantize_q5_1_avx2};
+            return true;
         default:
             return false;
     }

@@ -92,6 +92,10 @@ inline std::vector<AdversarialRow> adversarial_rows(int64_t width) {
     add("equal magnitudes +-", [](size_t i) { return i % 2 ? 3.f : -3.f; });
     add("first max negative",
         [](size_t i) { return i % 32 == 3 ? -2.f : (i % 32 == 9 ? 2.f : 0.1f); });
+    add("signed zeros, -0 first",
+        [](size_t i) { return i % 3 == 0 ? -0.f : (i % 3 == 1 ? 0.f : 0.5f); });
+    add("signed zeros, +0 first",
+        [](size_t i) { return i % 3 == 0 ? 0.f : (i % 3 == 1 ? -0.f : -0.5f); });
     add("two levels", [](size_t i) { return i % 5 ? 1.f : 0.f; });
     add("sparse", [&](size_t i) { return i % 17 == 0 ? normal(rng) : 0.f; });
     add("fp16 limits",

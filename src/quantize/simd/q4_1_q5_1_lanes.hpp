@@ -1,0 +1,107 @@
+// Q4_1 and Q5_1 in lanes. The ref paths (quantize_row_q{4,1}_1_ref) work element by element inside
+// a 32-value block, so the lanes are the block's elements; the imatrix paths
+// (quantize_row_q{4,5}_1_impl) run make_qkx3_quants(32, nmax, ..., -0.9f, 0.05f, 36) with one lane
+// per block.
+#pragma once
+
+#include <cfloat>
+#include <cstdint>
+
+#include "quantize/simd/k_quant_blocks.hpp"
+#include "quantize/simd/lane_search.hpp"
+#include "quantize/simd/legacy_lanes.hpp"
+
+namespace rebox::quant::lanes {
+namespace {
+
+struct Q41 {
+    static constexpr int kBlockBytes = 20;  // d, m, qs[16]
+    static constexpr int kNmax = 15;
+    static constexpr bool kRefClamp =
+        true;  // MIN(15, (int8_t)(x0 + 0.5f)); Q5_1: (uint8_t)(x0 + 0.5f)
+    static void pack(const uint8_t* codes, uint8_t* block) { q4_pack_codes(codes, block + 4); }
+};
+
+struct Q51 {
+    static constexpr int kBlockBytes = 24;  // d, m, qh[4], qs[16]
+    static constexpr int kNmax = 31;
+    static constexpr bool kRefClamp = false;
+    static void pack(const uint8_t* codes, uint8_t* block) {
+        q5_pack_codes(codes, block + 4, block + 8);
+    }
+};
+
+// The first element equal to `value` (the strict `<` / `>` scans keep the first of equal values;
+// only a zero, +0 or -0, can differ in bits from another element of the same value).
+template <class V>
+float first_equal(const typename V::F* v, const float* x, float value) {
+    if (value != 0.f) return value;
+    const typename V::F target = V::set1(value);
+    for (int j = 0; j < 32 / V::kWidth; ++j)
+        if (const int hits = V::any(V::eq(v[j], target)))
+            return x[V::kWidth * j + __builtin_ctz(static_cast<unsigned>(hits))];
+    return value;
+}
+
+// quantize_row_q4_1_ref / quantize_row_q5_1_ref (T = Q41 / Q51).
+template <class V, class T>
+void qx_1_ref_rows(const float* src, uint8_t* dst, int64_t nblocks) {
+    using F = typename V::F;
+    constexpr int kVecs = 32 / V::kWidth;
+    for (int64_t b = 0; b < nblocks; ++b) {
+        const float* x = src + 32 * b;
+        uint8_t* block = dst + T::kBlockBytes * b;
+        F v[kVecs];
+        F min_lanes = V::set1(FLT_MAX), max_lanes = V::set1(-FLT_MAX);
+        for (int j = 0; j < kVecs; ++j) {
+            v[j] = V::loadu(x + V::kWidth * j);
+            min_lanes = V::min(v[j], min_lanes);  // if (v < min) min = v: a NaN is skipped
+            max_lanes = V::max(v[j], max_lanes);
+        }
+        const float min = first_equal<V>(v, x, V::hmin(min_lanes));
+        const float max = first_equal<V>(v, x, V::hmax(max_lanes));
+        const float d = (max - min) / static_cast<float>(T::kNmax);
+        const float id = d ? 1.0f / d : 0.0f;
+        store_half(block, d);
+        store_half(block + 2, min);
+        const F idv = V::set1(id), minv = V::set1(min), half = V::set1(0.5f), top = V::set1(15.f);
+        for (int j = 0; j < kVecs; ++j) {
+            v[j] = V::trunc_to_int(V::add(V::mul(V::sub(v[j], minv), idv), half));
+            if (T::kRefClamp) v[j] = V::min(v[j], top);
+        }
+        alignas(32) uint8_t codes[32];
+        codes_to_bytes<V>(v, codes);
+        T::pack(codes, block);
+    }
+}
+
+// quantize_row_q{4,5}_1_impl: make_qkx3_quants per block; stores fp16(d) and fp16(-the_min).
+template <class V, class T>
+struct Qx1ImatrixGroup {
+    using F = typename V::F;
+    static void quantize(const F* xt, const F* w, int lanes, int64_t block0, uint8_t* dst) {
+        constexpr int W = V::kWidth;
+        F L[32], the_min;
+        alignas(32) float d[W], m[W];
+        V::store(
+            d, make_qkx_lanes<V, 32, false, true>(xt, w, T::kNmax, -0.9f, 0.05f, 36, L, &the_min));
+        V::store(m, V::neg(the_min));
+        alignas(32) uint8_t codes[32 * W];
+        transpose_codes_out<V, 32>(L, lanes, codes);
+        for (int k = 0; k < lanes; ++k) {
+            uint8_t* block = dst + T::kBlockBytes * (block0 + k);
+            store_half(block, d[k]);
+            store_half(block + 2, m[k]);
+            T::pack(codes + 32 * k, block);
+        }
+    }
+};
+
+template <class V, class T>
+void qx_1_imatrix_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
+                       const float* imatrix) {
+    for_imatrix_block_groups<V, Qx1ImatrixGroup<V, T>>(src, dst, nrows, n_per_row, imatrix);
+}
+
+}  // namespace
+}  // namespace rebox::quant::lanes
