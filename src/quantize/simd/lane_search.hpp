@@ -188,5 +188,34 @@ void sum_squares_lanes(const float* const* bases, int lanes, int64_t n, float* o
     for (int k = 0; k < lanes; ++k) out[k] = sums[k];
 }
 
+// Every 256-value super-block of nrows x n_per_row values (rows back to back), as
+// Block::quantize(x, imatrix of the super-block or nullptr, sum of x^2 over the super-block in
+// index order (imatrix paths only), out). The sums are taken W super-blocks at a time in lanes.
+template <class V, class Block>
+void for_each_super_block(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
+                          const float* imatrix) {
+    const int64_t blocks_per_row = n_per_row / 256;
+    constexpr int W = V::kWidth;
+    for (int64_t row = 0; row < nrows; ++row) {
+        const float* x = src + row * n_per_row;
+        uint8_t* out = dst + row * blocks_per_row * Block::kBlockBytes;
+        if (!imatrix) {
+            for (int64_t b = 0; b < blocks_per_row; ++b)
+                Block::quantize(x + 256 * b, nullptr, 0.f, out + Block::kBlockBytes * b);
+            continue;
+        }
+        for (int64_t b0 = 0; b0 < blocks_per_row; b0 += W) {
+            const int lanes = static_cast<int>(blocks_per_row - b0 < W ? blocks_per_row - b0 : W);
+            const float* bases[W];
+            for (int k = 0; k < lanes; ++k) bases[k] = x + 256 * (b0 + k);
+            float sum_x2[W];
+            sum_squares_lanes<V>(bases, lanes, 256, sum_x2);
+            for (int k = 0; k < lanes; ++k)
+                Block::quantize(x + 256 * (b0 + k), imatrix + 256 * (b0 + k), sum_x2[k],
+                                out + Block::kBlockBytes * (b0 + k));
+        }
+    }
+}
+
 }  // namespace
 }  // namespace rebox::quant::lanes

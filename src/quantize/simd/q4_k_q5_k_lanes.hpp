@@ -151,35 +151,19 @@ void q4_k_super_block(const float* x, const float* imatrix, float sigma2, uint8_
     T::pack(L, block);
 }
 
-// quantize_q4_K / quantize_q5_K: every super-block of the nrows x n_per_row values, rows back to
-// back.
+template <class V, class T>
+struct Q4KQ5KSuperBlock {
+    static constexpr int kBlockBytes = T::kBlockBytes;
+    static void quantize(const float* x, const float* imatrix, float sum_x2, uint8_t* block) {
+        q4_k_super_block<V, T>(x, imatrix, 2 * sum_x2 / 256, block);  // sigma2 = 2*sum_x2/QK_K
+    }
+};
+
+// quantize_q4_K / quantize_q5_K.
 template <class V, class T>
 void q4_k_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
                const float* imatrix) {
-    const int64_t blocks_per_row = n_per_row / 256;
-    constexpr int W = V::kWidth;
-    for (int64_t row = 0; row < nrows; ++row) {
-        const float* x = src + row * n_per_row;
-        uint8_t* out = dst + row * blocks_per_row * T::kBlockBytes;
-        if (!imatrix) {
-            for (int64_t b = 0; b < blocks_per_row; ++b)
-                q4_k_super_block<V, T>(x + 256 * b, nullptr, 0.f, out + T::kBlockBytes * b);
-            continue;
-        }
-        for (int64_t b0 = 0; b0 < blocks_per_row; b0 += W) {
-            const int lanes = static_cast<int>(blocks_per_row - b0 < W ? blocks_per_row - b0 : W);
-            const float* bases[W];
-            for (int k = 0; k < lanes; ++k) bases[k] = x + 256 * (b0 + k);
-            float sum_x2[W];
-            sum_squares_lanes<V>(bases, lanes, 256, sum_x2);
-            for (int k = 0; k < lanes; ++k) {
-                const int64_t b = b0 + k;
-                const float sigma2 = 2 * sum_x2[k] / 256;
-                q4_k_super_block<V, T>(x + 256 * b, imatrix + 256 * b, sigma2,
-                                       out + T::kBlockBytes * b);
-            }
-        }
-    }
+    for_each_super_block<V, Q4KQ5KSuperBlock<V, T>>(src, dst, nrows, n_per_row, imatrix);
 }
 
 }  // namespace

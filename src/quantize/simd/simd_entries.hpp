@@ -13,6 +13,7 @@ namespace rebox::quant::simd {
     void name##_avx2(const float* src, void* dst, int64_t nrows, int64_t n_per_row, \
                      const float* imatrix);
 
+REBOX_LANE_ENTRY(quantize_q2_k)
 REBOX_LANE_ENTRY(quantize_q4_k)
 REBOX_LANE_ENTRY(quantize_q5_k)
 REBOX_LANE_ENTRY(quantize_q6_k)

@@ -42,6 +42,9 @@ bool find_lane_kernel([[maybe_unused]] GgmlType type, [[maybe_unused]] LaneKerne
         case GgmlType::Q5_1:
             *kernel = {simd::quantize_q5_1_sse2, simd::quantize_q5_1_avx2};
             return true;
+        case GgmlType::Q2_K:
+            *kernel = {simd::quantize_q2_k_sse2, simd::quantize_q2_k_avx2};
+            return true;
         default:
             return false;
     }

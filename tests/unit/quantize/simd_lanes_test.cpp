@@ -150,8 +150,9 @@ TEST_P(LaneKernelVsGgml, AdversarialRowsMatchGgml) {
 
 std::vector<LaneCase> lane_cases() {
     std::vector<LaneCase> cases;
-    for (GgmlType type : {GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::Q8_0,
-                          GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q4_1, GgmlType::Q5_1})
+    for (GgmlType type :
+         {GgmlType::Q2_K, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::Q8_0,
+          GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q4_1, GgmlType::Q5_1})
         for (bool imatrix : {false, true})
             for (KernelPath path : {KernelPath::sse2, KernelPath::avx2})
                 cases.push_back({type, imatrix, path});
