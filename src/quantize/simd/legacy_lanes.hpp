@@ -56,6 +56,12 @@ void q8_0_rows(const float* src, uint8_t* dst, int64_t nblocks) {
     }
 }
 
+// quantize_q8_0 (the imatrix is ignored, as ggml ignores it).
+template <class V>
+void q8_0_all_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row, const float*) {
+    q8_0_rows<V>(src, dst, nrows * (n_per_row / 32));
+}
+
 // Packs codes q (as floats, 0..15) of one 32-value block: qs[j] = q[j] | q[j+16] << 4.
 template <class V>
 void q4_0_pack(const typename V::F* q, uint8_t* qs) {
@@ -89,9 +95,20 @@ void codes_to_bytes(const typename V::F* codes, uint8_t* bytes) {
     V::store_bytes(bytes, codes, 32 / V::kWidth);
 }
 
-struct Q40 {
+// The scale search of quantize_row_q{4,5}_0_impl: make_qx_quants(32, nmax, ...), no min.
+template <int kNmaxValue>
+struct SymmetricSearch {
+    static constexpr int kNmax = kNmaxValue;
+    static constexpr bool kStoresMin = false;
+    template <class V>
+    static void search(const typename V::F* xt, const typename V::F* w, typename V::F* L, float* d,
+                       float*) {
+        V::store(d, make_qx_lanes<V, 32>(xt, w, kNmax, L));
+    }
+};
+
+struct Q40 : SymmetricSearch<8> {           // make_qx_quants(32, 8, ...); ref: d = max / -8
     static constexpr int kBlockBytes = 18;  // d, qs[16]
-    static constexpr int kNmax = 8;         // make_qx_quants(32, 8, ...); ref: d = max / -8
     static constexpr float kRefOffset = 8.5f;
     static constexpr float kRefTop = 15.f;
     template <class V>
@@ -101,9 +118,8 @@ struct Q40 {
     static void pack(const uint8_t* codes, uint8_t* block) { q4_pack_codes(codes, block + 2); }
 };
 
-struct Q50 {
+struct Q50 : SymmetricSearch<16> {
     static constexpr int kBlockBytes = 22;  // d, qh[4], qs[16]
-    static constexpr int kNmax = 16;
     static constexpr float kRefOffset = 16.5f;
     static constexpr float kRefTop = 31.f;
     template <class V>
@@ -185,29 +201,31 @@ void for_imatrix_block_groups(const float* src, uint8_t* dst, int64_t nrows, int
     }
 }
 
-// quantize_row_q{4,5}_0_impl: make_qx_quants(32, nmax, ...) per block.
+// The imatrix paths of the 32-value types: T's search per block (one lane per block), then fp16(d),
+// for Q4_1/Q5_1 also fp16(m), and the packed codes.
 template <class V, class T>
-struct Qx0ImatrixGroup {
+struct ImatrixBlockGroup {
     using F = typename V::F;
     static void quantize(const F* xt, const F* w, int lanes, int64_t block0, uint8_t* dst) {
         constexpr int W = V::kWidth;
         F L[32];
-        alignas(32) float d[W];
-        V::store(d, make_qx_lanes<V, 32>(xt, w, T::kNmax, L));
+        alignas(32) float d[W], m[W];
+        T::template search<V>(xt, w, L, d, m);
         alignas(32) uint8_t codes[32 * W];
         transpose_codes_out<V, 32>(L, lanes, codes);
         for (int k = 0; k < lanes; ++k) {
             uint8_t* block = dst + T::kBlockBytes * (block0 + k);
             store_half(block, d[k]);
+            if (T::kStoresMin) store_half(block + 2, m[k]);
             T::pack(codes + 32 * k, block);
         }
     }
 };
 
 template <class V, class T>
-void qx_0_imatrix_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
-                       const float* imatrix) {
-    for_imatrix_block_groups<V, Qx0ImatrixGroup<V, T>>(src, dst, nrows, n_per_row, imatrix);
+void imatrix_block_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
+                        const float* imatrix) {
+    for_imatrix_block_groups<V, ImatrixBlockGroup<V, T>>(src, dst, nrows, n_per_row, imatrix);
 }
 
 }  // namespace

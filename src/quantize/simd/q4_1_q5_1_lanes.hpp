@@ -14,17 +14,31 @@
 namespace rebox::quant::lanes {
 namespace {
 
-struct Q41 {
+// The scale search of quantize_row_q{4,5}_1_impl: make_qkx3_quants(32, nmax, ..., -0.9f, 0.05f,
+// 36); the block stores fp16(d) and fp16(-the_min).
+template <int kNmaxValue>
+struct AffineSearch {
+    static constexpr int kNmax = kNmaxValue;
+    static constexpr bool kStoresMin = true;
+    template <class V>
+    static void search(const typename V::F* xt, const typename V::F* w, typename V::F* L, float* d,
+                       float* m) {
+        typename V::F the_min;
+        V::store(d,
+                 make_qkx_lanes<V, 32, false, true>(xt, w, kNmax, -0.9f, 0.05f, 36, L, &the_min));
+        V::store(m, V::neg(the_min));
+    }
+};
+
+struct Q41 : AffineSearch<15> {
     static constexpr int kBlockBytes = 20;  // d, m, qs[16]
-    static constexpr int kNmax = 15;
     static constexpr bool kRefClamp =
         true;  // MIN(15, (int8_t)(x0 + 0.5f)); Q5_1: (uint8_t)(x0 + 0.5f)
     static void pack(const uint8_t* codes, uint8_t* block) { q4_pack_codes(codes, block + 4); }
 };
 
-struct Q51 {
+struct Q51 : AffineSearch<31> {
     static constexpr int kBlockBytes = 24;  // d, m, qh[4], qs[16]
-    static constexpr int kNmax = 31;
     static constexpr bool kRefClamp = false;
     static void pack(const uint8_t* codes, uint8_t* block) {
         q5_pack_codes(codes, block + 4, block + 8);
@@ -75,32 +89,17 @@ void qx_1_ref_rows(const float* src, uint8_t* dst, int64_t nblocks) {
     }
 }
 
-// quantize_row_q{4,5}_1_impl: make_qkx3_quants per block; stores fp16(d) and fp16(-the_min).
+// quantize_q4_0 / quantize_q5_0 / quantize_q4_1 / quantize_q5_1 (T = Q40 / Q50 / Q41 / Q51): the
+// ref path over all blocks back to back, or the imatrix path per row.
 template <class V, class T>
-struct Qx1ImatrixGroup {
-    using F = typename V::F;
-    static void quantize(const F* xt, const F* w, int lanes, int64_t block0, uint8_t* dst) {
-        constexpr int W = V::kWidth;
-        F L[32], the_min;
-        alignas(32) float d[W], m[W];
-        V::store(
-            d, make_qkx_lanes<V, 32, false, true>(xt, w, T::kNmax, -0.9f, 0.05f, 36, L, &the_min));
-        V::store(m, V::neg(the_min));
-        alignas(32) uint8_t codes[32 * W];
-        transpose_codes_out<V, 32>(L, lanes, codes);
-        for (int k = 0; k < lanes; ++k) {
-            uint8_t* block = dst + T::kBlockBytes * (block0 + k);
-            store_half(block, d[k]);
-            store_half(block + 2, m[k]);
-            T::pack(codes + 32 * k, block);
-        }
-    }
-};
-
-template <class V, class T>
-void qx_1_imatrix_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
-                       const float* imatrix) {
-    for_imatrix_block_groups<V, Qx1ImatrixGroup<V, T>>(src, dst, nrows, n_per_row, imatrix);
+void block32_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
+                  const float* imatrix) {
+    if (imatrix)
+        imatrix_block_rows<V, T>(src, dst, nrows, n_per_row, imatrix);
+    else if constexpr (T::kStoresMin)
+        qx_1_ref_rows<V, T>(src, dst, nrows * (n_per_row / 32));
+    else
+        qx_0_ref_rows<V, T>(src, dst, nrows * (n_per_row / 32));
 }
 
 }  // namespace
