@@ -6,6 +6,7 @@
 
 #include "quantize/simd/legacy_lanes.hpp"
 #include "quantize/simd/q2_k_lanes.hpp"
+#include "quantize/simd/q3_k_lanes.hpp"
 #include "quantize/simd/q4_1_q5_1_lanes.hpp"
 #include "quantize/simd/q4_k_q5_k_lanes.hpp"
 #include "quantize/simd/q6_k_lanes.hpp"
@@ -19,6 +20,8 @@ simd::LaneKernel lane_kernel(GgmlType type) {
     switch (type) {
         case GgmlType::Q2_K:
             return q2_k_rows<V>;
+        case GgmlType::Q3_K:
+            return q3_k_rows<V>;
         case GgmlType::Q4_K:
             return q4_k_rows<V, Q4K>;
         case GgmlType::Q5_K:
