@@ -34,12 +34,22 @@ struct Q41 : AffineSearch<15> {
     static constexpr int kBlockBytes = 20;  // d, m, qs[16]
     static constexpr bool kRefClamp =
         true;  // MIN(15, (int8_t)(x0 + 0.5f)); Q5_1: (uint8_t)(x0 + 0.5f)
+    template <class V>
+    static void pack_ref(const typename V::F* codes, uint8_t* block) {
+        q4_0_pack<V>(codes, block + 4);
+    }
     static void pack(const uint8_t* codes, uint8_t* block) { q4_pack_codes(codes, block + 4); }
 };
 
 struct Q51 : AffineSearch<31> {
     static constexpr int kBlockBytes = 24;  // d, m, qh[4], qs[16]
     static constexpr bool kRefClamp = false;
+    template <class V>
+    static void pack_ref(const typename V::F* codes, uint8_t* block) {
+        alignas(32) uint8_t bytes[32];
+        codes_to_bytes<V>(codes, bytes);
+        pack(bytes, block);
+    }
     static void pack(const uint8_t* codes, uint8_t* block) {
         q5_pack_codes(codes, block + 4, block + 8);
     }
@@ -83,9 +93,7 @@ void qx_1_ref_rows(const float* src, uint8_t* dst, int64_t nblocks) {
             v[j] = V::trunc_to_int(V::add(V::mul(V::sub(v[j], minv), idv), half));
             if (T::kRefClamp) v[j] = V::min(v[j], top);
         }
-        alignas(32) uint8_t codes[32];
-        codes_to_bytes<V>(v, codes);
-        T::pack(codes, block);
+        T::template pack_ref<V>(v, block);
     }
 }
 
