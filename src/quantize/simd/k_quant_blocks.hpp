@@ -1,6 +1,7 @@
-// Scalar pieces the K-quant lane kernels share: fp16 storage of d/dmin, the 6-bit scale packing of
-// Q4_K/Q5_K (ggml's get_scale_min_k4 and its inverse) and ggml's make_qp_quants, which quantizes
-// the eight sub-block scales of an imatrix super-block (too small a loop to be worth lanes).
+// Scalar pieces the K-quant lane kernels share: fp16 storage of d/dmin, the 2-bit code packing of
+// Q2_K/Q3_K, the 6-bit scale packing of Q4_K/Q5_K (ggml's get_scale_min_k4 and its inverse) and
+// ggml's make_qp_quants, which quantizes the 8 or 16 sub-block scales of an imatrix super-block (too
+// small a loop to be worth lanes).
 #pragma once
 
 #include <cstdint>
@@ -48,6 +49,15 @@ inline void unpack_scale_min_k4(int j, const uint8_t* q, uint8_t* sc, uint8_t* m
         *sc = static_cast<uint8_t>((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
         *m = static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
     }
+}
+
+// Q2_K's and Q3_K's 2-bit codes: per 128-value half j, qs[j/4 + l] holds codes j+l, j+l+32, j+l+64
+// and j+l+96 at bits 0, 2, 4, 6.
+inline void pack_2bit_codes(const uint8_t* L, uint8_t* qs) {
+    for (int j = 0; j < 256; j += 128)
+        for (int l = 0; l < 32; ++l)
+            qs[j / 4 + l] = static_cast<uint8_t>(L[j + l] | (L[j + l + 32] << 2) |
+                                                 (L[j + l + 64] << 4) | (L[j + l + 96] << 6));
 }
 
 // ggml's make_qp_quants(n, nmax, x, L, quant_weights), operation for operation.

@@ -23,20 +23,42 @@ typename V::F nearest_int_clamped(typename V::F f, typename V::F lo, typename V:
     return clamp_code<V>(V::nearest_int(f), lo, hi);
 }
 
+// The first element of largest |x| per lane (strict `>`: the first one wins, keeping its sign) and
+// the mask of the lanes whose largest |x| is below GROUP_MAX_EPS (all-zero groups).
+template <class V, int kN>
+typename V::F largest_magnitude(const typename V::F* x, typename V::F* max) {
+    using F = typename V::F;
+    F amax = V::zero();
+    *max = V::zero();
+    for (int i = 0; i < kN; ++i) {
+        const F ax = V::abs(x[i]);
+        const F bigger = V::gt(ax, amax);
+        amax = V::select(bigger, amax, ax);
+        *max = V::select(bigger, *max, x[i]);
+    }
+    return V::lt(amax, V::set1(kGroupMaxEps));
+}
+
+// Requantization of symmetric codes with each lane's d (Q3_K, Q6_K): L = clamp(nearest_int(x/d),
+// lo, hi) + offset, except where d == 0 (`if (!d) continue`: the search's codes stay).
+template <class V, int kN>
+void requantize_symmetric(const typename V::F* x, typename V::F d, float lo, float hi, float offset,
+                          typename V::F* L) {
+    const typename V::F skip = V::eq(d, V::zero());
+    const typename V::F lov = V::set1(lo), hiv = V::set1(hi), off = V::set1(offset);
+    for (int i = 0; i < kN; ++i)
+        L[i] =
+            V::select(skip, V::add(nearest_int_clamped<V>(V::div(x[i], d), lov, hiv), off), L[i]);
+}
+
 // make_qx_quants(n, nmax, x, L, rmse_type = 1, qw): symmetric codes L = l + nmax in [0, 2*nmax-1]
 // (L = 0 for an all-zero group), returns the scale per lane. qw == nullptr weights by x*x.
 template <class V, int kN>
 typename V::F make_qx_lanes(const typename V::F* x, const typename V::F* qw, int nmax,
                             typename V::F* L) {
     using F = typename V::F;
-    F amax = V::zero(), max = V::zero();
-    for (int i = 0; i < kN; ++i) {
-        const F ax = V::abs(x[i]);
-        const F bigger = V::gt(ax, amax);
-        amax = V::select(bigger, amax, ax);
-        max = V::select(bigger, max, x[i]);
-    }
-    const F all_zero = V::lt(amax, V::set1(kGroupMaxEps));
+    F max;
+    const F all_zero = largest_magnitude<V, kN>(x, &max);
     F w[kN], wx[kN], Laux[kN];
     for (int i = 0; i < kN; ++i) {
         w[i] = qw ? qw[i] : V::mul(x[i], x[i]);
@@ -187,6 +209,16 @@ void sum_squares_lanes(const float* const* bases, int lanes, int64_t n, float* o
     V::store(sums, sum);
     for (int k = 0; k < lanes; ++k) out[k] = sums[k];
 }
+
+// A super-block quantizer as for_each_super_block takes it.
+template <int kBytes,
+          void (*kQuantize)(const float* x, const float* imatrix, float sum_x2, uint8_t* block)>
+struct SuperBlock {
+    static constexpr int kBlockBytes = kBytes;
+    static void quantize(const float* x, const float* imatrix, float sum_x2, uint8_t* block) {
+        kQuantize(x, imatrix, sum_x2, block);
+    }
+};
 
 // Every 256-value super-block of nrows x n_per_row values (rows back to back), as
 // Block::quantize(x, imatrix of the super-block or nullptr, sum of x^2 over the super-block in

@@ -15,13 +15,6 @@ namespace {
 
 constexpr int kQ2KBlockBytes = 84;  // scales[16], qs[64], d, dmin
 
-inline void q2_k_pack_codes(const uint8_t* L, uint8_t* qs) {
-    for (int j = 0; j < 256; j += 128)
-        for (int l = 0; l < 32; ++l)
-            qs[j / 4 + l] = static_cast<uint8_t>(L[j + l] | (L[j + l + 32] << 2) |
-                                                 (L[j + l + 64] << 4) | (L[j + l + 96] << 6));
-}
-
 template <class V>
 void q2_k_super_block(const float* x, const float* imatrix, float sum_x2, uint8_t* block) {
     using F = typename V::F;
@@ -95,21 +88,14 @@ void q2_k_super_block(const float* x, const float* imatrix, float sum_x2, uint8_
         }
         transpose_codes_out<V, 16>(Lt[g], W, L + 16 * W * g);
     }
-    q2_k_pack_codes(L, block + 16);
+    pack_2bit_codes(L, block + 16);
 }
-
-template <class V>
-struct Q2KSuperBlock {
-    static constexpr int kBlockBytes = kQ2KBlockBytes;
-    static void quantize(const float* x, const float* imatrix, float sum_x2, uint8_t* block) {
-        q2_k_super_block<V>(x, imatrix, sum_x2, block);
-    }
-};
 
 template <class V>
 void q2_k_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
                const float* imatrix) {
-    for_each_super_block<V, Q2KSuperBlock<V>>(src, dst, nrows, n_per_row, imatrix);
+    for_each_super_block<V, SuperBlock<kQ2KBlockBytes, q2_k_super_block<V>>>(src, dst, nrows,
+                                                                             n_per_row, imatrix);
 }
 
 }  // namespace

@@ -22,14 +22,8 @@ constexpr int kQ3KBlockBytes = 110;  // hmask[32], qs[64], scales[12], d
 template <class V, int kN>
 typename V::F make_q3_lanes(const typename V::F* x, int nmax, typename V::F* L) {
     using F = typename V::F;
-    F amax = V::zero(), max = V::zero();
-    for (int i = 0; i < kN; ++i) {
-        const F ax = V::abs(x[i]);
-        const F bigger = V::gt(ax, amax);
-        amax = V::select(bigger, amax, ax);
-        max = V::select(bigger, max, x[i]);
-    }
-    const F all_zero = V::lt(amax, V::set1(kGroupMaxEps));
+    F max;
+    const F all_zero = largest_magnitude<V, kN>(x, &max);
     const F lo = V::set1(static_cast<float>(-nmax)), hi = V::set1(static_cast<float>(nmax - 1));
     const F iscale = V::div(V::set1(static_cast<float>(-nmax)), max);
     F w[kN], wx[kN];
@@ -93,10 +87,7 @@ inline void q3_k_pack_codes(uint8_t* L, uint8_t* block) {
             L[j] -= 4;
         }
     }
-    for (int j = 0; j < 256; j += 128)
-        for (int l = 0; l < 32; ++l)
-            qs[j / 4 + l] = static_cast<uint8_t>(L[j + l] | (L[j + l + 32] << 2) |
-                                                 (L[j + l + 64] << 4) | (L[j + l + 96] << 6));
+    pack_2bit_codes(L, qs);
 }
 
 template <class V>
@@ -158,34 +149,21 @@ void q3_k_super_block(const float* x, const float* imatrix, float sum_x2, uint8_
     }
     const float d = load_half(block + 108);
     alignas(32) uint8_t L[256];
-    const F lo = V::set1(-4.f), hi = V::set1(3.f), offset = V::set1(4.f);
     for (int g = 0; g < kGroups; ++g) {
         alignas(32) float d_lane[W];
         for (int k = 0; k < W; ++k)
             d_lane[k] = d * static_cast<float>(q3_k_unpack_scale(W * g + k, packed_scales));
-        const F dv = V::load(d_lane);
-        const F skip = V::eq(dv, V::zero());  // if (!d) continue: keep the search's codes
-        for (int i = 0; i < 16; ++i) {
-            const F l = V::add(nearest_int_clamped<V>(V::div(xt[g][i], dv), lo, hi), offset);
-            Lt[g][i] = V::select(skip, l, Lt[g][i]);
-        }
+        requantize_symmetric<V, 16>(xt[g], V::load(d_lane), -4.f, 3.f, 4.f, Lt[g]);
         transpose_codes_out<V, 16>(Lt[g], W, L + 16 * W * g);
     }
     q3_k_pack_codes(L, block);
 }
 
 template <class V>
-struct Q3KSuperBlock {
-    static constexpr int kBlockBytes = kQ3KBlockBytes;
-    static void quantize(const float* x, const float* imatrix, float sum_x2, uint8_t* block) {
-        q3_k_super_block<V>(x, imatrix, sum_x2, block);
-    }
-};
-
-template <class V>
 void q3_k_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
                const float* imatrix) {
-    for_each_super_block<V, Q3KSuperBlock<V>>(src, dst, nrows, n_per_row, imatrix);
+    for_each_super_block<V, SuperBlock<kQ3KBlockBytes, q3_k_super_block<V>>>(src, dst, nrows,
+                                                                             n_per_row, imatrix);
 }
 
 }  // namespace

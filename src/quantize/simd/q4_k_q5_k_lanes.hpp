@@ -76,9 +76,9 @@ void q4_k_requant(const typename V::F* x, int first, const uint8_t* block, typen
 }
 
 // One super-block; imatrix == nullptr is the _ref path, else the _impl path with this super-block's
-// 256 weights and sigma2 = 2*sum(x^2)/256 of the super-block.
+// 256 weights and the sum of x^2 over the super-block.
 template <class V, class T>
-void q4_k_super_block(const float* x, const float* imatrix, float sigma2, uint8_t* block) {
+void q4_k_super_block(const float* x, const float* imatrix, float sum_x2, uint8_t* block) {
     using F = typename V::F;
     constexpr int W = V::kWidth;
     constexpr int kGroups = 8 / W;
@@ -101,7 +101,7 @@ void q4_k_super_block(const float* x, const float* imatrix, float sigma2, uint8_
         } else {
             F qw[32];
             transpose_in<V, 32>(imatrix + 32 * W * g, W, qw);
-            const F s2 = V::set1(sigma2);
+            const F s2 = V::set1(2 * sum_x2 / 256);  // sigma2 = 2*sum_x2/QK_K
             F sumw = V::zero();
             for (int i = 0; i < 32; ++i) {
                 w[i] = V::mul(qw[i], V::sqrt(V::add(s2, V::mul(xg[i], xg[i]))));
@@ -151,19 +151,12 @@ void q4_k_super_block(const float* x, const float* imatrix, float sigma2, uint8_
     T::pack(L, block);
 }
 
-template <class V, class T>
-struct Q4KQ5KSuperBlock {
-    static constexpr int kBlockBytes = T::kBlockBytes;
-    static void quantize(const float* x, const float* imatrix, float sum_x2, uint8_t* block) {
-        q4_k_super_block<V, T>(x, imatrix, 2 * sum_x2 / 256, block);  // sigma2 = 2*sum_x2/QK_K
-    }
-};
-
 // quantize_q4_K / quantize_q5_K.
 template <class V, class T>
 void q4_k_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
                const float* imatrix) {
-    for_each_super_block<V, Q4KQ5KSuperBlock<V, T>>(src, dst, nrows, n_per_row, imatrix);
+    for_each_super_block<V, SuperBlock<T::kBlockBytes, q4_k_super_block<V, T>>>(src, dst, nrows,
+                                                                                n_per_row, imatrix);
 }
 
 }  // namespace

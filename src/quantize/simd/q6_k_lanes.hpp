@@ -65,16 +65,10 @@ void q6_k_super_block(const float* x, const float* imatrix, uint8_t* block) {
     }
     const float d = load_half(block + 208);
     alignas(32) uint8_t L[256];
-    const F lo = V::set1(-32.f), hi = V::set1(31.f), offset = V::set1(32.f);
     for (int g = 0; g < kGroups; ++g) {
         alignas(32) float d_lane[W];
         for (int k = 0; k < W; ++k) d_lane[k] = d * static_cast<float>(block_scales[W * g + k]);
-        const F dv = V::load(d_lane);
-        const F skip = V::eq(dv, V::zero());  // if (!d) continue: keep the search's codes
-        for (int i = 0; i < 16; ++i) {
-            const F l = V::add(nearest_int_clamped<V>(V::div(xt[g][i], dv), lo, hi), offset);
-            Lt[g][i] = V::select(skip, l, Lt[g][i]);
-        }
+        requantize_symmetric<V, 16>(xt[g], V::load(d_lane), -32.f, 31.f, 32.f, Lt[g]);
         transpose_codes_out<V, 16>(Lt[g], W, L + 16 * W * g);
     }
     q6_k_pack_codes(L, block);
