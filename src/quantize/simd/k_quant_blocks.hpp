@@ -1,7 +1,7 @@
 // Scalar pieces the K-quant lane kernels share: fp16 storage of d/dmin, the 2-bit code packing of
 // Q2_K/Q3_K, the 6-bit scale packing of Q4_K/Q5_K (ggml's get_scale_min_k4 and its inverse) and
-// ggml's make_qp_quants, which quantizes the 8 or 16 sub-block scales of an imatrix super-block (too
-// small a loop to be worth lanes).
+// ggml's make_qp_quants, which quantizes the 8 or 16 sub-block scales of an imatrix super-block
+// (too small a loop to be worth lanes).
 #pragma once
 
 #include <cstdint>
