@@ -125,10 +125,11 @@ class RatioReporter : public benchmark::ConsoleReporter {
 int main(int argc, char** argv) {
     const GgmlType types[] = {GgmlType::Q4_K, GgmlType::Q6_K, GgmlType::Q8_0,   GgmlType::Q4_0,
                               GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_1,   GgmlType::Q2_K,
-                              GgmlType::Q3_K, GgmlType::Q5_K, GgmlType::IQ4_NL, GgmlType::IQ4_XS};
+                              GgmlType::Q3_K, GgmlType::Q5_K, GgmlType::IQ4_NL, GgmlType::IQ4_XS,
+                              GgmlType::MXFP4};
     for (GgmlType type : types) {
         for (bool with_imatrix : {false, true}) {
-            if (type == GgmlType::Q8_0 && with_imatrix)
+            if ((type == GgmlType::Q8_0 || type == GgmlType::MXFP4) && with_imatrix)
                 continue;  // ignored by ggml: the same as ref
             const std::string key =
                 rebox::ggml_type_name(type) + (with_imatrix ? " imatrix" : " ref");
