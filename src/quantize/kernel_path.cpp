@@ -1,19 +1,54 @@
-// Picks the kernels' instruction set at run time (placeholder: scalar only until the lane kernels land).
+// Picks the kernels' instruction set at run time: AVX2 when the CPU has it, else SSE2 (the x86-64
+// baseline), scalar elsewhere; REBOX_KERNEL_PATH=scalar|sse2|avx2 overrides it when supported.
 #include "quantize/kernel_path.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <initializer_list>
 
 namespace rebox::quant {
 
 const char* kernel_path_name(KernelPath path) {
     switch (path) {
-        case KernelPath::scalar: return "scalar";
-        case KernelPath::sse2: return "sse2";
-        case KernelPath::avx2: return "avx2";
+        case KernelPath::scalar:
+            return "scalar";
+        case KernelPath::sse2:
+            return "sse2";
+        case KernelPath::avx2:
+            return "avx2";
     }
     return "scalar";
 }
 
-KernelPath best_kernel_path() { return KernelPath::scalar; }
+bool kernel_path_supported(KernelPath path) {
+    switch (path) {
+        case KernelPath::scalar:
+            return true;
+#if defined(__x86_64__)
+        case KernelPath::sse2:
+            return true;
+        case KernelPath::avx2:
+            return __builtin_cpu_supports("avx2");
+#else
+        case KernelPath::sse2:
+        case KernelPath::avx2:
+            return false;
+#endif
+    }
+    return false;
+}
 
-bool kernel_path_supported(KernelPath path) { return path == KernelPath::scalar; }
+KernelPath best_kernel_path() {
+    // An override naming a path this CPU lacks (or no path) is ignored: the bytes are the same on
+    // every path, so only the speed changes.
+    if (const char* forced = std::getenv("REBOX_KERNEL_PATH")) {
+        for (KernelPath path : {KernelPath::scalar, KernelPath::sse2, KernelPath::avx2})
+            if (std::strcmp(forced, kernel_path_name(path)) == 0 && kernel_path_supported(path))
+                return path;
+    }
+    if (kernel_path_supported(KernelPath::avx2)) return KernelPath::avx2;
+    if (kernel_path_supported(KernelPath::sse2)) return KernelPath::sse2;
+    return KernelPath::scalar;
+}
 
 }  // namespace rebox::quant

@@ -1,0 +1,86 @@
+// The AVX2 lane type: eight float lanes (__m256) with the operations the lane kernels use. Only the
+// *_avx2.cpp files include it (they alone are compiled with -mavx2, never -mfma). Every operation
+// is one IEEE instruction (vaddps, vdivps, vsqrtps, ...) or bit logic, never an estimate.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+namespace rebox::quant::lanes {
+namespace {
+
+struct Avx2 {
+    using F = __m256;
+    static constexpr int kWidth = 8;
+    static constexpr const char* kName = "avx2";
+
+    static F load(const float* p) { return _mm256_load_ps(p); }
+    static F loadu(const float* p) { return _mm256_loadu_ps(p); }
+    static void store(float* p, F v) { _mm256_store_ps(p, v); }
+    static F set1(float v) { return _mm256_set1_ps(v); }
+    static F zero() { return _mm256_setzero_ps(); }
+    static F add(F a, F b) { return _mm256_add_ps(a, b); }
+    static F sub(F a, F b) { return _mm256_sub_ps(a, b); }
+    static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
+    static F div(F a, F b) { return _mm256_div_ps(a, b); }
+    static F sqrt(F a) { return _mm256_sqrt_ps(a); }
+    // C's `a < b ? a : b` and `a > b ? a : b`, operand order included (NaN picks b).
+    static F min(F a, F b) { return _mm256_min_ps(a, b); }
+    static F max(F a, F b) { return _mm256_max_ps(a, b); }
+    static F abs(F a) {
+        return _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)));
+    }
+    static F neg(F a) {
+        return _mm256_xor_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(INT32_MIN)));
+    }
+    // Ordered comparisons: false when either side is NaN, as C's <, >, <=, ==.
+    static F lt(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+    static F gt(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
+    static F le(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
+    static F eq(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
+    static F unordered(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_UNORD_Q); }
+    static F and_(F a, F b) { return _mm256_and_ps(a, b); }
+    static F or_(F a, F b) { return _mm256_or_ps(a, b); }
+    // mask ? b : a, per lane.
+    static F select(F mask, F a, F b) { return _mm256_blendv_ps(a, b, mask); }
+    static F zero_where(F mask, F a) { return _mm256_andnot_ps(mask, a); }
+    static int any(F mask) { return _mm256_movemask_ps(mask); }
+    // ggml's nearest_int bit trick, (bits(f + 12582912.f) & 0x7fffff) - 0x400000, as a float
+    // (exact: the result is below 2^23 in magnitude).
+    static F nearest_int(F f) {
+        const __m256i bits = _mm256_castps_si256(_mm256_add_ps(f, _mm256_set1_ps(12582912.f)));
+        const __m256i i = _mm256_sub_epi32(_mm256_and_si256(bits, _mm256_set1_epi32(0x007fffff)),
+                                           _mm256_set1_epi32(0x00400000));
+        return _mm256_cvtepi32_ps(i);
+    }
+    // C's (int)f truncation as a float; values are small integers here.
+    static F trunc_to_int(F f) { return _mm256_cvtepi32_ps(_mm256_cvttps_epi32(f)); }
+    static float hmax(F v) {  // the largest lane (no NaN lanes: then the order does not matter)
+        __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        m = _mm_max_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
+        return _mm_cvtss_f32(_mm_max_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1))));
+    }
+    static float hmin(F v) {  // the smallest lane (no NaN lanes: then the order does not matter)
+        __m128 m = _mm_min_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        m = _mm_min_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
+        return _mm_cvtss_f32(_mm_min_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1))));
+    }
+    // Bytes (uint8_t)(int)v of nvec vectors (nvec even), as C's float -> integer -> byte
+    // conversion: truncate to int32, keep the low byte.
+    static void store_bytes(uint8_t* dst, const F* v, int nvec) {
+        const __m256i low = _mm256_set1_epi32(0xff);
+        for (int j = 0; j < nvec; j += 2) {
+            const __m256i a = _mm256_and_si256(_mm256_cvttps_epi32(v[j]), low);
+            const __m256i b = _mm256_and_si256(_mm256_cvttps_epi32(v[j + 1]), low);
+            const __m256i words = _mm256_packs_epi32(a, b);  // a0-3 b0-3 | a4-7 b4-7
+            const __m128i bytes =
+                _mm_packus_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 8 * j),
+                             _mm_shuffle_epi32(bytes, _MM_SHUFFLE(3, 1, 2, 0)));
+        }
+    }
+};
+
+}  // namespace
+}  // namespace rebox::quant::lanes
