@@ -1,9 +1,9 @@
 // plan_detail::row_move_problem on hand-worked cases: rows move exactly in a block type whenever
 // each 32-value block lies inside one row and one group (groups across rows included), always in a
 // float type, and never when a block would straddle two rows or two groups.
-#include <gtest/gtest.h>
-
 #include "plan/row_moves.hpp"
+
+#include <gtest/gtest.h>
 
 namespace rebox::plan_detail {
 namespace {
