@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "test_files.hpp"
 #include "test_paths.hpp"
@@ -120,6 +121,29 @@ TEST_F(HostileConfig, HugeExpertCounts) {
     expect_refused("num_experts", 1000000000);
     expect_refused("num_experts", 60000, "num_experts_per_tok", 2);  // beyond tensors and dims
     expect_refused("num_experts_per_tok", 1000000000);
+}
+
+// rope_scaling lists size arrays from config.json itself: a list filling config.json's 1 MiB cap
+// still parses small and fast (refused: wrong length for the rope), one past the cap is refused
+// from the file size alone.
+TEST_F(HostileConfig, LongRopeFactorListsStaySmall) {
+    make("--arch phi3 --rope-scaling longrope");
+    for (const size_t entries : {size_t{250000}, size_t{600000}}) {
+        SCOPED_TRACE(entries);
+        json config = good_config_;
+        config["rope_scaling"]["long_factor"] = std::vector<int>(entries, 1);
+        const std::string text = config.dump();
+        std::ofstream(model_ / "config.json") << text;
+        const Measured m = run_measured(work_, "plan " + quoted(model_));
+        EXPECT_NE(m.run.exit_code, 0) << m.run.err;
+        EXPECT_EQ(m.run.err.find("bad_alloc"), std::string::npos) << m.run.err;
+        EXPECT_LT(m.peak_rss_kb, 64 * 1024) << "peak RSS " << m.peak_rss_kb << " KB";
+        EXPECT_LT(m.cpu_seconds, 1.0) << "CPU seconds";
+        if (text.size() > (size_t{1} << 20)) {
+            EXPECT_EQ(m.run.exit_code, 1);
+            EXPECT_NE(m.run.err.find("over rebox's 1 MiB limit"), std::string::npos) << m.run.err;
+        }
+    }
 }
 
 }  // namespace
