@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Fault test: commands that write several files (split, meta on a split set; merge and convert
-# --split-max-size share the same commit) leave the previous files or the complete new set, never a
+# Fault test: commands that write several files (split, meta on a split set, convert
+# --split-max-size; merge writes one) leave the previous files or the complete new set, never a
 # mix: a rename that fails (the LD_PRELOAD shim's Nth rename) rolls back what was renamed, and a
 # SIGTERM/SIGINT between two renames (renames slowed by the shim) or at a random point does the same
 # from the signal handler. The old and new sets are compared by sha256 of every file in the folder.
@@ -42,6 +42,26 @@ for n in 1 2 3 4 5 6; do
     [[ $(state "$dir") == "$old" ]] || fail "split, rename $n failing: not the old set: $(state "$dir")"
 done
 echo "split: a failing rename at each of the 6 renames leaves the old set"
+
+# 1b. convert --split-max-size --force over a previous conversion's shards, the Nth rename failing
+# (4 shards: 4 asides + 4 installs).
+mkdir "$work/conv-old"
+"$rebox" convert "$work/model" -o "$work/conv-old/c.gguf" --split-max-size 20000 --quiet --name old
+[[ $(find "$work/conv-old" -type f | wc -l) == 4 ]] || fail "expected 4 convert shards"
+conv_old=$(state "$work/conv-old")
+for n in 1 3 5 8; do
+    dir="$work/conv-fail-$n"
+    rm -rf "$dir"
+    cp -r "$work/conv-old" "$dir"
+    set +e
+    err=$(LD_PRELOAD="$shim" REBOX_FAULT=rename_fail REBOX_FAULT_AT=$n "$rebox" convert \
+        "$work/model" -o "$dir/c.gguf" --split-max-size 20000 --quiet --force --name new 2>&1)
+    code=$?
+    set -e
+    [[ $code == 1 ]] || fail "convert, rename $n failing: exit $code ($err)"
+    [[ $(state "$dir") == "$conv_old" ]] || fail "convert, rename $n failing: not the old shards"
+done
+echo "convert --split-max-size: a failing rename leaves the previous shards"
 
 # 2. A signal between two renames (each rename slowed to 300 ms; the signal lands in rename k).
 check_signal() {  # check_signal LABEL DIR CODE: the folder holds the old or the new set
