@@ -8,14 +8,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}; shift || true
-harnesses=("$@"); ((${#harnesses[@]})) || harnesses=(fuzz_gguf fuzz_safetensors fuzz_model_dir fuzz_json_inputs)
+harnesses=("$@"); ((${#harnesses[@]})) || harnesses=(fuzz_gguf fuzz_safetensors fuzz_model_dir fuzz_json_inputs fuzz_config_plan)
 jobs=${JOBS:-$(nproc)}
 out=build-san
 bash scripts/build_sanitized.sh "${harnesses[@]}" rebox_mkfixture rebox_cli >/dev/null
 
 # Seeds: small models (one layer, so inputs stay ~40 KB: exec/s falls with input size), the
 # defect fixtures that must be refused, their real conversion to GGUF, and the JSON side files.
-seeds=$out/seeds; rm -rf "$seeds"; mkdir -p "$seeds"/{gguf,safetensors,json,full}
+seeds=$out/seeds; rm -rf "$seeds"; mkdir -p "$seeds"/{gguf,safetensors,json,full,config}
 mkfixture=./$out/rebox-mkfixture
 "$mkfixture" "$seeds/full/ok" --preset tiny --tokenizer small >/dev/null
 "$mkfixture" "$seeds/full/untied" --preset tiny --tokenizer small --untied --corners >/dev/null
@@ -34,8 +34,15 @@ done
 cp "$seeds/ok/config.json" "$seeds/ok/tokenizer.json" "$seeds/ok/modules.json" "$seeds/json/"
 cp "$seeds/ok/tokenizer_config.json" "$seeds/json/"
 export REBOX_FUZZ_MODEL_DIR=$PWD/$seeds/ok  # fuzz_model_dir: config + tokenizer that fit the seeds
+# fuzz_config_plan: config.json NUL tokenizer_config.json NUL tokenizer.json beside the fixed
+# one-layer checkpoint and its conversion; plus the committed hostile configs (fuzz/seeds/).
+export REBOX_FUZZ_CHECKPOINT_DIR=$PWD/$seeds/ok REBOX_FUZZ_GGUF=$PWD/$seeds/gguf/ok.gguf
+(cat "$seeds/ok/config.json"; printf '\0'; cat "$seeds/ok/tokenizer_config.json"; printf '\0'
+ cat "$seeds/ok/tokenizer.json") >"$seeds/config/ok"
+cp fuzz/seeds/config_plan/* "$seeds/config/"
 
-declare -A corpus=([fuzz_gguf]=gguf [fuzz_safetensors]=safetensors [fuzz_model_dir]=safetensors [fuzz_json_inputs]=json)
+declare -A corpus=([fuzz_gguf]=gguf [fuzz_safetensors]=safetensors [fuzz_model_dir]=safetensors [fuzz_json_inputs]=json
+                  [fuzz_config_plan]=config)
 run_one() {  # HARNESS: runs it, prints one summary line; non-zero on a finding
   local h=$1 log=$out/$1.log
   mkdir -p "$out/corpus/$h"

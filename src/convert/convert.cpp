@@ -17,11 +17,14 @@
 #include "chunk_encoder.hpp"
 #include "chunk_map.hpp"
 #include "format/atomic_output.hpp"
+#include "format/atomic_output_set.hpp"
 #include "format/background_writeback.hpp"
 #include "format/gguf_layout.hpp"
 #include "format/gguf_shards.hpp"
 #include "format/mapped_file.hpp"
 #include "format/safetensors.hpp"
+#include "input_guard.hpp"
+#include "progress_call.hpp"
 #include "rebox/error.hpp"
 #include "rebox/rebox.hpp"
 #include "source/read_source.hpp"
@@ -152,16 +155,18 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
     std::thread ticker;
     if (progress) {
         ticker = std::thread([&] {
-            while (next.load() < chunks.size() && !failed.load()) {
-                if (!progress(Progress{"convert", bytes_done.load(), total_bytes})) {
-                    std::lock_guard lock(error_mutex);
-                    if (!error)
-                        error = std::make_exception_ptr(Error(
-                            ExitClass::cancelled, "", "", "cancelled by the progress callback"));
-                    failed = true;
-                    break;
+            try {
+                while (next.load() < chunks.size() && !failed.load()) {
+                    if (!call_progress(progress,
+                                       Progress{"convert", bytes_done.load(), total_bytes}))
+                        throw Error(ExitClass::cancelled, "", "",
+                                    "cancelled by the progress callback");
+                    std::this_thread::sleep_for(std::chrono::milliseconds(100));
                 }
-                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            } catch (...) {  // a callback that said no or threw: the call fails with an Error
+                std::lock_guard lock(error_mutex);
+                if (!error) error = std::current_exception();
+                failed = true;
             }
         });
     }
@@ -171,7 +176,7 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
     source_fds.close_all();
     writeback.finish();
     if (error) std::rethrow_exception(error);
-    if (progress && !progress(Progress{"convert", total_bytes, total_bytes}))
+    if (progress && !call_progress(progress, Progress{"convert", total_bytes, total_bytes}))
         throw Error(ExitClass::cancelled, "", "", "cancelled by the progress callback");
 }
 
@@ -192,6 +197,7 @@ ConvertReport convert_model(const ConvertOptions& options) {
     const bool split = options.split.max_bytes > 0 || options.split.max_tensors > 0 ||
                        options.split.no_tensor_first_split;
     result.outputs = output_paths(options.output, layout.shards.size(), split);
+    convert_detail::refuse_output_over_input(*source.model_dir, result.outputs);
     for (const GgufLayout& shard : layout.shards) result.output_bytes += shard.file_size();
 
     const unsigned threads =
@@ -236,8 +242,9 @@ ConvertReport convert_model(const ConvertOptions& options) {
             return result;
         }
     }
-    // commit() fsyncs each file once, then renames it into place.
-    for (auto& out : outs) out->commit();
+    // commit_all() fsyncs each file once, then renames them into place, shard 1 last (all or
+    // nothing: a failure between two renames puts the previous files back).
+    commit_all(outs);
     result.written = true;
     result.seconds_total = seconds_since(start);
     return result;

@@ -1,6 +1,6 @@
 // AtomicOutput: write to "<target>.rebox-tmp-<pid>", fsync, rename into place, fsync the folder.
 // Stale temporaries of the same target left by killed runs are removed first.
-// Live temporary paths are kept in a fixed registry that a signal handler can walk without locks.
+// Live temporary paths are kept in the signal-time cleanup registry (format/pending_cleanup).
 #include "format/atomic_output.hpp"
 
 #include <fcntl.h>
@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -18,54 +17,12 @@
 #include <system_error>
 #include <vector>
 
+#include "format/pending_cleanup.hpp"
 #include "rebox/error.hpp"
 
 namespace rebox {
 
 namespace {
-
-// ---- signal-time cleanup registry ----------------------------------------------------------
-// Each slot is free (0), being filled or emptied by its owner (1), or armed (2). The signal handler
-// only reads armed slots and never waits, so it cannot deadlock against an interrupted owner.
-constexpr size_t kPendingSlots = 64;
-constexpr size_t kPendingPathBytes = 4096;
-enum SlotState : int { kSlotFree = 0, kSlotBusy = 1, kSlotArmed = 2 };
-
-struct PendingSlot {
-    std::atomic<int> state{kSlotFree};
-    char path[kPendingPathBytes];
-};
-static_assert(std::atomic<int>::is_always_lock_free, "signal handler needs lock-free atomics");
-
-std::array<PendingSlot, kPendingSlots> g_pending;
-
-// Returns the slot index, or -1 when the path is too long or the registry is full (the output still
-// works; only signal-time cleanup is lost).
-int register_pending(const std::string& path) {
-    if (path.size() >= kPendingPathBytes) return -1;
-    for (size_t i = 0; i < kPendingSlots; ++i) {
-        int expected = kSlotFree;
-        if (g_pending[i].state.compare_exchange_strong(expected, kSlotBusy,
-                                                       std::memory_order_acq_rel)) {
-            std::memcpy(g_pending[i].path, path.c_str(), path.size() + 1);
-            g_pending[i].state.store(kSlotArmed, std::memory_order_release);
-            return static_cast<int>(i);
-        }
-    }
-    return -1;
-}
-
-void unregister_pending(int slot) noexcept {
-    if (slot < 0) return;
-    g_pending[static_cast<size_t>(slot)].state.store(kSlotFree, std::memory_order_release);
-}
-
-bool is_pending_here(const std::string& path) {
-    for (const PendingSlot& slot : g_pending)
-        if (slot.state.load(std::memory_order_acquire) == kSlotArmed && path == slot.path)
-            return true;
-    return false;
-}
 
 // ---- stale temporaries ----------------------------------------------------------------------
 // A SIGKILLed run leaves "<target>.rebox-tmp-<pid>". It is stale when no process has that pid, or
@@ -86,8 +43,9 @@ void remove_stale_temporaries(const std::filesystem::path& target) {
             !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
             continue;
         const pid_t pid = static_cast<pid_t>(std::stol(digits));
-        const bool stale = pid == ::getpid() ? !is_pending_here(it->path().string())
-                                             : (::kill(pid, 0) != 0 && errno == ESRCH);
+        const bool stale = pid == ::getpid()
+                               ? !pending::is_registered_temporary(it->path().string())
+                               : (::kill(pid, 0) != 0 && errno == ESRCH);
         if (stale) ::unlink(it->path().c_str());
     }
 }
@@ -136,12 +94,12 @@ AtomicOutput::AtomicOutput(std::filesystem::path target, bool force)
     temp_ = target_;
     temp_ += ".rebox-tmp-" + std::to_string(::getpid());
     // Registered before the file exists, so no signal can leave an unregistered temporary behind.
-    pending_slot_ = register_pending(temp_.string());
+    pending_ = pending::add_temporary(temp_.string());
     fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd_ < 0) {
         const int error = errno;
-        unregister_pending(pending_slot_);
-        pending_slot_ = -1;
+        pending::release(pending_);
+        pending_ = nullptr;
         throw_errno(temp_, "cannot create", error);
     }
     temp_live_ = true;
@@ -247,13 +205,25 @@ void AtomicOutput::sync() {
     if (result != 0) throw_errno(temp_, "cannot sync", errno);
 }
 
-void AtomicOutput::commit() {
-    if (committed_) return;
+void AtomicOutput::finish_writing() {
     if (!temp_live_) throw_input_error(temp_.string(), "", "output was discarded before commit");
+    if (fd_ < 0) return;
     sync();
     const int fd = fd_;
     fd_ = -1;
     if (::close(fd) != 0 && errno != EINTR) throw_errno(temp_, "cannot close", errno);
+}
+
+void AtomicOutput::mark_installed() noexcept {
+    committed_ = true;
+    temp_live_ = false;
+    pending::release(pending_);
+    pending_ = nullptr;
+}
+
+void AtomicOutput::commit() {
+    if (committed_) return;
+    finish_writing();
 
     int result;
     if (force_) {
@@ -276,10 +246,7 @@ void AtomicOutput::commit() {
             throw_input_error(target_.string(), "", "exists (use --force to replace)");
         throw_errno(target_, "cannot rename " + temp_.string() + " into place", error);
     }
-    committed_ = true;
-    temp_live_ = false;
-    unregister_pending(pending_slot_);
-    pending_slot_ = -1;
+    mark_installed();
     fsync_directory_of(target_);
 }
 
@@ -292,15 +259,13 @@ void AtomicOutput::discard() noexcept {
         ::unlink(temp_.c_str());
         temp_live_ = false;
     }
-    unregister_pending(pending_slot_);
-    pending_slot_ = -1;
+    pending::release(pending_);
+    pending_ = nullptr;
 }
 
 void remove_pending_outputs_from_signal() noexcept {
     const int saved_errno = errno;
-    for (PendingSlot& slot : g_pending) {
-        if (slot.state.load(std::memory_order_acquire) == kSlotArmed) ::unlink(slot.path);
-    }
+    pending::undo_all_from_signal();
     errno = saved_errno;
 }
 

@@ -9,6 +9,10 @@
 
 namespace rebox {
 
+namespace pending {
+struct Entry;
+}
+
 class AtomicOutput {
   public:
     // force=false: refuses (input-class error) when the target already exists.
@@ -37,6 +41,13 @@ class AtomicOutput {
     // Removes the temporary file now (idempotent).
     void discard() noexcept;
 
+    // For commit_all (format/atomic_output_set), which renames a set of outputs itself: fsync and
+    // close the temporary file (idempotent), then, once it is renamed into place, drop it from the
+    // cleanup registry and stop owning it.
+    void finish_writing();
+    void mark_installed() noexcept;
+    bool force() const { return force_; }
+
     const std::filesystem::path& temp_path() const { return temp_; }
     const std::filesystem::path& target() const { return target_; }
 
@@ -46,12 +57,12 @@ class AtomicOutput {
     int fd_ = -1;
     bool force_ = false;  // false: commit() refuses to replace a target that appeared meanwhile
     bool committed_ = false;
-    bool temp_live_ = false;  // the temporary file exists and is ours to remove
-    int pending_slot_ = -1;   // slot in the signal-time cleanup registry, -1 if none
+    bool temp_live_ = false;             // the temporary file exists and is ours to remove
+    pending::Entry* pending_ = nullptr;  // in the signal-time cleanup registry while live
 };
 
-// Removes the temporary files of every live AtomicOutput (async-signal-safe; for SIGINT/SIGTERM
-// handlers).
+// Removes the temporary files of every live AtomicOutput and rolls back an output set caught
+// between its renames (async-signal-safe; for SIGINT/SIGTERM handlers).
 void remove_pending_outputs_from_signal() noexcept;
 
 }  // namespace rebox

@@ -1,5 +1,6 @@
 // rebox split / merge: byte copies of tensor data between GGUF files, all outputs written to
-// temporary files and renamed into place only when every one of them is complete.
+// temporary files and renamed into place only when every one of them is complete (commit_all: the
+// old files or the whole new set, never a mix).
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -10,6 +11,7 @@
 #include <memory>
 
 #include "format/atomic_output.hpp"
+#include "format/atomic_output_set.hpp"
 #include "format/gguf_shards.hpp"
 #include "format/mapped_file.hpp"
 #include "rebox/error.hpp"
@@ -188,7 +190,7 @@ std::vector<std::filesystem::path> split_gguf_file(const std::filesystem::path& 
         write_layout(
             *outputs[s], sharded.shards[s], source, fds,
             [&](size_t i) -> const GgufSet::Tensor& { return source.tensors()[members[s][i]]; });
-    for (auto& out : outputs) out->commit();
+    commit_all(outputs);  // all or nothing, shard 1 last
     return paths;
 }
 

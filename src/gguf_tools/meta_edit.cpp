@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "format/atomic_output.hpp"
+#include "format/atomic_output_set.hpp"
 #include "format/background_writeback.hpp"
 #include "format/gguf_layout.hpp"
 #include "format/gguf_shards.hpp"
@@ -303,11 +304,12 @@ MetaEditResult edit_gguf_metadata(const fs::path& input, const std::optional<fs:
     // commit()'s own fsync then finds nothing left to write.
     writeback.finish();
     for (auto& out : outputs) out->sync();
-    for (size_t k = 0; k < outputs.size(); ++k) {
+    for (size_t k = 0; k < outputs.size(); ++k)
         keep_mode(rewrites[k].target, outputs[k]->temp_path());
-        outputs[k]->commit();
-        result.written.push_back(rewrites[k].target);
-    }
+    // All or nothing: each rewritten shard replaces its file only once all are in place (shard 1
+    // renamed last), and a failure between two renames puts the previous files back.
+    commit_all(outputs);
+    for (const Rewrite& r : rewrites) result.written.push_back(r.target);
     return result;
 }
 

@@ -19,8 +19,12 @@ void check_file_size(const std::filesystem::path& path, uint64_t max_bytes) {
                       "the model's own " + path.filename().string());
 }
 
+uint64_t side_file_cap(const std::filesystem::path& path) {
+    return path.filename() == "config.json" ? kMaxConfigBytes : kMaxSideFileBytes;
+}
+
 std::string read_side_file(const std::filesystem::path& path) {
-    check_file_size(path, kMaxSideFileBytes);
+    check_file_size(path, side_file_cap(path));
     std::ifstream in(path, std::ios::binary);
     if (!in) throw_input_error(path.string(), "", "cannot open file");
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

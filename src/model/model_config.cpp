@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arch/architecture.hpp"
+#include "config_bounds.hpp"
 #include "json_file.hpp"
 #include "rebox/error.hpp"
 
@@ -286,6 +287,7 @@ ModelConfig parse_model_config(json root) {
     config.original_max_position_embeddings =
         optional_u32(root, "original_max_position_embeddings");
     config.partial_rotary_factor = optional_number(root, "config", "partial_rotary_factor");
+    check_config_caps(config);
     return config;
 }
 

@@ -14,9 +14,11 @@
 #include "expert_stack.hpp"
 #include "format/safetensors.hpp"
 #include "format/shape_text.hpp"
+#include "model/config_bounds.hpp"
 #include "model/gguf_metadata.hpp"
 #include "model/pooling.hpp"
 #include "model/tokenizer_vocab.hpp"
+#include "plan/row_moves.hpp"
 #include "rebox/error.hpp"
 #include "rebox/ggml_type.hpp"
 #include "rebox/version.hpp"
@@ -159,9 +161,17 @@ bool check_against_config(const Architecture& arch, const ModelConfig& config,
     return true;
 }
 
+// The values per quantization group of a quantized source (0 for a float one or a per-channel
+// integer one), for the row-move rule.
+uint64_t source_group(const SourceTensor& source) {
+    const int64_t group = source.quant_group();
+    return group > 0 ? static_cast<uint64_t>(group) : 0;
+}
+
 // Attaches the row map of a tensor the architecture permutes (llama q/k and their biases); a
 // BLOCKER when whole rows cannot be moved: heads that do not divide the rows, an odd head size,
-// or quantization groups that run across rows.
+// or an output block that would mix two rows (plan/row_moves.hpp: groups that run across rows are
+// fine, each block carries its own group's scale and min).
 bool attach_row_transform(arch::RowTransform transform, const ModelConfig& config,
                           const SourceTensor& source, TensorPlan* plan,
                           std::vector<Blocker>* blockers) {
@@ -189,13 +199,11 @@ bool attach_row_transform(arch::RowTransform transform, const ModelConfig& confi
         return false;
     }
     const uint64_t row_values = values / rows;
-    if (source.is_quantized() && row_values % static_cast<uint64_t>(source.quant_group()) != 0) {
-        blockers->push_back(
-            Blocker{source.name,
-                    what + "quantization groups of " + std::to_string(source.quant_group()) +
-                        " values cross its rows of " + std::to_string(row_values) +
-                        " values, so rows cannot move with their own scales and mins",
-                    "re-export with a group size that divides the row length"});
+    if (const auto problem =
+            plan_detail::row_move_problem(plan->type, row_values, source_group(source))) {
+        blockers->push_back(Blocker{source.name, what + *problem + ", so rows cannot move exactly",
+                                    "--outtype f32 (every value moves on its own), or re-export "
+                                    "with rows and groups that are whole blocks of 32"});
         return false;
     }
     plan->row_source = *arch::rope_pair_source_rows(rows, heads);
@@ -206,21 +214,20 @@ bool attach_row_transform(arch::RowTransform transform, const ModelConfig& confi
 
 // gemma3 token_embd (RowTransform::first_vocab_rows): a source with more rows than vocab_size keeps
 // its first vocab_size rows, in order (Gemma3Model.modify_tensors: data_torch[:n_vocab_real]);
-// whole rows move with their groups, so a quantized row's groups must not run into the next row.
+// exact whenever no output block mixes two rows (plan/row_moves.hpp).
 // Runs before the shape check, which then sees the trimmed ne.
 bool attach_vocab_slice(const ModelConfig& config, const SourceTensor& source, TensorPlan* plan,
                         std::vector<Blocker>* blockers) {
     const uint64_t rows = source.shape.size() == 2 ? static_cast<uint64_t>(source.shape[0]) : 0;
     if (rows <= config.vocab_size) return true;  // equal: copied as it is; fewer: shape check
     const uint64_t row_values = source.element_count() / rows;
-    if (source.quant && row_values % static_cast<uint64_t>(source.quant->group) != 0) {
-        blockers->push_back(
-            Blocker{source.name,
-                    "the first " + std::to_string(config.vocab_size) + " of " +
-                        std::to_string(rows) + " rows are kept, but quantization groups of " +
-                        std::to_string(source.quant->group) + " values cross its rows of " +
-                        std::to_string(row_values) + " values",
-                    "re-export with a group size that divides the row length"});
+    if (const auto problem =
+            plan_detail::row_move_problem(plan->type, row_values, source_group(source))) {
+        blockers->push_back(Blocker{source.name,
+                                    "the first " + std::to_string(config.vocab_size) + " of " +
+                                        std::to_string(rows) + " rows are kept, but " + *problem,
+                                    "--outtype f32 (every value moves on its own), or re-export "
+                                    "with rows and groups that are whole blocks of 32"});
         return false;
     }
     plan->row_source.resize(config.vocab_size);
@@ -400,6 +407,11 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     plan.source_bytes = total_file_bytes(source);
     plan.blockers = source.blockers;
     const ModelConfig& config = plan.config;
+    {  // before anything is sized from a count of config.json
+        std::vector<std::vector<int64_t>> shapes;
+        for (const SourceTensor& tensor : source.tensors) shapes.push_back(tensor.shape);
+        check_config_against_tensors(config, tensor_bounds(shapes));
+    }
 
     const Architecture* arch = arch::find_architecture(config.model_type);
     if (arch == nullptr) {

@@ -31,7 +31,7 @@ struct MlxConfig {
 
 nlohmann::json read_config(const std::filesystem::path& path) {
     // The converter's side-file cap, checked from the size before reading.
-    rebox::detail::check_file_size(path, rebox::detail::kMaxSideFileBytes);
+    rebox::detail::check_file_size(path, rebox::detail::kMaxConfigBytes);
     std::ifstream in(path, std::ios::binary);
     if (!in) return nlohmann::json();
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

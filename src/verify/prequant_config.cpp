@@ -195,7 +195,7 @@ PrequantConfig parse_prequant_config(const nlohmann::json& root) {
 }
 
 PrequantConfig read_prequant_config(const std::filesystem::path& config_path) {
-    rebox::detail::check_file_size(config_path, rebox::detail::kMaxSideFileBytes);
+    rebox::detail::check_file_size(config_path, rebox::detail::kMaxConfigBytes);
     std::ifstream in(config_path, std::ios::binary);
     if (!in) return PrequantConfig{};
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

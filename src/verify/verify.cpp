@@ -25,9 +25,11 @@
 #include "format/safetensors.hpp"
 #include "metadata_checks.hpp"
 #include "mlx_source_index.hpp"
+#include "model/config_bounds.hpp"
 #include "model/model_config.hpp"
 #include "model/tensor_names.hpp"
 #include "prequant_source_index.hpp"
+#include "progress_call.hpp"
 #include "rebox/error.hpp"
 #include "rebox/ggml_type.hpp"
 #include "ref_dequant.hpp"
@@ -283,12 +285,17 @@ void run_with_progress(verify_ref::UnitScheduler& scheduler, unsigned threads,
     };
     std::atomic<bool> running{true};
     std::thread ticker([&] {
-        while (running.load()) {
-            if (!progress(Progress{"verify", scheduler.units_done(), scheduler.unit_count()})) {
-                scheduler.cancel(cancelled());
-                return;
+        try {
+            while (running.load()) {
+                if (!call_progress(progress, Progress{"verify", scheduler.units_done(),
+                                                      scheduler.unit_count()})) {
+                    scheduler.cancel(cancelled());
+                    return;
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
             }
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        } catch (...) {  // the callback threw: call_progress made it an Error
+            scheduler.cancel(std::current_exception());
         }
     });
     try {
@@ -300,7 +307,8 @@ void run_with_progress(verify_ref::UnitScheduler& scheduler, unsigned threads,
     }
     running = false;
     ticker.join();
-    if (!progress(Progress{"verify", scheduler.unit_count(), scheduler.unit_count()}))
+    if (!call_progress(progress,
+                       Progress{"verify", scheduler.unit_count(), scheduler.unit_count()}))
         std::rethrow_exception(cancelled());
 }
 
@@ -386,9 +394,6 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
     if (arch == nullptr)
         throw Error(ExitClass::input, "config.json", "model_type",
                     "'" + config.model_type + "' is not supported", arch::supported_model_types());
-    s.generated = wanted_generated(*arch, config);
-    std::map<std::string, GeneratedTensor>& generated = s.generated;
-
     VerifyReport& report = s.report;
     const verify_ref::PrequantConfig prequant =
         verify_ref::read_prequant_config(model_dir / "config.json");
@@ -398,6 +403,13 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
                   ? verify_ref::index_mlx_source(model, model_dir / "config.json")
                   : verify_ref::index_source(model);
     SourceIndex& index = s.index;
+    {  // config.json's counts against the source's own shapes, before anything is sized by them
+        std::vector<std::vector<int64_t>> shapes;
+        for (const SourceTensor& entry : index.entries) shapes.push_back(entry.shape);
+        check_config_against_tensors(config, tensor_bounds(shapes));
+    }
+    s.generated = wanted_generated(*arch, config);
+    std::map<std::string, GeneratedTensor>& generated = s.generated;
     report.problems = std::move(index.problems);
     for (const SourceTensor& entry : index.entries) {
         if (arch::is_left_out(*arch, entry.name)) continue;

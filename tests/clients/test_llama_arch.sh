@@ -10,6 +10,9 @@
 #    on the GGUF's permuted q/k;
 #  - llama_embed.mjs: llama.cpp (node-llama-cpp) loads both files; embeddings cos >= 0.999 (0.9999 for
 #    the BF16 file, which holds the same values as its F32 twin).
+# Plus a Mistral-shaped mcq-v1 checkpoint with hidden 96 and head_dim 32, whose layer-0 groups of 64
+# run across q_proj/k_proj rows of 96 values: its rows still permute exactly (each 32-value block
+# lies in one row and one group), checked the same way.
 # Usage: bash tests/clients/test_llama_arch.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -45,4 +48,17 @@ for variant in "${variants[@]}"; do
     echo "$name ($format) checked ($(clients_elapsed))"
   done
 done
+# Groups across rows (mcq-v1 only: MLX groups always lie inside a row).
+dir="$WORK/mistral-h96-mcq"
+"$MKFIXTURE" "$dir" --preset tiny --tokenizer small --embedding-eos --format mcq --arch mistral \
+  --hidden 96 --force >/dev/null
+"$REBOX" convert "$dir" -o "$dir.gguf" --quiet
+"$REBOX" convert "$dir" -o "$dir-f32.gguf" --outtype f32 --quiet
+"$REBOX" verify "$dir" "$dir.gguf" >/dev/null
+ggufpy "$CLIENTS_DIR/ggufpy_llama.py" "$BUILD/llama-src" "$dir" "$dir.gguf" --expect-types "F32,Q4_1"
+ggufpy "$CLIENTS_DIR/ggufpy_llama.py" "$BUILD/llama-src" "$dir" "$dir-f32.gguf" --expect-types F32
+ggufpy "$CLIENTS_DIR/llama_rope_semantics.py" "$dir" "$dir.gguf"
+node "$CLIENTS_DIR/llama_embed.mjs" --label mistral-h96-mcq --q4 "$dir.gguf" --f32 "$dir-f32.gguf" \
+  --corpus "$CLIENTS_DIR/corpus.txt" --lines 12 --min-cos 0.999
+echo "mistral-h96 (mcq, groups across rows) checked ($(clients_elapsed))"
 echo "PASS test_llama_arch ($(clients_elapsed))"

@@ -68,6 +68,9 @@ int main(int argc, char** argv) {
                                "mixtral", "phi3", "gemma", "gemma2", "gemma3"}));
     mkfixture::PlanOptions moe_options;
     app.add_option("--experts", moe_options.experts, "MoE: experts per layer (default 4)");
+    app.add_option("--hidden", moe_options.hidden,
+                   "tiny: hidden_size (a multiple of 32, default 64; e.g. 96 with --arch mistral: "
+                   "layer 0's groups of 64 cross its rows of 96 values)");
     app.add_option("--experts-used", moe_options.experts_used,
                    "MoE: experts used per token (default 2)");
     app.add_option("--moe-ffn", moe_options.moe_ffn,
@@ -294,6 +297,7 @@ int main(int argc, char** argv) {
         options.corners = corners;
         options.defect = defect;
         options.experts = moe_options.experts;
+        options.hidden = moe_options.hidden;
         options.experts_used = moe_options.experts_used;
         options.moe_ffn = moe_options.moe_ffn;
         options.moe_defect = moe_options.moe_defect;

@@ -130,6 +130,11 @@ ModelPlan make_plan(const PlanOptions& options) {
     } else if (options.preset == "tiny") {
         d = Dims{64, 2, 4, 2, 16, 128, options.vocab};
         first_3bit_layer = 1;
+        if (options.hidden != 0) {
+            if (options.hidden % 32 != 0 || options.hidden < 32)
+                throw std::runtime_error("--hidden: a positive multiple of 32");
+            d.hidden = options.hidden;
+        }
     } else if (options.preset == "qwen3-30b-a3b-2layers") {
         // Qwen3-30B-A3B's shapes, its first two layers (both at 4 bits / group 64 in mcq).
         d = Dims{2048, 2, 32, 4, 128, 6144, options.vocab};
@@ -159,6 +164,8 @@ ModelPlan make_plan(const PlanOptions& options) {
         throw std::runtime_error("--multimodal applies to --arch gemma3");
     if (options.preset == "qwen3-30b-a3b-2layers" && options.arch != "qwen3_moe")
         throw std::runtime_error("--preset qwen3-30b-a3b-2layers needs --arch qwen3_moe");
+    if (options.hidden != 0 && options.preset != "tiny")
+        throw std::runtime_error("--hidden: only with --preset tiny");
     if (options.arch != "qwen3" && options.preset != "tiny" &&
         options.preset != "qwen3-30b-a3b-2layers")
         throw std::runtime_error("--arch " + options.arch + ": only with --preset tiny");
@@ -198,6 +205,7 @@ ModelPlan make_plan(const PlanOptions& options) {
                                                       : "";
     std::vector<PlanUnit>& units = plan.units;
 
+    if ((d.embedding_rows * d.hidden) % embedding.group != 0) embedding.group = 32;
     units.push_back(
         quant_unit(prefix + "embed_tokens.weight", d.embedding_rows, d.hidden, embedding));
     for (int64_t layer = 0; layer < d.layers; ++layer) {

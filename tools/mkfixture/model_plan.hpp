@@ -65,7 +65,11 @@ struct PlanOptions {
     // gemma3: a Gemma3ForConditionalGeneration layout: the text model under
     // "language_model.model.", plus a few vision tower / projector tensors.
     bool multimodal = false;
-    int64_t vocab = 0;            // for tiny: the tokenizer's token count
+    int64_t vocab = 0;  // for tiny: the tokenizer's token count
+    // tiny: hidden_size other than 64 (a multiple of 32; 96 with mistral's head_dim 32 makes layer
+    // 0's groups of 64 run across its rows of 96 values). The embedding (and lm_head) then use
+    // groups of 32 when 64 does not divide rows x hidden.
+    int64_t hidden = 0;
     bool attention_bias = false;  // llama/mistral: q/k/v projection biases
     bool prefix_model = false;
     bool untied = false;

@@ -1,12 +1,8 @@
 // rebox convert: runs the pipeline, prints what was written and the verification verdict,
 // writes the --json report; exit 0 done, 2 BLOCKERs (thrown), 3 verification failed.
-#include <unistd.h>
-
-#include <csignal>
 #include <cstdio>
 
 #include "commands.hpp"
-#include "format/atomic_output.hpp"
 #include "format/gguf_shards.hpp"
 #include "plan_summary.hpp"
 #include "progress_line.hpp"
@@ -15,26 +11,8 @@
 #include "report_json.hpp"
 
 namespace rebox::cli {
-namespace {
-
-extern "C" void on_termination_signal(int signal_number) {
-    remove_pending_outputs_from_signal();
-    ::_exit(128 + signal_number);
-}
-
-void install_signal_cleanup() {
-    struct sigaction action {};
-    action.sa_handler = on_termination_signal;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
-    sigaction(SIGHUP, &action, nullptr);
-}
-
-}  // namespace
 
 int run_convert(const ConvertArgs& args) {
-    install_signal_cleanup();
     ConvertOptions options;
     options.model_dir = args.model_dir;
     options.output = args.output;

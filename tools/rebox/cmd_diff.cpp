@@ -1,5 +1,6 @@
-// rebox diff A B: what differs between two GGUF models (KVs, tensor set, tensor values), as text or
-// one JSON object. Exit 0 same, 1 different, 2 an input could not be read (like cmp(1)).
+// rebox diff A B: what differs between two GGUF models (KVs, tensor set, tensor values), as text
+// (only the differences and a summary line; --all: a line for every tensor) or one JSON object
+// (every tensor). Exit 0 same, 1 different, 2 an input could not be read (like cmp(1)).
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@ namespace {
 struct DiffArgs {
     std::string a, b;
     bool json = false;
+    bool all = false;  // a line for every tensor, identical ones included
 };
 
 const char* kv_kind_name(KvDifference::Kind kind) {
@@ -35,7 +37,12 @@ std::string number(double v) {
     return buf;
 }
 
-void print_text(const GgufDiff& diff) {
+bool tensor_differs(const TensorComparison& t) {
+    using V = TensorComparison::Verdict;
+    return t.verdict != V::identical_bytes && t.verdict != V::same_values;
+}
+
+void print_text(const GgufDiff& diff, bool all) {
     for (const KvDifference& d : diff.kvs) {
         std::printf("kv %-8s %s", kv_kind_name(d.kind), d.key.c_str());
         if (d.kind == KvDifference::Kind::added) std::printf(" = %s", d.after.c_str());
@@ -46,8 +53,12 @@ void print_text(const GgufDiff& diff) {
         std::printf("\n");
     }
     size_t differing = 0;
+    size_t same_values = 0;
     for (const TensorComparison& t : diff.tensors) {
         using V = TensorComparison::Verdict;
+        differing += tensor_differs(t);
+        same_values += t.verdict == V::same_values;
+        if (!all && !tensor_differs(t)) continue;
         std::printf("tensor %s: %s", t.name.c_str(), verdict_name(t.verdict));
         switch (t.verdict) {
             case V::identical_bytes:
@@ -77,13 +88,18 @@ void print_text(const GgufDiff& diff) {
                 break;
         }
         std::printf("\n");
-        differing += t.verdict != V::identical_bytes && t.verdict != V::same_values;
     }
+    // The summary counts every tensor, also those not listed.
+    const std::string in_another_type =
+        same_values == 0
+            ? ""
+            : ", " + std::to_string(same_values) + " equal only as values (another type)";
     if (diff.same())
-        std::printf("same: %zu tensors, KVs equal\n", diff.tensors.size());
+        std::printf("same: %zu tensors, KVs equal%s\n", diff.tensors.size(),
+                    in_another_type.c_str());
     else
-        std::printf("different: %zu KV difference(s), %zu of %zu tensors differ\n", diff.kvs.size(),
-                    differing, diff.tensors.size());
+        std::printf("different: %zu KV difference(s), %zu of %zu tensors differ%s\n",
+                    diff.kvs.size(), differing, diff.tensors.size(), in_another_type.c_str());
 }
 
 void print_json(const GgufDiff& diff) {
@@ -119,7 +135,7 @@ int run_diff(const DiffArgs& args) {
         if (args.json)
             print_json(diff);
         else
-            print_text(diff);
+            print_text(diff, args.all);
         return diff.same() ? 0 : 1;
     } catch (const Error& e) {
         std::fprintf(stderr, "rebox: %s\n", e.what());
@@ -140,10 +156,14 @@ ToolCommand add_diff_command(CLI::App& app) {
         "values (dequantized fp32 bit-equal, e.g. Q4_1 vs its F32 twin); different (count, max abs "
         "error); not compared (types other than F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0).\n"
         "Exit codes: 0 same (KVs equal, every tensor identical bytes or same values), 1 different, "
-        "2 an input is unreadable or malformed.");
+        "2 an input is unreadable or malformed.\n"
+        "Text lists only what differs, then a summary line; --all lists every tensor. --json "
+        "always "
+        "lists every tensor.");
     cmd->add_option("A", args->a, "first GGUF")->required();
     cmd->add_option("B", args->b, "second GGUF")->required();
-    cmd->add_flag("--json", args->json, "print one JSON object");
+    cmd->add_flag("--json", args->json, "print one JSON object (every tensor)");
+    cmd->add_flag("--all", args->all, "list every tensor, identical ones included");
     return {cmd, [args] { return run_diff(*args); }};
 }
 

@@ -1,6 +1,6 @@
 // rebox command line: argument parsing, the top-level greeting (command list, --version) and the
 // mapping of rebox::Error to exit codes (1 usage/IO/malformed input, 2 BLOCKER, 3 verification
-// failed).
+// failed, 70 internal error: any other exception, 130 cancelled).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +12,7 @@
 #include "gguf_tool_commands.hpp"
 #include "rebox/error.hpp"
 #include "rebox/version.hpp"
+#include "signal_cleanup.hpp"
 
 namespace {
 
@@ -28,7 +29,7 @@ void print_command_list(std::FILE* out, CLI::App& app) {
     std::fprintf(out, "\nOptions:\n  -h, --help  this list\n  --version   print the version\n");
     std::fprintf(out,
                  "\nExit codes: 0 ok, 1 bad input or usage, 2 BLOCKER (nothing written), "
-                 "3 verification failed\n");
+                 "3 verification failed, 70 internal error\n");
 }
 
 const std::vector<std::string> kOuttypes = {"auto", "q4_1", "f32", "f16", "bf16"};
@@ -170,6 +171,8 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? 0 : 1;
     }
+    // Every writing command leaves no temporary and no half-renamed set behind on a signal.
+    install_signal_cleanup();
     try {
         if (inspect_cmd->parsed()) return run_inspect(inspect);
         if (convert_cmd->parsed()) {
@@ -189,8 +192,12 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "rebox: %s\n", e.what());
         return e.exit_code();
     } catch (const std::exception& e) {
+        // Not a rebox::Error (std::bad_alloc included): a broken invariant, exit 70 as documented.
         std::fprintf(stderr, "rebox: internal error: %s\n", e.what());
-        return 1;
+        return 70;
+    } catch (...) {
+        std::fprintf(stderr, "rebox: internal error: an exception that is not a std::exception\n");
+        return 70;
     }
     return 1;
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 
 #include "rebox/rebox.hpp"
@@ -70,6 +71,50 @@ TEST_F(Api, VerifyCancelledByTheCallback) {
     }
     verify.progress = [](const Progress&) { return true; };
     EXPECT_TRUE(verify_gguf(model_, options.output, verify).ok());
+}
+
+// A callback that throws (from the ticker thread, or on the last call at the end) fails the call
+// with an Error of class cancelled naming the callback and its message; no temporary file stays.
+TEST_F(Api, ConvertCallbackThatThrowsBecomesACancelledError) {
+    for (const bool at_the_end : {false, true}) {
+        ConvertOptions options;
+        options.model_dir = model_;
+        options.output = work_ / "out.gguf";
+        options.progress = [&](const Progress& p) -> bool {
+            if (!at_the_end || p.done == p.total) throw std::runtime_error("callback boom");
+            return true;
+        };
+        try {
+            convert_model(options);
+            ADD_FAILURE() << "convert_model returned although the callback threw";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.exit_class(), ExitClass::cancelled) << e.what();
+            EXPECT_EQ(e.field(), "progress callback");
+            EXPECT_NE(std::string(e.what()).find("callback boom"), std::string::npos) << e.what();
+        }
+        EXPECT_TRUE(files_outside_model().empty()) << files_outside_model().front();
+    }
+}
+
+TEST_F(Api, VerifyCallbackThatThrowsBecomesACancelledError) {
+    ConvertOptions options;
+    options.model_dir = model_;
+    options.output = work_ / "out.gguf";
+    ASSERT_TRUE(convert_model(options).written);
+    for (const bool at_the_end : {false, true}) {
+        VerifyOptions verify;
+        verify.progress = [&](const Progress& p) -> bool {
+            if (!at_the_end || p.done == p.total) throw 42;  // not even a std::exception
+            return true;
+        };
+        try {
+            verify_gguf(model_, options.output, verify);
+            ADD_FAILURE() << "verify_gguf returned although the callback threw";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.exit_class(), ExitClass::cancelled) << e.what();
+            EXPECT_EQ(e.field(), "progress callback");
+        }
+    }
 }
 
 TEST_F(Api, ErrorFieldsComposeTheDocumentedMessage) {

@@ -1,6 +1,7 @@
 // `rebox diff` on converted tiny fixtures: a split -> merge round trip is the same file, a Q4_1
 // file and its --outtype f32 twin hold the same values in every quantized tensor, one flipped bit
-// names its tensor, and exit codes 0 same / 1 different / 2 unreadable.
+// names its tensor, only differences are listed unless --all, and exit codes 0 same / 1 different /
+// 2 unreadable.
 #include <nlohmann/json.hpp>
 
 #include "format/gguf_file.hpp"
@@ -88,6 +89,30 @@ TEST_F(DiffCli, OneFlippedBitNamesItsTensor) {
     EXPECT_EQ(differing_lines, 1u) << r.out;
     EXPECT_TRUE(contains(r.out, "different: 0 KV difference(s), 1 of 24 tensors differ\n"))
         << r.out;
+}
+
+// Text lists only what differs plus the summary; --all lists every tensor.
+TEST_F(DiffCli, TextListsOnlyDifferencesUnlessAll) {
+    const fs::path q = converted("q.gguf");
+    const fs::path f = converted("f.gguf", "f32");
+    const auto brief = rebox("diff " + quoted(q) + " " + quoted(f));
+    EXPECT_EQ(brief.exit_code, 1) << brief.err;
+    EXPECT_EQ(test::line_count(brief.out), 2u) << brief.out;  // the file_type KV and the summary
+    EXPECT_TRUE(contains(brief.out, "kv changed  general.file_type")) << brief.out;
+    EXPECT_FALSE(contains(brief.out, "tensor ")) << brief.out;
+    EXPECT_TRUE(contains(brief.out,
+                         "different: 1 KV difference(s), 0 of 24 tensors differ, 15 equal only as "
+                         "values (another type)\n"))
+        << brief.out;
+    const auto all = rebox("diff --all " + quoted(q) + " " + quoted(f));
+    EXPECT_EQ(all.exit_code, 1) << all.err;
+    EXPECT_EQ(test::line_count(all.out), 26u) << all.out;  // the KV, 24 tensors, the summary
+    EXPECT_TRUE(contains(all.out, "tensor output_norm.weight: identical bytes\n")) << all.out;
+    EXPECT_TRUE(contains(all.out, "tensor token_embd.weight: same values (Q4_1 -> F32")) << all.out;
+    const auto same = rebox("diff --all " + quoted(q) + " " + quoted(q));
+    EXPECT_EQ(same.exit_code, 0);
+    EXPECT_EQ(test::line_count(same.out), 25u) << same.out;
+    EXPECT_EQ(rebox("diff " + quoted(q) + " " + quoted(q)).out, "same: 24 tensors, KVs equal\n");
 }
 
 TEST_F(DiffCli, KvChangesTensorRenamesAndArraysAreListed) {

@@ -200,14 +200,14 @@ TEST_F(CliMalformed, SafetensorsMetadataValueNotAString) {
 // ---- command lines -----------------------------------------------------------------------------
 
 TEST_F(CliMalformed, ConfigJsonOverTheSizeCap) {
-    // A 64 MiB + 1 config.json (sparse): refused from its size before it is read.
+    // A 1 MiB + 1 config.json (sparse): refused from its size before it is read.
     write("model.safetensors", st_file(R"({"__metadata__":{"format":"mcq-v1"}})", 0));
     const fs::path config = write("config.json", {'{'});
-    fs::resize_file(config, (64ull << 20) + 1);
+    fs::resize_file(config, (1ull << 20) + 1);
     const RunResult r = rebox("plan '" + dir_.string() + "'");
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_EQ(r.err, "rebox: " + config.string() +
-                         ": is 67108865 bytes, over rebox's 64 MiB limit for this file (expected "
+                         ": is 1048577 bytes, over rebox's 1 MiB limit for this file (expected "
                          "the model's own config.json)\n");
 }
 TEST_F(CliMalformed, InspectMissingFileNamesIt) {

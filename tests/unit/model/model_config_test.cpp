@@ -154,10 +154,10 @@ TEST(ModelConfig, WrongTypesAndRangesAreNamed) {
 TEST(ModelConfig, MalformedFilesAreInputErrors) {
     EXPECT_NE(input_error_of("{\"model_type\": ").find("not valid JSON"), std::string::npos);
     EXPECT_NE(input_error_of("[1, 2]").find("expected a JSON object"), std::string::npos);
-    // Over the 64 MiB side-file cap: refused from its size, before a byte is read (sparse file).
+    // Over config.json's 1 MiB cap: refused from its size, before a byte is read (sparse file).
     test::ScratchDir big;
     const auto path = big.write("config.json", "{");
-    std::filesystem::resize_file(path, (64ull << 20) + 1);
+    std::filesystem::resize_file(path, (1ull << 20) + 1);
     try {
         read_model_config(path);
         ADD_FAILURE();
@@ -165,7 +165,7 @@ TEST(ModelConfig, MalformedFilesAreInputErrors) {
         EXPECT_EQ(e.exit_class(), ExitClass::input);
         EXPECT_EQ(std::string(e.what()),
                   path.string() +
-                      ": is 67108865 bytes, over rebox's 64 MiB limit for this file (expected the "
+                      ": is 1048577 bytes, over rebox's 1 MiB limit for this file (expected the "
                       "model's own config.json)");
     }
     try {

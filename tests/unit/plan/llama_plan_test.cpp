@@ -1,7 +1,8 @@
 // make_plan on a tiny llama directory written by the test (hidden 64, 1 layer, heads 4 / kv 2,
 // head_dim 16, ffn 128, vocab 128, q/k/v biases): q/k weights and biases carry the rope row map
 // (hand-worked: per head of 16 rows, source rows 0 8 1 9 ... 7 15), v does not; mistral plans as
-// llama; a quantization group that runs across rows, linear and llama3 rope scaling.
+// llama; a quantization group that runs across rows still permutes, linear and llama3 rope
+// scaling.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -142,17 +143,18 @@ TEST_F(LlamaPlanTest, MistralPlansAsLlama) {
     EXPECT_EQ(tensor(p, "blk.0.attn_k.weight")->row_source, hand_map(2));
 }
 
-TEST_F(LlamaPlanTest, GroupAcrossRowsIsABlocker) {
+// Groups of 128 values run across q_proj's rows of 64: every 32-value Q4_1 block still lies inside
+// one row and one group and carries that group's scale and min, so the rows move exactly.
+TEST_F(LlamaPlanTest, GroupAcrossRowsStillPermutes) {
     TinyLlama model;
     model.q_group = 128;  // two rows of 64 values share each group
     const Plan p = plan(model);
-    const std::vector<std::string> blockers = tensor_blockers(p);
-    ASSERT_EQ(blockers.size(), 1u);
-    EXPECT_EQ(blockers[0],
-              "layers.0.self_attn.q_proj.weight: the rope row permutation of blk.0.attn_q.weight: "
-              "quantization groups of 128 values cross its rows of 64 values, so rows cannot move "
-              "with their own scales and mins");
-    EXPECT_EQ(tensor(p, "blk.0.attn_q.weight"), nullptr);
+    EXPECT_TRUE(tensor_blockers(p).empty());
+    const TensorPlan* q = tensor(p, "blk.0.attn_q.weight");
+    ASSERT_NE(q, nullptr);
+    EXPECT_EQ(q->type, GgmlType::Q4_1);
+    EXPECT_EQ(q->row_source, hand_map(4));
+    EXPECT_EQ(q->row_values, 64u);
 }
 
 TEST_F(LlamaPlanTest, Llama3RopeScalingAddsRopeFreqsFirst) {

@@ -1,5 +1,5 @@
-// verify's MLX source detection reads config.json itself: it refuses one over the side-file cap
-// (64 MiB) from its size, before reading it, as the converter does.
+// verify's MLX source detection reads config.json itself: it refuses one over config.json's size
+// cap (1 MiB) from its size, before reading it, as the converter does.
 #include "verify/mlx_source_index.hpp"
 
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@
 namespace rebox::verify_ref {
 namespace {
 
-TEST(VerifyMlxSourceIndex, ConfigOverTheSideFileCapIsRefused) {
+TEST(VerifyMlxSourceIndex, ConfigOverItsSizeCapIsRefused) {
     const test::ScratchDir dir("verify-mlx-cap");
     test::write_safetensors(dir.path() / "model.safetensors", {}, {});
     const SafetensorsModel model = SafetensorsModel::open(dir.path());
@@ -22,7 +22,7 @@ TEST(VerifyMlxSourceIndex, ConfigOverTheSideFileCapIsRefused) {
     std::ofstream(config) << R"({"quantization": {"group_size": 64, "bits": 4}})";
     EXPECT_TRUE(is_mlx_source(model, config));
 
-    std::filesystem::resize_file(config, (64ull << 20) + 1);  // sparse: nothing is written
+    std::filesystem::resize_file(config, (1ull << 20) + 1);  // sparse: nothing is written
     try {
         (void)is_mlx_source(model, config);
         ADD_FAILURE() << "accepted";
@@ -30,7 +30,7 @@ TEST(VerifyMlxSourceIndex, ConfigOverTheSideFileCapIsRefused) {
         EXPECT_EQ(e.exit_class(), ExitClass::input);
         EXPECT_EQ(std::string(e.what()),
                   config.string() +
-                      ": is 67108865 bytes, over rebox's 64 MiB limit for this file (expected "
+                      ": is 1048577 bytes, over rebox's 1 MiB limit for this file (expected "
                       "the model's own config.json)");
     }
 }
