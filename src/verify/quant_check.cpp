@@ -1,6 +1,6 @@
 // check_quantized_tensor: sizes first (a hostile or truncated tensor is a problem line, never an
-// out-of-range read), then the sampled (or every) block re-quantized and compared, then the error
-// statistics of the GGUF's values over all blocks.
+// out-of-range read), then each sampled (or every) block re-quantized and compared, and its GGUF
+// values measured against the source.
 #include "quant_check.hpp"
 
 #include <cmath>
@@ -105,8 +105,10 @@ QuantTensorCheck check_quantized_tensor(const QuantTensorInput& in) {
         sample_blocks(check.blocks_total, blocks_per_row, sample_seed(in.gguf_name), in.full);
 
     std::vector<uint8_t> expected(layout.block_bytes);
+    std::vector<float> decoded(layout.block_values);
     uint64_t current_row = std::numeric_limits<uint64_t>::max();
     QuantRow row;
+    double sum_squares = 0.0;
     for (const uint64_t block : sample) {
         const uint64_t r = block / blocks_per_row;
         if (r != current_row) {  // the sample is sorted: each row's statistic is computed once
@@ -132,13 +134,8 @@ QuantTensorCheck check_quantized_tensor(const QuantTensorInput& in) {
             check.expected_block = expected;
             check.got_block.assign(got, got + layout.block_bytes);
         }
-    }
-
-    std::vector<float> decoded(layout.block_values);
-    double sum_squares = 0.0;
-    for (uint64_t block = 0; block < check.blocks_total; ++block) {
-        dequantize_lossy_block(in.ggml_type, in.gguf_bytes.data() + block * layout.block_bytes,
-                               decoded.data());
+        // The GGUF's values of this block (as llama.cpp decodes them) against the source.
+        dequantize_lossy_block(in.ggml_type, got, decoded.data());
         const float* source = in.source.data() + block * layout.block_values;
         for (uint32_t j = 0; j < layout.block_values; ++j) {
             const double error = std::fabs(static_cast<double>(decoded[j]) - source[j]);
@@ -146,7 +143,9 @@ QuantTensorCheck check_quantized_tensor(const QuantTensorInput& in) {
             if (!(error <= check.max_abs_error)) check.max_abs_error = error;  // NaN sticks
         }
     }
-    check.rmse = std::sqrt(sum_squares / static_cast<double>(in.source.size()));
+    if (check.blocks_checked > 0)
+        check.rmse = std::sqrt(sum_squares /
+                               static_cast<double>(check.blocks_checked * layout.block_values));
     return check;
 }
 
@@ -157,6 +156,7 @@ std::string describe(const QuantTensorInput& in, const QuantTensorCheck& check) 
     std::snprintf(errors, sizeof errors, ", RMSE %.3g, max abs error %.3g", check.rmse,
                   check.max_abs_error);
     const std::string which = in.full ? " blocks" : " sampled blocks";
+    // errors are over the checked blocks: every block with full, else the sample's estimate
     if (check.bytes_match())
         return head + std::to_string(check.blocks_identical) + "/" +
                std::to_string(check.blocks_checked) + which +

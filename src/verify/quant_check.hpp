@@ -1,9 +1,9 @@
 // verify's check of one GGUF tensor of a lossy type whose source is float (docs/design.md,
 // "Verifying quantized tensors"): re-quantize the source with verify's own scalar quantizer
 // (ref_quantize.hpp) on the sampled blocks (block_sample.hpp) or all of them, require the GGUF's
-// bytes, and measure the GGUF values (verify's own dequantizers) against the source. A tensor is
-// lossy by the user's choice, so the record never says "bit-identical"; it says whether the bytes
-// are exactly what llama.cpp's quantizer writes for that source.
+// bytes, and measure those blocks' GGUF values (verify's own dequantizers) against the source. A
+// tensor is lossy by the user's choice, so the record never says "bit-identical"; it says whether
+// the bytes are exactly what llama.cpp's quantizer writes for that source.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +37,9 @@ struct QuantTensorCheck {
     uint32_t first_diff_byte = 0;         // within that block
     std::vector<uint8_t> expected_block;  // verify's bytes of the first differing block
     std::vector<uint8_t> got_block;       // the GGUF's
-    // The GGUF's values (as llama.cpp dequantizes them) against the source, over every block.
+    // The GGUF's values (as llama.cpp dequantizes them) against the source, over the checked
+    // blocks: exact with `full`, else the sample's estimate (its max is a lower bound). Measuring
+    // every block would cost as much as quantizing the cheap types (bench/verify_quant_bench).
     double rmse = 0.0;
     double max_abs_error = 0.0;
     bool bytes_match() const { return problem.empty() && blocks_checked == blocks_identical; }

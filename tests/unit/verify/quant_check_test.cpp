@@ -72,6 +72,20 @@ TEST(VerifyQuantCheck, TrueTensorPassesWithGgmlErrors) {
     }
     EXPECT_DOUBLE_EQ(full.rmse, std::sqrt(sum / static_cast<double>(decoded.size())));
     EXPECT_DOUBLE_EQ(full.max_abs_error, max);
+    // The sample's errors are over its blocks only.
+    double sample_sum = 0, sample_max = 0;
+    uint64_t sampled_values = 0;
+    for (uint64_t b = 0; b < full.blocks_total; ++b) {
+        if (!block_in_sample(b, full.blocks_total, 4, sample_seed(in.gguf_name))) continue;
+        for (size_t i = b * 256; i < (b + 1) * 256; ++i, ++sampled_values) {
+            const double e = std::fabs(static_cast<double>(decoded[i]) - f.source[i]);
+            sample_sum += e * e;
+            sample_max = std::max(sample_max, e);
+        }
+    }
+    EXPECT_EQ(sampled_values, sampled.blocks_checked * 256);
+    EXPECT_DOUBLE_EQ(sampled.rmse, std::sqrt(sample_sum / static_cast<double>(sampled_values)));
+    EXPECT_DOUBLE_EQ(sampled.max_abs_error, sample_max);
     EXPECT_GT(full.rmse, 0.0) << "Q4_K is lossy";
     EXPECT_NE(describe(in, full).find("384/384 blocks identical"), std::string::npos)
         << describe(in, full);
