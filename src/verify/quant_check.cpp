@@ -16,36 +16,8 @@ namespace rebox::verify_ref {
 namespace {
 
 const char* type_name(uint32_t type) {
-    switch (type) {
-        case 2:
-            return "Q4_0";
-        case 3:
-            return "Q4_1";
-        case 6:
-            return "Q5_0";
-        case 7:
-            return "Q5_1";
-        case 8:
-            return "Q8_0";
-        case 10:
-            return "Q2_K";
-        case 11:
-            return "Q3_K";
-        case 12:
-            return "Q4_K";
-        case 13:
-            return "Q5_K";
-        case 14:
-            return "Q6_K";
-        case 20:
-            return "IQ4_NL";
-        case 23:
-            return "IQ4_XS";
-        case 39:
-            return "MXFP4";
-        default:
-            return "an unsupported type";
-    }
+    const char* name = ref_quant_type_name(type);
+    return name ? name : "an unsupported type";
 }
 
 std::string size_problem(const QuantTensorInput& in, const RefQuantLayout& layout) {

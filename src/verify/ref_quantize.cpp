@@ -12,6 +12,20 @@ namespace {
 constexpr uint32_t kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ5_1 = 7, kQ8_0 = 8, kQ2_K = 10, kQ3_K = 11,
                    kQ4_K = 12, kQ5_K = 13, kQ6_K = 14, kIQ4_NL = 20, kIQ4_XS = 23, kMXFP4 = 39;
 
+struct RefQuantType {
+    uint32_t id;
+    const char* name;  // as gguf-py names it
+    uint32_t block_values;
+    uint32_t block_bytes;
+};
+
+constexpr RefQuantType kRefQuantTypes[] = {
+    {kQ4_0, "Q4_0", 32, 18},   {kQ4_1, "Q4_1", 32, 20},     {kQ5_0, "Q5_0", 32, 22},
+    {kQ5_1, "Q5_1", 32, 24},   {kQ8_0, "Q8_0", 32, 34},     {kQ2_K, "Q2_K", 256, 84},
+    {kQ3_K, "Q3_K", 256, 110}, {kQ4_K, "Q4_K", 256, 144},   {kQ5_K, "Q5_K", 256, 176},
+    {kQ6_K, "Q6_K", 256, 210}, {kIQ4_NL, "IQ4_NL", 32, 18}, {kIQ4_XS, "IQ4_XS", 256, 136},
+    {kMXFP4, "MXFP4", 32, 17}};
+
 bool uses_row_sigma2(uint32_t type) {
     return type == kQ4_0 || type == kQ4_1 || type == kQ5_0 || type == kQ5_1;
 }
@@ -19,52 +33,18 @@ bool uses_row_sigma2(uint32_t type) {
 }  // namespace
 
 bool ref_quant_layout(uint32_t ggml_type_id, RefQuantLayout* layout) {
-    RefQuantLayout found{};
-    switch (ggml_type_id) {
-        case kQ4_0:
-            found = {32, 18};
-            break;
-        case kQ4_1:
-            found = {32, 20};
-            break;
-        case kQ5_0:
-            found = {32, 22};
-            break;
-        case kQ5_1:
-            found = {32, 24};
-            break;
-        case kQ8_0:
-            found = {32, 34};
-            break;
-        case kQ2_K:
-            found = {256, 84};
-            break;
-        case kQ3_K:
-            found = {256, 110};
-            break;
-        case kQ4_K:
-            found = {256, 144};
-            break;
-        case kQ5_K:
-            found = {256, 176};
-            break;
-        case kQ6_K:
-            found = {256, 210};
-            break;
-        case kIQ4_NL:
-            found = {32, 18};
-            break;
-        case kIQ4_XS:
-            found = {256, 136};
-            break;
-        case kMXFP4:
-            found = {32, 17};
-            break;
-        default:
-            return false;
+    for (const RefQuantType& type : kRefQuantTypes) {
+        if (type.id != ggml_type_id) continue;
+        if (layout) *layout = {type.block_values, type.block_bytes};
+        return true;
     }
-    if (layout) *layout = found;
-    return true;
+    return false;
+}
+
+const char* ref_quant_type_name(uint32_t ggml_type_id) {
+    for (const RefQuantType& type : kRefQuantTypes)
+        if (type.id == ggml_type_id) return type.name;
+    return nullptr;
 }
 
 QuantRow make_quant_row(uint32_t ggml_type_id, std::span<const float> values,

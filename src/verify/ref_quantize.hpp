@@ -18,6 +18,8 @@ struct RefQuantLayout {
 
 // The layout of a type verify can re-quantize (raw ggml type ids, as ref_dequant takes them).
 bool ref_quant_layout(uint32_t ggml_type_id, RefQuantLayout* layout);
+// Its name ("Q4_K"), or nullptr for a type verify does not re-quantize.
+const char* ref_quant_type_name(uint32_t ggml_type_id);
 
 // One row of a tensor about to be re-quantized: its values, its importance (the imatrix entry
 // for this row, or for this row's expert in a 3-D tensor; empty: quantized without one) and the

@@ -220,7 +220,8 @@ void q2_k(const float* x, const float* importance, uint8_t* out) {
         if (max_min > 0) {
             const float inverse = 15.f / max_min;
             for (int j = 0; j < 16; ++j)
-                packed[j] = static_cast<uint8_t>(packed[j] | (nearest_int(inverse * mins[j]) << 4));
+                packed[j] = static_cast<uint8_t>(
+                    packed[j] | (static_cast<uint32_t>(nearest_int(inverse * mins[j])) << 4));
             dmin_bits = float_to_half_bits(max_min / 15.f);
         }
     }

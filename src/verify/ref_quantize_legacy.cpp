@@ -130,33 +130,35 @@ void q5_0(const float* x, const float* importance, float row_sigma2, uint8_t* ou
     pack_nibbles(codes, 0x0f, out + 6);
 }
 
-void q4_1(const float* x, const float* importance, float row_sigma2, uint8_t* out) {
-    uint8_t codes[kValues];
+namespace {
+
+// Q4_1 / Q5_1: the codes and the d and m they store, either way (m = -(the search's negated min)
+// with importance, the block minimum without).
+void affine_block(const float* x, const float* importance, float row_sigma2, int top, bool clamp,
+                  uint8_t* codes, uint8_t* out) {
     float d = 0, m = 0;
     if (importance) {
         float negated_min = 0;
-        d = weighted_affine_codes(x, importance, row_sigma2, 15, codes, &negated_min);
+        d = weighted_affine_codes(x, importance, row_sigma2, top, codes, &negated_min);
         m = -negated_min;
     } else {
-        affine_codes(x, 15, true, codes, &d, &m);
+        affine_codes(x, top, clamp, codes, &d, &m);
     }
     store_u16le(out, float_to_half_bits(d));
     store_u16le(out + 2, float_to_half_bits(m));
+}
+
+}  // namespace
+
+void q4_1(const float* x, const float* importance, float row_sigma2, uint8_t* out) {
+    uint8_t codes[kValues];
+    affine_block(x, importance, row_sigma2, 15, true, codes, out);
     pack_nibbles(codes, 0xff, out + 4);
 }
 
 void q5_1(const float* x, const float* importance, float row_sigma2, uint8_t* out) {
     uint8_t codes[kValues];
-    float d = 0, m = 0;
-    if (importance) {
-        float negated_min = 0;
-        d = weighted_affine_codes(x, importance, row_sigma2, 31, codes, &negated_min);
-        m = -negated_min;
-    } else {
-        affine_codes(x, 31, false, codes, &d, &m);
-    }
-    store_u16le(out, float_to_half_bits(d));
-    store_u16le(out + 2, float_to_half_bits(m));
+    affine_block(x, importance, row_sigma2, 31, false, codes, out);
     pack_fifth_bits(codes, out + 4);
     pack_nibbles(codes, 0x0f, out + 8);
 }

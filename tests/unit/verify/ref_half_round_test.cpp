@@ -8,15 +8,10 @@
 #include <cstring>
 
 #include "verify/ggml_oracle.hpp"
+#include "verify/ref_half.hpp"
 
 namespace rebox::verify_ref {
 namespace {
-
-float from_bits(uint32_t bits) {
-    float v;
-    std::memcpy(&v, &bits, sizeof v);
-    return v;
-}
 
 TEST(VerifyHalfRound, HandValues) {
     struct Case {
@@ -46,7 +41,7 @@ TEST(VerifyHalfRound, HandValues) {
              Case{0x33c00000, 0x0002, "1.5*2^-24, a tie, rounds to the even 2"},
              Case{0x387fe000, 0x0400, "1023.5*2^-24 rounds up into the normals"},
          }) {
-        EXPECT_EQ(float_to_half_bits(from_bits(c.float_bits)), c.half) << c.what;
+        EXPECT_EQ(float_to_half_bits(float_from_bits(c.float_bits)), c.half) << c.what;
     }
 }
 
@@ -55,7 +50,7 @@ TEST(VerifyHalfRound, EqualsGgmlOnSpreadBitPatterns) {
     if (!oracle.available()) GTEST_SKIP() << oracle.why();
     std::vector<float> inputs;
     for (uint64_t bits = 0; bits < (1ull << 32); bits += 4093)
-        inputs.push_back(from_bits(static_cast<uint32_t>(bits)));
+        inputs.push_back(float_from_bits(static_cast<uint32_t>(bits)));
     std::vector<uint16_t> theirs(inputs.size());
     oracle.fp32_to_fp16(inputs.data(), theirs.data(), static_cast<int64_t>(inputs.size()));
     uint64_t differing = 0;
