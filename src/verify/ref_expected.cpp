@@ -1,10 +1,11 @@
 // Source-side expected values (mcq-v1 / MLX affine formula, float widening); plain loops on spans.
-// Per group the scale and min are widened once and the inner loop over the group's codes is a
-// plain (vectorisable) multiply-add over restrict pointers.
+// Per group the scale and min are widened once and the group's codes go through verify's
+// scale_codes kernel (scalar, SSE2 or AVX2: the same multiply, then add).
 #include "ref_expected.hpp"
 
 #include <algorithm>
 
+#include "ref_kernels.hpp"
 #include "ref_lsb0.hpp"
 
 namespace rebox::verify_ref {
@@ -34,9 +35,8 @@ void scale_codes(const QuantView& source, uint64_t first, const uint8_t* codes,
             std::min<uint64_t>(group_end - index, static_cast<uint64_t>(out.size() - k)));
         const float scale = param_at<Dtype>(source.scales, group_index);
         const float min = param_at<Dtype>(source.mins, group_index);
-        const uint8_t* __restrict run_codes = codes + k;
-        float* __restrict run_out = out.data() + k;
-        for (size_t r = 0; r < run; ++r) run_out[r] = mcq_value(run_codes[r], scale, min);
+        // mcq_value(code, scale, min) for each code of the run, in verify's kernel path.
+        kernels().scale_codes(codes + k, run, scale, min, out.data() + k);
         k += run;
         index += run;
     }
