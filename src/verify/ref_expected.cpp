@@ -26,6 +26,7 @@ inline float param_at(std::span<const uint8_t> values, uint64_t index) {
 template <SourceFloat Dtype>
 void scale_codes(const QuantView& source, uint64_t first, const uint8_t* codes,
                  std::span<float> out) {
+    const auto scale_run = kernels().scale_codes;  // looked up once per call, not per group
     uint64_t index = first;
     size_t k = 0;
     while (k < out.size()) {
@@ -36,7 +37,7 @@ void scale_codes(const QuantView& source, uint64_t first, const uint8_t* codes,
         const float scale = param_at<Dtype>(source.scales, group_index);
         const float min = param_at<Dtype>(source.mins, group_index);
         // mcq_value(code, scale, min) for each code of the run, in verify's kernel path.
-        kernels().scale_codes(codes + k, run, scale, min, out.data() + k);
+        scale_run(codes + k, run, scale, min, out.data() + k);
         k += run;
         index += run;
     }

@@ -6,30 +6,22 @@
 #if defined(__x86_64__)
 #include <emmintrin.h>
 
-#include "ref_half.hpp"
+#include "ref_kernels_loops.hpp"
 
 namespace rebox::verify_ref::kernels_detail {
 namespace {
 
 // The 16 bytes of `bytes16` as binary32 values * scale + min, stored at out[0..15].
-inline void scale_16(__m128i bytes16, __m128 scale, __m128 min, float* out) {
+void scale_16(__m128i bytes16, float scale, float min, float* out) {
+    const __m128 scale4 = _mm_set1_ps(scale), min4 = _mm_set1_ps(min);
     const __m128i zero = _mm_setzero_si128();
     const __m128i low8 = _mm_unpacklo_epi8(bytes16, zero), high8 = _mm_unpackhi_epi8(bytes16, zero);
     const __m128i words[4] = {_mm_unpacklo_epi16(low8, zero), _mm_unpackhi_epi16(low8, zero),
                               _mm_unpacklo_epi16(high8, zero), _mm_unpackhi_epi16(high8, zero)};
     for (int k = 0; k < 4; ++k) {
-        const __m128 product = _mm_mul_ps(_mm_cvtepi32_ps(words[k]), scale);
-        _mm_storeu_ps(out + 4 * k, _mm_add_ps(product, min));
+        const __m128 product = _mm_mul_ps(_mm_cvtepi32_ps(words[k]), scale4);
+        _mm_storeu_ps(out + 4 * k, _mm_add_ps(product, min4));
     }
-}
-
-void scale_codes_sse2(const uint8_t* codes, size_t count, float scale, float min, float* out) {
-    const __m128 scale4 = _mm_set1_ps(scale), min4 = _mm_set1_ps(min);
-    size_t j = 0;
-    for (; j + 16 <= count; j += 16)
-        scale_16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + j)), scale4, min4,
-                 out + j);
-    kScalar.scale_codes(codes + j, count - j, scale, min, out + j);
 }
 
 }  // namespace
@@ -48,24 +40,8 @@ void split_nibbles_sse2(const uint8_t* bytes, size_t byte_count, uint8_t* codes)
     kScalar.split_nibbles(bytes + j, byte_count - j, codes + 2 * j);
 }
 
-namespace {
-
-void dequantize_q4_1_sse2(const uint8_t* blocks, size_t block_count, float* out) {
-    const __m128i low_mask = _mm_set1_epi8(0x0F);
-    for (size_t b = 0; b < block_count; ++b) {
-        const uint8_t* block = blocks + b * 20;
-        const __m128 d = _mm_set1_ps(half_bits_to_float(load_u16le(block)));
-        const __m128 m = _mm_set1_ps(half_bits_to_float(load_u16le(block + 2)));
-        const __m128i qs = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 4));
-        scale_16(_mm_and_si128(qs, low_mask), d, m, out + b * 32);
-        scale_16(_mm_and_si128(_mm_srli_epi16(qs, 4), low_mask), d, m, out + b * 32 + 16);
-    }
-}
-
-}  // namespace
-
-const VerifyKernels kSse2{KernelPath::sse2, scale_codes_sse2, split_nibbles_sse2,
-                          dequantize_q4_1_sse2};
+const VerifyKernels kSse2{KernelPath::sse2, scale_codes_by_16<scale_16>, split_nibbles_sse2,
+                          dequantize_q4_1_by_16<scale_16>};
 
 }  // namespace rebox::verify_ref::kernels_detail
 #endif
