@@ -12,7 +12,8 @@ namespace rebox::verify_ref {
 namespace kernels_detail {
 namespace {
 
-void scale_codes_scalar(const uint8_t* codes, size_t count, float scale, float min, float* out) {
+void scale_codes_scalar(const uint8_t* __restrict codes, size_t count, float scale, float min,
+                        float* __restrict out) {
     for (size_t j = 0; j < count; ++j) out[j] = static_cast<float>(codes[j]) * scale + min;
 }
 
@@ -28,18 +29,21 @@ void dequantize_q4_1_scalar(const uint8_t* blocks, size_t block_count, float* ou
         const uint8_t* block = blocks + b * 20;
         const float d = half_bits_to_float(load_u16le(block));
         const float m = half_bits_to_float(load_u16le(block + 2));
-        float* y = out + b * 32;
+        // The codes in a local array first: the scale loop then has no aliasing with the block
+        // bytes (the compiler may still vectorise it; this path is the plain C++ one).
+        uint8_t codes[32];
         for (size_t j = 0; j < 16; ++j) {
-            y[j] = static_cast<float>(block[4 + j] & 0x0F) * d + m;
-            y[j + 16] = static_cast<float>(block[4 + j] >> 4) * d + m;
+            codes[j] = block[4 + j] & 0x0F;
+            codes[j + 16] = block[4 + j] >> 4;
         }
+        scale_codes_scalar(codes, 32, d, m, out + b * 32);
     }
 }
 
 }  // namespace
 
 const VerifyKernels kScalar{KernelPath::scalar, scale_codes_scalar, split_nibbles_scalar,
-                            dequantize_q4_1_scalar};
+                            dequantize_q4_1_scalar, nullptr};
 
 }  // namespace kernels_detail
 

@@ -23,6 +23,12 @@ struct VerifyKernels {
     // Q4_1 blocks (d | m | qs[16], 20 bytes) -> 32 values each: (qs[j] & 15) * d + m at j,
     // (qs[j] >> 4) * d + m at j + 16.
     void (*dequantize_q4_1)(const uint8_t* blocks, size_t block_count, float* out);
+    // Aligned 8-code groups of a `bits`-bit lsb0 stream, bits 1..4: group k's codes are the low
+    // 8 * bits bits of the little-endian 32-bit word at bytes + k * bits (the caller makes sure
+    // those 4 bytes are inside the stream); writes out[8k + i] = float(code i) * scale + min.
+    // nullptr on paths without it (codes are then extracted first, then scaled).
+    void (*scale_lsb0_groups)(const uint8_t* bytes, unsigned bits, size_t group_count, float scale,
+                              float min, float* out);
 };
 
 // The kernels in use (selected on first use).

@@ -41,7 +41,7 @@ void split_nibbles_sse2(const uint8_t* bytes, size_t byte_count, uint8_t* codes)
 }
 
 const VerifyKernels kSse2{KernelPath::sse2, scale_codes_by_16<scale_16>, split_nibbles_sse2,
-                          dequantize_q4_1_by_16<scale_16>};
+                          dequantize_q4_1_by_16<scale_16>, nullptr};
 
 }  // namespace rebox::verify_ref::kernels_detail
 #endif

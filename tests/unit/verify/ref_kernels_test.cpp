@@ -61,15 +61,27 @@ uint16_t min_half(uint64_t g) {
 
 struct Mcq4 {
     std::vector<uint8_t> qcodes, scales, mins;
+    unsigned bits = 4;
     QuantView view(uint64_t group) const {
-        return QuantView{qcodes, scales, mins, 4, group, SourceFloat::F16};
+        return QuantView{qcodes, scales, mins, bits, group, SourceFloat::F16};
     }
 };
 
-Mcq4 make_mcq4(uint64_t count, uint64_t group) {
+// Code i of a `bits`-bit fixture: c[i] mod 2^bits.
+unsigned code_of(uint64_t i, unsigned bits) { return code(i) % (1u << bits); }
+
+// Packed as the spec's lsb0 stream: code i at stream bits i*bits.., stream bit k = bit k%8 of
+// byte k/8, zero padding to the byte.
+Mcq4 make_mcq(uint64_t count, uint64_t group, unsigned bits) {
     Mcq4 m;
-    for (uint64_t j = 0; j < count / 2; ++j)
-        m.qcodes.push_back(code(2 * j) | (code(2 * j + 1) << 4));
+    m.bits = bits;
+    m.qcodes.assign((count * bits + 7) / 8, 0);
+    for (uint64_t i = 0; i < count; ++i)
+        for (unsigned b = 0; b < bits; ++b)
+            if ((code_of(i, bits) >> b) & 1u) {
+                const uint64_t k = i * bits + b;
+                m.qcodes[k / 8] |= static_cast<uint8_t>(1u << (k % 8));
+            }
     for (uint64_t g = 0; g < count / group; ++g) {
         m.scales.push_back(scale_half(g) & 0xFF), m.scales.push_back(scale_half(g) >> 8);
         m.mins.push_back(min_half(g) & 0xFF), m.mins.push_back(min_half(g) >> 8);
@@ -77,21 +89,31 @@ Mcq4 make_mcq4(uint64_t count, uint64_t group) {
     return m;
 }
 
+Mcq4 make_mcq4(uint64_t count, uint64_t group) { return make_mcq(count, group, 4); }
+
 TEST_P(KernelPathTest, McqValuesMatchTheFormulaAcrossHeadVectorsAndTail) {
-    // Group 24 and a start at 3: runs of 21, 24, ... so every run has 16-value vectors and a
-    // tail, and the 4-bit extraction has an unaligned head and tail.
+    // Group 24 and starts at 3 and 17: runs of 21, 24, ... so every run has whole vectors and a
+    // tail, and the code extraction has an unaligned head, whole 8-code groups and a tail; each
+    // width 1..8 (the AVX2 path reads 1..4-bit codes from the stream itself), up to the stream's
+    // last byte and short of it.
     constexpr uint64_t kCount = 24 * 20, kGroup = 24;
-    const Mcq4 m = make_mcq4(kCount, kGroup);
-    for (const uint64_t first : {uint64_t{0}, uint64_t{3}, uint64_t{17}}) {
-        const size_t n = static_cast<size_t>(kCount - first - 5);
-        std::vector<uint8_t> scratch(n);
-        std::vector<float> out(n);
-        expected_from_quantized(m.view(kGroup), first, scratch, out);
-        for (size_t k = 0; k < n; ++k) {
-            const uint64_t i = first + k, g = i / kGroup;
-            const float want = mcq_formula(code(i), half_bits_to_float(scale_half(g)),
-                                           half_bits_to_float(min_half(g)));
-            ASSERT_EQ(bits_of(out[k]), bits_of(want)) << "first " << first << " value " << i;
+    for (unsigned bits = 1; bits <= 8; ++bits) {
+        const Mcq4 m = make_mcq(kCount, kGroup, bits);
+        for (const uint64_t first : {uint64_t{0}, uint64_t{3}, uint64_t{17}}) {
+            for (const uint64_t short_of_end : {uint64_t{0}, uint64_t{5}}) {
+                const size_t n = static_cast<size_t>(kCount - first - short_of_end);
+                std::vector<uint8_t> scratch(n);
+                std::vector<float> out(n);
+                expected_from_quantized(m.view(kGroup), first, scratch, out);
+                for (size_t k = 0; k < n; ++k) {
+                    const uint64_t i = first + k, g = i / kGroup;
+                    const float want =
+                        mcq_formula(code_of(i, bits), half_bits_to_float(scale_half(g)),
+                                    half_bits_to_float(min_half(g)));
+                    ASSERT_EQ(bits_of(out[k]), bits_of(want))
+                        << bits << "-bit, first " << first << ", value " << i;
+                }
+            }
         }
     }
 }
