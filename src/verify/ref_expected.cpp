@@ -46,11 +46,38 @@ void packed_run(const QuantView& source, uint64_t index, size_t run, float scale
     if (done < run) extracted(index + done, run - done, out + done);
 }
 
+// Whole groups [first, first + out.size()) (first and the size multiples of the group, the group a
+// multiple of 8) in one kernel call, when the fused kernel's 4-byte reads stay inside the stream:
+// scales and mins widened first. False (nothing written) otherwise.
+template <SourceFloat Dtype>
+bool whole_groups(const QuantView& source, uint64_t first, std::span<float> out,
+                  const VerifyKernels& kernel) {
+    constexpr size_t kMaxGroups = 1024;
+    const uint64_t group = source.group, bits = source.bits;
+    if (kernel.scale_lsb0_runs == nullptr || group % 8 != 0 || first % group != 0 ||
+        out.size() % group != 0 || out.size() / group > kMaxGroups)
+        return false;
+    const uint64_t count = out.size() / group, first_group = first / group;
+    if (count == 0) return false;
+    const uint64_t last_word_end = ((first + out.size()) / 8 - 1) * bits + 4;
+    if (last_word_end > source.qcodes.size()) return false;
+    float scales[kMaxGroups], mins[kMaxGroups];
+    for (uint64_t r = 0; r < count; ++r) {
+        scales[r] = param_at<Dtype>(source.scales, first_group + r);
+        mins[r] = param_at<Dtype>(source.mins, first_group + r);
+    }
+    kernel.scale_lsb0_runs(source.qcodes.data() + first / 8 * bits, static_cast<unsigned>(bits),
+                           static_cast<size_t>(group), static_cast<size_t>(count), scales, mins,
+                           out.data());
+    return true;
+}
+
 // The group loop for one parameter type (a constant, so each group's scale and min load inline).
 // With `fused` the codes are read from the stream per run; otherwise `codes` holds them already.
 template <SourceFloat Dtype>
 void scale_groups(const QuantView& source, uint64_t first, uint8_t* codes, std::span<float> out,
                   const VerifyKernels& kernel, bool fused) {
+    if (fused && whole_groups<Dtype>(source, first, out, kernel)) return;
     uint64_t index = first;
     size_t k = 0;
     while (k < out.size()) {

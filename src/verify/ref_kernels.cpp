@@ -42,8 +42,12 @@ void dequantize_q4_1_scalar(const uint8_t* blocks, size_t block_count, float* ou
 
 }  // namespace
 
-const VerifyKernels kScalar{KernelPath::scalar, scale_codes_scalar, split_nibbles_scalar,
-                            dequantize_q4_1_scalar, nullptr};
+const VerifyKernels kScalar{KernelPath::scalar,
+                            scale_codes_scalar,
+                            split_nibbles_scalar,
+                            dequantize_q4_1_scalar,
+                            nullptr,
+                            nullptr};
 
 }  // namespace kernels_detail
 

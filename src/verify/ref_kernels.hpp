@@ -29,6 +29,11 @@ struct VerifyKernels {
     // nullptr on paths without it (codes are then extracted first, then scaled).
     void (*scale_lsb0_groups)(const uint8_t* bytes, unsigned bits, size_t group_count, float scale,
                               float min, float* out);
+    // The same over `run_count` quantization groups of `run_codes` codes each (a multiple of 8):
+    // group r uses scales[r] and mins[r]; bytes starts at an 8-code boundary. nullptr where
+    // scale_lsb0_groups is.
+    void (*scale_lsb0_runs)(const uint8_t* bytes, unsigned bits, size_t run_codes, size_t run_count,
+                            const float* scales, const float* mins, float* out);
 };
 
 // The kernels in use (selected on first use).

@@ -40,8 +40,12 @@ void split_nibbles_sse2(const uint8_t* bytes, size_t byte_count, uint8_t* codes)
     kScalar.split_nibbles(bytes + j, byte_count - j, codes + 2 * j);
 }
 
-const VerifyKernels kSse2{KernelPath::sse2, scale_codes_by_16<scale_16>, split_nibbles_sse2,
-                          dequantize_q4_1_by_16<scale_16>, nullptr};
+const VerifyKernels kSse2{KernelPath::sse2,
+                          scale_codes_by_16<scale_16>,
+                          split_nibbles_sse2,
+                          dequantize_q4_1_by_16<scale_16>,
+                          nullptr,
+                          nullptr};
 
 }  // namespace rebox::verify_ref::kernels_detail
 #endif

@@ -96,11 +96,12 @@ TEST_P(KernelPathTest, McqValuesMatchTheFormulaAcrossHeadVectorsAndTail) {
     // tail, and the code extraction has an unaligned head, whole 8-code groups and a tail; each
     // width 1..8 (the AVX2 path reads 1..4-bit codes from the stream itself), up to the stream's
     // last byte and short of it.
+    // Short of the end by one group from 0: whole groups, the one-call path of the AVX2 kernel.
     constexpr uint64_t kCount = 24 * 20, kGroup = 24;
     for (unsigned bits = 1; bits <= 8; ++bits) {
         const Mcq4 m = make_mcq(kCount, kGroup, bits);
         for (const uint64_t first : {uint64_t{0}, uint64_t{3}, uint64_t{17}}) {
-            for (const uint64_t short_of_end : {uint64_t{0}, uint64_t{5}}) {
+            for (const uint64_t short_of_end : {uint64_t{0}, uint64_t{5}, uint64_t{24}}) {
                 const size_t n = static_cast<size_t>(kCount - first - short_of_end);
                 std::vector<uint8_t> scratch(n);
                 std::vector<float> out(n);
