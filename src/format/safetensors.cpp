@@ -6,7 +6,7 @@
 
 #include <algorithm>
 #include <numeric>
-#include <set>
+#include <unordered_set>
 #include <utility>
 
 #include "format/shape_text.hpp"
@@ -274,7 +274,7 @@ void SafetensorsFile::load(std::span<const uint8_t> bytes) {
         throw_input_error(file, "header", "JSON is " + json_text(root) + ", not an object",
                           "a JSON object of tensor entries");
 
-    std::set<std::string_view> seen_keys;
+    std::unordered_set<std::string_view> seen_keys;  // views into the parsed header
     for (auto [key, value] : root_object) {
         if (!seen_keys.insert(key).second)
             throw_input_error(file, printable(key), "duplicate tensor name", "unique names");
@@ -285,15 +285,17 @@ void SafetensorsFile::load(std::span<const uint8_t> bytes) {
         }
     }
     check_tiling(file, tensors_, data_size);
+    // Built after the last push_back: the views point into tensors_' final storage.
+    index_by_name_.reserve(tensors_.size());
+    for (size_t i = 0; i < tensors_.size(); ++i) index_by_name_.emplace(tensors_[i].name, i);
 
     bytes_ = bytes;
     header_size_ = header_size;
 }
 
 const StTensorInfo* SafetensorsFile::find(std::string_view name) const {
-    for (const StTensorInfo& tensor : tensors_)
-        if (tensor.name == name) return &tensor;
-    return nullptr;
+    const auto found = index_by_name_.find(name);
+    return found == index_by_name_.end() ? nullptr : &tensors_[found->second];
 }
 
 std::span<const uint8_t> SafetensorsFile::data(const StTensorInfo& tensor) const {

@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "format/mapped_file.hpp"
@@ -63,11 +64,16 @@ class SafetensorsFile {
     const std::string& display_name() const { return name_; }
     uint64_t header_size() const { return header_size_; }
     const std::vector<StTensorInfo>& tensors() const { return tensors_; }  // in header order
+    // The tensor named `name`, or nullptr: one hash look-up (the index is built once, at load).
     const StTensorInfo* find(std::string_view name) const;
     const std::map<std::string, std::string>& metadata() const { return metadata_; }
     // The tensor's bytes (zero-copy into the mapping).
     std::span<const uint8_t> data(const StTensorInfo& tensor) const;
     const MappedFile* mapping() const { return mapped_.get(); }
+
+    // The index holds views of tensors_' names: a copy would point into the original.
+    SafetensorsFile(const SafetensorsFile&) = delete;
+    SafetensorsFile& operator=(const SafetensorsFile&) = delete;
 
   private:
     SafetensorsFile() = default;
@@ -79,18 +85,30 @@ class SafetensorsFile {
     std::span<const uint8_t> bytes_;
     uint64_t header_size_ = 0;
     std::vector<StTensorInfo> tensors_;
+    std::unordered_map<std::string_view, size_t> index_by_name_;  // name -> position in tensors_
     std::map<std::string, std::string> metadata_;
 };
 
 // A checkpoint directory: model.safetensors, or the shards listed by model.safetensors.index.json
 // (weight_map entries must name existing shards and each tensor must be in the shard it names).
+// A tensor of a checkpoint directory and the file that holds it.
+struct StLocated {
+    const SafetensorsFile* file = nullptr;
+    const StTensorInfo* info = nullptr;
+};
+
 class SafetensorsModel {
   public:
     static SafetensorsModel open(const std::filesystem::path& model_dir);
     const std::vector<std::shared_ptr<SafetensorsFile>>& files() const { return files_; }
+    // The tensor named `name` in any file, or nullptr: one hash look-up in an index built once
+    // by open() (names are unique across shards: open() refuses a tensor in two shards).
+    const StLocated* find(std::string_view name) const;
 
   private:
     std::vector<std::shared_ptr<SafetensorsFile>> files_;
+    // Views of the names held by files_' tensors (the files are shared, so copies stay valid).
+    std::unordered_map<std::string_view, StLocated> index_by_name_;
 };
 
 }  // namespace rebox

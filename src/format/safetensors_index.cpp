@@ -131,7 +131,15 @@ SafetensorsModel SafetensorsModel::open(const std::filesystem::path& model_dir) 
                           "no model.safetensors or model.safetensors.index.json",
                           "a safetensors checkpoint directory");
     }
+    for (const auto& file : model.files_)
+        for (const StTensorInfo& tensor : file->tensors())
+            model.index_by_name_.emplace(tensor.name, StLocated{file.get(), &tensor});
     return model;
+}
+
+const StLocated* SafetensorsModel::find(std::string_view name) const {
+    const auto found = index_by_name_.find(name);
+    return found == index_by_name_.end() ? nullptr : &found->second;
 }
 
 }  // namespace rebox

@@ -5,7 +5,6 @@
 // one flat lsb0 stream: code j of row r is code r*cols+j of the QuantView.
 #include "source/mlx_reader.hpp"
 
-#include <map>
 #include <string_view>
 
 #include "format/safetensors.hpp"
@@ -16,12 +15,7 @@
 namespace rebox {
 namespace {
 
-struct Located {
-    const SafetensorsFile* file = nullptr;
-    const StTensorInfo* info = nullptr;
-};
-
-using TensorMap = std::map<std::string, Located, std::less<>>;
+using Located = StLocated;
 
 using detail::shape_text;
 using source_detail::float_dtype;
@@ -47,11 +41,7 @@ class MlxReader {
     void run() {
         quant_ = mlx::find_quant_config(dir_.config());
         const SafetensorsModel& st = dir_.safetensors();
-        for (const auto& file : st.files()) {
-            model_.files.push_back(file);
-            for (const StTensorInfo& info : file->tensors())
-                tensors_[info.name] = {file.get(), &info};
-        }
+        for (const auto& file : st.files()) model_.files.push_back(file);
         check_global();
         for (const auto& file : st.files())
             for (const StTensorInfo& info : file->tensors()) visit(*file, info);
@@ -62,7 +52,9 @@ class MlxReader {
     void check_global() {
         const std::string field = quant_ ? "config.json: " + quant_->field : "config.json";
         bool any_scales = false;
-        for (const auto& [name, where] : tensors_) any_scales |= name.ends_with(".scales");
+        for (const auto& file : dir_.safetensors().files())
+            for (const StTensorInfo& info : file->tensors())
+                any_scales |= info.name.ends_with(".scales");
         std::string reason;
         if (!quant_) {
             if (any_scales)
@@ -103,10 +95,7 @@ class MlxReader {
         return "";
     }
 
-    const Located* find(const std::string& name) const {
-        const auto it = tensors_.find(name);
-        return it == tensors_.end() ? nullptr : &it->second;
-    }
+    const Located* find(const std::string& name) const { return dir_.safetensors().find(name); }
 
     void block(const std::string& tensor, const SafetensorsFile& file, std::string reason,
                std::string fix = kConfigFix) {
@@ -247,7 +236,6 @@ class MlxReader {
     const ModelDir& dir_;
     SourceModel& model_;
     std::optional<mlx::QuantConfig> quant_;
-    TensorMap tensors_;
     bool global_blocked_ = false;  // modules without an override are left out
     bool all_blocked_ = false;     // every quantized module is left out
 };

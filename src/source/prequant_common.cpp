@@ -46,18 +46,12 @@ int32_t load_i32(std::span<const uint8_t> bytes, uint64_t i) {
 }
 
 PackedReader::PackedReader(const ModelDir& dir, SourceModel& model)
-    : model_(model), config_path_(dir.path() / "config.json") {
+    : model_(model), config_path_(dir.path() / "config.json"), safetensors_(dir.safetensors()) {
     files_ = dir.safetensors().files();
-    for (const auto& file : files_) {
-        model_.files.push_back(file);
-        for (const StTensorInfo& info : file->tensors()) tensors_[info.name] = {file.get(), &info};
-    }
+    for (const auto& file : files_) model_.files.push_back(file);
 }
 
-const Located* PackedReader::find(const std::string& name) const {
-    const auto it = tensors_.find(name);
-    return it == tensors_.end() ? nullptr : &it->second;
-}
+const Located* PackedReader::find(const std::string& name) const { return safetensors_.find(name); }
 
 void PackedReader::block(const std::string& tensor, const Located& where, const std::string& reason,
                          const std::string& fix) {
@@ -99,12 +93,14 @@ const Located* PackedReader::require(const std::string& module, const std::strin
                                      const std::string& what) {
     const Located* part = find(module + suffix);
     if (part) return part;
-    const Located* anchor = nullptr;
-    for (const auto& [name, where] : tensors_)
-        if (name.starts_with(module + ".")) {
-            anchor = &where;
-            break;
-        }
+    const std::string prefix = module + ".";
+    const auto module_file = [&]() -> const Located* {  // holding the module's first tensor
+        for (const auto& file : files_)
+            for (const StTensorInfo& info : file->tensors())
+                if (info.name.starts_with(prefix)) return safetensors_.find(info.name);
+        return nullptr;
+    };
+    const Located* anchor = module_file();
     model_.blockers.push_back(
         Blocker{module + ".weight",
                 (anchor ? anchor->file->display_name() + ": " : std::string()) + "missing " +

@@ -20,10 +20,7 @@
 
 namespace rebox::prequant {
 
-struct Located {
-    const SafetensorsFile* file = nullptr;
-    const StTensorInfo* info = nullptr;
-};
+using Located = StLocated;
 
 // config.json's "quantization_config" object (top level, else under "text_config"), or nullptr.
 const nlohmann::json* quantization_config(const nlohmann::json& config);
@@ -84,7 +81,7 @@ class PackedReader {
   private:
     SourceModel& model_;
     std::filesystem::path config_path_;
-    std::map<std::string, Located, std::less<>> tensors_;
+    const SafetensorsModel& safetensors_;  // its find() is the by-name index
     std::vector<std::shared_ptr<SafetensorsFile>> files_;
 };
 

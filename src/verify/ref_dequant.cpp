@@ -5,6 +5,7 @@
 #include "ref_dequant.hpp"
 
 #include "ref_half.hpp"
+#include "ref_kernels.hpp"
 
 namespace rebox::verify_ref {
 namespace {
@@ -40,18 +41,7 @@ void dequantize_q4_0(std::span<const uint8_t> blocks, std::span<float> out) {
 }
 
 void dequantize_q4_1(std::span<const uint8_t> blocks, std::span<float> out) {
-    const size_t block_count = out.size() / kBlockValues;
-    for (size_t b = 0; b < block_count; ++b) {
-        const uint8_t* block = blocks.data() + b * 20;
-        const float d = half_bits_to_float(load_u16le(block));
-        const float m = half_bits_to_float(load_u16le(block + 2));
-        uint8_t codes[kBlockValues];
-        for (size_t j = 0; j < 16; ++j) {
-            codes[j] = block[4 + j] & 0x0F;
-            codes[j + 16] = block[4 + j] >> 4;
-        }
-        scale_and_offset(codes, d, m, out.data() + b * kBlockValues);
-    }
+    kernels().dequantize_q4_1(blocks.data(), out.size() / kBlockValues, out.data());
 }
 
 void dequantize_q5_0(std::span<const uint8_t> blocks, std::span<float> out) {

@@ -1,10 +1,12 @@
 // Source-side expected values (mcq-v1 / MLX affine formula, float widening); plain loops on spans.
-// Per group the scale and min are widened once and the inner loop over the group's codes is a
-// plain (vectorisable) multiply-add over restrict pointers.
+// Per group the scale and min are widened once and the group's codes go through verify's
+// scale_codes kernel (scalar, SSE2 or AVX2: the same multiply, then add); on the AVX2 path codes of
+// 1..4 bits are read from the stream and scaled in one step (scale_lsb0_groups).
 #include "ref_expected.hpp"
 
 #include <algorithm>
 
+#include "ref_kernels.hpp"
 #include "ref_lsb0.hpp"
 
 namespace rebox::verify_ref {
@@ -21,10 +23,61 @@ inline float param_at(std::span<const uint8_t> values, uint64_t index) {
         return half_bits_to_float(load_u16le(&values[2 * index]));
 }
 
-// The group loop for one parameter type (a constant, so each group's scale and min load inline).
+// Values [index, index + run) of one group straight from the lsb0 stream: whole aligned 8-code
+// groups through the fused kernel (which reads 4 bytes at group * bits: used only while those lie
+// inside the stream), the codes before and after them extracted first and then scaled.
+void packed_run(const QuantView& source, uint64_t index, size_t run, float scale, float min,
+                uint8_t* codes, float* out, const VerifyKernels& kernel) {
+    const auto extracted = [&](uint64_t at, size_t n, float* values) {
+        extract_lsb0_codes(source.qcodes, source.bits, at, std::span<uint8_t>(codes, n));
+        kernel.scale_codes(codes, n, scale, min, values);
+    };
+    const uint64_t bits = source.bits, size = source.qcodes.size();
+    const size_t head = static_cast<size_t>(std::min<uint64_t>(run, (8 - index % 8) % 8));
+    if (head > 0) extracted(index, head, out);
+    const uint64_t group = (index + head) / 8;
+    const uint64_t readable_groups = size >= 4 ? (size - 4) / bits + 1 : 0;
+    const uint64_t groups =
+        readable_groups > group ? std::min<uint64_t>((run - head) / 8, readable_groups - group) : 0;
+    if (groups > 0)
+        kernel.scale_lsb0_groups(source.qcodes.data() + group * bits, static_cast<unsigned>(bits),
+                                 static_cast<size_t>(groups), scale, min, out + head);
+    const size_t done = head + static_cast<size_t>(groups) * 8;
+    if (done < run) extracted(index + done, run - done, out + done);
+}
+
+// Whole groups [first, first + out.size()) (first and the size multiples of the group, the group a
+// multiple of 8) in one kernel call, when the fused kernel's 4-byte reads stay inside the stream:
+// scales and mins widened first. False (nothing written) otherwise.
 template <SourceFloat Dtype>
-void scale_codes(const QuantView& source, uint64_t first, const uint8_t* codes,
-                 std::span<float> out) {
+bool whole_groups(const QuantView& source, uint64_t first, std::span<float> out,
+                  const VerifyKernels& kernel) {
+    constexpr size_t kMaxGroups = 1024;
+    const uint64_t group = source.group, bits = source.bits;
+    if (kernel.scale_lsb0_runs == nullptr || group % 8 != 0 || first % group != 0 ||
+        out.size() % group != 0 || out.size() / group > kMaxGroups)
+        return false;
+    const uint64_t count = out.size() / group, first_group = first / group;
+    if (count == 0) return false;
+    const uint64_t last_word_end = ((first + out.size()) / 8 - 1) * bits + 4;
+    if (last_word_end > source.qcodes.size()) return false;
+    float scales[kMaxGroups], mins[kMaxGroups];
+    for (uint64_t r = 0; r < count; ++r) {
+        scales[r] = param_at<Dtype>(source.scales, first_group + r);
+        mins[r] = param_at<Dtype>(source.mins, first_group + r);
+    }
+    kernel.scale_lsb0_runs(source.qcodes.data() + first / 8 * bits, static_cast<unsigned>(bits),
+                           static_cast<size_t>(group), static_cast<size_t>(count), scales, mins,
+                           out.data());
+    return true;
+}
+
+// The group loop for one parameter type (a constant, so each group's scale and min load inline).
+// With `fused` the codes are read from the stream per run; otherwise `codes` holds them already.
+template <SourceFloat Dtype>
+void scale_groups(const QuantView& source, uint64_t first, uint8_t* codes, std::span<float> out,
+                  const VerifyKernels& kernel, bool fused) {
+    if (fused && whole_groups<Dtype>(source, first, out, kernel)) return;
     uint64_t index = first;
     size_t k = 0;
     while (k < out.size()) {
@@ -34,9 +87,11 @@ void scale_codes(const QuantView& source, uint64_t first, const uint8_t* codes,
             std::min<uint64_t>(group_end - index, static_cast<uint64_t>(out.size() - k)));
         const float scale = param_at<Dtype>(source.scales, group_index);
         const float min = param_at<Dtype>(source.mins, group_index);
-        const uint8_t* __restrict run_codes = codes + k;
-        float* __restrict run_out = out.data() + k;
-        for (size_t r = 0; r < run; ++r) run_out[r] = mcq_value(run_codes[r], scale, min);
+        // mcq_value(code, scale, min) for each code of the run, in verify's kernel path.
+        if (fused)
+            packed_run(source, index, run, scale, min, codes, out.data() + k, kernel);
+        else
+            kernel.scale_codes(codes + k, run, scale, min, out.data() + k);
         k += run;
         index += run;
     }
@@ -46,15 +101,20 @@ void scale_codes(const QuantView& source, uint64_t first, const uint8_t* codes,
 
 void expected_from_quantized(const QuantView& source, uint64_t first, std::span<uint8_t> codes,
                              std::span<float> out) {
+    const VerifyKernels& kernel = kernels();
+    const bool fused = kernel.scale_lsb0_groups != nullptr && source.bits >= 1 && source.bits <= 4;
     const std::span<uint8_t> chunk_codes = codes.first(out.size());
-    extract_lsb0_codes(source.qcodes, source.bits, first, chunk_codes);
+    if (!fused) extract_lsb0_codes(source.qcodes, source.bits, first, chunk_codes);
     switch (source.param_dtype) {
         case SourceFloat::F16:
-            return scale_codes<SourceFloat::F16>(source, first, chunk_codes.data(), out);
+            return scale_groups<SourceFloat::F16>(source, first, chunk_codes.data(), out, kernel,
+                                                  fused);
         case SourceFloat::BF16:
-            return scale_codes<SourceFloat::BF16>(source, first, chunk_codes.data(), out);
+            return scale_groups<SourceFloat::BF16>(source, first, chunk_codes.data(), out, kernel,
+                                                   fused);
         case SourceFloat::F32:
-            return scale_codes<SourceFloat::F32>(source, first, chunk_codes.data(), out);
+            return scale_groups<SourceFloat::F32>(source, first, chunk_codes.data(), out, kernel,
+                                                  fused);
     }
 }
 

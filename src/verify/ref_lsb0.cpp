@@ -2,7 +2,7 @@
 // multiple of 8 occupy exactly `bits` whole bytes, so the bulk runs over such 8-code groups: one
 // little-endian 64-bit window per group (a full 8-byte memcpy while 8 bytes remain in the span,
 // else only the group's own bytes) spread into one byte per code by three shift-OR-mask steps
-// (4 bits: two nibbles per byte, a loop the compiler vectorises). Codes
+// (4 bits: two nibbles per byte, verify's split_nibbles kernel: scalar, SSE2 or AVX2). Codes
 // before the first aligned group and after the last one go through the one-code path, whose window
 // never reads past the span.
 #include "ref_lsb0.hpp"
@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+
+#include "ref_kernels.hpp"
 
 namespace rebox::verify_ref {
 namespace {
@@ -82,13 +84,8 @@ void extract_aligned(std::span<const uint8_t> stream, uint64_t group, uint64_t g
         std::memcpy(out, stream.data() + group * 8, static_cast<size_t>(group_count * 8));
     } else if constexpr (Bits == 4) {
         // Byte j of the aligned run holds codes 2j (low nibble) and 2j+1 (high nibble).
-        const uint8_t* __restrict bytes = stream.data() + group * 4;
-        uint8_t* __restrict codes = out;
-        const uint64_t byte_count = group_count * 4;
-        for (uint64_t j = 0; j < byte_count; ++j) {
-            codes[2 * j] = bytes[j] & 0x0F;
-            codes[2 * j + 1] = bytes[j] >> 4;
-        }
+        kernels().split_nibbles(stream.data() + group * 4, static_cast<size_t>(group_count * 4),
+                                out);
     } else {
         extract_groups<Bits>(stream, group, group_count, out);
     }

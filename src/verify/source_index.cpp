@@ -4,6 +4,7 @@
 #include "source_index.hpp"
 
 #include <set>
+#include <unordered_map>
 
 #include "model/tensor_names.hpp"
 #include "rebox/error.hpp"
@@ -127,6 +128,10 @@ void index_file(const SafetensorsFile& file, SourceIndex& index) {
     if (mcq != file.metadata().end())
         metadata = mcq::parse_file_metadata(mcq->second, file_name, index.problems);
     std::set<std::string> used_metadata;
+    // The metadata's names without "model.", for a triple spelled the other way (built once).
+    std::unordered_map<std::string, const std::string*> metadata_by_stripped;
+    for (const auto& [name, meta] : metadata.entries)
+        metadata_by_stripped.emplace(strip_model_prefix(name), &name);
 
     for (const auto& [base, triple] : triples) {
         SourceTensor entry;
@@ -139,10 +144,9 @@ void index_file(const SafetensorsFile& file, SourceIndex& index) {
                                               "part of the quantized triple is missing");
         }
         auto meta = metadata.entries.find(base);
-        if (meta ==
-            metadata.entries.end()) {  // the metadata may spell the name with/without model.
-            for (auto it = metadata.entries.begin(); it != metadata.entries.end(); ++it)
-                if (strip_model_prefix(it->first) == strip_model_prefix(base)) meta = it;
+        if (meta == metadata.entries.end()) {  // the metadata may spell it with/without model.
+            const auto other = metadata_by_stripped.find(strip_model_prefix(base));
+            if (other != metadata_by_stripped.end()) meta = metadata.entries.find(*other->second);
         }
         if (meta == metadata.entries.end()) {
             if (entry.problem.empty())

@@ -122,6 +122,30 @@ TEST(Safetensors, ParsesTensorsMetadataAndGivesZeroCopyData) {
     EXPECT_EQ(file->data(*file->find("empty")).size(), 0u);
 }
 
+TEST(Safetensors, FindsEveryNameOfALargeHeaderAndNothingElse) {
+    // 3000 one-byte tensors "t.<i>.w" at offsets [i, i+1): each look-up must land on its own
+    // entry (its offsets and its byte i + 1), and names that are prefixes, extensions or
+    // near-misses of real ones must not be found.
+    constexpr size_t kCount = 3000;
+    std::string header = "{";
+    for (size_t i = 0; i < kCount; ++i)
+        header += (i ? "," : "") + entry("t." + std::to_string(i) + ".w", "U8", "[1]", i, i + 1);
+    header += "}";
+    const std::vector<uint8_t> bytes = st_image(header, counting_bytes(kCount));
+    const auto file = SafetensorsFile::parse(bytes, "many.safetensors");
+    ASSERT_EQ(file->tensors().size(), kCount);
+    for (size_t i = 0; i < kCount; ++i) {
+        const std::string name = "t." + std::to_string(i) + ".w";
+        const StTensorInfo* found = file->find(name);
+        ASSERT_NE(found, nullptr) << name;
+        EXPECT_EQ(found->name, name);
+        EXPECT_EQ(found->begin, i);
+        EXPECT_EQ(file->data(*found)[0], static_cast<uint8_t>(i + 1)) << name;
+    }
+    for (const char* absent : {"t.1", "t.1.", "t.1.w.", "t.3000.w", "T.1.w", "", "t.01.w"})
+        EXPECT_EQ(file->find(absent), nullptr) << absent;
+}
+
 TEST(Safetensors, DtypeTable) {
     EXPECT_EQ(st_dtype_from_name("F8_E4M3"), StDtype::F8_E4M3);
     EXPECT_EQ(st_dtype_from_name("f32"), std::nullopt);

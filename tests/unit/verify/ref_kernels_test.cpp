@@ -1,0 +1,203 @@
+// verify's kernel paths (REBOX_VERIFY_KERNELS=scalar|sse2|avx2) against values worked out here
+// from the formats' definitions: mcq-v1 value = float(code) * scale + min (binary32, multiply then
+// add), Q4_1 value = nibble * d + m (docs/gguf.md §2.2), lsb0 nibbles low first. Each path must
+// give these values and the same verdicts, including for a change in the last lane of a vector
+// and in the scalar tail.
+#include "verify/ref_kernels.hpp"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <string>
+#include <vector>
+
+#include "verify/ref_dequant.hpp"
+#include "verify/ref_expected.hpp"
+#include "verify/ref_half.hpp"
+#include "verify/value_checks.hpp"
+
+namespace rebox::verify_ref {
+namespace {
+
+uint32_t bits_of(float value) { return float_bits(value); }  // verify's own bit view
+
+// The spec's mcq-v1 value with each operation rounded to binary32 on its own (volatile keeps the
+// compiler from fusing or reordering them).
+float mcq_formula(unsigned code, float scale, float min) {
+    volatile float product = static_cast<float>(code) * scale;
+    volatile float sum = product + min;
+    return sum;
+}
+
+// Forces one kernel path for the test's lifetime (restores automatic choice afterwards).
+class KernelPathTest : public ::testing::TestWithParam<KernelPath> {
+  protected:
+    void SetUp() override {
+        const std::string name(kernel_path_name(GetParam()));
+        ::setenv("REBOX_VERIFY_KERNELS", name.c_str(), 1);
+        const KernelPath got = select_kernels();
+        if (got != GetParam()) GTEST_SKIP() << "this CPU cannot run the " << name << " path";
+        ASSERT_EQ(kernels().path, GetParam());
+    }
+    void TearDown() override {
+        ::unsetenv("REBOX_VERIFY_KERNELS");
+        select_kernels();
+    }
+};
+
+// Codes c[i] = (i * 5 + i / 16) % 16, 4-bit lsb0: byte j = c[2j] | c[2j+1] << 4.
+uint8_t code(uint64_t i) { return static_cast<uint8_t>((i * 5 + i / 16) % 16); }
+
+// Group g: scale (g % 7 + 1) * 0.1 rounded to fp16, min -(g % 5) * 0.3 rounded to fp16; both as
+// fp16 bits, widened by the reference table (tested against the binary16 definition elsewhere).
+uint16_t scale_half(uint64_t g) {
+    static const uint16_t table[7] = {0x2E66, 0x3266, 0x34CD, 0x3666, 0x3800, 0x38CD, 0x399A};
+    return table[g % 7];  // 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7 (nearest fp16)
+}
+uint16_t min_half(uint64_t g) {
+    static const uint16_t table[5] = {0x0000, 0xB4CD, 0xB8CD, 0xBB33, 0xBCCD};
+    return table[g % 5];  // 0, -0.3, -0.6, -0.9, -1.2 (nearest fp16)
+}
+
+struct Mcq4 {
+    std::vector<uint8_t> qcodes, scales, mins;
+    unsigned bits = 4;
+    QuantView view(uint64_t group) const {
+        return QuantView{qcodes, scales, mins, bits, group, SourceFloat::F16};
+    }
+};
+
+// Code i of a `bits`-bit fixture: c[i] mod 2^bits.
+unsigned code_of(uint64_t i, unsigned bits) { return code(i) % (1u << bits); }
+
+// Packed as the spec's lsb0 stream: code i at stream bits i*bits.., stream bit k = bit k%8 of
+// byte k/8, zero padding to the byte.
+Mcq4 make_mcq(uint64_t count, uint64_t group, unsigned bits) {
+    Mcq4 m;
+    m.bits = bits;
+    m.qcodes.assign((count * bits + 7) / 8, 0);
+    for (uint64_t i = 0; i < count; ++i)
+        for (unsigned b = 0; b < bits; ++b)
+            if ((code_of(i, bits) >> b) & 1u) {
+                const uint64_t k = i * bits + b;
+                m.qcodes[k / 8] |= static_cast<uint8_t>(1u << (k % 8));
+            }
+    for (uint64_t g = 0; g < count / group; ++g) {
+        m.scales.push_back(scale_half(g) & 0xFF), m.scales.push_back(scale_half(g) >> 8);
+        m.mins.push_back(min_half(g) & 0xFF), m.mins.push_back(min_half(g) >> 8);
+    }
+    return m;
+}
+
+Mcq4 make_mcq4(uint64_t count, uint64_t group) { return make_mcq(count, group, 4); }
+
+TEST_P(KernelPathTest, McqValuesMatchTheFormulaAcrossHeadVectorsAndTail) {
+    // Group 24 and starts at 3 and 17: runs of 21, 24, ... so every run has whole vectors and a
+    // tail, and the code extraction has an unaligned head, whole 8-code groups and a tail; each
+    // width 1..8 (the AVX2 path reads 1..4-bit codes from the stream itself), up to the stream's
+    // last byte and short of it.
+    // Short of the end by one group from 0: whole groups, the one-call path of the AVX2 kernel.
+    constexpr uint64_t kCount = 24 * 20, kGroup = 24;
+    for (unsigned bits = 1; bits <= 8; ++bits) {
+        const Mcq4 m = make_mcq(kCount, kGroup, bits);
+        for (const uint64_t first : {uint64_t{0}, uint64_t{3}, uint64_t{17}}) {
+            for (const uint64_t short_of_end : {uint64_t{0}, uint64_t{5}, uint64_t{24}}) {
+                const size_t n = static_cast<size_t>(kCount - first - short_of_end);
+                std::vector<uint8_t> scratch(n);
+                std::vector<float> out(n);
+                expected_from_quantized(m.view(kGroup), first, scratch, out);
+                for (size_t k = 0; k < n; ++k) {
+                    const uint64_t i = first + k, g = i / kGroup;
+                    const float want =
+                        mcq_formula(code_of(i, bits), half_bits_to_float(scale_half(g)),
+                                    half_bits_to_float(min_half(g)));
+                    ASSERT_EQ(bits_of(out[k]), bits_of(want))
+                        << bits << "-bit, first " << first << ", value " << i;
+                }
+            }
+        }
+    }
+}
+
+// Q4_1 blocks of the mcq codes above with group 32 (one block per group, d = scale, m = min).
+std::vector<uint8_t> q4_1_of(const Mcq4& m, uint64_t count) {
+    std::vector<uint8_t> blocks;
+    for (uint64_t b = 0; b < count / 32; ++b) {
+        blocks.insert(blocks.end(),
+                      {m.scales[2 * b], m.scales[2 * b + 1], m.mins[2 * b], m.mins[2 * b + 1]});
+        for (uint64_t j = 0; j < 16; ++j)
+            blocks.push_back(code(32 * b + j) | (code(32 * b + j + 16) << 4));
+    }
+    return blocks;
+}
+
+TEST_P(KernelPathTest, Q4_1BlocksDecodeAsTheBlockDefinition) {
+    constexpr uint64_t kCount = 32 * 9;
+    const Mcq4 m = make_mcq4(kCount, 32);
+    const std::vector<uint8_t> blocks = q4_1_of(m, kCount);
+    std::vector<float> out(kCount);
+    dequantize_range(3, blocks, 0, out);  // ggml type 3 = Q4_1
+    for (uint64_t i = 0; i < kCount; ++i) {
+        const uint64_t b = i / 32;
+        const float want = mcq_formula(code(i), half_bits_to_float(scale_half(b)),
+                                       half_bits_to_float(min_half(b)));
+        ASSERT_EQ(bits_of(out[i]), bits_of(want)) << "value " << i;
+    }
+}
+
+TEST_P(KernelPathTest, NibbleSplitKeepsLowNibbleFirstIncludingTheTail) {
+    std::vector<uint8_t> bytes(16 * 3 + 7), codes(2 * bytes.size(), 0xEE);
+    for (size_t j = 0; j < bytes.size(); ++j) bytes[j] = static_cast<uint8_t>(j * 37 + 11);
+    kernels().split_nibbles(bytes.data(), bytes.size(), codes.data());
+    for (size_t j = 0; j < bytes.size(); ++j) {
+        ASSERT_EQ(codes[2 * j], bytes[j] % 16) << "byte " << j;
+        ASSERT_EQ(codes[2 * j + 1], bytes[j] / 16) << "byte " << j;
+    }
+}
+
+CompareResult verdict(const Mcq4& m, const std::vector<uint8_t>& blocks, uint64_t count) {
+    SourceTensor source;
+    source.name = "layers.0.mlp.up_proj.weight";
+    source.quantized = true;
+    source.shape = {static_cast<int64_t>(count / 64), 64};
+    source.element_count = count;
+    source.quant = m.view(32);
+    std::vector<ValueJob> jobs(1);
+    jobs[0].gguf_type = 3;
+    jobs[0].gguf_data = blocks;
+    jobs[0].source = &source;
+    jobs[0].values = count;
+    run_value_jobs(jobs, 1);
+    return jobs[0].result;
+}
+
+TEST_P(KernelPathTest, ChangesInTheLastLaneAndTheLastValueAreFound) {
+    // Two chunks (8192 values each) and a last partial one: 32 * 520 = 16640 values.
+    constexpr uint64_t kCount = 32 * 520;
+    const Mcq4 m = make_mcq4(kCount, 32);
+    const std::vector<uint8_t> faithful = q4_1_of(m, kCount);
+    EXPECT_EQ(verdict(m, faithful, kCount).mismatches, 0u);
+    // Value 15 of block 300 is the last lane of its 16-value vector (qs[15], low nibble); the
+    // tensor's last value is block 519's value 31 (qs[15], high nibble).
+    for (const uint64_t index : {uint64_t{300 * 32 + 15}, uint64_t{kCount - 1}}) {
+        std::vector<uint8_t> changed = faithful;
+        const uint64_t block = index / 32, j = index % 32;
+        changed[block * 20 + 4 + j % 16] ^= (j < 16 ? 0x01 : 0x10);
+        const CompareResult result = verdict(m, changed, kCount);
+        EXPECT_EQ(result.mismatches, 1u) << index;
+        EXPECT_EQ(result.first_diff, index);
+        const float scale = half_bits_to_float(scale_half(block));
+        const float min = half_bits_to_float(min_half(block));
+        EXPECT_EQ(result.expected_bits, bits_of(mcq_formula(code(index), scale, min))) << index;
+        EXPECT_EQ(result.got_bits, bits_of(mcq_formula(code(index) ^ 1u, scale, min))) << index;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(VerifyKernels, KernelPathTest,
+                         ::testing::Values(KernelPath::scalar, KernelPath::sse2, KernelPath::avx2),
+                         [](const ::testing::TestParamInfo<KernelPath>& info) {
+                             return std::string(kernel_path_name(info.param));
+                         });
+
+}  // namespace
+}  // namespace rebox::verify_ref
