@@ -141,15 +141,6 @@ std::optional<std::vector<double>> optional_numbers(const json& object, const st
     return values;
 }
 
-// A non-negative integer that fits uint32 (sliding_window may be 0).
-std::optional<uint32_t> optional_count(const json& root, const std::string& field) {
-    const auto it = root.find(field);
-    if (it == root.end() || it->is_null()) return std::nullopt;
-    if (!it->is_number_unsigned() || it->get<uint64_t>() > std::numeric_limits<uint32_t>::max())
-        fail(field, "expected an unsigned integer");
-    return static_cast<uint32_t>(it->get<uint64_t>());
-}
-
 // "rope_scaling" (transformers <= 4) or "rope_parameters" (transformers 5, which also moves
 // rope_theta there); the type is "rope_type" or the older "type".
 // Gemma 3 under transformers 5 splits rope_parameters into "full_attention" (the global layers:
