@@ -33,7 +33,7 @@ void install_signal_cleanup() {
 
 }  // namespace
 
-int run_convert(const ConvertArgs& args) {
+int run_convert(const ConvertArgs& args, ConvertOutcome* outcome) {
     install_signal_cleanup();
     ConvertOptions options;
     options.model_dir = args.model_dir;
@@ -51,6 +51,12 @@ int run_convert(const ConvertArgs& args) {
     options.progress = line.callback();
     const ConvertReport result = convert_model(options);
     line.finish();
+    if (outcome) {
+        outcome->output_bytes = result.output_bytes;
+        outcome->seconds = result.seconds_total;
+        if (result.verify && !result.verify->ok())
+            outcome->failure_message = "verification failed: " + result.verify->summary();
+    }
 
     if (args.json_report) {
         nlohmann::json report = {
