@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# deploy/kubernetes/{job,kueue}.yaml as a cluster would judge them, offline: the Job and ConfigMap
+# against npm kubernetes-models, the Kueue objects against Kueue's CRD schemas (tests/fleet/kueue-crds)
+# with ajv, plus the lint of fleet_manifests.mjs. Then every lint rule is shown to fire: each
+# mutation of tests/fleet/fleet_manifests.py breaks one thing in a copy, and the check must fail
+# naming that rule.
+# Usage: bash tests/clients/test_fleet_manifests.sh BUILD_DIR
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+clients_init fleet_manifests "${1:-}"
+REPO="$(cd "$CLIENTS_DIR/../.." && pwd)"
+[[ -d "$CLIENTS_DIR/node_modules/kubernetes-models" && -d "$CLIENTS_DIR/node_modules/ajv" ]] || {
+  echo "FAIL: kubernetes-models / ajv missing; run: (cd tests/clients && npm ci --omit=optional)" >&2
+  exit 1
+}
+check() { node "$CLIENTS_DIR/fleet_manifests.mjs" "$1"; }
+
+python3 "$REPO/tests/fleet/fleet_manifests.py" "$REPO" "$WORK/clean.json"
+check "$WORK/clean.json"
+
+# mutation -> the rule id that must be reported
+declare -A expect=(
+  [schema-enum]=schema [schema-kueue]=schema [unknown-field]=unknown-field
+  [unknown-field-kueue]=unknown-field [indexed-completions]=indexed-completions
+  [failindex-needs-backoff]=failindex-needs-backoff [restart-never]=restart-never
+  [rule-order]=rule-order [exit-codes]=exit-codes [requests]=requests [requests-low]=requests
+  [image]=image [queue-label]=queue-label [queue-unresolved]=queue-label [quota]=quota
+  [manifest]=manifest
+)
+mapfile -t mutations < <(python3 "$REPO/tests/fleet/fleet_manifests.py" --list)
+[[ ${#mutations[@]} -eq ${#expect[@]} ]] || { echo "FAIL: ${#mutations[@]} mutations, ${#expect[@]} expectations"; exit 1; }
+for m in "${mutations[@]}"; do
+  python3 "$REPO/tests/fleet/fleet_manifests.py" "$REPO" "$WORK/$m.json" "$m"
+  if out=$(check "$WORK/$m.json"); then
+    echo "FAIL: mutation $m passed the check"; exit 1
+  fi
+  grep -q "^${expect[$m]}: " <<<"$out" || { echo "FAIL: mutation $m did not report ${expect[$m]}:"; echo "$out"; exit 1; }
+  echo "fires: $m -> $(grep "^${expect[$m]}: " <<<"$out" | head -1)"
+done
+echo "PASS test_fleet_manifests (${#mutations[@]} broken copies caught, $(clients_elapsed))"
