@@ -1,9 +1,11 @@
 """Turns the fleet's YAML (deploy/kubernetes, the Kueue CRDs) into the JSON bundle that
-tests/clients/fleet_manifests.mjs checks, optionally broken by one named mutation, so the test can show that
+tests/clients/fleet_manifests.mjs checks, plus one copy broken by each named mutation, so the test can show that
 each lint rule fires on a broken copy.
 
-Usage: fleet_manifests.py REPO OUT.json [MUTATION]
+Usage: fleet_manifests.py REPO OUT_DIR   writes OUT_DIR/clean.json and OUT_DIR/MUTATION.json for each
+       fleet_manifests.py --list          prints the mutation names
 """
+import copy
 import json
 import sys
 from pathlib import Path
@@ -39,6 +41,8 @@ MUTATIONS = {
     "unknown-field-kueue": lambda b: kind_of(b, "LocalQueue")["spec"].update(clusterQueueName="x"),
     "indexed-completions": lambda b: job_of(b)["spec"].pop("completions"),
     "failindex-needs-backoff": lambda b: job_of(b)["spec"].pop("backoffLimitPerIndex"),
+    "per-index-needs-indexed": lambda b: job_of(b)["spec"].update(completionMode="NonIndexed"),
+    "replacement-failed": lambda b: job_of(b)["spec"].update(podReplacementPolicy="TerminatingOrFailed"),
     "restart-never": lambda b: job_of(b)["spec"]["template"]["spec"].update(restartPolicy="OnFailure"),
     "rule-order": lambda b: rules(b).reverse(),
     "exit-codes": lambda b: rules(b)[1]["onExitCodes"].update(values=[1, 2, 3]),
@@ -53,15 +57,17 @@ MUTATIONS = {
 
 
 def main():
-    repo, out = Path(sys.argv[1]), sys.argv[2]
+    repo, out = Path(sys.argv[1]), Path(sys.argv[2])
     bundle = {
         "job": load(repo / "deploy/kubernetes/job.yaml"),
         "kueue": load(repo / "deploy/kubernetes/kueue.yaml"),
         "crds": [d for f in sorted((repo / "tests/fleet/kueue-crds").glob("*.yaml")) for d in load(f)],
     }
-    if len(sys.argv) > 3:
-        MUTATIONS[sys.argv[3]](bundle)
-    Path(out).write_text(json.dumps(bundle))
+    (out / "clean.json").write_text(json.dumps(bundle))
+    for name, mutate in MUTATIONS.items():
+        broken = copy.deepcopy(bundle)
+        mutate(broken)
+        (out / f"{name}.json").write_text(json.dumps(broken))
 
 
 if __name__ == "__main__":
