@@ -47,8 +47,9 @@ class BatchCli : public ::testing::Test {
         delete scratch_;
     }
 
-    // The fixture manifest: a header, relative source dirs, an empty and an absent options column.
-    fs::path write_manifest(const ScratchDir& dir) const {
+    // The fixture manifest beside the sources: a header, relative source dirs, an empty and an
+    // absent options column.
+    static fs::path write_manifest() {
         const fs::path manifest = *scratch_ / "zoo/models.tsv";
         write_file(manifest,
                    "# source\tname\toptions\n"
@@ -58,7 +59,6 @@ class BatchCli : public ::testing::Test {
                    "absent\tabsent\n"
                    "good\tgood-f32\t--outtype f32 -t 1\n"
                    "good\tbad-option\t--bogus\n");
-        (void)dir;
         return manifest;
     }
     RunResult batch(const fs::path& manifest, const fs::path& out, const std::string& extra,
@@ -75,7 +75,7 @@ class BatchCli : public ::testing::Test {
 
 TEST_F(BatchCli, EveryIndexGivesItsDocumentedExitCodeAndReport) {
     const ScratchDir dir;
-    const fs::path manifest = write_manifest(dir);
+    const fs::path manifest = write_manifest();
     const fs::path out = dir / "out";
 
     const RunResult good = batch(manifest, out, "--index 0");
@@ -172,7 +172,7 @@ bool same(const FileStamp& a, const FileStamp& b) {
 
 TEST_F(BatchCli, RepeatedIndexIsANoOpAndAnUnreportedGgufIsRedone) {
     const ScratchDir dir;
-    const fs::path manifest = write_manifest(dir);
+    const fs::path manifest = write_manifest();
     const fs::path out = dir / "out";
     ASSERT_EQ(batch(manifest, out, "--index 0").exit_code, 0);
     const FileStamp gguf = stamp(out / "good-auto.gguf");
@@ -199,7 +199,7 @@ TEST_F(BatchCli, RepeatedIndexIsANoOpAndAnUnreportedGgufIsRedone) {
 
 TEST_F(BatchCli, IndexPrecedenceFlagThenJobCompletionIndexThenSlurm) {
     const ScratchDir dir;
-    const fs::path manifest = write_manifest(dir);
+    const fs::path manifest = write_manifest();
     const fs::path out = dir / "out";
     // Index 0 converts (exit 0), index 1 is the BLOCKER (exit 2): the code shows which was used.
     EXPECT_EQ(batch(manifest, out, "", "JOB_COMPLETION_INDEX=1 SLURM_ARRAY_TASK_ID=0").exit_code,
@@ -214,7 +214,7 @@ TEST_F(BatchCli, IndexPrecedenceFlagThenJobCompletionIndexThenSlurm) {
 
 TEST_F(BatchCli, NoIndexAnywhereWritesNothing) {
     const ScratchDir dir;
-    const fs::path manifest = write_manifest(dir);
+    const fs::path manifest = write_manifest();
     const fs::path out = dir / "never";
     const RunResult none = batch(manifest, out, "");
     EXPECT_EQ(none.exit_code, 1) << none.output;
