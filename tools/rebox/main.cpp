@@ -1,6 +1,6 @@
 // rebox command line: argument parsing, the top-level greeting (command list, --version) and the
 // mapping of rebox::Error to exit codes (1 usage/IO/malformed input, 2 BLOCKER, 3 verification
-// failed).
+// failed; batch adds 4, an index past the manifest's last line).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstring>
@@ -29,7 +29,7 @@ void print_command_list(std::FILE* out, CLI::App& app) {
     std::fprintf(out, "\nOptions:\n  -h, --help  this list\n  --version   print the version\n");
     std::fprintf(out,
                  "\nExit codes: 0 ok, 1 bad input or usage, 2 BLOCKER (nothing written), "
-                 "3 verification failed\n");
+                 "3 verification failed, 4 batch: no such manifest line\n");
 }
 
 }  // namespace
