@@ -34,4 +34,21 @@ for m in "${mutations[@]}"; do
   mutants+=("$WORK/$m=${expect[$m]}.json")
 done
 node "$CLIENTS_DIR/fleet_manifests.mjs" "$WORK/clean.json" "${mutants[@]}"
+
+# The manifest inside job.yaml's ConfigMap is one rebox batch accepts: it parses, and each line's
+# options column parses (the sources are absent here, so each index fails on its source dir instead).
+python3 -c 'import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"] == "ConfigMap"]
+open(sys.argv[2], "w").write(docs[0]["data"]["models.tsv"])' "$REPO/deploy/kubernetes/job.yaml" "$WORK/models.tsv"
+lines=$(grep -vc '^#' "$WORK/models.tsv")
+for ((i = 0; i < lines; i++)); do
+  rc=0
+  out=$("$REBOX" batch "$WORK/models.tsv" --out "$WORK/out" --index $i 2>&1) || rc=$?
+  [[ $rc -eq 1 && $out == *"no model.safetensors"* && $out != *"options column"* ]] || {
+    echo "FAIL: job.yaml's manifest line $i: exit $rc: $out"; exit 1; }
+done
+rc=0
+"$REBOX" batch "$WORK/models.tsv" --index $lines --out "$WORK/out" 2>/dev/null || rc=$?
+[[ $rc -eq 4 ]] || { echo "FAIL: index $lines past job.yaml's manifest gave exit $rc, not 4"; exit 1; }
+echo "job.yaml's manifest: $lines lines parse in rebox batch, options included"
 echo "PASS test_fleet_manifests (${#mutations[@]} broken copies caught, $(clients_elapsed))"

@@ -112,6 +112,9 @@ int convert_one(const BatchArgs& batch) {
     } catch (const Error& e) {
         exit_code = e.exit_code();
         message = e.what();
+    } catch (const std::exception& e) {  // as main() maps it, but recorded
+        exit_code = static_cast<int>(ExitClass::input);
+        message = std::string("internal error: ") + e.what();
     }
     if (exit_code != 0)
         return record_failure(manifest, index.value, entry, out_dir, exit_code,
