@@ -87,7 +87,9 @@ int convert_one(const BatchArgs& batch) {
         return 0;
     }
     // From here the report is absent until this run ends: a GGUF without a report is unfinished.
+    // The old GGUF goes too, so a failure never leaves an earlier run's file beside its record.
     fs::remove(fleet::report_path(out_dir, entry), ec);
+    fs::remove(fleet::gguf_path(out_dir, entry), ec);
 
     const auto start = std::chrono::steady_clock::now();
     const auto elapsed = [&] {

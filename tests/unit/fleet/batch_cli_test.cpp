@@ -192,9 +192,13 @@ TEST_F(BatchCli, RepeatedIndexIsANoOpAndAnUnreportedGgufIsRedone) {
     EXPECT_EQ(read_file(out / "good-auto.gguf"), *reference_);
     EXPECT_EQ(report(out / "good-auto.json")["verification"]["ok"], true);
 
-    // A failed index is retried (its record is not a success), and fails the same way.
+    // A failed index is retried (its record is not a success), and fails the same way; a GGUF an
+    // earlier run left under that name does not stay beside the failure record.
     ASSERT_EQ(batch(manifest, out, "--index 1").exit_code, 2);
+    write_file(out / "blocked.gguf", std::string("GGUF from an earlier run"));
     EXPECT_EQ(batch(manifest, out, "--index 1").exit_code, 2);
+    EXPECT_FALSE(fs::exists(out / "blocked.gguf"));
+    EXPECT_EQ(report(out / "blocked.json")["exit_code"], 2);
 }
 
 TEST_F(BatchCli, IndexPrecedenceFlagThenJobCompletionIndexThenSlurm) {
