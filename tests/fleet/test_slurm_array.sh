@@ -22,6 +22,8 @@ chmod 700 "$T"
 pids=()
 cleanup() {
   local pid
+  # Jobs of this test's own cluster first (slurmstepd outlives slurmd), then the daemons it started.
+  [[ -n ${SLURM_CONF:-} ]] && scancel -u "$(id -un)" 2>/dev/null || true
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   rm -rf "$T"
