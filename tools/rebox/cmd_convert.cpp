@@ -12,7 +12,7 @@
 
 namespace rebox::cli {
 
-int run_convert(const ConvertArgs& args) {
+int run_convert(const ConvertArgs& args, ConvertOutcome* outcome) {
     ConvertOptions options;
     options.model_dir = args.model_dir;
     options.output = args.output;
@@ -29,6 +29,12 @@ int run_convert(const ConvertArgs& args) {
     options.progress = line.callback();
     const ConvertReport result = convert_model(options);
     line.finish();
+    if (outcome) {
+        outcome->output_bytes = result.output_bytes;
+        outcome->seconds = result.seconds_total;
+        if (result.verify && !result.verify->ok())
+            outcome->failure_message = "verification failed: " + result.verify->summary();
+    }
 
     if (args.json_report) {
         nlohmann::json report = {

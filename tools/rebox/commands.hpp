@@ -29,7 +29,23 @@ struct ConvertArgs {
     std::optional<std::string> split_max_size;  // write shards directly, e.g. "500M"
     bool allow_lossless_fallback = false;       // exact F16/F32 for tensors no block type holds
 };
-int run_convert(const ConvertArgs& args);
+// What a finished conversion reports back to a caller that records it (rebox batch).
+struct ConvertOutcome {
+    std::string failure_message;  // exit 3: the verification summary
+    unsigned long long output_bytes = 0;
+    double seconds = 0;
+};
+int run_convert(const ConvertArgs& args, ConvertOutcome* outcome = nullptr);
+
+struct BatchArgs {
+    std::string manifest;
+    std::optional<std::string> out_dir;      // convert line INDEX into this folder
+    std::optional<std::string> summary_dir;  // or: one line per model of this folder
+    std::optional<std::string> index;        // else $JOB_COMPLETION_INDEX, $SLURM_ARRAY_TASK_ID
+};
+// Exit: convert's code for the line (0-3), 4 when the index names no line; --summary: 0 when
+// every model is done, 1 while any failed or is missing.
+int run_batch(const BatchArgs& args);
 
 struct PlanArgs {
     std::string model_dir;

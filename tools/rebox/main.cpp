@@ -1,6 +1,7 @@
 // rebox command line: argument parsing, the top-level greeting (command list, --version) and the
 // mapping of rebox::Error to exit codes (1 usage/IO/malformed input, 2 BLOCKER, 3 verification
-// failed, 70 internal error: any other exception, 130 cancelled).
+// failed, 4 batch: an index past the manifest's last line, 70 internal error: any other exception,
+// 130 cancelled).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "convert_options.hpp"
 #include "gguf_tool_commands.hpp"
 #include "rebox/error.hpp"
 #include "rebox/version.hpp"
@@ -29,20 +31,8 @@ void print_command_list(std::FILE* out, CLI::App& app) {
     std::fprintf(out, "\nOptions:\n  -h, --help  this list\n  --version   print the version\n");
     std::fprintf(out,
                  "\nExit codes: 0 ok, 1 bad input or usage, 2 BLOCKER (nothing written), "
-                 "3 verification failed, 70 internal error\n");
+                 "3 verification failed, 4 batch: no such manifest line, 70 internal error\n");
 }
-
-const std::vector<std::string> kOuttypes = {"auto", "q4_1", "f32", "f16", "bf16"};
-constexpr const char* kOuttypeHelp =
-    "auto (default): each quantized tensor as the smallest block type that holds it exactly (Q4_1 "
-    "for <= 4-bit codes, Q5_1 for 5-bit; GPTQ/AWQ/compressed-tensors: Q4_0, Q4_1, Q5_0, Q5_1 or "
-    "Q8_0 by their q - z), float tensors keep their dtype; q4_1: Q4_1 as the only "
-    "block type; f32: every value as binary32; f16 / bf16: only where every value is exact in that "
-    "type. Norms and 1-D tensors are always F32";
-constexpr const char* kFallbackHelp =
-    "carry quantized tensors no allowed block type holds (6/8-bit, group 16, cols % 32 != 0, ...) "
-    "as an exact F16 copy, or F32 when a value does not fit fp16 (without it they are BLOCKERs "
-    "that say how much bigger the file would get)";
 
 }  // namespace
 
@@ -56,34 +46,19 @@ int main(int argc, char** argv) {
         "convert", "Write an mcq-v1, MLX or float checkpoint as GGUF, exactly, and verify it");
     convert_cmd->add_option("MODEL_DIR", convert.model_dir, "model directory")->required();
     convert_cmd->add_option("-o,--output", convert.output, "output .gguf")->required();
-    convert_cmd->add_option("--outtype", convert.outtype, kOuttypeHelp)
-        ->check(CLI::IsMember(kOuttypes));
-    bool no_verify = false;
-    convert_cmd->add_flag("--no-verify", no_verify,
-                          "skip the read-back verification (the report says so)");
     convert_cmd->add_flag("-f,--force", convert.force, "replace an existing output file");
-    convert_cmd->add_option("-t,--threads", convert.threads,
-                            "worker threads (default: all cores; the same bytes for any count)");
     convert_cmd->add_flag("-q,--quiet", convert.quiet, "no progress line");
     convert_cmd->add_option("--json", convert.json_report, "write a JSON report to this file");
-    convert_cmd->add_option("--tokenizer-pre", convert.tokenizer_pre,
-                            "tokenizer.ggml.pre to use when the pre-tokenizer regex is unknown");
-    convert_cmd->add_option("--name", convert.name,
-                            "general.name (default: from config or directory)");
-
-    convert_cmd->add_option(
-        "--split-max-size", convert.split_max_size,
-        "write shards of at most this size (N, NM or NG) as llama-gguf-split names them");
-
-    convert_cmd->add_flag("--allow-lossless-fallback", convert.allow_lossless_fallback,
-                          kFallbackHelp);
+    bool no_verify = false;
+    add_model_convert_options(*convert_cmd, convert, no_verify);
 
     PlanArgs plan;
     auto* plan_cmd = app.add_subcommand(
         "plan", "Show what convert would write (types, sizes, BLOCKERs) without writing");
     plan_cmd->add_option("MODEL_DIR", plan.model_dir, "model directory")->required();
     plan_cmd->add_flag("--json", plan.json, "print one JSON object");
-    plan_cmd->add_option("--outtype", plan.outtype, kOuttypeHelp)->check(CLI::IsMember(kOuttypes));
+    plan_cmd->add_option("--outtype", plan.outtype, kOuttypeHelp)
+        ->check(CLI::IsMember(outtype_names()));
     plan_cmd->add_flag("--allow-lossless-fallback", plan.allow_lossless_fallback, kFallbackHelp);
     plan_cmd->add_option("--tokenizer-pre", plan.tokenizer_pre,
                          "tokenizer.ggml.pre to use when the pre-tokenizer regex is unknown");
@@ -133,6 +108,25 @@ int main(int argc, char** argv) {
     merge_cmd->add_flag("--dry-run", merge.dry_run, "print what it would write; write nothing");
     merge_cmd->allow_extras();  // run_merge explains the argument order instead
 
+    BatchArgs batch;
+    auto* batch_cmd = app.add_subcommand(
+        "batch",
+        "Convert line INDEX of a TSV manifest (a Kubernetes/Slurm array task), or summarize");
+    batch_cmd
+        ->add_option("MANIFEST", batch.manifest,
+                     "TSV: optional '#' header, then SOURCE_DIR<TAB>NAME[<TAB>OPTIONS] a line")
+        ->required();
+    auto* out_opt = batch_cmd->add_option("--out", batch.out_dir,
+                                          "write DIR/NAME.gguf and the report DIR/NAME.json");
+    auto* summary_opt = batch_cmd->add_option("--summary", batch.summary_dir,
+                                              "print verdict, bytes, seconds per model of DIR");
+    out_opt->excludes(summary_opt);
+    batch_cmd
+        ->add_option("--index", batch.index,
+                     "manifest line, 0-based after the header (default: "
+                     "$JOB_COMPLETION_INDEX, else $SLURM_ARRAY_TASK_ID)")
+        ->excludes(summary_opt);
+
     const ToolCommand gguf_tools[] = {add_meta_command(app), add_diff_command(app),
                                       add_hash_command(app)};
 
@@ -180,6 +174,7 @@ int main(int argc, char** argv) {
             return run_convert(convert);
         }
         if (plan_cmd->parsed()) return run_plan(plan);
+        if (batch_cmd->parsed()) return run_batch(batch);
         if (verify_cmd->parsed()) return run_verify(verify);
         if (split_cmd->parsed()) return run_split(split);
         if (merge_cmd->parsed()) {

@@ -1,0 +1,43 @@
+// The per-model convert options shared by `rebox convert` and `rebox batch` (see
+// convert_options.hpp).
+#include "convert_options.hpp"
+
+#include <string>
+#include <vector>
+
+namespace rebox::cli {
+namespace {
+
+const std::vector<std::string> kOuttypes = {"auto", "q4_1", "f32", "f16", "bf16"};
+
+}  // namespace
+
+const char* const kOuttypeHelp =
+    "auto (default): each quantized tensor as the smallest block type that holds it exactly (Q4_1 "
+    "for <= 4-bit codes, Q5_1 for 5-bit; GPTQ/AWQ/compressed-tensors: Q4_0, Q4_1, Q5_0, Q5_1 or "
+    "Q8_0 by their q - z), float tensors keep their dtype; q4_1: Q4_1 as the only "
+    "block type; f32: every value as binary32; f16 / bf16: only where every value is exact in that "
+    "type. Norms and 1-D tensors are always F32";
+const char* const kFallbackHelp =
+    "carry quantized tensors no allowed block type holds (6/8-bit, group 16, cols % 32 != 0, ...) "
+    "as an exact F16 copy, or F32 when a value does not fit fp16 (without it they are BLOCKERs "
+    "that say how much bigger the file would get)";
+
+const std::vector<std::string>& outtype_names() { return kOuttypes; }
+
+void add_model_convert_options(CLI::App& command, ConvertArgs& args, bool& no_verify) {
+    command.add_option("--outtype", args.outtype, kOuttypeHelp)->check(CLI::IsMember(kOuttypes));
+    command.add_flag("--no-verify", no_verify,
+                     "skip the read-back verification (the report says so)");
+    command.add_option("-t,--threads", args.threads,
+                       "worker threads (default: all cores; the same bytes for any count)");
+    command.add_option("--tokenizer-pre", args.tokenizer_pre,
+                       "tokenizer.ggml.pre to use when the pre-tokenizer regex is unknown");
+    command.add_option("--name", args.name, "general.name (default: from config or directory)");
+    command.add_option(
+        "--split-max-size", args.split_max_size,
+        "write shards of at most this size (N, NM or NG) as llama-gguf-split names them");
+    command.add_flag("--allow-lossless-fallback", args.allow_lossless_fallback, kFallbackHelp);
+}
+
+}  // namespace rebox::cli

@@ -1,0 +1,23 @@
+// The options of one conversion (--outtype, --no-verify, -t, --tokenizer-pre, --name,
+// --split-max-size, --allow-lossless-fallback): the one definition that `rebox convert` and the
+// options column of a `rebox batch` manifest both parse with.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+
+namespace rebox::cli {
+
+// The --outtype values, and the help texts that `rebox plan` shares too.
+const std::vector<std::string>& outtype_names();
+extern const char* const kOuttypeHelp;
+extern const char* const kFallbackHelp;
+
+// Adds the per-model convert options to `command`, bound to `args` (no_verify is set by
+// --no-verify; the caller stores !no_verify into args.verify after parsing).
+void add_model_convert_options(CLI::App& command, ConvertArgs& args, bool& no_verify);
+
+}  // namespace rebox::cli
