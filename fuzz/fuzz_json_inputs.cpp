@@ -1,4 +1,5 @@
-// libFuzzer harness: the same bytes as tokenizer.json, config.json and modules.json in turn.
+// libFuzzer harness: the same bytes as tokenizer.json, config.json and modules.json in turn, read
+// by the writer's parsers and by verify's own (ref_config, ref_tokenizer with its vocabulary).
 #include <cstddef>
 #include <cstdint>
 
@@ -7,6 +8,8 @@
 #include "model/pooling.hpp"
 #include "model/tokenizer_vocab.hpp"
 #include "rebox/error.hpp"
+#include "verify/ref_config.hpp"
+#include "verify/ref_tokenizer.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto& dir = rebox::fuzz::scratch_dir();
@@ -22,6 +25,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     try {
         (void)rebox::read_model_config(dir / "config.json");
+    } catch (const rebox::Error&) {
+    }
+    try {
+        (void)rebox::verify_ref::read_ref_config(dir / "config.json");
+    } catch (const rebox::Error&) {
+    }
+    try {
+        (void)rebox::verify_ref::read_ref_tokenizer(dir, 4096);
     } catch (const rebox::Error&) {
     }
     try {

@@ -34,8 +34,7 @@ std::string_view after_expert_index(std::string_view name, std::string_view pref
 
 // Mixture-of-experts tensors (qwen3_moe, qwen2_moe: mlp.*; mixtral: block_sparse_moe.*), HF
 // order. One expert is [moe_ffn, hidden] (down: [hidden, moe_ffn]); MLX stacks E of them.
-std::optional<std::vector<int64_t>> expected_moe_shape(const ModelConfig& c,
-                                                       std::string_view rest) {
+std::optional<std::vector<int64_t>> expected_moe_shape(const RefConfig& c, std::string_view rest) {
     using Shape = std::vector<int64_t>;
     const int64_t hidden = c.hidden_size, experts = c.num_experts;
     const int64_t moe_ffn = c.moe_intermediate_size.value_or(c.intermediate_size);
@@ -64,7 +63,7 @@ std::optional<std::vector<int64_t>> expected_moe_shape(const ModelConfig& c,
 
 }  // namespace
 
-std::optional<std::vector<int64_t>> expected_hf_shape(const ModelConfig& c, std::string_view name) {
+std::optional<std::vector<int64_t>> expected_hf_shape(const RefConfig& c, std::string_view name) {
     const int64_t hidden = c.hidden_size, vocab = c.vocab_size, ffn = c.intermediate_size;
     const int64_t q_width = static_cast<int64_t>(c.num_attention_heads) * c.head_dim;
     const int64_t kv_width = static_cast<int64_t>(c.num_key_value_heads) * c.head_dim;
@@ -97,7 +96,7 @@ std::optional<std::vector<int64_t>> expected_hf_shape(const ModelConfig& c, std:
     return expected_moe_shape(c, rest);
 }
 
-bool layer_in_range(const ModelConfig& config, std::string_view name) {
+bool layer_in_range(const RefConfig& config, std::string_view name) {
     uint64_t layer = 0;
     std::string_view rest;
     return !split_layer(name, &layer, &rest) || layer < config.num_hidden_layers;

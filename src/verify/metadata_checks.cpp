@@ -1,7 +1,7 @@
-// KV and layout checks. Expected hyper-parameters come from config.json, pooling from modules.json,
-// tokenizer model, token types, SentencePiece scores / add_space_prefix, special tokens and
-// add_bos/add_eos from tokenizer.json or tokenizer.model (+ tokenizer_config.json) via the model/
-// readers; typing follows llama.cpp (docs/gguf.md §1.7, §3.1).
+// KV and layout checks. Expected hyper-parameters come from verify's own config.json reading
+// (ref_config), pooling from modules.json, the tokenizer from verify's own reading (ref_tokenizer,
+// ref_vocab; SentencePiece scores / add_space_prefix and a tokenizer.model's vocabulary still via
+// the model/ reader); typing follows llama.cpp (docs/gguf.md §1.7, §3.1).
 #include "metadata_checks.hpp"
 
 #include <set>
@@ -143,9 +143,8 @@ void check_numbers(KvChecker& kv, const std::string& key, GgufType elem_type,
     }
 }
 
-void check_tokenizer(KvChecker& kv, const ModelConfig& config,
-                     const std::filesystem::path& model_dir, const KvCheckOptions& options,
-                     std::vector<std::string>& unchecked) {
+void check_tokenizer(KvChecker& kv, const RefConfig& config, const std::filesystem::path& model_dir,
+                     const KvCheckOptions& options, std::vector<std::string>& unchecked) {
     const GgufSet& gguf = kv.gguf_;
     // tokenizer.json, or a SentencePiece tokenizer.model in its place.
     const bool has_tokenizer_json = std::filesystem::exists(model_dir / "tokenizer.json") ||
@@ -186,7 +185,7 @@ void check_tokenizer(KvChecker& kv, const ModelConfig& config,
 
     RefTokenizer ref;
     try {
-        ref = read_ref_tokenizer(model_dir);
+        ref = read_ref_tokenizer(model_dir, config.vocab_size);
     } catch (const Error& e) {
         kv.problem("tokenizer.json", std::string("cannot derive the tokenizer: ") + e.what());
         return;
@@ -220,38 +219,57 @@ void check_tokenizer(KvChecker& kv, const ModelConfig& config,
     kv.expect_optional("tokenizer.chat_template", ref.chat_template,
                        "the source has no chat template");
 
-    // Tokens, types, scores and special ids: the model/ tokenizer reader (not yet verify's own).
-    TokenizerOptions reader_options;
-    reader_options.vocab_size = config.vocab_size;
-    reader_options.pre = pre.value_or("default");  // not compared: only the reader's other fields
-    TokenizerVocab vocab;
-    try {
-        vocab = read_tokenizer(model_dir, reader_options);
-    } catch (const Error& e) {
-        kv.problem("tokenizer.json",
-                   std::string("cannot derive the expected vocabulary: ") + e.what());
-        return;
+    // Tokens, types and special ids: verify's own (ref_vocab) for byte-level BPE; for
+    // SentencePiece vocabularies (scores, add_space_prefix) still the model/ tokenizer reader.
+    RefVocab vocab;
+    std::optional<std::vector<float>> scores;
+    std::optional<bool> add_space_prefix;
+    if (ref.vocab) {
+        vocab = std::move(*ref.vocab);
+    } else {
+        TokenizerOptions reader_options;
+        reader_options.vocab_size = config.vocab_size;
+        reader_options.pre = pre.value_or("default");  // not compared: the reader's other fields
+        try {
+            TokenizerVocab writer_vocab = read_tokenizer(model_dir, reader_options);
+            vocab.tokens = std::move(writer_vocab.tokens);
+            vocab.token_types = std::move(writer_vocab.token_types);
+            vocab.bos_id = writer_vocab.bos_id;
+            vocab.eos_id = writer_vocab.eos_id;
+            vocab.eot_id = writer_vocab.eot_id;
+            vocab.unk_id = writer_vocab.unk_id;
+            vocab.pad_id = writer_vocab.pad_id;
+            vocab.add_bos = writer_vocab.add_bos;
+            vocab.add_eos = writer_vocab.add_eos;
+            scores = std::move(writer_vocab.scores);
+            add_space_prefix = writer_vocab.add_space_prefix;
+        } catch (const Error& e) {
+            kv.problem("tokenizer.json",
+                       std::string("cannot derive the expected vocabulary: ") + e.what());
+            return;
+        }
     }
+    const std::string source = ref.vocab ? "tokenizer.json" : "the source tokenizer";
     if (vocab.tokens.size() != token_count) {
         kv.problem("tokenizer.ggml.tokens", std::to_string(token_count) + " tokens",
-                   std::to_string(vocab.tokens.size()) + " from tokenizer.json");
+                   std::to_string(vocab.tokens.size()) + " from " + source);
     } else {
         for (size_t i = 0; i < token_count; ++i) {
             const std::string* text = std::get_if<std::string>(&tokens->array[i]);
             if (text == nullptr || *text != vocab.tokens[i]) {
                 kv.problem("tokenizer.ggml.tokens", "token " + std::to_string(i) + " differs",
-                           "\"" + vocab.tokens[i] + "\" from tokenizer.json");
+                           "\"" + vocab.tokens[i] + "\" from " + source);
                 break;
             }
         }
     }
     check_numbers(kv, "tokenizer.ggml.token_type", GgufType::INT32, vocab.token_types);
-    if (vocab.model == "llama")
-        check_numbers(kv, "tokenizer.ggml.scores", GgufType::FLOAT32, vocab.scores);
+    if (ref.model == "llama" && scores)
+        check_numbers(kv, "tokenizer.ggml.scores", GgufType::FLOAT32, *scores);
     else
         kv.expect_absent("tokenizer.ggml.scores", "byte-level BPE has merges, not scores");
-    if (vocab.add_space_prefix)
-        kv.expect_bool("tokenizer.ggml.add_space_prefix", *vocab.add_space_prefix);
+    if (add_space_prefix)
+        kv.expect_bool("tokenizer.ggml.add_space_prefix", *add_space_prefix);
     else
         kv.expect_absent("tokenizer.ggml.add_space_prefix", "not a SentencePiece vocabulary");
     const std::string none = "the source tokenizer defines none";
@@ -328,9 +346,9 @@ void sort_out_the_rest(const KvChecker& kv, const std::string& arch,
 
 }  // namespace
 
-void check_kvs(const GgufSet& gguf, const ModelConfig& config,
-               const std::filesystem::path& model_dir, const KvCheckOptions& options,
-               std::vector<std::string>& problems, std::vector<std::string>& unchecked) {
+void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesystem::path& model_dir,
+               const KvCheckOptions& options, std::vector<std::string>& problems,
+               std::vector<std::string>& unchecked) {
     KvChecker kv(gguf, problems);
     const arch::Architecture* architecture = arch::find_architecture(config.model_type);
     const std::string arch =

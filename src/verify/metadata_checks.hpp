@@ -9,7 +9,7 @@
 
 #include "format/gguf_file.hpp"
 #include "format/gguf_shards.hpp"
-#include "model/model_config.hpp"
+#include "verify/ref_config.hpp"
 
 namespace rebox::verify_ref {
 
@@ -22,9 +22,9 @@ struct KvCheckOptions {
 // rope and norm constants, pooling_type, tokenizer.*; each expected value derived from the source.
 // A KV no check covers is a problem in the {arch}. and tokenizer. namespaces (llama.cpp reads
 // them) and otherwise one "key: why" line in `unchecked`.
-void check_kvs(const GgufSet& gguf, const ModelConfig& config,
-               const std::filesystem::path& model_dir, const KvCheckOptions& options,
-               std::vector<std::string>& problems, std::vector<std::string>& unchecked);
+void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesystem::path& model_dir,
+               const KvCheckOptions& options, std::vector<std::string>& problems,
+               std::vector<std::string>& unchecked);
 
 // One file (each shard of a set): data_offset == PAD(meta_end, alignment), canonical offsets,
 // nbytes, file size.

@@ -8,8 +8,8 @@
 
 namespace rebox::verify_ref {
 
-std::vector<float> expected_llama3_rope_freqs(const ModelConfig& config) {
-    const RopeScalingConfig& s = *config.rope_scaling;
+std::vector<float> expected_llama3_rope_freqs(const RefConfig& config) {
+    const RefRopeScaling& s = *config.rope_scaling;
     const double original =
         s.original_max_position_embeddings ? double(*s.original_max_position_embeddings) : 8192.0;
     const double low_factor = s.low_freq_factor.value_or(1.0);
@@ -39,7 +39,7 @@ std::vector<float> expected_llama3_rope_freqs(const ModelConfig& config) {
     return out;
 }
 
-uint64_t phi3_rotary_dims(const ModelConfig& config) {
+uint64_t phi3_rotary_dims(const RefConfig& config) {
     double part = 1.0;
     if (config.partial_rotary_factor) part = *config.partial_rotary_factor;
     if (config.rope_scaling && config.rope_scaling->partial_rotary_factor)
@@ -49,9 +49,9 @@ uint64_t phi3_rotary_dims(const ModelConfig& config) {
     return uint64_t(product) / config.num_attention_heads;
 }
 
-std::optional<Phi3LongRope> expected_phi3_long_rope(const ModelConfig& config) {
+std::optional<Phi3LongRope> expected_phi3_long_rope(const RefConfig& config) {
     if (!config.rope_scaling) return std::nullopt;
-    const RopeScalingConfig& s = *config.rope_scaling;
+    const RefRopeScaling& s = *config.rope_scaling;
     std::string type;
     for (const char c : s.type) type += char(std::tolower(static_cast<unsigned char>(c)));
     if ((type != "longrope" && type != "su") || !s.long_factor || s.long_factor->empty())

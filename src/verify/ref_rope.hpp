@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "model/model_config.hpp"
+#include "verify/ref_config.hpp"
 
 namespace rebox::verify_ref {
 
@@ -24,11 +24,11 @@ inline uint64_t rope_source_row(uint64_t gguf_row, uint64_t head_rows) {
 
 // rope_freqs.weight of a llama3 rope_scaling config: head_dim/2 binary32 values, each step the
 // binary32 operation torch performs in llama.cpp's converter.
-std::vector<float> expected_llama3_rope_freqs(const ModelConfig& config);
+std::vector<float> expected_llama3_rope_freqs(const RefConfig& config);
 
 // phi3: the rotary dimensions, int(partial_rotary_factor * hidden_size) // heads (the factor from
 // rope_scaling, else config.json's top level, else 1).
-uint64_t phi3_rotary_dims(const ModelConfig& config);
+uint64_t phi3_rotary_dims(const RefConfig& config);
 
 // phi3 with a "longrope"/"su" rope_scaling and a non-empty long_factor: the converter writes the
 // two factor tensors and rope.scaling.attn_factor. nullopt otherwise.
@@ -37,6 +37,6 @@ struct Phi3LongRope {
     float attn_factor = 1.0f;
     std::string problem;  // non-empty: the lists do not have rotary_dims/2 values each
 };
-std::optional<Phi3LongRope> expected_phi3_long_rope(const ModelConfig& config);
+std::optional<Phi3LongRope> expected_phi3_long_rope(const RefConfig& config);
 
 }  // namespace rebox::verify_ref

@@ -153,7 +153,7 @@ std::optional<std::string> ref_pre_for_regex(std::string_view regex) {
     return std::nullopt;
 }
 
-RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir) {
+RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir, uint64_t vocab_size) {
     RefTokenizer out;
     const std::filesystem::path json_path = model_dir / "tokenizer.json";
     if (!std::filesystem::exists(json_path)) {
@@ -192,6 +192,7 @@ RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir) {
             out.pre_problem = "tokenizer.json has no Split pre-tokenizer regex";
         else if (!(out.pre = ref_pre_for_regex(*regex)))
             out.pre_problem = "tokenizer.json's Split regex is not one verify knows";
+        out.vocab = read_ref_vocab(root, model_dir, vocab_size);
     }
     out.chat_template = source_chat_template(model_dir);
     return out;

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "ref_vocab.hpp"
+
 namespace rebox::verify_ref {
 
 struct RefTokenizer {
@@ -19,10 +21,14 @@ struct RefTokenizer {
     std::string pre_problem;
     std::vector<std::string> merges;  // "gpt2" only, as GGUF holds them ("left right")
     std::optional<std::string> chat_template;
+    // Byte-level BPE: tokens, types, special ids and add flags, derived in the same parse of
+    // tokenizer.json (ref_vocab.hpp). nullopt for SentencePiece vocabularies.
+    std::optional<RefVocab> vocab;
 };
 
-// Throws rebox::Error (input class) naming the file when it cannot be read or parsed.
-RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir);
+// vocab_size: config.json's (0: one past the largest id). Throws rebox::Error (input class) naming
+// the file when it cannot be read or parsed.
+RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir, uint64_t vocab_size = 0);
 
 // llama.cpp's pre-tokenizer name for a tokenizer.json Split regex, nullopt when unknown.
 std::optional<std::string> ref_pre_for_regex(std::string_view regex);

@@ -25,8 +25,6 @@
 #include "format/safetensors.hpp"
 #include "metadata_checks.hpp"
 #include "mlx_source_index.hpp"
-#include "model/config_bounds.hpp"
-#include "model/model_config.hpp"
 #include "model/tensor_names.hpp"
 #include "prequant_source_index.hpp"
 #include "progress_call.hpp"
@@ -37,10 +35,12 @@
 #include "ref_transforms.hpp"
 #include "source_index.hpp"
 #include "value_checks.hpp"
+#include "verify/ref_config.hpp"
 
 namespace rebox {
 namespace {
 
+using verify_ref::RefConfig;
 using verify_ref::shape_text;
 using verify_ref::SourceIndex;
 using verify_ref::SourceTensor;
@@ -61,7 +61,7 @@ std::vector<int64_t> trimmed(std::vector<int64_t> shape) {
 // Sets check.problem when the pair cannot be compared, else fills job. vocab_slice (gemma3
 // token_embd): the GGUF holds the first vocab_size rows of a source that may have more.
 bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const SourceTensor& source,
-                 const ModelConfig& config, bool vocab_slice, TensorCheck& check, ValueJob& job) {
+                 const RefConfig& config, bool vocab_slice, TensorCheck& check, ValueJob& job) {
     const GgufTensorInfo& info = *tensor.info;
     const std::string& file = gguf.shard(tensor.shard).display_name();
     if (!source.problem.empty()) {
@@ -122,7 +122,7 @@ bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const Sourc
 // The row layout of a tensor the architecture permutes and the gemma norm shift (verify's own
 // table, ref_transforms.hpp; the permutation itself ref_rope.hpp). False with check.problem when
 // the rows cannot be heads.
-bool set_row_transform(const arch::Architecture& arch, const ModelConfig& config,
+bool set_row_transform(const arch::Architecture& arch, const RefConfig& config,
                        const std::string& file, const GgufTensorInfo& info, TensorCheck& check,
                        ValueJob& job) {
     const verify_ref::RefTransform transform = verify_ref::ref_transform(arch.gguf_arch, info.name);
@@ -203,7 +203,7 @@ void check_generated(const GgufSet& gguf, const GgufSet::Tensor& tensor,
 // config.json num_experts), each checked alone (usable, layer in range, shape from config.json,
 // the same shape as expert 0). Fills `stacked` as the entry of the whole [E, rows, cols] tensor
 // the GGUF tensor is compared against; false with check.problem otherwise.
-bool gather_experts(const SourceIndex& index, const std::string& pattern, const ModelConfig& config,
+bool gather_experts(const SourceIndex& index, const std::string& pattern, const RefConfig& config,
                     std::vector<size_t>& times_used, std::vector<const SourceTensor*>& experts,
                     SourceTensor& stacked, TensorCheck& check) {
     for (uint32_t e = 0; e < config.num_experts; ++e) {
@@ -255,7 +255,7 @@ bool gather_experts(const SourceIndex& index, const std::string& pattern, const 
 // The tensors config.json asks the architecture to generate, by GGUF name (verify's own table of
 // which architecture computes which, ref_transforms.hpp).
 std::map<std::string, GeneratedTensor> wanted_generated(const arch::Architecture& arch,
-                                                        const ModelConfig& config) {
+                                                        const RefConfig& config) {
     std::map<std::string, GeneratedTensor> wanted;
     if (config.rope_scaling && verify_ref::ref_has_llama3_rope_freqs(arch.gguf_arch)) {
         std::string type = config.rope_scaling->type;
@@ -341,7 +341,7 @@ std::string VerifyReport::summary() const {
 // report being filled.
 struct VerifySession::State {
     GgufSet gguf;
-    ModelConfig config;
+    RefConfig config;
     SafetensorsModel model;
     unsigned threads = 1;
     ProgressCallback progress;
@@ -361,14 +361,14 @@ struct VerifySession::State {
     std::vector<const MappedFile*> mappings;  // read pages leave the resident set as units finish
     std::unique_ptr<verify_ref::UnitScheduler> scheduler;
 
-    State(GgufSet set, ModelConfig model_config, SafetensorsModel safetensors)
+    State(GgufSet set, RefConfig model_config, SafetensorsModel safetensors)
         : gguf(std::move(set)), config(std::move(model_config)), model(std::move(safetensors)) {}
 };
 
 VerifySession::VerifySession(const std::filesystem::path& model_dir, GgufSet gguf_set,
                              const VerifyOptions& options)
     : model_dir_(model_dir) {
-    ModelConfig config = read_model_config(model_dir / "config.json");
+    RefConfig config = verify_ref::read_ref_config(model_dir / "config.json");
     state_ = std::make_unique<State>(std::move(gguf_set), std::move(config),
                                      SafetensorsModel::open(model_dir));
     pair_tensors(options);
@@ -378,7 +378,7 @@ VerifySession::VerifySession(const ModelDir& model_dir, GgufSet gguf_set,
                              const VerifyOptions& options)
     : model_dir_(model_dir.path()),
       state_(std::make_unique<State>(std::move(gguf_set),
-                                     read_model_config(model_dir.path() / "config.json"),
+                                     verify_ref::read_ref_config(model_dir.path() / "config.json"),
                                      model_dir.safetensors())) {
     pair_tensors(options);
 }
@@ -387,7 +387,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
     const std::filesystem::path& model_dir = model_dir_;
     State& s = *state_;
     const GgufSet& gguf = s.gguf;
-    const ModelConfig& config = s.config;
+    const RefConfig& config = s.config;
     const SafetensorsModel& model = s.model;
     const std::string& file = gguf.shard(0).display_name();
     const arch::Architecture* arch = arch::find_architecture(config.model_type);
@@ -406,7 +406,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
     {  // config.json's counts against the source's own shapes, before anything is sized by them
         std::vector<std::vector<int64_t>> shapes;
         for (const SourceTensor& entry : index.entries) shapes.push_back(entry.shape);
-        check_config_against_tensors(config, tensor_bounds(shapes));
+        verify_ref::check_ref_config_against_shapes(config, shapes);
     }
     s.generated = wanted_generated(*arch, config);
     std::map<std::string, GeneratedTensor>& generated = s.generated;
@@ -541,7 +541,7 @@ bool VerifySession::run_ready_unit() { return state_->scheduler->run_ready_unit(
 VerifyReport VerifySession::finish() {
     State& s = *state_;
     const GgufSet& gguf = s.gguf;
-    const ModelConfig& config = s.config;
+    const RefConfig& config = s.config;
     const std::filesystem::path& model_dir = model_dir_;
     VerifyReport& report = s.report;
     std::vector<ValueJob>& jobs = s.jobs;

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "format/gguf_shards.hpp"
-#include "model/model_config.hpp"
 #include "rebox/rebox.hpp"
 #include "source/model_dir.hpp"
 

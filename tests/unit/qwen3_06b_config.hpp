@@ -6,8 +6,10 @@
 
 namespace rebox::test {
 
-inline ModelConfig qwen3_embedding_06b_config() {
-    ModelConfig c;
+// Config: ModelConfig (the writer's) or verify_ref::RefConfig (verify's own), same field names.
+template <typename Config = ModelConfig>
+inline Config qwen3_embedding_06b_config() {
+    Config c;
     c.model_type = "qwen3";
     c.hidden_size = 1024;
     c.num_hidden_layers = 28;

@@ -12,7 +12,7 @@ namespace {
 using Shape = std::vector<int64_t>;
 
 TEST(VerifyExpectedShapes, Qwen3Embedding06B) {
-    const ModelConfig c = test::qwen3_embedding_06b_config();
+    const RefConfig c = test::qwen3_embedding_06b_config<RefConfig>();
     EXPECT_EQ(expected_hf_shape(c, "embed_tokens.weight"), (Shape{151669, 1024}));
     EXPECT_EQ(expected_hf_shape(c, "norm.weight"), (Shape{1024}));
     EXPECT_EQ(expected_hf_shape(c, "layers.0.self_attn.q_proj.weight"), (Shape{2048, 1024}));
@@ -28,7 +28,7 @@ TEST(VerifyExpectedShapes, Qwen3Embedding06B) {
 }
 
 TEST(VerifyExpectedShapes, LayerRange) {
-    const ModelConfig c = test::qwen3_embedding_06b_config();
+    const RefConfig c = test::qwen3_embedding_06b_config<RefConfig>();
     EXPECT_TRUE(layer_in_range(c, "layers.27.mlp.up_proj.weight"));
     EXPECT_FALSE(layer_in_range(c, "layers.28.mlp.up_proj.weight"));
     EXPECT_TRUE(layer_in_range(c, "norm.weight"));

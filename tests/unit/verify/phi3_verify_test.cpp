@@ -31,8 +31,8 @@ uint32_t bits(float f) {
     return u;
 }
 
-ModelConfig tiny_phi3() {
-    ModelConfig c;
+verify_ref::RefConfig tiny_phi3() {
+    verify_ref::RefConfig c;
     c.model_type = "phi3";
     c.hidden_size = 64;
     c.num_hidden_layers = 2;
@@ -47,7 +47,7 @@ ModelConfig tiny_phi3() {
 }
 
 TEST(Phi3VerifyRef, FusedSourceShapes) {
-    const ModelConfig c = tiny_phi3();
+    const verify_ref::RefConfig c = tiny_phi3();
     using Shape = std::vector<int64_t>;
     EXPECT_EQ(verify_ref::expected_hf_shape(c, "layers.1.self_attn.qkv_proj.weight"),
               (Shape{128, 64}));
@@ -57,9 +57,9 @@ TEST(Phi3VerifyRef, FusedSourceShapes) {
 }
 
 TEST(Phi3VerifyRef, LongRopeValuesAndAttentionFactor) {
-    ModelConfig c = tiny_phi3();
+    verify_ref::RefConfig c = tiny_phi3();
     EXPECT_FALSE(verify_ref::expected_phi3_long_rope(c).has_value());
-    RopeScalingConfig s;
+    verify_ref::RefRopeScaling s;
     s.type = "longrope";
     s.long_factor = std::vector<double>{1.0, 1.01, 1.5, 2.0, 3.0, 4.0, 5.0, 1.0 / 3.0 + 1.0};
     s.short_factor = std::vector<double>(8, 1.1);

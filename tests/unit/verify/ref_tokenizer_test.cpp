@@ -67,7 +67,7 @@ TEST(RefTokenizer, UnknownRegexIsReportedNotGuessed) {
     test::ScratchDir dir;
     test::write_file(dir.path() / "tokenizer.json",
                      R"({"pre_tokenizer": {"type": "Split", "pattern": {"Regex": "\\s+"}},
-                        "model": {"type": "BPE", "merges": []}})");
+                        "model": {"type": "BPE", "vocab": {}, "merges": []}})");
     const RefTokenizer ref = read_ref_tokenizer(dir.path());
     EXPECT_EQ(ref.pre, std::nullopt);
     EXPECT_NE(ref.pre_problem.find("not one verify knows"), std::string::npos);

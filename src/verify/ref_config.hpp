@@ -1,0 +1,78 @@
+// verify's own reading of config.json: exactly the hyper-parameters verify derives KVs, shapes and
+// generated tensors from, parsed apart from src/model/ (no shared defaults or search orders) with
+// caps on every count, so a writer's parsing mistake cannot agree with itself and a hostile count
+// fails in one line before anything is sized from it.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rebox::verify_ref {
+
+// "rope_scaling" (or "rope_parameters"): the type and the numbers the llama3, linear and phi3
+// long-rope schemes read; a field left out is nullopt.
+struct RefRopeScaling {
+    std::string type;  // "rope_type" (or "type"), as written
+    std::optional<double> factor;
+    std::optional<double> low_freq_factor;
+    std::optional<double> high_freq_factor;
+    std::optional<uint32_t> original_max_position_embeddings;
+    std::optional<std::vector<double>> long_factor;
+    std::optional<std::vector<double>> short_factor;
+    std::optional<double> partial_rotary_factor;
+};
+
+struct RefConfig {
+    std::string model_type;
+    uint32_t hidden_size = 0;
+    uint32_t num_hidden_layers = 0;
+    uint32_t num_attention_heads = 0;
+    uint32_t num_key_value_heads = 0;
+    uint32_t head_dim = 0;
+    uint32_t intermediate_size = 0;
+    uint32_t max_position_embeddings = 0;
+    uint32_t vocab_size = 0;
+    float rope_theta = 10000.0f;
+    float rms_norm_eps = 1e-6f;
+    std::optional<RefRopeScaling> rope_scaling;  // none, or type "default": no scaling
+    uint32_t num_experts = 0;                    // 0: dense
+    uint32_t num_experts_per_tok = 0;
+    std::optional<uint32_t> moe_intermediate_size;
+    std::optional<uint32_t> shared_expert_intermediate_size;
+    std::optional<uint32_t> original_max_position_embeddings;
+    std::optional<double> partial_rotary_factor;
+    std::optional<float> attn_logit_softcapping;
+    std::optional<float> final_logit_softcapping;
+    std::optional<uint32_t> sliding_window;
+    std::optional<uint32_t> sliding_window_pattern;
+    std::optional<float> rope_local_theta;
+};
+
+// Caps far above any released model, far below what would exhaust memory or time when verify
+// sizes or loops by them.
+inline constexpr uint32_t kMaxLayers = 1024;
+inline constexpr uint32_t kMaxHeads = 4096;
+inline constexpr uint32_t kMaxHeadDim = 8192;
+inline constexpr uint32_t kMaxWidth = 1u << 20;  // hidden_size, intermediate sizes
+inline constexpr uint32_t kMaxVocab = 1u << 24;
+inline constexpr uint32_t kMaxExperts = 4096;
+inline constexpr uint32_t kMaxRopeFactors = 1u << 16;  // entries of long_factor / short_factor
+
+// Throws rebox::Error (input) "config.json: KEY: what (expected ...)" for a missing, ill-typed,
+// inconsistent or over-cap field. A "text_config" object (multimodal configs) is merged over the
+// top level first, its fields winning.
+RefConfig read_ref_config(const std::filesystem::path& config_json);
+RefConfig parse_ref_config(const std::string& json_text);
+
+// verify's own check of the counts that size something (num_hidden_layers, head_dim, vocab_size,
+// num_experts, num_experts_per_tok) against the source tensors' shapes, before anything is sized
+// from them: layers at most the tensor count; the others at most the largest dimension (experts:
+// or the tensor count, for one tensor per expert), counts up to 4096 always allowed. Throws an
+// input-class rebox::Error naming the key.
+void check_ref_config_against_shapes(const RefConfig& config,
+                                     const std::vector<std::vector<int64_t>>& shapes);
+
+}  // namespace rebox::verify_ref
