@@ -1,0 +1,195 @@
+"""rebox quantize against llama.cpp's own llama-quantize (built from the bundled source against the
+prebuilt libllama v0.4.0).
+
+Writes small GGUF models with gguf-py (llama untied/tied, qwen3, qwen2, an 8-expert and a
+4-expert MoE, a model whose widths force fallbacks; F16, BF16 and F32 tensors), then for each
+model and each TYPE:
+  * the recipe: `llama-quantize --dry-run` logs every tensor with the type it would get, in its
+    own order; `rebox quantize --dry-run --json` must list the same tensors in the same order
+    with the same types (every TYPE, with and without the override options);
+  * the file: for the TYPEs in WRITE_TYPES, both tools write the file and `cmp` must find them
+    identical byte for byte.
+
+Usage: quantize_oracle.py LLAMA_QUANTIZE REBOX WORK_DIR "WRITE_TYPES"   (exit 1 on a difference)
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import gguf
+
+llama_quantize, rebox, work, write_types = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split()
+rng = np.random.default_rng(20261201)
+problems = []
+ALL_TYPES = ("Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K Q2_K_S Q3_K_S Q3_K_M Q3_K_L Q4_K_S Q4_K_M Q5_K_S "
+             "Q5_K_M Q6_K IQ4_NL IQ4_XS F16 BF16 F32").split()
+
+
+def values(shape, dtype):
+    # "bf16": F32 values, written as BF16 by write_model
+    return (rng.standard_normal(shape) * 0.02).astype(np.float32 if dtype == "bf16" else dtype)
+
+
+def write_model(path, arch, layers, embd, ff, n_head, n_kv_head, dtype, tied=False, experts=0,
+                qk_norm=False, bias=False, vocab=512):
+    w = gguf.GGUFWriter(path, arch)
+
+    def add(name, array):
+        if array.dtype == np.float32 and dtype == "bf16" and array.ndim > 1:
+            bf16 = gguf.GGMLQuantizationType.BF16
+            w.add_tensor(name, gguf.quants.quantize(array, bf16), raw_dtype=bf16)
+        else:
+            w.add_tensor(name, array)
+
+    w.add_name("tiny " + arch)
+    w.add_context_length(256)
+    w.add_embedding_length(embd)
+    w.add_block_count(layers)
+    w.add_feed_forward_length(ff)
+    w.add_head_count(n_head)
+    w.add_head_count_kv(n_kv_head)
+    w.add_layer_norm_rms_eps(1e-6)
+    w.add_rope_dimension_count(embd // n_head)
+    w.add_file_type(1)  # moved to the end (and rewritten) by both tools
+    if experts:
+        w.add_expert_count(experts)
+        w.add_expert_used_count(2)
+    head = embd // n_head
+    kv = n_kv_head * head
+    # Written in an order llama does not use, so that both tools must sort.
+    for layer in reversed(range(layers)):
+        p = f"blk.{layer}."
+        add(p + "attn_norm.weight", values(embd, np.float32))
+        add(p + "attn_q.weight", values((embd, embd), dtype))
+        add(p + "attn_k.weight", values((kv, embd), dtype))
+        add(p + "attn_v.weight", values((kv, embd), dtype))
+        add(p + "attn_output.weight", values((embd, embd), dtype))
+        if qk_norm:
+            add(p + "attn_q_norm.weight", values(head, np.float32))
+            add(p + "attn_k_norm.weight", values(head, np.float32))
+        if bias:
+            add(p + "attn_q.bias", values(embd, np.float32))
+            add(p + "attn_k.bias", values(kv, np.float32))
+            add(p + "attn_v.bias", values(kv, np.float32))
+        add(p + "ffn_norm.weight", values(embd, np.float32))
+        if experts:
+            add(p + "ffn_gate_inp.weight", values((experts, embd), np.float32))
+            add(p + "ffn_gate_exps.weight", values((experts, ff, embd), dtype))
+            add(p + "ffn_up_exps.weight", values((experts, ff, embd), dtype))
+            add(p + "ffn_down_exps.weight", values((experts, embd, ff), dtype))
+        else:
+            add(p + "ffn_gate.weight", values((ff, embd), dtype))
+            add(p + "ffn_up.weight", values((ff, embd), dtype))
+            add(p + "ffn_down.weight", values((embd, ff), dtype))
+    add("token_embd.weight", values((vocab, embd), dtype))
+    add("output_norm.weight", values(embd, np.float32))
+    if not tied:
+        add("output.weight", values((vocab, embd), dtype))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+MODELS = {
+    "llama-f16": dict(arch="llama", layers=8, embd=256, ff=512, n_head=8, n_kv_head=2, dtype=np.float16),
+    "llama-tied-f32": dict(arch="llama", layers=4, embd=256, ff=512, n_head=8, n_kv_head=8,
+                           dtype=np.float32, tied=True),
+    "qwen3-bf16": dict(arch="qwen3", layers=4, embd=256, ff=768, n_head=8, n_kv_head=4,
+                       dtype="bf16", qk_norm=True),
+    "qwen2-f16": dict(arch="qwen2", layers=4, embd=256, ff=512, n_head=4, n_kv_head=2,
+                      dtype=np.float16, bias=True),
+    "moe8-f16": dict(arch="llama", layers=2, embd=256, ff=256, n_head=8, n_kv_head=2,
+                     dtype=np.float16, experts=8),
+    "moe4-f32": dict(arch="llama", layers=3, embd=256, ff=256, n_head=8, n_kv_head=4,
+                     dtype=np.float32, experts=4),
+    "widths-f16": dict(arch="llama", layers=3, embd=288, ff=320, n_head=9, n_kv_head=3,
+                       dtype=np.float16),
+}
+
+OPTION_CASES = [
+    [],
+    ["--pure"],
+    ["--leave-output-tensor"],
+    ["--output-tensor-type", "q8_0"],
+    ["--token-embedding-type", "Q4_0"],
+    ["--tensor-type", "ATTN_V=q8_0", "--tensor-type", r"blk\.[01]\.ffn_down=q5_K"],
+]
+
+
+LINE = re.compile(r"\[\s*\d+/\s*\d+\]\s+(\S+)\s+- \[[^\]]*\], type =\s+(\S+), size =[^\n(]*(?:\((\S+)\))?")
+
+
+def llama_dry_run(model, qtype, options):
+    run = subprocess.run([llama_quantize, "--dry-run", *options, model, qtype],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        return None, run.stderr[-600:]
+    log = run.stdout + run.stderr
+    return [(m.group(1), (m.group(3) or m.group(2)).upper()) for m in LINE.finditer(log)], None
+
+
+def rebox_dry_run(model, qtype, options, report):
+    run = subprocess.run([rebox, "quantize", "--dry-run", "-q", "--json", report, *options, model,
+                          os.path.join(work, "unused.gguf"), qtype], capture_output=True, text=True)
+    if run.returncode != 0:
+        return None, run.stderr.strip()
+    with open(report) as f:
+        return [(t["name"], t["type"].upper()) for t in json.load(f)["tensors"]], None
+
+
+def write_both(model, qtype, options, tag):
+    ours = os.path.join(work, tag + ".rebox.gguf")
+    theirs = os.path.join(work, tag + ".llama.gguf")
+    run = subprocess.run([llama_quantize, *options, model, theirs, qtype], capture_output=True,
+                         text=True)
+    if run.returncode != 0:
+        problems.append(f"{tag}: llama-quantize failed: {run.stderr[-400:]}")
+        return
+    run = subprocess.run([rebox, "quantize", "-q", "--force", "--threads", "2", *options, model,
+                          ours, qtype], capture_output=True, text=True)
+    if run.returncode != 0:
+        problems.append(f"{tag}: rebox quantize failed: {run.stderr.strip()}")
+        return
+    if open(ours, "rb").read() != open(theirs, "rb").read():
+        problems.append(f"{tag}: files differ (cmp {ours} {theirs})")
+    else:
+        os.remove(ours)
+        os.remove(theirs)
+
+
+checked_recipes = 0
+checked_files = 0
+for name, spec in MODELS.items():
+    path = os.path.join(work, name + ".gguf")
+    write_model(path, **spec)
+    for qtype in ALL_TYPES:
+        for options in OPTION_CASES if name == "llama-f16" else [[]]:
+            tag = f"{name} {qtype} {' '.join(options)}".strip()
+            theirs, error = llama_dry_run(path, qtype, options)
+            if theirs is None:
+                problems.append(f"{tag}: llama-quantize --dry-run failed: {error}")
+                continue
+            ours, error = rebox_dry_run(path, qtype, options, os.path.join(work, "report.json"))
+            if ours is None:
+                problems.append(f"{tag}: rebox --dry-run failed: {error}")
+                continue
+            if ours != theirs:
+                diff = [f"{a} vs {b}" for a, b in zip(ours, theirs) if a != b][:4]
+                problems.append(f"{tag}: recipe differs ({len(ours)} vs {len(theirs)} tensors): "
+                                + "; ".join(diff))
+            checked_recipes += 1
+            # Files only where every type llama-quantize chose has its kernel in this build.
+            needed = {t for _, t in theirs} - {"F32", "F16", "BF16"}
+            if qtype in write_types and needed <= set(write_types):
+                write_both(path, qtype, options, tag.replace(" ", "_").replace("\\", ""))
+                checked_files += 1
+
+for p in problems:
+    print("FAIL:", p)
+print(f"{checked_recipes} recipes and {checked_files} files compared with llama-quantize; "
+      f"{len(problems)} problem(s)")
+sys.exit(1 if problems else 0)
