@@ -18,6 +18,8 @@ built=$(date +%s)
 # verify_asan_link_order=0: the fault tests LD_PRELOAD a shim; ASan's interceptors still run first.
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1:verify_asan_link_order=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+# The quantizer oracle tests compare 10^6 values per type and mode here (10^7 in the normal build).
+export REBOX_QUANT_TEST_VALUES=${REBOX_QUANT_TEST_VALUES:-1000000}
 # Every GoogleTest case: the library-only ones (label unit) and the ones driving the tools (cli).
 for suite in rebox_unit_tests rebox_cli_tests; do
   ./build-san/tests/$suite --gtest_filter="$filter" --gtest_brief=1

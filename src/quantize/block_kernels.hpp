@@ -1,0 +1,37 @@
+// The per-type scalar quantizers (one file per type family), as ggml's quantize_<type> runs them:
+// `ref` quantizes `nblocks` blocks back to back (no imatrix: ggml's quantize_row_<type>_ref),
+// `weighted` quantizes one row of n_per_row values against imatrix[n_per_row] (ggml's _impl).
+// Inputs are validated by the caller; `y` receives the blocks in ggml's byte layout.
+#pragma once
+
+#include <cstdint>
+
+namespace rebox::quant {
+
+void quantize_q4_0_ref(const float* x, uint8_t* y, int64_t nblocks);
+void quantize_q4_0_weighted(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
+void quantize_q4_1_ref(const float* x, uint8_t* y, int64_t nblocks);
+void quantize_q4_1_weighted(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
+void quantize_q5_0_ref(const float* x, uint8_t* y, int64_t nblocks);
+void quantize_q5_0_weighted(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
+void quantize_q5_1_ref(const float* x, uint8_t* y, int64_t nblocks);
+void quantize_q5_1_weighted(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
+void quantize_q8_0_ref(const float* x, uint8_t* y, int64_t nblocks);
+
+void quantize_q2_k_ref(const float* x, uint8_t* y, int64_t nblocks);
+void quantize_q2_k_weighted(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
+void quantize_q3_k_ref(const float* x, uint8_t* y, int64_t nblocks);
+void quantize_q3_k_weighted(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
+void quantize_q4_k_ref(const float* x, uint8_t* y, int64_t nblocks);
+void quantize_q4_k_weighted(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
+void quantize_q5_k_ref(const float* x, uint8_t* y, int64_t nblocks);
+void quantize_q5_k_weighted(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
+void quantize_q6_k_ref(const float* x, uint8_t* y, int64_t nblocks);
+void quantize_q6_k_weighted(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
+
+// IQ4_NL and IQ4_XS take the same search with or without an imatrix (qw may be null).
+void quantize_iq4_nl_row(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
+void quantize_iq4_xs_row(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
+void quantize_mxfp4_ref(const float* x, uint8_t* y, int64_t nblocks);
+
+}  // namespace rebox::quant

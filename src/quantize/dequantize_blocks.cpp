@@ -1,0 +1,275 @@
+// dequantize_row for every type rebox quantizes plus F32/F16/BF16: the same float expressions,
+// in the same order, as ggml's dequantize_row_<type>, so the floats are the same bits.
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "quantize/ggml_scalar.hpp"
+#include "quantize/k_block_layout.hpp"
+#include "quantize/quantize.hpp"
+
+namespace rebox::quant {
+
+namespace {
+
+constexpr int8_t kIq4nlValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                     1,    13,   25,  38,  53,  69,  89,  113};
+constexpr int8_t kMxfp4Values[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
+// code*d + m with ggml's NaN result: x86 returns the first operand's NaN when both are NaN, and
+// ggml's compiled code adds m to the product; the compiler may swap a commutative add, so the
+// product's NaN is returned explicitly.
+float scaled_plus_min(int code, float d, float m) {
+    const float product = static_cast<float>(code) * d;
+    return std::isnan(product) ? product : product + m;
+}
+
+void q4_0(const uint8_t* x, float* y, int64_t nb) {
+    for (int64_t i = 0; i < nb; ++i, x += 18, y += 32) {
+        const float d = load_fp16(x);
+        for (int j = 0; j < 16; ++j) {
+            y[j] = static_cast<float>((x[2 + j] & 0x0f) - 8) * d;
+            y[j + 16] = static_cast<float>((x[2 + j] >> 4) - 8) * d;
+        }
+    }
+}
+
+void q4_1(const uint8_t* x, float* y, int64_t nb) {
+    for (int64_t i = 0; i < nb; ++i, x += 20, y += 32) {
+        const float d = load_fp16(x);
+        const float m = load_fp16(x + 2);
+        for (int j = 0; j < 16; ++j) {
+            y[j] = scaled_plus_min(x[4 + j] & 0x0f, d, m);
+            y[j + 16] = scaled_plus_min(x[4 + j] >> 4, d, m);
+        }
+    }
+}
+
+// Q5_0 (has_min false, 22 bytes) and Q5_1 (has_min true, 24 bytes).
+void q5(const uint8_t* x, float* y, int64_t nb, bool has_min) {
+    const int bytes = has_min ? 24 : 22;
+    const int qh_at = has_min ? 4 : 2;
+    for (int64_t i = 0; i < nb; ++i, x += bytes, y += 32) {
+        const float d = load_fp16(x);
+        const float m = has_min ? load_fp16(x + 2) : 0.f;
+        const uint32_t qh = load_u32(x + qh_at);
+        const uint8_t* qs = x + qh_at + 4;
+        for (int j = 0; j < 16; ++j) {
+            const int h0 = static_cast<int>(((qh >> j) << 4) & 0x10);
+            const int h1 = static_cast<int>((qh >> (j + 12)) & 0x10);
+            const int c0 = (qs[j] & 0x0f) | h0;
+            const int c1 = (qs[j] >> 4) | h1;
+            if (has_min) {
+                y[j] = scaled_plus_min(c0, d, m);
+                y[j + 16] = scaled_plus_min(c1, d, m);
+            } else {
+                y[j] = static_cast<float>(c0 - 16) * d;
+                y[j + 16] = static_cast<float>(c1 - 16) * d;
+            }
+        }
+    }
+}
+
+void q8_0(const uint8_t* x, float* y, int64_t nb) {
+    for (int64_t i = 0; i < nb; ++i, x += 34, y += 32) {
+        const float d = load_fp16(x);
+        for (int j = 0; j < 32; ++j) y[j] = static_cast<float>(static_cast<int8_t>(x[2 + j])) * d;
+    }
+}
+
+void q2_k(const uint8_t* x, float* y, int64_t nb) {
+    for (int64_t i = 0; i < nb; ++i, x += 84) {
+        const float d = load_fp16(x + 80);
+        const float min = load_fp16(x + 82);
+        const uint8_t* q = x + 16;
+        int is = 0;
+        for (int n = 0; n < 256; n += 128, q += 32) {
+            for (int shift = 0; shift < 8; shift += 2) {
+                for (int half = 0; half < 2; ++half) {
+                    const uint8_t sc = x[is++];
+                    const float dl = d * static_cast<float>(sc & 0xf);
+                    const float ml = min * static_cast<float>(sc >> 4);
+                    for (int l = 0; l < 16; ++l) {
+                        *y++ = dl * static_cast<float>((q[l + 16 * half] >> shift) & 3) - ml;
+                    }
+                }
+            }
+        }
+    }
+}
+
+void q3_k(const uint8_t* x, float* y, int64_t nb) {
+    for (int64_t i = 0; i < nb; ++i, x += 110) {
+        const float d_all = load_fp16(x + 108);
+        const uint8_t* hm = x;
+        const uint8_t* q = x + 32;
+        int is = 0;
+        uint8_t m = 1;
+        for (int n = 0; n < 256; n += 128, q += 32) {
+            for (int shift = 0; shift < 8; shift += 2, m = static_cast<uint8_t>(m << 1)) {
+                for (int half = 0; half < 2; ++half) {
+                    const float dl = d_all * static_cast<float>(unpack_q3_k_scale(is++, x + 96));
+                    for (int l = 0; l < 16; ++l) {
+                        const int k = l + 16 * half;
+                        const int code = ((q[k] >> shift) & 3) - ((hm[k] & m) ? 0 : 4);
+                        *y++ = dl * static_cast<float>(code);
+                    }
+                }
+            }
+        }
+    }
+}
+
+// Q4_K (five_bit false, 144 bytes) and Q5_K (five_bit true, 176 bytes).
+void q4_q5_k(const uint8_t* x, float* y, int64_t nb, bool five_bit) {
+    const int bytes = five_bit ? 176 : 144;
+    for (int64_t i = 0; i < nb; ++i, x += bytes) {
+        const float d = load_fp16(x);
+        const float min = load_fp16(x + 2);
+        const uint8_t* scales = x + 4;
+        const uint8_t* qh = x + 16;
+        const uint8_t* ql = x + (five_bit ? 48 : 16);
+        uint8_t u1 = 1, u2 = 2;
+        for (int is = 0; is < 8; is += 2, ql += 32) {
+            uint8_t sc, m;
+            unpack_scale_min_k4(is, scales, &sc, &m);
+            const float d1 = d * static_cast<float>(sc);
+            const float m1 = min * static_cast<float>(m);
+            unpack_scale_min_k4(is + 1, scales, &sc, &m);
+            const float d2 = d * static_cast<float>(sc);
+            const float m2 = min * static_cast<float>(m);
+            for (int l = 0; l < 32; ++l) {
+                const int high = five_bit && (qh[l] & u1) ? 16 : 0;
+                *y++ = d1 * static_cast<float>((ql[l] & 0xf) + high) - m1;
+            }
+            for (int l = 0; l < 32; ++l) {
+                const int high = five_bit && (qh[l] & u2) ? 16 : 0;
+                *y++ = d2 * static_cast<float>((ql[l] >> 4) + high) - m2;
+            }
+            u1 = static_cast<uint8_t>(u1 << 2);
+            u2 = static_cast<uint8_t>(u2 << 2);
+        }
+    }
+}
+
+void q6_k(const uint8_t* x, float* y, int64_t nb) {
+    for (int64_t i = 0; i < nb; ++i, x += 210) {
+        const float d = load_fp16(x + 208);
+        const uint8_t* ql = x;
+        const uint8_t* qh = x + 128;
+        const auto* sc = reinterpret_cast<const int8_t*>(x + 192);
+        for (int n = 0; n < 256; n += 128, y += 128, ql += 64, qh += 32, sc += 8) {
+            for (int l = 0; l < 32; ++l) {
+                const int is = l / 16;
+                const int q1 = ((ql[l] & 0xf) | (((qh[l] >> 0) & 3) << 4)) - 32;
+                const int q2 = ((ql[l + 32] & 0xf) | (((qh[l] >> 2) & 3) << 4)) - 32;
+                const int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+                const int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+                y[l] = d * static_cast<float>(sc[is]) * static_cast<float>(q1);
+                y[l + 32] = d * static_cast<float>(sc[is + 2]) * static_cast<float>(q2);
+                y[l + 64] = d * static_cast<float>(sc[is + 4]) * static_cast<float>(q3);
+                y[l + 96] = d * static_cast<float>(sc[is + 6]) * static_cast<float>(q4);
+            }
+        }
+    }
+}
+
+void iq4_nl(const uint8_t* x, float* y, int64_t nb) {
+    for (int64_t i = 0; i < nb; ++i, x += 18, y += 32) {
+        const float d = load_fp16(x);
+        for (int j = 0; j < 16; ++j) {
+            y[j] = d * static_cast<float>(kIq4nlValues[x[2 + j] & 0xf]);
+            y[j + 16] = d * static_cast<float>(kIq4nlValues[x[2 + j] >> 4]);
+        }
+    }
+}
+
+void iq4_xs(const uint8_t* x, float* y, int64_t nb) {
+    for (int64_t i = 0; i < nb; ++i, x += 136) {
+        const float d = load_fp16(x);
+        const uint16_t scales_h = load_u16(x + 2);
+        const uint8_t* scales_l = x + 4;
+        const uint8_t* qs = x + 8;
+        for (int ib = 0; ib < 8; ++ib, y += 32, qs += 16) {
+            const int ls =
+                ((scales_l[ib / 2] >> (4 * (ib % 2))) & 0xf) | (((scales_h >> (2 * ib)) & 3) << 4);
+            const float dl = d * static_cast<float>(ls - 32);
+            for (int j = 0; j < 16; ++j) {
+                y[j] = dl * static_cast<float>(kIq4nlValues[qs[j] & 0xf]);
+                y[j + 16] = dl * static_cast<float>(kIq4nlValues[qs[j] >> 4]);
+            }
+        }
+    }
+}
+
+void mxfp4(const uint8_t* x, float* y, int64_t nb) {
+    for (int64_t i = 0; i < nb; ++i, x += 17, y += 32) {
+        const float d = e8m0_to_fp32_half(x[0]);
+        for (int j = 0; j < 16; ++j) {
+            y[j] = static_cast<float>(kMxfp4Values[x[1 + j] & 0x0f]) * d;
+            y[j + 16] = static_cast<float>(kMxfp4Values[x[1 + j] >> 4]) * d;
+        }
+    }
+}
+
+}  // namespace
+
+void dequantize_row_scalar(GgmlType type, const void* src, float* dst, int64_t n) {
+    const auto* x = static_cast<const uint8_t*>(src);
+    switch (type) {
+        case GgmlType::F32:
+            std::memcpy(dst, src, static_cast<size_t>(n) * 4);
+            return;
+        case GgmlType::F16:
+            for (int64_t i = 0; i < n; ++i) dst[i] = load_fp16(x + 2 * i);
+            return;
+        case GgmlType::BF16:
+            for (int64_t i = 0; i < n; ++i) {
+                dst[i] = std::bit_cast<float>(static_cast<uint32_t>(load_u16(x + 2 * i)) << 16);
+            }
+            return;
+        case GgmlType::Q4_0:
+            q4_0(x, dst, n / 32);
+            return;
+        case GgmlType::Q4_1:
+            q4_1(x, dst, n / 32);
+            return;
+        case GgmlType::Q5_0:
+            q5(x, dst, n / 32, false);
+            return;
+        case GgmlType::Q5_1:
+            q5(x, dst, n / 32, true);
+            return;
+        case GgmlType::Q8_0:
+            q8_0(x, dst, n / 32);
+            return;
+        case GgmlType::Q2_K:
+            q2_k(x, dst, n / 256);
+            return;
+        case GgmlType::Q3_K:
+            q3_k(x, dst, n / 256);
+            return;
+        case GgmlType::Q4_K:
+            q4_q5_k(x, dst, n / 256, false);
+            return;
+        case GgmlType::Q5_K:
+            q4_q5_k(x, dst, n / 256, true);
+            return;
+        case GgmlType::Q6_K:
+            q6_k(x, dst, n / 256);
+            return;
+        case GgmlType::IQ4_NL:
+            iq4_nl(x, dst, n / 32);
+            return;
+        case GgmlType::IQ4_XS:
+            iq4_xs(x, dst, n / 256);
+            return;
+        case GgmlType::MXFP4:
+            mxfp4(x, dst, n / 32);
+            return;
+        default:
+            return;  // the caller validated the type
+    }
+}
+
+}  // namespace rebox::quant

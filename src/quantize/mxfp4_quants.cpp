@@ -1,0 +1,49 @@
+// MXFP4 (32 values, one E8M0 exponent, E2M1 codes): ggml's exponent floorf(log2f(amax)) - 2
+// (libm's log2f, the same glibc function the prebuilt ggml calls) and the nearest code on the
+// doubled grid kvalues_mxfp4 (first one wins on ties). ggml ignores the imatrix for MXFP4.
+#include <cmath>
+
+#include "quantize/block_kernels.hpp"
+#include "quantize/ggml_scalar.hpp"
+
+namespace rebox::quant {
+
+namespace {
+
+constexpr int8_t kValues[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
+int best_index(float x, float d) {
+    int best_index = 0;
+    float best_err = std::fabs(kValues[0] * d - x);
+    for (int i = 1; i < 16; ++i) {
+        const float err = std::fabs(kValues[i] * d - x);
+        if (err < best_err) {
+            best_index = i;
+            best_err = err;
+        }
+    }
+    return best_index;
+}
+
+}  // namespace
+
+void quantize_mxfp4_ref(const float* x, uint8_t* y, int64_t nblocks) {
+    for (int64_t i = 0; i < nblocks; ++i, x += 32, y += 17) {
+        float amax = 0.0f;
+        for (int j = 0; j < 32; ++j) {
+            if (amax < std::fabs(x[j])) amax = std::fabs(x[j]);
+        }
+        // ggml's (uint8_t)(float): x86 truncation to int32, low byte kept.
+        const auto e = static_cast<uint8_t>(
+            amax > 0.0f ? truncate_like_x86(std::floor(log2f(amax)) - 2 + 127) : 0);
+        const float d = e8m0_to_fp32_half(e);
+        y[0] = e;
+        for (int j = 0; j < 16; ++j) {
+            const int lo = best_index(x[j], d);
+            const int hi = best_index(x[j + 16], d);
+            y[1 + j] = static_cast<uint8_t>(lo | (hi << 4));
+        }
+    }
+}
+
+}  // namespace rebox::quant
