@@ -171,6 +171,11 @@ QuantizeJob make_quantize_job(const std::filesystem::path& input,
                                   std::to_string(jt.source->info->ne[0]) +
                                   " (llama-quantize would abort mid-write)",
                               "a type whose block divides the row, e.g. q8_0 or f16");
+        if (jt.choice.requires_imatrix && !options.dry_run)
+            throw_input_error(file, jt.source->info->name,
+                              ggml_type_name(jt.target) + " in a " + std::string(ftype->name) +
+                                  " file needs an importance matrix",
+                              "--imatrix FILE (llama-quantize refuses it too), or another type");
         infos.push_back({jt.source->info->name, jt.source->info->ne, jt.target, 0,
                          *ggml_nbytes(jt.target, jt.source->info->ne)});
         job.tensors.push_back(std::move(jt));

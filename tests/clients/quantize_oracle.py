@@ -110,6 +110,10 @@ MODELS = {
                        dtype=np.float16),
 }
 
+# Files of every TYPE are compared on llama-f16; the other models and the option cases compare
+# these types' files (the recipes of every TYPE are compared on every model and option case).
+FILE_TYPES_EVERY_MODEL = {"Q4_K_M", "Q3_K_M", "Q5_K_S", "IQ4_XS", "Q4_0", "BF16"}
+
 OPTION_CASES = [
     [],
     ["--pure"],
@@ -139,6 +143,20 @@ def rebox_dry_run(model, qtype, options, report):
         return None, run.stderr.strip()
     with open(report) as f:
         return [(t["name"], t["type"].upper()) for t in json.load(f)["tensors"]], None
+
+
+def refuse_both(model, qtype, tag):
+    # A type that needs an imatrix, given none: both tools refuse and write nothing.
+    ours = os.path.join(work, tag + ".rebox.gguf")
+    theirs = os.path.join(work, tag + ".llama.gguf")
+    llama = subprocess.run([llama_quantize, model, theirs, qtype], capture_output=True, text=True)
+    run = subprocess.run([rebox, "quantize", "-q", model, ours, qtype], capture_output=True,
+                         text=True)
+    if llama.returncode == 0 or run.returncode != 1 or "importance matrix" not in run.stderr:
+        problems.append(f"{tag}: expected both to refuse (llama rc {llama.returncode}, rebox rc "
+                        f"{run.returncode}: {run.stderr.strip()})")
+    if os.path.exists(ours) or len(run.stderr.strip().splitlines()) != 1:
+        problems.append(f"{tag}: rebox left {ours} or did not say it in one line")
 
 
 def write_both(model, qtype, options, tag):
@@ -184,7 +202,12 @@ for name, spec in MODELS.items():
             checked_recipes += 1
             # Files only where every type llama-quantize chose has its kernel in this build.
             needed = {t for _, t in theirs} - {"F32", "F16", "BF16"}
-            if qtype in write_types and needed <= set(write_types):
+            needs_imatrix = qtype == "Q2_K_S" and any(
+                t == "Q2_K" and n not in ("token_embd.weight", "output.weight") for n, t in theirs)
+            if needs_imatrix:
+                refuse_both(path, qtype, tag.replace(" ", "_"))
+            elif qtype in write_types and needed <= set(write_types) and (
+                    qtype in FILE_TYPES_EVERY_MODEL or (name == "llama-f16" and not options)):
                 write_both(path, qtype, options, tag.replace(" ", "_").replace("\\", ""))
                 checked_files += 1
 
