@@ -252,6 +252,9 @@ struct QuantizeOptions {
     std::optional<std::string> output_tensor_type;    // a ggml type name, any case ("q8_0")
     std::optional<std::string> token_embedding_type;  // likewise
     std::vector<std::string> tensor_types;            // "PATTERN=TYPE", first match wins
+    // --imatrix: llama.cpp's GGUF imatrix or a legacy imatrix.dat (told apart by content). The
+    // path is written as typed into quantize.imatrix.file, as llama-quantize does.
+    std::optional<std::string> imatrix;
     bool pure = false;
     bool leave_output_tensor = false;
     // Quantized input tensors: kept as they are (false) or dequantized and requantized as

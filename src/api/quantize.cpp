@@ -50,6 +50,7 @@ QuantizeReport quantize_gguf(const std::filesystem::path& input,
         write.shard = &job.input.shard(t.source->shard);
         write.source = t.source->info;
         write.target = t.target;
+        write.imatrix = t.imatrix ? t.imatrix->data() : nullptr;
         write.out = outs[place.shard].get();
         write.out_offset = shard.data_offset() + info.offset;
         write_quantized_tensor(write, threads);

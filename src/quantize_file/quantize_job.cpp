@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 
 #include "rebox/error.hpp"
 #include "recipe/llama_tensor_order.hpp"
@@ -83,14 +84,50 @@ void refuse_output_is_input(const GgufSet& set, const std::filesystem::path& out
 
 // Input KVs in order without split.* and without the two keys set at the end; then
 // general.quantization_version and general.file_type (gguf_set_val_u32 removes and appends).
-std::vector<GgufKV> output_kvs(const GgufSet& input, const QuantFtypeInfo& ftype) {
-    std::vector<GgufKV> kvs;
-    for (const GgufKV& kv : input.kvs())
-        if (kv.key != "general.quantization_version" && kv.key != "general.file_type")
-            kvs.push_back(kv);
-    kvs.push_back({"general.quantization_version", GgufValue::u32(kQuantizationVersion)});
-    kvs.push_back({"general.file_type", GgufValue::u32(static_cast<uint32_t>(ftype.ftype))});
+// gguf_set_val: an existing key is removed, the new one appended.
+void set_last(std::vector<GgufKV>& kvs, std::string key, GgufValue value) {
+    std::erase_if(kvs, [&](const GgufKV& kv) { return kv.key == key; });
+    kvs.push_back({std::move(key), std::move(value)});
+}
+
+// Input KVs in order (split.* already left out by GgufSet); then general.quantization_version and
+// general.file_type; then, with an imatrix, the quantize.imatrix.* keys llama-quantize passes as
+// KV overrides (strings cut to 127 bytes as its strncpy does).
+std::vector<GgufKV> output_kvs(const GgufSet& input, const QuantFtypeInfo& ftype,
+                               const Imatrix& imatrix, const std::string& imatrix_file) {
+    std::vector<GgufKV> kvs = input.kvs();
+    set_last(kvs, "general.quantization_version", GgufValue::u32(kQuantizationVersion));
+    set_last(kvs, "general.file_type", GgufValue::u32(static_cast<uint32_t>(ftype.ftype)));
+    if (imatrix.entries.empty()) return kvs;
+    auto cut = [](const std::string& text) {
+        return text.substr(0, std::min<size_t>(127, strnlen(text.c_str(), 127)));
+    };
+    set_last(kvs, "quantize.imatrix.file", GgufValue::str(cut(imatrix_file)));
+    if (!imatrix.datasets.empty())
+        set_last(kvs, "quantize.imatrix.dataset", GgufValue::str(cut(imatrix.datasets.front())));
+    set_last(kvs, "quantize.imatrix.entries_count",
+             GgufValue::u32(static_cast<uint32_t>(imatrix.entries.size())));
+    if (imatrix.chunk_count > 0)
+        set_last(kvs, "quantize.imatrix.chunks_count",
+                 GgufValue::u32(static_cast<uint32_t>(imatrix.chunk_count)));
     return kvs;
+}
+
+// The imatrix entry llama-quantize uses for a tensor it quantizes: none when absent (it logs "did
+// not find weights"); an error when its size is not ne[0] * ne[2], except for token_embd (then
+// none).
+const std::vector<float>* imatrix_entry(const Imatrix& imatrix, const GgufTensorInfo& t,
+                                        const std::string& file) {
+    const auto it = imatrix.entries.find(t.name);
+    if (it == imatrix.entries.end()) return nullptr;
+    const uint64_t expected = static_cast<uint64_t>(t.ne[0]) * (t.ne.size() > 2 ? t.ne[2] : 1);
+    if (it->second.size() == expected) return &it->second;
+    if (t.name == "token_embd.weight" || t.name == "per_layer_token_embd.weight") return nullptr;
+    throw_input_error(file, t.name,
+                      "imatrix entry has " + std::to_string(it->second.size()) +
+                          " values, the tensor needs " + std::to_string(expected) +
+                          " (ne[0] x experts)",
+                      "an imatrix computed for this model");
 }
 
 uint32_t input_alignment(const GgufSet& input) { return input.shard(0).alignment(); }
@@ -126,8 +163,10 @@ QuantizeJob make_quantize_job(const std::filesystem::path& input,
                           "one of " + quant_ftype_names() +
                               " (any case; Q4_K, Q5_K, Q3_K alias "
                               "the _M types)");
-    const QuantRecipe recipe_without_imatrix = make_recipe(options, *ftype);
-    QuantizeJob job{*ftype, GgufSet::open(input), {}, {}, {}, {}};
+    QuantRecipe recipe = make_recipe(options, *ftype);
+    QuantizeJob job{*ftype, GgufSet::open(input), {}, {}, {}, {}, {}};
+    if (options.imatrix) job.imatrix = load_imatrix(*options.imatrix);
+    recipe.has_imatrix = !job.imatrix.entries.empty();
     const std::string file = input.string();
     const QuantModelShape shape = quant_model_shape(job.input.kvs(), file);
 
@@ -139,8 +178,7 @@ QuantizeJob make_quantize_job(const std::filesystem::path& input,
         const GgufSet::Tensor& t = job.input.tensors()[index];
         sorted.push_back({t.info->name, t.info->ne, t.info->type});
     }
-    const std::vector<TensorTypeChoice> choices =
-        choose_tensor_types(sorted, shape, recipe_without_imatrix);
+    const std::vector<TensorTypeChoice> choices = choose_tensor_types(sorted, shape, recipe);
 
     std::vector<GgufTensorInfo> infos;
     size_t kept = 0;
@@ -171,11 +209,18 @@ QuantizeJob make_quantize_job(const std::filesystem::path& input,
                                   std::to_string(jt.source->info->ne[0]) +
                                   " (llama-quantize would abort mid-write)",
                               "a type whose block divides the row, e.g. q8_0 or f16");
-        if (jt.choice.requires_imatrix && !options.dry_run)
+        if (jt.target != from)
+            jt.imatrix = imatrix_entry(job.imatrix, *jt.source->info, options.imatrix.value_or(""));
+        const bool no_imatrix = job.imatrix.entries.empty();
+        if (jt.choice.requires_imatrix && !options.dry_run &&
+            (no_imatrix || (jt.target != from && jt.imatrix == nullptr)))
             throw_input_error(file, jt.source->info->name,
                               ggml_type_name(jt.target) + " in a " + std::string(ftype->name) +
-                                  " file needs an importance matrix",
-                              "--imatrix FILE (llama-quantize refuses it too), or another type");
+                                  " file needs an importance matrix" +
+                                  (no_imatrix ? "" : ", and the imatrix has no entry for it"),
+                              no_imatrix ? "--imatrix FILE (llama-quantize refuses it too), or "
+                                           "another type"
+                                         : "an imatrix computed for this model");
         infos.push_back({jt.source->info->name, jt.source->info->ne, jt.target, 0,
                          *ggml_nbytes(jt.target, jt.source->info->ne)});
         job.tensors.push_back(std::move(jt));
@@ -189,7 +234,9 @@ QuantizeJob make_quantize_job(const std::filesystem::path& input,
         job.notes.push_back("the input's general.alignment " + std::to_string(alignment) +
                             " is kept and the data padded to it (llama-quantize copies the key "
                             "but pads to 32)");
-    job.layout = make_layout(output_kvs(job.input, *ftype), infos, options.split, alignment, file);
+    job.layout =
+        make_layout(output_kvs(job.input, *ftype, job.imatrix, options.imatrix.value_or("")), infos,
+                    options.split, alignment, file);
     const bool split = options.split.max_bytes > 0 || options.split.max_tensors > 0 ||
                        options.split.no_tensor_first_split;
     job.outputs = output_paths(output, job.layout.shards.size(), split);

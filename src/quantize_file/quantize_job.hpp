@@ -9,6 +9,7 @@
 
 #include "format/gguf_layout.hpp"
 #include "format/gguf_shards.hpp"
+#include "quantize_file/imatrix_file.hpp"
 #include "rebox/rebox.hpp"
 #include "recipe/type_choice.hpp"
 
@@ -20,11 +21,13 @@ struct QuantizeJobTensor {
     TensorTypeChoice choice;
     bool requantize = false;      // source quantized, target differs, --allow-requantize
     bool kept_quantized = false;  // source quantized, target differs, kept as it is
+    const std::vector<float>* imatrix = nullptr;  // its entry (ne[0] * ne[2] weights), if used
 };
 
 struct QuantizeJob {
     QuantFtypeInfo ftype;
     GgufSet input;
+    Imatrix imatrix;                         // empty without --imatrix
     std::vector<QuantizeJobTensor> tensors;  // llama's order
     ShardedLayout layout;                    // one shard unless split limits are set
     std::vector<std::filesystem::path> outputs;

@@ -15,6 +15,7 @@ Usage: quantize_oracle.py LLAMA_QUANTIZE REBOX WORK_DIR "WRITE_TYPES"   (exit 1 
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
 
@@ -114,6 +115,9 @@ MODELS = {
 # these types' files (the recipes of every TYPE are compared on every model and option case).
 FILE_TYPES_EVERY_MODEL = {"Q4_K_M", "Q3_K_M", "Q5_K_S", "IQ4_XS", "Q4_0", "BF16"}
 
+# The types whose recipes are also compared under every option case.
+OPTION_TYPES = {"Q4_K_M", "Q3_K_M", "Q2_K", "Q4_0", "Q8_0", "IQ4_NL", "F16"}
+
 OPTION_CASES = [
     [],
     ["--pure"],
@@ -179,13 +183,131 @@ def write_both(model, qtype, options, tag):
         os.remove(theirs)
 
 
+def model_weights(spec):
+    """(name, ne0, n_mat) of every blk weight an imatrix can cover."""
+    embd, ff, layers, experts = spec["embd"], spec["ff"], spec["layers"], spec.get("experts", 0)
+    out = []
+    for layer in range(layers):
+        p = f"blk.{layer}."
+        for role in ("attn_q", "attn_k", "attn_v", "attn_output"):
+            out.append((p + role + ".weight", embd, 1))
+        if experts:
+            out += [(p + "ffn_gate_exps.weight", embd, experts), (p + "ffn_up_exps.weight", embd, experts),
+                    (p + "ffn_down_exps.weight", ff, experts)]
+        else:
+            out += [(p + "ffn_gate.weight", embd, 1), (p + "ffn_up.weight", embd, 1),
+                    (p + "ffn_down.weight", ff, 1)]
+    return out
+
+
+def imatrix_entries(spec, partial):
+    """name -> (sums [n_mat][ne0], counts [n_mat]) with the corner cases of real files."""
+    entries = {}
+    for name, ne0, n_mat in model_weights(spec):
+        sums = (rng.random((n_mat, ne0)) * 4 + 0.05).astype(np.float32)
+        counts = (rng.integers(16, 400, n_mat) + 0.4).astype(np.float32)  # lround
+        entries[name] = [sums, counts]
+    entries["blk.1.attn_k.weight"][1][:] = 0  # a zero count: weights 1.0
+    if spec.get("experts"):
+        entries["blk.0.ffn_up_exps.weight"][1][1] = 0  # one expert never routed
+    if partial:
+        del entries["blk.1.attn_q.weight"]  # "did not find weights"
+        entries["blk.99.ffn_up.weight"] = [np.ones((1, 64), np.float32), np.ones(1, np.float32)]
+    return entries
+
+
+def write_gguf_imatrix(path, entries, metadata=True, dataset="wiki.train.raw"):
+    w = gguf.GGUFWriter(path, "imatrix")
+    w.add_type("imatrix")
+    if metadata:
+        w.add_array("imatrix.datasets", [dataset])
+        w.add_uint32("imatrix.chunk_count", 7)
+        w.add_uint32("imatrix.chunk_size", 512)
+    for name in sorted(entries):
+        sums, counts = entries[name]
+        w.add_tensor(name + ".in_sum2", sums)
+        w.add_tensor(name + ".counts", counts.reshape(-1, 1))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def write_legacy_imatrix(path, entries, dataset="legacy-set"):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<i", len(entries)))
+        for name in sorted(entries):
+            sums, counts = entries[name]
+            ncall = int(counts.max() // 100)  # 0 for the zero-count entry: sums kept as they are
+            f.write(struct.pack("<i", len(name)) + name.encode())
+            f.write(struct.pack("<ii", ncall, sums.size) + sums.astype("<f4").tobytes())
+        f.write(struct.pack("<ii", 7, len(dataset)) + dataset.encode())
+
+
+def refuse_both_with(model, qtype, options, tag, expected):
+    ours = os.path.join(work, tag + ".rebox.gguf")
+    theirs = os.path.join(work, tag + ".llama.gguf")
+    llama = subprocess.run([llama_quantize, *options, model, theirs, qtype], capture_output=True,
+                           text=True)
+    run = subprocess.run([rebox, "quantize", "-q", *options, model, ours, qtype],
+                         capture_output=True, text=True)
+    if llama.returncode == 0 or run.returncode != 1 or expected not in run.stderr:
+        problems.append(f"{tag}: expected both to refuse (llama rc {llama.returncode}, rebox rc "
+                        f"{run.returncode}: {run.stderr.strip()})")
+    if os.path.exists(ours) or len(run.stderr.strip().splitlines()) != 1:
+        problems.append(f"{tag}: rebox left {ours} or did not say it in one line")
+
+
+def imatrix_cases():
+    """Files quantized with an imatrix (GGUF and legacy), compared byte for byte."""
+    global checked_files
+    long_dir = os.path.join(work, "imatrix-" + "x" * 100)  # the KV keeps 127 bytes of the path
+    os.makedirs(long_dir, exist_ok=True)
+    for model in ("llama-f16", "moe4-f32"):
+        spec = MODELS[model]
+        path = os.path.join(work, model + ".gguf")
+        full = os.path.join(long_dir, model + "-full.imatrix.gguf")
+        partial = os.path.join(long_dir, model + "-partial.imatrix.gguf")
+        legacy = os.path.join(long_dir, model + ".imatrix.dat")
+        write_gguf_imatrix(full, imatrix_entries(spec, False))
+        write_gguf_imatrix(partial, imatrix_entries(spec, True))
+        write_legacy_imatrix(legacy, imatrix_entries(spec, True))
+        cases = [(full, ["Q2_K_S", "Q4_K_M", "IQ4_XS"]), (partial, ["Q4_0", "Q4_K_S"]),
+                 (legacy, ["Q4_K_M", "Q5_0"])]
+        for imatrix, qtypes in cases:
+            for qtype in qtypes:
+                tag = f"{model}_{qtype}_imatrix_{os.path.basename(imatrix)}"
+                write_both(path, qtype, ["--imatrix", imatrix], tag)
+                checked_files += 1
+        # Q2_K_S with an entry missing: both refuse.
+        refuse_both_with(path, "Q2_K_S", ["--imatrix", partial], model + "_Q2_K_S_partial",
+                         "no entry")
+    # Refusals: no metadata, wrong size, non-finite values.
+    spec = MODELS["llama-f16"]
+    path = os.path.join(work, "llama-f16.gguf")
+    bad = os.path.join(work, "no-metadata.imatrix.gguf")
+    write_gguf_imatrix(bad, imatrix_entries(spec, False), metadata=False)
+    refuse_both_with(path, "Q4_K_M", ["--imatrix", bad], "no_metadata", "metadata")
+    entries = imatrix_entries(spec, False)
+    entries["blk.0.attn_q.weight"][0] = entries["blk.0.attn_q.weight"][0][:, :128]
+    bad = os.path.join(work, "wrong-size.imatrix.gguf")
+    write_gguf_imatrix(bad, entries)
+    refuse_both_with(path, "Q4_K_M", ["--imatrix", bad], "wrong_size", "values")
+    entries = imatrix_entries(spec, False)
+    entries["blk.0.attn_q.weight"][0][0, 3] = np.inf
+    bad = os.path.join(work, "inf.imatrix.gguf")
+    write_gguf_imatrix(bad, entries)
+    refuse_both_with(path, "Q4_K_M", ["--imatrix", bad], "non_finite", "not finite")
+
+
 checked_recipes = 0
 checked_files = 0
 for name, spec in MODELS.items():
     path = os.path.join(work, name + ".gguf")
     write_model(path, **spec)
     for qtype in ALL_TYPES:
-        for options in OPTION_CASES if name == "llama-f16" else [[]]:
+        option_cases = OPTION_CASES if name == "llama-f16" and qtype in OPTION_TYPES else [[]]
+        for options in option_cases:
             tag = f"{name} {qtype} {' '.join(options)}".strip()
             theirs, error = llama_dry_run(path, qtype, options)
             if theirs is None:
@@ -210,6 +332,8 @@ for name, spec in MODELS.items():
                     qtype in FILE_TYPES_EVERY_MODEL or (name == "llama-f16" and not options)):
                 write_both(path, qtype, options, tag.replace(" ", "_").replace("\\", ""))
                 checked_files += 1
+
+imatrix_cases()
 
 for p in problems:
     print("FAIL:", p)

@@ -85,6 +85,8 @@ ToolCommand add_quantize_command(CLI::App& app) {
     cmd->add_option("--tensor-type", o.tensor_types,
                     "PATTERN=TYPE (repeatable; regex searched in the name, lower-cased, first "
                     "match wins)");
+    cmd->add_option("--imatrix", o.imatrix,
+                    "importance matrix: llama.cpp's GGUF imatrix or a legacy imatrix.dat");
     cmd->add_flag("--pure", o.pure, "every quantized tensor in the file type's own type");
     cmd->add_flag("--leave-output-tensor", o.leave_output_tensor, "keep output.weight as it is");
     cmd->add_flag("--allow-requantize", o.allow_requantize,
