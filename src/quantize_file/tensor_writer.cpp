@@ -66,7 +66,7 @@ void source_to_f32(const GgufTensorInfo& t, const uint8_t* data, int64_t first, 
     if (t.type == GgmlType::F32 || t.type == GgmlType::F16 || t.type == GgmlType::BF16)
         for (int64_t i = 0; i < count; ++i)
             if (!std::isfinite(out[i]))
-                refuse_value(t, first * n + i, out[i], "in the source",
+                refuse_value(t, first * n + i, out[i], "(NaN or Inf) in the source",
                              "a checkpoint without NaN/Inf (llama-quantize refuses it too)");
 }
 

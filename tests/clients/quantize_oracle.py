@@ -333,7 +333,61 @@ for name, spec in MODELS.items():
                 write_both(path, qtype, options, tag.replace(" ", "_").replace("\\", ""))
                 checked_files += 1
 
+def rebox_refuses(args, expected, tag, output):
+    run = subprocess.run([rebox, "quantize", "-q", *args], capture_output=True, text=True)
+    lines = run.stderr.strip().splitlines()
+    if run.returncode != 1 or len(lines) != 1 or expected not in run.stderr:
+        problems.append(f"{tag}: expected one line with '{expected}' and exit 1, got rc "
+                        f"{run.returncode}: {run.stderr.strip()}")
+    if output and os.path.exists(output):
+        problems.append(f"{tag}: {output} was left behind")
+
+
+def requantize_and_refusal_cases():
+    """--allow-requantize of a quantized file (byte for byte), keeping quantized tensors by
+    default, and the refusals where llama-quantize aborts, asserts or overwrites."""
+    global checked_files
+    model = os.path.join(work, "llama-f16.gguf")
+    q8 = os.path.join(work, "llama-f16.q8_0.gguf")
+    subprocess.run([llama_quantize, model, q8, "Q8_0"], capture_output=True, check=True)
+    write_both(q8, "Q4_K_M", ["--allow-requantize"], "requantize_Q8_0_to_Q4_K_M")
+    checked_files += 1
+    # Without the flag llama-quantize refuses the file; rebox keeps the Q8_0 tensors and says so.
+    kept = os.path.join(work, "kept.gguf")
+    report = os.path.join(work, "kept.json")
+    run = subprocess.run([rebox, "quantize", "-q", "--json", report, q8, kept, "Q4_K_M"],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        problems.append(f"keep quantized: rebox failed: {run.stderr.strip()}")
+    else:
+        with open(report) as f:
+            r = json.load(f)
+        moved = [t for t in r["tensors"] if t["from"] == "Q8_0" and t["type"] != "Q8_0"]
+        if moved or not any("kept as they are" in n for n in r["notes"]):
+            problems.append(f"keep quantized: {len(moved)} Q8_0 tensors changed; notes {r['notes']}")
+    # Refusals.
+    out = os.path.join(work, "refused.gguf")
+    rebox_refuses([model, model, "Q4_K_M"], "is the input file", "output is input", None)
+    rebox_refuses([model, kept, "Q4_K_M"], "exists", "existing output", None)
+    rebox_refuses([model, out, "Q4_K_X"], "not a quantization type", "unknown type", out)
+    widths = os.path.join(work, "widths-f16.gguf")
+    rebox_refuses(["--token-embedding-type", "q4_k", widths, out, "Q4_K_M"], "multiple of 256",
+                  "forced K type on 288-wide rows", out)
+    rebox_refuses(["--tensor-type", "attn_v[=q8_0", model, out, "Q4_K_M"], "regular expression",
+                  "bad pattern", out)
+    nan_model = os.path.join(work, "nan.gguf")
+    spec = dict(MODELS["llama-tied-f32"])
+    write_model(nan_model, **spec)
+    data = bytearray(open(nan_model, "rb").read())
+    # A NaN in a norm (a tensor no type choice touches: llama's loader checks it anyway).
+    norm = next(t for t in gguf.GGUFReader(nan_model).tensors if t.name == "output_norm.weight")
+    data[norm.data_offset + 8:norm.data_offset + 12] = struct.pack("<f", float("nan"))
+    open(nan_model, "wb").write(bytes(data))
+    rebox_refuses([nan_model, out, "Q8_0"], "NaN", "NaN in a norm", out)
+
+
 imatrix_cases()
+requantize_and_refusal_cases()
 
 for p in problems:
     print("FAIL:", p)
