@@ -26,17 +26,17 @@ struct Chunk {
 
 uint64_t row_bytes(GgmlType type, int64_t n) { return *ggml_nbytes(type, {n}); }
 
-[[noreturn]] void refuse_value(const GgufTensorInfo& t, int64_t index, float value,
-                               const std::string& what, const std::string& fix) {
+[[noreturn]] void refuse_value(const std::string& file, const GgufTensorInfo& t, int64_t index,
+                               float value, const std::string& what, const std::string& fix) {
     char text[64];
     std::snprintf(text, sizeof text, "%g", static_cast<double>(value));
-    throw_input_error(t.name, "value " + std::to_string(index), text + std::string(" ") + what,
-                      fix);
+    throw_input_error(file, t.name + " value " + std::to_string(index),
+                      text + std::string(" ") + what, fix);
 }
 
 // Source rows [first, first + rows) as F32 into `out`.
-void source_to_f32(const GgufTensorInfo& t, const uint8_t* data, int64_t first, int64_t rows,
-                   float* out) {
+void source_to_f32(const std::string& file, const GgufTensorInfo& t, const uint8_t* data,
+                   int64_t first, int64_t rows, float* out) {
     const int64_t n = t.ne[0];
     const uint64_t src_row = row_bytes(t.type, n);
     const uint8_t* src = data + static_cast<uint64_t>(first) * src_row;
@@ -66,13 +66,14 @@ void source_to_f32(const GgufTensorInfo& t, const uint8_t* data, int64_t first, 
     if (t.type == GgmlType::F32 || t.type == GgmlType::F16 || t.type == GgmlType::BF16)
         for (int64_t i = 0; i < count; ++i)
             if (!std::isfinite(out[i]))
-                refuse_value(t, first * n + i, out[i], "(NaN or Inf) in the source",
+                refuse_value(file, t, first * n + i, out[i], "(NaN or Inf) in the source",
                              "a checkpoint without NaN/Inf (llama-quantize refuses it too)");
 }
 
 // F32 rows into the target type's bytes.
-void f32_to_target(const GgufTensorInfo& t, GgmlType target, const float* values, int64_t first,
-                   int64_t rows, const float* imatrix, uint8_t* out) {
+void f32_to_target(const std::string& file, const GgufTensorInfo& t, GgmlType target,
+                   const float* values, int64_t first, int64_t rows, const float* imatrix,
+                   uint8_t* out) {
     const int64_t n = t.ne[0];
     const int64_t count = rows * n;
     switch (target) {
@@ -87,7 +88,7 @@ void f32_to_target(const GgufTensorInfo& t, GgmlType target, const float* values
                 const float back =
                     target == GgmlType::F16 ? half_to_float(bits) : bf16_to_float(bits);
                 if (!std::isfinite(back))
-                    refuse_value(t, first * n + i, values[i],
+                    refuse_value(file, t, first * n + i, values[i],
                                  "does not fit " + ggml_type_name(target),
                                  "another type for this tensor (--tensor-type NAME=f32)");
                 std::memcpy(out + 2 * i, &bits, 2);
@@ -102,6 +103,7 @@ void f32_to_target(const GgufTensorInfo& t, GgmlType target, const float* values
 
 void write_quantized_tensor(const TensorWrite& job, unsigned threads) {
     const GgufTensorInfo& t = *job.source;
+    const std::string& file = job.shard->display_name();
     const std::span<const uint8_t> data = job.shard->tensor_data(t);
     const int64_t n = t.ne[0];
     const int64_t rows_per_expert = t.ne.size() > 1 ? t.ne[1] : 1;
@@ -139,7 +141,7 @@ void write_quantized_tensor(const TensorWrite& job, unsigned threads) {
                     continue;
                 }
                 values.resize(static_cast<size_t>(chunk.rows * n));
-                source_to_f32(t, data.data(), chunk.first_row, chunk.rows, values.data());
+                source_to_f32(file, t, data.data(), chunk.first_row, chunk.rows, values.data());
                 if (copy) {
                     job.out->pwrite(data.subspan(chunk.first_row * src_row, chunk.rows * src_row),
                                     job.out_offset + chunk.first_row * dst_row);
@@ -148,8 +150,8 @@ void write_quantized_tensor(const TensorWrite& job, unsigned threads) {
                 bytes.resize(static_cast<size_t>(chunk.rows * dst_row));
                 const float* imatrix =
                     job.imatrix ? job.imatrix + (chunk.first_row / rows_per_expert) * n : nullptr;
-                f32_to_target(t, job.target, values.data(), chunk.first_row, chunk.rows, imatrix,
-                              bytes.data());
+                f32_to_target(file, t, job.target, values.data(), chunk.first_row, chunk.rows,
+                              imatrix, bytes.data());
                 job.out->pwrite(bytes, job.out_offset + chunk.first_row * dst_row);
             }
         } catch (...) {
