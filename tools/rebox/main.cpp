@@ -12,6 +12,7 @@
 #include "gguf_tool_commands.hpp"
 #include "rebox/error.hpp"
 #include "rebox/version.hpp"
+#include "recipe/quant_ftype.hpp"
 
 namespace {
 
@@ -43,6 +44,24 @@ constexpr const char* kFallbackHelp =
     "as an exact F16 copy, or F32 when a value does not fit fp16 (without it they are BLOCKERs "
     "that say how much bigger the file would get)";
 
+// --outtype takes convert's exact types only. A quantization type (what convert_hf_to_gguf users
+// type: q8_0, q4_k_m) gets a line saying how to get that file instead of CLI11's list.
+CLI::Validator outtype_validator() {
+    return CLI::Validator(
+        [](std::string& value) -> std::string {
+            for (const std::string& outtype : kOuttypes)
+                if (value == outtype) return "";
+            if (rebox::parse_quant_ftype(value))
+                return "'" + value +
+                       "' is a lossy quantization, which convert's exact outtypes never do: "
+                       "convert with the default outtype, then `rebox quantize OUT.gguf "
+                       "OUT-" +
+                       value + ".gguf " + value + "` (llama-quantize's file, byte for byte)";
+            return "'" + value + "' is not one of auto, q4_1, f32, f16, bf16";
+        },
+        "auto|q4_1|f32|f16|bf16");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -55,8 +74,7 @@ int main(int argc, char** argv) {
         "convert", "Write an mcq-v1, MLX or float checkpoint as GGUF, exactly, and verify it");
     convert_cmd->add_option("MODEL_DIR", convert.model_dir, "model directory")->required();
     convert_cmd->add_option("-o,--output", convert.output, "output .gguf")->required();
-    convert_cmd->add_option("--outtype", convert.outtype, kOuttypeHelp)
-        ->check(CLI::IsMember(kOuttypes));
+    convert_cmd->add_option("--outtype", convert.outtype, kOuttypeHelp)->check(outtype_validator());
     bool no_verify = false;
     convert_cmd->add_flag("--no-verify", no_verify,
                           "skip the read-back verification (the report says so)");
@@ -82,7 +100,7 @@ int main(int argc, char** argv) {
         "plan", "Show what convert would write (types, sizes, BLOCKERs) without writing");
     plan_cmd->add_option("MODEL_DIR", plan.model_dir, "model directory")->required();
     plan_cmd->add_flag("--json", plan.json, "print one JSON object");
-    plan_cmd->add_option("--outtype", plan.outtype, kOuttypeHelp)->check(CLI::IsMember(kOuttypes));
+    plan_cmd->add_option("--outtype", plan.outtype, kOuttypeHelp)->check(outtype_validator());
     plan_cmd->add_flag("--allow-lossless-fallback", plan.allow_lossless_fallback, kFallbackHelp);
     plan_cmd->add_option("--tokenizer-pre", plan.tokenizer_pre,
                          "tokenizer.ggml.pre to use when the pre-tokenizer regex is unknown");
