@@ -3,8 +3,6 @@
 // end, as gguf_set_val does), llama's tensor order and the output layouts.
 #include "quantize_file/quantize_job.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -54,32 +52,6 @@ QuantRecipe make_recipe(const QuantizeOptions& options, const QuantFtypeInfo& ft
     recipe.pure = options.pure;
     recipe.quantize_output = !options.leave_output_tensor;
     return recipe;
-}
-
-std::vector<std::filesystem::path> output_paths(const std::filesystem::path& output, size_t shards,
-                                                bool split) {
-    if (!split) return {output};
-    std::string prefix = output.string();
-    if (prefix.size() > 5 && prefix.compare(prefix.size() - 5, 5, ".gguf") == 0)
-        prefix.resize(prefix.size() - 5);
-    std::vector<std::filesystem::path> paths;
-    for (size_t i = 0; i < shards; ++i)
-        paths.emplace_back(
-            shard_path(prefix, static_cast<uint32_t>(i), static_cast<uint32_t>(shards)));
-    return paths;
-}
-
-void refuse_output_is_input(const GgufSet& set, const std::filesystem::path& output) {
-    struct stat out {};
-    if (::stat(output.c_str(), &out) != 0) return;
-    for (size_t i = 0; i < set.shard_count(); ++i) {
-        struct stat in {};
-        const std::string& path = set.shard(i).display_name();
-        if (::stat(path.c_str(), &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
-            throw_input_error(output.string(), "output",
-                              "is the input file (" + path + "); nothing was written",
-                              "another output path");
-    }
 }
 
 // Input KVs in order without split.* and without the two keys set at the end; then
@@ -240,7 +212,8 @@ QuantizeJob make_quantize_job(const std::filesystem::path& input,
     const bool split = options.split.max_bytes > 0 || options.split.max_tensors > 0 ||
                        options.split.no_tensor_first_split;
     job.outputs = output_paths(output, job.layout.shards.size(), split);
-    for (const auto& path : job.outputs) refuse_output_is_input(job.input, path);
+    for (const auto& path : job.outputs)
+        refuse_overwriting_input(job.input, path, "another output path");
     return job;
 }
 
