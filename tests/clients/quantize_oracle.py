@@ -365,6 +365,32 @@ def requantize_and_refusal_cases():
         moved = [t for t in r["tensors"] if t["from"] == "Q8_0" and t["type"] != "Q8_0"]
         if moved or not any("kept as they are" in n for n in r["notes"]):
             problems.append(f"keep quantized: {len(moved)} Q8_0 tensors changed; notes {r['notes']}")
+    # Split input (shard 1 of a set made by rebox split) and split output (then rebox merge): the
+    # same bytes as llama-quantize of the whole file.
+    theirs = os.path.join(work, "split.llama.gguf")
+    subprocess.run([llama_quantize, model, theirs, "Q4_K_M"], capture_output=True, check=True)
+    prefix = os.path.join(work, "shard")
+    subprocess.run([rebox, "split", model, prefix, "--split-max-size", "2M"], check=True,
+                   capture_output=True)
+    from_shards = os.path.join(work, "from-shards.gguf")
+    first = sorted(f for f in os.listdir(work) if f.startswith("shard-00001-of-"))[0]
+    run = subprocess.run([rebox, "quantize", "-q", os.path.join(work, first), from_shards,
+                          "Q4_K_M"], capture_output=True, text=True)
+    if run.returncode != 0 or open(from_shards, "rb").read() != open(theirs, "rb").read():
+        problems.append(f"split input: differs from llama-quantize ({run.stderr.strip()})")
+    split_out = os.path.join(work, "split-out.gguf")
+    run = subprocess.run([rebox, "quantize", "-q", "--split-max-size", "1M", model, split_out,
+                          "Q4_K_M"], capture_output=True, text=True)
+    merged = os.path.join(work, "merged.gguf")
+    shards = sorted(f for f in os.listdir(work) if f.startswith("split-out-"))
+    if run.returncode != 0 or len(shards) < 2:
+        problems.append(f"split output: {run.stderr.strip()} {shards}")
+    else:
+        subprocess.run([rebox, "merge", os.path.join(work, shards[0]), merged], check=True,
+                       capture_output=True)
+        if open(merged, "rb").read() != open(theirs, "rb").read():
+            problems.append("split output: merged shards differ from llama-quantize's file")
+    checked_files += 2
     # Refusals.
     out = os.path.join(work, "refused.gguf")
     rebox_refuses([model, model, "Q4_K_M"], "is the input file", "output is input", None)
