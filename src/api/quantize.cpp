@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "format/atomic_output.hpp"
+#include "format/mapped_file.hpp"
 #include "quantize_file/quantize_job.hpp"
 #include "quantize_file/tensor_writer.hpp"
 #include "rebox/rebox.hpp"
@@ -54,6 +55,11 @@ QuantizeReport quantize_gguf(const std::filesystem::path& input,
         write.out = outs[place.shard].get();
         write.out_offset = shard.data_offset() + info.offset;
         write_quantized_tensor(write, threads);
+        // The input stays mapped; drop the pages of this tensor so that memory holds about one
+        // tensor's input at a time, whatever the model size.
+        if (const MappedFile* mapping = write.shard->mapping())
+            mapping->release(write.shard->data_offset() + write.source->offset,
+                             write.source->nbytes);
         done += info.nbytes;
         if (options.progress && !options.progress({"quantize", done, report.output_bytes}))
             throw Error(ExitClass::cancelled, "quantize: cancelled; nothing was written");

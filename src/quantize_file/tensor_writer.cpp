@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "format/half.hpp"
+#include "format/mapped_file.hpp"
 #include "rebox/error.hpp"
 #include "rebox/rebox.hpp"
 
@@ -124,6 +125,14 @@ void write_quantized_tensor(const TensorWrite& job, unsigned threads) {
         row += rows;
     }
 
+    // Drops the mapped pages of a chunk's source rows once it is done, so the input held in
+    // memory is about one chunk per thread even for a large tensor (an embedding).
+    const MappedFile* mapping = job.shard->mapping();
+    auto release_source = [&](const Chunk& chunk) {
+        if (mapping)
+            mapping->release(job.shard->data_offset() + t.offset + chunk.first_row * src_row,
+                             chunk.rows * src_row);
+    };
     std::atomic<size_t> next{0};
     std::mutex error_mutex;
     std::exception_ptr error;
@@ -138,6 +147,7 @@ void write_quantized_tensor(const TensorWrite& job, unsigned threads) {
                     // Same quantized type: the bytes as they are.
                     job.out->pwrite(data.subspan(chunk.first_row * src_row, chunk.rows * src_row),
                                     job.out_offset + chunk.first_row * dst_row);
+                    release_source(chunk);
                     continue;
                 }
                 values.resize(static_cast<size_t>(chunk.rows * n));
@@ -145,6 +155,7 @@ void write_quantized_tensor(const TensorWrite& job, unsigned threads) {
                 if (copy) {
                     job.out->pwrite(data.subspan(chunk.first_row * src_row, chunk.rows * src_row),
                                     job.out_offset + chunk.first_row * dst_row);
+                    release_source(chunk);
                     continue;
                 }
                 bytes.resize(static_cast<size_t>(chunk.rows * dst_row));
@@ -153,6 +164,7 @@ void write_quantized_tensor(const TensorWrite& job, unsigned threads) {
                 f32_to_target(file, t, job.target, values.data(), chunk.first_row, chunk.rows,
                               imatrix, bytes.data());
                 job.out->pwrite(bytes, job.out_offset + chunk.first_row * dst_row);
+                release_source(chunk);
             }
         } catch (...) {
             std::lock_guard lock(error_mutex);

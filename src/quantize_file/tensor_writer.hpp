@@ -2,7 +2,8 @@
 // mapped input in chunks, checked (no NaN/Inf), widened to F32 (F16/BF16 exactly, quantized
 // tensors through dequantize_row), quantized with quantize_rows (or narrowed to F16/BF16) on
 // `threads` threads, and written with pwrite. A tensor whose type does not change is copied as it
-// is (its float values still checked). Memory: one chunk of rows per thread.
+// is (its float values still checked). Memory: one chunk of rows per thread; the mapped source
+// pages of each finished chunk are released.
 #pragma once
 
 #include <cstdint>
