@@ -24,32 +24,32 @@ struct Alias {
 };
 // QUANT_OPTIONS' "alias for ..." rows.
 constexpr Alias kAliases[] = {
-    {"Q3_K", QuantFtype::Q3_K_M},
-    {"Q4_K", QuantFtype::Q4_K_M},
-    {"Q5_K", QuantFtype::Q5_K_M},
+    {"Q3_K", QuantFtype::MOSTLY_Q3_K_M},
+    {"Q4_K", QuantFtype::MOSTLY_Q4_K_M},
+    {"Q5_K", QuantFtype::MOSTLY_Q5_K_M},
 };
 
 }  // namespace
 
 const std::vector<QuantFtypeInfo>& quant_ftypes() {
     static const std::vector<QuantFtypeInfo> table = {
-        {QuantFtype::Q4_0, "Q4_0", GgmlType::Q4_0},
-        {QuantFtype::Q4_1, "Q4_1", GgmlType::Q4_1},
-        {QuantFtype::Q5_0, "Q5_0", GgmlType::Q5_0},
-        {QuantFtype::Q5_1, "Q5_1", GgmlType::Q5_1},
-        {QuantFtype::Q2_K, "Q2_K", GgmlType::Q2_K},
-        {QuantFtype::Q2_K_S, "Q2_K_S", GgmlType::Q2_K},
-        {QuantFtype::Q3_K_S, "Q3_K_S", GgmlType::Q3_K},
-        {QuantFtype::Q3_K_M, "Q3_K_M", GgmlType::Q3_K},
-        {QuantFtype::Q3_K_L, "Q3_K_L", GgmlType::Q3_K},
-        {QuantFtype::IQ4_NL, "IQ4_NL", GgmlType::IQ4_NL},
-        {QuantFtype::IQ4_XS, "IQ4_XS", GgmlType::IQ4_XS},
-        {QuantFtype::Q4_K_S, "Q4_K_S", GgmlType::Q4_K},
-        {QuantFtype::Q4_K_M, "Q4_K_M", GgmlType::Q4_K},
-        {QuantFtype::Q5_K_S, "Q5_K_S", GgmlType::Q5_K},
-        {QuantFtype::Q5_K_M, "Q5_K_M", GgmlType::Q5_K},
-        {QuantFtype::Q6_K, "Q6_K", GgmlType::Q6_K},
-        {QuantFtype::Q8_0, "Q8_0", GgmlType::Q8_0},
+        {QuantFtype::MOSTLY_Q4_0, "Q4_0", GgmlType::Q4_0},
+        {QuantFtype::MOSTLY_Q4_1, "Q4_1", GgmlType::Q4_1},
+        {QuantFtype::MOSTLY_Q5_0, "Q5_0", GgmlType::Q5_0},
+        {QuantFtype::MOSTLY_Q5_1, "Q5_1", GgmlType::Q5_1},
+        {QuantFtype::MOSTLY_Q2_K, "Q2_K", GgmlType::Q2_K},
+        {QuantFtype::MOSTLY_Q2_K_S, "Q2_K_S", GgmlType::Q2_K},
+        {QuantFtype::MOSTLY_Q3_K_S, "Q3_K_S", GgmlType::Q3_K},
+        {QuantFtype::MOSTLY_Q3_K_M, "Q3_K_M", GgmlType::Q3_K},
+        {QuantFtype::MOSTLY_Q3_K_L, "Q3_K_L", GgmlType::Q3_K},
+        {QuantFtype::MOSTLY_IQ4_NL, "IQ4_NL", GgmlType::IQ4_NL},
+        {QuantFtype::MOSTLY_IQ4_XS, "IQ4_XS", GgmlType::IQ4_XS},
+        {QuantFtype::MOSTLY_Q4_K_S, "Q4_K_S", GgmlType::Q4_K},
+        {QuantFtype::MOSTLY_Q4_K_M, "Q4_K_M", GgmlType::Q4_K},
+        {QuantFtype::MOSTLY_Q5_K_S, "Q5_K_S", GgmlType::Q5_K},
+        {QuantFtype::MOSTLY_Q5_K_M, "Q5_K_M", GgmlType::Q5_K},
+        {QuantFtype::MOSTLY_Q6_K, "Q6_K", GgmlType::Q6_K},
+        {QuantFtype::MOSTLY_Q8_0, "Q8_0", GgmlType::Q8_0},
         {QuantFtype::MOSTLY_F16, "F16", GgmlType::F16},
         {QuantFtype::MOSTLY_BF16, "BF16", GgmlType::BF16},
         {QuantFtype::ALL_F32, "F32", GgmlType::F32},

@@ -14,29 +14,8 @@
 
 namespace rebox {
 
-// llama_ftype values of the quantized file types (include/llama.h).
-enum class QuantFtype : uint32_t {
-    ALL_F32 = 0,
-    MOSTLY_F16 = 1,
-    Q4_0 = 2,
-    Q4_1 = 3,
-    Q8_0 = 7,
-    Q5_0 = 8,
-    Q5_1 = 9,
-    Q2_K = 10,
-    Q3_K_S = 11,
-    Q3_K_M = 12,
-    Q3_K_L = 13,
-    Q4_K_S = 14,
-    Q4_K_M = 15,
-    Q5_K_S = 16,
-    Q5_K_M = 17,
-    Q6_K = 18,
-    Q2_K_S = 21,
-    IQ4_NL = 25,
-    IQ4_XS = 30,
-    MOSTLY_BF16 = 32,
-};
+// The file types are llama_ftype values (rebox/ggml_type.hpp).
+using QuantFtype = LlamaFileType;
 
 struct QuantFtypeInfo {
     QuantFtype ftype;

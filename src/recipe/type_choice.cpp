@@ -192,20 +192,21 @@ class Chooser {
         }
         if (category_is_attn_v(category)) {
             const int i = counters_.i_attention_wv;
-            if (ftype == F::Q2_K) {
+            if (ftype == F::MOSTLY_Q2_K) {
                 new_type = shape_.n_gqa() >= 4 ? T::Q4_K : T::Q3_K;
-            } else if (ftype == F::Q2_K_S && shape_.n_gqa() >= 4) {
+            } else if (ftype == F::MOSTLY_Q2_K_S && shape_.n_gqa() >= 4) {
                 new_type = T::Q4_K;
-            } else if (ftype == F::Q3_K_M) {
+            } else if (ftype == F::MOSTLY_Q3_K_M) {
                 new_type = i < 2 ? T::Q5_K : T::Q4_K;
-            } else if (ftype == F::Q3_K_L) {
+            } else if (ftype == F::MOSTLY_Q3_K_L) {
                 new_type = T::Q5_K;
-            } else if ((ftype == F::IQ4_NL || ftype == F::IQ4_XS) && shape_.n_gqa() >= 4) {
+            } else if ((ftype == F::MOSTLY_IQ4_NL || ftype == F::MOSTLY_IQ4_XS) &&
+                       shape_.n_gqa() >= 4) {
                 new_type = T::Q5_K;
-            } else if ((ftype == F::Q4_K_M || ftype == F::Q5_K_M) &&
+            } else if ((ftype == F::MOSTLY_Q4_K_M || ftype == F::MOSTLY_Q5_K_M) &&
                        use_more_bits(i, counters_.n_attention_wv)) {
                 new_type = T::Q6_K;
-            } else if (ftype == F::Q4_K_S && i < 4) {
+            } else if (ftype == F::MOSTLY_Q4_K_S && i < 4) {
                 new_type = T::Q5_K;
             }
             if (shape_.type_70b && (new_type == T::Q3_K || new_type == T::Q4_K)) new_type = T::Q5_K;
@@ -217,33 +218,34 @@ class Chooser {
         if (category == TensorCategory::attn_q) return new_type;
         if (category == TensorCategory::ffn_down) {
             const auto [i_layer, n_layer] = layer_info(counters_.i_ffn_down, t.name);
-            if (ftype == F::Q2_K) {
+            if (ftype == F::MOSTLY_Q2_K) {
                 new_type = T::Q3_K;
-            } else if (ftype == F::Q2_K_S) {
+            } else if (ftype == F::MOSTLY_Q2_K_S) {
                 if (i_layer < n_layer / 8) new_type = T::Q4_K;
-            } else if (ftype == F::Q3_K_M) {
+            } else if (ftype == F::MOSTLY_Q3_K_M) {
                 new_type = i_layer < n_layer / 16                       ? T::Q5_K
                            : !falcon || use_more_bits(i_layer, n_layer) ? T::Q4_K
                                                                         : T::Q3_K;
-            } else if (ftype == F::Q3_K_L) {
+            } else if (ftype == F::MOSTLY_Q3_K_L) {
                 new_type = falcon ? T::Q4_K : T::Q5_K;
-            } else if (ftype == F::Q4_K_M) {
+            } else if (ftype == F::MOSTLY_Q4_K_M) {
                 if (falcon)
                     new_type = i_layer < n_layer / 16            ? T::Q6_K
                                : use_more_bits(i_layer, n_layer) ? T::Q5_K
                                                                  : T::Q4_K;
                 else if (use_more_bits(i_layer, n_layer))
                     new_type = T::Q6_K;
-            } else if (i_layer < n_layer / 8 && (ftype == F::IQ4_NL || ftype == F::IQ4_XS) &&
+            } else if (i_layer < n_layer / 8 &&
+                       (ftype == F::MOSTLY_IQ4_NL || ftype == F::MOSTLY_IQ4_XS) &&
                        !recipe_.has_imatrix) {
                 new_type = T::Q5_K;
-            } else if (ftype == F::Q5_K_M && use_more_bits(i_layer, n_layer)) {
+            } else if (ftype == F::MOSTLY_Q5_K_M && use_more_bits(i_layer, n_layer)) {
                 new_type = T::Q6_K;
-            } else if (ftype == F::Q4_K_S && !falcon && i_layer < n_layer / 8) {
+            } else if (ftype == F::MOSTLY_Q4_K_S && !falcon && i_layer < n_layer / 8) {
                 new_type = T::Q5_K;
-            } else if ((ftype == F::Q4_0 || ftype == F::Q5_0) && recipe_.has_imatrix &&
-                       i_layer < n_layer / 8) {
-                new_type = ftype == F::Q4_0 ? T::Q4_1 : T::Q5_1;
+            } else if ((ftype == F::MOSTLY_Q4_0 || ftype == F::MOSTLY_Q5_0) &&
+                       recipe_.has_imatrix && i_layer < n_layer / 8) {
+                new_type = ftype == F::MOSTLY_Q4_0 ? T::Q4_1 : T::Q5_1;
             }
             ++counters_.i_ffn_down;
             return new_type;
@@ -251,18 +253,19 @@ class Chooser {
         if (category == TensorCategory::attn_output) {
             if (!falcon) {
                 if (n_expert == 8) {
-                    if (ftype == F::Q2_K || ftype == F::Q3_K_S || ftype == F::Q3_K_M ||
-                        ftype == F::IQ4_NL || ftype == F::Q4_K_S || ftype == F::Q4_K_M ||
-                        ftype == F::IQ4_XS)
+                    if (ftype == F::MOSTLY_Q2_K || ftype == F::MOSTLY_Q3_K_S ||
+                        ftype == F::MOSTLY_Q3_K_M || ftype == F::MOSTLY_IQ4_NL ||
+                        ftype == F::MOSTLY_Q4_K_S || ftype == F::MOSTLY_Q4_K_M ||
+                        ftype == F::MOSTLY_IQ4_XS)
                         new_type = T::Q5_K;
-                } else if (ftype == F::Q2_K) {
+                } else if (ftype == F::MOSTLY_Q2_K) {
                     new_type = T::Q3_K;
-                } else if (ftype == F::Q3_K_M) {
+                } else if (ftype == F::MOSTLY_Q3_K_M) {
                     new_type = T::Q4_K;
-                } else if (ftype == F::Q3_K_L) {
+                } else if (ftype == F::MOSTLY_Q3_K_L) {
                     new_type = T::Q5_K;
                 }
-            } else if (ftype == F::Q3_K_L) {
+            } else if (ftype == F::MOSTLY_Q3_K_L) {
                 new_type = T::Q4_K;
             }
             return new_type;
@@ -285,7 +288,7 @@ class Chooser {
             return false;
         // IQ1/IQ2/IQ3_XXS targets are not among rebox's types; Q2_K needs one only in a Q2_K_S
         // file.
-        return type == T::Q2_K && recipe_.ftype == F::Q2_K_S;
+        return type == T::Q2_K && recipe_.ftype == F::MOSTLY_Q2_K_S;
     }
 
     const QuantModelShape& shape_;

@@ -24,7 +24,7 @@ struct TensorTypeOverride {
 };
 
 struct QuantRecipe {
-    QuantFtype ftype = QuantFtype::Q4_K_M;
+    QuantFtype ftype = QuantFtype::MOSTLY_Q4_K_M;
     std::optional<GgmlType> output_tensor_type;    // --output-tensor-type
     std::optional<GgmlType> token_embedding_type;  // --token-embedding-type
     std::vector<TensorTypeOverride> tensor_types;  // --tensor-type, in command-line order

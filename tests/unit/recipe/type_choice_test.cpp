@@ -1,15 +1,16 @@
 // llama-quantize's per-tensor type choice (recipe/): expectations worked out by hand from
 // llama.cpp v0.4.0's src/llama-quant.cpp rules and the recipes its library wrote for a 16-layer
 // llama (use_more_bits(i, 16) holds for i = 0, 1, 4, 7, 10, 13, 14, 15), not from rebox's code.
+#include "recipe/type_choice.hpp"
+
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
 #include <vector>
 
-#include "recipe/llama_tensor_order.hpp"
-#include "recipe/type_choice.hpp"
 #include "rebox/error.hpp"
+#include "recipe/llama_tensor_order.hpp"
 
 namespace rebox {
 namespace {
@@ -69,7 +70,8 @@ QuantModelShape llama_shape(const LlamaModel& m, uint32_t n_gqa) {
 }
 
 // name -> chosen type
-std::map<std::string, T> choose(const LlamaModel& m, const QuantRecipe& recipe, uint32_t n_gqa = 1) {
+std::map<std::string, T> choose(const LlamaModel& m, const QuantRecipe& recipe,
+                                uint32_t n_gqa = 1) {
     const auto tensors = llama_tensors(m);
     const auto choices = choose_tensor_types(tensors, llama_shape(m, n_gqa), recipe);
     std::map<std::string, T> result;
@@ -99,11 +101,12 @@ std::vector<T> layers_with(int n, const std::vector<int>& more, T more_type, T o
 const std::vector<int> kMoreBits16 = {0, 1, 4, 7, 10, 13, 14, 15};
 
 TEST(QuantRecipe, Q4KMGivesQ6KToTheUseMoreBitsLayersAndTheOutput) {
-    const auto types = choose({}, recipe_of(QuantFtype::Q4_K_M));
+    const auto types = choose({}, recipe_of(QuantFtype::MOSTLY_Q4_K_M));
     EXPECT_EQ(types.at("token_embd.weight"), T::Q4_K);
     EXPECT_EQ(types.at("output.weight"), T::Q6_K);
     EXPECT_EQ(types.at("output_norm.weight"), T::F32);
-    EXPECT_EQ(per_layer(types, "attn_v.weight", 16), layers_with(16, kMoreBits16, T::Q6_K, T::Q4_K));
+    EXPECT_EQ(per_layer(types, "attn_v.weight", 16),
+              layers_with(16, kMoreBits16, T::Q6_K, T::Q4_K));
     EXPECT_EQ(per_layer(types, "ffn_down.weight", 16),
               layers_with(16, kMoreBits16, T::Q6_K, T::Q4_K));
     EXPECT_EQ(per_layer(types, "attn_q.weight", 16), std::vector<T>(16, T::Q4_K));
@@ -114,49 +117,50 @@ TEST(QuantRecipe, Q4KMGivesQ6KToTheUseMoreBitsLayersAndTheOutput) {
 
 TEST(QuantRecipe, TheKMixturesOfTheLibraryTable) {
     // Q3_K_M: attn_v Q5_K for the first two, attn_output Q4_K, ffn_down Q5_K for n/16 = 1 layer.
-    auto types = choose({}, recipe_of(QuantFtype::Q3_K_M));
+    auto types = choose({}, recipe_of(QuantFtype::MOSTLY_Q3_K_M));
     EXPECT_EQ(per_layer(types, "attn_v.weight", 16), layers_with(16, {0, 1}, T::Q5_K, T::Q4_K));
     EXPECT_EQ(per_layer(types, "ffn_down.weight", 16), layers_with(16, {0}, T::Q5_K, T::Q4_K));
     EXPECT_EQ(per_layer(types, "attn_output.weight", 16), std::vector<T>(16, T::Q4_K));
     EXPECT_EQ(types.at("blk.3.attn_q.weight"), T::Q3_K);
     // Q3_K_L: Q5_K for attn_v, attn_output and ffn_down.
-    types = choose({}, recipe_of(QuantFtype::Q3_K_L));
+    types = choose({}, recipe_of(QuantFtype::MOSTLY_Q3_K_L));
     EXPECT_EQ(types.at("blk.9.attn_v.weight"), T::Q5_K);
     EXPECT_EQ(types.at("blk.9.attn_output.weight"), T::Q5_K);
     EXPECT_EQ(types.at("blk.9.ffn_down.weight"), T::Q5_K);
     EXPECT_EQ(types.at("blk.9.ffn_gate.weight"), T::Q3_K);
     // Q4_K_S: attn_v Q5_K for the first four, ffn_down Q5_K for n/8 = 2 layers.
-    types = choose({}, recipe_of(QuantFtype::Q4_K_S));
+    types = choose({}, recipe_of(QuantFtype::MOSTLY_Q4_K_S));
     EXPECT_EQ(per_layer(types, "attn_v.weight", 16),
               layers_with(16, {0, 1, 2, 3}, T::Q5_K, T::Q4_K));
     EXPECT_EQ(per_layer(types, "ffn_down.weight", 16), layers_with(16, {0, 1}, T::Q5_K, T::Q4_K));
     // Q5_K_M: Q6_K on the use_more_bits layers.
-    types = choose({}, recipe_of(QuantFtype::Q5_K_M));
-    EXPECT_EQ(per_layer(types, "attn_v.weight", 16), layers_with(16, kMoreBits16, T::Q6_K, T::Q5_K));
+    types = choose({}, recipe_of(QuantFtype::MOSTLY_Q5_K_M));
+    EXPECT_EQ(per_layer(types, "attn_v.weight", 16),
+              layers_with(16, kMoreBits16, T::Q6_K, T::Q5_K));
     EXPECT_EQ(types.at("output.weight"), T::Q6_K);
     EXPECT_EQ(types.at("token_embd.weight"), T::Q5_K);
     // Q6_K and Q5_K_S: one type.
-    types = choose({}, recipe_of(QuantFtype::Q6_K));
+    types = choose({}, recipe_of(QuantFtype::MOSTLY_Q6_K));
     EXPECT_EQ(types.at("blk.0.ffn_down.weight"), T::Q6_K);
     EXPECT_EQ(types.at("output.weight"), T::Q6_K);
-    types = choose({}, recipe_of(QuantFtype::Q5_K_S));
+    types = choose({}, recipe_of(QuantFtype::MOSTLY_Q5_K_S));
     EXPECT_EQ(types.at("blk.0.ffn_down.weight"), T::Q5_K);
     EXPECT_EQ(types.at("blk.0.attn_v.weight"), T::Q5_K);
 }
 
 TEST(QuantRecipe, Q2KDependsOnGroupedQueryAttention) {
-    auto types = choose({}, recipe_of(QuantFtype::Q2_K), 1);
+    auto types = choose({}, recipe_of(QuantFtype::MOSTLY_Q2_K), 1);
     EXPECT_EQ(types.at("blk.5.attn_v.weight"), T::Q3_K);
     EXPECT_EQ(types.at("blk.5.attn_output.weight"), T::Q3_K);
     EXPECT_EQ(types.at("blk.5.ffn_down.weight"), T::Q3_K);
     EXPECT_EQ(types.at("blk.5.attn_q.weight"), T::Q2_K);
-    types = choose({}, recipe_of(QuantFtype::Q2_K), 4);
+    types = choose({}, recipe_of(QuantFtype::MOSTLY_Q2_K), 4);
     EXPECT_EQ(types.at("blk.5.attn_v.weight"), T::Q4_K);
     // Q2_K_S: attn_v Q2_K (gqa 1) / Q4_K (gqa 4); ffn_down Q4_K for n/8 layers; needs an imatrix.
     const LlamaModel m;
     const auto tensors = llama_tensors(m);
     const auto choices =
-        choose_tensor_types(tensors, llama_shape(m, 1), recipe_of(QuantFtype::Q2_K_S));
+        choose_tensor_types(tensors, llama_shape(m, 1), recipe_of(QuantFtype::MOSTLY_Q2_K_S));
     for (size_t i = 0; i < tensors.size(); ++i) {
         const std::string& name = tensors[i].name;
         if (name == "blk.0.ffn_down.weight" || name == "blk.1.ffn_down.weight")
@@ -168,22 +172,23 @@ TEST(QuantRecipe, Q2KDependsOnGroupedQueryAttention) {
                   choices[i].type == T::Q2_K && name != "token_embd.weight")
             << name;
     }
-    EXPECT_EQ(choose({}, recipe_of(QuantFtype::Q2_K_S), 4).at("blk.3.attn_v.weight"), T::Q4_K);
+    EXPECT_EQ(choose({}, recipe_of(QuantFtype::MOSTLY_Q2_K_S), 4).at("blk.3.attn_v.weight"),
+              T::Q4_K);
 }
 
 TEST(QuantRecipe, LegacyTypesGetAQ6KOutputAndQ8_0StaysQ8_0) {
-    auto types = choose({}, recipe_of(QuantFtype::Q4_0));
+    auto types = choose({}, recipe_of(QuantFtype::MOSTLY_Q4_0));
     EXPECT_EQ(types.at("output.weight"), T::Q6_K);
     EXPECT_EQ(types.at("token_embd.weight"), T::Q4_0);
     EXPECT_EQ(types.at("blk.0.ffn_down.weight"), T::Q4_0);
-    types = choose({}, recipe_of(QuantFtype::Q5_1));
+    types = choose({}, recipe_of(QuantFtype::MOSTLY_Q5_1));
     EXPECT_EQ(types.at("output.weight"), T::Q6_K);
     EXPECT_EQ(types.at("blk.0.attn_v.weight"), T::Q5_1);
-    types = choose({}, recipe_of(QuantFtype::Q8_0));
+    types = choose({}, recipe_of(QuantFtype::MOSTLY_Q8_0));
     EXPECT_EQ(types.at("output.weight"), T::Q8_0);
     EXPECT_EQ(types.at("token_embd.weight"), T::Q8_0);
     // With an imatrix, Q4_0's first n/8 ffn_down layers become Q4_1.
-    QuantRecipe with_imatrix = recipe_of(QuantFtype::Q4_0);
+    QuantRecipe with_imatrix = recipe_of(QuantFtype::MOSTLY_Q4_0);
     with_imatrix.has_imatrix = true;
     types = choose({}, with_imatrix);
     EXPECT_EQ(per_layer(types, "ffn_down.weight", 16), layers_with(16, {0, 1}, T::Q4_1, T::Q4_0));
@@ -192,8 +197,8 @@ TEST(QuantRecipe, LegacyTypesGetAQ6KOutputAndQ8_0StaysQ8_0) {
 TEST(QuantRecipe, TiedEmbeddingsTakeTheOutputRule) {
     LlamaModel tied;
     tied.tied = true;
-    EXPECT_EQ(choose(tied, recipe_of(QuantFtype::Q4_K_M)).at("token_embd.weight"), T::Q6_K);
-    EXPECT_EQ(choose(tied, recipe_of(QuantFtype::Q8_0)).at("token_embd.weight"), T::Q8_0);
+    EXPECT_EQ(choose(tied, recipe_of(QuantFtype::MOSTLY_Q4_K_M)).at("token_embd.weight"), T::Q6_K);
+    EXPECT_EQ(choose(tied, recipe_of(QuantFtype::MOSTLY_Q8_0)).at("token_embd.weight"), T::Q8_0);
 }
 
 TEST(QuantRecipe, RowsNotAMultipleOf256FallBack) {
@@ -201,28 +206,29 @@ TEST(QuantRecipe, RowsNotAMultipleOf256FallBack) {
     LlamaModel m;
     m.layers = 2;
     m.ff = 320;
-    const auto types = choose(m, recipe_of(QuantFtype::Q4_K_M));
+    const auto types = choose(m, recipe_of(QuantFtype::MOSTLY_Q4_K_M));
     EXPECT_EQ(types.at("blk.0.ffn_down.weight"), T::Q5_0);  // Q4_K -> Q5_0
     EXPECT_EQ(types.at("blk.1.ffn_down.weight"), T::Q8_0);  // Q6_K -> Q8_0
     EXPECT_EQ(types.at("blk.1.ffn_up.weight"), T::Q4_K);    // 256-wide rows: no fallback
-    EXPECT_EQ(choose(m, recipe_of(QuantFtype::Q5_K_S)).at("blk.0.ffn_down.weight"), T::Q5_1);
-    EXPECT_EQ(choose(m, recipe_of(QuantFtype::Q3_K_S)).at("blk.0.ffn_down.weight"), T::Q4_0);
-    EXPECT_EQ(choose(m, recipe_of(QuantFtype::IQ4_XS)).at("blk.0.ffn_down.weight"), T::IQ4_NL);
+    EXPECT_EQ(choose(m, recipe_of(QuantFtype::MOSTLY_Q5_K_S)).at("blk.0.ffn_down.weight"), T::Q5_1);
+    EXPECT_EQ(choose(m, recipe_of(QuantFtype::MOSTLY_Q3_K_S)).at("blk.0.ffn_down.weight"), T::Q4_0);
+    EXPECT_EQ(choose(m, recipe_of(QuantFtype::MOSTLY_IQ4_XS)).at("blk.0.ffn_down.weight"),
+              T::IQ4_NL);
     // A row of 100: no 32-block type fits either, so F16.
     m.ff = 100;
-    EXPECT_EQ(choose(m, recipe_of(QuantFtype::Q4_K_M)).at("blk.0.ffn_down.weight"), T::F16);
-    EXPECT_EQ(choose(m, recipe_of(QuantFtype::Q8_0)).at("blk.0.ffn_down.weight"), T::F16);
+    EXPECT_EQ(choose(m, recipe_of(QuantFtype::MOSTLY_Q4_K_M)).at("blk.0.ffn_down.weight"), T::F16);
+    EXPECT_EQ(choose(m, recipe_of(QuantFtype::MOSTLY_Q8_0)).at("blk.0.ffn_down.weight"), T::F16);
     // Output rows not a multiple of the block: Q8_0 for the output rule.
     m.ff = 512;
     m.embd = 320;
     m.kv = 320;
-    EXPECT_EQ(choose(m, recipe_of(QuantFtype::Q4_K_M)).at("output.weight"), T::Q8_0);
+    EXPECT_EQ(choose(m, recipe_of(QuantFtype::MOSTLY_Q4_K_M)).at("output.weight"), T::Q8_0);
 }
 
 TEST(QuantRecipe, EightExpertsBumpAttentionAndOtherCountsDoNot) {
     LlamaModel moe;
     moe.n_expert = 8;
-    auto types = choose(moe, recipe_of(QuantFtype::Q4_K_M));
+    auto types = choose(moe, recipe_of(QuantFtype::MOSTLY_Q4_K_M));
     EXPECT_EQ(types.at("blk.3.attn_k.weight"), T::Q8_0);
     EXPECT_EQ(types.at("blk.3.attn_v.weight"), T::Q8_0);
     EXPECT_EQ(types.at("blk.3.attn_output.weight"), T::Q5_K);
@@ -231,14 +237,15 @@ TEST(QuantRecipe, EightExpertsBumpAttentionAndOtherCountsDoNot) {
     EXPECT_EQ(per_layer(types, "ffn_down_exps.weight", 16),
               layers_with(16, kMoreBits16, T::Q6_K, T::Q4_K));
     moe.n_expert = 4;
-    types = choose(moe, recipe_of(QuantFtype::Q4_K_M));
+    types = choose(moe, recipe_of(QuantFtype::MOSTLY_Q4_K_M));
     EXPECT_EQ(types.at("blk.3.attn_k.weight"), T::Q4_K);
     EXPECT_EQ(types.at("blk.3.attn_output.weight"), T::Q4_K);
-    EXPECT_EQ(per_layer(types, "attn_v.weight", 16), layers_with(16, kMoreBits16, T::Q6_K, T::Q4_K));
+    EXPECT_EQ(per_layer(types, "attn_v.weight", 16),
+              layers_with(16, kMoreBits16, T::Q6_K, T::Q4_K));
 }
 
 TEST(QuantRecipe, PureAndOverridesDoNotAdvanceTheCounters) {
-    QuantRecipe recipe = recipe_of(QuantFtype::Q4_K_M);
+    QuantRecipe recipe = recipe_of(QuantFtype::MOSTLY_Q4_K_M);
     recipe.pure = true;
     auto types = choose({}, recipe);
     EXPECT_EQ(types.at("blk.0.attn_v.weight"), T::Q4_K);
@@ -247,7 +254,7 @@ TEST(QuantRecipe, PureAndOverridesDoNotAdvanceTheCounters) {
 
     // blk.0's attn_v is manual, so blk.L's attn_v is counted as L - 1: Q6_K where L - 1 is a
     // use_more_bits index (0, 1, 4, 7, 10, 13, 14).
-    recipe = recipe_of(QuantFtype::Q4_K_M);
+    recipe = recipe_of(QuantFtype::MOSTLY_Q4_K_M);
     recipe.tensor_types = {{"blk\\.0\\.attn_v", T::Q8_0}};
     types = choose({}, recipe);
     EXPECT_EQ(types.at("blk.0.attn_v.weight"), T::Q8_0);
@@ -257,7 +264,7 @@ TEST(QuantRecipe, PureAndOverridesDoNotAdvanceTheCounters) {
 }
 
 TEST(QuantRecipe, TheFirstMatchingPatternWinsAndEarlyOptionsComeFirst) {
-    QuantRecipe recipe = recipe_of(QuantFtype::Q4_K_M);
+    QuantRecipe recipe = recipe_of(QuantFtype::MOSTLY_Q4_K_M);
     recipe.tensor_types = {{"ffn_(up|down)", T::Q5_K}, {"ffn_up", T::Q8_0}};
     recipe.token_embedding_type = T::Q8_0;
     recipe.output_tensor_type = T::F16;
@@ -277,7 +284,7 @@ TEST(QuantRecipe, TheFirstMatchingPatternWinsAndEarlyOptionsComeFirst) {
 }
 
 TEST(QuantRecipe, LeaveOutputTensorAndNeverQuantizedTensors) {
-    QuantRecipe recipe = recipe_of(QuantFtype::Q4_K_M);
+    QuantRecipe recipe = recipe_of(QuantFtype::MOSTLY_Q4_K_M);
     recipe.quantize_output = false;
     EXPECT_EQ(choose({}, recipe).at("output.weight"), T::F16);  // kept as the input has it
     EXPECT_FALSE(tensor_allows_quantization("blk.0.attn_norm.weight", 2, true));
@@ -297,7 +304,7 @@ TEST(QuantRecipe, SeventyBLlamaBumpsAttnV) {
     QuantModelShape shape = llama_shape(m, 8);
     shape.type_70b = true;
     const auto tensors = llama_tensors(m);
-    const auto choices = choose_tensor_types(tensors, shape, recipe_of(QuantFtype::Q4_K_S));
+    const auto choices = choose_tensor_types(tensors, shape, recipe_of(QuantFtype::MOSTLY_Q4_K_S));
     for (size_t i = 0; i < tensors.size(); ++i)
         if (tensors[i].name == "blk.40.attn_v.weight") EXPECT_EQ(choices[i].type, T::Q5_K);
 }
@@ -314,12 +321,12 @@ TEST(QuantTensorOrder, LayerNumberFirstThenBytes) {
 }
 
 TEST(QuantFtypeNames, AnyCaseAliasesAndNumbers) {
-    EXPECT_EQ(parse_quant_ftype("q4_k_m")->ftype, QuantFtype::Q4_K_M);
-    EXPECT_EQ(parse_quant_ftype("Q4_K")->ftype, QuantFtype::Q4_K_M);
-    EXPECT_EQ(parse_quant_ftype("q3_k")->ftype, QuantFtype::Q3_K_M);
-    EXPECT_EQ(parse_quant_ftype("Q5_k")->ftype, QuantFtype::Q5_K_M);
-    EXPECT_EQ(parse_quant_ftype("iq4_xs")->ftype, QuantFtype::IQ4_XS);
-    EXPECT_EQ(parse_quant_ftype("15")->ftype, QuantFtype::Q4_K_M);
+    EXPECT_EQ(parse_quant_ftype("q4_k_m")->ftype, QuantFtype::MOSTLY_Q4_K_M);
+    EXPECT_EQ(parse_quant_ftype("Q4_K")->ftype, QuantFtype::MOSTLY_Q4_K_M);
+    EXPECT_EQ(parse_quant_ftype("q3_k")->ftype, QuantFtype::MOSTLY_Q3_K_M);
+    EXPECT_EQ(parse_quant_ftype("Q5_k")->ftype, QuantFtype::MOSTLY_Q5_K_M);
+    EXPECT_EQ(parse_quant_ftype("iq4_xs")->ftype, QuantFtype::MOSTLY_IQ4_XS);
+    EXPECT_EQ(parse_quant_ftype("15")->ftype, QuantFtype::MOSTLY_Q4_K_M);
     EXPECT_EQ(static_cast<uint32_t>(parse_quant_ftype("Q2_K_S")->ftype), 21u);
     EXPECT_FALSE(parse_quant_ftype("q4_k_x"));
     EXPECT_FALSE(parse_quant_ftype("4"));
