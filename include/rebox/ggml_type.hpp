@@ -59,6 +59,18 @@ enum class LlamaFileType : uint32_t {
     MOSTLY_Q8_0 = 7,
     MOSTLY_Q5_0 = 8,
     MOSTLY_Q5_1 = 9,
+    MOSTLY_Q2_K = 10,
+    MOSTLY_Q3_K_S = 11,
+    MOSTLY_Q3_K_M = 12,
+    MOSTLY_Q3_K_L = 13,
+    MOSTLY_Q4_K_S = 14,
+    MOSTLY_Q4_K_M = 15,
+    MOSTLY_Q5_K_S = 16,
+    MOSTLY_Q5_K_M = 17,
+    MOSTLY_Q6_K = 18,
+    MOSTLY_Q2_K_S = 21,
+    MOSTLY_IQ4_NL = 25,
+    MOSTLY_IQ4_XS = 30,
     MOSTLY_BF16 = 32,
 };
 

@@ -249,6 +249,59 @@ struct MergeOptions {
 PlannedOutput merge_gguf(const std::filesystem::path& first_shard,
                          const std::filesystem::path& output, const MergeOptions& options = {});
 
+// ---- Quantize (llama-quantize's files) --------------------------------------------------------
+
+// rebox quantize: what llama.cpp v0.4.0's llama-quantize writes for the same arguments, byte for
+// byte (docs/quantize-command.md). Option names and value spellings are llama-quantize's.
+struct QuantizeOptions {
+    std::string type;  // Q4_0 ... Q6_K, Q4_K_M, IQ4_NL, IQ4_XS, Q8_0, F16, BF16, F32; any case
+    std::optional<std::string> output_tensor_type;    // a ggml type name, any case ("q8_0")
+    std::optional<std::string> token_embedding_type;  // likewise
+    std::vector<std::string> tensor_types;            // "PATTERN=TYPE", first match wins
+    // --imatrix: llama.cpp's GGUF imatrix or a legacy imatrix.dat (told apart by content). The
+    // path is written as typed into quantize.imatrix.file, as llama-quantize does.
+    std::optional<std::string> imatrix;
+    bool pure = false;
+    bool leave_output_tensor = false;
+    // Quantized input tensors: kept as they are (false) or dequantized and requantized as
+    // llama-quantize --allow-requantize does (true).
+    bool allow_requantize = false;
+    bool force = false;    // replace existing outputs
+    bool dry_run = false;  // choose every type, check everything, write nothing
+    unsigned threads = 0;  // 0: all cores (the bytes do not depend on it)
+    SplitLimits split;     // any limit set: OUTPUT-without-.gguf-00001-of-0000N.gguf shards
+    ProgressCallback progress;
+};
+
+struct QuantizedTensor {
+    std::string name;
+    std::vector<int64_t> ne;
+    GgmlType from = GgmlType::F32;
+    GgmlType to = GgmlType::F32;
+    std::string reason;  // "recipe", "--pure", "kept (...)", "--tensor-type ...", fallback text
+    uint64_t bytes = 0;  // in the output
+};
+
+struct QuantizeReport {
+    std::string type;                      // canonical name, "Q4_K_M"
+    uint32_t file_type = 0;                // general.file_type (llama_ftype)
+    std::vector<QuantizedTensor> tensors;  // output order (llama's sorted order)
+    std::vector<std::string> notes;        // e.g. quantized tensors kept as they are
+    std::vector<std::filesystem::path> outputs;
+    uint64_t input_bytes = 0;
+    uint64_t output_bytes = 0;
+    bool written = false;  // false for dry_run
+    double seconds = 0;
+};
+
+// Reads a GGUF model (F32/F16/BF16 tensors, quantized ones kept or requantized; a first shard
+// opens its whole set), chooses each tensor's type as llama-quantize does and writes the result
+// through temporary files renamed into place. Throws Error (input class) with one line naming the
+// file, tensor or option for: an unknown type, NaN/Inf in a source tensor, a type forced onto rows
+// it cannot hold, an existing output without force, an output that is the input.
+QuantizeReport quantize_gguf(const std::filesystem::path& input,
+                             const std::filesystem::path& output, const QuantizeOptions& options);
+
 // ---- Quantization kernels (ggml's block quantizers, byte for byte) -----------------------------
 
 // Quantizes nrows rows of n_per_row floats into `type` blocks, producing the same bytes as ggml's

@@ -42,19 +42,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-std::vector<std::filesystem::path> output_paths(const std::filesystem::path& output, size_t shards,
-                                                bool split) {
-    if (!split) return {output};
-    std::string prefix = output.string();
-    if (prefix.size() > 5 && prefix.compare(prefix.size() - 5, 5, ".gguf") == 0)
-        prefix.resize(prefix.size() - 5);
-    std::vector<std::filesystem::path> paths;
-    for (size_t i = 0; i < shards; ++i)
-        paths.emplace_back(
-            shard_path(prefix, static_cast<uint32_t>(i), static_cast<uint32_t>(shards)));
-    return paths;
-}
-
 // A plain byte copy of a float source (no permutation, no computed values): those chunks go file
 // to file in the kernel instead of through a buffer.
 bool is_byte_copy(const TensorPlan& tp) {

@@ -14,6 +14,19 @@ std::string shard_path(const std::string& prefix, uint32_t index, uint32_t count
     return prefix + suffix;
 }
 
+std::vector<std::filesystem::path> output_paths(const std::filesystem::path& output, size_t shards,
+                                                bool split) {
+    if (!split) return {output};
+    std::string prefix = output.string();
+    if (prefix.size() > 5 && prefix.compare(prefix.size() - 5, 5, ".gguf") == 0)
+        prefix.resize(prefix.size() - 5);
+    std::vector<std::filesystem::path> paths;
+    for (size_t i = 0; i < shards; ++i)
+        paths.emplace_back(
+            shard_path(prefix, static_cast<uint32_t>(i), static_cast<uint32_t>(shards)));
+    return paths;
+}
+
 std::optional<std::string> shard_prefix(const std::string& path, uint32_t index, uint32_t count) {
     const std::string probe = shard_path("", index, count);
     if (path.size() <= probe.size() ||

@@ -24,6 +24,10 @@ inline constexpr uint32_t kMaxShards = 65535;  // split.count is a UINT16
 
 // "<prefix>-00002-of-00005.gguf" for index 1 of 5 (index is 0-based, as split.no).
 std::string shard_path(const std::string& prefix, uint32_t index, uint32_t count);
+// The files a writer creates for `output`: output itself, or with split set its shards
+// "<output without .gguf>-0000i-of-0000N.gguf" (rebox convert and rebox quantize).
+std::vector<std::filesystem::path> output_paths(const std::filesystem::path& output, size_t shards,
+                                                bool split);
 // The prefix of a shard name ending in "-%05d-of-%05d.gguf" with these numbers; nullopt otherwise.
 std::optional<std::string> shard_prefix(const std::string& path, uint32_t index, uint32_t count);
 
@@ -74,6 +78,11 @@ class GgufSet {
     std::vector<GgufKV> kvs_;
     std::vector<Tensor> tensors_;
 };
+
+// Refuses (input-class error) an output path that is, by device and inode, one of the set's shards;
+// `usage` is the fix the message suggests.
+void refuse_overwriting_input(const GgufSet& set, const std::filesystem::path& output,
+                              const std::string& usage);
 
 // rebox split / merge: streaming copies through AtomicOutput; every output appears whole or not at
 // all. Both refuse an output that is one of the input files (same inode: a shell glob that put a

@@ -62,25 +62,6 @@ void write_layout(AtomicOutput& out, const GgufLayout& layout, const GgufSet& se
     out.sync();
 }
 
-// Refuses an output path that is (by device and inode) one of the input shards.
-void refuse_overwriting_input(const GgufSet& set, const std::filesystem::path& output,
-                              const std::string& usage) {
-    struct stat out {};
-    if (::stat(output.c_str(), &out) != 0) return;
-    for (size_t i = 0; i < set.shard_count(); ++i) {
-        struct stat in {};
-        const std::string& path = set.shard(i).display_name();
-        if (::stat(path.c_str(), &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
-            throw_input_error(output.string(), "output",
-                              "is " +
-                                  (set.shard_count() > 1 ? "shard " + std::to_string(i + 1) +
-                                                               " of the input set (" + path + ")"
-                                                         : "the input file (" + path + ")") +
-                                  ", so writing it would destroy the input; nothing was written",
-                              usage);
-    }
-}
-
 constexpr const char* kMergeUsage =
     "rebox merge FIRST_SHARD OUT.gguf: the first shard only, then a new file; a glob such as "
     "model-*.gguf expands to every shard";
@@ -150,6 +131,24 @@ GgufLayout make_merge_layout(const GgufSet& source, const std::filesystem::path&
 }
 
 }  // namespace
+
+void refuse_overwriting_input(const GgufSet& set, const std::filesystem::path& output,
+                              const std::string& usage) {
+    struct stat out {};
+    if (::stat(output.c_str(), &out) != 0) return;
+    for (size_t i = 0; i < set.shard_count(); ++i) {
+        struct stat in {};
+        const std::string& path = set.shard(i).display_name();
+        if (::stat(path.c_str(), &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+            throw_input_error(output.string(), "output",
+                              "is " +
+                                  (set.shard_count() > 1 ? "shard " + std::to_string(i + 1) +
+                                                               " of the input set (" + path + ")"
+                                                         : "the input file (" + path + ")") +
+                                  ", so writing it would destroy the input; nothing was written",
+                              usage);
+    }
+}
 
 std::vector<PlannedOutput> plan_split_gguf(const std::filesystem::path& input,
                                            const std::string& out_prefix,

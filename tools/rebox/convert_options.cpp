@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "recipe/quant_ftype.hpp"
+
 namespace rebox::cli {
 namespace {
 
@@ -25,8 +27,24 @@ const char* const kFallbackHelp =
 
 const std::vector<std::string>& outtype_names() { return kOuttypes; }
 
+CLI::Validator outtype_validator() {
+    return CLI::Validator(
+        [](std::string& value) -> std::string {
+            for (const std::string& outtype : kOuttypes)
+                if (value == outtype) return "";
+            if (rebox::parse_quant_ftype(value))
+                return "'" + value +
+                       "' is a lossy quantization, which convert's exact outtypes never do: "
+                       "convert with the default outtype, then `rebox quantize OUT.gguf "
+                       "OUT-" +
+                       value + ".gguf " + value + "` (llama-quantize's file, byte for byte)";
+            return "'" + value + "' is not one of auto, q4_1, f32, f16, bf16";
+        },
+        "auto|q4_1|f32|f16|bf16");
+}
+
 void add_model_convert_options(CLI::App& command, ConvertArgs& args, bool& no_verify) {
-    command.add_option("--outtype", args.outtype, kOuttypeHelp)->check(CLI::IsMember(kOuttypes));
+    command.add_option("--outtype", args.outtype, kOuttypeHelp)->check(outtype_validator());
     command.add_flag("--no-verify", no_verify,
                      "skip the read-back verification (the report says so)");
     command.add_option("-t,--threads", args.threads,

@@ -15,6 +15,9 @@ namespace rebox::cli {
 const std::vector<std::string>& outtype_names();
 extern const char* const kOuttypeHelp;
 extern const char* const kFallbackHelp;
+// --outtype takes convert's exact types only. A quantization type (what convert_hf_to_gguf users
+// type: q8_0, q4_k_m) gets a line saying how to get that file instead of CLI11's list.
+CLI::Validator outtype_validator();
 
 // Adds the per-model convert options to `command`, bound to `args` (no_verify is set by
 // --no-verify; the caller stores !no_verify into args.verify after parsing).

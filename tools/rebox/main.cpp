@@ -57,8 +57,7 @@ int main(int argc, char** argv) {
         "plan", "Show what convert would write (types, sizes, BLOCKERs) without writing");
     plan_cmd->add_option("MODEL_DIR", plan.model_dir, "model directory")->required();
     plan_cmd->add_flag("--json", plan.json, "print one JSON object");
-    plan_cmd->add_option("--outtype", plan.outtype, kOuttypeHelp)
-        ->check(CLI::IsMember(outtype_names()));
+    plan_cmd->add_option("--outtype", plan.outtype, kOuttypeHelp)->check(outtype_validator());
     plan_cmd->add_flag("--allow-lossless-fallback", plan.allow_lossless_fallback, kFallbackHelp);
     plan_cmd->add_option("--tokenizer-pre", plan.tokenizer_pre,
                          "tokenizer.ggml.pre to use when the pre-tokenizer regex is unknown");
@@ -128,7 +127,7 @@ int main(int argc, char** argv) {
         ->excludes(summary_opt);
 
     const ToolCommand gguf_tools[] = {add_meta_command(app), add_diff_command(app),
-                                      add_hash_command(app)};
+                                      add_hash_command(app), add_quantize_command(app)};
 
     // The greeting. `rebox --help` is a request: the list on stdout, exit 0. A bare `rebox` is a
     // usage error (no command to run): the same list on stderr, exit 1, as git and tar do, so that

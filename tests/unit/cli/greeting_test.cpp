@@ -14,8 +14,8 @@ namespace rebox {
 namespace {
 
 // Every command the README's table lists.
-const std::vector<std::string> kCommands = {"convert", "plan",  "verify",
-                                            "inspect", "split", "merge"};
+const std::vector<std::string> kCommands = {"convert", "plan",  "verify",  "inspect",
+                                            "split",   "merge", "quantize"};
 
 class Greeting : public ::testing::Test {
   protected:

@@ -225,10 +225,13 @@ TEST_F(CliMalformed, UsageErrorsExit1AndNameTheProblem) {
         {"", "Usage: rebox COMMAND"},  // the command list, on stderr
         {"frobnicate",
          "rebox: unknown command 'frobnicate' (expected one of convert, plan, verify, inspect, "
-         "split, merge, batch, meta, diff, hash; see --help)"},
+         "split, merge, batch, meta, diff, hash, quantize; see --help)"},
         {"inspect", "FILE"},
         {"convert " + dir_.string(), "--output"},
         {"convert " + dir_.string() + " -o x.gguf --outtype q8_0", "q8_0"},
+        // A quantization type as --outtype: the line says how to get that file.
+        {"convert " + dir_.string() + " -o x.gguf --outtype Q4_K_M",
+         "then `rebox quantize OUT.gguf OUT-Q4_K_M.gguf Q4_K_M`"},
         {"convert " + dir_.string() + " -o x.gguf --threads many", "many"},
         {"split a.gguf out --split-max-size 1M --split-max-tensors 2", "excludes"},
         {"inspect a.gguf --no-such-flag", "--no-such-flag"},

@@ -1,0 +1,74 @@
+// quantize_gguf(): the job (quantize_file/quantize_job), then every tensor written in llama's
+// order into temporary outputs that are renamed into place only when all of them are complete.
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "format/atomic_output.hpp"
+#include "format/mapped_file.hpp"
+#include "quantize_file/quantize_job.hpp"
+#include "quantize_file/tensor_writer.hpp"
+#include "rebox/rebox.hpp"
+
+namespace rebox {
+
+QuantizeReport quantize_gguf(const std::filesystem::path& input,
+                             const std::filesystem::path& output, const QuantizeOptions& options) {
+    const auto start = std::chrono::steady_clock::now();
+    QuantizeJob job = make_quantize_job(input, output, options);
+    QuantizeReport report;
+    report.type = std::string(job.ftype.name);
+    report.file_type = static_cast<uint32_t>(job.ftype.ftype);
+    report.notes = job.notes;
+    report.outputs = job.outputs;
+    for (size_t s = 0; s < job.input.shard_count(); ++s)
+        report.input_bytes += job.input.shard(s).file_size();
+    for (const GgufLayout& shard : job.layout.shards) report.output_bytes += shard.file_size();
+    for (size_t i = 0; i < job.tensors.size(); ++i) {
+        const QuantizeJobTensor& t = job.tensors[i];
+        const auto& place = job.layout.places[i];
+        report.tensors.push_back({t.source->info->name, t.source->info->ne, t.source->info->type,
+                                  t.target, t.choice.reason,
+                                  job.layout.shards[place.shard].tensors()[place.index].nbytes});
+    }
+    if (options.dry_run) return report;
+
+    const unsigned threads =
+        options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::unique_ptr<AtomicOutput>> outs;
+    for (size_t s = 0; s < job.outputs.size(); ++s) {
+        outs.push_back(std::make_unique<AtomicOutput>(job.outputs[s], options.force));
+        outs[s]->resize(job.layout.shards[s].file_size());
+        outs[s]->pwrite(job.layout.shards[s].serialize_metadata(), 0);
+    }
+    uint64_t done = 0;
+    for (size_t i = 0; i < job.tensors.size(); ++i) {
+        const QuantizeJobTensor& t = job.tensors[i];
+        const auto& place = job.layout.places[i];
+        const GgufLayout& shard = job.layout.shards[place.shard];
+        const GgufTensorInfo& info = shard.tensors()[place.index];
+        TensorWrite write;
+        write.shard = &job.input.shard(t.source->shard);
+        write.source = t.source->info;
+        write.target = t.target;
+        write.imatrix = t.imatrix ? t.imatrix->data() : nullptr;
+        write.out = outs[place.shard].get();
+        write.out_offset = shard.data_offset() + info.offset;
+        write_quantized_tensor(write, threads);
+        // The input stays mapped; drop the pages of this tensor so that memory holds about one
+        // tensor's input at a time, whatever the model size.
+        if (const MappedFile* mapping = write.shard->mapping())
+            mapping->release(write.shard->data_offset() + write.source->offset,
+                             write.source->nbytes);
+        done += info.nbytes;
+        if (options.progress && !options.progress({"quantize", done, report.output_bytes}))
+            throw Error(ExitClass::cancelled, "quantize: cancelled; nothing was written");
+    }
+    for (auto& out : outs) out->commit();
+    report.written = true;
+    report.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return report;
+}
+
+}  // namespace rebox

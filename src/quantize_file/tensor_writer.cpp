@@ -1,0 +1,184 @@
+// write_quantized_tensor: row chunks handed out to worker threads; each chunk stays inside one
+// expert (its imatrix slice), so any thread count gives the same bytes.
+#include "quantize_file/tensor_writer.hpp"
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "format/half.hpp"
+#include "format/mapped_file.hpp"
+#include "rebox/error.hpp"
+#include "rebox/rebox.hpp"
+
+namespace rebox {
+namespace {
+
+constexpr int64_t kChunkValues = 1 << 18;  // about 1 MiB of F32 per thread
+
+struct Chunk {
+    int64_t first_row = 0;
+    int64_t rows = 0;
+};
+
+uint64_t row_bytes(GgmlType type, int64_t n) { return *ggml_nbytes(type, {n}); }
+
+[[noreturn]] void refuse_value(const std::string& file, const GgufTensorInfo& t, int64_t index,
+                               float value, const std::string& what, const std::string& fix) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%g", static_cast<double>(value));
+    throw_input_error(file, t.name + " value " + std::to_string(index),
+                      text + std::string(" ") + what, fix);
+}
+
+// Source rows [first, first + rows) as F32 into `out`.
+void source_to_f32(const std::string& file, const GgufTensorInfo& t, const uint8_t* data,
+                   int64_t first, int64_t rows, float* out) {
+    const int64_t n = t.ne[0];
+    const uint64_t src_row = row_bytes(t.type, n);
+    const uint8_t* src = data + static_cast<uint64_t>(first) * src_row;
+    const int64_t count = rows * n;
+    switch (t.type) {
+        case GgmlType::F32:
+            std::memcpy(out, src, static_cast<size_t>(count) * 4);
+            break;
+        case GgmlType::F16:
+            for (int64_t i = 0; i < count; ++i) {
+                uint16_t h;
+                std::memcpy(&h, src + 2 * i, 2);
+                out[i] = half_to_float(h);
+            }
+            break;
+        case GgmlType::BF16:
+            for (int64_t i = 0; i < count; ++i) {
+                uint16_t b;
+                std::memcpy(&b, src + 2 * i, 2);
+                out[i] = bf16_to_float(b);
+            }
+            break;
+        default:
+            for (int64_t r = 0; r < rows; ++r)
+                dequantize_row(t.type, src + r * src_row, out + r * n, n);
+    }
+    if (t.type == GgmlType::F32 || t.type == GgmlType::F16 || t.type == GgmlType::BF16)
+        for (int64_t i = 0; i < count; ++i)
+            if (!std::isfinite(out[i]))
+                refuse_value(file, t, first * n + i, out[i], "(NaN or Inf) in the source",
+                             "a checkpoint without NaN/Inf (llama-quantize refuses it too)");
+}
+
+// F32 rows into the target type's bytes.
+void f32_to_target(const std::string& file, const GgufTensorInfo& t, GgmlType target,
+                   const float* values, int64_t first, int64_t rows, const float* imatrix,
+                   uint8_t* out) {
+    const int64_t n = t.ne[0];
+    const int64_t count = rows * n;
+    switch (target) {
+        case GgmlType::F32:
+            std::memcpy(out, values, static_cast<size_t>(count) * 4);
+            return;
+        case GgmlType::F16:
+        case GgmlType::BF16:
+            for (int64_t i = 0; i < count; ++i) {
+                const uint16_t bits =
+                    target == GgmlType::F16 ? float_to_half(values[i]) : float_to_bf16(values[i]);
+                const float back =
+                    target == GgmlType::F16 ? half_to_float(bits) : bf16_to_float(bits);
+                if (!std::isfinite(back))
+                    refuse_value(file, t, first * n + i, values[i],
+                                 "does not fit " + ggml_type_name(target),
+                                 "another type for this tensor (--tensor-type NAME=f32)");
+                std::memcpy(out + 2 * i, &bits, 2);
+            }
+            return;
+        default:
+            quantize_rows(target, values, out, rows, n, imatrix);
+    }
+}
+
+}  // namespace
+
+void write_quantized_tensor(const TensorWrite& job, unsigned threads) {
+    const GgufTensorInfo& t = *job.source;
+    const std::string& file = job.shard->display_name();
+    const std::span<const uint8_t> data = job.shard->tensor_data(t);
+    const int64_t n = t.ne[0];
+    const int64_t rows_per_expert = t.ne.size() > 1 ? t.ne[1] : 1;
+    const int64_t total_rows = static_cast<int64_t>(t.element_count() / static_cast<uint64_t>(n));
+    const bool copy = job.target == t.type;
+    const bool float_source =
+        t.type == GgmlType::F32 || t.type == GgmlType::F16 || t.type == GgmlType::BF16;
+    const uint64_t dst_row = row_bytes(job.target, n);
+    const uint64_t src_row = row_bytes(t.type, n);
+
+    // Chunks of whole rows, never across an expert (imatrix slice) boundary.
+    std::vector<Chunk> chunks;
+    const int64_t rows_per_chunk = std::max<int64_t>(1, kChunkValues / n);
+    for (int64_t row = 0; row < total_rows;) {
+        const int64_t expert_end = (row / rows_per_expert + 1) * rows_per_expert;
+        const int64_t rows = std::min({rows_per_chunk, expert_end - row, total_rows - row});
+        chunks.push_back({row, rows});
+        row += rows;
+    }
+
+    // Drops the mapped pages of a chunk's source rows once it is done, so the input held in
+    // memory is about one chunk per thread even for a large tensor (an embedding).
+    const MappedFile* mapping = job.shard->mapping();
+    auto release_source = [&](const Chunk& chunk) {
+        if (mapping)
+            mapping->release(job.shard->data_offset() + t.offset + chunk.first_row * src_row,
+                             chunk.rows * src_row);
+    };
+    std::atomic<size_t> next{0};
+    std::mutex error_mutex;
+    std::exception_ptr error;
+    std::atomic<bool> failed{false};
+    auto worker = [&] {
+        std::vector<float> values;
+        std::vector<uint8_t> bytes;
+        try {
+            for (size_t c = next++; c < chunks.size() && !failed; c = next++) {
+                const Chunk chunk = chunks[c];
+                if (copy && !float_source) {
+                    // Same quantized type: the bytes as they are.
+                    job.out->pwrite(data.subspan(chunk.first_row * src_row, chunk.rows * src_row),
+                                    job.out_offset + chunk.first_row * dst_row);
+                    release_source(chunk);
+                    continue;
+                }
+                values.resize(static_cast<size_t>(chunk.rows * n));
+                source_to_f32(file, t, data.data(), chunk.first_row, chunk.rows, values.data());
+                if (copy) {
+                    job.out->pwrite(data.subspan(chunk.first_row * src_row, chunk.rows * src_row),
+                                    job.out_offset + chunk.first_row * dst_row);
+                    release_source(chunk);
+                    continue;
+                }
+                bytes.resize(static_cast<size_t>(chunk.rows * dst_row));
+                const float* imatrix =
+                    job.imatrix ? job.imatrix + (chunk.first_row / rows_per_expert) * n : nullptr;
+                f32_to_target(file, t, job.target, values.data(), chunk.first_row, chunk.rows,
+                              imatrix, bytes.data());
+                job.out->pwrite(bytes, job.out_offset + chunk.first_row * dst_row);
+                release_source(chunk);
+            }
+        } catch (...) {
+            std::lock_guard lock(error_mutex);
+            if (!error) error = std::current_exception();
+            failed = true;
+        }
+    };
+    const unsigned count =
+        static_cast<unsigned>(std::min<size_t>(std::max(1u, threads), chunks.size()));
+    std::vector<std::thread> pool;
+    for (unsigned i = 1; i < count; ++i) pool.emplace_back(worker);
+    worker();
+    for (auto& th : pool) th.join();
+    if (error) std::rethrow_exception(error);
+}
+
+}  // namespace rebox

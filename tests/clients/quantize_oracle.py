@@ -1,0 +1,422 @@
+"""rebox quantize against llama.cpp's own llama-quantize (built from the bundled source against the
+prebuilt libllama v0.4.0).
+
+Writes small GGUF models with gguf-py (llama untied/tied, qwen3, qwen2, an 8-expert and a
+4-expert MoE, a model whose widths force fallbacks; F16, BF16 and F32 tensors), then for each
+model and each TYPE:
+  * the recipe: `llama-quantize --dry-run` logs every tensor with the type it would get, in its
+    own order; `rebox quantize --dry-run --json` must list the same tensors in the same order
+    with the same types (every TYPE, with and without the override options);
+  * the file: for the TYPEs in WRITE_TYPES, both tools write the file and `cmp` must find them
+    identical byte for byte.
+
+Usage: quantize_oracle.py LLAMA_QUANTIZE REBOX WORK_DIR "WRITE_TYPES"   (exit 1 on a difference)
+"""
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+
+import numpy as np
+import gguf
+
+llama_quantize, rebox, work, write_types = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split()
+rng = np.random.default_rng(20261201)
+problems = []
+ALL_TYPES = ("Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K Q2_K_S Q3_K_S Q3_K_M Q3_K_L Q4_K_S Q4_K_M Q5_K_S "
+             "Q5_K_M Q6_K IQ4_NL IQ4_XS F16 BF16 F32").split()
+
+
+def values(shape, dtype):
+    # "bf16": F32 values, written as BF16 by write_model
+    return (rng.standard_normal(shape) * 0.02).astype(np.float32 if dtype == "bf16" else dtype)
+
+
+def write_model(path, arch, layers, embd, ff, n_head, n_kv_head, dtype, tied=False, experts=0,
+                qk_norm=False, bias=False, vocab=512):
+    w = gguf.GGUFWriter(path, arch)
+
+    def add(name, array):
+        if array.dtype == np.float32 and dtype == "bf16" and array.ndim > 1:
+            bf16 = gguf.GGMLQuantizationType.BF16
+            w.add_tensor(name, gguf.quants.quantize(array, bf16), raw_dtype=bf16)
+        else:
+            w.add_tensor(name, array)
+
+    w.add_name("tiny " + arch)
+    w.add_context_length(256)
+    w.add_embedding_length(embd)
+    w.add_block_count(layers)
+    w.add_feed_forward_length(ff)
+    w.add_head_count(n_head)
+    w.add_head_count_kv(n_kv_head)
+    w.add_layer_norm_rms_eps(1e-6)
+    w.add_rope_dimension_count(embd // n_head)
+    w.add_file_type(1)  # moved to the end (and rewritten) by both tools
+    if experts:
+        w.add_expert_count(experts)
+        w.add_expert_used_count(2)
+    head = embd // n_head
+    kv = n_kv_head * head
+    # Written in an order llama does not use, so that both tools must sort.
+    for layer in reversed(range(layers)):
+        p = f"blk.{layer}."
+        add(p + "attn_norm.weight", values(embd, np.float32))
+        add(p + "attn_q.weight", values((embd, embd), dtype))
+        add(p + "attn_k.weight", values((kv, embd), dtype))
+        add(p + "attn_v.weight", values((kv, embd), dtype))
+        add(p + "attn_output.weight", values((embd, embd), dtype))
+        if qk_norm:
+            add(p + "attn_q_norm.weight", values(head, np.float32))
+            add(p + "attn_k_norm.weight", values(head, np.float32))
+        if bias:
+            add(p + "attn_q.bias", values(embd, np.float32))
+            add(p + "attn_k.bias", values(kv, np.float32))
+            add(p + "attn_v.bias", values(kv, np.float32))
+        add(p + "ffn_norm.weight", values(embd, np.float32))
+        if experts:
+            add(p + "ffn_gate_inp.weight", values((experts, embd), np.float32))
+            add(p + "ffn_gate_exps.weight", values((experts, ff, embd), dtype))
+            add(p + "ffn_up_exps.weight", values((experts, ff, embd), dtype))
+            add(p + "ffn_down_exps.weight", values((experts, embd, ff), dtype))
+        else:
+            add(p + "ffn_gate.weight", values((ff, embd), dtype))
+            add(p + "ffn_up.weight", values((ff, embd), dtype))
+            add(p + "ffn_down.weight", values((embd, ff), dtype))
+    add("token_embd.weight", values((vocab, embd), dtype))
+    add("output_norm.weight", values(embd, np.float32))
+    if not tied:
+        add("output.weight", values((vocab, embd), dtype))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+MODELS = {
+    "llama-f16": dict(arch="llama", layers=8, embd=256, ff=512, n_head=8, n_kv_head=2, dtype=np.float16),
+    "llama-tied-f32": dict(arch="llama", layers=4, embd=256, ff=512, n_head=8, n_kv_head=8,
+                           dtype=np.float32, tied=True),
+    "qwen3-bf16": dict(arch="qwen3", layers=4, embd=256, ff=768, n_head=8, n_kv_head=4,
+                       dtype="bf16", qk_norm=True),
+    "qwen2-f16": dict(arch="qwen2", layers=4, embd=256, ff=512, n_head=4, n_kv_head=2,
+                      dtype=np.float16, bias=True),
+    "moe8-f16": dict(arch="llama", layers=2, embd=256, ff=256, n_head=8, n_kv_head=2,
+                     dtype=np.float16, experts=8),
+    "moe4-f32": dict(arch="llama", layers=3, embd=256, ff=256, n_head=8, n_kv_head=4,
+                     dtype=np.float32, experts=4),
+    "widths-f16": dict(arch="llama", layers=3, embd=288, ff=320, n_head=9, n_kv_head=3,
+                       dtype=np.float16),
+}
+
+# Files of every TYPE are compared on llama-f16; the other models and the option cases compare
+# these types' files (the recipes of every TYPE are compared on every model and option case).
+FILE_TYPES_EVERY_MODEL = {"Q4_K_M", "Q3_K_M", "Q5_K_S", "IQ4_XS", "Q4_0", "BF16"}
+
+# The types whose recipes are also compared under every option case.
+OPTION_TYPES = {"Q4_K_M", "Q3_K_M", "Q2_K", "Q4_0", "Q8_0", "IQ4_NL", "F16"}
+
+OPTION_CASES = [
+    [],
+    ["--pure"],
+    ["--leave-output-tensor"],
+    ["--output-tensor-type", "q8_0"],
+    ["--token-embedding-type", "Q4_0"],
+    ["--tensor-type", "ATTN_V=q8_0", "--tensor-type", r"blk\.[01]\.ffn_down=q5_K"],
+]
+
+
+LINE = re.compile(r"\[\s*\d+/\s*\d+\]\s+(\S+)\s+- \[[^\]]*\], type =\s+(\S+), size =[^\n(]*(?:\((\S+)\))?")
+
+
+def llama_dry_run(model, qtype, options):
+    run = subprocess.run([llama_quantize, "--dry-run", *options, model, qtype],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        return None, run.stderr[-600:]
+    log = run.stdout + run.stderr
+    return [(m.group(1), (m.group(3) or m.group(2)).upper()) for m in LINE.finditer(log)], None
+
+
+def rebox_dry_run(model, qtype, options, report):
+    run = subprocess.run([rebox, "quantize", "--dry-run", "-q", "--json", report, *options, model,
+                          os.path.join(work, "unused.gguf"), qtype], capture_output=True, text=True)
+    if run.returncode != 0:
+        return None, run.stderr.strip()
+    with open(report) as f:
+        return [(t["name"], t["type"].upper()) for t in json.load(f)["tensors"]], None
+
+
+def refuse_both(model, qtype, tag):
+    # A type that needs an imatrix, given none: both tools refuse and write nothing.
+    ours = os.path.join(work, tag + ".rebox.gguf")
+    theirs = os.path.join(work, tag + ".llama.gguf")
+    llama = subprocess.run([llama_quantize, model, theirs, qtype], capture_output=True, text=True)
+    run = subprocess.run([rebox, "quantize", "-q", model, ours, qtype], capture_output=True,
+                         text=True)
+    if llama.returncode == 0 or run.returncode != 1 or "importance matrix" not in run.stderr:
+        problems.append(f"{tag}: expected both to refuse (llama rc {llama.returncode}, rebox rc "
+                        f"{run.returncode}: {run.stderr.strip()})")
+    if os.path.exists(ours) or len(run.stderr.strip().splitlines()) != 1:
+        problems.append(f"{tag}: rebox left {ours} or did not say it in one line")
+
+
+def write_both(model, qtype, options, tag):
+    ours = os.path.join(work, tag + ".rebox.gguf")
+    theirs = os.path.join(work, tag + ".llama.gguf")
+    run = subprocess.run([llama_quantize, *options, model, theirs, qtype], capture_output=True,
+                         text=True)
+    if run.returncode != 0:
+        problems.append(f"{tag}: llama-quantize failed: {run.stderr[-400:]}")
+        return
+    run = subprocess.run([rebox, "quantize", "-q", "--force", "--threads", "2", *options, model,
+                          ours, qtype], capture_output=True, text=True)
+    if run.returncode != 0:
+        problems.append(f"{tag}: rebox quantize failed: {run.stderr.strip()}")
+        return
+    if open(ours, "rb").read() != open(theirs, "rb").read():
+        problems.append(f"{tag}: files differ (cmp {ours} {theirs})")
+    else:
+        os.remove(ours)
+        os.remove(theirs)
+
+
+def model_weights(spec):
+    """(name, ne0, n_mat) of every blk weight an imatrix can cover."""
+    embd, ff, layers, experts = spec["embd"], spec["ff"], spec["layers"], spec.get("experts", 0)
+    out = []
+    for layer in range(layers):
+        p = f"blk.{layer}."
+        for role in ("attn_q", "attn_k", "attn_v", "attn_output"):
+            out.append((p + role + ".weight", embd, 1))
+        if experts:
+            out += [(p + "ffn_gate_exps.weight", embd, experts), (p + "ffn_up_exps.weight", embd, experts),
+                    (p + "ffn_down_exps.weight", ff, experts)]
+        else:
+            out += [(p + "ffn_gate.weight", embd, 1), (p + "ffn_up.weight", embd, 1),
+                    (p + "ffn_down.weight", ff, 1)]
+    return out
+
+
+def imatrix_entries(spec, partial):
+    """name -> (sums [n_mat][ne0], counts [n_mat]) with the corner cases of real files."""
+    entries = {}
+    for name, ne0, n_mat in model_weights(spec):
+        sums = (rng.random((n_mat, ne0)) * 4 + 0.05).astype(np.float32)
+        counts = (rng.integers(16, 400, n_mat) + 0.4).astype(np.float32)  # lround
+        entries[name] = [sums, counts]
+    entries["blk.1.attn_k.weight"][1][:] = 0  # a zero count: weights 1.0
+    if spec.get("experts"):
+        entries["blk.0.ffn_up_exps.weight"][1][1] = 0  # one expert never routed
+    if partial:
+        del entries["blk.1.attn_q.weight"]  # "did not find weights"
+        entries["blk.99.ffn_up.weight"] = [np.ones((1, 64), np.float32), np.ones(1, np.float32)]
+    return entries
+
+
+def write_gguf_imatrix(path, entries, metadata=True, dataset="wiki.train.raw"):
+    w = gguf.GGUFWriter(path, "imatrix")
+    w.add_type("imatrix")
+    if metadata:
+        w.add_array("imatrix.datasets", [dataset])
+        w.add_uint32("imatrix.chunk_count", 7)
+        w.add_uint32("imatrix.chunk_size", 512)
+    for name in sorted(entries):
+        sums, counts = entries[name]
+        w.add_tensor(name + ".in_sum2", sums)
+        w.add_tensor(name + ".counts", counts.reshape(-1, 1))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def write_legacy_imatrix(path, entries, dataset="legacy-set"):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<i", len(entries)))
+        for name in sorted(entries):
+            sums, counts = entries[name]
+            ncall = int(counts.max() // 100)  # 0 for the zero-count entry: sums kept as they are
+            f.write(struct.pack("<i", len(name)) + name.encode())
+            f.write(struct.pack("<ii", ncall, sums.size) + sums.astype("<f4").tobytes())
+        f.write(struct.pack("<ii", 7, len(dataset)) + dataset.encode())
+
+
+def refuse_both_with(model, qtype, options, tag, expected):
+    ours = os.path.join(work, tag + ".rebox.gguf")
+    theirs = os.path.join(work, tag + ".llama.gguf")
+    llama = subprocess.run([llama_quantize, *options, model, theirs, qtype], capture_output=True,
+                           text=True)
+    run = subprocess.run([rebox, "quantize", "-q", *options, model, ours, qtype],
+                         capture_output=True, text=True)
+    if llama.returncode == 0 or run.returncode != 1 or expected not in run.stderr:
+        problems.append(f"{tag}: expected both to refuse (llama rc {llama.returncode}, rebox rc "
+                        f"{run.returncode}: {run.stderr.strip()})")
+    if os.path.exists(ours) or len(run.stderr.strip().splitlines()) != 1:
+        problems.append(f"{tag}: rebox left {ours} or did not say it in one line")
+
+
+def imatrix_cases():
+    """Files quantized with an imatrix (GGUF and legacy), compared byte for byte."""
+    global checked_files
+    long_dir = os.path.join(work, "imatrix-" + "x" * 100)  # the KV keeps 127 bytes of the path
+    os.makedirs(long_dir, exist_ok=True)
+    for model in ("llama-f16", "moe4-f32"):
+        spec = MODELS[model]
+        path = os.path.join(work, model + ".gguf")
+        full = os.path.join(long_dir, model + "-full.imatrix.gguf")
+        partial = os.path.join(long_dir, model + "-partial.imatrix.gguf")
+        legacy = os.path.join(long_dir, model + ".imatrix.dat")
+        write_gguf_imatrix(full, imatrix_entries(spec, False))
+        write_gguf_imatrix(partial, imatrix_entries(spec, True))
+        write_legacy_imatrix(legacy, imatrix_entries(spec, True))
+        cases = [(full, ["Q2_K_S", "Q4_K_M", "IQ4_XS"]), (partial, ["Q4_0", "Q4_K_S"]),
+                 (legacy, ["Q4_K_M", "Q5_0"])]
+        for imatrix, qtypes in cases:
+            for qtype in qtypes:
+                tag = f"{model}_{qtype}_imatrix_{os.path.basename(imatrix)}"
+                write_both(path, qtype, ["--imatrix", imatrix], tag)
+                checked_files += 1
+        # Q2_K_S with an entry missing: both refuse.
+        refuse_both_with(path, "Q2_K_S", ["--imatrix", partial], model + "_Q2_K_S_partial",
+                         "no entry")
+    # Refusals: no metadata, wrong size, non-finite values.
+    spec = MODELS["llama-f16"]
+    path = os.path.join(work, "llama-f16.gguf")
+    bad = os.path.join(work, "no-metadata.imatrix.gguf")
+    write_gguf_imatrix(bad, imatrix_entries(spec, False), metadata=False)
+    refuse_both_with(path, "Q4_K_M", ["--imatrix", bad], "no_metadata", "metadata")
+    entries = imatrix_entries(spec, False)
+    entries["blk.0.attn_q.weight"][0] = entries["blk.0.attn_q.weight"][0][:, :128]
+    bad = os.path.join(work, "wrong-size.imatrix.gguf")
+    write_gguf_imatrix(bad, entries)
+    refuse_both_with(path, "Q4_K_M", ["--imatrix", bad], "wrong_size", "values")
+    entries = imatrix_entries(spec, False)
+    entries["blk.0.attn_q.weight"][0][0, 3] = np.inf
+    bad = os.path.join(work, "inf.imatrix.gguf")
+    write_gguf_imatrix(bad, entries)
+    refuse_both_with(path, "Q4_K_M", ["--imatrix", bad], "non_finite", "not finite")
+
+
+checked_recipes = 0
+checked_files = 0
+for name, spec in MODELS.items():
+    path = os.path.join(work, name + ".gguf")
+    write_model(path, **spec)
+    for qtype in ALL_TYPES:
+        option_cases = OPTION_CASES if name == "llama-f16" and qtype in OPTION_TYPES else [[]]
+        for options in option_cases:
+            tag = f"{name} {qtype} {' '.join(options)}".strip()
+            theirs, error = llama_dry_run(path, qtype, options)
+            if theirs is None:
+                problems.append(f"{tag}: llama-quantize --dry-run failed: {error}")
+                continue
+            ours, error = rebox_dry_run(path, qtype, options, os.path.join(work, "report.json"))
+            if ours is None:
+                problems.append(f"{tag}: rebox --dry-run failed: {error}")
+                continue
+            if ours != theirs:
+                diff = [f"{a} vs {b}" for a, b in zip(ours, theirs) if a != b][:4]
+                problems.append(f"{tag}: recipe differs ({len(ours)} vs {len(theirs)} tensors): "
+                                + "; ".join(diff))
+            checked_recipes += 1
+            # Files only where every type llama-quantize chose has its kernel in this build.
+            needed = {t for _, t in theirs} - {"F32", "F16", "BF16"}
+            needs_imatrix = qtype == "Q2_K_S" and any(
+                t == "Q2_K" and n not in ("token_embd.weight", "output.weight") for n, t in theirs)
+            if needs_imatrix:
+                refuse_both(path, qtype, tag.replace(" ", "_"))
+            elif qtype in write_types and needed <= set(write_types) and (
+                    qtype in FILE_TYPES_EVERY_MODEL or (name == "llama-f16" and not options)):
+                write_both(path, qtype, options, tag.replace(" ", "_").replace("\\", ""))
+                checked_files += 1
+
+def rebox_refuses(args, expected, tag, output):
+    run = subprocess.run([rebox, "quantize", "-q", *args], capture_output=True, text=True)
+    lines = run.stderr.strip().splitlines()
+    if run.returncode != 1 or len(lines) != 1 or expected not in run.stderr:
+        problems.append(f"{tag}: expected one line with '{expected}' and exit 1, got rc "
+                        f"{run.returncode}: {run.stderr.strip()}")
+    if output and os.path.exists(output):
+        problems.append(f"{tag}: {output} was left behind")
+
+
+def requantize_and_refusal_cases():
+    """--allow-requantize of a quantized file (byte for byte), keeping quantized tensors by
+    default, and the refusals where llama-quantize aborts, asserts or overwrites."""
+    global checked_files
+    model = os.path.join(work, "llama-f16.gguf")
+    q8 = os.path.join(work, "llama-f16.q8_0.gguf")
+    subprocess.run([llama_quantize, model, q8, "Q8_0"], capture_output=True, check=True)
+    write_both(q8, "Q4_K_M", ["--allow-requantize"], "requantize_Q8_0_to_Q4_K_M")
+    checked_files += 1
+    # Without the flag llama-quantize refuses the file; rebox keeps the Q8_0 tensors and says so.
+    kept = os.path.join(work, "kept.gguf")
+    report = os.path.join(work, "kept.json")
+    run = subprocess.run([rebox, "quantize", "-q", "--json", report, q8, kept, "Q4_K_M"],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        problems.append(f"keep quantized: rebox failed: {run.stderr.strip()}")
+    else:
+        with open(report) as f:
+            r = json.load(f)
+        moved = [t for t in r["tensors"] if t["from"] == "Q8_0" and t["type"] != "Q8_0"]
+        if moved or not any("kept as they are" in n for n in r["notes"]):
+            problems.append(f"keep quantized: {len(moved)} Q8_0 tensors changed; notes {r['notes']}")
+    # Split input (shard 1 of a set made by rebox split) and split output (then rebox merge): the
+    # same bytes as llama-quantize of the whole file.
+    theirs = os.path.join(work, "split.llama.gguf")
+    subprocess.run([llama_quantize, model, theirs, "Q4_K_M"], capture_output=True, check=True)
+    prefix = os.path.join(work, "shard")
+    subprocess.run([rebox, "split", model, prefix, "--split-max-size", "2M"], check=True,
+                   capture_output=True)
+    from_shards = os.path.join(work, "from-shards.gguf")
+    first = sorted(f for f in os.listdir(work) if f.startswith("shard-00001-of-"))[0]
+    run = subprocess.run([rebox, "quantize", "-q", os.path.join(work, first), from_shards,
+                          "Q4_K_M"], capture_output=True, text=True)
+    if run.returncode != 0 or open(from_shards, "rb").read() != open(theirs, "rb").read():
+        problems.append(f"split input: differs from llama-quantize ({run.stderr.strip()})")
+    split_out = os.path.join(work, "split-out.gguf")
+    run = subprocess.run([rebox, "quantize", "-q", "--split-max-size", "1M", model, split_out,
+                          "Q4_K_M"], capture_output=True, text=True)
+    merged = os.path.join(work, "merged.gguf")
+    shards = sorted(f for f in os.listdir(work) if f.startswith("split-out-"))
+    if run.returncode != 0 or len(shards) < 2:
+        problems.append(f"split output: {run.stderr.strip()} {shards}")
+    else:
+        subprocess.run([rebox, "merge", os.path.join(work, shards[0]), merged], check=True,
+                       capture_output=True)
+        if open(merged, "rb").read() != open(theirs, "rb").read():
+            problems.append("split output: merged shards differ from llama-quantize's file")
+    checked_files += 2
+    # Refusals.
+    out = os.path.join(work, "refused.gguf")
+    rebox_refuses([model, model, "Q4_K_M"], "is the input file", "output is input", None)
+    rebox_refuses([model, kept, "Q4_K_M"], "exists", "existing output", None)
+    rebox_refuses([model, out, "Q4_K_X"], "not a quantization type", "unknown type", out)
+    widths = os.path.join(work, "widths-f16.gguf")
+    rebox_refuses(["--token-embedding-type", "q4_k", widths, out, "Q4_K_M"], "multiple of 256",
+                  "forced K type on 288-wide rows", out)
+    rebox_refuses(["--tensor-type", "attn_v[=q8_0", model, out, "Q4_K_M"], "regular expression",
+                  "bad pattern", out)
+    nan_model = os.path.join(work, "nan.gguf")
+    spec = dict(MODELS["llama-tied-f32"])
+    write_model(nan_model, **spec)
+    data = bytearray(open(nan_model, "rb").read())
+    # A NaN in a norm (a tensor no type choice touches: llama's loader checks it anyway).
+    norm = next(t for t in gguf.GGUFReader(nan_model).tensors if t.name == "output_norm.weight")
+    data[norm.data_offset + 8:norm.data_offset + 12] = struct.pack("<f", float("nan"))
+    open(nan_model, "wb").write(bytes(data))
+    rebox_refuses([nan_model, out, "Q8_0"], "NaN", "NaN in a norm", out)
+
+
+imatrix_cases()
+requantize_and_refusal_cases()
+
+for p in problems:
+    print("FAIL:", p)
+print(f"{checked_recipes} recipes and {checked_files} files compared with llama-quantize; "
+      f"{len(problems)} problem(s)")
+sys.exit(1 if problems else 0)
