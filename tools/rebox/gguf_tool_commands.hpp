@@ -1,6 +1,6 @@
-// The GGUF editing and comparison commands (meta, diff, hash): each registers its own subcommand
-// and options on the app and returns the function that runs it once parsed, so main() needs one
-// line per command.
+// The GGUF editing, comparison and checking commands (meta, diff, hash, check): each registers its
+// own subcommand and options on the app and returns the function that runs it once parsed, so
+// main() needs one line per command.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -16,5 +16,6 @@ struct ToolCommand {
 ToolCommand add_meta_command(CLI::App& app);
 ToolCommand add_diff_command(CLI::App& app);
 ToolCommand add_hash_command(CLI::App& app);
+ToolCommand add_check_command(CLI::App& app);
 
 }  // namespace rebox::cli

@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
     merge_cmd->allow_extras();  // run_merge explains the argument order instead
 
     const ToolCommand gguf_tools[] = {add_meta_command(app), add_diff_command(app),
-                                      add_hash_command(app)};
+                                      add_hash_command(app), add_check_command(app)};
 
     // The greeting. `rebox --help` is a request: the list on stdout, exit 0. A bare `rebox` is a
     // usage error (no command to run): the same list on stderr, exit 1, as git and tar do, so that
