@@ -21,6 +21,7 @@ struct CheckContext {
     };
     std::vector<Tensor> tensors;  // every shard's, in shard order
     CheckReport report;
+    bool split_incomplete = false;  // a shard could not be found: its tensors are not "missing"
 
     const GgufFile& head() const { return *shards.front(); }
     const GgufValue* find(std::string_view key) const { return head().find(key); }

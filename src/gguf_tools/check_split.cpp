@@ -69,6 +69,7 @@ void check_split(CheckContext& ctx, const std::filesystem::path& first) {
     }
     const auto first_no = split_u16(ctx, 0, kSplitNoKey);
     if (!first_no || *first_no != 0) {
+        ctx.split_incomplete = true;
         ctx.finding(std::string(kSplitNoKey),
                     (first_no ? "is " + std::to_string(*first_no) : std::string("is missing")) +
                         "; llama.cpp loads a split set only from its first shard (split.no 0)");
@@ -76,6 +77,7 @@ void check_split(CheckContext& ctx, const std::filesystem::path& first) {
     }
     const auto prefix = shard_prefix(first.string(), 0, count);
     if (!prefix) {
+        ctx.split_incomplete = true;
         ctx.finding("file name",
                     "does not end in " + shard_path("", 0, count) + " although split.count is " +
                         std::to_string(count) +
@@ -86,6 +88,7 @@ void check_split(CheckContext& ctx, const std::filesystem::path& first) {
     for (uint32_t i = 1; i < count; ++i) {
         const std::string path = shard_path(*prefix, i, count);
         if (!std::filesystem::exists(path)) {
+            ctx.split_incomplete = true;
             ctx.finding(std::filesystem::path(path).filename().string(),
                         "shard " + std::to_string(i + 1) + " of " + std::to_string(count) +
                             " (split.count in shard 1) is missing; llama.cpp fails to load the "

@@ -85,7 +85,7 @@ void check_tensor_set(CheckContext& ctx) {
     const ModelConfig config = config_from_kvs(ctx, name);
     if (config.hidden_size == 0 || config.num_hidden_layers == 0) return;  // reported as keys
     for (const std::string& required : arch::required_tensors(*entry, config))
-        if (ctx.find_tensor(required) == nullptr)
+        if (!ctx.split_incomplete && ctx.find_tensor(required) == nullptr)
             ctx.finding(required, "is missing; llama.cpp's " + name +
                                       " graph requires it (\"missing tensor\")");
     for (const CheckContext::Tensor& tensor : ctx.tensors) {
