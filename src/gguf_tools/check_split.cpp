@@ -85,14 +85,13 @@ void check_split(CheckContext& ctx, const std::filesystem::path& first) {
                         "shards as llama-gguf-split names them)");
         return;
     }
+    uint32_t missing = 0;
+    std::string first_missing;
     for (uint32_t i = 1; i < count; ++i) {
         const std::string path = shard_path(*prefix, i, count);
         if (!std::filesystem::exists(path)) {
             ctx.split_incomplete = true;
-            ctx.finding(std::filesystem::path(path).filename().string(),
-                        "shard " + std::to_string(i + 1) + " of " + std::to_string(count) +
-                            " (split.count in shard 1) is missing; llama.cpp fails to load the "
-                            "set (fix split.count in shard 1 or add the shard)");
+            if (missing++ == 0) first_missing = std::filesystem::path(path).filename().string();
             continue;
         }
         ctx.shards.push_back(GgufFile::open(path));
@@ -106,13 +105,23 @@ void check_split(CheckContext& ctx, const std::filesystem::path& first) {
                         shard);
         index_tensors(ctx, shard, seen);
     }
+    if (missing > 0) {
+        ctx.finding(first_missing,
+                    "is missing" +
+                        (missing > 1 ? " (with " + std::to_string(missing - 1) + " more shards)"
+                                     : std::string()) +
+                        "; split.count in shard 1 is " + std::to_string(count) +
+                        " and llama.cpp fails to load the set (fix split.count in shard 1 or add "
+                        "the shards)");
+        return;
+    }
     const GgufValue* total = ctx.find(kSplitTensorsCountKey);
     if (total == nullptr || !total->as_i32())
         ctx.finding(std::string(kSplitTensorsCountKey),
                     (total == nullptr ? std::string("is missing")
                                       : "has type " + gguf_type_spec_name(*total)) +
                         "; llama.cpp requires it as an INT32 in shard 1 of a split set");
-    else if (ctx.shards.size() == count && static_cast<size_t>(*total->as_i32()) != seen.size())
+    else if (static_cast<size_t>(*total->as_i32()) != seen.size())
         ctx.finding(std::string(kSplitTensorsCountKey),
                     "is " + std::to_string(*total->as_i32()) + " but the shards hold " +
                         std::to_string(seen.size()) +

@@ -13,6 +13,9 @@
 namespace rebox::check_detail {
 namespace {
 
+constexpr uint32_t kLlamaMaxLayers = 512;    // llama-hparams.h LLAMA_MAX_LAYERS
+constexpr uint32_t kLlamaMaxExperts = 1024;  // LLAMA_MAX_EXPERTS
+
 uint32_t u32_or(const CheckContext& ctx, const std::string& key, uint32_t fallback) {
     const GgufValue* value = ctx.find(key);
     const auto typed = value != nullptr ? value->as_u32() : std::nullopt;
@@ -84,6 +87,15 @@ void check_tensor_set(CheckContext& ctx) {
     }
     const ModelConfig config = config_from_kvs(ctx, name);
     if (config.hidden_size == 0 || config.num_hidden_layers == 0) return;  // reported as keys
+    if (config.num_hidden_layers > kLlamaMaxLayers || config.num_experts > kLlamaMaxExperts) {
+        const bool layers = config.num_hidden_layers > kLlamaMaxLayers;
+        ctx.finding(name + (layers ? ".block_count" : ".expert_count"),
+                    "is " + std::to_string(layers ? config.num_hidden_layers : config.num_experts) +
+                        "; llama.cpp asserts at most " +
+                        std::to_string(layers ? kLlamaMaxLayers : kLlamaMaxExperts) +
+                        " (LLAMA_MAX_LAYERS / LLAMA_MAX_EXPERTS) and aborts");
+        return;
+    }
     for (const std::string& required : arch::required_tensors(*entry, config))
         if (!ctx.split_incomplete && ctx.find_tensor(required) == nullptr)
             ctx.finding(required, "is missing; llama.cpp's " + name +

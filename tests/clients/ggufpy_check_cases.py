@@ -4,7 +4,7 @@ with one change. Clean copies llama.cpp loads (another alignment, the KVs in rev
 split set gguf-py shards itself) and one broken copy per rule (a known key of the wrong type, a
 missing required key, a tensor of the wrong shape, deleted merges, a general.name that
 triggers llama.cpp's Phi-3 rule on a vocabulary without </s>, a split set whose first
-shard's split.count is wrong, no add_bos_token, a truncated file). Prints one line per case:
+shard's split.count is wrong (3 or 1 for 2 shards), a set without its last shard, no add_bos_token, a truncated file). Prints one line per case:
 "NAME FIRST_FILE", the list test_check.sh runs rebox check and llama.cpp on.
 
 Usage: ggufpy_check_cases.py MODEL.gguf WORK_DIR SMALL_VOCAB_MODEL.gguf (a vocabulary without </s>)
@@ -110,6 +110,21 @@ first_kvs = [(k, 3 if k == "split.count" else v, t, s) for k, v, t, s in read_kv
 write(split_dir / "rewritten.gguf", first_kvs, r=first)
 os.replace(split_dir / "rewritten.gguf", parts[0])
 cases.append(("bad_split_count", parts[0]))
+
+# The same with split.count 1 in shard 1: llama.cpp loads it alone and misses shard 2's tensors.
+one_dir = work / "bad_split_count_one"
+one_dir.mkdir()
+one_kvs = [(k, 1 if k == "split.count" else v, t, s) for k, v, t, s in read_kvs(first)]
+write(one_dir / parts[0].name, one_kvs, r=first)
+os.link(parts[1], one_dir / parts[1].name)
+cases.append(("bad_split_count_one", one_dir / parts[0].name))
+
+# gguf-py's own 3 shards without the third.
+gap_dir = work / "bad_missing_shard"
+gap_dir.mkdir()
+for shard in shards[:-1]:
+    os.link(shard, gap_dir / shard.name)
+cases.append(("bad_missing_shard", gap_dir / shards[0].name))
 
 data = Path(source).read_bytes()
 (work / "bad_truncated.gguf").write_bytes(data[: len(data) - 4096])

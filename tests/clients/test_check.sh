@@ -4,7 +4,7 @@
 # (ggufpy_check_cases.py) pass or fail as llama.cpp does when it loads them: clean copies with
 # another alignment, reordered KVs and gguf-py's own shards load and pass; a known key of the
 # wrong type, a missing required key, a tensor of the wrong shape, deleted merges, a Phi-3 name on a
-# vocabulary without </s> and a split set
+# vocabulary without </s>, a split set without its last shard and a split set
 # whose first shard's split.count is wrong are refused by llama.cpp and are findings (exit 1)
 # naming the key or tensor; a truncated file is unreadable (exit 2); a missing add_bos_token
 # loads in llama.cpp and is a finding only --for ollama (Ollama's reader defaults it to true).
@@ -71,6 +71,8 @@ expect_check 1 "FINDING: .*blk.0.attn_norm.weight has ne \[128\]" "${file_of[bad
 expect_check 1 "FINDING: .*tokenizer.ggml.merges is missing" "${file_of[bad_no_merges]}"
 expect_check 1 "FINDING: .*general.name contains .*</s>" "${file_of[bad_phi3_name]}"
 expect_check 1 "FINDING: .*although split.count is 3" "${file_of[bad_split_count]}"
+expect_check 1 "FINDING: .*split.count is 1 but the file name says shard 1 of 2" "${file_of[bad_split_count_one]}"
+expect_check 1 "FINDING: .*clean_shards-00003-of-00003.gguf is missing" "${file_of[bad_missing_shard]}"
 expect_check 2 "" "${file_of[bad_truncated]}"
 expect_check 2 "" "${file_of[bad_truncated]}" --for ollama
 expect_check 0 "" "${file_of[ollama_no_bos]}"
