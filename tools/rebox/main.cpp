@@ -77,6 +77,9 @@ int main(int argc, char** argv) {
 
     convert_cmd->add_flag("--allow-lossless-fallback", convert.allow_lossless_fallback,
                           kFallbackHelp);
+    convert_cmd->add_flag("--modelfile", convert.modelfile,
+                          "also write OUT.Modelfile for `ollama create` (FROM each output file, "
+                          "stop tokens, generation_config.json sampling defaults)");
 
     PlanArgs plan;
     auto* plan_cmd = app.add_subcommand(
