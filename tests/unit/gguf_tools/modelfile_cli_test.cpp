@@ -1,8 +1,8 @@
 // convert --modelfile against Ollama's documented Modelfile grammar (ollama/ollama's Modelfile
 // reference page: "# comment" lines and "INSTRUCTION arguments" lines, instructions FROM,
-// PARAMETER, TEMPLATE, SYSTEM, ADAPTER, LICENSE, MESSAGE, REQUIRES; "PARAMETER <name> <value>"
-// with the names of its parameter table). The parser below is written from that page, not from
-// rebox's writer; the FROM lines must name exactly the files convert wrote, every stop string
+// PARAMETER, TEMPLATE, SYSTEM, ADAPTER, LICENSE, MESSAGE, REQUIRES, CAPABILITY; "PARAMETER <name>
+// <value>" with the names of its parameter table). The parser below is written from that page, not
+// from rebox's writer; the FROM lines must name exactly the files convert wrote, every stop string
 // must be a token of the fixture's tokenizer.json, its end-of-turn token among them, and the
 // sampling values those of generation_config.json.
 #include <algorithm>
@@ -31,8 +31,9 @@ struct Modelfile {
 
 // Ollama's grammar, from its Modelfile reference.
 Modelfile parse_modelfile(const std::string& text) {
-    static const std::set<std::string> instructions = {
-        "FROM", "PARAMETER", "TEMPLATE", "SYSTEM", "ADAPTER", "LICENSE", "MESSAGE", "REQUIRES"};
+    static const std::set<std::string> instructions = {"FROM",    "PARAMETER", "TEMPLATE",
+                                                       "SYSTEM",  "ADAPTER",   "LICENSE",
+                                                       "MESSAGE", "REQUIRES",  "CAPABILITY"};
     static const std::set<std::string> parameters = {
         "num_ctx", "repeat_last_n", "repeat_penalty", "temperature", "seed",
         "stop",    "num_predict",   "top_k",          "top_p",       "min_p"};
