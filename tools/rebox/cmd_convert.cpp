@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "format/gguf_shards.hpp"
+#include "gguf_tools/modelfile.hpp"
 #include "plan_summary.hpp"
 #include "progress_line.hpp"
 #include "rebox/error.hpp"
@@ -24,6 +25,11 @@ int run_convert(const ConvertArgs& args, ConvertOutcome* outcome) {
     options.force = args.force;
     options.threads = args.threads;
     if (args.split_max_size) options.split.max_bytes = parse_split_size(*args.split_max_size);
+
+    const auto modelfile = modelfile_path(args.output);
+    if (args.modelfile && !args.force && std::filesystem::exists(modelfile))
+        throw_input_error(modelfile.string(), "", "already exists; nothing was written",
+                          "--force to replace it, or another -o");
 
     ProgressLine line(!args.quiet);
     options.progress = line.callback();
@@ -73,6 +79,17 @@ int run_convert(const ConvertArgs& args, ConvertOutcome* outcome) {
         for (const std::string& p : result.verify->problems)
             std::fprintf(stderr, "PROBLEM %s\n", p.c_str());
         return static_cast<int>(ExitClass::verification);
+    }
+    if (args.modelfile && result.written) {
+        write_modelfile(modelfile,
+                        ollama_modelfile(result.outputs, std::filesystem::path(args.model_dir) /
+                                                             "generation_config.json"),
+                        args.force);
+        if (!args.quiet)
+            std::printf(
+                "wrote %s (no TEMPLATE: Ollama >= 0.30.0 uses the GGUF's chat template; "
+                "older versions need one)\n",
+                modelfile.c_str());
     }
     if (!args.quiet) {
         for (const std::string& note : result.plan.notes) std::printf("note: %s\n", note.c_str());

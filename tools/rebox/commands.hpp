@@ -28,6 +28,7 @@ struct ConvertArgs {
     std::optional<std::string> name;
     std::optional<std::string> split_max_size;  // write shards directly, e.g. "500M"
     bool allow_lossless_fallback = false;       // exact F16/F32 for tensors no block type holds
+    bool modelfile = false;                     // also write OUT.Modelfile for Ollama
 };
 // What a finished conversion reports back to a caller that records it (rebox batch).
 struct ConvertOutcome {

@@ -1,5 +1,6 @@
-// The GGUF editing, comparison and quantizing commands (meta, diff, hash, quantize): each registers
-// its own subcommand and options on the app and returns the function that runs it once parsed, so
+// The GGUF editing, comparison, quantizing and checking commands (meta, diff, hash, quantize,
+// check): each registers its own subcommand and options on the app and returns the function that
+// runs it once parsed, so
 // main() needs one line per command.
 #pragma once
 
@@ -17,5 +18,6 @@ ToolCommand add_meta_command(CLI::App& app);
 ToolCommand add_diff_command(CLI::App& app);
 ToolCommand add_hash_command(CLI::App& app);
 ToolCommand add_quantize_command(CLI::App& app);
+ToolCommand add_check_command(CLI::App& app);
 
 }  // namespace rebox::cli

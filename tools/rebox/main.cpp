@@ -51,6 +51,9 @@ int main(int argc, char** argv) {
     convert_cmd->add_option("--json", convert.json_report, "write a JSON report to this file");
     bool no_verify = false;
     add_model_convert_options(*convert_cmd, convert, no_verify);
+    convert_cmd->add_flag("--modelfile", convert.modelfile,
+                          "also write OUT.Modelfile for `ollama create` (FROM each output file, "
+                          "stop tokens, generation_config.json sampling defaults)");
 
     PlanArgs plan;
     auto* plan_cmd = app.add_subcommand(
@@ -127,7 +130,8 @@ int main(int argc, char** argv) {
         ->excludes(summary_opt);
 
     const ToolCommand gguf_tools[] = {add_meta_command(app), add_diff_command(app),
-                                      add_hash_command(app), add_quantize_command(app)};
+                                      add_hash_command(app), add_quantize_command(app),
+                                      add_check_command(app)};
 
     // The greeting. `rebox --help` is a request: the list on stdout, exit 0. A bare `rebox` is a
     // usage error (no command to run): the same list on stderr, exit 1, as git and tar do, so that

@@ -1,0 +1,134 @@
+// rebox check, tensors: for an architecture in rebox's registry (src/arch/), the hyper-parameters
+// are read back from the file's own KVs and every tensor the graph requires must be present with
+// the ne llama.cpp's create_tensor expects ("tensor 'X' has wrong shape", "missing tensor");
+// a per-layer tensor of a layer past block_count, or one the table does not know, is what
+// llama.cpp refuses as "wrong number of tensors" (the second is a warning: the table lists what
+// rebox writes, llama.cpp may create a few more optional tensors).
+#include <algorithm>
+
+#include "arch/architecture.hpp"
+#include "format/shape_text.hpp"
+#include "gguf_tools/check_context.hpp"
+
+namespace rebox::check_detail {
+namespace {
+
+constexpr uint32_t kLlamaMaxLayers = 512;    // llama-hparams.h LLAMA_MAX_LAYERS
+constexpr uint32_t kLlamaMaxExperts = 1024;  // LLAMA_MAX_EXPERTS
+
+uint32_t u32_or(const CheckContext& ctx, const std::string& key, uint32_t fallback) {
+    const GgufValue* value = ctx.find(key);
+    const auto typed = value != nullptr ? value->as_u32() : std::nullopt;
+    return typed.value_or(fallback);
+}
+
+// The registry entry for general.architecture: for "llama", the MoE table (Mixtral) when the
+// file has experts.
+const arch::Architecture* registry_entry(const CheckContext& ctx, const std::string& name) {
+    const bool moe = u32_or(ctx, name + ".expert_count", 0) > 0;
+    const arch::Architecture* any = nullptr;
+    for (const arch::Architecture* entry : arch::all_architectures()) {
+        if (entry->gguf_arch != name) continue;
+        if (arch::has_experts(*entry) == moe) return entry;
+        if (any == nullptr) any = entry;
+    }
+    return any;
+}
+
+// config.json as the file's KVs describe it (the inverse of what convert writes).
+ModelConfig config_from_kvs(const CheckContext& ctx, const std::string& a) {
+    ModelConfig c;
+    c.hidden_size = u32_or(ctx, a + ".embedding_length", 0);
+    c.num_hidden_layers = u32_or(ctx, a + ".block_count", 0);
+    c.num_attention_heads = u32_or(ctx, a + ".attention.head_count", 0);
+    c.num_key_value_heads = u32_or(ctx, a + ".attention.head_count_kv", c.num_attention_heads);
+    const uint32_t by_heads = c.num_attention_heads ? c.hidden_size / c.num_attention_heads : 0;
+    c.head_dim = u32_or(ctx, a + ".attention.key_length", by_heads);
+    c.intermediate_size = u32_or(ctx, a + ".feed_forward_length", 0);
+    const GgufValue* tokens = ctx.find("tokenizer.ggml.tokens");
+    const uint32_t token_count =
+        tokens != nullptr && tokens->is_array() ? static_cast<uint32_t>(tokens->array.size()) : 0;
+    c.vocab_size = u32_or(ctx, a + ".vocab_size", token_count);
+    c.tie_word_embeddings = ctx.find_tensor("output.weight") == nullptr;
+    c.num_experts = u32_or(ctx, a + ".expert_count", 0);
+    c.num_experts_per_tok = u32_or(ctx, a + ".expert_used_count", 0);
+    if (const uint32_t v = u32_or(ctx, a + ".expert_feed_forward_length", 0))
+        c.moe_intermediate_size = v;
+    if (const uint32_t v = u32_or(ctx, a + ".expert_shared_feed_forward_length", 0))
+        c.shared_expert_intermediate_size = v;
+    return c;
+}
+
+// ne without trailing 1s: llama.cpp compares a tensor's ne with the expected one padded with 1s.
+std::vector<int64_t> trimmed(std::vector<int64_t> ne) {
+    while (ne.size() > 1 && ne.back() == 1) ne.pop_back();
+    return ne;
+}
+
+bool is_extra_tensor(std::string_view name) {
+    for (arch::ExtraTensor extra :
+         {arch::ExtraTensor::rope_freqs_llama3, arch::ExtraTensor::rope_factors_long,
+          arch::ExtraTensor::rope_factors_short})
+        if (arch::extra_tensor_name(extra) == name) return true;
+    return false;
+}
+
+}  // namespace
+
+void check_tensor_set(CheckContext& ctx) {
+    const std::string name = ctx.arch();
+    if (name.empty()) return;
+    const arch::Architecture* entry = registry_entry(ctx, name);
+    if (entry == nullptr) {
+        ctx.warning("general.architecture", "'" + name +
+                                                "' is not in rebox's registry: its tensor set "
+                                                "and shapes are not checked");
+        return;
+    }
+    const ModelConfig config = config_from_kvs(ctx, name);
+    if (config.hidden_size == 0 || config.num_hidden_layers == 0) return;  // reported as keys
+    if (config.num_hidden_layers > kLlamaMaxLayers || config.num_experts > kLlamaMaxExperts) {
+        const bool layers = config.num_hidden_layers > kLlamaMaxLayers;
+        ctx.finding(name + (layers ? ".block_count" : ".expert_count"),
+                    "is " + std::to_string(layers ? config.num_hidden_layers : config.num_experts) +
+                        "; llama.cpp asserts at most " +
+                        std::to_string(layers ? kLlamaMaxLayers : kLlamaMaxExperts) +
+                        " (LLAMA_MAX_LAYERS / LLAMA_MAX_EXPERTS) and aborts");
+        return;
+    }
+    for (const std::string& required : arch::required_tensors(*entry, config))
+        if (!ctx.split_incomplete && ctx.find_tensor(required) == nullptr)
+            ctx.finding(required, "is missing; llama.cpp's " + name +
+                                      " graph requires it (\"missing tensor\")");
+    for (const CheckContext::Tensor& tensor : ctx.tensors) {
+        const std::string& tensor_name = tensor.info->name;
+        if (is_extra_tensor(tensor_name)) continue;
+        if (const auto layer = arch::layer_of(tensor_name);
+            layer && *layer >= config.num_hidden_layers) {
+            ctx.finding(tensor_name,
+                        "belongs to layer " + std::to_string(*layer) + " but " + name +
+                            ".block_count is " + std::to_string(config.num_hidden_layers) +
+                            "; llama.cpp refuses it (\"wrong number of tensors\")",
+                        tensor.shard);
+            continue;
+        }
+        const auto expected = arch::expected_ne(*entry, config, tensor_name);
+        if (!expected) {
+            ctx.warning(tensor_name,
+                        "is not in rebox's " + name +
+                            " table; llama.cpp refuses a tensor its graph does not create "
+                            "(\"wrong number of tensors\")",
+                        tensor.shard);
+            continue;
+        }
+        if (std::find(expected->begin(), expected->end(), 0) != expected->end()) continue;
+        if (trimmed(*expected) != trimmed(tensor.info->ne))
+            ctx.finding(tensor_name,
+                        "has ne " + detail::shape_text(tensor.info->ne) +
+                            " but the KVs make llama.cpp " + "expect " +
+                            detail::shape_text(*expected) + " (\"wrong shape\")",
+                        tensor.shard);
+    }
+}
+
+}  // namespace rebox::check_detail

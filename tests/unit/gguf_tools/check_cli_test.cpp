@@ -1,0 +1,92 @@
+// `rebox check` exit codes and lines on files whose problems follow from the GGUF spec and
+// llama.cpp's loader rules alone (docs/check.md): a converted fixture passes, hand-built files
+// with a mistyped or missing key, missing merges or a hostile block_count are findings naming the
+// key, a truncated file is unreadable, a *.json beside the file is an Ollama warning.
+// (test_check.sh confirms each rule against llama.cpp.)
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "format/gguf_test_bytes.hpp"
+#include "gguf_tools/tool_fixture.hpp"
+#include "test_files.hpp"
+#include "test_process.hpp"
+
+namespace rebox {
+namespace {
+
+namespace fs = std::filesystem;
+using test::contains;
+using test::quoted;
+
+class CheckCli : public test::GgufToolTest {};
+
+TEST_F(CheckCli, AConvertedFixturePassesForBothTargets) {
+    const auto gguf = converted("tiny.gguf");
+    for (const char* target : {"llama.cpp", "ollama"}) {
+        const auto r = rebox("check " + quoted(gguf) + " --for " + target);
+        EXPECT_EQ(r.exit_code, 0) << r.output;
+        EXPECT_TRUE(contains(r.out, "OK: 1 file(s)")) << r.out;
+        EXPECT_FALSE(contains(r.out, "FINDING")) << r.out;
+    }
+}
+
+TEST_F(CheckCli, AJsonSidecarIsAnOllamaWarningOnly) {
+    const auto gguf = converted("tiny.gguf");
+    test::write_file(dir_ / "report.json", std::string_view("{}"));
+    const auto ollama = rebox("check " + quoted(gguf) + " --for ollama");
+    EXPECT_EQ(ollama.exit_code, 0) << ollama.output;
+    EXPECT_TRUE(contains(ollama.out, "WARNING: ")) << ollama.out;
+    EXPECT_TRUE(contains(ollama.out, "report.json lies beside the GGUF")) << ollama.out;
+    EXPECT_TRUE(contains(ollama.out, "FROM ./tiny.gguf")) << ollama.out;
+    const auto llama = rebox("check " + quoted(gguf));
+    EXPECT_FALSE(contains(llama.out, "report.json")) << llama.out;
+}
+
+TEST_F(CheckCli, MistypedAndMissingKeysAreFindingsNamingTheKey) {
+    // qwen3.block_count as INT32 (type 5), tokenizer.ggml.model "gpt2" without merges or tokens,
+    // no context_length / embedding_length.
+    test::GgufBytes b;
+    b.header(0, 3).kv_str("general.architecture", "qwen3");
+    b.str("qwen3.block_count").u32(5).i32(2);
+    b.kv_str("tokenizer.ggml.model", "gpt2");
+    test::write_file(dir_ / "bad.gguf", b.v);
+    const auto r = rebox("check " + quoted(dir_ / "bad.gguf"));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    for (const char* line :
+         {"FINDING: " /* file */, "qwen3.block_count has type INT32",
+          "qwen3.context_length is missing", "qwen3.embedding_length is missing",
+          "tokenizer.ggml.tokens is missing", "tokenizer.ggml.merges is missing"})
+        EXPECT_TRUE(contains(r.out, line)) << line << "\n" << r.out;
+    EXPECT_TRUE(contains(r.out, "FAILED:")) << r.out;
+
+    const auto json = rebox("check " + quoted(dir_ / "bad.gguf") + " --json");
+    EXPECT_EQ(json.exit_code, 1) << json.output;
+    const auto parsed = nlohmann::json::parse(json.out);
+    EXPECT_EQ(parsed["status"], "findings");
+    EXPECT_EQ(parsed["findings"][0]["subject"], "qwen3.block_count") << json.out;
+}
+
+TEST_F(CheckCli, AHostileBlockCountIsAFindingNotAWalkOverBillionsOfLayers) {
+    test::GgufBytes b;
+    b.header(0, 4).kv_str("general.architecture", "qwen3");
+    b.kv_u32("qwen3.block_count", 4294967295u).kv_u32("qwen3.embedding_length", 64);
+    b.kv_u32("qwen3.context_length", 128);
+    test::write_file(dir_ / "huge.gguf", b.v);
+    const auto r = rebox("check " + quoted(dir_ / "huge.gguf"));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_TRUE(contains(r.out, "qwen3.block_count is 4294967295; llama.cpp asserts at most 512"))
+        << r.out;
+}
+
+TEST_F(CheckCli, ATruncatedFileIsUnreadable) {
+    const auto gguf = converted("tiny.gguf");
+    const auto size = fs::file_size(gguf);
+    fs::resize_file(gguf, size - 100);
+    const auto r = rebox("check " + quoted(gguf));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.err, "unreadable")) << r.err;
+    EXPECT_TRUE(contains(r.err, "tiny.gguf")) << r.err;
+}
+
+}  // namespace
+}  // namespace rebox
