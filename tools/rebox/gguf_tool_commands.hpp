@@ -1,7 +1,6 @@
 // The GGUF editing, comparison, quantizing and checking commands (meta, diff, hash, quantize,
 // check): each registers its own subcommand and options on the app and returns the function that
-// runs it once parsed, so
-// main() needs one line per command.
+// runs it once parsed, so main() needs one line per command.
 #pragma once
 
 #include <CLI/CLI.hpp>
