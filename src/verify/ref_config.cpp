@@ -203,7 +203,7 @@ RefConfig parse_root(json root) {
     std::optional<uint32_t> context;
     for (const char* key : {"max_position_embeddings", "n_ctx", "n_positions", "max_length",
                             "max_sequence_length", "model_max_length"})
-        if ((context = optional_count(root, key, kAnyU32))) break;
+        if ((context = optional_count(root, key, kMaxPositions))) break;
     if (!context) fail("max_position_embeddings", "missing (also no n_ctx / n_positions / ...)");
     c.max_position_embeddings = *context;
 

@@ -60,6 +60,7 @@ inline constexpr uint32_t kMaxWidth = 1u << 20;  // hidden_size, intermediate si
 inline constexpr uint32_t kMaxVocab = 1u << 24;
 inline constexpr uint32_t kMaxExperts = 4096;
 inline constexpr uint32_t kMaxRopeFactors = 1u << 16;  // entries of long_factor / short_factor
+inline constexpr uint32_t kMaxPositions = 1u << 30;     // max_position_embeddings and its aliases
 
 // Throws rebox::Error (input) "config.json: KEY: what (expected ...)" for a missing, ill-typed,
 // inconsistent or over-cap field. A "text_config" object (multimodal configs) is merged over the

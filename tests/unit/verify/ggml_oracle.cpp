@@ -8,12 +8,12 @@
 
 namespace rebox::test {
 
-const GgmlOracle& GgmlOracle::get() {
-    static const GgmlOracle oracle;
+const VerifyGgmlOracle& VerifyGgmlOracle::get() {
+    static const VerifyGgmlOracle oracle;
     return oracle;
 }
 
-GgmlOracle::GgmlOracle() {
+VerifyGgmlOracle::VerifyGgmlOracle() {
     const std::filesystem::path library = REBOX_SOURCE_DIR
         "/tests/clients/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libggml-base.so";
     if (!std::filesystem::exists(library)) {
@@ -46,7 +46,7 @@ GgmlOracle::GgmlOracle() {
     handle_ = handle;
 }
 
-std::vector<uint8_t> GgmlOracle::quantize(uint32_t type, const float* values, int64_t rows,
+std::vector<uint8_t> VerifyGgmlOracle::quantize(uint32_t type, const float* values, int64_t rows,
                                           int64_t n_per_row, const float* importance) const {
     std::vector<uint8_t> bytes(row_size_(static_cast<int>(type), n_per_row) *
                                static_cast<size_t>(rows));
@@ -54,7 +54,7 @@ std::vector<uint8_t> GgmlOracle::quantize(uint32_t type, const float* values, in
     return bytes;
 }
 
-bool GgmlOracle::dequantize(uint32_t type, const uint8_t* blocks, float* out,
+bool VerifyGgmlOracle::dequantize(uint32_t type, const uint8_t* blocks, float* out,
                             int64_t values) const {
     for (const auto& [id, function] : dequantizers_) {
         if (id == type) {
@@ -65,7 +65,7 @@ bool GgmlOracle::dequantize(uint32_t type, const uint8_t* blocks, float* out,
     return false;
 }
 
-void GgmlOracle::fp32_to_fp16(const float* in, uint16_t* out, int64_t count) const {
+void VerifyGgmlOracle::fp32_to_fp16(const float* in, uint16_t* out, int64_t count) const {
     fp32_to_fp16_row_(in, out, count);
 }
 

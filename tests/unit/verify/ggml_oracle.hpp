@@ -10,11 +10,11 @@
 
 namespace rebox::test {
 
-class GgmlOracle {
+class VerifyGgmlOracle {
   public:
     // The process-wide instance; available() is false (and why() says why) when the library or
     // one of its symbols is missing.
-    static const GgmlOracle& get();
+    static const VerifyGgmlOracle& get();
     bool available() const { return handle_ != nullptr; }
     const std::string& why() const { return why_; }
 
@@ -29,7 +29,7 @@ class GgmlOracle {
     void fp32_to_fp16(const float* in, uint16_t* out, int64_t count) const;
 
   private:
-    GgmlOracle();
+    VerifyGgmlOracle();
     void* handle_ = nullptr;
     std::string why_;
     using QuantizeChunk = size_t (*)(int, const float*, void*, int64_t, int64_t, int64_t,

@@ -22,7 +22,7 @@ void expect_same_values(uint32_t type, const std::vector<uint8_t>& blocks, const
     ASSERT_TRUE(ref_quant_layout(type, &layout));
     const size_t count = blocks.size() / layout.block_bytes;
     std::vector<float> theirs(count * layout.block_values), mine(layout.block_values);
-    ASSERT_TRUE(test::GgmlOracle::get().dequantize(type, blocks.data(), theirs.data(),
+    ASSERT_TRUE(test::VerifyGgmlOracle::get().dequantize(type, blocks.data(), theirs.data(),
                                                    static_cast<int64_t>(theirs.size())));
     uint64_t differing = 0;
     for (size_t b = 0; b < count; ++b) {
@@ -40,7 +40,7 @@ void expect_same_values(uint32_t type, const std::vector<uint8_t>& blocks, const
 
 TEST_P(RefDequantLossyOracle, ValuesEqualGgml) {
     const uint32_t type = GetParam();
-    const test::GgmlOracle& oracle = test::GgmlOracle::get();
+    const test::VerifyGgmlOracle& oracle = test::VerifyGgmlOracle::get();
     if (!oracle.available()) GTEST_SKIP() << oracle.why();
     RefQuantLayout layout{};
     ASSERT_TRUE(ref_quant_layout(type, &layout));

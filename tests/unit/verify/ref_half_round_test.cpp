@@ -46,7 +46,7 @@ TEST(VerifyHalfRound, HandValues) {
 }
 
 TEST(VerifyHalfRound, EqualsGgmlOnSpreadBitPatterns) {
-    const test::GgmlOracle& oracle = test::GgmlOracle::get();
+    const test::VerifyGgmlOracle& oracle = test::VerifyGgmlOracle::get();
     if (!oracle.available()) GTEST_SKIP() << oracle.why();
     std::vector<float> inputs;
     for (uint64_t bits = 0; bits < (1ull << 32); bits += 4093)

@@ -49,7 +49,7 @@ class RefQuantizeOracle : public ::testing::TestWithParam<std::tuple<TypeCase, b
 
 TEST_P(RefQuantizeOracle, BlocksEqualGgml) {
     const auto& [type, with_importance] = GetParam();
-    const test::GgmlOracle& oracle = test::GgmlOracle::get();
+    const test::VerifyGgmlOracle& oracle = test::VerifyGgmlOracle::get();
     if (!oracle.available()) GTEST_SKIP() << oracle.why();
     RefQuantLayout layout{};
     ASSERT_TRUE(ref_quant_layout(type.id, &layout));
