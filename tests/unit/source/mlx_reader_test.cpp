@@ -115,11 +115,15 @@ TEST(MlxReader, ShapeDisagreeingWithConfigBitsIsABlocker) {
 
 TEST(MlxReader, UnknownModeIsABlocker) {
     MlxDir mlx = four_bit_dir();
-    mlx.config["quantization"]["mode"] = "mxfp4";
-    expect_blocker(read(mlx), "config.json: quantization", "mode 'mxfp4'");
+    mlx.config["quantization"]["mode"] = "mxfp8";
+    expect_blocker(read(mlx), "config.json: quantization", "mode 'mxfp8'");
     MlxDir over = four_bit_dir();
-    over.config["quantization"][kDown] = {{"group_size", 64}, {"bits", 4}, {"mode", "nvfp4"}};
-    expect_blocker(read(over), kDown + ".weight", "mode 'nvfp4'");
+    over.config["quantization"][kDown] = {{"group_size", 64}, {"bits", 4}, {"mode", "mxfp8"}};
+    expect_blocker(read(over), kDown + ".weight", "mode 'mxfp8'");
+    // FP4 modes are read (mlx_fp4_reader_test.cpp), but with mlx's forced group size only.
+    MlxDir fp4 = four_bit_dir();
+    fp4.config["quantization"]["mode"] = "mxfp4";
+    expect_blocker(read(fp4), "config.json: quantization", "group_size 64 with mode mxfp4");
 }
 
 TEST(MlxReader, GroupAndBitsOutsideMlxAffineAreBlockers) {
