@@ -28,19 +28,6 @@ float e4m3_value(uint8_t byte) {
     return std::ldexp(1.0f + static_cast<float>(mantissa) / 8.0f, exponent - 7);
 }
 
-const char* fp4_scale_problem(Fp4Kind kind, uint8_t byte) {
-    if (kind == Fp4Kind::mxfp4) return byte == 0xff ? "E8M0 0xff is NaN" : nullptr;
-    if ((byte & 0x7f) == 0x7f) return "E4M3 0x7f/0xff is NaN";
-    if (byte & 0x80) return "E4M3 with the sign bit set is negative (ggml would drop the sign)";
-    return nullptr;
-}
-
-std::optional<uint64_t> first_bad_fp4_scale(const Fp4View& v) {
-    for (uint64_t i = 0; i < v.scales.size(); ++i)
-        if (fp4_scale_problem(v.kind, v.scales[i])) return i;
-    return std::nullopt;
-}
-
 void encode_mxfp4(const Fp4View& v, uint64_t first_block, size_t n_blocks, uint8_t* out) {
     for (size_t b = 0; b < n_blocks; ++b, out += kMxfp4BlockBytes) {
         const uint64_t block = first_block + b;

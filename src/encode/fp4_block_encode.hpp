@@ -7,7 +7,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 
 #include "source/source_model.hpp"
 
@@ -23,11 +22,6 @@ float e2m1_value(uint8_t code);
 // E8M0 byte e -> 2^(e-127) (e < 255); E4M3 byte (bit 7 clear, not 0x7F) -> its value.
 float e8m0_value(uint8_t e);
 float e4m3_value(uint8_t byte);
-// Index of the first scale byte that is not a finite, non-negative scale of `kind` (MXFP4: 0xFF is
-// NaN; NVFP4: 0x7F / 0xFF are NaN, bit 7 set is negative), or nullopt.
-std::optional<uint64_t> first_bad_fp4_scale(const Fp4View& v);
-// Why scale byte `byte` is refused ("E8M0 0xff is NaN", ...).
-const char* fp4_scale_problem(Fp4Kind kind, uint8_t byte);
 
 // Blocks [first_block, first_block+n_blocks) of v: MXFP4 block b = values [32b, 32b+32) (v.group
 // 32), NVFP4 block b = values [64b, 64b+64) (v.group 16, four sub-blocks). out: n_blocks * 17 / 36.

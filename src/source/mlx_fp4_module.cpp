@@ -3,7 +3,6 @@
 
 #include <cstdio>
 
-#include "encode/fp4_block_encode.hpp"
 #include "format/shape_text.hpp"
 
 namespace rebox::mlx {
@@ -15,6 +14,19 @@ std::optional<Fp4Kind> fp4_kind(const std::string& mode) {
 }
 
 int64_t fp4_group(Fp4Kind kind) { return kind == Fp4Kind::mxfp4 ? 32 : 16; }
+
+const char* fp4_scale_problem(Fp4Kind kind, uint8_t byte) {
+    if (kind == Fp4Kind::mxfp4) return byte == 0xff ? "E8M0 0xff is NaN" : nullptr;
+    if ((byte & 0x7f) == 0x7f) return "E4M3 0x7f/0xff is NaN";
+    if (byte & 0x80) return "E4M3 with the sign bit set is negative (ggml would drop the sign)";
+    return nullptr;
+}
+
+std::optional<uint64_t> first_bad_fp4_scale(const Fp4View& v) {
+    for (uint64_t i = 0; i < v.scales.size(); ++i)
+        if (fp4_scale_problem(v.kind, v.scales[i])) return i;
+    return std::nullopt;
+}
 
 void read_fp4_module(const std::string& module, Fp4Kind kind, const std::string& field,
                      const SafetensorsFile& weight_file, const StTensorInfo& weight,

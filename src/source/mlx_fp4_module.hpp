@@ -4,6 +4,7 @@
 // Checks the dtypes, the shapes against each other and every scale byte, then yields an Fp4View.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "format/safetensors.hpp"
@@ -15,6 +16,12 @@ namespace rebox::mlx {
 std::optional<Fp4Kind> fp4_kind(const std::string& mode);
 // The only group size the mode allows (32 / 16).
 int64_t fp4_group(Fp4Kind kind);
+
+// Index of the first scale byte that is not a finite, non-negative scale of `kind` (MXFP4: 0xFF is
+// NaN; NVFP4: 0x7F / 0xFF are NaN, bit 7 set is negative), or nullopt.
+std::optional<uint64_t> first_bad_fp4_scale(const Fp4View& v);
+// Why scale byte `byte` is refused ("E8M0 0xff is NaN", ...), or nullptr.
+const char* fp4_scale_problem(Fp4Kind kind, uint8_t byte);
 
 // Appends the module's tensor (named module + ".weight") to model.tensors, or one Blocker naming
 // the tensor and what is wrong. `field` names the config entry the mode came from.

@@ -1,7 +1,6 @@
 // The FP4 repack kernels against hand-worked vectors: MXFP4's qs[j] = c[j] | c[j+16] << 4 and
 // NVFP4's per-sub-block qs[8s+j] = c[16s+j] | c[16s+j+8] << 4 from MLX's "element 2i in the low
-// nibble" bytes, scale bytes copied; E2M1 * E8M0 / E4M3 values worked out by hand; the refused
-// scale bytes (E8M0 0xFF, E4M3 0x7F/0xFF, sign bit).
+// nibble" bytes, scale bytes copied; E2M1 * E8M0 / E4M3 values worked out by hand.
 #include "encode/fp4_block_encode.hpp"
 
 #include <gtest/gtest.h>
@@ -71,22 +70,6 @@ TEST(Fp4BlockEncode, ValuesAreE2M1TimesTheScale) {
     EXPECT_EQ(out[0], std::ldexp(1.0f, -10));
     EXPECT_EQ(e4m3_value(0x38), 1.0f);
     EXPECT_EQ(e4m3_value(0x08), std::ldexp(1.0f, -6));
-}
-
-TEST(Fp4BlockEncode, RefusedScaleBytes) {
-    const std::vector<uint8_t> codes(16);
-    const std::vector<uint8_t> mx = {0x00, 0xfe, 0xff};
-    EXPECT_EQ(first_bad_fp4_scale(Fp4View{Fp4Kind::mxfp4, 32, codes, mx}), 2u);
-    const std::vector<uint8_t> mx_ok = {0x00, 0x7f, 0xfe};
-    EXPECT_FALSE(first_bad_fp4_scale(Fp4View{Fp4Kind::mxfp4, 32, codes, mx_ok}));
-    const std::vector<uint8_t> nv_negative = {0x7e, 0x80};
-    EXPECT_EQ(first_bad_fp4_scale(Fp4View{Fp4Kind::nvfp4, 16, codes, nv_negative}), 1u);
-    const std::vector<uint8_t> nv_nan = {0x7f};
-    EXPECT_EQ(first_bad_fp4_scale(Fp4View{Fp4Kind::nvfp4, 16, codes, nv_nan}), 0u);
-    const std::vector<uint8_t> nv_ok = {0x00, 0x7e, 0x01};
-    EXPECT_FALSE(first_bad_fp4_scale(Fp4View{Fp4Kind::nvfp4, 16, codes, nv_ok}));
-    EXPECT_NE(fp4_scale_problem(Fp4Kind::nvfp4, 0xff), nullptr);
-    EXPECT_EQ(fp4_scale_problem(Fp4Kind::mxfp4, 0x80), nullptr);  // E8M0 has no sign
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "source/mlx_fp4_module.hpp"
 #include "source/mlx_test_writer.hpp"
 #include "source/read_source.hpp"
 #include "test_files.hpp"
@@ -304,6 +305,22 @@ TEST(MlxFp4Reader, RefusedScaleBytes) {
     expect_blocker(read(fp4_dir("nvfp4", 0x7f)), kQ + ".scales", "E4M3 0x7f/0xff is NaN");
     expect_blocker(read(fp4_dir("nvfp4", 0xb8)), kQ + ".scales", "sign bit set is negative");
     EXPECT_TRUE(read(fp4_dir("mxfp4", 0x80)).blockers.empty());  // E8M0 has no sign bit
+}
+
+TEST(MlxFp4Reader, ScaleByteRule) {
+    const std::vector<uint8_t> codes(16);
+    const std::vector<uint8_t> mx = {0x00, 0xfe, 0xff};
+    EXPECT_EQ(mlx::first_bad_fp4_scale(Fp4View{Fp4Kind::mxfp4, 32, codes, mx}), 2u);
+    const std::vector<uint8_t> mx_ok = {0x00, 0x7f, 0xfe};
+    EXPECT_FALSE(mlx::first_bad_fp4_scale(Fp4View{Fp4Kind::mxfp4, 32, codes, mx_ok}));
+    const std::vector<uint8_t> nv_negative = {0x7e, 0x80};
+    EXPECT_EQ(mlx::first_bad_fp4_scale(Fp4View{Fp4Kind::nvfp4, 16, codes, nv_negative}), 1u);
+    const std::vector<uint8_t> nv_nan = {0x7f};
+    EXPECT_EQ(mlx::first_bad_fp4_scale(Fp4View{Fp4Kind::nvfp4, 16, codes, nv_nan}), 0u);
+    const std::vector<uint8_t> nv_ok = {0x00, 0x7e, 0x01};
+    EXPECT_FALSE(mlx::first_bad_fp4_scale(Fp4View{Fp4Kind::nvfp4, 16, codes, nv_ok}));
+    EXPECT_NE(mlx::fp4_scale_problem(Fp4Kind::nvfp4, 0xff), nullptr);
+    EXPECT_EQ(mlx::fp4_scale_problem(Fp4Kind::mxfp4, 0x80), nullptr);  // E8M0 has no sign
 }
 
 }  // namespace
