@@ -3,7 +3,8 @@
 # rebox-mkfixture writes each with its own packer, rebox converts it to MXFP4 / NVFP4 tensors, and
 # gguf-py (llama.cpp's GGUFReader + gguf.quants.dequantize) must read back every value bit for bit
 # as ggufpy_fp4.py computes it from the checkpoint by the formats' definitions; the standalone
-# `rebox verify` must agree. Refusals: an E8M0 scale byte 0xFF, an E4M3 NaN (0x7F) or negative
+# `rebox verify` must agree; node-llama-cpp embeds qwen3 / llama FP4 files like their F32 twins
+# (cosine >= 0.999). Refusals: an E8M0 scale byte 0xFF, an E4M3 NaN (0x7F) or negative
 # (sign bit) scale byte: a BLOCKER line naming the scales tensor, exit 2, no output file.
 # Usage: bash tests/clients/test_fp4.sh BUILD_DIR
 set -euo pipefail
@@ -20,6 +21,20 @@ for arch in qwen3 qwen2 llama mistral phi3 gemma gemma2 gemma3 qwen3_moe qwen2_m
     "$REBOX" plan "$dir" --json >"$dir.plan.json"
     "$REBOX" verify "$dir" "$dir.gguf" >/dev/null
     ggufpy "$CLIENTS_DIR/ggufpy_fp4.py" "$GGUFPY_SRC" "$dir" "$dir.gguf" "$dir.plan.json"
+  done
+done
+
+# llama.cpp runs the FP4 files: qwen3 and llama fixtures with the real Qwen3 tokenizer embed like
+# their --outtype f32 twins (the same values; only the kernels' arithmetic differs).
+for arch in qwen3 llama; do
+  for mode in mxfp4 nvfp4; do
+    dir="$WORK/embed-$arch-$mode"
+    "$MKFIXTURE" "$dir" --preset tiny --arch "$arch" --format "$mode" --tokenizer qwen3 \
+      --qwen3-tokenizer "$QWEN3_TOKENIZER" --embedding-eos --force >/dev/null
+    "$REBOX" convert "$dir" -o "$dir.gguf" --quiet
+    "$REBOX" convert "$dir" -o "$dir-f32.gguf" --outtype f32 --quiet
+    node "$CLIENTS_DIR/llama_embed.mjs" --label "$arch-$mode" --q4 "$dir.gguf" --f32 "$dir-f32.gguf" \
+      --corpus "$CLIENTS_DIR/corpus.txt" --lines 6 --min-cos 0.999 --kind "${mode^^}"
   done
 done
 

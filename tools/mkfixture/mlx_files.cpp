@@ -114,16 +114,19 @@ void write_mlx_weight(std::ostream& out, const QuantTensor& t, uint64_t seed) {
 
 // FP4 scale bytes as mlx's fp_quantize stores them: E8M0 (2^(e-127)) for mxfp4, E4M3 bytes
 // (sign 0, 4 exponent bits with bias 7, 3 mantissa bits) for nvfp4; a spread of magnitudes around
-// a typical weight scale. --fp4-bad-scale puts one refused byte at index 0 of kMlxInexactTensor.
+// a typical weight scale (amax / 6 of weights near +-0.05, as mlx's quantizer would pick; nvfp4
+// without a global scale lands in E4M3's subnormal and lowest binades). --fp4-bad-scale puts one
+// refused byte at index 0 of kMlxInexactTensor.
 void write_fp4_scales(std::ostream& out, const QuantTensor& t, uint64_t seed,
                       const MlxOptions& options) {
     SplitMix64 rng = stream_for(seed, t.name + ".scales");
     std::vector<char> bytes(static_cast<size_t>(t.group_count()));
     for (char& b : bytes) {
-        const uint64_t r = rng.uniform_bits(3);
-        // mxfp4: 2^-10 .. 2^-3; nvfp4: exponent field 1..8 (2^-6 .. 2^1), any mantissa
-        b = static_cast<char>(options.fp4_mode == "mxfp4" ? 117 + r
-                                                          : ((1 + r) << 3) | rng.uniform_bits(3));
+        const uint64_t r = rng.uniform_bits(8);
+        // mxfp4: 2^-10 .. 2^-6; nvfp4: exponent field 0..2 (subnormals 0..7 * 2^-9, then
+        // 2^-6 .. 2^-5 * 1.875), any mantissa
+        b = static_cast<char>(options.fp4_mode == "mxfp4" ? 117 + r % 5
+                                                          : (r % 3) << 3 | rng.uniform_bits(3));
     }
     if (t.name == kMlxInexactTensor && !options.fp4_bad_scale.empty())
         bytes[0] = static_cast<char>(options.fp4_mode == "mxfp4"      ? 0xff
