@@ -26,7 +26,11 @@ PlanReport make_plan_report(Plan&& plan, const SourceModel* source) {
             const SourceTensor& st = source->tensors[tp.source_index];
             t.source_name = st.name;
             t.source_shape = st.shape;
-            if (st.quant) {
+            if (st.fp4) {
+                t.bits = 4;
+                t.group = st.fp4->group;
+                t.scale_dtype = st.fp4->kind == Fp4Kind::mxfp4 ? "E8M0" : "E4M3";
+            } else if (st.quant) {
                 t.bits = st.quant->bits;
                 t.group = st.quant->group;
                 t.scale_dtype = float_dtype_name(st.quant->scale_dtype);

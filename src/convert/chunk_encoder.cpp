@@ -7,6 +7,7 @@
 
 #include "arch/transforms.hpp"
 #include "encode/block_encode.hpp"
+#include "encode/fp4_block_encode.hpp"
 #include "encode/int_block_encode.hpp"
 #include "encode/source_values.hpp"
 #include "format/half.hpp"
@@ -102,6 +103,10 @@ UnitSize output_unit(const TensorPlan& plan) {
             return {kQ4_1BlockBytes, kQBlockValues};
         case Encoding::q5_1_int:
             return {kQ5_1BlockBytes, kQBlockValues};
+        case Encoding::mxfp4_repack:
+            return {kMxfp4BlockBytes, kMxfp4BlockValues};
+        case Encoding::nvfp4_repack:
+            return {kNvfp4BlockBytes, kNvfp4BlockValues};
         case Encoding::dequant_f32:
         case Encoding::copy_f32:
         case Encoding::widen_f32:
@@ -155,15 +160,26 @@ void encode_values(const SourceTensor& source, const TensorPlan& plan, uint64_t 
             encode_q5_1_int(*source.int_quant, first / kQBlockValues, count / kQBlockValues,
                             out.data());
             return;
+        case Encoding::mxfp4_repack:
+            encode_mxfp4(*source.fp4, first / kMxfp4BlockValues, count / kMxfp4BlockValues,
+                         out.data());
+            return;
+        case Encoding::nvfp4_repack:
+            encode_nvfp4(*source.fp4, first / kNvfp4BlockValues, count / kNvfp4BlockValues,
+                         out.data());
+            return;
         case Encoding::dequant_f16:
-            if (source.int_quant)  // the plan checked every value is exact in fp16
+            if (source.int_quant || source.fp4)  // the plan checked every value is exact in fp16
                 narrow_to_16(source, first, count, out, float_to_half);
             else
                 dequantize_through_buffer<uint16_t>(*source.quant, first, count, out,
                                                     dequantize_f16);
             return;
         case Encoding::dequant_f32:
-            if (source.int_quant)
+            if (source.fp4)
+                dequantize_through_buffer<float>(*source.fp4, first, count, out,
+                                                 dequantize_fp4_f32);
+            else if (source.int_quant)
                 dequantize_through_buffer<float>(*source.int_quant, first, count, out,
                                                  dequantize_int_f32);
             else

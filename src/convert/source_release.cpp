@@ -19,6 +19,13 @@ std::span<const uint8_t> clipped(std::span<const uint8_t> bytes, uint64_t begin,
 std::array<std::span<const uint8_t>, 3> source_bytes(const SourceTensor& source, uint64_t first,
                                                      uint64_t count) {
     if (count == 0) return {};
+    if (source.fp4) {  // two codes per byte, one scale byte per group
+        const Fp4View& v = *source.fp4;
+        const uint64_t group = static_cast<uint64_t>(v.group);
+        return {clipped(v.codes, first / 2, (first + count + 1) / 2),
+                clipped(v.scales, first / group, (first + count + group - 1) / group),
+                {}};
+    }
     if (!source.quant) {
         const uint64_t width = float_dtype_size(source.float_dtype);
         return {clipped(source.float_data, first * width, (first + count) * width), {}, {}};

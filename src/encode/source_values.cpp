@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "encode/block_encode.hpp"
+#include "encode/fp4_block_encode.hpp"
 #include "encode/int_block_encode.hpp"
 #include "format/half.hpp"
 
@@ -13,6 +14,10 @@ namespace rebox {
 void source_values_f32(const SourceTensor& tensor, uint64_t first, size_t count, float* out) {
     if (tensor.quant) {
         dequantize_f32(*tensor.quant, first, count, out);
+        return;
+    }
+    if (tensor.fp4) {
+        dequantize_fp4_f32(*tensor.fp4, first, count, out);
         return;
     }
     if (tensor.int_quant) {

@@ -40,6 +40,10 @@ const char* encoding_name(Encoding encoding) {
             return "q4_1_int";
         case Encoding::q5_1_int:
             return "q5_1_int";
+        case Encoding::mxfp4_repack:
+            return "mxfp4_repack";
+        case Encoding::nvfp4_repack:
+            return "nvfp4_repack";
     }
     return "?";
 }

@@ -11,14 +11,16 @@ namespace {
 
 using detail::shape_text;
 
-// The scale dtype of a quantized tensor (either kind of view).
+// The scale dtype of a quantized tensor (FP4 views have byte scales: F32 stands for "same").
 FloatDtype scale_dtype(const SourceTensor& t) {
+    if (t.fp4) return FloatDtype::F32;
     return t.quant ? t.quant->scale_dtype : t.int_quant->scale_dtype;
 }
 
 // "4-bit, group 64, F16 scales" or "BF16": what must agree between the experts of one tensor.
 std::string storage_text(const SourceTensor& t) {
     if (!t.is_quantized()) return std::string(float_dtype_name(t.float_dtype)) + " float";
+    if (t.fp4) return t.fp4->kind == Fp4Kind::mxfp4 ? "MLX mxfp4" : "MLX nvfp4";
     return std::to_string(t.quant_bits()) + "-bit, group " + std::to_string(t.quant_group()) +
            ", " + float_dtype_name(scale_dtype(t)) + " scales" +
            (t.int_quant ? ", integer zero points" : "");
@@ -56,6 +58,8 @@ bool plan_expert_stack(const SourceModel& source, const ExpertGroup& group,
                 "shape " + shape_text(t.shape) + " but expert 0 has " + shape_text(first.shape);
         else if (t.is_quantized() != first.is_quantized() ||
                  t.int_quant.has_value() != first.int_quant.has_value() ||
+                 t.fp4.has_value() != first.fp4.has_value() ||
+                 (t.fp4 && t.fp4->kind != first.fp4->kind) ||
                  (t.is_quantized() &&
                   (t.quant_bits() != first.quant_bits() || t.quant_group() != first.quant_group() ||
                    scale_dtype(t) != scale_dtype(first))) ||

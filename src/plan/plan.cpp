@@ -251,7 +251,7 @@ bool attach_value_transform(arch::ValueTransform transform, const SourceTensor& 
     if (source.is_quantized()) {
         blockers->push_back(Blocker{
             source.name,
-            "a gemma RMSNorm weight stored quantized (" + std::to_string(source.quant->bits) +
+            "a gemma RMSNorm weight stored quantized (" + std::to_string(source.quant_bits()) +
                 "-bit codes): llama.cpp's converter writes weight + 1 in F32 from a float weight",
             "keep the norm weights unquantized (BF16/F16/F32) in the checkpoint"});
         return false;
@@ -360,7 +360,9 @@ void add_fallback_growth(const SourceModel& source, Plan& plan) {
     for (const SourceTensor& tensor : source.tensors)
         for (const Blocker& blocker : plan.blockers)
             if (blocker.fallback_growth_bytes > 0 && blocker.tensor == tensor.name) {
-                if (tensor.quant)
+                if (tensor.fp4)
+                    base += tensor.fp4->codes.size() + tensor.fp4->scales.size();
+                else if (tensor.quant)
                     base += tensor.quant->codes.size() + tensor.quant->scales.size() +
                             tensor.quant->mins.size();
                 else if (tensor.int_quant)

@@ -40,6 +40,10 @@ enum class Encoding {
     q8_0_shift,  // off 0, every q - z in [-128, 127]
     q4_1_int,    // codes q unchanged, d = s, m = -z*s (every s > 0 and z*s exact in fp16)
     q5_1_int,    // the same for codes up to 31 (5-bit)
+    // FP4 sources (MLX mxfp4 / nvfp4): codes reordered into ggml's nibble order, scale bytes
+    // copied.
+    mxfp4_repack,
+    nvfp4_repack,
 };
 const char* encoding_name(Encoding encoding);
 

@@ -12,8 +12,10 @@ std::optional<std::string> row_move_problem(GgmlType out_type, uint64_t row_valu
     if (row_values == 0 || row_values % block != 0)
         return "a " + std::to_string(block) + "-value " + type + " block would mix two rows of " +
                std::to_string(row_values) + " values";
-    if (source_group != 0 && source_group % block != 0)
-        return "a " + std::to_string(block) + "-value " + type +
+    // An NVFP4 block carries one scale per 16-value sub-block: groups of 16 fit it.
+    const uint64_t scale_span = out_type == GgmlType::NVFP4 ? 16 : block;
+    if (source_group != 0 && source_group % scale_span != 0)
+        return "a " + std::to_string(scale_span) + "-value " + type +
                " block would mix two quantization groups of " + std::to_string(source_group) +
                " values";
     return std::nullopt;

@@ -1,7 +1,8 @@
 // When whole rows of a tensor may move (llama's q/k permutation, gemma3's vocabulary cut, any row
 // slice or permutation): exactly when every block of the output type lies inside one source row and
 // one quantization group, because each 32-value Q4_0/Q4_1/Q5_0/Q5_1/Q8_0 block carries its own
-// scale (and min) and float or dequantized outputs have no blocks. Groups that run across rows
+// scale (and min; NVFP4: one per 16-value sub-block) and float or dequantized outputs have no
+// blocks. Groups that run across rows
 // (group 64, rows of 96 values) do not matter: each block takes a copy of its own group's numbers.
 #pragma once
 

@@ -81,6 +81,7 @@ std::string value_text(const InexactValue& inexact) {
 
 uint64_t packed_bytes(const SourceTensor& source) {
     if (source.int_quant) return source.int_quant->packed_bytes;
+    if (source.fp4) return source.fp4->codes.size() + source.fp4->scales.size();
     return source.quant->codes.size() + source.quant->scales.size() + source.quant->mins.size();
 }
 
@@ -142,6 +143,27 @@ bool plan_int_blocks(const IntQuantView& v, OutType outtype, TensorPlan* plan,
     return false;
 }
 
+// FP4 sources (MLX mxfp4 / nvfp4): ggml's MXFP4 / NVFP4 blocks hold the same codes and scale
+// bytes; a row must be whole blocks (32 / 64 values).
+bool plan_fp4_blocks(const Fp4View& v, int64_t cols, TensorPlan* plan,
+                     std::vector<BlockRefusal>* refusals) {
+    const bool mx = v.kind == Fp4Kind::mxfp4;
+    const int64_t block = mx ? 32 : 64;
+    const char* type = mx ? "MXFP4" : "NVFP4";
+    if (cols % block != 0) {
+        refusals->push_back({"cols " + std::to_string(cols) + " is not a multiple of " +
+                                 std::to_string(block) + ": GGUF rows must be whole " + type +
+                                 " blocks",
+                             std::string("use ") + kFallbackFix + ", or --outtype f32"});
+        return false;
+    }
+    plan->type = mx ? GgmlType::MXFP4 : GgmlType::NVFP4;
+    plan->encoding = mx ? Encoding::mxfp4_repack : Encoding::nvfp4_repack;
+    plan->note = std::string("MLX ") + (mx ? "mxfp4" : "nvfp4") + " -> " + type +
+                 " blocks: codes reordered, " + (mx ? "E8M0" : "E4M3") + " scale bytes copied";
+    return true;
+}
+
 bool plan_quantized(const SourceTensor& source, const PlanOptions& options, TensorPlan* plan,
                     std::vector<Blocker>* blockers) {
     const int64_t cols = source.shape.back();  // [rows, cols] or stacked [E, rows, cols]
@@ -156,11 +178,19 @@ bool plan_quantized(const SourceTensor& source, const PlanOptions& options, Tens
     if (options.outtype == OutType::f16 || options.outtype == OutType::bf16)
         return plan_float_outtype(source, options.outtype, plan, blockers);
     std::vector<BlockRefusal> refusals;
-    if (source.int_quant && plan_int_blocks(*source.int_quant, options.outtype, plan, &refusals))
+    if (source.fp4 && options.outtype == OutType::q4_1) {
+        refusals.push_back(
+            {"FP4 codes are not Q4_1 codes and --outtype q4_1 allows no other "
+             "block type",
+             "use --outtype auto (exact MXFP4/NVFP4 blocks)"});
+    } else if (source.fp4) {
+        if (plan_fp4_blocks(*source.fp4, cols, plan, &refusals)) return true;
+    } else if (source.int_quant &&
+               plan_int_blocks(*source.int_quant, options.outtype, plan, &refusals))
         return true;
-    if (!source.int_quant) refusals = block_refusals(*source.quant, cols, options.outtype);
+    if (source.quant) refusals = block_refusals(*source.quant, cols, options.outtype);
     BlockScaleCheck scales;
-    if (!source.int_quant && refusals.empty()) {
+    if (source.quant && refusals.empty()) {
         const QuantView& q = *source.quant;
         scales = check_block_scales(q, n_values);
         if (scales.problem)
@@ -293,8 +323,10 @@ bool plan_router_f32(const SourceTensor& source, size_t source_index, const std:
         plan->encoding = Encoding::dequant_f32;
         plan->note = "router: " + std::to_string(source.quant_bits()) + "-bit codes, group " +
                      std::to_string(source.quant_group()) + " -> exact F32 values " +
-                     (source.int_quant ? "(q-z)*scale" : "code*scale+min") + " in binary32" +
-                     convention;
+                     (source.int_quant ? "(q-z)*scale"
+                      : source.fp4     ? "E2M1*scale"
+                                       : "code*scale+min") +
+                     " in binary32" + convention;
     } else {
         plan->encoding =
             source.float_dtype == FloatDtype::F32 ? Encoding::copy_f32 : Encoding::widen_f32;

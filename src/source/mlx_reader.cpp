@@ -10,6 +10,7 @@
 #include "format/safetensors.hpp"
 #include "format/shape_text.hpp"
 #include "mlx_config.hpp"
+#include "mlx_fp4_module.hpp"
 #include "source_helpers.hpp"
 
 namespace rebox {
@@ -80,8 +81,17 @@ class MlxReader {
     // What makes a setting unusable for an affine module, or "".
     static std::string setting_problem(const mlx::QuantSetting& s) {
         if (!s.problem.empty()) return s.problem;
+        if (const auto kind = mlx::fp4_kind(s.mode)) {
+            const int64_t group = mlx::fp4_group(*kind);
+            if (s.bits != 0 && s.bits != 4)
+                return "bits " + std::to_string(s.bits) + " with mode " + s.mode + " (expected 4)";
+            if (s.group != 0 && s.group != group)
+                return "group_size " + std::to_string(s.group) + " with mode " + s.mode +
+                       " (expected " + std::to_string(group) + ")";
+            return "";
+        }
         if (!s.mode.empty() && s.mode != "affine")
-            return "mode '" + s.mode + "' is not supported (expected affine)";
+            return "mode '" + s.mode + "' is not supported (expected affine, mxfp4 or nvfp4)";
         if (s.bits == 0) return "bits is missing";
         if (s.group == 0) return "group_size is missing";
         if (!valid_bits(s.bits))
@@ -150,10 +160,15 @@ class MlxReader {
             block(name, file, field + ": " + problem);
             return;
         }
-        const int bits = effective.bits;
-        const int64_t group = effective.group;
         const Located& scales = *find(module + ".scales");
         const Located* biases = find(module + ".biases");
+        if (const auto kind = mlx::fp4_kind(effective.mode)) {
+            mlx::read_fp4_module(module, *kind, field, file, weight, *scales.file, *scales.info,
+                                 biases != nullptr, model_);
+            return;
+        }
+        const int bits = effective.bits;
+        const int64_t group = effective.group;
         if (!biases) {
             block(name, file, "no '" + module + ".biases' (MLX affine stores scales and biases)",
                   "store the biases; non-affine modes (no biases) are not supported");

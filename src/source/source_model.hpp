@@ -93,19 +93,37 @@ struct IntQuantView {
     uint64_t packed_bytes = 0;  // codes + zeros + scales (+ g_idx) bytes of the source
 };
 
+// An FP4 tensor (MLX mode "mxfp4" / "nvfp4", docs/formats.md §2.1): E2M1 codes, two per byte,
+// element 2i in the low nibble of byte i (MLX's little-endian uint32 words), one unsigned scale
+// byte per group of `group` consecutive values along a row: E8M0 (value 2^(e-127)) for MXFP4,
+// group 32; E4M3 for NVFP4, group 16. Value i = E2M1[code i] * scale(i / group); no bias, no
+// global scale. The reader checked every scale byte is finite and non-negative.
+enum class Fp4Kind { mxfp4, nvfp4 };
+struct Fp4View {
+    Fp4Kind kind = Fp4Kind::mxfp4;
+    int64_t group = 32;
+    std::span<const uint8_t> codes;   // N/2 bytes
+    std::span<const uint8_t> scales;  // N/group bytes
+};
+
 struct SourceTensor {
     std::string name;            // Hugging Face name, e.g. "layers.0.self_attn.q_proj.weight"
     std::vector<int64_t> shape;  // logical shape, Hugging Face (row-major) order
     std::string file;            // file it came from (for messages)
-    // At most one of quant / int_quant is set; neither: float_data.
+    // At most one of quant / int_quant / fp4 is set; neither: float_data.
     std::optional<QuantView> quant;
     std::optional<IntQuantView> int_quant;
+    std::optional<Fp4View> fp4;
     FloatDtype float_dtype = FloatDtype::F32;
     std::span<const uint8_t> float_data;  // when !quant
 
-    bool is_quantized() const { return quant.has_value() || int_quant.has_value(); }
-    int quant_bits() const { return quant ? quant->bits : int_quant ? int_quant->bits : 0; }
-    int64_t quant_group() const { return quant ? quant->group : int_quant ? int_quant->group : 0; }
+    bool is_quantized() const { return quant.has_value() || int_quant.has_value() || fp4; }
+    int quant_bits() const {
+        return quant ? quant->bits : int_quant ? int_quant->bits : fp4 ? 4 : 0;
+    }
+    int64_t quant_group() const {
+        return quant ? quant->group : int_quant ? int_quant->group : fp4 ? fp4->group : 0;
+    }
     uint64_t element_count() const;
 };
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../model/json_file.hpp"
+#include "mlx_fp4_index.hpp"
 #include "prequant_config.hpp"
 #include "rebox/error.hpp"
 
@@ -96,8 +97,11 @@ void bind_module(const MlxConfig& config, const std::string& module, const Part&
     if (!config.found)
         return fail(entry.name, "quantized module but config.json has no quantization block");
     if (!s.quantized) return fail(entry.name, field + " says not quantized but .scales exists");
+    if (bind_fp4_module(s.mode, s.bits, s.group, field, module, *weight.file, *weight.info,
+                        *scales.file, *scales.info, biases != nullptr, entry))
+        return;
     if (!s.mode.empty() && s.mode != "affine")
-        return fail(entry.name, field + " mode '" + s.mode + "'", "affine");
+        return fail(entry.name, field + " mode '" + s.mode + "'", "affine, mxfp4 or nvfp4");
     const bool bits_ok =
         s.bits == 2 || s.bits == 3 || s.bits == 4 || s.bits == 5 || s.bits == 6 || s.bits == 8;
     if (!bits_ok) return fail(entry.name, field + " bits " + std::to_string(s.bits), "2,3,4,5,6,8");

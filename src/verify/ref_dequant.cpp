@@ -4,6 +4,7 @@
 // bit j is value j's fifth bit.
 #include "ref_dequant.hpp"
 
+#include "ref_fp4.hpp"
 #include "ref_half.hpp"
 #include "ref_kernels.hpp"
 
@@ -12,6 +13,7 @@ namespace {
 
 constexpr size_t kBlockValues = 32;
 constexpr uint32_t kF32 = 0, kF16 = 1, kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ5_1 = 7, kQ8_0 = 8,
+                   kMXFP4 = 39, kNVFP4 = 40,
                    kBF16 = 30;  // ggml type ids (ggml.h)
 
 // y[j] = float(code[j]) * d + m for one block: unpacked codes in a local array first, so this loop
@@ -134,6 +136,12 @@ bool decodable_type(uint32_t ggml_type_id, DecodableType* layout) {
         case kQ8_0:
             found = {32, 34};
             break;
+        case kMXFP4:
+            found = {32, 17};
+            break;
+        case kNVFP4:
+            found = {64, 36};
+            break;
         default:
             return false;
     }
@@ -172,6 +180,12 @@ void dequantize_range(uint32_t ggml_type_id, std::span<const uint8_t> data, uint
             break;
         case kQ8_0:
             dequantize_q8_0(bytes, out);
+            break;
+        case kMXFP4:
+            dequantize_mxfp4(bytes, out);
+            break;
+        case kNVFP4:
+            dequantize_nvfp4(bytes, out);
             break;
         default:
             break;

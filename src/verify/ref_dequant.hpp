@@ -25,8 +25,8 @@ struct DecodableType {
     uint32_t block_bytes;
 };
 
-// The layout of a type verify can decode (F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, BF16), else
-// false.
+// The layout of a type verify can decode (F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, BF16, MXFP4,
+// NVFP4 (ref_fp4.hpp)), else false.
 bool decodable_type(uint32_t ggml_type_id, DecodableType* layout);
 
 // Values first .. first+out.size()-1 of a tensor with raw bytes `data`; first and out.size() must

@@ -13,6 +13,7 @@
 #include "mcq_metadata.hpp"
 #include "prequant_expected.hpp"
 #include "ref_expected.hpp"
+#include "ref_fp4.hpp"
 
 namespace rebox::verify_ref {
 
@@ -25,6 +26,8 @@ struct SourceTensor {
     QuantView quant;        // when quantized mcq-v1 / MLX (sizes already checked)
     bool prequant = false;  // quantized GPTQ / AWQ / compressed-tensors: values from `pq`
     PrequantSource pq;      // when prequant (shapes, dtypes and g_idx range already checked)
+    bool fp4 = false;       // quantized MLX mxfp4 / nvfp4: values from `fp4_source`
+    Fp4Source fp4_source;   // when fp4 (shapes and every scale byte already checked)
     SourceFloat float_dtype = SourceFloat::F32;
     std::span<const uint8_t> float_data;  // when plain (size already checked)
     std::string problem;  // non-empty: the entry cannot be used to compute expected values

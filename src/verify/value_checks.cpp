@@ -19,7 +19,8 @@
 namespace rebox::verify_ref {
 namespace {
 
-constexpr uint32_t kGgmlF32 = 0, kGgmlF16 = 1, kGgmlBF16 = 30;  // ggml type ids (ggml.h)
+constexpr uint32_t kGgmlF32 = 0, kGgmlF16 = 1, kGgmlBF16 = 30, kGgmlMXFP4 = 39,
+                   kGgmlNVFP4 = 40;  // ggml type ids (ggml.h)
 
 bool same_float_type(uint32_t gguf_type, SourceFloat dtype) {
     switch (dtype) {
@@ -44,7 +45,7 @@ uint64_t source_float_width(SourceFloat dtype) { return dtype == SourceFloat::F3
 // Expected values [begin, begin+out.size()) of the GGUF tensor: the source's values at the same
 // index, or for a permuted tensor at the same place of the source row that GGUF row holds.
 void fill_from(const SourceTensor& source, uint64_t source_first, std::span<uint8_t> codes,
-               std::span<float> part, CompareResult& result) {
+               std::span<float> part, CompareResult& result, uint32_t gguf_type) {
     if (source.prequant) {
         PrequantInexact inexact;
         expected_from_prequant(source.pq, source_first, part, inexact);
@@ -52,7 +53,10 @@ void fill_from(const SourceTensor& source, uint64_t source_first, std::span<uint
             result.source_inexact_index = inexact.index;
             result.source_inexact_value = inexact.value;
         }
-    } else if (source.quantized)
+    } else if (source.fp4)
+        expected_from_fp4(source.fp4_source, source_first, part,
+                          gguf_type == kGgmlMXFP4 || gguf_type == kGgmlNVFP4);
+    else if (source.quantized)
         expected_from_quantized(source.quant, source_first, codes, part);
     else
         expected_from_float(source.float_dtype, source.float_data, source_first, part);
@@ -62,7 +66,7 @@ void expected_values(const ValueJob& job, uint64_t begin, std::span<uint8_t> cod
                      std::span<float> out, CompareResult& result) {
     const SourceTensor& source = *job.source;
     const auto fill = [&](uint64_t source_first, std::span<float> part) {
-        fill_from(source, source_first, codes, part, result);
+        fill_from(source, source_first, codes, part, result, job.gguf_type);
     };
     if (!job.experts.empty()) {  // expert e's values, in order, at [e*V, (e+1)*V)
         for (size_t k = 0; k < out.size();) {
@@ -70,7 +74,7 @@ void expected_values(const ValueJob& job, uint64_t begin, std::span<uint8_t> cod
             const uint64_t expert = index / job.expert_values, at = index % job.expert_values;
             const size_t run =
                 static_cast<size_t>(std::min<uint64_t>(job.expert_values - at, out.size() - k));
-            fill_from(*job.experts[expert], at, codes, out.subspan(k, run), result);
+            fill_from(*job.experts[expert], at, codes, out.subspan(k, run), result, job.gguf_type);
             k += run;
         }
         return;
@@ -98,6 +102,12 @@ void append_source_bytes(const SourceTensor& source, uint64_t first, uint64_t la
     if (!source.quantized) {
         const uint64_t width = source_float_width(source.float_dtype);
         parts.push_back(clipped(source.float_data, first * width, last * width));
+        return;
+    }
+    if (source.fp4) {
+        const Fp4Source& f = source.fp4_source;
+        parts.push_back(clipped(f.codes, first / 2, (last + 1) / 2));
+        parts.push_back(clipped(f.scales, first / f.group, (last + f.group - 1) / f.group));
         return;
     }
     const QuantView& q = source.quant;

@@ -92,7 +92,7 @@ bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const Sourc
     if (!verify_ref::decodable_type(ggml_type_id(info.type), &layout)) {
         check.problem =
             error_message(file, info.name, "type " + check.gguf_type + " cannot be decoded",
-                          "Q4_1, Q5_1, Q4_0, Q5_0, Q8_0, F16, BF16 or F32");
+                          "Q4_1, Q5_1, Q4_0, Q5_0, Q8_0, MXFP4, NVFP4, F16, BF16 or F32");
         return false;
     }
     if (hf_order_shape(info.ne) != trimmed(kept_shape)) {

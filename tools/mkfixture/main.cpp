@@ -131,8 +131,10 @@ int main(int argc, char** argv) {
     app.add_flag("--force", force, "replace an existing fixture in OUT_DIR");
     app.add_option("--format", format,
                    "mcq (default) | mlx (mlx-lm affine layout) | float (no quantization) | gptq | "
-                   "awq | compressed-tensors (integer zero point, docs/formats.md §5)")
-        ->check(CLI::IsMember({"mcq", "mlx", "float", "gptq", "awq", "compressed-tensors"}));
+                   "awq | compressed-tensors (integer zero point, docs/formats.md §5) | mxfp4 | "
+                   "nvfp4 (mlx-lm's FP4 modes, docs/formats.md §2.1)")
+        ->check(CLI::IsMember(
+            {"mcq", "mlx", "float", "gptq", "awq", "compressed-tensors", "mxfp4", "nvfp4"}));
     mkfixture::PrequantOptions pq;
     app.add_option("--bits", pq.bits,
                    "gptq: 2|3|4|8, awq: 4, compressed-tensors: 2..8 (default 4)");
@@ -175,10 +177,24 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"half", "none", "all"}));
     app.add_flag("--inexact-scales", mlx.inexact_scales,
                  "mlx: group 0 of model.layers.0.self_attn.q_proj gets a scale fp16 cannot hold");
+    app.add_option("--fp4-bad-scale", mlx.fp4_bad_scale,
+                   "mxfp4/nvfp4: scale byte 0 of model.layers.0.self_attn.q_proj is refused: nan "
+                   "(E8M0 0xff, E4M3 0x7f) | negative (E4M3 0xb8, nvfp4 only)")
+        ->check(CLI::IsMember({"nan", "negative"}));
     CLI11_PARSE(app, argc, argv);
 
     try {
-        const bool is_mlx = format == "mlx";
+        const bool is_fp4 = format == "mxfp4" || format == "nvfp4";
+        if (is_fp4) {
+            if (app.count("--recipe") && recipe != "uniform4")
+                throw std::runtime_error("--format " + format + ": only --recipe uniform4");
+            if (mlx.fp4_bad_scale == "negative" && format == "mxfp4")
+                throw std::runtime_error("--fp4-bad-scale negative: E8M0 has no sign (nvfp4)");
+            mlx.fp4_mode = format;
+        } else if (!mlx.fp4_bad_scale.empty()) {
+            throw std::runtime_error("--fp4-bad-scale needs --format mxfp4|nvfp4");
+        }
+        const bool is_mlx = format == "mlx" || is_fp4;
         const bool is_pq = format == "gptq" || format == "awq" || format == "compressed-tensors";
         const bool pq_defect = std::find(mkfixture::prequant_defect_names().begin(),
                                          mkfixture::prequant_defect_names().end(),
@@ -305,6 +321,14 @@ int main(int argc, char** argv) {
         options.multimodal = multimodal;
         mkfixture::ModelPlan plan = mkfixture::make_plan(options);
         if (is_mlx) mlx.overrides = mkfixture::apply_mlx_recipe(plan, recipe);
+        if (is_fp4) {  // every quantized module in the mode, embeddings and routers included
+            mlx.overrides.clear();
+            for (mkfixture::PlanUnit& unit : plan.units)
+                if (unit.quantized && !unit.quant.mlx_float) {
+                    unit.quant.bits = unit.quant.meta_bits = 4;
+                    unit.quant.group = unit.quant.meta_group = mkfixture::fp4_mode_group(format);
+                }
+        }
         if (is_pq) mkfixture::check_prequant_options(pq, &plan);
 
         int64_t bos_id = -1, eos_id = -1;
@@ -332,7 +356,8 @@ int main(int argc, char** argv) {
             mkfixture::write_model_files(out, plan, shards, seed);
         std::cout << "rebox-mkfixture: wrote " << out_dir << " (" << preset << ", vocab "
                   << plan.dims.vocab << ", "
-                  << (is_mlx     ? "mlx " + recipe + ", "
+                  << (is_fp4     ? "mlx " + format + ", "
+                      : is_mlx   ? "mlx " + recipe + ", "
                       : is_float ? "float " + float_options.dtype + ", "
                       : is_pq    ? format + " " + std::to_string(pq.bits) + "-bit, "
                                  : std::string())

@@ -112,6 +112,29 @@ void write_mlx_weight(std::ostream& out, const QuantTensor& t, uint64_t seed) {
     }
 }
 
+// FP4 scale bytes as mlx's fp_quantize stores them: E8M0 (2^(e-127)) for mxfp4, E4M3 bytes
+// (sign 0, 4 exponent bits with bias 7, 3 mantissa bits) for nvfp4; a spread of magnitudes around
+// a typical weight scale (amax / 6 of weights near +-0.05, as mlx's quantizer would pick; nvfp4
+// without a global scale lands in E4M3's subnormal and lowest binades). --fp4-bad-scale puts one
+// refused byte at index 0 of kMlxInexactTensor.
+void write_fp4_scales(std::ostream& out, const QuantTensor& t, uint64_t seed,
+                      const MlxOptions& options) {
+    SplitMix64 rng = stream_for(seed, t.name + ".scales");
+    std::vector<char> bytes(static_cast<size_t>(t.group_count()));
+    for (char& b : bytes) {
+        const uint64_t r = rng.uniform_bits(8);
+        // mxfp4: 2^-10 .. 2^-6; nvfp4: exponent field 0..2 (subnormals 0..7 * 2^-9, then
+        // 2^-6 .. 2^-5 * 1.875), any mantissa
+        b = static_cast<char>(options.fp4_mode == "mxfp4" ? 117 + r % 5
+                                                          : (r % 3) << 3 | rng.uniform_bits(3));
+    }
+    if (t.name == kMlxInexactTensor && !options.fp4_bad_scale.empty())
+        bytes[0] = static_cast<char>(options.fp4_mode == "mxfp4"      ? 0xff
+                                     : options.fp4_bad_scale == "nan" ? 0x7f
+                                                                      : 0xb8);  // -1.0
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
 void write_bf16_norm(std::ostream& out, const NormTensor& t, uint64_t seed) {
     SplitMix64 rng = stream_for(seed, t.name);
     std::vector<char> bytes;
@@ -158,6 +181,13 @@ void append_mlx_entries(std::vector<StTensor>& out, const PlanUnit& unit, uint64
     auto params = std::make_shared<MlxGroupBytes>();
     out.push_back({q.name, "U32", shape(words), static_cast<uint64_t>(q.rows * words) * 4,
                    [q, seed](std::ostream& s) { write_mlx_weight(s, q, seed); }});
+    if (!options.fp4_mode.empty()) {  // U8 scales, no biases
+        out.push_back(
+            {module + ".scales", "U8", shape(groups_per_row),
+             static_cast<uint64_t>(q.rows * groups_per_row),
+             [q, seed, options](std::ostream& s) { write_fp4_scales(s, q, seed, options); }});
+        return;
+    }
     out.push_back({module + ".scales", st_dtype(options.scale_dtype), shape(groups_per_row),
                    param_bytes, [q, seed, options, params](std::ostream& s) {
                        *params = make_mlx_params(q, seed, options);
@@ -182,6 +212,10 @@ void add_mlx_quantization(const fs::path& out_dir, const MlxOptions& options) {
         config = ojson::parse(in);
     }
     ojson quant = {{"group_size", kMlxGlobalGroup}, {"bits", kMlxGlobalBits}, {"mode", "affine"}};
+    if (!options.fp4_mode.empty())
+        quant = {{"group_size", fp4_mode_group(options.fp4_mode)},
+                 {"bits", 4},
+                 {"mode", options.fp4_mode}};
     for (const auto& [module, setting] : options.overrides) {
         if (setting.first == 0)
             quant[module] = false;

@@ -19,7 +19,14 @@ struct MlxOptions {
     std::string negative_scales = "half";  // half | none | all
     bool inexact_scales = false;           // one group's scale is not fp16-exact (bf16 / f32 only)
     std::map<std::string, std::pair<int, int>> overrides;  // module path -> {bits, group}
+    // --format mxfp4 | nvfp4: mlx-lm's FP4 modes (every module 4-bit, group 32 / 16, U8 scales,
+    // no biases); "" for affine.
+    std::string fp4_mode;
+    std::string fp4_bad_scale;  // "" | nan | negative: one bad scale byte in kMlxInexactTensor
 };
+
+// The group size mlx-lm forces for an FP4 mode.
+inline int fp4_mode_group(const std::string& mode) { return mode == "nvfp4" ? 16 : 32; }
 
 // The tensor whose group 0 gets the inexact scale with --inexact-scales.
 inline const char* kMlxInexactTensor = "model.layers.0.self_attn.q_proj.weight";

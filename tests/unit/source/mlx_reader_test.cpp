@@ -1,10 +1,13 @@
 // read_mlx_model on small hand-built MLX directories: config rules (mode, bits, group, overrides,
 // aliases), shape checks against the config (never inference), stray or missing parts, stacked
-// experts (switch_mlp [E, rows, words]), and the source-format dispatcher.
+// experts (switch_mlp [E, rows, words]), the source-format dispatcher, and the FP4 modes
+// (mxfp4 / nvfp4: the view, mode against bits/group, stray biases, dtypes, shapes, refused
+// scale bytes).
 #include "source/mlx_reader.hpp"
 
 #include <gtest/gtest.h>
 
+#include "source/mlx_fp4_module.hpp"
 #include "source/mlx_test_writer.hpp"
 #include "source/read_source.hpp"
 #include "test_files.hpp"
@@ -115,11 +118,15 @@ TEST(MlxReader, ShapeDisagreeingWithConfigBitsIsABlocker) {
 
 TEST(MlxReader, UnknownModeIsABlocker) {
     MlxDir mlx = four_bit_dir();
-    mlx.config["quantization"]["mode"] = "mxfp4";
-    expect_blocker(read(mlx), "config.json: quantization", "mode 'mxfp4'");
+    mlx.config["quantization"]["mode"] = "mxfp8";
+    expect_blocker(read(mlx), "config.json: quantization", "mode 'mxfp8'");
     MlxDir over = four_bit_dir();
-    over.config["quantization"][kDown] = {{"group_size", 64}, {"bits", 4}, {"mode", "nvfp4"}};
-    expect_blocker(read(over), kDown + ".weight", "mode 'nvfp4'");
+    over.config["quantization"][kDown] = {{"group_size", 64}, {"bits", 4}, {"mode", "mxfp8"}};
+    expect_blocker(read(over), kDown + ".weight", "mode 'mxfp8'");
+    // FP4 modes are read (mlx_fp4_reader_test.cpp), but with mlx's forced group size only.
+    MlxDir fp4 = four_bit_dir();
+    fp4.config["quantization"]["mode"] = "mxfp4";
+    expect_blocker(read(fp4), "config.json: quantization", "group_size 64 with mode mxfp4");
 }
 
 TEST(MlxReader, GroupAndBitsOutsideMlxAffineAreBlockers) {
@@ -227,6 +234,93 @@ TEST(MlxReader, StackedExpertsWithFlatScalesOrFourDimsAreRefused) {
     MlxDir four = stacked_dir();
     four.tensors[0].shape = {3, 1, 2, 16};
     expect_blocker(read(four), kSwitch + ".weight", "neither 2-D nor stacked experts");
+}
+
+// ---- MLX mode "mxfp4" / "nvfp4" ----
+
+const std::string kQ = "model.layers.0.self_attn.q_proj";
+
+// 2 rows of 64 columns: 8 words per row; scales [2, 64/group] of `scale`.
+MlxDir fp4_dir(const std::string& mode, uint8_t scale = 0x30) {
+    MlxDir mlx;
+    const int64_t group = mode == "nvfp4" ? 16 : 32;
+    mlx.config["quantization"] = {{"group_size", group}, {"bits", 4}, {"mode", mode}};
+    mlx.tensors.push_back(
+        {kQ + ".weight", "U32", {2, 8}, MlxDir::words_le(std::vector<uint32_t>(16, 0x76543210u))});
+    mlx.tensors.push_back({kQ + ".scales",
+                           "U8",
+                           {2, 64 / group},
+                           std::vector<uint8_t>(static_cast<size_t>(2 * 64 / group), scale)});
+    return mlx;
+}
+
+TEST(MlxFp4Reader, ReadsBothModes) {
+    for (const std::string mode : {"mxfp4", "nvfp4"}) {
+        const SourceModel model = read(fp4_dir(mode));
+        ASSERT_TRUE(model.blockers.empty()) << model.blockers[0].reason;
+        ASSERT_EQ(model.tensors.size(), 1u);
+        const SourceTensor& t = model.tensors[0];
+        EXPECT_EQ(t.name, kQ + ".weight");
+        EXPECT_EQ(t.shape, (std::vector<int64_t>{2, 64}));
+        ASSERT_TRUE(t.fp4);
+        EXPECT_FALSE(t.quant);
+        EXPECT_EQ(t.fp4->kind, mode == "mxfp4" ? Fp4Kind::mxfp4 : Fp4Kind::nvfp4);
+        EXPECT_EQ(t.fp4->group, mode == "mxfp4" ? 32 : 16);
+        EXPECT_EQ(t.fp4->codes.size(), 64u);
+        EXPECT_EQ(t.fp4->codes[0], 0x10);  // little-endian word 0x76543210
+        EXPECT_EQ(t.fp4->scales.size(), mode == "mxfp4" ? 4u : 8u);
+    }
+}
+
+TEST(MlxFp4Reader, ModeAgainstBitsAndGroup) {
+    MlxDir bad_group = fp4_dir("nvfp4");
+    bad_group.config["quantization"]["group_size"] = 32;
+    const SourceModel model = read(bad_group);
+    ASSERT_FALSE(model.blockers.empty());
+    EXPECT_NE(model.blockers[0].reason.find("group_size 32 with mode nvfp4 (expected 16)"),
+              std::string::npos)
+        << model.blockers[0].reason;
+    EXPECT_TRUE(model.tensors.empty());
+}
+
+TEST(MlxFp4Reader, LayoutRefusals) {
+    MlxDir biases = fp4_dir("mxfp4");
+    biases.tensors.push_back({kQ + ".biases", "BF16", {2, 2}, std::vector<uint8_t>(8, 0)});
+    expect_blocker(read(biases), kQ + ".biases", "stores no biases");
+    MlxDir f16_scales = fp4_dir("mxfp4");
+    f16_scales.tensors[1] = {kQ + ".scales", "F16", {2, 2}, std::vector<uint8_t>(8, 0)};
+    expect_blocker(read(f16_scales), kQ + ".scales", "expected U8 E8M0");
+    MlxDir wrong_shape = fp4_dir("nvfp4");
+    wrong_shape.tensors[1].shape = {2, 2};
+    wrong_shape.tensors[1].data.resize(4);
+    expect_blocker(read(wrong_shape), kQ + ".scales", "(expected [2, 4]");
+    MlxDir u8_weight = fp4_dir("mxfp4");
+    u8_weight.tensors[0].dtype = "U8";
+    u8_weight.tensors[0].shape = {2, 32};
+    expect_blocker(read(u8_weight), kQ + ".weight", "expected U32");
+}
+
+TEST(MlxFp4Reader, RefusedScaleBytes) {
+    expect_blocker(read(fp4_dir("mxfp4", 0xff)), kQ + ".scales", "E8M0 0xff is NaN");
+    expect_blocker(read(fp4_dir("nvfp4", 0x7f)), kQ + ".scales", "E4M3 0x7f/0xff is NaN");
+    expect_blocker(read(fp4_dir("nvfp4", 0xb8)), kQ + ".scales", "sign bit set is negative");
+    EXPECT_TRUE(read(fp4_dir("mxfp4", 0x80)).blockers.empty());  // E8M0 has no sign bit
+}
+
+TEST(MlxFp4Reader, ScaleByteRule) {
+    const std::vector<uint8_t> codes(16);
+    const std::vector<uint8_t> mx = {0x00, 0xfe, 0xff};
+    EXPECT_EQ(mlx::first_bad_fp4_scale(Fp4View{Fp4Kind::mxfp4, 32, codes, mx}), 2u);
+    const std::vector<uint8_t> mx_ok = {0x00, 0x7f, 0xfe};
+    EXPECT_FALSE(mlx::first_bad_fp4_scale(Fp4View{Fp4Kind::mxfp4, 32, codes, mx_ok}));
+    const std::vector<uint8_t> nv_negative = {0x7e, 0x80};
+    EXPECT_EQ(mlx::first_bad_fp4_scale(Fp4View{Fp4Kind::nvfp4, 16, codes, nv_negative}), 1u);
+    const std::vector<uint8_t> nv_nan = {0x7f};
+    EXPECT_EQ(mlx::first_bad_fp4_scale(Fp4View{Fp4Kind::nvfp4, 16, codes, nv_nan}), 0u);
+    const std::vector<uint8_t> nv_ok = {0x00, 0x7e, 0x01};
+    EXPECT_FALSE(mlx::first_bad_fp4_scale(Fp4View{Fp4Kind::nvfp4, 16, codes, nv_ok}));
+    EXPECT_NE(mlx::fp4_scale_problem(Fp4Kind::nvfp4, 0xff), nullptr);
+    EXPECT_EQ(mlx::fp4_scale_problem(Fp4Kind::mxfp4, 0x80), nullptr);  // E8M0 has no sign
 }
 
 }  // namespace

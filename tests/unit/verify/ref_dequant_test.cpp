@@ -129,9 +129,13 @@ TEST(VerifyDequant, ElementTypes) {
 }
 
 TEST(VerifyDequant, OnlyTheListedTypesAreDecodable) {
-    for (uint32_t id : {0u, 1u, 2u, 3u, 6u, 7u, 8u, 30u})
+    for (uint32_t id : {0u, 1u, 2u, 3u, 6u, 7u, 8u, 30u, 39u, 40u})
         EXPECT_TRUE(decodable_type(id, nullptr)) << id;
-    for (uint32_t id : {9u, 10u, 12u, 14u, 20u, 24u, 28u, 39u, 42u})
+    DecodableType nvfp4{};
+    ASSERT_TRUE(decodable_type(40u, &nvfp4));
+    EXPECT_EQ(nvfp4.block_size, 64u);
+    EXPECT_EQ(nvfp4.block_bytes, 36u);
+    for (uint32_t id : {9u, 10u, 12u, 14u, 20u, 24u, 28u, 41u, 42u})
         EXPECT_FALSE(decodable_type(id, nullptr)) << id;
 }
 
