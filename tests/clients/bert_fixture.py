@@ -110,7 +110,7 @@ def weights(cfg, reranker, rng):
     t[prefix + "pooler.dense.bias"] = rand(e)
     t[prefix + "embeddings.position_ids"] = np.arange(p, dtype=np.float32)[None, :]  # a buffer, dropped
     if reranker:
-        t["classifier.weight"] = rand(1, e) * 40
+        t["classifier.weight"] = rand(1, e) * 10
         t["classifier.bias"] = rand(1)
     return t
 
