@@ -14,15 +14,9 @@ namespace {
 
 constexpr std::string_view kModelTypes[] = {"bert"};
 
+// The position and token-type tables [E, rows]: exact F32.
 constexpr TensorSpec table_row(std::string_view hf, std::string_view gguf, Dim rows) {
-    return {hf,
-            gguf,
-            Presence::required,
-            Presence::absent,
-            2,
-            {Dim::hidden, rows},
-            RowTransform::none,
-            SourceRole::table_f32};
+    return exact_f32_row(hf, gguf, rows, SourceRole::table_f32);
 }
 // A LayerNorm [E] with its bias.
 constexpr TensorSpec layer_norm(std::string_view hf, std::string_view gguf) {
