@@ -9,7 +9,7 @@ BertPreTokenizer, WordPiece with "##", the "[CLS] $A [SEP]" post-processor). The
 float32 values (std 0.05, norms near 1) in safetensors; sentence-transformers modules.json +
 1_Pooling/config.json give the pooling.
 
-Usage: bert_fixture.py VOCAB.gguf OUT_DIR [--pooling cls|mean|none] [--reranker] [--layers 2]
+Usage: bert_fixture.py VOCAB.gguf OUT_DIR [--pooling cls|mean|none] [--reranker] [--layers 2] [--mlx]
   --reranker: BertForSequenceClassification (names under "bert.", a pooler and a one-label classifier, no
   modules.json), as ms-marco cross-encoders are saved.
 """
@@ -72,11 +72,41 @@ def tokenizer_config():
             "mask_token": "[MASK]"}
 
 
+def mlx_quantize(tensors, bits=4, group=64):
+    """mlx-embeddings' layout: every Linear and Embedding weight whose rows divide by the group (tables
+    included) as uint32 words of LSB-first codes with f16 scales and biases per group; w = code * scale +
+    bias. Codes are drawn at random, scale and bias fitted to the float weight's group range."""
+    out = {}
+    for name, w in tensors.items():
+        if not (name.endswith(".weight") and w.ndim == 2 and w.shape[1] % group == 0):
+            out[name] = w
+            continue
+        rows, cols = w.shape
+        g = w.reshape(rows, cols // group, group)
+        lo, hi = g.min(axis=2), g.max(axis=2)
+        scales = ((hi - lo) / (2 ** bits - 1)).astype(np.float16)
+        biases = lo.astype(np.float16)
+        codes = np.clip(np.rint((g - biases[..., None].astype(np.float32)) /
+                                np.maximum(scales[..., None].astype(np.float32), 1e-8)), 0, 2 ** bits - 1)
+        codes = codes.astype(np.uint32).reshape(rows, cols)
+        per_word = 32 // bits
+        words = np.zeros((rows, cols // per_word), dtype=np.uint32)
+        for k in range(per_word):
+            words |= codes[:, k::per_word] << np.uint32(bits * k)
+        stem = name[: -len(".weight")]
+        out[name] = words
+        out[stem + ".scales"] = scales
+        out[stem + ".biases"] = biases
+    return out
+
+
 def write_safetensors(path, tensors):
     header, offset, blobs = {}, 0, []
+    dtypes = {np.dtype(np.uint32): ("U32", "<u4"), np.dtype(np.float16): ("F16", "<f2")}
     for name, array in tensors.items():
-        data = np.ascontiguousarray(array, dtype="<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(array.shape), "data_offsets": [offset, offset + len(data)]}
+        dtype, code = dtypes.get(array.dtype, ("F32", "<f4"))
+        data = np.ascontiguousarray(array, dtype=code).tobytes()
+        header[name] = {"dtype": dtype, "shape": list(array.shape), "data_offsets": [offset, offset + len(data)]}
         offset += len(data)
         blobs.append(data)
     text = json.dumps(header).encode()
@@ -122,6 +152,7 @@ def main():
     ap.add_argument("--pooling", default="cls", choices=("cls", "mean", "none"))
     ap.add_argument("--reranker", action="store_true")
     ap.add_argument("--layers", type=int, default=2)
+    ap.add_argument("--mlx", action="store_true", help="4-bit MLX (mlx-embeddings layout), group 64")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     vocab = wordpiece_vocab(args.vocab_gguf)
@@ -129,6 +160,8 @@ def main():
            "hidden_size": 64, "num_hidden_layers": args.layers, "num_attention_heads": 4, "intermediate_size": 128,
            "max_position_embeddings": 128, "type_vocab_size": 2, "vocab_size": len(vocab), "layer_norm_eps": 1e-12,
            "hidden_act": "gelu", "pad_token_id": 0, "position_embedding_type": "absolute"}
+    if args.mlx:
+        cfg["quantization"] = {"group_size": 64, "bits": 4}
     if args.reranker:
         cfg["id2label"] = {"0": "LABEL_0"}
         cfg["label2id"] = {"LABEL_0": 0}
@@ -145,8 +178,8 @@ def main():
                    "pooling_mode_mean_tokens": args.pooling == "mean", "pooling_mode_max_tokens": False,
                    "pooling_mode_mean_sqrt_len_tokens": False},
                   open(os.path.join(args.out, "1_Pooling", "config.json"), "w"), indent=1)
-    write_safetensors(os.path.join(args.out, "model.safetensors"),
-                      weights(cfg, args.reranker, np.random.default_rng(25)))
+    tensors = weights(cfg, args.reranker, np.random.default_rng(25))
+    write_safetensors(os.path.join(args.out, "model.safetensors"), mlx_quantize(tensors) if args.mlx else tensors)
 
 
 if __name__ == "__main__":

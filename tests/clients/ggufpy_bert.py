@@ -8,7 +8,8 @@
    files give (RANK for a reranker);
  - every tensor: the name gguf-py's TensorNameMap gives the source name after BertModel.filter_tensors'
    renames and drops (embedder), or the reranker layout (pooler.dense -> cls, classifier -> cls.output);
-   F32 values bit-identical to the float32 source.
+   values bit-identical to the source's (float32, or MLX dequantized by source_values.py; block types
+   dequantized by gguf-py), position_embd / token_types and 1-D tensors F32.
 Usage: ggufpy_bert.py LLAMA_SRC MODEL_DIR FILE.gguf [--reranker]
 """
 import json
@@ -132,10 +133,13 @@ def main():
         t = got.get(name)
         if t is None:
             continue
-        if t.tensor_type.name != "F32":
-            problems.append(f"{name}: {t.tensor_type.name}, expected F32")
+        if t.tensor_type.name != "F32" and (name.startswith(("position_embd", "token_types")) or want.ndim == 1):
+            problems.append(f"{name}: {t.tensor_type.name}, expected F32 (as the converter writes it)")
             continue
-        data = np.asarray(t.data).reshape(want.shape)
+        if t.tensor_type.name == "F32":
+            data = np.asarray(t.data).reshape(want.shape)
+        else:  # a block type (MLX source): gguf-py's own dequantization
+            data = gguf.dequantize(t.data, t.tensor_type).astype(np.float32).reshape(want.shape)
         if data.view(np.uint32).tobytes() != want.view(np.uint32).tobytes():
             problems.append(f"{name}: values differ from the source")
     label = os.path.basename(path)

@@ -2,7 +2,7 @@
 # bert (BertModel embedders, BertForSequenceClassification rerankers) against llama.cpp's own code and a
 # Hugging Face forward pass. bert_fixture.py writes tiny float32 checkpoints with bge's real WordPiece
 # vocabulary (recovered from llama.cpp's models/ggml-vocab-bert-bge.gguf): a CLS-pooled and a MEAN-pooled
-# embedder and a reranker. For each, rebox's file must
+# embedder, a reranker and a 4-bit MLX embedder (mlx-embeddings layout). For each, rebox's file must
 #  - ggufpy_bert.py: hold the converter's tokens and token types (that GGUF), gguf-py SpecialVocab's special
 #    ids and flags, the converter's bert.* keys with config.json's values, and every tensor bit-identical
 #    under gguf-py's TensorNameMap name (the reranker: pooler -> cls, classifier -> cls.output);
@@ -34,6 +34,22 @@ done
 for name in cls mean; do
   (cd "$CLIENTS_DIR" && "$GGUFPY_PYTHON" bert_forward.py "$WORK/$name" --embed "$WORK/$name.ids.json" "$WORK/$name.json")
 done
+# MLX (mlx-embeddings' 4-bit layout, tables quantized too): Q4_1 by default, the tables exact F32; the
+# --outtype f32 twin holds every dequantized value. Against the HF forward pass on the dequantized weights:
+# F32 >= 0.9999, Q4_1 >= 0.999 (llama.cpp rounds the activations to Q8_1 for a Q4_1 product).
+fixture mlx --pooling cls --mlx
+"$REBOX" convert "$WORK/mlx" -o "$WORK/mlx.gguf" --quiet
+"$REBOX" convert "$WORK/mlx" -o "$WORK/mlx-f32.gguf" --outtype f32 --quiet
+cp -r "$WORK/mlx" "$WORK/mlx-f32"
+for name in mlx mlx-f32; do
+  (cd "$CLIENTS_DIR" && ggufpy ggufpy_bert.py "$GGUFPY_SRC" "$WORK/mlx" "$WORK/$name.gguf")
+done
+(cd "$CLIENTS_DIR" && node bert_embed.mjs --corpus corpus.txt --lines 24 \
+  --embed "$WORK/mlx:$WORK/mlx.gguf" --embed "$WORK/mlx-f32:$WORK/mlx-f32.gguf")
+(cd "$CLIENTS_DIR" && "$GGUFPY_PYTHON" bert_forward.py "$WORK/mlx" --embed "$WORK/mlx.ids.json" "$WORK/mlx.json" \
+  --min-cos 0.999)
+(cd "$CLIENTS_DIR" && "$GGUFPY_PYTHON" bert_forward.py "$WORK/mlx-f32" --embed "$WORK/mlx-f32.ids.json" \
+  "$WORK/mlx-f32.json")
 (cd "$CLIENTS_DIR" && "$GGUFPY_PYTHON" bert_forward.py "$WORK/rerank" --rank "$WORK/rerank.rank.json")
 echo "bert files checked ($(clients_elapsed))"
 
