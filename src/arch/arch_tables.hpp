@@ -23,6 +23,7 @@ const Architecture& phi3_architecture();
 const Architecture& gemma_architecture();
 const Architecture& gemma2_architecture();
 const Architecture& gemma3_architecture();
+const Architecture& bert_architecture();
 
 // The parts one after another, as one array (a table or KV list built from shared groups).
 template <typename T, std::size_t... N>
@@ -129,17 +130,17 @@ inline constexpr std::array kLlamaAttention{
 
 // --- Mixture of experts --------------------------------------------------------------------------
 
+// A required [E, rows] matrix without bias whose role writes it exact F32 (router_f32, table_f32).
+constexpr TensorSpec exact_f32_row(std::string_view hf, std::string_view gguf, Dim rows,
+                                   SourceRole role) {
+    return {
+        hf,  gguf, Presence::required, Presence::absent, 2, {Dim::hidden, rows}, RowTransform::none,
+        role};
+}
 // The router ffn_gate_inp [E, experts] (or a [E, 1] shared-expert gate): always exact F32.
 constexpr TensorSpec router_row(std::string_view hf, std::string_view gguf,
                                 Dim rows = Dim::experts) {
-    return {hf,
-            gguf,
-            Presence::required,
-            Presence::absent,
-            2,
-            {Dim::hidden, rows},
-            RowTransform::none,
-            SourceRole::router_f32};
+    return exact_f32_row(hf, gguf, rows, SourceRole::router_f32);
 }
 // One stacked-experts tensor: per-expert source stems `hf` ("{e}" = index) or the MLX pre-stacked
 // `stacked`; `down` for ffn_down_exps ([F_e, E, experts]), else gate/up ([E, F_e, experts]).

@@ -34,6 +34,10 @@ enum class Dim : uint8_t {
     // Fused tensors (phi3): q, k and v stacked, gate and up stacked.
     qkv_width,  // num_attention_heads * head_dim + 2 * num_key_value_heads * head_dim
     ffn_x2,     // 2 * intermediate_size
+    // Encoders (bert):
+    positions,    // max_position_embeddings (the rows of the position table)
+    token_types,  // type_vocab_size (the rows of the token-type table)
+    labels,       // the classifier's outputs: id2label's size, else num_labels, else 1
 };
 
 // How the rows of a source tensor are placed in the GGUF tensor. Only whole rows move (with each
@@ -79,6 +83,17 @@ enum class SourceRole : uint8_t {
     // converter writes keeps it F32; mlx-lm stores it at 8 bits, for which no exact block type
     // exists. A convention for this role only: other weight matrices still follow the BLOCKER rule.
     router_f32,
+    // An encoder's position and token-type tables: always exact F32 like the router (llama.cpp's
+    // converter forces them F32 and its graph adds a view of token_types, which a block type
+    // cannot take); a quantized source gives its exact dequantized values.
+    table_f32,
+    // A reranker's pooler (BertPooler dense, written as `cls`): kept only when the checkpoint has
+    // a classifier head (a tensor of role `classifier`); an embedder's pooler is left out, as
+    // llama.cpp's converter leaves it out (sentence-transformers pools the hidden states).
+    reranker_pooler,
+    // A reranker's classifier (`cls.output`): its presence makes the file a reranker (pooling
+    // RANK).
+    classifier,
 };
 
 // One tensor of the table. Per-layer tensors are named without "layers.N." / "blk.N.".
@@ -123,6 +138,9 @@ enum class ArchKv : uint8_t {
     final_logit_softcapping,  // {arch}.final_logit_softcapping
     sliding_window,           // {arch}.attention.sliding_window (not when sliding_window_pattern 1)
     rope_freq_base_swa,       // {arch}.rope.freq_base_swa (rope_local_base_freq)
+    // Encoders (BertModel.set_gguf_parameters):
+    layer_norm_epsilon,  // {arch}.attention.layer_norm_epsilon (layer_norm_eps)
+    causal_false,        // {arch}.attention.causal = false
 };
 
 // Tensors computed from config.json rather than read from the source.
@@ -157,6 +175,15 @@ struct Architecture {
     // Fields read_model_config fills in when config.json (after text_config) lacks them or has
     // null.
     std::span<const ConfigDefault> config_defaults = {};
+    // How the source names its layers: "layers." (decoders, after "model."), "encoder.layer."
+    // (BERT, after its "bert." / "roberta." head prefix).
+    std::string_view hf_layer_prefix = "layers.";
+    // Prefixes a task head puts before the base model's names ("bert." in BertForMaskedLM /
+    // BertForSequenceClassification), stripped before the table is consulted.
+    std::span<const std::string_view> hf_head_prefixes = {};
+    // An encoder (bert): token types (tokenizer.ggml.token_type_count), a pooling type that must be
+    // known (BLOCKER otherwise), RANK pooling when a classifier head is present.
+    bool encoder = false;
 };
 
 // The architecture that accepts this config.json model_type (or has this GGUF arch name); null

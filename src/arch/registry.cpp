@@ -12,7 +12,7 @@ namespace {
 
 constexpr std::string_view kModelPrefix = "model.";
 constexpr std::string_view kLanguageModel = "language_model.";
-constexpr std::string_view kHfLayerPrefix = "layers.";
+constexpr std::string_view kHfLayerPrefix = "layers.";  // the decoders' (stacked_name)
 constexpr std::string_view kGgufLayerPrefix = "blk.";
 
 const Architecture* const kArchitectures[] = {
@@ -22,6 +22,7 @@ const Architecture* const kArchitectures[] = {
     &detail::mixtral_architecture(),  // after llama: the GGUF name "llama" finds llama's table
     &detail::phi3_architecture(),      &detail::gemma_architecture(),
     &detail::gemma2_architecture(),    &detail::gemma3_architecture(),
+    &detail::bert_architecture(),
 };
 
 constexpr std::string_view kExpertPlaceholder = "{e}";
@@ -69,8 +70,8 @@ bool loads(const TensorSpec& spec, bool is_bias) {
     return (is_bias ? spec.bias : spec.weight) != Presence::absent;
 }
 
-std::optional<TensorRef> make_ref(const TensorSpec& spec, std::optional<uint32_t> layer,
-                                  bool is_bias) {
+std::optional<TensorRef> make_ref(const Architecture& arch, const TensorSpec& spec,
+                                  std::optional<uint32_t> layer, bool is_bias) {
     TensorRef ref;
     ref.spec = &spec;
     ref.layer = layer;
@@ -79,7 +80,7 @@ std::optional<TensorRef> make_ref(const TensorSpec& spec, std::optional<uint32_t
     if (layer) {
         const std::string index = std::to_string(*layer) + ".";
         ref.gguf_name = std::string(kGgufLayerPrefix) + index + std::string(spec.gguf) + suffix;
-        ref.hf_name = std::string(kHfLayerPrefix) + index + std::string(spec.hf) + suffix;
+        ref.hf_name = std::string(arch.hf_layer_prefix) + index + std::string(spec.hf) + suffix;
     } else {
         ref.gguf_name = std::string(spec.gguf) + suffix;
         ref.hf_name = std::string(spec.hf) + suffix;
@@ -92,7 +93,7 @@ std::optional<TensorRef> resolve(const Architecture& arch, std::string_view name
     bool is_bias = false;
     if (!split_suffix(name, &stem, &is_bias)) return std::nullopt;
     const auto side = [from_hf](const TensorSpec& spec) { return from_hf ? spec.hf : spec.gguf; };
-    const std::string_view layer_prefix = from_hf ? kHfLayerPrefix : kGgufLayerPrefix;
+    const std::string_view layer_prefix = from_hf ? arch.hf_layer_prefix : kGgufLayerPrefix;
     if (stem.starts_with(layer_prefix)) {
         uint32_t layer = 0;
         std::string_view rest;
@@ -102,17 +103,17 @@ std::optional<TensorRef> resolve(const Architecture& arch, std::string_view name
             if (!loads(spec, is_bias)) continue;
             // A per-expert stem is a pattern ("{e}"): from the HF side only its instances match.
             const bool pattern = from_hf && spec.role == SourceRole::experts;
-            if (side(spec) == rest && !pattern) return make_ref(spec, layer, is_bias);
+            if (side(spec) == rest && !pattern) return make_ref(arch, spec, layer, is_bias);
             if (!pattern) continue;
             uint32_t expert = 0;
             if (match_expert_pattern(spec.hf, rest, &expert)) {
-                auto ref = make_ref(spec, layer, is_bias);
+                auto ref = make_ref(arch, spec, layer, is_bias);
                 ref->expert = expert;
                 ref->hf_name = expert_name(ref->hf_name, expert);
                 return ref;
             }
             if (!spec.stacked_hf.empty() && spec.stacked_hf == rest) {
-                auto ref = make_ref(spec, layer, is_bias);
+                auto ref = make_ref(arch, spec, layer, is_bias);
                 ref->stacked_source = true;
                 ref->hf_name = stacked_name(spec, layer);
                 return ref;
@@ -123,7 +124,7 @@ std::optional<TensorRef> resolve(const Architecture& arch, std::string_view name
     for (const auto table : {arch.model_first, arch.model_last})
         for (const TensorSpec& spec : table)
             if (side(spec) == stem && loads(spec, is_bias))
-                return make_ref(spec, std::nullopt, is_bias);
+                return make_ref(arch, spec, std::nullopt, is_bias);
     return std::nullopt;
 }
 
@@ -154,8 +155,22 @@ int64_t resolve_dim(Dim dim, const ModelConfig& c) {
                    2 * int64_t{c.num_key_value_heads} * c.head_dim;
         case Dim::ffn_x2:
             return 2 * int64_t{c.intermediate_size};
+        case Dim::positions:
+            return c.max_position_embeddings;
+        case Dim::token_types:
+            return c.type_vocab_size;
+        case Dim::labels:
+            return c.num_labels;
     }
     return 0;
+}
+
+// The name after "model." / "language_model." and the architecture's head prefix ("bert.").
+std::string strip_arch_prefixes(const Architecture& arch, std::string_view hf_name) {
+    std::string name = strip_model_prefix(hf_name);
+    for (const std::string_view prefix : arch.hf_head_prefixes)
+        if (name.starts_with(prefix)) return name.substr(prefix.size());
+    return name;
 }
 
 std::string lowercase(std::string_view text) {
@@ -263,14 +278,14 @@ std::string strip_model_prefix(std::string_view hf_name) {
 }
 
 bool is_left_out(const Architecture& arch, std::string_view hf_name) {
-    const std::string stripped = strip_model_prefix(hf_name);
+    const std::string stripped = strip_arch_prefixes(arch, hf_name);
     for (const std::string_view prefix : arch.left_out_prefixes)
         if (stripped.starts_with(prefix)) return true;
     return false;
 }
 
 std::optional<TensorRef> resolve_hf(const Architecture& arch, std::string_view hf_name) {
-    return resolve(arch, strip_model_prefix(hf_name), /*from_hf=*/true);
+    return resolve(arch, strip_arch_prefixes(arch, hf_name), /*from_hf=*/true);
 }
 
 std::optional<TensorRef> resolve_gguf(const Architecture& arch, std::string_view gguf_name) {
@@ -293,7 +308,7 @@ std::vector<std::string> required_tensors(const Architecture& arch, const ModelC
     const auto add = [&](const TensorSpec& spec, std::optional<uint32_t> layer) {
         if (spec.weight == Presence::required ||
             (spec.weight == Presence::required_unless_tied && !config.tie_word_embeddings))
-            names.push_back(make_ref(spec, layer, false)->gguf_name);
+            names.push_back(make_ref(arch, spec, layer, false)->gguf_name);
     };
     for (const TensorSpec& spec : arch.model_first) add(spec, std::nullopt);
     for (uint32_t layer = 0; layer < config.num_hidden_layers; ++layer)
@@ -441,6 +456,13 @@ std::string explain_dim(Dim dim, const ModelConfig& c) {
                    std::to_string(c.shared_expert_intermediate_size.value_or(0));
         case Dim::one:
             return "1";
+        case Dim::positions:
+            return "max_position_embeddings " + std::to_string(c.max_position_embeddings);
+        case Dim::token_types:
+            return "type_vocab_size " + std::to_string(c.type_vocab_size);
+        case Dim::labels:
+            return "the classifier's labels (id2label / num_labels) " +
+                   std::to_string(c.num_labels);
     }
     return formula + " = " + std::to_string(resolve_dim(dim, c));
 }

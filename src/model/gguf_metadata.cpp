@@ -116,6 +116,10 @@ std::optional<GgufValue> arch_kv_value(arch::ArchKv key, const ModelConfig& conf
             return u32_value(*config.sliding_window);
         case ArchKv::rope_freq_base_swa:
             return optional_f32(config.rope_local_theta);
+        case ArchKv::layer_norm_epsilon:
+            return optional_f32(config.layer_norm_eps);
+        case ArchKv::causal_false:
+            return bool_value(false);
     }
     throw std::logic_error("unknown ArchKv");
 }
@@ -168,6 +172,10 @@ const char* arch_kv_suffix(arch::ArchKv key) {
             return "attention.sliding_window";
         case ArchKv::rope_freq_base_swa:
             return "rope.freq_base_swa";
+        case ArchKv::layer_norm_epsilon:
+            return "attention.layer_norm_epsilon";
+        case ArchKv::causal_false:
+            return "attention.causal";
     }
     throw std::logic_error("unknown ArchKv");
 }
@@ -208,6 +216,12 @@ std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input) {
     }
     if (rope.attn_factor) add_arch("rope.scaling.attn_factor", f32_value(*rope.attn_factor));
     if (input.pooling) add_arch("pooling_type", u32_value(static_cast<uint32_t>(*input.pooling)));
+    // BertModel.__init__: transformers' dummy pair (two labels, LABEL_0 first) is not written.
+    const bool dummy_labels = config.id2label.size() == 2 && config.id2label[0] == "LABEL_0";
+    if (architecture->encoder && !config.id2label.empty() && (input.reranker || !dummy_labels))
+        add_arch("classifier.output_labels", string_array_value(config.id2label));
+    if (architecture->encoder && input.vocab != nullptr)  // BertModel.set_vocab, first
+        add("tokenizer.ggml.token_type_count", u32_value(config.type_vocab_size));
 
     if (input.vocab != nullptr) {
         const TokenizerVocab& vocab = *input.vocab;
@@ -217,22 +231,30 @@ std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input) {
         if (vocab.model == "llama")
             add("tokenizer.ggml.scores", GgufValue::f32_array(vocab.scores));
         add("tokenizer.ggml.token_type", i32_array_value(vocab.token_types));
-        if (vocab.model != "llama")  // the SentencePiece tokenizer merges by score, not merges
+        if (vocab.model == "gpt2")  // SentencePiece merges by score, WordPiece has no merges
             add("tokenizer.ggml.merges", string_array_value(vocab.merges));
         const std::pair<const char*, const std::optional<uint32_t>*> ids[] = {
             {"tokenizer.ggml.bos_token_id", &vocab.bos_id},
             {"tokenizer.ggml.eos_token_id", &vocab.eos_id},
             {"tokenizer.ggml.eot_token_id", &vocab.eot_id},
             {"tokenizer.ggml.unknown_token_id", &vocab.unk_id},
+            {"tokenizer.ggml.seperator_token_id", &vocab.sep_id},  // gguf-py's spelling
             {"tokenizer.ggml.padding_token_id", &vocab.pad_id},
+            {"tokenizer.ggml.mask_token_id", &vocab.mask_id},  // (gguf-py has no cls KV)
         };
         for (const auto& [key, id] : ids)
             if (id->has_value()) add(key, u32_value(**id));
         add("tokenizer.ggml.add_bos_token", bool_value(vocab.add_bos));
         add("tokenizer.ggml.add_eos_token", bool_value(vocab.add_eos));
+        if (vocab.add_sep) add("tokenizer.ggml.add_sep_token", bool_value(*vocab.add_sep));
         if (vocab.add_space_prefix)
             add("tokenizer.ggml.add_space_prefix", bool_value(*vocab.add_space_prefix));
         if (vocab.chat_template) add("tokenizer.chat_template", string_value(*vocab.chat_template));
+        if (vocab.normalizer_lowercase)
+            add("tokenizer.ggml.normalizer.lowercase", bool_value(*vocab.normalizer_lowercase));
+        if (vocab.normalizer_strip_accents)
+            add("tokenizer.ggml.normalizer.strip_accents",
+                bool_value(*vocab.normalizer_strip_accents));
     }
     return kvs;
 }

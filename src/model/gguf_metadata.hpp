@@ -20,6 +20,10 @@ struct ModelMetadataInput {
     std::optional<PoolingType> pooling;
     LlamaFileType file_type = LlamaFileType::MOSTLY_Q4_1;
     std::string name;  // general.name
+    // An encoder with a classifier head (a reranker): {arch}.classifier.output_labels is written
+    // from id2label even when transformers' dummy pair is all it has (the head's rows need the
+    // count); otherwise only non-dummy labels are, as BertModel writes them.
+    bool reranker = false;
 };
 
 std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input);

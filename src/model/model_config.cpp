@@ -1,6 +1,7 @@
 // config.json -> ModelConfig: required hyper-parameters, documented defaults, strict JSON types.
 #include "model/model_config.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -179,6 +180,31 @@ std::optional<RopeScalingConfig> read_rope_scaling(const json& root, float* rope
     return scaling;
 }
 
+// id2label {"0": "LABEL_0", ...}: the labels in id order; the ids must be 0..n-1 (as transformers
+// numbers a classifier's outputs). Absent or null: empty.
+std::vector<std::string> read_id2label(const json& root) {
+    constexpr size_t kMaxLabels = 1 << 16;
+    const auto it = root.find("id2label");
+    if (it == root.end() || it->is_null()) return {};
+    if (!it->is_object()) fail("id2label", "expected an object of id -> label");
+    if (it->size() > kMaxLabels)
+        fail("id2label",
+             std::to_string(it->size()) + " labels is more than " + std::to_string(kMaxLabels));
+    std::vector<std::string> labels(it->size());
+    std::vector<bool> seen(it->size(), false);
+    for (const auto& [key, value] : it->items()) {
+        size_t id = 0;
+        const auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), id);
+        if (ec != std::errc() || end != key.data() + key.size() || id >= labels.size() || seen[id])
+            fail("id2label",
+                 "key '" + key + "' is not one of the ids 0.." + std::to_string(labels.size() - 1));
+        if (!value.is_string()) fail("id2label." + key, "expected a string label");
+        labels[id] = value.get<std::string>();
+        seen[id] = true;
+    }
+    return labels;
+}
+
 }  // namespace
 
 ModelConfig read_model_config(const std::filesystem::path& config_json) {
@@ -278,6 +304,12 @@ ModelConfig parse_model_config(json root) {
     config.original_max_position_embeddings =
         optional_u32(root, "original_max_position_embeddings");
     config.partial_rotary_factor = optional_number(root, "config", "partial_rotary_factor");
+    for (const char* field : {"layer_norm_eps", "layer_norm_epsilon", "norm_epsilon"})
+        if ((config.layer_norm_eps = optional_positive_float(root, field))) break;
+    config.type_vocab_size = optional_u32(root, "type_vocab_size").value_or(0);
+    config.id2label = read_id2label(root);
+    config.num_labels = config.id2label.empty() ? optional_u32(root, "num_labels").value_or(2)
+                                                : static_cast<uint32_t>(config.id2label.size());
     check_config_caps(config);
     return config;
 }

@@ -61,6 +61,13 @@ struct ModelConfig {
     // The local (sliding-window) layers' rope theta: rope_local_base_freq (or local_rope_theta,
     // or rope_parameters.sliding_attention.rope_theta).
     std::optional<float> rope_local_theta;
+    // Encoders (bert): layer_norm_eps (layer_norm_epsilon / norm_epsilon), type_vocab_size, and
+    // the classifier's labels: id2label's values in id order (transformers' dummy pair
+    // LABEL_0/LABEL_1 included), num_labels their count (num_labels, else 2 as in transformers).
+    std::optional<float> layer_norm_eps;
+    uint32_t type_vocab_size = 0;
+    std::vector<std::string> id2label;
+    uint32_t num_labels = 2;
 };
 
 // A multimodal config's "text_config" object is merged over the top level first (its fields win),

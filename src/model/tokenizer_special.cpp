@@ -14,6 +14,7 @@
 #include "tokenizer_special.hpp"
 
 #include <array>
+#include <span>
 
 #include "json_file.hpp"
 #include "rebox/error.hpp"
@@ -80,6 +81,31 @@ std::optional<std::string> chat_template(const std::filesystem::path& model_dir,
     return std::nullopt;
 }
 
+// gguf-py's TemplateProcessing "pair" rule: with the single template's ends trimmed off and
+// "A ... B" left, a separator (sep or eos) right after A when the single template has no trailing
+// token, or a second one after it, sets add_sep; any other middle leaves it false.
+void apply_pair_template(const TokenizerJsonSpecials::TemplateEnds& ends,
+                         const std::optional<std::string>& sep,
+                         const std::optional<std::string>& eos, TokenizerVocab& vocab) {
+    using Item = TokenizerJsonSpecials::PairItem;
+    std::span<const Item> pair = ends.pair;
+    if (pair.empty()) return;
+    if (ends.first && pair.front().special && pair.front().id == *ends.first)
+        pair = pair.subspan(1);
+    if (ends.last && !pair.empty() && pair.back().special && pair.back().id == *ends.last)
+        pair = pair.subspan(0, pair.size() - 1);
+    if (pair.size() < 3 || pair.front().special || pair.front().id != "A" || pair.back().special ||
+        pair.back().id != "B")
+        return;
+    const std::span<const Item> middle = pair.subspan(1, pair.size() - 2);
+    const auto is_separator = [&](const Item& item) {
+        return item.special && (item.id == sep || item.id == eos);
+    };
+    bool add_sep = is_separator(middle[0]) && !ends.last;
+    if (middle.size() == 2 && is_separator(middle[1])) add_sep = true;
+    vocab.add_sep = add_sep;
+}
+
 }  // namespace
 
 void apply_special_tokens(const std::filesystem::path& model_dir,
@@ -99,6 +125,7 @@ void apply_special_tokens(const std::filesystem::path& model_dir,
     if (!eos && sep) eos = sep;
 
     std::optional<bool> add_bos, add_eos;
+    const bool wordpiece = vocab.model == "bert";
     for (const auto& ends : specials.templates) {
         if (ends.first) {
             if (!has_config) {
@@ -121,6 +148,7 @@ void apply_special_tokens(const std::filesystem::path& model_dir,
             }
             add_eos = ends.last == eos;
         }
+        if (wordpiece) apply_pair_template(ends, sep, eos, vocab);
     }
 
     if (has_config) {
@@ -137,6 +165,11 @@ void apply_special_tokens(const std::filesystem::path& model_dir,
         set_first(vocab.pad_id, added_token_id(specials, token_content(config, "pad_token")),
                   vocab);
         if (eot_used) set_first(vocab.eot_id, added_token_id(specials, eot), vocab);
+        if (wordpiece) {
+            set_first(vocab.sep_id, added_token_id(specials, sep), vocab);
+            set_first(vocab.mask_id, added_token_id(specials, token_content(config, "mask_token")),
+                      vocab);
+        }
     }
     vocab.add_bos = add_bos.value_or(false);
     vocab.add_eos = add_eos.value_or(false);
@@ -158,6 +191,10 @@ void apply_special_tokens(const std::filesystem::path& model_dir,
         set_first(vocab.unk_id, id_of("unk_token_id"), vocab);
         set_first(vocab.pad_id, id_of("pad_token_id"), vocab);
         if (eot_used) set_first(vocab.eot_id, id_of("eot_token_id"), vocab);
+        if (wordpiece) {
+            set_first(vocab.sep_id, id_of("sep_token_id"), vocab);
+            set_first(vocab.mask_id, id_of("mask_token_id"), vocab);
+        }
     }
 }
 

@@ -18,13 +18,20 @@ struct TokenizerJsonSpecials {
     std::vector<std::pair<std::string, uint32_t>> added_tokens;  // content, id; file order
     // Each TemplateProcessing post-processor (in order) whose "single" template has more than one
     // item: the SpecialToken id at its start / end (nullopt when that item is a Sequence).
+    // The "pair" template's items: a SpecialToken's id, or a Sequence's id ("A", "B").
+    struct PairItem {
+        bool special = false;
+        std::string id;
+    };
     struct TemplateEnds {
         std::optional<std::string> first, last;
+        std::vector<PairItem> pair;
     };
     std::vector<TemplateEnds> templates;
 };
 
-// Sets vocab.bos_id/eos_id/eot_id/pad_id/unk_id, add_bos/add_eos and chat_template. Ids outside
+// Sets vocab.bos_id/eos_id/eot_id/pad_id/unk_id, add_bos/add_eos and chat_template; for a "bert"
+// vocabulary also sep_id/mask_id and add_sep (from the pair template). Ids outside
 // vocab.tokens are left unset (llama.cpp would ignore them). Throws rebox::Error (input) for
 // malformed tokenizer_config.json / config.json.
 // `hparams_json`: config.json already parsed, or null to read model_dir/config.json if it exists.

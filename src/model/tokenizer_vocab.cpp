@@ -105,6 +105,18 @@ std::vector<RawToken> collect_tokens(const object& model, const element& root) {
     return raw;
 }
 
+// llama.cpp aborts on duplicate token strings (GGML_ASSERT in the vocab loader).
+void check_unique_tokens(const std::vector<std::string>& tokens) {
+    std::unordered_set<std::string_view> seen;
+    seen.reserve(tokens.size());
+    for (size_t id = 0; id < tokens.size(); ++id)
+        if (!seen.insert(tokens[id]).second)
+            blocker("model.vocab",
+                    "token string '" + tokens[id] + "' appears twice (second at id " +
+                        std::to_string(id) + ")",
+                    "unique token strings, as llama.cpp requires");
+}
+
 // Places raw tokens at their ids in a vocab_size table; holes become [PAD<i>] / UNUSED. With
 // drop_beyond, added tokens past the table are listed in out.dropped_added_tokens instead of
 // refused (Gemma 3's <image_soft_token> sits at id vocab_size).
@@ -155,15 +167,41 @@ void place_tokens(const std::vector<RawToken>& raw, uint64_t vocab_size, bool dr
     for (uint64_t id = 0; id < vocab_size; ++id)
         if (placed[id] == 0) out.tokens[id] = "[PAD" + std::to_string(id) + "]";
 
-    // llama.cpp aborts on duplicate token strings (GGML_ASSERT in the vocab loader).
-    std::unordered_set<std::string_view> seen;
-    seen.reserve(vocab_size);
-    for (uint64_t id = 0; id < vocab_size; ++id)
-        if (!seen.insert(out.tokens[id]).second)
-            blocker("model.vocab",
-                    "token string '" + out.tokens[id] + "' appears twice (second at id " +
-                        std::to_string(id) + ")",
-                    "unique token strings, as llama.cpp requires");
+    check_unique_tokens(out.tokens);
+}
+
+// WordPiece -> llama.cpp's phantom-space convention (BertModel.set_vocab): control tokens stay as
+// they are, a "##" continuation loses its marks, every other token gains U+2581 in front.
+void rewrite_wordpiece(TokenizerVocab& vocab) {
+    for (size_t id = 0; id < vocab.tokens.size(); ++id) {
+        if (vocab.token_types[id] == static_cast<int32_t>(TokenType::CONTROL)) continue;
+        std::string& token = vocab.tokens[id];
+        if (token.starts_with("##"))
+            token.erase(0, 2);
+        else
+            token.insert(0, "\xE2\x96\x81");
+    }
+    check_unique_tokens(vocab.tokens);
+}
+
+// gguf-py SpecialVocab._parse_normalizer: Lowercase, StripAccents, a BertNormalizer's own flags
+// (a null strip_accents stays unset), the members of a Sequence.
+void read_normalizer_flags(const element& normalizer, TokenizerVocab& vocab) {
+    object obj;
+    std::string_view type;
+    if (normalizer.get(obj) || obj.at_key("type").get(type)) return;
+    if (type == "Lowercase") vocab.normalizer_lowercase = true;
+    if (type == "StripAccents") vocab.normalizer_strip_accents = true;
+    if (type == "BertNormalizer") {
+        element flag;
+        bool value = false;
+        if (member(obj, "lowercase", flag) && !flag.get(value)) vocab.normalizer_lowercase = value;
+        if (member(obj, "strip_accents", flag) && !flag.get(value))
+            vocab.normalizer_strip_accents = value;
+    }
+    array items;
+    if (type == "Sequence" && !obj.at_key("normalizers").get(items))
+        for (const element item : items) read_normalizer_flags(item, vocab);
 }
 
 // model.merges as "a b" strings or ["a", "b"] pairs; pairs are joined with a space and spaces
@@ -261,10 +299,25 @@ void collect_templates(const element& root, detail::TokenizerJsonSpecials& speci
         std::string_view type;
         array single;
         if (processor.at_key("type").get(type) || type != "TemplateProcessing") continue;
-        if (processor.at_key("single").get(single) || single.size() < 2) continue;
+        detail::TokenizerJsonSpecials::TemplateEnds ends;
         element first_item, last_item;
-        if (single.at(0).get(first_item) || single.at(single.size() - 1).get(last_item)) continue;
-        specials.templates.push_back({special_id(first_item), special_id(last_item)});
+        if (!processor.at_key("single").get(single) && single.size() >= 2 &&
+            !single.at(0).get(first_item) && !single.at(single.size() - 1).get(last_item)) {
+            ends.first = special_id(first_item);
+            ends.last = special_id(last_item);
+        }
+        array pair;
+        if (!processor.at_key("pair").get(pair))
+            for (const element item : pair) {
+                std::string_view id;
+                if (!item.at_pointer("/SpecialToken/id").get(id))
+                    ends.pair.push_back({true, std::string(id)});
+                else if (!item.at_pointer("/Sequence/id").get(id))
+                    ends.pair.push_back({false, std::string(id)});
+                else
+                    ends.pair.push_back({false, ""});
+            }
+        if (ends.first || ends.last || !ends.pair.empty()) specials.templates.push_back(ends);
     }
 }
 
@@ -290,13 +343,14 @@ TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir,
     if (root.at_key("model").get(model_element) || model_element.get(model))
         input_error("model", "missing");
     std::string_view model_type;
-    if (model.at_key("type").get(model_type) || model_type != "BPE")
+    const bool wordpiece = !model.at_key("type").get(model_type) && model_type == "WordPiece";
+    if (!wordpiece && (model.at_key("type").get(model_type) || model_type != "BPE"))
         blocker("model.type", "'" + std::string(model_type) + "' is not supported",
-                "BPE (byte-level, or SentencePiece-style with byte_fallback)");
+                "BPE (byte-level, or SentencePiece-style with byte_fallback) or WordPiece");
 
     TokenizerVocab vocab;
-    const bool sentencepiece = detail::is_sentencepiece_bpe(model);
-    vocab.model = sentencepiece ? "llama" : "gpt2";
+    const bool sentencepiece = !wordpiece && detail::is_sentencepiece_bpe(model);
+    vocab.model = wordpiece ? "bert" : sentencepiece ? "llama" : "gpt2";
     const std::vector<RawToken> raw = collect_tokens(model, root);
     uint64_t vocab_size = options.vocab_size;
     if (vocab_size == 0)
@@ -307,7 +361,14 @@ TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir,
                 "vocabulary of " + std::to_string(vocab_size) + " tokens is too large",
                 "at most " + std::to_string(kMaxVocabSize));
     place_tokens(raw, vocab_size, options.vocab_size != 0, vocab);
-    if (sentencepiece) {
+    if (wordpiece) {
+        // llama.cpp's WordPiece ignores tokenizer.ggml.pre; the converter names it from a hash of
+        // its test text ("bert-bge"), which rebox does not compute.
+        vocab.pre = options.pre.value_or("default");
+        rewrite_wordpiece(vocab);
+        element normalizer;
+        if (!root.at_key("normalizer").get(normalizer)) read_normalizer_flags(normalizer, vocab);
+    } else if (sentencepiece) {
         vocab.pre = "default";  // what convert_hf_to_gguf writes for SentencePiece vocabularies
         vocab.add_space_prefix = detail::spm_add_space_prefix(root);
         vocab.scores = detail::spm_scores_from_merges(model, vocab.tokens);

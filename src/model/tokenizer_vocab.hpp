@@ -27,8 +27,9 @@ enum class TokenType : int32_t {
 };
 
 struct TokenizerVocab {
-    std::string model = "gpt2";  // "gpt2" (byte-level BPE) | "llama" (SentencePiece)
-    std::string pre;             // "qwen2", "llama-bpe", ...; "default" for "llama"
+    std::string model =
+        "gpt2";       // "gpt2" (byte-level BPE) | "llama" (SentencePiece) | "bert" (WordPiece)
+    std::string pre;  // "qwen2", "llama-bpe", ...; "default" for "llama"
     std::vector<std::string> tokens;
     std::vector<int32_t> token_types;
     std::vector<std::string> merges;       // "gpt2" only
@@ -37,8 +38,13 @@ struct TokenizerVocab {
     // Added tokens whose id is >= vocab_size, left out (never renumbered): "content (id N)".
     std::vector<std::string> dropped_added_tokens;
     std::optional<uint32_t> bos_id, eos_id, eot_id, pad_id, unk_id;
+    std::optional<uint32_t> sep_id, mask_id;  // "bert" only (gguf-py SpecialVocab's sep, mask)
     bool add_bos = false;
     bool add_eos = false;
+    std::optional<bool> add_sep;  // "bert": from the TemplateProcessing pair template
+    // "bert": the BertNormalizer / Lowercase / StripAccents normalizer flags, as gguf-py reads
+    // them.
+    std::optional<bool> normalizer_lowercase, normalizer_strip_accents;
     std::optional<std::string> chat_template;
 };
 

@@ -383,6 +383,15 @@ void add_fallback_growth(const SourceModel& source, Plan& plan) {
     }
 }
 
+// True when a source tensor is the architecture's classifier head (cls.output).
+bool has_classifier(const Architecture& arch, const SourceModel& source) {
+    for (const SourceTensor& tensor : source.tensors)
+        if (const auto ref = arch::resolve_hf(arch, tensor.name);
+            ref && ref->spec->role == arch::SourceRole::classifier && !ref->is_bias)
+            return true;
+    return false;
+}
+
 uint64_t total_file_bytes(const SourceModel& source) {
     uint64_t total = 0;
     for (const auto& file : source.files) {
@@ -438,7 +447,18 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
             *rope.blocker,
             rope.blocker_fix.empty() ? "rebox carries only what llama.cpp's converter writes"
                                      : rope.blocker_fix});
-    const std::optional<PoolingType> pooling = read_pooling(source.dir);
+    // An encoder with a classifier head is a reranker: its pooler is kept and it pools RANK.
+    const bool reranker = arch->encoder && has_classifier(*arch, source);
+    std::optional<PoolingType> pooling =
+        reranker ? std::optional(PoolingType::RANK) : read_pooling(source.dir);
+    if (arch->encoder && !pooling)
+        plan.blockers.push_back(Blocker{
+            "modules.json",
+            "no pooling type: the " + plan.arch +
+                " checkpoint has no sentence-transformers Pooling module and no classifier head "
+                "(llama.cpp would silently take the last token's state)",
+            "add the model's modules.json and 1_Pooling/config.json (pooling_mode_cls_token or "
+            "pooling_mode_mean_tokens true), as its sentence-transformers release has them"});
     const std::optional<TokenizerVocab> vocab =
         read_vocab(source, config, options, &plan.blockers, &plan.notes);
     const std::string name = general_name(source, config, options);
@@ -450,7 +470,8 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     for (size_t i = 0; i < source.tensors.size(); ++i) {
         const SourceTensor& tensor = source.tensors[i];
         const auto ref = arch::resolve_hf(*arch, tensor.name);
-        if (!ref && arch::is_left_out(*arch, tensor.name)) {
+        if ((!ref && arch::is_left_out(*arch, tensor.name)) ||
+            (ref && ref->spec->role == arch::SourceRole::reranker_pooler && !reranker)) {
             ++left_out;
             continue;
         }
@@ -502,11 +523,16 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
             attach_value_transform(ref->spec->values, tensor, &tensor_plan, &plan.blockers);
             continue;
         }
-        const bool planned = ref->spec->role == arch::SourceRole::router_f32
-                                 ? plan_detail::plan_router_f32(tensor, i, gguf_name, plan.arch,
-                                                                &tensor_plan, &plan.blockers)
-                                 : plan_detail::plan_tensor(tensor, i, gguf_name, options,
-                                                            &tensor_plan, &plan.blockers);
+        const bool exact_f32 = ref->spec->role == arch::SourceRole::router_f32 ||
+                               ref->spec->role == arch::SourceRole::table_f32;
+        const bool planned =
+            exact_f32 ? plan_detail::plan_exact_f32(tensor, i, gguf_name, plan.arch,
+                                                    ref->spec->role == arch::SourceRole::router_f32
+                                                        ? "router"
+                                                        : "position / token-type table",
+                                                    &tensor_plan, &plan.blockers)
+                      : plan_detail::plan_tensor(tensor, i, gguf_name, options, &tensor_plan,
+                                                 &plan.blockers);
         if (!planned) continue;
         if (ref->stacked_source && tensor_plan.ne.size() == 3 &&
             tensor_plan.ne[2] != static_cast<int64_t>(config.num_experts)) {
@@ -544,7 +570,12 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
             continue;
         plan.tensors.push_back(std::move(tensor_plan));
     }
-    if (left_out > 0)
+    if (left_out > 0 && arch->encoder)
+        plan.notes.push_back(std::to_string(left_out) +
+                             " tensor(s) llama.cpp's converter drops left out (position_ids, "
+                             "masked-LM / next-sentence heads" +
+                             (reranker ? std::string(")") : std::string(", the pooler)")));
+    else if (left_out > 0)
         plan.notes.push_back(std::to_string(left_out) +
                              " vision tower / multimodal projector tensor(s) left out: the " +
                              plan.arch +
@@ -578,6 +609,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     input.pooling = pooling;
     input.file_type = file_type(plan, options);
     input.name = name;
+    input.reranker = reranker;
     plan.kvs = build_model_metadata(input);
     for (GgufKV& kv : provenance_kvs(source, plan)) plan.kvs.push_back(std::move(kv));
     return plan;

@@ -310,18 +310,18 @@ bool plan_tensor(const SourceTensor& source, size_t source_index, const std::str
     return true;
 }
 
-bool plan_router_f32(const SourceTensor& source, size_t source_index, const std::string& gguf_name,
-                     const std::string& arch, TensorPlan* plan, std::vector<Blocker>* blockers) {
+bool plan_exact_f32(const SourceTensor& source, size_t source_index, const std::string& gguf_name,
+                    const std::string& arch, const std::string& what, TensorPlan* plan,
+                    std::vector<Blocker>* blockers) {
     plan->source_index = source_index;
     plan->gguf_name = gguf_name;
     if (!plan_ne(source, plan, blockers)) return false;
     plan->type = GgmlType::F32;
-    const std::string convention =
-        " (the " + arch +
-        " registry writes the router as exact F32, as llama.cpp's converter does)";
+    const std::string convention = " (the " + arch + " registry writes the " + what +
+                                   " as exact F32, as llama.cpp's converter does)";
     if (source.is_quantized()) {
         plan->encoding = Encoding::dequant_f32;
-        plan->note = "router: " + std::to_string(source.quant_bits()) + "-bit codes, group " +
+        plan->note = what + ": " + std::to_string(source.quant_bits()) + "-bit codes, group " +
                      std::to_string(source.quant_group()) + " -> exact F32 values " +
                      (source.int_quant ? "(q-z)*scale"
                       : source.fp4     ? "E2M1*scale"
@@ -331,7 +331,7 @@ bool plan_router_f32(const SourceTensor& source, size_t source_index, const std:
         plan->encoding =
             source.float_dtype == FloatDtype::F32 ? Encoding::copy_f32 : Encoding::widen_f32;
         plan->note =
-            std::string("router: ") + float_dtype_name(source.float_dtype) +
+            what + ": " + float_dtype_name(source.float_dtype) +
             (source.float_dtype == FloatDtype::F32 ? " copied" : " widened to F32 exactly") +
             convention;
     }

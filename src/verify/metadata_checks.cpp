@@ -80,13 +80,15 @@ class KvChecker {
             problem(key, *got ? "is true" : "is false", expected ? "true" : "false");
     }
 
-    // A UINT32 id or a STRING the source may or may not define; absent when it does not.
+    // A UINT32 id, a BOOL or a STRING the source may or may not define; absent when it does not.
     template <typename T>
     void expect_optional(const std::string& key, const std::optional<T>& expected,
                          const std::string& why_absent) {
         if (!expected) return expect_absent(key, why_absent);
         if constexpr (std::is_same_v<T, std::string>)
             expect_string(key, *expected);
+        else if constexpr (std::is_same_v<T, bool>)
+            expect_bool(key, *expected);
         else
             expect_u32(key, *expected);
     }
@@ -215,7 +217,9 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const std::filesyst
     if (ref.model == "gpt2")
         kv.expect_strings("tokenizer.ggml.merges", ref.merges, "tokenizer.json model.merges");
     else
-        kv.expect_absent("tokenizer.ggml.merges", "a SentencePiece vocabulary merges by score");
+        kv.expect_absent("tokenizer.ggml.merges",
+                         ref.model == "bert" ? "WordPiece has no merges"
+                                             : "a SentencePiece vocabulary merges by score");
     kv.expect_optional("tokenizer.chat_template", ref.chat_template,
                        "the source has no chat template");
 
@@ -267,7 +271,7 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const std::filesyst
     if (ref.model == "llama" && scores)
         check_numbers(kv, "tokenizer.ggml.scores", GgufType::FLOAT32, *scores);
     else
-        kv.expect_absent("tokenizer.ggml.scores", "byte-level BPE has merges, not scores");
+        kv.expect_absent("tokenizer.ggml.scores", "only a SentencePiece vocabulary has scores");
     if (add_space_prefix)
         kv.expect_bool("tokenizer.ggml.add_space_prefix", *add_space_prefix);
     else
@@ -280,6 +284,15 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const std::filesyst
     kv.expect_optional("tokenizer.ggml.padding_token_id", vocab.pad_id, none);
     kv.expect_bool("tokenizer.ggml.add_bos_token", vocab.add_bos);
     kv.expect_bool("tokenizer.ggml.add_eos_token", vocab.add_eos);
+    // WordPiece ("bert") only: the separator and mask ids, add_sep, the normalizer flags.
+    kv.expect_optional("tokenizer.ggml.seperator_token_id", vocab.sep_id, none);
+    kv.expect_optional("tokenizer.ggml.mask_token_id", vocab.mask_id, none);
+    kv.expect_optional("tokenizer.ggml.add_sep_token", vocab.add_sep,
+                       "no TemplateProcessing pair rule");
+    kv.expect_optional("tokenizer.ggml.normalizer.lowercase", vocab.normalizer_lowercase,
+                       "no lowercasing normalizer");
+    kv.expect_optional("tokenizer.ggml.normalizer.strip_accents", vocab.normalizer_strip_accents,
+                       "no accent-stripping normalizer");
 }
 
 // general.file_type from the tensors as llama.cpp's loader guesses a file type
@@ -344,6 +357,24 @@ void sort_out_the_rest(const KvChecker& kv, const std::string& arch,
     }
 }
 
+// An encoder's own KVs (BertModel.set_gguf_parameters / set_vocab): layer_norm_eps, causal false,
+// token_type_count = type_vocab_size, and the classifier labels (id2label; transformers' dummy pair
+// LABEL_0/LABEL_1 only for a reranker, whose head needs the count).
+void check_encoder_kvs(KvChecker& kv, const std::string& arch, const ModelConfig& config,
+                       bool reranker) {
+    if (config.layer_norm_eps)
+        kv.expect_f32(arch + ".attention.layer_norm_epsilon", *config.layer_norm_eps);
+    kv.expect_bool(arch + ".attention.causal", false);
+    if (kv.gguf_.find("tokenizer.ggml.tokens") != nullptr)
+        kv.expect_u32("tokenizer.ggml.token_type_count", config.type_vocab_size);
+    const std::string labels_key = arch + ".classifier.output_labels";
+    const bool dummy = config.id2label.size() == 2 && config.id2label[0] == "LABEL_0";
+    if (!config.id2label.empty() && (reranker || !dummy))
+        kv.expect_strings(labels_key, config.id2label, "config.json id2label");
+    else
+        kv.expect_absent(labels_key, "no classifier labels in config.json");
+}
+
 }  // namespace
 
 void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesystem::path& model_dir,
@@ -357,7 +388,9 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
     kv.expect_u32(arch + ".embedding_length", config.hidden_size);
     kv.expect_u32(arch + ".block_count", config.num_hidden_layers);
     kv.expect_u32(arch + ".attention.head_count", config.num_attention_heads);
-    kv.expect_u32(arch + ".attention.head_count_kv", config.num_key_value_heads);
+    const bool encoder = architecture && architecture->encoder;
+    if (!encoder)  // BertModel writes no head_count_kv (a BERT config has none)
+        kv.expect_u32(arch + ".attention.head_count_kv", config.num_key_value_heads);
     kv.expect_u32(arch + ".feed_forward_length", config.intermediate_size);
     kv.expect_u32("general.quantization_version", 2);  // GGML_QNT_VERSION
     check_file_type(kv);
@@ -469,9 +502,12 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
                    "absent: config.json asks for no linear rope scaling");
     }
 
+    if (encoder) check_encoder_kvs(kv, arch, config, options.reranker);
     const std::string pooling_key = arch + ".pooling_type";
     kv.handled(pooling_key);
-    if (const auto pooling = read_pooling(model_dir)) {
+    if (encoder && options.reranker) {
+        kv.expect_u32(pooling_key, static_cast<uint32_t>(PoolingType::RANK));
+    } else if (const auto pooling = read_pooling(model_dir)) {
         kv.expect_u32(pooling_key, static_cast<uint32_t>(*pooling));
     } else if (gguf.find(pooling_key) != nullptr) {
         kv.problem(pooling_key, "present", "absent: the source has no pooling module");

@@ -16,6 +16,7 @@ namespace rebox::verify_ref {
 // What the user told the writer that verify takes as given.
 struct KvCheckOptions {
     std::optional<std::string> tokenizer_pre;  // --tokenizer-pre NAME
+    bool reranker = false;  // an encoder whose source has a classifier head: pooling RANK
 };
 
 // KVs of the set (the first shard's, without split.*): general.*, {arch}.* hyper-parameters,

@@ -175,8 +175,14 @@ RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir, uint64_t
     object model;
     if (root["model"].get(model)) bad(json_path, "model", "missing or not an object");
     std::string_view type;
+    if (!model["type"].get(type) && type == "WordPiece") {
+        out.model = "bert";  // llama.cpp's WordPiece ignores tokenizer.ggml.pre: rebox's default
+        out.pre = "default";
+        out.chat_template = source_chat_template(model_dir);
+        return out;
+    }
     if (model["type"].get(type) || type != "BPE")
-        bad(json_path, "model.type", "not \"BPE\", the only kind verify derives");
+        bad(json_path, "model.type", "not \"BPE\" or \"WordPiece\", the kinds verify derives");
     bool byte_fallback = false;
     if (model["byte_fallback"].get(byte_fallback)) byte_fallback = false;
     if (byte_fallback) {  // SentencePiece-style BPE: scores stand for the merges

@@ -346,6 +346,7 @@ struct VerifySession::State {
     unsigned threads = 1;
     ProgressCallback progress;
     std::optional<std::string> tokenizer_pre;
+    bool reranker = false;  // an encoder source with a classifier head
     VerifyReport report;
     SourceIndex index;
     std::vector<ValueJob> jobs;
@@ -411,8 +412,19 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
     s.generated = wanted_generated(*arch, config);
     std::map<std::string, GeneratedTensor>& generated = s.generated;
     report.problems = std::move(index.problems);
+    // An encoder's pooler is part of the file only next to a classifier head (a reranker).
+    bool& reranker = s.reranker;
+    for (const SourceTensor& entry : index.entries)
+        if (const auto ref = arch::resolve_hf(*arch, entry.name);
+            arch->encoder && ref && ref->spec->role == arch::SourceRole::classifier)
+            reranker = true;
+    const auto dropped = [&](const SourceTensor& entry) {
+        if (arch::is_left_out(*arch, entry.name)) return true;
+        const auto ref = arch::resolve_hf(*arch, entry.name);
+        return ref && ref->spec->role == arch::SourceRole::reranker_pooler && !reranker;
+    };
     for (const SourceTensor& entry : index.entries) {
-        if (arch::is_left_out(*arch, entry.name)) continue;
+        if (dropped(entry)) continue;
         if (entry.quantized)
             ++report.re_encoded_total;
         else
@@ -474,9 +486,13 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
             ref && ref->spec->role == arch::SourceRole::experts && ref->layer
                 ? std::optional<std::string>(arch::stacked_name(*ref->spec, *ref->layer))
                 : hf_tensor_name(config.model_type, info.name);
-        const auto found =
-            hf_name ? index.by_stripped_name.find(std::string(strip_model_prefix(*hf_name)))
-                    : index.by_stripped_name.end();
+        auto found = hf_name
+                         ? index.by_stripped_name.find(std::string(strip_model_prefix(*hf_name)))
+                         : index.by_stripped_name.end();
+        // A task head's checkpoint spells the base model's names with its prefix ("bert.").
+        for (const std::string_view prefix : arch->hf_head_prefixes)
+            if (hf_name && found == index.by_stripped_name.end())
+                found = index.by_stripped_name.find(std::string(prefix) + *hf_name);
         if (found == index.by_stripped_name.end()) {
             check.problem = error_message(gguf.shard(tensor.shard).display_name(), info.name,
                                           "GGUF tensor has no source tensor",
@@ -502,7 +518,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
     }
     for (const auto& [key, i] : index.by_stripped_name) {
         const SourceTensor& entry = index.entries[i];
-        if (times_used[i] == 0 && arch::is_left_out(*arch, entry.name)) continue;  // vision tower
+        if (times_used[i] == 0 && dropped(entry)) continue;  // vision tower, masked-LM head
         if (times_used[i] == 0) {
             const auto expected = gguf_tensor_name(config.model_type, entry.name);
             report.problems.push_back(
@@ -580,7 +596,7 @@ VerifyReport VerifySession::finish() {
         report.max_abs_error = std::max(report.max_abs_error, check.max_abs_error);
     }
 
-    verify_ref::check_kvs(gguf, config, model_dir, {s.tokenizer_pre}, report.problems,
+    verify_ref::check_kvs(gguf, config, model_dir, {s.tokenizer_pre, s.reranker}, report.problems,
                           report.unchecked_kvs);
     for (size_t i = 0; i < gguf.shard_count(); ++i)
         verify_ref::check_layout(gguf.shard(i), report.problems);

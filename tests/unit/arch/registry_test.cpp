@@ -35,8 +35,64 @@ TEST(ArchRegistry, LookupByModelTypeAndGgufName) {
     EXPECT_EQ(find_architecture(""), nullptr);
     EXPECT_EQ(supported_model_types(),
               "qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe, mixtral, phi3, gemma, gemma2, "
-              "gemma3_text, gemma3");
-    EXPECT_EQ(all_architectures().size(), 10u);
+              "gemma3_text, gemma3, bert");
+    EXPECT_EQ(all_architectures().size(), 11u);
+}
+
+// bert: the names of docs/architectures.md (llama.cpp's tensor_mapping for MODEL_ARCH.BERT), with
+// and without the task head's "bert." prefix; the pooler and the classifier are optional model_last
+// rows.
+TEST(ArchRegistry, BertNamesShapesAndKvs) {
+    const Architecture& a = *find_architecture("bert");
+    EXPECT_EQ(a.gguf_arch, "bert");
+    EXPECT_TRUE(a.encoder);
+    const std::pair<const char*, const char*> names[] = {
+        {"embeddings.word_embeddings.weight", "token_embd.weight"},
+        {"bert.embeddings.position_embeddings.weight", "position_embd.weight"},
+        {"embeddings.token_type_embeddings.weight", "token_types.weight"},
+        {"embeddings.LayerNorm.bias", "token_embd_norm.bias"},
+        {"encoder.layer.3.attention.self.query.bias", "blk.3.attn_q.bias"},
+        {"bert.encoder.layer.0.attention.self.value.weight", "blk.0.attn_v.weight"},
+        {"encoder.layer.1.attention.output.dense.weight", "blk.1.attn_output.weight"},
+        {"encoder.layer.1.attention.output.LayerNorm.weight", "blk.1.attn_output_norm.weight"},
+        {"encoder.layer.1.intermediate.dense.weight", "blk.1.ffn_up.weight"},
+        {"encoder.layer.1.output.dense.bias", "blk.1.ffn_down.bias"},
+        {"encoder.layer.1.output.LayerNorm.weight", "blk.1.layer_output_norm.weight"},
+        {"bert.pooler.dense.weight", "cls.weight"},
+        {"classifier.bias", "cls.output.bias"},
+    };
+    for (const auto& [hf, gguf] : names) {
+        const auto ref = resolve_hf(a, hf);
+        ASSERT_TRUE(ref.has_value()) << hf;
+        EXPECT_EQ(ref->gguf_name, gguf) << hf;
+    }
+    EXPECT_FALSE(resolve_hf(a, "layers.0.self_attn.q_proj.weight").has_value());
+    EXPECT_TRUE(is_left_out(a, "bert.embeddings.position_ids"));
+    EXPECT_TRUE(is_left_out(a, "cls.predictions.transform.dense.weight"));
+    EXPECT_EQ(resolve_hf(a, "pooler.dense.weight")->spec->role, SourceRole::reranker_pooler);
+    EXPECT_EQ(resolve_gguf(a, "position_embd.weight")->spec->role, SourceRole::table_f32);
+    ModelConfig c;
+    c.hidden_size = 64;
+    c.num_hidden_layers = 2;
+    c.num_attention_heads = 4;
+    c.num_key_value_heads = 4;
+    c.head_dim = 16;
+    c.intermediate_size = 128;
+    c.vocab_size = 30522;
+    c.max_position_embeddings = 512;
+    c.type_vocab_size = 2;
+    c.num_labels = 1;
+    EXPECT_EQ(*expected_ne(a, c, "position_embd.weight"), (std::vector<int64_t>{64, 512}));
+    EXPECT_EQ(*expected_ne(a, c, "token_types.weight"), (std::vector<int64_t>{64, 2}));
+    EXPECT_EQ(*expected_ne(a, c, "blk.1.ffn_down.weight"), (std::vector<int64_t>{128, 64}));
+    EXPECT_EQ(*expected_ne(a, c, "cls.output.weight"), (std::vector<int64_t>{64, 1}));
+    // 4 embedding tensors + 8 per layer; the pooler and classifier are optional.
+    EXPECT_EQ(required_tensors(a, c).size(), 4u + 2u * 8u);
+    const std::vector<ArchKv> kvs(a.kvs.begin(), a.kvs.end());
+    EXPECT_EQ(kvs, (std::vector<ArchKv>{ArchKv::block_count, ArchKv::context_length,
+                                        ArchKv::embedding_length, ArchKv::feed_forward_length,
+                                        ArchKv::head_count, ArchKv::layer_norm_epsilon,
+                                        ArchKv::causal_false}));
 }
 
 TEST(ArchRegistry, LlamaNamesAndTransforms) {

@@ -76,7 +76,7 @@ TEST(ModelTensorNames, UnknownNamesAndArchitecturesAreRefused) {
           "blk.1.attn_qkv.weight", "output.bias"})
         EXPECT_FALSE(hf_tensor_name("qwen3", name).has_value()) << name;
     EXPECT_FALSE(gguf_tensor_name("t5", "model.embed_tokens.weight").has_value());
-    EXPECT_FALSE(hf_tensor_name("bert", "token_embd.weight").has_value());
+    EXPECT_FALSE(hf_tensor_name("t5", "token_embd.weight").has_value());
 }
 
 TEST(ModelTensorNames, PrefixStripAndSupportedArchs) {

@@ -284,3 +284,64 @@ TEST(ModelTokenizerSmall, Llama31SpecialTokens) {
 
 }  // namespace
 }  // namespace rebox
+
+namespace rebox {
+namespace {
+
+// WordPiece, hand-worked: BertModel.set_vocab keeps control tokens, turns "##s" into "s" and every
+// other token (padding included) into "\u2581" + token; the special ids follow gguf-py's
+// SpecialVocab (bos from cls_token, eos from sep_token; the "[CLS] $A [SEP] $B [SEP]" pair gives
+// add_sep false,
+// "$A [SEP] [SEP] $B" would give true); the BertNormalizer gives lowercase, a null strip_accents
+// none.
+TEST(ModelTokenizerSmall, WordPieceVocabulary) {
+    const std::string post = R"({"type": "TemplateProcessing",
+        "single": [{"SpecialToken": {"id": "[CLS]"}}, {"Sequence": {"id": "A"}}, {"SpecialToken": {"id": "[SEP]"}}],
+        "pair": [{"SpecialToken": {"id": "[CLS]"}}, {"Sequence": {"id": "A"}}, {"SpecialToken": {"id": "[SEP]"}},
+                 {"Sequence": {"id": "B"}}, {"SpecialToken": {"id": "[SEP]"}}]})";
+    const std::string json = R"({"added_tokens": [
+        {"id": 0, "content": "[PAD]", "special": true}, {"id": 1, "content": "[UNK]", "special": true},
+        {"id": 2, "content": "[CLS]", "special": true}, {"id": 3, "content": "[SEP]", "special": true},
+        {"id": 4, "content": "[MASK]", "special": true}],
+        "normalizer": {"type": "BertNormalizer", "lowercase": true, "strip_accents": null},
+        "pre_tokenizer": {"type": "BertPreTokenizer"}, "post_processor": )" +
+                             post + R"(,
+        "model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab":
+            {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "[MASK]": 4, "dog": 5, "##s": 6, "s": 7}}})";
+    const std::string config = R"({"cls_token": "[CLS]", "sep_token": "[SEP]", "pad_token": "[PAD]",
+        "unk_token": "[UNK]", "mask_token": "[MASK]"})";
+    test::ScratchDir dir;
+    dir.write("tokenizer.json", json);
+    dir.write("tokenizer_config.json", config);
+    const TokenizerVocab v = read_tokenizer(dir.path(), sized(9));
+    EXPECT_EQ(v.model, "bert");
+    EXPECT_EQ(v.pre, "default");
+    EXPECT_EQ(v.tokens, (std::vector<std::string>{"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]",
+                                                  "\u2581dog", "s", "\u2581s", "\u2581[PAD8]"}));
+    EXPECT_EQ(v.token_types, (std::vector<int32_t>{3, 3, 3, 3, 3, 1, 1, 1, 5}));
+    EXPECT_EQ(v.bos_id, 2u);
+    EXPECT_EQ(v.eos_id, 3u);
+    EXPECT_EQ(v.sep_id, 3u);
+    EXPECT_EQ(v.unk_id, 1u);
+    EXPECT_EQ(v.pad_id, 0u);
+    EXPECT_EQ(v.mask_id, 4u);
+    EXPECT_TRUE(v.add_bos);
+    EXPECT_TRUE(v.add_eos);
+    EXPECT_EQ(v.add_sep, false);
+    EXPECT_EQ(v.normalizer_lowercase, true);
+    EXPECT_FALSE(v.normalizer_strip_accents.has_value());
+    EXPECT_TRUE(v.merges.empty());
+
+    // "$A [SEP] [SEP] $B" between the single template's ends: add_sep true.
+    std::string doubled = json;
+    const std::string middle = R"({"SpecialToken": {"id": "[SEP]"}},
+                 {"Sequence": {"id": "B"}})";
+    doubled.replace(
+        doubled.find(middle), middle.size(),
+        R"({"SpecialToken": {"id": "[SEP]"}}, {"SpecialToken": {"id": "[SEP]"}}, {"Sequence": {"id": "B"}})");
+    dir.write("tokenizer.json", doubled);
+    EXPECT_EQ(read_tokenizer(dir.path(), sized(9)).add_sep, true);
+}
+
+}  // namespace
+}  // namespace rebox

@@ -470,9 +470,9 @@ TEST_F(PlanTest, TokenizerBlockerBecomesABlocker) {
 
 TEST_F(PlanTest, UnsupportedModelType) {
     TinyQwen3 model;
-    model.config["model_type"] = "bert";
+    model.config["model_type"] = "t5";
     const Plan p = plan(model);
-    expect_blocker(p, "config.json: model_type", "model_type 'bert' is not supported");
+    expect_blocker(p, "config.json: model_type", "model_type 't5' is not supported");
     EXPECT_TRUE(p.tensors.empty());
 }
 

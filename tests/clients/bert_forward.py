@@ -1,0 +1,130 @@
+"""A Hugging Face BERT forward pass of the source checkpoint in numpy, the reference for llama.cpp's
+embeddings and reranker scores of rebox's bert GGUF: nothing here reads the GGUF or shares code with rebox.
+
+The weights are the source values as source_values.Source computes them from the safetensors alone. Arithmetic
+is float64. Mirrors transformers' modeling_bert, by function:
+  BertEmbeddings.forward      word_embeddings[ids] + position_embeddings[0..T-1] + token_type_embeddings[0],
+                              then LayerNorm (eps = layer_norm_eps); token type 0 throughout, as llama.cpp's
+                              bert graph uses
+  BertSelfAttention.forward   q, k, v Linear with bias; softmax(q k^T / sqrt(head_dim)) v, no mask
+  BertSelfOutput.forward      LayerNorm(dense(ctx) + x)
+  BertIntermediate/BertOutput LayerNorm(output.dense(gelu(intermediate.dense(x))) + x), gelu = erf form
+  BertPooler.forward          tanh(dense(h[CLS]))
+  BertForSequenceClassification  classifier(pooler); the score node-llama-cpp reports is sigmoid(logit)
+then sentence-transformers' Pooling (cls / mean from modules.json + 1_Pooling/config.json), unnormalized.
+
+Usage: bert_forward.py MODEL_DIR --embed IDS.json VECS.json [--min-cos 0.9999]
+       bert_forward.py MODEL_DIR --rank RANK.json [--max-diff 1e-3]
+Exit 1 when a cosine is below the bound or a score differs by more than --max-diff.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+import numpy as np
+
+from hf_forward import cosine, sentence_transformers_pooling
+from source_values import Source
+
+
+class Bert:
+    def __init__(self, model_dir):
+        self.src = Source(model_dir)
+        cfg = self.src.config
+        self.layers = cfg["num_hidden_layers"]
+        self.heads = cfg["num_attention_heads"]
+        self.eps = float(cfg.get("layer_norm_eps", 1e-12))
+        self.names = set(self.src.names())
+        self.cache = {}
+
+    def w(self, name):
+        if name not in self.cache:
+            stored = next((n for n in ("bert." + name, name) if n in self.names), None)
+            if stored is None:
+                raise SystemExit(f"bert_forward.py: the checkpoint has no {name}")
+            self.cache[name] = self.src.values(stored).astype(np.float64)
+        return self.cache[name]
+
+    def linear(self, x, name):
+        return x @ self.w(name + ".weight").T + self.w(name + ".bias")
+
+    def layer_norm(self, x, name):
+        mean = x.mean(axis=-1, keepdims=True)
+        var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+        return (x - mean) / np.sqrt(var + self.eps) * self.w(name + ".weight") + self.w(name + ".bias")
+
+    def hidden(self, ids):
+        ids = np.asarray(ids)
+        x = (self.w("embeddings.word_embeddings.weight")[ids] +
+             self.w("embeddings.position_embeddings.weight")[: len(ids)] +
+             self.w("embeddings.token_type_embeddings.weight")[0])
+        x = self.layer_norm(x, "embeddings.LayerNorm")
+        erf = np.vectorize(math.erf)
+        for i in range(self.layers):
+            p = f"encoder.layer.{i}."
+            t, e = x.shape
+            d = e // self.heads
+            split = lambda y: y.reshape(t, self.heads, d).transpose(1, 0, 2)
+            q, k, v = (split(self.linear(x, p + "attention.self." + n)) for n in ("query", "key", "value"))
+            scores = q @ k.transpose(0, 2, 1) / math.sqrt(d)
+            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            ctx = (scores / scores.sum(axis=-1, keepdims=True)) @ v
+            ctx = ctx.transpose(1, 0, 2).reshape(t, e)
+            x = self.layer_norm(self.linear(ctx, p + "attention.output.dense") + x, p + "attention.output.LayerNorm")
+            inter = self.linear(x, p + "intermediate.dense")
+            inter = 0.5 * inter * (1 + erf(inter / math.sqrt(2)))
+            x = self.layer_norm(self.linear(inter, p + "output.dense") + x, p + "output.LayerNorm")
+        return x
+
+    def logit(self, ids):
+        pooled = np.tanh(self.linear(self.hidden(ids)[0], "pooler.dense"))
+        return float(self.linear(pooled, "classifier")[0])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("model_dir")
+    ap.add_argument("--embed", nargs=2, metavar=("IDS", "VECS"))
+    ap.add_argument("--rank")
+    ap.add_argument("--min-cos", type=float, default=0.9999)
+    ap.add_argument("--max-diff", type=float, default=1e-3)
+    args = ap.parse_args()
+    model = Bert(args.model_dir)
+    name = os.path.basename(os.path.normpath(args.model_dir))
+    problems = []
+    if args.embed:
+        pooling, normalize = sentence_transformers_pooling(args.model_dir)
+        id_lists = json.load(open(args.embed[0]))
+        got = json.load(open(args.embed[1]))
+        cosines = []
+        for ids, vector in zip(id_lists, got["vectors"]):
+            h = model.hidden(ids)
+            ref = {"cls": h[0], "mean": h.mean(axis=0)}[pooling]
+            if normalize:
+                ref = ref / np.linalg.norm(ref)
+            cosines.append(cosine(ref, np.asarray(vector, dtype=np.float64)))
+        worst = min(cosines)
+        print(f"  {name}: HF BERT forward ({model.layers} layers, pooling {pooling}) vs llama.cpp on "
+              f"{len(cosines)} token lists: min cos {worst:.7f} = 1 - {1 - worst:.1e}; need >= {args.min_cos}")
+        if len(cosines) != len(id_lists) or not worst >= args.min_cos:
+            problems.append(f"{got['label']}: min cosine {worst:.7f} below {args.min_cos}")
+    if args.rank:
+        got = json.load(open(args.rank))
+        diffs = []
+        for ids, score in zip(got["inputs"], got["scores"]):
+            logit = model.logit(ids)
+            diffs.append(abs(1 / (1 + math.exp(-logit)) - score))
+            print(f"    logit {logit:+.4f}: HF sigmoid {1 / (1 + math.exp(-logit)):.6f}, llama.cpp {score:.6f}")
+        print(f"  {name}: reranker scores of {len(diffs)} pairs, max |HF - llama.cpp| {max(diffs):.1e}; "
+              f"need <= {args.max_diff}")
+        if not max(diffs) <= args.max_diff:
+            problems.append(f"{got['label']}: a score differs by {max(diffs):.1e} > {args.max_diff}")
+    if problems:
+        print("FAIL: bert_forward: " + "; ".join(problems))
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
