@@ -224,7 +224,8 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const std::filesyst
                        "the source has no chat template");
 
     // Tokens, types and special ids: verify's own (ref_vocab) for byte-level BPE; for
-    // SentencePiece vocabularies (scores, add_space_prefix) still the model/ tokenizer reader.
+    // SentencePiece and WordPiece vocabularies (scores, add_space_prefix, sep/mask) still the
+    // model/ tokenizer reader.
     RefVocab vocab;
     std::optional<std::vector<float>> scores;
     std::optional<bool> add_space_prefix;
@@ -245,6 +246,11 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const std::filesyst
             vocab.pad_id = writer_vocab.pad_id;
             vocab.add_bos = writer_vocab.add_bos;
             vocab.add_eos = writer_vocab.add_eos;
+            vocab.sep_id = writer_vocab.sep_id;
+            vocab.mask_id = writer_vocab.mask_id;
+            vocab.add_sep = writer_vocab.add_sep;
+            vocab.normalizer_lowercase = writer_vocab.normalizer_lowercase;
+            vocab.normalizer_strip_accents = writer_vocab.normalizer_strip_accents;
             scores = std::move(writer_vocab.scores);
             add_space_prefix = writer_vocab.add_space_prefix;
         } catch (const Error& e) {
@@ -360,7 +366,7 @@ void sort_out_the_rest(const KvChecker& kv, const std::string& arch,
 // An encoder's own KVs (BertModel.set_gguf_parameters / set_vocab): layer_norm_eps, causal false,
 // token_type_count = type_vocab_size, and the classifier labels (id2label; transformers' dummy pair
 // LABEL_0/LABEL_1 only for a reranker, whose head needs the count).
-void check_encoder_kvs(KvChecker& kv, const std::string& arch, const ModelConfig& config,
+void check_encoder_kvs(KvChecker& kv, const std::string& arch, const RefConfig& config,
                        bool reranker) {
     if (config.layer_norm_eps)
         kv.expect_f32(arch + ".attention.layer_norm_epsilon", *config.layer_norm_eps);

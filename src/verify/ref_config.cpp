@@ -40,6 +40,32 @@ uint32_t count_value(const json& value, const std::string& key, uint64_t cap) {
     return static_cast<uint32_t>(v);
 }
 
+// id2label {"0": "LABEL_0", ...}: the labels in id order; every id 0..n-1 exactly once.
+std::vector<std::string> read_labels(const json& root) {
+    constexpr size_t kMaxLabels = 1 << 16;
+    const json* labels = find(root, "id2label");
+    if (labels == nullptr) return {};
+    if (!labels->is_object()) fail("id2label", "expected an object of id -> label");
+    if (labels->size() > kMaxLabels)
+        fail("id2label",
+             std::to_string(labels->size()) + " labels, at most " + std::to_string(kMaxLabels));
+    std::vector<std::string> out(labels->size());
+    std::vector<bool> seen(labels->size(), false);
+    for (const auto& [key, value] : labels->items()) {
+        size_t id = 0;
+        bool digits = !key.empty() && key.size() < 8;
+        for (const char ch : key) digits = digits && ch >= '0' && ch <= '9';
+        if (digits) id = std::stoul(key);
+        if (!digits || id >= out.size() || seen[id])
+            fail("id2label",
+                 "key '" + key + "' is not one of the ids 0.." + std::to_string(out.size() - 1));
+        if (!value.is_string()) fail("id2label." + key, "expected a string label");
+        out[id] = value.get<std::string>();
+        seen[id] = true;
+    }
+    return out;
+}
+
 uint32_t required_count(const json& root, const std::string& key, uint64_t cap) {
     const json* value = find(root, key);
     if (value == nullptr) fail(key, "missing");
@@ -231,6 +257,10 @@ RefConfig parse_root(json root) {
         optional_count(root, "original_max_position_embeddings", kAnyU32);
     c.partial_rotary_factor =
         optional_double(root, "partial_rotary_factor", "partial_rotary_factor");
+    for (const char* key : {"layer_norm_eps", "layer_norm_epsilon", "norm_epsilon"})
+        if ((c.layer_norm_eps = optional_float(root, key))) break;
+    c.type_vocab_size = optional_count(root, "type_vocab_size", kMaxVocab).value_or(0);
+    c.id2label = read_labels(root);
     return c;
 }
 

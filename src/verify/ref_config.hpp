@@ -49,6 +49,11 @@ struct RefConfig {
     std::optional<uint32_t> sliding_window;
     std::optional<uint32_t> sliding_window_pattern;
     std::optional<float> rope_local_theta;
+    // Encoders (bert): layer_norm_eps (or layer_norm_epsilon / norm_epsilon), type_vocab_size, and
+    // the classifier's labels, id2label's values in id order.
+    std::optional<float> layer_norm_eps;
+    uint32_t type_vocab_size = 0;
+    std::vector<std::string> id2label;
 };
 
 // Caps far above any released model, far below what would exhaust memory or time when verify
@@ -60,7 +65,7 @@ inline constexpr uint32_t kMaxWidth = 1u << 20;  // hidden_size, intermediate si
 inline constexpr uint32_t kMaxVocab = 1u << 24;
 inline constexpr uint32_t kMaxExperts = 4096;
 inline constexpr uint32_t kMaxRopeFactors = 1u << 16;  // entries of long_factor / short_factor
-inline constexpr uint32_t kMaxPositions = 1u << 30;     // max_position_embeddings and its aliases
+inline constexpr uint32_t kMaxPositions = 1u << 30;    // max_position_embeddings and its aliases
 
 // Throws rebox::Error (input) "config.json: KEY: what (expected ...)" for a missing, ill-typed,
 // inconsistent or over-cap field. A "text_config" object (multimodal configs) is merged over the

@@ -25,6 +25,9 @@ struct RefVocab {
     std::optional<uint32_t> bos_id, eos_id, eot_id, unk_id, pad_id;
     bool add_bos = false;
     bool add_eos = false;
+    // WordPiece ("bert") only: the separator and mask ids, add_sep, the normalizer flags.
+    std::optional<uint32_t> sep_id, mask_id;
+    std::optional<bool> add_sep, normalizer_lowercase, normalizer_strip_accents;
 };
 
 // Caps the table verify builds: no released vocabulary is near it (Gemma 3: 262,144).
