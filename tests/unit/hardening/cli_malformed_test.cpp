@@ -225,7 +225,7 @@ TEST_F(CliMalformed, UsageErrorsExit1AndNameTheProblem) {
         {"", "Usage: rebox COMMAND"},  // the command list, on stderr
         {"frobnicate",
          "rebox: unknown command 'frobnicate' (expected one of convert, plan, verify, inspect, "
-         "split, merge, batch, meta, diff, hash, quantize; see --help)"},
+         "split, merge, batch, meta, diff, hash, quantize, check; see --help)"},
         {"inspect", "FILE"},
         {"convert " + dir_.string(), "--output"},
         {"convert " + dir_.string() + " -o x.gguf --outtype q8_0", "q8_0"},
