@@ -616,8 +616,14 @@ VerifyReport VerifySession::finish() {
         }
     }
     for (size_t j = 0; j < s.requant_jobs.size(); ++j) {
-        verify_ref::check_requantized(s.requant_jobs[j], s.requant_row_values[j], s.full,
+        const ValueJob& job = s.requant_jobs[j];
+        verify_ref::check_requantized(job, s.requant_row_values[j], s.full,
                                       report.tensors[s.requant_tensor[j]]);
+        // The pages it read leave the resident set, as the value units' do.
+        release_mapped(s.mappings, job.gguf_data);
+        if (job.experts.empty()) release_mapped(s.mappings, job.source->float_data);
+        for (const SourceTensor* expert : job.experts)
+            release_mapped(s.mappings, expert->float_data);
     }
     for (const TensorCheck& check : report.tensors) {
         if (check.requantized) {
