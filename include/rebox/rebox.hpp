@@ -111,6 +111,15 @@ struct TensorCheck {
     uint32_t got_bits = 0;
     double max_abs_error = 0.0;
     std::string problem;  // type/shape/missing problems (then identical = false)
+    // A lossy GGUF tensor (Q4_K, Q8_0, ...) quantized from a float source: verify re-quantized the
+    // source with its own quantizer; identical means "the bytes llama.cpp's quantizer writes",
+    // never bit-identical values. rmse / max_abs_error: the GGUF's values against the source over
+    // the checked blocks.
+    bool requantized = false;
+    uint64_t blocks_total = 0;
+    uint64_t blocks_checked = 0;
+    uint64_t blocks_identical = 0;
+    double rmse = 0.0;
 };
 
 struct VerifyReport {
@@ -125,10 +134,14 @@ struct VerifyReport {
     size_t copied_identical = 0;
     size_t generated_total = 0;  // tensors computed from config.json (rope_freqs.weight)
     size_t generated_identical = 0;
+    size_t requantized_total = 0;  // lossy tensors quantized from float sources
+    size_t requantized_identical = 0;
+    bool requantized_full = false;  // every block checked (verify --full), else the sample
     double max_abs_error = 0.0;
     bool ok() const;
     // "re-encoded tensors bit-identical: 197/197, max abs error 0.0; copied tensors
-    // bit-identical: 113/113", then "; generated tensors bit-identical: 1/1" when there are any
+    // bit-identical: 113/113", then "; generated tensors bit-identical: 1/1" when there are any,
+    // then "; re-quantized tensors identical to the reference quantizer: 84/84 (sampled)"
     std::string summary() const;
 };
 
@@ -138,6 +151,8 @@ struct VerifyOptions {
     // The pre-tokenizer name the file was converted with (--tokenizer-pre), taken in place of the
     // one verify derives from tokenizer.json; nullopt: verify's own.
     std::optional<std::string> tokenizer_pre;
+    // Lossy tensors: re-quantize every block instead of the deterministic sample.
+    bool full = false;
 };
 
 // The independent read-back proof: every GGUF tensor dequantized by verify's own code and compared

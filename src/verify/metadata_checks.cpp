@@ -14,6 +14,7 @@
 #include "model/tokenizer_vocab.hpp"
 #include "rebox/error.hpp"
 #include "rebox/ggml_type.hpp"
+#include "ref_quantize.hpp"
 #include "ref_rope.hpp"
 #include "ref_tokenizer.hpp"
 
@@ -304,8 +305,24 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const std::filesyst
 // general.file_type from the tensors as llama.cpp's loader guesses a file type
 // (llama-model-loader.cpp: the most common type): the most common block type (a tie to the fewer
 // bytes per value); with none, the most common of F32 / F16 / BF16 over tensors of 2 or more
-// dimensions (1-D tensors are F32 in every file type).
-void check_file_type(KvChecker& kv) {
+// dimensions (1-D tensors are F32 in every file type). A file holding K or IQ types was quantized
+// with a recipe (Q4_K_M, Q3_K_S, ...) that its tensor types alone do not name, so its file type
+// is listed as unchecked.
+void check_file_type(KvChecker& kv, std::vector<std::string>& unchecked) {
+    for (const GgufSet::Tensor& tensor : kv.gguf_.tensors()) {
+        const GgmlType type = tensor.info->type;
+        const bool exact_type = type == GgmlType::Q4_0 || type == GgmlType::Q4_1 ||
+                                type == GgmlType::Q5_0 || type == GgmlType::Q5_1 ||
+                                type == GgmlType::Q8_0 || type == GgmlType::F32 ||
+                                type == GgmlType::F16 || type == GgmlType::BF16;
+        if (!exact_type && ref_quant_type_name(ggml_type_id(type)) != nullptr) {
+            kv.handled("general.file_type");
+            unchecked.push_back(
+                "general.file_type: the quantization recipe chosen (the file holds " +
+                std::string(ggml_type_name(type)) + ", which several recipes share)");
+            return;
+        }
+    }
     struct Candidate {
         GgmlType type;
         LlamaFileType file_type;
@@ -399,7 +416,7 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
         kv.expect_u32(arch + ".attention.head_count_kv", config.num_key_value_heads);
     kv.expect_u32(arch + ".feed_forward_length", config.intermediate_size);
     kv.expect_u32("general.quantization_version", 2);  // GGML_QNT_VERSION
-    check_file_type(kv);
+    check_file_type(kv, unchecked);
     // general.alignment: the layout check proves the file follows it.
     kv.handled("general.alignment");
     // Which of these keys an architecture carries is the registry's; their values are verify's.

@@ -38,6 +38,9 @@ struct ValueJob {
     // gemma norms: the GGUF holds the source value + 1 as the converter computes it
     // (ref_norm_shift.hpp). The source is a float tensor (the caller checked).
     bool norm_plus_one = false;
+    // A lossy GGUF type from a float source: checked by re-quantizing (requant_check.hpp), not by
+    // the value comparison of this file.
+    bool requantize = false;
     CompareResult result;  // filled by run_value_jobs
 };
 

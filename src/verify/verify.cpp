@@ -31,8 +31,10 @@
 #include "rebox/error.hpp"
 #include "rebox/ggml_type.hpp"
 #include "ref_dequant.hpp"
+#include "ref_quantize.hpp"
 #include "ref_rope.hpp"
 #include "ref_transforms.hpp"
+#include "requant_check.hpp"
 #include "source_index.hpp"
 #include "value_checks.hpp"
 #include "verify/ref_config.hpp"
@@ -87,6 +89,24 @@ bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const Sourc
             "source shape " + shape_text(source.shape) + " disagrees with config.json",
             shape_text(*expected));
         return false;
+    }
+    // A lossy type (Q4_K, Q8_0, ...) holding a float source was quantized by the user's choice:
+    // verify re-quantizes the source (check_quantized_tensor checks the data size itself).
+    if (!source.quantized && !source.prequant &&
+        verify_ref::ref_quant_type_name(ggml_type_id(info.type)) != nullptr) {
+        if (hf_order_shape(info.ne) != trimmed(kept_shape)) {
+            check.problem = error_message(
+                file, info.name, "shape (ne reversed) " + shape_text(hf_order_shape(info.ne)),
+                shape_text(kept_shape) + " from " + source.name);
+            return false;
+        }
+        job.requantize = true;
+        job.gguf_type = ggml_type_id(info.type);
+        job.gguf_data = gguf.tensor_data(tensor);
+        job.gguf_shard = tensor.shard;
+        job.source = &source;
+        job.values = info.element_count();
+        return true;
     }
     verify_ref::DecodableType layout{};
     if (!verify_ref::decodable_type(ggml_type_id(info.type), &layout)) {
@@ -334,7 +354,13 @@ std::string VerifyReport::summary() const {
            (generated_total == 0
                 ? std::string()
                 : "; generated tensors bit-identical: " + std::to_string(generated_identical) +
-                      "/" + std::to_string(generated_total));
+                      "/" + std::to_string(generated_total)) +
+           (requantized_total == 0
+                ? std::string()
+                : "; re-quantized tensors identical to the reference quantizer: " +
+                      std::to_string(requantized_identical) + "/" +
+                      std::to_string(requantized_total) +
+                      (requantized_full ? " (every block)" : " (sampled)"));
 }
 
 // Everything verify needs between pairing and the verdict: the opened files, the jobs and the
@@ -351,6 +377,10 @@ struct VerifySession::State {
     SourceIndex index;
     std::vector<ValueJob> jobs;
     std::vector<size_t> job_tensor;            // job -> report.tensors index
+    std::vector<ValueJob> requant_jobs;        // lossy tensors of float sources, in finish()
+    std::vector<size_t> requant_tensor;        // requant job -> report.tensors index
+    std::vector<uint64_t> requant_row_values;  // requant job -> the GGUF tensor's ne[0]
+    bool full = false;                         // VerifyOptions::full
     std::deque<SourceTensor> stacked_entries;  // whole-stack entries of per-expert sources
     std::map<std::string, GeneratedTensor> generated;
     struct GeneratedCheck {
@@ -436,6 +466,19 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
     std::vector<ValueJob>& jobs = s.jobs;
     std::vector<size_t>& job_tensor = s.job_tensor;
     std::deque<SourceTensor>& stacked_entries = s.stacked_entries;
+    // A lossy tensor of a float source is counted as re-quantized, not as copied.
+    const auto add_job = [&](const ValueJob& job, size_t tensor_index, const GgufTensorInfo& info) {
+        if (!job.requantize) {
+            jobs.push_back(job);
+            job_tensor.push_back(tensor_index);
+            return;
+        }
+        s.requant_jobs.push_back(job);
+        s.requant_tensor.push_back(tensor_index);
+        s.requant_row_values.push_back(info.ne.empty() ? 0 : static_cast<uint64_t>(info.ne[0]));
+        report.copied_total -= 1;
+        ++report.requantized_total;
+    };
     report.tensors.reserve(gguf.tensors().size());
     for (const GgufSet::Tensor& tensor : gguf.tensors()) {
         const GgufTensorInfo& info = *tensor.info;
@@ -475,8 +518,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
             if (gathered && prepare_job(gguf, tensor, stacked, config, false, check, job)) {
                 job.experts = experts;
                 job.expert_values = experts.front()->element_count;
-                jobs.push_back(job);
-                job_tensor.push_back(report.tensors.size());
+                add_job(job, report.tensors.size(), info);
             }
             report.tensors.push_back(std::move(check));
             continue;
@@ -511,8 +553,13 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         if (prepare_job(gguf, tensor, source, config, vocab_slice, check, job) &&
             set_row_transform(*arch, config, gguf.shard(tensor.shard).display_name(), info, check,
                               job)) {
-            jobs.push_back(job);
-            job_tensor.push_back(report.tensors.size());
+            if (job.requantize && job.norm_plus_one) {
+                check.problem = error_message(gguf.shard(tensor.shard).display_name(), info.name,
+                                              "a norm shifted by + 1 in a lossy type",
+                                              "F32 (llama.cpp never quantizes norms)");
+            } else {
+                add_job(job, report.tensors.size(), info);
+            }
         }
         report.tensors.push_back(std::move(check));
     }
@@ -541,6 +588,8 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     s.progress = options.progress;
     s.tokenizer_pre = options.tokenizer_pre;
+    s.full = options.full;
+    report.requantized_full = options.full;
     for (const auto& source_file : model.files()) s.mappings.push_back(source_file->mapping());
     for (size_t i = 0; i < gguf.shard_count(); ++i) s.mappings.push_back(gguf.shard(i).mapping());
     s.scheduler = std::make_unique<verify_ref::UnitScheduler>(jobs, s.mappings);
@@ -582,7 +631,21 @@ VerifyReport VerifySession::finish() {
                 "scales whose products with the codes stay binary32 values");
         }
     }
+    for (size_t j = 0; j < s.requant_jobs.size(); ++j) {
+        const ValueJob& job = s.requant_jobs[j];
+        verify_ref::check_requantized(job, s.requant_row_values[j], s.full,
+                                      report.tensors[s.requant_tensor[j]]);
+        // The pages it read leave the resident set, as the value units' do.
+        release_mapped(s.mappings, job.gguf_data);
+        if (job.experts.empty()) release_mapped(s.mappings, job.source->float_data);
+        for (const SourceTensor* expert : job.experts)
+            release_mapped(s.mappings, expert->float_data);
+    }
     for (const TensorCheck& check : report.tensors) {
+        if (check.requantized) {
+            if (check.identical) ++report.requantized_identical;
+            continue;
+        }
         if (check.generated) {
             ++report.generated_total;
             if (check.identical) ++report.generated_identical;

@@ -1,6 +1,7 @@
 // rebox verify: runs the independent read-back proof and prints one UNCHECKED line per KV verify
 // does not derive (not a failure), the verdict (the summary line), one MISMATCH line per tensor
-// whose values differ and one PROBLEM line per other finding; --json writes the full report. Exit 0
+// whose values differ, one REQUANTIZED line per lossy tensor its re-quantizer checked (before the
+// verdict) and one PROBLEM line per other finding; --json writes the full report. Exit 0
 // when everything is identical, 3 otherwise (1 when a file cannot be read).
 #include <cstdint>
 #include <cstdio>
@@ -26,11 +27,22 @@ int run_verify(const VerifyArgs& args) {
     VerifyOptions options;
     options.threads = args.threads;
     options.tokenizer_pre = args.tokenizer_pre;
+    options.full = args.full;
     const VerifyReport report = verify_gguf(args.model_dir, args.gguf, options);
     if (args.json_report) write_json_file(*args.json_report, verify_report_to_json(report));
 
     // Unchecked KVs first: on success the verdict stays the last line.
     for (const std::string& kv : report.unchecked_kvs) std::printf("UNCHECKED %s\n", kv.c_str());
+    // Lossy tensors: what the reference quantizer found, never "bit-identical".
+    for (const TensorCheck& t : report.tensors)
+        if (t.requantized && t.identical)
+            std::printf(
+                "REQUANTIZED %s %s: %llu/%llu %s identical to the reference quantizer, RMSE "
+                "%.3g, max abs error %.3g\n",
+                t.gguf_name.c_str(), t.gguf_type.c_str(),
+                static_cast<unsigned long long>(t.blocks_identical),
+                static_cast<unsigned long long>(t.blocks_checked),
+                report.requantized_full ? "blocks" : "sampled blocks", t.rmse, t.max_abs_error);
     std::printf("%s\n", report.summary().c_str());
     for (const TensorCheck& t : report.tensors) {
         if (t.mismatches > 0)

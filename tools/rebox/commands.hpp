@@ -63,6 +63,7 @@ struct VerifyArgs {
     unsigned threads = 0;
     std::optional<std::string> json_report;
     std::optional<std::string> tokenizer_pre;  // the name the file was converted with
+    bool full = false;                         // lossy tensors: every block, not the sample
 };
 int run_verify(const VerifyArgs& args);
 

@@ -23,6 +23,13 @@ nlohmann::json verify_report_to_json(const VerifyReport& report) {
             row["expected_bits"] = expected;
             row["got_bits"] = got;
         }
+        if (t.requantized) {
+            row["requantized"] = true;
+            row["blocks_total"] = t.blocks_total;
+            row["blocks_checked"] = t.blocks_checked;
+            row["blocks_identical"] = t.blocks_identical;
+            row["rmse"] = t.rmse;
+        }
         if (!t.problem.empty()) row["problem"] = t.problem;
         tensors.push_back(std::move(row));
     }
@@ -34,6 +41,9 @@ nlohmann::json verify_report_to_json(const VerifyReport& report) {
             {"copied_identical", report.copied_identical},
             {"generated_total", report.generated_total},
             {"generated_identical", report.generated_identical},
+            {"requantized_total", report.requantized_total},
+            {"requantized_identical", report.requantized_identical},
+            {"requantized_full", report.requantized_full},
             {"max_abs_error", report.max_abs_error},
             {"problems", report.problems},
             {"unchecked_kvs", report.unchecked_kvs},
