@@ -1,13 +1,14 @@
 // Scalar pieces the K-quant lane kernels share: fp16 storage of d/dmin, the 2-bit code packing of
 // Q2_K/Q3_K, the 6-bit scale packing of Q4_K/Q5_K (ggml's get_scale_min_k4 and its inverse) and
-// ggml's make_qp_quants, which quantizes the 8 or 16 sub-block scales of an imatrix super-block
-// (too small a loop to be worth lanes).
+// ggml's make_qp_quants (the scalar kernels' own, for the 8 or 16 sub-block scales of an imatrix
+// super-block: too small a loop to be worth lanes).
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
 #include "format/half.hpp"
+#include "quantize/scale_search.hpp"
 
 namespace rebox::quant::lanes {
 namespace {
@@ -60,72 +61,10 @@ inline void pack_2bit_codes(const uint8_t* L, uint8_t* qs) {
                                                  (L[j + l + 64] << 4) | (L[j + l + 96] << 6));
 }
 
-// ggml's make_qp_quants(n, nmax, x, L, quant_weights), operation for operation.
+// ggml's make_qp_quants: the scalar kernels' one (scale_search.cpp, built without -mavx2), called
+// out of line so the AVX2 translation unit compiles no copy of it.
 inline float make_qp_quants_scalar(int n, int nmax, const float* x, uint8_t* L, const float* qw) {
-    float max = 0;
-    for (int i = 0; i < n; ++i) max = max > x[i] ? max : x[i];
-    if (max < 1e-15f) {
-        for (int i = 0; i < n; ++i) L[i] = 0;
-        return 0.f;
-    }
-    float iscale = static_cast<float>(nmax) / max;
-    for (int i = 0; i < n; ++i) L[i] = static_cast<uint8_t>(nearest_int_scalar(iscale * x[i]));
-    const float scale = 1 / iscale;
-    float best_mse = 0;
-    for (int i = 0; i < n; ++i) {
-        const float diff = x[i] - scale * static_cast<float>(L[i]);
-        best_mse += qw[i] * diff * diff;
-    }
-    for (int is = -4; is <= 4; ++is) {
-        if (is == 0) continue;
-        const float iscale_is = (0.1f * static_cast<float>(is) + static_cast<float>(nmax)) / max;
-        const float scale_is = 1 / iscale_is;
-        float mse = 0;
-        for (int i = 0; i < n; ++i) {
-            int l = nearest_int_scalar(iscale_is * x[i]);
-            l = nmax < l ? nmax : l;
-            const float diff = x[i] - scale_is * static_cast<float>(l);
-            mse += qw[i] * diff * diff;
-        }
-        if (mse < best_mse) {
-            best_mse = mse;
-            iscale = iscale_is;
-        }
-    }
-    float sumlx = 0, suml2 = 0;
-    for (int i = 0; i < n; ++i) {
-        int l = nearest_int_scalar(iscale * x[i]);
-        l = nmax < l ? nmax : l;
-        L[i] = static_cast<uint8_t>(l);
-        sumlx += qw[i] * x[i] * static_cast<float>(l);
-        suml2 += qw[i] * static_cast<float>(l) * static_cast<float>(l);
-    }
-    for (int itry = 0; itry < 5; ++itry) {
-        int n_changed = 0;
-        for (int i = 0; i < n; ++i) {
-            const float w = qw[i];
-            const float li = static_cast<float>(L[i]);
-            float slx = sumlx - w * x[i] * li;
-            float sl2 = suml2 - w * li * li;
-            if (slx > 0 && sl2 > 0) {
-                int new_l = nearest_int_scalar(x[i] * sl2 / slx);
-                new_l = nmax < new_l ? nmax : new_l;
-                if (new_l != L[i]) {
-                    const float nl = static_cast<float>(new_l);
-                    slx += w * x[i] * nl;
-                    sl2 += w * nl * nl;
-                    if (slx * slx * suml2 > sumlx * sumlx * sl2) {
-                        L[i] = static_cast<uint8_t>(new_l);
-                        sumlx = slx;
-                        suml2 = sl2;
-                        ++n_changed;
-                    }
-                }
-            }
-        }
-        if (!n_changed) break;
-    }
-    return suml2 > 0.0f ? sumlx / suml2 : 0.0f;
+    return quant::make_qp_quants(n, nmax, x, L, qw);
 }
 
 }  // namespace
