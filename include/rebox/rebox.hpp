@@ -172,6 +172,49 @@ struct SplitLimits {
 // Parses "500M", "2G" (decimal units, as llama-gguf-split) or a plain byte count; throws Error.
 uint64_t parse_split_size(const std::string& text);
 
+// rebox quantize: what llama.cpp v0.4.0's llama-quantize writes for the same arguments, byte for
+// byte (docs/quantize-command.md). Option names and value spellings are llama-quantize's.
+struct QuantizeOptions {
+    std::string type;  // Q4_0 ... Q6_K, Q4_K_M, IQ4_NL, IQ4_XS, Q8_0, F16, BF16, F32; any case
+    std::optional<std::string> output_tensor_type;    // a ggml type name, any case ("q8_0")
+    std::optional<std::string> token_embedding_type;  // likewise
+    std::vector<std::string> tensor_types;            // "PATTERN=TYPE", first match wins
+    // --imatrix: llama.cpp's GGUF imatrix or a legacy imatrix.dat (told apart by content). The
+    // path is written as typed into quantize.imatrix.file, as llama-quantize does.
+    std::optional<std::string> imatrix;
+    bool pure = false;
+    bool leave_output_tensor = false;
+    // Quantized input tensors: kept as they are (false) or dequantized and requantized as
+    // llama-quantize --allow-requantize does (true).
+    bool allow_requantize = false;
+    bool force = false;    // replace existing outputs
+    bool dry_run = false;  // choose every type, check everything, write nothing
+    unsigned threads = 0;  // 0: all cores (the bytes do not depend on it)
+    SplitLimits split;     // any limit set: OUTPUT-without-.gguf-00001-of-0000N.gguf shards
+    ProgressCallback progress;
+};
+
+struct QuantizedTensor {
+    std::string name;
+    std::vector<int64_t> ne;
+    GgmlType from = GgmlType::F32;
+    GgmlType to = GgmlType::F32;
+    std::string reason;  // "recipe", "--pure", "kept (...)", "--tensor-type ...", fallback text
+    uint64_t bytes = 0;  // in the output
+};
+
+struct QuantizeReport {
+    std::string type;                      // canonical name, "Q4_K_M"
+    uint32_t file_type = 0;                // general.file_type (llama_ftype)
+    std::vector<QuantizedTensor> tensors;  // output order (llama's sorted order)
+    std::vector<std::string> notes;        // e.g. quantized tensors kept as they are
+    std::vector<std::filesystem::path> outputs;
+    uint64_t input_bytes = 0;
+    uint64_t output_bytes = 0;
+    bool written = false;  // false for dry_run
+    double seconds = 0;
+};
+
 struct ConvertOptions {
     std::filesystem::path model_dir;
     std::filesystem::path output;
@@ -181,6 +224,11 @@ struct ConvertOptions {
     unsigned threads = 0;  // 0: all cores
     SplitLimits split;     // any limit set: write OUTPUT-without-.gguf-00001-of-0000N.gguf shards
     ProgressCallback progress;
+    // convert --quantize: the file `rebox quantize` would make of the exact conversion, in one
+    // pass (docs/quantize-command.md). Its type, imatrix (entries named by GGUF tensor names) and
+    // recipe options count; force, dry_run, threads, split and progress are taken from above, and
+    // allow_requantize is ignored: tensors convert carries exactly as blocks stay as they are.
+    std::optional<QuantizeOptions> quantize;
 };
 
 struct ConvertReport {
@@ -190,6 +238,7 @@ struct ConvertReport {
     bool written = false;  // the outputs exist (false: verification failed, nothing was created)
     std::optional<VerifyReport> verify;  // nullopt when options.verify is false
     double seconds_total = 0, seconds_write = 0, seconds_verify = 0;
+    std::optional<QuantizeReport> quantize;  // convert --quantize: every tensor's type and why
 };
 
 // Plans, writes and (by default) verifies. Throws Error: blocker class with every BLOCKER
@@ -197,6 +246,12 @@ struct ConvertReport {
 // and I/O errors; cancelled when the progress callback says so. A file that does not verify is not
 // an exception: the report has written == false and the failing verification.
 ConvertReport convert_model(const ConvertOptions& options);
+
+// `rebox plan --quantize`: the exact plan, then each tensor's type as convert --quantize would
+// write it (written false, no outputs). Throws Error (blocker class) when the plan has BLOCKERs,
+// input class for bad quantize options.
+QuantizeReport plan_quantized_model(const std::filesystem::path& model_dir, const PlanOptions& plan,
+                                    const QuantizeOptions& quantize);
 
 // ---- Inspect ----------------------------------------------------------------------------------
 
@@ -265,49 +320,6 @@ PlannedOutput merge_gguf(const std::filesystem::path& first_shard,
                          const std::filesystem::path& output, const MergeOptions& options = {});
 
 // ---- Quantize (llama-quantize's files) --------------------------------------------------------
-
-// rebox quantize: what llama.cpp v0.4.0's llama-quantize writes for the same arguments, byte for
-// byte (docs/quantize-command.md). Option names and value spellings are llama-quantize's.
-struct QuantizeOptions {
-    std::string type;  // Q4_0 ... Q6_K, Q4_K_M, IQ4_NL, IQ4_XS, Q8_0, F16, BF16, F32; any case
-    std::optional<std::string> output_tensor_type;    // a ggml type name, any case ("q8_0")
-    std::optional<std::string> token_embedding_type;  // likewise
-    std::vector<std::string> tensor_types;            // "PATTERN=TYPE", first match wins
-    // --imatrix: llama.cpp's GGUF imatrix or a legacy imatrix.dat (told apart by content). The
-    // path is written as typed into quantize.imatrix.file, as llama-quantize does.
-    std::optional<std::string> imatrix;
-    bool pure = false;
-    bool leave_output_tensor = false;
-    // Quantized input tensors: kept as they are (false) or dequantized and requantized as
-    // llama-quantize --allow-requantize does (true).
-    bool allow_requantize = false;
-    bool force = false;    // replace existing outputs
-    bool dry_run = false;  // choose every type, check everything, write nothing
-    unsigned threads = 0;  // 0: all cores (the bytes do not depend on it)
-    SplitLimits split;     // any limit set: OUTPUT-without-.gguf-00001-of-0000N.gguf shards
-    ProgressCallback progress;
-};
-
-struct QuantizedTensor {
-    std::string name;
-    std::vector<int64_t> ne;
-    GgmlType from = GgmlType::F32;
-    GgmlType to = GgmlType::F32;
-    std::string reason;  // "recipe", "--pure", "kept (...)", "--tensor-type ...", fallback text
-    uint64_t bytes = 0;  // in the output
-};
-
-struct QuantizeReport {
-    std::string type;                      // canonical name, "Q4_K_M"
-    uint32_t file_type = 0;                // general.file_type (llama_ftype)
-    std::vector<QuantizedTensor> tensors;  // output order (llama's sorted order)
-    std::vector<std::string> notes;        // e.g. quantized tensors kept as they are
-    std::vector<std::filesystem::path> outputs;
-    uint64_t input_bytes = 0;
-    uint64_t output_bytes = 0;
-    bool written = false;  // false for dry_run
-    double seconds = 0;
-};
 
 // Reads a GGUF model (F32/F16/BF16 tensors, quantized ones kept or requantized; a first shard
 // opens its whole set), chooses each tensor's type as llama-quantize does and writes the result

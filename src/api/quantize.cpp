@@ -47,9 +47,9 @@ QuantizeReport quantize_gguf(const std::filesystem::path& input,
         const auto& place = job.layout.places[i];
         const GgufLayout& shard = job.layout.shards[place.shard];
         const GgufTensorInfo& info = shard.tensors()[place.index];
+        const GgufFile& input_shard = job.input.shard(t.source->shard);
         TensorWrite write;
-        write.shard = &job.input.shard(t.source->shard);
-        write.source = t.source->info;
+        write.source = gguf_tensor_rows(input_shard, *t.source->info);
         write.target = t.target;
         write.imatrix = t.imatrix ? t.imatrix->data() : nullptr;
         write.out = outs[place.shard].get();
@@ -57,9 +57,9 @@ QuantizeReport quantize_gguf(const std::filesystem::path& input,
         write_quantized_tensor(write, threads);
         // The input stays mapped; drop the pages of this tensor so that memory holds about one
         // tensor's input at a time, whatever the model size.
-        if (const MappedFile* mapping = write.shard->mapping())
-            mapping->release(write.shard->data_offset() + write.source->offset,
-                             write.source->nbytes);
+        if (const MappedFile* mapping = input_shard.mapping())
+            mapping->release(input_shard.data_offset() + t.source->info->offset,
+                             t.source->info->nbytes);
         done += info.nbytes;
         if (options.progress && !options.progress({"quantize", done, report.output_bytes}))
             throw Error(ExitClass::cancelled, "quantize: cancelled; nothing was written");

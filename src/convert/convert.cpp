@@ -16,6 +16,7 @@
 #include "api/plan_report.hpp"
 #include "chunk_encoder.hpp"
 #include "chunk_map.hpp"
+#include "convert_quantized.hpp"
 #include "format/atomic_output.hpp"
 #include "format/atomic_output_set.hpp"
 #include "format/background_writeback.hpp"
@@ -176,6 +177,8 @@ ConvertReport convert_model(const ConvertOptions& options) {
     Plan plan = make_plan(source, options.plan);
     // make_plan already carries the source's blockers: adding them again listed each one twice.
     if (!plan.blockers.empty()) throw Error(options.model_dir.string(), plan.blockers);
+    if (options.quantize)
+        return convert_detail::convert_quantized(options, source, std::move(plan), start);
 
     std::vector<GgufTensorInfo> infos;
     for (const TensorPlan& tp : plan.tensors)
@@ -235,6 +238,22 @@ ConvertReport convert_model(const ConvertOptions& options) {
     result.written = true;
     result.seconds_total = seconds_since(start);
     return result;
+}
+
+}  // namespace rebox
+
+namespace rebox {
+
+QuantizeReport plan_quantized_model(const std::filesystem::path& model_dir,
+                                    const PlanOptions& plan_options,
+                                    const QuantizeOptions& quantize) {
+    SourceModel source = read_source_model(model_dir);
+    Plan plan = make_plan(source, plan_options);
+    if (!plan.blockers.empty()) throw Error(model_dir.string(), plan.blockers);
+    QuantizeOptions options = quantize;
+    options.dry_run = true;
+    return convert_detail::quantize_report(plan,
+                                           convert_detail::choose_for_plan(plan, source, options));
 }
 
 }  // namespace rebox

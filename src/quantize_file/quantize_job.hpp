@@ -1,6 +1,6 @@
-// Everything `rebox quantize` decides before writing a byte: the input set, each tensor's type in
-// llama's order (recipe/), the output KVs in llama-quantize's order and the output layouts. Every
-// refusal that does not need the tensor values happens here, so nothing is created for them.
+// Everything `rebox quantize` decides before writing a byte: the input set and, from
+// quantize_choices, each tensor's type in llama's order, the output KVs and layouts, and the
+// output paths (never the input's).
 #pragma once
 
 #include <filesystem>
@@ -9,9 +9,8 @@
 
 #include "format/gguf_layout.hpp"
 #include "format/gguf_shards.hpp"
-#include "quantize_file/imatrix_file.hpp"
+#include "quantize_file/quantize_choices.hpp"
 #include "rebox/rebox.hpp"
-#include "recipe/type_choice.hpp"
 
 namespace rebox {
 
@@ -19,8 +18,6 @@ struct QuantizeJobTensor {
     const GgufSet::Tensor* source = nullptr;
     GgmlType target = GgmlType::F32;
     TensorTypeChoice choice;
-    bool requantize = false;      // source quantized, target differs, --allow-requantize
-    bool kept_quantized = false;  // source quantized, target differs, kept as it is
     const std::vector<float>* imatrix = nullptr;  // its entry (ne[0] * ne[2] weights), if used
 };
 

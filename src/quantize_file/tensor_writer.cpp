@@ -35,12 +35,11 @@ uint64_t row_bytes(GgmlType type, int64_t n) { return *ggml_nbytes(type, {n}); }
                       text + std::string(" ") + what, fix);
 }
 
-// Source rows [first, first + rows) as F32 into `out`.
-void source_to_f32(const std::string& file, const GgufTensorInfo& t, const uint8_t* data,
+// Source rows [first, first + rows), whose bytes start at `src`, as F32 into `out`.
+void source_to_f32(const std::string& file, const GgufTensorInfo& t, const uint8_t* src,
                    int64_t first, int64_t rows, float* out) {
     const int64_t n = t.ne[0];
     const uint64_t src_row = row_bytes(t.type, n);
-    const uint8_t* src = data + static_cast<uint64_t>(first) * src_row;
     const int64_t count = rows * n;
     switch (t.type) {
         case GgmlType::F32:
@@ -102,10 +101,31 @@ void f32_to_target(const std::string& file, const GgufTensorInfo& t, GgmlType ta
 
 }  // namespace
 
+TensorRows gguf_tensor_rows(const GgufFile& shard, const GgufTensorInfo& tensor) {
+    TensorRows rows;
+    rows.file = shard.display_name();
+    rows.info = tensor;
+    const std::span<const uint8_t> data = shard.tensor_data(tensor);
+    const uint64_t src_row = row_bytes(tensor.type, tensor.ne[0]);
+    rows.read = [data, src_row](int64_t first, int64_t count, std::vector<uint8_t>&) {
+        return data.subspan(static_cast<uint64_t>(first) * src_row,
+                            static_cast<uint64_t>(count) * src_row);
+    };
+    // Drops the mapped pages of a chunk's source rows once it is done, so the input held in
+    // memory is about one chunk per thread even for a large tensor (an embedding).
+    if (const MappedFile* mapping = shard.mapping()) {
+        const uint64_t base = shard.data_offset() + tensor.offset;
+        rows.release = [mapping, base, src_row](int64_t first, int64_t count) {
+            mapping->release(base + static_cast<uint64_t>(first) * src_row,
+                             static_cast<uint64_t>(count) * src_row);
+        };
+    }
+    return rows;
+}
+
 void write_quantized_tensor(const TensorWrite& job, unsigned threads) {
-    const GgufTensorInfo& t = *job.source;
-    const std::string& file = job.shard->display_name();
-    const std::span<const uint8_t> data = job.shard->tensor_data(t);
+    const GgufTensorInfo& t = job.source.info;
+    const std::string& file = job.source.file;
     const int64_t n = t.ne[0];
     const int64_t rows_per_expert = t.ne.size() > 1 ? t.ne[1] : 1;
     const int64_t total_rows = static_cast<int64_t>(t.element_count() / static_cast<uint64_t>(n));
@@ -113,7 +133,6 @@ void write_quantized_tensor(const TensorWrite& job, unsigned threads) {
     const bool float_source =
         t.type == GgmlType::F32 || t.type == GgmlType::F16 || t.type == GgmlType::BF16;
     const uint64_t dst_row = row_bytes(job.target, n);
-    const uint64_t src_row = row_bytes(t.type, n);
 
     // Chunks of whole rows, never across an expert (imatrix slice) boundary.
     std::vector<Chunk> chunks;
@@ -125,13 +144,13 @@ void write_quantized_tensor(const TensorWrite& job, unsigned threads) {
         row += rows;
     }
 
-    // Drops the mapped pages of a chunk's source rows once it is done, so the input held in
-    // memory is about one chunk per thread even for a large tensor (an embedding).
-    const MappedFile* mapping = job.shard->mapping();
     auto release_source = [&](const Chunk& chunk) {
-        if (mapping)
-            mapping->release(job.shard->data_offset() + t.offset + chunk.first_row * src_row,
-                             chunk.rows * src_row);
+        if (job.source.release) job.source.release(chunk.first_row, chunk.rows);
+    };
+    auto write = [&](std::span<const uint8_t> bytes, const Chunk& chunk) {
+        const uint64_t offset = job.out_offset + chunk.first_row * dst_row;
+        job.out->pwrite(bytes, offset);
+        if (job.written) job.written(offset, bytes.size());
     };
     std::atomic<size_t> next{0};
     std::mutex error_mutex;
@@ -140,21 +159,26 @@ void write_quantized_tensor(const TensorWrite& job, unsigned threads) {
     auto worker = [&] {
         std::vector<float> values;
         std::vector<uint8_t> bytes;
+        std::vector<uint8_t> scratch;
         try {
-            for (size_t c = next++; c < chunks.size() && !failed; c = next++) {
+            for (;;) {
+                if (failed) break;
+                if (job.side_work && job.side_work()) continue;
+                const size_t c = next++;
+                if (c >= chunks.size()) break;
                 const Chunk chunk = chunks[c];
+                const std::span<const uint8_t> source =
+                    job.source.read(chunk.first_row, chunk.rows, scratch);
                 if (copy && !float_source) {
                     // Same quantized type: the bytes as they are.
-                    job.out->pwrite(data.subspan(chunk.first_row * src_row, chunk.rows * src_row),
-                                    job.out_offset + chunk.first_row * dst_row);
+                    write(source, chunk);
                     release_source(chunk);
                     continue;
                 }
                 values.resize(static_cast<size_t>(chunk.rows * n));
-                source_to_f32(file, t, data.data(), chunk.first_row, chunk.rows, values.data());
+                source_to_f32(file, t, source.data(), chunk.first_row, chunk.rows, values.data());
                 if (copy) {
-                    job.out->pwrite(data.subspan(chunk.first_row * src_row, chunk.rows * src_row),
-                                    job.out_offset + chunk.first_row * dst_row);
+                    write(source, chunk);
                     release_source(chunk);
                     continue;
                 }
@@ -163,7 +187,7 @@ void write_quantized_tensor(const TensorWrite& job, unsigned threads) {
                     job.imatrix ? job.imatrix + (chunk.first_row / rows_per_expert) * n : nullptr;
                 f32_to_target(file, t, job.target, values.data(), chunk.first_row, chunk.rows,
                               imatrix, bytes.data());
-                job.out->pwrite(bytes, job.out_offset + chunk.first_row * dst_row);
+                write(bytes, chunk);
                 release_source(chunk);
             }
         } catch (...) {

@@ -307,8 +307,17 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const std::filesyst
 // bytes per value); with none, the most common of F32 / F16 / BF16 over tensors of 2 or more
 // dimensions (1-D tensors are F32 in every file type). A file holding K or IQ types was quantized
 // with a recipe (Q4_K_M, Q3_K_S, ...) that its tensor types alone do not name, so its file type
-// is listed as unchecked.
-void check_file_type(KvChecker& kv, std::vector<std::string>& unchecked) {
+// is listed as unchecked, and so is the file type of any file with tensors quantized from float
+// sources (`rebox quantize`, `convert --quantize`: Q4_K_M's fallbacks on narrow rows are Q5_0 and
+// Q8_0, which no "most common type" rule would name Q4_K_M).
+void check_file_type(KvChecker& kv, size_t requantized, std::vector<std::string>& unchecked) {
+    if (requantized > 0) {
+        kv.handled("general.file_type");
+        unchecked.push_back("general.file_type: the quantization recipe chosen (" +
+                            std::to_string(requantized) +
+                            " tensors quantized from float sources, each checked)");
+        return;
+    }
     for (const GgufSet::Tensor& tensor : kv.gguf_.tensors()) {
         const GgmlType type = tensor.info->type;
         const bool exact_type = type == GgmlType::Q4_0 || type == GgmlType::Q4_1 ||
@@ -416,7 +425,7 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
         kv.expect_u32(arch + ".attention.head_count_kv", config.num_key_value_heads);
     kv.expect_u32(arch + ".feed_forward_length", config.intermediate_size);
     kv.expect_u32("general.quantization_version", 2);  // GGML_QNT_VERSION
-    check_file_type(kv, unchecked);
+    check_file_type(kv, options.requantized, unchecked);
     // general.alignment: the layout check proves the file follows it.
     kv.handled("general.alignment");
     // Which of these keys an architecture carries is the registry's; their values are verify's.

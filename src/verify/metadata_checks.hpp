@@ -17,6 +17,9 @@ namespace rebox::verify_ref {
 struct KvCheckOptions {
     std::optional<std::string> tokenizer_pre;  // --tokenizer-pre NAME
     bool reranker = false;  // an encoder whose source has a classifier head: pooling RANK
+    // Tensors of a block type quantized from float sources (a quantize recipe's file): the
+    // file type names the recipe chosen, which the tensor types do not tell.
+    size_t requantized = 0;
 };
 
 // KVs of the set (the first shard's, without split.*): general.*, {arch}.* hyper-parameters,

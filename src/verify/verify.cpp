@@ -659,7 +659,8 @@ VerifyReport VerifySession::finish() {
         report.max_abs_error = std::max(report.max_abs_error, check.max_abs_error);
     }
 
-    verify_ref::check_kvs(gguf, config, model_dir, {s.tokenizer_pre, s.reranker}, report.problems,
+    verify_ref::check_kvs(gguf, config, model_dir,
+                          {s.tokenizer_pre, s.reranker, report.requantized_total}, report.problems,
                           report.unchecked_kvs);
     for (size_t i = 0; i < gguf.shard_count(); ++i)
         verify_ref::check_layout(gguf.shard(i), report.problems);

@@ -25,6 +25,7 @@ int run_convert(const ConvertArgs& args, ConvertOutcome* outcome) {
     options.force = args.force;
     options.threads = args.threads;
     if (args.split_max_size) options.split.max_bytes = parse_split_size(*args.split_max_size);
+    options.quantize = args.quantize.options();
 
     const auto modelfile = modelfile_path(args.output);
     if (args.modelfile && !args.force && std::filesystem::exists(modelfile))
@@ -61,6 +62,7 @@ int run_convert(const ConvertArgs& args, ConvertOutcome* outcome) {
               {"write", result.seconds_write},
               {"verify", result.seconds_verify}}},
         };
+        if (result.quantize) report["quantize"] = quantize_report_to_json(*result.quantize);
         if (result.plan.source_bytes > 0)
             report["size_ratio"] = double(result.output_bytes) / double(result.plan.source_bytes);
         report["verification"] = result.verify ? verify_report_to_json(*result.verify)
@@ -93,9 +95,13 @@ int run_convert(const ConvertArgs& args, ConvertOutcome* outcome) {
     }
     if (!args.quiet) {
         for (const std::string& note : result.plan.notes) std::printf("note: %s\n", note.c_str());
+        if (result.quantize)
+            for (const std::string& note : result.quantize->notes)
+                std::printf("note: %s\n", note.c_str());
         for (const auto& path : result.outputs) std::printf("wrote %s\n", path.c_str());
         std::printf("%zu tensors (%s), %llu bytes in %.2f s\n", result.plan.tensors.size(),
-                    type_counts(result.plan).c_str(),
+                    result.quantize ? quantized_type_counts(*result.quantize).c_str()
+                                    : type_counts(result.plan).c_str(),
                     static_cast<unsigned long long>(result.output_bytes), result.seconds_total);
         if (result.verify)
             std::printf("%s\n", result.verify->summary().c_str());

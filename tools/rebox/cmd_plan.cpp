@@ -1,7 +1,8 @@
 // rebox plan: reads a checkpoint and prints the whole plan without writing anything: per tensor the
 // source name, bits/group (or dtype), GGUF name, type, encoding, bytes and why; every BLOCKER with
 // its fix (a lossless fallback's price included); the tensor count per GGUF type, the exact GGUF
-// file size and its ratio to the input. Exit 0 plannable, 2 BLOCKERs.
+// file size and its ratio to the input. With --quantize: per tensor the type convert --quantize
+// would write and why (llama-quantize's choice). Exit 0 plannable, 2 BLOCKERs.
 #include <cstdio>
 #include <string>
 
@@ -62,6 +63,19 @@ int run_plan(const PlanArgs& args) {
     options.outtype = parse_outtype(args.outtype).value_or(OutType::automatic);
     options.tokenizer_pre = args.tokenizer_pre;
     options.allow_lossless_fallback = args.allow_lossless_fallback;
+    if (const auto quantize = args.quantize.options()) {
+        const QuantizeReport report = plan_quantized_model(args.model_dir, options, *quantize);
+        if (args.json) {
+            nlohmann::json json = quantize_report_to_json(report);
+            json["model_dir"] = args.model_dir;
+            json["outtype"] = args.outtype;
+            std::printf("%s\n",
+                        json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+        } else {
+            print_quantize_report(report);
+        }
+        return 0;
+    }
     const PlanReport plan = plan_model(args.model_dir, options);
     if (args.json) {
         nlohmann::json report = plan_to_json(plan);

@@ -24,45 +24,11 @@ struct QuantizeArgs {
     bool quiet = false;
 };
 
-nlohmann::json report_json(const QuantizeReport& report) {
-    nlohmann::json tensors = nlohmann::json::array();
-    for (const QuantizedTensor& t : report.tensors)
-        tensors.push_back({{"name", t.name},
-                           {"ne", t.ne},
-                           {"from", ggml_type_name(t.from)},
-                           {"type", ggml_type_name(t.to)},
-                           {"reason", t.reason},
-                           {"bytes", t.bytes}});
-    nlohmann::json outputs = nlohmann::json::array();
-    for (const auto& path : report.outputs) outputs.push_back(path.string());
-    return {{"type", report.type},
-            {"file_type", report.file_type},
-            {"written", report.written},
-            {"outputs", outputs},
-            {"input_bytes", report.input_bytes},
-            {"output_bytes", report.output_bytes},
-            {"notes", report.notes},
-            {"tensors", tensors},
-            {"seconds", report.seconds}};
-}
-
 int run_quantize(QuantizeArgs& args) {
     if (args.split_max_size) args.options.split.max_bytes = parse_split_size(*args.split_max_size);
     const QuantizeReport report = quantize_gguf(args.input, args.output, args.options);
-    if (!args.quiet) {
-        for (const QuantizedTensor& t : report.tensors)
-            std::printf("%-40s %-6s -> %-6s %s\n", t.name.c_str(), ggml_type_name(t.from).c_str(),
-                        ggml_type_name(t.to).c_str(), t.reason.c_str());
-        for (const std::string& note : report.notes) std::printf("note: %s\n", note.c_str());
-        std::printf("%s %s: %zu tensors, %llu -> %llu bytes%s\n",
-                    args.options.dry_run ? "would write" : "wrote", report.type.c_str(),
-                    report.tensors.size(), static_cast<unsigned long long>(report.input_bytes),
-                    static_cast<unsigned long long>(report.output_bytes),
-                    report.outputs.size() > 1
-                        ? (" in " + std::to_string(report.outputs.size()) + " shards").c_str()
-                        : "");
-    }
-    if (args.json_report) write_json_file(*args.json_report, report_json(report));
+    if (!args.quiet) print_quantize_report(report);
+    if (args.json_report) write_json_file(*args.json_report, quantize_report_to_json(report));
     return 0;
 }
 

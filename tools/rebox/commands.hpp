@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "rebox/rebox.hpp"
+
 namespace rebox::cli {
 
 struct InspectArgs {
@@ -14,6 +16,19 @@ struct InspectArgs {
     bool header = false;  // annotated hex of the first 24 bytes (GGUF)
 };
 int run_inspect(const InspectArgs& args);
+
+// --quantize TYPE and the recipe options convert and plan share with `rebox quantize`.
+struct QuantizeRecipeArgs {
+    std::optional<std::string> type;
+    std::optional<std::string> imatrix;
+    std::optional<std::string> output_tensor_type;
+    std::optional<std::string> token_embedding_type;
+    std::vector<std::string> tensor_types;
+    bool pure = false;
+    bool leave_output_tensor = false;
+    // The options when --quantize was given; a recipe option without it is an input Error.
+    std::optional<QuantizeOptions> options() const;
+};
 
 struct ConvertArgs {
     std::string model_dir;
@@ -29,6 +44,7 @@ struct ConvertArgs {
     std::optional<std::string> split_max_size;  // write shards directly, e.g. "500M"
     bool allow_lossless_fallback = false;       // exact F16/F32 for tensors no block type holds
     bool modelfile = false;                     // also write OUT.Modelfile for Ollama
+    QuantizeRecipeArgs quantize;                // --quantize: llama-quantize's file, one pass
 };
 // What a finished conversion reports back to a caller that records it (rebox batch).
 struct ConvertOutcome {
@@ -54,6 +70,7 @@ struct PlanArgs {
     std::string outtype = "auto";  // auto | q4_1 | f32 | f16 | bf16
     bool allow_lossless_fallback = false;
     std::optional<std::string> tokenizer_pre;
+    QuantizeRecipeArgs quantize;
 };
 int run_plan(const PlanArgs& args);
 

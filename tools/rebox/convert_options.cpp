@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "rebox/error.hpp"
 #include "recipe/quant_ftype.hpp"
 
 namespace rebox::cli {
@@ -35,12 +36,60 @@ CLI::Validator outtype_validator() {
             if (rebox::parse_quant_ftype(value))
                 return "'" + value +
                        "' is a lossy quantization, which convert's exact outtypes never do: "
-                       "convert with the default outtype, then `rebox quantize OUT.gguf "
-                       "OUT-" +
-                       value + ".gguf " + value + "` (llama-quantize's file, byte for byte)";
+                       "--quantize " +
+                       value +
+                       " writes it in one pass (llama-quantize's file of the exact conversion, "
+                       "byte for byte)";
             return "'" + value + "' is not one of auto, q4_1, f32, f16, bf16";
         },
         "auto|q4_1|f32|f16|bf16");
+}
+
+std::optional<QuantizeOptions> QuantizeRecipeArgs::options() const {
+    if (!type) {
+        const char* given = imatrix                 ? "--imatrix"
+                            : output_tensor_type    ? "--output-tensor-type"
+                            : token_embedding_type  ? "--token-embedding-type"
+                            : !tensor_types.empty() ? "--tensor-type"
+                            : pure                  ? "--pure"
+                            : leave_output_tensor   ? "--leave-output-tensor"
+                                                    : nullptr;
+        if (given)
+            throw_input_error(given, "", "is a quantization option, and no --quantize was given",
+                              "--quantize TYPE (e.g. q4_k_m), or leave the option out");
+        return std::nullopt;
+    }
+    QuantizeOptions o;
+    o.type = *type;
+    o.imatrix = imatrix;
+    o.output_tensor_type = output_tensor_type;
+    o.token_embedding_type = token_embedding_type;
+    o.tensor_types = tensor_types;
+    o.pure = pure;
+    o.leave_output_tensor = leave_output_tensor;
+    return o;
+}
+
+void add_quantize_recipe_options(CLI::App& command, QuantizeRecipeArgs& args, const char* what) {
+    command.add_option("--quantize", args.type,
+                       std::string(what) +
+                           ": q4_0 q4_1 q5_0 q5_1 q8_0 q2_k q2_k_s q3_k_s q3_k_m q3_k_l q4_k_s "
+                           "q4_k_m q5_k_s q5_k_m q6_k iq4_nl iq4_xs (any case); tensors carried "
+                           "exactly as blocks stay exact");
+    command.add_option("--imatrix", args.imatrix,
+                       "importance matrix for --quantize (llama.cpp's GGUF imatrix or a legacy "
+                       "imatrix.dat; entries named by GGUF tensor names)");
+    command.add_option("--output-tensor-type", args.output_tensor_type,
+                       "--quantize: type of output.weight");
+    command.add_option("--token-embedding-type", args.token_embedding_type,
+                       "--quantize: type of token_embd.weight");
+    command.add_option("--tensor-type", args.tensor_types,
+                       "--quantize: PATTERN=TYPE for GGUF tensor names (repeatable; first match "
+                       "wins)");
+    command.add_flag("--pure", args.pure,
+                     "--quantize: every quantized tensor in the file type's own type");
+    command.add_flag("--leave-output-tensor", args.leave_output_tensor,
+                     "--quantize: keep output.weight in its exact type");
 }
 
 void add_model_convert_options(CLI::App& command, ConvertArgs& args, bool& no_verify) {
@@ -56,6 +105,9 @@ void add_model_convert_options(CLI::App& command, ConvertArgs& args, bool& no_ve
         "--split-max-size", args.split_max_size,
         "write shards of at most this size (N, NM or NG) as llama-gguf-split names them");
     command.add_flag("--allow-lossless-fallback", args.allow_lossless_fallback, kFallbackHelp);
+    add_quantize_recipe_options(command, args.quantize,
+                                "write llama-quantize's file of this conversion in one pass (no "
+                                "intermediate file)");
 }
 
 }  // namespace rebox::cli

@@ -1,6 +1,7 @@
 // The options of one conversion (--outtype, --no-verify, -t, --tokenizer-pre, --name,
-// --split-max-size, --allow-lossless-fallback): the one definition that `rebox convert` and the
-// options column of a `rebox batch` manifest both parse with.
+// --split-max-size, --allow-lossless-fallback, --quantize and its recipe options): the one
+// definition that `rebox convert` and the options column of a `rebox batch` manifest both parse
+// with.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -18,6 +19,11 @@ extern const char* const kFallbackHelp;
 // --outtype takes convert's exact types only. A quantization type (what convert_hf_to_gguf users
 // type: q8_0, q4_k_m) gets a line saying how to get that file instead of CLI11's list.
 CLI::Validator outtype_validator();
+
+// Adds --quantize TYPE and the recipe options (--imatrix, --pure, --output-tensor-type,
+// --token-embedding-type, --tensor-type, --leave-output-tensor), named as llama-quantize names
+// them; `what` is --quantize's help text.
+void add_quantize_recipe_options(CLI::App& command, QuantizeRecipeArgs& args, const char* what);
 
 // Adds the per-model convert options to `command`, bound to `args` (no_verify is set by
 // --no-verify; the caller stores !no_verify into args.verify after parsing).

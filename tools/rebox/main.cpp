@@ -64,6 +64,8 @@ int main(int argc, char** argv) {
     plan_cmd->add_flag("--allow-lossless-fallback", plan.allow_lossless_fallback, kFallbackHelp);
     plan_cmd->add_option("--tokenizer-pre", plan.tokenizer_pre,
                          "tokenizer.ggml.pre to use when the pre-tokenizer regex is unknown");
+    add_quantize_recipe_options(*plan_cmd, plan.quantize,
+                                "show each tensor's type as convert --quantize would write it");
 
     VerifyArgs verify;
     auto* verify_cmd =

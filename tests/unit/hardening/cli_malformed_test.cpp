@@ -231,7 +231,9 @@ TEST_F(CliMalformed, UsageErrorsExit1AndNameTheProblem) {
         {"convert " + dir_.string() + " -o x.gguf --outtype q8_0", "q8_0"},
         // A quantization type as --outtype: the line says how to get that file.
         {"convert " + dir_.string() + " -o x.gguf --outtype Q4_K_M",
-         "then `rebox quantize OUT.gguf OUT-Q4_K_M.gguf Q4_K_M`"},
+         "--quantize Q4_K_M writes it in one pass"},
+        // A recipe option needs --quantize.
+        {"convert " + dir_.string() + " -o x.gguf --pure", "no --quantize was given"},
         {"convert " + dir_.string() + " -o x.gguf --threads many", "many"},
         {"split a.gguf out --split-max-size 1M --split-max-tensors 2", "excludes"},
         {"inspect a.gguf --no-such-flag", "--no-such-flag"},

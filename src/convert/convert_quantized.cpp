@@ -1,0 +1,208 @@
+// convert_quantized: the quantize choices for the plan, then tensor by tensor in llama's order the
+// rows encoded from the checkpoint (chunk_encoder, the exact file's bytes) and quantized by the
+// quantize writer on all cores, verification running behind the writing, and the outputs renamed
+// into place only when every check passed.
+#include "convert_quantized.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <thread>
+
+#include "api/plan_report.hpp"
+#include "chunk_encoder.hpp"
+#include "format/atomic_output.hpp"
+#include "format/atomic_output_set.hpp"
+#include "format/gguf_layout.hpp"
+#include "format/gguf_shards.hpp"
+#include "format/mapped_file.hpp"
+#include "input_guard.hpp"
+#include "progress_call.hpp"
+#include "quantize_file/tensor_writer.hpp"
+#include "rebox/error.hpp"
+#include "source_release.hpp"
+#include "verify/verify.hpp"
+
+namespace rebox::convert_detail {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The rows of a planned tensor in its exact type: each chunk of rows encoded from the source as
+// the exact conversion writes it (row permutation, stacked experts, computed values included).
+TensorRows planned_rows(const SourceModel& source, const TensorPlan& tp,
+                        const std::vector<const MappedFile*>& mappings) {
+    TensorRows rows;
+    rows.file = source.dir.string();
+    rows.info = {tp.gguf_name, tp.ne, tp.type, 0, tp.nbytes};
+    const uint64_t n = static_cast<uint64_t>(tp.ne[0]);
+    const uint64_t row_bytes = tp.nbytes / (rows.info.element_count() / n);
+    static const SourceTensor kNoSource;
+    // Chunk `c` in the tensor's values, with the source tensor it reads and where in it.
+    auto chunk_of = [&source, &tp, n, row_bytes](int64_t first, int64_t count) {
+        Chunk c;
+        c.first = static_cast<uint64_t>(first) * n;
+        c.count = static_cast<uint64_t>(count) * n;
+        c.out_bytes = static_cast<uint64_t>(count) * row_bytes;
+        c.source_index = tp.source_index;
+        c.source_first = c.first;
+        if (!tp.expert_sources.empty()) {  // the quantize writer's chunks stay in one expert
+            const uint64_t expert = c.first / tp.expert_values;
+            c.source_index = tp.expert_sources.at(expert);
+            c.source_first = c.first - expert * tp.expert_values;
+        }
+        return c;
+    };
+    rows.read = [&source, &tp, chunk_of](int64_t first, int64_t count,
+                                         std::vector<uint8_t>& scratch) {
+        const Chunk c = chunk_of(first, count);
+        const SourceTensor& tensor = tp.is_computed() ? kNoSource : source.tensors[c.source_index];
+        Chunk local = c;
+        local.first = c.source_first;
+        scratch.resize(c.out_bytes);
+        encode_chunk(tensor, tp, tp.row_source.empty() ? local : c, scratch);
+        return std::span<const uint8_t>(scratch);
+    };
+    // A permuted tensor's chunks read rows spread over its heads: released with the tensor.
+    if (!tp.is_computed() && tp.row_source.empty())
+        rows.release = [&source, chunk_of, &mappings](int64_t first, int64_t count) {
+            const Chunk c = chunk_of(first, count);
+            for (const auto bytes :
+                 source_bytes(source.tensors[c.source_index], c.source_first, c.count))
+                release_mapped(mappings, bytes);
+        };
+    return rows;
+}
+
+void release_tensor(const SourceModel& source, const TensorPlan& tp,
+                    const std::vector<const MappedFile*>& mappings) {
+    if (tp.is_computed()) return;
+    auto release = [&](const SourceTensor& tensor, uint64_t count) {
+        for (const auto bytes : source_bytes(tensor, 0, count)) release_mapped(mappings, bytes);
+    };
+    if (tp.expert_sources.empty()) {
+        const SourceTensor& tensor = source.tensors[tp.source_index];
+        release(tensor, tensor.element_count());
+    }
+    for (const size_t expert : tp.expert_sources) release(source.tensors[expert], tp.expert_values);
+}
+
+}  // namespace
+
+QuantizeChoices choose_for_plan(const Plan& plan, const SourceModel& source,
+                                const QuantizeOptions& options) {
+    std::vector<QuantizeInputTensor> tensors;
+    for (const TensorPlan& tp : plan.tensors) tensors.push_back({tp.gguf_name, tp.ne, tp.type});
+    QuantizeOptions effective = options;
+    effective.allow_requantize = false;  // exact blocks stay exact
+    return choose_quantized_output(plan.kvs, tensors, kGgufDefaultAlignment, effective,
+                                   source.dir.string());
+}
+
+QuantizeReport quantize_report(const Plan& plan, const QuantizeChoices& choices) {
+    QuantizeReport report;
+    report.type = std::string(choices.ftype.name);
+    report.file_type = static_cast<uint32_t>(choices.ftype.ftype);
+    report.notes = choices.notes;
+    report.input_bytes = plan.source_bytes;
+    for (const GgufLayout& shard : choices.layout.shards) report.output_bytes += shard.file_size();
+    for (size_t i = 0; i < choices.tensors.size(); ++i) {
+        const QuantizeTensorChoice& c = choices.tensors[i];
+        const TensorPlan& tp = plan.tensors[c.input_index];
+        const auto& place = choices.layout.places[i];
+        std::string reason = c.choice.reason;
+        if (c.kept_quantized)  // convert's own words: these blocks are the exact conversion
+            reason = "kept as " + ggml_type_name(tp.type) + " (carried exactly from the source)";
+        report.tensors.push_back(
+            {tp.gguf_name, tp.ne, tp.type, c.target, reason,
+             choices.layout.shards[place.shard].tensors()[place.index].nbytes});
+    }
+    return report;
+}
+
+ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel& source, Plan plan,
+                                std::chrono::steady_clock::time_point start) {
+    QuantizeOptions qopts = *options.quantize;
+    qopts.split = options.split;
+    qopts.dry_run = false;
+    const QuantizeChoices choices = choose_for_plan(plan, source, qopts);
+    const bool split = options.split.max_bytes > 0 || options.split.max_tensors > 0 ||
+                       options.split.no_tensor_first_split;
+    ConvertReport result;
+    result.quantize = quantize_report(plan, choices);
+    result.outputs = output_paths(options.output, choices.layout.shards.size(), split);
+    refuse_output_over_input(*source.model_dir, result.outputs);
+    result.output_bytes = result.quantize->output_bytes;
+
+    const unsigned threads =
+        options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::unique_ptr<AtomicOutput>> outs;
+    std::vector<std::filesystem::path> temp_paths;
+    for (const auto& path : result.outputs) {
+        outs.push_back(std::make_unique<AtomicOutput>(path, options.force));
+        temp_paths.push_back(outs.back()->temp_path());
+    }
+    const auto write_start = std::chrono::steady_clock::now();
+    for (size_t s = 0; s < outs.size(); ++s) {
+        outs[s]->resize(choices.layout.shards[s].file_size());
+        outs[s]->pwrite(choices.layout.shards[s].serialize_metadata(), 0);
+    }
+    std::unique_ptr<VerifySession> verify;
+    if (options.verify) {
+        VerifyOptions verify_options;
+        verify_options.threads = threads;
+        verify_options.tokenizer_pre = options.plan.tokenizer_pre;
+        verify = std::make_unique<VerifySession>(*source.model_dir, GgufSet::open_files(temp_paths),
+                                                 verify_options);
+    }
+    std::vector<const MappedFile*> mappings;
+    for (const auto& file : source.files) mappings.push_back(file->mapping());
+    uint64_t done = 0;
+    for (size_t i = 0; i < choices.tensors.size(); ++i) {
+        const QuantizeTensorChoice& c = choices.tensors[i];
+        const TensorPlan& tp = plan.tensors[c.input_index];
+        const auto& place = choices.layout.places[i];
+        const GgufLayout& shard = choices.layout.shards[place.shard];
+        TensorWrite write;
+        write.source = planned_rows(source, tp, mappings);
+        write.target = c.target;
+        write.imatrix = c.imatrix ? c.imatrix->data() : nullptr;
+        write.out = outs[place.shard].get();
+        write.out_offset = shard.data_offset() + shard.tensors()[place.index].offset;
+        if (verify) {
+            write.written = [&verify, s = place.shard](uint64_t offset, uint64_t bytes) {
+                verify->region_written(s, offset, bytes);
+            };
+            write.side_work = [&verify] { return verify->run_ready_unit(); };
+        }
+        write_quantized_tensor(write, threads);
+        release_tensor(source, tp, mappings);
+        done += shard.tensors()[place.index].nbytes;
+        if (options.progress &&
+            !call_progress(options.progress, Progress{"convert", done, result.output_bytes}))
+            throw Error(ExitClass::cancelled, "", "", "cancelled by the progress callback");
+    }
+    result.seconds_write = seconds_since(write_start);
+    result.plan = make_plan_report(std::move(plan), &source);
+    if (verify) {
+        const auto verify_start = std::chrono::steady_clock::now();
+        result.verify = verify->finish();
+        verify.reset();
+        result.seconds_verify = seconds_since(verify_start);
+        if (!result.verify->ok()) {
+            for (auto& out : outs) out->discard();
+            result.seconds_total = seconds_since(start);
+            return result;
+        }
+    }
+    commit_all(outs);
+    result.written = true;
+    result.quantize->written = true;
+    result.quantize->outputs = result.outputs;
+    result.seconds_total = seconds_since(start);
+    result.quantize->seconds = result.seconds_total;
+    return result;
+}
+
+}  // namespace rebox::convert_detail

@@ -1,0 +1,27 @@
+// convert --quantize: the planned (exact) conversion quantized on the way out, in one pass. Each
+// tensor's rows are encoded from the checkpoint as the exact file would hold them, then handed to
+// the quantize writer, so the result is the file `rebox quantize` would make of the exact file.
+#pragma once
+
+#include <chrono>
+#include <vector>
+
+#include "plan/plan.hpp"
+#include "quantize_file/quantize_choices.hpp"
+#include "rebox/rebox.hpp"
+#include "source/source_model.hpp"
+
+namespace rebox::convert_detail {
+
+// llama-quantize's choices for the planned tensors and KVs (convert writes alignment 32).
+QuantizeChoices choose_for_plan(const Plan& plan, const SourceModel& source,
+                                const QuantizeOptions& options);
+
+// The report lines of the choices (outputs and sizes as laid out).
+QuantizeReport quantize_report(const Plan& plan, const QuantizeChoices& choices);
+
+// Writes, verifies (options.verify) and commits the quantized outputs of a plan without BLOCKERs.
+ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel& source, Plan plan,
+                                std::chrono::steady_clock::time_point start);
+
+}  // namespace rebox::convert_detail

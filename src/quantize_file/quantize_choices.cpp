@@ -1,0 +1,222 @@
+// choose_quantized_output: options parsed as llama-quantize parses them, the type choice, the KVs
+// (input order without split.*, general.quantization_version and general.file_type moved to the
+// end, as gguf_set_val does), llama's tensor order and the output layouts.
+#include "quantize_file/quantize_choices.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+#include "format/gguf_layout.hpp"
+#include "rebox/error.hpp"
+#include "recipe/llama_tensor_order.hpp"
+#include "recipe/model_shape.hpp"
+
+namespace rebox {
+namespace {
+
+constexpr uint32_t kQuantizationVersion = 2;  // GGML_QNT_VERSION
+
+GgmlType parse_type_option(const std::string& option, const std::string& text) {
+    const auto type = parse_ggml_type_name(text);
+    if (!type)
+        throw_input_error(option, text, "not a ggml type name",
+                          "a type such as q8_0, q6_k, q4_k, f16 (any case)");
+    return *type;
+}
+
+// --tensor-type PATTERN=TYPE, as llama-quantize's parse_tensor_type: the pattern lower-cased.
+TensorTypeOverride parse_tensor_type(const std::string& text) {
+    const size_t eq = text.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+        throw_input_error("--tensor-type", text, "not PATTERN=TYPE",
+                          "for example attn_v=q8_0 or blk\\.0\\.ffn_down=q6_k");
+    TensorTypeOverride result;
+    result.pattern = text.substr(0, eq);
+    std::transform(result.pattern.begin(), result.pattern.end(), result.pattern.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    result.type = parse_type_option("--tensor-type", text.substr(eq + 1));
+    return result;
+}
+
+QuantRecipe make_recipe(const QuantizeOptions& options, const QuantFtypeInfo& ftype) {
+    QuantRecipe recipe;
+    recipe.ftype = ftype.ftype;
+    if (options.output_tensor_type)
+        recipe.output_tensor_type =
+            parse_type_option("--output-tensor-type", *options.output_tensor_type);
+    if (options.token_embedding_type)
+        recipe.token_embedding_type =
+            parse_type_option("--token-embedding-type", *options.token_embedding_type);
+    for (const std::string& text : options.tensor_types)
+        recipe.tensor_types.push_back(parse_tensor_type(text));
+    recipe.pure = options.pure;
+    recipe.quantize_output = !options.leave_output_tensor;
+    return recipe;
+}
+
+// Input KVs in order without split.* and without the two keys set at the end; then
+// general.quantization_version and general.file_type (gguf_set_val_u32 removes and appends).
+// gguf_set_val: an existing key is removed, the new one appended.
+void set_last(std::vector<GgufKV>& kvs, std::string key, GgufValue value) {
+    std::erase_if(kvs, [&](const GgufKV& kv) { return kv.key == key; });
+    kvs.push_back({std::move(key), std::move(value)});
+}
+
+// Input KVs in order (split.* already left out by GgufSet); then general.quantization_version and
+// general.file_type; then, with an imatrix, the quantize.imatrix.* keys llama-quantize passes as
+// KV overrides (strings cut to 127 bytes as its strncpy does).
+// keep_file_type: no tensor is quantized by the recipe (every one kept as it was, float or
+// block): the input's general.file_type still describes the tensors, so it stays.
+std::vector<GgufKV> output_kvs(const std::vector<GgufKV>& input_kvs, const QuantFtypeInfo& ftype,
+                               const Imatrix& imatrix, const std::string& imatrix_file,
+                               bool keep_file_type) {
+    std::vector<GgufKV> kvs = input_kvs;
+    set_last(kvs, "general.quantization_version", GgufValue::u32(kQuantizationVersion));
+    if (!keep_file_type)
+        set_last(kvs, "general.file_type", GgufValue::u32(static_cast<uint32_t>(ftype.ftype)));
+    if (imatrix.entries.empty()) return kvs;
+    auto cut = [](const std::string& text) {
+        return text.substr(0, std::min<size_t>(127, strnlen(text.c_str(), 127)));
+    };
+    set_last(kvs, "quantize.imatrix.file", GgufValue::str(cut(imatrix_file)));
+    if (!imatrix.datasets.empty())
+        set_last(kvs, "quantize.imatrix.dataset", GgufValue::str(cut(imatrix.datasets.front())));
+    set_last(kvs, "quantize.imatrix.entries_count",
+             GgufValue::u32(static_cast<uint32_t>(imatrix.entries.size())));
+    if (imatrix.chunk_count > 0)
+        set_last(kvs, "quantize.imatrix.chunks_count",
+                 GgufValue::u32(static_cast<uint32_t>(imatrix.chunk_count)));
+    return kvs;
+}
+
+// The imatrix entry llama-quantize uses for a tensor it quantizes: none when absent (it logs "did
+// not find weights"); an error when its size is not ne[0] * ne[2], except for token_embd (then
+// none).
+const std::vector<float>* imatrix_entry(const Imatrix& imatrix, const QuantizeInputTensor& t,
+                                        const std::string& file) {
+    const auto it = imatrix.entries.find(t.name);
+    if (it == imatrix.entries.end()) return nullptr;
+    const uint64_t expected = static_cast<uint64_t>(t.ne[0]) * (t.ne.size() > 2 ? t.ne[2] : 1);
+    if (it->second.size() == expected) return &it->second;
+    if (t.name == "token_embd.weight" || t.name == "per_layer_token_embd.weight") return nullptr;
+    throw_input_error(file, t.name,
+                      "imatrix entry has " + std::to_string(it->second.size()) +
+                          " values, the tensor needs " + std::to_string(expected) +
+                          " (ne[0] x experts)",
+                      "an imatrix computed for this model");
+}
+
+ShardedLayout make_layout(const std::vector<GgufKV>& kvs, const std::vector<GgufTensorInfo>& infos,
+                          const SplitLimits& limits, uint32_t alignment, const std::string& file) {
+    const bool split =
+        limits.max_bytes > 0 || limits.max_tensors > 0 || limits.no_tensor_first_split;
+    const bool has_alignment_key = std::any_of(
+        kvs.begin(), kvs.end(), [](const GgufKV& kv) { return kv.key == "general.alignment"; });
+    if (!has_alignment_key) return make_sharded_layout(kvs, infos, limits);
+    if (split)
+        throw_input_error(file, "general.alignment",
+                          "an input with its own alignment cannot be written as shards",
+                          "no --split-max-size (or `rebox split` of the result)");
+    ShardedLayout result;
+    result.shards.emplace_back(alignment);
+    for (const GgufKV& kv : kvs) result.shards[0].add_kv(kv.key, kv.value);
+    for (size_t i = 0; i < infos.size(); ++i) {
+        result.places.push_back({0, i});
+        result.shards[0].add_tensor(infos[i].name, infos[i].ne, infos[i].type);
+    }
+    return result;
+}
+
+}  // namespace
+
+QuantizeChoices choose_quantized_output(const std::vector<GgufKV>& input_kvs,
+                                        const std::vector<QuantizeInputTensor>& tensors,
+                                        uint32_t alignment, const QuantizeOptions& options,
+                                        const std::string& file) {
+    const auto ftype = parse_quant_ftype(options.type);
+    if (!ftype)
+        throw_input_error("TYPE", options.type, "not a quantization type",
+                          "one of " + quant_ftype_names() +
+                              " (any case; Q4_K, Q5_K, Q3_K alias "
+                              "the _M types)");
+    QuantRecipe recipe = make_recipe(options, *ftype);
+    QuantizeChoices job{*ftype, {}, {}, {}, {}};
+    if (options.imatrix) job.imatrix = load_imatrix(*options.imatrix);
+    recipe.has_imatrix = !job.imatrix.entries.empty();
+    const QuantModelShape shape = quant_model_shape(input_kvs, file);
+
+    std::vector<std::string> names;
+    for (const QuantizeInputTensor& t : tensors) names.push_back(t.name);
+    std::vector<RecipeTensor> sorted;
+    const std::vector<size_t> order = llama_tensor_order(names);
+    for (size_t index : order)
+        sorted.push_back({tensors[index].name, tensors[index].ne, tensors[index].type});
+    const std::vector<TensorTypeChoice> choices = choose_tensor_types(sorted, shape, recipe);
+
+    std::vector<GgufTensorInfo> infos;
+    size_t kept = 0, changed = 0;
+    for (size_t i = 0; i < order.size(); ++i) {
+        const QuantizeInputTensor& source = tensors[order[i]];
+        QuantizeTensorChoice jt;
+        jt.input_index = order[i];
+        jt.choice = choices[i];
+        jt.target = choices[i].type;
+        const GgmlType from = source.type;
+        if (jt.target != from && ggml_type_is_quantized(from)) {
+            if (options.allow_requantize) {
+                jt.requantize = true;
+            } else {
+                jt.kept_quantized = true;
+                jt.choice.reason = "kept as " + ggml_type_name(from) + " (already quantized; " +
+                                   ggml_type_name(jt.target) + " with --allow-requantize)";
+                jt.target = from;
+                ++kept;
+            }
+        }
+        const auto traits = ggml_type_traits(jt.target);
+        if (!traits || static_cast<uint64_t>(source.ne[0]) % traits->block_size != 0)
+            throw_input_error(file, source.name,
+                              ggml_type_name(jt.target) + " (" + jt.choice.reason +
+                                  ") needs rows that are a multiple of " +
+                                  std::to_string(traits ? traits->block_size : 0) +
+                                  " values, this tensor's rows have " +
+                                  std::to_string(source.ne[0]) +
+                                  " (llama-quantize would abort mid-write)",
+                              "a type whose block divides the row, e.g. q8_0 or f16");
+        if (jt.target != from)
+            jt.imatrix = imatrix_entry(job.imatrix, source, options.imatrix.value_or(""));
+        const bool no_imatrix = job.imatrix.entries.empty();
+        if (jt.choice.requires_imatrix && !options.dry_run &&
+            (no_imatrix || (jt.target != from && jt.imatrix == nullptr)))
+            throw_input_error(file, source.name,
+                              ggml_type_name(jt.target) + " in a " + std::string(ftype->name) +
+                                  " file needs an importance matrix" +
+                                  (no_imatrix ? "" : ", and the imatrix has no entry for it"),
+                              no_imatrix ? "--imatrix FILE (llama-quantize refuses it too), or "
+                                           "another type"
+                                         : "an imatrix computed for this model");
+        if (jt.target != from) ++changed;
+        infos.push_back({source.name, source.ne, jt.target, 0, *ggml_nbytes(jt.target, source.ne)});
+        job.tensors.push_back(std::move(jt));
+    }
+    if (kept > 0)
+        job.notes.push_back(std::to_string(kept) +
+                            " already quantized tensor(s) kept as they are (llama-quantize "
+                            "refuses such a file; --allow-requantize requantizes them)");
+    const bool keep_file_type = kept > 0 && changed == 0;
+    if (keep_file_type)
+        job.notes.push_back(std::string("no tensor changes type, so general.file_type stays the "
+                                        "input's (it describes the tensors; ") +
+                            std::string(ftype->name) + " would not)");
+    if (alignment != kGgufDefaultAlignment)
+        job.notes.push_back("the input's general.alignment " + std::to_string(alignment) +
+                            " is kept and the data padded to it (llama-quantize copies the key "
+                            "but pads to 32)");
+    job.layout = make_layout(
+        output_kvs(input_kvs, *ftype, job.imatrix, options.imatrix.value_or(""), keep_file_type),
+        infos, options.split, alignment, file);
+    return job;
+}
+
+}  // namespace rebox

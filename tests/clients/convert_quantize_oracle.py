@@ -1,0 +1,226 @@
+"""rebox convert --quantize (one pass from the checkpoint) against llama.cpp's own llama-quantize
+applied to rebox's exact float conversion of the same checkpoint.
+
+For float checkpoints (rebox-mkfixture --format float: BF16, F16, F32; qwen3, llama with its q/k
+row permutation, qwen3_moe with stacked experts, gemma with its norm + 1) and several TYPEs, with and
+without a legacy imatrix.dat, the one-pass file must equal llama-quantize's file byte for byte
+(`cmp`), and `rebox plan --quantize --json` must list llama-quantize's tensor types. For an mcq-v1
+checkpoint the tensors convert carries exactly as blocks (Q4_1) keep their exact bytes, the float
+ones hold llama-quantize's bytes (--allow-requantize, which only changes the block tensors), and
+`rebox verify` passes with the block tensors bit-identical. --outtype q4_k_m is refused with a
+line that names --quantize.
+
+Usage: convert_quantize_oracle.py LLAMA_QUANTIZE REBOX MKFIXTURE WORK_DIR   (exit 1 on a difference)
+"""
+import filecmp
+import json
+import os
+import struct
+import subprocess
+import sys
+
+import numpy as np
+import gguf
+
+llama_quantize, rebox, mkfixture, work = sys.argv[1:5]
+problems = []
+
+
+def run(args, tag, ok=True):
+    result = subprocess.run(args, capture_output=True, text=True)
+    if ok and result.returncode != 0:
+        problems.append(f"{tag}: {' '.join(args[:3])}... exited {result.returncode}: "
+                        f"{result.stderr.strip()[-400:]}")
+    return result
+
+
+def fixture(name, args):
+    path = os.path.join(work, name)
+    run([mkfixture, path, "--preset", "tiny", "--force"] + args, f"mkfixture {name}")
+    return path
+
+
+def tensors_of(path):
+    reader = gguf.GGUFReader(path)
+    return {t.name: (t.tensor_type.name, t.data.tobytes()) for t in reader.tensors}
+
+
+def write_legacy_imatrix(path, gguf_path, seed):
+    """llama.cpp's legacy imatrix.dat for every 2-D+ tensor of an exact GGUF: int32 count, then per
+    entry int32 name length, name, int32 ncall, int32 nval, nval float32 sums; then int32 chunks and
+    the dataset name. Sums are positive and ncall > 1, so llama-quantize divides them."""
+    rng = np.random.default_rng(seed)
+    reader = gguf.GGUFReader(gguf_path)
+    entries = []
+    for t in reader.tensors:
+        if len(t.shape) < 2:
+            continue
+        ne = [int(x) for x in t.shape]  # gguf-py: ggml order (ne[0] first)
+        nval = ne[0] * (ne[2] if len(ne) > 2 else 1)
+        entries.append((t.name, rng.uniform(0.1, 4.0, nval).astype(np.float32)))
+    with open(path, "wb") as f:
+        f.write(struct.pack("<i", len(entries)))
+        for name, sums in entries:
+            raw = name.encode()
+            f.write(struct.pack("<i", len(raw)) + raw + struct.pack("<ii", 3, len(sums)))
+            f.write(sums.tobytes())
+        dataset = b"oracle-set"
+        f.write(struct.pack("<i", 10) + struct.pack("<i", len(dataset)) + dataset)
+
+
+def compare_one_pass(model, tag, qtype, imatrix=None):
+    exact = os.path.join(work, f"{tag}-exact.gguf")
+    if not os.path.exists(exact):
+        run([rebox, "convert", model, "-o", exact, "--quiet"], f"{tag} exact convert")
+    extra = ["--imatrix", imatrix] if imatrix else []
+    reference = os.path.join(work, f"{tag}-{qtype}-llama.gguf")
+    run([llama_quantize] + extra + [exact, reference, qtype.upper(), "2"], f"{tag} llama-quantize {qtype}")
+    one_pass = os.path.join(work, f"{tag}-{qtype}-rebox.gguf")
+    run([rebox, "convert", model, "-o", one_pass, "--quantize", qtype, "-t", "2", "--quiet"] + extra,
+        f"{tag} convert --quantize {qtype}")
+    if not (os.path.exists(reference) and os.path.exists(one_pass)):
+        return
+    label = f"{tag} {qtype}{' imatrix' if imatrix else ''}"
+    if not filecmp.cmp(reference, one_pass, shallow=False):
+        ours, theirs = tensors_of(one_pass), tensors_of(reference)
+        differing = [n for n in theirs if ours.get(n) != theirs[n]]
+        problems.append(f"{label}: convert --quantize differs from llama-quantize of the exact file "
+                        f"(tensors differing: {differing[:5]}, or the KVs)")
+    else:
+        print(f"ok {label}: {os.path.getsize(one_pass)} bytes identical")
+    # plan --quantize names the types llama-quantize wrote.
+    result = run([rebox, "plan", model, "--quantize", qtype, "--json"] + extra, f"{label} plan")
+    if result.returncode == 0:
+        planned = {t["name"]: t["type"] for t in json.loads(result.stdout)["tensors"]}
+        written = {n: ty for n, (ty, _) in tensors_of(reference).items()}
+        if planned != written:
+            wrong = [n for n in written if planned.get(n) != written[n]]
+            problems.append(f"{label}: plan --quantize types differ from llama-quantize's: {wrong[:5]}")
+    for path in (reference, one_pass):
+        os.remove(path)
+
+
+def float_cases():
+    cases = [
+        ("qwen3-bf16", ["--format", "float", "--dtype", "bf16"], ["q4_k_m", "q8_0", "q6_k", "q2_k", "q2_k_s", "q4_0", "q5_1", "iq4_nl"]),
+        # 256-wide rows: the K types themselves, not their fallbacks.
+        ("wide-bf16", ["--format", "float", "--hidden", "256"],
+         ["q4_k_m", "q4_k_s", "q3_k_l", "q5_k_m", "q6_k", "q2_k", "iq4_xs", "iq4_nl"]),
+        ("wide-llama-f16", ["--format", "float", "--hidden", "256", "--arch", "llama", "--dtype", "f16"],
+         ["q4_k_m", "q3_k_m"]),
+        ("qwen3-f16", ["--format", "float", "--dtype", "f16"], ["q4_k_m", "q5_k_s"]),
+        ("qwen3-f32", ["--format", "float", "--dtype", "f32"], ["q4_k_m", "q3_k_m"]),
+        ("llama-bf16", ["--format", "float", "--arch", "llama"], ["q4_k_m", "q8_0"]),
+        ("moe-bf16", ["--format", "float", "--arch", "qwen3_moe"], ["q4_k_m", "q3_k_s"]),
+        ("gemma-bf16", ["--format", "float", "--arch", "gemma"], ["q4_k_m"]),
+    ]
+    for tag, args, types in cases:
+        model = fixture(tag, args)
+        for qtype in types:
+            compare_one_pass(model, tag, qtype)
+    # With an importance matrix (entries named by GGUF tensor names), incl. a type that needs one.
+    model = os.path.join(work, "qwen3-bf16")
+    exact = os.path.join(work, "qwen3-bf16-exact.gguf")
+    imatrix = os.path.join(work, "qwen3.imatrix.dat")
+    write_legacy_imatrix(imatrix, exact, 7)
+    for qtype in ("q4_k_m", "iq4_xs"):
+        compare_one_pass(model, "qwen3-bf16", qtype, imatrix)
+    wide_imatrix = os.path.join(work, "wide.imatrix.dat")
+    write_legacy_imatrix(wide_imatrix, os.path.join(work, "wide-bf16-exact.gguf"), 9)
+    for qtype in ("q4_k_m", "q2_k_s", "iq4_xs"):
+        compare_one_pass(os.path.join(work, "wide-bf16"), "wide-bf16", qtype, wide_imatrix)
+    moe_imatrix = os.path.join(work, "moe.imatrix.dat")
+    write_legacy_imatrix(moe_imatrix, os.path.join(work, "moe-bf16-exact.gguf"), 8)
+    compare_one_pass(os.path.join(work, "moe-bf16"), "moe-bf16", "q4_k_m", moe_imatrix)
+
+
+def mcq_case():
+    model = fixture("mcq", [])
+    exact = os.path.join(work, "mcq-exact.gguf")
+    run([rebox, "convert", model, "-o", exact, "--quiet"], "mcq exact convert")
+    one_pass = os.path.join(work, "mcq-q4_k_m.gguf")
+    report_path = os.path.join(work, "mcq-q4_k_m.json")
+    run([rebox, "convert", model, "-o", one_pass, "--quantize", "q4_k_m", "--json", report_path,
+         "--quiet"], "mcq convert --quantize")
+    reference = os.path.join(work, "mcq-llama.gguf")
+    run([llama_quantize, "--allow-requantize", exact, reference, "Q4_K_M", "2"], "mcq llama-quantize")
+    if not all(os.path.exists(p) for p in (exact, one_pass, reference)):
+        return
+    exact_t, ours, theirs = tensors_of(exact), tensors_of(one_pass), tensors_of(reference)
+    blocks = [n for n, (ty, _) in exact_t.items() if ty in ("Q4_1", "Q5_1")]
+    if not blocks:
+        problems.append("mcq: the exact conversion has no Q4_1/Q5_1 tensor (fixture changed?)")
+    for name in blocks:
+        if ours.get(name) != exact_t[name]:
+            problems.append(f"mcq: {name} is not the exact conversion's {exact_t[name][0]} bytes")
+    floats = [n for n, (ty, _) in exact_t.items() if ty in ("F32", "F16", "BF16")]
+    matrices = [n for n in floats if len(gguf.GGUFReader(exact).get_tensor(
+        [t.name for t in gguf.GGUFReader(exact).tensors].index(n)).shape) >= 2]
+    changed = 0
+    for name in floats:
+        if ours.get(name) != theirs.get(name):
+            problems.append(f"mcq: float tensor {name} differs from llama-quantize's {theirs[name][0]}")
+        changed += ours.get(name, ("", b""))[0] != exact_t[name][0]
+    if matrices and changed == 0:
+        problems.append(f"mcq: no float matrix was quantized ({matrices})")
+    if not matrices and "general.file_type" in gguf.GGUFReader(one_pass).fields:
+        # Nothing to quantize: the file type stays the exact conversion's (it names the tensors).
+        ft = lambda p: int(gguf.GGUFReader(p).fields["general.file_type"].parts[-1][0])
+        if ft(one_pass) != ft(exact):
+            problems.append(f"mcq: general.file_type {ft(one_pass)}, the exact file's is {ft(exact)}")
+    verify = run([rebox, "verify", model, one_pass, "--json", os.path.join(work, "mcq-verify.json")],
+                 "mcq verify")
+    if verify.returncode == 0:
+        with open(os.path.join(work, "mcq-verify.json")) as f:
+            checks = {t["gguf_name"]: t for t in json.load(f)["tensors"]}
+        for name in blocks:
+            if not checks.get(name, {}).get("identical"):
+                problems.append(f"mcq: verify does not call the exact block tensor {name} identical")
+    with open(report_path) as f:
+        report = json.load(f)
+    kept = [t for t in report["quantize"]["tensors"] if t["name"] in blocks]
+    if not kept or any("exact" not in t["reason"] for t in kept):
+        problems.append("mcq: the report does not say the block tensors were kept exact")
+    print(f"ok mcq: {len(blocks)} block tensors exact, {len(floats)} float tensors as llama-quantize")
+
+
+def refusals():
+    model = os.path.join(work, "qwen3-bf16")
+    result = run([rebox, "convert", model, "-o", os.path.join(work, "x.gguf"), "--outtype", "q4_k_m"],
+                 "outtype q4_k_m", ok=False)
+    if result.returncode == 0 or "--quantize q4_k_m" not in result.stderr:
+        problems.append(f"--outtype q4_k_m: expected a refusal naming --quantize, got exit "
+                        f"{result.returncode}: {result.stderr.strip()}")
+    result = run([rebox, "convert", model, "-o", os.path.join(work, "x.gguf"), "--pure"], "pure alone",
+                 ok=False)
+    if result.returncode == 0 or "--quantize" not in result.stderr:
+        problems.append("--pure without --quantize: expected a refusal")
+    # Q2_K_S without an importance matrix: llama-quantize refuses, so does convert --quantize.
+    wide = os.path.join(work, "wide-bf16")
+    theirs = run([llama_quantize, os.path.join(work, "wide-bf16-exact.gguf"), os.path.join(work, "y.gguf"),
+                  "Q2_K_S", "2"], "q2_k_s llama", ok=False)
+    result = run([rebox, "convert", wide, "-o", os.path.join(work, "x.gguf"), "--quantize", "q2_k_s"],
+                 "q2_k_s without imatrix", ok=False)
+    if theirs.returncode == 0:
+        problems.append("q2_k_s without --imatrix: llama-quantize wrote a file")
+    if result.returncode == 0 or "importance matrix" not in result.stderr:
+        problems.append(f"q2_k_s without --imatrix: expected a refusal, got exit {result.returncode}: "
+                        f"{result.stderr.strip()[-300:]}")
+    # A K type forced onto rows its 256-value blocks do not divide: llama-quantize asserts
+    # mid-write; convert --quantize refuses before any output exists.
+    result = run([rebox, "convert", model, "-o", os.path.join(work, "x.gguf"), "--quantize", "q4_k_m",
+                  "--token-embedding-type", "q4_k"], "forced q4_k", ok=False)
+    if result.returncode == 0 or "multiple of 256" not in result.stderr:
+        problems.append(f"--token-embedding-type q4_k on 64-wide rows: expected a refusal, got exit "
+                        f"{result.returncode}: {result.stderr.strip()[-300:]}")
+    if os.path.exists(os.path.join(work, "x.gguf")):
+        problems.append("a refused convert --quantize left an output file")
+
+
+os.makedirs(work, exist_ok=True)
+float_cases()
+mcq_case()
+refusals()
+for p in problems:
+    print("FAIL " + p)
+sys.exit(1 if problems else 0)
