@@ -24,7 +24,8 @@ BUILD="$build"; ggufpy_setup "$build" >/dev/null; llama_quantize_setup
 model="$work/model"; exact="$work/exact-bf16.gguf"
 if [[ ! -f "$work/.stamp" ]]; then
   rm -rf "$model" "$exact"
-  "$build/rebox-mkfixture" "$model" --preset "$preset" --format float --dtype bf16 --force >/dev/null
+  "$build/rebox-mkfixture" "$model" --preset "$preset" --format float --dtype bf16 --tokenizer small \
+    --force >/dev/null
   "$build/rebox" convert "$model" -o "$exact" --quiet
   touch "$work/.stamp"
 fi

@@ -41,6 +41,9 @@ QuantizeReport quantize_gguf(const std::filesystem::path& input,
         outs[s]->resize(job.layout.shards[s].file_size());
         outs[s]->pwrite(job.layout.shards[s].serialize_metadata(), 0);
     }
+    // data_offset() walks every KV (the vocabulary): once per shard, not per tensor.
+    std::vector<uint64_t> data_offsets;
+    for (const GgufLayout& shard : job.layout.shards) data_offsets.push_back(shard.data_offset());
     uint64_t done = 0;
     for (size_t i = 0; i < job.tensors.size(); ++i) {
         const QuantizeJobTensor& t = job.tensors[i];
@@ -53,7 +56,7 @@ QuantizeReport quantize_gguf(const std::filesystem::path& input,
         write.target = t.target;
         write.imatrix = t.imatrix ? t.imatrix->data() : nullptr;
         write.out = outs[place.shard].get();
-        write.out_offset = shard.data_offset() + info.offset;
+        write.out_offset = data_offsets[place.shard] + info.offset;
         write_quantized_tensor(write, threads);
         // The input stays mapped; drop the pages of this tensor so that memory holds about one
         // tensor's input at a time, whatever the model size.

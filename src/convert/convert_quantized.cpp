@@ -158,6 +158,10 @@ ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel
     }
     std::vector<const MappedFile*> mappings;
     for (const auto& file : source.files) mappings.push_back(file->mapping());
+    // data_offset() walks every KV (the vocabulary): once per shard, not per tensor.
+    std::vector<uint64_t> data_offsets;
+    for (const GgufLayout& shard : choices.layout.shards)
+        data_offsets.push_back(shard.data_offset());
     uint64_t done = 0;
     for (size_t i = 0; i < choices.tensors.size(); ++i) {
         const QuantizeTensorChoice& c = choices.tensors[i];
@@ -169,7 +173,7 @@ ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel
         write.target = c.target;
         write.imatrix = c.imatrix ? c.imatrix->data() : nullptr;
         write.out = outs[place.shard].get();
-        write.out_offset = shard.data_offset() + shard.tensors()[place.index].offset;
+        write.out_offset = data_offsets[place.shard] + shard.tensors()[place.index].offset;
         if (verify) {
             write.written = [&verify, s = place.shard](uint64_t offset, uint64_t bytes) {
                 verify->region_written(s, offset, bytes);

@@ -52,22 +52,37 @@ void source_to_f32(const std::string& file, const GgufTensorInfo& t, const uint8
                 out[i] = half_to_float(h);
             }
             break;
-        case GgmlType::BF16:
+        case GgmlType::BF16: {
+            // bf16 is the top half of a binary32: widening is a shift (the loop vectorizes);
+            // an all-ones exponent (NaN or Inf) is remembered and located afterwards.
+            uint32_t non_finite = 0;
             for (int64_t i = 0; i < count; ++i) {
                 uint16_t b;
                 std::memcpy(&b, src + 2 * i, 2);
-                out[i] = bf16_to_float(b);
+                non_finite |= static_cast<uint32_t>((b & 0x7F80u) == 0x7F80u);
+                const uint32_t bits = static_cast<uint32_t>(b) << 16;
+                std::memcpy(out + i, &bits, 4);
             }
+            if (non_finite == 0) return;
             break;
+        }
         default:
             for (int64_t r = 0; r < rows; ++r)
                 dequantize_row(t.type, src + r * src_row, out + r * n, n);
     }
-    if (t.type == GgmlType::F32 || t.type == GgmlType::F16 || t.type == GgmlType::BF16)
+    if (t.type == GgmlType::F32 || t.type == GgmlType::F16 || t.type == GgmlType::BF16) {
+        uint32_t non_finite = 0;  // a vectorizable pass first; the index only when one is there
+        for (int64_t i = 0; i < count; ++i) {
+            uint32_t bits;
+            std::memcpy(&bits, out + i, 4);
+            non_finite |= static_cast<uint32_t>((bits & 0x7F800000u) == 0x7F800000u);
+        }
+        if (non_finite == 0) return;
         for (int64_t i = 0; i < count; ++i)
             if (!std::isfinite(out[i]))
                 refuse_value(file, t, first * n + i, out[i], "(NaN or Inf) in the source",
                              "a checkpoint without NaN/Inf (llama-quantize refuses it too)");
+    }
 }
 
 // F32 rows into the target type's bytes.

@@ -307,17 +307,11 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const std::filesyst
 // bytes per value); with none, the most common of F32 / F16 / BF16 over tensors of 2 or more
 // dimensions (1-D tensors are F32 in every file type). A file holding K or IQ types was quantized
 // with a recipe (Q4_K_M, Q3_K_S, ...) that its tensor types alone do not name, so its file type
-// is listed as unchecked, and so is the file type of any file with tensors quantized from float
-// sources (`rebox quantize`, `convert --quantize`: Q4_K_M's fallbacks on narrow rows are Q5_0 and
-// Q8_0, which no "most common type" rule would name Q4_K_M).
+// is listed as unchecked. In a file with tensors quantized from float sources (`rebox quantize`,
+// `convert --quantize`) the file type names the recipe chosen: checked when the tensors name it
+// too (a Q8_0 file), else unchecked (Q4_K_M's fallbacks on narrow rows are Q5_0 and Q8_0, which
+// no "most common type" rule would name Q4_K_M).
 void check_file_type(KvChecker& kv, size_t requantized, std::vector<std::string>& unchecked) {
-    if (requantized > 0) {
-        kv.handled("general.file_type");
-        unchecked.push_back("general.file_type: the quantization recipe chosen (" +
-                            std::to_string(requantized) +
-                            " tensors quantized from float sources, each checked)");
-        return;
-    }
     for (const GgufSet::Tensor& tensor : kv.gguf_.tensors()) {
         const GgmlType type = tensor.info->type;
         const bool exact_type = type == GgmlType::Q4_0 || type == GgmlType::Q4_1 ||
@@ -362,6 +356,19 @@ void check_file_type(KvChecker& kv, size_t requantized, std::vector<std::string>
     }
     const LlamaFileType expected =
         best->count == 0 ? LlamaFileType::MOSTLY_Q4_1 : best->file_type;  // no tensor at all
+    if (requantized > 0) {
+        const GgufValue* value = kv.gguf_.find("general.file_type");
+        const auto stored = value ? value->as_u32() : std::nullopt;
+        if (stored && *stored != static_cast<uint32_t>(expected)) {
+            kv.handled("general.file_type");
+            unchecked.push_back("general.file_type: the quantization recipe chosen (" +
+                                std::to_string(requantized) +
+                                " tensors quantized from float sources, each checked; their types "
+                                "do not name file type " +
+                                std::to_string(*stored) + ")");
+            return;
+        }
+    }
     kv.expect_u32("general.file_type", static_cast<uint32_t>(expected));
 }
 

@@ -4,8 +4,8 @@ applied to rebox's exact float conversion of the same checkpoint.
 For float checkpoints (rebox-mkfixture --format float: BF16, F16, F32; qwen3, llama with its q/k
 row permutation, qwen3_moe with stacked experts, gemma with its norm + 1) and several TYPEs, with and
 without a legacy imatrix.dat, the one-pass file must equal llama-quantize's file byte for byte
-(`cmp`), and `rebox plan --quantize --json` must list llama-quantize's tensor types. For an mcq-v1
-checkpoint the tensors convert carries exactly as blocks (Q4_1) keep their exact bytes, the float
+(`cmp`), and `rebox plan --quantize --json` must list llama-quantize's tensor types. For mcq-v1
+and GPTQ checkpoints the tensors convert carries exactly as blocks (Q4_1, Q4_0, ...) keep their exact bytes, the float
 ones hold llama-quantize's bytes (--allow-requantize, which only changes the block tensors), and
 `rebox verify` passes with the block tensors bit-identical. --outtype q4_k_m is refused with a
 line that names --quantize.
@@ -42,7 +42,7 @@ def fixture(name, args):
 
 def tensors_of(path):
     reader = gguf.GGUFReader(path)
-    return {t.name: (t.tensor_type.name, t.data.tobytes()) for t in reader.tensors}
+    return {t.name: (t.tensor_type.name, t.data.tobytes(), len(t.shape)) for t in reader.tensors}
 
 
 def write_legacy_imatrix(path, gguf_path, seed):
@@ -92,7 +92,7 @@ def compare_one_pass(model, tag, qtype, imatrix=None):
     result = run([rebox, "plan", model, "--quantize", qtype, "--json"] + extra, f"{label} plan")
     if result.returncode == 0:
         planned = {t["name"]: t["type"] for t in json.loads(result.stdout)["tensors"]}
-        written = {n: ty for n, (ty, _) in tensors_of(reference).items()}
+        written = {n: t[0] for n, t in tensors_of(reference).items()}
         if planned != written:
             wrong = [n for n in written if planned.get(n) != written[n]]
             problems.append(f"{label}: plan --quantize types differ from llama-quantize's: {wrong[:5]}")
@@ -134,54 +134,55 @@ def float_cases():
     compare_one_pass(os.path.join(work, "moe-bf16"), "moe-bf16", "q4_k_m", moe_imatrix)
 
 
-def mcq_case():
-    model = fixture("mcq", [])
-    exact = os.path.join(work, "mcq-exact.gguf")
-    run([rebox, "convert", model, "-o", exact, "--quiet"], "mcq exact convert")
-    one_pass = os.path.join(work, "mcq-q4_k_m.gguf")
-    report_path = os.path.join(work, "mcq-q4_k_m.json")
+def packed_case(tag, args):
+    """A packed checkpoint: block tensors keep the exact conversion's bytes; float ones get
+    llama-quantize's (of the exact file, --allow-requantize: it changes only the block tensors)."""
+    model = fixture(tag, args)
+    exact = os.path.join(work, f"{tag}-exact.gguf")
+    run([rebox, "convert", model, "-o", exact, "--quiet"], f"{tag} exact convert")
+    one_pass = os.path.join(work, f"{tag}-q4_k_m.gguf")
+    report_path = os.path.join(work, f"{tag}-q4_k_m.json")
     run([rebox, "convert", model, "-o", one_pass, "--quantize", "q4_k_m", "--json", report_path,
-         "--quiet"], "mcq convert --quantize")
-    reference = os.path.join(work, "mcq-llama.gguf")
-    run([llama_quantize, "--allow-requantize", exact, reference, "Q4_K_M", "2"], "mcq llama-quantize")
+         "--quiet"], f"{tag} convert --quantize")
+    reference = os.path.join(work, f"{tag}-llama.gguf")
+    run([llama_quantize, "--allow-requantize", exact, reference, "Q4_K_M", "2"], f"{tag} llama-quantize")
     if not all(os.path.exists(p) for p in (exact, one_pass, reference)):
         return
     exact_t, ours, theirs = tensors_of(exact), tensors_of(one_pass), tensors_of(reference)
-    blocks = [n for n, (ty, _) in exact_t.items() if ty in ("Q4_1", "Q5_1")]
+    blocks = [n for n, (ty, _, _) in exact_t.items() if ty in ("Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0")]
     if not blocks:
-        problems.append("mcq: the exact conversion has no Q4_1/Q5_1 tensor (fixture changed?)")
+        problems.append(f"{tag}: the exact conversion has no block tensor (fixture changed?)")
     for name in blocks:
         if ours.get(name) != exact_t[name]:
-            problems.append(f"mcq: {name} is not the exact conversion's {exact_t[name][0]} bytes")
-    floats = [n for n, (ty, _) in exact_t.items() if ty in ("F32", "F16", "BF16")]
-    matrices = [n for n in floats if len(gguf.GGUFReader(exact).get_tensor(
-        [t.name for t in gguf.GGUFReader(exact).tensors].index(n)).shape) >= 2]
+            problems.append(f"{tag}: {name} is not the exact conversion's {exact_t[name][0]} bytes")
+    floats = [n for n, (ty, _, _) in exact_t.items() if ty in ("F32", "F16", "BF16")]
+    matrices = [n for n in floats if exact_t[n][2] >= 2]
     changed = 0
     for name in floats:
         if ours.get(name) != theirs.get(name):
-            problems.append(f"mcq: float tensor {name} differs from llama-quantize's {theirs[name][0]}")
-        changed += ours.get(name, ("", b""))[0] != exact_t[name][0]
+            problems.append(f"{tag}: float tensor {name} differs from llama-quantize's {theirs[name][0]}")
+        changed += ours.get(name, ("", b"", 0))[0] != exact_t[name][0]
     if matrices and changed == 0:
-        problems.append(f"mcq: no float matrix was quantized ({matrices})")
+        problems.append(f"{tag}: no float matrix was quantized ({matrices})")
     if not matrices and "general.file_type" in gguf.GGUFReader(one_pass).fields:
         # Nothing to quantize: the file type stays the exact conversion's (it names the tensors).
         ft = lambda p: int(gguf.GGUFReader(p).fields["general.file_type"].parts[-1][0])
         if ft(one_pass) != ft(exact):
-            problems.append(f"mcq: general.file_type {ft(one_pass)}, the exact file's is {ft(exact)}")
-    verify = run([rebox, "verify", model, one_pass, "--json", os.path.join(work, "mcq-verify.json")],
-                 "mcq verify")
+            problems.append(f"{tag}: general.file_type {ft(one_pass)}, the exact file's is {ft(exact)}")
+    verify = run([rebox, "verify", model, one_pass, "--json", os.path.join(work, f"{tag}-verify.json")],
+                 f"{tag} verify")
     if verify.returncode == 0:
-        with open(os.path.join(work, "mcq-verify.json")) as f:
+        with open(os.path.join(work, f"{tag}-verify.json")) as f:
             checks = {t["gguf_name"]: t for t in json.load(f)["tensors"]}
         for name in blocks:
             if not checks.get(name, {}).get("identical"):
-                problems.append(f"mcq: verify does not call the exact block tensor {name} identical")
+                problems.append(f"{tag}: verify does not call the exact block tensor {name} identical")
     with open(report_path) as f:
         report = json.load(f)
     kept = [t for t in report["quantize"]["tensors"] if t["name"] in blocks]
     if not kept or any("exact" not in t["reason"] for t in kept):
-        problems.append("mcq: the report does not say the block tensors were kept exact")
-    print(f"ok mcq: {len(blocks)} block tensors exact, {len(floats)} float tensors as llama-quantize")
+        problems.append(f"{tag}: the report does not say the block tensors were kept exact")
+    print(f"ok {tag}: {len(blocks)} block tensors exact, {len(floats)} float tensors as llama-quantize")
 
 
 def refusals():
@@ -219,7 +220,8 @@ def refusals():
 
 os.makedirs(work, exist_ok=True)
 float_cases()
-mcq_case()
+packed_case("mcq", [])
+packed_case("gptq", ["--format", "gptq"])
 refusals()
 for p in problems:
     print("FAIL " + p)
