@@ -16,6 +16,7 @@
 #include "api/plan_report.hpp"
 #include "chunk_encoder.hpp"
 #include "chunk_map.hpp"
+#include "convert_outputs.hpp"
 #include "convert_quantized.hpp"
 #include "format/atomic_output.hpp"
 #include "format/atomic_output_set.hpp"
@@ -192,50 +193,15 @@ ConvertReport convert_model(const ConvertOptions& options) {
 
     const unsigned threads =
         options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::unique_ptr<AtomicOutput>> outs;
-    std::vector<std::filesystem::path> temp_paths;
-    for (const auto& path : result.outputs) {
-        outs.push_back(std::make_unique<AtomicOutput>(path, options.force));
-        temp_paths.push_back(outs.back()->temp_path());
-    }
-    const auto write_start = std::chrono::steady_clock::now();
-    for (size_t s = 0; s < outs.size(); ++s) {
-        outs[s]->resize(layout.shards[s].file_size());
-        outs[s]->pwrite(layout.shards[s].serialize_metadata(), 0);
-    }
-    // Verification runs alongside the writing: it opens the temporary files through the reader
-    // (the headers are final now) and checks each region once its bytes are written.
-    std::unique_ptr<VerifySession> verify;
-    if (options.verify) {
-        VerifyOptions verify_options;
-        verify_options.threads = threads;
-        verify_options.tokenizer_pre = options.plan.tokenizer_pre;
-        verify = std::make_unique<VerifySession>(*source.model_dir, GgufSet::open_files(temp_paths),
-                                                 verify_options);
-    }
-    write_tensors(source, plan, layout, outs, threads, options.progress, result.output_bytes,
-                  verify.get());
-    result.seconds_write = seconds_since(write_start);
+    convert_detail::ConvertOutputs outputs =
+        convert_detail::open_outputs(options, source, layout, result.outputs, threads);
+    write_tensors(source, plan, layout, outputs.files, threads, options.progress,
+                  result.output_bytes, outputs.verify.get());
     // The report takes the plan's KVs (the vocabulary) once the layout no longer needs them, so
     // they are never held twice while the tensors are written.
     result.plan = make_plan_report(std::move(plan), &source);
 
-    if (verify) {
-        const auto verify_start = std::chrono::steady_clock::now();
-        result.verify = verify->finish();
-        verify.reset();  // unmaps the temporary files
-        result.seconds_verify = seconds_since(verify_start);
-        if (!result.verify->ok()) {
-            for (auto& out : outs)
-                out->discard();  // the target is never created from a file that does not verify
-            result.seconds_total = seconds_since(start);
-            return result;
-        }
-    }
-    // commit_all() fsyncs each file once, then renames them into place, shard 1 last (all or
-    // nothing: a failure between two renames puts the previous files back).
-    commit_all(outs);
-    result.written = true;
+    convert_detail::finish_outputs(outputs, result);
     result.seconds_total = seconds_since(start);
     return result;
 }

@@ -10,6 +10,7 @@
 
 #include "api/plan_report.hpp"
 #include "chunk_encoder.hpp"
+#include "convert_outputs.hpp"
 #include "format/atomic_output.hpp"
 #include "format/atomic_output_set.hpp"
 #include "format/gguf_layout.hpp"
@@ -137,25 +138,8 @@ ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel
 
     const unsigned threads =
         options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::unique_ptr<AtomicOutput>> outs;
-    std::vector<std::filesystem::path> temp_paths;
-    for (const auto& path : result.outputs) {
-        outs.push_back(std::make_unique<AtomicOutput>(path, options.force));
-        temp_paths.push_back(outs.back()->temp_path());
-    }
-    const auto write_start = std::chrono::steady_clock::now();
-    for (size_t s = 0; s < outs.size(); ++s) {
-        outs[s]->resize(choices.layout.shards[s].file_size());
-        outs[s]->pwrite(choices.layout.shards[s].serialize_metadata(), 0);
-    }
-    std::unique_ptr<VerifySession> verify;
-    if (options.verify) {
-        VerifyOptions verify_options;
-        verify_options.threads = threads;
-        verify_options.tokenizer_pre = options.plan.tokenizer_pre;
-        verify = std::make_unique<VerifySession>(*source.model_dir, GgufSet::open_files(temp_paths),
-                                                 verify_options);
-    }
+    ConvertOutputs outputs = open_outputs(options, source, choices.layout, result.outputs, threads);
+    VerifySession* verify = outputs.verify.get();
     std::vector<const MappedFile*> mappings;
     for (const auto& file : source.files) mappings.push_back(file->mapping());
     // data_offset() walks every KV (the vocabulary): once per shard, not per tensor.
@@ -172,13 +156,13 @@ ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel
         write.source = planned_rows(source, tp, mappings);
         write.target = c.target;
         write.imatrix = c.imatrix ? c.imatrix->data() : nullptr;
-        write.out = outs[place.shard].get();
+        write.out = outputs.files[place.shard].get();
         write.out_offset = data_offsets[place.shard] + shard.tensors()[place.index].offset;
         if (verify) {
-            write.written = [&verify, s = place.shard](uint64_t offset, uint64_t bytes) {
+            write.written = [verify, s = place.shard](uint64_t offset, uint64_t bytes) {
                 verify->region_written(s, offset, bytes);
             };
-            write.side_work = [&verify] { return verify->run_ready_unit(); };
+            write.side_work = [verify] { return verify->run_ready_unit(); };
         }
         write_quantized_tensor(write, threads);
         release_tensor(source, tp, mappings);
@@ -187,23 +171,12 @@ ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel
             !call_progress(options.progress, Progress{"convert", done, result.output_bytes}))
             throw Error(ExitClass::cancelled, "", "", "cancelled by the progress callback");
     }
-    result.seconds_write = seconds_since(write_start);
     result.plan = make_plan_report(std::move(plan), &source);
-    if (verify) {
-        const auto verify_start = std::chrono::steady_clock::now();
-        result.verify = verify->finish();
-        verify.reset();
-        result.seconds_verify = seconds_since(verify_start);
-        if (!result.verify->ok()) {
-            for (auto& out : outs) out->discard();
-            result.seconds_total = seconds_since(start);
-            return result;
-        }
+    finish_outputs(outputs, result);
+    if (result.written) {
+        result.quantize->written = true;
+        result.quantize->outputs = result.outputs;
     }
-    commit_all(outs);
-    result.written = true;
-    result.quantize->written = true;
-    result.quantize->outputs = result.outputs;
     result.seconds_total = seconds_since(start);
     result.quantize->seconds = result.seconds_total;
     return result;
