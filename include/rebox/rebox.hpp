@@ -153,6 +153,9 @@ struct VerifyOptions {
     std::optional<std::string> tokenizer_pre;
     // Lossy tensors: re-quantize every block instead of the deterministic sample.
     bool full = false;
+    // The importance matrix the file was quantized with (llama.cpp's GGUF imatrix or the legacy
+    // imatrix.dat): lossy tensors are re-quantized with its entries, as llama-quantize uses them.
+    std::optional<std::filesystem::path> imatrix;
 };
 
 // The independent read-back proof: every GGUF tensor dequantized by verify's own code and compared

@@ -47,6 +47,42 @@ struct QuantTensorCheck {
 
 QuantTensorCheck check_quantized_tensor(const QuantTensorInput& input);
 
+// The same check a row at a time, for callers that gather only the rows they check into a small
+// buffer and spread a tensor's rows over threads (requant_check.hpp). `shape` is the input
+// without its source: `rows` rows of values_per_row values.
+struct QuantTensorShape {
+    std::string_view gguf_name;
+    uint32_t ggml_type = 0;
+    uint64_t rows = 0;
+    uint64_t values_per_row = 0;
+    std::span<const float> importance;
+    std::span<const uint8_t> gguf_bytes;
+    bool full = false;
+};
+// The part of a check over some rows; parts merge in row order into a QuantTensorCheck.
+struct QuantRowsCheck {
+    uint64_t blocks_checked = 0;
+    uint64_t blocks_identical = 0;
+    uint64_t first_diff_block = std::numeric_limits<uint64_t>::max();
+    uint32_t first_diff_byte = 0;
+    std::vector<uint8_t> expected_block, got_block;
+    double sum_squares = 0.0;
+    double max_abs_error = 0.0;
+};
+// The sizes check of check_quantized_tensor: "" when the shape can be checked, else the line.
+std::string quant_shape_problem(const QuantTensorShape& shape);
+// Whether the check reads row `row` (it holds a sampled block, or `full`). The shape is valid.
+bool quant_row_checked(const QuantTensorShape& shape, uint64_t row);
+// Re-quantizes the checked blocks of row `row` (its source values) and compares them, adding to
+// `part`. The shape is valid (quant_shape_problem empty) and row < rows.
+void check_quantized_row(const QuantTensorShape& shape, uint64_t row, std::span<const float> values,
+                         QuantRowsCheck& part);
+// The record of a whole tensor from its parts in row order (problem empty).
+QuantTensorCheck merge_quant_rows(const QuantTensorShape& shape,
+                                  std::span<const QuantRowsCheck> parts);
+// describe() of a check made a row at a time.
+std::string describe(const QuantTensorShape& shape, const QuantTensorCheck& check);
+
 // The one-line text of a record: "blk.0.attn_q.weight Q4_K: 12/12 sampled blocks identical to
 // llama.cpp's quantizer, RMSE 1.2e-03, max abs error 8.1e-03", or the problem, or the first
 // differing block and byte.

@@ -31,6 +31,7 @@
 #include "rebox/error.hpp"
 #include "rebox/ggml_type.hpp"
 #include "ref_dequant.hpp"
+#include "ref_imatrix.hpp"
 #include "ref_quantize.hpp"
 #include "ref_rope.hpp"
 #include "ref_transforms.hpp"
@@ -376,12 +377,14 @@ struct VerifySession::State {
     VerifyReport report;
     SourceIndex index;
     std::vector<ValueJob> jobs;
-    std::vector<size_t> job_tensor;            // job -> report.tensors index
-    std::vector<ValueJob> requant_jobs;        // lossy tensors of float sources, in finish()
-    std::vector<size_t> requant_tensor;        // requant job -> report.tensors index
-    std::vector<uint64_t> requant_row_values;  // requant job -> the GGUF tensor's ne[0]
-    bool full = false;                         // VerifyOptions::full
-    std::deque<SourceTensor> stacked_entries;  // whole-stack entries of per-expert sources
+    std::vector<size_t> job_tensor;                 // job -> report.tensors index
+    std::vector<ValueJob> requant_jobs;             // lossy tensors of float sources, in finish()
+    std::vector<size_t> requant_tensor;             // requant job -> report.tensors index
+    std::vector<uint64_t> requant_row_values;       // requant job -> the GGUF tensor's ne[0]
+    std::vector<uint64_t> requant_experts;          // requant job -> its ne[2] (1 for 2-D)
+    std::optional<verify_ref::RefImatrix> imatrix;  // VerifyOptions::imatrix, read by verify
+    bool full = false;                              // VerifyOptions::full
+    std::deque<SourceTensor> stacked_entries;       // whole-stack entries of per-expert sources
     std::map<std::string, GeneratedTensor> generated;
     struct GeneratedCheck {
         const GgufSet::Tensor* tensor;
@@ -426,6 +429,8 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         throw Error(ExitClass::input, "config.json", "model_type",
                     "'" + config.model_type + "' is not supported", arch::supported_model_types());
     VerifyReport& report = s.report;
+    // The imatrix first: a file verify cannot read is one line before any tensor is looked at.
+    if (options.imatrix) s.imatrix = verify_ref::read_ref_imatrix(*options.imatrix);
     const verify_ref::PrequantConfig prequant =
         verify_ref::read_prequant_config(model_dir / "config.json");
     s.index = verify_ref::is_prequant_source(model, prequant)
@@ -476,6 +481,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         s.requant_jobs.push_back(job);
         s.requant_tensor.push_back(tensor_index);
         s.requant_row_values.push_back(info.ne.empty() ? 0 : static_cast<uint64_t>(info.ne[0]));
+        s.requant_experts.push_back(info.ne.size() > 2 ? static_cast<uint64_t>(info.ne[2]) : 1);
         report.copied_total -= 1;
         ++report.requantized_total;
     };
@@ -631,16 +637,21 @@ VerifyReport VerifySession::finish() {
                 "scales whose products with the codes stay binary32 values");
         }
     }
+    // The lossy tensors: re-quantized on all threads, each with its imatrix entry if any.
+    std::vector<verify_ref::RequantTask> requant_tasks(s.requant_jobs.size());
     for (size_t j = 0; j < s.requant_jobs.size(); ++j) {
-        const ValueJob& job = s.requant_jobs[j];
-        verify_ref::check_requantized(job, s.requant_row_values[j], s.full,
-                                      report.tensors[s.requant_tensor[j]]);
-        // The pages it read leave the resident set, as the value units' do.
-        release_mapped(s.mappings, job.gguf_data);
-        if (job.experts.empty()) release_mapped(s.mappings, job.source->float_data);
-        for (const SourceTensor* expert : job.experts)
-            release_mapped(s.mappings, expert->float_data);
+        verify_ref::RequantTask& task = requant_tasks[j];
+        task.job = &s.requant_jobs[j];
+        task.values_per_row = s.requant_row_values[j];
+        task.check = &report.tensors[s.requant_tensor[j]];
+        if (s.imatrix) {
+            verify_ref::RefImatrixEntry entry = verify_ref::ref_imatrix_entry(
+                *s.imatrix, task.check->gguf_name, task.values_per_row, s.requant_experts[j]);
+            task.importance = entry.weights;
+            task.imatrix_problem = std::move(entry.problem);
+        }
     }
+    verify_ref::check_requantized_tensors(requant_tasks, s.full, s.threads, s.mappings);
     for (const TensorCheck& check : report.tensors) {
         if (check.requantized) {
             if (check.identical) ++report.requantized_identical;

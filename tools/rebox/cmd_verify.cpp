@@ -28,6 +28,7 @@ int run_verify(const VerifyArgs& args) {
     options.threads = args.threads;
     options.tokenizer_pre = args.tokenizer_pre;
     options.full = args.full;
+    if (args.imatrix) options.imatrix = *args.imatrix;
     const VerifyReport report = verify_gguf(args.model_dir, args.gguf, options);
     if (args.json_report) write_json_file(*args.json_report, verify_report_to_json(report));
 

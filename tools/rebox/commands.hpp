@@ -81,6 +81,7 @@ struct VerifyArgs {
     std::optional<std::string> json_report;
     std::optional<std::string> tokenizer_pre;  // the name the file was converted with
     bool full = false;                         // lossy tensors: every block, not the sample
+    std::optional<std::string> imatrix;        // the imatrix the file was quantized with
 };
 int run_verify(const VerifyArgs& args);
 

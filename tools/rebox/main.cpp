@@ -76,6 +76,9 @@ int main(int argc, char** argv) {
     verify_cmd->add_option("--json", verify.json_report, "write a JSON report to this file");
     verify_cmd->add_flag("--full", verify.full,
                          "re-quantize every block of a lossy tensor (default: a sample)");
+    verify_cmd->add_option("--imatrix", verify.imatrix,
+                           "the importance matrix the file was quantized with (GGUF or "
+                           "imatrix.dat)");
     verify_cmd->add_option("--tokenizer-pre", verify.tokenizer_pre,
                            "the pre-tokenizer name the file was converted with (default: derived "
                            "from tokenizer.json)");
