@@ -33,6 +33,9 @@ ConvertOutputs open_outputs(const ConvertOptions& options, const SourceModel& so
         VerifyOptions verify_options;
         verify_options.threads = threads;
         verify_options.tokenizer_pre = options.plan.tokenizer_pre;
+        // convert --quantize --imatrix: the lossy tensors are re-quantized with the same matrix.
+        if (options.quantize && options.quantize->imatrix)
+            verify_options.imatrix = *options.quantize->imatrix;
         outputs.verify = std::make_unique<VerifySession>(
             *source.model_dir, GgufSet::open_files(temp_paths), verify_options);
     }
