@@ -62,6 +62,8 @@ int run_plan(const PlanArgs& args) {
     options.outtype = parse_outtype(args.outtype).value_or(OutType::automatic);
     options.tokenizer_pre = args.tokenizer_pre;
     options.allow_lossless_fallback = args.allow_lossless_fallback;
+    if (args.name) options.name = *args.name;
+    if (args.metadata) options.metadata_file = *args.metadata;
     const PlanReport plan = plan_model(args.model_dir, options);
     if (args.json) {
         nlohmann::json report = plan_to_json(plan);

@@ -26,6 +26,7 @@ struct ConvertArgs {
     std::optional<std::string> json_report;
     std::optional<std::string> tokenizer_pre;
     std::optional<std::string> name;
+    std::optional<std::string> metadata;        // --metadata FILE.json: general.* overrides
     std::optional<std::string> split_max_size;  // write shards directly, e.g. "500M"
     bool allow_lossless_fallback = false;       // exact F16/F32 for tensors no block type holds
     bool modelfile = false;                     // also write OUT.Modelfile for Ollama
@@ -54,6 +55,8 @@ struct PlanArgs {
     std::string outtype = "auto";  // auto | q4_1 | f32 | f16 | bf16
     bool allow_lossless_fallback = false;
     std::optional<std::string> tokenizer_pre;
+    std::optional<std::string> name;
+    std::optional<std::string> metadata;  // --metadata FILE.json: general.* overrides
 };
 int run_plan(const PlanArgs& args);
 

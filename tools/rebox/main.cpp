@@ -64,6 +64,8 @@ int main(int argc, char** argv) {
     plan_cmd->add_flag("--allow-lossless-fallback", plan.allow_lossless_fallback, kFallbackHelp);
     plan_cmd->add_option("--tokenizer-pre", plan.tokenizer_pre,
                          "tokenizer.ggml.pre to use when the pre-tokenizer regex is unknown");
+    plan_cmd->add_option("--name", plan.name, kNameHelp);
+    plan_cmd->add_option("--metadata", plan.metadata, kMetadataHelp);
 
     VerifyArgs verify;
     auto* verify_cmd =
