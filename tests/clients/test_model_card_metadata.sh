@@ -127,6 +127,12 @@ echo "ok: rebox plan --metadata plans the $written-byte file convert --metadata 
 compare "$card" --metadata "$WORK/overrides.json" --name "From The Flag" -- \
   --metadata "$WORK/overrides.json" --name "From The Flag" --expect "general.name=From The Flag"
 
+# rebox check stays clean on a file with every kind of model-card key (no finding, no warning).
+check_out="$("$REBOX" check "$card.gguf")" || { echo "FAIL: rebox check on $card.gguf: $check_out"; exit 1; }
+[[ "$check_out" != *WARNING* && "$check_out" != *FINDING* ]] ||
+  { echo "FAIL: rebox check on $card.gguf: $check_out"; exit 1; }
+echo "ok: rebox check: clean on the file with the card and override keys"
+
 # 4. Single values instead of lists, model_name, a size in the card; a _name_or_path that is a
 # local path (more than one '/') is not used.
 single="$WORK/single-7b"
