@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ pkg-config git ca-certificates
-          nlohmann-json3-dev libsimdjson-dev libcli11-dev libsentencepiece-dev libxxhash-dev libssl-dev
+          nlohmann-json3-dev libsimdjson-dev libcli11-dev libsentencepiece-dev libxxhash-dev libssl-dev libyaml-cpp-dev
           libgtest-dev libgmock-dev libbenchmark-dev time bc)
 if [[ "${1:-}" == "--with-test-clients" ]]; then
   packages+=(python3-numpy python3-yaml python3-sentencepiece clang libclang-rt-14-dev  # clang: sanitizer + fuzz stage

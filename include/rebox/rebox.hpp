@@ -49,7 +49,11 @@ std::optional<OutType> parse_outtype(const std::string& name);
 struct PlanOptions {
     OutType outtype = OutType::automatic;
     std::optional<std::string> tokenizer_pre;  // override for an unknown pre-tokenizer regex
-    std::string name;                          // general.name; default: config or directory name
+    // general.name (as convert_hf_to_gguf.py --model-name); default: from the model card,
+    // config.json _name_or_path or the directory name (docs/gguf.md §4.5).
+    std::string name;
+    // A JSON file of general.* overrides, as convert_hf_to_gguf.py --metadata reads it.
+    std::optional<std::filesystem::path> metadata_file;
     // Quantized tensors no block type holds exactly (6/7/8 bits, group or cols not a multiple of
     // 32, scales not exact in fp16) become an exact F16 copy when every value fits fp16, else F32.
     // Without it they are BLOCKERs.

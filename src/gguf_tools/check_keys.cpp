@@ -3,7 +3,8 @@
 // per-layer INT32/UINT32 arrays, get_key_or_arr), and the keys its loader cannot do without must
 // be present: general.architecture, tokenizer.ggml.model and .tokens, <arch>.context_length,
 // .embedding_length, .block_count and, for every registry architecture (all RMSNorm models),
-// <arch>.attention.layer_norm_rms_epsilon.
+// <arch>.attention.layer_norm_rms_epsilon. A model-card key (general.sampling.*, general.tags,
+// ...) of another type than the converter writes is a warning.
 #include <array>
 #include <string_view>
 
@@ -60,6 +61,9 @@ void check_key_types(CheckContext& ctx) {
             ctx.finding(kv.key, "has type " + actual + "; llama.cpp reads it as " + *required +
                                     " and refuses the file (rebox meta --set " + kv.key + ":" +
                                     *required + "=VALUE)");
+        if (const auto written = converter_model_card_type(kv.key); written && *written != actual)
+            ctx.warning(kv.key, "has type " + actual + "; llama.cpp's converter writes it as " +
+                                    *written + " (llama.cpp reads it as text or not at all)");
     }
 }
 

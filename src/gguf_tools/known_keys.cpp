@@ -55,6 +55,63 @@ constexpr std::array kArchRules = {
     Rule{"rope.dimension_count", "UINT32"},
 };
 
+// Model-card keys as gguf-py's GGUFWriter types them (Metadata.set_gguf_meta_model).
+constexpr std::array kModelCardRules = {
+    Rule{"general.type", "STRING"},
+    Rule{"general.sampling.sequence", "STRING"},
+    Rule{"general.sampling.top_k", "INT32"},
+    Rule{"general.sampling.top_p", "FLOAT32"},
+    Rule{"general.sampling.min_p", "FLOAT32"},
+    Rule{"general.sampling.xtc_probability", "FLOAT32"},
+    Rule{"general.sampling.xtc_threshold", "FLOAT32"},
+    Rule{"general.sampling.temp", "FLOAT32"},
+    Rule{"general.sampling.penalty_last_n", "INT32"},
+    Rule{"general.sampling.penalty_repeat", "FLOAT32"},
+    Rule{"general.sampling.mirostat", "INT32"},
+    Rule{"general.sampling.mirostat_tau", "FLOAT32"},
+    Rule{"general.sampling.mirostat_eta", "FLOAT32"},
+    Rule{"general.author", "STRING"},
+    Rule{"general.version", "STRING"},
+    Rule{"general.organization", "STRING"},
+    Rule{"general.finetune", "STRING"},
+    Rule{"general.basename", "STRING"},
+    Rule{"general.description", "STRING"},
+    Rule{"general.quantized_by", "STRING"},
+    Rule{"general.size_label", "STRING"},
+    Rule{"general.license", "STRING"},
+    Rule{"general.license.name", "STRING"},
+    Rule{"general.license.link", "STRING"},
+    Rule{"general.url", "STRING"},
+    Rule{"general.doi", "STRING"},
+    Rule{"general.uuid", "STRING"},
+    Rule{"general.repo_url", "STRING"},
+    Rule{"general.source.url", "STRING"},
+    Rule{"general.source.doi", "STRING"},
+    Rule{"general.source.uuid", "STRING"},
+    Rule{"general.source.repo_url", "STRING"},
+    Rule{"general.base_model.count", "UINT32"},
+    Rule{"general.dataset.count", "UINT32"},
+    Rule{"general.tags", "ARRAY[STRING]"},
+    Rule{"general.languages", "ARRAY[STRING]"},
+};
+
+// general.base_model.N.name / author / version / organization / description / url / doi / uuid /
+// repo_url (and the same under general.dataset.N.).
+bool is_source_entry_key(std::string_view key) {
+    for (const std::string_view prefix : {"general.base_model.", "general.dataset."}) {
+        if (!key.starts_with(prefix)) continue;
+        std::string_view rest = key.substr(prefix.size());
+        size_t digits = 0;
+        while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
+        if (digits == 0 || digits >= rest.size() || rest[digits] != '.') return false;
+        rest = rest.substr(digits + 1);
+        for (const std::string_view field : {"name", "author", "version", "organization",
+                                             "description", "url", "doi", "uuid", "repo_url"})
+            if (rest == field) return true;
+    }
+    return false;
+}
+
 const GgufValue* find_kv(const std::vector<GgufKV>& kvs, std::string_view key) {
     for (const GgufKV& kv : kvs)
         if (kv.key == key) return &kv.value;
@@ -74,6 +131,13 @@ std::optional<std::string> llama_required_type(const std::string& key, const std
         for (const Rule& rule : kArchRules)
             if (rule.key == suffix) return std::string(rule.type);
     }
+    return std::nullopt;
+}
+
+std::optional<std::string> converter_model_card_type(const std::string& key) {
+    for (const Rule& rule : kModelCardRules)
+        if (rule.key == key) return std::string(rule.type);
+    if (is_source_entry_key(key)) return "STRING";
     return std::nullopt;
 }
 

@@ -16,6 +16,13 @@ namespace rebox {
 // type-check.
 std::optional<std::string> llama_required_type(const std::string& key, const std::string& arch);
 
+// The type llama.cpp's converter (gguf-py) writes a model-card key with: general.type, name,
+// basename, ... STRING, general.sampling.top_k / penalty_last_n / mirostat INT32 and the other
+// sampling values FLOAT32, general.base_model.count / dataset.count UINT32 (their N.name, ...
+// STRING), general.tags / languages ARRAY[STRING]. nullopt for other keys. llama.cpp reads these
+// as text or not at all, so another type is a warning of `rebox check`, never a failure.
+std::optional<std::string> converter_model_card_type(const std::string& key);
+
 // True for keys llama.cpp cannot load a model without (general.architecture, tokenizer.ggml.model
 // and .tokens, <arch>.context_length / .embedding_length / .block_count): deleting one is refused.
 bool llama_requires_key(const std::string& key, const std::string& arch);

@@ -201,7 +201,9 @@ std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input) {
     };
 
     add("general.architecture", string_value(arch));
-    if (!input.name.empty())
+    if (!input.card_kvs.empty())
+        for (const GgufKV& kv : input.card_kvs) kvs.push_back(kv);
+    else if (!input.name.empty())
         add("general.name", string_value(input.name));  // gguf-py skips empty strings
     add("general.file_type", u32_value(static_cast<uint32_t>(input.file_type)));
     add("general.quantization_version", u32_value(2));  // GGML_QNT_VERSION

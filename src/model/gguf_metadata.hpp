@@ -19,7 +19,10 @@ struct ModelMetadataInput {
     const TokenizerVocab* vocab = nullptr;  // may be null (no tokenizer KVs)
     std::optional<PoolingType> pooling;
     LlamaFileType file_type = LlamaFileType::MOSTLY_Q4_1;
-    std::string name;  // general.name
+    std::string name;  // general.name when card_kvs is empty (tests of the KV layout)
+    // The model-card KVs (general.type, general.sampling.*, general.name, ... general.languages:
+    // card_metadata_kvs), written right after general.architecture as the converter does.
+    std::vector<GgufKV> card_kvs;
     // An encoder with a classifier head (a reranker): {arch}.classifier.output_labels is written
     // from id2label even when transformers' dummy pair is all it has (the head's rows need the
     // count); otherwise only non-dummy labels are, as BertModel writes them.

@@ -16,6 +16,7 @@
 #include "format/shape_text.hpp"
 #include "model/config_bounds.hpp"
 #include "model/gguf_metadata.hpp"
+#include "model/model_card_metadata.hpp"
 #include "model/pooling.hpp"
 #include "model/tokenizer_vocab.hpp"
 #include "plan/row_moves.hpp"
@@ -31,27 +32,6 @@ namespace {
 using detail::shape_text;
 
 using arch::Architecture;
-
-// The last component of a path-like string ("Qwen/Qwen3-Embedding-0.6B/" ->
-// "Qwen3-Embedding-0.6B").
-std::string last_component(std::string path) {
-    while (path.size() > 1 && path.back() == '/') path.pop_back();
-    const size_t slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-std::string general_name(const SourceModel& source, const ModelConfig& config,
-                         const PlanOptions& options) {
-    if (!options.name.empty()) return options.name;
-    if (!config.name_or_path.empty()) {
-        std::string name = last_component(config.name_or_path);
-        if (!name.empty() && name != "." && name != "/") return name;
-    }
-    std::error_code ec;
-    std::filesystem::path dir = std::filesystem::weakly_canonical(source.dir, ec);
-    if (ec) dir = source.dir;
-    return last_component(dir.lexically_normal().string());
-}
 
 std::optional<TokenizerVocab> read_vocab(const SourceModel& source, const ModelConfig& config,
                                          const PlanOptions& options, std::vector<Blocker>* blockers,
@@ -461,9 +441,6 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
             "pooling_mode_mean_tokens true), as its sentence-transformers release has them"});
     const std::optional<TokenizerVocab> vocab =
         read_vocab(source, config, options, &plan.blockers, &plan.notes);
-    const std::string name = general_name(source, config, options);
-    if (vocab) check_phi3_name_tokens(name, *vocab, &plan.blockers);
-
     std::map<std::string, std::string> seen;                        // gguf name -> source name
     std::map<std::string, plan_detail::ExpertGroup> expert_groups;  // by gguf name
     size_t left_out = 0;
@@ -603,12 +580,26 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
             return arch::output_rank(*arch, a.gguf_name) < arch::output_rank(*arch, b.gguf_name);
         });
 
+    // The model-card metadata, over the tensors written (the size label and the name heuristics
+    // count their parameters).
+    CardMetadataSources card_sources;
+    card_sources.model_dir = source.dir;
+    card_sources.overrides_file = options.metadata_file;
+    card_sources.name = options.name;
+    for (const TensorPlan& tensor : plan.tensors)
+        card_sources.tensors.push_back({tensor.gguf_name, tensor.ne});
+    const CardMetadata card = load_card_metadata(card_sources);
+    std::vector<GgufKV> card_kvs = card_metadata_kvs(card);
+    for (const GgufKV& kv : card_kvs)
+        if (kv.key == "general.name" && vocab)
+            check_phi3_name_tokens(*kv.value.as_string(), *vocab, &plan.blockers);
+
     ModelMetadataInput input;
     input.config = &config;
     input.vocab = vocab ? &*vocab : nullptr;
     input.pooling = pooling;
     input.file_type = file_type(plan, options);
-    input.name = name;
+    input.card_kvs = std::move(card_kvs);
     input.reranker = reranker;
     plan.kvs = build_model_metadata(input);
     for (GgufKV& kv : provenance_kvs(source, plan)) plan.kvs.push_back(std::move(kv));

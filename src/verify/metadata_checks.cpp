@@ -10,6 +10,7 @@
 
 #include "arch/architecture.hpp"
 #include "format/gguf_layout.hpp"
+#include "gguf_tools/known_keys.hpp"
 #include "model/pooling.hpp"
 #include "model/tokenizer_vocab.hpp"
 #include "rebox/error.hpp"
@@ -374,8 +375,8 @@ void check_file_type(KvChecker& kv, size_t requantized, std::vector<std::string>
 
 // Every KV no check above looked at: in a namespace llama.cpp reads ({arch}.*, tokenizer.*) it is
 // a problem, since it may change what llama.cpp loads, computes or tokenizes; elsewhere
-// (general.name and other descriptions, rebox.* provenance, a user's own keys) it is listed as
-// unchecked, never silently passed.
+// (general.name and the other model-card keys, rebox.* provenance, a user's own keys) it is listed
+// as unchecked, never silently passed.
 void sort_out_the_rest(const KvChecker& kv, const std::string& arch,
                        std::vector<std::string>& unchecked) {
     for (const GgufKV& entry : kv.gguf_.kvs()) {
@@ -386,8 +387,11 @@ void sort_out_the_rest(const KvChecker& kv, const std::string& arch,
             kv.problems_.push_back(
                 error_message(kv.file_, key, "present, but nothing in the source asks for it",
                               "absent (llama.cpp reads " + arch + ".* and tokenizer.* keys)"));
-        } else if (key == "general.name") {
-            unchecked.push_back(key + ": descriptive (rebox meta may set it)");
+        } else if (key == "general.name" || converter_model_card_type(key)) {
+            // Model-card metadata (README.md, generation_config.json, --metadata, --name): it
+            // describes the model and changes nothing llama.cpp computes (general.sampling.* are
+            // only its default sampler settings).
+            unchecked.push_back(key + ": model-card metadata, descriptive (rebox meta may set it)");
         } else if (key.starts_with("rebox.")) {
             unchecked.push_back(key + ": rebox provenance, not read by llama.cpp");
         } else {

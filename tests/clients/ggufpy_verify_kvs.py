@@ -3,8 +3,8 @@
 Reads a GGUF rebox wrote with llama.cpp's GGUFReader and, for each row of the table, writes a copy
 with llama.cpp's GGUFWriter (not rebox's writer) in which one KV is changed, deleted or added; the
 tensors are copied byte for byte. Then runs `rebox verify MODEL_DIR COPY` and checks:
-  - every KV rebox wrote (but general.name and rebox.*), changed and deleted: exit 3, and a PROBLEM
-    line names the key;
+  - every KV rebox wrote (but the model-card keys and rebox.*), changed and deleted: exit 3, and a
+    PROBLEM line names the key;
   - the issue's own edits (rope.freq_base, layer_norm_rms_epsilon, general.file_type,
     tokenizer.ggml.pre = "default", merges deleted, add_eos_token false, add_bos_token true);
   - a key rebox never writes in a namespace llama.cpp reads ({arch}.attention.sliding_window,
@@ -22,7 +22,16 @@ import numpy as np
 import gguf
 from gguf import GGUFReader, GGUFValueType, GGUFWriter
 
-UNCHECKED_PREFIXES = ("general.name", "rebox.")
+# Model-card metadata (the general.* keys llama.cpp's converter writes from README.md, the directory
+# name, generation_config.json: gguf-py Metadata.set_gguf_meta_model plus general.type) describes
+# the model and changes nothing llama.cpp computes: verify lists it as unchecked, as general.name.
+UNCHECKED_PREFIXES = ("general.name", "general.type", "general.author", "general.version",
+                      "general.organization", "general.finetune", "general.basename",
+                      "general.description", "general.quantized_by", "general.size_label",
+                      "general.license", "general.url", "general.doi", "general.uuid",
+                      "general.repo_url", "general.source.", "general.base_model.",
+                      "general.dataset.", "general.tags", "general.languages",
+                      "general.sampling.", "rebox.")
 
 
 def read_kvs(reader):

@@ -38,7 +38,8 @@ std::string parse_options_column(const fleet::Manifest& manifest, const Manifest
         return manifest.path.string() + ": line " + std::to_string(entry.line_number) +
                ": options column: " + e.what() +
                " (expected convert's per-model options: --outtype, --no-verify, -t, "
-               "--tokenizer-pre, --name, --split-max-size, --allow-lossless-fallback; batch sets "
+               "--tokenizer-pre, --name, --metadata, --split-max-size, --allow-lossless-fallback; "
+               "batch sets "
                "-o, --json and --force itself)";
     }
     args.verify = !no_verify;

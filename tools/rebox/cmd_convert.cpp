@@ -20,6 +20,7 @@ int run_convert(const ConvertArgs& args, ConvertOutcome* outcome) {
     options.plan.outtype = parse_outtype(args.outtype).value_or(OutType::automatic);
     options.plan.tokenizer_pre = args.tokenizer_pre;
     if (args.name) options.plan.name = *args.name;
+    if (args.metadata) options.plan.metadata_file = *args.metadata;
     options.plan.allow_lossless_fallback = args.allow_lossless_fallback;
     options.verify = args.verify;
     options.force = args.force;

@@ -63,6 +63,8 @@ int run_plan(const PlanArgs& args) {
     options.outtype = parse_outtype(args.outtype).value_or(OutType::automatic);
     options.tokenizer_pre = args.tokenizer_pre;
     options.allow_lossless_fallback = args.allow_lossless_fallback;
+    if (args.name) options.name = *args.name;
+    if (args.metadata) options.metadata_file = *args.metadata;
     if (const auto quantize = args.quantize.options()) {
         const QuantizeReport report = plan_quantized_model(args.model_dir, options, *quantize);
         if (args.json) {

@@ -41,6 +41,7 @@ struct ConvertArgs {
     std::optional<std::string> json_report;
     std::optional<std::string> tokenizer_pre;
     std::optional<std::string> name;
+    std::optional<std::string> metadata;        // --metadata FILE.json: general.* overrides
     std::optional<std::string> split_max_size;  // write shards directly, e.g. "500M"
     bool allow_lossless_fallback = false;       // exact F16/F32 for tensors no block type holds
     bool modelfile = false;                     // also write OUT.Modelfile for Ollama
@@ -71,6 +72,8 @@ struct PlanArgs {
     bool allow_lossless_fallback = false;
     std::optional<std::string> tokenizer_pre;
     QuantizeRecipeArgs quantize;
+    std::optional<std::string> name;
+    std::optional<std::string> metadata;  // --metadata FILE.json: general.* overrides
 };
 int run_plan(const PlanArgs& args);
 

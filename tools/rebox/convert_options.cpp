@@ -26,6 +26,14 @@ const char* const kFallbackHelp =
     "as an exact F16 copy, or F32 when a value does not fit fp16 (without it they are BLOCKERs "
     "that say how much bigger the file would get)";
 
+const char* const kNameHelp =
+    "general.name (default: from README.md's model card, config.json _name_or_path or the "
+    "directory name, as llama.cpp's converter takes it)";
+const char* const kMetadataHelp =
+    "a JSON file of general.* keys overriding the model card, as convert_hf_to_gguf.py "
+    "--metadata reads it (general.base_models / general.datasets as lists of objects; "
+    "general.license is not overridable)";
+
 const std::vector<std::string>& outtype_names() { return kOuttypes; }
 
 CLI::Validator outtype_validator() {
@@ -100,7 +108,8 @@ void add_model_convert_options(CLI::App& command, ConvertArgs& args, bool& no_ve
                        "worker threads (default: all cores; the same bytes for any count)");
     command.add_option("--tokenizer-pre", args.tokenizer_pre,
                        "tokenizer.ggml.pre to use when the pre-tokenizer regex is unknown");
-    command.add_option("--name", args.name, "general.name (default: from config or directory)");
+    command.add_option("--name", args.name, kNameHelp);
+    command.add_option("--metadata", args.metadata, kMetadataHelp);
     command.add_option(
         "--split-max-size", args.split_max_size,
         "write shards of at most this size (N, NM or NG) as llama-gguf-split names them");

@@ -1,4 +1,4 @@
-// The options of one conversion (--outtype, --no-verify, -t, --tokenizer-pre, --name,
+// The options of one conversion (--outtype, --no-verify, -t, --tokenizer-pre, --name, --metadata,
 // --split-max-size, --allow-lossless-fallback, --quantize and its recipe options): the one
 // definition that `rebox convert` and the options column of a `rebox batch` manifest both parse
 // with.
@@ -16,6 +16,8 @@ namespace rebox::cli {
 const std::vector<std::string>& outtype_names();
 extern const char* const kOuttypeHelp;
 extern const char* const kFallbackHelp;
+extern const char* const kNameHelp;
+extern const char* const kMetadataHelp;
 // --outtype takes convert's exact types only. A quantization type (what convert_hf_to_gguf users
 // type: q8_0, q4_k_m) gets a line saying how to get that file instead of CLI11's list.
 CLI::Validator outtype_validator();

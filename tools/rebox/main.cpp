@@ -66,6 +66,8 @@ int main(int argc, char** argv) {
                          "tokenizer.ggml.pre to use when the pre-tokenizer regex is unknown");
     add_quantize_recipe_options(*plan_cmd, plan.quantize,
                                 "show each tensor's type as convert --quantize would write it");
+    plan_cmd->add_option("--name", plan.name, kNameHelp);
+    plan_cmd->add_option("--metadata", plan.metadata, kMetadataHelp);
 
     VerifyArgs verify;
     auto* verify_cmd =

@@ -66,6 +66,24 @@ TEST_F(CheckCli, MistypedAndMissingKeysAreFindingsNamingTheKey) {
     EXPECT_EQ(parsed["findings"][0]["subject"], "qwen3.block_count") << json.out;
 }
 
+TEST_F(CheckCli, AModelCardKeyOfAnotherTypeThanTheConverterWritesIsAWarningOnly) {
+    // gguf-py writes general.sampling.top_k as INT32 and general.base_model.N.name as STRING;
+    // llama.cpp reads the first as text and never the second, so neither fails the file.
+    test::GgufBytes b;
+    b.header(0, 3).kv_str("general.architecture", "qwen3");
+    b.kv_u32("general.sampling.top_k", 20);
+    b.kv_u32("general.base_model.0.name", 7);
+    test::write_file(dir_ / "card.gguf", b.v);
+    const auto r = rebox("check " + quoted(dir_ / "card.gguf"));
+    for (const char* line :
+         {"WARNING: ",
+          "general.sampling.top_k has type UINT32; llama.cpp's converter writes it as "
+          "INT32",
+          "general.base_model.0.name has type UINT32; llama.cpp's converter writes it as STRING"})
+        EXPECT_TRUE(contains(r.out, line)) << line << "\n" << r.out;
+    EXPECT_FALSE(contains(r.out, "FINDING: general.")) << r.out;
+}
+
 TEST_F(CheckCli, AHostileBlockCountIsAFindingNotAWalkOverBillionsOfLayers) {
     test::GgufBytes b;
     b.header(0, 4).kv_str("general.architecture", "qwen3");

@@ -123,7 +123,8 @@ TEST_F(DiffCli, KvChangesTensorRenamesAndArraysAreListed) {
               0);
     const auto r = rebox("diff " + quoted(file) + " " + quoted(dir_ / "b.gguf"));
     EXPECT_EQ(r.exit_code, 1);
-    EXPECT_TRUE(contains(r.out, "kv changed  general.name: STRING 'model' -> STRING 'other'\n"))
+    // The fixture directory "model" is named "Model" (the converter's str.title() casing).
+    EXPECT_TRUE(contains(r.out, "kv changed  general.name: STRING 'Model' -> STRING 'other'\n"))
         << r.out;
     EXPECT_TRUE(contains(r.out, "tensor output_norm.weight: removed (F32 [64], only in A)\n"))
         << r.out;

@@ -42,7 +42,8 @@ TEST_F(MetaCli, InPlaceSetsNameAndChatTemplateAndKeepsTensorBytes) {
     const auto r = rebox("meta " + quoted(file) + " --set general.name=renamed-model" +
                          " --chat-template-file " + quoted(dir_ / "t.jinja"));
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_TRUE(contains(r.out, "set general.name = 'renamed-model' (was 'model')")) << r.out;
+    // The fixture directory "model" is named "Model" (the converter's str.title() casing).
+    EXPECT_TRUE(contains(r.out, "set general.name = 'renamed-model' (was 'Model')")) << r.out;
     const auto orig = GgufFile::open(dir_ / "orig.gguf");
     const auto edited = GgufFile::open(file);
     EXPECT_EQ(*edited->find("general.name")->as_string(), "renamed-model");

@@ -196,9 +196,13 @@ TEST_F(PlanTest, NameFromOptionsThenConfigThenDirectory) {
     PlanOptions options;
     options.name = "custom";
     EXPECT_EQ(*kv(plan(model, options), "general.name")->as_string(), "custom");
+    // The converter's name heuristics (docs/gguf.md §4.5): '-' becomes ' ', words with capitals
+    // keep their case, the part before '/' is the organization.
     model.config["_name_or_path"] = "Qwen/Qwen3-Embedding-0.6B";
-    EXPECT_EQ(*kv(plan(model), "general.name")->as_string(), "Qwen3-Embedding-0.6B");
+    EXPECT_EQ(*kv(plan(model), "general.name")->as_string(), "Qwen3 Embedding 0.6B");
+    EXPECT_EQ(*kv(plan(model), "general.organization")->as_string(), "Qwen");
     model.config.erase("_name_or_path");
+    // The scratch directory's name has capitals and no '-': unchanged.
     EXPECT_EQ(*kv(plan(model), "general.name")->as_string(), dir.path().filename().string());
 }
 

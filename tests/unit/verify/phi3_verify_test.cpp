@@ -183,13 +183,14 @@ TEST_F(Phi3VerifyEndToEnd, WrongSlidingWindow) {
 // Phi-3; the small tokenizer has none of the first three: refused (exit 2, nothing written) until
 // --name gives another name.
 TEST_F(Phi3VerifyEndToEnd, Phi3NameWithoutItsTokensIsRefused) {
-    const fs::path named = work_ / "Phi-3-tiny";
+    // The converter's name for the directory (docs/gguf.md §4.5) is "Phi3 Tiny": it has "phi3".
+    const fs::path named = work_ / "phi3-tiny";
     fs::copy(model_, named, fs::copy_options::recursive);
     const fs::path out = work_ / "named.gguf";
     const auto refused = test::run(test::quoted(test::rebox_cli()) + " convert " +
                                    test::quoted(named) + " -o " + test::quoted(out));
     EXPECT_EQ(refused.exit_code, 2) << refused.output;
-    EXPECT_NE(refused.output.find("BLOCKER general.name: 'Phi-3-tiny'"), std::string::npos)
+    EXPECT_NE(refused.output.find("BLOCKER general.name: 'Phi3 Tiny'"), std::string::npos)
         << refused.output;
     EXPECT_NE(refused.output.find("has no </s>, <unk>, <s>"), std::string::npos) << refused.output;
     EXPECT_FALSE(fs::exists(out));
