@@ -1,7 +1,7 @@
 // KV and layout checks. Expected hyper-parameters come from verify's own config.json reading
-// (ref_config), pooling from modules.json, the tokenizer from verify's own reading (ref_tokenizer,
-// ref_vocab; SentencePiece scores / add_space_prefix and a tokenizer.model's vocabulary still via
-// the model/ reader); typing follows llama.cpp (docs/gguf.md §1.7, §3.1).
+// (ref_config), pooling from modules.json, the tokenizer from verify's own reading of
+// tokenizer.json / tokenizer.model (ref_tokenizer, ref_vocab, ref_spm_model: never the writer's
+// tokenizer code); typing follows llama.cpp (docs/gguf.md §1.7, §3.1).
 #include "metadata_checks.hpp"
 
 #include <set>
@@ -12,7 +12,6 @@
 #include "format/gguf_layout.hpp"
 #include "gguf_tools/known_keys.hpp"
 #include "model/pooling.hpp"
-#include "model/tokenizer_vocab.hpp"
 #include "rebox/error.hpp"
 #include "rebox/ggml_type.hpp"
 #include "ref_quantize.hpp"
@@ -191,7 +190,9 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const std::filesyst
     try {
         ref = read_ref_tokenizer(model_dir, config.vocab_size);
     } catch (const Error& e) {
-        kv.problem("tokenizer.json", std::string("cannot derive the tokenizer: ") + e.what());
+        kv.problem(std::filesystem::exists(model_dir / "tokenizer.json") ? "tokenizer.json"
+                                                                         : "tokenizer.model",
+                   std::string("cannot derive the tokenizer: ") + e.what());
         return;
     }
     // The pre-tokenizer: SentencePiece vocabularies are "default"; byte-level BPE takes the name
@@ -225,43 +226,16 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const std::filesyst
     kv.expect_optional("tokenizer.chat_template", ref.chat_template,
                        "the source has no chat template");
 
-    // Tokens, types and special ids: verify's own (ref_vocab) for byte-level BPE; for
-    // SentencePiece and WordPiece vocabularies (scores, add_space_prefix, sep/mask) still the
-    // model/ tokenizer reader.
-    RefVocab vocab;
-    std::optional<std::vector<float>> scores;
-    std::optional<bool> add_space_prefix;
-    if (ref.vocab) {
-        vocab = std::move(*ref.vocab);
-    } else {
-        TokenizerOptions reader_options;
-        reader_options.vocab_size = config.vocab_size;
-        reader_options.pre = pre.value_or("default");  // not compared: the reader's other fields
-        try {
-            TokenizerVocab writer_vocab = read_tokenizer(model_dir, reader_options);
-            vocab.tokens = std::move(writer_vocab.tokens);
-            vocab.token_types = std::move(writer_vocab.token_types);
-            vocab.bos_id = writer_vocab.bos_id;
-            vocab.eos_id = writer_vocab.eos_id;
-            vocab.eot_id = writer_vocab.eot_id;
-            vocab.unk_id = writer_vocab.unk_id;
-            vocab.pad_id = writer_vocab.pad_id;
-            vocab.add_bos = writer_vocab.add_bos;
-            vocab.add_eos = writer_vocab.add_eos;
-            vocab.sep_id = writer_vocab.sep_id;
-            vocab.mask_id = writer_vocab.mask_id;
-            vocab.add_sep = writer_vocab.add_sep;
-            vocab.normalizer_lowercase = writer_vocab.normalizer_lowercase;
-            vocab.normalizer_strip_accents = writer_vocab.normalizer_strip_accents;
-            scores = std::move(writer_vocab.scores);
-            add_space_prefix = writer_vocab.add_space_prefix;
-        } catch (const Error& e) {
-            kv.problem("tokenizer.json",
-                       std::string("cannot derive the expected vocabulary: ") + e.what());
-            return;
-        }
+    // Tokens, types, scores and special ids: verify's own derivation (ref_vocab, ref_spm_model),
+    // for every tokenizer kind; nothing here comes from the writer's tokenizer code.
+    if (!ref.vocab) {
+        kv.problem("tokenizer.json", "cannot derive the expected vocabulary");
+        return;
     }
-    const std::string source = ref.vocab ? "tokenizer.json" : "the source tokenizer";
+    const RefVocab& vocab = *ref.vocab;
+    const std::string source = std::filesystem::exists(model_dir / "tokenizer.json")
+                                   ? "tokenizer.json"
+                                   : "tokenizer.model";
     if (vocab.tokens.size() != token_count) {
         kv.problem("tokenizer.ggml.tokens", std::to_string(token_count) + " tokens",
                    std::to_string(vocab.tokens.size()) + " from " + source);
@@ -276,12 +250,12 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const std::filesyst
         }
     }
     check_numbers(kv, "tokenizer.ggml.token_type", GgufType::INT32, vocab.token_types);
-    if (ref.model == "llama" && scores)
-        check_numbers(kv, "tokenizer.ggml.scores", GgufType::FLOAT32, *scores);
+    if (ref.model == "llama")
+        check_numbers(kv, "tokenizer.ggml.scores", GgufType::FLOAT32, vocab.scores);
     else
         kv.expect_absent("tokenizer.ggml.scores", "only a SentencePiece vocabulary has scores");
-    if (add_space_prefix)
-        kv.expect_bool("tokenizer.ggml.add_space_prefix", *add_space_prefix);
+    if (vocab.add_space_prefix)
+        kv.expect_bool("tokenizer.ggml.add_space_prefix", *vocab.add_space_prefix);
     else
         kv.expect_absent("tokenizer.ggml.add_space_prefix", "not a SentencePiece vocabulary");
     const std::string none = "the source tokenizer defines none";

@@ -1,8 +1,9 @@
-// Reads tokenizer.json (simdjson DOM: the Qwen3 file is ~11 MB) and tokenizer_config.json /
-// chat_template.jinja / chat_template.json for verify: model kind from model.type and
-// model.byte_fallback, the pre-tokenizer from the first Split regex (llama.cpp's
-// src/llama-vocab.cpp quotes each pre type's original regex), merges joined as gguf-py's
-// SpecialVocab does (a pair's parts joined by a space, spaces inside a part as U+0120).
+// Reads tokenizer.json (simdjson DOM: the Qwen3 file is ~11 MB) or tokenizer.model
+// (ref_spm_model), and tokenizer_config.json / chat_template.jinja / chat_template.json for
+// verify: model kind from model.type and model.byte_fallback, the vocabulary (ref_vocab), the
+// pre-tokenizer from the first Split regex (llama.cpp's src/llama-vocab.cpp quotes each pre type's
+// original regex), merges joined as gguf-py's SpecialVocab does (a pair's parts joined by a space,
+// spaces inside a part as U+0120).
 #include "ref_tokenizer.hpp"
 
 #include <simdjson.h>
@@ -13,6 +14,7 @@
 #include <string_view>
 
 #include "rebox/error.hpp"
+#include "ref_spm_model.hpp"
 
 namespace rebox::verify_ref {
 namespace {
@@ -161,6 +163,12 @@ RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir, uint64_t
         out.present = true;
         out.model = "llama";  // SentencePiece: llama.cpp's "llama" vocabulary, pre "default"
         out.pre = "default";
+        const std::filesystem::path model_path = model_dir / "tokenizer.model";
+        const auto bytes = read_text(model_path);
+        if (!bytes) bad(model_path, "", "not a regular file");
+        const RefSpmModel spm = parse_ref_spm_model(
+            *bytes, model_path.string(), vocab_size != 0 ? vocab_size : kMaxRefSpmPieces);
+        out.vocab = read_ref_spm_vocab(spm, model_dir, vocab_size);
         out.chat_template = source_chat_template(model_dir);
         return out;
     }
@@ -178,6 +186,7 @@ RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir, uint64_t
     if (!model["type"].get(type) && type == "WordPiece") {
         out.model = "bert";  // llama.cpp's WordPiece ignores tokenizer.ggml.pre: rebox's default
         out.pre = "default";
+        out.vocab = read_ref_vocab(root, model_dir, vocab_size, RefVocabKind::wordpiece);
         out.chat_template = source_chat_template(model_dir);
         return out;
     }
@@ -188,6 +197,7 @@ RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir, uint64_t
     if (byte_fallback) {  // SentencePiece-style BPE: scores stand for the merges
         out.model = "llama";
         out.pre = "default";
+        out.vocab = read_ref_vocab(root, model_dir, vocab_size, RefVocabKind::sentencepiece_bpe);
     } else {
         out.model = "gpt2";
         array merges;

@@ -22,13 +22,14 @@ struct RefTokenizer {
     std::string pre_problem;
     std::vector<std::string> merges;  // "gpt2" only, as GGUF holds them ("left right")
     std::optional<std::string> chat_template;
-    // Byte-level BPE: tokens, types, special ids and add flags, derived in the same parse of
-    // tokenizer.json (ref_vocab.hpp). nullopt for SentencePiece vocabularies.
+    // Tokens, types, special ids and add flags (SentencePiece: also scores and add_space_prefix),
+    // derived in the same parse of tokenizer.json or tokenizer.model (ref_vocab.hpp); set
+    // whenever `present`.
     std::optional<RefVocab> vocab;
 };
 
-// vocab_size: config.json's (0: one past the largest id). Throws rebox::Error (input class) naming
-// the file when it cannot be read or parsed.
+// vocab_size: config.json's (0: one past the largest id, or the piece count). Throws rebox::Error
+// (input class) naming the file when it cannot be read or parsed.
 RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir, uint64_t vocab_size = 0);
 
 // llama.cpp's pre-tokenizer name for a tokenizer.json Split regex, nullopt when unknown.

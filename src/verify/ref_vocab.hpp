@@ -1,8 +1,10 @@
-// verify's own derivation of the GGUF vocabulary of a tokenizer.json: the tokens placed at their
-// ids and padded to vocab_size, their llama.cpp token types (convert_hf_to_gguf's get_vocab_base),
-// and the special ids with add_bos/add_eos as gguf-py's SpecialVocab finds them in
-// tokenizer_config.json, tokenizer.json's post-processor and config.json. Written from those
-// converters' semantics, not from src/model/.
+// verify's own derivation of the GGUF vocabulary: from a tokenizer.json (byte-level BPE,
+// SentencePiece-style BPE with byte_fallback, WordPiece) the tokens placed at their ids and padded
+// to vocab_size with their llama.cpp token types (convert_hf_to_gguf's get_vocab_base), from a
+// SentencePiece tokenizer.model the pieces, scores and types (_create_vocab_sentencepiece); then
+// the special ids with add_bos/add_eos (and for WordPiece sep/mask/add_sep) as gguf-py's
+// SpecialVocab finds them in tokenizer_config.json, tokenizer.json's post-processor and
+// config.json. Written from those converters' semantics, not from src/model/.
 #pragma once
 
 #include <simdjson.h>
@@ -11,13 +13,17 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace rebox::verify_ref {
 
 // llama.cpp's llama_token_type values (gguf-py TokenType).
-inline constexpr int32_t kTokenNormal = 1, kTokenControl = 3, kTokenUserDefined = 4,
-                         kTokenUnused = 5;
+inline constexpr int32_t kTokenNormal = 1, kTokenUnknown = 2, kTokenControl = 3,
+                         kTokenUserDefined = 4, kTokenUnused = 5, kTokenByte = 6;
+
+struct RefSpmModel;
 
 struct RefVocab {
     std::vector<std::string> tokens;
@@ -28,7 +34,13 @@ struct RefVocab {
     // WordPiece ("bert") only: the separator and mask ids, add_sep, the normalizer flags.
     std::optional<uint32_t> sep_id, mask_id;
     std::optional<bool> add_sep, normalizer_lowercase, normalizer_strip_accents;
+    // SentencePiece ("llama") only: one score per token, and add_space_prefix.
+    std::vector<float> scores;
+    std::optional<bool> add_space_prefix;
 };
+
+// Which tokenizer.json model the vocabulary comes from.
+enum class RefVocabKind { byte_level_bpe, sentencepiece_bpe, wordpiece };
 
 // Caps the table verify builds: no released vocabulary is near it (Gemma 3: 262,144).
 inline constexpr uint64_t kMaxRefVocab = uint64_t{1} << 24;
@@ -37,7 +49,30 @@ inline constexpr uint64_t kMaxRefVocab = uint64_t{1} << 24;
 // tokenizer_config.json / config.json. vocab_size 0: one past the largest id. Throws rebox::Error
 // (input) naming tokenizer.json and the key for an ill-typed entry, an id past vocab_size in
 // model.vocab, two strings at one id, or a vocabulary over kMaxRefVocab.
+// SentencePiece-style BPE also gets BYTE / UNKNOWN types, scores from the merge ranks and
+// add_space_prefix (ref_spm_bpe.cpp); WordPiece the phantom-space tokens, sep/mask/add_sep and
+// the normalizer flags (ref_wordpiece.cpp).
 RefVocab read_ref_vocab(const simdjson::dom::element& root, const std::filesystem::path& model_dir,
-                        uint64_t vocab_size);
+                        uint64_t vocab_size, RefVocabKind kind = RefVocabKind::byte_level_bpe);
+
+// From a parsed tokenizer.model (ref_spm_model.hpp) and model_dir's added_tokens.json /
+// tokenizer_config.json / config.json (ref_spm_vocab.cpp). vocab_size 0: the piece count. Throws
+// rebox::Error (input) naming the file and key for more pieces than vocab_size or an ill-typed
+// added token.
+RefVocab read_ref_spm_vocab(const RefSpmModel& model, const std::filesystem::path& model_dir,
+                            uint64_t vocab_size);
+
+namespace detail {
+// gguf-py SpecialVocab over a placed vocabulary. root: tokenizer.json's (nullptr without one);
+// added: its added_tokens as (content, id). Ids already set in `vocab` (a SentencePiece unknown
+// piece) come first. WordPiece also derives sep/mask and add_sep.
+void derive_ref_specials(const simdjson::dom::element* root,
+                         const std::vector<std::pair<std::string, uint64_t>>& added,
+                         const std::filesystem::path& model_dir, bool wordpiece, RefVocab& vocab);
+// convert_hf_to_gguf's does_token_look_special.
+bool ref_looks_special(std::string_view text);
+// A user-defined token's U+2581 spaces pre-normalized to ' ' (the converter's rule).
+std::string ref_spaces_for_metaspace(std::string_view text);
+}  // namespace detail
 
 }  // namespace rebox::verify_ref

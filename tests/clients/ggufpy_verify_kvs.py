@@ -5,6 +5,8 @@ with llama.cpp's GGUFWriter (not rebox's writer) in which one KV is changed, del
 tensors are copied byte for byte. Then runs `rebox verify MODEL_DIR COPY` and checks:
   - every KV rebox wrote (but the model-card keys and rebox.*), changed and deleted: exit 3, and a
     PROBLEM line names the key;
+  - a token and a score (one ulp) in the middle of the vocabulary, the last token's type, the
+    unknown / separator / padding ids and add_space_prefix, where the file has them;
   - the issue's own edits (rope.freq_base, layer_norm_rms_epsilon, general.file_type,
     tokenizer.ggml.pre = "default", merges deleted, add_eos_token false, add_bos_token true);
   - a key rebox never writes in a namespace llama.cpp reads ({arch}.attention.sliding_window,
@@ -56,6 +58,8 @@ def write_copy(reader, kvs, path):
     for key, (value, vtype, sub) in kvs.items():
         if key in ("general.architecture", "general.alignment"):
             continue
+        if vtype == GGUFValueType.ARRAY and len(value) == 0:
+            continue  # gguf-py writes no empty array (a float source's rebox.quant.* lists)
         writer.add_key_value(key, value, vtype, sub_type=sub)
     if "general.alignment" in kvs:
         writer.add_custom_alignment(int(kvs["general.alignment"][0]))
@@ -135,8 +139,10 @@ def main():
     # (gemma writes no rope.freq_base: llama.cpp's default 10000 stands, so adding one is the edit)
     edit("rope.freq_base halved (or added)", f"{arch}.rope.freq_base",
          original.get(f"{arch}.rope.freq_base", (1e6,))[0] / 2, GGUFValueType.FLOAT32)
-    edit("rms epsilon x10", f"{arch}.attention.layer_norm_rms_epsilon",
-         original[f"{arch}.attention.layer_norm_rms_epsilon"][0] * 10, GGUFValueType.FLOAT32)
+    for eps in ("layer_norm_rms_epsilon", "layer_norm_epsilon"):  # bert has the second
+        if f"{arch}.attention.{eps}" in original:
+            edit(f"{eps} x10", f"{arch}.attention.{eps}",
+                 original[f"{arch}.attention.{eps}"][0] * 10, GGUFValueType.FLOAT32)
     edit("general.file_type 0 (ALL_F32)", "general.file_type",
          0 if original["general.file_type"][0] != 0 else 1, GGUFValueType.UINT32)
     if original.get("tokenizer.ggml.pre", ("default",))[0] != "default":
@@ -149,6 +155,31 @@ def main():
         edit("add_eos_token false", "tokenizer.ggml.add_eos_token", False, GGUFValueType.BOOL)
     if not original["tokenizer.ggml.add_bos_token"][0]:
         edit("add_bos_token true", "tokenizer.ggml.add_bos_token", True, GGUFValueType.BOOL)
+    # The vocabulary, edited in its middle rather than at its start (SentencePiece and WordPiece
+    # vocabularies are derived by verify from tokenizer.model / tokenizer.json itself).
+    tokens = original["tokenizer.ggml.tokens"][0]
+    middle = len(tokens) // 2
+    edited = list(tokens)
+    edited[middle] = edited[middle] + "x"
+    edit(f"token {middle} renamed", "tokenizer.ggml.tokens", edited, GGUFValueType.ARRAY,
+         GGUFValueType.STRING)
+    if "tokenizer.ggml.scores" in original:
+        scores = list(original["tokenizer.ggml.scores"][0])
+        scores[middle] = float(np.nextafter(np.float32(scores[middle]), np.float32(np.inf)))
+        edit(f"score {middle} one ulp up", "tokenizer.ggml.scores", scores, GGUFValueType.ARRAY,
+             GGUFValueType.FLOAT32)
+    types = list(original["tokenizer.ggml.token_type"][0])
+    last = len(types) - 1
+    types[last] = 1 if types[last] != 1 else 4  # NORMAL, or USER_DEFINED for a NORMAL one
+    edit(f"token_type {last} changed", "tokenizer.ggml.token_type", types, GGUFValueType.ARRAY,
+         GGUFValueType.INT32)
+    for key in ("tokenizer.ggml.unknown_token_id", "tokenizer.ggml.seperator_token_id",
+                "tokenizer.ggml.padding_token_id"):
+        if key in original:
+            edit(f"{key} moved to {middle}", key, middle, GGUFValueType.UINT32)
+    if "tokenizer.ggml.add_space_prefix" in original:
+        edit("add_space_prefix flipped", "tokenizer.ggml.add_space_prefix",
+             not original["tokenizer.ggml.add_space_prefix"][0], GGUFValueType.BOOL)
     # Keys rebox does not write for this source, in namespaces llama.cpp reads.
     if f"{arch}.attention.sliding_window" not in original:
         edit("sliding_window added", f"{arch}.attention.sliding_window", 4, GGUFValueType.UINT32)

