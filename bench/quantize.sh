@@ -22,12 +22,19 @@ source "$here/../tests/clients/lib/llama_quantize.sh"
 BUILD="$build"; ggufpy_setup "$build" >/dev/null; llama_quantize_setup
 
 model="$work/model"; exact="$work/exact-bf16.gguf"
-if [[ ! -f "$work/.stamp" ]]; then
+# The checkpoint is kept while rebox-mkfixture is the same; the exact GGUF while rebox is (its KVs
+# are what llama-quantize copies).
+fixture_key=$(sha256sum <"$build/rebox-mkfixture" | cut -c1-16)
+exact_key=$(cat "$build/rebox" "$build/rebox-mkfixture" | sha256sum | cut -c1-16)
+if [[ "$(cat "$work/.stamp" 2>/dev/null)" != "$fixture_key" ]]; then
   rm -rf "$model" "$exact"
   "$build/rebox-mkfixture" "$model" --preset "$preset" --format float --dtype bf16 --tokenizer small \
     --force >/dev/null
-  "$build/rebox" convert "$model" -o "$exact" --quiet
-  touch "$work/.stamp"
+  echo "$fixture_key" >"$work/.stamp"
+fi
+if [[ "$(cat "$work/.stamp-exact" 2>/dev/null)" != "$exact_key" || ! -f "$exact" ]]; then
+  "$build/rebox" convert "$model" -o "$exact" --quiet --force
+  echo "$exact_key" >"$work/.stamp-exact"
 fi
 
 field() { sed -n "s/^[[:space:]]*$1: //p" "$2"; }
