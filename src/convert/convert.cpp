@@ -40,9 +40,7 @@ namespace {
 using convert_detail::Chunk;
 using convert_detail::SourceFds;
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+using convert_detail::seconds_since;
 
 // A plain byte copy of a float source (no permutation, no computed values): those chunks go file
 // to file in the kernel instead of through a buffer.
@@ -75,10 +73,6 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
     }
     // Read-only descriptors of the source files, for the byte copies (opened on first use).
     SourceFds source_fds(mappings);
-    const auto release = [&](const SourceTensor& tensor, uint64_t first, uint64_t count) {
-        for (const auto bytes : convert_detail::source_bytes(tensor, first, count))
-            release_mapped(mappings, bytes);
-    };
     BackgroundWriteback writeback;
     std::atomic<size_t> next{0};
     std::atomic<bool> failed{false};
@@ -122,12 +116,11 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
                 // never waits for the disk queue); commit()'s one fsync waits only for the tail.
                 writeback.push(*outs[shard], offset, chunk.out_bytes);
                 // A permuted chunk reads rows spread over its heads: released with the tensor.
-                if (tp.row_source.empty()) release(tensor, local.first, chunk.count);
-                if (pending.finish(chunk.plan_index)) {
-                    if (tp.expert_sources.empty()) release(tensor, 0, tensor.element_count());
-                    for (const size_t expert : tp.expert_sources)
-                        release(source.tensors[expert], 0, tp.expert_values);
-                }
+                if (tp.row_source.empty())
+                    convert_detail::release_source_values(mappings, tensor, local.first,
+                                                          chunk.count);
+                if (pending.finish(chunk.plan_index))
+                    convert_detail::release_planned_tensor(mappings, source, tp);
                 bytes_done.fetch_add(chunk.out_bytes, std::memory_order_relaxed);
             }
         } catch (...) {

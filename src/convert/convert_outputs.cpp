@@ -5,13 +5,10 @@
 #include "format/atomic_output_set.hpp"
 
 namespace rebox::convert_detail {
-namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
-
-}  // namespace
 
 ConvertOutputs open_outputs(const ConvertOptions& options, const SourceModel& source,
                             const ShardedLayout& layout,

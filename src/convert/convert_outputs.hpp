@@ -16,6 +16,9 @@
 
 namespace rebox::convert_detail {
 
+// Seconds from `start` to now (the reports' timings).
+double seconds_since(std::chrono::steady_clock::time_point start);
+
 struct ConvertOutputs {
     std::vector<std::unique_ptr<AtomicOutput>> files;  // one per shard of the layout
     std::unique_ptr<VerifySession> verify;             // null with options.verify false

@@ -26,10 +26,6 @@
 namespace rebox::convert_detail {
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // The rows of a planned tensor in its exact type: each chunk of rows encoded from the source as
 // the exact conversion writes it (row permutation, stacked experts, computed values included).
 TensorRows planned_rows(const SourceModel& source, const TensorPlan& tp,
@@ -69,24 +65,10 @@ TensorRows planned_rows(const SourceModel& source, const TensorPlan& tp,
     if (!tp.is_computed() && tp.row_source.empty())
         rows.release = [&source, chunk_of, &mappings](int64_t first, int64_t count) {
             const Chunk c = chunk_of(first, count);
-            for (const auto bytes :
-                 source_bytes(source.tensors[c.source_index], c.source_first, c.count))
-                release_mapped(mappings, bytes);
+            release_source_values(mappings, source.tensors[c.source_index], c.source_first,
+                                  c.count);
         };
     return rows;
-}
-
-void release_tensor(const SourceModel& source, const TensorPlan& tp,
-                    const std::vector<const MappedFile*>& mappings) {
-    if (tp.is_computed()) return;
-    auto release = [&](const SourceTensor& tensor, uint64_t count) {
-        for (const auto bytes : source_bytes(tensor, 0, count)) release_mapped(mappings, bytes);
-    };
-    if (tp.expert_sources.empty()) {
-        const SourceTensor& tensor = source.tensors[tp.source_index];
-        release(tensor, tensor.element_count());
-    }
-    for (const size_t expert : tp.expert_sources) release(source.tensors[expert], tp.expert_values);
 }
 
 }  // namespace
@@ -165,7 +147,7 @@ ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel
             write.side_work = [verify] { return verify->run_ready_unit(); };
         }
         write_quantized_tensor(write, threads);
-        release_tensor(source, tp, mappings);
+        release_planned_tensor(mappings, source, tp);
         done += shard.tensors()[place.index].nbytes;
         if (options.progress &&
             !call_progress(options.progress, Progress{"convert", done, result.output_bytes}))

@@ -1,6 +1,6 @@
 // Byte ranges of a slice of a source tensor (lsb0 codes: bits [first*bits, (first+count)*bits);
 // scales/mins: the groups the slice touches; integer-zero-point views: only the whole tensor) and
-// the per-tensor countdown of unfinished slices.
+// the releases of those pages, and the per-tensor countdown of unfinished slices.
 #include "source_release.hpp"
 
 #include <algorithm>
@@ -15,6 +15,22 @@ std::span<const uint8_t> clipped(std::span<const uint8_t> bytes, uint64_t begin,
 }
 
 }  // namespace
+
+void release_source_values(const std::vector<const MappedFile*>& mappings,
+                           const SourceTensor& source, uint64_t first, uint64_t count) {
+    for (const auto bytes : source_bytes(source, first, count)) release_mapped(mappings, bytes);
+}
+
+void release_planned_tensor(const std::vector<const MappedFile*>& mappings,
+                            const SourceModel& source, const TensorPlan& tp) {
+    if (tp.is_computed()) return;
+    if (tp.expert_sources.empty()) {
+        const SourceTensor& tensor = source.tensors[tp.source_index];
+        release_source_values(mappings, tensor, 0, tensor.element_count());
+    }
+    for (const size_t expert : tp.expert_sources)
+        release_source_values(mappings, source.tensors[expert], 0, tp.expert_values);
+}
 
 std::array<std::span<const uint8_t>, 3> source_bytes(const SourceTensor& source, uint64_t first,
                                                      uint64_t count) {

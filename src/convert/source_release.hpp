@@ -10,6 +10,8 @@
 #include <span>
 #include <vector>
 
+#include "format/mapped_file.hpp"
+#include "plan/plan.hpp"
 #include "source/source_model.hpp"
 
 namespace rebox::convert_detail {
@@ -18,6 +20,15 @@ namespace rebox::convert_detail {
 // mins of a quantized tensor, or the float data (other parts empty). Clipped to the arrays.
 std::array<std::span<const uint8_t>, 3> source_bytes(const SourceTensor& source, uint64_t first,
                                                      uint64_t count);
+
+// Releases (release_mapped) the mapped pages values [first, first+count) of `source` are read from.
+void release_source_values(const std::vector<const MappedFile*>& mappings,
+                           const SourceTensor& source, uint64_t first, uint64_t count);
+
+// Releases every source page a planned tensor reads: its source tensor's, or each stacked
+// expert's; nothing for a computed tensor.
+void release_planned_tensor(const std::vector<const MappedFile*>& mappings,
+                            const SourceModel& source, const TensorPlan& tp);
 
 // Counts down the unfinished parts of each item; finish() is thread-safe and returns true exactly
 // once per item: for the call that finished its last part.
