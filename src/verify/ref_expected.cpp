@@ -1,7 +1,8 @@
 // Source-side expected values (mcq-v1 / MLX affine formula, float widening); plain loops on spans.
 // Per group the scale and min are widened once and the group's codes go through verify's
 // scale_codes kernel (scalar, SSE2 or AVX2: the same multiply, then add); on the AVX2 path codes of
-// 1..4 bits are read from the stream and scaled in one step (scale_lsb0_groups).
+// 1..4 bits are read from the stream and scaled in one step (scale_lsb0_groups), and whole groups
+// carried as Q4_1 are compared with their blocks in registers (quantized_equals_q4_1).
 #include "ref_expected.hpp"
 
 #include <algorithm>
@@ -46,30 +47,57 @@ void packed_run(const QuantView& source, uint64_t index, size_t run, float scale
     if (done < run) extracted(index + done, run - done, out + done);
 }
 
-// Whole groups [first, first + out.size()) (first and the size multiples of the group, the group a
-// multiple of 8) in one kernel call, when the fused kernel's 4-byte reads stay inside the stream:
-// scales and mins widened first. False (nothing written) otherwise.
+// Whole groups [first, first + count) (first and count multiples of the group, the group a multiple
+// of 8 and of `block`) whose fused kernel's 4-byte reads stay inside the stream, with their scales
+// and mins widened; `count` is 0 (nothing to run) otherwise.
+struct WholeGroups {
+    static constexpr size_t kMaxGroups = 1024;
+    size_t count = 0;
+    const uint8_t* words = nullptr;  // the first group's first 8-code group
+    float scales[kMaxGroups], mins[kMaxGroups];
+};
+
+template <SourceFloat Dtype>
+void widen_whole_groups(const QuantView& source, uint64_t first, uint64_t count, uint64_t block,
+                        WholeGroups& runs) {
+    runs.count = 0;
+    const uint64_t group = source.group, bits = source.bits;
+    if (group == 0 || group % 8 != 0 || group % block != 0 || first % group != 0 ||
+        count % group != 0 || count == 0 || count / group > WholeGroups::kMaxGroups)
+        return;
+    const uint64_t last_word_end = ((first + count) / 8 - 1) * bits + 4;
+    if (last_word_end > source.qcodes.size()) return;
+    const uint64_t first_group = first / group;
+    for (uint64_t r = 0; r < count / group; ++r) {
+        runs.scales[r] = param_at<Dtype>(source.scales, first_group + r);
+        runs.mins[r] = param_at<Dtype>(source.mins, first_group + r);
+    }
+    runs.words = source.qcodes.data() + first / 8 * bits;
+    runs.count = static_cast<size_t>(count / group);
+}
+
+// Whole groups [first, first + out.size()) in one kernel call (see WholeGroups); false (nothing
+// written) where that does not apply.
 template <SourceFloat Dtype>
 bool whole_groups(const QuantView& source, uint64_t first, std::span<float> out,
                   const VerifyKernels& kernel) {
-    constexpr size_t kMaxGroups = 1024;
-    const uint64_t group = source.group, bits = source.bits;
-    if (kernel.scale_lsb0_runs == nullptr || group % 8 != 0 || first % group != 0 ||
-        out.size() % group != 0 || out.size() / group > kMaxGroups)
-        return false;
-    const uint64_t count = out.size() / group, first_group = first / group;
-    if (count == 0) return false;
-    const uint64_t last_word_end = ((first + out.size()) / 8 - 1) * bits + 4;
-    if (last_word_end > source.qcodes.size()) return false;
-    float scales[kMaxGroups], mins[kMaxGroups];
-    for (uint64_t r = 0; r < count; ++r) {
-        scales[r] = param_at<Dtype>(source.scales, first_group + r);
-        mins[r] = param_at<Dtype>(source.mins, first_group + r);
-    }
-    kernel.scale_lsb0_runs(source.qcodes.data() + first / 8 * bits, static_cast<unsigned>(bits),
-                           static_cast<size_t>(group), static_cast<size_t>(count), scales, mins,
-                           out.data());
+    if (kernel.scale_lsb0_runs == nullptr) return false;
+    WholeGroups runs;
+    widen_whole_groups<Dtype>(source, first, out.size(), 1, runs);
+    if (runs.count == 0) return false;
+    kernel.scale_lsb0_runs(runs.words, source.bits, static_cast<size_t>(source.group), runs.count,
+                           runs.scales, runs.mins, out.data());
     return true;
+}
+
+template <SourceFloat Dtype>
+bool whole_groups_equal_q4_1(const QuantView& source, uint64_t first, uint64_t count,
+                             std::span<const uint8_t> blocks, const VerifyKernels& kernel) {
+    WholeGroups runs;
+    widen_whole_groups<Dtype>(source, first, count, 32, runs);
+    if (runs.count == 0 || blocks.size() != count / 32 * 20) return false;
+    return kernel.lsb0_runs_equal_q4_1(runs.words, source.bits, static_cast<size_t>(source.group),
+                                       runs.count, runs.scales, runs.mins, blocks.data());
 }
 
 // The group loop for one parameter type (a constant, so each group's scale and min load inline).
@@ -116,6 +144,21 @@ void expected_from_quantized(const QuantView& source, uint64_t first, std::span<
             return scale_groups<SourceFloat::F32>(source, first, chunk_codes.data(), out, kernel,
                                                   fused);
     }
+}
+
+bool quantized_equals_q4_1(const QuantView& source, uint64_t first, uint64_t count,
+                           std::span<const uint8_t> blocks) {
+    const VerifyKernels& kernel = kernels();
+    if (kernel.lsb0_runs_equal_q4_1 == nullptr || source.bits < 1 || source.bits > 4) return false;
+    switch (source.param_dtype) {
+        case SourceFloat::F16:
+            return whole_groups_equal_q4_1<SourceFloat::F16>(source, first, count, blocks, kernel);
+        case SourceFloat::BF16:
+            return whole_groups_equal_q4_1<SourceFloat::BF16>(source, first, count, blocks, kernel);
+        case SourceFloat::F32:
+            return whole_groups_equal_q4_1<SourceFloat::F32>(source, first, count, blocks, kernel);
+    }
+    return false;
 }
 
 void expected_from_float(SourceFloat dtype, std::span<const uint8_t> data, uint64_t first,

@@ -31,6 +31,13 @@ struct QuantView {
 void expected_from_quantized(const QuantView& source, uint64_t first, std::span<uint8_t> codes,
                              std::span<float> out);
 
+// True when values first .. first+count-1 of `source` have the same 32-bit patterns as the Q4_1
+// `blocks` holding them (count / 32 blocks), found without storing either side (AVX2 path, whole
+// groups, codes of 1..4 bits). False when some value differs or that path does not apply here:
+// the caller then computes both sides and compares them value by value.
+bool quantized_equals_q4_1(const QuantView& source, uint64_t first, uint64_t count,
+                           std::span<const uint8_t> blocks);
+
 // Values first .. first+out.size()-1 of a float source tensor with raw bytes `data`.
 void expected_from_float(SourceFloat dtype, std::span<const uint8_t> data, uint64_t first,
                          std::span<float> out);

@@ -47,6 +47,7 @@ const VerifyKernels kScalar{KernelPath::scalar,
                             split_nibbles_scalar,
                             dequantize_q4_1_scalar,
                             nullptr,
+                            nullptr,
                             nullptr};
 
 }  // namespace kernels_detail

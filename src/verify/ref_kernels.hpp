@@ -34,6 +34,14 @@ struct VerifyKernels {
     // scale_lsb0_groups is.
     void (*scale_lsb0_runs)(const uint8_t* bytes, unsigned bits, size_t run_codes, size_t run_count,
                             const float* scales, const float* mins, float* out);
+    // The same runs (run_codes a multiple of 32) held by consecutive Q4_1 blocks (`blocks`,
+    // run_codes / 32 per run): true when every value float(code) * scales[r] + mins[r] has the
+    // same 32-bit pattern as its block's nibble * d + m. Both sides' values stay in registers and
+    // are compared there (nothing is stored, no second pass); a false answer says only that some
+    // value differs, and the caller finds which. nullptr where scale_lsb0_runs is.
+    bool (*lsb0_runs_equal_q4_1)(const uint8_t* bytes, unsigned bits, size_t run_codes,
+                                 size_t run_count, const float* scales, const float* mins,
+                                 const uint8_t* blocks);
 };
 
 // The kernels in use (selected on first use).

@@ -193,6 +193,75 @@ TEST_P(KernelPathTest, ChangesInTheLastLaneAndTheLastValueAreFound) {
     }
 }
 
+// Q4_1 blocks of a `bits`-bit fixture with group `group` (a multiple of 32): block b holds values
+// 32b..32b+31, d and m its group's scale and min.
+std::vector<uint8_t> q4_1_of_group(const Mcq4& m, uint64_t count, uint64_t group) {
+    std::vector<uint8_t> blocks;
+    for (uint64_t b = 0; b < count / 32; ++b) {
+        const uint64_t g = b * 32 / group;
+        blocks.insert(blocks.end(),
+                      {m.scales[2 * g], m.scales[2 * g + 1], m.mins[2 * g], m.mins[2 * g + 1]});
+        for (uint64_t j = 0; j < 16; ++j)
+            blocks.push_back(static_cast<uint8_t>(code_of(32 * b + j, m.bits) |
+                                                  (code_of(32 * b + j + 16, m.bits) << 4)));
+    }
+    return blocks;
+}
+
+CompareResult verdict_group(const Mcq4& m, const std::vector<uint8_t>& blocks, uint64_t count,
+                            uint64_t group) {
+    SourceTensor source;
+    source.name = "layers.0.mlp.down_proj.weight";
+    source.quantized = true;
+    source.shape = {static_cast<int64_t>(count / 128), 128};
+    source.element_count = count;
+    source.quant = m.view(group);
+    std::vector<ValueJob> jobs(1);
+    jobs[0].gguf_type = 3;
+    jobs[0].gguf_data = blocks;
+    jobs[0].source = &source;
+    jobs[0].values = count;
+    run_value_jobs(jobs, 1);
+    return jobs[0].result;
+}
+
+TEST_P(KernelPathTest, EveryWidthAndGroupFindsEachChangedValueAndBlockHeader) {
+    // 1- to 4-bit codes in groups of 32, 64 and 128 (the in-register compare of the AVX2 path
+    // covers each 8-value quarter of a block: one changed nibble in each, the d and the m of a
+    // block in the middle of a group, and the tensor's last value).
+    constexpr uint64_t kCount = 128 * 80;  // 10240 values: a whole chunk and a partial one
+    for (unsigned bits = 1; bits <= 4; ++bits) {
+        for (const uint64_t group : {uint64_t{32}, uint64_t{64}, uint64_t{128}}) {
+            const Mcq4 m = make_mcq(kCount, group, bits);
+            const std::vector<uint8_t> faithful = q4_1_of_group(m, kCount, group);
+            ASSERT_EQ(verdict_group(m, faithful, kCount, group).mismatches, 0u)
+                << bits << "-bit, group " << group;
+            for (const uint64_t index :
+                 {uint64_t{41 * 32 + 3}, uint64_t{77 * 32 + 8 + 7}, uint64_t{200 * 32 + 16},
+                  uint64_t{301 * 32 + 24 + 5}, uint64_t{kCount - 1}}) {
+                std::vector<uint8_t> changed = faithful;
+                const uint64_t block = index / 32, j = index % 32;
+                // Toggle the nibble's top bit: a code the fixture's width cannot hold (1..3 bits)
+                // or another code (4 bits); either way a different value.
+                changed[block * 20 + 4 + j % 16] ^= (j < 16 ? 0x08 : 0x80);
+                const CompareResult result = verdict_group(m, changed, kCount, group);
+                EXPECT_EQ(result.mismatches, 1u)
+                    << bits << "-bit, group " << group << ", " << index;
+                EXPECT_EQ(result.first_diff, index) << bits << "-bit, group " << group;
+            }
+            for (const size_t field : {size_t{0}, size_t{2}}) {  // d, then m, of block 150
+                std::vector<uint8_t> changed = faithful;
+                changed[150 * 20 + field] ^= 0x01;  // the fp16's lowest mantissa bit
+                const CompareResult result = verdict_group(m, changed, kCount, group);
+                EXPECT_GT(result.mismatches, 0u)
+                    << bits << "-bit, group " << group << ", field " << field;
+                EXPECT_GE(result.first_diff, 150u * 32) << bits << "-bit, group " << group;
+                EXPECT_LT(result.first_diff, 151u * 32) << bits << "-bit, group " << group;
+            }
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(VerifyKernels, KernelPathTest,
                          ::testing::Values(KernelPath::scalar, KernelPath::sse2, KernelPath::avx2),
                          [](const ::testing::TestParamInfo<KernelPath>& info) {
