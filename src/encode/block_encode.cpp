@@ -201,10 +201,13 @@ void encode_q4_1(const QuantView& q, uint64_t first_block, size_t n_blocks, uint
     GroupCursor cursor(q, first_block);
     uint16_t d = 0, m = 0;
     // d and m are looked up once per group; the caller guarantees q.group % 32 == 0.
+    // fp16 parameters (mcq-v1 always) are the block's d and m as they are: read inline.
+    const bool half_params = q.scale_dtype == FloatDtype::F16;
     const auto store_block_dm = [&](uint8_t* block, bool first) {
         if (first || cursor.starts_group()) {
-            d = group_scale_half(q, cursor.group(), rule);
-            m = group_min_half(q, cursor.group());
+            const uint64_t g = cursor.group();
+            d = half_params ? load_u16(q.scales.data() + 2 * g) : group_scale_half(q, g, rule);
+            m = half_params ? load_u16(q.mins.data() + 2 * g) : group_min_half(q, g);
         }
         store_u16(block, d);
         store_u16(block + 2, m);
