@@ -36,9 +36,11 @@ struct VerifyKernels {
                             const float* scales, const float* mins, float* out);
     // The same runs (run_codes a multiple of 32) held by consecutive Q4_1 blocks (`blocks`,
     // run_codes / 32 per run): true when every value float(code) * scales[r] + mins[r] has the
-    // same 32-bit pattern as its block's nibble * d + m. Both sides' values stay in registers and
-    // are compared there (nothing is stored, no second pass); a false answer says only that some
-    // value differs, and the caller finds which. nullptr where scale_lsb0_runs is.
+    // same 32-bit pattern as its block's nibble * d + m, proved per block without storing a value:
+    // each code equals its nibble, and the 16 values a code 0..15 takes under (scales[r], mins[r])
+    // equal, bit for bit, the 16 it takes under (d, m). False when either differs (a value may
+    // then still be equal, e.g. any code under a zero scale): the caller compares value by value.
+    // nullptr where scale_lsb0_runs is.
     bool (*lsb0_runs_equal_q4_1)(const uint8_t* bytes, unsigned bits, size_t run_codes,
                                  size_t run_count, const float* scales, const float* mins,
                                  const uint8_t* blocks);

@@ -3,8 +3,8 @@
 // value, as the scalar loop. Used only when the CPU reports AVX2. Tails go through the scalar
 // kernels; the nibble split stays 128-bit (its byte interleave does not cross lanes). Codes of
 // 1..4 bits are also read straight from the lsb0 stream, 8 per 32-bit word (vpsrlvd), and whole
-// groups carried as Q4_1 are compared with their blocks in registers (xor of the two values' bit
-// patterns, or-ed across the chunk), nothing stored.
+// groups carried as Q4_1 are compared with their blocks in registers, nothing stored: equal codes
+// and equal tables of the values a code takes make every value equal.
 #include "ref_kernels.hpp"
 
 #if defined(__x86_64__)
@@ -61,55 +61,124 @@ void scale_lsb0_runs_avx2(const uint8_t* bytes, unsigned bits, size_t run_codes,
                       _mm256_set1_ps(mins[r]), shifts, mask, out + r * run_codes);
 }
 
-// The 8 source values of the aligned 8-code group at `bytes` (its 32-bit word), as scale_lsb0_8s.
-inline __m256 source_8(const uint8_t* bytes, __m256i shifts, __m256i mask, __m256 scale8,
-                       __m256 min8) {
-    int32_t word;
-    __builtin_memcpy(&word, bytes, 4);
-    const __m256i codes =
-        _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(word), shifts), mask);
-    return _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(codes), scale8), min8);
+// The 16 values a code 0..15 takes under one scale and min, as two vectors (codes 0..7, 8..15):
+// float(code) * scale + min, the multiply and the add of the scalar loop.
+struct ValueTable {
+    __m256 low, high;
+};
+inline ValueTable value_table(__m256 scale8, __m256 min8) {
+    const __m256 codes_low = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256 codes_high = _mm256_setr_ps(8, 9, 10, 11, 12, 13, 14, 15);
+    return {_mm256_add_ps(_mm256_mul_ps(codes_low, scale8), min8),
+            _mm256_add_ps(_mm256_mul_ps(codes_high, scale8), min8)};
 }
 
-// 8 of a Q4_1 block's values: nibbles (one per byte, the low 8 bytes of `nibbles8`) * d + m.
-inline __m256 block_8(__m128i nibbles8, __m256 d8, __m256 m8) {
-    const __m256 values = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(nibbles8));
-    return _mm256_add_ps(_mm256_mul_ps(values, d8), m8);
+// Bits that differ between two tables' 32-bit patterns.
+inline __m256i table_difference(const ValueTable& a, const ValueTable& b) {
+    return _mm256_or_si256(
+        _mm256_xor_si256(_mm256_castps_si256(a.low), _mm256_castps_si256(b.low)),
+        _mm256_xor_si256(_mm256_castps_si256(a.high), _mm256_castps_si256(b.high)));
 }
 
-// Bits that differ between two vectors' 32-bit patterns.
-inline __m256i differing_bits(__m256 a, __m256 b) {
-    return _mm256_xor_si256(_mm256_castps_si256(a), _mm256_castps_si256(b));
+// A Q4_1 block's 32 codes back in stream order, 4 bits each (byte k = code 2k | code 2k+1 << 4):
+// the 4-bit lsb0 stream those codes make. Values 0..15 are qs's low nibbles, 16..31 its high ones.
+inline __m128i block_codes_as_4bit_stream(__m128i qs) {
+    const __m128i nibble = _mm_set1_epi8(0x0F), byte = _mm_set1_epi16(0x00FF);
+    const __m128i first = _mm_and_si128(qs, nibble);                      // codes 0..15
+    const __m128i second = _mm_and_si128(_mm_srli_epi16(qs, 4), nibble);  // codes 16..31
+    // In each 16-bit lane (codes 2k, 2k+1 as bytes): the high byte's code moved up to bits 4..7.
+    const __m128i first_pairs = _mm_and_si128(_mm_or_si128(first, _mm_srli_epi16(first, 4)), byte);
+    const __m128i second_pairs =
+        _mm_and_si128(_mm_or_si128(second, _mm_srli_epi16(second, 4)), byte);
+    return _mm_packus_epi16(first_pairs, second_pairs);
+}
+
+// A block's 32 codes of a 3-bit stream (its 12 bytes) as the 4-bit stream of the same codes: each
+// 3 bytes (8 codes) into a 32-bit lane (pshufb), then halves of 4, 2 and 1 codes moved apart
+// by mask-and-shift steps until code i sits in nibble i. Reads exactly the block's 12 bytes.
+inline __m128i three_bit_block_as_4bit_stream(const uint8_t* stream) {
+    int32_t tail;
+    __builtin_memcpy(&tail, stream + 8, 4);
+    const __m128i bytes = _mm_unpacklo_epi64(
+        _mm_loadl_epi64(reinterpret_cast<const __m128i*>(stream)), _mm_cvtsi32_si128(tail));
+    const __m128i triples =
+        _mm_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1);  // -1: a zero byte
+    __m128i x = _mm_shuffle_epi8(bytes, triples);
+    const auto apart = [](__m128i v, int keep, int move, int by) {
+        return _mm_or_si128(_mm_and_si128(v, _mm_set1_epi32(keep)),
+                            _mm_slli_epi32(_mm_and_si128(v, _mm_set1_epi32(move)), by));
+    };
+    x = apart(x, 0x00000FFF, 0x00FFF000, 4);
+    x = apart(x, 0x003F003F, 0x0FC00FC0, 2);
+    return apart(x, 0x07070707, 0x38383838, 1);
+}
+
+// Every value of a group equals its block's when both sides' codes are equal and so are the two
+// tables of the values a code can take (source: float(code) * scale + min; Q4_1: nibble * d + m).
+// Codes are compared as 4-bit streams (the block's codes put back in stream order against a 4-bit
+// source's 16 bytes, or a 3-bit source's 12 spread to nibbles) or as 32-bit lanes (1 and 2 bits:
+// 8 codes per word, vpsrlvd).
+// A block's codes, `Bits` wide at `stream`, against its nibbles: bits set where they differ.
+template <unsigned Bits>
+inline __m256i codes_difference(const uint8_t* stream, __m128i qs) {
+    if constexpr (Bits == 4 || Bits == 3) {
+        const __m128i wanted = Bits == 4 ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(stream))
+                                         : three_bit_block_as_4bit_stream(stream);
+        return _mm256_zextsi128_si256(_mm_xor_si128(wanted, block_codes_as_4bit_stream(qs)));
+    } else {
+        const __m128i nibble = _mm_set1_epi8(0x0F);
+        const __m256i shifts = lane_shifts(Bits), mask = _mm256_set1_epi32((1 << Bits) - 1);
+        const __m128i low = _mm_and_si128(qs, nibble);
+        const __m128i high = _mm_and_si128(_mm_srli_epi16(qs, 4), nibble);
+        const __m128i quarters[4] = {low, _mm_unpackhi_epi64(low, low), high,
+                                     _mm_unpackhi_epi64(high, high)};
+        __m256i differ = _mm256_setzero_si256();
+        for (unsigned q = 0; q < 4; ++q) {
+            int32_t word;
+            __builtin_memcpy(&word, stream + q * Bits, 4);
+            const __m256i wanted =
+                _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(word), shifts), mask);
+            differ = _mm256_or_si256(differ,
+                                     _mm256_xor_si256(wanted, _mm256_cvtepu8_epi32(quarters[q])));
+        }
+        return differ;
+    }
+}
+
+template <unsigned Bits>
+bool runs_equal_q4_1(const uint8_t* bytes, size_t run_codes, size_t run_count, const float* scales,
+                     const float* mins, const uint8_t* blocks) {
+    const size_t blocks_per_run = run_codes / 32;
+    __m256i differ = _mm256_setzero_si256();
+    const uint8_t* stream = bytes;
+    const uint8_t* block = blocks;  // Q4_1: d | m | qs[16]
+    for (size_t r = 0; r < run_count; ++r) {
+        const ValueTable source = value_table(_mm256_set1_ps(scales[r]), _mm256_set1_ps(mins[r]));
+        for (size_t k = 0; k < blocks_per_run; ++k, stream += 4 * Bits, block += 20) {
+            const ValueTable held = value_table(_mm256_set1_ps(block_half(block)),
+                                                _mm256_set1_ps(block_half(block + 2)));
+            const __m128i qs = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 4));
+            differ = _mm256_or_si256(differ, _mm256_or_si256(table_difference(source, held),
+                                                             codes_difference<Bits>(stream, qs)));
+        }
+    }
+    return _mm256_testz_si256(differ, differ) != 0;
 }
 
 bool lsb0_runs_equal_q4_1_avx2(const uint8_t* bytes, unsigned bits, size_t run_codes,
                                size_t run_count, const float* scales, const float* mins,
                                const uint8_t* blocks) {
-    const __m256i shifts = lane_shifts(bits), mask = _mm256_set1_epi32((1 << bits) - 1);
-    const __m128i low_mask = _mm_set1_epi8(0x0F);
-    const size_t blocks_per_run = run_codes / 32;
-    __m256i differ = _mm256_setzero_si256();
-    for (size_t r = 0; r < run_count; ++r) {
-        const __m256 scale8 = _mm256_set1_ps(scales[r]), min8 = _mm256_set1_ps(mins[r]);
-        for (size_t k = 0; k < blocks_per_run; ++k) {
-            // Source: block values 0..31 are four aligned 8-code groups of the stream.
-            const uint8_t* words = bytes + (r * blocks_per_run + k) * 4 * bits;
-            // Q4_1: d | m | qs[16]; value j < 16 is qs[j]'s low nibble, 16 + j its high one.
-            const uint8_t* block = blocks + (r * blocks_per_run + k) * 20;
-            const __m256 d8 = _mm256_set1_ps(block_half(block));
-            const __m256 m8 = _mm256_set1_ps(block_half(block + 2));
-            const __m128i qs = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 4));
-            const __m128i low = _mm_and_si128(qs, low_mask);
-            const __m128i high = _mm_and_si128(_mm_srli_epi16(qs, 4), low_mask);
-            const __m128i quarters[4] = {low, _mm_unpackhi_epi64(low, low), high,
-                                         _mm_unpackhi_epi64(high, high)};
-            for (unsigned q = 0; q < 4; ++q)
-                differ = _mm256_or_si256(
-                    differ, differing_bits(source_8(words + q * bits, shifts, mask, scale8, min8),
-                                           block_8(quarters[q], d8, m8)));
-        }
+    switch (bits) {
+        case 1:
+            return runs_equal_q4_1<1>(bytes, run_codes, run_count, scales, mins, blocks);
+        case 2:
+            return runs_equal_q4_1<2>(bytes, run_codes, run_count, scales, mins, blocks);
+        case 3:
+            return runs_equal_q4_1<3>(bytes, run_codes, run_count, scales, mins, blocks);
+        case 4:
+            return runs_equal_q4_1<4>(bytes, run_codes, run_count, scales, mins, blocks);
     }
-    return _mm256_testz_si256(differ, differ) != 0;
+    return false;
 }
 
 }  // namespace

@@ -262,6 +262,22 @@ TEST_P(KernelPathTest, EveryWidthAndGroupFindsEachChangedValueAndBlockHeader) {
     }
 }
 
+TEST_P(KernelPathTest, OtherCodesUnderAZeroScaleAreStillTheSameValues) {
+    // Block 5's group has scale 0 on both sides, so every code gives its min: a block whose codes
+    // differ from the source's (AVX2: the code compare says no, the value compare must say yes)
+    // is bit-identical, and a changed min is not.
+    constexpr uint64_t kCount = 32 * 300;
+    for (unsigned bits = 1; bits <= 4; ++bits) {
+        Mcq4 m = make_mcq(kCount, 32, bits);
+        m.scales[2 * 5] = 0x00, m.scales[2 * 5 + 1] = 0x00;  // fp16 +0
+        std::vector<uint8_t> blocks = q4_1_of_group(m, kCount, 32);
+        for (size_t j = 0; j < 16; ++j) blocks[5 * 20 + 4 + j] ^= 0x11;  // every code changed
+        EXPECT_EQ(verdict_group(m, blocks, kCount, 32).mismatches, 0u) << bits << "-bit";
+        blocks[5 * 20 + 2] ^= 0x01;  // m's lowest mantissa bit
+        EXPECT_EQ(verdict_group(m, blocks, kCount, 32).mismatches, 32u) << bits << "-bit";
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(VerifyKernels, KernelPathTest,
                          ::testing::Values(KernelPath::scalar, KernelPath::sse2, KernelPath::avx2),
                          [](const ::testing::TestParamInfo<KernelPath>& info) {
