@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <set>
 
+#include "rebox/ggml_type.hpp"
+
 namespace rebox::plan_detail {
 namespace {
 
@@ -91,6 +93,16 @@ void plan_global_scales(const SourceModel& source, const PlanOptions& options, P
             continue;
         }
         const std::string stem = t.gguf_name.substr(0, t.gguf_name.size() - 7);
+        if (role == "output" && t.type != GgmlType::NVFP4) {
+            plan.blockers.push_back(Blocker{
+                first.name,
+                what + " = " + float_text(factors.front()) + " on an output.weight planned as " +
+                    ggml_type_name(t.type) +
+                    ": llama.cpp loads output.scale only beside an NVFP4 output.weight",
+                "convert without --outtype / --allow-lossless-fallback for this tensor (its rows "
+                "must be whole NVFP4 blocks)"});
+            continue;
+        }
         if ((role == "ffn_gate" || role == "ffn_up" || role == "ffn_down") &&
             names.count(stem + ".bias")) {
             plan.blockers.push_back(Blocker{

@@ -236,7 +236,8 @@ void check_generated(const GgufSet& gguf, const GgufSet::Tensor& tensor,
 // the GGUF as F32 <weight>.scale ([1], or [num_experts] for stacked experts), and only where
 // llama.cpp's graph of the architecture multiplies it in (verify's own table).
 void add_wanted_scales(const arch::Architecture& arch, const RefConfig& config,
-                       const SourceIndex& index, std::map<std::string, GeneratedTensor>& wanted) {
+                       const SourceIndex& index, const GgufSet& gguf,
+                       std::map<std::string, GeneratedTensor>& wanted) {
     std::map<std::string, std::pair<std::vector<float>, double>> scales;  // by GGUF weight
     std::map<std::string, std::string> first_source;
     for (const SourceTensor& entry : index.entries) {
@@ -260,10 +261,15 @@ void add_wanted_scales(const arch::Architecture& arch, const RefConfig& config,
         g.values = values;
         g.source = first_source[weight] + " per-tensor factor";
         g.inexact_error = error;
+        const GgufSet::Tensor* stored = gguf.find_tensor(weight);
         if (!verify_ref::ref_graph_applies_scale(arch.gguf_arch, weight))
             g.problem = "the source's per-tensor factor is not 1 and llama.cpp's " +
                         std::string(arch.gguf_arch) + " graph ignores " + name +
                         " (the model computes something else)";
+        else if (weight == "output.weight" && stored && stored->info->type != GgmlType::NVFP4)
+            g.problem = "the source's per-tensor factor is not 1 and llama.cpp reads " + name +
+                        " only beside an NVFP4 output.weight (this one is " +
+                        ggml_type_name(stored->info->type) + ")";
         wanted[name] = std::move(g);
     }
 }
@@ -503,7 +509,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         verify_ref::check_ref_config_against_shapes(config, shapes);
     }
     s.generated = wanted_generated(*arch, config);
-    add_wanted_scales(*arch, config, index, s.generated);
+    add_wanted_scales(*arch, config, index, gguf, s.generated);
     std::map<std::string, GeneratedTensor>& generated = s.generated;
     report.problems = std::move(index.problems);
     // An encoder's pooler is part of the file only next to a classifier head (a reranker).

@@ -180,8 +180,8 @@ int main(int argc, char** argv) {
     app.add_flag("--inexact-scales", mlx.inexact_scales,
                  "mlx: group 0 of model.layers.0.self_attn.q_proj gets a scale fp16 cannot hold");
     app.add_option("--fp4-bad-scale", mlx.fp4_bad_scale,
-                   "mxfp4/nvfp4: scale byte 0 of model.layers.0.self_attn.q_proj is refused: nan "
-                   "(E8M0 0xff, E4M3 0x7f) | negative (E4M3 0xb8, nvfp4 only)")
+                   "FP4 formats: scale byte 0 of model.layers.0.self_attn.q_proj is refused: nan "
+                   "(E8M0 0xff, E4M3 0x7f) | negative (E4M3 0xb8, NVFP4 only)")
         ->check(CLI::IsMember({"nan", "negative"}));
     mkfixture::NvidiaFp4Options nv;
     app.add_flag("--fp4-bad-shape", nv.bad_shape,

@@ -76,7 +76,7 @@ int run_convert(const ConvertArgs& args, ConvertOutcome* outcome) {
         std::fprintf(stderr, "rebox: %s: verification failed, nothing written: %s\n",
                      args.output.c_str(), result.verify->summary().c_str());
         for (const TensorCheck& t : result.verify->tensors)
-            if (!t.identical)
+            if (!t.identical && t.not_bit_identical.empty())
                 std::fprintf(stderr, "MISMATCH %s (%s): %s\n", t.gguf_name.c_str(),
                              t.source_name.c_str(),
                              t.problem.empty() ? "values differ" : t.problem.c_str());
