@@ -3,7 +3,8 @@
 // codes two per byte, element 2i in the low nibble (the bytes of an MLX fp4 word), and one scale
 // byte per group along the row: ModelOpt P.weight U8 [out, in/2], P.weight_scale F8_E4M3 [out,
 // in/16], P.weight_scale_2 F32 scalar (kept verbatim as the tensor's scale2), P.input_scale F32
-// scalar (activation calibration, not needed for the weights); compressed-tensors P.weight_packed
+// scalar (activation calibration, not needed for the weights; so are P.k_scale / P.v_scale, FP8
+// KV-cache calibration); compressed-tensors P.weight_packed
 // U8 [out, in/2] with P.weight_scale F8_E4M3 [out, in/16] and P.weight_global_scale F32 [1] g
 // (the weight is E2M1 * s / g: scale2 = fl32(1/g), marked inexact when that differs from 1/g), or
 // P.weight_scale U8 E8M0 [out, in/32] for mxfp4. Every refusal is a Blocker naming the tensor.
@@ -41,13 +42,17 @@ class Fp4CheckpointReader {
 
     void run() {
         if (layout_ == Layout::modelopt) {
-            reader_.walk({".weight"}, {".weight_scale", ".weight_scale_2", ".input_scale"},
-                         [this](const std::string& module, const Located& where) {
-                             if (!reader_.find(module + ".weight_scale"))
-                                 reader_.add_float(where);  // excluded module: a float weight
-                             else
-                                 read_module(module, where);
-                         });
+            // k_scale / v_scale: FP8 KV-cache calibration (kv_cache_quant_algo), which llama.cpp's
+            // converter drops too (its KV cache type is a runtime choice).
+            reader_.walk(
+                {".weight"},
+                {".weight_scale", ".weight_scale_2", ".input_scale", ".k_scale", ".v_scale"},
+                [this](const std::string& module, const Located& where) {
+                    if (!reader_.find(module + ".weight_scale"))
+                        reader_.add_float(where);  // excluded module: a float weight
+                    else
+                        read_module(module, where);
+                });
             return;
         }
         reader_.walk(

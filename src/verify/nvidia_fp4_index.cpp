@@ -159,7 +159,8 @@ SourceIndex index_nvidia_fp4_source(const SafetensorsModel& model, NvidiaFp4Layo
     const bool modelopt = layout == NvidiaFp4Layout::modelopt_nvfp4;
     const std::string main_suffix = modelopt ? ".weight" : ".weight_packed";
     const std::vector<std::string> part_suffixes =
-        modelopt ? std::vector<std::string>{".weight_scale", ".weight_scale_2", ".input_scale"}
+        modelopt ? std::vector<std::string>{".weight_scale", ".weight_scale_2", ".input_scale",
+                                            ".k_scale", ".v_scale"}
                  : std::vector<std::string>{".weight_scale", ".weight_global_scale",
                                             ".input_global_scale", ".weight_shape"};
     SourceIndex index;

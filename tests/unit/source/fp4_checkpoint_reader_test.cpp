@@ -113,6 +113,20 @@ TEST(Fp4CheckpointReader, ModelOptExcludedModuleIsFloat) {
     EXPECT_FALSE(model.tensors[2].is_quantized());
 }
 
+TEST(Fp4CheckpointReader, ModelOptKvCacheScalesAreLeftOut) {
+    Fp4Dir fp4("modelopt");
+    fp4.tensors.push_back(
+        {"model.layers.0.self_attn.k_proj.weight", "BF16", {2, 64}, std::vector<uint8_t>(256)});
+    fp4.tensors.push_back({"model.layers.0.self_attn.k_proj.k_scale", "F32", {}, f32_bytes(2.0f)});
+    const SourceModel model = read(fp4);
+    ASSERT_TRUE(model.blockers.empty()) << model.blockers[0].reason;
+    for (const SourceTensor& t : model.tensors) EXPECT_FALSE(t.name.ends_with("k_scale"));
+    Fp4Dir stray("modelopt");  // a k_scale without its module's weight is still refused
+    stray.tensors.push_back(
+        {"model.layers.0.self_attn.v_proj.v_scale", "F32", {}, f32_bytes(2.0f)});
+    ASSERT_EQ(read(stray).blockers.size(), 1u);
+}
+
 TEST(Fp4CheckpointReader, CompressedTensorsNvfp4StoresTheReciprocal) {
     const SourceModel model = read(Fp4Dir("ct-nvfp4", 0x38, 53760.0f));
     EXPECT_EQ(model.format, "compressed-tensors");
