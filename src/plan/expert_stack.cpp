@@ -20,7 +20,8 @@ FloatDtype scale_dtype(const SourceTensor& t) {
 // "4-bit, group 64, F16 scales" or "BF16": what must agree between the experts of one tensor.
 std::string storage_text(const SourceTensor& t) {
     if (!t.is_quantized()) return std::string(float_dtype_name(t.float_dtype)) + " float";
-    if (t.fp4) return t.fp4->kind == Fp4Kind::mxfp4 ? "MLX mxfp4" : "MLX nvfp4";
+    if (t.fp4)
+        return std::string(t.fp4->origin) + (t.fp4->kind == Fp4Kind::mxfp4 ? " mxfp4" : " nvfp4");
     return std::to_string(t.quant_bits()) + "-bit, group " + std::to_string(t.quant_group()) +
            ", " + float_dtype_name(scale_dtype(t)) + " scales" +
            (t.int_quant ? ", integer zero points" : "");

@@ -19,6 +19,7 @@
 #include "model/model_card_metadata.hpp"
 #include "model/pooling.hpp"
 #include "model/tokenizer_vocab.hpp"
+#include "plan/global_scale.hpp"
 #include "plan/row_moves.hpp"
 #include "rebox/error.hpp"
 #include "rebox/ggml_type.hpp"
@@ -569,6 +570,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
                 "the " + plan.arch + " graph requires " + name + " and no source tensor maps to it",
                 "add the missing weight to the checkpoint"});
     }
+    plan_detail::plan_global_scales(source, options, plan);
     add_fallback_growth(source, plan);
     if (rope.rope_freqs) plan.tensors.push_back(computed_rope_freqs(config));
     if (rope.rope_factors)

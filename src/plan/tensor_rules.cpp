@@ -143,8 +143,8 @@ bool plan_int_blocks(const IntQuantView& v, OutType outtype, TensorPlan* plan,
     return false;
 }
 
-// FP4 sources (MLX mxfp4 / nvfp4): ggml's MXFP4 / NVFP4 blocks hold the same codes and scale
-// bytes; a row must be whole blocks (32 / 64 values).
+// FP4 sources (MLX, ModelOpt, compressed-tensors mxfp4 / nvfp4): ggml's MXFP4 / NVFP4 blocks hold
+// the same codes and scale bytes; a row must be whole blocks (32 / 64 values).
 bool plan_fp4_blocks(const Fp4View& v, int64_t cols, TensorPlan* plan,
                      std::vector<BlockRefusal>* refusals) {
     const bool mx = v.kind == Fp4Kind::mxfp4;
@@ -159,7 +159,7 @@ bool plan_fp4_blocks(const Fp4View& v, int64_t cols, TensorPlan* plan,
     }
     plan->type = mx ? GgmlType::MXFP4 : GgmlType::NVFP4;
     plan->encoding = mx ? Encoding::mxfp4_repack : Encoding::nvfp4_repack;
-    plan->note = std::string("MLX ") + (mx ? "mxfp4" : "nvfp4") + " -> " + type +
+    plan->note = std::string(v.origin) + " " + (mx ? "mxfp4" : "nvfp4") + " -> " + type +
                  " blocks: codes reordered, " + (mx ? "E8M0" : "E4M3") + " scale bytes copied";
     return true;
 }

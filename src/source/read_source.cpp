@@ -7,6 +7,7 @@
 #include "prequant_common.hpp"
 #include "rebox/error.hpp"
 #include "source/float_reader.hpp"
+#include "source/fp4_checkpoint_reader.hpp"
 #include "source/mcq_reader.hpp"
 #include "source/mlx_reader.hpp"
 #include "source/prequant_readers.hpp"
@@ -14,14 +15,18 @@
 namespace rebox {
 
 std::string detect_source_format(const ModelDir& model_dir) {
+    if (modelopt_quant_algo(model_dir)) return "modelopt";
     if (model_dir.has_config()) {
         const std::string method = prequant::quant_method(model_dir.config());
+        if (method == "compressed-tensors" && ct_fp4_format(model_dir.config()))
+            return "compressed-tensors-fp4";
         if (method == "gptq" || method == "awq" || method == "compressed-tensors") return method;
         if (!method.empty())  // mlx-lm writes no quant_method
             throw_input_error((model_dir.path() / "config.json").string(),
                               "quantization_config.quant_method",
                               "'" + method + "' is not supported",
-                              "gptq, awq or compressed-tensors; MLX affine checkpoints have none");
+                              "gptq, awq, compressed-tensors or modelopt (NVFP4); MLX checkpoints "
+                              "have none");
     }
     bool has_scales = false, has_biases = false, has_mcq_parts = false;
     for (const auto& file : model_dir.safetensors().files()) {
@@ -50,7 +55,10 @@ SourceModel read_source_model(std::shared_ptr<const ModelDir> model_dir) {
                         : format == "gptq"               ? read_gptq_model(*model_dir)
                         : format == "awq"                ? read_awq_model(*model_dir)
                         : format == "compressed-tensors" ? read_compressed_tensors_model(*model_dir)
-                                                         : read_mcq_model(*model_dir);
+                        : format == "modelopt"           ? read_modelopt_nvfp4_model(*model_dir)
+                        : format == "compressed-tensors-fp4"
+                            ? read_ct_fp4_model(*model_dir, *ct_fp4_format(model_dir->config()))
+                            : read_mcq_model(*model_dir);
     model.model_dir = std::move(model_dir);
     return model;
 }

@@ -99,11 +99,20 @@ struct IntQuantView {
 // group 32; E4M3 for NVFP4, group 16. Value i = E2M1[code i] * scale(i / group); no bias, no
 // global scale. The reader checked every scale byte is finite and non-negative.
 enum class Fp4Kind { mxfp4, nvfp4 };
+// ModelOpt / compressed-tensors checkpoints (docs/formats.md §2.2) give the same view, and NVFP4
+// ones add a per-tensor factor that llama.cpp multiplies in after the matmul (<tensor>.scale).
 struct Fp4View {
     Fp4Kind kind = Fp4Kind::mxfp4;
     int64_t group = 32;
     std::span<const uint8_t> codes;   // N/2 bytes
     std::span<const uint8_t> scales;  // N/group bytes
+    const char* origin = "MLX";       // "MLX", "ModelOpt", "compressed-tensors" (notes, messages)
+    // The per-tensor factor (ModelOpt weight_scale_2 verbatim; compressed-tensors fl32(1/g) of its
+    // weight_global_scale g); none for MLX. The real value is E2M1 * scale * scale2.
+    std::optional<float> scale2;
+    // compressed-tensors: scale2 is only the nearest float to 1/g; |scale2 * g - 1| (0 when exact).
+    bool scale2_inexact = false;
+    double scale2_error = 0;
 };
 
 struct SourceTensor {

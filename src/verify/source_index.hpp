@@ -28,6 +28,11 @@ struct SourceTensor {
     PrequantSource pq;      // when prequant (shapes, dtypes and g_idx range already checked)
     bool fp4 = false;       // quantized MLX mxfp4 / nvfp4: values from `fp4_source`
     Fp4Source fp4_source;   // when fp4 (shapes and every scale byte already checked)
+    // ModelOpt / compressed-tensors NVFP4: the per-tensor factor the GGUF's <tensor>.scale must
+    // hold (weight_scale_2, or fl32(1/g)); scale2_error: |fl32(1/g) * g - 1| (0: exact).
+    bool has_scale2 = false;
+    float scale2 = 1.0f;
+    double scale2_error = 0;
     SourceFloat float_dtype = SourceFloat::F32;
     std::span<const uint8_t> float_data;  // when plain (size already checked)
     std::string problem;  // non-empty: the entry cannot be used to compute expected values

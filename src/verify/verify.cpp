@@ -26,6 +26,7 @@
 #include "metadata_checks.hpp"
 #include "mlx_source_index.hpp"
 #include "model/tensor_names.hpp"
+#include "nvidia_fp4_index.hpp"
 #include "prequant_source_index.hpp"
 #include "progress_call.hpp"
 #include "rebox/error.hpp"
@@ -180,6 +181,8 @@ struct GeneratedTensor {
     std::string source;   // what the values come from, for the report
     std::string problem;  // non-empty: config.json cannot give the values
     bool seen = false;
+    // compressed-tensors NVFP4 .scale: fl32(1/g) is off from 1/g by this much (relative).
+    double inexact_error = 0;
 };
 
 // A comparison's outcome in the tensor's check: the mismatch count, the largest error and the
@@ -218,6 +221,57 @@ void check_generated(const GgufSet& gguf, const GgufSet::Tensor& tensor,
     verify_ref::CompareResult result;
     verify_ref::compare_values(expected, got, 0, result);
     record_comparison(result, check);
+    if (check.identical && generated.inexact_error > 0) {
+        char text[160];
+        std::snprintf(text, sizeof text,
+                      "not bit-identical: fl32(1/global_scale) is off from 1/global_scale by %.3g "
+                      "relative (--allow-inexact-global-scale)",
+                      generated.inexact_error);
+        check.identical = false;
+        check.not_bit_identical = text;
+    }
+}
+
+// ModelOpt / compressed-tensors NVFP4: each weight's per-tensor factor other than 1 must be in
+// the GGUF as F32 <weight>.scale ([1], or [num_experts] for stacked experts), and only where
+// llama.cpp's graph of the architecture multiplies it in (verify's own table).
+void add_wanted_scales(const arch::Architecture& arch, const RefConfig& config,
+                       const SourceIndex& index, const GgufSet& gguf,
+                       std::map<std::string, GeneratedTensor>& wanted) {
+    std::map<std::string, std::pair<std::vector<float>, double>> scales;  // by GGUF weight
+    std::map<std::string, std::string> first_source;
+    for (const SourceTensor& entry : index.entries) {
+        if (!entry.has_scale2 || !entry.problem.empty()) continue;
+        const auto ref = arch::resolve_hf(arch, entry.name);
+        if (!ref) continue;  // reported as an unmapped source tensor
+        auto& [values, error] = scales[ref->gguf_name];
+        const size_t slot = ref->expert ? *ref->expert : 0;
+        if (values.empty()) values.assign(ref->expert ? config.num_experts : 1, 1.0f);
+        if (slot < values.size()) values[slot] = entry.scale2;
+        error = std::max(error, entry.scale2_error);
+        first_source.emplace(ref->gguf_name, entry.name);
+    }
+    for (auto& [weight, pair] : scales) {
+        auto& [values, error] = pair;
+        bool all_one = true;
+        for (const float v : values) all_one &= v == 1.0f;
+        if (all_one) continue;  // llama.cpp's converter writes no trivial scale
+        const std::string name = weight.substr(0, weight.size() - 7) + ".scale";
+        GeneratedTensor g;
+        g.values = values;
+        g.source = first_source[weight] + " per-tensor factor";
+        g.inexact_error = error;
+        const GgufSet::Tensor* stored = gguf.find_tensor(weight);
+        if (!verify_ref::ref_graph_applies_scale(arch.gguf_arch, weight))
+            g.problem = "the source's per-tensor factor is not 1 and llama.cpp's " +
+                        std::string(arch.gguf_arch) + " graph ignores " + name +
+                        " (the model computes something else)";
+        else if (weight == "output.weight" && stored && stored->info->type != GgmlType::NVFP4)
+            g.problem = "the source's per-tensor factor is not 1 and llama.cpp reads " + name +
+                        " only beside an NVFP4 output.weight (this one is " +
+                        ggml_type_name(stored->info->type) + ")";
+        wanted[name] = std::move(g);
+    }
 }
 
 // The per-expert sources of a stacked GGUF tensor (pattern with "{e}", e = 0..E-1 from
@@ -338,11 +392,15 @@ void run_with_progress(verify_ref::UnitScheduler& scheduler, unsigned threads,
 bool VerifyReport::ok() const {
     if (!problems.empty()) return false;
     for (const TensorCheck& t : tensors)
-        if (!t.identical) return false;
+        if (!t.identical && (t.not_bit_identical.empty() || !t.problem.empty() || t.mismatches))
+            return false;
     return true;
 }
 
 std::string VerifyReport::summary() const {
+    std::string inexact;
+    for (const TensorCheck& t : tensors)
+        if (!t.not_bit_identical.empty()) inexact += (inexact.empty() ? "" : ", ") + t.gguf_name;
     char error_text[32];
     if (max_abs_error == 0.0)
         std::snprintf(error_text, sizeof error_text, "0.0");
@@ -361,7 +419,11 @@ std::string VerifyReport::summary() const {
                 : "; re-quantized tensors identical to the reference quantizer: " +
                       std::to_string(requantized_identical) + "/" +
                       std::to_string(requantized_total) +
-                      (requantized_full ? " (every block)" : " (sampled)"));
+                      (requantized_full ? " (every block)" : " (sampled)")) +
+           (inexact.empty() ? std::string()
+                            : "; NOT bit-identical by request (--allow-inexact-global-scale, "
+                              "fl32(1/global_scale)): " +
+                                  inexact);
 }
 
 // Everything verify needs between pairing and the verdict: the opened files, the jobs and the
@@ -433,7 +495,9 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
     if (options.imatrix) s.imatrix = verify_ref::read_ref_imatrix(*options.imatrix);
     const verify_ref::PrequantConfig prequant =
         verify_ref::read_prequant_config(model_dir / "config.json");
-    s.index = verify_ref::is_prequant_source(model, prequant)
+    const auto nvidia_fp4 = verify_ref::nvidia_fp4_layout(model_dir);
+    s.index = nvidia_fp4 ? verify_ref::index_nvidia_fp4_source(model, *nvidia_fp4)
+              : verify_ref::is_prequant_source(model, prequant)
                   ? verify_ref::index_prequant_source(model, prequant)
               : verify_ref::is_mlx_source(model, model_dir / "config.json")
                   ? verify_ref::index_mlx_source(model, model_dir / "config.json")
@@ -445,6 +509,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         verify_ref::check_ref_config_against_shapes(config, shapes);
     }
     s.generated = wanted_generated(*arch, config);
+    add_wanted_scales(*arch, config, index, gguf, s.generated);
     std::map<std::string, GeneratedTensor>& generated = s.generated;
     report.problems = std::move(index.problems);
     // An encoder's pooler is part of the file only next to a classifier head (a reranker).

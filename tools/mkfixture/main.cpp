@@ -16,6 +16,7 @@
 #include "mlx_files.hpp"
 #include "mlx_recipe.hpp"
 #include "model_plan.hpp"
+#include "nvidia_fp4_files.hpp"
 #include "prequant_files.hpp"
 #include "tokenizer_files.hpp"
 
@@ -132,9 +133,10 @@ int main(int argc, char** argv) {
     app.add_option("--format", format,
                    "mcq (default) | mlx (mlx-lm affine layout) | float (no quantization) | gptq | "
                    "awq | compressed-tensors (integer zero point, docs/formats.md §5) | mxfp4 | "
-                   "nvfp4 (mlx-lm's FP4 modes, docs/formats.md §2.1)")
-        ->check(CLI::IsMember(
-            {"mcq", "mlx", "float", "gptq", "awq", "compressed-tensors", "mxfp4", "nvfp4"}));
+                   "nvfp4 (mlx-lm's FP4 modes, docs/formats.md §2.1) | modelopt-nvfp4 | ct-nvfp4 | "
+                   "ct-mxfp4 (ModelOpt / compressed-tensors FP4, docs/formats.md §2.2)")
+        ->check(CLI::IsMember({"mcq", "mlx", "float", "gptq", "awq", "compressed-tensors", "mxfp4",
+                               "nvfp4", "modelopt-nvfp4", "ct-nvfp4", "ct-mxfp4"}));
     mkfixture::PrequantOptions pq;
     app.add_option("--bits", pq.bits,
                    "gptq: 2|3|4|8, awq: 4, compressed-tensors: 2..8 (default 4)");
@@ -178,12 +180,34 @@ int main(int argc, char** argv) {
     app.add_flag("--inexact-scales", mlx.inexact_scales,
                  "mlx: group 0 of model.layers.0.self_attn.q_proj gets a scale fp16 cannot hold");
     app.add_option("--fp4-bad-scale", mlx.fp4_bad_scale,
-                   "mxfp4/nvfp4: scale byte 0 of model.layers.0.self_attn.q_proj is refused: nan "
-                   "(E8M0 0xff, E4M3 0x7f) | negative (E4M3 0xb8, nvfp4 only)")
+                   "FP4 formats: scale byte 0 of model.layers.0.self_attn.q_proj is refused: nan "
+                   "(E8M0 0xff, E4M3 0x7f) | negative (E4M3 0xb8, NVFP4 only)")
         ->check(CLI::IsMember({"nan", "negative"}));
+    mkfixture::NvidiaFp4Options nv;
+    app.add_flag("--fp4-bad-shape", nv.bad_shape,
+                 "modelopt-nvfp4/ct-*: model.layers.0.self_attn.q_proj's weight_scale has one "
+                 "group column too few");
+    app.add_flag("--fp4-ffn-scale-one", nv.ffn_scale_one,
+                 "modelopt-nvfp4/ct-nvfp4: every mlp.* module's per-tensor factor is exactly 1");
     CLI11_PARSE(app, argc, argv);
 
     try {
+        const bool is_nv =
+            format == "modelopt-nvfp4" || format == "ct-nvfp4" || format == "ct-mxfp4";
+        if (is_nv) {
+            if (app.count("--recipe") || app.count("--scale-dtype") ||
+                app.count("--negative-scales") || mlx.inexact_scales)
+                throw std::runtime_error("--format " + format + ": no MLX options");
+            if (mlx.fp4_bad_scale == "negative" && format == "ct-mxfp4")
+                throw std::runtime_error("--fp4-bad-scale negative: E8M0 has no sign (nvfp4)");
+            nv.format = format;
+            nv.bad_scale = mlx.fp4_bad_scale;
+            mlx.fp4_bad_scale.clear();
+        } else if (nv.bad_shape || nv.ffn_scale_one) {
+            throw std::runtime_error(
+                "--fp4-bad-shape/--fp4-ffn-scale-one need --format "
+                "modelopt-nvfp4|ct-nvfp4|ct-mxfp4");
+        }
         const bool is_fp4 = format == "mxfp4" || format == "nvfp4";
         if (is_fp4) {
             if (app.count("--recipe") && recipe != "uniform4")
@@ -192,7 +216,7 @@ int main(int argc, char** argv) {
                 throw std::runtime_error("--fp4-bad-scale negative: E8M0 has no sign (nvfp4)");
             mlx.fp4_mode = format;
         } else if (!mlx.fp4_bad_scale.empty()) {
-            throw std::runtime_error("--fp4-bad-scale needs --format mxfp4|nvfp4");
+            throw std::runtime_error("--fp4-bad-scale needs an FP4 --format");
         }
         const bool is_mlx = format == "mlx" || is_fp4;
         const bool is_pq = format == "gptq" || format == "awq" || format == "compressed-tensors";
@@ -236,7 +260,7 @@ int main(int argc, char** argv) {
             throw std::runtime_error(
                 "--recipe/--scale-dtype/--negative-scales/--inexact-scales "
                 "need --format mlx");
-        if (is_mlx && (!defect.empty() || corners))
+        if ((is_mlx || is_nv) && (!defect.empty() || corners))
             throw std::runtime_error("--defect and --corners apply to --format mcq only");
         if (mlx.inexact_scales && mlx.scale_dtype == "f16")
             throw std::runtime_error(
@@ -256,7 +280,7 @@ int main(int argc, char** argv) {
             float_options.defect = defect;
             defect.clear();  // not a defect of the quantized layout
         }
-        if (is_mlx || is_float || is_pq)
+        if (is_mlx || is_float || is_pq || is_nv)
             prefix_model = true;  // HF checkpoints use the names model.*
         const bool llama_family =
             arch == "llama" || arch == "mistral" || arch == "mixtral" || arch == "phi3";
@@ -344,9 +368,12 @@ int main(int argc, char** argv) {
                                          plan.dims.experts - 1);
         if (is_mlx) mkfixture::add_mlx_quantization(out, mlx);
         if (is_pq) mkfixture::add_prequant_quantization(out, pq);
+        if (is_nv) mkfixture::add_nvidia_fp4_quantization(out, nv);
         if (!no_pooling) mkfixture::write_pooling_files(out, plan.dims.hidden);
         if (is_float) mkfixture::set_float_torch_dtype(out, float_options.dtype);
-        if (is_mlx)
+        if (is_nv)
+            mkfixture::write_nvidia_fp4_model_files(out, plan, shards, seed, nv);
+        else if (is_mlx)
             mkfixture::write_mlx_model_files(out, plan, shards, seed, mlx);
         else if (is_pq)
             mkfixture::write_prequant_model_files(out, plan, shards, seed, pq);
@@ -356,7 +383,8 @@ int main(int argc, char** argv) {
             mkfixture::write_model_files(out, plan, shards, seed);
         std::cout << "rebox-mkfixture: wrote " << out_dir << " (" << preset << ", vocab "
                   << plan.dims.vocab << ", "
-                  << (is_fp4     ? "mlx " + format + ", "
+                  << (is_nv      ? format + ", "
+                      : is_fp4   ? "mlx " + format + ", "
                       : is_mlx   ? "mlx " + recipe + ", "
                       : is_float ? "float " + float_options.dtype + ", "
                       : is_pq    ? format + " " + std::to_string(pq.bits) + "-bit, "

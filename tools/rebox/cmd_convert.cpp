@@ -22,6 +22,7 @@ int run_convert(const ConvertArgs& args, ConvertOutcome* outcome) {
     if (args.name) options.plan.name = *args.name;
     if (args.metadata) options.plan.metadata_file = *args.metadata;
     options.plan.allow_lossless_fallback = args.allow_lossless_fallback;
+    options.plan.allow_inexact_global_scale = args.allow_inexact_global_scale;
     options.verify = args.verify;
     options.force = args.force;
     options.threads = args.threads;
@@ -75,7 +76,7 @@ int run_convert(const ConvertArgs& args, ConvertOutcome* outcome) {
         std::fprintf(stderr, "rebox: %s: verification failed, nothing written: %s\n",
                      args.output.c_str(), result.verify->summary().c_str());
         for (const TensorCheck& t : result.verify->tensors)
-            if (!t.identical)
+            if (!t.identical && t.not_bit_identical.empty())
                 std::fprintf(stderr, "MISMATCH %s (%s): %s\n", t.gguf_name.c_str(),
                              t.source_name.c_str(),
                              t.problem.empty() ? "values differ" : t.problem.c_str());

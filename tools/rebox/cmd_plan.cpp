@@ -63,6 +63,7 @@ int run_plan(const PlanArgs& args) {
     options.outtype = parse_outtype(args.outtype).value_or(OutType::automatic);
     options.tokenizer_pre = args.tokenizer_pre;
     options.allow_lossless_fallback = args.allow_lossless_fallback;
+    options.allow_inexact_global_scale = args.allow_inexact_global_scale;
     if (args.name) options.name = *args.name;
     if (args.metadata) options.metadata_file = *args.metadata;
     if (const auto quantize = args.quantize.options()) {

@@ -55,6 +55,9 @@ int run_verify(const VerifyArgs& args) {
                 static_cast<unsigned long long>(t.first_diff), t.expected_bits, t.got_bits,
                 static_cast<double>(float_of_bits(t.expected_bits)),
                 static_cast<double>(float_of_bits(t.got_bits)));
+        if (!t.not_bit_identical.empty())
+            std::printf("NOT BIT-IDENTICAL %s (%s): %s\n", t.gguf_name.c_str(),
+                        t.source_name.c_str(), t.not_bit_identical.c_str());
         if (!t.problem.empty())
             std::printf("PROBLEM %s (%s): %s\n", t.gguf_name.c_str(),
                         t.source_name.empty() ? "no source" : t.source_name.c_str(),

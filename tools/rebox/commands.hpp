@@ -44,6 +44,7 @@ struct ConvertArgs {
     std::optional<std::string> metadata;        // --metadata FILE.json: general.* overrides
     std::optional<std::string> split_max_size;  // write shards directly, e.g. "500M"
     bool allow_lossless_fallback = false;       // exact F16/F32 for tensors no block type holds
+    bool allow_inexact_global_scale = false;    // compressed-tensors NVFP4 1/g rounded to F32
     bool modelfile = false;                     // also write OUT.Modelfile for Ollama
     QuantizeRecipeArgs quantize;                // --quantize: llama-quantize's file, one pass
 };
@@ -70,6 +71,7 @@ struct PlanArgs {
     bool json = false;
     std::string outtype = "auto";  // auto | q4_1 | f32 | f16 | bf16
     bool allow_lossless_fallback = false;
+    bool allow_inexact_global_scale = false;
     std::optional<std::string> tokenizer_pre;
     QuantizeRecipeArgs quantize;
     std::optional<std::string> name;

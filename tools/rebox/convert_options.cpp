@@ -26,6 +26,11 @@ const char* const kFallbackHelp =
     "as an exact F16 copy, or F32 when a value does not fit fp16 (without it they are BLOCKERs "
     "that say how much bigger the file would get)";
 
+const char* const kInexactGlobalScaleHelp =
+    "NOT EXACT: convert compressed-tensors NVFP4 although GGUF can only hold fl32(1/global_scale) "
+    "as the tensor's .scale (up to 2^-24 relative off; those tensors are reported not "
+    "bit-identical). Without it they are BLOCKERs";
+
 const char* const kNameHelp =
     "general.name (default: from README.md's model card, config.json _name_or_path or the "
     "directory name, as llama.cpp's converter takes it)";
@@ -114,6 +119,8 @@ void add_model_convert_options(CLI::App& command, ConvertArgs& args, bool& no_ve
         "--split-max-size", args.split_max_size,
         "write shards of at most this size (N, NM or NG) as llama-gguf-split names them");
     command.add_flag("--allow-lossless-fallback", args.allow_lossless_fallback, kFallbackHelp);
+    command.add_flag("--allow-inexact-global-scale", args.allow_inexact_global_scale,
+                     kInexactGlobalScaleHelp);
     add_quantize_recipe_options(command, args.quantize,
                                 "write llama-quantize's file of this conversion in one pass (no "
                                 "intermediate file)");

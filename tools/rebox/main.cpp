@@ -62,6 +62,8 @@ int main(int argc, char** argv) {
     plan_cmd->add_flag("--json", plan.json, "print one JSON object");
     plan_cmd->add_option("--outtype", plan.outtype, kOuttypeHelp)->check(outtype_validator());
     plan_cmd->add_flag("--allow-lossless-fallback", plan.allow_lossless_fallback, kFallbackHelp);
+    plan_cmd->add_flag("--allow-inexact-global-scale", plan.allow_inexact_global_scale,
+                       kInexactGlobalScaleHelp);
     plan_cmd->add_option("--tokenizer-pre", plan.tokenizer_pre,
                          "tokenizer.ggml.pre to use when the pre-tokenizer regex is unknown");
     add_quantize_recipe_options(*plan_cmd, plan.quantize,

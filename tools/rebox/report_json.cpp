@@ -31,6 +31,7 @@ nlohmann::json verify_report_to_json(const VerifyReport& report) {
             row["rmse"] = t.rmse;
         }
         if (!t.problem.empty()) row["problem"] = t.problem;
+        if (!t.not_bit_identical.empty()) row["not_bit_identical"] = t.not_bit_identical;
         tensors.push_back(std::move(row));
     }
     return {{"ok", report.ok()},

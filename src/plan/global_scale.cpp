@@ -1,0 +1,145 @@
+// The per-tensor factor of NVFP4 checkpoints from ModelOpt (weight_scale_2) and compressed-tensors
+// (1/weight_global_scale): written as llama.cpp's F32 `<tensor>.scale` ([1], or [n_expert] for
+// stacked experts), which the graph multiplies in after the matmul, only where the architecture's
+// graph (llama.cpp src/models/*.cpp) passes that scale on. A factor other than 1 on any other
+// tensor is a BLOCKER: llama.cpp would load the .scale and silently ignore it. A factor of exactly
+// 1 is left out (as llama.cpp's converter skips trivial scales).
+#include "plan/global_scale.hpp"
+
+#include <cstdio>
+#include <set>
+
+#include "rebox/ggml_type.hpp"
+
+namespace rebox::plan_detail {
+namespace {
+
+// "blk.3.attn_q.weight" -> "attn_q", "output.weight" -> "output"; "" when not a weight.
+std::string role_of(const std::string& gguf_name) {
+    if (!gguf_name.ends_with(".weight")) return "";
+    std::string stem = gguf_name.substr(0, gguf_name.size() - 7);
+    if (stem.starts_with("blk.")) {
+        const size_t dot = stem.find('.', 4);
+        if (dot == std::string::npos) return "";
+        stem = stem.substr(dot + 1);
+    }
+    return stem;
+}
+
+// Whether llama.cpp's graph of `arch` multiplies `role`'s .scale in (the *_s arguments of
+// src/models/<arch>.cpp; q/k/v through build_qkv).
+bool graph_applies_scale(std::string_view arch, const std::string& role) {
+    static const std::set<std::string> attention = {"attn_q", "attn_k", "attn_v", "attn_qkv",
+                                                    "attn_output"};
+    static const std::set<std::string> dense_ffn = {"ffn_gate", "ffn_up", "ffn_down"};
+    static const std::set<std::string> experts = {"ffn_gate_exps", "ffn_up_exps", "ffn_down_exps"};
+    if (attention.count(role)) return true;  // every registry arch uses build_qkv and wo_s
+    const bool output = role == "output" && arch != "bert";
+    if (arch == "llama") return output || dense_ffn.count(role) || experts.count(role);
+    if (arch == "qwen3") return output || dense_ffn.count(role);
+    if (arch == "qwen3moe") return output || experts.count(role);
+    if (arch == "qwen2" || arch == "qwen2moe" || arch == "phi3" || arch == "gemma" ||
+        arch == "gemma2" || arch == "gemma3")
+        return output;
+    return false;
+}
+
+std::string float_text(double value) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%.9g", value);
+    return text;
+}
+
+}  // namespace
+
+void plan_global_scales(const SourceModel& source, const PlanOptions& options, Plan& plan) {
+    std::set<std::string> names;
+    for (const TensorPlan& t : plan.tensors) names.insert(t.gguf_name);
+    std::vector<TensorPlan> added;
+    for (const TensorPlan& t : plan.tensors) {
+        if (t.is_computed()) continue;
+        std::vector<size_t> sources = t.expert_sources;
+        if (sources.empty()) sources.push_back(t.source_index);
+        std::vector<float> factors;
+        bool any = false, all_one = true, inexact = false;
+        double worst = 0;
+        for (const size_t i : sources) {
+            const SourceTensor& st = source.tensors[i];
+            const float f = st.fp4 && st.fp4->scale2 ? *st.fp4->scale2 : 1.0f;
+            any |= st.fp4 && st.fp4->scale2;
+            all_one &= f == 1.0f;
+            if (st.fp4 && st.fp4->scale2_inexact) {
+                inexact = true;
+                worst = std::max(worst, st.fp4->scale2_error);
+            }
+            factors.push_back(f);
+        }
+        if (!any || all_one) continue;
+        const SourceTensor& first = source.tensors[sources.front()];
+        const std::string role = role_of(t.gguf_name);
+        const std::string scale_name = t.gguf_name.substr(0, t.gguf_name.size() - 7) + ".scale";
+        const std::string what =
+            std::string(first.fp4->origin) + " per-tensor factor " +
+            (first.fp4->origin == std::string("ModelOpt") ? "weight_scale_2"
+                                                          : "1/weight_global_scale");
+        if (!graph_applies_scale(plan.arch, role)) {
+            plan.blockers.push_back(
+                Blocker{first.name,
+                        what + " = " + float_text(factors.front()) + " is not 1, and llama.cpp's " +
+                            plan.arch + " graph ignores " + scale_name +
+                            " (it would silently compute a different model)",
+                        "keep this module unquantized or quantized with a factor of 1 (exclude it "
+                        "from NVFP4), or use an architecture whose graph applies it"});
+            continue;
+        }
+        const std::string stem = t.gguf_name.substr(0, t.gguf_name.size() - 7);
+        if (role == "output" && t.type != GgmlType::NVFP4) {
+            plan.blockers.push_back(Blocker{
+                first.name,
+                what + " = " + float_text(factors.front()) + " on an output.weight planned as " +
+                    ggml_type_name(t.type) +
+                    ": llama.cpp loads output.scale only beside an NVFP4 output.weight",
+                "convert without --outtype / --allow-lossless-fallback for this tensor (its rows "
+                "must be whole NVFP4 blocks)"});
+            continue;
+        }
+        if ((role == "ffn_gate" || role == "ffn_up" || role == "ffn_down") &&
+            names.count(stem + ".bias")) {
+            plan.blockers.push_back(Blocker{
+                first.name,
+                what + " = " + float_text(factors.front()) + " on a dense FFN with a bias: " +
+                    "llama.cpp's build_ffn adds the bias before multiplying " + scale_name,
+                "export the checkpoint without NVFP4 on this FFN"});
+            continue;
+        }
+        if (inexact && !options.allow_inexact_global_scale) {
+            plan.blockers.push_back(Blocker{
+                first.name,
+                "GGUF can hold only fl32(1/global_scale) = " + float_text(factors.front()) +
+                    " as " + scale_name + ", off by " + float_text(worst) +
+                    " relative: every value would differ from E2M1 * s / g",
+                "pass --allow-inexact-global-scale to accept it (the tensor is then reported "
+                "not bit-identical)"});
+            continue;
+        }
+        TensorPlan scale;
+        scale.source_index = TensorPlan::kComputed;
+        scale.gguf_name = scale_name;
+        scale.type = GgmlType::F32;
+        scale.computed = factors;
+        scale.ne = {static_cast<int64_t>(factors.size())};
+        scale.nbytes = 4 * factors.size();
+        scale.encoding = Encoding::copy_f32;
+        scale.note = inexact ? "fl32(1/weight_global_scale) of " + first.name +
+                                   ": NOT bit-identical (off by up to " + float_text(worst) +
+                                   " relative; --allow-inexact-global-scale)"
+                             : what + " of " + first.name + ", verbatim";
+        if (inexact)
+            plan.notes.push_back(scale_name + ": not bit-identical (fl32(1/global_scale), off by " +
+                                 float_text(worst) + " relative; --allow-inexact-global-scale)");
+        added.push_back(std::move(scale));
+    }
+    for (TensorPlan& t : added) plan.tensors.push_back(std::move(t));
+}
+
+}  // namespace rebox::plan_detail
