@@ -7,7 +7,7 @@
 #    that llama.cpp's NomicBertModel -> BertModel -> TextModel classes, run as written (converter_run.py),
 #    give for the same checkpoint; the converter's WordPiece tokens / types padded to vocab_size, and
 #    SpecialVocab's special ids and flags;
-#  - pass rebox verify;
+#  - pass rebox verify and rebox check (which, as llama.cpp's loader, needs layer_norm_epsilon, not the RMS one);
 #  - bert_embed.mjs + nomic_forward.py: load in llama.cpp (node-llama-cpp), tokenize as the HF tokenizer, and
 #    embed like the numpy forward pass written from nomic's modeling code with MEAN pooling (cos >= 0.9999 for
 #    the float and the MLX --outtype f32 files; >= 0.998 for MLX's default Q4_1 file, measured 1 - 1.0e-3:
@@ -43,6 +43,19 @@ for name in f32 mlx-f32; do
 done
 (cd "$CLIENTS_DIR" && "$GGUFPY_PYTHON" nomic_forward.py "$WORK/mlx" --embed "$WORK/mlx.ids.json" "$WORK/mlx.json" \
   --min-cos 0.998)
+# rebox check agrees with llama.cpp's loader: the files pass; without nomic-bert.attention.layer_norm_epsilon
+# (the LayerNorm epsilon llama.cpp's bert-family loader requires, not the RMS one) llama.cpp refuses the
+# file and rebox check reports it.
+for name in f32 mlx mlx-f32; do "$REBOX" check "$WORK/$name.gguf" >/dev/null; done
+"$REBOX" meta --delete nomic-bert.attention.layer_norm_epsilon -o "$WORK/noeps.gguf" "$WORK/f32.gguf" >/dev/null
+status=0
+"$REBOX" check "$WORK/noeps.gguf" >"$WORK/noeps.check" 2>&1 || status=$?
+grep -q "FINDING: .*nomic-bert.attention.layer_norm_epsilon is missing" "$WORK/noeps.check" && [[ $status -ne 0 ]] ||
+  { echo "FAIL: rebox check did not report the missing layer_norm_epsilon"; cat "$WORK/noeps.check"; exit 1; }
+(cd "$CLIENTS_DIR" && node llama_load.mjs "$WORK/noeps.gguf" "$WORK/f32.gguf") >"$WORK/noeps.load"
+grep -q "^REFUSED .*layer_norm_epsilon" "$WORK/noeps.load" && grep -q "^LOADED " "$WORK/noeps.load" ||
+  { echo "FAIL: llama.cpp's answer changed:"; cat "$WORK/noeps.load"; exit 1; }
+echo "  rebox check passes the files and, as llama.cpp, refuses one without layer_norm_epsilon"
 echo "nomic-bert files checked ($(clients_elapsed))"
 
 # refuse NAME PATTERN: converting $WORK/NAME fails with one error / BLOCKER line matching PATTERN, no file.
