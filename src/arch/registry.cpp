@@ -22,7 +22,7 @@ const Architecture* const kArchitectures[] = {
     &detail::mixtral_architecture(),  // after llama: the GGUF name "llama" finds llama's table
     &detail::phi3_architecture(),      &detail::gemma_architecture(),
     &detail::gemma2_architecture(),    &detail::gemma3_architecture(),
-    &detail::bert_architecture(),
+    &detail::bert_architecture(),      &detail::nomic_bert_architecture(),
 };
 
 constexpr std::string_view kExpertPlaceholder = "{e}";

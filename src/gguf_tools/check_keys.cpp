@@ -2,9 +2,10 @@
 // that type (known_keys.hpp; head counts, feed_forward_length and expert_used_count may also be
 // per-layer INT32/UINT32 arrays, get_key_or_arr), and the keys its loader cannot do without must
 // be present: general.architecture, tokenizer.ggml.model and .tokens, <arch>.context_length,
-// .embedding_length, .block_count and, for every registry architecture (all RMSNorm models),
-// <arch>.attention.layer_norm_rms_epsilon. A model-card key (general.sampling.*, general.tags,
-// ...) of another type than the converter writes is a warning.
+// .embedding_length, .block_count and, for every registry architecture, the norm epsilon its
+// loader reads: <arch>.attention.layer_norm_rms_epsilon for the RMSNorm decoders,
+// <arch>.attention.layer_norm_epsilon for the LayerNorm encoders. A model-card key
+// (general.sampling.*, general.tags, ...) of another type than the converter writes is a warning.
 #include <array>
 #include <string_view>
 
@@ -77,8 +78,11 @@ void check_required_keys(CheckContext& ctx) {
     std::vector<std::string> required = {"tokenizer.ggml.model", "tokenizer.ggml.tokens",
                                          arch + ".context_length", arch + ".embedding_length",
                                          arch + ".block_count"};
-    if (arch::find_architecture(arch) != nullptr)
-        required.push_back(arch + ".attention.layer_norm_rms_epsilon");
+    // The decoders' loaders read the RMSNorm epsilon unconditionally; the encoders' (bert,
+    // nomic-bert: llama_model_bert::load_arch_hparams) the LayerNorm epsilon.
+    if (const arch::Architecture* entry = arch::find_architecture(arch))
+        required.push_back(arch + (entry->encoder ? ".attention.layer_norm_epsilon"
+                                                  : ".attention.layer_norm_rms_epsilon"));
     for (const std::string& key : required) {
         if (ctx.find(key) != nullptr) continue;
         if (key == "tokenizer.ggml.tokens") {

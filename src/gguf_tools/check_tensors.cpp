@@ -56,6 +56,11 @@ ModelConfig config_from_kvs(const CheckContext& ctx, const std::string& a) {
         c.moe_intermediate_size = v;
     if (const uint32_t v = u32_or(ctx, a + ".expert_shared_feed_forward_length", 0))
         c.shared_expert_intermediate_size = v;
+    // llama.cpp's n_cls_out: the classifier labels' count, 1 without the key (llama-hparams.h).
+    const GgufValue* labels = ctx.find(a + ".classifier.output_labels");
+    c.num_labels = labels != nullptr && labels->is_array() && !labels->array.empty()
+                       ? static_cast<uint32_t>(labels->array.size())
+                       : 1;
     return c;
 }
 

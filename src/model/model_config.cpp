@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arch/architecture.hpp"
+#include "arch/config_prepare.hpp"
 #include "config_bounds.hpp"
 #include "json_file.hpp"
 #include "rebox/error.hpp"
@@ -228,6 +229,7 @@ ModelConfig parse_model_config(json root) {
             if (!root.contains(field) || root[field].is_null())
                 root[field] = json::parse(d.json_value);
         }
+    arch::prepare_config(config.model_type, root);
 
     if (const auto it = root.find("architectures"); it != root.end() && !it->is_null()) {
         if (!it->is_array()) fail("architectures", "expected an array of strings");

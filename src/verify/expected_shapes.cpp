@@ -5,6 +5,8 @@
 #include <charconv>
 #include <string>
 
+#include "expected_shapes_encoders.hpp"
+
 namespace rebox::verify_ref {
 namespace {
 
@@ -67,6 +69,7 @@ std::optional<std::vector<int64_t>> expected_hf_shape(const RefConfig& c, std::s
     const int64_t hidden = c.hidden_size, vocab = c.vocab_size, ffn = c.intermediate_size;
     const int64_t q_width = static_cast<int64_t>(c.num_attention_heads) * c.head_dim;
     const int64_t kv_width = static_cast<int64_t>(c.num_key_value_heads) * c.head_dim;
+    if (const auto encoder = expected_encoder_shape(c, name)) return encoder;
     if (name == "embed_tokens.weight" || name == "lm_head.weight")
         return std::vector<int64_t>{vocab, hidden};
     if (name == "norm.weight") return std::vector<int64_t>{hidden};

@@ -11,6 +11,7 @@
 
 #include "model/json_file.hpp"
 #include "rebox/error.hpp"
+#include "ref_config_encoders.hpp"
 
 namespace rebox::verify_ref {
 namespace {
@@ -204,6 +205,7 @@ RefConfig parse_root(json root) {
     if (!model_type->is_string()) fail("model_type", "expected a string");
     c.model_type = model_type->get<std::string>();
     if (c.model_type == "gemma3" || c.model_type == "gemma3_text") fill_gemma3_defaults(root);
+    add_encoder_config_names(c.model_type, root);
 
     constexpr uint64_t kAnyU32 = std::numeric_limits<uint32_t>::max();
     c.hidden_size = required_count(root, "hidden_size", kMaxWidth);

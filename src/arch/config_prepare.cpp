@@ -1,0 +1,13 @@
+// The per-architecture config.json rewrites (see config_prepare.hpp), dispatched by model_type to
+// the architecture's own file.
+#include "arch/config_prepare.hpp"
+
+#include "arch_tables.hpp"
+
+namespace rebox::arch {
+
+void prepare_config(std::string_view model_type, nlohmann::json& root) {
+    if (model_type == "nomic_bert") detail::prepare_nomic_bert_config(root);
+}
+
+}  // namespace rebox::arch

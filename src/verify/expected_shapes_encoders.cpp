@@ -1,0 +1,50 @@
+// nomic_bert shapes from config.json (see expected_shapes_encoders.hpp), as NomicBertModel in
+// nomic-ai's contrastors code builds them: Wqkv is [3 * n_embd, n_embd] (q | k | v), fc11 / fc12
+// [n_inner, n_embd], fc2 [n_embd, n_inner], no biases; LayerNorms with biases.
+#include "expected_shapes_encoders.hpp"
+
+#include <charconv>
+#include <string>
+
+namespace rebox::verify_ref {
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+std::optional<Shape> nomic_layer_shape(const RefConfig& c, std::string_view rest) {
+    const int64_t hidden = c.hidden_size, ffn = c.intermediate_size;
+    if (rest == "attn.Wqkv.weight") return Shape{3 * hidden, hidden};
+    if (rest == "attn.out_proj.weight") return Shape{hidden, hidden};
+    if (rest == "mlp.fc11.weight" || rest == "mlp.fc12.weight") return Shape{ffn, hidden};
+    if (rest == "mlp.fc2.weight") return Shape{hidden, ffn};
+    for (const std::string_view norm : {"norm1.", "norm2."})
+        if (rest == std::string(norm) + "weight" || rest == std::string(norm) + "bias")
+            return Shape{hidden};
+    return std::nullopt;
+}
+
+std::optional<Shape> nomic_shape(const RefConfig& c, std::string_view name) {
+    const int64_t hidden = c.hidden_size;
+    if (name == "embeddings.word_embeddings.weight") return Shape{c.vocab_size, hidden};
+    if (name == "embeddings.token_type_embeddings.weight") return Shape{c.type_vocab_size, hidden};
+    if (name == "emb_ln.weight" || name == "emb_ln.bias") return Shape{hidden};
+    constexpr std::string_view kLayers = "encoder.layers.";
+    if (!name.starts_with(kLayers)) return std::nullopt;
+    name.remove_prefix(kLayers.size());
+    const size_t dot = name.find('.');
+    uint64_t layer = 0;
+    if (dot == std::string_view::npos) return std::nullopt;
+    const auto [end, ec] = std::from_chars(name.data(), name.data() + dot, layer);
+    if (ec != std::errc() || end != name.data() + dot || layer >= c.num_hidden_layers)
+        return std::nullopt;
+    return nomic_layer_shape(c, name.substr(dot + 1));
+}
+
+}  // namespace
+
+std::optional<Shape> expected_encoder_shape(const RefConfig& config, std::string_view hf_name) {
+    if (config.model_type == "nomic_bert") return nomic_shape(config, hf_name);
+    return std::nullopt;
+}
+
+}  // namespace rebox::verify_ref

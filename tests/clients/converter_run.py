@@ -1,0 +1,134 @@
+"""llama.cpp's own converter classes from the llama.cpp source bundled in node-llama-cpp, run on numpy arrays
+without torch or transformers: the methods of a class chain (e.g. NomicBertModel -> BertModel -> TextModel ->
+ModelBase, from conversion/*.py) are extracted with `ast` and executed as written, bound to one stand-in
+object. `self.method` finds the first class of the chain that defines the method; `super()` inside a
+method of chain[i] finds it from chain[i+1] on. ModelBase.__init__ alone is replaced (it opens the
+safetensors and sets up the output file): the stand-in sets hparams, dir_model, the file type and a
+GGUFWriter with no file, whose kv_data then holds every KV set_gguf_parameters writes under gguf-py's own
+key names. Nothing here comes from rebox.
+
+Usage (library):
+  conv = Converter(llama_src, [("bert.py", "NomicBertModel"), ("bert.py", "BertModel"),
+                               ("base.py", "TextModel"), ("base.py", "ModelBase")], model_dir, hparams)
+  conv.kvs()                      -> {key: value} after set_gguf_parameters
+  conv.tensors(name, array)       -> [(gguf_name, array)] after filter_tensors + modify_tensors ([] if skipped)
+"""
+import ast
+import json
+import logging
+import os
+import pathlib
+
+import gguf
+import numpy as np
+
+
+def _methods(path, class_name):
+    tree = ast.parse(open(path, encoding="utf-8").read())
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == class_name:
+            out = {}
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef):
+                    item.decorator_list = []
+                    for arg in item.args.args + item.args.kwonlyargs + item.args.posonlyargs:
+                        arg.annotation = None
+                    if item.args.vararg:
+                        item.args.vararg.annotation = None
+                    if item.args.kwarg:
+                        item.args.kwarg.annotation = None
+                    item.returns = None
+                    out[item.name] = item
+            return out
+    raise LookupError(f"{path}: class {class_name} not found")
+
+
+class _Stand:
+    """The converter object: attributes set by the executed methods, methods looked up along the chain."""
+
+    def __init__(self, conv):
+        object.__setattr__(self, "_conv", conv)
+
+    def __getattr__(self, name):
+        bound = self._conv.bound(name, 0)
+        if bound is None:
+            raise AttributeError(name)
+        return bound
+
+
+class _Super:
+    """super(): every attribute (__init__ included) is the next definition along the chain."""
+
+    def __init__(self, conv, start):
+        object.__setattr__(self, "_at", (conv, start))
+
+    def __getattribute__(self, name):
+        conv, start = object.__getattribute__(self, "_at")
+        bound = conv.bound(name, start)
+        if bound is None:
+            raise AttributeError(f"super().{name}")
+        return bound
+
+
+class Converter:
+    def __init__(self, llama_src, chain, model_dir, hparams, arch_name=None):
+        conv_dir = os.path.join(llama_src, "conversion")
+        self.chain = []
+        for index, (module, class_name) in enumerate(chain):
+            self.chain.append((class_name, _methods(os.path.join(conv_dir, module), class_name), index))
+        self.compiled = {}
+        self.obj = _Stand(self)
+        self.model_dir = pathlib.Path(model_dir)
+        self.arch_name = arch_name
+        self.obj.is_mistral_format = False
+        self.obj.model_type = None  # TextModel.model_type, only passed to get_model_architecture
+        self.obj.fuse_gate_up_exps = False
+        self.obj.ftype = gguf.LlamaFileType.ALL_F32
+        self.obj.dir_model = self.model_dir
+        # class attributes the chain reads (model_arch is set per class in the source)
+        for module, class_name in chain:
+            for node in ast.parse(open(os.path.join(conv_dir, module), encoding="utf-8").read()).body:
+                if isinstance(node, ast.ClassDef) and node.name == class_name:
+                    for item in node.body:
+                        if isinstance(item, ast.Assign) and len(item.targets) == 1 and \
+                                isinstance(item.targets[0], ast.Name) and item.targets[0].id == "model_arch" \
+                                and "model_arch" not in self.obj.__dict__:
+                            self.obj.model_arch = eval(compile(ast.Expression(item.value), "arch", "eval"),
+                                                       {"gguf": gguf})
+        self.bound("__init__", 0)(self.model_dir, self.obj.ftype, self.model_dir / "out.gguf", hparams=hparams)
+
+    def _model_base_init(self, *args, hparams=None, **kwargs):
+        self.obj.hparams = hparams
+        arch = self.arch_name or gguf.MODEL_ARCH_NAMES[self.obj.model_arch]
+        self.obj.gguf_writer = gguf.GGUFWriter(None, arch)
+
+    def bound(self, name, start):
+        for class_name, methods, index in self.chain[start:]:
+            if name == "__init__" and class_name == "ModelBase":
+                return self._model_base_init
+            if name in methods:
+                key = (class_name, name)
+                if key not in self.compiled:
+                    namespace = {
+                        "gguf": gguf, "json": json, "np": np, "os": os, "Path": pathlib.Path,
+                        "logger": logging.getLogger("llama.cpp converter"),
+                        "super": (lambda i=index: _Super(self, i + 1)),
+                        "get_model_architecture": lambda *a, **k: "",
+                    }
+                    module = ast.Module(body=[methods[name]], type_ignores=[])
+                    exec(compile(module, f"llama.cpp {class_name}.{name}", "exec"), namespace)
+                    self.compiled[key] = namespace[name]
+                function = self.compiled[key]
+                return lambda *a, **k: function(self.obj, *a, **k)
+        return None
+
+    def kvs(self):
+        self.obj.set_gguf_parameters()
+        return {key: value.value for key, value in self.obj.gguf_writer.kv_data[0].items()}
+
+    def tensors(self, name, array):
+        kept = self.obj.filter_tensors((name, None))
+        if kept is None:
+            return []
+        new_name = kept[0]
+        return list(self.obj.modify_tensors(array, new_name, None))
