@@ -155,13 +155,14 @@ TEST_P(KernelPathTest, NibbleSplitKeepsLowNibbleFirstIncludingTheTail) {
     }
 }
 
-CompareResult verdict(const Mcq4& m, const std::vector<uint8_t>& blocks, uint64_t count) {
+CompareResult verdict_group(const Mcq4& m, const std::vector<uint8_t>& blocks, uint64_t count,
+                            uint64_t group) {
     SourceTensor source;
-    source.name = "layers.0.mlp.up_proj.weight";
+    source.name = "layers.0.mlp.down_proj.weight";
     source.quantized = true;
-    source.shape = {static_cast<int64_t>(count / 64), 64};
+    source.shape = {static_cast<int64_t>(count / 128), 128};
     source.element_count = count;
-    source.quant = m.view(32);
+    source.quant = m.view(group);
     std::vector<ValueJob> jobs(1);
     jobs[0].gguf_type = 3;
     jobs[0].gguf_data = blocks;
@@ -169,6 +170,10 @@ CompareResult verdict(const Mcq4& m, const std::vector<uint8_t>& blocks, uint64_
     jobs[0].values = count;
     run_value_jobs(jobs, 1);
     return jobs[0].result;
+}
+
+CompareResult verdict(const Mcq4& m, const std::vector<uint8_t>& blocks, uint64_t count) {
+    return verdict_group(m, blocks, count, 32);
 }
 
 TEST_P(KernelPathTest, ChangesInTheLastLaneAndTheLastValueAreFound) {
@@ -206,23 +211,6 @@ std::vector<uint8_t> q4_1_of_group(const Mcq4& m, uint64_t count, uint64_t group
                                                   (code_of(32 * b + j + 16, m.bits) << 4)));
     }
     return blocks;
-}
-
-CompareResult verdict_group(const Mcq4& m, const std::vector<uint8_t>& blocks, uint64_t count,
-                            uint64_t group) {
-    SourceTensor source;
-    source.name = "layers.0.mlp.down_proj.weight";
-    source.quantized = true;
-    source.shape = {static_cast<int64_t>(count / 128), 128};
-    source.element_count = count;
-    source.quant = m.view(group);
-    std::vector<ValueJob> jobs(1);
-    jobs[0].gguf_type = 3;
-    jobs[0].gguf_data = blocks;
-    jobs[0].source = &source;
-    jobs[0].values = count;
-    run_value_jobs(jobs, 1);
-    return jobs[0].result;
 }
 
 TEST_P(KernelPathTest, EveryWidthAndGroupFindsEachChangedValueAndBlockHeader) {
