@@ -24,6 +24,7 @@ const Architecture& gemma_architecture();
 const Architecture& gemma2_architecture();
 const Architecture& gemma3_architecture();
 const Architecture& bert_architecture();
+const Architecture& gpt_oss_architecture();
 
 // The parts one after another, as one array (a table or KV list built from shared groups).
 template <typename T, std::size_t... N>

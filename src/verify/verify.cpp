@@ -23,6 +23,7 @@
 #include "format/gguf_file.hpp"
 #include "format/gguf_shards.hpp"
 #include "format/safetensors.hpp"
+#include "gpt_oss_source_index.hpp"
 #include "metadata_checks.hpp"
 #include "mlx_source_index.hpp"
 #include "model/tensor_names.hpp"
@@ -433,7 +434,9 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
     if (options.imatrix) s.imatrix = verify_ref::read_ref_imatrix(*options.imatrix);
     const verify_ref::PrequantConfig prequant =
         verify_ref::read_prequant_config(model_dir / "config.json");
-    s.index = verify_ref::is_prequant_source(model, prequant)
+    s.index = verify_ref::is_gpt_oss_source(model_dir / "config.json")
+                  ? verify_ref::index_gpt_oss_source(model)
+              : verify_ref::is_prequant_source(model, prequant)
                   ? verify_ref::index_prequant_source(model, prequant)
               : verify_ref::is_mlx_source(model, model_dir / "config.json")
                   ? verify_ref::index_mlx_source(model, model_dir / "config.json")
