@@ -35,37 +35,29 @@ std::string replace_tail(const std::string& name, std::string_view tail, std::st
     throw_input_error(part.file->display_name(), part.info->name, what, fix);
 }
 
-constexpr const char* kLayoutFix =
-    "the checkpoint as openai publishes it (U8 *_blocks [E, rows, cols/32, 16] with U8 *_scales "
-    "[E, rows, cols/32])";
-
 // The MXFP4 view of one pair, checked; shape [E, rows, cols].
 SourceTensor fp4_tensor(const std::string& base, const Pair& pair) {
     if (pair.blocks.info == nullptr || pair.scales.info == nullptr) {
-        const Part& have = pair.blocks.info ? pair.blocks : pair.scales;
-        refuse(have,
-               std::string("has no ") + (pair.blocks.info ? "_scales" : "_blocks") + " partner",
-               kLayoutFix);
+        const bool has_blocks = pair.blocks.info != nullptr;
+        refuse(has_blocks ? pair.blocks : pair.scales,
+               std::string("has no ") + (has_blocks ? "_scales" : "_blocks") + " partner",
+               base + (has_blocks ? "_scales" : "_blocks") + " beside it");
     }
     const StTensorInfo& blocks = *pair.blocks.info;
     const StTensorInfo& scales = *pair.scales.info;
     if (blocks.dtype != StDtype::U8)
-        refuse(pair.blocks, "dtype " + std::string(st_dtype_name(blocks.dtype)) + " (expected U8)",
-               kLayoutFix);
+        refuse(pair.blocks, "dtype " + std::string(st_dtype_name(blocks.dtype)), "U8");
     if (scales.dtype != StDtype::U8)
-        refuse(pair.scales, "dtype " + std::string(st_dtype_name(scales.dtype)) + " (expected U8)",
-               kLayoutFix);
+        refuse(pair.scales, "dtype " + std::string(st_dtype_name(scales.dtype)), "U8");
     if (blocks.shape.size() != 4 || blocks.shape[3] != 16 || blocks.shape[0] < 1 ||
         blocks.shape[1] < 1 || blocks.shape[2] < 1)
-        refuse(pair.blocks,
-               "shape " + shape_text(blocks.shape) + " (expected [E, rows, cols/32, 16])",
-               kLayoutFix);
+        refuse(pair.blocks, "shape " + shape_text(blocks.shape), "[E, rows, cols/32, 16]");
     const std::vector<int64_t> want(blocks.shape.begin(), blocks.shape.end() - 1);
     if (scales.shape != want)
         refuse(pair.scales,
                "shape " + shape_text(scales.shape) + " disagrees with " + blocks.name + " " +
-                   shape_text(blocks.shape) + " (expected " + shape_text(want) + ")",
-               kLayoutFix);
+                   shape_text(blocks.shape),
+               shape_text(want));
     Fp4View view;
     view.kind = Fp4Kind::mxfp4;
     view.group = 32;
@@ -77,7 +69,7 @@ SourceTensor fp4_tensor(const std::string& base, const Pair& pair) {
                       static_cast<unsigned long long>(*bad));
         refuse(pair.scales,
                at + std::string(mlx::fp4_scale_problem(Fp4Kind::mxfp4, view.scales[*bad])),
-               "re-export the checkpoint (a producer writes only finite scales)");
+               "E8M0 bytes 0x00..0xfe (re-export the checkpoint)");
     }
     SourceTensor tensor;
     tensor.name = base;
