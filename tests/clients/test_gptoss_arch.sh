@@ -29,6 +29,20 @@ grep -q "re-encoded tensors bit-identical: 6/6" "$dir.verify" ||
   { echo "FAIL: rebox verify:"; cat "$dir.verify"; exit 1; }
 echo "  rebox verify: $(grep -m1 "bit-identical" "$dir.verify")"
 ggufpy "$CLIENTS_DIR/ggufpy_gptoss.py" "$GGUFPY_SRC" "$dir" "$dir.gguf"
+# verify derives the gpt-oss keys from config.json: each edited one fails it (exit 3).
+for kv in gpt-oss.rope.scaling.type=linear gpt-oss.rope.scaling.factor=16 \
+  gpt-oss.rope.scaling.original_context_length=2048 gpt-oss.rope.scaling.yarn_beta_fast=31 \
+  gpt-oss.rope.scaling.yarn_beta_slow=2 gpt-oss.expert_feed_forward_length=32 \
+  gpt-oss.attention.sliding_window=4 tokenizer.ggml.pre=llama-bpe; do
+  "$REBOX" meta "$dir.gguf" -o "$WORK/edited.gguf" --force --set "$kv" >/dev/null
+  set +e
+  "$REBOX" verify "$dir" "$WORK/edited.gguf" >"$WORK/edited.out" 2>&1
+  rc=$?
+  set -e
+  [[ $rc -eq 3 ]] && grep -q "^PROBLEM .*${kv%%=*}" "$WORK/edited.out" ||
+    { echo "FAIL: verify did not catch $kv (exit $rc)"; cat "$WORK/edited.out"; exit 1; }
+done
+echo "  rebox verify: 8 edited gpt-oss / tokenizer keys each fail it"
 node "$CLIENTS_DIR/llama_tokenize_ref.mjs" gptoss "$dir.gguf" "$CLIENTS_DIR/corpus.txt"
 
 # llama.cpp runs it: last-token embeddings (F32 KV cache) against the numpy HF forward pass.
