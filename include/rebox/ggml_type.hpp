@@ -72,6 +72,7 @@ enum class LlamaFileType : uint32_t {
     MOSTLY_IQ4_NL = 25,
     MOSTLY_IQ4_XS = 30,
     MOSTLY_BF16 = 32,
+    MOSTLY_MXFP4_MOE = 38,
 };
 
 }  // namespace rebox

@@ -27,6 +27,7 @@ const Architecture& bert_architecture();
 const Architecture& nomic_bert_architecture();
 // nomic_bert's config.json rewrites and refusals (config_prepare.hpp).
 void prepare_nomic_bert_config(nlohmann::json& root);
+const Architecture& gpt_oss_architecture();
 
 // The parts one after another, as one array (a table or KV list built from shared groups).
 template <typename T, std::size_t... N>

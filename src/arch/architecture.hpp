@@ -38,6 +38,7 @@ enum class Dim : uint8_t {
     positions,    // max_position_embeddings (the rows of the position table)
     token_types,  // type_vocab_size (the rows of the token-type table)
     labels,       // the classifier's outputs: id2label's size, else num_labels, else 1
+    heads,        // num_attention_heads (gpt-oss attn_sinks: one value per head)
 };
 
 // How the rows of a source tensor are placed in the GGUF tensor. Only whole rows move (with each
@@ -53,6 +54,11 @@ enum class RowTransform : uint8_t {
     // gemma3 token_embd: only the first vocab_size rows (Gemma3Model.modify_tensors drops the rows
     // past the real vocabulary); a source with exactly vocab_size rows is copied as it is.
     first_vocab_rows,
+    // gpt-oss gate_up_proj: gate and up rows interleaved along the source's dim 1 ([E, 2F, cols];
+    // its bias [E, 2F]); the GGUF tensor keeps the even (gate) or the odd (up) ones, in order, as
+    // GptOssModel slices [:, ::2] / [:, 1::2]. Whole rows move: exact.
+    even_rows,
+    odd_rows,
 };
 
 // What happens to the values of a float tensor (a norm) on the way to GGUF.
@@ -141,6 +147,8 @@ enum class ArchKv : uint8_t {
     // Encoders (BertModel.set_gguf_parameters):
     layer_norm_epsilon,  // {arch}.attention.layer_norm_epsilon (layer_norm_eps)
     causal_false,        // {arch}.attention.causal = false
+    // gpt-oss (GptOssModel.set_gguf_parameters): expert_feed_forward_length = intermediate_size.
+    expert_feed_forward_length_ffn,
 };
 
 // Tensors computed from config.json rather than read from the source.
@@ -184,6 +192,13 @@ struct Architecture {
     // An encoder (bert): token types (tokenizer.ggml.token_type_count), a pooling type that must be
     // known (BLOCKER otherwise), RANK pooling when a classifier head is present.
     bool encoder = false;
+    // rope_scaling "yarn" is written (type, factor, original_context_length, yarn_beta_fast/slow)
+    // as TextModel.set_gguf_parameters writes it (gpt-oss).
+    bool rope_yarn = false;
+    // What llama.cpp's graph hard-codes and config.json must therefore agree with (gpt-oss):
+    // the SwiGLU clamp (0: none), and layer_types alternating sliding/full starting with sliding.
+    float swiglu_limit = 0.0f;
+    bool alternating_swa = false;
 };
 
 // The architecture that accepts this config.json model_type (or has this GGUF arch name); null
@@ -275,6 +290,10 @@ struct RopeScalingPlan {
     bool rope_freqs = false;             // write rope_freqs.weight (llama3)
     bool rope_factors = false;           // write rope_factors_long/short.weight (longrope, su)
     std::optional<float> attn_factor;    // {arch}.rope.scaling.attn_factor (longrope, su)
+    // "yarn" (kv_type "yarn", kv_factor): rope.scaling.original_context_length and the betas.
+    std::optional<uint32_t> yarn_original_context;
+    std::optional<float> yarn_beta_fast;
+    std::optional<float> yarn_beta_slow;
 };
 RopeScalingPlan plan_rope_scaling(const Architecture& arch, const ModelConfig& config);
 

@@ -23,6 +23,7 @@ const Architecture* const kArchitectures[] = {
     &detail::phi3_architecture(),      &detail::gemma_architecture(),
     &detail::gemma2_architecture(),    &detail::gemma3_architecture(),
     &detail::bert_architecture(),      &detail::nomic_bert_architecture(),
+    &detail::gpt_oss_architecture(),
 };
 
 constexpr std::string_view kExpertPlaceholder = "{e}";
@@ -161,6 +162,8 @@ int64_t resolve_dim(Dim dim, const ModelConfig& c) {
             return c.type_vocab_size;
         case Dim::labels:
             return c.num_labels;
+        case Dim::heads:
+            return c.num_attention_heads;
     }
     return 0;
 }
@@ -297,7 +300,13 @@ std::optional<std::vector<int64_t>> expected_ne(const Architecture& arch, const 
     const auto ref = resolve_gguf(arch, gguf_name);
     if (!ref) return std::nullopt;
     const TensorSpec& spec = *ref->spec;
-    if (ref->is_bias) return std::vector<int64_t>{resolve_dim(spec.ne[spec.rank - 1], config)};
+    // A bias has the weight's ne without the row length: {rows}, or {rows, E} for stacked experts.
+    if (ref->is_bias) {
+        std::vector<int64_t> ne;
+        for (uint8_t i = spec.rank > 1 ? 1 : 0; i < spec.rank; ++i)
+            ne.push_back(resolve_dim(spec.ne[i], config));
+        return ne;
+    }
     std::vector<int64_t> ne;
     for (uint8_t i = 0; i < spec.rank; ++i) ne.push_back(resolve_dim(spec.ne[i], config));
     return ne;
@@ -335,8 +344,36 @@ bool has_experts(const Architecture& arch) {
     return false;
 }
 
+// gpt-oss: what llama.cpp's graph hard-codes (the SwiGLU clamp, sliding-window layers on even
+// indices) must be what config.json asks for.
+static void hard_coded_problems(const Architecture& arch, const ModelConfig& config,
+                                std::vector<std::string>& problems) {
+    const std::string name(arch.gguf_arch);
+    // transformers' GptOssConfig defaults swiglu_limit to 7 and layer_types to the alternation.
+    if (arch.swiglu_limit != 0.0f && config.swiglu_limit &&
+        *config.swiglu_limit != double{arch.swiglu_limit}) {
+        char limit[64];
+        std::snprintf(limit, sizeof limit, "%g", *config.swiglu_limit);
+        problems.push_back("swiglu_limit " + std::string(limit) + ": llama.cpp's " + name +
+                           " graph clamps the SwiGLU at " +
+                           std::to_string(static_cast<int>(arch.swiglu_limit)) + " (hard-coded)");
+    }
+    if (!arch.alternating_swa || config.layer_types.empty()) return;
+    bool alternating = config.layer_types.size() == config.num_hidden_layers;
+    for (size_t i = 0; alternating && i < config.layer_types.size(); ++i)
+        alternating =
+            config.layer_types[i] == (i % 2 == 0 ? "sliding_attention" : "full_attention");
+    if (!alternating)
+        problems.push_back(
+            "layer_types do not alternate sliding_attention / full_attention "
+            "starting with sliding_attention over num_hidden_layers " +
+            std::to_string(config.num_hidden_layers) + ": llama.cpp's " + name +
+            " graph hard-codes that pattern");
+}
+
 std::vector<std::string> config_problems(const Architecture& arch, const ModelConfig& config) {
     std::vector<std::string> problems;
+    hard_coded_problems(arch, config, problems);
     if (!has_experts(arch)) return problems;
     const std::string name(arch.gguf_arch);
     if (config.num_experts == 0)
@@ -401,6 +438,8 @@ uint32_t transform_heads(RowTransform transform, const ModelConfig& config) {
         case RowTransform::rope_pairs_kv_heads:
             return config.num_key_value_heads;
         case RowTransform::first_vocab_rows:
+        case RowTransform::even_rows:
+        case RowTransform::odd_rows:
             return 0;
     }
     return 0;
@@ -463,6 +502,8 @@ std::string explain_dim(Dim dim, const ModelConfig& c) {
         case Dim::labels:
             return "the classifier's labels (id2label / num_labels) " +
                    std::to_string(c.num_labels);
+        case Dim::heads:
+            return heads;
     }
     return formula + " = " + std::to_string(resolve_dim(dim, c));
 }
@@ -529,6 +570,26 @@ RopeScalingPlan plan_rope_scaling(const Architecture& arch, const ModelConfig& c
         plan.kv_factor = static_cast<float>(*scaling.factor);
     } else if (lower == "llama3" && llama3_freqs) {
         plan.rope_freqs = true;
+    } else if (scaling.type == "yarn" && scaling.factor && arch.rope_yarn) {
+        // TextModel.set_gguf_parameters: type, factor, original_max_position_embeddings (read
+        // unconditionally), then beta_fast / beta_slow when present.
+        if (!scaling.original_max_position_embeddings) {
+            plan.blocker_field = "config.json: rope_scaling.original_max_position_embeddings";
+            plan.blocker = "missing: yarn needs the original context length";
+            return plan;
+        }
+        if (scaling.extrapolation_factor || scaling.attention_factor) {
+            plan.blocker =
+                "rope_scaling yarn with extrapolation_factor / attention_factor is not "
+                "supported for " +
+                std::string(arch.gguf_arch);
+            return plan;
+        }
+        plan.kv_type = "yarn";
+        plan.kv_factor = static_cast<float>(*scaling.factor);
+        plan.yarn_original_context = scaling.original_max_position_embeddings;
+        if (scaling.beta_fast) plan.yarn_beta_fast = static_cast<float>(*scaling.beta_fast);
+        if (scaling.beta_slow) plan.yarn_beta_slow = static_cast<float>(*scaling.beta_slow);
     } else {
         plan.blocker = "rope_scaling type '" + scaling.type + "' is not supported for " +
                        std::string(arch.gguf_arch) +

@@ -99,6 +99,8 @@ std::optional<GgufValue> arch_kv_value(arch::ArchKv key, const ModelConfig& conf
             return u32_value(config.moe_intermediate_size.value_or(0));
         case ArchKv::expert_shared_feed_forward_length:
             return u32_value(config.shared_expert_intermediate_size.value_or(0));
+        case ArchKv::expert_feed_forward_length_ffn:
+            return u32_value(config.intermediate_size);
         case ArchKv::rope_scaling_original_context_length:
             // The plan refuses a config without it (arch::plan_rope_scaling).
             return u32_value(arch::original_context_length(config).value_or(0));
@@ -156,6 +158,7 @@ const char* arch_kv_suffix(arch::ArchKv key) {
         case ArchKv::expert_used_count:
             return "expert_used_count";
         case ArchKv::expert_feed_forward_length:
+        case ArchKv::expert_feed_forward_length_ffn:
             return "expert_feed_forward_length";
         case ArchKv::expert_shared_feed_forward_length:
             return "expert_shared_feed_forward_length";
@@ -216,6 +219,12 @@ std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input) {
         add_arch("rope.scaling.type", string_value(rope.kv_type));
         add_arch("rope.scaling.factor", f32_value(*rope.kv_factor));
     }
+    if (rope.yarn_original_context)
+        add_arch("rope.scaling.original_context_length", u32_value(*rope.yarn_original_context));
+    if (rope.yarn_beta_fast)
+        add_arch("rope.scaling.yarn_beta_fast", f32_value(*rope.yarn_beta_fast));
+    if (rope.yarn_beta_slow)
+        add_arch("rope.scaling.yarn_beta_slow", f32_value(*rope.yarn_beta_slow));
     if (rope.attn_factor) add_arch("rope.scaling.attn_factor", f32_value(*rope.attn_factor));
     if (input.pooling) add_arch("pooling_type", u32_value(static_cast<uint32_t>(*input.pooling)));
     // BertModel.__init__: transformers' dummy pair (two labels, LABEL_0 first) is not written.

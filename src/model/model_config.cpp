@@ -178,6 +178,12 @@ std::optional<RopeScalingConfig> read_rope_scaling(const json& root, float* rope
     scaling.long_factor = optional_numbers(params, field, "long_factor");
     scaling.short_factor = optional_numbers(params, field, "short_factor");
     scaling.partial_rotary_factor = optional_number(params, field, "partial_rotary_factor");
+    scaling.beta_fast = optional_number(params, field, "beta_fast");
+    scaling.beta_slow = optional_number(params, field, "beta_slow");
+    scaling.extrapolation_factor = optional_number(params, field, "extrapolation_factor");
+    scaling.attention_factor = optional_number(params, field, "attention_factor");
+    if (!scaling.attention_factor)
+        scaling.attention_factor = optional_number(params, field, "attn_factor");
     return scaling;
 }
 
@@ -306,6 +312,14 @@ ModelConfig parse_model_config(json root) {
     config.original_max_position_embeddings =
         optional_u32(root, "original_max_position_embeddings");
     config.partial_rotary_factor = optional_number(root, "config", "partial_rotary_factor");
+    config.swiglu_limit = optional_number(root, "config", "swiglu_limit");
+    if (const auto it = root.find("layer_types"); it != root.end() && !it->is_null()) {
+        if (!it->is_array()) fail("layer_types", "expected an array of strings");
+        for (const json& item : *it) {
+            if (!item.is_string()) fail("layer_types", "expected an array of strings");
+            config.layer_types.push_back(item.get<std::string>());
+        }
+    }
     for (const char* field : {"layer_norm_eps", "layer_norm_epsilon", "norm_epsilon"})
         if ((config.layer_norm_eps = optional_positive_float(root, field))) break;
     config.type_vocab_size = optional_u32(root, "type_vocab_size").value_or(0);

@@ -22,6 +22,11 @@ struct RopeScalingConfig {
     std::optional<std::vector<double>> long_factor;
     std::optional<std::vector<double>> short_factor;
     std::optional<double> partial_rotary_factor;  // inside rope_scaling / rope_parameters
+    // "yarn" (gpt-oss): the correction range and the factors the converter passes on when present.
+    std::optional<double> beta_fast;
+    std::optional<double> beta_slow;
+    std::optional<double> extrapolation_factor;
+    std::optional<double> attention_factor;  // "attention_factor" or "attn_factor"
 };
 
 struct ModelConfig {
@@ -61,6 +66,10 @@ struct ModelConfig {
     // The local (sliding-window) layers' rope theta: rope_local_base_freq (or local_rope_theta,
     // or rope_parameters.sliding_attention.rope_theta).
     std::optional<float> rope_local_theta;
+    // gpt-oss: the clamp of its SwiGLU (llama.cpp hard-codes 7) and each layer's attention kind
+    // ("sliding_attention" / "full_attention"); empty when config.json has no layer_types.
+    std::optional<double> swiglu_limit;
+    std::vector<std::string> layer_types;
     // Encoders (bert): layer_norm_eps (layer_norm_epsilon / norm_epsilon), type_vocab_size, and
     // the classifier's labels: id2label's values in id order (transformers' dummy pair
     // LABEL_0/LABEL_1 included), num_labels their count (num_labels, else 2 as in transformers).

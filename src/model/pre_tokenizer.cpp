@@ -17,7 +17,7 @@ struct KnownRegex {
 // Several llama.cpp pre types share one regex (e.g. qwen2/stablelm2/hunyuan,
 // llama-bpe/dbrx/smaug-bpe); the name chosen is the one the family in question (Qwen2/2.5/3,
 // Llama-3) is converted with.
-constexpr std::array<KnownRegex, 4> kKnownRegexes{{
+constexpr std::array<KnownRegex, 5> kKnownRegexes{{
     // Qwen2 / Qwen2.5 / Qwen3 (single-digit numbers).
     {R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
      "qwen2"},
@@ -28,6 +28,10 @@ constexpr std::array<KnownRegex, 4> kKnownRegexes{{
      "llama-bpe"},
     {R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
      "llama-bpe"},
+    // o200k (GPT-4o, gpt-oss): cased letter runs, contractions as an optional suffix, digits in
+    // groups of up to three.
+    {R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
+     "gpt-4o"},
 }};
 
 }  // namespace

@@ -156,7 +156,9 @@ uint64_t source_group(const SourceTensor& source) {
 bool attach_row_transform(arch::RowTransform transform, const ModelConfig& config,
                           const SourceTensor& source, TensorPlan* plan,
                           std::vector<Blocker>* blockers) {
-    if (transform == arch::RowTransform::none || transform == arch::RowTransform::first_vocab_rows)
+    if (transform == arch::RowTransform::none ||
+        transform == arch::RowTransform::first_vocab_rows ||
+        transform == arch::RowTransform::even_rows || transform == arch::RowTransform::odd_rows)
         return true;
     const uint32_t heads = arch::transform_heads(transform, config);
     const char* heads_field = transform == arch::RowTransform::rope_pairs_q_heads
@@ -220,6 +222,43 @@ bool attach_vocab_slice(const ModelConfig& config, const SourceTensor& source, T
                   std::to_string(config.vocab_size) + " of " + std::to_string(rows) +
                   " rows (the rows past config.json vocab_size are left out, as llama.cpp's "
                   "converter does)";
+    return true;
+}
+
+// gpt-oss gate_up (RowTransform::even_rows / odd_rows): the source's dim 1 interleaves gate and
+// up rows ([E, 2F, cols] weights, [E, 2F] biases); the GGUF keeps every other one in order, as
+// GptOssModel slices [:, ::2] / [:, 1::2]. Over the flattened rows that is GGUF row r <- source
+// row 2r (+1). Runs before the shape check, which then sees the halved ne.
+bool attach_deinterleave(arch::RowTransform transform, const SourceTensor& source, TensorPlan* plan,
+                         std::vector<Blocker>* blockers) {
+    if (transform != arch::RowTransform::even_rows && transform != arch::RowTransform::odd_rows)
+        return true;
+    const std::vector<int64_t>& shape = source.shape;
+    if (shape.size() < 2 || shape[1] % 2 != 0) {
+        blockers->push_back(
+            Blocker{source.name,
+                    "shape " + shape_text(shape) + " has no even dim 1 of interleaved gate/up rows",
+                    "use the checkpoint's own gate_up_proj tensors"});
+        return false;
+    }
+    uint64_t row_values = 1;
+    for (size_t i = 2; i < shape.size(); ++i) row_values *= static_cast<uint64_t>(shape[i]);
+    if (const auto problem =
+            plan_detail::row_move_problem(plan->type, row_values, source_group(source))) {
+        blockers->push_back(Blocker{source.name, "gate/up rows are de-interleaved, but " + *problem,
+                                    "--outtype f32 (every value moves on its own)"});
+        return false;
+    }
+    const uint64_t rows = source.element_count() / row_values / 2;
+    const uint32_t parity = transform == arch::RowTransform::odd_rows ? 1 : 0;
+    plan->row_source.resize(rows);
+    for (uint64_t r = 0; r < rows; ++r) plan->row_source[r] = static_cast<uint32_t>(2 * r + parity);
+    plan->row_values = row_values;
+    plan->ne[plan->ne.size() - 2] /= 2;
+    plan->nbytes = ggml_nbytes(plan->type, plan->ne).value_or(0);
+    plan->note += (plan->note.empty() ? "" : "; ") +
+                  std::string(parity ? "odd (up)" : "even (gate)") +
+                  " rows of the interleaved gate_up";
     return true;
 }
 
@@ -327,6 +366,9 @@ LlamaFileType file_type(const Plan& plan, const PlanOptions& options) {
     for (size_t k = 1; k < 5; ++k)
         if (blocks[k] > blocks[most]) most = k;
     if (blocks[most] > 0) return kBlockFileTypes[most];
+    // convert_hf_to_gguf (ModelBase.prepare_metadata): an MXFP4 checkpoint is MOSTLY_MXFP4_MOE.
+    for (const TensorPlan& tensor : plan.tensors)
+        if (tensor.type == GgmlType::MXFP4) return LlamaFileType::MOSTLY_MXFP4_MOE;
     if (f32 == 0 && f16 == 0 && bf16 == 0) return LlamaFileType::MOSTLY_Q4_1;  // nothing planned
     if (f32 >= f16 && f32 >= bf16) return LlamaFileType::ALL_F32;
     return bf16 > f16 ? LlamaFileType::MOSTLY_BF16 : LlamaFileType::MOSTLY_F16;
@@ -526,6 +568,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
         if (ref->spec->rows == arch::RowTransform::first_vocab_rows &&
             !attach_vocab_slice(config, tensor, &tensor_plan, &plan.blockers))
             continue;
+        if (!attach_deinterleave(ref->spec->rows, tensor, &tensor_plan, &plan.blockers)) continue;
         if (!check_against_config(*arch, config, tensor, tensor_plan, &plan.blockers)) continue;
         if (!attach_row_transform(ref->spec->rows, config, tensor, &tensor_plan, &plan.blockers))
             continue;

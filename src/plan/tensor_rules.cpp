@@ -263,7 +263,10 @@ bool plan_ne(const SourceTensor& source, TensorPlan* plan, std::vector<Blocker>*
 bool plan_float(const SourceTensor& source, const std::string& gguf_name, OutType outtype,
                 TensorPlan* plan, std::vector<Blocker>* blockers) {
     if (!plan_ne(source, plan, blockers)) return false;
-    const bool always_f32 = source.shape.size() == 1 || gguf_name.ends_with("norm.weight");
+    // ModelBase.prepare_tensors: 1-D tensors, norms and every name not ending in ".weight" (the
+    // stacked experts' 2-D biases) are F32.
+    const bool always_f32 = source.shape.size() == 1 || gguf_name.ends_with("norm.weight") ||
+                            gguf_name.ends_with(".bias");
     if (!always_f32 && (outtype == OutType::f16 || outtype == OutType::bf16))
         return plan_float_outtype(source, outtype, plan, blockers);
     const std::string dtype = float_dtype_name(source.float_dtype);

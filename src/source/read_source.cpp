@@ -8,6 +8,7 @@
 #include "rebox/error.hpp"
 #include "source/float_reader.hpp"
 #include "source/fp4_checkpoint_reader.hpp"
+#include "source/gpt_oss_reader.hpp"
 #include "source/mcq_reader.hpp"
 #include "source/mlx_reader.hpp"
 #include "source/prequant_readers.hpp"
@@ -21,12 +22,13 @@ std::string detect_source_format(const ModelDir& model_dir) {
         if (method == "compressed-tensors" && ct_fp4_format(model_dir.config()))
             return "compressed-tensors-fp4";
         if (method == "gptq" || method == "awq" || method == "compressed-tensors") return method;
-        if (!method.empty())  // mlx-lm writes no quant_method
+        if (method == "mxfp4") return method;  // gpt-oss: OCP MXFP4 experts
+        if (!method.empty())                   // mlx-lm writes no quant_method
             throw_input_error((model_dir.path() / "config.json").string(),
                               "quantization_config.quant_method",
                               "'" + method + "' is not supported",
-                              "gptq, awq, compressed-tensors or modelopt (NVFP4); MLX checkpoints "
-                              "have none");
+                              "gptq, awq, compressed-tensors, modelopt (NVFP4) or mxfp4 "
+                              "(gpt-oss); MLX checkpoints have none");
     }
     bool has_scales = false, has_biases = false, has_mcq_parts = false;
     for (const auto& file : model_dir.safetensors().files()) {
@@ -52,6 +54,7 @@ SourceModel read_source_model(std::shared_ptr<const ModelDir> model_dir) {
     const std::string format = detect_source_format(*model_dir);
     SourceModel model = format == "mlx"                  ? read_mlx_model(*model_dir)
                         : format == "float"              ? read_float_model(*model_dir)
+                        : format == "mxfp4"              ? read_gpt_oss_model(*model_dir)
                         : format == "gptq"               ? read_gptq_model(*model_dir)
                         : format == "awq"                ? read_awq_model(*model_dir)
                         : format == "compressed-tensors" ? read_compressed_tensors_model(*model_dir)

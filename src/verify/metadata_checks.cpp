@@ -392,6 +392,30 @@ void check_encoder_kvs(KvChecker& kv, const std::string& arch, const RefConfig& 
         kv.expect_absent(labels_key, "no classifier labels in config.json");
 }
 
+// gpt-oss's yarn rope (TextModel.set_gguf_parameters): the type, the factor, the original
+// context and the betas config.json gives, each F32 / U32 as gguf-py writes them.
+void check_yarn(KvChecker& kv, const std::string& arch, const RefRopeScaling& scaling) {
+    kv.expect_string(arch + ".rope.scaling.type", "yarn");
+    const auto f32 = [&](const std::string& key, std::optional<double> want, const char* field) {
+        kv.handled(key);
+        const GgufValue* value = kv.gguf_.find(key);
+        if (!want) {
+            if (value != nullptr) kv.problem(key, "present", std::string("absent: no ") + field);
+            return;
+        }
+        const float expected = static_cast<float>(*want);
+        if (value == nullptr || value->type != GgufType::FLOAT32 ||
+            static_cast<float>(std::get<double>(value->scalar)) != expected)
+            kv.problem(key, "missing or different",
+                       "FLOAT32 " + std::to_string(expected) + " (config.json " + field + ")");
+    };
+    f32(arch + ".rope.scaling.factor", scaling.factor, "rope_scaling.factor");
+    kv.expect_u32(arch + ".rope.scaling.original_context_length",
+                  scaling.original_max_position_embeddings.value_or(0));
+    f32(arch + ".rope.scaling.yarn_beta_fast", scaling.beta_fast, "rope_scaling.beta_fast");
+    f32(arch + ".rope.scaling.yarn_beta_slow", scaling.beta_slow, "rope_scaling.beta_slow");
+}
+
 }  // namespace
 
 void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesystem::path& model_dir,
@@ -462,6 +486,8 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
         kv.expect_u32(arch + ".expert_used_count", config.num_experts_per_tok);
         if (config.moe_intermediate_size)
             kv.expect_u32(arch + ".expert_feed_forward_length", *config.moe_intermediate_size);
+        else if (lists(arch::ArchKv::expert_feed_forward_length_ffn))  // gpt-oss
+            kv.expect_u32(arch + ".expert_feed_forward_length", config.intermediate_size);
         if (config.shared_expert_intermediate_size)
             kv.expect_u32(arch + ".expert_shared_feed_forward_length",
                           *config.shared_expert_intermediate_size);
@@ -514,6 +540,9 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
             static_cast<float>(std::get<double>(factor->scalar)) != want)
             kv.problem(arch + ".rope.scaling.factor", "missing or different",
                        "FLOAT32 " + std::to_string(want) + " (config.json rope_scaling.factor)");
+    } else if (config.rope_scaling && config.rope_scaling->type == "yarn" &&
+               config.rope_scaling->factor && arch == "gpt-oss") {
+        check_yarn(kv, arch, *config.rope_scaling);
     } else if (scaling_type != nullptr) {
         kv.problem(arch + ".rope.scaling.type", "present",
                    "absent: config.json asks for no linear rope scaling");

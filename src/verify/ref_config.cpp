@@ -189,6 +189,8 @@ void read_rope(const json& root, RefConfig& config) {
     scaling.short_factor = optional_factors(params, "short_factor", key + ".short_factor");
     scaling.partial_rotary_factor =
         optional_double(params, "partial_rotary_factor", key + ".partial_rotary_factor");
+    scaling.beta_fast = optional_double(params, "beta_fast", key + ".beta_fast");
+    scaling.beta_slow = optional_double(params, "beta_slow", key + ".beta_slow");
     config.rope_scaling = std::move(scaling);
 }
 

@@ -23,6 +23,8 @@ struct RefRopeScaling {
     std::optional<std::vector<double>> long_factor;
     std::optional<std::vector<double>> short_factor;
     std::optional<double> partial_rotary_factor;
+    std::optional<double> beta_fast;  // yarn (gpt-oss)
+    std::optional<double> beta_slow;
 };
 
 struct RefConfig {

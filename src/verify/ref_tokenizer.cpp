@@ -152,6 +152,20 @@ std::optional<std::string> ref_pre_for_regex(std::string_view regex) {
             expected.append(kTail.substr(mark + 1));
             if (regex == expected) return std::string(rule.pre);
         }
+    // o200k (llama.cpp's "gpt-4o" pre type, src/llama-vocab.cpp): a word is an optional
+    // non-letter lead, then upper-case-ish letters before lower-case-ish ones (either run may be
+    // the empty one, never both), then an optional contraction.
+    {
+        const std::string lead = R"([^\r\n\p{L}\p{N}]?)";
+        const std::string upper = R"([\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}])";
+        const std::string lower = R"([\p{Ll}\p{Lm}\p{Lo}\p{M}])";
+        const std::string contraction = R"((?i:'s|'t|'re|'ve|'m|'ll|'d)?)";
+        const std::string o200k =
+            lead + upper + "*" + lower + "+" + contraction + "|" + lead + upper + "+" + lower +
+            "*" + contraction +
+            R"(|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+        if (regex == o200k) return std::string("gpt-4o");
+    }
     return std::nullopt;
 }
 

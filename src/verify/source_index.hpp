@@ -33,6 +33,11 @@ struct SourceTensor {
     bool has_scale2 = false;
     float scale2 = 1.0f;
     double scale2_error = 0;
+    // gpt-oss gate_up: the entry keeps the even (1) or odd (2) rows of the source's dim 1, whose
+    // rows are `deinterleave_row_values` long: value i is source value (2r + parity) * R + c with
+    // r = i / R, c = i % R. `shape` / `element_count` are the kept half; the data spans the whole.
+    uint8_t deinterleave = 0;
+    uint64_t deinterleave_row_values = 0;
     SourceFloat float_dtype = SourceFloat::F32;
     std::span<const uint8_t> float_data;  // when plain (size already checked)
     std::string problem;  // non-empty: the entry cannot be used to compute expected values

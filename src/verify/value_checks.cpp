@@ -69,6 +69,19 @@ void expected_values(const ValueJob& job, uint64_t begin, std::span<uint8_t> cod
     const auto fill = [&](uint64_t source_first, std::span<float> part) {
         fill_from(source, source_first, codes, part, result, job.gguf_type);
     };
+    if (source.deinterleave != 0) {  // gpt-oss gate/up: every other row of the source
+        const uint64_t width = source.deinterleave_row_values;
+        const uint64_t parity = source.deinterleave - 1u;
+        for (size_t k = 0; k < out.size();) {
+            const uint64_t index = begin + k;
+            const uint64_t row = index / width, column = index % width;
+            const size_t run =
+                static_cast<size_t>(std::min<uint64_t>(width - column, out.size() - k));
+            fill((2 * row + parity) * width + column, out.subspan(k, run));
+            k += run;
+        }
+        return;
+    }
     if (!job.experts.empty()) {  // expert e's values, in order, at [e*V, (e+1)*V)
         for (size_t k = 0; k < out.size();) {
             const uint64_t index = begin + k;
@@ -128,7 +141,8 @@ void compare_range(const ValueJob& job, uint64_t first, uint64_t count, std::spa
     // widens to exactly one binary32 pattern), so one bulk compare settles the chunk; only a
     // chunk that differs is widened and scanned for its first mismatch.
     const uint64_t same_width = source.quantized || source.prequant || job.rope_head_rows != 0 ||
-                                        !job.experts.empty() || job.norm_plus_one
+                                        source.deinterleave != 0 || !job.experts.empty() ||
+                                        job.norm_plus_one
                                     ? 0
                                 : same_float_type(job.gguf_type, source.float_dtype)
                                     ? source_float_width(source.float_dtype)
@@ -171,6 +185,10 @@ std::vector<std::span<const uint8_t>> job_bytes(const ValueJob& job, uint64_t fi
                 (last + layout.block_size - 1) / layout.block_size * layout.block_bytes));
     // A permuted tensor's unit reads source rows from anywhere in its heads: released whole.
     if (job.rope_head_rows != 0 && count < job.values) return parts;
+    if (job.source->deinterleave != 0) {  // every other source row: released whole, at the end
+        if (count == job.values) append_source_bytes(*job.source, 0, 2 * job.values, parts);
+        return parts;
+    }
     if (job.source->prequant) {  // values read across the whole source: released when done
         if (count == job.values)
             for (const auto part : {job.source->pq.weight, job.source->pq.zeros,

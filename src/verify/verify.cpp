@@ -23,6 +23,7 @@
 #include "format/gguf_file.hpp"
 #include "format/gguf_shards.hpp"
 #include "format/safetensors.hpp"
+#include "gpt_oss_source_index.hpp"
 #include "metadata_checks.hpp"
 #include "mlx_source_index.hpp"
 #include "model/tensor_names.hpp"
@@ -497,6 +498,8 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         verify_ref::read_prequant_config(model_dir / "config.json");
     const auto nvidia_fp4 = verify_ref::nvidia_fp4_layout(model_dir);
     s.index = nvidia_fp4 ? verify_ref::index_nvidia_fp4_source(model, *nvidia_fp4)
+              : verify_ref::is_gpt_oss_source(model_dir / "config.json")
+                  ? verify_ref::index_gpt_oss_source(model)
               : verify_ref::is_prequant_source(model, prequant)
                   ? verify_ref::index_prequant_source(model, prequant)
               : verify_ref::is_mlx_source(model, model_dir / "config.json")

