@@ -24,6 +24,10 @@ const Architecture& gemma_architecture();
 const Architecture& gemma2_architecture();
 const Architecture& gemma3_architecture();
 const Architecture& bert_architecture();
+const Architecture& xlm_roberta_architecture();
+// bert's per-layer rows and KV list, which xlm-roberta shares (bert.cpp).
+std::span<const TensorSpec> bert_layer_rows();
+std::span<const ArchKv> bert_kvs();
 
 // The parts one after another, as one array (a table or KV list built from shared groups).
 template <typename T, std::size_t... N>

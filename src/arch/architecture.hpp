@@ -35,7 +35,10 @@ enum class Dim : uint8_t {
     qkv_width,  // num_attention_heads * head_dim + 2 * num_key_value_heads * head_dim
     ffn_x2,     // 2 * intermediate_size
     // Encoders (bert):
-    positions,    // max_position_embeddings (the rows of the position table)
+    // max_position_embeddings less the position offset (the rows of the GGUF position table;
+    // xlm-roberta: the source table has max_position_embeddings rows, the first
+    // ModelConfig::position_offset of which are left out).
+    positions,
     token_types,  // type_vocab_size (the rows of the token-type table)
     labels,       // the classifier's outputs: id2label's size, else num_labels, else 1
 };
@@ -53,6 +56,10 @@ enum class RowTransform : uint8_t {
     // gemma3 token_embd: only the first vocab_size rows (Gemma3Model.modify_tensors drops the rows
     // past the real vocabulary); a source with exactly vocab_size rows is copied as it is.
     first_vocab_rows,
+    // xlm-roberta position_embd: the rows after the first ModelConfig::position_offset
+    // (pad_token_id + 1: RoBERTa numbers positions from there; XLMRobertaModel.modify_tensors
+    // drops the rows before). The source table must have exactly max_position_embeddings rows.
+    skip_position_offset,
 };
 
 // What happens to the values of a float tensor (a norm) on the way to GGUF.
@@ -184,6 +191,9 @@ struct Architecture {
     // An encoder (bert): token types (tokenizer.ggml.token_type_count), a pooling type that must be
     // known (BLOCKER otherwise), RANK pooling when a classifier head is present.
     bool encoder = false;
+    // RoBERTa position ids (xlm-roberta): ModelConfig::position_offset = pad_token_id + 1, the
+    // position table and context_length shortened by it.
+    bool position_offset_from_pad = false;
 };
 
 // The architecture that accepts this config.json model_type (or has this GGUF arch name); null

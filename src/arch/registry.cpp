@@ -22,7 +22,7 @@ const Architecture* const kArchitectures[] = {
     &detail::mixtral_architecture(),  // after llama: the GGUF name "llama" finds llama's table
     &detail::phi3_architecture(),      &detail::gemma_architecture(),
     &detail::gemma2_architecture(),    &detail::gemma3_architecture(),
-    &detail::bert_architecture(),
+    &detail::bert_architecture(),      &detail::xlm_roberta_architecture(),
 };
 
 constexpr std::string_view kExpertPlaceholder = "{e}";
@@ -156,7 +156,7 @@ int64_t resolve_dim(Dim dim, const ModelConfig& c) {
         case Dim::ffn_x2:
             return 2 * int64_t{c.intermediate_size};
         case Dim::positions:
-            return c.max_position_embeddings;
+            return int64_t{c.max_position_embeddings} - c.position_offset;
         case Dim::token_types:
             return c.type_vocab_size;
         case Dim::labels:
@@ -401,6 +401,7 @@ uint32_t transform_heads(RowTransform transform, const ModelConfig& config) {
         case RowTransform::rope_pairs_kv_heads:
             return config.num_key_value_heads;
         case RowTransform::first_vocab_rows:
+        case RowTransform::skip_position_offset:
             return 0;
     }
     return 0;

@@ -261,6 +261,11 @@ RefConfig parse_root(json root) {
         if ((c.layer_norm_eps = optional_float(root, key))) break;
     c.type_vocab_size = optional_count(root, "type_vocab_size", kMaxVocab).value_or(0);
     c.id2label = read_labels(root);
+    if (c.model_type == "xlm-roberta") {
+        c.position_offset = optional_count(root, "pad_token_id", kMaxVocab).value_or(1) + 1;
+        if (c.max_position_embeddings <= c.position_offset)
+            fail("max_position_embeddings", "leaves no position after pad_token_id + 1");
+    }
     return c;
 }
 

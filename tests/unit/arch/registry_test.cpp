@@ -35,8 +35,8 @@ TEST(ArchRegistry, LookupByModelTypeAndGgufName) {
     EXPECT_EQ(find_architecture(""), nullptr);
     EXPECT_EQ(supported_model_types(),
               "qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe, mixtral, phi3, gemma, gemma2, "
-              "gemma3_text, gemma3, bert");
-    EXPECT_EQ(all_architectures().size(), 11u);
+              "gemma3_text, gemma3, bert, xlm-roberta");
+    EXPECT_EQ(all_architectures().size(), 12u);
 }
 
 // bert: the names of docs/architectures.md (llama.cpp's tensor_mapping for MODEL_ARCH.BERT), with
