@@ -312,7 +312,7 @@ ModelConfig parse_model_config(json root) {
                                                 : static_cast<uint32_t>(config.id2label.size());
     if (const arch::Architecture* a = arch::find_architecture(config.model_type);
         a != nullptr && a->position_offset_from_pad) {
-        const std::optional<uint32_t> pad = optional_u32(root, "pad_token_id");
+        const std::optional<uint32_t> pad = optional_token_id(root, "pad_token_id");
         if (!pad) fail("pad_token_id", "missing (RoBERTa position ids start at pad_token_id + 1)");
         config.position_offset = *pad + 1;
         if (config.max_position_embeddings <= config.position_offset)

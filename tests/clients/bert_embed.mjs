@@ -1,12 +1,13 @@
-// llama.cpp (node-llama-cpp, CPU) on rebox's bert files, for bert_forward.py, plus the WordPiece
-// tokenization check:
+// llama.cpp (node-llama-cpp, CPU) on rebox's bert files (WordPiece or XLM-R's Unigram vocabulary), for
+// bert_forward.py, plus the tokenization check:
 //   --embed MODEL_DIR:FILE.gguf: tokenizes the corpus lines with MODEL_DIR's tokenizer.json +
 //     tokenizer_config.json through @lenml/tokenizers (transformers.js, the reference: [CLS] ... [SEP]) into
 //     MODEL_DIR.ids.json; llama.cpp's own tokenization of each line (tokenize(line, false) between the file's
 //     BOS and EOS, as add_bos_token / add_eos_token say) must equal it, except lines with Hangul, where
 //     llama.cpp's WordPiece is known to differ (it drops the vowel and final jamo after decomposing a
 //     syllable), or with spacing combining marks (its accent stripping drops them): those lines are
-//     listed, and must differ, so the note stays true; then embeds every
+//     listed, and must differ, so the note stays true (a Unigram vocabulary has no known divergence on the
+//     corpus: every line must agree); then embeds every
 //     reference id list and writes FILE.json {"label", "vectors"}.
 //   --rank MODEL_DIR:FILE.gguf: pairs of lines (query, document) tokenized by the reference without special
 //     tokens, scored by node-llama-cpp's ranking context; writes FILE.rank.json {"inputs", "scores"} with the

@@ -76,7 +76,7 @@ PY
 bad heads '{"num_attention_heads": 5}'
 refuse heads "not a multiple of num_attention_heads"
 bad positions '{"max_position_embeddings": 514}'
-refuse positions "position_embd: the position table has 130 rows but config.json max_position_embeddings is 514"
+refuse positions "position_embd.weight: the position table has 130 rows but config.json max_position_embeddings is 514"
 bad vocab '{"vocab_size": 250000}'
 refuse vocab "beyond the vocabulary of config.json vocab_size 250000"
 bad badpool '{}'

@@ -83,7 +83,8 @@ TEST(ModelTokenizerUnigram, SequenceNormalizerAndTemplate) {
         post);
     json.replace(json.find("\"always\""), 8, "\"never\"");
     std::string config = kConfig;
-    config.replace(config.find(", \"clean_up_tokenization_spaces\": true"), 37, "");
+    const std::string clean = ", \"clean_up_tokenization_spaces\": true";
+    config.replace(config.find(clean), clean.size(), "");
     test::ScratchDir dir;
     dir.write("tokenizer.json", json);
     dir.write("tokenizer_config.json", config);
