@@ -10,7 +10,8 @@ packages=(cmake ninja-build g++ pkg-config git ca-certificates
           nlohmann-json3-dev libsimdjson-dev libcli11-dev libsentencepiece-dev libxxhash-dev libssl-dev libyaml-cpp-dev
           libgtest-dev libgmock-dev libbenchmark-dev time bc)
 if [[ "${1:-}" == "--with-test-clients" ]]; then
-  packages+=(python3-numpy python3-yaml python3-sentencepiece clang libclang-rt-14-dev  # clang: sanitizer + fuzz stage
+  packages+=(python3-numpy python3-yaml python3-sentencepiece python3-protobuf  # protobuf: the converter's sentencepiece_model_pb2
+             clang libclang-rt-14-dev  # clang: sanitizer + fuzz stage
              slurmctld slurmd slurm-client munge umoci)  # fleet: a Slurm array on 127.0.0.1, the OCI image
 fi
 missing=()

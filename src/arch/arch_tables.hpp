@@ -28,6 +28,10 @@ const Architecture& nomic_bert_architecture();
 // nomic_bert's config.json rewrites and refusals (config_prepare.hpp).
 void prepare_nomic_bert_config(nlohmann::json& root);
 const Architecture& gpt_oss_architecture();
+const Architecture& xlm_roberta_architecture();
+// bert's per-layer rows and KV list, which xlm-roberta shares (bert.cpp).
+std::span<const TensorSpec> bert_layer_rows();
+std::span<const ArchKv> bert_kvs();
 
 // The parts one after another, as one array (a table or KV list built from shared groups).
 template <typename T, std::size_t... N>

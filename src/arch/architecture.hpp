@@ -35,7 +35,10 @@ enum class Dim : uint8_t {
     qkv_width,  // num_attention_heads * head_dim + 2 * num_key_value_heads * head_dim
     ffn_x2,     // 2 * intermediate_size
     // Encoders (bert):
-    positions,    // max_position_embeddings (the rows of the position table)
+    // max_position_embeddings less the position offset (the rows of the GGUF position table;
+    // xlm-roberta: the source table has max_position_embeddings rows, the first
+    // ModelConfig::position_offset of which are left out).
+    positions,
     token_types,  // type_vocab_size (the rows of the token-type table)
     labels,       // the classifier's outputs: id2label's size, else num_labels, else 1
     heads,        // num_attention_heads (gpt-oss attn_sinks: one value per head)
@@ -59,6 +62,10 @@ enum class RowTransform : uint8_t {
     // GptOssModel slices [:, ::2] / [:, 1::2]. Whole rows move: exact.
     even_rows,
     odd_rows,
+    // xlm-roberta position_embd: the rows after the first ModelConfig::position_offset
+    // (pad_token_id + 1: RoBERTa numbers positions from there; XLMRobertaModel.modify_tensors
+    // drops the rows before). The source table must have exactly max_position_embeddings rows.
+    skip_position_offset,
 };
 
 // What happens to the values of a float tensor (a norm) on the way to GGUF.
@@ -199,6 +206,9 @@ struct Architecture {
     // the SwiGLU clamp (0: none), and layer_types alternating sliding/full starting with sliding.
     float swiglu_limit = 0.0f;
     bool alternating_swa = false;
+    // RoBERTa position ids (xlm-roberta): ModelConfig::position_offset = pad_token_id + 1, the
+    // position table and context_length shortened by it.
+    bool position_offset_from_pad = false;
 };
 
 // The architecture that accepts this config.json model_type (or has this GGUF arch name); null

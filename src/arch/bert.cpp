@@ -91,4 +91,7 @@ constexpr Architecture kBert{"bert", kModelTypes, kFirst,    kLayer,           k
 
 const Architecture& bert_architecture() { return kBert; }
 
+std::span<const TensorSpec> bert_layer_rows() { return kLayer; }
+std::span<const ArchKv> bert_kvs() { return kKvs; }
+
 }  // namespace rebox::arch::detail

@@ -16,14 +16,14 @@ constexpr std::string_view kHfLayerPrefix = "layers.";  // the decoders' (stacke
 constexpr std::string_view kGgufLayerPrefix = "blk.";
 
 const Architecture* const kArchitectures[] = {
-    &detail::qwen3_architecture(),     &detail::qwen2_architecture(),
-    &detail::llama_architecture(),     &detail::qwen3_moe_architecture(),
+    &detail::qwen3_architecture(),      &detail::qwen2_architecture(),
+    &detail::llama_architecture(),      &detail::qwen3_moe_architecture(),
     &detail::qwen2_moe_architecture(),
     &detail::mixtral_architecture(),  // after llama: the GGUF name "llama" finds llama's table
-    &detail::phi3_architecture(),      &detail::gemma_architecture(),
-    &detail::gemma2_architecture(),    &detail::gemma3_architecture(),
-    &detail::bert_architecture(),      &detail::nomic_bert_architecture(),
-    &detail::gpt_oss_architecture(),
+    &detail::phi3_architecture(),       &detail::gemma_architecture(),
+    &detail::gemma2_architecture(),     &detail::gemma3_architecture(),
+    &detail::bert_architecture(),       &detail::xlm_roberta_architecture(),
+    &detail::nomic_bert_architecture(), &detail::gpt_oss_architecture(),
 };
 
 constexpr std::string_view kExpertPlaceholder = "{e}";
@@ -157,7 +157,7 @@ int64_t resolve_dim(Dim dim, const ModelConfig& c) {
         case Dim::ffn_x2:
             return 2 * int64_t{c.intermediate_size};
         case Dim::positions:
-            return c.max_position_embeddings;
+            return int64_t{c.max_position_embeddings} - c.position_offset;
         case Dim::token_types:
             return c.type_vocab_size;
         case Dim::labels:
@@ -440,6 +440,7 @@ uint32_t transform_heads(RowTransform transform, const ModelConfig& config) {
         case RowTransform::first_vocab_rows:
         case RowTransform::even_rows:
         case RowTransform::odd_rows:
+        case RowTransform::skip_position_offset:
             return 0;
     }
     return 0;

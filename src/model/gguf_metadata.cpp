@@ -67,8 +67,8 @@ std::optional<GgufValue> arch_kv_value(arch::ArchKv key, const ModelConfig& conf
         return f32_value(*v);
     };
     switch (key) {
-        case ArchKv::context_length:
-            return u32_value(config.max_position_embeddings);
+        case ArchKv::context_length:  // XLMRobertaModel: less the position offset
+            return u32_value(config.max_position_embeddings - config.position_offset);
         case ArchKv::embedding_length:
             return u32_value(config.hidden_size);
         case ArchKv::block_count:
@@ -239,7 +239,7 @@ std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input) {
         add("tokenizer.ggml.model", string_value(vocab.model));
         add("tokenizer.ggml.pre", string_value(vocab.pre));
         add("tokenizer.ggml.tokens", string_array_value(vocab.tokens));
-        if (vocab.model == "llama")
+        if (vocab.model == "llama" || vocab.model == "t5")
             add("tokenizer.ggml.scores", GgufValue::f32_array(vocab.scores));
         add("tokenizer.ggml.token_type", i32_array_value(vocab.token_types));
         if (vocab.model == "gpt2")  // SentencePiece merges by score, WordPiece has no merges
@@ -260,6 +260,17 @@ std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input) {
         if (vocab.add_sep) add("tokenizer.ggml.add_sep_token", bool_value(*vocab.add_sep));
         if (vocab.add_space_prefix)
             add("tokenizer.ggml.add_space_prefix", bool_value(*vocab.add_space_prefix));
+        if (vocab.remove_extra_whitespaces)
+            add("tokenizer.ggml.remove_extra_whitespaces",
+                bool_value(*vocab.remove_extra_whitespaces));
+        if (!vocab.precompiled_charsmap.empty()) {  // gguf-py writes bytes as a UINT8 array
+            std::vector<GgufScalar> bytes;
+            bytes.reserve(vocab.precompiled_charsmap.size());
+            for (const uint8_t byte : vocab.precompiled_charsmap)
+                bytes.emplace_back(uint64_t{byte});
+            add("tokenizer.ggml.precompiled_charsmap",
+                GgufValue::array_of(GgufType::UINT8, std::move(bytes)));
+        }
         if (vocab.chat_template) add("tokenizer.chat_template", string_value(*vocab.chat_template));
         if (vocab.normalizer_lowercase)
             add("tokenizer.ggml.normalizer.lowercase", bool_value(*vocab.normalizer_lowercase));

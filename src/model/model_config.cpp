@@ -326,6 +326,17 @@ ModelConfig parse_model_config(json root) {
     config.id2label = read_id2label(root);
     config.num_labels = config.id2label.empty() ? optional_u32(root, "num_labels").value_or(2)
                                                 : static_cast<uint32_t>(config.id2label.size());
+    if (const arch::Architecture* a = arch::find_architecture(config.model_type);
+        a != nullptr && a->position_offset_from_pad) {
+        const std::optional<uint32_t> pad = optional_token_id(root, "pad_token_id");
+        if (!pad) fail("pad_token_id", "missing (RoBERTa position ids start at pad_token_id + 1)");
+        config.position_offset = *pad + 1;
+        if (config.max_position_embeddings <= config.position_offset)
+            fail("max_position_embeddings",
+                 std::to_string(config.max_position_embeddings) +
+                     " leaves no position after the first pad_token_id + 1 = " +
+                     std::to_string(config.position_offset));
+    }
     check_config_caps(config);
     return config;
 }

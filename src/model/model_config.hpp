@@ -77,6 +77,9 @@ struct ModelConfig {
     uint32_t type_vocab_size = 0;
     std::vector<std::string> id2label;
     uint32_t num_labels = 2;
+    // RoBERTa-style position ids (xlm-roberta): pad_token_id + 1, the rows of the source position
+    // table llama.cpp's converter leaves out (and subtracts from context_length); 0 otherwise.
+    uint32_t position_offset = 0;
 };
 
 // A multimodal config's "text_config" object is merged over the top level first (its fields win),

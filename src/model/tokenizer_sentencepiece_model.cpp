@@ -99,6 +99,37 @@ std::optional<uint64_t> spec_varint(std::string_view model, uint64_t message, ui
     return found;
 }
 
+}  // namespace
+
+std::optional<uint64_t> sentencepiece_spec_varint(std::string_view model, uint64_t message,
+                                                  uint64_t field) {
+    return spec_varint(model, message, field);
+}
+
+std::optional<std::string> sentencepiece_spec_bytes(std::string_view model, uint64_t message,
+                                                    uint64_t field) {
+    ProtoReader top(model);
+    std::optional<std::string> found;
+    while (!top.done()) {
+        uint64_t number = 0, varint = 0;
+        std::string_view bytes;
+        if (!top.next(number, varint, bytes))
+            throw_input_error(kFile, "", "not a SentencePiece model (bad protobuf)");
+        if (number != message) continue;
+        ProtoReader inner(bytes);
+        while (!inner.done()) {
+            uint64_t inner_number = 0, value = 0;
+            std::string_view payload;
+            if (!inner.next(inner_number, value, payload))
+                throw_input_error(kFile, "", "not a SentencePiece model (bad protobuf)");
+            if (inner_number == field) found = std::string(payload);
+        }
+    }
+    return found;
+}
+
+namespace {
+
 // Ids of the pieces whose ModelProto type is USER_DEFINED (the processor API cannot tell them).
 std::unordered_set<uint64_t> user_defined_ids(std::string_view model) {
     std::unordered_set<uint64_t> ids;

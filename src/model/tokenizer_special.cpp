@@ -118,14 +118,21 @@ void apply_special_tokens(const std::filesystem::path& model_dir,
     std::optional<std::string> bos = token_content(config, "bos_token");
     std::optional<std::string> eos = token_content(config, "eos_token");
     std::optional<std::string> cls = token_content(config, "cls_token");
-    const std::optional<std::string> sep = token_content(config, "sep_token");
+    std::optional<std::string> sep = token_content(config, "sep_token");
     std::optional<std::string> eot;
     bool eot_used = false;
     if (!bos && cls) bos = cls;
     if (!eos && sep) eos = sep;
 
     std::optional<bool> add_bos, add_eos;
-    const bool wordpiece = vocab.model == "bert";
+    // The encoders' vocabularies (WordPiece, Unigram) also get sep, mask and add_sep.
+    const bool wordpiece = vocab.model == "bert" || vocab.model == "t5";
+    if (specials.roberta) {  // gguf-py: RobertaProcessing adds bos, eos and sep
+        add_bos = add_eos = true;
+        vocab.add_sep = true;
+        if (!cls && has_config) cls = specials.roberta->cls ? specials.roberta->cls : bos;
+        if (!sep && has_config) sep = specials.roberta->sep ? specials.roberta->sep : eos;
+    }
     for (const auto& ends : specials.templates) {
         if (ends.first) {
             if (!has_config) {

@@ -28,10 +28,16 @@ struct TokenizerJsonSpecials {
         std::vector<PairItem> pair;
     };
     std::vector<TemplateEnds> templates;
+    // A RobertaProcessing post-processor (XLM-R): its cls and sep token contents.
+    struct Roberta {
+        std::optional<std::string> cls, sep;
+    };
+    std::optional<Roberta> roberta;
 };
 
 // Sets vocab.bos_id/eos_id/eot_id/pad_id/unk_id, add_bos/add_eos and chat_template; for a "bert"
-// vocabulary also sep_id/mask_id and add_sep (from the pair template). Ids outside
+// or "t5" vocabulary also sep_id/mask_id and add_sep (from the pair template, or a
+// RobertaProcessing). Ids outside
 // vocab.tokens are left unset (llama.cpp would ignore them). Throws rebox::Error (input) for
 // malformed tokenizer_config.json / config.json.
 // `hparams_json`: config.json already parsed, or null to read model_dir/config.json if it exists.

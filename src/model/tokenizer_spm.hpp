@@ -7,6 +7,7 @@
 #include <simdjson.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +44,14 @@ void apply_spm_token_types(const simdjson::dom::object& model, TokenizerVocab& v
 // tokenizer.model (SentencePiece BPE ModelProto) -> the "llama" vocabulary, for checkpoints without
 // tokenizer.json (tokenizer_sentencepiece_model.cpp). Throws rebox::Error: input for an unreadable
 // or malformed file, blocker for a non-BPE model, more pieces than vocab_size or duplicates.
+// A varint / length-delimited field of a sub-message (trainer_spec 2, normalizer_spec 3) of a
+// serialized ModelProto, the last occurrence; nullopt when absent. Throws rebox::Error (input) for
+// bad protobuf (tokenizer_sentencepiece_model.cpp).
+std::optional<uint64_t> sentencepiece_spec_varint(std::string_view model, uint64_t message,
+                                                  uint64_t field);
+std::optional<std::string> sentencepiece_spec_bytes(std::string_view model, uint64_t message,
+                                                    uint64_t field);
+
 TokenizerVocab read_sentencepiece_model(const std::filesystem::path& model_dir,
                                         const TokenizerOptions& options);
 

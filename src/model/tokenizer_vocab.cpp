@@ -14,6 +14,7 @@
 #include "rebox/error.hpp"
 #include "tokenizer_special.hpp"
 #include "tokenizer_spm.hpp"
+#include "tokenizer_unigram.hpp"
 
 namespace rebox {
 namespace {
@@ -298,6 +299,16 @@ void collect_templates(const element& root, detail::TokenizerJsonSpecials& speci
     for (const element& processor : processors) {
         std::string_view type;
         array single;
+        if (!processor.at_key("type").get(type) && type == "RobertaProcessing") {
+            // gguf-py: add bos, eos and sep; its cls / sep pairs name the tokens when
+            // tokenizer_config.json does not.
+            detail::TokenizerJsonSpecials::Roberta roberta;
+            std::string_view text;
+            if (!processor.at_pointer("/cls/0").get(text)) roberta.cls = std::string(text);
+            if (!processor.at_pointer("/sep/0").get(text)) roberta.sep = std::string(text);
+            specials.roberta = roberta;
+            continue;
+        }
         if (processor.at_key("type").get(type) || type != "TemplateProcessing") continue;
         detail::TokenizerJsonSpecials::TemplateEnds ends;
         element first_item, last_item;
@@ -328,6 +339,15 @@ TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir,
     const std::filesystem::path path = model_dir / kFile;
     if (!std::filesystem::exists(path) && std::filesystem::exists(model_dir / "tokenizer.model"))
         return detail::read_sentencepiece_model(model_dir, options);
+    // XLM-R's SentencePiece Unigram model, preferred over tokenizer.json as llama.cpp's converter
+    // prefers it; without tokenizer.json gguf-py's SpecialVocab has no added tokens to look in.
+    const bool unigram_model = std::filesystem::exists(model_dir / "sentencepiece.bpe.model");
+    if (!std::filesystem::exists(path) && unigram_model) {
+        TokenizerVocab vocab = detail::read_unigram_sentencepiece(model_dir, options);
+        detail::apply_special_tokens(model_dir, detail::TokenizerJsonSpecials{}, options.config,
+                                     vocab);
+        return vocab;
+    }
     detail::check_file_size(path, detail::kMaxTokenizerBytes);
     simdjson::padded_string json;
     if (simdjson::padded_string::load(path.string()).get(json))
@@ -343,10 +363,20 @@ TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir,
     if (root.at_key("model").get(model_element) || model_element.get(model))
         input_error("model", "missing");
     std::string_view model_type;
+    if (!model.at_key("type").get(model_type) && model_type == "Unigram") {
+        detail::TokenizerJsonSpecials specials;
+        TokenizerVocab vocab =
+            detail::read_unigram_json(root, model, model_dir, options, specials.added_tokens);
+        if (unigram_model) vocab = detail::read_unigram_sentencepiece(model_dir, options);
+        collect_templates(root, specials);
+        detail::apply_special_tokens(model_dir, specials, options.config, vocab);
+        return vocab;
+    }
     const bool wordpiece = !model.at_key("type").get(model_type) && model_type == "WordPiece";
     if (!wordpiece && (model.at_key("type").get(model_type) || model_type != "BPE"))
         blocker("model.type", "'" + std::string(model_type) + "' is not supported",
-                "BPE (byte-level, or SentencePiece-style with byte_fallback) or WordPiece");
+                "BPE (byte-level, or SentencePiece-style with byte_fallback), WordPiece or "
+                "Unigram");
 
     TokenizerVocab vocab;
     const bool sentencepiece = !wordpiece && detail::is_sentencepiece_bpe(model);

@@ -27,21 +27,27 @@ enum class TokenType : int32_t {
 };
 
 struct TokenizerVocab {
-    std::string model =
-        "gpt2";       // "gpt2" (byte-level BPE) | "llama" (SentencePiece) | "bert" (WordPiece)
+    // "gpt2" (byte-level BPE) | "llama" (SentencePiece BPE) | "bert" (WordPiece) | "t5"
+    // (SentencePiece Unigram, tokenizer_unigram.hpp)
+    std::string model = "gpt2";
     std::string pre;  // "qwen2", "llama-bpe", ...; "default" for "llama"
     std::vector<std::string> tokens;
     std::vector<int32_t> token_types;
     std::vector<std::string> merges;       // "gpt2" only
-    std::vector<float> scores;             // "llama" only: one per token
-    std::optional<bool> add_space_prefix;  // "llama" only
+    std::vector<float> scores;             // "llama" and "t5": one per token
+    std::optional<bool> add_space_prefix;  // "llama" and "t5"
+    // "t5" only: remove_extra_whitespaces and the normalizer's precompiled_charsmap (empty: none).
+    std::optional<bool> remove_extra_whitespaces;
+    std::vector<uint8_t> precompiled_charsmap;
     // Added tokens whose id is >= vocab_size, left out (never renumbered): "content (id N)".
     std::vector<std::string> dropped_added_tokens;
     std::optional<uint32_t> bos_id, eos_id, eot_id, pad_id, unk_id;
-    std::optional<uint32_t> sep_id, mask_id;  // "bert" only (gguf-py SpecialVocab's sep, mask)
+    // "bert" and "t5" only (gguf-py SpecialVocab's sep, mask)
+    std::optional<uint32_t> sep_id, mask_id;
     bool add_bos = false;
     bool add_eos = false;
-    std::optional<bool> add_sep;  // "bert": from the TemplateProcessing pair template
+    // "bert": from the TemplateProcessing pair template; "t5": true with a RobertaProcessing
+    std::optional<bool> add_sep;
     // "bert": the BertNormalizer / Lowercase / StripAccents normalizer flags, as gguf-py reads
     // them.
     std::optional<bool> normalizer_lowercase, normalizer_strip_accents;

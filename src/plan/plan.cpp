@@ -38,7 +38,8 @@ std::optional<TokenizerVocab> read_vocab(const SourceModel& source, const ModelC
                                          const PlanOptions& options, std::vector<Blocker>* blockers,
                                          std::vector<std::string>* notes) {
     if (!std::filesystem::exists(source.dir / "tokenizer.json") &&
-        !std::filesystem::exists(source.dir / "tokenizer.model")) {
+        !std::filesystem::exists(source.dir / "tokenizer.model") &&
+        !std::filesystem::exists(source.dir / "sentencepiece.bpe.model")) {
         blockers->push_back(Blocker{"tokenizer.json",
                                     "no tokenizer.json: the GGUF would not be runnable",
                                     "copy the model's tokenizer.json into " + source.dir.string()});
@@ -158,7 +159,8 @@ bool attach_row_transform(arch::RowTransform transform, const ModelConfig& confi
                           std::vector<Blocker>* blockers) {
     if (transform == arch::RowTransform::none ||
         transform == arch::RowTransform::first_vocab_rows ||
-        transform == arch::RowTransform::even_rows || transform == arch::RowTransform::odd_rows)
+        transform == arch::RowTransform::even_rows || transform == arch::RowTransform::odd_rows ||
+        transform == arch::RowTransform::skip_position_offset)
         return true;
     const uint32_t heads = arch::transform_heads(transform, config);
     const char* heads_field = transform == arch::RowTransform::rope_pairs_q_heads
@@ -259,6 +261,38 @@ bool attach_deinterleave(arch::RowTransform transform, const SourceTensor& sourc
     plan->note += (plan->note.empty() ? "" : "; ") +
                   std::string(parity ? "odd (up)" : "even (gate)") +
                   " rows of the interleaved gate_up";
+    return true;
+}
+
+// xlm-roberta position_embd (RowTransform::skip_position_offset): the source table must have
+// max_position_embeddings rows; the GGUF keeps the rows from position_offset (pad_token_id + 1)
+// on, in order (XLMRobertaModel.modify_tensors: data_torch[pad_token_id + 1:, :]). The table is
+// written exact F32, so any source encoding moves exactly. Runs before the shape check, which then
+// sees the trimmed ne.
+bool attach_position_slice(const ModelConfig& config, const SourceTensor& source, TensorPlan* plan,
+                           std::vector<Blocker>* blockers) {
+    const uint64_t rows = source.shape.size() == 2 ? static_cast<uint64_t>(source.shape[0]) : 0;
+    if (rows != config.max_position_embeddings) {
+        blockers->push_back(Blocker{
+            source.name,
+            plan->gguf_name + ": the position table has " + std::to_string(rows) +
+                " rows but config.json max_position_embeddings is " +
+                std::to_string(config.max_position_embeddings) + " (the first pad_token_id + 1 = " +
+                std::to_string(config.position_offset) + " rows are left out of exactly that many)",
+            "use the config.json that belongs to these weights"});
+        return false;
+    }
+    const uint64_t row_values = source.element_count() / rows;
+    const uint32_t kept = config.max_position_embeddings - config.position_offset;
+    plan->row_source.resize(kept);
+    for (uint32_t r = 0; r < kept; ++r) plan->row_source[r] = config.position_offset + r;
+    plan->row_values = row_values;
+    plan->ne[1] = kept;
+    plan->nbytes = ggml_nbytes(plan->type, plan->ne).value_or(0);
+    plan->note += (plan->note.empty() ? "" : "; ") + std::string("rows ") +
+                  std::to_string(config.position_offset) + ".." + std::to_string(rows - 1) +
+                  " (RoBERTa positions start at pad_token_id + 1; the rows before are left out, as "
+                  "llama.cpp's converter does)";
     return true;
 }
 
@@ -569,6 +603,9 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
             !attach_vocab_slice(config, tensor, &tensor_plan, &plan.blockers))
             continue;
         if (!attach_deinterleave(ref->spec->rows, tensor, &tensor_plan, &plan.blockers)) continue;
+        if (ref->spec->rows == arch::RowTransform::skip_position_offset &&
+            !attach_position_slice(config, tensor, &tensor_plan, &plan.blockers))
+            continue;
         if (!check_against_config(*arch, config, tensor, tensor_plan, &plan.blockers)) continue;
         if (!attach_row_transform(ref->spec->rows, config, tensor, &tensor_plan, &plan.blockers))
             continue;

@@ -119,7 +119,8 @@ class KvChecker {
     std::set<std::string> handled_;
 };
 
-// An INT32 / FLOAT32 array KV must hold exactly `expected` (token types, SentencePiece scores).
+// An INT32 / FLOAT32 / UINT8 array KV must hold exactly `expected` (token types, SentencePiece
+// scores, a Unigram charsmap).
 template <typename T>
 void check_numbers(KvChecker& kv, const std::string& key, GgufType elem_type,
                    const std::vector<T>& expected) {
@@ -138,7 +139,9 @@ void check_numbers(KvChecker& kv, const std::string& key, GgufType elem_type,
             same = got != nullptr && *got == static_cast<double>(expected[i]);
         } else {
             const int64_t* got = std::get_if<int64_t>(&value->array[i]);
-            same = got != nullptr && *got == static_cast<int64_t>(expected[i]);
+            const uint64_t* got_unsigned = std::get_if<uint64_t>(&value->array[i]);
+            same = (got != nullptr && *got == static_cast<int64_t>(expected[i])) ||
+                   (got_unsigned != nullptr && *got_unsigned == static_cast<uint64_t>(expected[i]));
         }
         if (!same)
             return kv.problem(key, "entry " + std::to_string(i) + " differs",
@@ -149,9 +152,10 @@ void check_numbers(KvChecker& kv, const std::string& key, GgufType elem_type,
 void check_tokenizer(KvChecker& kv, const RefConfig& config, const std::filesystem::path& model_dir,
                      const KvCheckOptions& options, std::vector<std::string>& unchecked) {
     const GgufSet& gguf = kv.gguf_;
-    // tokenizer.json, or a SentencePiece tokenizer.model in its place.
+    // tokenizer.json, or a SentencePiece tokenizer.model / sentencepiece.bpe.model in its place.
     const bool has_tokenizer_json = std::filesystem::exists(model_dir / "tokenizer.json") ||
-                                    std::filesystem::exists(model_dir / "tokenizer.model");
+                                    std::filesystem::exists(model_dir / "tokenizer.model") ||
+                                    std::filesystem::exists(model_dir / "sentencepiece.bpe.model");
     kv.handled("tokenizer.ggml.tokens");
     const GgufValue* tokens = gguf.find("tokenizer.ggml.tokens");
     if (tokens == nullptr) {
@@ -233,9 +237,11 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const std::filesyst
         return;
     }
     const RefVocab& vocab = *ref.vocab;
-    const std::string source = std::filesystem::exists(model_dir / "tokenizer.json")
-                                   ? "tokenizer.json"
-                                   : "tokenizer.model";
+    const std::string source =
+        std::filesystem::exists(model_dir / "sentencepiece.bpe.model") && ref.model == "t5"
+            ? "sentencepiece.bpe.model"
+        : std::filesystem::exists(model_dir / "tokenizer.json") ? "tokenizer.json"
+                                                                : "tokenizer.model";
     if (vocab.tokens.size() != token_count) {
         kv.problem("tokenizer.ggml.tokens", std::to_string(token_count) + " tokens",
                    std::to_string(vocab.tokens.size()) + " from " + source);
@@ -250,7 +256,7 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const std::filesyst
         }
     }
     check_numbers(kv, "tokenizer.ggml.token_type", GgufType::INT32, vocab.token_types);
-    if (ref.model == "llama")
+    if (ref.model == "llama" || ref.model == "t5")
         check_numbers(kv, "tokenizer.ggml.scores", GgufType::FLOAT32, vocab.scores);
     else
         kv.expect_absent("tokenizer.ggml.scores", "only a SentencePiece vocabulary has scores");
@@ -258,6 +264,16 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const std::filesyst
         kv.expect_bool("tokenizer.ggml.add_space_prefix", *vocab.add_space_prefix);
     else
         kv.expect_absent("tokenizer.ggml.add_space_prefix", "not a SentencePiece vocabulary");
+    // Unigram ("t5") only: remove_extra_whitespaces and the normalizer's charsmap (UINT8 bytes).
+    kv.expect_optional("tokenizer.ggml.remove_extra_whitespaces", vocab.remove_extra_whitespaces,
+                       "not a Unigram vocabulary");
+    if (!vocab.precompiled_charsmap.empty()) {
+        std::vector<uint64_t> bytes(vocab.precompiled_charsmap.begin(),
+                                    vocab.precompiled_charsmap.end());
+        check_numbers(kv, "tokenizer.ggml.precompiled_charsmap", GgufType::UINT8, bytes);
+    } else {
+        kv.expect_absent("tokenizer.ggml.precompiled_charsmap", "no Precompiled normalizer");
+    }
     const std::string none = "the source tokenizer defines none";
     kv.expect_optional("tokenizer.ggml.bos_token_id", vocab.bos_id, none);
     kv.expect_optional("tokenizer.ggml.eos_token_id", vocab.eos_id, none);
@@ -444,7 +460,8 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
                 if (listed == key) return true;
         return false;
     };
-    kv.expect_u32(arch + ".context_length", config.max_position_embeddings);
+    kv.expect_u32(arch + ".context_length",
+                  config.max_position_embeddings - config.position_offset);
     if (lists(arch::ArchKv::rope_freq_base))
         kv.expect_f32(arch + ".rope.freq_base", config.rope_theta);
     if (lists(arch::ArchKv::rms_epsilon))

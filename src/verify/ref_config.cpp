@@ -265,6 +265,17 @@ RefConfig parse_root(json root) {
         if ((c.layer_norm_eps = optional_float(root, key))) break;
     c.type_vocab_size = optional_count(root, "type_vocab_size", kMaxVocab).value_or(0);
     c.id2label = read_labels(root);
+    if (c.model_type == "xlm-roberta") {
+        uint32_t pad = 1;  // transformers' XLMRobertaConfig default; 0 is a valid token id
+        if (const json* value = find(root, "pad_token_id"); value != nullptr && !value->is_null()) {
+            if (!value->is_number_unsigned() || value->get<uint64_t>() >= kMaxVocab)
+                fail("pad_token_id", "expected a token id");
+            pad = static_cast<uint32_t>(value->get<uint64_t>());
+        }
+        c.position_offset = pad + 1;
+        if (c.max_position_embeddings <= c.position_offset)
+            fail("max_position_embeddings", "leaves no position after pad_token_id + 1");
+    }
     return c;
 }
 

@@ -56,6 +56,10 @@ struct RefConfig {
     std::optional<float> layer_norm_eps;
     uint32_t type_vocab_size = 0;
     std::vector<std::string> id2label;
+    // xlm-roberta: RoBERTa numbers positions from pad_token_id + 1 (transformers' default pad 1),
+    // and llama.cpp's converter leaves that many rows out of the position table and
+    // context_length. 0 for every other model type.
+    uint32_t position_offset = 0;
 };
 
 // Caps far above any released model, far below what would exhaust memory or time when verify

@@ -1,7 +1,8 @@
 // tokenizer.model -> RefSpmModel (see ref_spm_model.hpp). Field numbers from sentencepiece's
 // sentencepiece_model.proto: ModelProto pieces 1, trainer_spec 2, normalizer_spec 3; SentencePiece
 // piece 1, score 2 (float, 32-bit), type 3; TrainerSpec model_type 3, byte_fallback 35, unk_id 40,
-// bos_id 41, eos_id 42, pad_id 43; NormalizerSpec add_dummy_prefix 3, remove_extra_whitespaces 4.
+// bos_id 41, eos_id 42, pad_id 43; NormalizerSpec precompiled_charsmap 2, add_dummy_prefix 3,
+// remove_extra_whitespaces 4.
 // Scalars that occur twice take the last value, and a repeated sub-message merges, as protobuf
 // parsers do.
 #include "ref_spm_model.hpp"
@@ -170,6 +171,9 @@ void read_normalizer_spec(std::string_view bytes, const std::string& file, RefSp
         } else if (field.number == 4) {
             reader.expect(field, kVarint, "remove_extra_whitespaces");
             model.remove_extra_whitespaces = field.varint != 0;
+        } else if (field.number == 2) {
+            reader.expect(field, kBytes, "precompiled_charsmap");
+            model.precompiled_charsmap.assign(field.bytes.begin(), field.bytes.end());
         }
     }
 }

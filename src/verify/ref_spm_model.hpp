@@ -1,6 +1,7 @@
 // verify's own reader of a SentencePiece tokenizer.model (a serialized ModelProto), for the fields
 // llama.cpp's converter takes from it: each piece's text, score and type; the trainer's model type,
-// special ids and byte_fallback; the normalizer's add_dummy_prefix and remove_extra_whitespaces.
+// special ids and byte_fallback; the normalizer's add_dummy_prefix, remove_extra_whitespaces and
+// precompiled_charsmap.
 // Protobuf wire format read by hand with every varint, length and count checked before use; it
 // shares nothing with the writer's reader in src/model/.
 #pragma once
@@ -25,8 +26,9 @@ struct RefSpmModel {
     int32_t model_type = 1;  // TrainerSpec.ModelType: UNIGRAM 1 (default), BPE 2, WORD 3, CHAR 4
     int32_t unk_id = 0, bos_id = 1, eos_id = 2, pad_id = -1;  // TrainerSpec defaults
     bool byte_fallback = false;
-    bool add_dummy_prefix = true;          // NormalizerSpec default
-    bool remove_extra_whitespaces = true;  // NormalizerSpec default
+    bool add_dummy_prefix = true;               // NormalizerSpec default
+    bool remove_extra_whitespaces = true;       // NormalizerSpec default
+    std::vector<uint8_t> precompiled_charsmap;  // NormalizerSpec; empty when absent
 };
 
 // The most pieces verify reads when config.json names no vocab_size (no released model is near

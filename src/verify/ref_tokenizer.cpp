@@ -172,6 +172,25 @@ std::optional<std::string> ref_pre_for_regex(std::string_view regex) {
 RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir, uint64_t vocab_size) {
     RefTokenizer out;
     const std::filesystem::path json_path = model_dir / "tokenizer.json";
+    // XLM-R's SentencePiece Unigram model: the converter prefers it to tokenizer.json.
+    const std::filesystem::path unigram_path = model_dir / "sentencepiece.bpe.model";
+    const auto unigram_model = [&](const element* root) {
+        const auto bytes = read_text(unigram_path);
+        if (!bytes) bad(unigram_path, "", "not a regular file");
+        const RefSpmModel spm = parse_ref_spm_model(
+            *bytes, unigram_path.string(), vocab_size != 0 ? vocab_size : kMaxRefSpmPieces);
+        if (spm.model_type != 1)
+            bad(unigram_path, "trainer_spec.model_type", "not Unigram (the converter asserts it)");
+        return read_ref_unigram_spm_vocab(spm, root, model_dir, vocab_size);
+    };
+    if (!std::filesystem::exists(json_path) && std::filesystem::exists(unigram_path)) {
+        out.present = true;
+        out.model = "t5";
+        out.pre = "default";
+        out.vocab = unigram_model(nullptr);
+        out.chat_template = source_chat_template(model_dir);
+        return out;
+    }
     if (!std::filesystem::exists(json_path)) {
         if (!std::filesystem::exists(model_dir / "tokenizer.model")) return out;
         out.present = true;
@@ -204,8 +223,18 @@ RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir, uint64_t
         out.chat_template = source_chat_template(model_dir);
         return out;
     }
+    if (!model["type"].get(type) && type == "Unigram") {
+        out.model = "t5";  // llama.cpp's UGM vocabulary, pre "default" (_xlmroberta_set_vocab)
+        out.pre = "default";
+        out.vocab = std::filesystem::exists(unigram_path)
+                        ? unigram_model(&root)
+                        : read_ref_unigram_vocab(root, model_dir, vocab_size);
+        out.chat_template = source_chat_template(model_dir);
+        return out;
+    }
     if (model["type"].get(type) || type != "BPE")
-        bad(json_path, "model.type", "not \"BPE\" or \"WordPiece\", the kinds verify derives");
+        bad(json_path, "model.type",
+            "not \"BPE\", \"WordPiece\" or \"Unigram\", the kinds verify derives");
     bool byte_fallback = false;
     if (model["byte_fallback"].get(byte_fallback)) byte_fallback = false;
     if (byte_fallback) {  // SentencePiece-style BPE: scores stand for the merges

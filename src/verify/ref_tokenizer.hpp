@@ -15,7 +15,7 @@ namespace rebox::verify_ref {
 struct RefTokenizer {
     bool present = false;  // tokenizer.json or tokenizer.model exists
     std::string model;  // "gpt2" (byte-level BPE) | "llama" (SentencePiece / byte_fallback BPE) |
-                        // "bert" (WordPiece)
+                        // "bert" (WordPiece) | "t5" (SentencePiece Unigram)
     // llama.cpp's pre-tokenizer name; nullopt when the Split regex is not one verify knows
     // (pre_problem says why).
     std::optional<std::string> pre;

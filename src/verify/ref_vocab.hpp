@@ -34,9 +34,12 @@ struct RefVocab {
     // WordPiece ("bert") only: the separator and mask ids, add_sep, the normalizer flags.
     std::optional<uint32_t> sep_id, mask_id;
     std::optional<bool> add_sep, normalizer_lowercase, normalizer_strip_accents;
-    // SentencePiece ("llama") only: one score per token, and add_space_prefix.
+    // SentencePiece ("llama") and Unigram ("t5"): one score per token, and add_space_prefix.
     std::vector<float> scores;
     std::optional<bool> add_space_prefix;
+    // Unigram ("t5") only: remove_extra_whitespaces and the precompiled_charsmap bytes.
+    std::optional<bool> remove_extra_whitespaces;
+    std::vector<uint8_t> precompiled_charsmap;
 };
 
 // Which tokenizer.json model the vocabulary comes from.
@@ -61,6 +64,19 @@ RefVocab read_ref_vocab(const simdjson::dom::element& root, const std::filesyste
 // added token.
 RefVocab read_ref_spm_vocab(const RefSpmModel& model, const std::filesystem::path& model_dir,
                             uint64_t vocab_size);
+
+// A Unigram tokenizer.json (XLM-R) as BertModel._xlmroberta_set_vocab writes it, then gguf-py's
+// SpecialVocab (ref_unigram.cpp). vocab_size 0: the piece count. Throws rebox::Error (input)
+// naming tokenizer.json and the key for malformed pieces or more pieces than vocab_size.
+RefVocab read_ref_unigram_vocab(const simdjson::dom::element& root,
+                                const std::filesystem::path& model_dir, uint64_t vocab_size);
+
+// A sentencepiece.bpe.model (parsed, ref_spm_model.hpp) as _xlmroberta_set_vocab's preferred
+// branch writes it, then gguf-py's SpecialVocab over tokenizer.json (root, or nullptr without
+// one) and the JSON side files (ref_unigram.cpp). Throws rebox::Error (input) for a table over
+// verify's cap.
+RefVocab read_ref_unigram_spm_vocab(const RefSpmModel& model, const simdjson::dom::element* root,
+                                    const std::filesystem::path& model_dir, uint64_t vocab_size);
 
 namespace detail {
 // gguf-py SpecialVocab over a placed vocabulary. root: tokenizer.json's (nullptr without one);

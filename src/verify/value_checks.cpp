@@ -67,7 +67,7 @@ void expected_values(const ValueJob& job, uint64_t begin, std::span<uint8_t> cod
                      std::span<float> out, CompareResult& result) {
     const SourceTensor& source = *job.source;
     const auto fill = [&](uint64_t source_first, std::span<float> part) {
-        fill_from(source, source_first, codes, part, result, job.gguf_type);
+        fill_from(source, source_first + job.source_skip, codes, part, result, job.gguf_type);
     };
     if (source.deinterleave != 0) {  // gpt-oss gate/up: every other row of the source
         const uint64_t width = source.deinterleave_row_values;
@@ -161,7 +161,7 @@ void compare_range(const ValueJob& job, uint64_t first, uint64_t count, std::spa
                                   clipped(job.gguf_data, begin / 32 * 20, (begin + n) / 32 * 20)))
             continue;
         if (same_width != 0 &&
-            std::memcmp(source.float_data.data() + same_width * begin,
+            std::memcmp(source.float_data.data() + same_width * (begin + job.source_skip),
                         job.gguf_data.data() + same_width * begin, same_width * n) == 0)
             continue;
         const std::span<float> want = expected.first(n);
@@ -197,7 +197,7 @@ std::vector<std::span<const uint8_t>> job_bytes(const ValueJob& job, uint64_t fi
         return parts;
     }
     if (job.experts.empty()) {
-        append_source_bytes(*job.source, first, last, parts);
+        append_source_bytes(*job.source, first + job.source_skip, last + job.source_skip, parts);
         return parts;
     }
     for (uint64_t at = first; at < last;) {  // the part of each expert the range covers

@@ -38,6 +38,9 @@ struct ValueJob {
     // gemma norms: the GGUF holds the source value + 1 as the converter computes it
     // (ref_norm_shift.hpp). The source is a float tensor (the caller checked).
     bool norm_plus_one = false;
+    // xlm-roberta position_embd: GGUF value i is source value i + source_skip (the source's first
+    // rows are left out). 0 for every other tensor.
+    uint64_t source_skip = 0;
     // A lossy GGUF type from a float source: checked by re-quantizing (requant_check.hpp), not by
     // the value comparison of this file.
     bool requantize = false;

@@ -65,8 +65,11 @@ std::vector<int64_t> trimmed(std::vector<int64_t> shape) {
 
 // Sets check.problem when the pair cannot be compared, else fills job. vocab_slice (gemma3
 // token_embd): the GGUF holds the first vocab_size rows of a source that may have more.
+// skip_rows (xlm-roberta position_embd): the GGUF holds the source's rows after the first
+// skip_rows, of a source that must have max_position_embeddings rows.
 bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const SourceTensor& source,
-                 const RefConfig& config, bool vocab_slice, TensorCheck& check, ValueJob& job) {
+                 const RefConfig& config, bool vocab_slice, uint64_t skip_rows, TensorCheck& check,
+                 ValueJob& job) {
     const GgufTensorInfo& info = *tensor.info;
     const std::string& file = gguf.shard(tensor.shard).display_name();
     if (!source.problem.empty()) {
@@ -85,6 +88,18 @@ bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const Sourc
     std::vector<int64_t> kept_shape = source.shape;
     if (vocab_slice && kept_shape.size() == 2 && kept_shape[0] > int64_t{config.vocab_size})
         kept_shape[0] = config.vocab_size;
+    if (skip_rows != 0) {
+        if (source.shape.size() != 2 ||
+            source.shape[0] != int64_t{config.max_position_embeddings}) {
+            check.problem =
+                error_message(source.file, source.name, "source shape " + shape_text(source.shape),
+                              std::to_string(config.max_position_embeddings) +
+                                  " rows (config.json max_position_embeddings), the first " +
+                                  std::to_string(skip_rows) + " of them left out");
+            return false;
+        }
+        kept_shape[0] -= static_cast<int64_t>(skip_rows);
+    }
     if (const auto expected = verify_ref::expected_hf_shape(config, hf_name);
         expected && trimmed(*expected) != trimmed(kept_shape)) {
         check.problem = error_message(
@@ -133,6 +148,7 @@ bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const Sourc
             std::to_string(values / layout.block_size * layout.block_bytes) + " bytes");
         return false;
     }
+    if (skip_rows != 0) job.source_skip = skip_rows * static_cast<uint64_t>(source.shape[1]);
     job.gguf_type = ggml_type_id(info.type);
     job.gguf_data = data;
     job.gguf_shard = tensor.shard;
@@ -589,7 +605,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
                 (check.re_encoded ? report.re_encoded_total : report.copied_total) -=
                     experts.size() - 1;
             ValueJob job;
-            if (gathered && prepare_job(gguf, tensor, stacked, config, false, check, job)) {
+            if (gathered && prepare_job(gguf, tensor, stacked, config, false, 0, check, job)) {
                 job.experts = experts;
                 job.expert_values = experts.front()->element_count;
                 add_job(job, report.tensors.size(), info);
@@ -624,7 +640,9 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         ValueJob job;
         const bool vocab_slice = verify_ref::ref_transform(arch->gguf_arch, info.name).rows ==
                                  verify_ref::RefRows::first_vocab_rows;
-        if (prepare_job(gguf, tensor, source, config, vocab_slice, check, job) &&
+        // RoBERTa positions (verify's RefConfig: xlm-roberta, pad_token_id + 1).
+        const uint64_t skip_rows = info.name == "position_embd.weight" ? config.position_offset : 0;
+        if (prepare_job(gguf, tensor, source, config, vocab_slice, skip_rows, check, job) &&
             set_row_transform(*arch, config, gguf.shard(tensor.shard).display_name(), info, check,
                               job)) {
             if (job.requantize && job.norm_plus_one) {

@@ -1,12 +1,13 @@
-// llama.cpp (node-llama-cpp, CPU) on rebox's bert files, for bert_forward.py, plus the WordPiece
-// tokenization check:
+// llama.cpp (node-llama-cpp, CPU) on rebox's bert files (WordPiece or XLM-R's Unigram vocabulary), for
+// bert_forward.py, plus the tokenization check:
 //   --embed MODEL_DIR:FILE.gguf: tokenizes the corpus lines with MODEL_DIR's tokenizer.json +
 //     tokenizer_config.json through @lenml/tokenizers (transformers.js, the reference: [CLS] ... [SEP]) into
 //     MODEL_DIR.ids.json; llama.cpp's own tokenization of each line (tokenize(line, false) between the file's
 //     BOS and EOS, as add_bos_token / add_eos_token say) must equal it, except lines with Hangul, where
 //     llama.cpp's WordPiece is known to differ (it drops the vowel and final jamo after decomposing a
 //     syllable), or with spacing combining marks (its accent stripping drops them): those lines are
-//     listed, and must differ, so the note stays true; then embeds every
+//     listed, and must differ, so the note stays true (a Unigram vocabulary has no known divergence on the
+//     corpus: every line must agree); then embeds every
 //     reference id list and writes FILE.json {"label", "vectors"}.
 //   --rank MODEL_DIR:FILE.gguf: pairs of lines (query, document) tokenized by the reference without special
 //     tokens, scored by node-llama-cpp's ranking context; writes FILE.rank.json {"inputs", "scores"} with the
@@ -27,7 +28,9 @@ const problems = [];
 const llama = await getLlama({gpu: false, build: "never", logLevel: LlamaLogLevel.error});
 // llama.cpp's known WordPiece divergences: Hangul, and spacing combining marks (Mc, e.g. Devanagari vowel
 // signs), which its accent stripping removes where HF's removes only nonspacing marks (Mn).
-const knownDivergence = /[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]|\p{Mc}/u;
+const knownWordPiece = /[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]|\p{Mc}/u;
+// llama.cpp's Unigram ("t5", XLM-R): none known on this corpus.
+const knownUnigram = null;
 
 function reference(modelDir) {
   return TokenizerLoader.fromPreTrained({
@@ -49,19 +52,22 @@ async function embedJob(job) {
   const model = await load(file);
   const ggml = (await readGgufFileInfo(file, {sourceType: "filesystem"})).metadata?.tokenizer?.ggml ?? {};
   const divergent = [];
+  const unigram = ggml.model === "t5";
+  const knownDivergence = unigram ? knownUnigram : knownWordPiece;
   lines.forEach((line, i) => {
     const own = [...(ggml.add_bos_token ? [ggml.bos_token_id] : []), ...model.tokenize(line, false),
       ...(ggml.add_eos_token ? [ggml.eos_token_id] : [])];
     const same = own.join(",") === idLists[i].join(",");
-    if (knownDivergence.test(line)) {
+    if (knownDivergence?.test(line)) {
       divergent.push(i + 1);
-      if (same) problems.push(`${file} line ${i + 1}: llama.cpp's WordPiece now tokenizes it as HF does: update the note`);
+      if (same) problems.push(`${file} line ${i + 1}: llama.cpp now tokenizes it as HF does: update the note`);
     } else if (!same) {
       problems.push(`${file} line ${i + 1}: llama.cpp tokenizes to ${own.slice(0, 12)}..., the HF tokenizer to ${idLists[i].slice(0, 12)}...`);
     }
   });
-  console.log(`  ${basename(file)}: llama.cpp's WordPiece equals the HF tokenizer on ${lines.length - divergent.length} lines; ` +
-    `lines ${divergent.join(", ")} (Hangul / Mc marks) differ as llama.cpp is known to`);
+  console.log(`  ${basename(file)}: llama.cpp's ${unigram ? "Unigram" : "WordPiece"} equals the HF tokenizer on ` +
+    `${lines.length - divergent.length} lines` + (divergent.length ?
+      `; lines ${divergent.join(", ")} (Hangul / Mc marks) differ as llama.cpp is known to` : ""));
   const ctx = await model.createEmbeddingContext({contextSize: 128, threads: 2});
   const vectors = [];
   for (const [i, ids] of idLists.entries()) {

@@ -11,6 +11,10 @@ is float64. Mirrors transformers' modeling_bert, by function:
   BertIntermediate/BertOutput LayerNorm(output.dense(gelu(intermediate.dense(x))) + x), gelu = erf form
   BertPooler.forward          tanh(dense(h[CLS]))
   BertForSequenceClassification  classifier(pooler); the score node-llama-cpp reports is sigmoid(logit)
+and transformers' modeling_xlm_roberta where it differs (model_type "xlm-roberta"):
+  create_position_ids_from_input_ids  position ids count from pad_token_id + 1 (non-pad tokens), so token i
+                              takes position row pad_token_id + 1 + i of the source table
+  XLMRobertaClassificationHead        out_proj(tanh(dense(h[<s>]))) (names under "roberta." / "classifier.")
 then sentence-transformers' Pooling (cls / mean from modules.json + 1_Pooling/config.json), unnormalized.
 
 Usage: bert_forward.py MODEL_DIR --embed IDS.json VECS.json [--min-cos 0.9999]
@@ -38,10 +42,12 @@ class Bert:
         self.eps = float(cfg.get("layer_norm_eps", 1e-12))
         self.names = set(self.src.names())
         self.cache = {}
+        self.roberta = cfg["model_type"] == "xlm-roberta"
+        self.pad = cfg.get("pad_token_id", 1)
 
     def w(self, name):
         if name not in self.cache:
-            stored = next((n for n in ("bert." + name, name) if n in self.names), None)
+            stored = next((n for n in ("bert." + name, "roberta." + name, name) if n in self.names), None)
             if stored is None:
                 raise SystemExit(f"bert_forward.py: the checkpoint has no {name}")
             self.cache[name] = self.src.values(stored).astype(np.float64)
@@ -57,8 +63,13 @@ class Bert:
 
     def hidden(self, ids):
         ids = np.asarray(ids)
+        if self.roberta:  # create_position_ids_from_input_ids
+            mask = (ids != self.pad).astype(np.int64)
+            positions = np.cumsum(mask) * mask + self.pad
+        else:
+            positions = np.arange(len(ids))
         x = (self.w("embeddings.word_embeddings.weight")[ids] +
-             self.w("embeddings.position_embeddings.weight")[: len(ids)] +
+             self.w("embeddings.position_embeddings.weight")[positions] +
              self.w("embeddings.token_type_embeddings.weight")[0])
         x = self.layer_norm(x, "embeddings.LayerNorm")
         erf = np.vectorize(math.erf)
@@ -79,6 +90,9 @@ class Bert:
         return x
 
     def logit(self, ids):
+        if self.roberta:  # XLMRobertaClassificationHead
+            dense = np.tanh(self.linear(self.hidden(ids)[0], "classifier.dense"))
+            return float(self.linear(dense, "classifier.out_proj")[0])
         pooled = np.tanh(self.linear(self.hidden(ids)[0], "pooler.dense"))
         return float(self.linear(pooled, "classifier")[0])
 

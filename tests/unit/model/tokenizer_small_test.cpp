@@ -157,9 +157,9 @@ TEST(ModelTokenizerSmall, DuplicatesAndConflictsAreBlockers) {
 }
 
 TEST(ModelTokenizerSmall, NonBpeAndMalformedInput) {
-    TokenizerParts unigram;
-    unigram.model_type = "Unigram";
-    EXPECT_EQ(error_of(unigram).exit_class(), ExitClass::blocker);
+    TokenizerParts word_level;  // (Unigram is read: tokenizer_unigram_test.cpp)
+    word_level.model_type = "WordLevel";
+    EXPECT_EQ(error_of(word_level).exit_class(), ExitClass::blocker);
     TokenizerParts negative;
     negative.vocab = R"({"a": -1})";
     EXPECT_EQ(error_of(negative).exit_class(), ExitClass::input);

@@ -1,0 +1,80 @@
+// xlm-roberta (XLMRobertaModel embedders such as bge-m3 / multilingual-e5-base/large, and
+// XLMRobertaForSequenceClassification rerankers such as bge-reranker-v2-m3): llama.cpp's bert
+// graph, as its converter's XLMRobertaModel writes it (docs/architectures.md "xlm-roberta").
+// The layers are bert's; the differences are the "roberta." head prefix, the position table
+// without its first pad_token_id + 1 rows (RoBERTa numbers positions from there; an exact row
+// slice, context_length shortened to match), the pooler always left out (an XLMRobertaModel's
+// pooler is unused by sentence-transformers, a classification checkpoint has none), and the
+// RoBERTa classification head: classifier.dense -> cls, classifier.out_proj -> cls.output, which
+// llama.cpp's RANK pooling computes as out_proj(tanh(dense(CLS))), exactly Hugging Face's head.
+#include "arch_tables.hpp"
+
+namespace rebox::arch::detail {
+namespace {
+
+constexpr std::string_view kModelTypes[] = {"xlm-roberta"};
+
+constexpr TensorSpec kFirst[] = {
+    {"embeddings.word_embeddings",
+     "token_embd",
+     Presence::required,
+     Presence::absent,
+     2,
+     {Dim::hidden, Dim::vocab}},
+    {"embeddings.position_embeddings",
+     "position_embd",
+     Presence::required,
+     Presence::absent,
+     2,
+     {Dim::hidden, Dim::positions},
+     RowTransform::skip_position_offset,
+     SourceRole::table_f32},
+    exact_f32_row("embeddings.token_type_embeddings", "token_types", Dim::token_types,
+                  SourceRole::table_f32),
+    {"embeddings.LayerNorm",
+     "token_embd_norm",
+     Presence::required,
+     Presence::required,
+     1,
+     {Dim::hidden}},
+};
+constexpr TensorSpec kLast[] = {
+    {"classifier.dense",
+     "cls",
+     Presence::optional,
+     Presence::optional,
+     2,
+     {Dim::hidden, Dim::hidden},
+     RowTransform::none,
+     SourceRole::reranker_pooler},
+    {"classifier.out_proj",
+     "cls.output",
+     Presence::optional,
+     Presence::optional,
+     2,
+     {Dim::hidden, Dim::labels},
+     RowTransform::none,
+     SourceRole::classifier},
+};
+// BertModel.filter_tensors drops the position ids and the pooler; the masked-LM head (lm_head)
+// has no GGUF tensor.
+constexpr std::string_view kLeftOut[] = {"embeddings.position_ids", "pooler.", "lm_head."};
+// transformers' XLMRobertaConfig defaults.
+constexpr ConfigDefault kDefaults[] = {
+    {"layer_norm_eps", "1e-12"},
+    {"type_vocab_size", "2"},
+    {"max_position_embeddings", "512"},
+    {"pad_token_id", "1"},
+};
+constexpr std::string_view kHeadPrefixes[] = {"roberta."};
+
+}  // namespace
+
+const Architecture& xlm_roberta_architecture() {
+    static const Architecture kXlmRoberta{
+        "bert",   kModelTypes, kFirst,           bert_layer_rows(), kLast, bert_kvs(), {},
+        kLeftOut, kDefaults,   "encoder.layer.", kHeadPrefixes,     true,  true};
+    return kXlmRoberta;
+}
+
+}  // namespace rebox::arch::detail
