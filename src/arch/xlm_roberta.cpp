@@ -71,9 +71,19 @@ constexpr std::string_view kHeadPrefixes[] = {"roberta."};
 }  // namespace
 
 const Architecture& xlm_roberta_architecture() {
-    static const Architecture kXlmRoberta{
-        "bert",   kModelTypes, kFirst,           bert_layer_rows(), kLast, bert_kvs(), {},
-        kLeftOut, kDefaults,   "encoder.layer.", kHeadPrefixes,     true,  true};
+    static const Architecture kXlmRoberta{.gguf_arch = "bert",
+                                          .model_types = kModelTypes,
+                                          .model_first = kFirst,
+                                          .layer = bert_layer_rows(),
+                                          .model_last = kLast,
+                                          .kvs = bert_kvs(),
+                                          .extras = {},
+                                          .left_out_prefixes = kLeftOut,
+                                          .config_defaults = kDefaults,
+                                          .hf_layer_prefix = "encoder.layer.",
+                                          .hf_head_prefixes = kHeadPrefixes,
+                                          .encoder = true,
+                                          .position_offset_from_pad = true};
     return kXlmRoberta;
 }
 

@@ -151,7 +151,8 @@ void compare_range(const ValueJob& job, uint64_t first, uint64_t count, std::spa
     // compare, which settles it when every value is bit-identical.
     const bool q4_1_in_place = job.gguf_type == kGgmlQ4_1 && source.quantized && !source.fp4 &&
                                !source.prequant && job.rope_head_rows == 0 && job.experts.empty() &&
-                               !job.norm_plus_one;
+                               !job.norm_plus_one && source.deinterleave == 0 &&
+                               job.source_skip == 0;
     for (uint64_t done = 0; done < count;) {
         const uint64_t begin = first + done;
         const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunkValues, count - done));
