@@ -12,7 +12,9 @@
 #     its last-token embedding agrees with a numpy forward pass written from transformers'
 #     modeling_gpt_oss (sinks, sliding window, YaRN, clamped SwiGLU, top-k-then-softmax) at cos >= 0.999;
 #   - refusals, one line each, non-zero exit, no output file: an E8M0 scale byte 0xFF, _scales whose
-#     shape disagrees with _blocks, swiglu_limit other than 7, layer_types not alternating from sliding.
+#     shape disagrees with _blocks, swiglu_limit other than 7, layer_types not alternating from sliding;
+#   - the checkpoint `rebox-mkfixture --arch gpt_oss` writes (same layout, C++, its own content) passes
+#     verify and the converter / definition checks, and its scale-nan defect is refused.
 # Usage: bash tests/clients/test_gptoss_arch.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -49,6 +51,17 @@ node "$CLIENTS_DIR/llama_tokenize_ref.mjs" gptoss "$dir.gguf" "$CLIENTS_DIR/corp
 node "$CLIENTS_DIR/forward_embed.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 6 "$dir:$dir.gguf"
 ggufpy "$CLIENTS_DIR/gptoss_forward.py" "$dir" "$dir.ids.json" "$dir.json" --min-cos 0.999
 
+# The same layout written by `rebox-mkfixture --arch gpt_oss` (C++, packed from the OCP definition,
+# its own content): verify, and the converter / definition checks above, on it too.
+mk="$WORK/gpt-oss-mkfixture"
+"$BUILD/rebox-mkfixture" --preset tiny --arch gpt_oss --tokenizer-json "$TOK/tokenizer.json" "$mk" >/dev/null
+"$REBOX" convert "$mk" -o "$mk.gguf" --quiet
+"$REBOX" verify "$mk" "$mk.gguf" >"$mk.verify"
+grep -q "re-encoded tensors bit-identical: 6/6" "$mk.verify" ||
+  { echo "FAIL: rebox verify (mkfixture):"; cat "$mk.verify"; exit 1; }
+ggufpy "$CLIENTS_DIR/ggufpy_gptoss.py" "$GGUFPY_SRC" "$mk" "$mk.gguf"
+echo "  rebox-mkfixture --arch gpt_oss: verify and the converter / definition checks pass"
+
 refuse() { # defect expected-exit expected-text
   local bad="$WORK/bad-$1"
   ggufpy "$CLIENTS_DIR/gptoss_fixture.py" "$bad" "$TOK" --defect "$1"
@@ -69,4 +82,14 @@ refuse scale-nan 1 "model.layers.0.mlp.experts.gate_up_proj_scales.*scale byte 0
 refuse scale-shape 1 "model.layers.1.mlp.experts.gate_up_proj_scales.*disagrees with"
 refuse swiglu 2 "swiglu_limit 6"
 refuse layer-types 2 "layer_types do not alternate"
+bad="$WORK/bad-mkfixture-scale-nan"
+"$BUILD/rebox-mkfixture" --preset tiny --arch gpt_oss --tokenizer-json "$TOK/tokenizer.json" \
+  --gpt-oss-defect scale-nan "$bad" >/dev/null
+set +e
+"$REBOX" convert "$bad" -o "$bad.gguf" --quiet 2>"$bad.err" >/dev/null
+rc=$?
+set -e
+[[ $rc -eq 1 && ! -e "$bad.gguf" ]] && grep -q "gate_up_proj_scales.*0xff.*NaN" "$bad.err" ||
+  { echo "FAIL: mkfixture --gpt-oss-defect scale-nan: exit $rc"; cat "$bad.err"; exit 1; }
+echo "  rebox-mkfixture --gpt-oss-defect scale-nan: refused, exit 1"
 echo "PASS test_gptoss_arch ($(clients_elapsed))"

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "float_files.hpp"
+#include "gpt_oss_files.hpp"
 #include "hf_files.hpp"
 #include "mlx_files.hpp"
 #include "mlx_recipe.hpp"
@@ -64,9 +65,16 @@ int main(int argc, char** argv) {
            "qwen3_moe with --preset qwen3-30b-a3b-2layers) | phi3 "
            "(tiny only: Phi3ForCausalLM, fused qkv_proj / gate_up_proj, untied unless --tied) | "
            "gemma | gemma2 | gemma3 (tiny only, tied: norms stored as HF stores them, gemma3 with "
-           "32 embedding rows past vocab_size)")
+           "32 embedding rows past vocab_size) | gpt_oss (tiny only: openai's layout, experts in "
+           "OCP MXFP4 blocks/scales, BF16 elsewhere; needs --tokenizer-json, the real gpt-oss "
+           "tokenizer.json)")
         ->check(CLI::IsMember({"qwen3", "qwen2", "llama", "mistral", "qwen3_moe", "qwen2_moe",
-                               "mixtral", "phi3", "gemma", "gemma2", "gemma3"}));
+                               "mixtral", "phi3", "gemma", "gemma2", "gemma3", "gpt_oss"}));
+    std::string gpt_oss_defect;
+    app.add_option("--gpt-oss-defect", gpt_oss_defect,
+                   "--arch gpt_oss, a checkpoint that must be refused: scale-nan (an E8M0 byte "
+                   "0xFF) | scale-shape (_scales one row short) | swiglu (swiglu_limit 6) | "
+                   "layer-types (full attention first)");
     mkfixture::PlanOptions moe_options;
     app.add_option("--experts", moe_options.experts, "MoE: experts per layer (default 4)");
     app.add_option("--hidden", moe_options.hidden,
@@ -192,6 +200,33 @@ int main(int argc, char** argv) {
     CLI11_PARSE(app, argc, argv);
 
     try {
+        if (arch == "gpt_oss" || !gpt_oss_defect.empty()) {
+            // openai's own checkpoint layout; none of the other formats' options apply.
+            if (arch != "gpt_oss")
+                throw std::runtime_error("--gpt-oss-defect needs --arch gpt_oss");
+            if (preset != "tiny") throw std::runtime_error("--arch gpt_oss: --preset tiny only");
+            if (app.count("--format") && format != "mxfp4")
+                throw std::runtime_error(
+                    "--arch gpt_oss writes openai's MXFP4 checkpoint (--format "
+                    "mxfp4 or none), not --format " +
+                    format);
+            for (const char* option : {"--tokenizer", "--defect", "--shards", "--recipe", "--bits"})
+                if (app.count(option))
+                    throw std::runtime_error(std::string(option) +
+                                             " does not apply to --arch gpt_oss");
+            const fs::path out(out_dir);
+            if (fs::exists(out) && !fs::is_empty(out)) {
+                if (!force)
+                    throw std::runtime_error(out_dir + ": exists and is not empty (use --force)");
+                fs::remove_all(out);
+            }
+            fs::create_directories(out);
+            const int count =
+                mkfixture::write_gpt_oss_fixture(out, {tokenizer_json, gpt_oss_defect, seed});
+            std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, gpt_oss, vocab 201088, "
+                      << count << " stored tensors)\n";
+            return 0;
+        }
         const bool is_nv =
             format == "modelopt-nvfp4" || format == "ct-nvfp4" || format == "ct-mxfp4";
         if (is_nv) {
