@@ -77,39 +77,11 @@ class ProtoReader {
     size_t at_ = 0;
 };
 
-// The varint of `field` inside the sub-message `message` of the ModelProto; nullopt when absent.
-std::optional<uint64_t> spec_varint(std::string_view model, uint64_t message, uint64_t field) {
+// Calls fn(varint, payload) for each occurrence of `field` inside the sub-message `message` of the
+// ModelProto, in file order (so the last call is the value protobuf keeps).
+template <typename Fn>
+void visit_spec_field(std::string_view model, uint64_t message, uint64_t field, Fn&& fn) {
     ProtoReader top(model);
-    std::optional<uint64_t> found;
-    while (!top.done()) {
-        uint64_t number = 0, varint = 0;
-        std::string_view bytes;
-        if (!top.next(number, varint, bytes))
-            throw_input_error(kFile, "", "not a SentencePiece model (bad protobuf)");
-        if (number != message) continue;
-        ProtoReader inner(bytes);
-        while (!inner.done()) {
-            uint64_t inner_number = 0, value = 0;
-            std::string_view ignored;
-            if (!inner.next(inner_number, value, ignored))
-                throw_input_error(kFile, "", "not a SentencePiece model (bad protobuf)");
-            if (inner_number == field) found = value;  // the last occurrence wins (protobuf)
-        }
-    }
-    return found;
-}
-
-}  // namespace
-
-std::optional<uint64_t> sentencepiece_spec_varint(std::string_view model, uint64_t message,
-                                                  uint64_t field) {
-    return spec_varint(model, message, field);
-}
-
-std::optional<std::string> sentencepiece_spec_bytes(std::string_view model, uint64_t message,
-                                                    uint64_t field) {
-    ProtoReader top(model);
-    std::optional<std::string> found;
     while (!top.done()) {
         uint64_t number = 0, varint = 0;
         std::string_view bytes;
@@ -122,9 +94,38 @@ std::optional<std::string> sentencepiece_spec_bytes(std::string_view model, uint
             std::string_view payload;
             if (!inner.next(inner_number, value, payload))
                 throw_input_error(kFile, "", "not a SentencePiece model (bad protobuf)");
-            if (inner_number == field) found = std::string(payload);
+            if (inner_number == field) fn(value, payload);
         }
     }
+}
+
+std::optional<uint64_t> spec_varint(std::string_view model, uint64_t message, uint64_t field) {
+    std::optional<uint64_t> found;
+    visit_spec_field(model, message, field,
+                     [&](uint64_t value, std::string_view) { found = value; });
+    return found;
+}
+
+}  // namespace
+
+std::optional<uint64_t> sentencepiece_spec_varint(std::string_view model, uint64_t message,
+                                                  uint64_t field) {
+    return spec_varint(model, message, field);
+}
+
+std::string read_sentencepiece_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in) throw_input_error(path.string(), "", "cannot read file");
+    return text.str();
+}
+
+std::optional<std::string> sentencepiece_spec_bytes(std::string_view model, uint64_t message,
+                                                    uint64_t field) {
+    std::optional<std::string> found;
+    visit_spec_field(model, message, field,
+                     [&](uint64_t, std::string_view payload) { found = std::string(payload); });
     return found;
 }
 
@@ -154,14 +155,6 @@ std::unordered_set<uint64_t> user_defined_ids(std::string_view model) {
     return ids;
 }
 
-std::string read_bytes(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (!in) throw_input_error(path.string(), "", "cannot read file");
-    return text.str();
-}
-
 // convert_hf_to_gguf does_token_look_special (the subset a SentencePiece checkpoint uses).
 bool looks_special(const std::string& token) {
     if (token == "<pad>" || token == "<mask>" || token == "<2mass>" || token == "[@BOS@]")
@@ -189,7 +182,7 @@ TokenizerVocab read_sentencepiece_model(const std::filesystem::path& model_dir,
                                         const TokenizerOptions& options) {
     const std::filesystem::path path = model_dir / kFile;
     check_file_size(path, kMaxTokenizerBytes);
-    const std::string bytes = read_bytes(path);
+    const std::string bytes = read_sentencepiece_file(path);
 
     const uint64_t model_type =
         spec_varint(bytes, kTrainerSpecField, kModelTypeField).value_or(kModelTypeUnigram);

@@ -41,9 +41,6 @@ bool spm_add_space_prefix(const simdjson::dom::element& root);
 // vocab.unk_id); added tokens keep CONTROL / USER_DEFINED.
 void apply_spm_token_types(const simdjson::dom::object& model, TokenizerVocab& vocab);
 
-// tokenizer.model (SentencePiece BPE ModelProto) -> the "llama" vocabulary, for checkpoints without
-// tokenizer.json (tokenizer_sentencepiece_model.cpp). Throws rebox::Error: input for an unreadable
-// or malformed file, blocker for a non-BPE model, more pieces than vocab_size or duplicates.
 // A varint / length-delimited field of a sub-message (trainer_spec 2, normalizer_spec 3) of a
 // serialized ModelProto, the last occurrence; nullopt when absent. Throws rebox::Error (input) for
 // bad protobuf (tokenizer_sentencepiece_model.cpp).
@@ -51,7 +48,13 @@ std::optional<uint64_t> sentencepiece_spec_varint(std::string_view model, uint64
                                                   uint64_t field);
 std::optional<std::string> sentencepiece_spec_bytes(std::string_view model, uint64_t message,
                                                     uint64_t field);
+// The whole file at `path` (a SentencePiece model, already size-checked by the caller); throws
+// rebox::Error (input) when it cannot be read.
+std::string read_sentencepiece_file(const std::filesystem::path& path);
 
+// tokenizer.model (SentencePiece BPE ModelProto) -> the "llama" vocabulary, for checkpoints without
+// tokenizer.json (tokenizer_sentencepiece_model.cpp). Throws rebox::Error: input for an unreadable
+// or malformed file, blocker for a non-BPE model, more pieces than vocab_size or duplicates.
 TokenizerVocab read_sentencepiece_model(const std::filesystem::path& model_dir,
                                         const TokenizerOptions& options);
 

@@ -9,8 +9,6 @@
 // remove_extra_whitespaces and the precompiled charsmap come from the normalizer_spec.
 #include <sentencepiece_processor.h>
 
-#include <fstream>
-#include <sstream>
 #include <unordered_set>
 
 #include "json_file.hpp"
@@ -26,21 +24,13 @@ constexpr uint64_t kTrainerSpec = 2, kNormalizerSpec = 3;
 constexpr uint64_t kModelType = 3, kUnigram = 1;
 constexpr uint64_t kCharsmap = 2, kAddDummyPrefix = 3, kRemoveExtraWhitespaces = 4;
 
-std::string read_bytes(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (!in) throw_input_error(path.string(), "", "cannot read file");
-    return text.str();
-}
-
 }  // namespace
 
 TokenizerVocab read_unigram_sentencepiece(const std::filesystem::path& model_dir,
                                           const TokenizerOptions& options) {
     const std::filesystem::path path = model_dir / kFile;
     check_file_size(path, kMaxTokenizerBytes);
-    const std::string bytes = read_bytes(path);
+    const std::string bytes = read_sentencepiece_file(path);
     const uint64_t model_type =
         sentencepiece_spec_varint(bytes, kTrainerSpec, kModelType).value_or(kUnigram);
     if (model_type != kUnigram)
