@@ -138,7 +138,8 @@ TEST(Fp4CheckpointReader, CompressedTensorsNvfp4StoresTheReciprocal) {
     EXPECT_GT(t.fp4->scale2_error, 0.0);
     EXPECT_LT(t.fp4->scale2_error, 0x1p-24);
     // a power of two has an exact reciprocal
-    const SourceTensor& exact = only_fp4(read(Fp4Dir("ct-nvfp4", 0x38, 256.0f)));
+    const SourceModel exact_model = read(Fp4Dir("ct-nvfp4", 0x38, 256.0f));
+    const SourceTensor& exact = only_fp4(exact_model);
     EXPECT_EQ(*exact.fp4->scale2, 1.0f / 256.0f);
     EXPECT_FALSE(exact.fp4->scale2_inexact);
 }
