@@ -48,6 +48,7 @@ const VerifyKernels kScalar{KernelPath::scalar,
                             dequantize_q4_1_scalar,
                             nullptr,
                             nullptr,
+                            nullptr,
                             nullptr};
 
 }  // namespace kernels_detail

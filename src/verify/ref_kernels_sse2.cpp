@@ -46,6 +46,7 @@ const VerifyKernels kSse2{KernelPath::sse2,
                           dequantize_q4_1_by_16<scale_16>,
                           nullptr,
                           nullptr,
+                          nullptr,
                           nullptr};
 
 }  // namespace rebox::verify_ref::kernels_detail

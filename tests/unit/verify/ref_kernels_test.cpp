@@ -266,6 +266,46 @@ TEST_P(KernelPathTest, OtherCodesUnderAZeroScaleAreStillTheSameValues) {
     }
 }
 
+TEST_P(KernelPathTest, OddBlockCountsCompareEveryBlockToTheLast) {
+    // 263 blocks: a chunk of 256, then 7 (the AVX2 path compares 3- and 4-bit codes two blocks at
+    // a time and the last blocks one by one, reading only their own bytes). A changed nibble in
+    // the first and second block of a pair and in each of the last three blocks is found.
+    constexpr uint64_t kCount = 32 * 263;
+    for (unsigned bits = 1; bits <= 4; ++bits) {
+        const Mcq4 m = make_mcq(kCount, 32, bits);
+        // The stream cut to the codes' own bytes: a read past them is a test failure under ASan.
+        Mcq4 tight = m;
+        tight.qcodes.resize(kCount * bits / 8);
+        const std::vector<uint8_t> faithful = q4_1_of_group(tight, kCount, 32);
+        ASSERT_EQ(verdict_group(tight, faithful, kCount, 32).mismatches, 0u) << bits << "-bit";
+        for (const uint64_t block : {uint64_t{256}, uint64_t{257}, uint64_t{258}, uint64_t{260},
+                                     uint64_t{261}, uint64_t{262}}) {
+            std::vector<uint8_t> changed = faithful;
+            changed[block * 20 + 4 + 15] ^= 0x80;  // value 31 of the block
+            const CompareResult result = verdict_group(tight, changed, kCount, 32);
+            EXPECT_EQ(result.mismatches, 1u) << bits << "-bit, block " << block;
+            EXPECT_EQ(result.first_diff, block * 32 + 31) << bits << "-bit, block " << block;
+        }
+    }
+}
+
+TEST_P(KernelPathTest, ABlockHeaderOtherThanTheGroupsCanStillHoldEveryValue) {
+    // Group 7's scale is +0 and its block's d is -0: other fp16 bits, yet every value is
+    // code * (+-0) + min = min on both sides (the AVX2 path must not take unequal headers as
+    // unequal values); a d of +0 with a changed min is not.
+    constexpr uint64_t kCount = 32 * 64;
+    for (unsigned bits = 1; bits <= 4; ++bits) {
+        Mcq4 m = make_mcq(kCount, 32, bits);
+        m.scales[2 * 7] = 0x00, m.scales[2 * 7 + 1] = 0x00;  // fp16 +0
+        std::vector<uint8_t> blocks = q4_1_of_group(m, kCount, 32);
+        blocks[7 * 20 + 1] = 0x80;  // d = fp16 -0
+        EXPECT_EQ(verdict_group(m, blocks, kCount, 32).mismatches, 0u) << bits << "-bit";
+        blocks[7 * 20 + 1] = 0x00;
+        blocks[7 * 20 + 3] ^= 0x04;  // m's exponent changed
+        EXPECT_EQ(verdict_group(m, blocks, kCount, 32).mismatches, 32u) << bits << "-bit";
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(VerifyKernels, KernelPathTest,
                          ::testing::Values(KernelPath::scalar, KernelPath::sse2, KernelPath::avx2),
                          [](const ::testing::TestParamInfo<KernelPath>& info) {
