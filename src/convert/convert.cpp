@@ -56,12 +56,14 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
     const std::vector<Chunk> chunks = convert_detail::split_into_chunks(plan);
     std::atomic<uint64_t> bytes_done{0};
     // Input pages leave the resident set once consumed: each chunk's own whole pages right away,
-    // the pages it shares with neighbouring chunks when the tensor's last chunk is done.
+    // the pages it shares with neighbouring chunks when the tensor's last chunk is done, a page
+    // shared with other tensors when the last of them is.
     std::vector<const MappedFile*> mappings;
     for (const auto& file : source.files) mappings.push_back(file->mapping());
     std::vector<uint32_t> chunks_per_tensor(plan.tensors.size(), 0);
     for (const Chunk& chunk : chunks) ++chunks_per_tensor[chunk.plan_index];
     convert_detail::PendingParts pending(chunks_per_tensor);
+    convert_detail::SharedPages shared_pages(source, plan);
     // File offset of each planned tensor's data (data_offset() walks every KV: not per chunk).
     std::vector<uint64_t> tensor_offsets(plan.tensors.size());
     std::vector<uint64_t> shard_data_offsets;
@@ -120,7 +122,7 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
                     convert_detail::release_source_values(mappings, tensor, local.first,
                                                           chunk.count);
                 if (pending.finish(chunk.plan_index))
-                    convert_detail::release_planned_tensor(mappings, source, tp);
+                    shared_pages.release_tensor(mappings, source, tp);
                 bytes_done.fetch_add(chunk.out_bytes, std::memory_order_relaxed);
             }
         } catch (...) {

@@ -124,6 +124,7 @@ ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel
     VerifySession* verify = outputs.verify.get();
     std::vector<const MappedFile*> mappings;
     for (const auto& file : source.files) mappings.push_back(file->mapping());
+    SharedPages shared_pages(source, plan);
     // data_offset() walks every KV (the vocabulary): once per shard, not per tensor.
     std::vector<uint64_t> data_offsets;
     for (const GgufLayout& shard : choices.layout.shards)
@@ -147,7 +148,7 @@ ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel
             write.side_work = [verify] { return verify->run_ready_unit(); };
         }
         write_quantized_tensor(write, threads);
-        release_planned_tensor(mappings, source, tp);
+        shared_pages.release_tensor(mappings, source, tp);
         done += shard.tensors()[place.index].nbytes;
         if (options.progress &&
             !call_progress(options.progress, Progress{"convert", done, result.output_bytes}))

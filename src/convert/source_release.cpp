@@ -1,7 +1,10 @@
 // Byte ranges of a slice of a source tensor (lsb0 codes: bits [first*bits, (first+count)*bits);
 // scales/mins: the groups the slice touches; integer-zero-point views: only the whole tensor) and
-// the releases of those pages, and the per-tensor countdown of unfinished slices.
+// the releases of those pages, the count of planned tensors on each page they share, and the
+// per-tensor countdown of unfinished slices.
 #include "source_release.hpp"
+
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -61,6 +64,76 @@ std::array<std::span<const uint8_t>, 3> source_bytes(const SourceTensor& source,
     return {clipped(q.codes, first * bits / 8, ((first + count) * bits + 7) / 8),
             clipped(q.scales, group_begin * width, group_end * width),
             clipped(q.mins, group_begin * width, group_end * width)};
+}
+
+namespace {
+
+size_t page_size() {
+    static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    return page;
+}
+
+// Each byte range a planned tensor reads (its source's, or each stacked expert's).
+template <class Visit>
+void for_each_planned_range(const SourceModel& source, const TensorPlan& tp, Visit&& visit) {
+    if (tp.is_computed()) return;
+    const auto ranges_of = [&](const SourceTensor& tensor, uint64_t count) {
+        for (const auto bytes : source_bytes(tensor, 0, count))
+            if (!bytes.empty()) visit(bytes);
+    };
+    if (tp.expert_sources.empty()) {
+        const SourceTensor& tensor = source.tensors[tp.source_index];
+        ranges_of(tensor, tensor.element_count());
+    }
+    for (const size_t expert : tp.expert_sources)
+        ranges_of(source.tensors[expert], tp.expert_values);
+}
+
+// The pages a range only partly covers (its first and last), each once.
+template <class Visit>
+void for_each_partial_page(std::span<const uint8_t> bytes, Visit&& visit) {
+    const uintptr_t page = page_size();
+    const auto begin = reinterpret_cast<uintptr_t>(bytes.data()), end = begin + bytes.size();
+    const uintptr_t first = begin / page * page, last = (end - 1) / page * page;
+    if (first == last) {
+        if (begin != first || end != first + page) visit(first);
+        return;
+    }
+    if (begin != first) visit(first);
+    if (end != last + page) visit(last);
+}
+
+}  // namespace
+
+SharedPages::SharedPages(const SourceModel& source, const Plan& plan) {
+    std::vector<uintptr_t> touches;
+    for (const TensorPlan& tp : plan.tensors)
+        for_each_planned_range(source, tp, [&](std::span<const uint8_t> bytes) {
+            for_each_partial_page(bytes, [&](uintptr_t page) { touches.push_back(page); });
+        });
+    std::sort(touches.begin(), touches.end());
+    touching_ = std::make_unique<std::atomic<uint32_t>[]>(touches.size());
+    for (size_t i = 0; i < touches.size();) {
+        size_t j = i;
+        while (j < touches.size() && touches[j] == touches[i]) ++j;
+        touching_[pages_.size()] = static_cast<uint32_t>(j - i);
+        pages_.push_back(touches[i]);
+        i = j;
+    }
+}
+
+void SharedPages::release_tensor(const std::vector<const MappedFile*>& mappings,
+                                 const SourceModel& source, const TensorPlan& tp) {
+    release_planned_tensor(mappings, source, tp);
+    for_each_planned_range(source, tp, [&](std::span<const uint8_t> bytes) {
+        for_each_partial_page(bytes, [&](uintptr_t page) {
+            const auto at = std::lower_bound(pages_.begin(), pages_.end(), page);
+            if (at == pages_.end() || *at != page) return;
+            if (touching_[static_cast<size_t>(at - pages_.begin())].fetch_sub(1) == 1)
+                release_mapped(mappings, std::span<const uint8_t>(
+                                             reinterpret_cast<const uint8_t*>(page), page_size()));
+        });
+    });
 }
 
 PendingParts::PendingParts(const std::vector<uint32_t>& parts_per_item)

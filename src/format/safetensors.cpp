@@ -226,6 +226,9 @@ std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const std::filesystem::pa
     file->name_ = path.string();
     file->mapped_ = std::make_unique<MappedFile>(path);
     file->load(file->mapped_->bytes());
+    // Everything the header says is parsed into tensors_ and metadata_: its pages (megabytes for
+    // tens of thousands of entries) leave the resident set; a later read re-maps them.
+    file->mapped_->release(0, kLengthPrefixBytes + file->header_size_);
     return file;
 }
 

@@ -1,13 +1,20 @@
 // The converter's input-release bookkeeping: the source bytes a slice reads (hand-worked from the
 // mcq-v1 layout: code i at bits [i*bits, (i+1)*bits), one scale/min per group) and the per-tensor
-// countdown that must fire exactly once, also under concurrent finishes.
+// countdown that must fire exactly once, also under concurrent finishes; the pages tensors share,
+// measured in this process's resident set.
 #include "convert/source_release.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <fstream>
 #include <thread>
 #include <vector>
+
+#include "format/mapped_file.hpp"
+#include "resident_set.hpp"
+#include "test_files.hpp"
 
 namespace {
 
@@ -90,6 +97,50 @@ TEST(ConvertSourceRelease, PendingPartsFiresOnceUnderConcurrentFinishes) {
         });
     for (auto& thread : threads) thread.join();
     EXPECT_EQ(fired.load(), 1);
+}
+
+TEST(ConvertSourceRelease, SharedPagesLeaveWhenTheLastTensorTouchingThemIsDone) {
+    // Four pages of F16 data: tensor 0 = bytes [0, 1.5 pages), tensor 1 = [1.5, 2.5) pages,
+    // tensor 2 = [2.5, 4) pages. Page 0 is tensor 0's alone, page 3 tensor 2's; page 1 is shared
+    // by tensors 0 and 1, page 2 by tensors 1 and 2.
+    const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    const rebox::test::ScratchDir dir;
+    const std::filesystem::path path = dir / "shared";
+    {
+        std::ofstream out(path, std::ios::binary);
+        const std::vector<char> bytes(4 * page, 3);
+        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    }
+    const rebox::MappedFile file(path);
+    const std::span<const uint8_t> all = file.bytes();
+    const size_t cuts[] = {0, page * 3 / 2, page * 5 / 2, 4 * page};
+    rebox::SourceModel source;
+    rebox::Plan plan;
+    for (size_t t = 0; t < 3; ++t) {
+        rebox::SourceTensor tensor;
+        tensor.float_dtype = rebox::FloatDtype::F16;
+        tensor.float_data = all.subspan(cuts[t], cuts[t + 1] - cuts[t]);
+        tensor.shape = {static_cast<int64_t>(tensor.float_data.size() / 2)};
+        source.tensors.push_back(tensor);
+        rebox::TensorPlan tp;
+        tp.source_index = t;
+        plan.tensors.push_back(tp);
+    }
+    const std::vector<const rebox::MappedFile*> mappings = {&file};
+    rebox::convert_detail::SharedPages shared(source, plan);
+    unsigned sum = 0;
+    for (size_t i = 0; i < all.size(); i += page) sum += all[i];
+    ASSERT_EQ(sum, 4u * 3u);
+    const long kib = static_cast<long>(page / 1024);
+    const long before = rebox::test::resident_kib(all.data());
+    ASSERT_EQ(before, 4 * kib);
+    shared.release_tensor(mappings, source, plan.tensors[1]);  // only shared pages: none leaves
+    EXPECT_EQ(rebox::test::resident_kib(all.data()), before);
+    shared.release_tensor(mappings, source, plan.tensors[0]);  // page 0 (whole), page 1 (shared)
+    EXPECT_EQ(rebox::test::resident_kib(all.data()), before - 2 * kib);
+    shared.release_tensor(mappings, source, plan.tensors[2]);  // page 3 (whole), page 2 (shared)
+    EXPECT_EQ(rebox::test::resident_kib(all.data()), before - 4 * kib);
+    EXPECT_EQ(all[page * 2], 3);  // still readable: back from the page cache
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "resident_set.hpp"
 #include "test_files.hpp"
 
 namespace {
@@ -19,6 +20,7 @@ namespace {
 using rebox::MappedFile;
 using rebox::PageRange;
 using rebox::whole_pages_inside;
+using rebox::test::resident_kib;
 
 TEST(MappedFileRelease, WholePagesInsideRoundsInward) {
     // [100, 100+40960) of a 64-page file: page 0 is partial, pages 1..9 are whole, page 10 partial.
@@ -39,24 +41,6 @@ TEST(MappedFileRelease, WholePagesInsideRoundsInward) {
     // An offset at or past the end releases nothing.
     r = whole_pages_inside(10000, 5, 10000, 4096);
     EXPECT_EQ(r.begin, r.end);
-}
-
-// Resident KiB of the mapping that starts at `address`, from /proc/self/smaps.
-long resident_kib(const void* address) {
-    std::ifstream smaps("/proc/self/smaps");
-    std::string line;
-    bool inside = false;
-    const auto want = reinterpret_cast<uintptr_t>(address);
-    while (std::getline(smaps, line)) {
-        unsigned long long begin = 0, end = 0;
-        if (std::sscanf(line.c_str(), "%llx-%llx ", &begin, &end) == 2 &&
-            line.find(':') > line.find('-')) {
-            inside = begin <= want && want < end;
-            continue;
-        }
-        if (inside && line.rfind("Rss:", 0) == 0) return std::stol(line.substr(4));
-    }
-    return -1;
 }
 
 TEST(MappedFileRelease, ReleaseDropsOnlyWholePagesFromRss) {
