@@ -20,9 +20,29 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detec
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # The quantizer oracle tests compare 10^6 values per type and mode here (10^7 in the normal build).
 export REBOX_QUANT_TEST_VALUES=${REBOX_QUANT_TEST_VALUES:-1000000}
-# Every GoogleTest case: the library-only ones (label unit) and the ones driving the tools (cli).
+# Every GoogleTest case: the library-only ones (label unit) and the ones driving the tools (cli),
+# each suite in one shard per core (GoogleTest's own sharding: one process runs every case, so
+# unsharded the stage would use a single core); a failing shard's log is printed whole.
+shards=${JOBS:-$(nproc)}
+logs=build-san/shard-logs; rm -rf "$logs"; mkdir -p "$logs"
 for suite in rebox_unit_tests rebox_cli_tests; do
-  ./build-san/tests/$suite --gtest_filter="$filter" --gtest_brief=1
+  pids=()
+  for ((i = 0; i < shards; ++i)); do
+    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i ./build-san/tests/$suite --gtest_filter="$filter" \
+      --gtest_brief=1 >"$logs/$suite.$i.log" 2>&1 &
+    pids+=($!)
+  done
+  failed=0
+  for ((i = 0; i < shards; ++i)); do
+    if ! wait "${pids[$i]}"; then
+      echo "sanitize: $suite shard $i of $shards failed:" >&2
+      cat "$logs/$suite.$i.log" >&2
+      failed=1
+    fi
+  done
+  ((failed == 0)) || exit 1
+  passed=$(cat "$logs/$suite".*.log | awk '/^\[  PASSED  \]/ { n += $4 } END { print n + 0 }')
+  echo "sanitize: $suite: $passed cases passed in $shards shards"
 done
 ctest --test-dir build-san -L hardening --output-on-failure
 tested=$(date +%s)
