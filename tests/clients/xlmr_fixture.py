@@ -31,8 +31,8 @@ import json
 import os
 
 import numpy as np
-from gguf import GGUFReader
 
+from gguf_fast import FastGguf
 from bert_fixture import mlx_quantize, write_safetensors
 
 PIECES = 250002  # XLM-R's tokenizer.json vocabulary (mask included)
@@ -40,12 +40,11 @@ SPECIALS = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3, "<mask>": 250001}
 
 
 def unigram_vocab(vocab_gguf):
-    reader = GGUFReader(vocab_gguf)
-    tokens = reader.fields["tokenizer.ggml.tokens"]
-    scores = reader.fields["tokenizer.ggml.scores"]
-    field = reader.fields["tokenizer.ggml.precompiled_charsmap"]
-    charsmap = np.concatenate([np.asarray(field.parts[i], dtype=np.uint8) for i in field.data]).tobytes()
-    vocab = [[tokens.contents(i), float(scores.contents(i))] for i in range(PIECES)]
+    gguf = FastGguf(vocab_gguf)  # gguf-py's reader takes ~20 s on 250k strings; this one reads arrays at once
+    tokens = gguf.kv["tokenizer.ggml.tokens"][1]
+    scores = gguf.kv["tokenizer.ggml.scores"][1]
+    charsmap = np.asarray(gguf.kv["tokenizer.ggml.precompiled_charsmap"][1], dtype=np.uint8).tobytes()
+    vocab = [[tokens[i], float(scores[i])] for i in range(PIECES)]
     for piece, i in SPECIALS.items():
         assert vocab[i][0] == piece, (i, vocab[i])
     return vocab, charsmap
