@@ -23,7 +23,7 @@ With --spm-model M.model: M (a SentencePiece Unigram model) as sentencepiece.bpe
 transformers' XLMRobertaConverter makes of it (<s> <pad> </s> <unk>, pieces 3.., <mask>; its charsmap).
 
 Usage: xlmr_fixture.py VOCAB.gguf OUT_DIR [--kind xlmr|rerank|bert] [--pooling cls|mean|none] [--mlx]
-       [--sequence-normalizer] [--roberta-processing] [--layers 2] [--spm-model M.model]
+       [--sequence-normalizer] [--roberta-processing] [--layers 2] [--spm-model M.model] [--tokenizer-only]
 """
 import argparse
 import base64
@@ -125,6 +125,8 @@ def main():
     ap.add_argument("--kind", default="xlmr", choices=("xlmr", "rerank", "bert"))
     ap.add_argument("--pooling", default="cls", choices=("cls", "mean", "none"))
     ap.add_argument("--layers", type=int, default=2)
+    ap.add_argument("--tokenizer-only", action="store_true",
+                    help="only tokenizer.json and tokenizer_config.json (for rebox-mkfixture --tokenizer-json)")
     ap.add_argument("--mlx", action="store_true", help="4-bit MLX (mlx-embeddings layout), group 64")
     ap.add_argument("--sequence-normalizer", action="store_true")
     ap.add_argument("--roberta-processing", action="store_true")
@@ -170,6 +172,8 @@ def write_model(args, vocab, charsmap):
     json.dump(tokenizer_json(vocab, charsmap, args.sequence_normalizer, args.roberta_processing),
               open(os.path.join(args.out, "tokenizer.json"), "w"), ensure_ascii=False)
     json.dump(tokenizer_config(), open(os.path.join(args.out, "tokenizer_config.json"), "w"), indent=1)
+    if args.tokenizer_only:
+        return
     if args.pooling != "none" and args.kind != "rerank":
         json.dump([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
                    {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}],
