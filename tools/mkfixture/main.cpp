@@ -232,7 +232,8 @@ int main(int argc, char** argv) {
             if (app.count("--dtype") && format != "float")
                 throw std::runtime_error("--dtype needs --format float");
             const fs::path out(out_dir);
-            if (fs::exists(out) && !fs::is_empty(out)) {
+            const bool existed = fs::exists(out);
+            if (existed && !fs::is_empty(out)) {
                 if (!force)
                     throw std::runtime_error(out_dir + ": exists and is not empty (use --force)");
                 remove_previous_fixture(out);
@@ -250,6 +251,7 @@ int main(int argc, char** argv) {
                 std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
             } catch (...) {
                 remove_previous_fixture(out);  // no half-written fixture left behind
+                if (!existed && fs::is_empty(out)) fs::remove(out);
                 throw;
             }
             return 0;
