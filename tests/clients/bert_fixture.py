@@ -9,7 +9,7 @@ BertPreTokenizer, WordPiece with "##", the "[CLS] $A [SEP]" post-processor). The
 float32 values (std 0.05, norms near 1) in safetensors; sentence-transformers modules.json +
 1_Pooling/config.json give the pooling.
 
-Usage: bert_fixture.py VOCAB.gguf OUT_DIR [--pooling cls|mean|none] [--reranker] [--layers 2] [--mlx]
+Usage: bert_fixture.py VOCAB.gguf OUT_DIR [--pooling cls|mean|none] [--reranker] [--layers 2] [--mlx] [--tokenizer-only]
   --reranker: BertForSequenceClassification (names under "bert.", a pooler and a one-label classifier, no
   modules.json), as ms-marco cross-encoders are saved.
 """
@@ -152,6 +152,8 @@ def main():
     ap.add_argument("--pooling", default="cls", choices=("cls", "mean", "none"))
     ap.add_argument("--reranker", action="store_true")
     ap.add_argument("--layers", type=int, default=2)
+    ap.add_argument("--tokenizer-only", action="store_true",
+                    help="only tokenizer.json and tokenizer_config.json (for rebox-mkfixture --tokenizer-json)")
     ap.add_argument("--mlx", action="store_true", help="4-bit MLX (mlx-embeddings layout), group 64")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
@@ -168,6 +170,8 @@ def main():
     json.dump(cfg, open(os.path.join(args.out, "config.json"), "w"), indent=1)
     json.dump(tokenizer_json(vocab), open(os.path.join(args.out, "tokenizer.json"), "w"), ensure_ascii=False)
     json.dump(tokenizer_config(), open(os.path.join(args.out, "tokenizer_config.json"), "w"), indent=1)
+    if args.tokenizer_only:
+        return
     if args.pooling != "none" and not args.reranker:
         json.dump([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
                    {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}],

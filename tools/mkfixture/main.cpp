@@ -11,6 +11,7 @@
 #include <iostream>
 #include <string>
 
+#include "encoder_fixture.hpp"
 #include "float_files.hpp"
 #include "gpt_oss_files.hpp"
 #include "hf_files.hpp"
@@ -31,8 +32,8 @@ void remove_previous_fixture(const fs::path& out_dir) {
         const std::string name = entry.path().filename().string();
         const bool ours =
             name == "config.json" || name == "tokenizer.json" || name == "tokenizer_config.json" ||
-            name == "modules.json" || name == "1_Pooling" ||
-            name == "model.safetensors.index.json" ||
+            name == "modules.json" || name == "1_Pooling" || name == "sentencepiece.bpe.model" ||
+            name == "special_tokens_map.json" || name == "model.safetensors.index.json" ||
             (name.rfind("model", 0) == 0 && entry.path().extension() == ".safetensors");
         if (ours) fs::remove_all(entry.path());
     }
@@ -67,9 +68,26 @@ int main(int argc, char** argv) {
            "gemma | gemma2 | gemma3 (tiny only, tied: norms stored as HF stores them, gemma3 with "
            "32 embedding rows past vocab_size) | gpt_oss (tiny only: openai's layout, experts in "
            "OCP MXFP4 blocks/scales, BF16 elsewhere; needs --tokenizer-json, the real gpt-oss "
+           "tokenizer.json) | bert | xlm-roberta | nomic-bert (tiny encoders: BertModel, "
+           "XLMRobertaModel, "
+           "nomic-embed-text v1.5's NomicBertModel; 2 layers of width 64; --format mcq (tables, "
+           "heads and layer 0 4-bit / 64, later layers 3-bit / 32), mlx (mlx-embeddings: every "
+           "2-D weight 4-bit / 64, f16 scales and biases, no quantization_config) or float; "
+           "needs --tokenizer-json, a real WordPiece (bert, nomic-bert) or XLM-R Unigram "
            "tokenizer.json)")
         ->check(CLI::IsMember({"qwen3", "qwen2", "llama", "mistral", "qwen3_moe", "qwen2_moe",
-                               "mixtral", "phi3", "gemma", "gemma2", "gemma3", "gpt_oss"}));
+                               "mixtral", "phi3", "gemma", "gemma2", "gemma3", "gpt_oss", "bert",
+                               "xlm-roberta", "nomic-bert"}));
+    std::string encoder_pooling;
+    app.add_option("--pooling", encoder_pooling,
+                   "bert / xlm-roberta / nomic-bert: sentence-transformers pooling cls | mean | "
+                   "none (no modules.json; default cls, nomic-bert mean)")
+        ->check(CLI::IsMember({"cls", "mean", "none"}));
+    bool encoder_reranker = false;
+    app.add_flag("--reranker", encoder_reranker,
+                 "bert / xlm-roberta: the *ForSequenceClassification layout (names under bert. / "
+                 "roberta., pooler + classifier or classifier.dense + out_proj, one label, no "
+                 "pooling files)");
     std::string gpt_oss_defect;
     app.add_option("--gpt-oss-defect", gpt_oss_defect,
                    "--arch gpt_oss, a checkpoint that must be refused: scale-nan (an E8M0 byte "
@@ -99,9 +117,11 @@ int main(int argc, char** argv) {
     app.add_option("--qwen3-tokenizer", qwen3_tokenizer,
                    "the real Qwen3 tokenizer.json (default: $REBOX_QWEN3_TOKENIZER)");
     std::string tokenizer_json;
-    app.add_option("--tokenizer-json", tokenizer_json,
-                   "the real tokenizer.json for --tokenizer llama3|llama2|gemma3 "
-                   "(tokenizer_config.json is read from beside it)");
+    app.add_option(
+        "--tokenizer-json", tokenizer_json,
+        "the real tokenizer.json for --tokenizer llama3|llama2|gemma3 and --arch gpt_oss / "
+        "bert / xlm-roberta / nomic-bert (tokenizer_config.json, and for xlm-roberta "
+        "sentencepiece.bpe.model, are read from beside it)");
     app.add_flag("--embedding-eos", embedding_eos,
                  "post-processor appends <|endoftext|> (Qwen3-Embedding)");
     app.add_option("--shards", shards, "number of safetensors shards")->check(CLI::PositiveNumber);
@@ -200,6 +220,45 @@ int main(int argc, char** argv) {
     CLI11_PARSE(app, argc, argv);
 
     try {
+        if (mkfixture::is_encoder_arch(arch)) {
+            if (preset != "tiny")
+                throw std::runtime_error("--arch " + arch + ": --preset tiny only");
+            for (const char* option :
+                 {"--tokenizer", "--defect", "--shards", "--recipe", "--bits", "--hidden",
+                  "--scale-dtype", "--corners", "--untied", "--tied", "--prefix-model"})
+                if (app.count(option))
+                    throw std::runtime_error(std::string(option) + " does not apply to --arch " +
+                                             arch);
+            if (app.count("--dtype") && format != "float")
+                throw std::runtime_error("--dtype needs --format float");
+            const fs::path out(out_dir);
+            const bool existed = fs::exists(out);
+            if (existed && !fs::is_empty(out)) {
+                if (!force)
+                    throw std::runtime_error(out_dir + ": exists and is not empty (use --force)");
+                remove_previous_fixture(out);
+            }
+            fs::create_directories(out);
+            mkfixture::EncoderOptions encoder{.arch = arch,
+                                              .format = format,
+                                              .dtype = float_options.dtype,
+                                              .pooling = encoder_pooling,
+                                              .reranker = encoder_reranker,
+                                              .tokenizer_json = tokenizer_json,
+                                              .seed = seed};
+            try {
+                const std::string summary = mkfixture::write_encoder_fixture(out, encoder);
+                std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
+            } catch (...) {
+                remove_previous_fixture(out);  // no half-written fixture left behind
+                if (!existed && fs::is_empty(out)) fs::remove(out);
+                throw;
+            }
+            return 0;
+        }
+        if (!encoder_pooling.empty() || encoder_reranker)
+            throw std::runtime_error(
+                "--pooling/--reranker need --arch bert|xlm-roberta|nomic-bert");
         if (arch == "gpt_oss" || !gpt_oss_defect.empty()) {
             // openai's own checkpoint layout; none of the other formats' options apply.
             if (arch != "gpt_oss")
