@@ -23,21 +23,8 @@ constexpr int64_t kBertPositions = 128;      // max_position_embeddings of the b
 constexpr int64_t kXlmrPadTokenId = 1;       // XLM-R's <pad>
 constexpr int64_t kNomicVocabMultiple = 64;  // nomic's pad_vocab_size_multiple
 
-struct Quant {
-    int bits, group;
-};
-
-PlanUnit weight(const std::string& name, int64_t rows, int64_t cols, Quant q) {
-    PlanUnit unit;
-    unit.quantized = true;
-    QuantTensor& t = unit.quant;
-    t.name = name;
-    t.rows = t.meta_rows = rows;
-    t.cols = t.meta_cols = cols;
-    t.bits = t.meta_bits = q.bits;
-    t.group = t.meta_group = q.group;
-    return unit;
-}
+using Quant = LayerQuant;
+constexpr auto weight = quant_unit;
 
 PlanUnit vector(const std::string& name, int64_t length, double center, double spread) {
     PlanUnit unit;
@@ -162,25 +149,6 @@ ojson nomic_config(const EncoderOptions& o, int64_t vocab) {
             {"vocab_size", vocab}};
 }
 
-void write_pooling(const fs::path& out_dir, const std::string& pooling) {
-    write_json(out_dir / "modules.json",
-               ojson::array({{{"idx", 0},
-                              {"name", "0"},
-                              {"path", ""},
-                              {"type", "sentence_transformers.models.Transformer"}},
-                             {{"idx", 1},
-                              {"name", "1"},
-                              {"path", "1_Pooling"},
-                              {"type", "sentence_transformers.models.Pooling"}}}));
-    fs::create_directories(out_dir / "1_Pooling");
-    write_json(out_dir / "1_Pooling" / "config.json",
-               {{"word_embedding_dimension", kHidden},
-                {"pooling_mode_cls_token", pooling == "cls"},
-                {"pooling_mode_mean_tokens", pooling == "mean"},
-                {"pooling_mode_max_tokens", false},
-                {"pooling_mode_mean_sqrt_len_tokens", false}});
-}
-
 void check_options(const EncoderOptions& o) {
     if (!is_encoder_arch(o.arch)) throw std::runtime_error("not an encoder arch: " + o.arch);
     if (o.format != "mcq" && o.format != "mlx" && o.format != "float")
@@ -288,7 +256,7 @@ std::string write_encoder_fixture(const fs::path& out_dir, const EncoderOptions&
     if (o.format == "mlx")  // mlx-embeddings: "quantization" only, no quantization_config
         config["quantization"] = {{"group_size", 64}, {"bits", 4}};
     write_json(out_dir / "config.json", config);
-    if (o.pooling != "none") write_pooling(out_dir, o.pooling);
+    if (o.pooling != "none") write_pooling_files(out_dir, kHidden, o.pooling);
 
     const ModelPlan plan = make_encoder_plan(o, vocab);
     if (o.format == "mcq") {

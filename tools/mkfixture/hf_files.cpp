@@ -317,7 +317,7 @@ void set_config_number(const fs::path& out_dir, const std::string& key, int64_t 
     write_json(out_dir / "config.json", config);
 }
 
-void write_pooling_files(const fs::path& out_dir, int64_t hidden) {
+void write_pooling_files(const fs::path& out_dir, int64_t hidden, const std::string& mode) {
     write_json(out_dir / "modules.json",
                ojson::array({{{"idx", 0},
                               {"name", "0"},
@@ -330,12 +330,12 @@ void write_pooling_files(const fs::path& out_dir, int64_t hidden) {
     fs::create_directories(out_dir / "1_Pooling");
     write_json(out_dir / "1_Pooling" / "config.json",
                ojson{{"word_embedding_dimension", hidden},
-                     {"pooling_mode_cls_token", false},
-                     {"pooling_mode_mean_tokens", false},
+                     {"pooling_mode_cls_token", mode == "cls"},
+                     {"pooling_mode_mean_tokens", mode == "mean"},
                      {"pooling_mode_max_tokens", false},
                      {"pooling_mode_mean_sqrt_len_tokens", false},
                      {"pooling_mode_weightedmean_tokens", false},
-                     {"pooling_mode_lasttoken", true},
+                     {"pooling_mode_lasttoken", mode == "lasttoken"},
                      {"include_prompt", true}});
 }
 

@@ -32,7 +32,10 @@ void write_config_json(const std::filesystem::path& out_dir, const Dims& dims, b
 // Gemma3ForConditionalGeneration config with the text numbers in text_config.
 // Sets one number of the config.json already written in out_dir (the experts-count defect).
 void set_config_number(const std::filesystem::path& out_dir, const std::string& key, int64_t value);
-void write_pooling_files(const std::filesystem::path& out_dir, int64_t hidden);
+// sentence-transformers modules.json and 1_Pooling/config.json: pooling `mode` "lasttoken" (the
+// decoders' embedding fixtures), "cls" or "mean".
+void write_pooling_files(const std::filesystem::path& out_dir, int64_t hidden,
+                         const std::string& mode = "lasttoken");
 
 // The "mcq" metadata JSON of one file (Python json.dumps style, as in the spec's example).
 std::string mcq_metadata_json(const std::vector<PlanUnit>& units);

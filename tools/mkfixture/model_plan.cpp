@@ -25,12 +25,6 @@ const std::vector<std::string>& defect_names() {
     return names;
 }
 
-namespace {
-
-struct LayerQuant {
-    int bits, group;
-};
-
 PlanUnit quant_unit(const std::string& name, int64_t rows, int64_t cols, LayerQuant q) {
     PlanUnit unit;
     unit.quantized = true;
@@ -42,6 +36,8 @@ PlanUnit quant_unit(const std::string& name, int64_t rows, int64_t cols, LayerQu
     t.group = t.meta_group = q.group;
     return unit;
 }
+
+namespace {
 
 PlanUnit norm_unit(const std::string& name, int64_t length) {
     PlanUnit unit;

@@ -103,4 +103,11 @@ const std::vector<std::string>& defect_names();
 std::vector<std::vector<PlanUnit>> split_into_shards(const std::vector<PlanUnit>& units,
                                                      int shard_count);
 
+// A quantized weight unit of `rows` x `cols` at `bits` in groups of `group` (metadata equal to
+// the stored shape).
+struct LayerQuant {
+    int bits, group;
+};
+PlanUnit quant_unit(const std::string& name, int64_t rows, int64_t cols, LayerQuant q);
+
 }  // namespace mkfixture
