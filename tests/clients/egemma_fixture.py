@@ -11,7 +11,12 @@ add_bos_token / add_eos_token with eos <eos>; vocab_size 262144. 2_Dense is a Li
 3_Dense 4*hidden -> hidden, both without bias and with the identity activation, each in its folder's
 model.safetensors as `linear.weight` [out, in]. Weights: seeded random, stored F32 or BF16.
 
-Usage: egemma_fixture.py TOKENIZER_JSON OUT_DIR [--dtype f32|bf16] [--layers 6]
+--from DIR takes a gemma3 checkpoint written by rebox-mkfixture (mcq-v1 or MLX: quantized weights, 32
+embedding rows past vocab_size) instead of random float weights: its model.safetensors (linked) and its
+config.json widths and `quantization` block (as mlx-embeddings writes it: no `quantization_config`),
+turned into EmbeddingGemma's config as above; the Dense modules stay float files.
+
+Usage: egemma_fixture.py TOKENIZER_JSON OUT_DIR [--dtype f32|bf16] [--layers 6] [--from GEMMA3_DIR]
 """
 import argparse
 import json
@@ -130,13 +135,24 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--dtype", choices=("f32", "bf16"), default="f32")
     ap.add_argument("--layers", type=int, default=6)
+    ap.add_argument("--from", dest="source")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     rng = np.random.default_rng(25)
-    cfg = config(args.layers)
-    cfg["torch_dtype"] = "bfloat16" if args.dtype == "bf16" else "float32"
+    if args.source:
+        cfg = json.load(open(os.path.join(args.source, "config.json")))
+        layers = cfg["num_hidden_layers"]
+        cfg.update({k: v for k, v in config(layers).items()
+                    if k not in ("hidden_size", "intermediate_size", "num_attention_heads", "num_key_value_heads",
+                                 "head_dim", "query_pre_attn_scalar", "vocab_size", "torch_dtype")})
+        cfg.pop("sliding_window_pattern", None)
+        cfg.pop("quantization_config", None)  # mlx-embeddings writes `quantization` alone
+        os.link(os.path.join(args.source, "model.safetensors"), os.path.join(args.out, "model.safetensors"))
+    else:
+        cfg = config(args.layers)
+        cfg["torch_dtype"] = "bfloat16" if args.dtype == "bf16" else "float32"
+        write_safetensors(os.path.join(args.out, "model.safetensors"), weights(cfg, rng), args.dtype)
     json.dump(cfg, open(os.path.join(args.out, "config.json"), "w"), indent=1)
-    write_safetensors(os.path.join(args.out, "model.safetensors"), weights(cfg, rng), args.dtype)
     tokenizer_files(args.tokenizer_json, args.out)
     sentence_transformers_files(args.out, cfg, rng, args.dtype)
 

@@ -2,7 +2,8 @@
 # EmbeddingGemma (gemma3_text + architectures ["Gemma3TextModel"] + sentence-transformers Pooling / Dense /
 # Dense / Normalize) -> GGUF arch gemma-embedding, against llama.cpp's own converter and a forward pass.
 # egemma_fixture.py writes tiny F32 and BF16 checkpoints in embeddinggemma-300m's layout (6 layers: five
-# sliding-window layers with a window of 8 tokens, then a global one) with the real Gemma 3 tokenizer.json.
+# sliding-window layers with a window of 8 tokens, then a global one) with the real Gemma 3 tokenizer.json,
+# and mcq-v1 / MLX ones from rebox-mkfixture's 4-bit gemma3 weights (converter and verify checks only).
 # For each, rebox's file must
 #  - egemma_ref.py: hold exactly the gemma-embedding.* KVs (Dense feature sizes, sliding window as config.json
 #    writes it, pooling MEAN) and the tensors (names, values bit-identical, dense_2 / dense_3 included) that
@@ -31,6 +32,18 @@ for dtype in f32 bf16; do
   "$REBOX" verify "$WORK/$dtype" "$WORK/$dtype.gguf" >/dev/null
   echo "  $dtype.gguf: rebox verify passes"
 done
+# Quantized inputs: rebox-mkfixture's gemma3 in mcq-v1 and MLX (4-bit, 32 embedding rows past vocab_size)
+# turned into EmbeddingGemma checkpoints; the converter's output on the dequantized values must equal the
+# file's values dequantized by gguf-py, bit for bit (the Q4_1 blocks carry the source's codes exactly).
+for format in mcq mlx; do
+  "$MKFIXTURE" "$WORK/g3-$format" --preset tiny --arch gemma3 --tokenizer gemma3 --tokenizer-json "$TOKENIZER" \
+    --format "$format" --force >/dev/null
+  (cd "$CLIENTS_DIR" && "$GGUFPY_PYTHON" egemma_fixture.py "$TOKENIZER" "$WORK/$format" --from "$WORK/g3-$format")
+  "$REBOX" convert "$WORK/$format" -o "$WORK/$format.gguf" --quiet
+  (cd "$CLIENTS_DIR" && ggufpy egemma_ref.py "$GGUFPY_SRC" "$WORK/$format" "$WORK/$format.gguf" 2>/dev/null)
+  "$REBOX" verify "$WORK/$format" "$WORK/$format.gguf" >/dev/null
+  echo "  $format.gguf: rebox verify passes"
+done
 (cd "$CLIENTS_DIR" && node bert_embed.mjs --corpus corpus.txt --lines 16 \
   --embed "$WORK/f32:$WORK/f32.gguf" --embed "$WORK/bf16:$WORK/bf16.gguf")
 # The BF16 file holds the source's values bit for bit (above); llama.cpp multiplies BF16 weights with
@@ -38,6 +51,19 @@ done
 (cd "$CLIENTS_DIR" && "$GGUFPY_PYTHON" egemma_forward.py "$WORK/f32" --embed "$WORK/f32.ids.json" "$WORK/f32.json")
 (cd "$CLIENTS_DIR" && "$GGUFPY_PYTHON" egemma_forward.py "$WORK/bf16" --embed "$WORK/bf16.ids.json" "$WORK/bf16.json" \
   --min-cos 0.9995)
+# rebox check agrees with llama.cpp's loader: the files pass; without attention.sliding_window (which
+# llama.cpp's gemma-embedding loader reads unconditionally) llama.cpp refuses the file and rebox check
+# reports it.
+for dtype in f32 bf16; do "$REBOX" check "$WORK/$dtype.gguf" >/dev/null; done
+"$REBOX" meta --delete gemma-embedding.attention.sliding_window -o "$WORK/noswa.gguf" "$WORK/f32.gguf" >/dev/null
+status=0
+"$REBOX" check "$WORK/noswa.gguf" >"$WORK/noswa.check" 2>&1 || status=$?
+grep -q "FINDING: .*gemma-embedding.attention.sliding_window is missing" "$WORK/noswa.check" && [[ $status -ne 0 ]] ||
+  { echo "FAIL: rebox check did not report the missing sliding_window"; cat "$WORK/noswa.check"; exit 1; }
+(cd "$CLIENTS_DIR" && node llama_load.mjs "$WORK/noswa.gguf" "$WORK/f32.gguf") >"$WORK/noswa.load"
+grep -q "^REFUSED .*sliding_window" "$WORK/noswa.load" && grep -q "^LOADED " "$WORK/noswa.load" ||
+  { echo "FAIL: llama.cpp's answer changed:"; cat "$WORK/noswa.load"; exit 1; }
+echo "  rebox check passes the files and, as llama.cpp, refuses one without attention.sliding_window"
 echo "EmbeddingGemma files checked ($(clients_elapsed))"
 
 # refuse NAME PATTERN: converting $WORK/NAME fails with one error / BLOCKER line matching PATTERN, no file.
