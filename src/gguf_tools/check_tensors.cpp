@@ -5,6 +5,7 @@
 // llama.cpp refuses as "wrong number of tensors" (the second is a warning: the table lists what
 // rebox writes, llama.cpp may create a few more optional tensors).
 #include <algorithm>
+#include <utility>
 
 #include "arch/architecture.hpp"
 #include "format/shape_text.hpp"
@@ -108,6 +109,15 @@ void check_tensor_set(CheckContext& ctx) {
                         " (LLAMA_MAX_LAYERS / LLAMA_MAX_EXPERTS) and aborts");
         return;
     }
+    // gemma-embedding: llama.cpp asserts (and aborts) unless dense_2_feat_in and dense_3_feat_out
+    // are 0 (no Dense module) or n_embd.
+    for (const auto& [key, value] :
+         {std::pair{".dense_2_feat_in", config.dense_2 ? config.dense_2->in : 0u},
+          std::pair{".dense_3_feat_out", config.dense_3 ? config.dense_3->out : 0u}})
+        if (value != 0 && value != config.hidden_size)
+            ctx.finding(name + key, "is " + std::to_string(value) + ", not 0 or " + name +
+                                        ".embedding_length " + std::to_string(config.hidden_size) +
+                                        "; llama.cpp asserts it and aborts");
     for (const std::string& required : arch::required_tensors(*entry, config))
         if (!ctx.split_incomplete && ctx.find_tensor(required) == nullptr)
             ctx.finding(required, "is missing; llama.cpp's " + name +

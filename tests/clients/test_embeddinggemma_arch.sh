@@ -63,7 +63,15 @@ grep -q "FINDING: .*gemma-embedding.attention.sliding_window is missing" "$WORK/
 (cd "$CLIENTS_DIR" && node llama_load.mjs "$WORK/noswa.gguf" "$WORK/f32.gguf") >"$WORK/noswa.load"
 grep -q "^REFUSED .*sliding_window" "$WORK/noswa.load" && grep -q "^LOADED " "$WORK/noswa.load" ||
   { echo "FAIL: llama.cpp's answer changed:"; cat "$WORK/noswa.load"; exit 1; }
-echo "  rebox check passes the files and, as llama.cpp, refuses one without attention.sliding_window"
+# dense_2_feat_in other than n_embd: llama.cpp's loader asserts and aborts the process; rebox check says so.
+"$REBOX" meta --set gemma-embedding.dense_2_feat_in=128 -o "$WORK/feat.gguf" "$WORK/f32.gguf" >/dev/null
+status=0
+"$REBOX" check "$WORK/feat.gguf" >"$WORK/feat.check" 2>&1 || status=$?
+grep -q "FINDING: .*gemma-embedding.dense_2_feat_in is 128, not 0 or gemma-embedding.embedding_length 32" \
+  "$WORK/feat.check" && [[ $status -ne 0 ]] ||
+  { echo "FAIL: rebox check did not report dense_2_feat_in"; cat "$WORK/feat.check"; exit 1; }
+echo "  rebox check passes the files and, as llama.cpp, refuses one without attention.sliding_window or" \
+  "with dense_2_feat_in other than embedding_length"
 echo "EmbeddingGemma files checked ($(clients_elapsed))"
 
 # refuse NAME PATTERN: converting $WORK/NAME fails with one error / BLOCKER line matching PATTERN, no file.
