@@ -33,18 +33,16 @@ constexpr auto kLayer =
 constexpr TensorSpec kLast[] = {
     kGemmaOutputNorm,
     output_row(),
-    {"2_Dense.linear",
-     "dense_2",
-     Presence::optional,
-     Presence::absent,
-     2,
-     {Dim::hidden, Dim::dense_2_out}},
-    {"3_Dense.linear",
-     "dense_3",
-     Presence::optional,
-     Presence::absent,
-     2,
-     {Dim::dense_3_in, Dim::hidden}},
+    {.hf = "2_Dense.linear",
+     .gguf = "dense_2",
+     .weight = Presence::optional,
+     .rank = 2,
+     .ne = {Dim::hidden, Dim::dense_2_out}},
+    {.hf = "3_Dense.linear",
+     .gguf = "dense_3",
+     .weight = Presence::optional,
+     .rank = 2,
+     .ne = {Dim::dense_3_in, Dim::hidden}},
 };
 // TextModel.set_gguf_parameters, Gemma3Model's additions, then EmbeddingGemma's (sliding_window
 // from config.json as written, the Dense feature sizes); the pooling type follows.
@@ -128,11 +126,17 @@ void prepare_embedding_gemma_config(json& root) {
 
 namespace {
 
-constexpr Architecture kGemmaEmbedding = [] {
-    Architecture a{"gemma-embedding", {}, kFirst, kLayer, kLast, kKvs, {}, {}, kDefaults};
-    a.sentence_embedder = true;
-    return a;
-}();
+constexpr Architecture kGemmaEmbedding{
+    .gguf_arch = "gemma-embedding",
+    .model_types = {},  // selected by architectures[0] (model_config.cpp), not by model_type
+    .model_first = kFirst,
+    .layer = kLayer,
+    .model_last = kLast,
+    .kvs = kKvs,
+    .extras = {},
+    .config_defaults = kDefaults,
+    .sentence_embedder = true,
+};
 
 }  // namespace
 
