@@ -23,6 +23,8 @@ const Architecture& phi3_architecture();
 const Architecture& gemma_architecture();
 const Architecture& gemma2_architecture();
 const Architecture& gemma3_architecture();
+const Architecture& gemma_embedding_architecture();
+void prepare_embedding_gemma_config(nlohmann::json& root);
 const Architecture& bert_architecture();
 const Architecture& nomic_bert_architecture();
 // nomic_bert's config.json rewrites and refusals (config_prepare.hpp).

@@ -42,6 +42,9 @@ enum class Dim : uint8_t {
     token_types,  // type_vocab_size (the rows of the token-type table)
     labels,       // the classifier's outputs: id2label's size, else num_labels, else 1
     heads,        // num_attention_heads (gpt-oss attn_sinks: one value per head)
+    // EmbeddingGemma's sentence-transformers Dense projections (ModelConfig::dense_2 / dense_3):
+    dense_2_out,  // 2_Dense out_features (dense_2's rows)
+    dense_3_in,   // 3_Dense in_features (dense_3's row length)
 };
 
 // How the rows of a source tensor are placed in the GGUF tensor. Only whole rows move (with each
@@ -156,6 +159,14 @@ enum class ArchKv : uint8_t {
     causal_false,        // {arch}.attention.causal = false
     // gpt-oss (GptOssModel.set_gguf_parameters): expert_feed_forward_length = intermediate_size.
     expert_feed_forward_length_ffn,
+    // EmbeddingGemma.set_gguf_parameters: attention.sliding_window always (config.json must have
+    // it), and {arch}.dense_2_feat_in/out, dense_3_feat_in/out from the Dense modules' config.json
+    // (each written when that module is present).
+    sliding_window_required,
+    dense_2_feat_in,
+    dense_2_feat_out,
+    dense_3_feat_in,
+    dense_3_feat_out,
 };
 
 // Tensors computed from config.json rather than read from the source.
@@ -209,6 +220,11 @@ struct Architecture {
     // RoBERTa position ids (xlm-roberta): ModelConfig::position_offset = pad_token_id + 1, the
     // position table and context_length shortened by it.
     bool position_offset_from_pad = false;
+    // A sentence embedder that is no BERT (EmbeddingGemma): a pooling type from modules.json is
+    // required (BLOCKER otherwise) and its sentence-transformers Dense modules are read
+    // (ModelConfig::dense_2 / dense_3, source tensors "2_Dense.linear.weight" /
+    // "3_Dense.linear.weight").
+    bool sentence_embedder = false;
 };
 
 // The architecture that accepts this config.json model_type (or has this GGUF arch name); null

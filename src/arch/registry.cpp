@@ -16,14 +16,21 @@ constexpr std::string_view kHfLayerPrefix = "layers.";  // the decoders' (stacke
 constexpr std::string_view kGgufLayerPrefix = "blk.";
 
 const Architecture* const kArchitectures[] = {
-    &detail::qwen3_architecture(),      &detail::qwen2_architecture(),
-    &detail::llama_architecture(),      &detail::qwen3_moe_architecture(),
+    &detail::qwen3_architecture(),
+    &detail::qwen2_architecture(),
+    &detail::llama_architecture(),
+    &detail::qwen3_moe_architecture(),
     &detail::qwen2_moe_architecture(),
     &detail::mixtral_architecture(),  // after llama: the GGUF name "llama" finds llama's table
-    &detail::phi3_architecture(),       &detail::gemma_architecture(),
-    &detail::gemma2_architecture(),     &detail::gemma3_architecture(),
-    &detail::bert_architecture(),       &detail::xlm_roberta_architecture(),
-    &detail::nomic_bert_architecture(), &detail::gpt_oss_architecture(),
+    &detail::phi3_architecture(),
+    &detail::gemma_architecture(),
+    &detail::gemma2_architecture(),
+    &detail::gemma3_architecture(),
+    &detail::gemma_embedding_architecture(),
+    &detail::bert_architecture(),
+    &detail::xlm_roberta_architecture(),
+    &detail::nomic_bert_architecture(),
+    &detail::gpt_oss_architecture(),
 };
 
 constexpr std::string_view kExpertPlaceholder = "{e}";
@@ -164,6 +171,10 @@ int64_t resolve_dim(Dim dim, const ModelConfig& c) {
             return c.num_labels;
         case Dim::heads:
             return c.num_attention_heads;
+        case Dim::dense_2_out:
+            return c.dense_2 ? c.dense_2->out : 0;
+        case Dim::dense_3_in:
+            return c.dense_3 ? c.dense_3->in : 0;
     }
     return 0;
 }
@@ -371,9 +382,30 @@ static void hard_coded_problems(const Architecture& arch, const ModelConfig& con
             " graph hard-codes that pattern");
 }
 
+// EmbeddingGemma's Dense modules: llama.cpp's loader asserts dense_2_feat_in and dense_3_feat_out
+// equal n_embd, and dense_3 reads what dense_2 gives.
+static void dense_problems(const ModelConfig& config, std::vector<std::string>& problems) {
+    const std::string hidden = "hidden_size " + std::to_string(config.hidden_size);
+    if (config.dense_2 && config.dense_2->in != config.hidden_size)
+        problems.push_back("2_Dense/config.json in_features " + std::to_string(config.dense_2->in) +
+                           " is not " + hidden + " (the Dense module projects the pooled state)");
+    if (config.dense_3 && config.dense_3->out != config.hidden_size)
+        problems.push_back("3_Dense/config.json out_features " +
+                           std::to_string(config.dense_3->out) + " is not " + hidden +
+                           " (llama.cpp's gemma-embedding loader requires it)");
+    if (config.dense_3 &&
+        config.dense_3->in != (config.dense_2 ? config.dense_2->out : config.hidden_size))
+        problems.push_back("3_Dense/config.json in_features " + std::to_string(config.dense_3->in) +
+                           " is not what it is given: " +
+                           (config.dense_2
+                                ? "2_Dense's out_features " + std::to_string(config.dense_2->out)
+                                : hidden));
+}
+
 std::vector<std::string> config_problems(const Architecture& arch, const ModelConfig& config) {
     std::vector<std::string> problems;
     hard_coded_problems(arch, config, problems);
+    dense_problems(config, problems);
     if (!has_experts(arch)) return problems;
     const std::string name(arch.gguf_arch);
     if (config.num_experts == 0)
@@ -505,6 +537,12 @@ std::string explain_dim(Dim dim, const ModelConfig& c) {
                    std::to_string(c.num_labels);
         case Dim::heads:
             return heads;
+        case Dim::dense_2_out:
+            return "2_Dense/config.json out_features " +
+                   std::to_string(c.dense_2 ? c.dense_2->out : 0);
+        case Dim::dense_3_in:
+            return "3_Dense/config.json in_features " +
+                   std::to_string(c.dense_3 ? c.dense_3->in : 0);
     }
     return formula + " = " + std::to_string(resolve_dim(dim, c));
 }

@@ -80,9 +80,14 @@ void check_required_keys(CheckContext& ctx) {
                                          arch + ".block_count"};
     // The decoders' loaders read the RMSNorm epsilon unconditionally; the encoders' (bert,
     // nomic-bert: llama_model_bert::load_arch_hparams) the LayerNorm epsilon.
-    if (const arch::Architecture* entry = arch::find_architecture(arch))
+    if (const arch::Architecture* entry = arch::find_architecture(arch)) {
         required.push_back(arch + (entry->encoder ? ".attention.layer_norm_epsilon"
                                                   : ".attention.layer_norm_rms_epsilon"));
+        // gemma-embedding's loader reads the sliding window unconditionally.
+        for (const arch::ArchKv key : entry->kvs)
+            if (key == arch::ArchKv::sliding_window_required)
+                required.push_back(arch + ".attention.sliding_window");
+    }
     for (const std::string& key : required) {
         if (ctx.find(key) != nullptr) continue;
         if (key == "tokenizer.ggml.tokens") {

@@ -5,6 +5,7 @@
 // llama.cpp refuses as "wrong number of tensors" (the second is a warning: the table lists what
 // rebox writes, llama.cpp may create a few more optional tensors).
 #include <algorithm>
+#include <utility>
 
 #include "arch/architecture.hpp"
 #include "format/shape_text.hpp"
@@ -56,6 +57,13 @@ ModelConfig config_from_kvs(const CheckContext& ctx, const std::string& a) {
         c.moe_intermediate_size = v;
     if (const uint32_t v = u32_or(ctx, a + ".expert_shared_feed_forward_length", 0))
         c.shared_expert_intermediate_size = v;
+    // gemma-embedding's Dense projections, as its loader sizes dense_2 / dense_3.
+    if (ctx.find(a + ".dense_2_feat_out") != nullptr)
+        c.dense_2 = ModelConfig::DenseFeatures{u32_or(ctx, a + ".dense_2_feat_in", 0),
+                                               u32_or(ctx, a + ".dense_2_feat_out", 0)};
+    if (ctx.find(a + ".dense_3_feat_in") != nullptr)
+        c.dense_3 = ModelConfig::DenseFeatures{u32_or(ctx, a + ".dense_3_feat_in", 0),
+                                               u32_or(ctx, a + ".dense_3_feat_out", 0)};
     // llama.cpp's n_cls_out: the classifier labels' count, 1 without the key (llama-hparams.h).
     const GgufValue* labels = ctx.find(a + ".classifier.output_labels");
     c.num_labels = labels != nullptr && labels->is_array() && !labels->array.empty()
@@ -101,6 +109,15 @@ void check_tensor_set(CheckContext& ctx) {
                         " (LLAMA_MAX_LAYERS / LLAMA_MAX_EXPERTS) and aborts");
         return;
     }
+    // gemma-embedding: llama.cpp asserts (and aborts) unless dense_2_feat_in and dense_3_feat_out
+    // are 0 (no Dense module) or n_embd.
+    for (const auto& [key, value] :
+         {std::pair{".dense_2_feat_in", config.dense_2 ? config.dense_2->in : 0u},
+          std::pair{".dense_3_feat_out", config.dense_3 ? config.dense_3->out : 0u}})
+        if (value != 0 && value != config.hidden_size)
+            ctx.finding(name + key, "is " + std::to_string(value) + ", not 0 or " + name +
+                                        ".embedding_length " + std::to_string(config.hidden_size) +
+                                        "; llama.cpp asserts it and aborts");
     for (const std::string& required : arch::required_tensors(*entry, config))
         if (!ctx.split_incomplete && ctx.find_tensor(required) == nullptr)
             ctx.finding(required, "is missing; llama.cpp's " + name +

@@ -122,6 +122,20 @@ std::optional<GgufValue> arch_kv_value(arch::ArchKv key, const ModelConfig& conf
             return optional_f32(config.layer_norm_eps);
         case ArchKv::causal_false:
             return bool_value(false);
+        case ArchKv::sliding_window_required:  // the plan refuses a config without it
+            return u32_value(config.sliding_window.value_or(0));
+        case ArchKv::dense_2_feat_in:
+            if (!config.dense_2) return std::nullopt;
+            return u32_value(config.dense_2->in);
+        case ArchKv::dense_2_feat_out:
+            if (!config.dense_2) return std::nullopt;
+            return u32_value(config.dense_2->out);
+        case ArchKv::dense_3_feat_in:
+            if (!config.dense_3) return std::nullopt;
+            return u32_value(config.dense_3->in);
+        case ArchKv::dense_3_feat_out:
+            if (!config.dense_3) return std::nullopt;
+            return u32_value(config.dense_3->out);
     }
     throw std::logic_error("unknown ArchKv");
 }
@@ -172,7 +186,16 @@ const char* arch_kv_suffix(arch::ArchKv key) {
             return "final_logit_softcapping";
         case ArchKv::sliding_window:
         case ArchKv::sliding_window_or_zero:
+        case ArchKv::sliding_window_required:
             return "attention.sliding_window";
+        case ArchKv::dense_2_feat_in:
+            return "dense_2_feat_in";
+        case ArchKv::dense_2_feat_out:
+            return "dense_2_feat_out";
+        case ArchKv::dense_3_feat_in:
+            return "dense_3_feat_in";
+        case ArchKv::dense_3_feat_out:
+            return "dense_3_feat_out";
         case ArchKv::rope_freq_base_swa:
             return "rope.freq_base_swa";
         case ArchKv::layer_norm_epsilon:

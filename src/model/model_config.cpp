@@ -214,6 +214,14 @@ std::vector<std::string> read_id2label(const json& root) {
 
 }  // namespace
 
+// convert_hf_to_gguf picks its class by architectures[0]: Gemma3TextModel is EmbeddingGemma.
+bool is_embedding_gemma_config(const json& root) {
+    const auto type = root.find("model_type");
+    const auto archs = root.find("architectures");
+    return type != root.end() && *type == "gemma3_text" && archs != root.end() &&
+           archs->is_array() && !archs->empty() && archs->front() == "Gemma3TextModel";
+}
+
 ModelConfig read_model_config(const std::filesystem::path& config_json) {
     return parse_model_config(detail::read_json_object(config_json));
 }
@@ -229,14 +237,6 @@ ModelConfig parse_model_config(json root) {
     const json& model_type = required(root, "model_type");
     if (!model_type.is_string()) fail("model_type", "expected a string");
     config.model_type = model_type.get<std::string>();
-    if (const arch::Architecture* a = arch::find_architecture(config.model_type))
-        for (const arch::ConfigDefault& d : a->config_defaults) {
-            const std::string field(d.field);
-            if (!root.contains(field) || root[field].is_null())
-                root[field] = json::parse(d.json_value);
-        }
-    arch::prepare_config(config.model_type, root);
-
     if (const auto it = root.find("architectures"); it != root.end() && !it->is_null()) {
         if (!it->is_array()) fail("architectures", "expected an array of strings");
         for (const json& item : *it) {
@@ -244,6 +244,14 @@ ModelConfig parse_model_config(json root) {
             config.architectures.push_back(item.get<std::string>());
         }
     }
+    if (is_embedding_gemma_config(root)) config.model_type = std::string(kEmbeddingGemmaArch);
+    if (const arch::Architecture* a = arch::find_architecture(config.model_type))
+        for (const arch::ConfigDefault& d : a->config_defaults) {
+            const std::string field(d.field);
+            if (!root.contains(field) || root[field].is_null())
+                root[field] = json::parse(d.json_value);
+        }
+    arch::prepare_config(config.model_type, root);
 
     config.hidden_size = required_u32(root, "hidden_size");
     config.num_hidden_layers = required_u32(root, "num_hidden_layers");

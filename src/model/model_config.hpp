@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rebox {
@@ -80,7 +81,23 @@ struct ModelConfig {
     // RoBERTa-style position ids (xlm-roberta): pad_token_id + 1, the rows of the source position
     // table llama.cpp's converter leaves out (and subtracts from context_length); 0 otherwise.
     uint32_t position_offset = 0;
+    // EmbeddingGemma's sentence-transformers Dense modules (2_Dense, 3_Dense): in/out features
+    // from each module's config.json; not from config.json itself (the plan fills them from the
+    // model folder, model/st_dense.hpp).
+    struct DenseFeatures {
+        uint32_t in = 0;
+        uint32_t out = 0;
+    };
+    std::optional<DenseFeatures> dense_2;
+    std::optional<DenseFeatures> dense_3;
 };
+
+// The config.json model_type llama.cpp's converter treats as EmbeddingGemma: a gemma3_text config
+// whose architectures[0] is Gemma3TextModel (the converter picks its class by architecture)
+// becomes this GGUF architecture name, which the registry finds.
+inline constexpr std::string_view kEmbeddingGemmaArch = "gemma-embedding";
+// True when config.json's top level (text_config not merged) is such a config.
+bool is_embedding_gemma_config(const nlohmann::json& root);
 
 // A multimodal config's "text_config" object is merged over the top level first (its fields win),
 // as convert_hf_to_gguf's TextModel does. Throws rebox::Error (input class) naming config.json and

@@ -18,6 +18,7 @@
 #include "model/gguf_metadata.hpp"
 #include "model/model_card_metadata.hpp"
 #include "model/pooling.hpp"
+#include "model/st_dense.hpp"
 #include "model/tokenizer_vocab.hpp"
 #include "plan/global_scale.hpp"
 #include "plan/row_moves.hpp"
@@ -440,6 +441,15 @@ void add_fallback_growth(const SourceModel& source, Plan& plan) {
     }
 }
 
+// EmbeddingGemma: the Dense modules' feature sizes (their config.json files, not config.json).
+void add_dense_features(const std::filesystem::path& dir, ModelConfig& config) {
+    const Architecture* arch = arch::find_architecture(config.model_type);
+    if (arch == nullptr || !arch->sentence_embedder) return;
+    for (const DenseModule& module : read_dense_modules(dir))
+        (module.gguf_stem == "dense_2" ? config.dense_2 : config.dense_3) =
+            ModelConfig::DenseFeatures{module.in_features, module.out_features};
+}
+
 // True when a source tensor is the architecture's classifier head (cls.output).
 bool has_classifier(const Architecture& arch, const SourceModel& source) {
     for (const SourceTensor& tensor : source.tensors)
@@ -472,6 +482,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     plan.config = source.model_dir && source.model_dir->has_config()
                       ? parse_model_config(source.model_dir->config())
                       : read_model_config(source.dir / "config.json");
+    add_dense_features(source.dir, plan.config);
     plan.source_bytes = total_file_bytes(source);
     plan.blockers = source.blockers;
     const ModelConfig& config = plan.config;
@@ -508,12 +519,12 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     const bool reranker = arch->encoder && has_classifier(*arch, source);
     std::optional<PoolingType> pooling =
         reranker ? std::optional(PoolingType::RANK) : read_pooling(source.dir);
-    if (arch->encoder && !pooling)
+    if ((arch->encoder || arch->sentence_embedder) && !pooling)
         plan.blockers.push_back(Blocker{
             "modules.json",
-            "no pooling type: the " + plan.arch +
-                " checkpoint has no sentence-transformers Pooling module and no classifier head "
-                "(llama.cpp would silently take the last token's state)",
+            "no pooling type: the " + plan.arch + " checkpoint has no sentence-transformers " +
+                "Pooling module" + (arch->encoder ? " and no classifier head" : "") +
+                " (llama.cpp would silently take the last token's state)",
             "add the model's modules.json and 1_Pooling/config.json (pooling_mode_cls_token or "
             "pooling_mode_mean_tokens true), as its sentence-transformers release has them"});
     const std::optional<TokenizerVocab> vocab =

@@ -4,6 +4,8 @@
 
 #include "format/safetensors.hpp"
 #include "mlx_config.hpp"
+#include "model/model_config.hpp"
+#include "model/st_dense.hpp"
 #include "prequant_common.hpp"
 #include "rebox/error.hpp"
 #include "source/float_reader.hpp"
@@ -12,6 +14,7 @@
 #include "source/mcq_reader.hpp"
 #include "source/mlx_reader.hpp"
 #include "source/prequant_readers.hpp"
+#include "source_helpers.hpp"
 
 namespace rebox {
 
@@ -50,6 +53,40 @@ std::string detect_source_format(const std::filesystem::path& model_dir) {
     return detect_source_format(*ModelDir::open(model_dir));
 }
 
+namespace {
+
+// EmbeddingGemma: each Dense module's linear.weight as a float tensor "<folder>.linear.weight"
+// (the arch table's name for dense_2 / dense_3). Whatever else the module's file holds is refused:
+// llama.cpp's converter keeps only the weight and its graph has no bias.
+void add_dense_modules(const ModelDir& model_dir, SourceModel& model) {
+    if (!model_dir.has_config() || !is_embedding_gemma_config(model_dir.config())) return;
+    for (const DenseModule& module : read_dense_modules(model_dir.path())) {
+        auto file = SafetensorsFile::open(model_dir.path() / module.path / "model.safetensors");
+        for (const StTensorInfo& info : file->tensors()) {
+            if (info.name != "linear.weight")
+                throw_input_error(file->display_name(), info.name,
+                                  "not written: llama.cpp's " + module.gguf_stem +
+                                      " is the Linear's weight alone (no bias)",
+                                  "a Dense module holding only linear.weight");
+            const std::optional<FloatDtype> dtype = source_detail::float_dtype(info.dtype);
+            if (!dtype) {
+                model.blockers.push_back(Blocker{
+                    module.path + ".linear.weight",
+                    file->display_name() + ": dtype " + std::string(st_dtype_name(info.dtype)) +
+                        " has no exact GGUF float type (expected F32, F16 or BF16)",
+                    "store the Dense weight as F32, F16 or BF16"});
+                continue;
+            }
+            SourceTensor tensor = source_detail::float_tensor(*file, info, *dtype);
+            tensor.name = module.path + ".linear.weight";
+            model.tensors.push_back(std::move(tensor));
+        }
+        model.files.push_back(std::move(file));
+    }
+}
+
+}  // namespace
+
 SourceModel read_source_model(std::shared_ptr<const ModelDir> model_dir) {
     const std::string format = detect_source_format(*model_dir);
     SourceModel model = format == "mlx"                  ? read_mlx_model(*model_dir)
@@ -62,6 +99,7 @@ SourceModel read_source_model(std::shared_ptr<const ModelDir> model_dir) {
                         : format == "compressed-tensors-fp4"
                             ? read_ct_fp4_model(*model_dir, *ct_fp4_format(model_dir->config()))
                             : read_mcq_model(*model_dir);
+    add_dense_modules(*model_dir, model);
     model.model_dir = std::move(model_dir);
     return model;
 }

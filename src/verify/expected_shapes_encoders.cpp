@@ -1,6 +1,7 @@
 // nomic_bert shapes from config.json (see expected_shapes_encoders.hpp), as NomicBertModel in
 // nomic-ai's contrastors code builds them: Wqkv is [3 * n_embd, n_embd] (q | k | v), fc11 / fc12
-// [n_inner, n_embd], fc2 [n_embd, n_inner], no biases; LayerNorms with biases.
+// [n_inner, n_embd], fc2 [n_embd, n_inner], no biases; LayerNorms with biases. gemma-embedding's
+// sentence-transformers Dense weights from the modules' own in/out features.
 #include "expected_shapes_encoders.hpp"
 
 #include <charconv>
@@ -42,8 +43,18 @@ std::optional<Shape> nomic_shape(const RefConfig& c, std::string_view name) {
 
 }  // namespace
 
+// gemma-embedding's Dense modules, as llama.cpp's loader creates dense_2 {n_embd, dense_2_feat_out}
+// and dense_3 {dense_3_feat_in, n_embd}: in HF order [out, in].
+std::optional<Shape> dense_shape(const RefConfig& c, std::string_view name) {
+    const int64_t hidden = c.hidden_size;
+    if (name == "2_Dense.linear.weight" && c.dense_2) return Shape{c.dense_2->out, hidden};
+    if (name == "3_Dense.linear.weight" && c.dense_3) return Shape{hidden, c.dense_3->in};
+    return std::nullopt;
+}
+
 std::optional<Shape> expected_encoder_shape(const RefConfig& config, std::string_view hf_name) {
     if (config.model_type == "nomic_bert") return nomic_shape(config, hf_name);
+    if (config.model_type == "gemma-embedding") return dense_shape(config, hf_name);
     return std::nullopt;
 }
 

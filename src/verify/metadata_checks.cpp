@@ -408,6 +408,26 @@ void check_encoder_kvs(KvChecker& kv, const std::string& arch, const RefConfig& 
         kv.expect_absent(labels_key, "no classifier labels in config.json");
 }
 
+// gemma-embedding's Dense module `stem` ("dense_2"): its in/out features as the module's
+// config.json gives them, or neither KV without the module; llama.cpp's loader asserts that
+// dense_2_feat_in and dense_3_feat_out equal n_embd.
+void check_dense_kvs(KvChecker& kv, const std::string& arch, const std::string& stem,
+                     const std::optional<RefConfig::Dense>& dense, uint32_t hidden) {
+    const std::string in_key = arch + "." + stem + "_feat_in";
+    const std::string out_key = arch + "." + stem + "_feat_out";
+    if (!dense) {
+        kv.expect_absent(in_key, "no " + stem + " Dense module in modules.json");
+        kv.expect_absent(out_key, "no " + stem + " Dense module in modules.json");
+        return;
+    }
+    kv.expect_u32(in_key, dense->in);
+    kv.expect_u32(out_key, dense->out);
+    const uint32_t at_hidden = stem == "dense_2" ? dense->in : dense->out;
+    if (at_hidden != hidden)
+        kv.problem(stem == "dense_2" ? in_key : out_key, std::to_string(at_hidden),
+                   "hidden_size " + std::to_string(hidden) + " (llama.cpp's loader asserts it)");
+}
+
 // gpt-oss's yarn rope (TextModel.set_gguf_parameters): the type, the factor, the original
 // context and the betas config.json gives, each F32 / U32 as gguf-py writes them.
 void check_yarn(KvChecker& kv, const std::string& arch, const RefRopeScaling& scaling) {
@@ -537,6 +557,20 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
                 case arch::ArchKv::rope_freq_base_swa:
                     if (config.rope_local_theta)
                         kv.expect_f32(arch + ".rope.freq_base_swa", *config.rope_local_theta);
+                    break;
+                // EmbeddingGemma.set_gguf_parameters: config.json's sliding_window as written.
+                case arch::ArchKv::sliding_window_required:
+                    if (config.sliding_window)
+                        kv.expect_u32(arch + ".attention.sliding_window", *config.sliding_window);
+                    else
+                        kv.problem(arch + ".attention.sliding_window", "not checkable",
+                                   "config.json sliding_window (the converter requires it)");
+                    break;
+                case arch::ArchKv::dense_2_feat_in:
+                    check_dense_kvs(kv, arch, "dense_2", config.dense_2, config.hidden_size);
+                    break;
+                case arch::ArchKv::dense_3_feat_in:
+                    check_dense_kvs(kv, arch, "dense_3", config.dense_3, config.hidden_size);
                     break;
                 default:
                     break;

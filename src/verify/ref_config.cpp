@@ -143,7 +143,7 @@ std::optional<std::vector<double>> optional_factors(const json& object, const st
 
 // transformers' Gemma3TextConfig defaults: Gemma 3's multimodal configs give text_config little
 // more than the widths and the layer count.
-void fill_gemma3_defaults(json& root) {
+void fill_gemma3_defaults(json& root, bool embedding) {
     static const std::pair<const char*, const char*> kDefaults[] = {
         {"vocab_size", "262208"},
         {"num_attention_heads", "8"},
@@ -157,7 +157,17 @@ void fill_gemma3_defaults(json& root) {
         {"sliding_window_pattern", "6"},
     };
     for (const auto& [key, value] : kDefaults)
-        if (find(root, key) == nullptr) root[key] = json::parse(value);
+        if (find(root, key) == nullptr &&
+            !(embedding && std::string_view(key) == "sliding_window"))  // read as written
+            root[key] = json::parse(value);
+}
+
+// llama.cpp's converter chooses EmbeddingGemma by architectures[0] "Gemma3TextModel"; its GGUF
+// architecture name is what verify then calls the model type.
+bool embedding_gemma(const json& root, const std::string& model_type) {
+    const json* archs = find(root, "architectures");
+    return model_type == "gemma3_text" && archs != nullptr && archs->is_array() &&
+           !archs->empty() && (*archs)[0] == "Gemma3TextModel";
 }
 
 // rope_scaling (transformers 4) or rope_parameters (transformers 5, which may carry rope_theta,
@@ -206,7 +216,10 @@ RefConfig parse_root(json root) {
     if (model_type == nullptr) fail("model_type", "missing");
     if (!model_type->is_string()) fail("model_type", "expected a string");
     c.model_type = model_type->get<std::string>();
-    if (c.model_type == "gemma3" || c.model_type == "gemma3_text") fill_gemma3_defaults(root);
+    const bool embedding = embedding_gemma(root, c.model_type);
+    if (embedding) c.model_type = "gemma-embedding";
+    if (c.model_type == "gemma3" || c.model_type == "gemma3_text" || embedding)
+        fill_gemma3_defaults(root, embedding);
     add_encoder_config_names(c.model_type, root);
 
     constexpr uint64_t kAnyU32 = std::numeric_limits<uint32_t>::max();

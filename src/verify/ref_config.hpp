@@ -60,6 +60,14 @@ struct RefConfig {
     // and llama.cpp's converter leaves that many rows out of the position table and
     // context_length. 0 for every other model type.
     uint32_t position_offset = 0;
+    // gemma-embedding: the sentence-transformers Dense modules' in/out features, from verify's
+    // own reading of modules.json and each module's config.json (ref_dense.hpp); not config.json.
+    struct Dense {
+        uint32_t in = 0;
+        uint32_t out = 0;
+    };
+    std::optional<Dense> dense_2;
+    std::optional<Dense> dense_3;
 };
 
 // Caps far above any released model, far below what would exhaust memory or time when verify

@@ -3,7 +3,8 @@
 //    LlamaModel.permute with n_head and n_head_kv heads;
 //  - gemma, gemma2, gemma3 (GemmaModel, Gemma2Model, Gemma3Model.norm_shift): every tensor whose
 //    name ends in "norm.weight" is written as weight + 1, q_norm / k_norm included;
-//  - gemma3: token_embd keeps vocab_size rows (the source may pad the embedding);
+//  - gemma3 and gemma-embedding (EmbeddingGemma(Gemma3Model)): token_embd keeps vocab_size rows
+//    (the source may pad the embedding), and the norms' + 1 as gemma3;
 //  - llama with llama3 rope scaling writes rope_freqs.weight; phi3 longrope its two factor tensors;
 //  - mixture-of-experts models stack the experts into ffn_{gate,up,down}_exps.
 #include "ref_transforms.hpp"
@@ -19,7 +20,7 @@ std::string_view without_layer(std::string_view name) {
 }
 
 bool is_gemma(std::string_view arch) {
-    return arch == "gemma" || arch == "gemma2" || arch == "gemma3";
+    return arch == "gemma" || arch == "gemma2" || arch == "gemma3" || arch == "gemma-embedding";
 }
 
 }  // namespace
@@ -34,7 +35,8 @@ RefTransform ref_transform(std::string_view gguf_arch, std::string_view gguf_ten
             transform.rows = RefRows::rope_kv_heads;
     }
     if (is_gemma(gguf_arch) && name.ends_with("norm.weight")) transform.plus_one = true;
-    if (gguf_arch == "gemma3" && gguf_tensor == "token_embd.weight")
+    if ((gguf_arch == "gemma3" || gguf_arch == "gemma-embedding") &&
+        gguf_tensor == "token_embd.weight")
         transform.rows = RefRows::first_vocab_rows;
     return transform;
 }

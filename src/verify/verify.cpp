@@ -32,6 +32,7 @@
 #include "progress_call.hpp"
 #include "rebox/error.hpp"
 #include "rebox/ggml_type.hpp"
+#include "ref_dense.hpp"
 #include "ref_dequant.hpp"
 #include "ref_imatrix.hpp"
 #include "ref_quantize.hpp"
@@ -443,6 +444,13 @@ std::string VerifyReport::summary() const {
                                   inexact);
 }
 
+// config.json as verify reads it, with the Dense modules' features of a gemma-embedding model.
+RefConfig read_config(const std::filesystem::path& model_dir) {
+    RefConfig config = verify_ref::read_ref_config(model_dir / "config.json");
+    verify_ref::read_ref_dense(model_dir, config);
+    return config;
+}
+
 // Everything verify needs between pairing and the verdict: the opened files, the jobs and the
 // report being filled.
 struct VerifySession::State {
@@ -473,6 +481,8 @@ struct VerifySession::State {
     std::vector<GeneratedCheck> generated_checks;  // checked in finish(): their bytes come late
     std::vector<const MappedFile*> mappings;  // read pages leave the resident set as units finish
     std::unique_ptr<verify_ref::UnitScheduler> scheduler;
+    // gemma-embedding's Dense module files (index entries point into them).
+    std::vector<std::shared_ptr<const SafetensorsFile>> dense_files;
 
     State(GgufSet set, RefConfig model_config, SafetensorsModel safetensors)
         : gguf(std::move(set)), config(std::move(model_config)), model(std::move(safetensors)) {}
@@ -481,7 +491,7 @@ struct VerifySession::State {
 VerifySession::VerifySession(const std::filesystem::path& model_dir, GgufSet gguf_set,
                              const VerifyOptions& options)
     : model_dir_(model_dir) {
-    RefConfig config = verify_ref::read_ref_config(model_dir / "config.json");
+    RefConfig config = read_config(model_dir);
     state_ = std::make_unique<State>(std::move(gguf_set), std::move(config),
                                      SafetensorsModel::open(model_dir));
     pair_tensors(options);
@@ -490,8 +500,7 @@ VerifySession::VerifySession(const std::filesystem::path& model_dir, GgufSet ggu
 VerifySession::VerifySession(const ModelDir& model_dir, GgufSet gguf_set,
                              const VerifyOptions& options)
     : model_dir_(model_dir.path()),
-      state_(std::make_unique<State>(std::move(gguf_set),
-                                     verify_ref::read_ref_config(model_dir.path() / "config.json"),
+      state_(std::make_unique<State>(std::move(gguf_set), read_config(model_dir.path()),
                                      model_dir.safetensors())) {
     pair_tensors(options);
 }
@@ -522,6 +531,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
                   ? verify_ref::index_mlx_source(model, model_dir / "config.json")
                   : verify_ref::index_source(model);
     SourceIndex& index = s.index;
+    s.dense_files = verify_ref::index_ref_dense(model_dir, config, index);
     {  // config.json's counts against the source's own shapes, before anything is sized by them
         std::vector<std::vector<int64_t>> shapes;
         for (const SourceTensor& entry : index.entries) shapes.push_back(entry.shape);
@@ -683,6 +693,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
     s.full = options.full;
     report.requantized_full = options.full;
     for (const auto& source_file : model.files()) s.mappings.push_back(source_file->mapping());
+    for (const auto& dense_file : s.dense_files) s.mappings.push_back(dense_file->mapping());
     for (size_t i = 0; i < gguf.shard_count(); ++i) s.mappings.push_back(gguf.shard(i).mapping());
     s.scheduler = std::make_unique<verify_ref::UnitScheduler>(jobs, s.mappings);
 }

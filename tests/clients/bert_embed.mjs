@@ -1,5 +1,6 @@
-// llama.cpp (node-llama-cpp, CPU) on rebox's bert files (WordPiece or XLM-R's Unigram vocabulary), for
-// bert_forward.py, plus the tokenization check:
+// llama.cpp (node-llama-cpp, CPU) on rebox's encoder files (WordPiece or XLM-R's Unigram vocabulary; also
+// gemma-embedding's Gemma 3 vocabulary), for bert_forward.py and the other forward passes, plus the
+// tokenization check:
 //   --embed MODEL_DIR:FILE.gguf: tokenizes the corpus lines with MODEL_DIR's tokenizer.json +
 //     tokenizer_config.json through @lenml/tokenizers (transformers.js, the reference: [CLS] ... [SEP]) into
 //     MODEL_DIR.ids.json; llama.cpp's own tokenization of each line (tokenize(line, false) between the file's
@@ -53,7 +54,9 @@ async function embedJob(job) {
   const ggml = (await readGgufFileInfo(file, {sourceType: "filesystem"})).metadata?.tokenizer?.ggml ?? {};
   const divergent = [];
   const unigram = ggml.model === "t5";
-  const knownDivergence = unigram ? knownUnigram : knownWordPiece;
+  // Other vocabularies (gemma-embedding's SentencePiece-style "llama"): none known on this corpus.
+  const knownDivergence = unigram ? knownUnigram : ggml.model === "bert" ? knownWordPiece : null;
+  const kind = unigram ? "Unigram" : ggml.model === "bert" ? "WordPiece" : `"${ggml.model}"`;
   lines.forEach((line, i) => {
     const own = [...(ggml.add_bos_token ? [ggml.bos_token_id] : []), ...model.tokenize(line, false),
       ...(ggml.add_eos_token ? [ggml.eos_token_id] : [])];
@@ -65,7 +68,7 @@ async function embedJob(job) {
       problems.push(`${file} line ${i + 1}: llama.cpp tokenizes to ${own.slice(0, 12)}..., the HF tokenizer to ${idLists[i].slice(0, 12)}...`);
     }
   });
-  console.log(`  ${basename(file)}: llama.cpp's ${unigram ? "Unigram" : "WordPiece"} equals the HF tokenizer on ` +
+  console.log(`  ${basename(file)}: llama.cpp's ${kind} vocabulary equals the HF tokenizer on ` +
     `${lines.length - divergent.length} lines` + (divergent.length ?
       `; lines ${divergent.join(", ")} (Hangul / Mc marks) differ as llama.cpp is known to` : ""));
   const ctx = await model.createEmbeddingContext({contextSize: 128, threads: 2});

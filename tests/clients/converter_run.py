@@ -12,6 +12,8 @@ Usage (library):
                                ("base.py", "TextModel"), ("base.py", "ModelBase")], model_dir, hparams)
   conv.kvs()                      -> {key: value} after set_gguf_parameters
   conv.tensors(name, array)       -> [(gguf_name, array)] after filter_tensors + modify_tensors ([] if skipped)
+  Converter(..., attrs={"sentence_transformers_dense_modules": True}) sets attributes first (what
+  ModelBase.__init__ takes as arguments, or a class's mutable class attributes).
 """
 import ast
 import json
@@ -30,6 +32,9 @@ def _methods(path, class_name):
             out = {}
             for item in node.body:
                 if isinstance(item, ast.FunctionDef):
+                    # a @staticmethod is called without the object (EmbeddingGemma._get_dense_prefix)
+                    item.rebox_static = any(isinstance(d, ast.Name) and d.id == "staticmethod"
+                                            for d in item.decorator_list)
                     item.decorator_list = []
                     for arg in item.args.args + item.args.kwonlyargs + item.args.posonlyargs:
                         arg.annotation = None
@@ -71,7 +76,7 @@ class _Super:
 
 
 class Converter:
-    def __init__(self, llama_src, chain, model_dir, hparams, arch_name=None):
+    def __init__(self, llama_src, chain, model_dir, hparams, arch_name=None, attrs=None):
         conv_dir = os.path.join(llama_src, "conversion")
         self.chain = []
         for index, (module, class_name) in enumerate(chain):
@@ -95,6 +100,10 @@ class Converter:
                                 and "model_arch" not in self.obj.__dict__:
                             self.obj.model_arch = eval(compile(ast.Expression(item.value), "arch", "eval"),
                                                        {"gguf": gguf})
+        # attributes ModelBase.__init__ would set from its arguments, or a class's own mutable class
+        # attributes (EmbeddingGemma's module_paths / dense_features_dims), before the chain's __init__
+        for name, value in (attrs or {}).items():
+            setattr(self.obj, name, value)
         self.bound("__init__", 0)(self.model_dir, self.obj.ftype, self.model_dir / "out.gguf", hparams=hparams)
 
     def _model_base_init(self, *args, hparams=None, **kwargs):
@@ -119,6 +128,8 @@ class Converter:
                     exec(compile(module, f"llama.cpp {class_name}.{name}", "exec"), namespace)
                     self.compiled[key] = namespace[name]
                 function = self.compiled[key]
+                if methods[name].rebox_static:
+                    return function
                 return lambda *a, **k: function(self.obj, *a, **k)
         return None
 

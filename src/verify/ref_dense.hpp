@@ -1,0 +1,29 @@
+// verify's own reading of a sentence-transformers model's Dense modules (gemma-embedding): which
+// folders modules.json lists, each one's in/out features from its config.json, and its
+// linear.weight from its model.safetensors, added to the source index as
+// "<folder>.linear.weight" (the name the registry pairs with dense_2 / dense_3). Apart from
+// src/model/st_dense (the writer's reading).
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "format/safetensors.hpp"
+#include "ref_config.hpp"
+#include "source_index.hpp"
+
+namespace rebox::verify_ref {
+
+// Fills config.dense_2 / dense_3 from model_dir's modules.json for a gemma-embedding config
+// (nothing for other model types). Throws rebox::Error (input) naming the file for a malformed
+// modules.json or module config.json, or a Dense folder llama.cpp has no place for.
+void read_ref_dense(const std::filesystem::path& model_dir, RefConfig& config);
+
+// Opens each Dense module's model.safetensors and adds its tensors to `index` as
+// "<folder>.<name>" (a tensor other than linear.weight is then a source tensor the GGUF lacks).
+// The returned files must outlive the index (its spans point into them).
+std::vector<std::shared_ptr<const SafetensorsFile>> index_ref_dense(
+    const std::filesystem::path& model_dir, const RefConfig& config, SourceIndex& index);
+
+}  // namespace rebox::verify_ref
