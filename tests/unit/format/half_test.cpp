@@ -123,6 +123,38 @@ TEST(Half, NarrowingAgreesWithGccFloat16) {
 #endif
 }
 
+TEST(Half, ExactAgreesWithGccFloat16RoundTrip) {
+#ifndef __FLT16_MANT_DIG__
+    GTEST_SKIP() << "this compiler has no _Float16";
+#else
+    // Exact means the compiler's own _Float16 narrowing and widening give f back; then the bits
+    // are the narrowed value's. Every bfloat16 value widened (the scales MLX and compressed-tensors
+    // store), a stride through all float patterns, and windows around each binary16 boundary (the
+    // smallest subnormal, the smallest normal, the largest finite, 1.0).
+    auto check = [](uint32_t bits) {
+        const float f = std::bit_cast<float>(bits);
+        uint16_t got = 0x1234;
+        const bool exact = float_to_half_exact(f, &got);
+        if (std::isnan(f)) {
+            ASSERT_FALSE(exact) << std::hex << bits;
+            return;
+        }
+        const auto narrowed = static_cast<_Float16>(f);
+        const bool want = std::bit_cast<uint32_t>(static_cast<float>(narrowed)) == bits;
+        ASSERT_EQ(exact, want) << std::hex << bits;
+        if (want) ASSERT_EQ(got, std::bit_cast<uint16_t>(narrowed)) << std::hex << bits;
+    };
+    for (uint32_t b = 0; b <= 0xffffu; ++b) check(b << 16);
+    for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 8191) check(static_cast<uint32_t>(bits));
+    for (uint32_t center : {0x33800000u, 0x38800000u, 0x477fe000u, 0x3f800000u, 0x387fc000u}) {
+        for (uint32_t d = 0; d < 20000; ++d) {
+            check(center + d - 10000);
+            check((center + d - 10000) | 0x80000000u);
+        }
+    }
+#endif
+}
+
 TEST(Half, ExactOnlyWhenRepresentable) {
     uint16_t out = 0xffff;
     EXPECT_FALSE(float_to_half_exact(1.0f / 3.0f, &out));
