@@ -156,6 +156,10 @@ enum class ArchKv : uint8_t {
     causal_false,        // {arch}.attention.causal = false
     // gpt-oss (GptOssModel.set_gguf_parameters): expert_feed_forward_length = intermediate_size.
     expert_feed_forward_length_ffn,
+    // modernbert (ModernBertModel.set_gguf_parameters):
+    sliding_window_pattern,  // {arch}.attention.sliding_window_pattern, when config.json has one
+    rope_scaling_type_none,  // {arch}.rope.scaling.type = "none"
+    hidden_activation,       // {arch}.hidden_activation (hidden_activation), when present
 };
 
 // Tensors computed from config.json rather than read from the source.
@@ -209,6 +213,10 @@ struct Architecture {
     // RoBERTa position ids (xlm-roberta): ModelConfig::position_offset = pad_token_id + 1, the
     // position table and context_length shortened by it.
     bool position_offset_from_pad = false;
+    // The tokenizer.ggml.pre llama.cpp's converter writes for this family's byte-level BPE
+    // tokenizer.json whose pre-tokenizer is a plain ByteLevel (no Split regex to name it by):
+    // modernbert's "modern-bert". Empty: such a tokenizer needs --tokenizer-pre.
+    std::string_view byte_level_pre = {};
 };
 
 // The architecture that accepts this config.json model_type (or has this GGUF arch name); null

@@ -24,6 +24,7 @@ const Architecture* const kArchitectures[] = {
     &detail::gemma2_architecture(),     &detail::gemma3_architecture(),
     &detail::bert_architecture(),       &detail::xlm_roberta_architecture(),
     &detail::nomic_bert_architecture(), &detail::gpt_oss_architecture(),
+    &detail::modernbert_architecture(),
 };
 
 constexpr std::string_view kExpertPlaceholder = "{e}";

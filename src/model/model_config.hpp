@@ -80,6 +80,8 @@ struct ModelConfig {
     // RoBERTa-style position ids (xlm-roberta): pad_token_id + 1, the rows of the source position
     // table llama.cpp's converter leaves out (and subtracts from context_length); 0 otherwise.
     uint32_t position_offset = 0;
+    // hidden_activation (modernbert: "gelu" / "silu"), written as {arch}.hidden_activation.
+    std::optional<std::string> hidden_activation;
 };
 
 // A multimodal config's "text_config" object is merged over the top level first (its fields win),

@@ -60,6 +60,8 @@ struct RefConfig {
     // and llama.cpp's converter leaves that many rows out of the position table and
     // context_length. 0 for every other model type.
     uint32_t position_offset = 0;
+    // hidden_activation as config.json gives it (modernbert writes it as {arch}.hidden_activation).
+    std::optional<std::string> hidden_activation;
 };
 
 // Caps far above any released model, far below what would exhaust memory or time when verify
