@@ -80,6 +80,16 @@ done
   --min-cos 0.998)
 echo "modernbert files checked ($(clients_elapsed))"
 
+# rebox-mkfixture --arch modernbert: its float checkpoint converts to what the converter classes write,
+# passes rebox verify and loads in llama.cpp.
+"$MKFIXTURE" --arch modernbert --preset tiny "$WORK/mk" >/dev/null
+"$REBOX" convert "$WORK/mk" -o "$WORK/mk.gguf" --quiet
+reference "$WORK/mk" "$WORK/mk.gguf"
+"$REBOX" verify "$WORK/mk" "$WORK/mk.gguf" >/dev/null
+(cd "$CLIENTS_DIR" && node llama_load.mjs "$WORK/mk.gguf") | grep -q "^LOADED " ||
+  { echo "FAIL: llama.cpp does not load rebox-mkfixture's modernbert file"; exit 1; }
+echo "  rebox-mkfixture --arch modernbert: converts as the converter does, passes rebox verify, loads in llama.cpp"
+
 # refuse NAME PATTERN: converting $WORK/NAME fails with one error / BLOCKER line matching PATTERN, no file.
 refuse() {
   local name="$1" pattern="$2" out status=0

@@ -17,6 +17,7 @@
 #include "mlx_files.hpp"
 #include "mlx_recipe.hpp"
 #include "model_plan.hpp"
+#include "modernbert_files.hpp"
 #include "nvidia_fp4_files.hpp"
 #include "prequant_files.hpp"
 #include "tokenizer_files.hpp"
@@ -67,9 +68,12 @@ int main(int argc, char** argv) {
            "gemma | gemma2 | gemma3 (tiny only, tied: norms stored as HF stores them, gemma3 with "
            "32 embedding rows past vocab_size) | gpt_oss (tiny only: openai's layout, experts in "
            "OCP MXFP4 blocks/scales, BF16 elsewhere; needs --tokenizer-json, the real gpt-oss "
-           "tokenizer.json)")
+           "tokenizer.json) | modernbert (tiny float only: a ModernBertModel embedder, 3 layers "
+           "with a sliding window, the generated BPE tokenizer in ModernBERT's shape, MEAN "
+           "pooling)")
         ->check(CLI::IsMember({"qwen3", "qwen2", "llama", "mistral", "qwen3_moe", "qwen2_moe",
-                               "mixtral", "phi3", "gemma", "gemma2", "gemma3", "gpt_oss"}));
+                               "mixtral", "phi3", "gemma", "gemma2", "gemma3", "gpt_oss",
+                               "modernbert"}));
     std::string gpt_oss_defect;
     app.add_option("--gpt-oss-defect", gpt_oss_defect,
                    "--arch gpt_oss, a checkpoint that must be refused: scale-nan (an E8M0 byte "
@@ -224,6 +228,31 @@ int main(int argc, char** argv) {
             const int count =
                 mkfixture::write_gpt_oss_fixture(out, {tokenizer_json, gpt_oss_defect, seed});
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, gpt_oss, vocab 201088, "
+                      << count << " stored tensors)\n";
+            return 0;
+        }
+        if (arch == "modernbert") {
+            // An encoder in float32 only; the decoder options do not apply.
+            if (preset != "tiny") throw std::runtime_error("--arch modernbert: --preset tiny only");
+            if (app.count("--format") && format != "float")
+                throw std::runtime_error(
+                    "--arch modernbert writes a float checkpoint only, not "
+                    "--format " +
+                    format);
+            for (const char* option :
+                 {"--tokenizer", "--tokenizer-json", "--defect", "--shards", "--recipe", "--bits"})
+                if (app.count(option))
+                    throw std::runtime_error(std::string(option) +
+                                             " does not apply to --arch modernbert");
+            const fs::path out(out_dir);
+            if (fs::exists(out) && !fs::is_empty(out)) {
+                if (!force)
+                    throw std::runtime_error(out_dir + ": exists and is not empty (use --force)");
+                fs::remove_all(out);
+            }
+            fs::create_directories(out);
+            const int count = mkfixture::write_modernbert_fixture(out, seed);
+            std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, modernbert, float32, "
                       << count << " stored tensors)\n";
             return 0;
         }
