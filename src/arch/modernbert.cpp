@@ -100,6 +100,17 @@ void prepare_modernbert_config(json& root) {
                    "\"gelu\" (GeGLU) or \"silu\" (SwiGLU), the GLUs llama.cpp's modern-bert "
                    "graph computes");
     }
+    // ModernBertModel writes rope.scaling.type "none" whatever config.json says.
+    if (const auto scaling = root.find("rope_scaling");
+        scaling != root.end() && !scaling->is_null()) {
+        const json type = scaling->is_object()
+                              ? scaling->value("rope_type", scaling->value("type", json()))
+                              : json();
+        if (type != "default")
+            refuse("rope_scaling", "is " + scaling->dump(),
+                   "null or type default (llama.cpp's converter writes modern-bert rope scaling "
+                   "none)");
+    }
     const auto window = root.find("local_attention");
     if (window == root.end() || !window->is_number_unsigned() || *window == 0)
         refuse("local_attention", window == root.end() ? "missing" : "is " + window->dump(),

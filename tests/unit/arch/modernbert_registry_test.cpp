@@ -96,6 +96,10 @@ TEST(ModernBertRegistry, RefusesWhatTheGraphCannotCompute) {
     EXPECT_NE(error_with("architectures", R"(["ModernBertForSequenceClassification"])")
                   .find("ModernBertForSequenceClassification"),
               std::string::npos);
+    EXPECT_NE(error_with("rope_scaling", R"({"rope_type": "linear", "factor": 2.0})")
+                  .find("rope_scaling"),
+              std::string::npos);
+    EXPECT_EQ(error_with("rope_scaling", R"({"rope_type": "default"})"), "no error");
     EXPECT_EQ(error_with("hidden_activation", R"("silu")"), "no error");
 }
 
