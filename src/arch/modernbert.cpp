@@ -6,10 +6,11 @@
 // the GLU pair Wi kept fused as ffn_up (input rows, then gate rows: ggml's geglu order), layer 0
 // without attn_norm (Identity in Hugging Face, optional in llama.cpp), final_norm as output_norm.
 // Every tensor is a rename. The masked-LM head (head.*, decoder.*) is left out of the embedder;
-// a sequence-classification head is refused (llama.cpp's modern-bert RANK pooling is not built
-// here). config.json's ModernBERT names (global_rope_theta, local_attention, norm_eps, ...) become
-// the names read_model_config reads, in llama.cpp's converter's reading (ModernBertModel ->
-// BertModel -> TextModel).
+// a reranker (ModernBertForSequenceClassification) keeps head.dense / head.norm / classifier as
+// cls / cls.norm / cls.output for llama.cpp's RANK pooling (mean -> cls -> GELU -> cls.norm ->
+// cls.output), which config.json's classifier_* fields must agree with. config.json's ModernBERT
+// names (global_rope_theta, local_attention, norm_eps, ...) become the names read_model_config
+// reads, in llama.cpp's converter's reading (ModernBertModel -> BertModel -> TextModel).
 #include <string>
 
 #include "arch_tables.hpp"
@@ -47,6 +48,32 @@ constexpr TensorSpec kLayer[] = {
 };
 constexpr TensorSpec kLast[] = {
     norm("final_norm", "output_norm"),
+    // ModernBertForSequenceClassification's head (ModernBertPredictionHead, then the classifier):
+    // dense and norm kept only next to a classifier (the masked-LM head has the same two).
+    {"head.dense",
+     "cls",
+     Presence::optional,
+     Presence::absent,
+     2,
+     {Dim::hidden, Dim::hidden},
+     RowTransform::none,
+     SourceRole::reranker_pooler},
+    {"head.norm",
+     "cls.norm",
+     Presence::optional,
+     Presence::absent,
+     1,
+     {Dim::hidden},
+     RowTransform::none,
+     SourceRole::reranker_pooler},
+    {"classifier",
+     "cls.output",
+     Presence::optional,
+     Presence::optional,
+     2,
+     {Dim::hidden, Dim::labels},
+     RowTransform::none,
+     SourceRole::classifier},
 };
 // TextModel.set_gguf_parameters (global_rope_theta as rope.freq_base, local_rope_theta as
 // rope.freq_base_swa, norm_eps as the RMS epsilon), BertModel's causal flag, then
@@ -70,8 +97,9 @@ constexpr ArchKv kKvs[] = {
     ArchKv::vocab_size,
     ArchKv::hidden_activation,
 };
-// ModernBertForMaskedLM's prediction head and decoder bias: not part of the embedder.
-constexpr std::string_view kLeftOut[] = {"head.", "decoder."};
+// ModernBertForMaskedLM's decoder bias: not part of the embedder (its head.dense / head.norm are
+// left out by their role, without a classifier).
+constexpr std::string_view kLeftOut[] = {"decoder."};
 
 [[noreturn]] void refuse(const std::string& field, const std::string& what,
                          const std::string& expected) {
@@ -83,13 +111,25 @@ constexpr std::string_view kLeftOut[] = {"head.", "decoder."};
 // ModernBertModel's config.json names as read_model_config reads them, and what llama.cpp's
 // modern-bert graph cannot compute, refused.
 void prepare_modernbert_config(json& root) {
+    // A reranker: llama.cpp's RANK pooling for modern-bert is mean -> head.dense -> GELU ->
+    // head.norm -> classifier, with no head bias.
+    bool reranker = false;
     if (const auto archs = root.find("architectures"); archs != root.end() && archs->is_array())
         for (const json& name : *archs)
-            if (name.is_string() && name.get<std::string>().ends_with("ForSequenceClassification"))
-                refuse("architectures",
-                       "is " + name.get<std::string>() +
-                           ": rebox does not convert the ModernBERT reranker head yet",
-                       "ModernBertModel or ModernBertForMaskedLM (an embedder)");
+            reranker |=
+                name.is_string() && name.get<std::string>().ends_with("ForSequenceClassification");
+    if (reranker) {
+        if (root.value("classifier_pooling", json("cls")) != "mean")
+            refuse("classifier_pooling",
+                   "is " + root.value("classifier_pooling", json("cls (the default)")).dump(),
+                   "\"mean\" (llama.cpp's modern-bert reranker pools by the mean)");
+        if (root.value("classifier_activation", json("gelu")) != "gelu")
+            refuse("classifier_activation", "is " + root["classifier_activation"].dump(),
+                   "\"gelu\" (llama.cpp's modern-bert reranker head applies GELU)");
+        if (root.value("classifier_bias", json(false)) != false)
+            refuse("classifier_bias", "is " + root["classifier_bias"].dump(),
+                   "false (llama.cpp's modern-bert reranker head has no dense bias)");
+    }
     for (const char* field : {"attention_bias", "mlp_bias", "norm_bias"})
         if (const auto it = root.find(field); it != root.end() && *it != false)
             refuse(field, "is " + it->dump(),

@@ -15,7 +15,8 @@
    converter's own add_bos / add_eos / add_sep (ModernBertModel.set_vocab: True unless SpecialVocab
    overwrites them); no token_type_count.
  - --loader-kv KEY=FIELD: a KV the converter does not write but llama.cpp's loader requires, expected with
-   config.json's FIELD as value (modern-bert.attention.layer_norm_epsilon = norm_eps).
+   config.json's FIELD as value (modern-bert.attention.layer_norm_epsilon = norm_eps); KEY==JSON: that value
+   (a reranker's pooling_type RANK = 4, which the converter reads only from modules.json).
 Usage: ggufpy_encoder_ref.py LLAMA_SRC MODEL_DIR FILE.gguf --chain bert.py:NomicBertModel,bert.py:BertModel,...
        [--wordpiece VOCAB.gguf | --bpe PRE] [--loader-kv KEY=FIELD]
 """
@@ -126,10 +127,10 @@ def main():
     want_kvs = {k: v for k, v in conv.kvs().items() if k != "general.file_type"}
     arch = want_kvs["general.architecture"]
     for item in args.loader_kv:
-        key, cfg_field = item.split("=")
+        key, cfg_field = item.split("=", 1)
         if key in want_kvs:
             problems.append(f"{key}: the converter writes it now: drop --loader-kv")
-        want_kvs[key] = cfg[cfg_field]
+        want_kvs[key] = json.loads(cfg_field[1:]) if cfg_field.startswith("=") else cfg[cfg_field]
     got_keys = sorted(k for k in reader.fields if k.startswith(arch + "."))
     want_keys = sorted(k for k in want_kvs if k.startswith(arch + "."))
     if got_keys != want_keys:

@@ -12,8 +12,11 @@ and 2 global, 1 local), a sliding window of 8 (so the corpus lines reach past it
 160000 and local 10000, GeGLU ("gelu"), norm_eps only (no layer_norm_eps). Weights: seeded random
 float32 in safetensors; modules.json + 1_Pooling/config.json give MEAN pooling, as modernbert-embed's do.
 
-Usage: modernbert_fixture.py VOCAB.gguf OUT_DIR [--layers 3] [--mlx] [--also-mlx MLX_DIR]
+Usage: modernbert_fixture.py VOCAB.gguf OUT_DIR [--layers 3] [--mlx] [--also-mlx MLX_DIR] [--reranker]
   --also-mlx: write the 4-bit MLX twin of the float checkpoint too (the same weights quantized)
+  --reranker: ModernBertForSequenceClassification as transformers saves it (the encoder under "model.",
+  head.dense / head.norm and a one-label classifier with bias, classifier_pooling "mean" as
+  gte-reranker-modernbert-base has it), no sentence-transformers files
 """
 import argparse
 import json
@@ -73,7 +76,7 @@ def tokenizer_config():
             "unk_token": "[UNK]"}
 
 
-def config(base, layers, mlx):
+def config(base, layers, mlx, reranker=False):
     cls, sep, pad = base + 1, base + 2, base + 3
     cfg = {"architectures": ["ModernBertModel"], "attention_bias": False, "attention_dropout": 0.0,
            "bos_token_id": cls, "classifier_activation": "gelu", "classifier_bias": False,
@@ -88,6 +91,9 @@ def config(base, layers, mlx):
            "sep_token_id": sep, "tie_word_embeddings": True, "torch_dtype": "float32", "vocab_size": 50304}
     if mlx:
         cfg["quantization"] = {"group_size": 64, "bits": 4}
+    if reranker:
+        cfg.update({"architectures": ["ModernBertForSequenceClassification"], "id2label": {"0": "LABEL_0"},
+                    "label2id": {"LABEL_0": 0}, "num_labels": 1})
     return cfg
 
 
@@ -108,6 +114,17 @@ def weights(cfg, rng):
     return t
 
 
+def reranker_weights(t, cfg, rng):
+    e = cfg["hidden_size"]
+    rand = lambda *shape: rng.normal(0, 0.05, shape).astype(np.float32)
+    out = {"model." + name: value for name, value in t.items()}
+    out["head.dense.weight"] = rand(e, e) * 4
+    out["head.norm.weight"] = 1 + rand(e)
+    out["classifier.weight"] = rand(1, e) * 10
+    out["classifier.bias"] = rand(1)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("vocab_gguf")
@@ -115,28 +132,33 @@ def main():
     ap.add_argument("--layers", type=int, default=3)
     ap.add_argument("--mlx", action="store_true", help="4-bit MLX (mlx-embeddings layout), group 64")
     ap.add_argument("--also-mlx")
+    ap.add_argument("--reranker", action="store_true")
     args = ap.parse_args()
     vocab, control, merges = neox_vocab(args.vocab_gguf)
-    write(args.out, vocab, control, merges, args.layers, args.mlx)
+    write(args.out, vocab, control, merges, args.layers, args.mlx, args.reranker)
     if args.also_mlx:
         write(args.also_mlx, vocab, control, merges, args.layers, True)
 
 
-def write(out, vocab, control, merges, layers, mlx):
+def write(out, vocab, control, merges, layers, mlx, reranker=False):
     os.makedirs(out, exist_ok=True)
-    cfg = config(len(vocab), layers, mlx)
+    cfg = config(len(vocab), layers, mlx, reranker)
     json.dump(cfg, open(os.path.join(out, "config.json"), "w"), indent=1)
     json.dump(tokenizer_json(vocab, control, merges), open(os.path.join(out, "tokenizer.json"), "w"), ensure_ascii=False)
     json.dump(tokenizer_config(), open(os.path.join(out, "tokenizer_config.json"), "w"), indent=1)
-    json.dump([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-               {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}],
-              open(os.path.join(out, "modules.json"), "w"), indent=1)
-    os.makedirs(os.path.join(out, "1_Pooling"), exist_ok=True)
-    json.dump({"word_embedding_dimension": cfg["hidden_size"], "pooling_mode_cls_token": False,
-               "pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": False,
-               "pooling_mode_mean_sqrt_len_tokens": False},
-              open(os.path.join(out, "1_Pooling", "config.json"), "w"), indent=1)
-    tensors = weights(cfg, np.random.default_rng(25))
+    if not reranker:
+        json.dump([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+                   {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}],
+                  open(os.path.join(out, "modules.json"), "w"), indent=1)
+        os.makedirs(os.path.join(out, "1_Pooling"), exist_ok=True)
+        json.dump({"word_embedding_dimension": cfg["hidden_size"], "pooling_mode_cls_token": False,
+                   "pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": False,
+                   "pooling_mode_mean_sqrt_len_tokens": False},
+                  open(os.path.join(out, "1_Pooling", "config.json"), "w"), indent=1)
+    rng = np.random.default_rng(25)
+    tensors = weights(cfg, rng)
+    if reranker:
+        tensors = reranker_weights(tensors, cfg, rng)
     write_safetensors(os.path.join(out, "model.safetensors"), mlx_quantize(tensors) if mlx else tensors)
 
 

@@ -15,10 +15,14 @@ eager attention, one unpadded sequence), by class:
   ModernBertMLP             input, gate = Wi(x).chunk(2); Wo(act(input) * gate), act = ACT2FN[hidden_activation]
                             ("gelu": the exact erf GELU; "silu")
   ModernBertModel           final_norm
-then sentence-transformers' Pooling (modules.json + 1_Pooling/config.json), unnormalized.
+then sentence-transformers' Pooling (modules.json + 1_Pooling/config.json), unnormalized; or
+  ModernBertForSequenceClassification  (classifier_pooling "mean") the mean of the hidden states, then
+                            ModernBertPredictionHead norm(act(dense(x))) (act = ACT2FN[classifier_activation],
+                            the exact GELU), then classifier; node-llama-cpp reports sigmoid(logit)
 
 Usage: modernbert_forward.py MODEL_DIR --embed IDS.json VECS.json [--min-cos 0.9999]
-Exit 1 when a cosine is below the bound.
+       modernbert_forward.py MODEL_DIR --rank RANK.json [--max-diff 1e-3]
+Exit 1 when a cosine is below the bound or a score differs by more than --max-diff.
 """
 import argparse
 import json
@@ -49,10 +53,18 @@ class ModernBert:
         self.prefix = "model." if any(n.startswith("model.") for n in self.src.names()) else ""
         self.cache = {}
 
-    def w(self, name):
+    def w(self, name, prefix=None):
+        name = (self.prefix if prefix is None else prefix) + name
         if name not in self.cache:
-            self.cache[name] = self.src.values(self.prefix + name).astype(np.float64)
+            self.cache[name] = self.src.values(name).astype(np.float64)
         return self.cache[name]
+
+    def logit(self, ids):  # ModernBertForSequenceClassification, classifier_pooling "mean"
+        x = self.hidden(ids).mean(axis=0)
+        x = self.activation(x @ self.w("head.dense.weight", "").T)
+        mean, var = x.mean(), ((x - x.mean()) ** 2).mean()
+        x = (x - mean) / np.sqrt(var + self.eps) * self.w("head.norm.weight", "")
+        return float((x @ self.w("classifier.weight", "").T + self.w("classifier.bias", ""))[0])
 
     def linear(self, x, name):
         return x @ self.w(name + ".weight").T
@@ -108,11 +120,26 @@ class ModernBert:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("model_dir")
-    ap.add_argument("--embed", nargs=2, metavar=("IDS", "VECS"), required=True)
+    ap.add_argument("--embed", nargs=2, metavar=("IDS", "VECS"))
     ap.add_argument("--min-cos", type=float, default=0.9999)
+    ap.add_argument("--rank")
+    ap.add_argument("--max-diff", type=float, default=1e-3)
     args = ap.parse_args()
     model = ModernBert(args.model_dir)
     name = os.path.basename(os.path.normpath(args.model_dir))
+    if args.rank:
+        got = json.load(open(args.rank))
+        diffs = []
+        for ids, score in zip(got["inputs"], got["scores"]):
+            logit = model.logit(ids)
+            diffs.append(abs(1 / (1 + math.exp(-logit)) - score))
+        print(f"  {name}: ModernBERT reranker scores of {len(diffs)} pairs (logits "
+              f"{min(model.logit(i) for i in got['inputs']):+.2f}..{max(model.logit(i) for i in got['inputs']):+.2f}), "
+              f"max |HF - llama.cpp| {max(diffs):.1e}; need <= {args.max_diff}")
+        if not diffs or not max(diffs) <= args.max_diff:
+            print(f"FAIL: modernbert_forward: {got['label']}: a score differs by {max(diffs):.1e} > {args.max_diff}")
+            sys.exit(1)
+        return
     pooling, normalize = sentence_transformers_pooling(args.model_dir)
     id_lists = json.load(open(args.embed[0]))
     got = json.load(open(args.embed[1]))

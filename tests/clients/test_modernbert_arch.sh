@@ -17,6 +17,11 @@
 #    --outtype f32 files; >= 0.998 for MLX's default Q4_1 file, measured 1 - 5.1e-4: its values are
 #    bit-identical to the source's and its F32 twin meets 1 - 1.5e-7, so the gap is llama.cpp computing
 #    Q4_1 products on Q8_1-rounded activations).
+# A ModernBertForSequenceClassification reranker (classifier_pooling "mean", no sentence-transformers files):
+# head.dense -> cls, head.norm -> cls.norm, classifier -> cls.output as the converter writes them, plus
+# pooling_type RANK (the converter reads pooling only from modules.json, which rerankers lack); its
+# node-llama-cpp scores equal the forward pass's sigmoid(classifier(norm(gelu(dense(mean))))) on the same
+# token lists within 1e-3 (llama.cpp's modern-bert RANK pooling is that function, with its GELU approximation).
 # Then the bad inputs: each one line, non-zero exit, no output file.
 # Usage: bash tests/clients/test_modernbert_arch.sh BUILD_DIR
 set -euo pipefail
@@ -29,10 +34,15 @@ CHAIN=bert.py:ModernBertModel,bert.py:BertModel,base.py:TextModel,base.py:ModelB
 fixture() { (cd "$CLIENTS_DIR" && ggufpy modernbert_fixture.py "$VOCAB" "$WORK/$1" "${@:2}"); }
 reference() {
   (cd "$CLIENTS_DIR" && ggufpy ggufpy_encoder_ref.py "$GGUFPY_SRC" "$1" "$2" --chain "$CHAIN" --bpe modern-bert \
-    --loader-kv modern-bert.attention.layer_norm_epsilon=norm_eps)
+    --loader-kv modern-bert.attention.layer_norm_epsilon=norm_eps "${@:3}")
 }
 
 fixture f32 --also-mlx "$WORK/mlx"
+fixture rerank --reranker
+"$REBOX" convert "$WORK/rerank" -o "$WORK/rerank.gguf" --quiet
+reference "$WORK/rerank" "$WORK/rerank.gguf" --loader-kv modern-bert.pooling_type==4
+"$REBOX" verify "$WORK/rerank" "$WORK/rerank.gguf" >/dev/null
+echo "  rerank.gguf: rebox verify passes"
 "$REBOX" convert "$WORK/f32" -o "$WORK/f32.gguf" --quiet
 "$REBOX" convert "$WORK/mlx" -o "$WORK/mlx.gguf" --quiet
 "$REBOX" convert "$WORK/mlx" -o "$WORK/mlx-f32.gguf" --outtype f32 --quiet
@@ -72,12 +82,14 @@ grep -q "^REFUSED .*layer_norm_epsilon" "$WORK/noeps.load" && grep -q "^LOADED "
 echo "  without layer_norm_epsilon (the converter's KV set) llama.cpp refuses the file, and rebox check reports it"
 
 (cd "$CLIENTS_DIR" && node bert_embed.mjs --corpus corpus.txt --lines 24 \
-  --embed "$WORK/f32:$WORK/f32.gguf" --embed "$WORK/mlx:$WORK/mlx.gguf" --embed "$WORK/mlx-f32:$WORK/mlx-f32.gguf")
+  --embed "$WORK/f32:$WORK/f32.gguf" --embed "$WORK/mlx:$WORK/mlx.gguf" --embed "$WORK/mlx-f32:$WORK/mlx-f32.gguf" \
+  --rank "$WORK/rerank:$WORK/rerank.gguf")
 for name in f32 mlx-f32; do
   (cd "$CLIENTS_DIR" && "$GGUFPY_PYTHON" modernbert_forward.py "$WORK/$name" --embed "$WORK/$name.ids.json" "$WORK/$name.json")
 done
 (cd "$CLIENTS_DIR" && "$GGUFPY_PYTHON" modernbert_forward.py "$WORK/mlx" --embed "$WORK/mlx.ids.json" "$WORK/mlx.json" \
   --min-cos 0.998)
+(cd "$CLIENTS_DIR" && "$GGUFPY_PYTHON" modernbert_forward.py "$WORK/rerank" --rank "$WORK/rerank.rank.json")
 echo "modernbert files checked ($(clients_elapsed))"
 
 # rebox-mkfixture --arch modernbert: its float checkpoint converts to what the converter classes write,
@@ -99,9 +111,9 @@ refuse() {
   grep -q -- "$pattern" <<<"$out" || { echo "FAIL: $name: no line matching '$pattern' in: $out"; exit 1; }
   echo "  $name refused (exit $status): $(grep -m1 -- "$pattern" <<<"$out" | cut -c1-170)"
 }
-bad() {  # bad NAME CHANGE PATTERN: the f32 fixture with config.json changed must be refused
+bad() {  # bad NAME CHANGE PATTERN [BASE]: the f32 (or BASE) fixture with config.json changed must be refused
   rm -rf "$WORK/$1"
-  cp -r "$WORK/f32" "$WORK/$1"
+  cp -r "$WORK/${4:-f32}" "$WORK/$1"
   "$GGUFPY_PYTHON" - "$WORK/$1/config.json" "$2" <<'PY'
 import json, sys
 path, change = sys.argv[1], json.loads(sys.argv[2])
@@ -114,7 +126,8 @@ bad nowindow '{"local_attention": null}' "local_attention"
 bad act '{"hidden_activation": "relu"}' "hidden_activation"
 bad bias '{"attention_bias": true}' "attention_bias"
 bad nonormeps '{"norm_eps": null}' "norm_eps"
-bad reranker '{"architectures": ["ModernBertForSequenceClassification"]}' "ModernBertForSequenceClassification"
+bad clspool '{"classifier_pooling": "cls"}' "classifier_pooling" rerank
+bad headbias '{"classifier_bias": true}' "classifier_bias" rerank
 bad vocab '{"vocab_size": 50000}' "beyond the vocabulary"
 rm -rf "$WORK/nopool" && cp -r "$WORK/f32" "$WORK/nopool" && rm "$WORK/nopool/modules.json"
 refuse nopool "no pooling type"

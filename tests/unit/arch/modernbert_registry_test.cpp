@@ -63,8 +63,10 @@ TEST(ModernBertRegistry, NamesShapesAndKvs) {
     }
     EXPECT_FALSE(resolve_hf(a, "layers.0.attn.Wqkv.bias").has_value());  // no biases
     EXPECT_FALSE(resolve_hf(a, "final_norm.bias").has_value());
-    EXPECT_TRUE(is_left_out(a, "head.dense.weight"));  // the masked-LM head
-    EXPECT_TRUE(is_left_out(a, "decoder.bias"));
+    EXPECT_TRUE(is_left_out(a, "decoder.bias"));  // the masked-LM decoder
+    EXPECT_EQ(resolve_hf(a, "head.dense.weight")->spec->role, SourceRole::reranker_pooler);
+    EXPECT_EQ(resolve_hf(a, "head.norm.weight")->gguf_name, "cls.norm.weight");
+    EXPECT_EQ(resolve_hf(a, "classifier.bias")->gguf_name, "cls.output.bias");
     const ModelConfig c = read_text(kModernBertConfig);
     EXPECT_EQ(*expected_ne(a, c, "blk.0.attn_qkv.weight"), (std::vector<int64_t>{64, 192}));
     EXPECT_EQ(*expected_ne(a, c, "blk.0.ffn_up.weight"), (std::vector<int64_t>{64, 192}));
@@ -93,8 +95,9 @@ TEST(ModernBertRegistry, RefusesWhatTheGraphCannotCompute) {
               std::string::npos);
     EXPECT_NE(error_with("local_attention", "null").find("local_attention"), std::string::npos);
     EXPECT_NE(error_with("norm_eps", "null").find("norm_eps"), std::string::npos);
+    // A reranker (classifier_pooling defaults to "cls" in ModernBertConfig).
     EXPECT_NE(error_with("architectures", R"(["ModernBertForSequenceClassification"])")
-                  .find("ModernBertForSequenceClassification"),
+                  .find("classifier_pooling"),
               std::string::npos);
     EXPECT_NE(error_with("rope_scaling", R"({"rope_type": "linear", "factor": 2.0})")
                   .find("rope_scaling"),
