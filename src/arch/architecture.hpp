@@ -167,6 +167,10 @@ enum class ArchKv : uint8_t {
     dense_2_feat_out,
     dense_3_feat_in,
     dense_3_feat_out,
+    // modernbert (ModernBertModel.set_gguf_parameters):
+    sliding_window_pattern,  // {arch}.attention.sliding_window_pattern, when config.json has one
+    rope_scaling_type_none,  // {arch}.rope.scaling.type = "none"
+    hidden_activation,       // {arch}.hidden_activation (hidden_activation), when present
 };
 
 // Tensors computed from config.json rather than read from the source.
@@ -225,6 +229,10 @@ struct Architecture {
     // (ModelConfig::dense_2 / dense_3, source tensors "2_Dense.linear.weight" /
     // "3_Dense.linear.weight").
     bool sentence_embedder = false;
+    // The tokenizer.ggml.pre llama.cpp's converter writes for this family's byte-level BPE
+    // tokenizer.json whose pre-tokenizer is a plain ByteLevel (no Split regex to name it by):
+    // modernbert's "modern-bert". Empty: such a tokenizer needs --tokenizer-pre.
+    std::string_view byte_level_pre = {};
 };
 
 // The architecture that accepts this config.json model_type (or has this GGUF arch name); null

@@ -9,6 +9,7 @@ namespace rebox::arch {
 void prepare_config(std::string_view model_type, nlohmann::json& root) {
     if (model_type == "nomic_bert") detail::prepare_nomic_bert_config(root);
     if (model_type == "gemma-embedding") detail::prepare_embedding_gemma_config(root);
+    if (model_type == "modernbert") detail::prepare_modernbert_config(root);
 }
 
 }  // namespace rebox::arch

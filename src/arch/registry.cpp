@@ -31,6 +31,7 @@ const Architecture* const kArchitectures[] = {
     &detail::xlm_roberta_architecture(),
     &detail::nomic_bert_architecture(),
     &detail::gpt_oss_architecture(),
+    &detail::modernbert_architecture(),
 };
 
 constexpr std::string_view kExpertPlaceholder = "{e}";

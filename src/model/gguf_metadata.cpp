@@ -136,6 +136,14 @@ std::optional<GgufValue> arch_kv_value(arch::ArchKv key, const ModelConfig& conf
         case ArchKv::dense_3_feat_out:
             if (!config.dense_3) return std::nullopt;
             return u32_value(config.dense_3->out);
+        case ArchKv::sliding_window_pattern:
+            if (!config.sliding_window_pattern) return std::nullopt;
+            return u32_value(*config.sliding_window_pattern);
+        case ArchKv::rope_scaling_type_none:
+            return string_value("none");
+        case ArchKv::hidden_activation:
+            if (!config.hidden_activation) return std::nullopt;
+            return string_value(*config.hidden_activation);
     }
     throw std::logic_error("unknown ArchKv");
 }
@@ -202,6 +210,12 @@ const char* arch_kv_suffix(arch::ArchKv key) {
             return "attention.layer_norm_epsilon";
         case ArchKv::causal_false:
             return "attention.causal";
+        case ArchKv::sliding_window_pattern:
+            return "attention.sliding_window_pattern";
+        case ArchKv::rope_scaling_type_none:
+            return "rope.scaling.type";
+        case ArchKv::hidden_activation:
+            return "hidden_activation";
     }
     throw std::logic_error("unknown ArchKv");
 }
@@ -254,7 +268,8 @@ std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input) {
     const bool dummy_labels = config.id2label.size() == 2 && config.id2label[0] == "LABEL_0";
     if (architecture->encoder && !config.id2label.empty() && (input.reranker || !dummy_labels))
         add_arch("classifier.output_labels", string_array_value(config.id2label));
-    if (architecture->encoder && input.vocab != nullptr)  // BertModel.set_vocab, first
+    // BertModel.set_vocab, first (modernbert's set_vocab is the BPE one: no token types).
+    if (architecture->encoder && input.vocab != nullptr && config.type_vocab_size != 0)
         add("tokenizer.ggml.token_type_count", u32_value(config.type_vocab_size));
 
     if (input.vocab != nullptr) {

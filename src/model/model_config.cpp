@@ -331,6 +331,7 @@ ModelConfig parse_model_config(json root) {
     for (const char* field : {"layer_norm_eps", "layer_norm_epsilon", "norm_epsilon"})
         if ((config.layer_norm_eps = optional_positive_float(root, field))) break;
     config.type_vocab_size = optional_u32(root, "type_vocab_size").value_or(0);
+    config.hidden_activation = optional_string(root, "hidden_activation");
     config.id2label = read_id2label(root);
     config.num_labels = config.id2label.empty() ? optional_u32(root, "num_labels").value_or(2)
                                                 : static_cast<uint32_t>(config.id2label.size());

@@ -90,6 +90,8 @@ struct ModelConfig {
     };
     std::optional<DenseFeatures> dense_2;
     std::optional<DenseFeatures> dense_3;
+    // hidden_activation (modernbert: "gelu" / "silu"), written as {arch}.hidden_activation.
+    std::optional<std::string> hidden_activation;
 };
 
 // The config.json model_type llama.cpp's converter treats as EmbeddingGemma: a gemma3_text config

@@ -126,7 +126,7 @@ void apply_special_tokens(const std::filesystem::path& model_dir,
 
     std::optional<bool> add_bos, add_eos;
     // The encoders' vocabularies (WordPiece, Unigram) also get sep, mask and add_sep.
-    const bool wordpiece = vocab.model == "bert" || vocab.model == "t5";
+    const bool wordpiece = vocab.model == "bert" || vocab.model == "t5" || specials.encoder;
     if (specials.roberta) {  // gguf-py: RobertaProcessing adds bos, eos and sep
         add_bos = add_eos = true;
         vocab.add_sep = true;

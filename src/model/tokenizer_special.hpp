@@ -16,6 +16,7 @@ namespace rebox::detail {
 // The few facts of tokenizer.json the special-token rules need.
 struct TokenizerJsonSpecials {
     std::vector<std::pair<std::string, uint32_t>> added_tokens;  // content, id; file order
+    bool encoder = false;  // a byte-level BPE encoder vocabulary: sep / mask / add_sep as well
     // Each TemplateProcessing post-processor (in order) whose "single" template has more than one
     // item: the SpecialToken id at its start / end (nullopt when that item is a Sequence).
     // The "pair" template's items: a SpecialToken's id, or a Sequence's id ("A", "B").

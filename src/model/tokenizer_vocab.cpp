@@ -268,10 +268,21 @@ std::optional<std::string_view> split_regex(const element& pre) {
     return std::nullopt;
 }
 
+// A lone ByteLevel pre-tokenizer with its regex on (GPT-2's pre-tokenization).
+bool byte_level_only(const element& pre) {
+    std::string_view type;
+    bool use_regex = true;
+    if (pre.at_key("type").get(type) || type != "ByteLevel") return false;
+    return pre.at_key("use_regex").get(use_regex) || use_regex;
+}
+
 std::string pre_tokenizer_name(const element& root, const TokenizerOptions& options) {
     if (options.pre) return *options.pre;
     element pre;
-    const auto regex = root.at_key("pre_tokenizer").get(pre) ? std::nullopt : split_regex(pre);
+    const bool has_pre = !root.at_key("pre_tokenizer").get(pre);
+    const auto regex = has_pre ? split_regex(pre) : std::nullopt;
+    if (!regex && has_pre && !options.byte_level_pre.empty() && byte_level_only(pre))
+        return std::string(options.byte_level_pre);
     if (!regex)
         blocker("pre_tokenizer", "no Split pre-tokenizer regex to identify the pre-tokenizer",
                 "pass the llama.cpp name with --tokenizer-pre NAME");
@@ -409,6 +420,7 @@ TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir,
     }
 
     detail::TokenizerJsonSpecials specials;
+    specials.encoder = options.encoder;
     for (const RawToken& token : raw)
         if (token.added && token.id < vocab.tokens.size())
             specials.added_tokens.emplace_back(std::string(token.text),

@@ -60,6 +60,12 @@ struct TokenizerOptions {
     // config.json as already parsed (the plan passes ModelDir's); null: model_dir/config.json is
     // read if it exists.
     const nlohmann::json* config = nullptr;
+    // The pre name for a lone ByteLevel pre-tokenizer (GPT-2's regex, no Split): the
+    // architecture's (Architecture::byte_level_pre); empty: such a tokenizer is a BLOCKER.
+    std::string_view byte_level_pre = {};
+    // An encoder's byte-level BPE vocabulary (modernbert): sep, mask and add_sep are written too,
+    // as for WordPiece and Unigram.
+    bool encoder = false;
 };
 
 // Special ids / add flags follow gguf-py SpecialVocab: tokenizer_config.json *_token contents

@@ -46,12 +46,16 @@ std::optional<TokenizerVocab> read_vocab(const SourceModel& source, const ModelC
                                     "copy the model's tokenizer.json into " + source.dir.string()});
         return std::nullopt;
     }
+    const Architecture* architecture = arch::find_architecture(config.model_type);
     try {
         TokenizerVocab vocab = read_tokenizer(
-            source.dir, TokenizerOptions{config.vocab_size, options.tokenizer_pre,
-                                         source.model_dir && source.model_dir->has_config()
-                                             ? &source.model_dir->config()
-                                             : nullptr});
+            source.dir,
+            TokenizerOptions{
+                config.vocab_size, options.tokenizer_pre,
+                source.model_dir && source.model_dir->has_config() ? &source.model_dir->config()
+                                                                   : nullptr,
+                architecture != nullptr ? architecture->byte_level_pre : std::string_view{},
+                architecture != nullptr && architecture->encoder});
         if (vocab.tokens.size() != config.vocab_size)
             blockers->push_back(Blocker{"tokenizer.json",
                                         "the tokenizer has " + std::to_string(vocab.tokens.size()) +

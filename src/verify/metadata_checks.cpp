@@ -192,7 +192,7 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const std::filesyst
 
     RefTokenizer ref;
     try {
-        ref = read_ref_tokenizer(model_dir, config.vocab_size);
+        ref = read_ref_tokenizer(model_dir, config.vocab_size, config.model_type == "modernbert");
     } catch (const Error& e) {
         kv.problem(std::filesystem::exists(model_dir / "tokenizer.json") ? "tokenizer.json"
                                                                          : "tokenizer.model",
@@ -204,6 +204,8 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const std::filesyst
     const std::string pre_key = "tokenizer.ggml.pre";
     std::optional<std::string> pre = ref.model == "llama" ? ref.pre : options.tokenizer_pre;
     if (!pre) pre = ref.pre;
+    // llama.cpp's converter names ModernBERT's ByteLevel tokenizer (by its hash) "modern-bert".
+    if (!pre && ref.byte_level_only && config.model_type == "modernbert") pre = "modern-bert";
     if (pre) {
         kv.handled(pre_key);
         const GgufValue* value = gguf.find(pre_key);
@@ -398,7 +400,10 @@ void check_encoder_kvs(KvChecker& kv, const std::string& arch, const RefConfig& 
     if (config.layer_norm_eps)
         kv.expect_f32(arch + ".attention.layer_norm_epsilon", *config.layer_norm_eps);
     kv.expect_bool(arch + ".attention.causal", false);
-    if (kv.gguf_.find("tokenizer.ggml.tokens") != nullptr)
+    // modernbert's vocabulary is written by the byte-level BPE path, which has no token types.
+    if (config.model_type == "modernbert")
+        kv.expect_absent("tokenizer.ggml.token_type_count", "a ModernBERT BPE vocabulary");
+    else if (kv.gguf_.find("tokenizer.ggml.tokens") != nullptr)
         kv.expect_u32("tokenizer.ggml.token_type_count", config.type_vocab_size);
     const std::string labels_key = arch + ".classifier.output_labels";
     const bool dummy = config.id2label.size() == 2 && config.id2label[0] == "LABEL_0";
@@ -572,6 +577,16 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
                 case arch::ArchKv::dense_3_feat_in:
                     check_dense_kvs(kv, arch, "dense_3", config.dense_3, config.hidden_size);
                     break;
+                // modernbert: the layer pattern and the activation when config.json has them.
+                case arch::ArchKv::sliding_window_pattern:
+                    kv.expect_optional(arch + ".attention.sliding_window_pattern",
+                                       config.sliding_window_pattern,
+                                       "no global_attn_every_n_layers in config.json");
+                    break;
+                case arch::ArchKv::hidden_activation:
+                    kv.expect_optional(arch + ".hidden_activation", config.hidden_activation,
+                                       "no hidden_activation in config.json");
+                    break;
                 default:
                     break;
             }
@@ -582,8 +597,10 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
     kv.handled(arch + ".rope.scaling.type");
     kv.handled(arch + ".rope.scaling.factor");
     const GgufValue* scaling_type = gguf.find(arch + ".rope.scaling.type");
-    if (config.rope_scaling && config.rope_scaling->type == "linear" &&
-        config.rope_scaling->factor) {
+    if (lists(arch::ArchKv::rope_scaling_type_none)) {  // ModernBertModel: always "none"
+        kv.expect_string(arch + ".rope.scaling.type", "none");
+    } else if (config.rope_scaling && config.rope_scaling->type == "linear" &&
+               config.rope_scaling->factor) {
         kv.expect_string(arch + ".rope.scaling.type", "linear");
         const GgufValue* factor = gguf.find(arch + ".rope.scaling.factor");
         const float want = static_cast<float>(*config.rope_scaling->factor);

@@ -278,6 +278,8 @@ RefConfig parse_root(json root) {
         if ((c.layer_norm_eps = optional_float(root, key))) break;
     c.type_vocab_size = optional_count(root, "type_vocab_size", kMaxVocab).value_or(0);
     c.id2label = read_labels(root);
+    if (const json* act = find(root, "hidden_activation"); act != nullptr && act->is_string())
+        c.hidden_activation = act->get<std::string>();
     if (c.model_type == "xlm-roberta") {
         uint32_t pad = 1;  // transformers' XLMRobertaConfig default; 0 is a valid token id
         if (const json* value = find(root, "pad_token_id"); value != nullptr && !value->is_null()) {

@@ -68,6 +68,8 @@ struct RefConfig {
     };
     std::optional<Dense> dense_2;
     std::optional<Dense> dense_3;
+    // hidden_activation as config.json gives it (modernbert writes it as {arch}.hidden_activation).
+    std::optional<std::string> hidden_activation;
 };
 
 // Caps far above any released model, far below what would exhaust memory or time when verify

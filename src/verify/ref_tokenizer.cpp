@@ -169,7 +169,8 @@ std::optional<std::string> ref_pre_for_regex(std::string_view regex) {
     return std::nullopt;
 }
 
-RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir, uint64_t vocab_size) {
+RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir, uint64_t vocab_size,
+                                bool encoder_bpe) {
     RefTokenizer out;
     const std::filesystem::path json_path = model_dir / "tokenizer.json";
     // XLM-R's SentencePiece Unigram model: the converter prefers it to tokenizer.json.
@@ -247,11 +248,19 @@ RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir, uint64_t
         if (!model["merges"].get(merges)) out.merges = merges_as_gguf(json_path, merges);
         element pre;
         const auto regex = root["pre_tokenizer"].get(pre) ? std::nullopt : first_split_regex(pre);
+        std::string_view pre_type;
+        out.byte_level_only = !regex && !root["pre_tokenizer"].get(pre) &&
+                              !pre["type"].get(pre_type) && pre_type == "ByteLevel";
+        bool use_regex = true;
+        if (out.byte_level_only && !pre["use_regex"].get(use_regex) && !use_regex)
+            out.byte_level_only = false;  // no regex: not GPT-2's pre-tokenization
         if (!regex)
             out.pre_problem = "tokenizer.json has no Split pre-tokenizer regex";
         else if (!(out.pre = ref_pre_for_regex(*regex)))
             out.pre_problem = "tokenizer.json's Split regex is not one verify knows";
-        out.vocab = read_ref_vocab(root, model_dir, vocab_size);
+        out.vocab = read_ref_vocab(
+            root, model_dir, vocab_size,
+            encoder_bpe ? RefVocabKind::byte_level_bpe_encoder : RefVocabKind::byte_level_bpe);
     }
     out.chat_template = source_chat_template(model_dir);
     return out;

@@ -20,6 +20,9 @@ struct RefTokenizer {
     // (pre_problem says why).
     std::optional<std::string> pre;
     std::string pre_problem;
+    // The pre-tokenizer is a lone ByteLevel (GPT-2's regex inside it, no Split to name it by):
+    // the name is then the model family's (ModernBERT's tokenizer is named "modern-bert").
+    bool byte_level_only = false;
     std::vector<std::string> merges;  // "gpt2" only, as GGUF holds them ("left right")
     std::optional<std::string> chat_template;
     // Tokens, types, special ids and add flags (SentencePiece: also scores and add_space_prefix),
@@ -30,7 +33,9 @@ struct RefTokenizer {
 
 // vocab_size: config.json's (0: one past the largest id, or the piece count). Throws rebox::Error
 // (input class) naming the file when it cannot be read or parsed.
-RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir, uint64_t vocab_size = 0);
+// encoder_bpe: a byte-level BPE vocabulary gets the encoders' sep / mask / add_sep (modernbert).
+RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir, uint64_t vocab_size = 0,
+                                bool encoder_bpe = false);
 
 // llama.cpp's pre-tokenizer name for a tokenizer.json Split regex, nullopt when unknown.
 std::optional<std::string> ref_pre_for_regex(std::string_view regex);

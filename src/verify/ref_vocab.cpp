@@ -136,8 +136,9 @@ RefVocab read_ref_vocab(const element& root, const std::filesystem::path& model_
     if (kind == RefVocabKind::wordpiece) apply_ref_wordpiece(root, vocab);
     std::vector<std::pair<std::string, uint64_t>> added_pairs;
     for (const AddedToken& token : added) added_pairs.emplace_back(token.content, token.id);
-    detail::derive_ref_specials(&root, added_pairs, model_dir, kind == RefVocabKind::wordpiece,
-                                vocab);
+    detail::derive_ref_specials(
+        &root, added_pairs, model_dir,
+        kind == RefVocabKind::wordpiece || kind == RefVocabKind::byte_level_bpe_encoder, vocab);
     return vocab;
 }
 

@@ -43,7 +43,9 @@ struct RefVocab {
 };
 
 // Which tokenizer.json model the vocabulary comes from.
-enum class RefVocabKind { byte_level_bpe, sentencepiece_bpe, wordpiece };
+// byte_level_bpe_encoder: a byte-level BPE vocabulary of an encoder (modernbert), whose specials
+// also include sep, mask and add_sep, as gguf-py's SpecialVocab gives every model.
+enum class RefVocabKind { byte_level_bpe, sentencepiece_bpe, wordpiece, byte_level_bpe_encoder };
 
 // Caps the table verify builds: no released vocabulary is near it (Gemma 3: 262,144).
 inline constexpr uint64_t kMaxRefVocab = uint64_t{1} << 24;

@@ -1,6 +1,6 @@
-// llama.cpp (node-llama-cpp, CPU) on rebox's encoder files (WordPiece or XLM-R's Unigram vocabulary; also
-// gemma-embedding's Gemma 3 vocabulary), for bert_forward.py and the other forward passes, plus the
-// tokenization check:
+// llama.cpp (node-llama-cpp, CPU) on rebox's encoder files (WordPiece, XLM-R's Unigram or ModernBERT's
+// byte-level BPE vocabulary; also gemma-embedding's Gemma 3 vocabulary), for bert_forward.py and the other
+// forward passes, plus the tokenization check:
 //   --embed MODEL_DIR:FILE.gguf: tokenizes the corpus lines with MODEL_DIR's tokenizer.json +
 //     tokenizer_config.json through @lenml/tokenizers (transformers.js, the reference: [CLS] ... [SEP]) into
 //     MODEL_DIR.ids.json; llama.cpp's own tokenization of each line (tokenize(line, false) between the file's
@@ -8,7 +8,7 @@
 //     llama.cpp's WordPiece is known to differ (it drops the vowel and final jamo after decomposing a
 //     syllable), or with spacing combining marks (its accent stripping drops them): those lines are
 //     listed, and must differ, so the note stays true (a Unigram vocabulary has no known divergence on the
-//     corpus: every line must agree); then embeds every
+//     corpus: every line must agree; nor a byte-level BPE one); then embeds every
 //     reference id list and writes FILE.json {"label", "vectors"}.
 //   --rank MODEL_DIR:FILE.gguf: pairs of lines (query, document) tokenized by the reference without special
 //     tokens, scored by node-llama-cpp's ranking context; writes FILE.rank.json {"inputs", "scores"} with the
@@ -32,6 +32,8 @@ const llama = await getLlama({gpu: false, build: "never", logLevel: LlamaLogLeve
 const knownWordPiece = /[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]|\p{Mc}/u;
 // llama.cpp's Unigram ("t5", XLM-R): none known on this corpus.
 const knownUnigram = null;
+// llama.cpp's byte-level BPE ("gpt2", ModernBERT): none known on this corpus.
+const knownBpe = null;
 
 function reference(modelDir) {
   return TokenizerLoader.fromPreTrained({
@@ -53,10 +55,10 @@ async function embedJob(job) {
   const model = await load(file);
   const ggml = (await readGgufFileInfo(file, {sourceType: "filesystem"})).metadata?.tokenizer?.ggml ?? {};
   const divergent = [];
-  const unigram = ggml.model === "t5";
+  const unigram = ggml.model === "t5", bpe = ggml.model === "gpt2";
   // Other vocabularies (gemma-embedding's SentencePiece-style "llama"): none known on this corpus.
-  const knownDivergence = unigram ? knownUnigram : ggml.model === "bert" ? knownWordPiece : null;
-  const kind = unigram ? "Unigram" : ggml.model === "bert" ? "WordPiece" : `"${ggml.model}"`;
+  const knownDivergence = unigram ? knownUnigram : bpe ? knownBpe : ggml.model === "bert" ? knownWordPiece : null;
+  const kind = unigram ? "Unigram" : bpe ? "byte-level BPE" : ggml.model === "bert" ? "WordPiece" : `"${ggml.model}"`;
   lines.forEach((line, i) => {
     const own = [...(ggml.add_bos_token ? [ggml.bos_token_id] : []), ...model.tokenize(line, false),
       ...(ggml.add_eos_token ? [ggml.eos_token_id] : [])];

@@ -18,6 +18,7 @@
 #include "mlx_files.hpp"
 #include "mlx_recipe.hpp"
 #include "model_plan.hpp"
+#include "modernbert_files.hpp"
 #include "nvidia_fp4_files.hpp"
 #include "prequant_files.hpp"
 #include "tokenizer_files.hpp"
@@ -74,10 +75,12 @@ int main(int argc, char** argv) {
            "heads and layer 0 4-bit / 64, later layers 3-bit / 32), mlx (mlx-embeddings: every "
            "2-D weight 4-bit / 64, f16 scales and biases, no quantization_config) or float; "
            "needs --tokenizer-json, a real WordPiece (bert, nomic-bert) or XLM-R Unigram "
-           "tokenizer.json)")
+           "tokenizer.json) | modernbert (tiny float only: a ModernBertModel embedder, 3 layers "
+           "with a sliding window, the generated BPE tokenizer in ModernBERT's shape, MEAN "
+           "pooling)")
         ->check(CLI::IsMember({"qwen3", "qwen2", "llama", "mistral", "qwen3_moe", "qwen2_moe",
                                "mixtral", "phi3", "gemma", "gemma2", "gemma3", "gpt_oss", "bert",
-                               "xlm-roberta", "nomic-bert"}));
+                               "xlm-roberta", "nomic-bert", "modernbert"}));
     std::string encoder_pooling;
     app.add_option("--pooling", encoder_pooling,
                    "bert / xlm-roberta / nomic-bert: sentence-transformers pooling cls | mean | "
@@ -283,6 +286,31 @@ int main(int argc, char** argv) {
             const int count =
                 mkfixture::write_gpt_oss_fixture(out, {tokenizer_json, gpt_oss_defect, seed});
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, gpt_oss, vocab 201088, "
+                      << count << " stored tensors)\n";
+            return 0;
+        }
+        if (arch == "modernbert") {
+            // An encoder in float32 only; the decoder options do not apply.
+            if (preset != "tiny") throw std::runtime_error("--arch modernbert: --preset tiny only");
+            if (app.count("--format") && format != "float")
+                throw std::runtime_error(
+                    "--arch modernbert writes a float checkpoint only, not "
+                    "--format " +
+                    format);
+            for (const char* option :
+                 {"--tokenizer", "--tokenizer-json", "--defect", "--shards", "--recipe", "--bits"})
+                if (app.count(option))
+                    throw std::runtime_error(std::string(option) +
+                                             " does not apply to --arch modernbert");
+            const fs::path out(out_dir);
+            if (fs::exists(out) && !fs::is_empty(out)) {
+                if (!force)
+                    throw std::runtime_error(out_dir + ": exists and is not empty (use --force)");
+                fs::remove_all(out);
+            }
+            fs::create_directories(out);
+            const int count = mkfixture::write_modernbert_fixture(out, seed);
+            std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, modernbert, float32, "
                       << count << " stored tensors)\n";
             return 0;
         }

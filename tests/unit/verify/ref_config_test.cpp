@@ -105,7 +105,7 @@ TEST(RefConfig, HostileCountsFailNamingTheKey) {
         {"intermediate_size", "-3"},
         {"vocab_size", "100000000"},
         {"num_experts", "1000000"},
-        {"num_local_experts", "65536"},
+        {"num_local_experts", "65537"},
         {"vocab_size", "1024.0"},
         {"rope_theta", "\"big\""},
         {"rms_norm_eps", "-1"},
