@@ -17,6 +17,7 @@
 #include "encode/block_pack.hpp"
 #include "encode/lsb0_unpack.hpp"
 #include "format/half.hpp"
+#include "format/half_exact.hpp"
 #include "rebox/error.hpp"
 
 namespace rebox {
@@ -49,11 +50,19 @@ float stored_float(FloatDtype dtype, std::span<const uint8_t> values, uint64_t g
     return 0.0f;
 }
 
+// Value g of a BF16 or F32 parameter array exactly as fp16 (false when it is not one), from its
+// bits.
+inline bool stored_half_exact(FloatDtype dtype, std::span<const uint8_t> values, uint64_t g,
+                              uint16_t* out) {
+    if (dtype == FloatDtype::BF16) return bf16_half_exact(load_u16(values.data() + 2 * g), out);
+    return half_exact_bits(load_u32(values.data() + 4 * g), out);
+}
+
 uint16_t stored_half(FloatDtype dtype, std::span<const uint8_t> values, uint64_t g,
                      const char* what) {
     if (dtype == FloatDtype::F16) return load_u16(values.data() + 2 * g);
     uint16_t half = 0;
-    if (!float_to_half_exact(stored_float(dtype, values, g), &half))
+    if (!stored_half_exact(dtype, values, g, &half))
         throw Error(ExitClass::internal, "", std::string(what) + "[" + std::to_string(g) + "]",
                     "not exactly representable as fp16");
     return half;
@@ -70,9 +79,9 @@ inline void store_dm(const QuantView& q, uint64_t block, ScaleRule rule, uint8_t
 
 uint16_t group_scale_half(const QuantView& q, uint64_t group_index, ScaleRule rule) {
     if (q.scale_dtype == FloatDtype::F16) return load_u16(q.scales.data() + 2 * group_index);
-    const float scale = stored_float(q.scale_dtype, q.scales, group_index);
     uint16_t half = 0;
-    if (float_to_half_exact(scale, &half)) return half;
+    if (stored_half_exact(q.scale_dtype, q.scales, group_index, &half)) return half;
+    const float scale = stored_float(q.scale_dtype, q.scales, group_index);
     if (rule == ScaleRule::zero_when_codes_zero && std::isfinite(scale) &&
         group_codes_all_zero(q, group_index))
         return std::signbit(scale) ? 0x8000 : 0x0000;  // 0*(+-0) = 0*scale, sign included
@@ -206,8 +215,15 @@ void encode_q4_1(const QuantView& q, uint64_t first_block, size_t n_blocks, uint
     const auto store_block_dm = [&](uint8_t* block, bool first) {
         if (first || cursor.starts_group()) {
             const uint64_t g = cursor.group();
-            d = half_params ? load_u16(q.scales.data() + 2 * g) : group_scale_half(q, g, rule);
-            m = half_params ? load_u16(q.mins.data() + 2 * g) : group_min_half(q, g);
+            if (half_params) {
+                d = load_u16(q.scales.data() + 2 * g);
+                m = load_u16(q.mins.data() + 2 * g);
+            } else if (!stored_half_exact(q.scale_dtype, q.scales, g, &d) ||
+                       !stored_half_exact(q.scale_dtype, q.mins, g, &m)) {
+                // Not both exact: the zero-scale rule, or the error naming the value.
+                d = group_scale_half(q, g, rule);
+                m = group_min_half(q, g);
+            }
         }
         store_u16(block, d);
         store_u16(block + 2, m);

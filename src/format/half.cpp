@@ -4,6 +4,8 @@
 
 #include <bit>
 
+#include "format/half_exact.hpp"
+
 namespace rebox {
 
 namespace {
@@ -68,33 +70,8 @@ uint16_t float_to_bf16(float f) {
     return static_cast<uint16_t>((bits + (0x7fffu + ((bits >> 16) & 1u))) >> 16);
 }
 
-// Exact when nothing is dropped: zero and infinity; a binary16 normal (2^-14 <= |f| < 2^16) whose
-// low 13 mantissa bits are zero; a binary16 subnormal (2^-24 <= |f| < 2^-14) whose 24-bit
-// significand is a multiple of 2^(126 - exponent), i.e. a whole number of 2^-24 units. Bits only,
-// no rounding: the narrowing scale checks run once per quantization group.
 bool float_to_half_exact(float f, uint16_t* out) {
-    const uint32_t bits = std::bit_cast<uint32_t>(f);
-    const auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
-    const uint32_t abs = bits & kF32AbsMask;
-    const uint32_t exponent = abs >> 23, mantissa = abs & 0x7fffffu;
-    uint16_t h;
-    if (abs == 0) {
-        h = sign;
-    } else if (abs == kF32Inf) {
-        h = static_cast<uint16_t>(sign | 0x7c00u);
-    } else if (exponent >= 113 && exponent <= 142) {  // 2^-14 .. 2^15
-        if ((mantissa & 0x1fffu) != 0) return false;
-        h = static_cast<uint16_t>(sign | ((abs - (112u << 23)) >> 13));
-    } else if (exponent >= 103 && exponent <= 112) {  // 2^-24 .. 2^-15
-        const uint32_t significand = mantissa | 0x800000u;
-        const uint32_t shift = 126u - exponent;  // 14..23
-        if ((significand & ((1u << shift) - 1)) != 0) return false;
-        h = static_cast<uint16_t>(sign | (significand >> shift));
-    } else {
-        return false;  // NaN, too large, too small, or a binary32 subnormal
-    }
-    if (out != nullptr) *out = h;
-    return true;
+    return half_exact_bits(std::bit_cast<uint32_t>(f), out);
 }
 
 bool float_to_bf16_exact(float f, uint16_t* out) {

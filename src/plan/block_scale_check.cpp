@@ -7,6 +7,7 @@
 
 #include "encode/block_encode.hpp"
 #include "format/half.hpp"
+#include "format/half_exact.hpp"
 #include "quant_checks.hpp"
 
 namespace rebox::plan_detail {
@@ -20,6 +21,15 @@ float stored_value(FloatDtype dtype, const uint8_t* p) {
     }
     const uint16_t bits = static_cast<uint16_t>(p[0] | p[1] << 8);
     return dtype == FloatDtype::BF16 ? bf16_to_float(bits) : half_to_float(bits);
+}
+
+// The BF16/F32 value at p exactly as fp16? From its bits, inline: one call per group.
+bool exact_in_half(FloatDtype dtype, const uint8_t* p) {
+    if (dtype == FloatDtype::BF16)
+        return bf16_half_exact(static_cast<uint16_t>(p[0] | p[1] << 8), nullptr);
+    uint32_t bits;
+    std::memcpy(&bits, p, 4);
+    return half_exact_bits(bits, nullptr);
 }
 
 // "min of group 3 (-1.0000000e-07 = bf16 0xb3d7)": the value exactly, and its stored bits.
@@ -51,14 +61,14 @@ BlockScaleCheck check_block_scales(const QuantView& q, uint64_t n_values) {
     }
     for (uint64_t g = 0; g < groups; ++g) {
         const uint8_t* min = q.mins.data() + g * width;
-        if (!float_to_half_exact(stored_value(q.scale_dtype, min), nullptr)) {
+        if (!exact_in_half(q.scale_dtype, min)) {
             result.problem =
                 describe("min", g, q.scale_dtype, min) + " is not exactly representable as fp16";
             return result;
         }
         const uint8_t* scale = q.scales.data() + g * width;
+        if (exact_in_half(q.scale_dtype, scale)) continue;
         const float value = stored_value(q.scale_dtype, scale);
-        if (float_to_half_exact(value, nullptr)) continue;
         if (std::isfinite(value) && group_codes_all_zero(q, g)) {
             ++result.zero_scale_groups;
             continue;

@@ -3,7 +3,8 @@
 // scale_codes kernel (scalar, SSE2 or AVX2: the same multiply, then add); on the AVX2 path codes of
 // 1..4 bits are read from the stream and scaled in one step (scale_lsb0_groups), and whole groups
 // carried as Q4_1 are compared with their blocks in registers (quantized_equals_q4_1): codes only
-// where each block holds its group's own fp16 scale and min, codes and value tables otherwise.
+// where each block's d and m widen to its group's own scale and min, codes and value tables
+// otherwise.
 #include "ref_expected.hpp"
 
 #include <algorithm>
@@ -91,23 +92,34 @@ bool whole_groups(const QuantView& source, uint64_t first, std::span<float> out,
     return true;
 }
 
-// fp16 parameters: does every block's header (d | m, fp16 little-endian) hold its group's own scale
-// and min bytes? Then a code takes the same value on both sides (the same two binary32 operands,
-// the same multiply and add), so equal codes settle every value and no table is needed.
+// Does every block's d and m, widened from fp16 by verify's table, have the bits of its group's own
+// scale and min widened from their stored type (fp16: the same two bytes, compared as they are)?
+// Then a code takes the same value on both sides (the same two binary32 operands, the same
+// multiply and add), so equal codes settle every value and no value table is needed.
+template <SourceFloat Dtype>
 bool headers_hold_group_params(const QuantView& source, uint64_t first, uint64_t count,
                                std::span<const uint8_t> blocks) {
     const uint64_t group = source.group, first_group = first / group;
     const uint64_t groups = count / group, blocks_per_group = group / 32;
-    if ((first_group + groups) * 2 > source.scales.size() ||
-        (first_group + groups) * 2 > source.mins.size())
+    const uint64_t width = Dtype == SourceFloat::F32 ? 4 : 2;
+    if ((first_group + groups) * width > source.scales.size() ||
+        (first_group + groups) * width > source.mins.size())
         return false;
     const uint8_t* block = blocks.data();
     uint32_t differ = 0;
     for (uint64_t g = first_group; g < first_group + groups; ++g) {
-        const uint32_t header = load_u16le(&source.scales[2 * g]) |
-                                (static_cast<uint32_t>(load_u16le(&source.mins[2 * g])) << 16);
-        for (uint64_t k = 0; k < blocks_per_group; ++k, block += 20)
-            differ |= load_u32le(block) ^ header;
+        if constexpr (Dtype == SourceFloat::F16) {
+            const uint32_t header = load_u16le(&source.scales[2 * g]) |
+                                    (static_cast<uint32_t>(load_u16le(&source.mins[2 * g])) << 16);
+            for (uint64_t k = 0; k < blocks_per_group; ++k, block += 20)
+                differ |= load_u32le(block) ^ header;
+        } else {
+            const uint32_t scale = float_bits(param_at<Dtype>(source.scales, g));
+            const uint32_t min = float_bits(param_at<Dtype>(source.mins, g));
+            for (uint64_t k = 0; k < blocks_per_group; ++k, block += 20)
+                differ |= (float_bits(half_bits_to_float(load_u16le(block))) ^ scale) |
+                          (float_bits(half_bits_to_float(load_u16le(block + 2))) ^ min);
+        }
     }
     return differ == 0;
 }
@@ -115,14 +127,14 @@ bool headers_hold_group_params(const QuantView& source, uint64_t first, uint64_t
 template <SourceFloat Dtype>
 bool whole_groups_equal_q4_1(const QuantView& source, uint64_t first, uint64_t count,
                              std::span<const uint8_t> blocks, const VerifyKernels& kernel) {
-    if constexpr (Dtype == SourceFloat::F16) {
+    {
         // Bytes the code compare reads: exactly the blocks' own for 3 and 4 bits; 1 and 2 bits
         // read a 32-bit word at each 8-code group.
         const uint64_t group = source.group, bits = source.bits, end = (first + count) / 8;
         const uint64_t reads_to = bits >= 3 ? end * bits : (end - 1) * bits + 4;
         if (group != 0 && group % 32 == 0 && first % group == 0 && count % group == 0 &&
             count > 0 && blocks.size() == count / 32 * 20 && reads_to <= source.qcodes.size() &&
-            headers_hold_group_params(source, first, count, blocks))
+            headers_hold_group_params<Dtype>(source, first, count, blocks))
             return kernel.lsb0_codes_equal_q4_1(source.qcodes.data() + first / 8 * bits,
                                                 static_cast<unsigned>(bits),
                                                 static_cast<size_t>(count / 32), blocks.data());

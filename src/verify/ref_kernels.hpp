@@ -47,8 +47,8 @@ struct VerifyKernels {
     // Only the codes of those blocks: true when each of `block_count` consecutive Q4_1 blocks'
     // 32 nibbles equals its 32 codes of the `bits`-bit lsb0 stream at `bytes` (4 * bits bytes a
     // block; 1 and 2 bits read 4 bytes at each 8-code group, so up to 3 bytes past the last
-    // block's). With equal d and m fp16 bits on both sides (the caller's check) that settles
-    // every value. nullptr where lsb0_runs_equal_q4_1 is.
+    // block's). With d and m widening to the group's own scale and min (the caller's check) that
+    // settles every value. nullptr where lsb0_runs_equal_q4_1 is.
     bool (*lsb0_codes_equal_q4_1)(const uint8_t* bytes, unsigned bits, size_t block_count,
                                   const uint8_t* blocks);
 };

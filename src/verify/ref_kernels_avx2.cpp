@@ -5,7 +5,7 @@
 // 1..4 bits are also read straight from the lsb0 stream, 8 per 32-bit word (vpsrlvd), and whole
 // groups carried as Q4_1 are compared with their blocks in registers, nothing stored: equal codes
 // and equal tables of the values a code takes make every value equal (the caller skips the tables
-// where each block's d and m are its group's own fp16 scale and min); 3- and 4-bit codes two blocks
+// where each block's d and m widen to its group's own scale and min); 3- and 4-bit codes two blocks
 // per instruction, one per 128-bit lane.
 #include "ref_kernels.hpp"
 

@@ -306,6 +306,62 @@ TEST_P(KernelPathTest, ABlockHeaderOtherThanTheGroupsCanStillHoldEveryValue) {
     }
 }
 
+TEST_P(KernelPathTest, Bf16ParametersCarriedAsFp16BlocksCompareByValue) {
+    // MLX stores bfloat16 scales and biases; a block holds them as fp16 when they are exact. Group
+    // g's scale and min are hand-picked bfloat16 values with their fp16 twins: 0.5 = bf16 0x3F00 =
+    // fp16 0x3800, 0.375 = 0x3EC0 = 0x3600, 2^-10 = 0x3A80 = 0x1400, -1.25 = 0xBFA0 = 0xBD00,
+    // 0 = 0x0000 = 0x0000. Faithful blocks compare equal; a changed nibble, d or m is found in its
+    // own block.
+    struct Pair {
+        uint16_t bf16, fp16;
+    };
+    const Pair scales[] = {{0x3F00, 0x3800}, {0x3EC0, 0x3600}, {0x3A80, 0x1400}};
+    const Pair mins[] = {{0xBFA0, 0xBD00}, {0x0000, 0x0000}};
+    constexpr uint64_t kCount = 64 * 90;
+    for (unsigned bits = 1; bits <= 4; ++bits) {
+        Mcq4 m = make_mcq(kCount, 64, bits);
+        std::vector<uint8_t> blocks = q4_1_of_group(m, kCount, 64);
+        for (uint64_t g = 0; g < kCount / 64; ++g) {
+            const Pair s = scales[g % 3], n = mins[g % 2];
+            m.scales[2 * g] = s.bf16 & 0xFF, m.scales[2 * g + 1] = s.bf16 >> 8;
+            m.mins[2 * g] = n.bf16 & 0xFF, m.mins[2 * g + 1] = n.bf16 >> 8;
+            for (uint64_t b = 2 * g; b < 2 * g + 2; ++b) {
+                blocks[b * 20] = s.fp16 & 0xFF, blocks[b * 20 + 1] = s.fp16 >> 8;
+                blocks[b * 20 + 2] = n.fp16 & 0xFF, blocks[b * 20 + 3] = n.fp16 >> 8;
+            }
+        }
+        const auto verdict_bf16 = [&](const std::vector<uint8_t>& held) {
+            SourceTensor source;
+            source.name = "layers.0.mlp.down_proj.weight";
+            source.quantized = true;
+            source.shape = {static_cast<int64_t>(kCount / 128), 128};
+            source.element_count = kCount;
+            source.quant = QuantView{m.qcodes, m.scales, m.mins, bits, 64, SourceFloat::BF16};
+            std::vector<ValueJob> jobs(1);
+            jobs[0].gguf_type = 3;
+            jobs[0].gguf_data = held;
+            jobs[0].source = &source;
+            jobs[0].values = kCount;
+            run_value_jobs(jobs, 1);
+            return jobs[0].result;
+        };
+        ASSERT_EQ(verdict_bf16(blocks).mismatches, 0u) << bits << "-bit";
+        std::vector<uint8_t> changed = blocks;
+        changed[101 * 20 + 4 + 3] ^= 0x08;  // value 3 of block 101: a code off by 8
+        CompareResult result = verdict_bf16(changed);
+        EXPECT_EQ(result.mismatches, 1u) << bits << "-bit";
+        EXPECT_EQ(result.first_diff, 101u * 32 + 3) << bits << "-bit";
+        for (const size_t field : {size_t{0}, size_t{2}}) {  // d, then m, of block 150
+            changed = blocks;
+            changed[150 * 20 + field] ^= 0x01;
+            result = verdict_bf16(changed);
+            EXPECT_GT(result.mismatches, 0u) << bits << "-bit, field " << field;
+            EXPECT_GE(result.first_diff, 150u * 32) << bits << "-bit, field " << field;
+            EXPECT_LT(result.first_diff, 151u * 32) << bits << "-bit, field " << field;
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(VerifyKernels, KernelPathTest,
                          ::testing::Values(KernelPath::scalar, KernelPath::sse2, KernelPath::avx2),
                          [](const ::testing::TestParamInfo<KernelPath>& info) {
