@@ -204,6 +204,17 @@ inline constexpr std::array kGemma2Ffn =
     join(std::array{gemma_norm("post_attention_layernorm", "post_attention_norm"),
                     gemma_norm("pre_feedforward_layernorm", "ffn_norm")},
          dense_ffn(), std::array{gemma_norm("post_feedforward_layernorm", "post_ffw_norm")});
+// gemma3 (and gemma-embedding, the same text model): token_embd keeps only the first vocab_size
+// rows; q_norm / k_norm follow their projections and are written as weight + 1 too.
+inline constexpr TensorSpec kGemma3First[] = {[] {
+    TensorSpec row = kTokenEmbd;
+    row.rows = RowTransform::first_vocab_rows;
+    return row;
+}()};
+inline constexpr auto kGemma3Layer =
+    join(std::array{kGemmaAttnNorm, attn_q(), attn_q_norm(ValueTransform::add_one), attn_k(),
+                    attn_k_norm(ValueTransform::add_one), attn_v(), attn_output()},
+         kGemma2Ffn);
 
 // --- KVs -----------------------------------------------------------------------------------------
 

@@ -11,17 +11,8 @@ namespace rebox::arch::detail {
 namespace {
 
 constexpr std::string_view kModelTypes[] = {"gemma3_text", "gemma3"};
-// token_embd keeps only the first vocab_size rows.
-constexpr TensorSpec kFirst[] = {[] {
-    TensorSpec row = kTokenEmbd;
-    row.rows = RowTransform::first_vocab_rows;
-    return row;
-}()};
-// q_norm / k_norm follow their projections and are written as weight + 1 too.
-constexpr auto kLayer =
-    join(std::array{kGemmaAttnNorm, attn_q(), attn_q_norm(ValueTransform::add_one), attn_k(),
-                    attn_k_norm(ValueTransform::add_one), attn_v(), attn_output()},
-         kGemma2Ffn);
+constexpr const auto& kFirst = kGemma3First;
+constexpr const auto& kLayer = kGemma3Layer;
 constexpr TensorSpec kLast[] = {kGemmaOutputNorm, output_row()};
 // TextModel.set_gguf_parameters then Gemma3Model's additions (rope.freq_base is the global
 // layers' theta; rope.freq_base_swa the local layers' rope_local_base_freq).

@@ -19,15 +19,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr TensorSpec kFirst[] = {[] {
-    TensorSpec row = kTokenEmbd;
-    row.rows = RowTransform::first_vocab_rows;
-    return row;
-}()};
-constexpr auto kLayer =
-    join(std::array{kGemmaAttnNorm, attn_q(), attn_q_norm(ValueTransform::add_one), attn_k(),
-                    attn_k_norm(ValueTransform::add_one), attn_v(), attn_output()},
-         kGemma2Ffn);
+constexpr const auto& kFirst = kGemma3First;
+constexpr const auto& kLayer = kGemma3Layer;
 // The Dense modules: ne {in, out} of a [out, in] Linear weight, no bias (the converter keeps only
 // ".weight" tensors; st_dense refuses a module with a bias).
 constexpr TensorSpec kLast[] = {

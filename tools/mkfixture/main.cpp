@@ -40,6 +40,22 @@ void remove_previous_fixture(const fs::path& out_dir) {
     }
 }
 
+// OUT_DIR made ready for a new fixture: created, or (with --force only) emptied of a previous
+// fixture's files, or of everything when `whole`. Returns whether it existed before.
+bool prepare_output_dir(const std::string& out_dir, bool force, bool whole) {
+    const fs::path out(out_dir);
+    const bool existed = fs::exists(out);
+    if (existed && !fs::is_empty(out)) {
+        if (!force) throw std::runtime_error(out_dir + ": exists and is not empty (use --force)");
+        if (whole)
+            fs::remove_all(out);
+        else
+            remove_previous_fixture(out);
+    }
+    fs::create_directories(out);
+    return existed;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -235,13 +251,7 @@ int main(int argc, char** argv) {
             if (app.count("--dtype") && format != "float")
                 throw std::runtime_error("--dtype needs --format float");
             const fs::path out(out_dir);
-            const bool existed = fs::exists(out);
-            if (existed && !fs::is_empty(out)) {
-                if (!force)
-                    throw std::runtime_error(out_dir + ": exists and is not empty (use --force)");
-                remove_previous_fixture(out);
-            }
-            fs::create_directories(out);
+            const bool existed = prepare_output_dir(out_dir, force, false);
             mkfixture::EncoderOptions encoder{.arch = arch,
                                               .format = format,
                                               .dtype = float_options.dtype,
@@ -277,12 +287,7 @@ int main(int argc, char** argv) {
                     throw std::runtime_error(std::string(option) +
                                              " does not apply to --arch gpt_oss");
             const fs::path out(out_dir);
-            if (fs::exists(out) && !fs::is_empty(out)) {
-                if (!force)
-                    throw std::runtime_error(out_dir + ": exists and is not empty (use --force)");
-                fs::remove_all(out);
-            }
-            fs::create_directories(out);
+            prepare_output_dir(out_dir, force, true);
             const int count =
                 mkfixture::write_gpt_oss_fixture(out, {tokenizer_json, gpt_oss_defect, seed});
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, gpt_oss, vocab 201088, "
@@ -303,12 +308,7 @@ int main(int argc, char** argv) {
                     throw std::runtime_error(std::string(option) +
                                              " does not apply to --arch modernbert");
             const fs::path out(out_dir);
-            if (fs::exists(out) && !fs::is_empty(out)) {
-                if (!force)
-                    throw std::runtime_error(out_dir + ": exists and is not empty (use --force)");
-                fs::remove_all(out);
-            }
-            fs::create_directories(out);
+            prepare_output_dir(out_dir, force, true);
             const int count = mkfixture::write_modernbert_fixture(out, seed);
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, modernbert, float32, "
                       << count << " stored tensors)\n";
@@ -437,12 +437,7 @@ int main(int argc, char** argv) {
         if (qwen3_tokenizer.empty())
             if (const char* env = std::getenv("REBOX_QWEN3_TOKENIZER")) qwen3_tokenizer = env;
         const fs::path out(out_dir);
-        if (fs::exists(out) && !fs::is_empty(out)) {
-            if (!force)
-                throw std::runtime_error(out_dir + ": exists and is not empty (use --force)");
-            remove_previous_fixture(out);
-        }
-        fs::create_directories(out);
+        prepare_output_dir(out_dir, force, false);
 
         mkfixture::TokenizerOptions tok{tokenizer,
                                         tokenizer == "qwen3" ? qwen3_tokenizer : tokenizer_json,
