@@ -2,7 +2,8 @@
 # Configures and builds build-san/: clang 14 with ASan + UBSan (-fno-sanitize-recover) for the
 # library, the tools, the GoogleTest suite and the libFuzzer harnesses (the library also gets
 # coverage instrumentation for libFuzzer). One build serves scripts/sanitize.sh and fuzz/run.sh.
-# -O1 with line tables: readable sanitizer stacks at a third of a RelWithDebInfo build's time.
+# -O1 with line tables: readable sanitizer stacks at a third of a RelWithDebInfo build's time
+# (the GoogleTest files themselves at -O0: tests/CMakeLists.txt).
 # Usage: scripts/build_sanitized.sh [TARGET...]   (default: everything the two scripts run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
