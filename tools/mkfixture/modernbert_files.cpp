@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "hf_files.hpp"
 #include "prng.hpp"
 #include "safetensors_writer.hpp"
 #include "tokenizer_files.hpp"
@@ -39,7 +40,8 @@ void write_json(const fs::path& path, const ojson& value) {
 // The generated tokenizer rewritten into ModernBERT's shape; returns the id of [UNK] (the first
 // special) and sets *count to the token count.
 int64_t modernbert_tokenizer(const fs::path& out_dir, int64_t* count) {
-    const int64_t tokens = write_tokenizer_files(out_dir, TokenizerOptions{.kind = "small"});
+    const int64_t tokens = write_tokenizer_files(
+        out_dir, TokenizerOptions{.kind = "small", .real_tokenizer_json = {}});
     ojson tok = read_json(out_dir / "tokenizer.json");
     const int64_t first = tokens;
     for (int64_t k = 0; k < 5; ++k)
@@ -135,22 +137,7 @@ int write_modernbert_fixture(const fs::path& out_dir, uint64_t seed) {
     const int64_t first_special = modernbert_tokenizer(out_dir, &tokens);
     const int64_t vocab = (tokens + 63) / 64 * 64;
     write_json(out_dir / "config.json", config_json(first_special, vocab));
-    write_json(out_dir / "modules.json",
-               ojson::array({ojson{{"idx", 0},
-                                   {"name", "0"},
-                                   {"path", ""},
-                                   {"type", "sentence_transformers.models.Transformer"}},
-                             ojson{{"idx", 1},
-                                   {"name", "1"},
-                                   {"path", "1_Pooling"},
-                                   {"type", "sentence_transformers.models.Pooling"}}}));
-    fs::create_directories(out_dir / "1_Pooling");
-    write_json(out_dir / "1_Pooling" / "config.json",
-               ojson{{"word_embedding_dimension", kHidden},
-                     {"pooling_mode_cls_token", false},
-                     {"pooling_mode_mean_tokens", true},
-                     {"pooling_mode_max_tokens", false},
-                     {"pooling_mode_mean_sqrt_len_tokens", false}});
+    write_pooling_files(out_dir, kHidden, "mean");
 
     std::vector<StTensor> tensors;
     tensors.push_back(
