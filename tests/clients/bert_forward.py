@@ -18,8 +18,9 @@ and transformers' modeling_xlm_roberta where it differs (model_type "xlm-roberta
 then sentence-transformers' Pooling (cls / mean from modules.json + 1_Pooling/config.json), unnormalized.
 
 Usage: bert_forward.py MODEL_DIR --embed IDS.json VECS.json [--min-cos 0.9999]
-       bert_forward.py MODEL_DIR --rank RANK.json [--max-diff 1e-3]
-Exit 1 when a cosine is below the bound or a score differs by more than --max-diff.
+       bert_forward.py MODEL_DIR --rank RANK.json [--max-diff 1e-3] [--min-spread S]
+Exit 1 when a cosine is below the bound, a score differs by more than --max-diff, or the reference's scores
+spread (max - min) less than --min-spread (a test on near-constant scores would show nothing).
 """
 import argparse
 import json
@@ -104,6 +105,7 @@ def main():
     ap.add_argument("--rank")
     ap.add_argument("--min-cos", type=float, default=0.9999)
     ap.add_argument("--max-diff", type=float, default=1e-3)
+    ap.add_argument("--min-spread", type=float, default=0.0)
     args = ap.parse_args()
     model = Bert(args.model_dir)
     name = os.path.basename(os.path.normpath(args.model_dir))
@@ -126,15 +128,21 @@ def main():
             problems.append(f"{got['label']}: min cosine {worst:.7f} below {args.min_cos}")
     if args.rank:
         got = json.load(open(args.rank))
-        diffs = []
+        diffs, reference = [], []
         for ids, score in zip(got["inputs"], got["scores"]):
             logit = model.logit(ids)
-            diffs.append(abs(1 / (1 + math.exp(-logit)) - score))
+            reference.append(1 / (1 + math.exp(-logit)))
+            diffs.append(abs(reference[-1] - score))
             print(f"    logit {logit:+.4f}: HF sigmoid {1 / (1 + math.exp(-logit)):.6f}, llama.cpp {score:.6f}")
         print(f"  {name}: reranker scores of {len(diffs)} pairs, max |HF - llama.cpp| {max(diffs):.1e}; "
               f"need <= {args.max_diff}")
         if not max(diffs) <= args.max_diff:
             problems.append(f"{got['label']}: a score differs by {max(diffs):.1e} > {args.max_diff}")
+        spread = max(reference) - min(reference)
+        if args.min_spread:
+            print(f"  {name}: the reference scores spread {spread:.3f}; need >= {args.min_spread}")
+        if not spread >= args.min_spread:
+            problems.append(f"{got['label']}: the reference scores spread only {spread:.3f} < {args.min_spread}")
     if problems:
         print("FAIL: bert_forward: " + "; ".join(problems))
         sys.exit(1)

@@ -14,10 +14,17 @@
 #  - embed in llama.cpp (node-llama-cpp) like the numpy forward passes on the dequantized weights
 #    (bert_forward.py, nomic_forward.py): cos >= 0.9999 (measured: 1 - 1e-5 or closer; the Q8_1 rounding
 #    of the activations llama.cpp applies to a Q4_1 product stays below the bound at these weights).
-# An mcq-v1 bert reranker (its pooler and one-row classifier quantized too) is checked like the embedders'
-# files (ggufpy_bert.py --reranker: pooler -> cls, classifier -> cls.output; not ranked here: at these small
-# weights its logits are near 0 and test_bert_arch ranks the float one), and rebox verify refuses the bert
-# file against its source with one mcq-v1 min changed.
+# Rerankers from quantized inputs: an mcq-v1 bert reranker (pooler and one-row classifier quantized too) and
+# a 4-bit MLX xlm-roberta one (classifier.dense and out_proj quantized), their heads at larger weights
+# (mkfixture --reranker) so that the scores spread. Checked like the embedders' files (ggufpy_bert.py /
+# ggufpy_xlmr.py --reranker: pooler or classifier.dense -> cls, classifier or out_proj -> cls.output, pooling
+# RANK), then node-llama-cpp's scores of the query/document pairs against bert_forward.py's
+# sigmoid(head(CLS)) on the dequantized weights (16 corpus lines, 8 pairs): the --outtype f32 twins within
+# 1e-3 (measured 7.5e-5 bert, 4.3e-4 xlm-roberta), the default Q4_1 files within 3e-2 (measured 1.2e-2 and
+# 1.5e-2: the values are bit-identical, above; llama.cpp rounds the activations to Q8_1 for a Q4_1 product,
+# and the head's larger weights carry that rounding into the logit); the reference scores must spread by
+# >= 0.05 (measured 0.094 and 0.174; 50 times the twins' bound; at the layers' weight magnitude they spread
+# 0.02). rebox verify refuses the bert file against its source with one mcq-v1 min changed.
 # Usage: bash tests/clients/test_encoder_formats.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -39,7 +46,12 @@ mk rerank-mcq bert mcq bge --reranker
 mk xlmr-mcq xlm-roberta mcq xlmr
 mk xlmr-mlx xlm-roberta mlx xlmr
 mk nomic-mcq nomic-bert mcq bge
-echo "  5 files converted, rebox verify passes ($(clients_elapsed))"
+mk rerank-mlx xlm-roberta mlx xlmr --reranker
+for name in rerank-mcq rerank-mlx; do
+  "$REBOX" convert "$WORK/$name" -o "$WORK/$name-f32.gguf" --outtype f32 --quiet
+  ln -s "$WORK/$name" "$WORK/$name-f32"
+done
+echo "  8 files converted, rebox verify passes ($(clients_elapsed))"
 
 chain() { echo "bert.py:$1,bert.py:BertModel,base.py:TextModel,base.py:ModelBase"; }
 (
@@ -50,19 +62,27 @@ chain() { echo "bert.py:$1,bert.py:BertModel,base.py:TextModel,base.py:ModelBase
   for name in xlmr-mcq xlmr-mlx; do
     ggufpy ggufpy_xlmr.py "$GGUFPY_SRC" "$WORK/$name" "$WORK/$name.gguf" 2>/dev/null
   done
+  ggufpy ggufpy_xlmr.py "$GGUFPY_SRC" "$WORK/rerank-mlx" "$WORK/rerank-mlx.gguf" --reranker 2>/dev/null
   ggufpy ggufpy_encoder_ref.py "$GGUFPY_SRC" "$WORK/nomic-mcq" "$WORK/nomic-mcq.gguf" \
     --chain "$(chain NomicBertModel)" --wordpiece "$BGE"
 )
 
-(cd "$CLIENTS_DIR" && node bert_embed.mjs --corpus corpus.txt --lines 8 \
+(cd "$CLIENTS_DIR" && node bert_embed.mjs --corpus corpus.txt --lines 16 \
   --embed "$WORK/bert-mcq:$WORK/bert-mcq.gguf" --embed "$WORK/xlmr-mcq:$WORK/xlmr-mcq.gguf" \
-  --embed "$WORK/xlmr-mlx:$WORK/xlmr-mlx.gguf" --embed "$WORK/nomic-mcq:$WORK/nomic-mcq.gguf")
+  --embed "$WORK/xlmr-mlx:$WORK/xlmr-mlx.gguf" --embed "$WORK/nomic-mcq:$WORK/nomic-mcq.gguf" \
+  --rank "$WORK/rerank-mcq:$WORK/rerank-mcq.gguf" --rank "$WORK/rerank-mcq-f32:$WORK/rerank-mcq-f32.gguf" \
+  --rank "$WORK/rerank-mlx:$WORK/rerank-mlx.gguf" --rank "$WORK/rerank-mlx-f32:$WORK/rerank-mlx-f32.gguf")
 (
   cd "$CLIENTS_DIR"
   for name in bert-mcq xlmr-mcq xlmr-mlx; do
     "$GGUFPY_PYTHON" bert_forward.py "$WORK/$name" --embed "$WORK/$name.ids.json" "$WORK/$name.json"
   done
   "$GGUFPY_PYTHON" nomic_forward.py "$WORK/nomic-mcq" --embed "$WORK/nomic-mcq.ids.json" "$WORK/nomic-mcq.json"
+  for name in rerank-mcq rerank-mlx; do
+    "$GGUFPY_PYTHON" bert_forward.py "$WORK/$name-f32" --rank "$WORK/$name-f32.rank.json" --min-spread 0.05
+    "$GGUFPY_PYTHON" bert_forward.py "$WORK/$name" --rank "$WORK/$name.rank.json" --min-spread 0.05 \
+      --max-diff 3e-2
+  done
 )
 
 # verify reads the source itself: one mcq-v1 min changed after conversion must be reported.

@@ -19,9 +19,10 @@ using ojson = nlohmann::ordered_json;
 namespace {
 
 constexpr int64_t kHidden = 64, kHeads = 4, kIntermediate = 128;
-constexpr int64_t kBertPositions = 128;      // max_position_embeddings of the bert fixture
-constexpr int64_t kXlmrPadTokenId = 1;       // XLM-R's <pad>
-constexpr int64_t kNomicVocabMultiple = 64;  // nomic's pad_vocab_size_multiple
+constexpr int64_t kBertPositions = 128;               // max_position_embeddings of the bert fixture
+constexpr int64_t kXlmrPadTokenId = 1;                // XLM-R's <pad>
+constexpr int64_t kNomicVocabMultiple = 64;           // nomic's pad_vocab_size_multiple
+constexpr double kHeadGain = 4.0, kLogitGain = 12.0;  // reranker heads: dense / one-row output
 
 using Quant = LayerQuant;
 constexpr auto weight = quant_unit;
@@ -224,6 +225,9 @@ ModelPlan make_encoder_plan(const EncoderOptions& o, int64_t vocab) {
         linear(u, p + "output.dense", e, f, q);
         layer_norm(u, p + "output.LayerNorm");
     }
+    // A reranker's head at larger weights, so that its logits spread over several units (at the
+    // layers' magnitude they stay within +-0.5 and every sigmoid score is near 0.5).
+    const size_t head_begin = u.size();
     if (o.reranker && o.arch == "xlm-roberta") {  // RobertaClassificationHead
         linear(u, "classifier.dense", e, e, wide);
         linear(u, "classifier.out_proj", 1, e, wide);
@@ -231,6 +235,9 @@ ModelPlan make_encoder_plan(const EncoderOptions& o, int64_t vocab) {
         linear(u, prefix + "pooler.dense", e, e, wide);  // embedders keep it too (unused)
         if (o.reranker) linear(u, "classifier", 1, e, wide);
     }
+    if (o.reranker)
+        for (size_t i = head_begin; i < u.size(); ++i)
+            if (u[i].quantized) u[i].quant.gain = u[i].quant.rows == 1 ? kLogitGain : kHeadGain;
     return plan;
 }
 

@@ -36,8 +36,8 @@ void append(std::string& out, const std::string& dtype, float value) {
     for (size_t b = 0; b < width(dtype); ++b) out.push_back(static_cast<char>(bits >> (8 * b)));
 }
 
-// One tensor's values: a weight (count values, |v| in [0.001, 0.05], random sign) or a vector
-// centred on `center`.
+// One tensor's values: a weight (count values, |v| in [0.001, 0.05] times `spread`, random sign)
+// or a vector centred on `center`, +- `spread`.
 void write_values(std::ostream& out, const std::string& name, uint64_t count, bool weight,
                   double center, double spread, uint64_t seed, const FloatOptions& options) {
     SplitMix64 rng = stream_for(seed, name);
@@ -49,7 +49,7 @@ void write_values(std::ostream& out, const std::string& name, uint64_t count, bo
         for (uint64_t i = 0; i < n; ++i) {
             float value;
             if (weight) {
-                const double magnitude = rng.uniform(0.001, 0.05);
+                const double magnitude = rng.uniform(0.001, 0.05) * spread;
                 value = static_cast<float>((rng.next() & 1u) ? -magnitude : magnitude);
             } else {
                 value = static_cast<float>(center + rng.uniform(-spread, spread));
@@ -93,7 +93,7 @@ void append_float_entry(std::vector<StTensor>& out, const PlanUnit& unit, uint64
                    {q.rows, q.cols},
                    count * width(options.dtype),
                    [q, seed, count, options](std::ostream& s) {
-                       write_values(s, q.name, count, true, 0, 0, seed, options);
+                       write_values(s, q.name, count, true, 0, q.gain, seed, options);
                    }});
 }
 

@@ -63,7 +63,7 @@ struct MlxGroupBytes {
 MlxGroupBytes make_mlx_params(const QuantTensor& t, uint64_t seed, const MlxOptions& options) {
     MlxGroupBytes out;
     SplitMix64 rng = stream_for(seed, t.name + ".scales");
-    const double spread = 1.0 / std::sqrt(static_cast<double>(t.cols) / 64.0);
+    const double spread = t.gain / std::sqrt(static_cast<double>(t.cols) / 64.0);
     const double half_range = (std::pow(2.0, t.bits) - 1.0) / 2.0;
     const int64_t groups = t.group_count();
     for (int64_t g = 0; g < groups; ++g) {

@@ -29,6 +29,7 @@ struct QuantTensor {
     bool dirty_padding = false;   // defect padding: set every bit after the last code
     bool corners = false;         // exactness corner cases in the first groups
     bool mlx_float = false;       // MLX recipes: the module stays unquantized (a BF16 weight)
+    double gain = 1.0;  // the values' magnitude times this (reranker heads: logits away from 0)
     // MLX stacked experts (switch_mlp): `experts` > 0 experts of rows/experts rows each, written
     // as [experts, rows/experts, ...]; the codes are those of the rows in order.
     int64_t experts = 0;

@@ -26,8 +26,8 @@ namespace {
 //  9: negative-zero scale 0x8000, ordinary min, random codes
 constexpr int kCornerGroups = 10;
 
-float ordinary_scale(SplitMix64& rng, int64_t cols) {
-    const double spread = 1.0 / std::sqrt(static_cast<double>(cols) / 64.0);
+float ordinary_scale(SplitMix64& rng, int64_t cols, double gain) {
+    const double spread = gain / std::sqrt(static_cast<double>(cols) / 64.0);
     return static_cast<float>(rng.uniform(0.002, 0.03) * spread);
 }
 
@@ -63,7 +63,7 @@ GroupParams make_group_params(const QuantTensor& t, uint64_t seed) {
     p.mins.resize(groups);
     SplitMix64 rng = stream_for(seed, t.name + ".scales");
     for (size_t g = 0; g < groups; ++g) {
-        p.scales[g] = float_to_half(ordinary_scale(rng, t.cols));
+        p.scales[g] = float_to_half(ordinary_scale(rng, t.cols, t.gain));
         p.mins[g] = centred_min(p.scales[g], t.bits);
     }
     if (t.corners && groups >= static_cast<size_t>(kCornerGroups)) {
