@@ -10,12 +10,10 @@
 #include "arch/architecture.hpp"
 #include "format/shape_text.hpp"
 #include "gguf_tools/check_context.hpp"
+#include "model/config_bounds.hpp"
 
 namespace rebox::check_detail {
 namespace {
-
-constexpr uint32_t kLlamaMaxLayers = 512;    // llama-hparams.h LLAMA_MAX_LAYERS
-constexpr uint32_t kLlamaMaxExperts = 1024;  // LLAMA_MAX_EXPERTS
 
 uint32_t u32_or(const CheckContext& ctx, const std::string& key, uint32_t fallback) {
     const GgufValue* value = ctx.find(key);

@@ -11,6 +11,11 @@
 
 namespace rebox {
 
+// What stock llama.cpp loads at most (llama-hparams.h LLAMA_MAX_LAYERS, LLAMA_MAX_EXPERTS): a model
+// beyond them converts exactly, but llama.cpp asserts and aborts when it loads the file.
+inline constexpr uint32_t kLlamaMaxLayers = 512;
+inline constexpr uint32_t kLlamaMaxExperts = 1024;
+
 // What the checkpoint's tensors allow: their count and their largest logical dimension (a layer has
 // at least one tensor; a head size, vocabulary or expert count is at most the largest dimension of
 // some tensor, or for experts stored one per tensor, the tensor count).

@@ -495,6 +495,16 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
         for (const SourceTensor& tensor : source.tensors) shapes.push_back(tensor.shape);
         check_config_against_tensors(config, tensor_bounds(shapes));
     }
+    if (config.num_hidden_layers > kLlamaMaxLayers || config.num_experts > kLlamaMaxExperts) {
+        const bool layers = config.num_hidden_layers > kLlamaMaxLayers;
+        plan.notes.push_back(
+            std::string("config.json: ") + (layers ? "num_hidden_layers " : "num_experts ") +
+            std::to_string(layers ? config.num_hidden_layers : config.num_experts) +
+            " is more than stock llama.cpp loads (" +
+            std::to_string(layers ? kLlamaMaxLayers : kLlamaMaxExperts) + ", " +
+            (layers ? "LLAMA_MAX_LAYERS" : "LLAMA_MAX_EXPERTS") +
+            "): the file is exact, but llama.cpp aborts when it loads it");
+    }
 
     const Architecture* arch = arch::find_architecture(config.model_type);
     if (arch == nullptr) {

@@ -55,7 +55,7 @@ struct TinyQwen3Moe {
         file.plain(p + "self_attn.q_norm.weight", "F32", {16}, 4);
         file.plain(p + "self_attn.k_norm.weight", "F32", {16}, 4);
         file.plain(p + "post_attention_layernorm.weight", "F32", {64}, 4);
-        file.quant(p + "mlp.gate.weight", 8, 64, 3, 64, 6);  // mlx-lm's 8-bit router
+        file.quant(p + "mlp.gate.weight", 8, 64, experts_in_files, 64, 6);  // mlx-lm's 8-bit router
         for (int k = 0; k < experts_in_files; ++k) {
             const int e = reverse_expert_order ? experts_in_files - 1 - k : k;
             const std::string x = p + "mlp.experts." + std::to_string(e) + ".";
@@ -214,6 +214,29 @@ TEST_F(MoePlanTest, NumExpertsDisagreeingWithTheTensorsIsABlocker) {
     ASSERT_FALSE(blockers.empty());
     EXPECT_NE(blockers.back().find("experts.3.up_proj.weight: expert 3 of 4"), std::string::npos)
         << blockers.back();
+}
+
+// llama.cpp aborts on a file with more than LLAMA_MAX_EXPERTS (1024) experts; the conversion is
+// still exact, so it is a note, not a BLOCKER.
+TEST_F(MoePlanTest, MoreExpertsThanLlamaCppLoadsIsANote) {
+    const auto llama_note = [](const Plan& p) {
+        for (const std::string& note : p.notes)
+            if (note.find("LLAMA_MAX_EXPERTS") != std::string::npos) return note;
+        return std::string();
+    };
+    TinyQwen3Moe model;
+    model.experts_in_files = 1024;
+    model.config["num_experts"] = 1024;
+    Plan p = plan(model);
+    EXPECT_TRUE(tensor_blockers(p).empty());
+    EXPECT_EQ(llama_note(p), "");
+    model.experts_in_files = 1025;
+    model.config["num_experts"] = 1025;
+    p = plan(model);
+    EXPECT_TRUE(tensor_blockers(p).empty());
+    EXPECT_EQ(llama_note(p),
+              "config.json: num_experts 1025 is more than stock llama.cpp loads (1024, "
+              "LLAMA_MAX_EXPERTS): the file is exact, but llama.cpp aborts when it loads it");
 }
 
 TEST_F(MoePlanTest, DenseLayersBetweenMoeLayersAreRefused) {
