@@ -150,6 +150,29 @@ constexpr TensorSpec exact_f32_row(std::string_view hf, std::string_view gguf, D
         hf,  gguf, Presence::required, Presence::absent, 2, {Dim::hidden, rows}, RowTransform::none,
         role};
 }
+// A reranker head's dense layer `cls` [E, E] (the BERT pooler, RoBERTa's classifier.dense,
+// ModernBERT's head.dense; kept only next to a classifier) and its output rows `cls.output`
+// [E, labels]; `bias` for the dense layer's (ModernBERT's has none).
+constexpr TensorSpec reranker_dense(std::string_view hf, Presence bias = Presence::optional) {
+    return {hf,
+            "cls",
+            Presence::optional,
+            bias,
+            2,
+            {Dim::hidden, Dim::hidden},
+            RowTransform::none,
+            SourceRole::reranker_pooler};
+}
+constexpr TensorSpec reranker_output(std::string_view hf) {
+    return {hf,
+            "cls.output",
+            Presence::optional,
+            Presence::optional,
+            2,
+            {Dim::hidden, Dim::labels},
+            RowTransform::none,
+            SourceRole::classifier};
+}
 // The router ffn_gate_inp [E, experts] (or a [E, 1] shared-expert gate): always exact F32.
 constexpr TensorSpec router_row(std::string_view hf, std::string_view gguf,
                                 Dim rows = Dim::experts) {

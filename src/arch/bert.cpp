@@ -48,24 +48,7 @@ constexpr TensorSpec kLayer[] = {
     linear("output.dense", "ffn_down", Dim::ffn, Dim::hidden),
     layer_norm("output.LayerNorm", "layer_output_norm"),
 };
-constexpr TensorSpec kLast[] = {
-    {"pooler.dense",
-     "cls",
-     Presence::optional,
-     Presence::optional,
-     2,
-     {Dim::hidden, Dim::hidden},
-     RowTransform::none,
-     SourceRole::reranker_pooler},
-    {"classifier",
-     "cls.output",
-     Presence::optional,
-     Presence::optional,
-     2,
-     {Dim::hidden, Dim::labels},
-     RowTransform::none,
-     SourceRole::classifier},
-};
+constexpr TensorSpec kLast[] = {reranker_dense("pooler.dense"), reranker_output("classifier")};
 // TextModel.set_gguf_parameters (no head_count_kv, rope or rms epsilon in a BERT config), then
 // BertModel's causal flag.
 constexpr ArchKv kKvs[] = {

@@ -50,14 +50,7 @@ constexpr TensorSpec kLast[] = {
     norm("final_norm", "output_norm"),
     // ModernBertForSequenceClassification's head (ModernBertPredictionHead, then the classifier):
     // dense and norm kept only next to a classifier (the masked-LM head has the same two).
-    {"head.dense",
-     "cls",
-     Presence::optional,
-     Presence::absent,
-     2,
-     {Dim::hidden, Dim::hidden},
-     RowTransform::none,
-     SourceRole::reranker_pooler},
+    reranker_dense("head.dense", Presence::absent),
     {"head.norm",
      "cls.norm",
      Presence::optional,
@@ -66,14 +59,7 @@ constexpr TensorSpec kLast[] = {
      {Dim::hidden},
      RowTransform::none,
      SourceRole::reranker_pooler},
-    {"classifier",
-     "cls.output",
-     Presence::optional,
-     Presence::optional,
-     2,
-     {Dim::hidden, Dim::labels},
-     RowTransform::none,
-     SourceRole::classifier},
+    reranker_output("classifier"),
 };
 // TextModel.set_gguf_parameters (global_rope_theta as rope.freq_base, local_rope_theta as
 // rope.freq_base_swa, norm_eps as the RMS epsilon), BertModel's causal flag, then

@@ -38,24 +38,8 @@ constexpr TensorSpec kFirst[] = {
      1,
      {Dim::hidden}},
 };
-constexpr TensorSpec kLast[] = {
-    {"classifier.dense",
-     "cls",
-     Presence::optional,
-     Presence::optional,
-     2,
-     {Dim::hidden, Dim::hidden},
-     RowTransform::none,
-     SourceRole::reranker_pooler},
-    {"classifier.out_proj",
-     "cls.output",
-     Presence::optional,
-     Presence::optional,
-     2,
-     {Dim::hidden, Dim::labels},
-     RowTransform::none,
-     SourceRole::classifier},
-};
+constexpr TensorSpec kLast[] = {reranker_dense("classifier.dense"),
+                                reranker_output("classifier.out_proj")};
 // BertModel.filter_tensors drops the position ids and the pooler; the masked-LM head (lm_head)
 // has no GGUF tensor.
 constexpr std::string_view kLeftOut[] = {"embeddings.position_ids", "pooler.", "lm_head."};
