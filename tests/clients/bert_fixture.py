@@ -145,6 +145,19 @@ def weights(cfg, reranker, rng):
     return t
 
 
+def write_pooling_files(out, hidden, pooling):
+    """sentence-transformers' modules.json (Transformer, then Pooling in 1_Pooling) and 1_Pooling/config.json
+    for CLS or MEAN pooling."""
+    json.dump([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+               {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}],
+              open(os.path.join(out, "modules.json"), "w"), indent=1)
+    os.makedirs(os.path.join(out, "1_Pooling"), exist_ok=True)
+    json.dump({"word_embedding_dimension": hidden, "pooling_mode_cls_token": pooling == "cls",
+               "pooling_mode_mean_tokens": pooling == "mean", "pooling_mode_max_tokens": False,
+               "pooling_mode_mean_sqrt_len_tokens": False},
+              open(os.path.join(out, "1_Pooling", "config.json"), "w"), indent=1)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("vocab_gguf")
@@ -173,15 +186,7 @@ def main():
     if args.tokenizer_only:
         return
     if args.pooling != "none" and not args.reranker:
-        json.dump([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-                   {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}],
-                  open(os.path.join(args.out, "modules.json"), "w"), indent=1)
-        os.makedirs(os.path.join(args.out, "1_Pooling"), exist_ok=True)
-        json.dump({"word_embedding_dimension": cfg["hidden_size"],
-                   "pooling_mode_cls_token": args.pooling == "cls",
-                   "pooling_mode_mean_tokens": args.pooling == "mean", "pooling_mode_max_tokens": False,
-                   "pooling_mode_mean_sqrt_len_tokens": False},
-                  open(os.path.join(args.out, "1_Pooling", "config.json"), "w"), indent=1)
+        write_pooling_files(args.out, cfg["hidden_size"], args.pooling)
     tensors = weights(cfg, args.reranker, np.random.default_rng(25))
     write_safetensors(os.path.join(args.out, "model.safetensors"), mlx_quantize(tensors) if args.mlx else tensors)
 

@@ -201,6 +201,23 @@ def cosine(a, b):
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
+def pooled_cosines(hidden, model_dir, ids_path, vectors_path):
+    """The cosines between llama.cpp's vectors (VECS.json from bert_embed.mjs) and hidden(ids) pooled as the
+    checkpoint's sentence-transformers files say (cls / mean, then Normalize if listed), per token list.
+    Returns (pooling, cosines, the file's label, the number of token lists)."""
+    pooling, normalize = sentence_transformers_pooling(model_dir)
+    id_lists = json.load(open(ids_path))
+    got = json.load(open(vectors_path))
+    cosines = []
+    for ids, vector in zip(id_lists, got["vectors"]):
+        h = hidden(ids)
+        ref = {"cls": h[0], "mean": h.mean(axis=0)}[pooling]
+        if normalize:
+            ref = ref / np.linalg.norm(ref)
+        cosines.append(cosine(ref, np.asarray(vector, dtype=np.float64)))
+    return pooling, cosines, got["label"], len(id_lists)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("model_dir")

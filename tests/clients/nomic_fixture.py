@@ -17,7 +17,8 @@ import os
 
 import numpy as np
 
-from bert_fixture import mlx_quantize, tokenizer_config, tokenizer_json, wordpiece_vocab, write_safetensors
+from bert_fixture import (mlx_quantize, tokenizer_config, tokenizer_json, wordpiece_vocab, write_pooling_files,
+                          write_safetensors)
 
 
 def config(vocab_size, layers, mlx):
@@ -73,14 +74,7 @@ def main():
     json.dump(cfg, open(os.path.join(args.out, "config.json"), "w"), indent=1)
     json.dump(tokenizer_json(vocab), open(os.path.join(args.out, "tokenizer.json"), "w"), ensure_ascii=False)
     json.dump(tokenizer_config(), open(os.path.join(args.out, "tokenizer_config.json"), "w"), indent=1)
-    json.dump([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-               {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}],
-              open(os.path.join(args.out, "modules.json"), "w"), indent=1)
-    os.makedirs(os.path.join(args.out, "1_Pooling"), exist_ok=True)
-    json.dump({"word_embedding_dimension": cfg["n_embd"], "pooling_mode_cls_token": False,
-               "pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": False,
-               "pooling_mode_mean_sqrt_len_tokens": False},
-              open(os.path.join(args.out, "1_Pooling", "config.json"), "w"), indent=1)
+    write_pooling_files(args.out, cfg["n_embd"], "mean")
     tensors = weights(cfg, np.random.default_rng(26))
     write_safetensors(os.path.join(args.out, "model.safetensors"), mlx_quantize(tensors) if args.mlx else tensors)
 

@@ -18,14 +18,13 @@ Usage: nomic_forward.py MODEL_DIR --embed IDS.json VECS.json [--min-cos 0.9999]
 Exit 1 when a cosine is below the bound.
 """
 import argparse
-import json
 import math
 import os
 import sys
 
 import numpy as np
 
-from hf_forward import cosine, sentence_transformers_pooling
+from hf_forward import pooled_cosines
 from source_values import Source
 
 
@@ -87,21 +86,12 @@ def main():
     args = ap.parse_args()
     model = NomicBert(args.model_dir)
     name = os.path.basename(os.path.normpath(args.model_dir))
-    pooling, normalize = sentence_transformers_pooling(args.model_dir)
-    id_lists = json.load(open(args.embed[0]))
-    got = json.load(open(args.embed[1]))
-    cosines = []
-    for ids, vector in zip(id_lists, got["vectors"]):
-        h = model.hidden(ids)
-        ref = {"cls": h[0], "mean": h.mean(axis=0)}[pooling]
-        if normalize:
-            ref = ref / np.linalg.norm(ref)
-        cosines.append(cosine(ref, np.asarray(vector, dtype=np.float64)))
+    pooling, cosines, label, lists = pooled_cosines(model.hidden, args.model_dir, *args.embed)
     worst = min(cosines)
     print(f"  {name}: nomic-bert forward ({model.layers} layers, pooling {pooling}) vs llama.cpp on "
           f"{len(cosines)} token lists: min cos {worst:.7f} = 1 - {1 - worst:.1e}; need >= {args.min_cos}")
-    if len(cosines) != len(id_lists) or not worst >= args.min_cos:
-        print(f"FAIL: nomic_forward: {got['label']}: min cosine {worst:.7f} below {args.min_cos}")
+    if len(cosines) != lists or not worst >= args.min_cos:
+        print(f"FAIL: nomic_forward: {label}: min cosine {worst:.7f} below {args.min_cos}")
         sys.exit(1)
 
 

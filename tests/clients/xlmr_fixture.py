@@ -33,7 +33,7 @@ import os
 import numpy as np
 
 from gguf_fast import FastGguf
-from bert_fixture import mlx_quantize, write_safetensors
+from bert_fixture import mlx_quantize, write_pooling_files, write_safetensors
 
 PIECES = 250002  # XLM-R's tokenizer.json vocabulary (mask included)
 SPECIALS = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3, "<mask>": 250001}
@@ -175,15 +175,7 @@ def write_model(args, vocab, charsmap):
     if args.tokenizer_only:
         return
     if args.pooling != "none" and args.kind != "rerank":
-        json.dump([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-                   {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}],
-                  open(os.path.join(args.out, "modules.json"), "w"), indent=1)
-        os.makedirs(os.path.join(args.out, "1_Pooling"), exist_ok=True)
-        json.dump({"word_embedding_dimension": cfg["hidden_size"],
-                   "pooling_mode_cls_token": args.pooling == "cls",
-                   "pooling_mode_mean_tokens": args.pooling == "mean", "pooling_mode_max_tokens": False,
-                   "pooling_mode_mean_sqrt_len_tokens": False},
-                  open(os.path.join(args.out, "1_Pooling", "config.json"), "w"), indent=1)
+        write_pooling_files(args.out, cfg["hidden_size"], args.pooling)
     tensors = weights(cfg, args.kind, np.random.default_rng(2502))
     write_safetensors(os.path.join(args.out, "model.safetensors"), mlx_quantize(tensors) if args.mlx else tensors)
 
