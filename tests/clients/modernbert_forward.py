@@ -21,8 +21,10 @@ then sentence-transformers' Pooling (modules.json + 1_Pooling/config.json), unno
                             the exact GELU), then classifier; node-llama-cpp reports sigmoid(logit)
 
 Usage: modernbert_forward.py MODEL_DIR --embed IDS.json VECS.json [--min-cos 0.9999]
-       modernbert_forward.py MODEL_DIR --rank RANK.json [--max-diff 1e-3]
-Exit 1 when a cosine is below the bound or a score differs by more than --max-diff.
+       modernbert_forward.py MODEL_DIR --rank RANK.json [--max-diff 1e-3] [--min-logit 1] [--min-spread 0.1]
+Exit 1 when a cosine is below the bound, a score differs by more than --max-diff, or the reference's scores
+are too flat for the comparison to mean anything (largest |logit| below --min-logit, max - min of the
+sigmoid scores below --min-spread).
 """
 import argparse
 import json
@@ -124,20 +126,28 @@ def main():
     ap.add_argument("--min-cos", type=float, default=0.9999)
     ap.add_argument("--rank")
     ap.add_argument("--max-diff", type=float, default=1e-3)
+    ap.add_argument("--min-logit", type=float, default=0.0, help="--rank: the largest |logit| at least this")
+    ap.add_argument("--min-spread", type=float, default=0.0,
+                    help="--rank: max - min of the reference scores at least this (no vacuous pass on flat scores)")
     args = ap.parse_args()
     model = ModernBert(args.model_dir)
     name = os.path.basename(os.path.normpath(args.model_dir))
     if args.rank:
         got = json.load(open(args.rank))
-        diffs = []
-        for ids, score in zip(got["inputs"], got["scores"]):
-            logit = model.logit(ids)
-            diffs.append(abs(1 / (1 + math.exp(-logit)) - score))
+        logits = [model.logit(ids) for ids in got["inputs"]]
+        want = [1 / (1 + math.exp(-logit)) for logit in logits]
+        diffs = [abs(w - score) for w, score in zip(want, got["scores"])]
+        spread = max(want) - min(want) if want else 0.0
         print(f"  {name}: ModernBERT reranker scores of {len(diffs)} pairs (logits "
-              f"{min(model.logit(i) for i in got['inputs']):+.2f}..{max(model.logit(i) for i in got['inputs']):+.2f}), "
+              f"{min(logits):+.2f}..{max(logits):+.2f}, scores {min(want):.3f}..{max(want):.3f}), "
               f"max |HF - llama.cpp| {max(diffs):.1e}; need <= {args.max_diff}")
-        if not diffs or not max(diffs) <= args.max_diff:
+        if not diffs or len(diffs) != len(got["inputs"]) or not max(diffs) <= args.max_diff:
             print(f"FAIL: modernbert_forward: {got['label']}: a score differs by {max(diffs):.1e} > {args.max_diff}")
+            sys.exit(1)
+        if not max(abs(x) for x in logits) >= args.min_logit or not spread >= args.min_spread:
+            print(f"FAIL: modernbert_forward: {got['label']}: scores too flat to test (largest |logit| "
+                  f"{max(abs(x) for x in logits):.2f}, need >= {args.min_logit}; score spread {spread:.3f}, "
+                  f"need >= {args.min_spread})")
             sys.exit(1)
         return
     pooling, normalize = sentence_transformers_pooling(args.model_dir)

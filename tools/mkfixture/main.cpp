@@ -91,9 +91,10 @@ int main(int argc, char** argv) {
            "heads and layer 0 4-bit / 64, later layers 3-bit / 32), mlx (mlx-embeddings: every "
            "2-D weight 4-bit / 64, f16 scales and biases, no quantization_config) or float; "
            "needs --tokenizer-json, a real WordPiece (bert, nomic-bert) or XLM-R Unigram "
-           "tokenizer.json) | modernbert (tiny float only: a ModernBertModel embedder, 3 layers "
-           "with a sliding window, the generated BPE tokenizer in ModernBERT's shape, MEAN "
-           "pooling)")
+           "tokenizer.json) | modernbert (tiny: a ModernBertModel embedder, 3 layers with a "
+           "sliding window, the generated BPE tokenizer in ModernBERT's shape, MEAN pooling; "
+           "--format float (float32, the default), mcq (the table, head and layer 0 4-bit / "
+           "64, later layers 3-bit / 32, the fused Wqkv / Wi single tensors) or mlx)")
         ->check(CLI::IsMember({"qwen3", "qwen2", "llama", "mistral", "qwen3_moe", "qwen2_moe",
                                "mixtral", "phi3", "gemma", "gemma2", "gemma3", "gpt_oss", "bert",
                                "xlm-roberta", "nomic-bert", "modernbert"}));
@@ -104,9 +105,10 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"cls", "mean", "none"}));
     bool encoder_reranker = false;
     app.add_flag("--reranker", encoder_reranker,
-                 "bert / xlm-roberta: the *ForSequenceClassification layout (names under bert. / "
-                 "roberta., pooler + classifier or classifier.dense + out_proj, one label, no "
-                 "pooling files)");
+                 "bert / xlm-roberta / modernbert: the *ForSequenceClassification layout (names "
+                 "under bert. / roberta. / model., pooler + classifier, classifier.dense + "
+                 "out_proj, or head.dense + head.norm + classifier with classifier_pooling "
+                 "mean; one label, no pooling files)");
     std::string gpt_oss_defect;
     app.add_option("--gpt-oss-defect", gpt_oss_defect,
                    "--arch gpt_oss, a checkpoint that must be refused: scale-nan (an E8M0 byte "
@@ -269,9 +271,10 @@ int main(int argc, char** argv) {
             }
             return 0;
         }
-        if (!encoder_pooling.empty() || encoder_reranker)
-            throw std::runtime_error(
-                "--pooling/--reranker need --arch bert|xlm-roberta|nomic-bert");
+        if (!encoder_pooling.empty())
+            throw std::runtime_error("--pooling needs --arch bert|xlm-roberta|nomic-bert");
+        if (encoder_reranker && arch != "modernbert")
+            throw std::runtime_error("--reranker needs --arch bert|xlm-roberta|modernbert");
         if (arch == "gpt_oss" || !gpt_oss_defect.empty()) {
             // openai's own checkpoint layout; none of the other formats' options apply.
             if (arch != "gpt_oss")
@@ -295,23 +298,27 @@ int main(int argc, char** argv) {
             return 0;
         }
         if (arch == "modernbert") {
-            // An encoder in float32 only; the decoder options do not apply.
+            // An encoder in float32 (the default), mcq-v1 or MLX; the decoder options do not
+            // apply.
             if (preset != "tiny") throw std::runtime_error("--arch modernbert: --preset tiny only");
-            if (app.count("--format") && format != "float")
-                throw std::runtime_error(
-                    "--arch modernbert writes a float checkpoint only, not "
-                    "--format " +
-                    format);
             for (const char* option :
-                 {"--tokenizer", "--tokenizer-json", "--defect", "--shards", "--recipe", "--bits"})
+                 {"--tokenizer", "--tokenizer-json", "--defect", "--shards", "--recipe", "--bits",
+                  "--hidden", "--scale-dtype", "--corners", "--untied", "--tied", "--prefix-model",
+                  "--dtype"})
                 if (app.count(option))
                     throw std::runtime_error(std::string(option) +
                                              " does not apply to --arch modernbert");
+            const mkfixture::ModernBertOptions options{
+                .format = app.count("--format") ? format : "float",
+                .reranker = encoder_reranker,
+                .seed = seed};
+            if (options.format != "float" && options.format != "mcq" && options.format != "mlx")
+                throw std::runtime_error("--arch modernbert: --format float, mcq or mlx, not " +
+                                         options.format);
             const fs::path out(out_dir);
             prepare_output_dir(out_dir, force, true);
-            const int count = mkfixture::write_modernbert_fixture(out, seed);
-            std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, modernbert, float32, "
-                      << count << " stored tensors)\n";
+            const std::string summary = mkfixture::write_modernbert_fixture(out, options);
+            std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
             return 0;
         }
         const bool is_nv =

@@ -1,7 +1,8 @@
 // ModernBERT fixture files (modernbert_files.hpp): fixed tiny shapes (hidden 64, 4 heads, 3
-// layers, intermediate 128) and deterministic float32 content from SplitMix64 seeded per tensor
-// name; vocab_size is the tokenizer's token count rounded up to 64, so the last rows are padding
-// as in ModernBERT's 50,368-row table.
+// layers, intermediate 128) as one tensor plan; float32 content from SplitMix64 seeded per tensor
+// name, mcq-v1 and MLX content from the writers every other fixture uses. vocab_size is the
+// tokenizer's token count rounded up to 64, so the last rows are padding as in ModernBERT's
+// 50,368-row table.
 #include "modernbert_files.hpp"
 
 #include <cstring>
@@ -12,6 +13,8 @@
 #include <vector>
 
 #include "hf_files.hpp"
+#include "mlx_files.hpp"
+#include "model_plan.hpp"
 #include "prng.hpp"
 #include "safetensors_writer.hpp"
 #include "tokenizer_files.hpp"
@@ -23,6 +26,8 @@ namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
 constexpr int64_t kHidden = 64, kHeads = 4, kLayers = 3, kFf = 128, kWindow = 8, kEvery = 2;
+// The quantized formats' norm centres (see modernbert_plan): attention inputs, reranker head.
+constexpr double kAttnGain = 4.0, kHeadGain = 8.0;
 constexpr const char* kSpecials[] = {"[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"};
 
 ojson read_json(const fs::path& path) {
@@ -130,33 +135,110 @@ StTensor f32_tensor(const std::string& name, std::vector<int64_t> shape, double 
     return t;
 }
 
+PlanUnit norm(const std::string& name, int64_t length, double center, double spread) {
+    PlanUnit unit;
+    unit.norm = NormTensor{name, length, center, spread};
+    return unit;
+}
+
+// The checkpoint's tensors in transformers' order. mcq: the table, the head and layer 0 at 4 bits
+// in groups of 64, later layers at 3 bits in groups of 32 (both carried exactly by Q4_1); MLX:
+// mlx-embeddings' one 4-bit / 64 setting (every Linear and Embedding, the classifier included).
+// The quantized formats' weights are about +-0.1 (against float32's +-0.3): there the norms in
+// front of attention are centred on kAttnGain, so attention depends on positions (the window, the
+// rope), and the reranker's head.norm on kHeadGain, so the logits reach past +-1 on test pairs.
+ModelPlan modernbert_plan(const ModernBertOptions& o, int64_t vocab) {
+    const LayerQuant wide{4, 64};
+    const auto layer_quant = [&](int64_t layer) {
+        return o.format == "mcq" && layer > 0 ? LayerQuant{3, 32} : wide;
+    };
+    const std::string m = o.reranker ? "model." : "";
+    ModelPlan plan;
+    plan.dims.hidden = kHidden;
+    plan.dims.layers = kLayers;
+    plan.dims.heads = plan.dims.kv_heads = kHeads;
+    plan.dims.head_dim = kHidden / kHeads;
+    plan.dims.intermediate = kFf;
+    plan.dims.vocab = plan.dims.embedding_rows = vocab;
+    // The norms in front of attention (layer 0 reads embeddings.norm) and the head's norm.
+    const bool quantized = o.format != "float";
+    const double attn = quantized ? kAttnGain : 1.0, head = quantized ? kHeadGain : 1.0;
+    std::vector<PlanUnit>& u = plan.units;
+    u.push_back(quant_unit(m + "embeddings.tok_embeddings.weight", vocab, kHidden, wide));
+    u.push_back(norm(m + "embeddings.norm.weight", kHidden, attn, 0.15 * attn));
+    for (int64_t i = 0; i < kLayers; ++i) {
+        const std::string p = m + "layers." + std::to_string(i) + ".";
+        const LayerQuant q = layer_quant(i);
+        if (i != 0)  // layer 0's attn_norm is an Identity
+            u.push_back(norm(p + "attn_norm.weight", kHidden, attn, 0.15 * attn));
+        u.push_back(quant_unit(p + "attn.Wqkv.weight", 3 * kHidden, kHidden, q));
+        u.push_back(quant_unit(p + "attn.Wo.weight", kHidden, kHidden, q));
+        u.push_back(norm(p + "mlp_norm.weight", kHidden, 1.0, 0.15));
+        u.push_back(quant_unit(p + "mlp.Wi.weight", 2 * kFf, kHidden, q));
+        u.push_back(quant_unit(p + "mlp.Wo.weight", kHidden, kFf, q));
+    }
+    u.push_back(norm(m + "final_norm.weight", kHidden, 1.0, 0.15));
+    if (o.reranker) {  // ModernBertPredictionHead (no dense bias), then the classifier (with one)
+        u.push_back(quant_unit("head.dense.weight", kHidden, kHidden, wide));
+        u.push_back(norm("head.norm.weight", kHidden, head, 0.15 * head));
+        u.push_back(quant_unit("classifier.weight", 1, kHidden, wide));
+        u.push_back(norm("classifier.bias", 1, 0.0, 0.1));
+    }
+    return plan;
+}
+
+// The float32 checkpoint: the plan's tensors as plain F32 (the table +-0.8, the linear layers
+// +-0.3, norms as planned).
+void write_float32_files(const fs::path& out_dir, const ModelPlan& plan, uint64_t seed) {
+    std::vector<StTensor> tensors;
+    for (const PlanUnit& unit : plan.units) {
+        if (!unit.quantized) {
+            const NormTensor& n = unit.norm;
+            tensors.push_back(f32_tensor(n.name, {n.length}, n.spread, n.center, seed));
+            continue;
+        }
+        const QuantTensor& q = unit.quant;
+        const double spread = q.name.find("tok_embeddings") != std::string::npos ? 0.8 : 0.3;
+        tensors.push_back(f32_tensor(q.name, {q.rows, q.cols}, spread, 0, seed));
+    }
+    write_safetensors(out_dir / "model.safetensors", tensors, {{"format", "pt"}});
+}
+
 }  // namespace
 
-int write_modernbert_fixture(const fs::path& out_dir, uint64_t seed) {
+std::string write_modernbert_fixture(const fs::path& out_dir, const ModernBertOptions& o) {
+    if (o.format != "float" && o.format != "mcq" && o.format != "mlx")
+        throw std::runtime_error("--arch modernbert: --format float, mcq or mlx, not " + o.format);
     int64_t tokens = 0;
     const int64_t first_special = modernbert_tokenizer(out_dir, &tokens);
     const int64_t vocab = (tokens + 63) / 64 * 64;
-    write_json(out_dir / "config.json", config_json(first_special, vocab));
-    write_pooling_files(out_dir, kHidden, "mean");
-
-    std::vector<StTensor> tensors;
-    tensors.push_back(
-        f32_tensor("embeddings.tok_embeddings.weight", {vocab, kHidden}, 0.8, 0, seed));
-    tensors.push_back(f32_tensor("embeddings.norm.weight", {kHidden}, 0.15, 1.0, seed));
-    for (int64_t i = 0; i < kLayers; ++i) {
-        const std::string p = "layers." + std::to_string(i) + ".";
-        if (i != 0)  // layer 0's attn_norm is an Identity
-            tensors.push_back(f32_tensor(p + "attn_norm.weight", {kHidden}, 0.15, 1.0, seed));
-        tensors.push_back(f32_tensor(p + "attn.Wqkv.weight", {3 * kHidden, kHidden}, 0.3, 0, seed));
-        tensors.push_back(f32_tensor(p + "attn.Wo.weight", {kHidden, kHidden}, 0.3, 0, seed));
-        tensors.push_back(f32_tensor(p + "mlp_norm.weight", {kHidden}, 0.15, 1.0, seed));
-        tensors.push_back(f32_tensor(p + "mlp.Wi.weight", {2 * kFf, kHidden}, 0.3, 0, seed));
-        tensors.push_back(f32_tensor(p + "mlp.Wo.weight", {kHidden, kFf}, 0.3, 0, seed));
+    ojson config = config_json(first_special, vocab);
+    if (o.format != "float") config.erase("torch_dtype");
+    if (o.format == "mlx")  // mlx-embeddings: "quantization" only, no quantization_config
+        config["quantization"] = {{"group_size", 64}, {"bits", 4}};
+    if (o.reranker) {
+        config["architectures"] = {"ModernBertForSequenceClassification"};
+        config["classifier_activation"] = "gelu";
+        config["classifier_bias"] = false;
+        config["id2label"] = {{"0", "LABEL_0"}};
+        config["label2id"] = {{"LABEL_0", 0}};
     }
-    tensors.push_back(f32_tensor("final_norm.weight", {kHidden}, 0.15, 1.0, seed));
-    const int count = static_cast<int>(tensors.size());
-    write_safetensors(out_dir / "model.safetensors", tensors, {{"format", "pt"}});
-    return count;
+    write_json(out_dir / "config.json", config);
+    if (!o.reranker) write_pooling_files(out_dir, kHidden, "mean");
+
+    const ModelPlan plan = modernbert_plan(o, vocab);
+    if (o.format == "mcq") {
+        write_model_files(out_dir, plan, 1, o.seed);
+    } else if (o.format == "mlx") {
+        MlxOptions mlx;
+        mlx.scale_dtype = "f16";  // mlx-embeddings stores f16 scales and biases
+        write_mlx_model_files(out_dir, plan, 1, o.seed, mlx);
+    } else {
+        write_float32_files(out_dir, plan, o.seed);
+    }
+    return std::string("modernbert") + (o.reranker ? " reranker" : "") + ", " +
+           (o.format == "float" ? "float32" : o.format) + ", vocab " + std::to_string(vocab) +
+           ", " + std::to_string(plan.units.size()) + " tensors";
 }
 
 }  // namespace mkfixture
