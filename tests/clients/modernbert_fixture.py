@@ -23,7 +23,7 @@ import json
 import os
 
 import numpy as np
-from bert_fixture import mlx_quantize, write_safetensors
+from bert_fixture import mlx_quantize, write_pooling_files, write_safetensors
 from gguf_fast import FastGguf
 
 NORMAL, CONTROL = 1, 3
@@ -147,14 +147,7 @@ def write(out, vocab, control, merges, layers, mlx, reranker=False):
     json.dump(tokenizer_json(vocab, control, merges), open(os.path.join(out, "tokenizer.json"), "w"), ensure_ascii=False)
     json.dump(tokenizer_config(), open(os.path.join(out, "tokenizer_config.json"), "w"), indent=1)
     if not reranker:
-        json.dump([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-                   {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}],
-                  open(os.path.join(out, "modules.json"), "w"), indent=1)
-        os.makedirs(os.path.join(out, "1_Pooling"), exist_ok=True)
-        json.dump({"word_embedding_dimension": cfg["hidden_size"], "pooling_mode_cls_token": False,
-                   "pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": False,
-                   "pooling_mode_mean_sqrt_len_tokens": False},
-                  open(os.path.join(out, "1_Pooling", "config.json"), "w"), indent=1)
+        write_pooling_files(out, cfg["hidden_size"], "mean")
     rng = np.random.default_rng(25)
     tensors = weights(cfg, rng)
     if reranker:

@@ -34,7 +34,7 @@ import sys
 
 import numpy as np
 
-from hf_forward import cosine, sentence_transformers_pooling
+from hf_forward import pooled_cosines
 from source_values import Source
 
 ERF = np.vectorize(math.erf)
@@ -150,23 +150,14 @@ def main():
                   f"need >= {args.min_spread})")
             sys.exit(1)
         return
-    pooling, normalize = sentence_transformers_pooling(args.model_dir)
-    id_lists = json.load(open(args.embed[0]))
-    got = json.load(open(args.embed[1]))
-    cosines = []
-    for ids, vector in zip(id_lists, got["vectors"]):
-        h = model.hidden(ids)
-        ref = {"cls": h[0], "mean": h.mean(axis=0)}[pooling]
-        if normalize:
-            ref = ref / np.linalg.norm(ref)
-        cosines.append(cosine(ref, np.asarray(vector, dtype=np.float64)))
+    pooling, cosines, label, lists = pooled_cosines(model.hidden, args.model_dir, *args.embed)
     worst = min(cosines)
-    longest = max(len(ids) for ids in id_lists)
+    longest = max(len(ids) for ids in json.load(open(args.embed[0])))
     print(f"  {name}: ModernBERT forward ({model.layers} layers, window {model.window}, pooling {pooling}) vs "
           f"llama.cpp on {len(cosines)} token lists (up to {longest} tokens): min cos {worst:.7f} = "
           f"1 - {1 - worst:.1e}; need >= {args.min_cos}")
-    if len(cosines) != len(id_lists) or not worst >= args.min_cos:
-        print(f"FAIL: modernbert_forward: {got['label']}: min cosine {worst:.7f} below {args.min_cos}")
+    if len(cosines) != lists or not worst >= args.min_cos:
+        print(f"FAIL: modernbert_forward: {label}: min cosine {worst:.7f} below {args.min_cos}")
         sys.exit(1)
 
 
