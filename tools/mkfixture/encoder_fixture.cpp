@@ -241,6 +241,17 @@ ModelPlan make_encoder_plan(const EncoderOptions& o, int64_t vocab) {
     return plan;
 }
 
+void write_quantized_encoder_weights(const fs::path& out_dir, const ModelPlan& plan,
+                                     const std::string& format, uint64_t seed) {
+    if (format == "mcq") {
+        write_model_files(out_dir, plan, 1, seed);
+        return;
+    }
+    MlxOptions mlx;
+    mlx.scale_dtype = "f16";  // mlx-embeddings stores f16 scales and biases
+    write_mlx_model_files(out_dir, plan, 1, seed, mlx);
+}
+
 std::string write_encoder_fixture(const fs::path& out_dir, const EncoderOptions& options) {
     EncoderOptions o = options;
     check_options(o);
@@ -266,12 +277,8 @@ std::string write_encoder_fixture(const fs::path& out_dir, const EncoderOptions&
     if (o.pooling != "none") write_pooling_files(out_dir, kHidden, o.pooling);
 
     const ModelPlan plan = make_encoder_plan(o, vocab);
-    if (o.format == "mcq") {
-        write_model_files(out_dir, plan, 1, o.seed);
-    } else if (o.format == "mlx") {
-        MlxOptions mlx;
-        mlx.scale_dtype = "f16";  // mlx-embeddings stores f16 scales and biases
-        write_mlx_model_files(out_dir, plan, 1, o.seed, mlx);
+    if (o.format == "mcq" || o.format == "mlx") {
+        write_quantized_encoder_weights(out_dir, plan, o.format, o.seed);
     } else {
         set_float_torch_dtype(out_dir, o.dtype);
         write_float_model_files(out_dir, plan, 1, o.seed, {o.dtype, ""});

@@ -32,6 +32,11 @@ bool is_encoder_arch(const std::string& arch);
 // layers and heads), for the given vocabulary size (the embedding's rows).
 ModelPlan make_encoder_plan(const EncoderOptions& options, int64_t vocab);
 
+// Writes an encoder plan's weights as mcq-v1 (format "mcq") or MLX (format "mlx", mlx-embeddings'
+// layout: f16 scales and biases) into out_dir's model.safetensors.
+void write_quantized_encoder_weights(const std::filesystem::path& out_dir, const ModelPlan& plan,
+                                     const std::string& format, uint64_t seed);
+
 // Writes the checkpoint into out_dir (which exists and holds no fixture files); returns a one-line
 // summary. Throws std::runtime_error naming what is wrong with the options or the tokenizer.
 std::string write_encoder_fixture(const std::filesystem::path& out_dir,

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "encoder_fixture.hpp"
 #include "hf_files.hpp"
-#include "mlx_files.hpp"
 #include "model_plan.hpp"
 #include "prng.hpp"
 #include "safetensors_writer.hpp"
@@ -227,12 +227,8 @@ std::string write_modernbert_fixture(const fs::path& out_dir, const ModernBertOp
     if (!o.reranker) write_pooling_files(out_dir, kHidden, "mean");
 
     const ModelPlan plan = modernbert_plan(o, vocab);
-    if (o.format == "mcq") {
-        write_model_files(out_dir, plan, 1, o.seed);
-    } else if (o.format == "mlx") {
-        MlxOptions mlx;
-        mlx.scale_dtype = "f16";  // mlx-embeddings stores f16 scales and biases
-        write_mlx_model_files(out_dir, plan, 1, o.seed, mlx);
+    if (o.format == "mcq" || o.format == "mlx") {
+        write_quantized_encoder_weights(out_dir, plan, o.format, o.seed);
     } else {
         write_float32_files(out_dir, plan, o.seed);
     }
