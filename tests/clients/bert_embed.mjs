@@ -73,7 +73,9 @@ async function embedJob(job) {
   console.log(`  ${basename(file)}: llama.cpp's ${kind} vocabulary equals the HF tokenizer on ` +
     `${lines.length - divergent.length} lines` + (divergent.length ?
       `; lines ${divergent.join(", ")} (Hangul / Mc marks) differ as llama.cpp is known to` : ""));
-  const ctx = await model.createEmbeddingContext({contextSize: 128, threads: 2});
+  // A context that holds the longest list (llama.cpp would refuse or cut a longer one).
+  const longest = Math.max(...idLists.map((ids) => ids.length));
+  const ctx = await model.createEmbeddingContext({contextSize: Math.max(128, longest), threads: 2});
   const vectors = [];
   for (const [i, ids] of idLists.entries()) {
     if (ctx.calculateInputLength(ids) !== ids.length)
