@@ -14,6 +14,7 @@
 //     tokens, scored by node-llama-cpp's ranking context; writes FILE.rank.json {"inputs", "scores"} with the
 //     token list llama.cpp evaluates ([CLS] q [SEP] [SEP] d [SEP], node-llama-cpp's own layout).
 // Usage: node bert_embed.mjs --corpus corpus.txt [--lines 24] [--embed JOB] [--rank JOB]  (exit 1 on failure)
+import {createHash} from "node:crypto";
 import {readFileSync, writeFileSync} from "node:fs";
 import {basename, join} from "node:path";
 import {parseArgs} from "node:util";
@@ -35,11 +36,16 @@ const knownUnigram = null;
 // llama.cpp's byte-level BPE ("gpt2", ModernBERT): none known on this corpus.
 const knownBpe = null;
 
+// One reference tokenizer per distinct tokenizer.json + tokenizer_config.json (several jobs often share the same
+// files, e.g. a file and its --outtype f32 twin; building the Gemma 3 one takes seconds).
+const references = new Map();
 function reference(modelDir) {
-  return TokenizerLoader.fromPreTrained({
-    tokenizerJSON: JSON.parse(readFileSync(join(modelDir, "tokenizer.json"), "utf8")),
-    tokenizerConfig: JSON.parse(readFileSync(join(modelDir, "tokenizer_config.json"), "utf8")),
-  });
+  const json = readFileSync(join(modelDir, "tokenizer.json"), "utf8");
+  const config = readFileSync(join(modelDir, "tokenizer_config.json"), "utf8");
+  const key = createHash("sha256").update(json).update("\0").update(config).digest("hex");
+  if (!references.has(key))
+    references.set(key, TokenizerLoader.fromPreTrained({tokenizerJSON: JSON.parse(json), tokenizerConfig: JSON.parse(config)}));
+  return references.get(key);
 }
 
 async function load(file) {

@@ -38,8 +38,8 @@ TEST(GemmaEmbeddingRegistry, SelectedByArchitecture) {
 TEST(GemmaEmbeddingRegistry, DenseNamesAndShapes) {
     const Architecture& a = *find_architecture("gemma-embedding");
     ModelConfig c = parse_model_config(embedding_config());
-    c.dense_2 = ModelConfig::DenseFeatures{32, 128};
-    c.dense_3 = ModelConfig::DenseFeatures{128, 32};
+    c.dense_2 = ModelConfig::DenseFeatures{32, 128, "2_Dense/config.json"};
+    c.dense_3 = ModelConfig::DenseFeatures{128, 32, "3_Dense/config.json"};
     const auto d2 = resolve_hf(a, "2_Dense.linear.weight");
     ASSERT_TRUE(d2.has_value());
     EXPECT_EQ(d2->gguf_name, "dense_2.weight");
@@ -88,10 +88,10 @@ TEST(GemmaEmbeddingRegistry, RefusesWhatTheGraphHardCodes) {
     EXPECT_TRUE(refused("query_pre_attn_scalar", 256));
     EXPECT_TRUE(refused("sliding_window_pattern", 4));
     EXPECT_TRUE(refused("layer_types", nlohmann::json::array({"full_attention"})));
-    EXPECT_FALSE(refused("layer_types",
-                         nlohmann::json::array({"sliding_attention", "sliding_attention",
-                                                "sliding_attention", "sliding_attention",
-                                                "sliding_attention", "full_attention"})));
+    EXPECT_FALSE(refused(
+        "layer_types",
+        nlohmann::json::array({"sliding_attention", "sliding_attention", "sliding_attention",
+                               "sliding_attention", "sliding_attention", "full_attention"})));
 }
 
 }  // namespace
