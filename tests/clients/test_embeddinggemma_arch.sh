@@ -16,6 +16,9 @@
 #    reference tokenizer (<bos> ... <eos>), and embed like the numpy forward pass written from transformers'
 #    Gemma3TextModel (bidirectional attention, sliding window) with sentence-transformers' mean pooling,
 #    Dense, Dense and Normalize: cos >= 0.9999 for F32 (BF16: >= 0.9995, llama.cpp's BF16 products).
+#  - egemma_vocab.py: hold the tokenizer KVs (tokens, types, special ids, add_* flags, model / pre, the order of
+#    the scores) llama.cpp's Gemma3Model.set_vocab writes from a SentencePiece tokenizer.model, as the real
+#    embeddinggemma ships one (built here from the tokenizer.json), but for two documented differences;
 #  - for the mcq-v1 and mlx-embeddings (dense.0 / dense.1 in the model's file) inputs, the same forward pass on
 #    their dequantized weights: cos >= 0.9999 for the --outtype f32 twin, >= 0.999 for the default Q4_1 file.
 # Then the refusals: each one line, non-zero exit, no output file.
@@ -35,6 +38,9 @@ for dtype in f32 bf16; do
   "$REBOX" verify "$WORK/$dtype" "$WORK/$dtype.gguf" >/dev/null
   echo "  $dtype.gguf: rebox verify passes"
 done
+# The tokenizer KVs against the converter's tokenizer.model path (the real embeddinggemma ships one; without it the
+# converter cannot convert the model): egemma_vocab.py builds the ModelProto the tokenizer.json stands for.
+(cd "$CLIENTS_DIR" && ggufpy egemma_vocab.py "$GGUFPY_SRC" "$WORK/f32" "$WORK/f32.gguf" 2>/dev/null)
 # Quantized inputs: rebox-mkfixture's gemma3 in mcq-v1 and MLX (4-bit, 32 embedding rows past vocab_size; its
 # 2 layers repeated to 6) turned into EmbeddingGemma checkpoints, the Dense modules in their folders; and
 # mlx-embeddings' own layout (mlxe: the projections quantized in the model's file as dense.0 / dense.1, no Dense
