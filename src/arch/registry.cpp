@@ -543,11 +543,13 @@ std::string explain_dim(Dim dim, const ModelConfig& c) {
         case Dim::heads:
             return heads;
         case Dim::dense_2_out:
-            return "2_Dense/config.json out_features " +
-                   std::to_string(c.dense_2 ? c.dense_2->out : 0);
+            return (c.dense_2 && !c.dense_2->origin.empty() ? c.dense_2->origin
+                                                            : std::string("2_Dense/config.json")) +
+                   " out_features " + std::to_string(c.dense_2 ? c.dense_2->out : 0);
         case Dim::dense_3_in:
-            return "3_Dense/config.json in_features " +
-                   std::to_string(c.dense_3 ? c.dense_3->in : 0);
+            return (c.dense_3 && !c.dense_3->origin.empty() ? c.dense_3->origin
+                                                            : std::string("3_Dense/config.json")) +
+                   " in_features " + std::to_string(c.dense_3 ? c.dense_3->in : 0);
     }
     return formula + " = " + std::to_string(resolve_dim(dim, c));
 }

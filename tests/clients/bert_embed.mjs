@@ -1,7 +1,7 @@
 // llama.cpp (node-llama-cpp, CPU) on rebox's encoder files (WordPiece, XLM-R's Unigram or ModernBERT's
 // byte-level BPE vocabulary; also gemma-embedding's Gemma 3 vocabulary), for bert_forward.py and the other
 // forward passes, plus the tokenization check:
-//   --embed MODEL_DIR:FILE.gguf: tokenizes the corpus lines with MODEL_DIR's tokenizer.json +
+//   --embed MODEL_DIR:FILE.gguf[:N]: tokenizes the corpus lines (the first N of them when given) with MODEL_DIR's tokenizer.json +
 //     tokenizer_config.json through @lenml/tokenizers (transformers.js, the reference: [CLS] ... [SEP]) into
 //     MODEL_DIR.ids.json; llama.cpp's own tokenization of each line (tokenize(line, false) between the file's
 //     BOS and EOS, as add_bos_token / add_eos_token say) must equal it, except lines with Hangul, where
@@ -54,9 +54,10 @@ async function load(file) {
 }
 
 async function embedJob(job) {
-  const [modelDir, file] = job.split(":");
+  const [modelDir, file, count] = job.split(":");
+  const jobLines = count ? lines.slice(0, Number(count)) : lines;
   const tokenizer = reference(modelDir);
-  const idLists = lines.map((line) => Array.from(tokenizer.encode(line)));
+  const idLists = jobLines.map((line) => Array.from(tokenizer.encode(line)));
   writeFileSync(`${modelDir}.ids.json`, JSON.stringify(idLists));
   const model = await load(file);
   const ggml = (await readGgufFileInfo(file, {sourceType: "filesystem"})).metadata?.tokenizer?.ggml ?? {};
@@ -65,7 +66,7 @@ async function embedJob(job) {
   // Other vocabularies (gemma-embedding's SentencePiece-style "llama"): none known on this corpus.
   const knownDivergence = unigram ? knownUnigram : bpe ? knownBpe : ggml.model === "bert" ? knownWordPiece : null;
   const kind = unigram ? "Unigram" : bpe ? "byte-level BPE" : ggml.model === "bert" ? "WordPiece" : `"${ggml.model}"`;
-  lines.forEach((line, i) => {
+  jobLines.forEach((line, i) => {
     const own = [...(ggml.add_bos_token ? [ggml.bos_token_id] : []), ...model.tokenize(line, false),
       ...(ggml.add_eos_token ? [ggml.eos_token_id] : [])];
     const same = own.join(",") === idLists[i].join(",");
@@ -77,7 +78,7 @@ async function embedJob(job) {
     }
   });
   console.log(`  ${basename(file)}: llama.cpp's ${kind} vocabulary equals the HF tokenizer on ` +
-    `${lines.length - divergent.length} lines` + (divergent.length ?
+    `${jobLines.length - divergent.length} lines` + (divergent.length ?
       `; lines ${divergent.join(", ")} (Hangul / Mc marks) differ as llama.cpp is known to` : ""));
   const ctx = await model.createEmbeddingContext({contextSize: 128, threads: 2});
   const vectors = [];
