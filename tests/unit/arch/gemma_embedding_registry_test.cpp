@@ -56,6 +56,23 @@ TEST(GemmaEmbeddingRegistry, DenseNamesAndShapes) {
     EXPECT_EQ(config_problems(a, c).size(), 2u);
 }
 
+// mlx-embeddings' projections in the model's file have no config.json: a problem names the tensor
+// the features were taken from.
+TEST(GemmaEmbeddingRegistry, DenseProblemsNameTheirOrigin) {
+    const Architecture& a = *find_architecture("gemma-embedding");
+    ModelConfig c;
+    c.hidden_size = 32;
+    c.dense_2 =
+        ModelConfig::DenseFeatures{128, 32, "dense.0.weight"};  // stored the other way round
+    c.dense_3 = ModelConfig::DenseFeatures{32, 128, "dense.1.weight"};
+    const std::vector<std::string> problems = config_problems(a, c);
+    ASSERT_EQ(problems.size(), 2u);  // the two chain: dense.1 reads dense.0's 32 outputs
+    EXPECT_EQ(problems[0].rfind("dense.0.weight in_features 128 is not hidden_size 32", 0), 0u)
+        << problems[0];
+    EXPECT_EQ(problems[1].rfind("dense.1.weight out_features 128 is not hidden_size 32", 0), 0u)
+        << problems[1];
+}
+
 TEST(GemmaEmbeddingRegistry, KvList) {
     const Architecture& a = *find_architecture("gemma-embedding");
     bool window = false, dense = false, pattern_dependent = false;
