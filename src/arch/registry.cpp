@@ -387,17 +387,21 @@ static void hard_coded_problems(const Architecture& arch, const ModelConfig& con
 // equal n_embd, and dense_3 reads what dense_2 gives.
 static void dense_problems(const ModelConfig& config, std::vector<std::string>& problems) {
     const std::string hidden = "hidden_size " + std::to_string(config.hidden_size);
+    const auto origin = [](const ModelConfig::DenseFeatures& d, const char* fallback) {
+        return d.origin.empty() ? std::string(fallback) : d.origin;
+    };
     if (config.dense_2 && config.dense_2->in != config.hidden_size)
-        problems.push_back("2_Dense/config.json in_features " + std::to_string(config.dense_2->in) +
-                           " is not " + hidden + " (the Dense module projects the pooled state)");
+        problems.push_back(origin(*config.dense_2, "2_Dense/config.json") + " in_features " +
+                           std::to_string(config.dense_2->in) + " is not " + hidden +
+                           " (the Dense module projects the pooled state)");
     if (config.dense_3 && config.dense_3->out != config.hidden_size)
-        problems.push_back("3_Dense/config.json out_features " +
+        problems.push_back(origin(*config.dense_3, "3_Dense/config.json") + " out_features " +
                            std::to_string(config.dense_3->out) + " is not " + hidden +
                            " (llama.cpp's gemma-embedding loader requires it)");
     if (config.dense_3 &&
         config.dense_3->in != (config.dense_2 ? config.dense_2->out : config.hidden_size))
-        problems.push_back("3_Dense/config.json in_features " + std::to_string(config.dense_3->in) +
-                           " is not what it is given: " +
+        problems.push_back(origin(*config.dense_3, "3_Dense/config.json") + " in_features " +
+                           std::to_string(config.dense_3->in) + " is not what it is given: " +
                            (config.dense_2
                                 ? "2_Dense's out_features " + std::to_string(config.dense_2->out)
                                 : hidden));
@@ -539,11 +543,13 @@ std::string explain_dim(Dim dim, const ModelConfig& c) {
         case Dim::heads:
             return heads;
         case Dim::dense_2_out:
-            return "2_Dense/config.json out_features " +
-                   std::to_string(c.dense_2 ? c.dense_2->out : 0);
+            return (c.dense_2 && !c.dense_2->origin.empty() ? c.dense_2->origin
+                                                            : std::string("2_Dense/config.json")) +
+                   " out_features " + std::to_string(c.dense_2 ? c.dense_2->out : 0);
         case Dim::dense_3_in:
-            return "3_Dense/config.json in_features " +
-                   std::to_string(c.dense_3 ? c.dense_3->in : 0);
+            return (c.dense_3 && !c.dense_3->origin.empty() ? c.dense_3->origin
+                                                            : std::string("3_Dense/config.json")) +
+                   " in_features " + std::to_string(c.dense_3 ? c.dense_3->in : 0);
     }
     return formula + " = " + std::to_string(resolve_dim(dim, c));
 }

@@ -58,10 +58,10 @@ ModelConfig config_from_kvs(const CheckContext& ctx, const std::string& a) {
     // gemma-embedding's Dense projections, as its loader sizes dense_2 / dense_3.
     if (ctx.find(a + ".dense_2_feat_out") != nullptr)
         c.dense_2 = ModelConfig::DenseFeatures{u32_or(ctx, a + ".dense_2_feat_in", 0),
-                                               u32_or(ctx, a + ".dense_2_feat_out", 0)};
+                                               u32_or(ctx, a + ".dense_2_feat_out", 0), ""};
     if (ctx.find(a + ".dense_3_feat_in") != nullptr)
         c.dense_3 = ModelConfig::DenseFeatures{u32_or(ctx, a + ".dense_3_feat_in", 0),
-                                               u32_or(ctx, a + ".dense_3_feat_out", 0)};
+                                               u32_or(ctx, a + ".dense_3_feat_out", 0), ""};
     // llama.cpp's n_cls_out: the classifier labels' count, 1 without the key (llama-hparams.h).
     const GgufValue* labels = ctx.find(a + ".classifier.output_labels");
     c.num_labels = labels != nullptr && labels->is_array() && !labels->array.empty()

@@ -82,11 +82,13 @@ struct ModelConfig {
     // table llama.cpp's converter leaves out (and subtracts from context_length); 0 otherwise.
     uint32_t position_offset = 0;
     // EmbeddingGemma's sentence-transformers Dense modules (2_Dense, 3_Dense): in/out features
-    // from each module's config.json; not from config.json itself (the plan fills them from the
-    // model folder, model/st_dense.hpp).
+    // from each module's config.json, or, for mlx-embeddings' projections in the model's file,
+    // from that tensor's shape; not from config.json itself (the plan fills them from the model
+    // folder, model/st_dense.hpp, source/mlx_dense.hpp). `origin` names where they come from.
     struct DenseFeatures {
         uint32_t in = 0;
         uint32_t out = 0;
+        std::string origin;  // "2_Dense/config.json", "dense.0.weight" (messages)
     };
     std::optional<DenseFeatures> dense_2;
     std::optional<DenseFeatures> dense_3;

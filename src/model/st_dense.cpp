@@ -25,6 +25,10 @@ DenseModule read_module(const std::filesystem::path& model_dir, const std::strin
     DenseModule module;
     module.path = path;
     module.gguf_stem = path == "2_Dense" ? "dense_2" : "dense_3";
+    if (!std::filesystem::exists(model_dir / path)) {
+        module.has_folder = false;
+        return module;
+    }
     const std::filesystem::path weights = model_dir / path / "model.safetensors";
     if (!std::filesystem::is_regular_file(weights))
         throw_input_error(weights.string(), "", "missing (modules.json lists the Dense module)",

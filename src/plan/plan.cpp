@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <set>
 #include <string_view>
@@ -25,6 +26,7 @@
 #include "rebox/error.hpp"
 #include "rebox/ggml_type.hpp"
 #include "rebox/version.hpp"
+#include "source/mlx_dense.hpp"
 #include "source/model_dir.hpp"
 #include "tensor_rules.hpp"
 
@@ -445,13 +447,27 @@ void add_fallback_growth(const SourceModel& source, Plan& plan) {
     }
 }
 
-// EmbeddingGemma: the Dense modules' feature sizes (their config.json files, not config.json).
-void add_dense_features(const std::filesystem::path& dir, ModelConfig& config) {
+// EmbeddingGemma: the Dense modules' feature sizes (their config.json files, not config.json);
+// for mlx-embeddings' projections in the model's file (no folder), the source tensor's [out, in].
+void add_dense_features(const SourceModel& source, ModelConfig& config) {
     const Architecture* arch = arch::find_architecture(config.model_type);
     if (arch == nullptr || !arch->sentence_embedder) return;
-    for (const DenseModule& module : read_dense_modules(dir))
+    for (const DenseModule& module : read_dense_modules(source.dir)) {
+        if (!module.has_folder) continue;
         (module.gguf_stem == "dense_2" ? config.dense_2 : config.dense_3) =
-            ModelConfig::DenseFeatures{module.in_features, module.out_features};
+            ModelConfig::DenseFeatures{module.in_features, module.out_features,
+                                       module.path + "/config.json"};
+    }
+    for (const SourceTensor& tensor : source.tensors) {
+        const std::optional<mlx_dense::InFile> in_file = mlx_dense::in_file_origin(tensor);
+        if (!in_file || tensor.shape.size() != 2) continue;
+        const auto count = [](int64_t d) {
+            return d > 0 && d <= std::numeric_limits<uint32_t>::max() ? static_cast<uint32_t>(d)
+                                                                      : 0u;
+        };
+        (in_file->second ? config.dense_3 : config.dense_2) = ModelConfig::DenseFeatures{
+            count(tensor.shape[1]), count(tensor.shape[0]), in_file->first};
+    }
 }
 
 // True when a source tensor is the architecture's classifier head (cls.output).
@@ -486,7 +502,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     plan.config = source.model_dir && source.model_dir->has_config()
                       ? parse_model_config(source.model_dir->config())
                       : read_model_config(source.dir / "config.json");
-    add_dense_features(source.dir, plan.config);
+    add_dense_features(source, plan.config);
     plan.source_bytes = total_file_bytes(source);
     plan.blockers = source.blockers;
     const ModelConfig& config = plan.config;

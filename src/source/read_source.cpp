@@ -12,6 +12,7 @@
 #include "source/fp4_checkpoint_reader.hpp"
 #include "source/gpt_oss_reader.hpp"
 #include "source/mcq_reader.hpp"
+#include "source/mlx_dense.hpp"
 #include "source/mlx_reader.hpp"
 #include "source/prequant_readers.hpp"
 #include "source_helpers.hpp"
@@ -55,34 +56,13 @@ std::string detect_source_format(const std::filesystem::path& model_dir) {
 
 namespace {
 
-// EmbeddingGemma: each Dense module's linear.weight as a float tensor "<folder>.linear.weight"
-// (the arch table's name for dense_2 / dense_3). Whatever else the module's file holds is refused:
-// llama.cpp's converter keeps only the weight and its graph has no bias.
+// EmbeddingGemma: each Dense module's linear.weight as "<folder>.linear.weight" (the arch table's
+// name for dense_2 / dense_3), from its folder or from mlx-embeddings' dense.0 / dense.1 in the
+// model's file (source/mlx_dense.hpp). Whatever else a module's file holds is refused: llama.cpp's
+// converter keeps only the weight and its graph has no bias.
 void add_dense_modules(const ModelDir& model_dir, SourceModel& model) {
     if (!model_dir.has_config() || !is_embedding_gemma_config(model_dir.config())) return;
-    for (const DenseModule& module : read_dense_modules(model_dir.path())) {
-        auto file = SafetensorsFile::open(model_dir.path() / module.path / "model.safetensors");
-        for (const StTensorInfo& info : file->tensors()) {
-            if (info.name != "linear.weight")
-                throw_input_error(file->display_name(), info.name,
-                                  "not written: llama.cpp's " + module.gguf_stem +
-                                      " is the Linear's weight alone (no bias)",
-                                  "a Dense module holding only linear.weight");
-            const std::optional<FloatDtype> dtype = source_detail::float_dtype(info.dtype);
-            if (!dtype) {
-                model.blockers.push_back(Blocker{
-                    module.path + ".linear.weight",
-                    file->display_name() + ": dtype " + std::string(st_dtype_name(info.dtype)) +
-                        " has no exact GGUF float type (expected F32, F16 or BF16)",
-                    "store the Dense weight as F32, F16 or BF16"});
-                continue;
-            }
-            SourceTensor tensor = source_detail::float_tensor(*file, info, *dtype);
-            tensor.name = module.path + ".linear.weight";
-            model.tensors.push_back(std::move(tensor));
-        }
-        model.files.push_back(std::move(file));
-    }
+    mlx_dense::add_dense_projections(model_dir, read_dense_modules(model_dir.path()), model);
 }
 
 }  // namespace

@@ -125,6 +125,9 @@ struct SourceTensor {
     std::optional<Fp4View> fp4;
     FloatDtype float_dtype = FloatDtype::F32;
     std::span<const uint8_t> float_data;  // when !quant
+    // The checkpoint's own name when the reader gave the tensor the one the registry knows
+    // (mlx-embeddings' "dense.0.weight" read as "2_Dense.linear.weight"); empty otherwise.
+    std::string renamed_from;
 
     bool is_quantized() const { return quant.has_value() || int_quant.has_value() || fp4; }
     int quant_bits() const {

@@ -2,8 +2,12 @@
 // EmbeddingGemma.__init__ / generate_extra_tensors in llama.cpp's converter: the modules whose
 // type ends with "Dense" and whose folder holds model.safetensors, "2_Dense" as dense_2 and any
 // other folder as dense_3, in_features / out_features from the folder's config.json.
+// mlx-embeddings' layout (no folders; the model's own file holds dense.0 / dense.1) is taken from
+// verify's index of the model's file, written from mlx_embeddings' gemma3_text Model (its `dense`
+// list applied in order after the mean pooling).
 #include "ref_dense.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -67,10 +71,32 @@ void read_ref_dense(const std::filesystem::path& model_dir, RefConfig& config) {
 }
 
 std::vector<std::shared_ptr<const SafetensorsFile>> index_ref_dense(
-    const std::filesystem::path& model_dir, const RefConfig& config, SourceIndex& index) {
+    const std::filesystem::path& model_dir, RefConfig& config, SourceIndex& index) {
     std::vector<std::shared_ptr<const SafetensorsFile>> files;
     if (config.model_type != "gemma-embedding") return files;
+    // mlx-embeddings' Model.dense list, saved in the model's file: dense.0 is 2_Dense, dense.1 is
+    // 3_Dense (the order sentence-transformers applies them in).
+    std::vector<std::string> in_file;
+    for (const char* folder : {"2_Dense", "3_Dense"}) {
+        const std::string stored = folder[0] == '2' ? "dense.0.weight" : "dense.1.weight";
+        const auto it = index.by_stripped_name.find(stored);
+        if (it == index.by_stripped_name.end()) continue;
+        SourceTensor& entry = index.entries[it->second];
+        const size_t i = it->second;
+        index.by_stripped_name.erase(it);
+        entry.name = std::string(folder) + ".linear.weight";
+        add_by_stripped_name(index, i);
+        if (entry.shape.size() != 2 || entry.shape[0] < 1 || entry.shape[1] < 1 ||
+            entry.shape[0] > kMaxWidth || entry.shape[1] > kMaxWidth)
+            throw_input_error(
+                entry.file, stored, "shape " + shape_text(entry.shape),
+                "a 2-D [out, in] projection of at most " + std::to_string(kMaxWidth) + " per side");
+        (folder[0] == '2' ? config.dense_2 : config.dense_3) = RefConfig::Dense{
+            static_cast<uint32_t>(entry.shape[1]), static_cast<uint32_t>(entry.shape[0])};
+        in_file.push_back(folder);
+    }
     for (const std::string& folder : dense_folders(model_dir)) {
+        if (std::find(in_file.begin(), in_file.end(), folder) != in_file.end()) continue;
         std::shared_ptr<const SafetensorsFile> file =
             SafetensorsFile::open(model_dir / folder / "model.safetensors");
         for (const StTensorInfo& info : file->tensors()) {

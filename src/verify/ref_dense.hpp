@@ -22,8 +22,12 @@ void read_ref_dense(const std::filesystem::path& model_dir, RefConfig& config);
 
 // Opens each Dense module's model.safetensors and adds its tensors to `index` as
 // "<folder>.<name>" (a tensor other than linear.weight is then a source tensor the GGUF lacks).
+// mlx-embeddings' layout: the model's own file holds the projections as dense.0 (2_Dense) and
+// dense.1 (3_Dense), the module folders absent; those index entries are renamed to
+// "2_Dense.linear.weight" / "3_Dense.linear.weight", their features taken from their [out, in]
+// shapes, and a folder beside them is not read (the model computes with the in-file copy).
 // The returned files must outlive the index (its spans point into them).
 std::vector<std::shared_ptr<const SafetensorsFile>> index_ref_dense(
-    const std::filesystem::path& model_dir, const RefConfig& config, SourceIndex& index);
+    const std::filesystem::path& model_dir, RefConfig& config, SourceIndex& index);
 
 }  // namespace rebox::verify_ref

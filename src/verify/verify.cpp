@@ -531,7 +531,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
                   ? verify_ref::index_mlx_source(model, model_dir / "config.json")
                   : verify_ref::index_source(model);
     SourceIndex& index = s.index;
-    s.dense_files = verify_ref::index_ref_dense(model_dir, config, index);
+    s.dense_files = verify_ref::index_ref_dense(model_dir, s.config, index);
     {  // config.json's counts against the source's own shapes, before anything is sized by them
         std::vector<std::vector<int64_t>> shapes;
         for (const SourceTensor& entry : index.entries) shapes.push_back(entry.shape);

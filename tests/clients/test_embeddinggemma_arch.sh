@@ -3,7 +3,8 @@
 # Dense / Normalize) -> GGUF arch gemma-embedding, against llama.cpp's own converter and a forward pass.
 # egemma_fixture.py writes tiny F32 and BF16 checkpoints in embeddinggemma-300m's layout (6 layers: five
 # sliding-window layers with a window of 8 tokens, then a global one) with the real Gemma 3 tokenizer.json,
-# and mcq-v1 / MLX ones from rebox-mkfixture's 4-bit gemma3 weights (converter and verify checks only).
+# mcq-v1 / MLX ones from rebox-mkfixture's 4-bit gemma3 weights, and one in mlx-embeddings' own layout (the Dense
+# projections quantized in the model's file as dense.0 / dense.1, no Dense folders).
 # For each, rebox's file must
 #  - egemma_ref.py: hold exactly the gemma-embedding.* KVs (Dense feature sizes, sliding window as config.json
 #    writes it, pooling MEAN) and the tensors (names, values bit-identical, dense_2 / dense_3 included) that
@@ -15,6 +16,11 @@
 #    reference tokenizer (<bos> ... <eos>), and embed like the numpy forward pass written from transformers'
 #    Gemma3TextModel (bidirectional attention, sliding window) with sentence-transformers' mean pooling,
 #    Dense, Dense and Normalize: cos >= 0.9999 for F32 (BF16: >= 0.9995, llama.cpp's BF16 products).
+#  - egemma_vocab.py: hold the tokenizer KVs (tokens, types, special ids, add_* flags, model / pre, the order of
+#    the scores) llama.cpp's Gemma3Model.set_vocab writes from a SentencePiece tokenizer.model, as the real
+#    embeddinggemma ships one (built here from the tokenizer.json), but for two documented differences;
+#  - for the mcq-v1 and mlx-embeddings (dense.0 / dense.1 in the model's file) inputs, the same forward pass on
+#    their dequantized weights: cos >= 0.9999 for the --outtype f32 twin, >= 0.999 for the default Q4_1 file.
 # Then the refusals: each one line, non-zero exit, no output file.
 # Usage: bash tests/clients/test_embeddinggemma_arch.sh BUILD_DIR
 set -euo pipefail
@@ -32,25 +38,44 @@ for dtype in f32 bf16; do
   "$REBOX" verify "$WORK/$dtype" "$WORK/$dtype.gguf" >/dev/null
   echo "  $dtype.gguf: rebox verify passes"
 done
-# Quantized inputs: rebox-mkfixture's gemma3 in mcq-v1 and MLX (4-bit, 32 embedding rows past vocab_size)
-# turned into EmbeddingGemma checkpoints; the converter's output on the dequantized values must equal the
-# file's values dequantized by gguf-py, bit for bit (the Q4_1 blocks carry the source's codes exactly).
-for format in mcq mlx; do
-  "$MKFIXTURE" "$WORK/g3-$format" --preset tiny --arch gemma3 --tokenizer gemma3 --tokenizer-json "$TOKENIZER" \
-    --format "$format" --force >/dev/null
-  (cd "$CLIENTS_DIR" && "$GGUFPY_PYTHON" egemma_fixture.py "$TOKENIZER" "$WORK/$format" --from "$WORK/g3-$format")
+# The tokenizer KVs against the converter's tokenizer.model path (the real embeddinggemma ships one; without it the
+# converter cannot convert the model): egemma_vocab.py builds the ModelProto the tokenizer.json stands for.
+(cd "$CLIENTS_DIR" && ggufpy egemma_vocab.py "$GGUFPY_SRC" "$WORK/f32" "$WORK/f32.gguf" 2>/dev/null)
+# Quantized inputs: rebox-mkfixture's gemma3 in mcq-v1 and MLX (4-bit, 32 embedding rows past vocab_size; its
+# 2 layers repeated to 6) turned into EmbeddingGemma checkpoints: mcq-v1 with the Dense modules in their folders,
+# MLX in mlx-embeddings' own layout (mlxe: the projections quantized in the model's file as dense.0 / dense.1, no
+# Dense folders; MLX with Dense folders takes the mcq-v1 path for them, and mlx_both below). The converter's output on the dequantized values (for mlxe: on the Dense folders those stand for)
+# must equal the file's values dequantized by gguf-py, bit for bit (the Q4_1 blocks carry the source's codes).
+for format in mcq mlxe; do
+  "$MKFIXTURE" "$WORK/g3-${format%e}" --preset tiny --arch gemma3 --tokenizer gemma3 --tokenizer-json "$TOKENIZER" \
+    --format "${format%e}" --force >/dev/null
+  (cd "$CLIENTS_DIR" && "$GGUFPY_PYTHON" egemma_fixture.py "$TOKENIZER" "$WORK/$format" --from "$WORK/g3-${format%e}" \
+    $([[ $format == mlxe ]] && echo --mlx-dense))
   "$REBOX" convert "$WORK/$format" -o "$WORK/$format.gguf" --quiet
   (cd "$CLIENTS_DIR" && ggufpy egemma_ref.py "$GGUFPY_SRC" "$WORK/$format" "$WORK/$format.gguf" 2>/dev/null)
   "$REBOX" verify "$WORK/$format" "$WORK/$format.gguf" >/dev/null
   echo "  $format.gguf: rebox verify passes"
 done
+for format in mcq mlxe; do "$REBOX" convert "$WORK/$format" -o "$WORK/$format-f32.gguf" --outtype f32 --quiet; done
 (cd "$CLIENTS_DIR" && node bert_embed.mjs --corpus corpus.txt --lines 16 \
-  --embed "$WORK/f32:$WORK/f32.gguf" --embed "$WORK/bf16:$WORK/bf16.gguf")
+  --embed "$WORK/f32:$WORK/f32.gguf" --embed "$WORK/bf16:$WORK/bf16.gguf" \
+  --embed "$WORK/mcq:$WORK/mcq.gguf:8" --embed "$WORK/mcq:$WORK/mcq-f32.gguf:8" \
+  --embed "$WORK/mlxe:$WORK/mlxe.gguf:8" --embed "$WORK/mlxe:$WORK/mlxe-f32.gguf:8")
 # The BF16 file holds the source's values bit for bit (above); llama.cpp multiplies BF16 weights with
 # activations rounded to BF16, so its bound is 0.9995 (measured 1 - 5.1e-5; the F32 file 1 - 1e-7).
 (cd "$CLIENTS_DIR" && "$GGUFPY_PYTHON" egemma_forward.py "$WORK/f32" --embed "$WORK/f32.ids.json" "$WORK/f32.json")
 (cd "$CLIENTS_DIR" && "$GGUFPY_PYTHON" egemma_forward.py "$WORK/bf16" --embed "$WORK/bf16.ids.json" "$WORK/bf16.json" \
   --min-cos 0.9995)
+# Quantized inputs against the forward pass on their dequantized weights (each format's definition): the F32 twin
+# 0.9999 (measured 1 - 1.4e-7 mcq-v1, 1 - 3.6e-8 mlxe); the default file holds the same values in Q4_1 blocks, but
+# llama.cpp multiplies them with activations quantized to Q8_1: bound 0.999 (measured 1 - 4.6e-4, 1 - 2.3e-4). The
+# first 8 corpus lines only (up to 37 tokens, past the window of 8): each file's embeddings take seconds.
+for format in mcq mlxe; do
+  (cd "$CLIENTS_DIR" && "$GGUFPY_PYTHON" egemma_forward.py "$WORK/$format" --embed "$WORK/$format.ids.json" \
+    "$WORK/$format-f32.json")
+  (cd "$CLIENTS_DIR" && "$GGUFPY_PYTHON" egemma_forward.py "$WORK/$format" --embed "$WORK/$format.ids.json" \
+    "$WORK/$format.json" --min-cos 0.999)
+done
 # rebox check agrees with llama.cpp's loader: the files pass; without attention.sliding_window (which
 # llama.cpp's gemma-embedding loader reads unconditionally) llama.cpp refuses the file and rebox check
 # reports it.
@@ -131,4 +156,66 @@ mkdir "$WORK/folder/5_Dense" && cp "$WORK/f32/3_Dense/"* "$WORK/folder/5_Dense/"
 refuse folder "'5_Dense' is not where llama.cpp's gemma-embedding graph takes a Dense module"
 modules nopool '[x for x in m if not x["type"].endswith("Pooling")]'
 refuse nopool "no pooling type"
+# mlx-embeddings' layout made inconsistent: stedit NAME PYTHON-EXPR gives the mlxe fixture with the model
+# file's tensors t (name -> (dtype, shape, bytes)) replaced by the expression (index.json dropped).
+stedit() {
+  rm -rf "$WORK/$1" && cp -r --link "$WORK/mlxe" "$WORK/$1" && rm "$WORK/$1/model.safetensors"*
+  "$GGUFPY_PYTHON" - "$WORK/mlxe/model.safetensors" "$WORK/$1/model.safetensors" "$2" <<'PY'
+import json, struct, sys
+raw = open(sys.argv[1], "rb").read()
+n = struct.unpack("<Q", raw[:8])[0]
+header = json.loads(raw[8:8 + n])
+meta = header.pop("__metadata__")
+t = {k: (e["dtype"], e["shape"], raw[8 + n + e["data_offsets"][0]:8 + n + e["data_offsets"][1]]) for k, e in header.items()}
+t = eval(sys.argv[3])
+out, offset = {"__metadata__": meta}, 0
+for k, (dtype, shape, data) in t.items():
+    out[k] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset + len(data)]}
+    offset += len(data)
+text = json.dumps(out).encode()
+text += b" " * (-len(text) % 8)
+open(sys.argv[2], "wb").write(struct.pack("<Q", len(text)) + text + b"".join(d for _, _, d in t.values()))
+PY
+}
+stedit mlx_half '{k: v for k, v in t.items() if not k.startswith("dense.1.")}'
+refuse mlx_half "dense.1.weight: is missing: the model's file has dense.0.weight alone"
+stedit mlx_swap '{k.replace("dense.0", "dense.x").replace("dense.1", "dense.0").replace("dense.x", "dense.1"): v for k, v in t.items()}'
+refuse mlx_swap "dense.0.weight in_features 256 is not hidden_size 64"
+stedit mlx_bias 'dict(t, **{"dense.0.bias": ("F16", [256], bytes(512))})'
+refuse mlx_bias "dense.0.bias: not written"
+# Both copies: the Dense folders (the f32 fixture's, other values) beside the in-file projections.
+rm -rf "$WORK/mlx_both" && cp -r --link "$WORK/mlxe" "$WORK/mlx_both"
+for d in 2_Dense 3_Dense; do mkdir "$WORK/mlx_both/$d"; done
+(cd "$CLIENTS_DIR" && "$GGUFPY_PYTHON" - "$WORK/mlxe" "$WORK/mlx_both") <<'PY'
+import json, os, sys
+from egemma_fixture import write_safetensors
+from source_values import Source
+import numpy as np
+src = Source(sys.argv[1])
+for k, folder in enumerate(("2_Dense", "3_Dense")):
+    w = src.values(f"dense.{k}.weight").astype(np.float32)
+    if k == 1:
+        w[3, 5] += np.float32(0.5)  # one value differs from dense.1
+    json.dump({"in_features": w.shape[1], "out_features": w.shape[0], "bias": False,
+               "activation_function": "torch.nn.modules.linear.Identity"},
+              open(os.path.join(sys.argv[2], folder, "config.json"), "w"))
+    write_safetensors(os.path.join(sys.argv[2], folder, "model.safetensors"), {"linear.weight": w}, "f32")
+PY
+refuse mlx_both "3_Dense/model.safetensors: linear.weight: value 773 is"
+# The same folders with dense.1's exact values: one projection, written once (from the model's file).
+(cd "$CLIENTS_DIR" && "$GGUFPY_PYTHON" - "$WORK/mlxe" "$WORK/mlx_both") <<'PY'
+import os, sys
+from egemma_fixture import write_safetensors
+from source_values import Source
+import numpy as np
+os.remove(os.path.join(sys.argv[2], "3_Dense", "model.safetensors"))
+write_safetensors(os.path.join(sys.argv[2], "3_Dense", "model.safetensors"),
+                  {"linear.weight": Source(sys.argv[1]).values("dense.1.weight").astype(np.float32)}, "f32")
+PY
+"$REBOX" convert "$WORK/mlx_both" -o "$WORK/mlx_both.gguf" --quiet
+"$REBOX" verify "$WORK/mlxe" "$WORK/mlx_both.gguf" >/dev/null &&
+  [[ $("$REBOX" inspect "$WORK/mlx_both.gguf" | grep -c " dense_[23]\.weight .* Q4_1 ") == 2 ]] ||
+  { echo "FAIL: mlx_both: the folders equal to the in-file projections changed the file"; exit 1; }
+echo "  mlx_both with Dense folders equal to dense.0 / dense.1: converted from the in-file Q4_1 projections," \
+  "verifies against the folder-less source"
 echo "PASS test_embeddinggemma_arch ($(clients_elapsed))"

@@ -38,8 +38,8 @@ TEST(GemmaEmbeddingRegistry, SelectedByArchitecture) {
 TEST(GemmaEmbeddingRegistry, DenseNamesAndShapes) {
     const Architecture& a = *find_architecture("gemma-embedding");
     ModelConfig c = parse_model_config(embedding_config());
-    c.dense_2 = ModelConfig::DenseFeatures{32, 128};
-    c.dense_3 = ModelConfig::DenseFeatures{128, 32};
+    c.dense_2 = ModelConfig::DenseFeatures{32, 128, "2_Dense/config.json"};
+    c.dense_3 = ModelConfig::DenseFeatures{128, 32, "3_Dense/config.json"};
     const auto d2 = resolve_hf(a, "2_Dense.linear.weight");
     ASSERT_TRUE(d2.has_value());
     EXPECT_EQ(d2->gguf_name, "dense_2.weight");
@@ -54,6 +54,23 @@ TEST(GemmaEmbeddingRegistry, DenseNamesAndShapes) {
     c.dense_2->in = 16;
     c.dense_3->in = 64;
     EXPECT_EQ(config_problems(a, c).size(), 2u);
+}
+
+// mlx-embeddings' projections in the model's file have no config.json: a problem names the tensor
+// the features were taken from.
+TEST(GemmaEmbeddingRegistry, DenseProblemsNameTheirOrigin) {
+    const Architecture& a = *find_architecture("gemma-embedding");
+    ModelConfig c;
+    c.hidden_size = 32;
+    c.dense_2 =
+        ModelConfig::DenseFeatures{128, 32, "dense.0.weight"};  // stored the other way round
+    c.dense_3 = ModelConfig::DenseFeatures{32, 128, "dense.1.weight"};
+    const std::vector<std::string> problems = config_problems(a, c);
+    ASSERT_EQ(problems.size(), 2u);  // the two chain: dense.1 reads dense.0's 32 outputs
+    EXPECT_EQ(problems[0].rfind("dense.0.weight in_features 128 is not hidden_size 32", 0), 0u)
+        << problems[0];
+    EXPECT_EQ(problems[1].rfind("dense.1.weight out_features 128 is not hidden_size 32", 0), 0u)
+        << problems[1];
 }
 
 TEST(GemmaEmbeddingRegistry, KvList) {
@@ -88,10 +105,10 @@ TEST(GemmaEmbeddingRegistry, RefusesWhatTheGraphHardCodes) {
     EXPECT_TRUE(refused("query_pre_attn_scalar", 256));
     EXPECT_TRUE(refused("sliding_window_pattern", 4));
     EXPECT_TRUE(refused("layer_types", nlohmann::json::array({"full_attention"})));
-    EXPECT_FALSE(refused("layer_types",
-                         nlohmann::json::array({"sliding_attention", "sliding_attention",
-                                                "sliding_attention", "sliding_attention",
-                                                "sliding_attention", "full_attention"})));
+    EXPECT_FALSE(refused(
+        "layer_types",
+        nlohmann::json::array({"sliding_attention", "sliding_attention", "sliding_attention",
+                               "sliding_attention", "sliding_attention", "full_attention"})));
 }
 
 }  // namespace
