@@ -2,6 +2,8 @@
 // the architecture's own file.
 #include "arch/config_prepare.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "arch_tables.hpp"
 
 namespace rebox::arch {

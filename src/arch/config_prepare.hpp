@@ -3,7 +3,7 @@
 // converter's own rewrites (nomic_bert's context length) and its asserts, as one-line input errors.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string_view>
 
 namespace rebox::arch {

@@ -9,6 +9,7 @@
 // rewrites it), the Dense feature sizes, and a pooling type, which must be known. The bidirectional
 // attention and the sliding-window period 6 are what llama.cpp's graph hard-codes: a config.json
 // asking for something else is refused.
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "arch_tables.hpp"

@@ -11,6 +11,7 @@
 // cls.output), which config.json's classifier_* fields must agree with. config.json's ModernBERT
 // names (global_rope_theta, local_attention, norm_eps, ...) become the names read_model_config
 // reads, in llama.cpp's converter's reading (ModernBertModel -> BertModel -> TextModel).
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "arch_tables.hpp"

@@ -7,6 +7,7 @@
 // read in the converter's search order; NomicBertModel's asserts are refusals, and its context
 // rewrite (n_positions 8192 with max_trained_positions 2048 -> 2048) is applied. The MoE variant
 // (nomic-embed-text-v2-moe: an expert transpose, not exact on quantized codes) is refused.
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "arch_tables.hpp"

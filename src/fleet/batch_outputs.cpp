@@ -2,6 +2,7 @@
 #include "fleet/batch_outputs.hpp"
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <system_error>
 

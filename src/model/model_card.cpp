@@ -3,6 +3,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <vector>
 

@@ -2,6 +2,7 @@
 // model_card_metadata.hpp), refusing what gguf-py's writer could not write.
 #include <cmath>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "model/model_card_metadata.hpp"
 #include "rebox/error.hpp"

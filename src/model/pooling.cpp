@@ -2,6 +2,7 @@
 // TextModel._try_set_pooling_type decides it (docs/gguf.md §4.3).
 #include "model/pooling.hpp"
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "json_file.hpp"

@@ -3,6 +3,7 @@
 #include "model/st_dense.hpp"
 
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "json_file.hpp"
 #include "rebox/error.hpp"

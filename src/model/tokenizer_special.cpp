@@ -14,6 +14,7 @@
 #include "tokenizer_special.hpp"
 
 #include <array>
+#include <nlohmann/json.hpp>
 #include <span>
 
 #include "json_file.hpp"

@@ -7,6 +7,7 @@
 // inside a Sequence).
 #include "tokenizer_unigram.hpp"
 
+#include <nlohmann/json.hpp>
 #include <unordered_set>
 
 #include "json_file.hpp"

@@ -2,6 +2,8 @@
 // [in, out/8] and P.qzeros int32 [in/group, out/8], 4-bit codes packed along the output dim in
 // AWQ's nibble order (nibble i holds column [0,2,4,6,1,3,5,7][i] of its 8), and P.scales
 // [in/group, out]. The view reads code (r, k) where it is stored, so no transposed copy is made.
+#include <nlohmann/json.hpp>
+
 #include "format/shape_text.hpp"
 #include "prequant_common.hpp"
 #include "source/prequant_readers.hpp"

@@ -6,6 +6,8 @@
 // z = 2^(bits-1), so q - z is the signed code. format "int-quantized": P.weight int8 [out, in] with
 // P.weight_scale, z = 0 or the signed I8 P.weight_zero_point. One weight setting for all
 // config_groups (group or channel strategy).
+#include <nlohmann/json.hpp>
+
 #include "format/shape_text.hpp"
 #include "prequant_common.hpp"
 #include "source/prequant_readers.hpp"

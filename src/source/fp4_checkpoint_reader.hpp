@@ -4,7 +4,7 @@
 // one SourceTensor P.weight [out, in] holding an Fp4View; every other tensor is a float tensor.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 

@@ -5,6 +5,7 @@
 // "gptq" (v1, the default) stores z - 1, "gptq_v2" stores z. Bits 2, 3, 4, 8. g_idx values are
 // range-checked here; whether each 32-value block lies in one group is the plan's question.
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "format/shape_text.hpp"
 #include "prequant_common.hpp"

@@ -1,6 +1,8 @@
 // Parsing of the MLX config.json quantization block (docs/formats.md §2 "config.json").
 #include "mlx_config.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace rebox::mlx {
 namespace {
 

@@ -1,10 +1,15 @@
 // ModelDir: config.json and the safetensors files of a checkpoint folder, read once.
 #include "source/model_dir.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "../model/json_file.hpp"
 #include "rebox/error.hpp"
 
 namespace rebox {
+
+ModelDir::ModelDir() = default;
+ModelDir::~ModelDir() = default;
 
 std::shared_ptr<const ModelDir> ModelDir::open(const std::filesystem::path& path) {
     std::shared_ptr<ModelDir> dir(new ModelDir());

@@ -6,7 +6,7 @@
 
 #include <filesystem>
 #include <memory>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "format/safetensors.hpp"
 
@@ -23,9 +23,10 @@ class ModelDir {
     // config.json's top-level object; throws the input error of a missing config.json when absent.
     const nlohmann::json& config() const;
     const SafetensorsModel& safetensors() const { return safetensors_; }
+    ~ModelDir();  // out of line: config_'s json type is only declared here (json_fwd.hpp)
 
   private:
-    ModelDir() = default;
+    ModelDir();
     std::filesystem::path path_;
     std::unique_ptr<const nlohmann::json> config_;
     SafetensorsModel safetensors_;

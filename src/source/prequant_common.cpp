@@ -3,6 +3,7 @@
 #include "prequant_common.hpp"
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "format/shape_text.hpp"
 #include "rebox/error.hpp"

@@ -4,6 +4,7 @@
 #include "gpt_oss_files.hpp"
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 #include <tuple>

@@ -1,6 +1,7 @@
 // rebox convert: runs the pipeline, prints what was written and the verification verdict,
 // writes the --json report; exit 0 done, 2 BLOCKERs (thrown), 3 verification failed.
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "format/gguf_shards.hpp"

@@ -4,6 +4,7 @@
 // file size and its ratio to the input. With --quantize: per tensor the type convert --quantize
 // would write and why (llama-quantize's choice). Exit 0 plannable, 2 BLOCKERs.
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "commands.hpp"

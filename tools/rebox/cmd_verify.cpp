@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "rebox/error.hpp"

@@ -2,6 +2,7 @@
 #include "report_json.hpp"
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "format/atomic_output.hpp"
 #include "rebox/ggml_type.hpp"

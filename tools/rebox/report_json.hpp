@@ -1,7 +1,7 @@
 // JSON renderings of plan, conversion and verification results for --json reports.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "rebox/rebox.hpp"
