@@ -6,7 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake ninja-build g++ pkg-config git ca-certificates
+# ccache: CMakeLists.txt compiles through it when present, so the test run's fresh-clone demo build
+# and any rebuild reuse objects already compiled (docs: README "What it needs").
+packages=(cmake ninja-build g++ ccache pkg-config git ca-certificates
           nlohmann-json3-dev libsimdjson-dev libcli11-dev libsentencepiece-dev libxxhash-dev libssl-dev libyaml-cpp-dev
           libgtest-dev libgmock-dev libbenchmark-dev time bc)
 if [[ "${1:-}" == "--with-test-clients" ]]; then
@@ -31,7 +33,10 @@ if [[ "${1:-}" == "--with-test-clients" ]]; then
     exit 1
   fi
   # Exact versions from tests/clients/package-lock.json; --omit=optional keeps the CUDA/Vulkan builds out.
-  (cd tests/clients && npm ci --omit=optional --no-audit --no-fund --loglevel=error)
+  # It downloads while the build below compiles (the build needs none of it); waited for at the end.
+  mkdir -p build
+  (cd tests/clients && npm ci --omit=optional --no-audit --no-fund --loglevel=error) >build/npm-ci.log 2>&1 &
+  npm_pid=$!
 fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -39,4 +44,9 @@ if [[ "${1:-}" == "--tools-only" ]]; then
   cmake --build build -j"$(nproc)" --target rebox_cli rebox_mkfixture
 else
   cmake --build build -j"$(nproc)"
+fi
+if [[ -n ${npm_pid:-} ]] && ! wait "$npm_pid"; then
+  echo "setup: npm ci in tests/clients failed:" >&2
+  cat build/npm-ci.log >&2
+  exit 1
 fi

@@ -3,7 +3,9 @@
 # `bash scripts/demo.sh` there exactly as a newcomer would (setup.sh skips installed packages and
 # builds only the two tools), and require exit 0 and the verify verdict as the demo's last line:
 # "re-encoded tensors bit-identical: N/N, max abs error 0.0; copied tensors bit-identical: M/M" with N > 0.
-# Uses ccache when it is installed (CCACHE_DISABLE=1 measures a cold build); KEEP_DEMO=1 keeps the
+# The clone's build goes through ccache when it is installed (CMakeLists.txt, keyed independently of
+# the checkout's path), so it reuses the test run's own build of the same sources; CCACHE_DISABLE=1
+# measures a cold build. KEEP_DEMO=1 keeps the
 # temporary folder (its demo.log) for a look. Usage: test_demo_clone.sh SOURCE_DIR
 set -uo pipefail
 src=${1:?usage: test_demo_clone.sh SOURCE_DIR}
@@ -15,10 +17,6 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/rebox-demo.XXXXXX") || exit 1
 trap '[[ -n ${KEEP_DEMO:-} ]] || rm -rf "$work"' EXIT
 
 git clone -q --no-checkout "$src" "$work/rebox" && git -C "$work/rebox" checkout -q "$sha" || exit 1
-if command -v ccache >/dev/null && [[ -z ${CMAKE_CXX_COMPILER_LAUNCHER:-} ]]; then
-  export CMAKE_CXX_COMPILER_LAUNCHER=ccache
-  export CCACHE_BASEDIR=$work/rebox  # paths relative to the clone: hits across runs' temp folders
-fi
 
 start=$SECONDS
 (cd "$work/rebox" && bash scripts/demo.sh) >"$work/demo.log" 2>&1
