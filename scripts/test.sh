@@ -4,8 +4,33 @@
 # install tests; then the sanitizer stage: the GoogleTest suite again under ASan + UBSan (clang) and
 # a 20-second fuzz smoke run of each libFuzzer harness (scripts/sanitize.sh; FUZZ_SECONDS changes it:
 # longer runs belong to fuzz/run.sh on their own, not to every CI run).
+# The sanitizer build (build-san/) compiles beside ctest at the lowest CPU priority: it takes the
+# cycles ctest leaves idle (client tests waiting on a process, the last long test running alone) and
+# yields the rest, so no test is slowed by more than the scheduler's share of a niced process.
+# The last line gives the time of each stage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# This run installs every oracle the tests compare with (llama.cpp's libraries, gguf-py, the real
+# tokenizers): one that is missing is a failure here, as in CI, not a skip.
+export CI=${CI:-true}
+start=$SECONDS
 bash scripts/setup.sh --with-test-clients
+built=$SECONDS
+
+mkdir -p build-san
+setsid nice -n 19 bash scripts/build_sanitized.sh >build-san/build.log 2>&1 &
+san_pid=$!
+trap 'kill -- -"$san_pid" 2>/dev/null || true' EXIT  # its own process group (setsid): ninja too
 ctest --test-dir build --output-on-failure -j"$(nproc)" --timeout 1500
+tested=$SECONDS
+if ! wait "$san_pid"; then
+  echo "test.sh: the sanitizer build failed:" >&2
+  tail -n 60 build-san/build.log >&2
+  exit 1
+fi
+trap - EXIT
+san_built=$SECONDS
 FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash scripts/sanitize.sh
+echo "test.sh: setup and build $((built - start)) s, ctest $((tested - built)) s (sanitizer build beside it)," \
+  "rest of the sanitizer build $((san_built - tested)) s, sanitizer tests and fuzz smoke $((SECONDS - san_built)) s," \
+  "total $((SECONDS - start)) s"
