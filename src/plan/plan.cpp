@@ -377,16 +377,25 @@ std::vector<GgufKV> provenance_kvs(const SourceModel& source, const Plan& plan) 
     };
 }
 
-// general.file_type as llama.cpp's loader would guess it (llama-model-loader.cpp: the most common
-// tensor type), taken over the quantized source tensors' block types (a tie goes to the type with
-// fewer bytes per value); with no block type in the file, over the tensors of 2 or more dims (1-D
-// ones are F32 in every file type, the "except 1d tensors" of llama.h). The float outtypes name
-// their type, as convert_hf_to_gguf.py's
-// --outtype does.
+// general.file_type as llama.cpp's converter names a file (docs/gguf.md §2.4). The float outtypes
+// name their type, as convert_hf_to_gguf.py's --outtype does. Otherwise: a file holding NVFP4
+// blocks is MOSTLY_NVFP4 and one holding MXFP4 blocks MOSTLY_MXFP4_MOE, whatever else it keeps in
+// BF16 (the converter's prepare_metadata sets them for any NVFP4 / MXFP4 checkpoint, the embedding
+// and head of a ModelOpt export included); else the most common integer block type, as llama.cpp's
+// loader guesses a type (llama-model-loader.cpp; a tie goes to the type with fewer bytes per
+// value); with no block type, the most common float type over the tensors of 2 or more dims (1-D
+// ones are F32 in every file type, the "except 1d tensors" of llama.h).
 LlamaFileType file_type(const Plan& plan, const PlanOptions& options) {
     if (options.outtype == OutType::f32) return LlamaFileType::ALL_F32;
     if (options.outtype == OutType::f16) return LlamaFileType::MOSTLY_F16;
     if (options.outtype == OutType::bf16) return LlamaFileType::MOSTLY_BF16;
+    const auto holds = [&](GgmlType type) {
+        for (const TensorPlan& tensor : plan.tensors)
+            if (tensor.type == type) return true;
+        return false;
+    };
+    if (holds(GgmlType::NVFP4)) return LlamaFileType::MOSTLY_NVFP4;
+    if (holds(GgmlType::MXFP4)) return LlamaFileType::MOSTLY_MXFP4_MOE;
     // Counts per block type, in increasing bytes per value (the tie rule takes the smaller).
     constexpr GgmlType kBlockTypes[] = {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0,
                                         GgmlType::Q5_1, GgmlType::Q8_0};
@@ -407,9 +416,6 @@ LlamaFileType file_type(const Plan& plan, const PlanOptions& options) {
     for (size_t k = 1; k < 5; ++k)
         if (blocks[k] > blocks[most]) most = k;
     if (blocks[most] > 0) return kBlockFileTypes[most];
-    // convert_hf_to_gguf (ModelBase.prepare_metadata): an MXFP4 checkpoint is MOSTLY_MXFP4_MOE.
-    for (const TensorPlan& tensor : plan.tensors)
-        if (tensor.type == GgmlType::MXFP4) return LlamaFileType::MOSTLY_MXFP4_MOE;
     if (f32 == 0 && f16 == 0 && bf16 == 0) return LlamaFileType::MOSTLY_Q4_1;  // nothing planned
     if (f32 >= f16 && f32 >= bf16) return LlamaFileType::ALL_F32;
     return bf16 > f16 ? LlamaFileType::MOSTLY_BF16 : LlamaFileType::MOSTLY_F16;
