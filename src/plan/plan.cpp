@@ -421,6 +421,21 @@ LlamaFileType file_type(const Plan& plan, const PlanOptions& options) {
     return bf16 > f16 ? LlamaFileType::MOSTLY_BF16 : LlamaFileType::MOSTLY_F16;
 }
 
+// The note naming the non-parameter buffers left out (the first three, then how many in all).
+std::string buffers_note(const std::set<std::string>& buffers) {
+    std::string names;
+    size_t listed = 0;
+    for (const std::string& name : buffers) {
+        if (listed == 3) {
+            names += ", ...";
+            break;
+        }
+        names += (listed++ == 0 ? "" : ", ") + name;
+    }
+    return std::to_string(buffers.size()) +
+           " non-parameter buffer(s) left out, as llama.cpp's converter skips them: " + names;
+}
+
 // Appends to each Blocker that an exact fallback could lift how much the fallback grows the whole
 // file: its extra bytes against the tensors' bytes as planned (blocked tensors counted at their
 // packed size), so the user sees the price of --allow-lossless-fallback before paying it.
@@ -539,6 +554,14 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
         return plan;
     }
     plan.arch = std::string(arch->gguf_arch);
+    // The non-parameter buffers llama.cpp's converter skips are left out whatever their dtype, so
+    // a reader's refusal of one (an I64 embeddings.position_ids) blocks nothing.
+    std::set<std::string> buffers;
+    std::erase_if(plan.blockers, [&](const Blocker& blocker) {
+        if (!arch::is_converter_buffer(*arch, blocker.tensor)) return false;
+        buffers.insert(blocker.tensor);
+        return true;
+    });
     const std::vector<std::string> config_problems = arch::config_problems(*arch, config);
     for (const std::string& problem : config_problems)
         plan.blockers.push_back(
@@ -570,6 +593,10 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     size_t left_out = 0;
     for (size_t i = 0; i < source.tensors.size(); ++i) {
         const SourceTensor& tensor = source.tensors[i];
+        if (arch::is_converter_buffer(*arch, tensor.name)) {
+            buffers.insert(tensor.name);
+            continue;
+        }
         const auto ref = arch::resolve_hf(*arch, tensor.name);
         if ((!ref && arch::is_left_out(*arch, tensor.name)) ||
             (ref && ref->spec->role == arch::SourceRole::reranker_pooler && !reranker)) {
@@ -677,8 +704,8 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     }
     if (left_out > 0 && arch->encoder)
         plan.notes.push_back(std::to_string(left_out) +
-                             " tensor(s) llama.cpp's converter drops left out (position_ids, "
-                             "masked-LM / next-sentence heads" +
+                             " tensor(s) llama.cpp's converter drops left out (masked-LM / "
+                             "next-sentence heads" +
                              (reranker ? std::string(")") : std::string(", the pooler)")));
     else if (left_out > 0)
         plan.notes.push_back(std::to_string(left_out) +
@@ -686,6 +713,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
                              plan.arch +
                              " GGUF holds the text model only (llama.cpp's converter writes "
                              "them to a separate mmproj file)");
+    if (!buffers.empty()) plan.notes.push_back(buffers_note(buffers));
     // A tensor the reader refused (its blocker names it) is not reported missing a second time.
     for (const Blocker& blocker : source.blockers)
         if (const auto ref = arch::resolve_hf(*arch, blocker.tensor))
