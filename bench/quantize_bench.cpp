@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "ggml_oracle.hpp"
 #include "quantize/kernel_path.hpp"
 #include "quantize/simd/simd_kernels.hpp"
-#include "quantize/simd_ggml_oracle.hpp"
 #include "quantize/simd_test_data.hpp"
 #include "rebox/rebox.hpp"
 
@@ -35,11 +35,7 @@ const Data& data() {
     return instance;
 }
 
-const rebox::test::GgmlQuantizeOracle& oracle() {
-    static const rebox::test::GgmlQuantizeOracle instance(
-        rebox::test::GgmlQuantizeOracle::library_path(REBOX_SOURCE_DIR));
-    return instance;
-}
+const rebox::test::GgmlOracle& oracle() { return rebox::test::GgmlOracle::instance(); }
 
 size_t output_bytes(GgmlType type) {
     const auto traits = rebox::ggml_type_traits(type);
@@ -51,7 +47,7 @@ void run(benchmark::State& state, GgmlType type, bool with_imatrix, const std::s
     const Data& d = data();
     const float* imatrix = with_imatrix ? d.imatrix.data() : nullptr;
     std::vector<uint8_t> out(output_bytes(type));
-    if (contender == "ggml" && !oracle().ok()) {
+    if (contender == "ggml" && !oracle().available()) {
         state.SkipWithError(("no oracle: " + oracle().error()).c_str());
         return;
     }

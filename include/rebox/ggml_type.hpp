@@ -73,6 +73,7 @@ enum class LlamaFileType : uint32_t {
     MOSTLY_IQ4_XS = 30,
     MOSTLY_BF16 = 32,
     MOSTLY_MXFP4_MOE = 38,
+    MOSTLY_NVFP4 = 39,
 };
 
 }  // namespace rebox

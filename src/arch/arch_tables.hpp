@@ -37,6 +37,9 @@ const Architecture& xlm_roberta_architecture();
 // bert's per-layer rows and KV list, which xlm-roberta shares (bert.cpp).
 std::span<const TensorSpec> bert_layer_rows();
 std::span<const ArchKv> bert_kvs();
+// The buffer BertModel.filter_tensors drops, for it and every converter class derived from it
+// (XLMRobertaModel, NomicBertModel, ModernBertModel): Architecture::converter_buffers.
+inline constexpr std::string_view kBertModelBuffers[] = {"embeddings.position_ids"};
 
 // The parts one after another, as one array (a table or KV list built from shared groups).
 template <typename T, std::size_t... N>

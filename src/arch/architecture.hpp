@@ -233,6 +233,10 @@ struct Architecture {
     // tokenizer.json whose pre-tokenizer is a plain ByteLevel (no Split regex to name it by):
     // modernbert's "modern-bert". Empty: such a tokenizer needs --tokenizer-pre.
     std::string_view byte_level_pre = {};
+    // Non-parameter buffers the converter class of this family drops by name (HF names after the
+    // head prefixes, e.g. BertModel.filter_tensors' "embeddings.position_ids"), beside those it
+    // drops for every architecture (is_converter_buffer).
+    std::span<const std::string_view> converter_buffers = {};
 };
 
 // The architecture that accepts this config.json model_type (or has this GGUF arch name); null
@@ -255,6 +259,12 @@ std::string strip_model_prefix(std::string_view hf_name);
 
 // True when the (stripped) HF name lies under one of the architecture's left_out_prefixes.
 bool is_left_out(const Architecture& arch, std::string_view hf_name);
+
+// True when llama.cpp's converter skips this HF name as a non-parameter buffer: for every
+// architecture a name ending in ".attention.masked_bias", ".attention.bias" or
+// ".rotary_emb.inv_freq" (ModelBase.prepare_tensors), and the family's converter_buffers. Such a
+// tensor is left out with a note whatever its dtype (an I64 position_ids included).
+bool is_converter_buffer(const Architecture& arch, std::string_view hf_name);
 
 // What a tensor name resolves to in the table.
 struct TensorRef {

@@ -56,9 +56,9 @@ constexpr ArchKv kKvs[] = {
     ArchKv::feed_forward_length, ArchKv::head_count,     ArchKv::layer_norm_epsilon,
     ArchKv::causal_false,
 };
-// BertModel.filter_tensors drops these (the masked-LM and next-sentence heads, the position ids).
-constexpr std::string_view kLeftOut[] = {"embeddings.position_ids", "cls.predictions.",
-                                         "cls.seq_relationship."};
+// BertModel.filter_tensors drops these (the masked-LM and next-sentence heads; its position ids
+// buffer: kBertModelBuffers).
+constexpr std::string_view kLeftOut[] = {"cls.predictions.", "cls.seq_relationship."};
 // transformers' BertConfig defaults.
 constexpr ConfigDefault kDefaults[] = {
     {"layer_norm_eps", "1e-12"},
@@ -67,8 +67,12 @@ constexpr ConfigDefault kDefaults[] = {
 };
 constexpr std::string_view kHeadPrefixes[] = {"bert."};
 
-constexpr Architecture kBert{"bert", kModelTypes, kFirst,    kLayer,           kLast,         kKvs,
-                             {},     kLeftOut,    kDefaults, "encoder.layer.", kHeadPrefixes, true};
+constexpr Architecture kBert = [] {
+    Architecture a{"bert", kModelTypes, kFirst,    kLayer,           kLast,         kKvs,
+                   {},     kLeftOut,    kDefaults, "encoder.layer.", kHeadPrefixes, true};
+    a.converter_buffers = kBertModelBuffers;
+    return a;
+}();
 
 }  // namespace
 

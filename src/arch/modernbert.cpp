@@ -167,6 +167,7 @@ constexpr Architecture kModernBert = [] {
     Architecture a{"modern-bert", kModelTypes, kFirst, kLayer, kLast, kKvs, {}, kLeftOut};
     a.encoder = true;
     a.byte_level_pre = "modern-bert";
+    a.converter_buffers = kBertModelBuffers;  // ModernBertModel derives from BertModel
     return a;
 }();
 

@@ -55,7 +55,6 @@ constexpr ArchKv kKvs[] = {
     ArchKv::feed_forward_length, ArchKv::head_count,     ArchKv::rope_freq_base,
     ArchKv::layer_norm_epsilon,  ArchKv::causal_false,
 };
-constexpr std::string_view kLeftOut[] = {"embeddings.position_ids"};
 
 [[noreturn]] void refuse(const std::string& field, const std::string& what,
                          const std::string& expected) {
@@ -119,9 +118,10 @@ void prepare_nomic_bert_config(json& root) {
 namespace {
 
 constexpr Architecture kNomicBert = [] {
-    Architecture a{"nomic-bert", kModelTypes, kFirst, kLayer, {}, kKvs, {}, kLeftOut};
+    Architecture a{"nomic-bert", kModelTypes, kFirst, kLayer, {}, kKvs, {}};
     a.hf_layer_prefix = "encoder.layers.";
     a.encoder = true;
+    a.converter_buffers = kBertModelBuffers;  // NomicBertModel derives from BertModel
     return a;
 }();
 

@@ -299,6 +299,17 @@ bool is_left_out(const Architecture& arch, std::string_view hf_name) {
     return false;
 }
 
+bool is_converter_buffer(const Architecture& arch, std::string_view hf_name) {
+    // conversion/base.py, ModelBase.prepare_tensors: "we don't need these".
+    for (const std::string_view suffix :
+         {".attention.masked_bias", ".attention.bias", ".rotary_emb.inv_freq"})
+        if (hf_name.ends_with(suffix)) return true;
+    const std::string stripped = strip_arch_prefixes(arch, hf_name);
+    for (const std::string_view name : arch.converter_buffers)
+        if (stripped == name) return true;
+    return false;
+}
+
 std::optional<TensorRef> resolve_hf(const Architecture& arch, std::string_view hf_name) {
     return resolve(arch, strip_arch_prefixes(arch, hf_name), /*from_hf=*/true);
 }

@@ -40,9 +40,9 @@ constexpr TensorSpec kFirst[] = {
 };
 constexpr TensorSpec kLast[] = {reranker_dense("classifier.dense"),
                                 reranker_output("classifier.out_proj")};
-// BertModel.filter_tensors drops the position ids and the pooler; the masked-LM head (lm_head)
-// has no GGUF tensor.
-constexpr std::string_view kLeftOut[] = {"embeddings.position_ids", "pooler.", "lm_head."};
+// BertModel.filter_tensors drops the pooler (and the position ids buffer: kBertModelBuffers);
+// the masked-LM head (lm_head) has no GGUF tensor.
+constexpr std::string_view kLeftOut[] = {"pooler.", "lm_head."};
 // transformers' XLMRobertaConfig defaults.
 constexpr ConfigDefault kDefaults[] = {
     {"layer_norm_eps", "1e-12"},
@@ -67,7 +67,8 @@ const Architecture& xlm_roberta_architecture() {
                                           .hf_layer_prefix = "encoder.layer.",
                                           .hf_head_prefixes = kHeadPrefixes,
                                           .encoder = true,
-                                          .position_offset_from_pad = true};
+                                          .position_offset_from_pad = true,
+                                          .converter_buffers = kBertModelBuffers};
     return kXlmRoberta;
 }
 

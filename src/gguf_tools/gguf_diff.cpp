@@ -1,6 +1,8 @@
 // diff_gguf(): KV differences (arrays summarised by length and first differing index) and per
-// tensor a verdict, streaming both tensors in chunks of dequantized values (memory stays flat;
-// mapped pages are released as they are done).
+// tensor a verdict, streaming both tensors in chunks of values dequantized by ggml's own
+// dequantize_row_<type> (rebox::dequantize_row: every type rebox quantizes, K, IQ4 and MXFP4
+// included, and F32 / F16 / BF16), so memory stays flat; mapped pages are released as they are
+// done.
 #include "gguf_tools/gguf_diff.hpp"
 
 #include <algorithm>
@@ -11,8 +13,8 @@
 
 #include "format/gguf_shards.hpp"
 #include "format/shape_text.hpp"
-#include "gguf_tools/dequantize.hpp"
 #include "gguf_tools/kv_text.hpp"
+#include "quantize/quantize.hpp"
 #include "rebox/ggml_type.hpp"
 
 namespace rebox {
@@ -20,7 +22,7 @@ namespace {
 
 using detail::shape_text;
 
-constexpr uint64_t kChunkElements = 1 << 16;  // a multiple of every block size here
+constexpr uint64_t kChunkElements = 1 << 16;  // a multiple of every block size (32, 256)
 constexpr size_t kCompareBytes = 4 << 20;
 
 KvDifference compare_values(const std::string& key, const GgufValue& a, const GgufValue& b) {
@@ -49,6 +51,15 @@ void release(const GgufSet& set, std::span<const uint8_t> bytes) {
     std::vector<const MappedFile*> maps;
     for (size_t s = 0; s < set.shard_count(); ++s) maps.push_back(set.shard(s).mapping());
     release_mapped(maps, bytes);
+}
+
+// Elements [first, first + out.size()) of a tensor's bytes as floats; first and the count are
+// multiples of the block size, and the tensor's bytes hold ggml_nbytes (the GGUF reader's rule).
+void dequantize_elements(GgmlType type, std::span<const uint8_t> data, uint64_t first,
+                         std::span<float> out) {
+    const auto traits = ggml_type_traits(type);
+    quant::dequantize_row_scalar(type, data.data() + first / traits->block_size * traits->type_size,
+                                 out.data(), static_cast<int64_t>(out.size()));
 }
 
 // Releases the pages holding elements [first, first + n) of a tensor's bytes.
@@ -88,7 +99,8 @@ TensorComparison compare_tensor(const GgufSet& sa, const GgufSet::Tensor& ta, co
             return c;
         }
     }
-    if (!can_dequantize(ta.info->type) || !can_dequantize(tb.info->type)) {
+    if (!quant::is_dequantizable_type(ta.info->type) ||
+        !quant::is_dequantizable_type(tb.info->type)) {
         c.verdict = TensorComparison::Verdict::not_compared;
         return c;
     }

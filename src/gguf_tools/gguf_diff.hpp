@@ -25,7 +25,7 @@ struct TensorComparison {
         same_values,      // dequantized fp32 values bit-equal (another type, or other bytes)
         different,        // values differ: max_abs_error, differing_values
         shape_differs,    // ne differ
-        not_compared,     // bytes differ and a type cannot be dequantized here
+        not_compared,     // bytes differ and a type has no dequantizer (NVFP4, IQ1..IQ3, TQ)
         only_in_a,
         only_in_b,
     };

@@ -378,16 +378,25 @@ std::vector<GgufKV> provenance_kvs(const SourceModel& source, const Plan& plan) 
     };
 }
 
-// general.file_type as llama.cpp's loader would guess it (llama-model-loader.cpp: the most common
-// tensor type), taken over the quantized source tensors' block types (a tie goes to the type with
-// fewer bytes per value); with no block type in the file, over the tensors of 2 or more dims (1-D
-// ones are F32 in every file type, the "except 1d tensors" of llama.h). The float outtypes name
-// their type, as convert_hf_to_gguf.py's
-// --outtype does.
+// general.file_type as llama.cpp's converter names a file (docs/gguf.md §2.4). The float outtypes
+// name their type, as convert_hf_to_gguf.py's --outtype does. Otherwise: a file holding NVFP4
+// blocks is MOSTLY_NVFP4 and one holding MXFP4 blocks MOSTLY_MXFP4_MOE, whatever else it keeps in
+// BF16 (the converter's prepare_metadata sets them for any NVFP4 / MXFP4 checkpoint, the embedding
+// and head of a ModelOpt export included); else the most common integer block type, as llama.cpp's
+// loader guesses a type (llama-model-loader.cpp; a tie goes to the type with fewer bytes per
+// value); with no block type, the most common float type over the tensors of 2 or more dims (1-D
+// ones are F32 in every file type, the "except 1d tensors" of llama.h).
 LlamaFileType file_type(const Plan& plan, const PlanOptions& options) {
     if (options.outtype == OutType::f32) return LlamaFileType::ALL_F32;
     if (options.outtype == OutType::f16) return LlamaFileType::MOSTLY_F16;
     if (options.outtype == OutType::bf16) return LlamaFileType::MOSTLY_BF16;
+    const auto holds = [&](GgmlType type) {
+        for (const TensorPlan& tensor : plan.tensors)
+            if (tensor.type == type) return true;
+        return false;
+    };
+    if (holds(GgmlType::NVFP4)) return LlamaFileType::MOSTLY_NVFP4;
+    if (holds(GgmlType::MXFP4)) return LlamaFileType::MOSTLY_MXFP4_MOE;
     // Counts per block type, in increasing bytes per value (the tie rule takes the smaller).
     constexpr GgmlType kBlockTypes[] = {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0,
                                         GgmlType::Q5_1, GgmlType::Q8_0};
@@ -408,12 +417,24 @@ LlamaFileType file_type(const Plan& plan, const PlanOptions& options) {
     for (size_t k = 1; k < 5; ++k)
         if (blocks[k] > blocks[most]) most = k;
     if (blocks[most] > 0) return kBlockFileTypes[most];
-    // convert_hf_to_gguf (ModelBase.prepare_metadata): an MXFP4 checkpoint is MOSTLY_MXFP4_MOE.
-    for (const TensorPlan& tensor : plan.tensors)
-        if (tensor.type == GgmlType::MXFP4) return LlamaFileType::MOSTLY_MXFP4_MOE;
     if (f32 == 0 && f16 == 0 && bf16 == 0) return LlamaFileType::MOSTLY_Q4_1;  // nothing planned
     if (f32 >= f16 && f32 >= bf16) return LlamaFileType::ALL_F32;
     return bf16 > f16 ? LlamaFileType::MOSTLY_BF16 : LlamaFileType::MOSTLY_F16;
+}
+
+// The note naming the non-parameter buffers left out (the first three, then how many in all).
+std::string buffers_note(const std::set<std::string>& buffers) {
+    std::string names;
+    size_t listed = 0;
+    for (const std::string& name : buffers) {
+        if (listed == 3) {
+            names += ", ...";
+            break;
+        }
+        names += (listed++ == 0 ? "" : ", ") + name;
+    }
+    return std::to_string(buffers.size()) +
+           " non-parameter buffer(s) left out, as llama.cpp's converter skips them: " + names;
 }
 
 // Appends to each Blocker that an exact fallback could lift how much the fallback grows the whole
@@ -534,6 +555,14 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
         return plan;
     }
     plan.arch = std::string(arch->gguf_arch);
+    // The non-parameter buffers llama.cpp's converter skips are left out whatever their dtype, so
+    // a reader's refusal of one (an I64 embeddings.position_ids) blocks nothing.
+    std::set<std::string> buffers;
+    std::erase_if(plan.blockers, [&](const Blocker& blocker) {
+        if (!arch::is_converter_buffer(*arch, blocker.tensor)) return false;
+        buffers.insert(blocker.tensor);
+        return true;
+    });
     const std::vector<std::string> config_problems = arch::config_problems(*arch, config);
     for (const std::string& problem : config_problems)
         plan.blockers.push_back(
@@ -565,6 +594,10 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     size_t left_out = 0;
     for (size_t i = 0; i < source.tensors.size(); ++i) {
         const SourceTensor& tensor = source.tensors[i];
+        if (arch::is_converter_buffer(*arch, tensor.name)) {
+            buffers.insert(tensor.name);
+            continue;
+        }
         const auto ref = arch::resolve_hf(*arch, tensor.name);
         if ((!ref && arch::is_left_out(*arch, tensor.name)) ||
             (ref && ref->spec->role == arch::SourceRole::reranker_pooler && !reranker)) {
@@ -672,8 +705,8 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     }
     if (left_out > 0 && arch->encoder)
         plan.notes.push_back(std::to_string(left_out) +
-                             " tensor(s) llama.cpp's converter drops left out (position_ids, "
-                             "masked-LM / next-sentence heads" +
+                             " tensor(s) llama.cpp's converter drops left out (masked-LM / "
+                             "next-sentence heads" +
                              (reranker ? std::string(")") : std::string(", the pooler)")));
     else if (left_out > 0)
         plan.notes.push_back(std::to_string(left_out) +
@@ -681,6 +714,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
                              plan.arch +
                              " GGUF holds the text model only (llama.cpp's converter writes "
                              "them to a separate mmproj file)");
+    if (!buffers.empty()) plan.notes.push_back(buffers_note(buffers));
     // A tensor the reader refused (its blocker names it) is not reported missing a second time.
     for (const Blocker& blocker : source.blockers)
         if (const auto ref = arch::resolve_hf(*arch, blocker.tensor))

@@ -295,10 +295,12 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const std::filesyst
                        "no accent-stripping normalizer");
 }
 
-// general.file_type from the tensors as llama.cpp's loader guesses a file type
-// (llama-model-loader.cpp: the most common type): the most common block type (a tie to the fewer
-// bytes per value); with none, the most common of F32 / F16 / BF16 over tensors of 2 or more
-// dimensions (1-D tensors are F32 in every file type). A file holding K or IQ types was quantized
+// general.file_type from the tensors, as llama.cpp's converter and loader name a file: any NVFP4
+// tensor makes it MOSTLY_NVFP4 (39) and any MXFP4 one MOSTLY_MXFP4_MOE (38), whatever else stays
+// BF16 (convert_hf_to_gguf's prepare_metadata names an NVFP4 / MXFP4 checkpoint so); else the most
+// common integer block type (llama-model-loader.cpp's guess; a tie to the fewer bytes per value);
+// with none, the most common of F32 / F16 / BF16 over tensors of 2 or more dimensions (1-D
+// tensors are F32 in every file type). A file holding K or IQ types was quantized
 // with a recipe (Q4_K_M, Q3_K_S, ...) that its tensor types alone do not name, so its file type
 // is listed as unchecked. In a file with tensors quantized from float sources (`rebox quantize`,
 // `convert --quantize`) the file type names the recipe chosen: checked when the tensors name it
@@ -310,7 +312,8 @@ void check_file_type(KvChecker& kv, size_t requantized, std::vector<std::string>
         const bool exact_type = type == GgmlType::Q4_0 || type == GgmlType::Q4_1 ||
                                 type == GgmlType::Q5_0 || type == GgmlType::Q5_1 ||
                                 type == GgmlType::Q8_0 || type == GgmlType::F32 ||
-                                type == GgmlType::F16 || type == GgmlType::BF16;
+                                type == GgmlType::F16 || type == GgmlType::BF16 ||
+                                type == GgmlType::MXFP4 || type == GgmlType::NVFP4;
         if (!exact_type && ref_quant_type_name(ggml_type_id(type)) != nullptr) {
             kv.handled("general.file_type");
             unchecked.push_back(
@@ -319,6 +322,11 @@ void check_file_type(KvChecker& kv, size_t requantized, std::vector<std::string>
             return;
         }
     }
+    std::optional<LlamaFileType> fp4_file_type;
+    for (const auto& [fp4, named] : {std::pair{GgmlType::MXFP4, LlamaFileType::MOSTLY_MXFP4_MOE},
+                                     std::pair{GgmlType::NVFP4, LlamaFileType::MOSTLY_NVFP4}})
+        for (const GgufSet::Tensor& tensor : kv.gguf_.tensors())
+            if (tensor.info->type == fp4) fp4_file_type = named;
     struct Candidate {
         GgmlType type;
         LlamaFileType file_type;
@@ -347,8 +355,10 @@ void check_file_type(KvChecker& kv, size_t requantized, std::vector<std::string>
         for (const Candidate& c : floats)
             if (c.count > best->count) best = &c;
     }
-    const LlamaFileType expected =
-        best->count == 0 ? LlamaFileType::MOSTLY_Q4_1 : best->file_type;  // no tensor at all
+    const LlamaFileType expected = fp4_file_type ? *fp4_file_type
+                                   : best->count == 0
+                                       ? LlamaFileType::MOSTLY_Q4_1  // no tensor at all
+                                       : best->file_type;
     if (requantized > 0) {
         const GgufValue* value = kv.gguf_.find("general.file_type");
         const auto stored = value ? value->as_u32() : std::nullopt;

@@ -32,6 +32,7 @@
 #include "progress_call.hpp"
 #include "rebox/error.hpp"
 #include "rebox/ggml_type.hpp"
+#include "ref_buffers.hpp"
 #include "ref_dense.hpp"
 #include "ref_dequant.hpp"
 #include "ref_imatrix.hpp"
@@ -548,6 +549,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
             arch->encoder && ref && ref->spec->role == arch::SourceRole::classifier)
             reranker = true;
     const auto dropped = [&](const SourceTensor& entry) {
+        if (verify_ref::is_skipped_buffer(arch->gguf_arch, entry.name)) return true;
         if (arch::is_left_out(*arch, entry.name)) return true;
         const auto ref = arch::resolve_hf(*arch, entry.name);
         return ref && ref->spec->role == arch::SourceRole::reranker_pooler && !reranker;
@@ -667,7 +669,8 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
     }
     for (const auto& [key, i] : index.by_stripped_name) {
         const SourceTensor& entry = index.entries[i];
-        if (times_used[i] == 0 && dropped(entry)) continue;  // vision tower, masked-LM head
+        // a vision tower, a masked-LM head, a buffer the converter skips
+        if (times_used[i] == 0 && dropped(entry)) continue;
         if (times_used[i] == 0) {
             const auto expected = gguf_tensor_name(config.model_type, entry.name);
             report.problems.push_back(

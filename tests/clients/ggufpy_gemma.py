@@ -2,9 +2,10 @@
 
 gguf-py (GGUFReader + gguf.quants.dequantize) reads every tensor of FILE.gguf. The expected values are the
 source's (source_values.py: mcq-v1, MLX or float, in the dtype the converter holds them in) passed through
-the converter's own filter_tensors and modify_tensors from the bundle (gemma_convert_ref.py): +1 on every
-norm weight (in F16 for an F16 source), gemma3's embedding cut to the real vocabulary, the vision tower of a
-multimodal checkpoint skipped. Every GGUF tensor must come from exactly one source tensor, every kept source
+the converter's own class chain from the bundle (GemmaModel / Gemma2Model / Gemma3Model -> TextModel ->
+ModelBase, run as written by converter_run.py): filter_tensors, modify_tensors (+1 on every norm weight, in
+F16 for an F16 source; gemma3's embedding cut to the real vocabulary) and gguf-py's tensor name map; the
+vision tower of a multimodal checkpoint skipped. Every GGUF tensor must come from exactly one source tensor, every kept source
 tensor must appear, and every norm must differ from its unshifted source (the +1 happened).
 
 Usage: ggufpy_gemma.py LLAMA_SRC MODEL_DIR FILE.gguf [--expect-types T1,T2,...]
@@ -14,7 +15,7 @@ import sys
 import numpy as np
 import gguf
 
-from gemma_convert_ref import Converter
+from converter_run import Converter
 from source_values import Source
 
 llama_src, model_dir, gguf_path = sys.argv[1:4]
@@ -27,55 +28,25 @@ src = Source(model_dir)
 hparams = dict(src.config)
 hparams.update(src.config.get("text_config") or {})  # TextModel.__init__ moves text_config up
 arch = {"gemma": "gemma", "gemma2": "gemma2", "gemma3": "gemma3", "gemma3_text": "gemma3"}[src.config["model_type"]]
-conv = Converter(llama_src, arch, model_dir, hparams)
-
-# HF -> GGUF names of llama.cpp's gemma graphs (gguf-py tensor_mapping.py / constants.py), written out here.
-LAYER = {
-    "input_layernorm.weight": "attn_norm.weight",
-    "self_attn.q_proj.weight": "attn_q.weight", "self_attn.k_proj.weight": "attn_k.weight",
-    "self_attn.v_proj.weight": "attn_v.weight", "self_attn.o_proj.weight": "attn_output.weight",
-    "mlp.gate_proj.weight": "ffn_gate.weight", "mlp.up_proj.weight": "ffn_up.weight",
-    "mlp.down_proj.weight": "ffn_down.weight",
-}
-if arch == "gemma":
-    LAYER["post_attention_layernorm.weight"] = "ffn_norm.weight"
-else:
-    LAYER.update({"post_attention_layernorm.weight": "post_attention_norm.weight",
-                  "pre_feedforward_layernorm.weight": "ffn_norm.weight",
-                  "post_feedforward_layernorm.weight": "post_ffw_norm.weight"})
-if arch == "gemma3":
-    LAYER.update({"self_attn.q_norm.weight": "attn_q_norm.weight", "self_attn.k_norm.weight": "attn_k_norm.weight"})
-TOP = {"embed_tokens.weight": "token_embd.weight", "norm.weight": "output_norm.weight",
-       "lm_head.weight": "output.weight"}
-
-
-def gguf_name(hf):
-    short = hf[len("model."):] if hf.startswith("model.") else hf
-    if short in TOP:
-        return TOP[short]
-    parts = short.split(".", 2)
-    if len(parts) == 3 and parts[0] == "layers" and parts[2] in LAYER:
-        return f"blk.{int(parts[1])}.{LAYER[parts[2]]}"
-    return None
-
+classes = {"gemma": "GemmaModel", "gemma2": "Gemma2Model", "gemma3": "Gemma3Model"}
+conv = Converter(llama_src, [("gemma.py", classes[arch]), ("base.py", "TextModel"), ("base.py", "ModelBase")],
+                 model_dir, hparams)
 
 wanted, origin = {}, {}
 skipped = shifted = fp16_rounded = cut = 0
 for hf in src.names():
-    name = conv.filter_name(hf)
-    if name is None:
+    native = src.native(hf)
+    converted = conv.tensors(hf, native)
+    if not converted:
         skipped += 1
         continue
-    native = src.native(hf)
-    for out_name, data in conv.convert(native, name):
-        g = gguf_name(out_name)
-        if g is None:
-            problems.append(f"{hf}: the converter yields {out_name}, which has no gemma GGUF name in this test")
-        elif g in wanted:
+    for g, data in converted:
+        data = np.asarray(data).astype(np.float32)  # what an F32 GGUF tensor holds
+        if g in wanted:
             problems.append(f"{origin[g]} and {hf} both become {g}")
         else:
             wanted[g], origin[g] = data, hf
-            if out_name.endswith("norm.weight"):
+            if g.endswith("norm.weight"):
                 plain = native.astype(np.float32)
                 if np.array_equal(plain, data):
                     problems.append(f"{hf}: the converter's +1 left it unchanged; the fixture cannot tell")

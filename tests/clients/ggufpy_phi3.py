@@ -13,12 +13,13 @@ them (llama2: SentencePiece "llama" with pre "default", Phi3MiniModel.set_vocab)
 
 Usage: ggufpy_phi3.py LLAMA_SRC MODEL_DIR FILE.gguf [--expect-types T1,T2,...] [--tokenizer small|llama2]
 """
+import math
 import sys
 
 import numpy as np
 import gguf
 
-from phi3_convert_ref import convert
+from converter_run import Converter
 from source_values import Source
 
 llama_src, model_dir, gguf_path = sys.argv[1:4]
@@ -34,7 +35,28 @@ problems = []
 
 src = Source(model_dir)
 cfg = src.config
-want_kvs, extras = convert(llama_src, cfg)
+
+
+class Float32Torch:
+    """torch as Phi3MiniModel.generate_extra_tensors uses it: torch.tensor(list, dtype=torch.float32) is
+    numpy's float32 array of the same Python numbers (each rounded once to binary32, as torch does)."""
+    float32 = np.float32
+
+    @staticmethod
+    def tensor(items, dtype=None):
+        assert dtype is np.float32, "the phi3 converter builds float32 tensors"
+        return np.array(items, dtype=np.float32)
+
+
+# The bundle's Phi3MiniModel -> TextModel -> ModelBase chain run as written (converter_run.py): every KV
+# set_gguf_parameters and generate_extra_tensors write, {key: (GGUFValueType, value)} without general.*,
+# and the extra tensors {gguf name: float32 array}.
+conv = Converter(llama_src, [("phi.py", "Phi3MiniModel"), ("base.py", "TextModel"), ("base.py", "ModelBase")],
+                 model_dir, dict(cfg), extra_globals={"torch": Float32Torch, "math": math})
+conv.obj.set_gguf_parameters()
+extras = {name: np.asarray(t, dtype=np.float32) for name, t in conv.obj.generate_extra_tensors()}
+want_kvs = {key: (value.type, value.value) for key, value in conv.obj.gguf_writer.kv_data[0].items()
+            if not key.startswith("general.")}
 
 # HF -> GGUF names of the phi3 graph, written out here (independent of rebox's registry).
 LAYER = {

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "encoder_fixture.hpp"
+#include "extra_tensors.hpp"
 #include "float_files.hpp"
 #include "gpt_oss_files.hpp"
 #include "hf_files.hpp"
@@ -180,6 +181,12 @@ int main(int argc, char** argv) {
                    "then have int(f * hidden) // heads / 2 entries")
         ->check(CLI::Range(0.0, 1.0));
     app.add_flag("--force", force, "replace an existing fixture in OUT_DIR");
+    std::vector<std::string> extra_tensors;
+    app.add_option("--extra-tensor", extra_tensors,
+                   "NAME:I64 or NAME:F32, repeatable: a [1, 16] tensor holding 0..15 appended to "
+                   "model.safetensors (a non-parameter buffer older transformers saved, e.g. "
+                   "embeddings.position_ids:I64, or any stray tensor)")
+        ->allow_extra_args(false);
     app.add_option("--format", format,
                    "mcq (default) | mlx (mlx-lm affine layout) | float (no quantization) | gptq | "
                    "awq | compressed-tensors (integer zero point, docs/formats.md §5) | mxfp4 | "
@@ -242,6 +249,7 @@ int main(int argc, char** argv) {
     CLI11_PARSE(app, argc, argv);
 
     try {
+        mkfixture::check_extra_tensor_specs(extra_tensors);
         if (mkfixture::is_encoder_arch(arch)) {
             if (preset != "tiny")
                 throw std::runtime_error("--arch " + arch + ": --preset tiny only");
@@ -264,6 +272,7 @@ int main(int argc, char** argv) {
                                               .seed = seed};
             try {
                 const std::string summary = mkfixture::write_encoder_fixture(out, encoder);
+                mkfixture::append_extra_tensors(out, extra_tensors);
                 std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
             } catch (...) {
                 remove_previous_fixture(out);  // no half-written fixture left behind
@@ -294,6 +303,7 @@ int main(int argc, char** argv) {
             prepare_output_dir(out_dir, force, true);
             const int count =
                 mkfixture::write_gpt_oss_fixture(out, {tokenizer_json, gpt_oss_defect, seed});
+            mkfixture::append_extra_tensors(out, extra_tensors);
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, gpt_oss, vocab 201088, "
                       << count << " stored tensors)\n";
             return 0;
@@ -319,6 +329,7 @@ int main(int argc, char** argv) {
             const fs::path out(out_dir);
             prepare_output_dir(out_dir, force, true);
             const std::string summary = mkfixture::write_modernbert_fixture(out, options);
+            mkfixture::append_extra_tensors(out, extra_tensors);
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
             return 0;
         }
@@ -506,6 +517,7 @@ int main(int argc, char** argv) {
             mkfixture::write_float_model_files(out, plan, shards, seed, float_options);
         else
             mkfixture::write_model_files(out, plan, shards, seed);
+        mkfixture::append_extra_tensors(out, extra_tensors);
         std::cout << "rebox-mkfixture: wrote " << out_dir << " (" << preset << ", vocab "
                   << plan.dims.vocab << ", "
                   << (is_nv      ? format + ", "

@@ -43,7 +43,9 @@ int main(int argc, char** argv) {
 
     ConvertArgs convert;
     auto* convert_cmd = app.add_subcommand(
-        "convert", "Write an mcq-v1, MLX or float checkpoint as GGUF, exactly, and verify it");
+        "convert",
+        "Write a checkpoint as GGUF, exactly, and verify it: mcq-v1, MLX, GPTQ, AWQ, "
+        "compressed-tensors, compressed-tensors FP4, ModelOpt NVFP4, gpt-oss MXFP4 or float");
     convert_cmd->add_option("MODEL_DIR", convert.model_dir, "model directory")->required();
     convert_cmd->add_option("-o,--output", convert.output, "output .gguf")->required();
     convert_cmd->add_flag("-f,--force", convert.force, "replace an existing output file");

@@ -68,7 +68,8 @@ TEST(ArchRegistry, BertNamesShapesAndKvs) {
         EXPECT_EQ(ref->gguf_name, gguf) << hf;
     }
     EXPECT_FALSE(resolve_hf(a, "layers.0.self_attn.q_proj.weight").has_value());
-    EXPECT_TRUE(is_left_out(a, "bert.embeddings.position_ids"));
+    EXPECT_TRUE(is_converter_buffer(a, "bert.embeddings.position_ids"));
+    EXPECT_FALSE(is_left_out(a, "bert.embeddings.position_ids"));
     EXPECT_TRUE(is_left_out(a, "cls.predictions.transform.dense.weight"));
     EXPECT_EQ(resolve_hf(a, "pooler.dense.weight")->spec->role, SourceRole::reranker_pooler);
     EXPECT_EQ(resolve_gguf(a, "position_embd.weight")->spec->role, SourceRole::table_f32);
@@ -240,6 +241,28 @@ TEST(ArchRegistry, RopeScalingPolicy) {
         ASSERT_TRUE(p.blocker.has_value()) << type;
         EXPECT_NE(p.blocker->find(std::string("'") + type + "'"), std::string::npos) << *p.blocker;
     }
+}
+
+// The buffers llama.cpp v0.4.0's converter skips by name (conversion/base.py
+// ModelBase.prepare_tensors for every class; conversion/bert.py BertModel.filter_tensors for the
+// BERT family), and names it keeps or refuses, which are no buffers.
+TEST(ArchRegistry, ConverterBuffers) {
+    for (const Architecture* a : all_architectures()) {
+        SCOPED_TRACE(std::string(a->gguf_arch));
+        EXPECT_TRUE(is_converter_buffer(*a, "model.layers.0.self_attn.rotary_emb.inv_freq"));
+        EXPECT_TRUE(is_converter_buffer(*a, "h.3.attention.masked_bias"));
+        EXPECT_TRUE(is_converter_buffer(*a, "h.3.attention.bias"));
+        EXPECT_FALSE(is_converter_buffer(*a, "h.3.attn.bias"));  // GPT2Model's own skip only
+        EXPECT_FALSE(is_converter_buffer(*a, "encoder.layer.0.attention.self.query.bias"));
+        EXPECT_FALSE(is_converter_buffer(*a, "model.layers.0.self_attn.q_proj.bias"));
+        EXPECT_FALSE(is_converter_buffer(*a, "model.layers.0.self_attn.rotary_emb.inv_freq2"));
+        const bool bert_family =
+            a->gguf_arch == "bert" || a->gguf_arch == "nomic-bert" || a->gguf_arch == "modern-bert";
+        EXPECT_EQ(is_converter_buffer(*a, "embeddings.position_ids"), bert_family);
+    }
+    EXPECT_TRUE(
+        is_converter_buffer(*find_architecture("modernbert"), "model.embeddings.position_ids"));
+    EXPECT_FALSE(is_converter_buffer(*find_architecture("bert"), "embeddings.position_ids_x"));
 }
 
 }  // namespace

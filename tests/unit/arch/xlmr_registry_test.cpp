@@ -45,7 +45,7 @@ TEST(XlmRobertaRegistry, NamesAndHead) {
     EXPECT_EQ(resolve_gguf(a, "position_embd.weight")->spec->rows,
               RowTransform::skip_position_offset);
     EXPECT_TRUE(is_left_out(a, "pooler.dense.weight"));
-    EXPECT_TRUE(is_left_out(a, "roberta.embeddings.position_ids"));
+    EXPECT_TRUE(is_converter_buffer(a, "roberta.embeddings.position_ids"));
     EXPECT_TRUE(is_left_out(a, "lm_head.dense.weight"));
 }
 

@@ -1,6 +1,9 @@
-// What a newcomer sees first: `rebox --help` (the command list on stdout, exit 0), a bare `rebox`
-// (the same list on stderr, exit 1: a usage error), `rebox --version` ("rebox 0.1.0", the version
-// CMakeLists.txt's project() declares; the same string is the rebox.version KV of a written GGUF).
+// What a newcomer sees first: `rebox --help` (the command list on stdout, exit 0: the 12 commands
+// of the README's table, one line each, and nothing else), a bare `rebox` (the same list on
+// stderr, exit 1: a usage error), `rebox COMMAND --help` for each command (its own usage, exit 0),
+// `rebox --version` ("rebox 0.1.0", the version CMakeLists.txt's project() declares; the same
+// string is the rebox.version KV of a written GGUF), and the convert line naming every input
+// format source/read_source.cpp detects.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -14,8 +17,9 @@ namespace rebox {
 namespace {
 
 // Every command the README's table lists.
-const std::vector<std::string> kCommands = {"convert", "plan",  "verify",  "inspect",
-                                            "split",   "merge", "quantize"};
+const std::vector<std::string> kCommands = {"convert", "batch", "plan",  "verify",
+                                            "inspect", "split", "merge", "quantize",
+                                            "meta",    "diff",  "hash",  "check"};
 
 class Greeting : public ::testing::Test {
   protected:
@@ -35,6 +39,13 @@ void expect_command_list(const std::string& text) {
         EXPECT_GT(end - at, line_start.size() + 10) << "no description for " << name;
     }
     EXPECT_NE(text.find("--version"), std::string::npos);
+    // Nothing but these: the lines between "Commands:" and "Options:" are the 12.
+    const size_t begin = text.find("Commands:\n"), end = text.find("\nOptions:");
+    ASSERT_NE(begin, std::string::npos) << text;
+    ASSERT_NE(end, std::string::npos) << text;
+    size_t lines = 0;
+    for (size_t at = text.find("\n  ", begin); at < end; at = text.find("\n  ", at + 1)) ++lines;
+    EXPECT_EQ(lines, kCommands.size()) << text;
 }
 
 TEST_F(Greeting, HelpListsEveryCommandOnStdoutAndExitsZero) {
@@ -59,18 +70,34 @@ TEST_F(Greeting, VersionIsTheProjectVersion) {
     EXPECT_EQ(r.err, "");
 }
 
-TEST_F(Greeting, ConvertHelpNamesBothInputFormatsItsDescriptionCovers) {
+// The input formats read_source_model tells apart (source/read_source.cpp): all nine by name.
+TEST_F(Greeting, ConvertLineNamesEveryInputFormat) {
     const auto r = run(" --help");
     const size_t at = r.out.find("\n  convert ");
-    ASSERT_NE(at, std::string::npos);
+    ASSERT_NE(at, std::string::npos) << r.out;
     const std::string line = r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
-    EXPECT_EQ(line.find("mcq-v1 checkpoint"), std::string::npos) << line;  // MLX is read too
+    for (const char* format :
+         {"mcq-v1", "MLX", "GPTQ", "AWQ", "compressed-tensors,", "compressed-tensors FP4",
+          "ModelOpt NVFP4", "gpt-oss MXFP4", "float"})
+        EXPECT_NE(line.find(format), std::string::npos) << format << " missing from: " << line;
+}
+
+TEST_F(Greeting, EveryCommandHasItsOwnHelp) {
+    for (const std::string& name : kCommands) {
+        const auto r = run(" " + name + " --help");
+        EXPECT_EQ(r.exit_code, 0) << name << ": " << r.output;
+        EXPECT_NE(r.out.find("Usage:"), std::string::npos) << name << ": " << r.out;
+        EXPECT_NE(r.out.find(name), std::string::npos) << name << ": " << r.out;
+        EXPECT_NE(r.out.find("--help"), std::string::npos) << name << ": " << r.out;
+    }
 }
 
 TEST_F(Greeting, UnknownCommandStillNamesTheCommands) {
     const auto r = run(" frobnicate");
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("unknown command 'frobnicate'"), std::string::npos) << r.err;
+    for (const std::string& name : kCommands)
+        EXPECT_NE(r.err.find(" " + name), std::string::npos) << name << " not named: " << r.err;
 }
 
 }  // namespace

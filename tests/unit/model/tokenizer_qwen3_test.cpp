@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/tokenizer_vocab.hpp"
+#include "oracle_required.hpp"
 #include "test_files.hpp"
 #include "test_paths.hpp"
 
@@ -34,7 +35,8 @@ class ModelTokenizerQwen3 : public ::testing::Test {
     }
     void SetUp() override {
         if (exact_ == nullptr)
-            GTEST_SKIP() << "missing " << test::qwen3_tokenizer_json() << " (run scripts/setup.sh)";
+            REBOX_ORACLE_MISSING(test::qwen3_tokenizer_json().string() +
+                                 " is absent (run scripts/setup.sh)");
     }
     static TokenizerVocab* exact_;
 };

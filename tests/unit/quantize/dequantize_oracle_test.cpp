@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ggml_oracle.hpp"
+#include "oracle_required.hpp"
 #include "quant_test_data.hpp"
 #include "rebox/rebox.hpp"
 

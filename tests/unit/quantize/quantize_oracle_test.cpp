@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ggml_oracle.hpp"
+#include "oracle_required.hpp"
 #include "quant_test_data.hpp"
 #include "quantize/quantize.hpp"
 #include "rebox/rebox.hpp"

@@ -12,9 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "ggml_oracle.hpp"
+#include "oracle_required.hpp"
 #include "quantize/kernel_path.hpp"
 #include "quantize/simd/simd_kernels.hpp"
-#include "quantize/simd_ggml_oracle.hpp"
 #include "quantize/simd_test_data.hpp"
 #include "rebox/ggml_type.hpp"
 #include "test_paths.hpp"
@@ -23,12 +24,9 @@ namespace rebox {
 namespace {
 
 using quant::KernelPath;
-using test::GgmlQuantizeOracle;
+using test::GgmlOracle;
 
-const GgmlQuantizeOracle& oracle() {
-    static const GgmlQuantizeOracle instance(GgmlQuantizeOracle::library_path(test::source_dir()));
-    return instance;
-}
+const GgmlOracle& oracle() { return GgmlOracle::instance(); }
 
 int64_t value_budget() {
     if (const char* env = std::getenv("REBOX_QUANT_TEST_VALUES")) {
@@ -62,8 +60,7 @@ std::string case_name(const testing::TestParamInfo<LaneCase>& info) {
 class LaneKernelVsGgml : public testing::TestWithParam<LaneCase> {
   protected:
     void SetUp() override {
-        if (oracle().absent()) GTEST_SKIP() << "llama.cpp oracle " << oracle().error();
-        ASSERT_TRUE(oracle().ok()) << oracle().error();
+        REBOX_REQUIRE_GGML_ORACLE();
         if (!quant::kernel_path_supported(GetParam().path))
             GTEST_SKIP() << "this CPU has no " << quant::kernel_path_name(GetParam().path);
         const auto traits = ggml_type_traits(GetParam().type);

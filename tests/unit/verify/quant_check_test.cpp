@@ -10,8 +10,9 @@
 #include <cmath>
 #include <random>
 
+#include "ggml_oracle.hpp"
+#include "oracle_required.hpp"
 #include "verify/block_sample.hpp"
-#include "verify/ggml_oracle.hpp"
 
 namespace rebox::verify_ref {
 namespace {
@@ -38,7 +39,7 @@ Fixture ggml_tensor(uint32_t type, int64_t rows, int64_t width,
     const int64_t rows_per_expert = rows / experts;
     for (int64_t e = 0; e < experts; ++e) {
         const float* w = importance.empty() ? nullptr : importance.data() + e * width;
-        const auto part = test::VerifyGgmlOracle::get().quantize(
+        const auto part = test::GgmlOracle::instance().quantize_rows(
             type, f.source.data() + e * rows_per_expert * width, rows_per_expert, width, w);
         f.bytes.insert(f.bytes.end(), part.begin(), part.end());
     }
@@ -46,8 +47,8 @@ Fixture ggml_tensor(uint32_t type, int64_t rows, int64_t width,
 }
 
 TEST(VerifyQuantCheck, TrueTensorPassesWithGgmlErrors) {
-    const test::VerifyGgmlOracle& oracle = test::VerifyGgmlOracle::get();
-    if (!oracle.available()) GTEST_SKIP() << oracle.why();
+    REBOX_REQUIRE_GGML_ORACLE();
+    const test::GgmlOracle& oracle = test::GgmlOracle::instance();
     const int64_t rows = 96, width = 1024;
     const Fixture f = ggml_tensor(kQ4_K, rows, width, {}, 1);
     QuantTensorInput in{"blk.0.attn_q.weight", kQ4_K, f.source, width, {}, f.bytes, false};
@@ -92,7 +93,7 @@ TEST(VerifyQuantCheck, TrueTensorPassesWithGgmlErrors) {
 }
 
 TEST(VerifyQuantCheck, ChangedByteNamedInSampleAndFull) {
-    if (!test::VerifyGgmlOracle::get().available()) GTEST_SKIP() << test::VerifyGgmlOracle::get().why();
+    REBOX_REQUIRE_GGML_ORACLE();
     const int64_t rows = 256, width = 1024;
     Fixture f = ggml_tensor(kQ4_K, rows, width, {}, 1);
     const char* name = "blk.3.ffn_up.weight";
@@ -124,7 +125,7 @@ TEST(VerifyQuantCheck, ChangedByteNamedInSampleAndFull) {
 }
 
 TEST(VerifyQuantCheck, PerExpertImportanceSlices) {
-    if (!test::VerifyGgmlOracle::get().available()) GTEST_SKIP() << test::VerifyGgmlOracle::get().why();
+    REBOX_REQUIRE_GGML_ORACLE();
     const int64_t experts = 2, rows = 8, width = 512;  // 3-D: ne = {512, 4, 2}
     std::vector<float> importance = normal_values(static_cast<size_t>(experts * width), 9);
     for (auto& w : importance) w = std::fabs(w) * 100.f;

@@ -7,7 +7,8 @@
 #include <cstring>
 #include <random>
 
-#include "verify/ggml_oracle.hpp"
+#include "ggml_oracle.hpp"
+#include "oracle_required.hpp"
 #include "verify/quant_oracle_data.hpp"
 #include "verify/ref_dequant_lossy.hpp"
 #include "verify/ref_quantize.hpp"
@@ -22,8 +23,8 @@ void expect_same_values(uint32_t type, const std::vector<uint8_t>& blocks, const
     ASSERT_TRUE(ref_quant_layout(type, &layout));
     const size_t count = blocks.size() / layout.block_bytes;
     std::vector<float> theirs(count * layout.block_values), mine(layout.block_values);
-    ASSERT_TRUE(test::VerifyGgmlOracle::get().dequantize(type, blocks.data(), theirs.data(),
-                                                   static_cast<int64_t>(theirs.size())));
+    ASSERT_TRUE(test::GgmlOracle::instance().dequantize(type, blocks.data(), theirs.data(),
+                                                        static_cast<int64_t>(theirs.size())));
     uint64_t differing = 0;
     for (size_t b = 0; b < count; ++b) {
         ASSERT_TRUE(
@@ -40,12 +41,13 @@ void expect_same_values(uint32_t type, const std::vector<uint8_t>& blocks, const
 
 TEST_P(RefDequantLossyOracle, ValuesEqualGgml) {
     const uint32_t type = GetParam();
-    const test::VerifyGgmlOracle& oracle = test::VerifyGgmlOracle::get();
-    if (!oracle.available()) GTEST_SKIP() << oracle.why();
+    REBOX_REQUIRE_GGML_ORACLE();
+    const test::GgmlOracle& oracle = test::GgmlOracle::instance();
     RefQuantLayout layout{};
     ASSERT_TRUE(ref_quant_layout(type, &layout));
     for (const auto& m : test::quant_oracle_matrices(layout.block_values, false, 100'000, 7)) {
-        expect_same_values(type, oracle.quantize(type, m.values.data(), m.rows, m.width, nullptr),
+        expect_same_values(type,
+                           oracle.quantize_rows(type, m.values.data(), m.rows, m.width, nullptr),
                            m.what.c_str());
     }
     std::mt19937_64 rng(type);

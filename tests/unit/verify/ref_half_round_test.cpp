@@ -7,7 +7,8 @@
 
 #include <cstring>
 
-#include "verify/ggml_oracle.hpp"
+#include "ggml_oracle.hpp"
+#include "oracle_required.hpp"
 #include "verify/ref_half.hpp"
 
 namespace rebox::verify_ref {
@@ -46,8 +47,8 @@ TEST(VerifyHalfRound, HandValues) {
 }
 
 TEST(VerifyHalfRound, EqualsGgmlOnSpreadBitPatterns) {
-    const test::VerifyGgmlOracle& oracle = test::VerifyGgmlOracle::get();
-    if (!oracle.available()) GTEST_SKIP() << oracle.why();
+    REBOX_REQUIRE_GGML_ORACLE();
+    const test::GgmlOracle& oracle = test::GgmlOracle::instance();
     std::vector<float> inputs;
     for (uint64_t bits = 0; bits < (1ull << 32); bits += 4093)
         inputs.push_back(float_from_bits(static_cast<uint32_t>(bits)));

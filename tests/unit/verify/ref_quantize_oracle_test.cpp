@@ -10,7 +10,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include "verify/ggml_oracle.hpp"
+#include "ggml_oracle.hpp"
+#include "oracle_required.hpp"
 #include "verify/quant_oracle_data.hpp"
 #include "verify/ref_quantize.hpp"
 
@@ -49,8 +50,8 @@ class RefQuantizeOracle : public ::testing::TestWithParam<std::tuple<TypeCase, b
 
 TEST_P(RefQuantizeOracle, BlocksEqualGgml) {
     const auto& [type, with_importance] = GetParam();
-    const test::VerifyGgmlOracle& oracle = test::VerifyGgmlOracle::get();
-    if (!oracle.available()) GTEST_SKIP() << oracle.why();
+    REBOX_REQUIRE_GGML_ORACLE();
+    const test::GgmlOracle& oracle = test::GgmlOracle::instance();
     RefQuantLayout layout{};
     ASSERT_TRUE(ref_quant_layout(type.id, &layout));
     const char* mode = with_importance ? "importance" : "no importance";
@@ -74,7 +75,7 @@ TEST_P(RefQuantizeOracle, BlocksEqualGgml) {
         const float* importance = m.importance.empty() ? nullptr : m.importance.data();
         auto start = Clock::now();
         const std::vector<uint8_t> expected =
-            oracle.quantize(type.id, m.values.data(), m.rows, m.width, importance);
+            oracle.quantize_rows(type.id, m.values.data(), m.rows, m.width, importance);
         ggml_time += Clock::now() - start;
         const uint64_t blocks_per_row = static_cast<uint64_t>(m.width) / layout.block_values;
         ASSERT_EQ(expected.size(), m.rows * blocks_per_row * layout.block_bytes);

@@ -11,7 +11,8 @@
 #include <cstring>
 #include <random>
 
-#include "verify/ggml_oracle.hpp"
+#include "ggml_oracle.hpp"
+#include "oracle_required.hpp"
 
 namespace rebox::verify_ref {
 namespace {
@@ -38,7 +39,7 @@ struct ExpertFixture {
             std::vector<float>& values = expert_values[e];
             values.resize(kRowsPerExpert * kWidth);
             for (float& v : values) v = normal(rng);
-            const auto part = test::VerifyGgmlOracle::get().quantize(
+            const auto part = test::GgmlOracle::instance().quantize_rows(
                 kQ4_K, values.data(), kRowsPerExpert, kWidth, importance.data() + e * kWidth);
             bytes.insert(bytes.end(), part.begin(), part.end());
             SourceTensor& s = sources[e];
@@ -69,8 +70,7 @@ TensorCheck run_check(const ValueJob& job, std::span<const float> importance, bo
 }
 
 TEST(VerifyRequantCheck, ExpertSlicesPassOnAnyThreadCount) {
-    const test::VerifyGgmlOracle& oracle = test::VerifyGgmlOracle::get();
-    if (!oracle.available()) GTEST_SKIP() << oracle.why();
+    REBOX_REQUIRE_GGML_ORACLE();
     const ExpertFixture f;
     for (const bool full : {false, true}) {
         const TensorCheck one = run_check(f.job, f.importance, full, 1);
@@ -91,8 +91,7 @@ TEST(VerifyRequantCheck, ExpertSlicesPassOnAnyThreadCount) {
 }
 
 TEST(VerifyRequantCheck, WrongSlicesOrNoImatrixFail) {
-    const test::VerifyGgmlOracle& oracle = test::VerifyGgmlOracle::get();
-    if (!oracle.available()) GTEST_SKIP() << oracle.why();
+    REBOX_REQUIRE_GGML_ORACLE();
     const ExpertFixture f;
     std::vector<float> rotated(f.importance.begin() + kWidth, f.importance.end());
     rotated.insert(rotated.end(), f.importance.begin(), f.importance.begin() + kWidth);
@@ -103,8 +102,7 @@ TEST(VerifyRequantCheck, WrongSlicesOrNoImatrixFail) {
 }
 
 TEST(VerifyRequantCheck, AChangedBlockIsNamedWhateverTheThreadCount) {
-    const test::VerifyGgmlOracle& oracle = test::VerifyGgmlOracle::get();
-    if (!oracle.available()) GTEST_SKIP() << oracle.why();
+    REBOX_REQUIRE_GGML_ORACLE();
     ExpertFixture f;
     // Expert 2, row 7, block 1 (two 256-value blocks a row, 144 bytes each), byte 20.
     const uint64_t block = (2 * kRowsPerExpert + 7) * 2 + 1;
@@ -122,8 +120,7 @@ TEST(VerifyRequantCheck, AChangedBlockIsNamedWhateverTheThreadCount) {
 }
 
 TEST(VerifyRequantCheck, ImatrixAndShapeProblemsAreTheTensorsLine) {
-    const test::VerifyGgmlOracle& oracle = test::VerifyGgmlOracle::get();
-    if (!oracle.available()) GTEST_SKIP() << oracle.why();
+    REBOX_REQUIRE_GGML_ORACLE();
     const ExpertFixture f;
     const TensorCheck wrong =
         run_check(f.job, {}, false, 2, "m.imatrix: t: the entry has 3 values");

@@ -1,0 +1,16 @@
+// verify's own statement of which source tensors llama.cpp's converter skips as non-parameter
+// buffers (conversion/base.py ModelBase.prepare_tensors: names ending in
+// ".attention.masked_bias", ".attention.bias" or ".rotary_emb.inv_freq", for every class;
+// conversion/bert.py BertModel.filter_tensors: "embeddings.position_ids" after its "bert." /
+// "roberta." / "model." prefix, for BertModel and the classes derived from it). A GGUF without
+// such a tensor is complete; the writer's list (arch::is_converter_buffer) is not consulted.
+#pragma once
+
+#include <string_view>
+
+namespace rebox::verify_ref {
+
+// gguf_arch: the file's general.architecture ("bert" also for xlm-roberta).
+bool is_skipped_buffer(std::string_view gguf_arch, std::string_view source_name);
+
+}  // namespace rebox::verify_ref
