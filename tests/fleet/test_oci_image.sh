@@ -2,13 +2,15 @@
 # The daemon-less OCI image of deploy/container/build-oci.sh works: built with umoci from the
 # release binary, its rootfs unpacked and entered with chroot converts a fixture to the same sha256
 # as the host binary, and `rebox batch` runs there as a Job's pod would (manifest, weights and
-# output at the paths deploy/kubernetes/job.yaml mounts). Exits 77 (skipped) without umoci or root.
+# output at the paths deploy/kubernetes/job.yaml mounts). Exits 77 (skipped) without umoci or root,
+# 1 under CI=true (the test run installs umoci and runs as root).
 # Usage: bash tests/fleet/test_oci_image.sh BUILD_DIR
 set -euo pipefail
 BUILD="$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)"
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
-command -v umoci >/dev/null || { echo "SKIP: umoci not installed (apt-get install umoci)"; exit 77; }
-((EUID == 0)) || { echo "SKIP: chroot needs root"; exit 77; }
+skip() { [[ ${CI:-} == true ]] && { echo "FAIL (CI=true): $*"; exit 1; }; echo "SKIP: $*"; exit 77; }
+command -v umoci >/dev/null || skip "umoci not installed (apt-get install umoci)"
+((EUID == 0)) || skip "chroot needs root"
 start=$SECONDS
 T=$(mktemp -d /tmp/rebox-oci.XXXXXX)
 trap 'rm -rf "$T"' EXIT

@@ -4,17 +4,19 @@
 # every index leaves its report, and `sbatch --wait` returns the worst exit code (2). The test
 # writes its own slurm.conf and munge key in a temporary folder, starts munged, slurmctld and slurmd
 # itself and stops exactly those PIDs on exit. Needs root (Slurm's daemons) and Debian's slurmctld
-# slurmd slurm-client munge; exits 77 (skipped) when they are absent.
+# slurmd slurm-client munge; exits 77 (skipped) when they are absent, 1 under CI=true (the test run
+# installs them, so there a missing one is a failure).
 # Usage: bash tests/fleet/test_slurm_array.sh BUILD_DIR
 set -euo pipefail
 BUILD="$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)"
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 REBOX="$BUILD/rebox"
+skip() { [[ ${CI:-} == true ]] && { echo "FAIL (CI=true): $*"; exit 1; }; echo "SKIP: $*"; exit 77; }
 for tool in munged slurmctld slurmd sbatch sinfo scontrol; do
   command -v "$tool" >/dev/null || PATH=$PATH:/usr/sbin
-  command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed (apt-get install slurmctld slurmd slurm-client munge)"; exit 77; }
+  command -v "$tool" >/dev/null || skip "$tool not installed (apt-get install slurmctld slurmd slurm-client munge)"
 done
-((EUID == 0)) || { echo "SKIP: Slurm's daemons need root here"; exit 77; }
+((EUID == 0)) || skip "Slurm's daemons need root here"
 start=$SECONDS
 
 T=$(mktemp -d /tmp/rebox-slurm.XXXXXX)

@@ -13,6 +13,8 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-verify_asan_link_order=0}
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
+# What the test run provides (a C compiler, root for tmpfs): missing under CI=true is a failure.
+skip_unless_ci() { [[ ${CI:-} == true ]] && fail "(CI=true) $*"; skip "$*"; }
 
 make_fixture() {  # make_fixture DIR [mkfixture args...]
     local dir=$1; shift
@@ -22,7 +24,7 @@ make_fixture() {  # make_fixture DIR [mkfixture args...]
 build_shim() {  # prints the path of the compiled LD_PRELOAD fault shim
     local cc=${CC:-cc}
     "$cc" -shared -fPIC -O1 -o "$work/fault_preload.so" "$here/fault_preload.c" -ldl ||
-        skip "cannot compile the fault shim with $cc"
+        skip_unless_ci "cannot compile the fault shim with $cc"
     echo "$work/fault_preload.so"
 }
 
