@@ -1,17 +1,17 @@
-// verify's quantized-tensor check (verify/quant_check.hpp). The GGUF bytes come from llama.cpp's
+// verify's quantized-tensor check (verify/quantized/quant_check.hpp). The GGUF bytes come from llama.cpp's
 // ggml_quantize_chunk (ggml_oracle.hpp) and the expected errors from its dequantize_row_*: a true
 // tensor passes on the sample and in full, a changed byte in a sampled block is named (block and
 // byte), one outside the sample is caught by `full`, per-expert imatrix slices are honoured, and
 // hostile sizes give one problem line instead of a read past the data.
-#include "verify/quant_check.hpp"
+#include "verify/quantized/quant_check.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
 
-#include "verify/block_sample.hpp"
 #include "verify/ggml_oracle.hpp"
+#include "verify/quantized/block_sample.hpp"
 
 namespace rebox::verify_ref {
 namespace {
@@ -92,7 +92,8 @@ TEST(VerifyQuantCheck, TrueTensorPassesWithGgmlErrors) {
 }
 
 TEST(VerifyQuantCheck, ChangedByteNamedInSampleAndFull) {
-    if (!test::VerifyGgmlOracle::get().available()) GTEST_SKIP() << test::VerifyGgmlOracle::get().why();
+    if (!test::VerifyGgmlOracle::get().available())
+        GTEST_SKIP() << test::VerifyGgmlOracle::get().why();
     const int64_t rows = 256, width = 1024;
     Fixture f = ggml_tensor(kQ4_K, rows, width, {}, 1);
     const char* name = "blk.3.ffn_up.weight";
@@ -124,7 +125,8 @@ TEST(VerifyQuantCheck, ChangedByteNamedInSampleAndFull) {
 }
 
 TEST(VerifyQuantCheck, PerExpertImportanceSlices) {
-    if (!test::VerifyGgmlOracle::get().available()) GTEST_SKIP() << test::VerifyGgmlOracle::get().why();
+    if (!test::VerifyGgmlOracle::get().available())
+        GTEST_SKIP() << test::VerifyGgmlOracle::get().why();
     const int64_t experts = 2, rows = 8, width = 512;  // 3-D: ne = {512, 4, 2}
     std::vector<float> importance = normal_values(static_cast<size_t>(experts * width), 9);
     for (auto& w : importance) w = std::fabs(w) * 100.f;

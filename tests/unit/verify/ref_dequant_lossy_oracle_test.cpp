@@ -1,4 +1,4 @@
-// verify's lossy-type dequantizers (verify/ref_dequant_lossy.hpp) against llama.cpp's
+// verify's lossy-type dequantizers (verify/quantized/ref_dequant_lossy.hpp) against llama.cpp's
 // dequantize_row_* from the prebuilt libggml-base.so: the blocks ggml_quantize_chunk writes for
 // generated and adversarial data, and blocks of random bytes (every bit pattern a file may hold),
 // decode to the same binary32 bits.
@@ -9,8 +9,8 @@
 
 #include "verify/ggml_oracle.hpp"
 #include "verify/quant_oracle_data.hpp"
-#include "verify/ref_dequant_lossy.hpp"
-#include "verify/ref_quantize.hpp"
+#include "verify/quantized/ref_dequant_lossy.hpp"
+#include "verify/quantized/ref_quantize.hpp"
 
 namespace rebox::verify_ref {
 namespace {
@@ -23,7 +23,7 @@ void expect_same_values(uint32_t type, const std::vector<uint8_t>& blocks, const
     const size_t count = blocks.size() / layout.block_bytes;
     std::vector<float> theirs(count * layout.block_values), mine(layout.block_values);
     ASSERT_TRUE(test::VerifyGgmlOracle::get().dequantize(type, blocks.data(), theirs.data(),
-                                                   static_cast<int64_t>(theirs.size())));
+                                                         static_cast<int64_t>(theirs.size())));
     uint64_t differing = 0;
     for (size_t b = 0; b < count; ++b) {
         ASSERT_TRUE(
