@@ -1,11 +1,12 @@
-// Per-tensor shapes from config.json for the decoder-only families rebox writes (docs/gguf.md §3.2
-// in HF order: nn.Linear weights are [out_features, in_features]).
+// Per-tensor shapes from config.json (docs/gguf.md §3.2 in HF order: nn.Linear weights are
+// [out_features, in_features]): the architecture's own names first (its record's shape hook), then
+// the decoder names the decoder-only families share (mixtral's block_sparse_moe ones included).
 #include "verify/arch/expected_shapes.hpp"
 
 #include <charconv>
 #include <string>
 
-#include "verify/arch/expected_shapes_encoders.hpp"
+#include "verify/arch/ref_arch.hpp"
 
 namespace rebox::verify_ref {
 namespace {
@@ -69,7 +70,8 @@ std::optional<std::vector<int64_t>> expected_hf_shape(const RefConfig& c, std::s
     const int64_t hidden = c.hidden_size, vocab = c.vocab_size, ffn = c.intermediate_size;
     const int64_t q_width = static_cast<int64_t>(c.num_attention_heads) * c.head_dim;
     const int64_t kv_width = static_cast<int64_t>(c.num_key_value_heads) * c.head_dim;
-    if (const auto encoder = expected_encoder_shape(c, name)) return encoder;
+    if (const RefArch* arch = find_ref_arch(c.model_type); arch && arch->shape)
+        if (auto own = arch->shape(c, name)) return own;
     if (name == "embed_tokens.weight" || name == "lm_head.weight")
         return std::vector<int64_t>{vocab, hidden};
     if (name == "norm.weight") return std::vector<int64_t>{hidden};

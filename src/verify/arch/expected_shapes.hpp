@@ -1,6 +1,6 @@
-// The shape each Hugging Face tensor of a qwen3/qwen2/llama model must have, derived from
-// config.json alone. This breaks the circle "metadata says shape S, converter wrote S, verify reads
-// S": a source whose mcq metadata lies about bits/group/rows still has to match the architecture.
+// The shape each Hugging Face tensor of a model must have, derived from config.json alone. This
+// breaks the circle "metadata says shape S, converter wrote S, verify reads S": a source whose mcq
+// metadata lies about bits/group/rows still has to match the architecture.
 #pragma once
 
 #include <cstdint>

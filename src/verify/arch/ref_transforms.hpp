@@ -1,8 +1,7 @@
 // verify's own table of which value transform each GGUF tensor of an architecture gets, from
 // llama.cpp's converter (convert_hf_to_gguf.py): LlamaModel.permute of q/k (weights and biases),
-// Gemma's "norm.weight" + 1, Gemma 3's embedding cut to vocab_size rows, and the tensors computed
-// from config.json (llama3 rope_freqs, phi3 rope factors). Keyed by the GGUF architecture and
-// tensor names only; nothing here comes from the writer's registry (src/arch/).
+// Gemma's "norm.weight" + 1, Gemma 3's embedding cut to vocab_size rows. Which architecture gets
+// which is its record's (ref_arch.hpp); nothing here comes from the writer's registry (src/arch/).
 #pragma once
 
 #include <string_view>
@@ -26,9 +25,5 @@ RefTransform ref_transform(std::string_view gguf_arch, std::string_view gguf_ten
 // llama.cpp's stacked expert tensors (blk.N.ffn_{gate,up,down}_exps.weight): value i of the GGUF
 // tensor is value i % V of expert i / V.
 bool ref_is_stacked_experts(std::string_view gguf_tensor);
-
-// The tensors an architecture may compute from config.json's rope settings.
-bool ref_has_llama3_rope_freqs(std::string_view gguf_arch);  // "rope_freqs.weight"
-bool ref_has_phi3_rope_factors(std::string_view gguf_arch);  // "rope_factors_long/short.weight"
 
 }  // namespace rebox::verify_ref

@@ -8,12 +8,12 @@
 #include <type_traits>
 #include <variant>
 
-#include "arch/architecture.hpp"
 #include "format/gguf_layout.hpp"
 #include "gguf_tools/known_keys.hpp"
 #include "model/pooling.hpp"
 #include "rebox/error.hpp"
 #include "rebox/ggml_type.hpp"
+#include "verify/arch/ref_arch.hpp"
 #include "verify/quantized/ref_quantize.hpp"
 #include "verify/tokenizer/ref_tokenizer.hpp"
 #include "verify/values/ref_rope.hpp"
@@ -149,8 +149,9 @@ void check_numbers(KvChecker& kv, const std::string& key, GgufType elem_type,
     }
 }
 
-void check_tokenizer(KvChecker& kv, const RefConfig& config, const std::filesystem::path& model_dir,
-                     const KvCheckOptions& options, std::vector<std::string>& unchecked) {
+void check_tokenizer(KvChecker& kv, const RefConfig& config, const RefArch* arch,
+                     const std::filesystem::path& model_dir, const KvCheckOptions& options,
+                     std::vector<std::string>& unchecked) {
     const GgufSet& gguf = kv.gguf_;
     // tokenizer.json, or a SentencePiece tokenizer.model / sentencepiece.bpe.model in its place.
     const bool has_tokenizer_json = std::filesystem::exists(model_dir / "tokenizer.json") ||
@@ -192,7 +193,7 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const std::filesyst
 
     RefTokenizer ref;
     try {
-        ref = read_ref_tokenizer(model_dir, config.vocab_size, config.model_type == "modernbert");
+        ref = read_ref_tokenizer(model_dir, config.vocab_size, arch && arch->encoder_bpe);
     } catch (const Error& e) {
         kv.problem(std::filesystem::exists(model_dir / "tokenizer.json") ? "tokenizer.json"
                                                                          : "tokenizer.model",
@@ -204,8 +205,10 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const std::filesyst
     const std::string pre_key = "tokenizer.ggml.pre";
     std::optional<std::string> pre = ref.model == "llama" ? ref.pre : options.tokenizer_pre;
     if (!pre) pre = ref.pre;
-    // llama.cpp's converter names ModernBERT's ByteLevel tokenizer (by its hash) "modern-bert".
-    if (!pre && ref.byte_level_only && config.model_type == "modernbert") pre = "modern-bert";
+    // llama.cpp's converter names a lone ByteLevel pre-tokenizer by the model family's (by its
+    // hash): the architecture's record gives the name.
+    if (!pre && ref.byte_level_only && arch && !arch->byte_level_pre.empty())
+        pre = std::string(arch->byte_level_pre);
     if (pre) {
         kv.handled(pre_key);
         const GgufValue* value = gguf.find(pre_key);
@@ -396,12 +399,12 @@ void sort_out_the_rest(const KvChecker& kv, const std::string& arch,
 // token_type_count = type_vocab_size, and the classifier labels (id2label; transformers' dummy pair
 // LABEL_0/LABEL_1 only for a reranker, whose head needs the count).
 void check_encoder_kvs(KvChecker& kv, const std::string& arch, const RefConfig& config,
-                       bool reranker) {
+                       bool bpe_vocab, bool reranker) {
     if (config.layer_norm_eps)
         kv.expect_f32(arch + ".attention.layer_norm_epsilon", *config.layer_norm_eps);
     kv.expect_bool(arch + ".attention.causal", false);
-    // modernbert's vocabulary is written by the byte-level BPE path, which has no token types.
-    if (config.model_type == "modernbert")
+    // A byte-level BPE encoder vocabulary (modernbert) is written by the BPE path: no token types.
+    if (bpe_vocab)
         kv.expect_absent("tokenizer.ggml.token_type_count", "a ModernBERT BPE vocabulary");
     else if (kv.gguf_.find("tokenizer.ggml.tokens") != nullptr)
         kv.expect_u32("tokenizer.ggml.token_type_count", config.type_vocab_size);
@@ -463,7 +466,7 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
                const KvCheckOptions& options, std::vector<std::string>& problems,
                std::vector<std::string>& unchecked) {
     KvChecker kv(gguf, problems);
-    const arch::Architecture* architecture = arch::find_architecture(config.model_type);
+    const RefArch* architecture = find_ref_arch(config.model_type);  // verify's own record
     const std::string arch =
         architecture ? std::string(architecture->gguf_arch) : config.model_type;
     kv.expect_string("general.architecture", arch);
@@ -478,31 +481,26 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
     check_file_type(kv, options.requantized, unchecked);
     // general.alignment: the layout check proves the file follows it.
     kv.handled("general.alignment");
-    // Which of these keys an architecture carries is the registry's; their values are verify's.
-    const auto lists = [architecture](arch::ArchKv key) {
-        if (architecture)
-            for (const arch::ArchKv listed : architecture->kvs)
-                if (listed == key) return true;
-        return false;
+    // Which of these keys an architecture carries is its record's (verify/arch/).
+    const auto lists = [architecture](RefKv key) {
+        return architecture != nullptr && architecture->lists(key);
     };
     kv.expect_u32(arch + ".context_length",
                   config.max_position_embeddings - config.position_offset);
-    if (lists(arch::ArchKv::rope_freq_base))
-        kv.expect_f32(arch + ".rope.freq_base", config.rope_theta);
-    if (lists(arch::ArchKv::rms_epsilon))
+    if (lists(RefKv::rope_freq_base)) kv.expect_f32(arch + ".rope.freq_base", config.rope_theta);
+    if (lists(RefKv::rms_epsilon))
         kv.expect_f32(arch + ".attention.layer_norm_rms_epsilon", config.rms_norm_eps);
-    if (lists(arch::ArchKv::key_length))
-        kv.expect_u32(arch + ".attention.key_length", config.head_dim);
-    if (lists(arch::ArchKv::value_length))
+    if (lists(RefKv::key_length)) kv.expect_u32(arch + ".attention.key_length", config.head_dim);
+    if (lists(RefKv::value_length))
         kv.expect_u32(arch + ".attention.value_length", config.head_dim);
-    if (lists(arch::ArchKv::rope_dimension_count_rotary))  // phi3: partial rotary
+    if (lists(RefKv::rope_dimension_count_rotary))  // phi3: partial rotary
         kv.expect_u32(arch + ".rope.dimension_count", phi3_rotary_dims(config));
-    else if (lists(arch::ArchKv::rope_dimension_count))  // llama: "invalid n_rot"
+    else if (lists(RefKv::rope_dimension_count))  // llama: "invalid n_rot"
         kv.expect_u32(arch + ".rope.dimension_count", config.head_dim);
-    if (lists(arch::ArchKv::vocab_size)) kv.expect_u32(arch + ".vocab_size", config.vocab_size);
-    if (lists(arch::ArchKv::sliding_window_or_zero))  // phi3 writes 0 for "none"
+    if (lists(RefKv::vocab_size)) kv.expect_u32(arch + ".vocab_size", config.vocab_size);
+    if (lists(RefKv::sliding_window_or_zero))  // phi3 writes 0 for "none"
         kv.expect_u32(arch + ".attention.sliding_window", config.sliding_window.value_or(0));
-    if (lists(arch::ArchKv::rope_scaling_original_context_length)) {
+    if (lists(RefKv::rope_scaling_original_context_length)) {
         const auto original =
             config.rope_scaling && config.rope_scaling->original_max_position_embeddings
                 ? config.rope_scaling->original_max_position_embeddings
@@ -513,7 +511,7 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
     kv.handled(attn_factor_key);
     const GgufValue* attn_factor = gguf.find(attn_factor_key);
     const auto long_rope = expected_phi3_long_rope(config);
-    if (long_rope && lists(arch::ArchKv::rope_scaling_original_context_length)) {
+    if (long_rope && lists(RefKv::rope_scaling_original_context_length)) {
         if (attn_factor == nullptr || attn_factor->type != GgufType::FLOAT32 ||
             static_cast<float>(std::get<double>(attn_factor->scalar)) != long_rope->attn_factor)
             kv.problem(attn_factor_key, "missing or different",
@@ -528,62 +526,62 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
         kv.expect_u32(arch + ".expert_used_count", config.num_experts_per_tok);
         if (config.moe_intermediate_size)
             kv.expect_u32(arch + ".expert_feed_forward_length", *config.moe_intermediate_size);
-        else if (lists(arch::ArchKv::expert_feed_forward_length_ffn))  // gpt-oss
+        else if (lists(RefKv::expert_feed_forward_length_ffn))  // gpt-oss
             kv.expect_u32(arch + ".expert_feed_forward_length", config.intermediate_size);
         if (config.shared_expert_intermediate_size)
             kv.expect_u32(arch + ".expert_shared_feed_forward_length",
                           *config.shared_expert_intermediate_size);
     }
     if (architecture)
-        for (const arch::ArchKv key : architecture->kvs) {
+        for (const RefKv key : architecture->kvs) {
             switch (key) {
                 // gemma2/gemma3: written when config.json has them (docs/architectures.md).
-                case arch::ArchKv::attn_logit_softcapping:
+                case RefKv::attn_logit_softcapping:
                     if (config.attn_logit_softcapping)
                         kv.expect_f32(arch + ".attn_logit_softcapping",
                                       *config.attn_logit_softcapping);
                     else
                         kv.expect_absent(arch + ".attn_logit_softcapping", "not in config.json");
                     break;
-                case arch::ArchKv::final_logit_softcapping:
+                case RefKv::final_logit_softcapping:
                     if (config.final_logit_softcapping)
                         kv.expect_f32(arch + ".final_logit_softcapping",
                                       *config.final_logit_softcapping);
                     else
                         kv.expect_absent(arch + ".final_logit_softcapping", "not in config.json");
                     break;
-                case arch::ArchKv::sliding_window:
+                case RefKv::sliding_window:
                     if (config.sliding_window && config.sliding_window_pattern != 1u)
                         kv.expect_u32(arch + ".attention.sliding_window", *config.sliding_window);
                     else
                         kv.expect_absent(arch + ".attention.sliding_window",
                                          "no sliding window (or sliding_window_pattern 1)");
                     break;
-                case arch::ArchKv::rope_freq_base_swa:
+                case RefKv::rope_freq_base_swa:
                     if (config.rope_local_theta)
                         kv.expect_f32(arch + ".rope.freq_base_swa", *config.rope_local_theta);
                     break;
                 // EmbeddingGemma.set_gguf_parameters: config.json's sliding_window as written.
-                case arch::ArchKv::sliding_window_required:
+                case RefKv::sliding_window_required:
                     if (config.sliding_window)
                         kv.expect_u32(arch + ".attention.sliding_window", *config.sliding_window);
                     else
                         kv.problem(arch + ".attention.sliding_window", "not checkable",
                                    "config.json sliding_window (the converter requires it)");
                     break;
-                case arch::ArchKv::dense_2_feat_in:
+                case RefKv::dense_2_feat_in:
                     check_dense_kvs(kv, arch, "dense_2", config.dense_2, config.hidden_size);
                     break;
-                case arch::ArchKv::dense_3_feat_in:
+                case RefKv::dense_3_feat_in:
                     check_dense_kvs(kv, arch, "dense_3", config.dense_3, config.hidden_size);
                     break;
                 // modernbert: the layer pattern and the activation when config.json has them.
-                case arch::ArchKv::sliding_window_pattern:
+                case RefKv::sliding_window_pattern:
                     kv.expect_optional(arch + ".attention.sliding_window_pattern",
                                        config.sliding_window_pattern,
                                        "no global_attn_every_n_layers in config.json");
                     break;
-                case arch::ArchKv::hidden_activation:
+                case RefKv::hidden_activation:
                     kv.expect_optional(arch + ".hidden_activation", config.hidden_activation,
                                        "no hidden_activation in config.json");
                     break;
@@ -597,7 +595,7 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
     kv.handled(arch + ".rope.scaling.type");
     kv.handled(arch + ".rope.scaling.factor");
     const GgufValue* scaling_type = gguf.find(arch + ".rope.scaling.type");
-    if (lists(arch::ArchKv::rope_scaling_type_none)) {  // ModernBertModel: always "none"
+    if (lists(RefKv::rope_scaling_type_none)) {  // ModernBertModel: always "none"
         kv.expect_string(arch + ".rope.scaling.type", "none");
     } else if (config.rope_scaling && config.rope_scaling->type == "linear" &&
                config.rope_scaling->factor) {
@@ -609,14 +607,14 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
             kv.problem(arch + ".rope.scaling.factor", "missing or different",
                        "FLOAT32 " + std::to_string(want) + " (config.json rope_scaling.factor)");
     } else if (config.rope_scaling && config.rope_scaling->type == "yarn" &&
-               config.rope_scaling->factor && arch == "gpt-oss") {
+               config.rope_scaling->factor && lists(RefKv::rope_scaling_yarn)) {
         check_yarn(kv, arch, *config.rope_scaling);
     } else if (scaling_type != nullptr) {
         kv.problem(arch + ".rope.scaling.type", "present",
                    "absent: config.json asks for no linear rope scaling");
     }
 
-    if (encoder) check_encoder_kvs(kv, arch, config, options.reranker);
+    if (encoder) check_encoder_kvs(kv, arch, config, architecture->encoder_bpe, options.reranker);
     const std::string pooling_key = arch + ".pooling_type";
     kv.handled(pooling_key);
     if (encoder && options.reranker) {
@@ -626,7 +624,7 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
     } else if (gguf.find(pooling_key) != nullptr) {
         kv.problem(pooling_key, "present", "absent: the source has no pooling module");
     }
-    check_tokenizer(kv, config, model_dir, options, unchecked);
+    check_tokenizer(kv, config, architecture, model_dir, options, unchecked);
     sort_out_the_rest(kv, arch, unchecked);
 }
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rebox/error.hpp"
+#include "verify/arch/ref_arch.hpp"
 
 namespace rebox::verify_ref {
 namespace {
@@ -206,14 +207,10 @@ bool ref_graph_applies_scale(std::string_view gguf_arch, const std::string& gguf
     const bool ffn = role == "ffn_gate" || role == "ffn_up" || role == "ffn_down";
     const bool exps = role == "ffn_gate_exps" || role == "ffn_up_exps" || role == "ffn_down_exps";
     const bool output = role == "output";
-    if (gguf_arch == "llama") return attention || ffn || exps || output;
-    if (gguf_arch == "qwen3") return attention || ffn || output;
-    if (gguf_arch == "qwen3moe") return attention || exps || output;
-    if (gguf_arch == "bert") return attention;
-    if (gguf_arch == "qwen2" || gguf_arch == "qwen2moe" || gguf_arch == "phi3" ||
-        gguf_arch == "gemma" || gguf_arch == "gemma2" || gguf_arch == "gemma3")
-        return attention || output;
-    return false;
+    const RefArch* arch = find_ref_arch(gguf_arch);  // its record's scale_roles
+    const uint8_t roles = arch != nullptr ? arch->scale_roles : uint8_t{kScaleNone};
+    return (attention && (roles & kScaleAttention)) || (ffn && (roles & kScaleFfn)) ||
+           (exps && (roles & kScaleExperts)) || (output && (roles & kScaleOutput));
 }
 
 }  // namespace rebox::verify_ref

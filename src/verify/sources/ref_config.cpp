@@ -11,7 +11,7 @@
 
 #include "model/json_file.hpp"
 #include "rebox/error.hpp"
-#include "verify/sources/ref_config_encoders.hpp"
+#include "verify/arch/ref_arch.hpp"
 
 namespace rebox::verify_ref {
 namespace {
@@ -141,35 +141,6 @@ std::optional<std::vector<double>> optional_factors(const json& object, const st
     return out;
 }
 
-// transformers' Gemma3TextConfig defaults: Gemma 3's multimodal configs give text_config little
-// more than the widths and the layer count.
-void fill_gemma3_defaults(json& root, bool embedding) {
-    static const std::pair<const char*, const char*> kDefaults[] = {
-        {"vocab_size", "262208"},
-        {"num_attention_heads", "8"},
-        {"num_key_value_heads", "4"},
-        {"head_dim", "256"},
-        {"max_position_embeddings", "131072"},
-        {"rms_norm_eps", "1e-06"},
-        {"rope_theta", "1000000.0"},
-        {"rope_local_base_freq", "10000.0"},
-        {"sliding_window", "4096"},
-        {"sliding_window_pattern", "6"},
-    };
-    for (const auto& [key, value] : kDefaults)
-        if (find(root, key) == nullptr &&
-            !(embedding && std::string_view(key) == "sliding_window"))  // read as written
-            root[key] = json::parse(value);
-}
-
-// llama.cpp's converter chooses EmbeddingGemma by architectures[0] "Gemma3TextModel"; its GGUF
-// architecture name is what verify then calls the model type.
-bool embedding_gemma(const json& root, const std::string& model_type) {
-    const json* archs = find(root, "architectures");
-    return model_type == "gemma3_text" && archs != nullptr && archs->is_array() &&
-           !archs->empty() && (*archs)[0] == "Gemma3TextModel";
-}
-
 // rope_scaling (transformers 4) or rope_parameters (transformers 5, which may carry rope_theta,
 // and for Gemma 3 splits into full_attention and sliding_attention blocks).
 void read_rope(const json& root, RefConfig& config) {
@@ -216,11 +187,11 @@ RefConfig parse_root(json root) {
     if (model_type == nullptr) fail("model_type", "missing");
     if (!model_type->is_string()) fail("model_type", "expected a string");
     c.model_type = model_type->get<std::string>();
-    const bool embedding = embedding_gemma(root, c.model_type);
-    if (embedding) c.model_type = "gemma-embedding";
-    if (c.model_type == "gemma3" || c.model_type == "gemma3_text" || embedding)
-        fill_gemma3_defaults(root, embedding);
-    add_encoder_config_names(c.model_type, root);
+    // The architecture's own reading (verify/arch/): defaults and other names for its fields. A
+    // record chosen by more than model_type (EmbeddingGemma) names the model type by its GGUF name.
+    const RefArch* arch = select_ref_arch(root, c.model_type);
+    if (arch != nullptr && arch->selects != nullptr) c.model_type = std::string(arch->gguf_arch);
+    if (arch != nullptr && arch->prepare_config != nullptr) arch->prepare_config(root);
 
     constexpr uint64_t kAnyU32 = std::numeric_limits<uint32_t>::max();
     c.hidden_size = required_count(root, "hidden_size", kMaxWidth);
@@ -280,17 +251,7 @@ RefConfig parse_root(json root) {
     c.id2label = read_labels(root);
     if (const json* act = find(root, "hidden_activation"); act != nullptr && act->is_string())
         c.hidden_activation = act->get<std::string>();
-    if (c.model_type == "xlm-roberta") {
-        uint32_t pad = 1;  // transformers' XLMRobertaConfig default; 0 is a valid token id
-        if (const json* value = find(root, "pad_token_id"); value != nullptr && !value->is_null()) {
-            if (!value->is_number_unsigned() || value->get<uint64_t>() >= kMaxVocab)
-                fail("pad_token_id", "expected a token id");
-            pad = static_cast<uint32_t>(value->get<uint64_t>());
-        }
-        c.position_offset = pad + 1;
-        if (c.max_position_embeddings <= c.position_offset)
-            fail("max_position_embeddings", "leaves no position after pad_token_id + 1");
-    }
+    if (arch != nullptr && arch->finish_config != nullptr) arch->finish_config(root, c);
     return c;
 }
 

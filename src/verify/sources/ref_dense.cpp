@@ -14,6 +14,7 @@
 
 #include "model/json_file.hpp"
 #include "rebox/error.hpp"
+#include "verify/arch/ref_arch.hpp"
 
 namespace rebox::verify_ref {
 namespace {
@@ -56,10 +57,16 @@ uint32_t features(const json& config, const std::string& file, const char* key) 
     return static_cast<uint32_t>(it->get<uint64_t>());
 }
 
+// The architecture's record says whether Dense modules belong to the model (gemma-embedding).
+bool has_dense_modules(const RefConfig& config) {
+    const RefArch* arch = find_ref_arch(config.model_type);
+    return arch != nullptr && arch->dense_modules;
+}
+
 }  // namespace
 
 void read_ref_dense(const std::filesystem::path& model_dir, RefConfig& config) {
-    if (config.model_type != "gemma-embedding") return;
+    if (!has_dense_modules(config)) return;
     for (const std::string& folder : dense_folders(model_dir)) {
         const std::filesystem::path path = model_dir / folder / "config.json";
         const json module = json::parse(rebox::detail::read_side_file(path), nullptr, false);
@@ -73,7 +80,7 @@ void read_ref_dense(const std::filesystem::path& model_dir, RefConfig& config) {
 std::vector<std::shared_ptr<const SafetensorsFile>> index_ref_dense(
     const std::filesystem::path& model_dir, RefConfig& config, SourceIndex& index) {
     std::vector<std::shared_ptr<const SafetensorsFile>> files;
-    if (config.model_type != "gemma-embedding") return files;
+    if (!has_dense_modules(config)) return files;
     // mlx-embeddings' Model.dense list, saved in the model's file: dense.0 is 2_Dense, dense.1 is
     // 3_Dense (the order sentence-transformers applies them in).
     std::vector<std::string> in_file;

@@ -21,7 +21,7 @@ struct RefTokenizer {
     std::optional<std::string> pre;
     std::string pre_problem;
     // The pre-tokenizer is a lone ByteLevel (GPT-2's regex inside it, no Split to name it by):
-    // the name is then the model family's (ModernBERT's tokenizer is named "modern-bert").
+    // the name is then the model family's (its record's byte_level_pre, verify/arch/).
     bool byte_level_only = false;
     std::vector<std::string> merges;  // "gpt2" only, as GGUF holds them ("left right")
     std::optional<std::string> chat_template;

@@ -1,8 +1,8 @@
-// verify's own statement of gemma's RMSNorm shift (docs/architectures.md "gemma"): the GGUF holds
-// weight + 1 as llama.cpp's converter computes it. Its prepare_tensors widens BF16 to float32
-// before the add (a binary32 add) and keeps F16 as F16 (the sum rounded to fp16). Written apart
-// from arch/transforms.cpp: the fp16 rounding here is a decimal-free scaling with nearbyint, not a
-// bit-level float_to_half.
+// verify's own statement of gemma's RMSNorm shift (docs/architectures.md, the Gemma family): the
+// GGUF holds weight + 1 as llama.cpp's converter computes it. Its prepare_tensors widens BF16 to
+// float32 before the add (a binary32 add) and keeps F16 as F16 (the sum rounded to fp16). Written
+// apart from arch/transforms.cpp: the fp16 rounding here is a decimal-free scaling with nearbyint,
+// not a bit-level float_to_half.
 #pragma once
 
 #include <span>
