@@ -7,13 +7,10 @@ namespace rebox::verify_ref::detail {
 
 const RefArch& ref_mixtral() {
     static constexpr std::string_view kModelTypes[] = {"mixtral"};
-    static constexpr RefKv kKvs[] = {RefKv::rope_freq_base,       RefKv::rms_epsilon,
-                                     RefKv::key_length,           RefKv::value_length,
-                                     RefKv::rope_dimension_count, RefKv::vocab_size};
     static const RefArch kArch{
         .gguf_arch = "llama",
         .model_types = kModelTypes,
-        .kvs = kKvs,
+        .kvs = kLlamaKvs,
         .rope_permute_qk = true,
         .llama3_rope_freqs = true,
         .scale_roles = kScaleAttention | kScaleFfn | kScaleExperts | kScaleOutput};

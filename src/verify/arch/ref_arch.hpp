@@ -94,12 +94,16 @@ struct RefArch {
     }
 };
 
-// Shared by families: TextModel / LlamaModel's optional KVs (qwen2, qwen3, llama and their
-// mixture-of-experts kin), GemmaModel's (gemma, gemma2), and Gemma3TextConfig's defaults
-// (gemma3, EmbeddingGemma; embedding: sliding_window is read as written).
+// Shared by families: TextModel's optional KVs (qwen2, qwen3 and their mixture-of-experts kin),
+// GemmaModel's (gemma, gemma2), and Gemma3TextConfig's defaults (gemma3, EmbeddingGemma; embedding:
+// sliding_window is read as written).
 inline constexpr RefKv kDecoderKvs[] = {RefKv::rope_freq_base, RefKv::rms_epsilon,
                                         RefKv::key_length, RefKv::value_length,
                                         RefKv::rope_dimension_count};
+// LlamaModel's: TextModel's plus vocab_size (llama, mixtral).
+inline constexpr RefKv kLlamaKvs[] = {RefKv::rope_freq_base,       RefKv::rms_epsilon,
+                                      RefKv::key_length,           RefKv::value_length,
+                                      RefKv::rope_dimension_count, RefKv::vocab_size};
 inline constexpr RefKv kGemmaKvs[] = {RefKv::rms_epsilon, RefKv::key_length, RefKv::value_length};
 void fill_gemma3_text_defaults(nlohmann::json& root, bool embedding);
 
