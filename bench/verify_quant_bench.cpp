@@ -13,8 +13,8 @@
 #include <random>
 #include <vector>
 
-#include "verify/quant_check.hpp"
-#include "verify/ref_quantize.hpp"
+#include "verify/quantized/quant_check.hpp"
+#include "verify/quantized/ref_quantize.hpp"
 
 namespace {
 

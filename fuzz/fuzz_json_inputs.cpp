@@ -8,8 +8,8 @@
 #include "model/pooling.hpp"
 #include "model/tokenizer_vocab.hpp"
 #include "rebox/error.hpp"
-#include "verify/ref_config.hpp"
-#include "verify/ref_tokenizer.hpp"
+#include "verify/sources/ref_config.hpp"
+#include "verify/tokenizer/ref_tokenizer.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto& dir = rebox::fuzz::scratch_dir();

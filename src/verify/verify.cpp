@@ -19,30 +19,31 @@
 #include <thread>
 
 #include "arch/architecture.hpp"
-#include "expected_shapes.hpp"
 #include "format/gguf_file.hpp"
 #include "format/gguf_shards.hpp"
 #include "format/safetensors.hpp"
-#include "gpt_oss_source_index.hpp"
-#include "metadata_checks.hpp"
-#include "mlx_source_index.hpp"
 #include "model/tensor_names.hpp"
-#include "nvidia_fp4_index.hpp"
-#include "prequant_source_index.hpp"
 #include "progress_call.hpp"
 #include "rebox/error.hpp"
 #include "rebox/ggml_type.hpp"
-#include "ref_buffers.hpp"
-#include "ref_dense.hpp"
-#include "ref_dequant.hpp"
-#include "ref_imatrix.hpp"
-#include "ref_quantize.hpp"
-#include "ref_rope.hpp"
-#include "ref_transforms.hpp"
-#include "requant_check.hpp"
-#include "source_index.hpp"
-#include "value_checks.hpp"
-#include "verify/ref_config.hpp"
+#include "verify/arch/expected_shapes.hpp"
+#include "verify/arch/ref_arch.hpp"
+#include "verify/arch/ref_transforms.hpp"
+#include "verify/metadata/metadata_checks.hpp"
+#include "verify/quantized/ref_imatrix.hpp"
+#include "verify/quantized/ref_quantize.hpp"
+#include "verify/quantized/requant_check.hpp"
+#include "verify/sources/gpt_oss_source_index.hpp"
+#include "verify/sources/mlx_source_index.hpp"
+#include "verify/sources/nvidia_fp4_index.hpp"
+#include "verify/sources/prequant_source_index.hpp"
+#include "verify/sources/ref_buffers.hpp"
+#include "verify/sources/ref_config.hpp"
+#include "verify/sources/ref_dense.hpp"
+#include "verify/sources/source_index.hpp"
+#include "verify/values/ref_dequant.hpp"
+#include "verify/values/ref_rope.hpp"
+#include "verify/values/value_checks.hpp"
 
 namespace rebox {
 namespace {
@@ -163,7 +164,7 @@ bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const Sourc
 // The row layout of a tensor the architecture permutes and the gemma norm shift (verify's own
 // table, ref_transforms.hpp; the permutation itself ref_rope.hpp). False with check.problem when
 // the rows cannot be heads.
-bool set_row_transform(const arch::Architecture& arch, const RefConfig& config,
+bool set_row_transform(const verify_ref::RefArch& arch, const RefConfig& config,
                        const std::string& file, const GgufTensorInfo& info, TensorCheck& check,
                        ValueJob& job) {
     const verify_ref::RefTransform transform = verify_ref::ref_transform(arch.gguf_arch, info.name);
@@ -254,8 +255,8 @@ void check_generated(const GgufSet& gguf, const GgufSet::Tensor& tensor,
 // ModelOpt / compressed-tensors NVFP4: each weight's per-tensor factor other than 1 must be in
 // the GGUF as F32 <weight>.scale ([1], or [num_experts] for stacked experts), and only where
 // llama.cpp's graph of the architecture multiplies it in (verify's own table).
-void add_wanted_scales(const arch::Architecture& arch, const RefConfig& config,
-                       const SourceIndex& index, const GgufSet& gguf,
+void add_wanted_scales(const arch::Architecture& arch, const verify_ref::RefArch& ref_arch,
+                       const RefConfig& config, const SourceIndex& index, const GgufSet& gguf,
                        std::map<std::string, GeneratedTensor>& wanted) {
     std::map<std::string, std::pair<std::vector<float>, double>> scales;  // by GGUF weight
     std::map<std::string, std::string> first_source;
@@ -281,9 +282,9 @@ void add_wanted_scales(const arch::Architecture& arch, const RefConfig& config,
         g.source = first_source[weight] + " per-tensor factor";
         g.inexact_error = error;
         const GgufSet::Tensor* stored = gguf.find_tensor(weight);
-        if (!verify_ref::ref_graph_applies_scale(arch.gguf_arch, weight))
+        if (!verify_ref::ref_graph_applies_scale(ref_arch.gguf_arch, weight))
             g.problem = "the source's per-tensor factor is not 1 and llama.cpp's " +
-                        std::string(arch.gguf_arch) + " graph ignores " + name +
+                        std::string(ref_arch.gguf_arch) + " graph ignores " + name +
                         " (the model computes something else)";
         else if (weight == "output.weight" && stored && stored->info->type != GgmlType::NVFP4)
             g.problem = "the source's per-tensor factor is not 1 and llama.cpp reads " + name +
@@ -348,17 +349,17 @@ bool gather_experts(const SourceIndex& index, const std::string& pattern, const 
 
 // The tensors config.json asks the architecture to generate, by GGUF name (verify's own table of
 // which architecture computes which, ref_transforms.hpp).
-std::map<std::string, GeneratedTensor> wanted_generated(const arch::Architecture& arch,
+std::map<std::string, GeneratedTensor> wanted_generated(const verify_ref::RefArch& arch,
                                                         const RefConfig& config) {
     std::map<std::string, GeneratedTensor> wanted;
-    if (config.rope_scaling && verify_ref::ref_has_llama3_rope_freqs(arch.gguf_arch)) {
+    if (config.rope_scaling && arch.llama3_rope_freqs) {
         std::string type = config.rope_scaling->type;
         for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         if (type == "llama3")
             wanted["rope_freqs.weight"] = {
                 verify_ref::expected_llama3_rope_freqs(config), "config.json rope_scaling", {}};
     }
-    if (verify_ref::ref_has_phi3_rope_factors(arch.gguf_arch))
+    if (arch.phi3_rope_factors)
         if (const auto rope = verify_ref::expected_phi3_long_rope(config)) {
             wanted["rope_factors_long.weight"] = {
                 rope->long_factors, "config.json rope_scaling.long_factor", rope->problem};
@@ -517,6 +518,12 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
     if (arch == nullptr)
         throw Error(ExitClass::input, "config.json", "model_type",
                     "'" + config.model_type + "' is not supported", arch::supported_model_types());
+    // verify's own record of the architecture (verify/arch/): shapes, transforms, KVs.
+    const verify_ref::RefArch* ref_arch = verify_ref::find_ref_arch(config.model_type);
+    if (ref_arch == nullptr)
+        throw Error(ExitClass::input, "config.json", "model_type",
+                    "'" + config.model_type + "' has no verify record",
+                    arch::supported_model_types());
     VerifyReport& report = s.report;
     // The imatrix first: a file verify cannot read is one line before any tensor is looked at.
     if (options.imatrix) s.imatrix = verify_ref::read_ref_imatrix(*options.imatrix);
@@ -538,18 +545,18 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         for (const SourceTensor& entry : index.entries) shapes.push_back(entry.shape);
         verify_ref::check_ref_config_against_shapes(config, shapes);
     }
-    s.generated = wanted_generated(*arch, config);
-    add_wanted_scales(*arch, config, index, gguf, s.generated);
+    s.generated = wanted_generated(*ref_arch, config);
+    add_wanted_scales(*arch, *ref_arch, config, index, gguf, s.generated);
     std::map<std::string, GeneratedTensor>& generated = s.generated;
     report.problems = std::move(index.problems);
     // An encoder's pooler is part of the file only next to a classifier head (a reranker).
     bool& reranker = s.reranker;
     for (const SourceTensor& entry : index.entries)
         if (const auto ref = arch::resolve_hf(*arch, entry.name);
-            arch->encoder && ref && ref->spec->role == arch::SourceRole::classifier)
+            ref_arch->encoder && ref && ref->spec->role == arch::SourceRole::classifier)
             reranker = true;
     const auto dropped = [&](const SourceTensor& entry) {
-        if (verify_ref::is_skipped_buffer(arch->gguf_arch, entry.name)) return true;
+        if (verify_ref::is_skipped_buffer(ref_arch->bert_model_class, entry.name)) return true;
         if (arch::is_left_out(*arch, entry.name)) return true;
         const auto ref = arch::resolve_hf(*arch, entry.name);
         return ref && ref->spec->role == arch::SourceRole::reranker_pooler && !reranker;
@@ -650,13 +657,13 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         check.source_name = source.name;
         check.re_encoded = source.quantized;
         ValueJob job;
-        const bool vocab_slice = verify_ref::ref_transform(arch->gguf_arch, info.name).rows ==
+        const bool vocab_slice = verify_ref::ref_transform(ref_arch->gguf_arch, info.name).rows ==
                                  verify_ref::RefRows::first_vocab_rows;
         // RoBERTa positions (verify's RefConfig: xlm-roberta, pad_token_id + 1).
         const uint64_t skip_rows = info.name == "position_embd.weight" ? config.position_offset : 0;
         if (prepare_job(gguf, tensor, source, config, vocab_slice, skip_rows, check, job) &&
-            set_row_transform(*arch, config, gguf.shard(tensor.shard).display_name(), info, check,
-                              job)) {
+            set_row_transform(*ref_arch, config, gguf.shard(tensor.shard).display_name(), info,
+                              check, job)) {
             if (job.requantize && job.norm_plus_one) {
                 check.problem = error_message(gguf.shard(tensor.shard).display_name(), info.name,
                                               "a norm shifted by + 1 in a lossy type",

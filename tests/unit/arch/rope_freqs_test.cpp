@@ -1,5 +1,5 @@
 // rope_freqs.weight for llama3 rope scaling: both the converter's computation (src/arch) and
-// verify's own (src/verify/ref_rope) against values worked out outside the code: for head_dim 16,
+// verify's own (src/verify/values/ref_rope) against values worked out outside the code: for head_dim 16,
 // theta 500000, factor 32, low 1, high 4, original context 8192 (Llama 3.2's numbers), the
 // wavelengths 2*pi*500000^(k/16) are < 2048 for k = 0..6 (factor 1), 2*pi*707.107 = 4442.88 for
 // k = 8 (in the band: smooth = (8192/4442.88 - 1)/3 = 0.28129, 1/((1-smooth)/32 + smooth) =
@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "arch/transforms.hpp"
-#include "verify/ref_rope.hpp"
+#include "verify/values/ref_rope.hpp"
 
 namespace rebox {
 namespace {
@@ -25,7 +25,7 @@ ModelConfig rope_config(uint32_t head_dim, float theta, RopeScalingConfig scalin
     return c;
 }
 
-// The same numbers as verify's own config type (src/verify/ref_config.hpp).
+// The same numbers as verify's own config type (src/verify/sources/ref_config.hpp).
 verify_ref::RefConfig as_ref_config(const ModelConfig& config) {
     verify_ref::RefConfig c;
     c.model_type = config.model_type;

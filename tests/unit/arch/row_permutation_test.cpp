@@ -1,11 +1,11 @@
 // llama's q/k row permutation against index vectors worked out by hand from LlamaModel.permute
 // (w.reshape(n_head, 2, D/2, ...).swapaxes(1, 2)): for each head, GGUF rows take the source rows
 // 0, D/2, 1, D/2+1, ... of that head. Both the converter's map (src/arch) and verify's own inverse
-// (src/verify/ref_rope.hpp) must give the same vectors.
+// (src/verify/values/ref_rope.hpp) must give the same vectors.
 #include <gtest/gtest.h>
 
 #include "arch/transforms.hpp"
-#include "verify/ref_rope.hpp"
+#include "verify/values/ref_rope.hpp"
 
 namespace rebox {
 namespace {

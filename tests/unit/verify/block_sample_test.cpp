@@ -1,7 +1,7 @@
-// The sampling rule of verify's quantized-tensor check (verify/block_sample.hpp), from its
+// The sampling rule of verify's quantized-tensor check (verify/quantized/block_sample.hpp), from its
 // definition: ends of the tensor and of its first and last rows always in, small tensors whole,
 // about 1/64 of the rest, spread over columns, deterministic, seeded per tensor name, `full` all.
-#include "verify/block_sample.hpp"
+#include "verify/quantized/block_sample.hpp"
 
 #include <gtest/gtest.h>
 

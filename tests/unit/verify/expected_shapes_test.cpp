@@ -1,6 +1,6 @@
 // Shapes verify derives from config.json alone, on the Qwen3-Embedding-0.6B numbers (docs/gguf.md
 // §3.2: E=1024, H=16, Hkv=8, D=128, F=3072, 28 layers, vocab 151669), in HF [out, in] order.
-#include "verify/expected_shapes.hpp"
+#include "verify/arch/expected_shapes.hpp"
 
 #include <gtest/gtest.h>
 

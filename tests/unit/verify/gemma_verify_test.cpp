@@ -16,7 +16,7 @@
 #include "test_files.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
-#include "verify/ref_norm_shift.hpp"
+#include "verify/values/ref_norm_shift.hpp"
 
 namespace rebox {
 namespace {

@@ -1,6 +1,6 @@
 // verify's own mcq-v1 metadata reading: the spec's example is accepted, every refusal rule of the
 // spec gives a problem line naming the tensor.
-#include "verify/mcq_metadata.hpp"
+#include "verify/sources/mcq_metadata.hpp"
 
 #include <gtest/gtest.h>
 

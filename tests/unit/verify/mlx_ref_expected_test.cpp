@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "verify/ref_expected.hpp"
-#include "verify/ref_half.hpp"
+#include "verify/values/ref_expected.hpp"
+#include "verify/values/ref_half.hpp"
 
 namespace rebox::verify_ref {
 namespace {

@@ -1,6 +1,6 @@
 // verify's MLX source detection reads config.json itself: it refuses one over config.json's size
 // cap (1 MiB) from its size, before reading it, as the converter does.
-#include "verify/mlx_source_index.hpp"
+#include "verify/sources/mlx_source_index.hpp"
 
 #include <gtest/gtest.h>
 

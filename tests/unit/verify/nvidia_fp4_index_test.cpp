@@ -2,7 +2,7 @@
 // the layout from hf_quant_config.json or config.json, the bound entry (codes, scale bytes, the
 // factor verbatim or fl32(1/g) with its error), problems for refused scale bytes and shapes, and
 // verify's own table of which graphs apply a .scale.
-#include "verify/nvidia_fp4_index.hpp"
+#include "verify/sources/nvidia_fp4_index.hpp"
 
 #include <gtest/gtest.h>
 

@@ -17,8 +17,8 @@
 #include "test_files.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
-#include "verify/expected_shapes.hpp"
-#include "verify/ref_rope.hpp"
+#include "verify/arch/expected_shapes.hpp"
+#include "verify/values/ref_rope.hpp"
 
 namespace rebox {
 namespace {

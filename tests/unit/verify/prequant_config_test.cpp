@@ -1,6 +1,6 @@
 // verify's own parse of quantization_config for GPTQ, AWQ and compressed-tensors (docs/formats.md
 // §5.1-5.3): the fields it reads, the defaults and every refusal naming its field.
-#include "verify/prequant_config.hpp"
+#include "verify/sources/prequant_config.hpp"
 
 #include <gtest/gtest.h>
 

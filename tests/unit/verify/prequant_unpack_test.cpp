@@ -2,15 +2,15 @@
 // descriptions (docs/formats.md §5): 3-bit GPTQ codes crossing int32 words, qzeros along the
 // output dimension, AWQ's interleaved nibble order, compressed-tensors' whole-codes-per-word
 // packing with its +2^(bits-1) offset, GPTQ's stored z - 1, and g_idx naming each column's group.
-#include "verify/prequant_unpack.hpp"
+#include "verify/sources/prequant_unpack.hpp"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "verify/prequant_expected.hpp"
-#include "verify/prequant_parts.hpp"
-#include "verify/ref_half.hpp"
+#include "verify/sources/prequant_expected.hpp"
+#include "verify/sources/prequant_parts.hpp"
+#include "verify/values/ref_half.hpp"
 
 namespace rebox::verify_ref {
 namespace {

@@ -1,9 +1,9 @@
-// verify's quantized-tensor check (verify/quant_check.hpp). The GGUF bytes come from llama.cpp's
+// verify's quantized-tensor check (verify/quantized/quant_check.hpp). The GGUF bytes come from llama.cpp's
 // ggml_quantize_chunk (ggml_oracle.hpp) and the expected errors from its dequantize_row_*: a true
 // tensor passes on the sample and in full, a changed byte in a sampled block is named (block and
 // byte), one outside the sample is caught by `full`, per-expert imatrix slices are honoured, and
 // hostile sizes give one problem line instead of a read past the data.
-#include "verify/quant_check.hpp"
+#include "verify/quantized/quant_check.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 
 #include "ggml_oracle.hpp"
 #include "oracle_required.hpp"
-#include "verify/block_sample.hpp"
+#include "verify/quantized/block_sample.hpp"
 
 namespace rebox::verify_ref {
 namespace {

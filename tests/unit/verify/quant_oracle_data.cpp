@@ -7,8 +7,8 @@
 #include <functional>
 #include <random>
 
-#include "verify/ref_half.hpp"
-#include "verify/ref_half_round.hpp"
+#include "verify/quantized/ref_half_round.hpp"
+#include "verify/values/ref_half.hpp"
 
 namespace rebox::test {
 

@@ -2,7 +2,7 @@
 // publishes it, the documented defaults (num_key_value_heads = heads, head_dim = hidden / heads,
 // Gemma3TextConfig's for a bare text_config), rope blocks of transformers 4 and 5, and every
 // hostile count refused in one line naming the key before anything is sized from it.
-#include "verify/ref_config.hpp"
+#include "verify/sources/ref_config.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,8 +6,8 @@
 #include <random>
 #include <vector>
 
-#include "verify/ref_dequant.hpp"
-#include "verify/ref_half.hpp"
+#include "verify/values/ref_dequant.hpp"
+#include "verify/values/ref_half.hpp"
 
 namespace rebox::verify_ref {
 namespace {

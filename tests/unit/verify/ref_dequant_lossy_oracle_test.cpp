@@ -1,4 +1,4 @@
-// verify's lossy-type dequantizers (verify/ref_dequant_lossy.hpp) against llama.cpp's
+// verify's lossy-type dequantizers (verify/quantized/ref_dequant_lossy.hpp) against llama.cpp's
 // dequantize_row_* from the prebuilt libggml-base.so: the blocks ggml_quantize_chunk writes for
 // generated and adversarial data, and blocks of random bytes (every bit pattern a file may hold),
 // decode to the same binary32 bits.
@@ -10,8 +10,8 @@
 #include "ggml_oracle.hpp"
 #include "oracle_required.hpp"
 #include "verify/quant_oracle_data.hpp"
-#include "verify/ref_dequant_lossy.hpp"
-#include "verify/ref_quantize.hpp"
+#include "verify/quantized/ref_dequant_lossy.hpp"
+#include "verify/quantized/ref_quantize.hpp"
 
 namespace rebox::verify_ref {
 namespace {

@@ -1,12 +1,12 @@
 // verify's own ggml block dequantizers on hand-written blocks (layouts docs/gguf.md §2.2) with the
 // expected floats worked out by hand.
-#include "verify/ref_dequant.hpp"
+#include "verify/values/ref_dequant.hpp"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "verify/ref_half.hpp"
+#include "verify/values/ref_half.hpp"
 
 namespace rebox::verify_ref {
 namespace {

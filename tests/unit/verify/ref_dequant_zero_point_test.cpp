@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "verify/ref_dequant.hpp"
-#include "verify/ref_half.hpp"
+#include "verify/values/ref_dequant.hpp"
+#include "verify/values/ref_half.hpp"
 
 namespace rebox::verify_ref {
 namespace {

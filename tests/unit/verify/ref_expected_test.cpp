@@ -1,15 +1,15 @@
 // The source-side formula w = float(c)*float(scale)+float(min) on the exactness corner cases, with
 // results worked out by hand (IEEE binary32, round to nearest even), and the bit-pattern
 // comparison.
-#include "verify/ref_expected.hpp"
+#include "verify/values/ref_expected.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
-#include "verify/ref_compare.hpp"
-#include "verify/ref_half.hpp"
+#include "verify/values/ref_compare.hpp"
+#include "verify/values/ref_half.hpp"
 
 namespace rebox::verify_ref {
 namespace {

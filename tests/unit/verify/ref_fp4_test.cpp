@@ -1,7 +1,7 @@
 // verify's own FP4 decoders against hand-worked blocks (ggml's doubled table times half the
 // scale; NVFP4's UE4M3 sign bit ignored and 0x7F read as 0) and its source reading (E2M1 from
 // the code's bits, -0 read as +0 only when the GGUF holds FP4 blocks).
-#include "verify/ref_fp4.hpp"
+#include "verify/values/ref_fp4.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// verify's own binary32 -> binary16 rounding (verify/ref_half_round.hpp): hand-worked IEEE cases
+// verify's own binary32 -> binary16 rounding (verify/quantized/ref_half_round.hpp): hand-worked IEEE cases
 // (ties to even, subnormals, overflow, NaN), then ~1M bit patterns spread over all 2^32 against
 // llama.cpp's ggml_fp32_to_fp16_row (prebuilt libggml-base.so).
-#include "verify/ref_half_round.hpp"
+#include "verify/quantized/ref_half_round.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 
 #include "ggml_oracle.hpp"
 #include "oracle_required.hpp"
-#include "verify/ref_half.hpp"
+#include "verify/values/ref_half.hpp"
 
 namespace rebox::verify_ref {
 namespace {

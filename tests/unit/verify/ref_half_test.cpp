@@ -1,5 +1,5 @@
 // verify's own fp16/bf16 widening on hand-picked bit patterns (IEEE 754 binary16 by hand).
-#include "verify/ref_half.hpp"
+#include "verify/values/ref_half.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
-// verify's imatrix reader (verify/ref_imatrix.hpp) on hand-made files (imatrix_bytes.hpp): legacy
+// verify's imatrix reader (verify/quantized/ref_imatrix.hpp) on hand-made files (imatrix_bytes.hpp): legacy
 // and GGUF values normalized as llama-quantize's load_imatrix does (expected values worked by hand
 // from its rules: legacy sum / ncall, GGUF sum / lround(count) per slice, 1 for a count that rounds
 // to 0), which entry a tensor gets, and hostile files refused with one line naming the file and
 // the entry.
-#include "verify/ref_imatrix.hpp"
+#include "verify/quantized/ref_imatrix.hpp"
 
 #include <gtest/gtest.h>
 

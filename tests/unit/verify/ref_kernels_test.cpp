@@ -3,7 +3,7 @@
 // add), Q4_1 value = nibble * d + m (docs/gguf.md §2.2), lsb0 nibbles low first. Each path must
 // give these values and the same verdicts, including for a change in the last lane of a vector
 // and in the scalar tail.
-#include "verify/ref_kernels.hpp"
+#include "verify/values/ref_kernels.hpp"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "verify/ref_dequant.hpp"
-#include "verify/ref_expected.hpp"
-#include "verify/ref_half.hpp"
-#include "verify/value_checks.hpp"
+#include "verify/values/ref_dequant.hpp"
+#include "verify/values/ref_expected.hpp"
+#include "verify/values/ref_half.hpp"
+#include "verify/values/value_checks.hpp"
 
 namespace rebox::verify_ref {
 namespace {

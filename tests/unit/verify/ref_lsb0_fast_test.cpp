@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "verify/ref_lsb0.hpp"
+#include "verify/values/ref_lsb0.hpp"
 
 namespace rebox::verify_ref {
 namespace {

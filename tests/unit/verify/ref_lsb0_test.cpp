@@ -1,5 +1,5 @@
 // verify's own lsb0 reader against the spec's worked example and hand-worked streams for 1..8 bits.
-#include "verify/ref_lsb0.hpp"
+#include "verify/values/ref_lsb0.hpp"
 
 #include <gtest/gtest.h>
 

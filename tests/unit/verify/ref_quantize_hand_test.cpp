@@ -6,8 +6,8 @@
 
 #include <vector>
 
-#include "verify/ref_quant_search.hpp"
-#include "verify/ref_quantize.hpp"
+#include "verify/quantized/ref_quant_search.hpp"
+#include "verify/quantized/ref_quantize.hpp"
 
 namespace rebox::verify_ref {
 namespace {

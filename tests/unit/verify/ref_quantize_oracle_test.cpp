@@ -1,4 +1,4 @@
-// verify's re-quantizer (verify/ref_quantize.hpp) against llama.cpp's own ggml_quantize_chunk
+// verify's re-quantizer (verify/quantized/ref_quantize.hpp) against llama.cpp's own ggml_quantize_chunk
 // (the prebuilt libggml-base.so, ggml_oracle.hpp): every block byte for byte, for all 13 types,
 // without and with importance, on ~10^6 generated values per case (REBOX_QUANT_TEST_VALUES raises
 // it; a fifth by default under ASan) and the adversarial rows. A failure names the type, mode,
@@ -13,7 +13,7 @@
 #include "ggml_oracle.hpp"
 #include "oracle_required.hpp"
 #include "verify/quant_oracle_data.hpp"
-#include "verify/ref_quantize.hpp"
+#include "verify/quantized/ref_quantize.hpp"
 
 namespace rebox::verify_ref {
 namespace {

@@ -5,7 +5,7 @@
 // the message), and a model trained here by libsentencepiece, read back through
 // SentencePieceProcessor (an implementation that is not verify's) for the pieces, scores and
 // types.
-#include "verify/ref_spm_model.hpp"
+#include "verify/tokenizer/ref_spm_model.hpp"
 
 #include <gtest/gtest.h>
 #include <sentencepiece_processor.h>

@@ -9,8 +9,8 @@
 
 #include "rebox/error.hpp"
 #include "test_files.hpp"
-#include "verify/ref_spm_model.hpp"
-#include "verify/ref_vocab.hpp"
+#include "verify/tokenizer/ref_spm_model.hpp"
+#include "verify/tokenizer/ref_vocab.hpp"
 
 namespace rebox::verify_ref {
 namespace {

@@ -2,7 +2,7 @@
 // llama.cpp's src/llama-vocab.cpp quotes as "original regex from tokenizer.json" (typed out here
 // from that file, not from rebox's table), merges spelled as gguf-py's SpecialVocab writes them,
 // the SentencePiece-style model and the chat template chosen from tokenizer_config.json.
-#include "verify/ref_tokenizer.hpp"
+#include "verify/tokenizer/ref_tokenizer.hpp"
 
 #include <gtest/gtest.h>
 

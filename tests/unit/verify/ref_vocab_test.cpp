@@ -4,7 +4,7 @@
 // past config.json's vocab_size left out) and gguf-py's SpecialVocab (Qwen3-Embedding's rule: a
 // trailing template token other than eos_token becomes eos with add_eos, the old eos becomes eot;
 // config.json ids fill only what is unset; add_*_token booleans win).
-#include "verify/ref_vocab.hpp"
+#include "verify/tokenizer/ref_vocab.hpp"
 
 #include <gtest/gtest.h>
 

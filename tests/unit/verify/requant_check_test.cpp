@@ -1,10 +1,10 @@
-// verify's threaded, row-at-a-time check of lossy tensors (verify/requant_check.hpp) on a stacked
+// verify's threaded, row-at-a-time check of lossy tensors (verify/quantized/requant_check.hpp) on a stacked
 // expert tensor from four F32 expert sources, quantized by llama.cpp's ggml_quantize_chunk
 // (ggml_oracle.hpp) per expert with that expert's imatrix slice, as llama-quantize does: it passes
 // on 1 and 3 threads with the same record, sampled and in full; the slices handed to the wrong
 // experts, or no imatrix, fail; a changed byte in expert 2 is named by its block whatever the
 // thread count; a wrong-size imatrix entry is the tensor's problem line.
-#include "verify/requant_check.hpp"
+#include "verify/quantized/requant_check.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,14 +1,14 @@
 // The streaming comparison on hand-built pairs: an mcq 4-bit source against a Q4_1 tensor whose
 // blocks are written out from the GGUF block definition (docs/gguf.md §2.2), and a large F32 copy
 // checked by several threads, with single changes that must be found at the right index.
-#include "verify/value_checks.hpp"
+#include "verify/values/value_checks.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <vector>
 
-#include "verify/ref_half.hpp"
+#include "verify/values/ref_half.hpp"
 
 namespace rebox::verify_ref {
 namespace {

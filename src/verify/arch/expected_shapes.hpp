@@ -1,0 +1,24 @@
+// The shape each Hugging Face tensor of a model must have, derived from config.json alone. This
+// breaks the circle "metadata says shape S, converter wrote S, verify reads S": a source whose mcq
+// metadata lies about bits/group/rows still has to match the architecture.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "verify/sources/ref_config.hpp"
+
+namespace rebox::verify_ref {
+
+// HF order shape for an unprefixed HF name ("layers.3.self_attn.q_proj.weight"); nullopt for names
+// this table does not know (then only the source/GGUF agreement is checked) or a layer index
+// >= num_hidden_layers (reported by the caller as out of range via layer_in_range).
+std::optional<std::vector<int64_t>> expected_hf_shape(const RefConfig& config,
+                                                      std::string_view hf_name);
+
+// False when the name is "layers.N...." with N >= num_hidden_layers.
+bool layer_in_range(const RefConfig& config, std::string_view hf_name);
+
+}  // namespace rebox::verify_ref

@@ -1,0 +1,120 @@
+// verify's own record of an architecture: everything verify expects of one family that is not the
+// HF <-> GGUF name map, written from llama.cpp's converter and loader and never read from the
+// writer's registry (src/arch/). One file per architecture in this folder fills one record; the
+// one list of them is ref_registry.cpp.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "verify/sources/ref_config.hpp"
+
+namespace rebox::verify_ref {
+
+// The optional KVs an architecture's converter class writes; their values are derived in
+// metadata_checks.cpp. The KVs every model carries (embedding_length, block_count, head_count,
+// context_length, feed_forward_length, the expert counts of a mixture of experts) are checked for
+// every architecture and not listed.
+enum class RefKv : uint8_t {
+    rope_freq_base,                        // rope_theta
+    rms_epsilon,                           // rms_norm_eps
+    key_length,                            // head_dim
+    value_length,                          // head_dim
+    rope_dimension_count,                  // head_dim
+    rope_dimension_count_rotary,           // phi3: partial_rotary_factor of the head
+    vocab_size,                            // {arch}.vocab_size
+    sliding_window_or_zero,                // attention.sliding_window, 0 for none
+    rope_scaling_original_context_length,  // phi3's long rope
+    expert_feed_forward_length_ffn,        // expert_feed_forward_length = intermediate_size
+    attn_logit_softcapping,                // when config.json has it
+    final_logit_softcapping,               // when config.json has it
+    sliding_window,                        // when config.json has it (not with pattern 1)
+    rope_freq_base_swa,                    // rope_local_base_freq, when config.json has it
+    sliding_window_required,               // attention.sliding_window, config.json must have it
+    dense_2_feat_in,                       // dense_2_feat_in/out from the Dense module
+    dense_3_feat_in,                       // dense_3_feat_in/out from the Dense module
+    sliding_window_pattern,                // when config.json has it
+    hidden_activation,                     // when config.json has it
+    rope_scaling_type_none,                // rope.scaling.type = "none" always
+    rope_scaling_yarn,                     // a yarn rope_scaling: type, factor, context, betas
+};
+
+// The GGUF tensors whose NVFP4 per-tensor factor (<weight>.scale) llama.cpp's graph of the
+// architecture multiplies in (build_lora_mm's scale argument), by role.
+enum RefScaleRoles : uint8_t {
+    kScaleNone = 0,
+    kScaleAttention = 1,  // attn_q / attn_k / attn_v / attn_qkv / attn_output
+    kScaleFfn = 2,        // ffn_gate / ffn_up / ffn_down
+    kScaleExperts = 4,    // ffn_{gate,up,down}_exps
+    kScaleOutput = 8,     // output
+};
+
+struct RefArch {
+    std::string_view gguf_arch;                       // general.architecture
+    std::span<const std::string_view> model_types{};  // config.json model_type values it accepts
+    // Chosen over model_types when it returns true (EmbeddingGemma: by architectures[0]); verify
+    // then calls the model type by gguf_arch.
+    bool (*selects)(const nlohmann::json& root, std::string_view model_type) = nullptr;
+    // config.json: defaults and other names filled in before verify reads the usual fields, and
+    // fields computed after.
+    void (*prepare_config)(nlohmann::json& root) = nullptr;
+    void (*finish_config)(const nlohmann::json& root, RefConfig& config) = nullptr;
+    // Shapes of the names the decoder table (expected_shapes.cpp) does not know, HF order;
+    // nullopt for a name this architecture does not know.
+    std::optional<std::vector<int64_t>> (*shape)(const RefConfig& config,
+                                                 std::string_view hf_name) = nullptr;
+    std::span<const RefKv> kvs{};
+    bool encoder =
+        false;  // BertModel-style KVs: layer_norm_epsilon, causal false, no head_count_kv
+    // The converter class is BertModel or derives from it, whose filter_tensors drops the
+    // "embeddings.position_ids" buffer (sources/ref_buffers.hpp).
+    bool bert_model_class = false;
+    // Transforms (convert_hf_to_gguf): LlamaModel.permute of q/k weights and biases; every
+    // "norm.weight" written as weight + 1 (Gemma); token_embd cut to vocab_size rows (Gemma 3).
+    bool rope_permute_qk = false;
+    bool norm_plus_one = false;
+    bool vocab_rows_cut = false;
+    // Tensors computed from config.json: llama3 rope_freqs, phi3 longrope's two factor tensors.
+    bool llama3_rope_freqs = false;
+    bool phi3_rope_factors = false;
+    uint8_t scale_roles = kScaleNone;
+    // sentence-transformers Dense modules beside the model (2_Dense, 3_Dense) are part of it.
+    bool dense_modules = false;
+    // Tokenizer: the pre-tokenizer name of a lone ByteLevel pre-tokenizer (llama.cpp names it by
+    // the tokenizer's hash), and a byte-level BPE vocabulary read as an encoder's (sep / mask /
+    // add_sep, no token types).
+    std::string_view byte_level_pre{};
+    bool encoder_bpe = false;
+
+    bool lists(RefKv kv) const {
+        for (const RefKv listed : kvs)
+            if (listed == kv) return true;
+        return false;
+    }
+};
+
+// Shared by families: TextModel's optional KVs (qwen2, qwen3 and their mixture-of-experts kin),
+// GemmaModel's (gemma, gemma2), and Gemma3TextConfig's defaults (gemma3, EmbeddingGemma; embedding:
+// sliding_window is read as written).
+inline constexpr RefKv kDecoderKvs[] = {RefKv::rope_freq_base, RefKv::rms_epsilon,
+                                        RefKv::key_length, RefKv::value_length,
+                                        RefKv::rope_dimension_count};
+// LlamaModel's: TextModel's plus vocab_size (llama, mixtral).
+inline constexpr RefKv kLlamaKvs[] = {RefKv::rope_freq_base,       RefKv::rms_epsilon,
+                                      RefKv::key_length,           RefKv::value_length,
+                                      RefKv::rope_dimension_count, RefKv::vocab_size};
+inline constexpr RefKv kGemmaKvs[] = {RefKv::rms_epsilon, RefKv::key_length, RefKv::value_length};
+void fill_gemma3_text_defaults(nlohmann::json& root, bool embedding);
+
+// The record whose gguf_arch or model_types name model_type, in the list's order; nullptr when
+// verify knows no such architecture.
+const RefArch* find_ref_arch(std::string_view model_type);
+
+// The record config.json selects: a `selects` hook first, then find_ref_arch(model_type).
+const RefArch* select_ref_arch(const nlohmann::json& root, std::string_view model_type);
+
+}  // namespace rebox::verify_ref

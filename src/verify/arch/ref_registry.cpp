@@ -1,0 +1,59 @@
+// verify's one list of the architectures it knows (ref_arch.hpp), each defined in its own file of
+// this folder, and the look-ups over it. The order is the writer's: a GGUF name two families share
+// ("llama": llama and mixtral; "bert": bert and xlm-roberta) finds the first.
+#include <algorithm>
+
+#include "verify/arch/ref_arch.hpp"
+
+namespace rebox::verify_ref {
+namespace detail {
+const RefArch& ref_qwen3();
+const RefArch& ref_qwen2();
+const RefArch& ref_llama();
+const RefArch& ref_qwen3_moe();
+const RefArch& ref_qwen2_moe();
+const RefArch& ref_mixtral();
+const RefArch& ref_phi3();
+const RefArch& ref_gemma();
+const RefArch& ref_gemma2();
+const RefArch& ref_gemma3();
+const RefArch& ref_gemma_embedding();
+const RefArch& ref_bert();
+const RefArch& ref_nomic_bert();
+const RefArch& ref_xlm_roberta();
+const RefArch& ref_gpt_oss();
+const RefArch& ref_modernbert();
+}  // namespace detail
+
+namespace {
+
+std::span<const RefArch* const> all_ref_archs() {
+    static const RefArch* const kArchs[] = {
+        &detail::ref_qwen3(),       &detail::ref_qwen2(),           &detail::ref_llama(),
+        &detail::ref_qwen3_moe(),   &detail::ref_qwen2_moe(),       &detail::ref_mixtral(),
+        &detail::ref_phi3(),        &detail::ref_gemma(),           &detail::ref_gemma2(),
+        &detail::ref_gemma3(),      &detail::ref_gemma_embedding(), &detail::ref_bert(),
+        &detail::ref_xlm_roberta(), &detail::ref_nomic_bert(),      &detail::ref_gpt_oss(),
+        &detail::ref_modernbert(),
+    };
+    return kArchs;
+}
+
+}  // namespace
+
+const RefArch* find_ref_arch(std::string_view model_type) {
+    for (const RefArch* arch : all_ref_archs())
+        if (arch->gguf_arch == model_type ||
+            std::find(arch->model_types.begin(), arch->model_types.end(), model_type) !=
+                arch->model_types.end())
+            return arch;
+    return nullptr;
+}
+
+const RefArch* select_ref_arch(const nlohmann::json& root, std::string_view model_type) {
+    for (const RefArch* arch : all_ref_archs())
+        if (arch->selects != nullptr && arch->selects(root, model_type)) return arch;
+    return find_ref_arch(model_type);
+}
+
+}  // namespace rebox::verify_ref

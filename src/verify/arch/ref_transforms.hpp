@@ -1,0 +1,29 @@
+// verify's own table of which value transform each GGUF tensor of an architecture gets, from
+// llama.cpp's converter (convert_hf_to_gguf.py): LlamaModel.permute of q/k (weights and biases),
+// Gemma's "norm.weight" + 1, Gemma 3's embedding cut to vocab_size rows. Which architecture gets
+// which is its record's (ref_arch.hpp); nothing here comes from the writer's registry (src/arch/).
+#pragma once
+
+#include <string_view>
+
+namespace rebox::verify_ref {
+
+enum class RefRows {
+    none,
+    rope_q_heads,      // rows permuted per query head (half-split -> interleaved pairs)
+    rope_kv_heads,     // the same per key/value head
+    first_vocab_rows,  // the GGUF keeps the first vocab_size rows of the source
+};
+
+struct RefTransform {
+    RefRows rows = RefRows::none;
+    bool plus_one = false;  // the GGUF value is source weight + 1
+};
+
+RefTransform ref_transform(std::string_view gguf_arch, std::string_view gguf_tensor);
+
+// llama.cpp's stacked expert tensors (blk.N.ffn_{gate,up,down}_exps.weight): value i of the GGUF
+// tensor is value i % V of expert i / V.
+bool ref_is_stacked_experts(std::string_view gguf_tensor);
+
+}  // namespace rebox::verify_ref

@@ -1,0 +1,183 @@
+// The lossy-type block dequantizers (ref_dequant_lossy.hpp). Layouts, in file order
+// (ggml-common.h): Q2_K scales[16] qs[64] d dmin; Q3_K hmask[32] qs[64] scales[12] d; Q4_K d dmin
+// scales[12] qs[128]; Q5_K d dmin scales[12] qh[32] qs[128]; Q6_K ql[128] qh[64] scales[16] d;
+// IQ4_NL d qs[16]; IQ4_XS d scales_h scales_l[4] qs[128]; MXFP4 e qs[16].
+#include "verify/quantized/ref_dequant_lossy.hpp"
+
+#include <cstring>
+#include <span>
+
+#include "verify/values/ref_dequant.hpp"
+#include "verify/values/ref_half.hpp"
+
+namespace rebox::verify_ref {
+
+namespace {
+
+constexpr int8_t kIq4Grid[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                 1,    13,   25,  38,  53,  69,  89,  113};
+constexpr int8_t kFp4Grid[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
+float half_at(const uint8_t* bytes) { return half_bits_to_float(load_u16le(bytes)); }
+
+// Q4_K / Q5_K sub-block j's 6-bit scale and min.
+void scale_min_k4(const uint8_t* packed, int j, int* scale, int* min) {
+    if (j < 4) {
+        *scale = packed[j] & 63;
+        *min = packed[j + 4] & 63;
+    } else {
+        *scale = (packed[j + 4] & 0xf) | ((packed[j - 4] >> 6) << 4);
+        *min = (packed[j + 4] >> 4) | ((packed[j] >> 6) << 4);
+    }
+}
+
+void q2_k(const uint8_t* block, float* y) {
+    const uint8_t* scales = block;
+    const uint8_t* qs = block + 16;
+    const float d = half_at(block + 80), dmin = half_at(block + 82);
+    for (int v = 0; v < 256; ++v) {
+        const int half = v / 128, within = v % 128;
+        const int shift = 2 * (within / 32), l = within % 32;  // 32 values per shift
+        const uint8_t sc = scales[8 * half + 2 * (within / 32) + l / 16];
+        const float dl = d * static_cast<float>(sc & 0xf);
+        const float ml = dmin * static_cast<float>(sc >> 4);
+        const int code = (qs[32 * half + l] >> shift) & 3;
+        y[v] = dl * static_cast<float>(code) - ml;
+    }
+}
+
+void q3_k(const uint8_t* block, float* y) {
+    const uint8_t* hmask = block;
+    const uint8_t* qs = block + 32;
+    const uint8_t* packed = block + 96;
+    const float d = half_at(block + 108);
+    for (int v = 0; v < 256; ++v) {
+        const int half = v / 128, within = v % 128;
+        const int group = within / 32, l = within % 32;
+        const int j = 8 * half + 2 * group + l / 16;  // sub-block of 16
+        const int low = j < 8 ? packed[j] & 0xf : packed[j - 8] >> 4;
+        const int scale = (low | (((packed[8 + j % 4] >> (2 * (j / 4))) & 3) << 4)) - 32;
+        const float dl = d * static_cast<float>(scale);
+        const int code = (qs[32 * half + l] >> (2 * group)) & 3;
+        const bool high = hmask[l] & (1u << (4 * half + group));
+        y[v] = dl * static_cast<float>(code - (high ? 0 : 4));
+    }
+}
+
+void affine_k(const uint8_t* block, bool five_bits, float* y) {
+    const float d = half_at(block), dmin = half_at(block + 2);
+    const uint8_t* packed = block + 4;
+    const uint8_t* qh = block + 16;
+    const uint8_t* qs = block + (five_bits ? 48 : 16);
+    for (int v = 0; v < 256; ++v) {
+        const int chunk = v / 64, upper = (v % 64) / 32, l = v % 32;
+        int scale = 0, min = 0;
+        scale_min_k4(packed, 2 * chunk + upper, &scale, &min);
+        const float dl = d * static_cast<float>(scale);
+        const float ml = dmin * static_cast<float>(min);
+        const uint8_t byte = qs[32 * chunk + l];
+        int code = upper ? byte >> 4 : byte & 0xf;
+        if (five_bits && (qh[l] & (1u << (2 * chunk + upper)))) code += 16;
+        y[v] = dl * static_cast<float>(code) - ml;
+    }
+}
+
+void q6_k(const uint8_t* block, float* y) {
+    const uint8_t* ql = block;
+    const uint8_t* qh = block + 128;
+    const int8_t* scales = reinterpret_cast<const int8_t*>(block + 192);
+    const float d = half_at(block + 208);
+    for (int v = 0; v < 256; ++v) {
+        const int half = v / 128, within = v % 128;
+        const int quarter = within / 32, l = within % 32;  // quarters 0..3: v[l], v[l+32], ...
+        const uint8_t low_byte = ql[64 * half + l + 32 * (quarter % 2)];
+        const int low = quarter < 2 ? low_byte & 0xf : low_byte >> 4;
+        const int high = (qh[32 * half + l] >> (2 * quarter)) & 3;
+        const int code = (low | (high << 4)) - 32;
+        const float scale = static_cast<float>(scales[8 * half + 2 * quarter + l / 16]);
+        y[v] = d * scale * static_cast<float>(code);
+    }
+}
+
+void iq4_nl(const uint8_t* block, float* y) {
+    const float d = half_at(block);
+    for (int j = 0; j < 16; ++j) {
+        y[j] = d * static_cast<float>(kIq4Grid[block[2 + j] & 0xf]);
+        y[j + 16] = d * static_cast<float>(kIq4Grid[block[2 + j] >> 4]);
+    }
+}
+
+void iq4_xs(const uint8_t* block, float* y) {
+    const float d = half_at(block);
+    const uint16_t scales_high = load_u16le(block + 2);
+    for (int b = 0; b < 8; ++b) {
+        const int low = (block[4 + b / 2] >> (4 * (b % 2))) & 0xf;
+        const int scale = (low | (((scales_high >> (2 * b)) & 3) << 4)) - 32;
+        const float dl = d * static_cast<float>(scale);
+        const uint8_t* qs = block + 8 + 16 * b;
+        for (int j = 0; j < 16; ++j) {
+            y[32 * b + j] = dl * static_cast<float>(kIq4Grid[qs[j] & 0xf]);
+            y[32 * b + j + 16] = dl * static_cast<float>(kIq4Grid[qs[j] >> 4]);
+        }
+    }
+}
+
+void mxfp4(const uint8_t* block, float* y) {
+    const uint8_t e = block[0];
+    const uint32_t bits = e < 2 ? 0x00200000u << e : static_cast<uint32_t>(e - 1) << 23;
+    float unit;
+    std::memcpy(&unit, &bits, sizeof unit);
+    for (int j = 0; j < 16; ++j) {
+        y[j] = static_cast<float>(kFp4Grid[block[1 + j] & 0xf]) * unit;
+        y[j + 16] = static_cast<float>(kFp4Grid[block[1 + j] >> 4]) * unit;
+    }
+}
+
+}  // namespace
+
+bool dequantize_lossy_block(uint32_t ggml_type_id, const uint8_t* block, float* out) {
+    const auto legacy = [&](auto decode, size_t bytes) {
+        decode(std::span<const uint8_t>(block, bytes), std::span<float>(out, 32));
+        return true;
+    };
+    switch (ggml_type_id) {
+        case 2:
+            return legacy(dequantize_q4_0, 18);
+        case 3:
+            return legacy(dequantize_q4_1, 20);
+        case 6:
+            return legacy(dequantize_q5_0, 22);
+        case 7:
+            return legacy(dequantize_q5_1, 24);
+        case 8:
+            return legacy(dequantize_q8_0, 34);
+        case 10:
+            q2_k(block, out);
+            return true;
+        case 11:
+            q3_k(block, out);
+            return true;
+        case 12:
+            affine_k(block, false, out);
+            return true;
+        case 13:
+            affine_k(block, true, out);
+            return true;
+        case 14:
+            q6_k(block, out);
+            return true;
+        case 20:
+            iq4_nl(block, out);
+            return true;
+        case 23:
+            iq4_xs(block, out);
+            return true;
+        case 39:
+            mxfp4(block, out);
+            return true;
+        default:
+            return false;
+    }
+}
+
+}  // namespace rebox::verify_ref

@@ -1,0 +1,115 @@
+// The type table and per-block dispatch of verify's re-quantizer (ref_quantize.hpp); the block
+// arithmetic is in ref_quantize_legacy.cpp, ref_quantize_k.cpp and ref_quantize_nonlinear.cpp.
+#include "verify/quantized/ref_quantize.hpp"
+
+#include "verify/quantized/ref_quantize_blocks.hpp"
+
+namespace rebox::verify_ref {
+
+namespace {
+
+// ggml type ids (ggml.h)
+constexpr uint32_t kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ5_1 = 7, kQ8_0 = 8, kQ2_K = 10, kQ3_K = 11,
+                   kQ4_K = 12, kQ5_K = 13, kQ6_K = 14, kIQ4_NL = 20, kIQ4_XS = 23, kMXFP4 = 39;
+
+struct RefQuantType {
+    uint32_t id;
+    const char* name;  // as gguf-py names it
+    uint32_t block_values;
+    uint32_t block_bytes;
+};
+
+constexpr RefQuantType kRefQuantTypes[] = {
+    {kQ4_0, "Q4_0", 32, 18},   {kQ4_1, "Q4_1", 32, 20},     {kQ5_0, "Q5_0", 32, 22},
+    {kQ5_1, "Q5_1", 32, 24},   {kQ8_0, "Q8_0", 32, 34},     {kQ2_K, "Q2_K", 256, 84},
+    {kQ3_K, "Q3_K", 256, 110}, {kQ4_K, "Q4_K", 256, 144},   {kQ5_K, "Q5_K", 256, 176},
+    {kQ6_K, "Q6_K", 256, 210}, {kIQ4_NL, "IQ4_NL", 32, 18}, {kIQ4_XS, "IQ4_XS", 256, 136},
+    {kMXFP4, "MXFP4", 32, 17}};
+
+bool uses_row_sigma2(uint32_t type) {
+    return type == kQ4_0 || type == kQ4_1 || type == kQ5_0 || type == kQ5_1;
+}
+
+}  // namespace
+
+bool ref_quant_layout(uint32_t ggml_type_id, RefQuantLayout* layout) {
+    for (const RefQuantType& type : kRefQuantTypes) {
+        if (type.id != ggml_type_id) continue;
+        if (layout) *layout = {type.block_values, type.block_bytes};
+        return true;
+    }
+    return false;
+}
+
+const char* ref_quant_type_name(uint32_t ggml_type_id) {
+    for (const RefQuantType& type : kRefQuantTypes)
+        if (type.id == ggml_type_id) return type.name;
+    return nullptr;
+}
+
+QuantRow make_quant_row(uint32_t ggml_type_id, std::span<const float> values,
+                        std::span<const float> importance) {
+    QuantRow row{values, importance, 0.f};
+    if (!importance.empty() && uses_row_sigma2(ggml_type_id)) {
+        float sum = 0;  // sequential, in index order, as ggml sums it
+        for (const float v : values) sum += v * v;
+        row.row_sigma2 = sum / static_cast<float>(values.size());
+    }
+    return row;
+}
+
+void ref_quantize_block(uint32_t ggml_type_id, const QuantRow& row, uint64_t block_index,
+                        std::span<uint8_t> out) {
+    RefQuantLayout layout{};
+    if (!ref_quant_layout(ggml_type_id, &layout)) return;
+    const uint64_t first = block_index * layout.block_values;
+    const float* x = row.values.data() + first;
+    const float* w = row.importance.empty() ? nullptr : row.importance.data() + first;
+    const float s2 = row.row_sigma2;
+    uint8_t* y = out.data();
+    switch (ggml_type_id) {
+        case kQ4_0:
+            quant_blocks::q4_0(x, w, s2, y);
+            break;
+        case kQ4_1:
+            quant_blocks::q4_1(x, w, s2, y);
+            break;
+        case kQ5_0:
+            quant_blocks::q5_0(x, w, s2, y);
+            break;
+        case kQ5_1:
+            quant_blocks::q5_1(x, w, s2, y);
+            break;
+        case kQ8_0:
+            quant_blocks::q8_0(x, y);
+            break;
+        case kQ2_K:
+            quant_blocks::q2_k(x, w, y);
+            break;
+        case kQ3_K:
+            quant_blocks::q3_k(x, w, y);
+            break;
+        case kQ4_K:
+            quant_blocks::q4_k(x, w, y);
+            break;
+        case kQ5_K:
+            quant_blocks::q5_k(x, w, y);
+            break;
+        case kQ6_K:
+            quant_blocks::q6_k(x, w, y);
+            break;
+        case kIQ4_NL:
+            quant_blocks::iq4_nl(x, w, y);
+            break;
+        case kIQ4_XS:
+            quant_blocks::iq4_xs(x, w, y);
+            break;
+        case kMXFP4:
+            quant_blocks::mxfp4(x, y);
+            break;
+        default:
+            break;
+    }
+}
+
+}  // namespace rebox::verify_ref

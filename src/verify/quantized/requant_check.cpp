@@ -1,0 +1,202 @@
+// check_requantized_tensors: each tensor's rows cut into work units (never across an expert, and
+// whole rope head groups, so a unit's source rows are one contiguous range), units taken by the
+// threads in order, each checked row widened to F32 (verify's expected_from_float) into the
+// thread's one-row buffer; the parts merge per tensor in row order, so the record does not depend
+// on the thread count.
+#include "verify/quantized/requant_check.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "verify/quantized/quant_check.hpp"
+#include "verify/quantized/ref_quantize.hpp"
+#include "verify/values/ref_expected.hpp"
+#include "verify/values/ref_rope.hpp"
+
+namespace rebox::verify_ref {
+namespace {
+
+// Values [first, first + out.size()) of one float source, widened in chunks.
+void widen(const SourceTensor& source, uint64_t first, std::span<float> out) {
+    for (uint64_t done = 0; done < out.size(); done += kChunkValues) {
+        const uint64_t count = std::min<uint64_t>(kChunkValues, out.size() - done);
+        expected_from_float(source.float_dtype, source.float_data, first + done,
+                            out.subspan(done, count));
+    }
+}
+
+// GGUF row `row` of the job's tensor from its source: the expert it lies in, and the source row
+// llama's q/k permutation put there.
+void widen_row(const ValueJob& job, uint64_t row, std::span<float> out) {
+    const uint64_t row_values = out.size();
+    if (!job.experts.empty()) {
+        const uint64_t rows_per_expert = job.expert_values / row_values;
+        widen(*job.experts[row / rows_per_expert], row % rows_per_expert * row_values, out);
+        return;
+    }
+    const uint64_t from = job.rope_head_rows == 0 ? row : rope_source_row(row, job.rope_head_rows);
+    widen(*job.source, from * row_values, out);
+}
+
+// The bytes of source rows [first, end) of one float source (rows of row_values values).
+std::span<const uint8_t> source_rows(const SourceTensor& source, uint64_t first, uint64_t end,
+                                     uint64_t row_values) {
+    if (source.element_count == 0) return {};
+    const uint64_t value_bytes = source.float_data.size() / source.element_count;
+    const uint64_t from =
+        std::min<uint64_t>(first * row_values * value_bytes, source.float_data.size());
+    const uint64_t to =
+        std::min<uint64_t>(end * row_values * value_bytes, source.float_data.size());
+    return source.float_data.subspan(from, to - from);
+}
+
+// The shapes the row-wise check relies on beyond quant_shape_problem: whole rows, experts of
+// whole rows, the rope permutation's rows the GGUF's. "" when they hold.
+std::string job_shape_problem(const RequantTask& task) {
+    const ValueJob& job = *task.job;
+    const uint64_t n = task.values_per_row;
+    const std::string name = task.check->gguf_name;
+    if (n == 0 || job.values % n != 0)
+        return name + ": the source has " + std::to_string(job.values) +
+               " values, not whole rows of " + std::to_string(n) +
+               "; the source and GGUF shapes disagree";
+    if (!job.experts.empty() && (job.expert_values == 0 || job.expert_values % n != 0))
+        return name + ": an expert's " + std::to_string(job.expert_values) +
+               " values are not whole rows of " + std::to_string(n) +
+               "; the source and GGUF shapes disagree";
+    if (job.rope_head_rows != 0 && job.row_values != n)
+        return name + ": the rope permutation's rows of " + std::to_string(job.row_values) +
+               " values are not the GGUF's rows of " + std::to_string(n);
+    return {};
+}
+
+struct Unit {
+    size_t task = 0;
+    uint64_t first_row = 0, end_row = 0;
+};
+
+// Row ranges of about kRequantUnitValues values; an expert's rows, and a rope head group's, stay
+// in one unit.
+void add_units(size_t task_index, const ValueJob& job, uint64_t rows, uint64_t row_values,
+               std::vector<Unit>& units) {
+    const uint64_t per_unit = std::max<uint64_t>(1, kRequantUnitValues / row_values);
+    const uint64_t rows_per_expert = job.experts.empty() ? rows : job.expert_values / row_values;
+    for (uint64_t row = 0; row < rows;) {
+        uint64_t end = std::min(rows, row + per_unit);
+        end = std::min(end, (row / rows_per_expert + 1) * rows_per_expert);
+        if (job.rope_head_rows != 0)
+            end = std::min(
+                rows, (end + job.rope_head_rows - 1) / job.rope_head_rows * job.rope_head_rows);
+        units.push_back({task_index, row, end});
+        row = end;
+    }
+}
+
+}  // namespace
+
+void check_requantized_tensors(std::span<RequantTask> tasks, bool full, unsigned threads,
+                               std::span<const MappedFile* const> mappings) {
+    std::vector<QuantTensorShape> shapes(tasks.size());
+    std::vector<bool> checkable(tasks.size(), false);
+    std::vector<Unit> units;
+    for (size_t t = 0; t < tasks.size(); ++t) {
+        RequantTask& task = tasks[t];
+        TensorCheck& check = *task.check;
+        check.requantized = true;
+        check.identical = false;
+        const ValueJob& job = *task.job;
+        QuantTensorShape& shape = shapes[t];
+        shape = {check.gguf_name, job.gguf_type, 0,   task.values_per_row,
+                 task.importance, job.gguf_data, full};
+        std::string problem = task.imatrix_problem;
+        if (problem.empty()) problem = job_shape_problem(task);
+        if (problem.empty()) {
+            shape.rows = job.values / task.values_per_row;
+            problem = quant_shape_problem(shape);
+        }
+        if (!problem.empty()) {
+            check.problem = problem;
+            continue;
+        }
+        checkable[t] = true;
+        add_units(t, job, shape.rows, task.values_per_row, units);
+    }
+
+    std::vector<QuantRowsCheck> parts(units.size());
+    std::atomic<size_t> next{0};
+    std::atomic<bool> failed{false};
+    std::exception_ptr error;
+    std::mutex error_mutex;
+    const auto work = [&] {
+        std::vector<float> row_buffer;
+        try {
+            for (size_t u; !failed && (u = next.fetch_add(1)) < units.size();) {
+                const Unit& unit = units[u];
+                const RequantTask& task = tasks[unit.task];
+                const QuantTensorShape& shape = shapes[unit.task];
+                const ValueJob& job = *task.job;
+                const uint64_t n = task.values_per_row;
+                row_buffer.resize(n);
+                for (uint64_t row = unit.first_row; row < unit.end_row; ++row) {
+                    if (!quant_row_checked(shape, row)) continue;
+                    widen_row(job, row, row_buffer);
+                    check_quantized_row(shape, row, row_buffer, parts[u]);
+                }
+                // The pages this unit read leave the resident set, as the value units' do.
+                const uint64_t row_bytes = job.gguf_data.size() / shape.rows;
+                release_mapped(mappings,
+                               job.gguf_data.subspan(unit.first_row * row_bytes,
+                                                     (unit.end_row - unit.first_row) * row_bytes));
+                if (job.experts.empty()) {
+                    release_mapped(mappings,
+                                   source_rows(*job.source, unit.first_row, unit.end_row, n));
+                } else {
+                    const uint64_t rows_per_expert = job.expert_values / n;
+                    const uint64_t e = unit.first_row / rows_per_expert;
+                    release_mapped(
+                        mappings, source_rows(*job.experts[e], unit.first_row - e * rows_per_expert,
+                                              unit.end_row - e * rows_per_expert, n));
+                }
+            }
+        } catch (...) {
+            std::lock_guard lock(error_mutex);
+            if (!error) error = std::current_exception();
+            failed = true;
+        }
+    };
+    const size_t thread_count =
+        std::min<size_t>(std::max(1u, threads), std::max<size_t>(1, units.size()));
+    if (thread_count <= 1) {
+        work();
+    } else {
+        std::vector<std::thread> pool;
+        for (size_t i = 0; i < thread_count; ++i) pool.emplace_back(work);
+        for (std::thread& thread : pool) thread.join();
+    }
+    if (error) std::rethrow_exception(error);
+
+    size_t first_unit = 0;
+    for (size_t t = 0; t < tasks.size(); ++t) {
+        if (!checkable[t]) continue;
+        size_t end_unit = first_unit;
+        while (end_unit < units.size() && units[end_unit].task == t) ++end_unit;
+        const QuantTensorCheck result = merge_quant_rows(
+            shapes[t],
+            std::span<const QuantRowsCheck>(parts).subspan(first_unit, end_unit - first_unit));
+        first_unit = end_unit;
+        TensorCheck& check = *tasks[t].check;
+        check.blocks_total = result.blocks_total;
+        check.blocks_checked = result.blocks_checked;
+        check.blocks_identical = result.blocks_identical;
+        check.rmse = result.rmse;
+        check.max_abs_error = result.max_abs_error;
+        check.identical = result.bytes_match();
+        if (!check.identical) check.problem = describe(shapes[t], result);
+    }
+}
+
+}  // namespace rebox::verify_ref

@@ -1,0 +1,67 @@
+// The source side's tensor list as verify sees it, built from SafetensorsModel and verify's own mcq
+// metadata parse: every quantized triple <name>.qcodes/.scales/.mins (with its metadata entry) and
+// every plain tensor, looked up by the name without a "model." prefix. Also verify's own shape text
+// and float dtype mapping, used by all of verify/.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "format/safetensors.hpp"
+#include "verify/sources/mcq_metadata.hpp"
+#include "verify/sources/prequant_expected.hpp"
+#include "verify/values/ref_expected.hpp"
+#include "verify/values/ref_fp4.hpp"
+
+namespace rebox::verify_ref {
+
+struct SourceTensor {
+    std::string name;            // HF name as stored (for quantized: the base name without .qcodes)
+    std::string file;            // display name of the file holding it
+    std::vector<int64_t> shape;  // logical HF shape (metadata shape for quantized)
+    uint64_t element_count = 0;
+    bool quantized = false;
+    QuantView quant;        // when quantized mcq-v1 / MLX (sizes already checked)
+    bool prequant = false;  // quantized GPTQ / AWQ / compressed-tensors: values from `pq`
+    PrequantSource pq;      // when prequant (shapes, dtypes and g_idx range already checked)
+    bool fp4 = false;       // quantized MLX mxfp4 / nvfp4: values from `fp4_source`
+    Fp4Source fp4_source;   // when fp4 (shapes and every scale byte already checked)
+    // ModelOpt / compressed-tensors NVFP4: the per-tensor factor the GGUF's <tensor>.scale must
+    // hold (weight_scale_2, or fl32(1/g)); scale2_error: |fl32(1/g) * g - 1| (0: exact).
+    bool has_scale2 = false;
+    float scale2 = 1.0f;
+    double scale2_error = 0;
+    // gpt-oss gate_up: the entry keeps the even (1) or odd (2) rows of the source's dim 1, whose
+    // rows are `deinterleave_row_values` long: value i is source value (2r + parity) * R + c with
+    // r = i / R, c = i % R. `shape` / `element_count` are the kept half; the data spans the whole.
+    uint8_t deinterleave = 0;
+    uint64_t deinterleave_row_values = 0;
+    SourceFloat float_dtype = SourceFloat::F32;
+    std::span<const uint8_t> float_data;  // when plain (size already checked)
+    std::string problem;  // non-empty: the entry cannot be used to compute expected values
+};
+
+struct SourceIndex {
+    std::vector<SourceTensor> entries;
+    std::map<std::string, size_t> by_stripped_name;  // strip_model_prefix(name) -> entry
+    std::vector<std::string> problems;               // orphan parts, metadata without tensors, ...
+};
+
+// The model must stay alive while the index is used (spans point into its mappings).
+SourceIndex index_source(const SafetensorsModel& model);
+
+// "[2048, 1024]": verify's own shape text for its messages (one for all of verify/).
+std::string shape_text(const std::vector<int64_t>& shape);
+
+// F32/F16/BF16 as a SourceFloat; false for every other dtype (one for all of verify/).
+bool source_float(StDtype dtype, SourceFloat* out);
+
+// Fills entry.float_dtype/float_data of a plain F32/F16/BF16 tensor, or sets entry.problem.
+void bind_plain(const SafetensorsFile& file, const StTensorInfo& info, SourceTensor& entry);
+
+// Adds entry `i` of index.entries to by_stripped_name (a second spelling becomes a problem).
+void add_by_stripped_name(SourceIndex& index, size_t i);
+
+}  // namespace rebox::verify_ref
