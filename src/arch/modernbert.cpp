@@ -92,8 +92,6 @@ constexpr std::string_view kLeftOut[] = {"decoder."};
     throw_input_error("config.json", field, what, expected);
 }
 
-}  // namespace
-
 // ModernBertModel's config.json names as read_model_config reads them, and what llama.cpp's
 // modern-bert graph cannot compute, refused.
 void prepare_modernbert_config(json& root) {
@@ -160,12 +158,11 @@ void prepare_modernbert_config(json& root) {
     }
 }
 
-namespace {
-
 constexpr Architecture kModernBert = [] {
     Architecture a{"modern-bert", kModelTypes, kFirst, kLayer, kLast, kKvs, {}, kLeftOut};
     a.encoder = true;
     a.byte_level_pre = "modern-bert";
+    a.prepare_config = prepare_modernbert_config;
     return a;
 }();
 

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "arch/architecture.hpp"
+#include "arch/tensor_names.hpp"
 #include "expected_shapes.hpp"
 #include "format/gguf_file.hpp"
 #include "format/gguf_shards.hpp"
@@ -26,7 +27,6 @@
 #include "gpt_oss_source_index.hpp"
 #include "metadata_checks.hpp"
 #include "mlx_source_index.hpp"
-#include "model/tensor_names.hpp"
 #include "nvidia_fp4_index.hpp"
 #include "prequant_source_index.hpp"
 #include "progress_call.hpp"
