@@ -775,11 +775,6 @@ VerifyReport VerifySession::finish() {
     return std::move(report);
 }
 
-VerifyReport verify_gguf(const std::filesystem::path& model_dir, const std::filesystem::path& gguf,
-                         const VerifyOptions& options) {
-    return verify_gguf_set(model_dir, GgufSet::open(gguf), options);
-}
-
 VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, GgufSet gguf,
                              const VerifyOptions& options) {
     return VerifySession(model_dir, std::move(gguf), options).finish();
