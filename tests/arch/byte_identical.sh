@@ -152,7 +152,9 @@ for fmt in $FORMATS; do
 done
 if [[ -n $GPTOSS_TOK ]]; then
   case_ gpt_oss --preset tiny --arch gpt_oss --tokenizer-json "$GPTOSS_TOK"
-  case_ gpt_oss-scale-nan --preset tiny --arch gpt_oss --tokenizer-json "$GPTOSS_TOK" --gpt-oss-defect scale-nan
+  for defect in scale-nan scale-shape swiglu layer-types; do
+    case_ "gpt_oss-$defect" --preset tiny --arch gpt_oss --tokenizer-json "$GPTOSS_TOK" --gpt-oss-defect "$defect"
+  done
 else
   echo "note: no gpt-oss tokenizer.json (tests/clients/node_modules): gpt_oss left out" >&2
 fi
