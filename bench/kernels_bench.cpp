@@ -6,7 +6,8 @@
 #include <vector>
 
 #include "encode/block_encode.hpp"
-#include "encode/lsb0_unpack.hpp"
+#include "source/lsb0_unpack.hpp"
+#include "source/source_values.hpp"
 
 namespace {
 

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "arch/read_config.hpp"
 #include "fuzz_dir.hpp"
 #include "model/model_config.hpp"
 #include "model/pooling.hpp"

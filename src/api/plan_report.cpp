@@ -1,7 +1,5 @@
-// plan_model() and the mapping of the internal plan to the public PlanReport.
+// The mapping of the internal plan to the public PlanReport.
 #include "api/plan_report.hpp"
-
-#include "source/read_source.hpp"
 
 namespace rebox {
 
@@ -49,11 +47,6 @@ PlanReport make_plan_report(Plan&& plan, const SourceModel* source) {
     report.notes = std::move(plan.notes);
     report.kvs = std::move(plan.kvs);
     return report;
-}
-
-PlanReport plan_model(const std::filesystem::path& model_dir, const PlanOptions& options) {
-    const SourceModel source = read_source_model(model_dir);
-    return make_plan_report(make_plan(source, options), &source);
 }
 
 }  // namespace rebox

@@ -1,5 +1,5 @@
 // The public PlanReport built from the internal plan and the source it was made from; shared by
-// plan_model(), convert_model() and the CLI.
+// plan_model(), convert_model() (api/entry_points.cpp) and the CLI.
 #pragma once
 
 #include "plan/plan.hpp"

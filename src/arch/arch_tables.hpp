@@ -24,14 +24,9 @@ const Architecture& gemma_architecture();
 const Architecture& gemma2_architecture();
 const Architecture& gemma3_architecture();
 const Architecture& gemma_embedding_architecture();
-void prepare_embedding_gemma_config(nlohmann::json& root);
 const Architecture& bert_architecture();
 const Architecture& nomic_bert_architecture();
-// nomic_bert's config.json rewrites and refusals (config_prepare.hpp).
-void prepare_nomic_bert_config(nlohmann::json& root);
 const Architecture& modernbert_architecture();
-// modernbert's config.json names and refusals (config_prepare.hpp).
-void prepare_modernbert_config(nlohmann::json& root);
 const Architecture& gpt_oss_architecture();
 const Architecture& xlm_roberta_architecture();
 // bert's per-layer rows and KV list, which xlm-roberta shares (bert.cpp).

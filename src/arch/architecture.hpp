@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -190,6 +191,14 @@ struct ConfigDefault {
     std::string_view json_value;  // "8", "1e-06", "true"
 };
 
+// The tensors besides attention (q, k, v, qkv, output: build_qkv and wo_s in every graph) whose
+// NVFP4 `.scale` the graph applies.
+struct GraphScales {
+    bool output = false;     // output.weight
+    bool dense_ffn = false;  // ffn_gate / ffn_up / ffn_down
+    bool experts = false;    // ffn_gate_exps / ffn_up_exps / ffn_down_exps
+};
+
 struct Architecture {
     std::string_view gguf_arch;                     // general.architecture
     std::span<const std::string_view> model_types;  // config.json model_type values it accepts
@@ -217,13 +226,6 @@ struct Architecture {
     // rope_scaling "yarn" is written (type, factor, original_context_length, yarn_beta_fast/slow)
     // as TextModel.set_gguf_parameters writes it (gpt-oss).
     bool rope_yarn = false;
-    // What llama.cpp's graph hard-codes and config.json must therefore agree with (gpt-oss):
-    // the SwiGLU clamp (0: none), and layer_types alternating sliding/full starting with sliding.
-    float swiglu_limit = 0.0f;
-    bool alternating_swa = false;
-    // RoBERTa position ids (xlm-roberta): ModelConfig::position_offset = pad_token_id + 1, the
-    // position table and context_length shortened by it.
-    bool position_offset_from_pad = false;
     // A sentence embedder that is no BERT (EmbeddingGemma): a pooling type from modules.json is
     // required (BLOCKER otherwise) and its sentence-transformers Dense modules are read
     // (ModelConfig::dense_2 / dense_3, source tensors "2_Dense.linear.weight" /
@@ -237,11 +239,41 @@ struct Architecture {
     // head prefixes, e.g. BertModel.filter_tensors' "embeddings.position_ids"), beside those it
     // drops for every architecture (is_converter_buffer).
     std::span<const std::string_view> converter_buffers = {};
+
+    // Which tensors' NVFP4 per-tensor factor (`<tensor>.scale`) llama.cpp's graph multiplies in
+    // (the *_s arguments of src/models/<arch>.cpp); a factor other than 1 elsewhere is a BLOCKER.
+    GraphScales nvfp4_scales = {};
+
+    // --- Hooks: what one family does that a table does not say (null: nothing) ---------------
+    // Picks this architecture for a config.json (text_config merged) whatever its model_type says,
+    // before any architecture is looked up by model_type (EmbeddingGemma: a gemma3_text config
+    // whose architectures[0] is Gemma3TextModel, as the converter picks its class).
+    bool (*claims_config)(const nlohmann::json& root) = nullptr;
+    // Rewrites config.json before it is read (after config_defaults): field names the family
+    // spells differently, the converter's own rewrites, and its asserts as one-line input errors
+    // (rebox::Error naming the config.json field).
+    void (*prepare_config)(nlohmann::json& root) = nullptr;
+    // Fills in what read_model_config's common fields do not hold, from config.json (xlm-roberta's
+    // position offset); throws an input rebox::Error naming the field.
+    void (*finish_config)(const nlohmann::json& root, ModelConfig& config) = nullptr;
+    // What in config.json llama.cpp's graph for this family cannot run, one reason each (the
+    // values it hard-codes: gpt-oss's SwiGLU clamp and layer pattern; EmbeddingGemma's Dense
+    // sizes). Appended to config_problems.
+    void (*config_checks)(const Architecture& arch, const ModelConfig& config,
+                          std::vector<std::string>& problems) = nullptr;
 };
 
 // The architecture that accepts this config.json model_type (or has this GGUF arch name); null
 // when none does.
 const Architecture* find_architecture(std::string_view model_type);
+
+// The architecture whose claims_config hook takes this config.json (text_config merged, or the
+// top level as it is); null when none does (then model_type decides).
+const Architecture* claiming_architecture(const nlohmann::json& root);
+
+// Whether llama.cpp's graph of `arch` multiplies in the NVFP4 `.scale` of a tensor of this role
+// ("attn_q", "ffn_down_exps", "output": the GGUF name without "blk.N." and ".weight").
+bool graph_applies_nvfp4_scale(const Architecture& arch, std::string_view role);
 
 // Every accepted model_type, in registry order ("qwen3, qwen2, llama, mistral"), for messages.
 std::string supported_model_types();

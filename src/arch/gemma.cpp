@@ -16,7 +16,11 @@ constexpr TensorSpec kLast[] = {kGemmaOutputNorm};
 // GemmaModel.set_gguf_parameters, in its order.
 constexpr auto kKvs = kGemmaKvs;
 
-constexpr Architecture kGemma{"gemma", kModelTypes, kFirst, kLayer, kLast, kKvs, {}};
+constexpr Architecture kGemma = [] {
+    Architecture a{"gemma", kModelTypes, kFirst, kLayer, kLast, kKvs, {}};
+    a.nvfp4_scales = {.output = true};
+    return a;
+}();
 
 }  // namespace
 

@@ -18,7 +18,11 @@ constexpr auto kKvs =
     join(kGemmaKvs, std::array{ArchKv::attn_logit_softcapping, ArchKv::final_logit_softcapping,
                                ArchKv::sliding_window});
 
-constexpr Architecture kGemma2{"gemma2", kModelTypes, kFirst, kLayer, kLast, kKvs, {}};
+constexpr Architecture kGemma2 = [] {
+    Architecture a{"gemma2", kModelTypes, kFirst, kLayer, kLast, kKvs, {}};
+    a.nvfp4_scales = {.output = true};
+    return a;
+}();
 
 }  // namespace
 

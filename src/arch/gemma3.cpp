@@ -40,8 +40,11 @@ constexpr ConfigDefault kDefaults[] = {
     {"tie_word_embeddings", "true"},
 };
 
-constexpr Architecture kGemma3{"gemma3", kModelTypes, kFirst,   kLayer,   kLast,
-                               kKvs,     {},          kLeftOut, kDefaults};
+constexpr Architecture kGemma3 = [] {
+    Architecture a{"gemma3", kModelTypes, kFirst, kLayer, kLast, kKvs, {}, kLeftOut, kDefaults};
+    a.nvfp4_scales = {.output = true};
+    return a;
+}();
 
 }  // namespace
 

@@ -1,5 +1,5 @@
 // gemma-embedding (EmbeddingGemma, google/embeddinggemma-300m: config model_type gemma3_text with
-// architectures ["Gemma3TextModel"], which model_config.cpp turns into this GGUF arch name):
+// architectures ["Gemma3TextModel"], which claims_config turns into this GGUF arch name):
 // llama.cpp's gemma-embedding graph (docs/architectures.md "gemma-embedding"). The Gemma 3 text
 // tensors as gemma3 writes them (every RMSNorm weight + 1 in F32, token_embd cut to vocab_size
 // rows), then the sentence-transformers Dense modules as EmbeddingGemma.generate_extra_tensors
@@ -79,7 +79,14 @@ constexpr ConfigDefault kDefaults[] = {
     throw_input_error("config.json", field, what, expected);
 }
 
-}  // namespace
+// convert_hf_to_gguf picks its class by architectures[0]: a gemma3_text config whose first
+// architecture is Gemma3TextModel is EmbeddingGemma.
+bool claims_embedding_gemma_config(const json& root) {
+    const auto type = root.find("model_type");
+    const auto archs = root.find("architectures");
+    return type != root.end() && *type == "gemma3_text" && archs != root.end() &&
+           archs->is_array() && !archs->empty() && archs->front() == "Gemma3TextModel";
+}
 
 // What llama.cpp's gemma-embedding graph hard-codes, checked against config.json (after the
 // defaults): a sliding_window (EmbeddingGemma.set_gguf_parameters raises without one),
@@ -118,11 +125,34 @@ void prepare_embedding_gemma_config(json& root) {
     }
 }
 
-namespace {
+// The Dense modules: llama.cpp's loader asserts dense_2_feat_in and dense_3_feat_out equal
+// n_embd, and dense_3 reads what dense_2 gives.
+void dense_problems(const Architecture&, const ModelConfig& config,
+                    std::vector<std::string>& problems) {
+    const std::string hidden = "hidden_size " + std::to_string(config.hidden_size);
+    const auto origin = [](const ModelConfig::DenseFeatures& d, const char* fallback) {
+        return d.origin.empty() ? std::string(fallback) : d.origin;
+    };
+    if (config.dense_2 && config.dense_2->in != config.hidden_size)
+        problems.push_back(origin(*config.dense_2, "2_Dense/config.json") + " in_features " +
+                           std::to_string(config.dense_2->in) + " is not " + hidden +
+                           " (the Dense module projects the pooled state)");
+    if (config.dense_3 && config.dense_3->out != config.hidden_size)
+        problems.push_back(origin(*config.dense_3, "3_Dense/config.json") + " out_features " +
+                           std::to_string(config.dense_3->out) + " is not " + hidden +
+                           " (llama.cpp's gemma-embedding loader requires it)");
+    if (config.dense_3 &&
+        config.dense_3->in != (config.dense_2 ? config.dense_2->out : config.hidden_size))
+        problems.push_back(origin(*config.dense_3, "3_Dense/config.json") + " in_features " +
+                           std::to_string(config.dense_3->in) + " is not what it is given: " +
+                           (config.dense_2
+                                ? "2_Dense's out_features " + std::to_string(config.dense_2->out)
+                                : hidden));
+}
 
 constexpr Architecture kGemmaEmbedding{
     .gguf_arch = "gemma-embedding",
-    .model_types = {},  // selected by architectures[0] (model_config.cpp), not by model_type
+    .model_types = {},  // claimed by architectures[0] (claims_config), not by model_type
     .model_first = kFirst,
     .layer = kLayer,
     .model_last = kLast,
@@ -130,6 +160,9 @@ constexpr Architecture kGemmaEmbedding{
     .extras = {},
     .config_defaults = kDefaults,
     .sentence_embedder = true,
+    .claims_config = claims_embedding_gemma_config,
+    .prepare_config = prepare_embedding_gemma_config,
+    .config_checks = dense_problems,
 };
 
 }  // namespace

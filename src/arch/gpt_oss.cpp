@@ -5,6 +5,9 @@
 // becomes mlp.experts.gate_proj / up_proj (both the whole interleaved tensor; the even / odd rows
 // kept here), down_proj becomes mlp.experts.down_proj, self_attn.sinks gets ".weight". KVs as
 // GptOssModel.set_gguf_parameters writes them, yarn rope scaling included.
+#include <cstdio>
+#include <string>
+
 #include "arch_tables.hpp"
 
 namespace rebox::arch::detail {
@@ -67,6 +70,31 @@ constexpr ArchKv kKvs[] = {
     ArchKv::sliding_window,   ArchKv::expert_feed_forward_length_ffn,
 };
 
+// What llama.cpp's gpt-oss graph hard-codes must be what config.json asks for: the SwiGLU clamp
+// at 7 and sliding-window layers on even indices (transformers' GptOssConfig defaults
+// swiglu_limit to 7 and layer_types to that alternation).
+void hard_coded_problems(const Architecture&, const ModelConfig& config,
+                         std::vector<std::string>& problems) {
+    constexpr double kSwigluLimit = 7.0;
+    if (config.swiglu_limit && *config.swiglu_limit != kSwigluLimit) {
+        char limit[64];
+        std::snprintf(limit, sizeof limit, "%g", *config.swiglu_limit);
+        problems.push_back("swiglu_limit " + std::string(limit) +
+                           ": llama.cpp's gpt-oss graph clamps the SwiGLU at 7 (hard-coded)");
+    }
+    if (config.layer_types.empty()) return;
+    bool alternating = config.layer_types.size() == config.num_hidden_layers;
+    for (size_t i = 0; alternating && i < config.layer_types.size(); ++i)
+        alternating =
+            config.layer_types[i] == (i % 2 == 0 ? "sliding_attention" : "full_attention");
+    if (!alternating)
+        problems.push_back(
+            "layer_types do not alternate sliding_attention / full_attention "
+            "starting with sliding_attention over num_hidden_layers " +
+            std::to_string(config.num_hidden_layers) +
+            ": llama.cpp's gpt-oss graph hard-codes that pattern");
+}
+
 constexpr Architecture kGptOss{.gguf_arch = "gpt-oss",
                                .model_types = kModelTypes,
                                .model_first = kFirst,
@@ -75,8 +103,7 @@ constexpr Architecture kGptOss{.gguf_arch = "gpt-oss",
                                .kvs = kKvs,
                                .extras = {},
                                .rope_yarn = true,
-                               .swiglu_limit = 7.0f,
-                               .alternating_swa = true};
+                               .config_checks = hard_coded_problems};
 
 }  // namespace
 

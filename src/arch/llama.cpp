@@ -18,7 +18,12 @@ constexpr TensorSpec kLast[] = {kOutputNorm, output_row()};
 constexpr auto kKvs = join(kDecoderKvs, std::array{ArchKv::vocab_size});
 constexpr ExtraTensor kExtras[] = {ExtraTensor::rope_freqs_llama3};
 
-constexpr Architecture kLlama{"llama", kModelTypes, kFirst, kLayer, kLast, kKvs, kExtras};
+constexpr Architecture kLlama = [] {
+    Architecture a{"llama", kModelTypes, kFirst, kLayer, kLast, kKvs, kExtras};
+    // llama.cpp's llama graph passes the .scale of output, the dense FFN and the experts.
+    a.nvfp4_scales = {.output = true, .dense_ffn = true, .experts = true};
+    return a;
+}();
 
 }  // namespace
 

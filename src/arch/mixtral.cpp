@@ -26,7 +26,12 @@ constexpr auto kKvs = join(
     kDecoderKvs, std::array{ArchKv::vocab_size, ArchKv::expert_count, ArchKv::expert_used_count});
 constexpr ExtraTensor kExtras[] = {ExtraTensor::rope_freqs_llama3};
 
-constexpr Architecture kMixtral{"llama", kModelTypes, kFirst, kLayer, kLast, kKvs, kExtras};
+constexpr Architecture kMixtral = [] {
+    Architecture a{"llama", kModelTypes, kFirst, kLayer, kLast, kKvs, kExtras};
+    // The llama graph (mixtral is llama with experts).
+    a.nvfp4_scales = {.output = true, .dense_ffn = true, .experts = true};
+    return a;
+}();
 
 }  // namespace
 

@@ -93,8 +93,6 @@ constexpr std::string_view kLeftOut[] = {"decoder."};
     throw_input_error("config.json", field, what, expected);
 }
 
-}  // namespace
-
 // ModernBertModel's config.json names as read_model_config reads them, and what llama.cpp's
 // modern-bert graph cannot compute, refused.
 void prepare_modernbert_config(json& root) {
@@ -161,13 +159,12 @@ void prepare_modernbert_config(json& root) {
     }
 }
 
-namespace {
-
 constexpr Architecture kModernBert = [] {
     Architecture a{"modern-bert", kModelTypes, kFirst, kLayer, kLast, kKvs, {}, kLeftOut};
     a.encoder = true;
     a.byte_level_pre = "modern-bert";
     a.converter_buffers = kBertModelBuffers;  // ModernBertModel derives from BertModel
+    a.prepare_config = prepare_modernbert_config;
     return a;
 }();
 

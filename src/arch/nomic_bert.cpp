@@ -70,8 +70,6 @@ void require_value(const json& root, const char* field, const json& want) {
     if (*it != want) refuse(field, "is " + it->dump(), want.dump());
 }
 
-}  // namespace
-
 // NomicBertModel.__init__ (its asserts and the context rewrite) and TextModel's search order for
 // the GPT-2 names, as config.json fields read_model_config understands.
 void prepare_nomic_bert_config(json& root) {
@@ -115,13 +113,12 @@ void prepare_nomic_bert_config(json& root) {
                "8192 with 2048 (v1 / v1.5) or 2048 with 2048");
 }
 
-namespace {
-
 constexpr Architecture kNomicBert = [] {
     Architecture a{"nomic-bert", kModelTypes, kFirst, kLayer, {}, kKvs, {}};
     a.hf_layer_prefix = "encoder.layers.";
     a.encoder = true;
     a.converter_buffers = kBertModelBuffers;  // NomicBertModel derives from BertModel
+    a.prepare_config = prepare_nomic_bert_config;
     return a;
 }();
 

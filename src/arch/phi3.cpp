@@ -44,7 +44,11 @@ constexpr ArchKv kKvs[] = {
 // Phi3MiniModel.generate_extra_tensors yields long, then short.
 constexpr ExtraTensor kExtras[] = {ExtraTensor::rope_factors_long, ExtraTensor::rope_factors_short};
 
-constexpr Architecture kPhi3{"phi3", kModelTypes, kFirst, kLayer, kLast, kKvs, kExtras};
+constexpr Architecture kPhi3 = [] {
+    Architecture a{"phi3", kModelTypes, kFirst, kLayer, kLast, kKvs, kExtras};
+    a.nvfp4_scales = {.output = true};
+    return a;
+}();
 
 }  // namespace
 

@@ -15,7 +15,11 @@ constexpr auto kLayer = join(kQwen2Attention, dense_ffn());
 constexpr TensorSpec kLast[] = {kOutputNorm, output_row(required_unless_tied, optional)};
 constexpr auto kKvs = kDecoderKvs;
 
-constexpr Architecture kQwen2{"qwen2", kModelTypes, kFirst, kLayer, kLast, kKvs, {}};
+constexpr Architecture kQwen2 = [] {
+    Architecture a{"qwen2", kModelTypes, kFirst, kLayer, kLast, kKvs, {}};
+    a.nvfp4_scales = {.output = true};
+    return a;
+}();
 
 }  // namespace
 

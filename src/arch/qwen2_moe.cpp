@@ -39,7 +39,11 @@ constexpr auto kKvs = join(kDecoderKvs, std::array{ArchKv::expert_count, ArchKv:
                                                    ArchKv::expert_feed_forward_length,
                                                    ArchKv::expert_shared_feed_forward_length});
 
-constexpr Architecture kQwen2Moe{"qwen2moe", kModelTypes, kFirst, kLayer, kLast, kKvs, {}};
+constexpr Architecture kQwen2Moe = [] {
+    Architecture a{"qwen2moe", kModelTypes, kFirst, kLayer, kLast, kKvs, {}};
+    a.nvfp4_scales = {.output = true};
+    return a;
+}();
 
 }  // namespace
 

@@ -12,7 +12,11 @@ constexpr TensorSpec kLast[] = {kOutputNorm, output_row()};
 // Qwen3's head_dim (128) differs from hidden/heads (1024/16): key/value length are explicit.
 constexpr auto kKvs = kDecoderKvs;
 
-constexpr Architecture kQwen3{"qwen3", kModelTypes, kFirst, kLayer, kLast, kKvs, {}};
+constexpr Architecture kQwen3 = [] {
+    Architecture a{"qwen3", kModelTypes, kFirst, kLayer, kLast, kKvs, {}};
+    a.nvfp4_scales = {.output = true, .dense_ffn = true};
+    return a;
+}();
 
 }  // namespace
 

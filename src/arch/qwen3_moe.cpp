@@ -16,7 +16,11 @@ constexpr TensorSpec kLast[] = {kOutputNorm, output_row()};
 constexpr auto kKvs = join(kDecoderKvs, std::array{ArchKv::expert_count, ArchKv::expert_used_count,
                                                    ArchKv::expert_feed_forward_length});
 
-constexpr Architecture kQwen3Moe{"qwen3moe", kModelTypes, kFirst, kLayer, kLast, kKvs, {}};
+constexpr Architecture kQwen3Moe = [] {
+    Architecture a{"qwen3moe", kModelTypes, kFirst, kLayer, kLast, kKvs, {}};
+    a.nvfp4_scales = {.output = true, .experts = true};
+    return a;
+}();
 
 }  // namespace
 

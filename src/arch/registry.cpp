@@ -1,9 +1,11 @@
 // The registry's lookups and the table walks every architecture shares: name mapping both ways,
 // ne from config.json, required tensors, output order, rope_scaling policy.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "arch_tables.hpp"
 
@@ -272,6 +274,27 @@ const Architecture* find_architecture(std::string_view model_type) {
     return nullptr;
 }
 
+const Architecture* claiming_architecture(const nlohmann::json& root) {
+    for (const Architecture* arch : kArchitectures)
+        if (arch->claims_config && arch->claims_config(root)) return arch;
+    return nullptr;
+}
+
+bool graph_applies_nvfp4_scale(const Architecture& arch, std::string_view role) {
+    static constexpr std::string_view kAttention[] = {"attn_q", "attn_k", "attn_v", "attn_qkv",
+                                                      "attn_output"};
+    static constexpr std::string_view kDenseFfn[] = {"ffn_gate", "ffn_up", "ffn_down"};
+    static constexpr std::string_view kExperts[] = {"ffn_gate_exps", "ffn_up_exps",
+                                                    "ffn_down_exps"};
+    const auto in = [role](std::span<const std::string_view> roles) {
+        return std::find(roles.begin(), roles.end(), role) != roles.end();
+    };
+    if (in(kAttention)) return true;  // every registry graph uses build_qkv and wo_s
+    const GraphScales& scales = arch.nvfp4_scales;
+    return (scales.output && role == "output") || (scales.dense_ffn && in(kDenseFfn)) ||
+           (scales.experts && in(kExperts));
+}
+
 std::string supported_model_types() {
     std::string list;
     for (const Architecture* arch : kArchitectures)
@@ -367,61 +390,9 @@ bool has_experts(const Architecture& arch) {
     return false;
 }
 
-// gpt-oss: what llama.cpp's graph hard-codes (the SwiGLU clamp, sliding-window layers on even
-// indices) must be what config.json asks for.
-static void hard_coded_problems(const Architecture& arch, const ModelConfig& config,
-                                std::vector<std::string>& problems) {
-    const std::string name(arch.gguf_arch);
-    // transformers' GptOssConfig defaults swiglu_limit to 7 and layer_types to the alternation.
-    if (arch.swiglu_limit != 0.0f && config.swiglu_limit &&
-        *config.swiglu_limit != double{arch.swiglu_limit}) {
-        char limit[64];
-        std::snprintf(limit, sizeof limit, "%g", *config.swiglu_limit);
-        problems.push_back("swiglu_limit " + std::string(limit) + ": llama.cpp's " + name +
-                           " graph clamps the SwiGLU at " +
-                           std::to_string(static_cast<int>(arch.swiglu_limit)) + " (hard-coded)");
-    }
-    if (!arch.alternating_swa || config.layer_types.empty()) return;
-    bool alternating = config.layer_types.size() == config.num_hidden_layers;
-    for (size_t i = 0; alternating && i < config.layer_types.size(); ++i)
-        alternating =
-            config.layer_types[i] == (i % 2 == 0 ? "sliding_attention" : "full_attention");
-    if (!alternating)
-        problems.push_back(
-            "layer_types do not alternate sliding_attention / full_attention "
-            "starting with sliding_attention over num_hidden_layers " +
-            std::to_string(config.num_hidden_layers) + ": llama.cpp's " + name +
-            " graph hard-codes that pattern");
-}
-
-// EmbeddingGemma's Dense modules: llama.cpp's loader asserts dense_2_feat_in and dense_3_feat_out
-// equal n_embd, and dense_3 reads what dense_2 gives.
-static void dense_problems(const ModelConfig& config, std::vector<std::string>& problems) {
-    const std::string hidden = "hidden_size " + std::to_string(config.hidden_size);
-    const auto origin = [](const ModelConfig::DenseFeatures& d, const char* fallback) {
-        return d.origin.empty() ? std::string(fallback) : d.origin;
-    };
-    if (config.dense_2 && config.dense_2->in != config.hidden_size)
-        problems.push_back(origin(*config.dense_2, "2_Dense/config.json") + " in_features " +
-                           std::to_string(config.dense_2->in) + " is not " + hidden +
-                           " (the Dense module projects the pooled state)");
-    if (config.dense_3 && config.dense_3->out != config.hidden_size)
-        problems.push_back(origin(*config.dense_3, "3_Dense/config.json") + " out_features " +
-                           std::to_string(config.dense_3->out) + " is not " + hidden +
-                           " (llama.cpp's gemma-embedding loader requires it)");
-    if (config.dense_3 &&
-        config.dense_3->in != (config.dense_2 ? config.dense_2->out : config.hidden_size))
-        problems.push_back(origin(*config.dense_3, "3_Dense/config.json") + " in_features " +
-                           std::to_string(config.dense_3->in) + " is not what it is given: " +
-                           (config.dense_2
-                                ? "2_Dense's out_features " + std::to_string(config.dense_2->out)
-                                : hidden));
-}
-
 std::vector<std::string> config_problems(const Architecture& arch, const ModelConfig& config) {
     std::vector<std::string> problems;
-    hard_coded_problems(arch, config, problems);
-    dense_problems(config, problems);
+    if (arch.config_checks) arch.config_checks(arch, config, problems);
     if (!has_experts(arch)) return problems;
     const std::string name(arch.gguf_arch);
     if (config.num_experts == 0)

@@ -7,7 +7,11 @@
 // pooler is unused by sentence-transformers, a classification checkpoint has none), and the
 // RoBERTa classification head: classifier.dense -> cls, classifier.out_proj -> cls.output, which
 // llama.cpp's RANK pooling computes as out_proj(tanh(dense(CLS))), exactly Hugging Face's head.
+#include <nlohmann/json.hpp>
+#include <string>
+
 #include "arch_tables.hpp"
+#include "rebox/error.hpp"
 
 namespace rebox::arch::detail {
 namespace {
@@ -52,6 +56,21 @@ constexpr ConfigDefault kDefaults[] = {
 };
 constexpr std::string_view kHeadPrefixes[] = {"roberta."};
 
+// RoBERTa position ids start at pad_token_id + 1: XLMRobertaModel leaves the table's first
+// pad_token_id + 1 rows out and subtracts them from context_length.
+void read_position_offset(const nlohmann::json& root, ModelConfig& config) {
+    const std::optional<uint32_t> pad = config_token_id(root, "pad_token_id");
+    if (!pad)
+        throw_input_error("config.json", "pad_token_id",
+                          "missing (RoBERTa position ids start at pad_token_id + 1)");
+    config.position_offset = *pad + 1;
+    if (config.max_position_embeddings <= config.position_offset)
+        throw_input_error("config.json", "max_position_embeddings",
+                          std::to_string(config.max_position_embeddings) +
+                              " leaves no position after the first pad_token_id + 1 = " +
+                              std::to_string(config.position_offset));
+}
+
 }  // namespace
 
 const Architecture& xlm_roberta_architecture() {
@@ -67,8 +86,8 @@ const Architecture& xlm_roberta_architecture() {
                                           .hf_layer_prefix = "encoder.layer.",
                                           .hf_head_prefixes = kHeadPrefixes,
                                           .encoder = true,
-                                          .position_offset_from_pad = true,
-                                          .converter_buffers = kBertModelBuffers};
+                                          .converter_buffers = kBertModelBuffers,
+                                          .finish_config = read_position_offset};
     return kXlmRoberta;
 }
 

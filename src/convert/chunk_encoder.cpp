@@ -9,8 +9,8 @@
 #include "encode/block_encode.hpp"
 #include "encode/fp4_block_encode.hpp"
 #include "encode/int_block_encode.hpp"
-#include "encode/source_values.hpp"
 #include "format/half.hpp"
+#include "source/source_values.hpp"
 
 namespace rebox::convert_detail {
 namespace {

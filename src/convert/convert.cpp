@@ -1,8 +1,11 @@
-// The conversion pipeline: read the source, plan every tensor (stop on any BLOCKER before writing),
-// write the GGUF into a temporary file with all cores (each worker encodes a slice and pwrites it
-// at its precomputed offset; unchanged float bytes are copied file to file), verify the temporary
-// file while it is being written (each region read back from the file once written), and only
-// when every check passed fsync it and rename it into place.
+// The conversion pipeline after the plan (api/entry_points.cpp reads the source and plans every
+// tensor, stopping on any BLOCKER before this runs): write the GGUF into a temporary file with all
+// cores (each worker encodes a slice and pwrites it at its precomputed offset; unchanged float
+// bytes are copied file to file), verify the temporary file while it is being written (each region
+// read back from the file once written), and only when every check passed fsync it and rename it
+// into place.
+#include "convert/convert.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -13,7 +16,6 @@
 #include <thread>
 #include <vector>
 
-#include "api/plan_report.hpp"
 #include "chunk_encoder.hpp"
 #include "chunk_map.hpp"
 #include "convert_outputs.hpp"
@@ -29,7 +31,6 @@
 #include "progress_call.hpp"
 #include "rebox/error.hpp"
 #include "rebox/rebox.hpp"
-#include "source/read_source.hpp"
 #include "source_fds.hpp"
 #include "source_release.hpp"
 #include "verify/verify.hpp"
@@ -166,16 +167,12 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
 
 }  // namespace
 
-ConvertReport convert_model(const ConvertOptions& options) {
-    const auto start = std::chrono::steady_clock::now();
-    ConvertReport result;
-    SourceModel source = read_source_model(options.model_dir);
-    Plan plan = make_plan(source, options.plan);
-    // make_plan already carries the source's blockers: adding them again listed each one twice.
-    if (!plan.blockers.empty()) throw Error(options.model_dir.string(), plan.blockers);
-    if (options.quantize)
-        return convert_detail::convert_quantized(options, source, std::move(plan), start);
+namespace convert_detail {
 
+ConvertReport write_conversion(const ConvertOptions& options, const SourceModel& source,
+                               const Plan& plan, std::chrono::steady_clock::time_point start) {
+    if (options.quantize) return convert_quantized(options, source, plan, start);
+    ConvertReport result;
     std::vector<GgufTensorInfo> infos;
     for (const TensorPlan& tp : plan.tensors)
         infos.push_back({tp.gguf_name, tp.ne, tp.type, 0, tp.nbytes});
@@ -183,38 +180,18 @@ ConvertReport convert_model(const ConvertOptions& options) {
     const bool split = options.split.max_bytes > 0 || options.split.max_tensors > 0 ||
                        options.split.no_tensor_first_split;
     result.outputs = output_paths(options.output, layout.shards.size(), split);
-    convert_detail::refuse_output_over_input(*source.model_dir, result.outputs);
+    refuse_output_over_input(*source.model_dir, result.outputs);
     for (const GgufLayout& shard : layout.shards) result.output_bytes += shard.file_size();
 
     const unsigned threads =
         options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    convert_detail::ConvertOutputs outputs =
-        convert_detail::open_outputs(options, source, layout, result.outputs, threads);
+    ConvertOutputs outputs = open_outputs(options, source, layout, result.outputs, threads);
     write_tensors(source, plan, layout, outputs.files, threads, options.progress,
                   result.output_bytes, outputs.verify.get());
-    // The report takes the plan's KVs (the vocabulary) once the layout no longer needs them, so
-    // they are never held twice while the tensors are written.
-    result.plan = make_plan_report(std::move(plan), &source);
-
-    convert_detail::finish_outputs(outputs, result);
+    finish_outputs(outputs, result);
     result.seconds_total = seconds_since(start);
     return result;
 }
 
-}  // namespace rebox
-
-namespace rebox {
-
-QuantizeReport plan_quantized_model(const std::filesystem::path& model_dir,
-                                    const PlanOptions& plan_options,
-                                    const QuantizeOptions& quantize) {
-    SourceModel source = read_source_model(model_dir);
-    Plan plan = make_plan(source, plan_options);
-    if (!plan.blockers.empty()) throw Error(model_dir.string(), plan.blockers);
-    QuantizeOptions options = quantize;
-    options.dry_run = true;
-    return convert_detail::quantize_report(plan,
-                                           convert_detail::choose_for_plan(plan, source, options));
-}
-
+}  // namespace convert_detail
 }  // namespace rebox

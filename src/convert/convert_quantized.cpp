@@ -8,7 +8,6 @@
 #include <memory>
 #include <thread>
 
-#include "api/plan_report.hpp"
 #include "chunk_encoder.hpp"
 #include "convert_outputs.hpp"
 #include "format/atomic_output.hpp"
@@ -104,8 +103,8 @@ QuantizeReport quantize_report(const Plan& plan, const QuantizeChoices& choices)
     return report;
 }
 
-ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel& source, Plan plan,
-                                std::chrono::steady_clock::time_point start) {
+ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel& source,
+                                const Plan& plan, std::chrono::steady_clock::time_point start) {
     QuantizeOptions qopts = *options.quantize;
     qopts.split = options.split;
     qopts.dry_run = false;
@@ -154,7 +153,6 @@ ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel
             !call_progress(options.progress, Progress{"convert", done, result.output_bytes}))
             throw Error(ExitClass::cancelled, "", "", "cancelled by the progress callback");
     }
-    result.plan = make_plan_report(std::move(plan), &source);
     finish_outputs(outputs, result);
     if (result.written) {
         result.quantize->written = true;

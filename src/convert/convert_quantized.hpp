@@ -20,8 +20,9 @@ QuantizeChoices choose_for_plan(const Plan& plan, const SourceModel& source,
 // The report lines of the choices (outputs and sizes as laid out).
 QuantizeReport quantize_report(const Plan& plan, const QuantizeChoices& choices);
 
-// Writes, verifies (options.verify) and commits the quantized outputs of a plan without BLOCKERs.
-ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel& source, Plan plan,
-                                std::chrono::steady_clock::time_point start);
+// Writes, verifies (options.verify) and commits the quantized outputs of a plan without BLOCKERs
+// (the report's plan is the caller's to fill).
+ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel& source,
+                                const Plan& plan, std::chrono::steady_clock::time_point start);
 
 }  // namespace rebox::convert_detail

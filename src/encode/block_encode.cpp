@@ -1,4 +1,4 @@
-// Q4_1 / Q5_1 block packing and binary32 dequantization of a QuantView (docs/gguf.md §2.2, §2.3).
+// Q4_1 / Q5_1 block packing of a QuantView (docs/gguf.md §2.2, §2.3).
 // Q4_1 from 3- and 4-bit streams folds each block's own stream bytes straight into nibbles (SSE2
 // shuffles; 3-bit codes spread to nibbles by mask-and-shift steps first); other
 // widths unpack a chunk at a time into a stack buffer. Each block's d and m are the fp16 bits of
@@ -15,10 +15,11 @@
 #endif
 
 #include "encode/block_pack.hpp"
-#include "encode/lsb0_unpack.hpp"
 #include "format/half.hpp"
 #include "format/half_exact.hpp"
 #include "rebox/error.hpp"
+#include "source/lsb0_unpack.hpp"
+#include "source/source_values.hpp"
 
 namespace rebox {
 namespace {
@@ -31,23 +32,6 @@ using encode_detail::store_u16;
 
 inline uint32_t load_u32(const uint8_t* p) {
     return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
-}
-
-// Value g of a scale/min array of `dtype` as binary32 (exact for every dtype).
-float stored_float(FloatDtype dtype, std::span<const uint8_t> values, uint64_t g) {
-    switch (dtype) {
-        case FloatDtype::F16:
-            return half_to_float(load_u16(values.data() + 2 * g));
-        case FloatDtype::BF16:
-            return bf16_to_float(load_u16(values.data() + 2 * g));
-        case FloatDtype::F32: {
-            const uint32_t bits = load_u32(values.data() + 4 * g);
-            float f;
-            std::memcpy(&f, &bits, 4);
-            return f;
-        }
-    }
-    return 0.0f;
 }
 
 // Value g of a BF16 or F32 parameter array exactly as fp16 (false when it is not one), from its
@@ -256,42 +240,6 @@ void encode_q5_1(const QuantView& q, uint64_t first_block, size_t n_blocks, uint
         store_dm(q, first_block + b, rule, block);
         encode_detail::pack_q5_qh_qs(codes, block + 4);
     });
-}
-
-void dequantize_f32(const QuantView& q, uint64_t first, size_t count, float* out) {
-    uint8_t codes[kChunkValues];
-    const uint64_t group = static_cast<uint64_t>(q.group);
-    for (size_t done = 0; done < count;) {
-        const size_t chunk = std::min(kChunkValues, count - done);
-        unpack_lsb0(q.codes, q.bits, first + done, chunk, codes);
-        // Walk the chunk one group run at a time so scale and min are converted once per run.
-        for (size_t i = 0; i < chunk;) {
-            const uint64_t index = first + done + i;
-            const uint64_t g = index / group;
-            const size_t run =
-                static_cast<size_t>(std::min<uint64_t>((g + 1) * group - index, chunk - i));
-            const float scale = stored_float(q.scale_dtype, q.scales, g);
-            const float min = stored_float(q.scale_dtype, q.mins, g);
-            for (size_t k = 0; k < run; ++k)
-                out[done + i + k] = static_cast<float>(codes[i + k]) * scale + min;
-            i += run;
-        }
-        done += chunk;
-    }
-}
-
-void dequantize_f16(const QuantView& q, uint64_t first, size_t count, uint16_t* out) {
-    float values[kChunkValues];
-    for (size_t done = 0; done < count;) {
-        const size_t chunk = std::min(kChunkValues, count - done);
-        dequantize_f32(q, first + done, chunk, values);
-        for (size_t i = 0; i < chunk; ++i)
-            if (!float_to_half_exact(values[i], out + done + i))
-                throw Error(ExitClass::internal, "", "value " + std::to_string(first + done + i),
-                            "not exactly representable as fp16 (expected the plan "
-                            "to choose F32)");
-        done += chunk;
-    }
 }
 
 }  // namespace rebox

@@ -37,10 +37,5 @@ void encode_q4_1(const QuantView& q, uint64_t first_block, size_t n_blocks, uint
 // Same for q.bits <= 5 into Q5_1 (out: n_blocks*24 bytes).
 void encode_q5_1(const QuantView& q, uint64_t first_block, size_t n_blocks, uint8_t* out,
                  ScaleRule rule = ScaleRule::exact);
-// Values [first, first+count) as binary32: float(code)*float(scale)+float(min), one rounding.
-void dequantize_f32(const QuantView& q, uint64_t first, size_t count, float* out);
-// The same binary32 values stored as fp16 bits (out: count uint16_t). The caller (the plan) checked
-// that every value is exactly representable; a value that is not throws rebox::Error.
-void dequantize_f16(const QuantView& q, uint64_t first, size_t count, uint16_t* out);
 
 }  // namespace rebox

@@ -17,18 +17,9 @@ inline constexpr size_t kMxfp4BlockValues = 32;
 inline constexpr size_t kNvfp4BlockBytes = 36;  // d[4], qs[32]
 inline constexpr size_t kNvfp4BlockValues = 64;
 
-// E2M1 code -> value (OCP order: sign << 3 | magnitude index).
-float e2m1_value(uint8_t code);
-// E8M0 byte e -> 2^(e-127) (e < 255); E4M3 byte (bit 7 clear, not 0x7F) -> its value.
-float e8m0_value(uint8_t e);
-float e4m3_value(uint8_t byte);
-
 // Blocks [first_block, first_block+n_blocks) of v: MXFP4 block b = values [32b, 32b+32) (v.group
 // 32), NVFP4 block b = values [64b, 64b+64) (v.group 16, four sub-blocks). out: n_blocks * 17 / 36.
 void encode_mxfp4(const Fp4View& v, uint64_t first_block, size_t n_blocks, uint8_t* out);
 void encode_nvfp4(const Fp4View& v, uint64_t first_block, size_t n_blocks, uint8_t* out);
-// Values [first, first+count) as binary32: E2M1[code] * scale (exact: at most 3 significant bits
-// times a power of two or an E4M3 value).
-void dequantize_fp4_f32(const Fp4View& v, uint64_t first, size_t count, float* out);
 
 }  // namespace rebox

@@ -158,25 +158,4 @@ void encode_q5_1_int(const IntQuantView& v, uint64_t first_block, size_t n_block
                                       encode_detail::pack_q5_qh_qs);
 }
 
-void dequantize_int_f32(const IntQuantView& v, uint64_t first, size_t count, float* out) {
-    constexpr size_t kChunk = 4096;
-    int16_t deltas[kChunk];
-    const uint64_t cols = static_cast<uint64_t>(v.cols);
-    for (size_t done = 0; done < count;) {
-        const size_t n = std::min(kChunk, count - done);
-        int_deltas(v, first + done, n, deltas);
-        int64_t last_row = -1, last_group = -1;
-        float s = 0;
-        for (size_t i = 0; i < n; ++i) {
-            const uint64_t index = first + done + i;
-            const int64_t row = static_cast<int64_t>(index / cols);
-            const int64_t g = int_group_of(v, static_cast<int64_t>(index % cols));
-            if (row != last_row || g != last_group)
-                s = int_scale(v, row, g), last_row = row, last_group = g;
-            out[done + i] = static_cast<float>(deltas[i]) * s;
-        }
-        done += n;
-    }
-}
-
 }  // namespace rebox

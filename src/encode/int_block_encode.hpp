@@ -34,7 +34,5 @@ void encode_q8_0_int(const IntQuantView& v, uint64_t first_block, size_t n_block
 void encode_q4_1_int(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out);
 // Q5_1 (24 bytes): codes q in [0, 31] (fifth bit in qh), d = s, m = -z*s, as Q4_1.
 void encode_q5_1_int(const IntQuantView& v, uint64_t first_block, size_t n_blocks, uint8_t* out);
-// Values [first, first+count) (row-major [rows, cols]) as binary32: float(q - z) * float(s).
-void dequantize_int_f32(const IntQuantView& v, uint64_t first, size_t count, float* out);
 
 }  // namespace rebox

@@ -21,8 +21,8 @@ uint32_t u32_or(const CheckContext& ctx, const std::string& key, uint32_t fallba
     return typed.value_or(fallback);
 }
 
-// The registry entry for general.architecture: for "llama", the MoE table (Mixtral) when the
-// file has experts.
+// The registry entry for general.architecture: where several records share the GGUF name, the one
+// with experts when the file has them (and the one without otherwise).
 const arch::Architecture* registry_entry(const CheckContext& ctx, const std::string& name) {
     const bool moe = u32_or(ctx, name + ".expert_count", 0) > 0;
     const arch::Architecture* any = nullptr;

@@ -1,4 +1,5 @@
-// config.json -> ModelConfig: required hyper-parameters, documented defaults, strict JSON types.
+// config.json -> ModelConfig: required hyper-parameters, documented defaults, strict JSON types;
+// no architecture's own rules (arch/read_config.cpp applies them).
 #include "model/model_config.hpp"
 
 #include <charconv>
@@ -6,10 +7,6 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "arch/architecture.hpp"
-#include "arch/config_prepare.hpp"
-#include "config_bounds.hpp"
-#include "json_file.hpp"
 #include "rebox/error.hpp"
 
 namespace rebox {
@@ -214,26 +211,19 @@ std::vector<std::string> read_id2label(const json& root) {
 
 }  // namespace
 
-// convert_hf_to_gguf picks its class by architectures[0]: Gemma3TextModel is EmbeddingGemma.
-bool is_embedding_gemma_config(const json& root) {
-    const auto type = root.find("model_type");
-    const auto archs = root.find("architectures");
-    return type != root.end() && *type == "gemma3_text" && archs != root.end() &&
-           archs->is_array() && !archs->empty() && archs->front() == "Gemma3TextModel";
+std::optional<uint32_t> config_token_id(const json& root, const std::string& field) {
+    return optional_token_id(root, field);
 }
 
-ModelConfig read_model_config(const std::filesystem::path& config_json) {
-    return parse_model_config(detail::read_json_object(config_json));
-}
-
-ModelConfig parse_model_config(json root) {
+void merge_text_config(json& root) {
     if (const auto text = root.find("text_config"); text != root.end() && !text->is_null()) {
         if (!text->is_object()) fail("text_config", "expected an object");
         const json text_config = *text;
         for (const auto& [key, value] : text_config.items()) root[key] = value;
     }
-    ModelConfig config;
+}
 
+void read_config_identity(const json& root, ModelConfig& config) {
     const json& model_type = required(root, "model_type");
     if (!model_type.is_string()) fail("model_type", "expected a string");
     config.model_type = model_type.get<std::string>();
@@ -244,15 +234,9 @@ ModelConfig parse_model_config(json root) {
             config.architectures.push_back(item.get<std::string>());
         }
     }
-    if (is_embedding_gemma_config(root)) config.model_type = std::string(kEmbeddingGemmaArch);
-    if (const arch::Architecture* a = arch::find_architecture(config.model_type))
-        for (const arch::ConfigDefault& d : a->config_defaults) {
-            const std::string field(d.field);
-            if (!root.contains(field) || root[field].is_null())
-                root[field] = json::parse(d.json_value);
-        }
-    arch::prepare_config(config.model_type, root);
+}
 
+void read_config_fields(const json& root, ModelConfig& config) {
     config.hidden_size = required_u32(root, "hidden_size");
     config.num_hidden_layers = required_u32(root, "num_hidden_layers");
     config.num_attention_heads = required_u32(root, "num_attention_heads");
@@ -335,19 +319,6 @@ ModelConfig parse_model_config(json root) {
     config.id2label = read_id2label(root);
     config.num_labels = config.id2label.empty() ? optional_u32(root, "num_labels").value_or(2)
                                                 : static_cast<uint32_t>(config.id2label.size());
-    if (const arch::Architecture* a = arch::find_architecture(config.model_type);
-        a != nullptr && a->position_offset_from_pad) {
-        const std::optional<uint32_t> pad = optional_token_id(root, "pad_token_id");
-        if (!pad) fail("pad_token_id", "missing (RoBERTa position ids start at pad_token_id + 1)");
-        config.position_offset = *pad + 1;
-        if (config.max_position_embeddings <= config.position_offset)
-            fail("max_position_embeddings",
-                 std::to_string(config.max_position_embeddings) +
-                     " leaves no position after the first pad_token_id + 1 = " +
-                     std::to_string(config.position_offset));
-    }
-    check_config_caps(config);
-    return config;
 }
 
 }  // namespace rebox

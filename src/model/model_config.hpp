@@ -1,4 +1,5 @@
-// config.json of a Hugging Face model directory: architecture and hyper-parameters.
+// config.json of a Hugging Face model directory: architecture and hyper-parameters, read without
+// any architecture's rules (arch/read_config.hpp adds them).
 #pragma once
 
 #include <cstdint>
@@ -31,7 +32,7 @@ struct RopeScalingConfig {
 };
 
 struct ModelConfig {
-    std::string model_type;                  // "qwen3", "qwen2", "llama"
+    std::string model_type;                  // config.json model_type (or the claiming GGUF arch)
     std::vector<std::string> architectures;  // e.g. ["Qwen3ForCausalLM"]
     uint32_t hidden_size = 0;
     uint32_t num_hidden_layers = 0;
@@ -96,18 +97,21 @@ struct ModelConfig {
     std::optional<std::string> hidden_activation;
 };
 
-// The config.json model_type llama.cpp's converter treats as EmbeddingGemma: a gemma3_text config
-// whose architectures[0] is Gemma3TextModel (the converter picks its class by architecture)
-// becomes this GGUF architecture name, which the registry finds.
-inline constexpr std::string_view kEmbeddingGemmaArch = "gemma-embedding";
-// True when config.json's top level (text_config not merged) is such a config.
-bool is_embedding_gemma_config(const nlohmann::json& root);
+// The architecture-independent reading of config.json. arch/read_config.hpp puts it together
+// with each architecture's own rules (read_model_config): merge_text_config, read_config_identity,
+// the architecture's defaults and config.json rewrites, read_config_fields, its own fields, then
+// the caps (model/config_bounds.hpp). Each throws rebox::Error (input class) naming config.json
+// and the field for a missing or ill-typed field.
 
-// A multimodal config's "text_config" object is merged over the top level first (its fields win),
-// as convert_hf_to_gguf's TextModel does. Throws rebox::Error (input class) naming config.json and
-// the field for a missing/ill-typed field.
-ModelConfig read_model_config(const std::filesystem::path& config_json);
-// The same from config.json's parsed top-level object (ModelDir::config()).
-ModelConfig parse_model_config(nlohmann::json root);
+// A multimodal config's "text_config" object merged over the top level (its fields win), as
+// convert_hf_to_gguf's TextModel does.
+void merge_text_config(nlohmann::json& root);
+// model_type and architectures.
+void read_config_identity(const nlohmann::json& root, ModelConfig& config);
+// Every other field of ModelConfig that config.json holds under its own name (no architecture's
+// aliases, no caps).
+void read_config_fields(const nlohmann::json& root, ModelConfig& config);
+// A token id field (bos_token_id, pad_token_id): nullopt when absent, null or an array.
+std::optional<uint32_t> config_token_id(const nlohmann::json& root, const std::string& field);
 
 }  // namespace rebox

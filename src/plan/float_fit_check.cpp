@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "encode/source_values.hpp"
 #include "format/half.hpp"
 #include "quant_checks.hpp"
+#include "source/source_values.hpp"
 
 namespace rebox::plan_detail {
 

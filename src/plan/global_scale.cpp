@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <set>
 
+#include "arch/architecture.hpp"
 #include "rebox/ggml_type.hpp"
 
 namespace rebox::plan_detail {
@@ -24,24 +25,6 @@ std::string role_of(const std::string& gguf_name) {
         stem = stem.substr(dot + 1);
     }
     return stem;
-}
-
-// Whether llama.cpp's graph of `arch` multiplies `role`'s .scale in (the *_s arguments of
-// src/models/<arch>.cpp; q/k/v through build_qkv).
-bool graph_applies_scale(std::string_view arch, const std::string& role) {
-    static const std::set<std::string> attention = {"attn_q", "attn_k", "attn_v", "attn_qkv",
-                                                    "attn_output"};
-    static const std::set<std::string> dense_ffn = {"ffn_gate", "ffn_up", "ffn_down"};
-    static const std::set<std::string> experts = {"ffn_gate_exps", "ffn_up_exps", "ffn_down_exps"};
-    if (attention.count(role)) return true;  // every registry arch uses build_qkv and wo_s
-    const bool output = role == "output" && arch != "bert";
-    if (arch == "llama") return output || dense_ffn.count(role) || experts.count(role);
-    if (arch == "qwen3") return output || dense_ffn.count(role);
-    if (arch == "qwen3moe") return output || experts.count(role);
-    if (arch == "qwen2" || arch == "qwen2moe" || arch == "phi3" || arch == "gemma" ||
-        arch == "gemma2" || arch == "gemma3")
-        return output;
-    return false;
 }
 
 std::string float_text(double value) {
@@ -82,7 +65,8 @@ void plan_global_scales(const SourceModel& source, const PlanOptions& options, P
             std::string(first.fp4->origin) + " per-tensor factor " +
             (first.fp4->origin == std::string("ModelOpt") ? "weight_scale_2"
                                                           : "1/weight_global_scale");
-        if (!graph_applies_scale(plan.arch, role)) {
+        const arch::Architecture* architecture = arch::find_architecture(plan.arch);
+        if (architecture == nullptr || !arch::graph_applies_nvfp4_scale(*architecture, role)) {
             plan.blockers.push_back(
                 Blocker{first.name,
                         what + " = " + float_text(factors.front()) + " is not 1, and llama.cpp's " +

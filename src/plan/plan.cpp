@@ -12,12 +12,13 @@
 #include <string_view>
 
 #include "arch/architecture.hpp"
+#include "arch/gguf_metadata.hpp"
+#include "arch/read_config.hpp"
 #include "arch/transforms.hpp"
 #include "expert_stack.hpp"
 #include "format/safetensors.hpp"
 #include "format/shape_text.hpp"
 #include "model/config_bounds.hpp"
-#include "model/gguf_metadata.hpp"
 #include "model/model_card_metadata.hpp"
 #include "model/pooling.hpp"
 #include "model/st_dense.hpp"

@@ -5,11 +5,11 @@
 #include <array>
 #include <cstring>
 
-#include "encode/source_values.hpp"
 #include "format/safetensors.hpp"
 #include "format/shape_text.hpp"
 #include "rebox/error.hpp"
 #include "source/model_dir.hpp"
+#include "source/source_values.hpp"
 #include "source_helpers.hpp"
 
 namespace rebox::mlx_dense {

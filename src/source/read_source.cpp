@@ -2,6 +2,7 @@
 // compressed-tensors) and the safetensors headers, then the matching adapter reads the directory.
 #include "source/read_source.hpp"
 
+#include "arch/architecture.hpp"
 #include "format/safetensors.hpp"
 #include "mlx_config.hpp"
 #include "model/model_config.hpp"
@@ -61,7 +62,9 @@ namespace {
 // model's file (source/mlx_dense.hpp). Whatever else a module's file holds is refused: llama.cpp's
 // converter keeps only the weight and its graph has no bias.
 void add_dense_modules(const ModelDir& model_dir, SourceModel& model) {
-    if (!model_dir.has_config() || !is_embedding_gemma_config(model_dir.config())) return;
+    if (!model_dir.has_config()) return;
+    const arch::Architecture* architecture = arch::claiming_architecture(model_dir.config());
+    if (architecture == nullptr || !architecture->sentence_embedder) return;
     mlx_dense::add_dense_projections(model_dir, read_dense_modules(model_dir.path()), model);
 }
 

@@ -19,10 +19,10 @@
 #include <thread>
 
 #include "arch/architecture.hpp"
+#include "arch/tensor_names.hpp"
 #include "format/gguf_file.hpp"
 #include "format/gguf_shards.hpp"
 #include "format/safetensors.hpp"
-#include "model/tensor_names.hpp"
 #include "progress_call.hpp"
 #include "rebox/error.hpp"
 #include "rebox/ggml_type.hpp"
@@ -783,11 +783,6 @@ VerifyReport VerifySession::finish() {
     for (size_t i = 0; i < gguf.shard_count(); ++i)
         verify_ref::check_layout(gguf.shard(i), report.problems);
     return std::move(report);
-}
-
-VerifyReport verify_gguf(const std::filesystem::path& model_dir, const std::filesystem::path& gguf,
-                         const VerifyOptions& options) {
-    return verify_gguf_set(model_dir, GgufSet::open(gguf), options);
 }
 
 VerifyReport verify_gguf_set(const std::filesystem::path& model_dir, GgufSet gguf,

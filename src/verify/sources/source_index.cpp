@@ -6,7 +6,7 @@
 #include <set>
 #include <unordered_map>
 
-#include "model/tensor_names.hpp"
+#include "arch/tensor_names.hpp"
 #include "rebox/error.hpp"
 #include "verify/values/ref_lsb0.hpp"
 

@@ -1,6 +1,6 @@
 // verify's own reader of the mcq-v1 "lsb0" code stream (spec: code i occupies stream bits
 // i*bits .. i*bits+bits-1, stream bit k is bit k%8 of byte k/8, least significant bit first).
-// Independent of encode/lsb0_unpack.hpp.
+// Independent of source/lsb0_unpack.hpp.
 #pragma once
 
 #include <cstdint>

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arch/architecture.hpp"
+#include "arch/read_config.hpp"
 #include "model/model_config.hpp"
 #include "rebox/error.hpp"
 

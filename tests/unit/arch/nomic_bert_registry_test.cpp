@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "arch/architecture.hpp"
+#include "arch/read_config.hpp"
 #include "model/model_config.hpp"
 #include "rebox/error.hpp"
 #include "test_files.hpp"

@@ -267,3 +267,62 @@ TEST(ArchRegistry, ConverterBuffers) {
 
 }  // namespace
 }  // namespace rebox::arch
+
+namespace rebox::arch {
+namespace {
+
+// Which tensors' NVFP4 .scale each graph multiplies in, read off llama.cpp's src/models/<arch>.cpp
+// (the *_s arguments: build_qkv and wo_s everywhere; output_s, the dense FFN's and the experts'
+// only where the graph passes them).
+TEST(ArchRegistry, Nvfp4ScalesFollowEachGraph) {
+    struct Row {
+        std::string_view model_type;
+        bool output, dense_ffn, experts;
+    };
+    const Row rows[] = {
+        {"llama", true, true, true},         {"mixtral", true, true, true},
+        {"qwen3", true, true, false},        {"qwen3_moe", true, false, true},
+        {"qwen2", true, false, false},       {"qwen2_moe", true, false, false},
+        {"phi3", true, false, false},        {"gemma", true, false, false},
+        {"gemma2", true, false, false},      {"gemma3", true, false, false},
+        {"bert", false, false, false},       {"xlm-roberta", false, false, false},
+        {"nomic_bert", false, false, false}, {"gpt_oss", false, false, false},
+        {"modernbert", false, false, false}, {"gemma-embedding", false, false, false},
+    };
+    for (const Row& row : rows) {
+        SCOPED_TRACE(std::string(row.model_type));
+        const Architecture* a = find_architecture(row.model_type);
+        ASSERT_NE(a, nullptr);
+        for (const char* role : {"attn_q", "attn_k", "attn_v", "attn_qkv", "attn_output"})
+            EXPECT_TRUE(graph_applies_nvfp4_scale(*a, role)) << role;
+        EXPECT_EQ(graph_applies_nvfp4_scale(*a, "output"), row.output);
+        for (const char* role : {"ffn_gate", "ffn_up", "ffn_down"})
+            EXPECT_EQ(graph_applies_nvfp4_scale(*a, role), row.dense_ffn) << role;
+        for (const char* role : {"ffn_gate_exps", "ffn_up_exps", "ffn_down_exps"})
+            EXPECT_EQ(graph_applies_nvfp4_scale(*a, role), row.experts) << role;
+        for (const char* role : {"token_embd", "ffn_gate_inp", "attn_sinks", "cls.output"})
+            EXPECT_FALSE(graph_applies_nvfp4_scale(*a, role)) << role;
+    }
+}
+
+// Only EmbeddingGemma claims a config.json by something other than model_type, and only a
+// gemma3_text config whose architectures[0] is Gemma3TextModel.
+TEST(ArchRegistry, ClaimingArchitecture) {
+    const auto claimed = [](const char* json) {
+        return claiming_architecture(nlohmann::json::parse(json));
+    };
+    const Architecture* embedding =
+        claimed(R"({"model_type": "gemma3_text", "architectures": ["Gemma3TextModel"]})");
+    ASSERT_NE(embedding, nullptr);
+    EXPECT_EQ(embedding->gguf_arch, "gemma-embedding");
+    EXPECT_EQ(claimed(R"({"model_type": "gemma3_text", "architectures": ["Gemma3ForCausalLM"]})"),
+              nullptr);
+    EXPECT_EQ(claimed(R"({"model_type": "gemma3", "architectures": ["Gemma3TextModel"]})"),
+              nullptr);
+    EXPECT_EQ(claimed(R"({"model_type": "gemma3_text"})"), nullptr);
+    EXPECT_EQ(claimed(R"({"model_type": "llama", "architectures": ["LlamaForCausalLM"]})"),
+              nullptr);
+}
+
+}  // namespace
+}  // namespace rebox::arch

@@ -5,7 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "arch/architecture.hpp"
-#include "model/gguf_metadata.hpp"
+#include "arch/gguf_metadata.hpp"
+#include "arch/read_config.hpp"
 #include "model/model_config.hpp"
 #include "rebox/error.hpp"
 
@@ -24,7 +25,7 @@ TEST(XlmRobertaRegistry, NamesAndHead) {
     const Architecture& a = *find_architecture("xlm-roberta");
     EXPECT_EQ(a.gguf_arch, "bert");
     EXPECT_TRUE(a.encoder);
-    EXPECT_TRUE(a.position_offset_from_pad);
+    EXPECT_NE(a.finish_config, nullptr);  // the position offset from pad_token_id
     EXPECT_EQ(find_architecture("bert")->model_types.front(), "bert");  // "bert" stays bert's
     const std::pair<const char*, const char*> names[] = {
         {"embeddings.word_embeddings.weight", "token_embd.weight"},

@@ -10,6 +10,7 @@
 
 #include "encode/bit_packer.hpp"
 #include "quant_test_bytes.hpp"
+#include "source/source_values.hpp"
 
 namespace rebox {
 namespace {

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <vector>
 
+#include "source/source_values.hpp"
+
 namespace rebox {
 namespace {
 

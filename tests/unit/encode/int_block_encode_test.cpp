@@ -14,6 +14,7 @@
 #include "int_quant_test_view.hpp"
 #include "rebox/error.hpp"
 #include "rebox/ggml_type.hpp"
+#include "source/source_values.hpp"
 
 namespace rebox {
 namespace {

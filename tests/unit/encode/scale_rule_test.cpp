@@ -12,6 +12,7 @@
 #include "encode/block_encode.hpp"
 #include "quant_test_bytes.hpp"
 #include "rebox/error.hpp"
+#include "source/source_values.hpp"
 
 namespace rebox {
 namespace {

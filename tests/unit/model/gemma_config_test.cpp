@@ -4,6 +4,7 @@
 // sliding_window values (0, null) read as absent rather than refused.
 #include <gtest/gtest.h>
 
+#include "arch/read_config.hpp"
 #include "model/model_config.hpp"
 #include "test_files.hpp"
 

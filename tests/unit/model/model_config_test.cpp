@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "arch/read_config.hpp"
 #include "rebox/error.hpp"
 #include "test_files.hpp"
 

@@ -5,7 +5,7 @@
 // KVs build_model_metadata writes for such a vocabulary.
 #include <gtest/gtest.h>
 
-#include "model/gguf_metadata.hpp"
+#include "arch/gguf_metadata.hpp"
 #include "model/tokenizer_vocab.hpp"
 #include "qwen3_06b_config.hpp"
 #include "rebox/error.hpp"

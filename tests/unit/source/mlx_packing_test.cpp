@@ -7,7 +7,7 @@
 
 #include <map>
 
-#include "encode/lsb0_unpack.hpp"
+#include "source/lsb0_unpack.hpp"
 #include "source/mlx_packing_vectors.hpp"
 #include "source/mlx_reader.hpp"
 #include "source/mlx_test_writer.hpp"

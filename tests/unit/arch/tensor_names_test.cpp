@@ -1,6 +1,6 @@
 // HF <-> GGUF tensor names against the table in docs/gguf.md §4.1, both directions, with and
 // without the "model." prefix, per architecture, and refusals for names that have no mapping.
-#include "model/tensor_names.hpp"
+#include "arch/tensor_names.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // build_model_metadata: the exact key list, order and GGUF types for a Qwen3-Embedding-0.6B config,
 // written out by hand from docs/gguf.md §3.1 (hparams), §4.3 (pooling) and §5 (tokenizer keys).
-#include "model/gguf_metadata.hpp"
+#include "arch/gguf_metadata.hpp"
 
 #include <gtest/gtest.h>
 

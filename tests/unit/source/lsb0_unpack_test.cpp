@@ -1,7 +1,7 @@
 // unpack_lsb0 against the spec's hand-worked vector and against a bit-by-bit test-local packer, for
 // every width 1..8 at random offsets, with the stream ending right before an unreadable page so any
 // read past stream.size() crashes the test.
-#include "encode/lsb0_unpack.hpp"
+#include "source/lsb0_unpack.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>

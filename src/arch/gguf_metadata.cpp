@@ -1,6 +1,6 @@
 // ModelConfig + TokenizerVocab + pooling -> the ordered GGUF KV list llama.cpp reads (docs/gguf.md
 // §3.1, §5): integers UINT32, floats FLOAT32, flags BOOL, token types an INT32 array.
-#include "model/gguf_metadata.hpp"
+#include "arch/gguf_metadata.hpp"
 
 #include <optional>
 #include <stdexcept>

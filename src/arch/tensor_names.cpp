@@ -1,6 +1,6 @@
 // HF <-> llama.cpp tensor names through the architecture registry (include/rebox/arch): `arch` is
 // a config.json model_type or a GGUF architecture name.
-#include "model/tensor_names.hpp"
+#include "arch/tensor_names.hpp"
 
 #include "arch/architecture.hpp"
 

@@ -1,7 +1,7 @@
 // lsb0 bit-stream unpacking (spec mcq-v1 "Bit stream layout lsb0"): a 64-bit little-endian window
 // is loaded and as many whole codes as it holds are shifted out; 3-, 4- and 8-bit streams have
 // byte-aligned fast paths. Never reads past stream.size().
-#include "encode/lsb0_unpack.hpp"
+#include "source/lsb0_unpack.hpp"
 
 #include <algorithm>
 #include <bit>

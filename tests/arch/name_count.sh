@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Counts, per architecture, the product files under src/ (outside src/verify) that name its
+# config.json model_type or its GGUF architecture string as a quoted literal (issue 36's
+# acceptance: its file in src/arch/ and at most one registry list). Run by hand:
+#   bash tests/arch/name_count.sh [--files]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+declare -A names=(
+  [llama]='"llama" "mistral"'
+  [mixtral]='"mixtral"'
+  [qwen2]='"qwen2"'
+  [qwen2moe]='"qwen2_moe" "qwen2moe"'
+  [qwen3]='"qwen3"'
+  [qwen3moe]='"qwen3_moe" "qwen3moe"'
+  [phi3]='"phi3"'
+  [gemma]='"gemma"'
+  [gemma2]='"gemma2"'
+  [gemma3]='"gemma3" "gemma3_text"'
+  [gemma-embedding]='"gemma-embedding" "Gemma3TextModel"'
+  [bert]='"bert"'
+  [xlm-roberta]='"xlm-roberta"'
+  [nomic-bert]='"nomic_bert" "nomic-bert"'
+  [gpt-oss]='"gpt_oss" "gpt-oss"'
+  [modern-bert]='"modernbert" "modern-bert"'
+)
+for arch in $(printf '%s\n' "${!names[@]}" | sort); do
+  args=()
+  for n in ${names[$arch]}; do args+=(-e "$n"); done
+  files=$(grep -rlF "${args[@]}" src --include='*.cpp' --include='*.hpp' | grep -v '^src/verify/' | sort || true)
+  printf '%-16s %2d' "$arch" "$(printf '%s' "$files" | grep -c . || true)"
+  [[ ${1:-} == --files ]] && printf '  %s' $files
+  printf '\n'
+done
