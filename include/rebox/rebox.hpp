@@ -357,8 +357,8 @@ std::size_t quantize_rows(GgmlType type, const float* src, void* dst, int64_t nr
                           int64_t n_per_row, const float* imatrix = nullptr);
 
 // The floats ggml's dequantize_row_<type> gives for n values (n a multiple of the block size) of
-// `src` blocks, bit for bit. Types: those of quantize_rows, plus F16, BF16 and F32. Throws Error as
-// quantize_rows does.
+// `src` blocks, bit for bit. Types: those of quantize_rows, plus NVFP4 (read, never written), F16,
+// BF16 and F32. Throws Error as quantize_rows does.
 void dequantize_row(GgmlType type, const void* src, float* dst, int64_t n);
 
 }  // namespace rebox

@@ -1,8 +1,8 @@
 // diff_gguf(): KV differences (arrays summarised by length and first differing index) and per
 // tensor a verdict, streaming both tensors in chunks of values dequantized by ggml's own
 // dequantize_row_<type> (rebox::dequantize_row: every type rebox quantizes, K, IQ4 and MXFP4
-// included, and F32 / F16 / BF16), so memory stays flat; mapped pages are released as they are
-// done.
+// included, NVFP4, and F32 / F16 / BF16), so memory stays flat; mapped pages are released as they
+// are done.
 #include "gguf_tools/gguf_diff.hpp"
 
 #include <algorithm>
@@ -22,7 +22,7 @@ namespace {
 
 using detail::shape_text;
 
-constexpr uint64_t kChunkElements = 1 << 16;  // a multiple of every block size (32, 256)
+constexpr uint64_t kChunkElements = 1 << 16;  // a multiple of every block size (32, 64, 256)
 constexpr size_t kCompareBytes = 4 << 20;
 
 KvDifference compare_values(const std::string& key, const GgufValue& a, const GgufValue& b) {

@@ -1,5 +1,5 @@
-// dequantize_row for every type rebox quantizes plus F32/F16/BF16: the same float expressions,
-// in the same order, as ggml's dequantize_row_<type>, so the floats are the same bits.
+// dequantize_row for every type rebox quantizes plus NVFP4 and F32/F16/BF16: the same float
+// expressions, in the same order, as ggml's dequantize_row_<type>, so the floats are the same bits.
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -212,6 +212,33 @@ void mxfp4(const uint8_t* x, float* y, int64_t nb) {
     }
 }
 
+// ggml_ue4m3_to_fp32: an unsigned E4M3 scale (bias 7, subnormal below exponent 1; bit 7 ignored),
+// halved because kvalues_mxfp4 are doubled; 0 and 0x7F (E4M3's NaN) give 0.
+float ue4m3_to_fp32_half(uint8_t x) {
+    if (x == 0 || x == 0x7f) return 0.0f;
+    const int exponent = (x >> 3) & 0xf;
+    const int mantissa = x & 0x7;
+    const float raw = exponent == 0
+                          ? std::ldexp(static_cast<float>(mantissa), -9)
+                          : std::ldexp(1.0f + static_cast<float>(mantissa) / 8.0f, exponent - 7);
+    return raw * 0.5f;
+}
+
+// block_nvfp4: d[4] (one UE4M3 scale per 16 values), qs[32]; in sub-block s, byte qs[8s + j] holds
+// value j (low nibble) and value j + 8 (high nibble).
+void nvfp4(const uint8_t* x, float* y, int64_t nb) {
+    for (int64_t i = 0; i < nb; ++i, x += 36) {
+        for (int s = 0; s < 4; ++s, y += 16) {
+            const float d = ue4m3_to_fp32_half(x[s]);
+            const uint8_t* qs = x + 4 + 8 * s;
+            for (int j = 0; j < 8; ++j) {
+                y[j] = static_cast<float>(kMxfp4Values[qs[j] & 0x0f]) * d;
+                y[j + 8] = static_cast<float>(kMxfp4Values[qs[j] >> 4]) * d;
+            }
+        }
+    }
+}
+
 }  // namespace
 
 void dequantize_row_scalar(GgmlType type, const void* src, float* dst, int64_t n) {
@@ -266,6 +293,9 @@ void dequantize_row_scalar(GgmlType type, const void* src, float* dst, int64_t n
             return;
         case GgmlType::MXFP4:
             mxfp4(x, dst, n / 32);
+            return;
+        case GgmlType::NVFP4:
+            nvfp4(x, dst, n / 64);
             return;
         default:
             return;  // the caller validated the type

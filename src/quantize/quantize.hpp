@@ -13,7 +13,7 @@ namespace rebox::quant {
 
 // The 13 block types quantize_rows writes (Q4_0 ... MXFP4).
 bool is_quantized_type(GgmlType type);
-// Those plus F32, F16 and BF16.
+// Those plus NVFP4 (dequantized, never written), F32, F16 and BF16.
 bool is_dequantizable_type(GgmlType type);
 
 // nrows x row size of (type, n_per_row), after checking the arguments; throws Error (input

@@ -31,8 +31,8 @@ bool is_quantized_type(GgmlType type) {
 }
 
 bool is_dequantizable_type(GgmlType type) {
-    return is_quantized_type(type) || type == GgmlType::F32 || type == GgmlType::F16 ||
-           type == GgmlType::BF16;
+    return is_quantized_type(type) || type == GgmlType::NVFP4 || type == GgmlType::F32 ||
+           type == GgmlType::F16 || type == GgmlType::BF16;
 }
 
 namespace {
@@ -72,7 +72,7 @@ void check_dequantize_args(GgmlType type, int64_t n) {
     const std::string what = "dequantize_row(" + ggml_type_name(type) + ")";
     if (!is_dequantizable_type(type)) {
         fail(what, "type " + ggml_type_name(type) + " has no dequantizer",
-             "a type quantize_rows writes, or F32, F16, BF16");
+             "a type quantize_rows writes, or NVFP4, F32, F16, BF16");
     }
     const uint32_t block = ggml_type_traits(type)->block_size;
     if (n < 0 || n % block != 0) {

@@ -12,10 +12,17 @@ Usage (library):
                                ("base.py", "TextModel"), ("base.py", "ModelBase")], model_dir, hparams)
   conv.kvs()                      -> {key: value} after set_gguf_parameters
   conv.tensors(name, array)       -> [(gguf_name, array)] after filter_tensors + modify_tensors ([] if skipped)
+  conv.tensors(name, array, bid)  -> the same with the block id modify_tensors gets (block_id(name))
+  conv.file_type(outtype)         -> general.file_type as the converter derives it (set on the object)
   Converter(..., attrs={"sentence_transformers_dense_modules": True}) sets attributes first (what
   ModelBase.__init__ takes as arguments, or a class's mutable class attributes).
+  static_method(llama_src, "llama.py", "LlamaModel", "permute") -> one @staticmethod, as written.
+
+Inside the methods, a chain class's name (LlamaModel.permute, ModelBase.load_hparams) is that class of
+the chain; ModelBase.load_hparams reads config.json, what it falls back to without transformers.
 """
 import ast
+import copy
 import json
 import logging
 import os
@@ -75,6 +82,35 @@ class _Super:
         return bound
 
 
+class _ClassRef:
+    """A chain class named inside a method (`LlamaModel.permute(...)`): its attributes from that class on."""
+
+    def __init__(self, conv, start):
+        object.__setattr__(self, "_at", (conv, start))
+
+    def __getattr__(self, name):
+        conv, start = object.__getattribute__(self, "_at")
+        bound = conv.bound(name, start)
+        if bound is None:
+            raise AttributeError(name)
+        return bound
+
+
+def static_method(llama_src, module, class_name, name):
+    """One @staticmethod of a converter class, extracted and executed as written (LlamaModel.permute)."""
+    node = _methods(os.path.join(llama_src, "conversion", module), class_name)[name]
+    if not node.rebox_static:
+        raise LookupError(f"{class_name}.{name} is not a @staticmethod")
+    namespace = {"gguf": gguf, "np": np}
+    exec(compile(ast.Module(body=[node], type_ignores=[]), f"llama.cpp {class_name}.{name}", "exec"), namespace)
+    return namespace[name]
+
+
+def block_id(name):
+    """ModelBase.prepare_tensors' block id: the first number-like part of the tensor name."""
+    return next((int(part) for part in name.split(".") if part.isdecimal()), None)
+
+
 class Converter:
     def __init__(self, llama_src, chain, model_dir, hparams, arch_name=None, attrs=None, extra_globals=None):
         conv_dir = os.path.join(llama_src, "conversion")
@@ -109,6 +145,8 @@ class Converter:
 
     def _model_base_init(self, *args, hparams=None, **kwargs):
         self.obj.hparams = hparams
+        self.obj._is_nvfp4 = False  # ModelBase.__init__'s defaults; prepare_tensors sets them
+        self.obj._is_mxfp4 = False
         arch = self.arch_name or gguf.MODEL_ARCH_NAMES[self.obj.model_arch]
         self.obj.gguf_writer = gguf.GGUFWriter(None, arch)
 
@@ -116,6 +154,8 @@ class Converter:
         for class_name, methods, index in self.chain[start:]:
             if name == "__init__" and class_name == "ModelBase":
                 return self._model_base_init
+            if name == "load_hparams" and class_name == "ModelBase":
+                return lambda dir_model, is_mistral_format: json.load(open(dir_model / "config.json"))
             if name in methods:
                 key = (class_name, name)
                 if key not in self.compiled:
@@ -124,6 +164,7 @@ class Converter:
                         "logger": logging.getLogger("llama.cpp converter"),
                         "super": (lambda i=index: _Super(self, i + 1)),
                         "get_model_architecture": lambda *a, **k: "",
+                        **{cls: _ClassRef(self, i) for cls, _, i in self.chain},
                         **self.extra_globals,
                     }
                     module = ast.Module(body=[methods[name]], type_ignores=[])
@@ -139,9 +180,40 @@ class Converter:
         self.obj.set_gguf_parameters()
         return {key: value.value for key, value in self.obj.gguf_writer.kv_data[0].items()}
 
-    def tensors(self, name, array):
+    def tensors(self, name, array, bid=None):
         kept = self.obj.filter_tensors((name, None))
         if kept is None:
             return []
         new_name = kept[0]
-        return list(self.obj.modify_tensors(array, new_name, None))
+        return list(self.obj.modify_tensors(array, new_name, bid))
+
+    def _statements(self, method, first, last):
+        """ModelBase.<method>'s statements from the first `first` accepts to the first `last` accepts (their
+        source text), run as written, as a function of the method's arguments."""
+        for class_name, methods, _ in self.chain:
+            if class_name == "ModelBase":
+                fn = copy.deepcopy(methods[method])
+                texts = [ast.unparse(node) for node in fn.body]
+                begin = next((i for i, text in enumerate(texts) if first(text)), None)
+                end = next((i for i, text in enumerate(texts) if i >= (begin or 0) and last(text)), None)
+                if begin is None or end is None:
+                    raise LookupError(f"ModelBase.{method}: the statements this test runs are gone")
+                fn.body = fn.body[begin:end + 1]
+                namespace = {"gguf": gguf, "json": json}
+                exec(compile(ast.Module(body=[fn], type_ignores=[]), f"llama.cpp ModelBase.{method}", "exec"),
+                     namespace)
+                return namespace[method]
+        raise LookupError("ModelBase is not in the chain")
+
+    def file_type(self, outtype):
+        """general.file_type for a file written with `outtype` (a gguf.LlamaFileType): the opening
+        statements of ModelBase.prepare_tensors, which read quantization_config / hf_quant_config.json into
+        _is_nvfp4 / _is_mxfp4, then prepare_metadata's statement that renames a float outtype after them.
+        Sets the object's ftype, which set_gguf_parameters writes."""
+        self.obj.ftype = outtype
+        flags = self._statements("prepare_tensors", lambda text: True,
+                                 lambda text: text.startswith("self._is_mxfp4 ="))
+        flags(self.obj)
+        is_ftype_rename = lambda text: text.startswith("if self.ftype in")  # noqa: E731
+        self._statements("prepare_metadata", is_ftype_rename, is_ftype_rename)(self.obj, False)
+        return self.obj.ftype

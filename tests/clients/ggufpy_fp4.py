@@ -19,7 +19,7 @@ import sys
 import numpy as np
 import gguf
 
-from llama_convert_ref import permute_fn
+from converter_run import static_method
 from source_values import Source
 
 llama_src, model_dir, gguf_path, plan_path = sys.argv[1:5]
@@ -60,7 +60,7 @@ def source_values(module):
 
 plan = json.load(open(plan_path))
 cfg = src.config
-permute = permute_fn(llama_src) if plan["arch"] == "llama" else None
+permute = static_method(llama_src, "llama.py", "LlamaModel", "permute") if plan["arch"] == "llama" else None
 by_name = {t["gguf_name"]: t for t in plan["tensors"]}
 reader = gguf.GGUFReader(gguf_path)
 counts, same = {}, 0

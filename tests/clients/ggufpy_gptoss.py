@@ -1,11 +1,19 @@
 """A rebox-converted gpt-oss GGUF against llama.cpp's own conversion of the same checkpoint.
 
-Expected side: gptoss_convert_ref.py runs the bundle's GptOssModel (filter_tensors,
-generate_extra_tensors / repack_mxfp4 / transform_nibble_layout, modify_tensors, set_gguf_parameters)
-with numpy on MODEL_DIR. The GGUF (read with gguf-py's GGUFReader) must hold exactly the converter's
-tensor names, each with its type and ne; float tensors bit for bit equal to the converter's values; MXFP4
-tensors byte for byte equal to the converter's repacked bytes. Every general.file_type and gpt-oss.* key
-set_gguf_parameters writes must be in the file with the same type and value, and no other gpt-oss.* key.
+Expected side: converter_run.Converter runs the bundle's GptOssModel -> TextModel -> ModelBase chain as
+written (filter_tensors, generate_extra_tensors / repack_mxfp4 / transform_nibble_layout, modify_tensors,
+set_gguf_parameters) with numpy on MODEL_DIR, the repacked MXFP4 tensors and the keys landing in gguf-py's
+own GGUFWriter; general.file_type is what the converter derives for the checkpoint (ModelBase's
+prepare_tensors / prepare_metadata statements, from a BF16 outtype). The GGUF (read with gguf-py's
+GGUFReader) must hold exactly the converter's tensor names, each with its type and ne; float tensors bit
+for bit equal to the converter's values; MXFP4 tensors byte for byte equal to the converter's repacked
+bytes. Every general.file_type and gpt-oss.* key set_gguf_parameters writes must be in the file with the
+same type and value, and no other gpt-oss.* key.
+
+The GGUF type of each float tensor follows ModelBase.prepare_tensors' rule for a BF16 checkpoint
+converted with --outtype bf16 (restated in `qtype`): F32 for 1-D tensors, "*_norm.weight", the router
+(FFN_GATE_INP) and every name not ending in ".weight"; else BF16. torch is replaced by `_T`, a numpy
+array with the few tensor operations GptOssModel uses (uint8 shifts wrap modulo 256 as torch's do).
 
 Independently of both, every MXFP4 value gguf.quants.dequantize gives must equal the value decoded here
 from the checkpoint by the format's definition (OCP MXFP4 as openai's weights.py reads it: element 2i
@@ -25,13 +33,119 @@ import sys
 import numpy as np
 import gguf
 
-from gptoss_convert_ref import GptOss, read_safetensors
+from converter_run import Converter, block_id
+from source_values import float_values, read_safetensors
+
+
+class _T:
+    """A torch tensor as far as GptOssModel uses one."""
+
+    def __init__(self, a):
+        self.a = np.asarray(a)
+
+    dtype = property(lambda self: self.a.dtype)
+    shape = property(lambda self: self.a.shape)
+
+    def _v(self, o):
+        return o.a if isinstance(o, _T) else self.a.dtype.type(o)
+
+    def __and__(self, o):
+        return _T(self.a & self._v(o))
+
+    def __or__(self, o):
+        return _T(self.a | self._v(o))
+
+    def __lshift__(self, o):
+        return _T((self.a << self._v(o)).astype(self.a.dtype))
+
+    def __rshift__(self, o):
+        return _T(self.a >> self._v(o))
+
+    def __getitem__(self, index):
+        return _T(self.a[index])
+
+    def chunk(self, n, dim=0):
+        return [_T(p) for p in np.split(self.a, n, axis=dim)]
+
+    def view(self, *shape):
+        if len(shape) == 1 and isinstance(shape[0], tuple):
+            shape = shape[0]
+        return _T(self.a.reshape(shape))
+
+    def unsqueeze(self, dim):
+        return _T(np.expand_dims(self.a, dim))
+
+    def numpy(self):
+        return self.a
+
+
+class _Torch:
+    uint8 = np.dtype(np.uint8)
+    Tensor = _T
+
+    @staticmethod
+    def zeros(*shape):
+        return _T(np.zeros(shape, dtype=np.float32))
+
+    @staticmethod
+    def stack(items, dim=0):
+        return _T(np.stack([t.a for t in items], axis=dim))
+
+    @staticmethod
+    def concat(items, dim=0):
+        return _T(np.concatenate([t.a for t in items], axis=dim))
+
+
+def read_checkpoint(path):
+    """{name: numpy array} of a safetensors file: floats widened to float32 exactly, U8 as stored."""
+    tensors, _ = read_safetensors(path)
+    return {name: (np.frombuffer(t.bytes.tobytes(), np.uint8) if t.dtype == "U8" else float_values(t))
+            .reshape(t.shape) for name, t in tensors.items()}
+
+
+def qtype(conv, name, n_dims, bid):
+    if n_dims <= 1 or name.endswith("_norm.weight"):
+        return gguf.GGMLQuantizationType.F32
+    if conv.obj.match_model_tensor_name(name, gguf.MODEL_TENSOR.FFN_GATE_INP, bid) or \
+            name[-7:] not in (".weight", ".lora_a", ".lora_b"):
+        return gguf.GGMLQuantizationType.F32
+    return gguf.GGMLQuantizationType.BF16
+
+
+def converter_output(conv):
+    """{gguf name: (type, ne list, float32 values or raw MXFP4 bytes)}: what generate_extra_tensors hands
+    the writer, then what modify_tensors yields for every other tensor."""
+    out = {}
+    for _ in conv.obj.generate_extra_tensors():
+        pass
+    for name, info in conv.obj.gguf_writer.tensors[0].items():
+        out[name] = (info.dtype, list(reversed(info.shape)), info.tensor)
+    for name, t in conv.obj.get_tensors():
+        if t.a.dtype == np.uint8:
+            continue  # *_blocks / *_scales: repacked above, modify_tensors yields nothing
+        bid = block_id(name)
+        for new_name, d in conv.obj.modify_tensors(_T(t.a.astype(np.float32)), name, bid):
+            a = np.asarray(d.a if isinstance(d, _T) else d, dtype=np.float32)
+            out[new_name] = (qtype(conv, new_name, a.ndim, bid), list(reversed(a.shape)), a)
+    return out
+
 
 llama_src, model_dir, gguf_path = sys.argv[1:4]
 problems = []
-ref = GptOss(llama_src, model_dir)
-want = ref.tensors()
-want_kvs = ref.kvs()
+source = read_checkpoint(os.path.join(model_dir, "model.safetensors"))
+conv = Converter(llama_src, [("gpt_oss.py", "GptOssModel"), ("base.py", "TextModel"), ("base.py", "ModelBase")],
+                 model_dir, json.load(open(os.path.join(model_dir, "config.json"))),
+                 extra_globals={"torch": _Torch, "Tensor": _T})
+# ModelBase.index_tensors: every checkpoint tensor through filter_tensors (the sinks get ".weight")
+conv.obj.model_tensors = {}
+for name, a in source.items():
+    kept = conv.obj.filter_tensors((name, lambda a=a: _T(a)))
+    if kept is not None:
+        conv.obj.model_tensors[kept[0]] = kept[1]
+want = converter_output(conv)
+conv.file_type(gguf.LlamaFileType.MOSTLY_BF16)  # rebox writes the BF16 tensors as BF16
+conv.obj.set_gguf_parameters()
+want_kvs = {k: (v.type, v.value) for k, v in conv.obj.gguf_writer.kv_data[0].items()}
 reader = gguf.GGUFReader(gguf_path)
 
 # --- tensors: names, types, ne, bytes / values -----------------------------------------------------
@@ -71,10 +185,9 @@ def decode(blocks, scales):
     return values.astype(np.float32).reshape(*blocks.shape[:2], -1)
 
 
-source = read_safetensors(os.path.join(model_dir, "model.safetensors"))
 by_name = {t.name: t for t in reader.tensors}
 mxfp4_values = 0
-for i in range(ref.block_count):
+for i in range(conv.obj.block_count):
     p = f"model.layers.{i}.mlp.experts."
     gate_up = decode(source[p + "gate_up_proj_blocks"], source[p + "gate_up_proj_scales"])
     down = decode(source[p + "down_proj_blocks"], source[p + "down_proj_scales"])

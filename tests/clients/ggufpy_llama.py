@@ -4,18 +4,81 @@ gguf-py (GGUFReader + gguf.quants.dequantize) reads every tensor of FILE.gguf; t
 computed from the source checkpoint in numpy (source_values.py: mcq-v1, MLX or float) and, for
 attn_q / attn_k (weights and biases), passed through `LlamaModel.permute` taken from llama.cpp's
 conversion/llama.py in the bundle. `rope_freqs.weight` must equal what the bundle's
-`generate_extra_tensors` computes from config.json (and be absent when it yields nothing). Every GGUF
-tensor must come from exactly one source tensor and every source tensor must appear.
+`generate_extra_tensors` computes from config.json (and be absent when it yields nothing), run on the
+converter's own LlamaModel -> TextModel -> ModelBase chain (converter_run.py; TextModel.__init__ builds
+rope_parameters). torch is replaced by a small shim that keeps torch's float32 semantics (a python scalar
+does not widen a float32 tensor, `scalar / tensor` is `tensor.reciprocal() * scalar` as torch defines
+`__rtruediv__`). Every GGUF tensor must come from exactly one source tensor and every source tensor must
+appear.
 
 Usage: ggufpy_llama.py LLAMA_SRC MODEL_DIR FILE.gguf [--expect-types T1,T2,...]
 """
+import math
 import sys
 
 import numpy as np
 import gguf
 
-from llama_convert_ref import permute_fn, rope_freqs
+from converter_run import Converter
 from source_values import Source
+
+
+class T:
+    """A float32 torch tensor as far as generate_extra_tensors uses one."""
+
+    def __init__(self, a):
+        self.a = np.asarray(a, dtype=np.float32)
+
+    @staticmethod
+    def _v(x):
+        return x.a if isinstance(x, T) else np.float32(x)
+
+    def __iter__(self):
+        return (T(v) for v in self.a)
+
+    def __truediv__(self, o):
+        return T(self.a / self._v(o))
+
+    def __rtruediv__(self, o):  # torch: self.reciprocal() * other
+        return T((np.float32(1) / self.a) * self._v(o))
+
+    def __rpow__(self, o):
+        return T(np.power(self._v(o), self.a))
+
+    def __add__(self, o):
+        return T(self.a + self._v(o))
+
+    __radd__ = __add__
+
+    def __sub__(self, o):
+        return T(self.a - self._v(o))
+
+    def __rsub__(self, o):
+        return T(self._v(o) - self.a)
+
+    def __mul__(self, o):
+        return T(self.a * self._v(o))
+
+    __rmul__ = __mul__
+
+    def __lt__(self, o):
+        return bool(self.a < self._v(o))
+
+    def __gt__(self, o):
+        return bool(self.a > self._v(o))
+
+
+class Torch:
+    float32 = np.float32
+
+    @staticmethod
+    def arange(start, end, step, dtype=None):
+        return T(np.arange(start, end, step, dtype=np.float32))
+
+    @staticmethod
+    def tensor(items, dtype=None):
+        return np.array([T._v(x) for x in items], dtype=np.float32)
+
 
 llama_src, model_dir, gguf_path = sys.argv[1:4]
 expect_types = set()
@@ -27,7 +90,9 @@ src = Source(model_dir)
 cfg = src.config
 n_head = cfg["num_attention_heads"]
 n_kv = cfg.get("num_key_value_heads", n_head)
-permute = permute_fn(llama_src)
+conv = Converter(llama_src, [("llama.py", "LlamaModel"), ("base.py", "TextModel"), ("base.py", "ModelBase")],
+                 model_dir, dict(cfg), extra_globals={"torch": Torch, "math": math})
+permute = conv.obj.permute
 
 # HF -> GGUF names of the llama graph, written out here (independent of rebox's registry).
 LAYER = {
@@ -71,7 +136,7 @@ for hf in src.names():
         problems.append(f"{by_gguf[g]} and {hf} both map to {g}")
     else:
         by_gguf[g] = hf
-extras = rope_freqs(llama_src, cfg)
+extras = {name: np.asarray(value, dtype=np.float32) for name, value in conv.obj.generate_extra_tensors()}
 
 reader = gguf.GGUFReader(gguf_path)
 seen, types = set(), {}

@@ -2,14 +2,16 @@
 own conversion code, bit for bit.
 
 gguf-py (GGUFReader + gguf.quants.dequantize) reads every tensor of FILE.gguf. The expected tensors are
-what the bundle's converter code (moe_convert_ref.py: the architecture's modify_tensors, which stacks
-the experts with torch.stack and, for Mixtral, permutes Q/K) yields when fed the source values read in
+what the bundle's converter class chain (converter_run.py: Qwen3MoeModel -> Qwen2MoeModel, or LlamaModel
+for Mixtral, -> TextModel -> ModelBase, run as written; its modify_tensors stacks the experts with
+torch.stack, numpy's np.stack here, and for Mixtral permutes Q/K) yields when fed the source values read in
 numpy by source_values.py (mcq-v1, MLX or float). The converter reads Hugging Face checkpoints, which
 hold one tensor per expert; an MLX switch_mlp tensor [E, out, in] is handed to it as those E tensors
 (slice e = expert e, the inverse of mlx-lm's sanitize, which stacks experts.{e} in index order; Mixtral's
 switch_mlp gate/down/up are w1/w2/w3). Every GGUF tensor must be one the converter yields, with the
-same shape and the same float32 bit patterns, and the other way round. The {arch}.* keys the
-converter's set_gguf_parameters writes must be in the file with the same values.
+same shape and the same float32 bit patterns, and the other way round. Every key the converter's
+set_gguf_parameters writes (gguf-py's own GGUFWriter) must be in the file with the same GGUF type and
+value; general.* are left out (general.file_type follows the outtype, docs/gguf.md).
 
 Usage: ggufpy_moe.py LLAMA_SRC MODEL_DIR FILE.gguf [--expect-types T1,T2,...]
 """
@@ -18,7 +20,7 @@ import sys
 import numpy as np
 import gguf
 
-from moe_convert_ref import Converter
+from converter_run import Converter, block_id
 from source_values import Source
 
 llama_src, model_dir, gguf_path = sys.argv[1:4]
@@ -47,8 +49,31 @@ for name in src.names():
     else:
         hf_tensors.append((hf, values))
 
-converter = Converter(llama_src, cfg)
-want_all = converter.convert(hf_tensors)
+
+
+class Torch:
+    """torch as the experts' merge uses it: torch.stack is np.stack."""
+
+    @staticmethod
+    def stack(items, dim=0):
+        return np.stack(items, axis=dim)
+
+
+CHAIN = {"qwen3_moe": [("qwen.py", "Qwen3MoeModel"), ("qwen.py", "Qwen2MoeModel")],
+         "qwen2_moe": [("qwen.py", "Qwen2MoeModel")],
+         "mixtral": [("llama.py", "LlamaModel")]}[cfg["model_type"]]
+# the classes' own class attributes: _experts (None, the per-layer buffer modify_tensors fills) in both MoE
+# classes, undo_permute (True) in LlamaModel
+attrs = {"_experts": None, **({"undo_permute": True} if mixtral else {})}
+conv = Converter(llama_src, CHAIN + [("base.py", "TextModel"), ("base.py", "ModelBase")], model_dir, dict(cfg),
+                 attrs=attrs, extra_globals={"torch": Torch})
+want_all = {}
+for name, data in hf_tensors:
+    for gguf_name, array in conv.tensors(name, data, block_id(name)):
+        want_all[gguf_name] = np.asarray(array, dtype=np.float32)
+left = [k for d in (conv.obj._experts or []) for k in d]
+if left:
+    problems.append(f"experts left unprocessed by the converter: {left[:4]}")
 
 reader = gguf.GGUFReader(gguf_path)
 seen, types = set(), {}
@@ -90,38 +115,28 @@ if stacked != 3 * cfg["num_hidden_layers"]:
 if expect_types and set(types) != expect_types:
     problems.append(f"tensor types {sorted(types)}, expected {sorted(expect_types)}")
 
-# The keys set_gguf_parameters writes (writer method -> GGUF key suffix), compared with the file.
-KEY = {"block_count": "block_count", "context_length": "context_length",
-       "embedding_length": "embedding_length", "feed_forward_length": "feed_forward_length",
-       "head_count": "attention.head_count", "head_count_kv": "attention.head_count_kv",
-       "rope_freq_base": "rope.freq_base", "layer_norm_rms_eps": "attention.layer_norm_rms_epsilon",
-       "expert_count": "expert_count", "expert_used_count": "expert_used_count",
-       "key_length": "attention.key_length", "value_length": "attention.value_length",
-       "vocab_size": "vocab_size",
-       "rope_dimension_count": "rope.dimension_count",
-       "expert_feed_forward_length": "expert_feed_forward_length",
-       "expert_shared_feed_forward_length": "expert_shared_feed_forward_length"}
+# Every key set_gguf_parameters writes, with gguf-py's type, compared with the file.
+conv.obj.set_gguf_parameters()
+want_kvs = {k: (v.type, v.value) for k, v in conv.obj.gguf_writer.kv_data[0].items() if not k.startswith("general.")}
 arch = bytes(reader.fields["general.architecture"].parts[-1]).decode()
 keys_checked = 0
-for method, value in converter.keys():
-    if method == "file_type":  # general.file_type follows the outtype (rebox: docs/gguf.md)
-        continue
-    if method not in KEY:
-        problems.append(f"the converter writes add_{method}({value!r}); this test does not know its key")
-        continue
-    key = f"{arch}.{KEY[method]}"
+for key, (vtype, value) in want_kvs.items():
     field = reader.fields.get(key)
     if field is None:
-        problems.append(f"{key}: llama.cpp's converter writes {value!r}; missing from the GGUF")
+        problems.append(f"{key}: llama.cpp's converter writes {vtype.name} {value!r}; missing from the GGUF")
         continue
-    got = field.parts[-1][0]
-    if isinstance(value, float) or isinstance(got, np.floating):
-        ok = np.float32(got) == np.float32(value)
-    else:
-        ok = int(got) == int(value)
-    if not ok:
+    got = field.parts[field.data[0]]
+    got = bytes(got).decode("utf-8") if vtype == gguf.GGUFValueType.STRING else got[0]
+    if field.types[0] != vtype:
+        problems.append(f"{key}: type {field.types[0].name} in the GGUF, llama.cpp's converter writes {vtype.name}")
+    elif vtype == gguf.GGUFValueType.FLOAT32:
+        if np.float32(got).view(np.uint32) != np.float32(value).view(np.uint32):
+            problems.append(f"{key}: {got!r} in the GGUF, llama.cpp's converter writes {value!r}")
+    elif got != value:
         problems.append(f"{key}: {got!r} in the GGUF, llama.cpp's converter writes {value!r}")
     keys_checked += 1
+if keys_checked < 10:
+    problems.append(f"only {keys_checked} keys written by set_gguf_parameters; the converter run is incomplete")
 
 print(f"  {gguf_path.rsplit('/', 1)[-1]} ({src.format}, {arch}): {same}/{len(reader.tensors)} tensors equal to "
       f"llama.cpp's conversion of the source ({stacked} stacked from {cfg.get('num_experts', cfg.get('num_local_experts'))} "

@@ -31,7 +31,7 @@ import sys
 import numpy as np
 import gguf
 
-from llama_convert_ref import permute_fn
+from converter_run import static_method
 
 llama_src, model_dir, gguf_path, plan_path = sys.argv[1:5]
 args = sys.argv[5:]
@@ -104,7 +104,7 @@ def module_values(module):
 
 
 plan = json.load(open(plan_path))
-permute = permute_fn(llama_src) if plan["arch"] == "llama" else None
+permute = static_method(llama_src, "llama.py", "LlamaModel", "permute") if plan["arch"] == "llama" else None
 by_name = {t["gguf_name"]: t for t in plan["tensors"]}
 reader = gguf.GGUFReader(gguf_path)
 gguf_tensors = {t.name: t for t in reader.tensors}

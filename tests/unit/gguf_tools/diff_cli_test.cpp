@@ -1,10 +1,12 @@
 // `rebox diff` on converted tiny fixtures: a split -> merge round trip is the same file, a Q4_1
 // file and its --outtype f32 twin hold the same values in every quantized tensor, one flipped bit
 // names its tensor, only differences are listed unless --all, and exit codes 0 same / 1 different /
-// 2 unreadable.
+// 2 unreadable; two NVFP4 files that differ in one value are measured by value.
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "format/gguf_file.hpp"
+#include "format/gguf_layout.hpp"
 #include "format/half.hpp"
 #include "gguf_tools/tool_fixture.hpp"
 #include "test_files.hpp"
@@ -89,6 +91,40 @@ TEST_F(DiffCli, OneFlippedBitNamesItsTensor) {
     EXPECT_EQ(differing_lines, 1u) << r.out;
     EXPECT_TRUE(contains(r.out, "different: 0 KV difference(s), 1 of 24 tensors differ\n"))
         << r.out;
+}
+
+// Two NVFP4 files (block_nvfp4: d[4] UE4M3 scales, one per 16 values, then qs[32]; in sub-block s
+// byte qs[8s + j] holds value 16s + j low and 16s + j + 8 high). "n" has two blocks: the second's
+// scale 0x40 is 2.0 and value 72 (high nibble of its qs[0]) is E2M1 code 1 (0.5) * 2 = 1 in A and
+// code 9 (-0.5) * 2 = -1 in B: one value, 2 apart. "n_nan" differs in bytes (code 1 against code 7,
+// both positive) under scale 0x7F, which ggml reads as 0, so both values are +0: the same values.
+TEST_F(DiffCli, Nvfp4FilesDifferingInOneValue) {
+    auto write = [&](const fs::path& path, uint8_t block2_q0, uint8_t nan_q) {
+        std::vector<uint8_t> n(72, 0), n_nan(36, 0);
+        n[0] = 0x38, n[4] = 0x97;  // first block, identical in both: scale 1.0, values 6 and -0.5
+        n[36] = 0x40, n[40] = block2_q0;
+        n_nan[1] = 0x7F, n_nan[12] = nan_q;
+        GgufLayout layout;
+        layout.add_tensor("n", {128}, GgmlType::NVFP4);
+        layout.add_tensor("n_nan", {64}, GgmlType::NVFP4);
+        const std::vector<std::vector<uint8_t>> data{n, n_nan};
+        write_gguf(
+            path, layout,
+            [&](size_t i, std::span<uint8_t> out) {
+                std::memcpy(out.data(), data[i].data(), out.size());
+            },
+            true);
+    };
+    write(dir_ / "a.gguf", 0x17, 0x01);
+    write(dir_ / "b.gguf", 0x97, 0x07);
+    const auto r = rebox("diff --all " + quoted(dir_ / "a.gguf") + " " + quoted(dir_ / "b.gguf"));
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_TRUE(contains(r.out,
+                         "tensor n: different (NVFP4 -> NVFP4: 1 of 128 values differ, max abs "
+                         "error 2)\n"))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, "tensor n_nan: same values")) << r.out;
+    EXPECT_TRUE(contains(r.out, "different: 0 KV difference(s), 1 of 2 tensors differ")) << r.out;
 }
 
 // Text lists only what differs plus the summary; --all lists every tensor.

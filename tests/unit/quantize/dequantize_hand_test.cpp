@@ -1,7 +1,8 @@
 // rebox::dequantize_row (ggml's dequantize_row_<type>, which `rebox diff` reads values with)
 // against values worked out by hand from ggml's block layouts (ggml-common.h): fp16 scale bytes,
 // nibble order (low nibbles are elements 0..15), the Q5 fifth bit in qh, signed Q8_0 codes,
-// Q4_K's 6-bit sub-block scales, MXFP4's E8M0 exponent and doubled E2M1 table.
+// Q4_K's 6-bit sub-block scales, MXFP4's E8M0 exponent and doubled E2M1 table, NVFP4's UE4M3
+// scale per 16 values and its nibble order.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -110,6 +111,44 @@ TEST(DequantizeByHand, Mxfp4ExponentAndDoubledTable) {
     EXPECT_EQ(y[0], 24.0f);
     EXPECT_EQ(y[16], -24.0f);
     EXPECT_EQ(y[1], 0.0f);
+}
+
+// block_nvfp4: d[4] (UE4M3, one per 16 values), qs[32]. UE4M3: exponent bits 6..3 with bias 7,
+// mantissa bits 2..0, subnormal m * 2^-9 at exponent 0; ggml halves it (its E2M1 table is doubled),
+// so y = E2M1(q) * scale. E2M1 codes 0..7: 0, 0.5, 1, 1.5, 2, 3, 4, 6; 8..15 the negatives. In
+// sub-block s, byte qs[8s + j] holds value 16s + j (low nibble) and 16s + j + 8 (high nibble).
+TEST(DequantizeByHand, Nvfp4Ue4m3ScalePerSixteenValues) {
+    std::vector<uint8_t> b(72, 0);
+    b[0] = 0x38;   // exponent 7, mantissa 0: 1.0
+    b[1] = 0x01;   // subnormal: 1 * 2^-9
+    b[2] = 0x7F;   // E4M3's NaN code: ggml reads it as scale 0
+    b[3] = 0x7E;   // exponent 15, mantissa 6: 1.75 * 2^8 = 448, the largest scale
+    b[4] = 0x97;   // value 0: code 7 -> 6 * 1; value 8: code 9 -> -0.5 * 1
+    b[11] = 0x2A;  // value 7: code 10 -> -1; value 15: code 2 -> 1
+    b[12] = 0x51;  // value 16: code 1 -> 0.5 * 2^-9; value 24: code 5 -> 3 * 2^-9
+    b[20] = 0x77;  // values 32 and 40: code 7 under scale 0 -> 0
+    b[28] = 0xF9;  // value 48: code 9 -> -0.5 * 448; value 56: code 15 -> -6 * 448
+    // second block (bytes 36..71): ggml reads only bits 6..0 of a scale, so 0xB8 is 1.0 too
+    b[36] = 0xB8;
+    b[37] = 0x40;  // exponent 8, mantissa 0: 2.0
+    b[40] = 0x04;  // value 64: code 4 -> 2 * 1
+    b[48] = 0x30;  // value 80: code 0 -> 0; value 88: code 3 -> 1.5 * 2
+    const auto y = dequant(GgmlType::NVFP4, b, 128);
+    EXPECT_EQ(y[0], 6.0f);
+    EXPECT_EQ(y[8], -0.5f);
+    EXPECT_EQ(y[7], -1.0f);
+    EXPECT_EQ(y[15], 1.0f);
+    EXPECT_EQ(y[1], 0.0f);
+    EXPECT_EQ(y[16], 0.0009765625f);  // 2^-10
+    EXPECT_EQ(y[24], 0.005859375f);   // 3 * 2^-9
+    EXPECT_EQ(y[32], 0.0f);
+    EXPECT_EQ(y[40], 0.0f);
+    EXPECT_EQ(y[48], -224.0f);
+    EXPECT_EQ(y[56], -2688.0f);
+    EXPECT_EQ(y[64], 2.0f);
+    EXPECT_EQ(y[72], 0.0f);
+    EXPECT_EQ(y[80], 0.0f);
+    EXPECT_EQ(y[88], 3.0f);
 }
 
 TEST(DequantizeByHand, TypesWithoutADequantizerAreRefused) {
