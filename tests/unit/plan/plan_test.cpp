@@ -405,9 +405,11 @@ TEST_F(PlanTest, MetadataLieFromTheReaderReachesThePlan) {
 
 TEST_F(PlanTest, UnknownTensorNameIsABlockerNeverSkipped) {
     TinyQwen3 model;
-    model.file.plain("layers.0.self_attn.rotary_emb.inv_freq", "F32", {8}, 4);
+    // Not one of the buffers llama.cpp's converter skips by name (".rotary_emb.inv_freq" is one:
+    // BuffersConvert), so it is refused, not dropped.
+    model.file.plain("layers.0.self_attn.rotary_emb.inv_freq_scale", "F32", {8}, 4);
     const Plan p = plan(model);
-    expect_blocker(p, "layers.0.self_attn.rotary_emb.inv_freq",
+    expect_blocker(p, "layers.0.self_attn.rotary_emb.inv_freq_scale",
                    "no llama.cpp name for this tensor");
     EXPECT_EQ(p.tensors.size(), 24u);
 }
