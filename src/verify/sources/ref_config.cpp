@@ -264,7 +264,7 @@ RefConfig parse_ref_config(const std::string& json_text) {
 }
 
 RefConfig read_ref_config(const std::filesystem::path& config_json) {
-    json root = json::parse(detail::read_side_file(config_json), nullptr, false);
+    json root = json::parse(rebox::detail::read_side_file(config_json), nullptr, false);
     if (root.is_discarded()) throw_input_error(config_json.string(), "", "not valid JSON");
     return parse_root(std::move(root));
 }
