@@ -22,6 +22,7 @@ declare -A names=(
   [nomic-bert]='"nomic_bert" "nomic-bert"'
   [gpt-oss]='"gpt_oss" "gpt-oss"'
   [modern-bert]='"modernbert" "modern-bert"'
+  [seed_oss]='"seed_oss"'
 )
 for arch in $(printf '%s\n' "${!names[@]}" | sort); do
   args=()

@@ -149,11 +149,12 @@ ModelPlan make_plan(const PlanOptions& options) {
     const bool gemma = options.arch.rfind("gemma", 0) == 0;
     const bool gemma2_norms = options.arch == "gemma2" || options.arch == "gemma3";
     const bool gemma3 = options.arch == "gemma3";
-    if (!qwen2 && !llama && !mistral && !phi3 && !gemma && options.arch != "qwen3" &&
+    const bool seed_oss = options.arch == "seed_oss";
+    if (!qwen2 && !llama && !mistral && !phi3 && !gemma && !seed_oss && options.arch != "qwen3" &&
         options.arch != "qwen3_moe")
         throw std::runtime_error("--arch: unknown architecture '" + options.arch +
                                  "' (expected qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe, "
-                                 "mixtral, phi3, gemma, gemma2 or gemma3)");
+                                 "mixtral, phi3, gemma, gemma2, gemma3 or seed_oss)");
     if (gemma && options.arch != "gemma" && !gemma2_norms)
         throw std::runtime_error("--arch: unknown architecture '" + options.arch + "'");
     if (options.multimodal && !gemma3)
@@ -182,8 +183,9 @@ ModelPlan make_plan(const PlanOptions& options) {
     if (!moe && !options.moe_defect.empty())
         throw std::runtime_error("--moe-defect needs an MoE --arch");
     // mistral tiny: head_dim set apart from hidden/heads (64/4), as in Mistral-Nemo.
-    if (mistral) d.head_dim = 32;
-    const bool qk_norm = (!qwen2 && !llama && !mistral && !phi3 && !gemma) || gemma3;
+    // seed_oss tiny too (Seed-OSS-36B: head_dim 128, hidden/heads 64).
+    if (mistral || seed_oss) d.head_dim = 32;
+    const bool qk_norm = (!qwen2 && !llama && !mistral && !phi3 && !gemma && !seed_oss) || gemma3;
     // gemma: norms as HF stores them, around 0 (the model computes x * (1 + weight)).
     const double norm_center = gemma ? 0.0 : 1.0, norm_spread = gemma ? 0.5 : 0.05;
     const auto norm = [&](const std::string& name, int64_t length) {
@@ -195,7 +197,7 @@ ModelPlan make_plan(const PlanOptions& options) {
     d.embedding_rows = gemma3 ? d.vocab + 32 : d.vocab;
     if (options.attention_bias && !llama && !mistral)
         throw std::runtime_error("--attention-bias applies to --arch llama/mistral");
-    const bool qkv_bias = qwen2 || options.attention_bias;
+    const bool qkv_bias = qwen2 || seed_oss || options.attention_bias;
     const std::string prefix = options.multimodal     ? "language_model.model."
                                : options.prefix_model ? "model."
                                                       : "";
