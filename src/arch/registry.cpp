@@ -35,6 +35,7 @@ const Architecture* const kArchitectures[] = {
     &detail::gpt_oss_architecture(),
     &detail::modernbert_architecture(),
     &detail::seed_oss_architecture(),
+    &detail::olmo2_architecture(),
 };
 
 constexpr std::string_view kExpertPlaceholder = "{e}";

@@ -23,6 +23,7 @@ declare -A names=(
   [gpt-oss]='"gpt_oss" "gpt-oss"'
   [modern-bert]='"modernbert" "modern-bert"'
   [seed_oss]='"seed_oss"'
+  [olmo2]='"olmo2" "olmo3"'
 )
 for arch in $(printf '%s\n' "${!names[@]}" | sort); do
   args=()

@@ -1,4 +1,4 @@
-"""Rebox-converted GGUFs of the llama-shaped families (seed_oss, ...) against llama.cpp's own converter class
+"""Rebox-converted GGUFs of the llama-shaped families (seed_oss, olmo2 / olmo3, ...) against llama.cpp's own converter class
 chain from the bundle, bit for bit, several files in one process.
 
 For each MODEL_DIR FILE.gguf pair: the source's values (source_values.py: mcq-v1, MLX or float, the
@@ -24,6 +24,8 @@ from source_values import Source
 
 CHAINS = {
     "seed_oss": [("olmo.py", "SeedOssModel")],
+    "olmo2": [("olmo.py", "Olmo2Model")],
+    "olmo3": [("olmo.py", "Olmo2Model")],
 }
 family, llama_src = sys.argv[1:3]
 triples = sys.argv[3:]

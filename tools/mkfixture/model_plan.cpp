@@ -150,11 +150,12 @@ ModelPlan make_plan(const PlanOptions& options) {
     const bool gemma2_norms = options.arch == "gemma2" || options.arch == "gemma3";
     const bool gemma3 = options.arch == "gemma3";
     const bool seed_oss = options.arch == "seed_oss";
-    if (!qwen2 && !llama && !mistral && !phi3 && !gemma && !seed_oss && options.arch != "qwen3" &&
-        options.arch != "qwen3_moe")
+    const bool olmo2 = options.arch == "olmo2" || options.arch == "olmo3";
+    if (!qwen2 && !llama && !mistral && !phi3 && !gemma && !seed_oss && !olmo2 &&
+        options.arch != "qwen3" && options.arch != "qwen3_moe")
         throw std::runtime_error("--arch: unknown architecture '" + options.arch +
                                  "' (expected qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe, "
-                                 "mixtral, phi3, gemma, gemma2, gemma3 or seed_oss)");
+                                 "mixtral, phi3, gemma, gemma2, gemma3, seed_oss, olmo2 or olmo3)");
     if (gemma && options.arch != "gemma" && !gemma2_norms)
         throw std::runtime_error("--arch: unknown architecture '" + options.arch + "'");
     if (options.multimodal && !gemma3)
@@ -210,7 +211,7 @@ ModelPlan make_plan(const PlanOptions& options) {
         const LayerQuant q = layer < first_3bit_layer ? LayerQuant{4, 64} : LayerQuant{3, 32};
         const std::string p = prefix + "layers." + std::to_string(layer) + ".";
         const int64_t q_width = d.heads * d.head_dim, kv_width = d.kv_heads * d.head_dim;
-        units.push_back(norm(p + "input_layernorm.weight", d.hidden));
+        if (!olmo2) units.push_back(norm(p + "input_layernorm.weight", d.hidden));
         if (phi3) {  // fused as Phi-3 stores them: q, k, v rows in one; gate rows, then up
             units.push_back(
                 quant_unit(p + "self_attn.qkv_proj.weight", q_width + 2 * kv_width, d.hidden, q));
@@ -228,9 +229,9 @@ ModelPlan make_plan(const PlanOptions& options) {
         units.push_back(quant_unit(p + "self_attn.v_proj.weight", kv_width, d.hidden, q));
         if (qkv_bias) units.push_back(bias_unit(p + "self_attn.v_proj.bias", kv_width));
         units.push_back(quant_unit(p + "self_attn.o_proj.weight", d.hidden, q_width, q));
-        if (qk_norm) {
-            units.push_back(norm(p + "self_attn.q_norm.weight", d.head_dim));
-            units.push_back(norm(p + "self_attn.k_norm.weight", d.head_dim));
+        if (qk_norm) {  // olmo2: over the whole projection, not per head
+            units.push_back(norm(p + "self_attn.q_norm.weight", olmo2 ? q_width : d.head_dim));
+            units.push_back(norm(p + "self_attn.k_norm.weight", olmo2 ? kv_width : d.head_dim));
         }
         units.push_back(norm(p + "post_attention_layernorm.weight", d.hidden));
         if (moe) {
@@ -241,7 +242,8 @@ ModelPlan make_plan(const PlanOptions& options) {
         units.push_back(quant_unit(p + "mlp.gate_proj.weight", d.intermediate, d.hidden, q));
         units.push_back(quant_unit(p + "mlp.up_proj.weight", d.intermediate, d.hidden, q));
         units.push_back(quant_unit(p + "mlp.down_proj.weight", d.hidden, d.intermediate, q));
-        if (gemma2_norms) units.push_back(norm(p + "post_feedforward_layernorm.weight", d.hidden));
+        if (gemma2_norms || olmo2)
+            units.push_back(norm(p + "post_feedforward_layernorm.weight", d.hidden));
     }
     units.push_back(norm(prefix + "norm.weight", d.hidden));
     if (options.multimodal) {
