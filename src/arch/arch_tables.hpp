@@ -27,6 +27,8 @@ const Architecture& gemma_embedding_architecture();
 const Architecture& bert_architecture();
 const Architecture& nomic_bert_architecture();
 const Architecture& modernbert_architecture();
+const Architecture& seed_oss_architecture();
+const Architecture& olmo2_architecture();
 const Architecture& gpt_oss_architecture();
 const Architecture& xlm_roberta_architecture();
 // bert's per-layer rows and KV list, which xlm-roberta shares (bert.cpp).
@@ -68,6 +70,14 @@ inline constexpr TensorSpec kAttnNorm{"input_layernorm", "attn_norm", Presence::
                                       Presence::absent,  1,           {Dim::hidden}};
 inline constexpr TensorSpec kFfnNorm{"post_attention_layernorm", "ffn_norm", Presence::required,
                                      Presence::absent,           1,          {Dim::hidden}};
+// The same HF norm where gguf-py's tensor list for the family has ATTN_POST_NORM and no FFN_NORM
+// (seed_oss, olmo2): post_attention_norm [E].
+inline constexpr TensorSpec kPostAttentionNorm{"post_attention_layernorm",
+                                               "post_attention_norm",
+                                               Presence::required,
+                                               Presence::absent,
+                                               1,
+                                               {Dim::hidden}};
 
 // q/k/v/o projections with the bias a loader takes and the row transform the rope needs.
 constexpr TensorSpec attn_q(Presence bias = Presence::absent,

@@ -172,6 +172,13 @@ enum class ArchKv : uint8_t {
     sliding_window_pattern,  // {arch}.attention.sliding_window_pattern, when config.json has one
     rope_scaling_type_none,  // {arch}.rope.scaling.type = "none"
     hidden_activation,       // {arch}.hidden_activation (hidden_activation), when present
+    // TextModel.set_gguf_parameters (v0.4.0): key_length / value_length = head_dim only when
+    // config.json has a head_dim (olmo2).
+    key_length_given,
+    value_length_given,
+    // Olmo2Model, when config.json has a sliding_window: attention.sliding_window_pattern as one
+    // BOOL per layer (layer_types[i] == "sliding_attention", else every 4th layer full).
+    sliding_window_layers,
 };
 
 // Tensors computed from config.json rather than read from the source.

@@ -144,6 +144,21 @@ std::optional<GgufValue> arch_kv_value(arch::ArchKv key, const ModelConfig& conf
         case ArchKv::hidden_activation:
             if (!config.hidden_activation) return std::nullopt;
             return string_value(*config.hidden_activation);
+        case ArchKv::key_length_given:
+        case ArchKv::value_length_given:
+            if (!config.head_dim_given) return std::nullopt;
+            return u32_value(config.head_dim);
+        case ArchKv::sliding_window_layers: {
+            if (!config.sliding_window) return std::nullopt;
+            std::vector<GgufScalar> sliding;
+            for (uint32_t i = 0; i < config.num_hidden_layers; ++i)
+                sliding.emplace_back(std::in_place_type<bool>,
+                                     config.layer_types.empty()
+                                         ? (i + 1) % 4 != 0
+                                         : i < config.layer_types.size() &&
+                                               config.layer_types[i] == "sliding_attention");
+            return GgufValue::array_of(GgufType::BOOL, std::move(sliding));
+        }
     }
     throw std::logic_error("unknown ArchKv");
 }
@@ -168,8 +183,10 @@ const char* arch_kv_suffix(arch::ArchKv key) {
         case ArchKv::rms_epsilon:
             return "attention.layer_norm_rms_epsilon";
         case ArchKv::key_length:
+        case ArchKv::key_length_given:
             return "attention.key_length";
         case ArchKv::value_length:
+        case ArchKv::value_length_given:
             return "attention.value_length";
         case ArchKv::rope_dimension_count:
             return "rope.dimension_count";
@@ -211,6 +228,7 @@ const char* arch_kv_suffix(arch::ArchKv key) {
         case ArchKv::causal_false:
             return "attention.causal";
         case ArchKv::sliding_window_pattern:
+        case ArchKv::sliding_window_layers:
             return "attention.sliding_window_pattern";
         case ArchKv::rope_scaling_type_none:
             return "rope.scaling.type";

@@ -34,6 +34,8 @@ const Architecture* const kArchitectures[] = {
     &detail::nomic_bert_architecture(),
     &detail::gpt_oss_architecture(),
     &detail::modernbert_architecture(),
+    &detail::seed_oss_architecture(),
+    &detail::olmo2_architecture(),
 };
 
 constexpr std::string_view kExpertPlaceholder = "{e}";

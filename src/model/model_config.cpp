@@ -247,6 +247,7 @@ void read_config_fields(const json& root, ModelConfig& config) {
 
     if (const auto head_dim = optional_u32(root, "head_dim")) {
         config.head_dim = *head_dim;
+        config.head_dim_given = true;
     } else {
         if (config.hidden_size % config.num_attention_heads != 0)
             fail("head_dim", "missing and hidden_size " + std::to_string(config.hidden_size) +

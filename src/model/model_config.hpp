@@ -39,6 +39,7 @@ struct ModelConfig {
     uint32_t num_attention_heads = 0;
     uint32_t num_key_value_heads = 0;  // defaults to num_attention_heads
     uint32_t head_dim = 0;             // defaults to hidden_size / num_attention_heads
+    bool head_dim_given = false;       // config.json has head_dim (not the default)
     uint32_t intermediate_size = 0;
     uint32_t max_position_embeddings = 0;
     uint32_t vocab_size = 0;

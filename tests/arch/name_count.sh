@@ -22,6 +22,8 @@ declare -A names=(
   [nomic-bert]='"nomic_bert" "nomic-bert"'
   [gpt-oss]='"gpt_oss" "gpt-oss"'
   [modern-bert]='"modernbert" "modern-bert"'
+  [seed_oss]='"seed_oss"'
+  [olmo2]='"olmo2" "olmo3"'
 )
 for arch in $(printf '%s\n' "${!names[@]}" | sort); do
   args=()

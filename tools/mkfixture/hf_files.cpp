@@ -217,6 +217,70 @@ ojson gemma_family_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_
     return config;
 }
 
+// config.json of a Seed-OSS model: Seed-OSS-36B-Instruct's keys in their order, the tiny numbers.
+ojson seed_oss_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id) {
+    ojson config{{"architectures", ojson::array({"SeedOssForCausalLM"})},
+                 {"attention_bias", true},
+                 {"attention_dropout", 0.1},
+                 {"attention_out_bias", false}};
+    if (bos_id >= 0) config["bos_token_id"] = bos_id;
+    if (eos_id >= 0) config["eos_token_id"] = eos_id;
+    config["head_dim"] = d.head_dim;
+    config["hidden_act"] = "silu";
+    config["hidden_size"] = d.hidden;
+    config["initializer_range"] = 0.02;
+    config["intermediate_size"] = d.intermediate;
+    config["max_position_embeddings"] = 524288;
+    config["mlp_bias"] = false;
+    config["model_type"] = "seed_oss";
+    config["num_attention_heads"] = d.heads;
+    config["num_hidden_layers"] = d.layers;
+    config["num_key_value_heads"] = d.kv_heads;
+    config["residual_dropout"] = 0.1;
+    config["rms_norm_eps"] = 1e-06;
+    config["rope_scaling"] = ojson{{"rope_type", "default"}};
+    config["rope_theta"] = 10000000.0;
+    config["tie_word_embeddings"] = tied;
+    config["torch_dtype"] = "bfloat16";
+    config["use_cache"] = true;
+    config["vocab_size"] = d.vocab;
+    return config;
+}
+
+// config.json of an OLMo 2 (OLMo-2-1124-7B's keys) or Olmo 3 model (Olmo-3-7B's, without its yarn
+// rope_scaling: a sliding_window and layer_types, here 4 tokens and sliding, full, ...).
+ojson olmo2_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id, bool olmo3) {
+    ojson config{{"architectures", ojson::array({olmo3 ? "Olmo3ForCausalLM" : "Olmo2ForCausalLM"})},
+                 {"attention_bias", false},
+                 {"attention_dropout", 0.0}};
+    if (bos_id >= 0) config["bos_token_id"] = bos_id;
+    if (eos_id >= 0) config["eos_token_id"] = eos_id;
+    config["hidden_act"] = "silu";
+    config["hidden_size"] = d.hidden;
+    config["initializer_range"] = 0.02;
+    config["intermediate_size"] = d.intermediate;
+    if (olmo3) {
+        ojson types = ojson::array();
+        for (int64_t i = 0; i < d.layers; ++i)
+            types.push_back(i % 2 == 0 ? "sliding_attention" : "full_attention");
+        config["layer_types"] = types;
+    }
+    config["max_position_embeddings"] = olmo3 ? 65536 : 4096;
+    config["model_type"] = olmo3 ? "olmo3" : "olmo2";
+    config["num_attention_heads"] = d.heads;
+    config["num_hidden_layers"] = d.layers;
+    config["num_key_value_heads"] = d.kv_heads;
+    config["rms_norm_eps"] = 1e-06;
+    config["rope_scaling"] = nullptr;
+    config["rope_theta"] = 500000.0;
+    if (olmo3) config["sliding_window"] = 4;
+    config["tie_word_embeddings"] = tied;
+    config["torch_dtype"] = "bfloat16";
+    config["use_cache"] = true;
+    config["vocab_size"] = d.vocab;
+    return config;
+}
+
 }  // namespace
 
 void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_t bos_id,
@@ -258,6 +322,14 @@ void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_
                                              {"num_hidden_layers", 1},
                                              {"patch_size", 14}}}};
         write_json(out_dir / "config.json", config);
+        return;
+    }
+    if (arch == "olmo2" || arch == "olmo3") {
+        write_json(out_dir / "config.json", olmo2_config(d, tied, bos_id, eos_id, arch == "olmo3"));
+        return;
+    }
+    if (arch == "seed_oss") {
+        write_json(out_dir / "config.json", seed_oss_config(d, tied, bos_id, eos_id));
         return;
     }
     if (arch == "llama" || arch == "mistral" || arch == "mixtral") {

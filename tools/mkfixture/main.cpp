@@ -96,10 +96,16 @@ int main(int argc, char** argv) {
            "tokenizer.json) | modernbert (tiny: a ModernBertModel embedder, 3 layers with a "
            "sliding window, the generated BPE tokenizer in ModernBERT's shape, MEAN pooling; "
            "--format float (float32, the default), mcq (the table, head and layer 0 4-bit / "
-           "64, later layers 3-bit / 32, the fused Wqkv / Wi single tensors) or mlx)")
+           "64, later layers 3-bit / 32, the fused Wqkv / Wi single tensors) or mlx) | seed_oss "
+           "(tiny only: SeedOssForCausalLM, q/k/v biases, head_dim 32 != hidden/heads, untied) | "
+           "olmo2 | "
+           "olmo3 (tiny only: Olmo2ForCausalLM / Olmo3ForCausalLM, no pre-norms, q/k norms over "
+           "the whole projection, post-attention and post-feed-forward norms, untied; olmo3 with "
+           "sliding_window 4 and layer_types sliding, full)")
         ->check(CLI::IsMember({"qwen3", "qwen2", "llama", "mistral", "qwen3_moe", "qwen2_moe",
                                "mixtral", "phi3", "gemma", "gemma2", "gemma3", "gpt_oss", "bert",
-                               "xlm-roberta", "nomic-bert", "modernbert"}));
+                               "xlm-roberta", "nomic-bert", "modernbert", "seed_oss", "olmo2",
+                               "olmo3"}));
     std::string encoder_pooling;
     app.add_option("--pooling", encoder_pooling,
                    "bert / xlm-roberta / nomic-bert: sentence-transformers pooling cls | mean | "
@@ -446,6 +452,8 @@ int main(int argc, char** argv) {
             throw std::runtime_error("--arch " + arch + " is untied by default (--tied ties it)");
         if (llama_family) untied = !tied_flag;
         if (arch == "qwen2_moe") untied = true;  // llama.cpp's qwen2moe loader needs output.weight
+        if (arch == "seed_oss") untied = true;   // as Seed-OSS-36B
+        if (arch == "olmo2" || arch == "olmo3") untied = true;  // the olmo2 loader never ties
         if ((arch == "gemma" || arch == "gemma2") && untied)
             throw std::runtime_error("--arch " + arch +
                                      " is always tied (llama.cpp has no output "

@@ -149,11 +149,13 @@ ModelPlan make_plan(const PlanOptions& options) {
     const bool gemma = options.arch.rfind("gemma", 0) == 0;
     const bool gemma2_norms = options.arch == "gemma2" || options.arch == "gemma3";
     const bool gemma3 = options.arch == "gemma3";
-    if (!qwen2 && !llama && !mistral && !phi3 && !gemma && options.arch != "qwen3" &&
-        options.arch != "qwen3_moe")
+    const bool seed_oss = options.arch == "seed_oss";
+    const bool olmo2 = options.arch == "olmo2" || options.arch == "olmo3";
+    if (!qwen2 && !llama && !mistral && !phi3 && !gemma && !seed_oss && !olmo2 &&
+        options.arch != "qwen3" && options.arch != "qwen3_moe")
         throw std::runtime_error("--arch: unknown architecture '" + options.arch +
                                  "' (expected qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe, "
-                                 "mixtral, phi3, gemma, gemma2 or gemma3)");
+                                 "mixtral, phi3, gemma, gemma2, gemma3, seed_oss, olmo2 or olmo3)");
     if (gemma && options.arch != "gemma" && !gemma2_norms)
         throw std::runtime_error("--arch: unknown architecture '" + options.arch + "'");
     if (options.multimodal && !gemma3)
@@ -182,8 +184,9 @@ ModelPlan make_plan(const PlanOptions& options) {
     if (!moe && !options.moe_defect.empty())
         throw std::runtime_error("--moe-defect needs an MoE --arch");
     // mistral tiny: head_dim set apart from hidden/heads (64/4), as in Mistral-Nemo.
-    if (mistral) d.head_dim = 32;
-    const bool qk_norm = (!qwen2 && !llama && !mistral && !phi3 && !gemma) || gemma3;
+    // seed_oss tiny too (Seed-OSS-36B: head_dim 128, hidden/heads 64).
+    if (mistral || seed_oss) d.head_dim = 32;
+    const bool qk_norm = (!qwen2 && !llama && !mistral && !phi3 && !gemma && !seed_oss) || gemma3;
     // gemma: norms as HF stores them, around 0 (the model computes x * (1 + weight)).
     const double norm_center = gemma ? 0.0 : 1.0, norm_spread = gemma ? 0.5 : 0.05;
     const auto norm = [&](const std::string& name, int64_t length) {
@@ -195,7 +198,7 @@ ModelPlan make_plan(const PlanOptions& options) {
     d.embedding_rows = gemma3 ? d.vocab + 32 : d.vocab;
     if (options.attention_bias && !llama && !mistral)
         throw std::runtime_error("--attention-bias applies to --arch llama/mistral");
-    const bool qkv_bias = qwen2 || options.attention_bias;
+    const bool qkv_bias = qwen2 || seed_oss || options.attention_bias;
     const std::string prefix = options.multimodal     ? "language_model.model."
                                : options.prefix_model ? "model."
                                                       : "";
@@ -208,7 +211,7 @@ ModelPlan make_plan(const PlanOptions& options) {
         const LayerQuant q = layer < first_3bit_layer ? LayerQuant{4, 64} : LayerQuant{3, 32};
         const std::string p = prefix + "layers." + std::to_string(layer) + ".";
         const int64_t q_width = d.heads * d.head_dim, kv_width = d.kv_heads * d.head_dim;
-        units.push_back(norm(p + "input_layernorm.weight", d.hidden));
+        if (!olmo2) units.push_back(norm(p + "input_layernorm.weight", d.hidden));
         if (phi3) {  // fused as Phi-3 stores them: q, k, v rows in one; gate rows, then up
             units.push_back(
                 quant_unit(p + "self_attn.qkv_proj.weight", q_width + 2 * kv_width, d.hidden, q));
@@ -226,9 +229,9 @@ ModelPlan make_plan(const PlanOptions& options) {
         units.push_back(quant_unit(p + "self_attn.v_proj.weight", kv_width, d.hidden, q));
         if (qkv_bias) units.push_back(bias_unit(p + "self_attn.v_proj.bias", kv_width));
         units.push_back(quant_unit(p + "self_attn.o_proj.weight", d.hidden, q_width, q));
-        if (qk_norm) {
-            units.push_back(norm(p + "self_attn.q_norm.weight", d.head_dim));
-            units.push_back(norm(p + "self_attn.k_norm.weight", d.head_dim));
+        if (qk_norm) {  // olmo2: over the whole projection, not per head
+            units.push_back(norm(p + "self_attn.q_norm.weight", olmo2 ? q_width : d.head_dim));
+            units.push_back(norm(p + "self_attn.k_norm.weight", olmo2 ? kv_width : d.head_dim));
         }
         units.push_back(norm(p + "post_attention_layernorm.weight", d.hidden));
         if (moe) {
@@ -239,7 +242,8 @@ ModelPlan make_plan(const PlanOptions& options) {
         units.push_back(quant_unit(p + "mlp.gate_proj.weight", d.intermediate, d.hidden, q));
         units.push_back(quant_unit(p + "mlp.up_proj.weight", d.intermediate, d.hidden, q));
         units.push_back(quant_unit(p + "mlp.down_proj.weight", d.hidden, d.intermediate, q));
-        if (gemma2_norms) units.push_back(norm(p + "post_feedforward_layernorm.weight", d.hidden));
+        if (gemma2_norms || olmo2)
+            units.push_back(norm(p + "post_feedforward_layernorm.weight", d.hidden));
     }
     units.push_back(norm(prefix + "norm.weight", d.hidden));
     if (options.multimodal) {

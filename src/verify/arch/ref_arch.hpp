@@ -41,6 +41,8 @@ enum class RefKv : uint8_t {
     hidden_activation,                     // when config.json has it
     rope_scaling_type_none,                // rope.scaling.type = "none" always
     rope_scaling_yarn,                     // a yarn rope_scaling: type, factor, context, betas
+    head_dim_lengths_given,  // key/value_length = head_dim when config.json has one, else absent
+    sliding_window_layers,   // with a sliding_window: RefConfig::sliding_layers as a BOOL array
 };
 
 // The GGUF tensors whose NVFP4 per-tensor factor (<weight>.scale) llama.cpp's graph of the

@@ -23,6 +23,8 @@ const RefArch& ref_nomic_bert();
 const RefArch& ref_xlm_roberta();
 const RefArch& ref_gpt_oss();
 const RefArch& ref_modernbert();
+const RefArch& ref_seed_oss();
+const RefArch& ref_olmo2();
 }  // namespace detail
 
 namespace {
@@ -34,7 +36,7 @@ std::span<const RefArch* const> all_ref_archs() {
         &detail::ref_phi3(),        &detail::ref_gemma(),           &detail::ref_gemma2(),
         &detail::ref_gemma3(),      &detail::ref_gemma_embedding(), &detail::ref_bert(),
         &detail::ref_xlm_roberta(), &detail::ref_nomic_bert(),      &detail::ref_gpt_oss(),
-        &detail::ref_modernbert(),
+        &detail::ref_modernbert(),  &detail::ref_seed_oss(),        &detail::ref_olmo2(),
     };
     return kArchs;
 }

@@ -94,6 +94,22 @@ class KvChecker {
             expect_u32(key, *expected);
     }
 
+    // A BOOL array KV must hold exactly `expected`.
+    void expect_bools(const std::string& key, const std::vector<bool>& expected) {
+        handled(key);
+        const GgufValue* value = gguf_.find(key);
+        std::string want;
+        for (const bool b : expected) want += b ? '1' : '0';
+        if (value == nullptr || !value->is_array() || value->elem_type != GgufType::BOOL)
+            return problem(key, "missing or not a BOOL array", want + " (one per layer)");
+        std::string got;
+        for (const GgufScalar& item : value->array) {
+            const bool* b = std::get_if<bool>(&item);
+            got += b == nullptr ? '?' : *b ? '1' : '0';
+        }
+        if (got != want) problem(key, "is " + got, want + " from config.json");
+    }
+
     // A STRING array KV must hold exactly `expected`.
     void expect_strings(const std::string& key, const std::vector<std::string>& expected,
                         const std::string& source) {
@@ -590,6 +606,22 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
                     kv.expect_optional(arch + ".attention.sliding_window_pattern",
                                        config.sliding_window_pattern,
                                        "no global_attn_every_n_layers in config.json");
+                    break;
+                // olmo2: TextModel writes them only from config.json's head_dim.
+                case RefKv::head_dim_lengths_given:
+                    for (const char* key : {".attention.key_length", ".attention.value_length"})
+                        if (config.head_dim_given)
+                            kv.expect_u32(arch + key, config.head_dim);
+                        else
+                            kv.expect_absent(arch + key, "no head_dim in config.json");
+                    break;
+                case RefKv::sliding_window_layers:
+                    if (config.sliding_window)
+                        kv.expect_bools(arch + ".attention.sliding_window_pattern",
+                                        config.sliding_layers);
+                    else
+                        kv.expect_absent(arch + ".attention.sliding_window_pattern",
+                                         "no sliding_window in config.json");
                     break;
                 case RefKv::hidden_activation:
                     kv.expect_optional(arch + ".hidden_activation", config.hidden_activation,

@@ -206,6 +206,7 @@ RefConfig parse_root(json root) {
                                         std::to_string(c.num_attention_heads) + " heads");
     if (const auto head_dim = optional_count(root, "head_dim", kMaxHeadDim)) {
         c.head_dim = *head_dim;
+        c.head_dim_given = true;
     } else if (c.hidden_size % c.num_attention_heads != 0) {
         fail("head_dim", "missing, and hidden_size is not a multiple of num_attention_heads");
     } else {

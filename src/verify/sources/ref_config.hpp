@@ -34,6 +34,7 @@ struct RefConfig {
     uint32_t num_attention_heads = 0;
     uint32_t num_key_value_heads = 0;
     uint32_t head_dim = 0;
+    bool head_dim_given = false;  // config.json has head_dim
     uint32_t intermediate_size = 0;
     uint32_t max_position_embeddings = 0;
     uint32_t vocab_size = 0;
@@ -68,6 +69,9 @@ struct RefConfig {
     };
     std::optional<Dense> dense_2;
     std::optional<Dense> dense_3;
+    // Per layer, whether attention is sliding-window: filled by an architecture's finish_config
+    // (olmo2), empty otherwise.
+    std::vector<bool> sliding_layers;
     // hidden_activation as config.json gives it (modernbert writes it as {arch}.hidden_activation).
     std::optional<std::string> hidden_activation;
 };

@@ -35,9 +35,10 @@ TEST(ArchRegistry, LookupByModelTypeAndGgufName) {
     EXPECT_EQ(find_architecture(""), nullptr);
     EXPECT_EQ(supported_model_types(),
               "qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe, mixtral, phi3, gemma, gemma2, "
-              "gemma3_text, gemma3, bert, xlm-roberta, nomic_bert, gpt_oss, modernbert");
+              "gemma3_text, gemma3, bert, xlm-roberta, nomic_bert, gpt_oss, modernbert, seed_oss, "
+              "olmo2, olmo3");
     // gemma-embedding accepts no model_type of its own (gemma3_text + Gemma3TextModel selects it).
-    EXPECT_EQ(all_architectures().size(), 16u);
+    EXPECT_EQ(all_architectures().size(), 18u);
 }
 
 // bert: the names of docs/architectures.md (llama.cpp's tensor_mapping for MODEL_ARCH.BERT), with
@@ -288,6 +289,7 @@ TEST(ArchRegistry, Nvfp4ScalesFollowEachGraph) {
         {"bert", false, false, false},       {"xlm-roberta", false, false, false},
         {"nomic_bert", false, false, false}, {"gpt_oss", false, false, false},
         {"modernbert", false, false, false}, {"gemma-embedding", false, false, false},
+        {"seed_oss", true, false, false},    {"olmo2", true, false, false},
     };
     for (const Row& row : rows) {
         SCOPED_TRACE(std::string(row.model_type));

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The llama-shaped families (seed_oss; olmo2 and olmo3, GGUF olmo2, Olmo 3 with its sliding window) against llama.cpp's own code, for every input format: each
+# family's tiny fixture in mcq-v1, MLX and plain BF16 is converted by default (Q4_1, or BF16 kept for the
+# float checkpoint) and with --outtype f32, then
+#  - rebox verify passes on both files;
+#  - ggufpy_llama_shaped.py (one process for every file): every tensor (name, type, ne, values bit for
+#    bit) and every {arch}.* KV equal what the bundle's converter class chain (SeedOssModel / Olmo2Model ->
+#    TextModel -> ModelBase) writes for the same dequantized checkpoint;
+#  - llama_embed_pairs.mjs (one llama.cpp process): llama.cpp loads every file, and each file's
+#    embeddings agree with its F32 twin's (cos >= 0.999).
+# Usage: bash tests/clients/test_llama_shaped_arch.sh BUILD_DIR
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/gguf_py.sh"
+clients_init llama_shaped_arch "${1:-}"
+ggufpy_setup "$BUILD"
+
+families=(seed_oss olmo2 olmo3)
+formats=(mcq mlx float)
+pairs=()
+for family in "${families[@]}"; do
+  checks=()
+  for format in "${formats[@]}"; do
+    dir="$WORK/$family-$format"
+    "$MKFIXTURE" "$dir" --preset tiny --arch "$family" --tokenizer small --embedding-eos --format "$format" \
+      --force >/dev/null
+    "$REBOX" convert "$dir" -o "$dir.gguf" --quiet
+    "$REBOX" convert "$dir" -o "$dir-f32.gguf" --outtype f32 --quiet
+    "$REBOX" verify "$dir" "$dir.gguf" >/dev/null
+    "$REBOX" verify "$dir" "$dir-f32.gguf" >/dev/null
+    default_types=F32,Q4_1
+    [[ $format == float ]] && default_types=F32,BF16
+    checks+=("$dir" "$dir.gguf" "$default_types" "$dir" "$dir-f32.gguf" F32)
+    pairs+=("$family-$format:$dir.gguf:$dir-f32.gguf")
+  done
+  ggufpy "$CLIENTS_DIR/ggufpy_llama_shaped.py" "$family" "$BUILD/llama-src" "${checks[@]}"
+  echo "$family converted, verified and compared with llama.cpp's converter ($(clients_elapsed))"
+done
+node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 6 --min-cos 0.999 "${pairs[@]}"
+echo "PASS test_llama_shaped_arch ($(clients_elapsed))"
