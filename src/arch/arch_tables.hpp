@@ -29,6 +29,7 @@ const Architecture& nomic_bert_architecture();
 const Architecture& modernbert_architecture();
 const Architecture& seed_oss_architecture();
 const Architecture& olmo2_architecture();
+const Architecture& smollm3_architecture();
 const Architecture& gpt_oss_architecture();
 const Architecture& xlm_roberta_architecture();
 // bert's per-layer rows and KV list, which xlm-roberta shares (bert.cpp).

@@ -36,6 +36,7 @@ const Architecture* const kArchitectures[] = {
     &detail::modernbert_architecture(),
     &detail::seed_oss_architecture(),
     &detail::olmo2_architecture(),
+    &detail::smollm3_architecture(),
 };
 
 constexpr std::string_view kExpertPlaceholder = "{e}";

@@ -40,6 +40,9 @@ struct ModelConfig {
     uint32_t num_key_value_heads = 0;  // defaults to num_attention_heads
     uint32_t head_dim = 0;             // defaults to hidden_size / num_attention_heads
     bool head_dim_given = false;       // config.json has head_dim (not the default)
+    // Per layer, whether it applies rope: filled by an architecture's finish_config (smollm3's
+    // no_rope_layers), empty otherwise.
+    std::vector<bool> rope_layers;
     uint32_t intermediate_size = 0;
     uint32_t max_position_embeddings = 0;
     uint32_t vocab_size = 0;

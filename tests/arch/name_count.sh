@@ -24,6 +24,7 @@ declare -A names=(
   [modern-bert]='"modernbert" "modern-bert"'
   [seed_oss]='"seed_oss"'
   [olmo2]='"olmo2" "olmo3"'
+  [smollm3]='"smollm3"'
 )
 for arch in $(printf '%s\n' "${!names[@]}" | sort); do
   args=()

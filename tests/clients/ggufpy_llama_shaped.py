@@ -1,4 +1,4 @@
-"""Rebox-converted GGUFs of the llama-shaped families (seed_oss, olmo2 / olmo3, ...) against llama.cpp's own converter class
+"""Rebox-converted GGUFs of the llama-shaped families (seed_oss, olmo2 / olmo3, smollm3) against llama.cpp's own converter class
 chain from the bundle, bit for bit, several files in one process.
 
 For each MODEL_DIR FILE.gguf pair: the source's values (source_values.py: mcq-v1, MLX or float, the
@@ -26,6 +26,7 @@ CHAINS = {
     "seed_oss": [("olmo.py", "SeedOssModel")],
     "olmo2": [("olmo.py", "Olmo2Model")],
     "olmo3": [("olmo.py", "Olmo2Model")],
+    "smollm3": [("llama.py", "SmolLM3Model"), ("llama.py", "LlamaModel")],
 }
 family, llama_src = sys.argv[1:3]
 triples = sys.argv[3:]
@@ -60,7 +61,9 @@ def same_value(vtype, want, got):
 def check(model_dir, gguf_path, expect_types):
     problems = []
     src = Source(model_dir)
-    conv = Converter(llama_src, chain, model_dir, dict(src.config))
+    # LlamaModel's class attributes its methods read (undo_permute: q/k rows permuted)
+    attrs = {"_experts": None, "undo_permute": True} if ("llama.py", "LlamaModel") in chain else {}
+    conv = Converter(llama_src, chain, model_dir, dict(src.config), attrs=attrs)
     conv.obj.set_gguf_parameters()
     arch = conv.obj.gguf_writer.arch
     want_kvs = {key: (value.type, value.value) for key, value in conv.obj.gguf_writer.kv_data[0].items()

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The llama-shaped families (seed_oss; olmo2 and olmo3, GGUF olmo2, Olmo 3 with its sliding window) against llama.cpp's own code, for every input format: each
+# The llama-shaped families (seed_oss; olmo2 and olmo3, GGUF olmo2, Olmo 3 with its sliding window;
+# smollm3: llama's q/k permutation, every 4th layer without rope) against llama.cpp's own code, for every input format: each
 # family's tiny fixture in mcq-v1, MLX and plain BF16 is converted by default (Q4_1, or BF16 kept for the
 # float checkpoint) and with --outtype f32, then
 #  - rebox verify passes on both files;
 #  - ggufpy_llama_shaped.py (one process for every file): every tensor (name, type, ne, values bit for
-#    bit) and every {arch}.* KV equal what the bundle's converter class chain (SeedOssModel / Olmo2Model ->
+#    bit) and every {arch}.* KV equal what the bundle's converter class chain (SeedOssModel / Olmo2Model / SmolLM3Model -> LlamaModel ->
 #    TextModel -> ModelBase) writes for the same dequantized checkpoint;
 #  - llama_embed_pairs.mjs (one llama.cpp process): llama.cpp loads every file, and each file's
 #    embeddings agree with its F32 twin's (cos >= 0.999).
@@ -15,7 +16,7 @@ source "$(dirname "$0")/lib/gguf_py.sh"
 clients_init llama_shaped_arch "${1:-}"
 ggufpy_setup "$BUILD"
 
-families=(seed_oss olmo2 olmo3)
+families=(seed_oss olmo2 olmo3 smollm3)
 formats=(mcq mlx float)
 pairs=()
 for family in "${families[@]}"; do

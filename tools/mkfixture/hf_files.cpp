@@ -281,6 +281,42 @@ ojson olmo2_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id, boo
     return config;
 }
 
+// config.json of a SmolLM3 model: SmolLM3-3B's keys in their order (no head_dim; tied; rope left
+// out on every 4th layer, no_rope_layer_interval 4).
+ojson smollm3_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id) {
+    ojson config{{"architectures", ojson::array({"SmolLM3ForCausalLM"})},
+                 {"attention_bias", false},
+                 {"attention_dropout", 0.0}};
+    if (bos_id >= 0) config["bos_token_id"] = bos_id;
+    if (eos_id >= 0) config["eos_token_id"] = eos_id;
+    config["hidden_act"] = "silu";
+    config["hidden_size"] = d.hidden;
+    config["initializer_range"] = 0.02;
+    config["intermediate_size"] = d.intermediate;
+    config["max_position_embeddings"] = 65536;
+    config["max_window_layers"] = d.layers;
+    config["mlp_bias"] = false;
+    config["model_type"] = "smollm3";
+    config["no_rope_layer_interval"] = 4;
+    ojson no_rope = ojson::array();
+    for (int64_t i = 0; i < d.layers; ++i) no_rope.push_back((i + 1) % 4 != 0 ? 1 : 0);
+    config["no_rope_layers"] = no_rope;
+    config["num_attention_heads"] = d.heads;
+    config["num_hidden_layers"] = d.layers;
+    config["num_key_value_heads"] = d.kv_heads;
+    config["pretraining_tp"] = 2;
+    config["rms_norm_eps"] = 1e-06;
+    config["rope_scaling"] = nullptr;
+    config["rope_theta"] = 5000000.0;
+    config["sliding_window"] = nullptr;
+    config["tie_word_embeddings"] = tied;
+    config["torch_dtype"] = "bfloat16";
+    config["use_cache"] = true;
+    config["use_sliding_window"] = false;
+    config["vocab_size"] = d.vocab;
+    return config;
+}
+
 }  // namespace
 
 void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_t bos_id,
@@ -322,6 +358,10 @@ void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_
                                              {"num_hidden_layers", 1},
                                              {"patch_size", 14}}}};
         write_json(out_dir / "config.json", config);
+        return;
+    }
+    if (arch == "smollm3") {
+        write_json(out_dir / "config.json", smollm3_config(d, tied, bos_id, eos_id));
         return;
     }
     if (arch == "olmo2" || arch == "olmo3") {

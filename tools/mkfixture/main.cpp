@@ -101,11 +101,12 @@ int main(int argc, char** argv) {
            "olmo2 | "
            "olmo3 (tiny only: Olmo2ForCausalLM / Olmo3ForCausalLM, no pre-norms, q/k norms over "
            "the whole projection, post-attention and post-feed-forward norms, untied; olmo3 with "
-           "sliding_window 4 and layer_types sliding, full)")
-        ->check(CLI::IsMember({"qwen3", "qwen2", "llama", "mistral", "qwen3_moe", "qwen2_moe",
-                               "mixtral", "phi3", "gemma", "gemma2", "gemma3", "gpt_oss", "bert",
-                               "xlm-roberta", "nomic-bert", "modernbert", "seed_oss", "olmo2",
-                               "olmo3"}));
+           "sliding_window 4 and layer_types sliding, full) | smollm3 (tiny only: "
+           "SmolLM3ForCausalLM, 4 layers, no_rope_layers 1, 1, 1, 0, tied)")
+        ->check(CLI::IsMember({"qwen3",      "qwen2",    "llama", "mistral",     "qwen3_moe",
+                               "qwen2_moe",  "mixtral",  "phi3",  "gemma",       "gemma2",
+                               "gemma3",     "gpt_oss",  "bert",  "xlm-roberta", "nomic-bert",
+                               "modernbert", "seed_oss", "olmo2", "olmo3",       "smollm3"}));
     std::string encoder_pooling;
     app.add_option("--pooling", encoder_pooling,
                    "bert / xlm-roberta / nomic-bert: sentence-transformers pooling cls | mean | "

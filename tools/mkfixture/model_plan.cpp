@@ -151,11 +151,13 @@ ModelPlan make_plan(const PlanOptions& options) {
     const bool gemma3 = options.arch == "gemma3";
     const bool seed_oss = options.arch == "seed_oss";
     const bool olmo2 = options.arch == "olmo2" || options.arch == "olmo3";
-    if (!qwen2 && !llama && !mistral && !phi3 && !gemma && !seed_oss && !olmo2 &&
+    const bool smollm3 = options.arch == "smollm3";
+    if (!qwen2 && !llama && !mistral && !phi3 && !gemma && !seed_oss && !olmo2 && !smollm3 &&
         options.arch != "qwen3" && options.arch != "qwen3_moe")
-        throw std::runtime_error("--arch: unknown architecture '" + options.arch +
-                                 "' (expected qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe, "
-                                 "mixtral, phi3, gemma, gemma2, gemma3, seed_oss, olmo2 or olmo3)");
+        throw std::runtime_error(
+            "--arch: unknown architecture '" + options.arch +
+            "' (expected qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe, "
+            "mixtral, phi3, gemma, gemma2, gemma3, seed_oss, olmo2, olmo3 or smollm3)");
     if (gemma && options.arch != "gemma" && !gemma2_norms)
         throw std::runtime_error("--arch: unknown architecture '" + options.arch + "'");
     if (options.multimodal && !gemma3)
@@ -186,7 +188,10 @@ ModelPlan make_plan(const PlanOptions& options) {
     // mistral tiny: head_dim set apart from hidden/heads (64/4), as in Mistral-Nemo.
     // seed_oss tiny too (Seed-OSS-36B: head_dim 128, hidden/heads 64).
     if (mistral || seed_oss) d.head_dim = 32;
-    const bool qk_norm = (!qwen2 && !llama && !mistral && !phi3 && !gemma && !seed_oss) || gemma3;
+    // smollm3 tiny: 4 layers, so that the last one is a no-rope layer (every 4th).
+    if (smollm3) d.layers = 4;
+    const bool qk_norm =
+        (!qwen2 && !llama && !mistral && !phi3 && !gemma && !seed_oss && !smollm3) || gemma3;
     // gemma: norms as HF stores them, around 0 (the model computes x * (1 + weight)).
     const double norm_center = gemma ? 0.0 : 1.0, norm_spread = gemma ? 0.5 : 0.05;
     const auto norm = [&](const std::string& name, int64_t length) {
