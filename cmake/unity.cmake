@@ -1,7 +1,7 @@
 # Unity build: a target's sources compiled a folder's worth at a time. Most of a file's compile time
 # is instantiating and optimising the same templates (nlohmann/json, the standard containers, GoogleTest)
 # that its neighbours instantiate too; a batch of them in one translation unit does that once. On 2
-# cores this cuts the library's build about threefold.
+# cores this cuts the library's and tools' compile from 884 to about 540 CPU-seconds.
 #
 # The batch files include their members by paths relative to the source root, not by absolute paths
 # (as CMake's own UNITY_BUILD writes them): so a batch file has the same text in every checkout and
