@@ -179,6 +179,10 @@ enum class ArchKv : uint8_t {
     // Olmo2Model, when config.json has a sliding_window: attention.sliding_window_pattern as one
     // BOOL per layer (layer_types[i] == "sliding_attention", else every 4th layer full).
     sliding_window_layers,
+    // Ministral3Model (mistral3), when ModelConfig has them: rope.scaling.yarn_log_multiplier
+    // (mscale_all_dim as given) and attention.temperature_scale (llama_4_scaling_beta).
+    rope_scaling_yarn_log_multiplier,
+    attention_temperature_scale,
 };
 
 // Tensors computed from config.json rather than read from the source.

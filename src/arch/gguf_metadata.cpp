@@ -159,6 +159,10 @@ std::optional<GgufValue> arch_kv_value(arch::ArchKv key, const ModelConfig& conf
                                                config.layer_types[i] == "sliding_attention");
             return GgufValue::array_of(GgufType::BOOL, std::move(sliding));
         }
+        case ArchKv::rope_scaling_yarn_log_multiplier:
+            return optional_f32(config.yarn_log_multiplier);
+        case ArchKv::attention_temperature_scale:
+            return optional_f32(config.attn_temperature_scale);
     }
     throw std::logic_error("unknown ArchKv");
 }
@@ -234,6 +238,10 @@ const char* arch_kv_suffix(arch::ArchKv key) {
             return "rope.scaling.type";
         case ArchKv::hidden_activation:
             return "hidden_activation";
+        case ArchKv::rope_scaling_yarn_log_multiplier:
+            return "rope.scaling.yarn_log_multiplier";
+        case ArchKv::attention_temperature_scale:
+            return "attention.temperature_scale";
     }
     throw std::logic_error("unknown ArchKv");
 }

@@ -37,6 +37,7 @@ const Architecture* const kArchitectures[] = {
     &detail::seed_oss_architecture(),
     &detail::olmo2_architecture(),
     &detail::smollm3_architecture(),
+    &detail::mistral3_architecture(),
 };
 
 constexpr std::string_view kExpertPlaceholder = "{e}";

@@ -99,6 +99,10 @@ struct ModelConfig {
     std::optional<DenseFeatures> dense_3;
     // hidden_activation (modernbert: "gelu" / "silu"), written as {arch}.hidden_activation.
     std::optional<std::string> hidden_activation;
+    // Ministral 3 (mistral3 with a ministral3 text model): rope_parameters' mscale_all_dim and
+    // llama_4_scaling_beta, filled by the architecture's finish_config; nullopt otherwise.
+    std::optional<float> yarn_log_multiplier;
+    std::optional<float> attn_temperature_scale;
 };
 
 // The architecture-independent reading of config.json. arch/read_config.hpp puts it together

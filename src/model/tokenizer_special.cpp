@@ -187,10 +187,16 @@ void apply_special_tokens(const std::filesystem::path& model_dir,
     if (hparams_json != nullptr || std::filesystem::is_regular_file(model_config)) {
         const json hparams =
             hparams_json != nullptr ? *hparams_json : read_json_object(model_config);
-        auto id_of = [&hparams](const char* field) -> std::optional<uint32_t> {
-            const auto it = hparams.find(field);
-            if (it == hparams.end() || !it->is_number_unsigned()) return std::nullopt;
-            const uint64_t id = it->get<uint64_t>();
+        // gguf-py looks in text_config when the top level has none (absent or null).
+        const auto text = hparams.find("text_config");
+        auto id_of = [&hparams, &text](const char* field) -> std::optional<uint32_t> {
+            const json* value = nullptr;
+            if (const auto it = hparams.find(field); it != hparams.end()) value = &*it;
+            if ((value == nullptr || value->is_null()) && text != hparams.end() &&
+                text->is_object())
+                if (const auto it = text->find(field); it != text->end()) value = &*it;
+            if (value == nullptr || !value->is_number_unsigned()) return std::nullopt;
+            const uint64_t id = value->get<uint64_t>();
             if (id > UINT32_MAX) return std::nullopt;
             return static_cast<uint32_t>(id);
         };

@@ -25,6 +25,7 @@ declare -A names=(
   [seed_oss]='"seed_oss"'
   [olmo2]='"olmo2" "olmo3"'
   [smollm3]='"smollm3"'
+  [mistral3]='"mistral3" "ministral3" "Mistral3ForConditionalGeneration"'
 )
 for arch in $(printf '%s\n' "${!names[@]}" | sort); do
   args=()

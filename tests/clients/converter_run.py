@@ -32,27 +32,39 @@ import gguf
 import numpy as np
 
 
+def _class_node(path, class_name):
+    """The class `class_name` of the module, or a nested one by its dotted path
+    ("Mistral3Model.Ministral3Model"); None when there is none."""
+    body = ast.parse(open(path, encoding="utf-8").read()).body
+    node = None
+    for part in class_name.split("."):
+        node = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == part), None)
+        if node is None:
+            return None
+        body = node.body
+    return node
+
+
 def _methods(path, class_name):
-    tree = ast.parse(open(path, encoding="utf-8").read())
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.name == class_name:
-            out = {}
-            for item in node.body:
-                if isinstance(item, ast.FunctionDef):
-                    # a @staticmethod is called without the object (EmbeddingGemma._get_dense_prefix)
-                    item.rebox_static = any(isinstance(d, ast.Name) and d.id == "staticmethod"
-                                            for d in item.decorator_list)
-                    item.decorator_list = []
-                    for arg in item.args.args + item.args.kwonlyargs + item.args.posonlyargs:
-                        arg.annotation = None
-                    if item.args.vararg:
-                        item.args.vararg.annotation = None
-                    if item.args.kwarg:
-                        item.args.kwarg.annotation = None
-                    item.returns = None
-                    out[item.name] = item
-            return out
-    raise LookupError(f"{path}: class {class_name} not found")
+    node = _class_node(path, class_name)
+    if node is None:
+        raise LookupError(f"{path}: class {class_name} not found")
+    out = {}
+    for item in node.body:
+        if isinstance(item, ast.FunctionDef):
+            # a @staticmethod is called without the object (EmbeddingGemma._get_dense_prefix)
+            item.rebox_static = any(isinstance(d, ast.Name) and d.id == "staticmethod"
+                                    for d in item.decorator_list)
+            item.decorator_list = []
+            for arg in item.args.args + item.args.kwonlyargs + item.args.posonlyargs:
+                arg.annotation = None
+            if item.args.vararg:
+                item.args.vararg.annotation = None
+            if item.args.kwarg:
+                item.args.kwarg.annotation = None
+            item.returns = None
+            out[item.name] = item
+    return out
 
 
 class _Stand:
@@ -117,7 +129,9 @@ class Converter:
         self.extra_globals = extra_globals or {}  # module-level names a method needs (e.g. an enum of base.py)
         self.chain = []
         for index, (module, class_name) in enumerate(chain):
-            self.chain.append((class_name, _methods(os.path.join(conv_dir, module), class_name), index))
+            # a nested class (mistral3.py's Mistral3Model.Ministral3Model) goes by its own name
+            self.chain.append((class_name.rsplit(".", 1)[-1], _methods(os.path.join(conv_dir, module), class_name),
+                               index))
         self.compiled = {}
         self.obj = _Stand(self)
         self.model_dir = pathlib.Path(model_dir)
@@ -129,14 +143,14 @@ class Converter:
         self.obj.dir_model = self.model_dir
         # class attributes the chain reads (model_arch is set per class in the source)
         for module, class_name in chain:
-            for node in ast.parse(open(os.path.join(conv_dir, module), encoding="utf-8").read()).body:
-                if isinstance(node, ast.ClassDef) and node.name == class_name:
-                    for item in node.body:
-                        if isinstance(item, ast.Assign) and len(item.targets) == 1 and \
-                                isinstance(item.targets[0], ast.Name) and item.targets[0].id == "model_arch" \
-                                and "model_arch" not in self.obj.__dict__:
-                            self.obj.model_arch = eval(compile(ast.Expression(item.value), "arch", "eval"),
-                                                       {"gguf": gguf})
+            node = _class_node(os.path.join(conv_dir, module), class_name)
+            if node is not None:
+                for item in node.body:
+                    if isinstance(item, ast.Assign) and len(item.targets) == 1 and \
+                            isinstance(item.targets[0], ast.Name) and item.targets[0].id == "model_arch" \
+                            and "model_arch" not in self.obj.__dict__:
+                        self.obj.model_arch = eval(compile(ast.Expression(item.value), "arch", "eval"),
+                                                   {"gguf": gguf})
         # attributes ModelBase.__init__ would set from its arguments, or a class's own mutable class
         # attributes (EmbeddingGemma's module_paths / dense_features_dims), before the chain's __init__
         for name, value in (attrs or {}).items():

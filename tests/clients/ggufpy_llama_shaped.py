@@ -1,5 +1,5 @@
-"""Rebox-converted GGUFs of the llama-shaped families (seed_oss, olmo2 / olmo3, smollm3) against llama.cpp's own converter class
-chain from the bundle, bit for bit, several files in one process.
+"""Rebox-converted GGUFs of the llama-shaped families (seed_oss, olmo2 / olmo3, smollm3, mistral3) against llama.cpp's own
+converter class chain from the bundle, bit for bit, several files in one process.
 
 For each MODEL_DIR FILE.gguf pair: the source's values (source_values.py: mcq-v1, MLX or float, the
 dequantized checkpoint) are passed through the family's converter chain (e.g. SeedOssModel -> TextModel ->
@@ -7,7 +7,8 @@ ModelBase, run as written by converter_run.py): filter_tensors, modify_tensors a
 map give every GGUF name and array llama.cpp's converter writes, generate_extra_tensors the tensors it
 computes from config.json. gguf-py's GGUFReader reads FILE.gguf: every
 tensor must be one of those (name, ne, values bit for bit after gguf.quants.dequantize), and every one of
-those must be in the file. Every {arch}.* KV set_gguf_parameters writes must be in the file with the same
+those must be in the file (a tensor the converter skips is a problem, but for a multimodal family's vision tower
+and projector). Every {arch}.* KV set_gguf_parameters writes must be in the file with the same
 type and value (arrays element for element), and the file may hold no other {arch}.* KV (pooling_type
 aside, which rebox adds from modules.json). general.architecture must be the converter's.
 
@@ -27,7 +28,11 @@ CHAINS = {
     "olmo2": [("olmo.py", "Olmo2Model")],
     "olmo3": [("olmo.py", "Olmo2Model")],
     "smollm3": [("llama.py", "SmolLM3Model"), ("llama.py", "LlamaModel")],
+    # Mistral3Model hands everything to its nested Ministral3Model (a LlamaModel) for these configs
+    "mistral3": [("mistral3.py", "Mistral3Model.Ministral3Model"), ("llama.py", "LlamaModel")],
 }
+# The source tensors a family's converter leaves out of the text GGUF (a vision tower), after "model."
+VISION = {"mistral3": ("vision_tower.", "multi_modal_projector.")}
 family, llama_src = sys.argv[1:3]
 triples = sys.argv[3:]
 assert family in CHAINS and triples and len(triples) % 3 == 0, __doc__
@@ -73,8 +78,11 @@ def check(model_dir, gguf_path, expect_types):
         wanted[g], origin[g] = np.asarray(data, dtype=np.float32), "(generated from config.json)"
     for name in src.names():
         converted = conv.tensors(hf_name(name), src.values(name), block_id(name))
-        if not converted:
+        unprefixed = name[len("model."):] if name.startswith("model.") else name
+        if not converted and not unprefixed.startswith(VISION.get(family, ())):
             problems.append(f"source tensor {name}: the converter skips it")
+        if converted and unprefixed.startswith(VISION.get(family, ("-",))):
+            problems.append(f"source tensor {name}: the converter keeps a vision tensor")
         for g, data in converted:
             if g in wanted:
                 problems.append(f"{origin[g]} and {name} both become {g}")

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The llama-shaped families (seed_oss; olmo2 and olmo3, GGUF olmo2, Olmo 3 with its sliding window;
-# smollm3: llama's q/k permutation, every 4th layer without rope) against llama.cpp's own code, for every input format: each
+# smollm3: llama's q/k permutation, every 4th layer without rope; mistral3: a Mistral3ForConditionalGeneration with a
+# ministral3 text model, its yarn block and a vision tower left out) against llama.cpp's own code, for every input format: each
 # family's tiny fixture in mcq-v1, MLX and plain BF16 is converted by default (Q4_1, or BF16 kept for the
 # float checkpoint) and with --outtype f32, then
 #  - rebox verify passes on both files;
 #  - ggufpy_llama_shaped.py (one process for every file): every tensor (name, type, ne, values bit for
-#    bit) and every {arch}.* KV equal what the bundle's converter class chain (SeedOssModel / Olmo2Model / SmolLM3Model -> LlamaModel ->
+#    bit) and every {arch}.* KV equal what the bundle's converter class chain (SeedOssModel / Olmo2Model / SmolLM3Model /
+#    Mistral3Model.Ministral3Model -> LlamaModel ->
 #    TextModel -> ModelBase) writes for the same dequantized checkpoint;
 #  - llama_embed_pairs.mjs (one llama.cpp process): llama.cpp loads every file, and each file's
 #    embeddings agree with its F32 twin's (cos >= 0.999).
@@ -16,7 +18,7 @@ source "$(dirname "$0")/lib/gguf_py.sh"
 clients_init llama_shaped_arch "${1:-}"
 ggufpy_setup "$BUILD"
 
-families=(seed_oss olmo2 olmo3 smollm3)
+families=(seed_oss olmo2 olmo3 smollm3 mistral3)
 formats=(mcq mlx float)
 pairs=()
 for family in "${families[@]}"; do
@@ -37,5 +39,27 @@ for family in "${families[@]}"; do
   ggufpy "$CLIENTS_DIR/ggufpy_llama_shaped.py" "$family" "$BUILD/llama-src" "${checks[@]}"
   echo "$family converted, verified and compared with llama.cpp's converter ($(clients_elapsed))"
 done
+# Bad input, refused before anything is written: exit 2, one BLOCKER line naming what is wrong.
+refuse() { # dir expected-text
+  set +e
+  "$REBOX" convert "$1" -o "$1.gguf" --quiet 2>"$1.err" >/dev/null
+  local rc=$?
+  set -e
+  [[ $rc -eq 2 && ! -e "$1.gguf" && $(grep -c '^BLOCKER' "$1.err") -eq 1 ]] && grep -q -- "$2" "$1.err" ||
+    { echo "FAIL: $1: exit $rc (expected 2, one BLOCKER line with '$2', no file)"; cat "$1.err"; exit 1; }
+  echo "  $(basename "$1"): refused: $(grep '^BLOCKER' "$1.err")"
+}
+# Mistral's own format (params.json + consolidated.safetensors, no config.json).
+bad="$WORK/mistral3-mistral-format"
+cp -r "$WORK/mistral3-float" "$bad"
+mv "$bad/model.safetensors" "$bad/consolidated.safetensors"
+rm "$bad/config.json"
+echo '{"dim": 64, "n_layers": 2, "head_dim": 32}' >"$bad/params.json"
+refuse "$bad" "params.json: a Mistral-format checkpoint.*config.json"
+# A ministral3 yarn block without original_max_position_embeddings.
+bad="$WORK/mistral3-no-original-context"
+cp -r "$WORK/mistral3-float" "$bad"
+python3 -c 'import json,sys; p=sys.argv[1]; c=json.load(open(p)); del c["text_config"]["rope_parameters"]["original_max_position_embeddings"]; json.dump(c, open(p, "w"))' "$bad/config.json"
+refuse "$bad" "original_max_position_embeddings"
 node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 6 --min-cos 0.999 "${pairs[@]}"
 echo "PASS test_llama_shaped_arch ($(clients_elapsed))"

@@ -317,6 +317,60 @@ ojson smollm3_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id) {
     return config;
 }
 
+// config.json of a Mistral3ForConditionalGeneration with a ministral3 text model (Ministral 3 /
+// Devstral Small 2's layout): the text numbers and the yarn rope_parameters in text_config, a
+// Pixtral vision_config; head_dim apart from hidden/heads; mscale_all_dim 1 (0.1 would be
+// deepseek2's factor) and llama_4_scaling_beta 0.1.
+ojson mistral3_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id) {
+    ojson text{{"attention_dropout", 0.0}};
+    if (bos_id >= 0) text["bos_token_id"] = bos_id;
+    if (eos_id >= 0) text["eos_token_id"] = eos_id;
+    text["head_dim"] = d.head_dim;
+    text["hidden_act"] = "silu";
+    text["hidden_size"] = d.hidden;
+    text["initializer_range"] = 0.02;
+    text["intermediate_size"] = d.intermediate;
+    text["max_position_embeddings"] = 262144;
+    text["model_type"] = "ministral3";
+    text["num_attention_heads"] = d.heads;
+    text["num_hidden_layers"] = d.layers;
+    text["num_key_value_heads"] = d.kv_heads;
+    text["rms_norm_eps"] = 1e-05;
+    text["rope_parameters"] = ojson{{"beta_fast", 32.0},
+                                    {"beta_slow", 1.0},
+                                    {"factor", 16.0},
+                                    {"llama_4_scaling_beta", 0.1},
+                                    {"mscale", 1.0},
+                                    {"mscale_all_dim", 1.0},
+                                    {"original_max_position_embeddings", 16384},
+                                    {"rope_theta", 1000000.0},
+                                    {"rope_type", "yarn"},
+                                    {"type", "yarn"}};
+    text["sliding_window"] = nullptr;
+    text["use_cache"] = true;
+    text["vocab_size"] = d.vocab;
+    return ojson{{"architectures", ojson::array({"Mistral3ForConditionalGeneration"})},
+                 {"image_token_index", 10},
+                 {"model_type", "mistral3"},
+                 {"multimodal_projector_bias", false},
+                 {"projector_hidden_act", "gelu"},
+                 {"spatial_merge_size", 2},
+                 {"text_config", text},
+                 {"tie_word_embeddings", tied},
+                 {"torch_dtype", "bfloat16"},
+                 {"vision_config", ojson{{"head_dim", 16},
+                                         {"hidden_act", "silu"},
+                                         {"hidden_size", 32},
+                                         {"image_size", 64},
+                                         {"intermediate_size", 64},
+                                         {"model_type", "pixtral"},
+                                         {"num_attention_heads", 2},
+                                         {"num_hidden_layers", 1},
+                                         {"patch_size", 16},
+                                         {"rope_theta", 10000.0}}},
+                 {"vision_feature_layer", -1}};
+}
+
 }  // namespace
 
 void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_t bos_id,
@@ -358,6 +412,10 @@ void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_
                                              {"num_hidden_layers", 1},
                                              {"patch_size", 14}}}};
         write_json(out_dir / "config.json", config);
+        return;
+    }
+    if (arch == "mistral3") {
+        write_json(out_dir / "config.json", mistral3_config(d, tied, bos_id, eos_id));
         return;
     }
     if (arch == "smollm3") {

@@ -152,12 +152,13 @@ ModelPlan make_plan(const PlanOptions& options) {
     const bool seed_oss = options.arch == "seed_oss";
     const bool olmo2 = options.arch == "olmo2" || options.arch == "olmo3";
     const bool smollm3 = options.arch == "smollm3";
+    const bool mistral3 = options.arch == "mistral3";
     if (!qwen2 && !llama && !mistral && !phi3 && !gemma && !seed_oss && !olmo2 && !smollm3 &&
-        options.arch != "qwen3" && options.arch != "qwen3_moe")
+        !mistral3 && options.arch != "qwen3" && options.arch != "qwen3_moe")
         throw std::runtime_error(
             "--arch: unknown architecture '" + options.arch +
             "' (expected qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe, "
-            "mixtral, phi3, gemma, gemma2, gemma3, seed_oss, olmo2, olmo3 or smollm3)");
+            "mixtral, phi3, gemma, gemma2, gemma3, seed_oss, olmo2, olmo3, smollm3 or mistral3)");
     if (gemma && options.arch != "gemma" && !gemma2_norms)
         throw std::runtime_error("--arch: unknown architecture '" + options.arch + "'");
     if (options.multimodal && !gemma3)
@@ -187,11 +188,13 @@ ModelPlan make_plan(const PlanOptions& options) {
         throw std::runtime_error("--moe-defect needs an MoE --arch");
     // mistral tiny: head_dim set apart from hidden/heads (64/4), as in Mistral-Nemo.
     // seed_oss tiny too (Seed-OSS-36B: head_dim 128, hidden/heads 64).
-    if (mistral || seed_oss) d.head_dim = 32;
+    // mistral3 too (Mistral Small 3: head_dim 128, hidden/heads 160).
+    if (mistral || seed_oss || mistral3) d.head_dim = 32;
     // smollm3 tiny: 4 layers, so that the last one is a no-rope layer (every 4th).
     if (smollm3) d.layers = 4;
     const bool qk_norm =
-        (!qwen2 && !llama && !mistral && !phi3 && !gemma && !seed_oss && !smollm3) || gemma3;
+        (!qwen2 && !llama && !mistral && !phi3 && !gemma && !seed_oss && !smollm3 && !mistral3) ||
+        gemma3;
     // gemma: norms as HF stores them, around 0 (the model computes x * (1 + weight)).
     const double norm_center = gemma ? 0.0 : 1.0, norm_spread = gemma ? 0.5 : 0.05;
     const auto norm = [&](const std::string& name, int64_t length) {
@@ -204,7 +207,9 @@ ModelPlan make_plan(const PlanOptions& options) {
     if (options.attention_bias && !llama && !mistral)
         throw std::runtime_error("--attention-bias applies to --arch llama/mistral");
     const bool qkv_bias = qwen2 || seed_oss || options.attention_bias;
+    // mistral3: Mistral3ForConditionalGeneration as transformers 5 saves it (Ministral 3).
     const std::string prefix = options.multimodal     ? "language_model.model."
+                               : mistral3             ? "model.language_model."
                                : options.prefix_model ? "model."
                                                       : "";
     std::vector<PlanUnit>& units = plan.units;
@@ -259,6 +264,14 @@ ModelPlan make_plan(const PlanOptions& options) {
         units.push_back(quant_unit("vision_tower.vision_model.encoder.layers.0.mlp.fc1.weight", 64,
                                    64, {4, 64}));
         units.push_back(norm_unit("multi_modal_projector.mm_soft_emb_norm.weight", 32));
+    }
+    if (mistral3) {
+        // Stand-ins for the Pixtral tower and the projector: not part of the text GGUF.
+        units.push_back(norm_unit("model.vision_tower.ln_pre.weight", 32));
+        units.push_back(
+            norm_unit("model.vision_tower.transformer.layers.0.attention_norm.weight", 32));
+        units.push_back(quant_unit("model.multi_modal_projector.linear_1.weight", 64, 64, {4, 64}));
+        units.push_back(norm_unit("model.multi_modal_projector.norm.weight", 32));
     }
     if (options.untied)  // lm_head stays unprefixed, like HF checkpoints
         units.push_back(quant_unit("lm_head.weight", d.vocab, d.hidden, embedding));

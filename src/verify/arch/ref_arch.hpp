@@ -43,6 +43,9 @@ enum class RefKv : uint8_t {
     rope_scaling_yarn,                     // a yarn rope_scaling: type, factor, context, betas
     head_dim_lengths_given,  // key/value_length = head_dim when config.json has one, else absent
     sliding_window_layers,   // with a sliding_window: RefConfig::sliding_layers as a BOOL array
+    // mistral3: rope.scaling.yarn_log_multiplier and attention.temperature_scale from
+    // RefConfig::yarn_log_multiplier / temperature_scale, absent without them.
+    ministral3_scaling,
 };
 
 // The GGUF tensors whose NVFP4 per-tensor factor (<weight>.scale) llama.cpp's graph of the

@@ -627,6 +627,18 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
                     kv.expect_optional(arch + ".hidden_activation", config.hidden_activation,
                                        "no hidden_activation in config.json");
                     break;
+                // Ministral3Model: both from the yarn block of a ministral3 text model.
+                case RefKv::ministral3_scaling:
+                    for (const auto& [suffix, value] :
+                         {std::pair{".rope.scaling.yarn_log_multiplier",
+                                    config.yarn_log_multiplier},
+                          std::pair{".attention.temperature_scale", config.temperature_scale}}) {
+                        if (value)
+                            kv.expect_f32(arch + suffix, *value);
+                        else
+                            kv.expect_absent(arch + suffix, "not a ministral3 text model");
+                    }
+                    break;
                 default:
                     break;
             }

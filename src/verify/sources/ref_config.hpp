@@ -74,6 +74,10 @@ struct RefConfig {
     std::vector<bool> sliding_layers;
     // hidden_activation as config.json gives it (modernbert writes it as {arch}.hidden_activation).
     std::optional<std::string> hidden_activation;
+    // mistral3 with a ministral3 text model: the yarn block's mscale_all_dim and
+    // llama_4_scaling_beta, filled by its finish_config.
+    std::optional<float> yarn_log_multiplier;
+    std::optional<float> temperature_scale;
 };
 
 // Caps far above any released model, far below what would exhaust memory or time when verify

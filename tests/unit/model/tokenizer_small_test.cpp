@@ -242,6 +242,19 @@ TEST(ModelTokenizerSmall, ConfigJsonIdsFillTheGaps) {
     EXPECT_FALSE(v.pad_id.has_value());  // 99 is not a token
 }
 
+// gguf-py's SpecialVocab reads an id from text_config when the top level has none (absent or
+// null): a multimodal config.json that keeps its ids with the text model (Ministral 3).
+TEST(ModelTokenizerSmall, ConfigJsonIdsFromTextConfig) {
+    test::ScratchDir dir;
+    dir.write("tokenizer.json", tokenizer_json({}));
+    dir.write("config.json", R"({"bos_token_id": null, "eos_token_id": 5,
+        "text_config": {"bos_token_id": 6, "eos_token_id": 0, "pad_token_id": 2}})");
+    const TokenizerVocab v = read_tokenizer(dir.path(), {});
+    EXPECT_EQ(v.bos_id, 6u);  // null at the top: text_config's
+    EXPECT_EQ(v.eos_id, 5u);  // the top level's first
+    EXPECT_EQ(v.pad_id, 2u);  // absent at the top
+}
+
 TEST(ModelTokenizerSmall, RegexTable) {
     EXPECT_EQ(
         pre_tokenizer_for_regex(
