@@ -202,6 +202,14 @@ struct ConfigDefault {
     std::string_view json_value;  // "8", "1e-06", "true"
 };
 
+// A per-layer scalar source tensor the converter turns into one entry of a FLOAT32 array KV
+// instead of a tensor (apertus: layers.N.mlp.act_fn.alpha_n -> xielu.alpha_n[N]); the key is
+// written as given, without the {arch}. prefix, as gguf-py names these.
+struct LayerScalarKv {
+    std::string_view hf;   // stem after "layers.N.", e.g. "mlp.act_fn.alpha_n"
+    std::string_view key;  // the whole GGUF key, e.g. "xielu.alpha_n"
+};
+
 // The tensors besides attention (q, k, v, qkv, output: build_qkv and wo_s in every graph) whose
 // NVFP4 `.scale` the graph applies.
 struct GraphScales {
@@ -250,6 +258,9 @@ struct Architecture {
     // head prefixes, e.g. BertModel.filter_tensors' "embeddings.position_ids"), beside those it
     // drops for every architecture (is_converter_buffer).
     std::span<const std::string_view> converter_buffers = {};
+    // Per-layer scalars written as array KVs (LayerScalarKv), in the order the converter writes
+    // the arrays; each layer must have one value of each.
+    std::span<const LayerScalarKv> layer_scalar_kvs = {};
 
     // Which tensors' NVFP4 per-tensor factor (`<tensor>.scale`) llama.cpp's graph multiplies in
     // (the *_s arguments of src/models/<arch>.cpp); a factor other than 1 elsewhere is a BLOCKER.
@@ -308,6 +319,11 @@ bool is_left_out(const Architecture& arch, std::string_view hf_name);
 // ".rotary_emb.inv_freq" (ModelBase.prepare_tensors), and the family's converter_buffers. Such a
 // tensor is left out with a note whatever its dtype (an I64 position_ids included).
 bool is_converter_buffer(const Architecture& arch, std::string_view hf_name);
+
+// The architecture's layer_scalar_kvs entry (its index) and layer an HF name (with or without
+// "model." / "language_model.") is a value of: "layers.N.<hf>" with nothing after; nullopt else.
+std::optional<std::pair<size_t, uint32_t>> match_layer_scalar(const Architecture& arch,
+                                                              std::string_view hf_name);
 
 // What a tensor name resolves to in the table.
 struct TensorRef {

@@ -289,6 +289,7 @@ std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input) {
     if (rope.yarn_beta_slow)
         add_arch("rope.scaling.yarn_beta_slow", f32_value(*rope.yarn_beta_slow));
     if (rope.attn_factor) add_arch("rope.scaling.attn_factor", f32_value(*rope.attn_factor));
+    for (const auto& [key, values] : input.layer_scalar_kvs) add(key, GgufValue::f32_array(values));
     if (input.pooling) add_arch("pooling_type", u32_value(static_cast<uint32_t>(*input.pooling)));
     // BertModel.__init__: transformers' dummy pair (two labels, LABEL_0 first) is not written.
     const bool dummy_labels = config.id2label.size() == 2 && config.id2label[0] == "LABEL_0";

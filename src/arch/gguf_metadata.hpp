@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/model_config.hpp"
@@ -27,6 +28,10 @@ struct ModelMetadataInput {
     // from id2label even when transformers' dummy pair is all it has (the head's rows need the
     // count); otherwise only non-dummy labels are, as BertModel writes them.
     bool reranker = false;
+    // Per-layer values as FLOAT32 arrays under their own keys (Architecture::layer_scalar_kvs, in
+    // its order), written after the {arch}.* hyper-parameters as the converter adds them while it
+    // reads the tensors.
+    std::vector<std::pair<std::string, std::vector<float>>> layer_scalar_kvs;
 };
 
 std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input);

@@ -38,6 +38,7 @@ const Architecture* const kArchitectures[] = {
     &detail::olmo2_architecture(),
     &detail::smollm3_architecture(),
     &detail::mistral3_architecture(),
+    &detail::apertus_architecture(),
 };
 
 constexpr std::string_view kExpertPlaceholder = "{e}";
@@ -339,6 +340,21 @@ bool is_converter_buffer(const Architecture& arch, std::string_view hf_name) {
 
 std::optional<TensorRef> resolve_hf(const Architecture& arch, std::string_view hf_name) {
     return resolve(arch, strip_arch_prefixes(arch, hf_name), /*from_hf=*/true);
+}
+
+std::optional<std::pair<size_t, uint32_t>> match_layer_scalar(const Architecture& arch,
+                                                              std::string_view hf_name) {
+    if (arch.layer_scalar_kvs.empty()) return std::nullopt;
+    const std::string name = strip_arch_prefixes(arch, hf_name);
+    if (!std::string_view(name).starts_with(arch.hf_layer_prefix)) return std::nullopt;
+    uint32_t layer = 0;
+    std::string_view rest;
+    if (!split_layer_index(std::string_view(name).substr(arch.hf_layer_prefix.size()), &layer,
+                           &rest))
+        return std::nullopt;
+    for (size_t i = 0; i < arch.layer_scalar_kvs.size(); ++i)
+        if (arch.layer_scalar_kvs[i].hf == rest) return std::pair{i, layer};
+    return std::nullopt;
 }
 
 std::optional<TensorRef> resolve_gguf(const Architecture& arch, std::string_view gguf_name) {

@@ -24,6 +24,7 @@
 #include "model/st_dense.hpp"
 #include "model/tokenizer_vocab.hpp"
 #include "plan/global_scale.hpp"
+#include "plan/layer_scalars.hpp"
 #include "plan/row_moves.hpp"
 #include "rebox/error.hpp"
 #include "rebox/ggml_type.hpp"
@@ -593,10 +594,15 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     std::map<std::string, std::string> seen;                        // gguf name -> source name
     std::map<std::string, plan_detail::ExpertGroup> expert_groups;  // by gguf name
     size_t left_out = 0;
+    plan_detail::LayerScalars layer_scalars(*arch, config.num_hidden_layers);
     for (size_t i = 0; i < source.tensors.size(); ++i) {
         const SourceTensor& tensor = source.tensors[i];
         if (arch::is_converter_buffer(*arch, tensor.name)) {
             buffers.insert(tensor.name);
+            continue;
+        }
+        if (const auto scalar = arch::match_layer_scalar(*arch, tensor.name)) {
+            layer_scalars.take(tensor, *scalar, &plan.blockers);
             continue;
         }
         const auto ref = arch::resolve_hf(*arch, tensor.name);
@@ -727,6 +733,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
                 "the " + plan.arch + " graph requires " + name + " and no source tensor maps to it",
                 "add the missing weight to the checkpoint"});
     }
+    auto layer_scalar_kvs = layer_scalars.finish(&plan.blockers);
     plan_detail::plan_global_scales(source, options, plan);
     add_fallback_growth(source, plan);
     if (rope.rope_freqs) plan.tensors.push_back(computed_rope_freqs(config));
@@ -760,6 +767,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     input.file_type = file_type(plan, options);
     input.card_kvs = std::move(card_kvs);
     input.reranker = reranker;
+    input.layer_scalar_kvs = std::move(layer_scalar_kvs);
     plan.kvs = build_model_metadata(input);
     for (GgufKV& kv : provenance_kvs(source, plan)) plan.kvs.push_back(std::move(kv));
     return plan;

@@ -42,6 +42,7 @@
 #include "verify/sources/ref_dense.hpp"
 #include "verify/sources/source_index.hpp"
 #include "verify/values/ref_dequant.hpp"
+#include "verify/values/ref_layer_scalars.hpp"
 #include "verify/values/ref_rope.hpp"
 #include "verify/values/value_checks.hpp"
 
@@ -463,6 +464,7 @@ struct VerifySession::State {
     ProgressCallback progress;
     std::optional<std::string> tokenizer_pre;
     bool reranker = false;  // an encoder source with a classifier head
+    std::vector<verify_ref::RefLayerScalarKv> layer_scalars;  // the array KVs the source gives
     VerifyReport report;
     SourceIndex index;
     std::vector<ValueJob> jobs;
@@ -549,6 +551,8 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
     add_wanted_scales(*arch, *ref_arch, config, index, gguf, s.generated);
     std::map<std::string, GeneratedTensor>& generated = s.generated;
     report.problems = std::move(index.problems);
+    s.layer_scalars = verify_ref::expected_layer_scalars(*ref_arch, config.num_hidden_layers, index,
+                                                         report.problems);
     // An encoder's pooler is part of the file only next to a classifier head (a reranker).
     bool& reranker = s.reranker;
     for (const SourceTensor& entry : index.entries)
@@ -558,6 +562,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
     const auto dropped = [&](const SourceTensor& entry) {
         if (verify_ref::is_skipped_buffer(ref_arch->bert_model_class, entry.name)) return true;
         if (arch::is_left_out(*arch, entry.name)) return true;
+        if (verify_ref::match_ref_layer_scalar(*ref_arch, entry.name)) return true;  // a KV
         const auto ref = arch::resolve_hf(*arch, entry.name);
         return ref && ref->spec->role == arch::SourceRole::reranker_pooler && !reranker;
     };
@@ -777,9 +782,10 @@ VerifyReport VerifySession::finish() {
         report.max_abs_error = std::max(report.max_abs_error, check.max_abs_error);
     }
 
-    verify_ref::check_kvs(gguf, config, model_dir,
-                          {s.tokenizer_pre, s.reranker, report.requantized_total}, report.problems,
-                          report.unchecked_kvs);
+    verify_ref::check_kvs(
+        gguf, config, model_dir,
+        {s.tokenizer_pre, s.reranker, report.requantized_total, std::move(s.layer_scalars)},
+        report.problems, report.unchecked_kvs);
     for (size_t i = 0; i < gguf.shard_count(); ++i)
         verify_ref::check_layout(gguf.shard(i), report.problems);
     return std::move(report);

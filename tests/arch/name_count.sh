@@ -26,6 +26,7 @@ declare -A names=(
   [olmo2]='"olmo2" "olmo3"'
   [smollm3]='"smollm3"'
   [mistral3]='"mistral3" "ministral3" "Mistral3ForConditionalGeneration"'
+  [apertus]='"apertus"'
 )
 for arch in $(printf '%s\n' "${!names[@]}" | sort); do
   args=()

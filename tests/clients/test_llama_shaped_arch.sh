@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The llama-shaped families (seed_oss; olmo2 and olmo3, GGUF olmo2, Olmo 3 with its sliding window;
 # smollm3: llama's q/k permutation, every 4th layer without rope; mistral3: a Mistral3ForConditionalGeneration with a
-# ministral3 text model, its yarn block and a vision tower left out) against llama.cpp's own code, for every input format: each
+# ministral3 text model, its yarn block and a vision tower left out; apertus: q/k norms, xIELU parameters as xielu.* arrays)
+# against llama.cpp's own code, for every input format: each
 # family's tiny fixture in mcq-v1, MLX and plain BF16 is converted by default (Q4_1, or BF16 kept for the
 # float checkpoint) and with --outtype f32, then
 #  - rebox verify passes on both files;
 #  - ggufpy_llama_shaped.py (one process for every file): every tensor (name, type, ne, values bit for
 #    bit) and every {arch}.* KV equal what the bundle's converter class chain (SeedOssModel / Olmo2Model / SmolLM3Model /
-#    Mistral3Model.Ministral3Model -> LlamaModel ->
+#    Mistral3Model.Ministral3Model / ApertusModel -> LlamaModel ->
 #    TextModel -> ModelBase) writes for the same dequantized checkpoint;
 #  - llama_embed_pairs.mjs (one llama.cpp process): llama.cpp loads every file, and each file's
 #    embeddings agree with its F32 twin's (cos >= 0.999).
@@ -18,7 +19,7 @@ source "$(dirname "$0")/lib/gguf_py.sh"
 clients_init llama_shaped_arch "${1:-}"
 ggufpy_setup "$BUILD"
 
-families=(seed_oss olmo2 olmo3 smollm3 mistral3)
+families=(seed_oss olmo2 olmo3 smollm3 mistral3 apertus)
 formats=(mcq mlx float)
 pairs=()
 for family in "${families[@]}"; do
@@ -61,5 +62,10 @@ bad="$WORK/mistral3-no-original-context"
 cp -r "$WORK/mistral3-float" "$bad"
 python3 -c 'import json,sys; p=sys.argv[1]; c=json.load(open(p)); del c["text_config"]["rope_parameters"]["original_max_position_embeddings"]; json.dump(c, open(p, "w"))' "$bad/config.json"
 refuse "$bad" "original_max_position_embeddings"
+# An Apertus whose layer 1 lacks its xIELU beta (renamed in place to a buffer every converter drops).
+bad="$WORK/apertus-no-beta"
+cp -r "$WORK/apertus-float" "$bad"
+python3 -c 'import sys; p=sys.argv[1]; b=open(p,"rb").read(); a=b"\"model.layers.1.mlp.act_fn.beta\""; n=b"\"xxxxxxxxxx.rotary_emb.inv_freq\""; assert len(a)==len(n) and b.count(a)==1; open(p,"wb").write(b.replace(a,n))' "$bad/model.safetensors"
+refuse "$bad" "xielu.beta: no layers.N.mlp.act_fn.beta for layer(s) 1"
 node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 6 --min-cos 0.999 "${pairs[@]}"
 echo "PASS test_llama_shaped_arch ($(clients_elapsed))"

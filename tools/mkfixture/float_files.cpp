@@ -67,9 +67,7 @@ void append_float_entry(std::vector<StTensor>& out, const PlanUnit& unit, uint64
                         const FloatOptions& options) {
     if (!unit.quantized) {
         const NormTensor t = unit.norm;
-        out.push_back({t.name,
-                       st_dtype(options.dtype),
-                       {t.length},
+        out.push_back({t.name, st_dtype(options.dtype), t.shape(),
                        static_cast<uint64_t>(t.length) * width(options.dtype),
                        [t, seed, options](std::ostream& s) {
                            write_values(s, t.name, static_cast<uint64_t>(t.length), false, t.center,

@@ -28,10 +28,7 @@ void write_json(const fs::path& path, const ojson& value) {
 void append_entries(std::vector<StTensor>& out, const PlanUnit& unit, uint64_t seed) {
     if (!unit.quantized) {
         const NormTensor norm = unit.norm;
-        out.push_back({norm.name,
-                       "F32",
-                       {norm.length},
-                       static_cast<uint64_t>(norm.length) * 4,
+        out.push_back({norm.name, "F32", norm.shape(), static_cast<uint64_t>(norm.length) * 4,
                        [norm, seed](std::ostream& s) { write_norm(s, norm, seed); }});
         return;
     }
@@ -371,6 +368,41 @@ ojson mistral3_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id) 
                  {"vision_feature_layer", -1}};
 }
 
+// config.json of an Apertus model: Apertus-8B-Instruct-2509's keys in their order (no head_dim,
+// hidden_act xielu, q/k norms, llama3 rope scaling, untied).
+ojson apertus_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id) {
+    ojson config{{"architectures", ojson::array({"ApertusForCausalLM"})},
+                 {"attention_bias", false},
+                 {"attention_dropout", 0.0}};
+    if (bos_id >= 0) config["bos_token_id"] = bos_id;
+    if (eos_id >= 0) config["eos_token_id"] = eos_id;
+    config["hidden_act"] = "xielu";
+    config["hidden_dropout"] = 0.0;
+    config["hidden_size"] = d.hidden;
+    config["initializer_range"] = 0.02;
+    config["intermediate_size"] = d.intermediate;
+    config["max_position_embeddings"] = 65536;
+    config["mlp_bias"] = false;
+    config["model_type"] = "apertus";
+    config["num_attention_heads"] = d.heads;
+    config["num_hidden_layers"] = d.layers;
+    config["num_key_value_heads"] = d.kv_heads;
+    config["post_norm"] = false;
+    config["qk_norm"] = true;
+    config["rms_norm_eps"] = 1e-05;
+    config["rope_scaling"] = ojson{{"factor", 8.0},
+                                   {"high_freq_factor", 4.0},
+                                   {"low_freq_factor", 1.0},
+                                   {"original_max_position_embeddings", 8192},
+                                   {"rope_type", "llama3"}};
+    config["rope_theta"] = 12000000;
+    config["tie_word_embeddings"] = tied;
+    config["torch_dtype"] = "bfloat16";
+    config["use_cache"] = true;
+    config["vocab_size"] = d.vocab;
+    return config;
+}
+
 }  // namespace
 
 void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_t bos_id,
@@ -412,6 +444,10 @@ void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_
                                              {"num_hidden_layers", 1},
                                              {"patch_size", 14}}}};
         write_json(out_dir / "config.json", config);
+        return;
+    }
+    if (arch == "apertus") {
+        write_json(out_dir / "config.json", apertus_config(d, tied, bos_id, eos_id));
         return;
     }
     if (arch == "mistral3") {

@@ -104,12 +104,14 @@ int main(int argc, char** argv) {
            "sliding_window 4 and layer_types sliding, full) | smollm3 (tiny only: "
            "SmolLM3ForCausalLM, 4 layers, no_rope_layers 1, 1, 1, 0, tied) | mistral3 (tiny "
            "only: Mistral3ForConditionalGeneration with a ministral3 text model, yarn "
-           "rope_parameters, head_dim 32, a vision tower stand-in, untied)")
+           "rope_parameters, head_dim 32, a vision tower stand-in, untied) | apertus (tiny only: "
+           "ApertusForCausalLM, q/k norms, up / down with the xIELU parameters, llama3 rope, "
+           "untied)")
         ->check(CLI::IsMember({"qwen3",      "qwen2",    "llama", "mistral",     "qwen3_moe",
                                "qwen2_moe",  "mixtral",  "phi3",  "gemma",       "gemma2",
                                "gemma3",     "gpt_oss",  "bert",  "xlm-roberta", "nomic-bert",
                                "modernbert", "seed_oss", "olmo2", "olmo3",       "smollm3",
-                               "mistral3"}));
+                               "mistral3",   "apertus"}));
     std::string encoder_pooling;
     app.add_option("--pooling", encoder_pooling,
                    "bert / xlm-roberta / nomic-bert: sentence-transformers pooling cls | mean | "
@@ -456,8 +458,9 @@ int main(int argc, char** argv) {
             throw std::runtime_error("--arch " + arch + " is untied by default (--tied ties it)");
         if (llama_family) untied = !tied_flag;
         if (arch == "qwen2_moe") untied = true;  // llama.cpp's qwen2moe loader needs output.weight
-        if (arch == "seed_oss" || arch == "mistral3") untied = true;  // as Seed-OSS-36B
-        if (arch == "olmo2" || arch == "olmo3") untied = true;        // the olmo2 loader never ties
+        // As Seed-OSS-36B, Mistral Small 3 and Apertus-8B (whose loader needs output.weight).
+        if (arch == "seed_oss" || arch == "mistral3" || arch == "apertus") untied = true;
+        if (arch == "olmo2" || arch == "olmo3") untied = true;  // the olmo2 loader never ties
         if ((arch == "gemma" || arch == "gemma2") && untied)
             throw std::runtime_error("--arch " + arch +
                                      " is always tied (llama.cpp has no output "

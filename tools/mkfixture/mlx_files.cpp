@@ -151,10 +151,7 @@ void append_mlx_entries(std::vector<StTensor>& out, const PlanUnit& unit, uint64
                         const MlxOptions& options) {
     if (!unit.quantized) {
         const NormTensor norm = unit.norm;
-        out.push_back({norm.name,
-                       "BF16",
-                       {norm.length},
-                       static_cast<uint64_t>(norm.length) * 2,
+        out.push_back({norm.name, "BF16", norm.shape(), static_cast<uint64_t>(norm.length) * 2,
                        [norm, seed](std::ostream& s) { write_bf16_norm(s, norm, seed); }});
         return;
     }

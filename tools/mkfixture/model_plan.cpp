@@ -153,12 +153,13 @@ ModelPlan make_plan(const PlanOptions& options) {
     const bool olmo2 = options.arch == "olmo2" || options.arch == "olmo3";
     const bool smollm3 = options.arch == "smollm3";
     const bool mistral3 = options.arch == "mistral3";
+    const bool apertus = options.arch == "apertus";
     if (!qwen2 && !llama && !mistral && !phi3 && !gemma && !seed_oss && !olmo2 && !smollm3 &&
-        !mistral3 && options.arch != "qwen3" && options.arch != "qwen3_moe")
-        throw std::runtime_error(
-            "--arch: unknown architecture '" + options.arch +
-            "' (expected qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe, "
-            "mixtral, phi3, gemma, gemma2, gemma3, seed_oss, olmo2, olmo3, smollm3 or mistral3)");
+        !mistral3 && !apertus && options.arch != "qwen3" && options.arch != "qwen3_moe")
+        throw std::runtime_error("--arch: unknown architecture '" + options.arch +
+                                 "' (expected qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe, "
+                                 "mixtral, phi3, gemma, gemma2, gemma3, seed_oss, olmo2, olmo3, "
+                                 "smollm3, mistral3 or apertus)");
     if (gemma && options.arch != "gemma" && !gemma2_norms)
         throw std::runtime_error("--arch: unknown architecture '" + options.arch + "'");
     if (options.multimodal && !gemma3)
@@ -221,7 +222,10 @@ ModelPlan make_plan(const PlanOptions& options) {
         const LayerQuant q = layer < first_3bit_layer ? LayerQuant{4, 64} : LayerQuant{3, 32};
         const std::string p = prefix + "layers." + std::to_string(layer) + ".";
         const int64_t q_width = d.heads * d.head_dim, kv_width = d.kv_heads * d.head_dim;
-        if (!olmo2) units.push_back(norm(p + "input_layernorm.weight", d.hidden));
+        // apertus: its own names for the two pre-norms.
+        if (!olmo2)
+            units.push_back(norm(
+                p + (apertus ? "attention_layernorm.weight" : "input_layernorm.weight"), d.hidden));
         if (phi3) {  // fused as Phi-3 stores them: q, k, v rows in one; gate rows, then up
             units.push_back(
                 quant_unit(p + "self_attn.qkv_proj.weight", q_width + 2 * kv_width, d.hidden, q));
@@ -243,7 +247,24 @@ ModelPlan make_plan(const PlanOptions& options) {
             units.push_back(norm(p + "self_attn.q_norm.weight", olmo2 ? q_width : d.head_dim));
             units.push_back(norm(p + "self_attn.k_norm.weight", olmo2 ? kv_width : d.head_dim));
         }
-        units.push_back(norm(p + "post_attention_layernorm.weight", d.hidden));
+        units.push_back(
+            norm(p + (apertus ? "feedforward_layernorm.weight" : "post_attention_layernorm.weight"),
+                 d.hidden));
+        if (apertus) {  // xIELU: up and down only, then the activation's four numbers
+            units.push_back(quant_unit(p + "mlp.up_proj.weight", d.intermediate, d.hidden, q));
+            units.push_back(quant_unit(p + "mlp.down_proj.weight", d.hidden, d.intermediate, q));
+            // Apertus-8B's layout: alpha_p / alpha_n [1] (stored before softplus), beta and eps [].
+            const std::pair<const char*, double> xielu[] = {
+                {"alpha_p", 0.8}, {"alpha_n", 0.55}, {"beta", 0.5}, {"eps", -1e-6}};
+            for (const auto& [param, center] : xielu) {
+                PlanUnit unit = norm_unit(p + "mlp.act_fn." + param, 1);
+                unit.norm.center = center;
+                unit.norm.spread = center == 0.5 || center < 0 ? 0.0 : 0.1;
+                unit.norm.scalar = center == 0.5 || center < 0;
+                units.push_back(unit);
+            }
+            continue;
+        }
         if (moe) {
             append_moe_block(units, p, d, options.arch, q, options.stacked_experts);
             continue;

@@ -44,6 +44,10 @@ struct NormTensor {
     std::string name;
     int64_t length = 0;
     double center = 1.0, spread = 0.05;
+    bool scalar = false;  // one value stored with shape [] (apertus' xIELU beta / eps)
+    std::vector<int64_t> shape() const {
+        return scalar ? std::vector<int64_t>{} : std::vector<int64_t>{length};
+    }
 };
 
 // One unit of storage: a quantized triple or a norm (a triple is never split across shards).

@@ -58,6 +58,13 @@ enum RefScaleRoles : uint8_t {
     kScaleOutput = 8,     // output
 };
 
+// A per-layer scalar source tensor the converter writes as one entry of a FLOAT32 array KV, not
+// as a tensor (apertus: layers.N.mlp.act_fn.alpha_n -> xielu.alpha_n[N]).
+struct RefLayerScalar {
+    std::string_view hf;   // after "layers.N."
+    std::string_view key;  // the whole GGUF key (no {arch}. prefix)
+};
+
 struct RefArch {
     std::string_view gguf_arch;                       // general.architecture
     std::span<const std::string_view> model_types{};  // config.json model_type values it accepts
@@ -94,6 +101,8 @@ struct RefArch {
     // add_sep, no token types).
     std::string_view byte_level_pre{};
     bool encoder_bpe = false;
+    // Per-layer scalars the converter gathers into array KVs (verify/values/ref_layer_scalars.hpp).
+    std::span<const RefLayerScalar> layer_scalars{};
 
     bool lists(RefKv kv) const {
         for (const RefKv listed : kvs)

@@ -4,6 +4,7 @@
 // tokenizer code); typing follows llama.cpp (docs/gguf.md §1.7, §3.1).
 #include "verify/metadata/metadata_checks.hpp"
 
+#include <cmath>
 #include <set>
 #include <type_traits>
 #include <variant>
@@ -486,6 +487,30 @@ void check_yarn(KvChecker& kv, const std::string& arch, const RefRopeScaling& sc
     f32(arch + ".rope.scaling.yarn_beta_slow", scaling.beta_slow, "rope_scaling.beta_slow");
 }
 
+// A per-layer FLOAT32 array KV (apertus' xielu.*): one entry per layer, each bit for bit the
+// source tensor's value.
+void check_layer_scalars(KvChecker& kv, const RefLayerScalarKv& array) {
+    kv.handled(array.key);
+    for (size_t layer = 0; layer < array.values.size(); ++layer)
+        if (!array.values[layer])
+            return kv.problem(array.key, "not checkable",
+                              "a source value for layer " + std::to_string(layer));
+    const GgufValue* value = kv.gguf_.find(array.key);
+    if (value == nullptr || !value->is_array() || value->elem_type != GgufType::FLOAT32)
+        return kv.problem(array.key, "missing or not a FLOAT32 array",
+                          std::to_string(array.values.size()) + " values, one per layer");
+    if (value->array.size() != array.values.size())
+        return kv.problem(array.key, std::to_string(value->array.size()) + " entries",
+                          std::to_string(array.values.size()) + " (one per layer)");
+    for (size_t layer = 0; layer < array.values.size(); ++layer) {
+        const double* got = std::get_if<double>(&value->array[layer]);
+        if (got == nullptr || static_cast<float>(*got) != *array.values[layer] ||
+            std::signbit(static_cast<float>(*got)) != std::signbit(*array.values[layer]))
+            return kv.problem(array.key, "entry " + std::to_string(layer) + " differs",
+                              std::to_string(*array.values[layer]) + " from the source tensor");
+    }
+}
+
 }  // namespace
 
 void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesystem::path& model_dir,
@@ -668,6 +693,7 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
                    "absent: config.json asks for no linear rope scaling");
     }
 
+    for (const RefLayerScalarKv& array : options.layer_scalars) check_layer_scalars(kv, array);
     if (encoder) check_encoder_kvs(kv, arch, config, architecture->encoder_bpe, options.reranker);
     const std::string pooling_key = arch + ".pooling_type";
     kv.handled(pooling_key);

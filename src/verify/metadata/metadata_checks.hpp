@@ -10,6 +10,7 @@
 #include "format/gguf_file.hpp"
 #include "format/gguf_shards.hpp"
 #include "verify/sources/ref_config.hpp"
+#include "verify/values/ref_layer_scalars.hpp"
 
 namespace rebox::verify_ref {
 
@@ -20,6 +21,8 @@ struct KvCheckOptions {
     // Tensors of a block type quantized from float sources (a quantize recipe's file): the
     // file type names the recipe chosen, which the tensor types do not tell.
     size_t requantized = 0;
+    // The per-layer array KVs the source's scalar tensors give (expected_layer_scalars).
+    std::vector<RefLayerScalarKv> layer_scalars;
 };
 
 // KVs of the set (the first shard's, without split.*): general.*, {arch}.* hyper-parameters,
