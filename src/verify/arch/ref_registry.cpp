@@ -26,6 +26,7 @@ const RefArch& ref_modernbert();
 const RefArch& ref_seed_oss();
 const RefArch& ref_olmo2();
 const RefArch& ref_smollm3();
+const RefArch& ref_qwen35();
 }  // namespace detail
 
 namespace {
@@ -38,7 +39,7 @@ std::span<const RefArch* const> all_ref_archs() {
         &detail::ref_gemma3(),      &detail::ref_gemma_embedding(), &detail::ref_bert(),
         &detail::ref_xlm_roberta(), &detail::ref_nomic_bert(),      &detail::ref_gpt_oss(),
         &detail::ref_modernbert(),  &detail::ref_seed_oss(),        &detail::ref_olmo2(),
-        &detail::ref_smollm3(),
+        &detail::ref_smollm3(),     &detail::ref_qwen35(),
     };
     return kArchs;
 }

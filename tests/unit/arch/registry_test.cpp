@@ -36,9 +36,9 @@ TEST(ArchRegistry, LookupByModelTypeAndGgufName) {
     EXPECT_EQ(supported_model_types(),
               "qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe, mixtral, phi3, gemma, gemma2, "
               "gemma3_text, gemma3, bert, xlm-roberta, nomic_bert, gpt_oss, modernbert, seed_oss, "
-              "olmo2, olmo3, smollm3");
+              "olmo2, olmo3, smollm3, qwen3_5_text, qwen3_5");
     // gemma-embedding accepts no model_type of its own (gemma3_text + Gemma3TextModel selects it).
-    EXPECT_EQ(all_architectures().size(), 19u);
+    EXPECT_EQ(all_architectures().size(), 20u);
 }
 
 // bert: the names of docs/architectures.md (llama.cpp's tensor_mapping for MODEL_ARCH.BERT), with
@@ -290,7 +290,7 @@ TEST(ArchRegistry, Nvfp4ScalesFollowEachGraph) {
         {"nomic_bert", false, false, false}, {"gpt_oss", false, false, false},
         {"modernbert", false, false, false}, {"gemma-embedding", false, false, false},
         {"seed_oss", true, false, false},    {"olmo2", true, false, false},
-        {"smollm3", true, false, false},
+        {"smollm3", true, false, false},     {"qwen3_5", true, true, false},
     };
     for (const Row& row : rows) {
         SCOPED_TRACE(std::string(row.model_type));
