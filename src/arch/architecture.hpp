@@ -319,6 +319,10 @@ struct Architecture {
     // Fills in what read_model_config's common fields do not hold, from config.json (xlm-roberta's
     // position offset); throws an input rebox::Error naming the field.
     void (*finish_config)(const nlohmann::json& root, ModelConfig& config) = nullptr;
+    // Hybrid models: sets ModelConfig::layer_kinds from the config's numbers (qwen35: from
+    // full_attention_interval and nextn_layers), as llama.cpp's loader derives them; finish_config
+    // calls it, and `rebox check` on a file's KVs.
+    void (*set_layer_kinds)(ModelConfig& config) = nullptr;
     // What in config.json llama.cpp's graph for this family cannot run, one reason each (the
     // values it hard-codes: gpt-oss's SwiGLU clamp and layer pattern; EmbeddingGemma's Dense
     // sizes). Appended to config_problems.

@@ -10,6 +10,7 @@
 // "*norm.weight" but linear_attn.norm is written as weight + 1; A_log becomes ssm_a = -exp(A_log),
 // dt_bias ssm_dt.bias, conv1d is squeezed (and kept F32); the value heads are reordered from
 // grouped-by-key-head to tiled when the key and value head counts differ.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -158,6 +159,16 @@ uint32_t count_field(const nlohmann::json& root, const char* field, uint32_t fal
     return static_cast<uint32_t>(it->get<uint64_t>());
 }
 
+// The loader's rule: layer i is full attention when (i + 1) % full_attention_interval == 0, else
+// linear attention; the nextn_layers after them are MTP layers.
+void qwen35_layer_kinds(ModelConfig& config) {
+    config.layer_kinds.clear();
+    const uint32_t interval = std::max<uint32_t>(config.full_attention_interval, 1);
+    for (uint32_t i = 0; i < config.num_hidden_layers; ++i)
+        config.layer_kinds.push_back((i + 1) % interval != 0 ? kLinear : kFull);
+    config.layer_kinds.resize(config.num_hidden_layers + config.nextn_layers, kMtp);
+}
+
 // Qwen3NextModel's numbers, the MTP layer count, the rope parameters' partial factor and
 // M-RoPE sections, and each layer's kind: the loader's (i + 1) % full_attention_interval rule
 // (layer_types is checked against it in qwen35_checks).
@@ -198,12 +209,8 @@ void read_qwen35(const nlohmann::json& root, ModelConfig& config) {
         }
         config.rope_sections.resize(4, 0);  // TextModel pads [t, h, w] to 4
     }
-    config.layer_kinds.clear();
     if (config.num_hidden_layers > kCap) return;  // refused by the caps after this hook
-    for (uint32_t i = 0; i < config.num_hidden_layers; ++i)
-        config.layer_kinds.push_back((i + 1) % config.full_attention_interval != 0 ? kLinear
-                                                                                   : kFull);
-    config.layer_kinds.resize(config.num_hidden_layers + config.nextn_layers, kMtp);
+    qwen35_layer_kinds(config);
 }
 
 // What the converter or llama.cpp's qwen35 loader cannot take.
@@ -243,6 +250,7 @@ void qwen35_checks(const Architecture&, const ModelConfig& config,
 constexpr Architecture kQwen35 = [] {
     Architecture a{"qwen35", kModelTypes, kFirst, kLayer, kLast, kKvs, {}, kLeftOut, kDefaults};
     a.finish_config = read_qwen35;
+    a.set_layer_kinds = qwen35_layer_kinds;
     a.config_checks = qwen35_checks;
     a.mtp_layer_prefix = "mtp.layers.";
     a.mtp_renames = kMtpRenames;
