@@ -46,6 +46,15 @@ enum class Dim : uint8_t {
     // EmbeddingGemma's sentence-transformers Dense projections (ModelConfig::dense_2 / dense_3):
     dense_2_out,  // 2_Dense out_features (dense_2's rows)
     dense_3_in,   // 3_Dense in_features (dense_3's row length)
+    // Gated attention (qwen35): q_proj holds the query and its gate per head.
+    q_width_x2,  // 2 * num_attention_heads * head_dim
+    hidden_x2,   // 2 * hidden_size (the MTP eh_proj's row length)
+    // Linear-attention layers (ModelConfig::linear_attention):
+    lin_qkv_width,   // 2 * key heads * key head dim + value heads * value head dim
+    lin_v_width,     // value heads * value head dim
+    lin_v_heads,     // value heads
+    lin_v_head_dim,  // value head dim
+    lin_conv_width,  // conv kernel (conv1d's taps per channel)
 };
 
 // How the rows of a source tensor are placed in the GGUF tensor. Only whole rows move (with each
@@ -70,6 +79,17 @@ enum class RowTransform : uint8_t {
     // (pad_token_id + 1: RoBERTa numbers positions from there; XLMRobertaModel.modify_tensors
     // drops the rows before). The source table must have exactly max_position_embeddings rows.
     skip_position_offset,
+    // Linear attention's V-head reorder (arch/transforms.hpp v_head_source_rows), done only when
+    // the key and value head counts differ: the value rows after q and k of in_proj_qkv and the
+    // value channels after q and k of conv1d (units of the value head dim) ...
+    v_heads_after_qk,
+    // ... every row of in_proj_z (units of the value head dim) ...
+    v_heads_rows,
+    // ... every row of in_proj_a / in_proj_b, every value of A_log / dt_bias (units of 1) ...
+    v_heads_single,
+    // ... and the columns of out_proj in blocks of the value head dim (whole blocks move: the
+    // tensor's "rows" for the move are those blocks).
+    v_heads_columns,
 };
 
 // What happens to the values of a float tensor (a norm) on the way to GGUF.
@@ -79,6 +99,9 @@ enum class ValueTransform : uint8_t {
     // the converter holds the tensor in (docs/architectures.md "gemma"); the result is F32. A
     // quantized source for such a tensor is a BLOCKER.
     add_one,
+    // Qwen3.5's A_log: ssm_a = -exp(A_log) as the converter computes it (arch/transforms.hpp
+    // neg_exp_f32 / neg_exp_f16), F32. A quantized source is a BLOCKER.
+    neg_exp,
 };
 
 enum class Presence : uint8_t {
@@ -126,6 +149,15 @@ struct TensorSpec {
     std::string_view
         stacked_hf{};  // experts: the MLX pre-stacked stem ("mlp.switch_mlp.gate_proj")
     ValueTransform values = ValueTransform::none;
+    // Hybrid models: the layer kinds (bit k: ModelConfig::layer_kinds value k) that hold this
+    // tensor; 0: every layer.
+    uint8_t kinds = 0;
+    // A name without ".weight" / ".bias" on both sides (Qwen3.5's A_log -> ssm_a, dt_bias ->
+    // ssm_dt.bias): hf and gguf are the whole names after the layer prefix.
+    bool bare = false;
+    // The source's size-1 dims are dropped (conv1d's [channels, 1, kernel] -> [channels, kernel],
+    // the converter's squeeze()).
+    bool squeeze = false;
 };
 
 // The {arch}.* hyper-parameter KVs an architecture writes, in the order listed.
@@ -183,6 +215,24 @@ enum class ArchKv : uint8_t {
     // (mscale_all_dim as given) and attention.temperature_scale (llama_4_scaling_beta).
     rope_scaling_yarn_log_multiplier,
     attention_temperature_scale,
+    // _QwenMtpMixin: nextn_predict_layers = ModelConfig::nextn_layers, when not 0.
+    nextn_predict_layers,
+    // Qwen3NextModel's linear-attention KVs (ModelConfig::linear_attention): ssm.conv_kernel,
+    // ssm.state_size (key head dim), ssm.group_count (key heads), ssm.time_step_rank (value
+    // heads), ssm.inner_size (value head dim * value heads); full_attention_interval; and
+    // rope.dimension_count = int(head_dim * partial_rotary_factor), the factor 0.25 by default.
+    ssm_conv_kernel,
+    ssm_state_size,
+    ssm_group_count,
+    ssm_time_step_rank,
+    ssm_inner_size,
+    full_attention_interval,
+    rope_dimension_count_partial,
+    // rope.dimension_sections (INT32 array): TextModel's, when config.json's rope parameters have
+    // an mrope_section (padded to 4) ...
+    rope_dimension_sections_given,
+    // ... and _Qwen35MRopeMixin's [11, 11, 10, 0] when they have none.
+    rope_dimension_sections_default,
 };
 
 // Tensors computed from config.json rather than read from the source.
@@ -262,6 +312,12 @@ struct Architecture {
     // the arrays; each layer must have one value of each.
     std::span<const LayerScalarKv> layer_scalar_kvs = {};
 
+    // Multi-token-prediction layers kept apart in the checkpoint (_QwenMtpMixin.filter_tensors):
+    // "mtp.layers.K.X" is layer num_hidden_layers + K's X, and each {hf, stem} of mtp_renames
+    // ("mtp.fc" -> "eh_proj") the first MTP layer's `stem` in the layer table. Empty: none.
+    std::string_view mtp_layer_prefix = {};
+    std::span<const std::pair<std::string_view, std::string_view>> mtp_renames = {};
+
     // Which tensors' NVFP4 per-tensor factor (`<tensor>.scale`) llama.cpp's graph multiplies in
     // (the *_s arguments of src/models/<arch>.cpp); a factor other than 1 elsewhere is a BLOCKER.
     GraphScales nvfp4_scales = {};
@@ -278,6 +334,10 @@ struct Architecture {
     // Fills in what read_model_config's common fields do not hold, from config.json (xlm-roberta's
     // position offset); throws an input rebox::Error naming the field.
     void (*finish_config)(const nlohmann::json& root, ModelConfig& config) = nullptr;
+    // Hybrid models: sets ModelConfig::layer_kinds from the config's numbers (qwen35: from
+    // full_attention_interval and nextn_layers), as llama.cpp's loader derives them; finish_config
+    // calls it, and `rebox check` on a file's KVs.
+    void (*set_layer_kinds)(ModelConfig& config) = nullptr;
     // What in config.json llama.cpp's graph for this family cannot run, one reason each (the
     // values it hard-codes: gpt-oss's SwiGLU clamp and layer pattern; EmbeddingGemma's Dense
     // sizes). Appended to config_problems.
@@ -342,8 +402,12 @@ struct TensorRef {
 // load it (absent weight or bias). Per-expert names ("layers.0.mlp.experts.5.up_proj.weight") and
 // pre-stacked ones ("layers.0.mlp.switch_mlp.up_proj.weight") both resolve to the stacked GGUF
 // tensor.
-std::optional<TensorRef> resolve_hf(const Architecture& arch, std::string_view hf_name);
-std::optional<TensorRef> resolve_gguf(const Architecture& arch, std::string_view gguf_name);
+// main_layers: config.json num_hidden_layers, which an architecture with MTP layers
+// (mtp_layer_prefix) needs to place "mtp.*" names after the last layer (0: they do not resolve).
+std::optional<TensorRef> resolve_hf(const Architecture& arch, std::string_view hf_name,
+                                    uint32_t main_layers = 0);
+std::optional<TensorRef> resolve_gguf(const Architecture& arch, std::string_view gguf_name,
+                                      uint32_t main_layers = 0);
 
 // --- Shapes, completeness, order
 // ------------------------------------------------------------------

@@ -71,8 +71,8 @@ std::optional<GgufValue> arch_kv_value(arch::ArchKv key, const ModelConfig& conf
             return u32_value(config.max_position_embeddings - config.position_offset);
         case ArchKv::embedding_length:
             return u32_value(config.hidden_size);
-        case ArchKv::block_count:
-            return u32_value(config.num_hidden_layers);
+        case ArchKv::block_count:  // the multi-token-prediction layers count (_QwenMtpMixin)
+            return u32_value(config.num_hidden_layers + config.nextn_layers);
         case ArchKv::feed_forward_length:
             return u32_value(config.intermediate_size);
         case ArchKv::head_count:
@@ -163,6 +163,36 @@ std::optional<GgufValue> arch_kv_value(arch::ArchKv key, const ModelConfig& conf
             return optional_f32(config.yarn_log_multiplier);
         case ArchKv::attention_temperature_scale:
             return optional_f32(config.attn_temperature_scale);
+        case ArchKv::nextn_predict_layers:
+            if (config.nextn_layers == 0) return std::nullopt;
+            return u32_value(config.nextn_layers);
+        case ArchKv::ssm_conv_kernel:
+        case ArchKv::ssm_state_size:
+        case ArchKv::ssm_group_count:
+        case ArchKv::ssm_time_step_rank:
+        case ArchKv::ssm_inner_size: {
+            if (!config.linear_attention) return std::nullopt;
+            const ModelConfig::LinearAttention& l = *config.linear_attention;
+            if (key == ArchKv::ssm_conv_kernel) return u32_value(l.conv_kernel);
+            if (key == ArchKv::ssm_state_size) return u32_value(l.key_head_dim);
+            if (key == ArchKv::ssm_group_count) return u32_value(l.key_heads);
+            if (key == ArchKv::ssm_time_step_rank) return u32_value(l.value_heads);
+            return u32_value(l.value_head_dim * l.value_heads);
+        }
+        case ArchKv::full_attention_interval:
+            return u32_value(config.full_attention_interval);
+        case ArchKv::rope_dimension_count_partial: {
+            // int(head_dim * partial_rotary_factor), the factor 0.25 when config.json has none.
+            const double product =
+                double(config.head_dim) * config.partial_rotary_factor.value_or(0.25);
+            return u32_value(static_cast<uint32_t>(product));
+        }
+        case ArchKv::rope_dimension_sections_given:
+            if (config.rope_sections.empty()) return std::nullopt;
+            return i32_array_value(config.rope_sections);
+        case ArchKv::rope_dimension_sections_default:
+            if (!config.rope_sections.empty()) return std::nullopt;
+            return i32_array_value({11, 11, 10, 0});
     }
     throw std::logic_error("unknown ArchKv");
 }
@@ -242,6 +272,25 @@ const char* arch_kv_suffix(arch::ArchKv key) {
             return "rope.scaling.yarn_log_multiplier";
         case ArchKv::attention_temperature_scale:
             return "attention.temperature_scale";
+        case ArchKv::nextn_predict_layers:
+            return "nextn_predict_layers";
+        case ArchKv::ssm_conv_kernel:
+            return "ssm.conv_kernel";
+        case ArchKv::ssm_state_size:
+            return "ssm.state_size";
+        case ArchKv::ssm_group_count:
+            return "ssm.group_count";
+        case ArchKv::ssm_time_step_rank:
+            return "ssm.time_step_rank";
+        case ArchKv::ssm_inner_size:
+            return "ssm.inner_size";
+        case ArchKv::full_attention_interval:
+            return "full_attention_interval";
+        case ArchKv::rope_dimension_count_partial:
+            return "rope.dimension_count";
+        case ArchKv::rope_dimension_sections_given:
+        case ArchKv::rope_dimension_sections_default:
+            return "rope.dimension_sections";
     }
     throw std::logic_error("unknown ArchKv");
 }

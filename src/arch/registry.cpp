@@ -39,6 +39,7 @@ const Architecture* const kArchitectures[] = {
     &detail::smollm3_architecture(),
     &detail::mistral3_architecture(),
     &detail::apertus_architecture(),
+    &detail::qwen35_architecture(),
 };
 
 constexpr std::string_view kExpertPlaceholder = "{e}";
@@ -92,7 +93,7 @@ std::optional<TensorRef> make_ref(const Architecture& arch, const TensorSpec& sp
     ref.spec = &spec;
     ref.layer = layer;
     ref.is_bias = is_bias;
-    const std::string suffix = is_bias ? ".bias" : ".weight";
+    const std::string suffix = spec.bare ? "" : is_bias ? ".bias" : ".weight";
     if (layer) {
         const std::string index = std::to_string(*layer) + ".";
         ref.gguf_name = std::string(kGgufLayerPrefix) + index + std::string(spec.gguf) + suffix;
@@ -104,10 +105,10 @@ std::optional<TensorRef> make_ref(const Architecture& arch, const TensorSpec& sp
     return ref;
 }
 
-std::optional<TensorRef> resolve(const Architecture& arch, std::string_view name, bool from_hf) {
-    std::string_view stem;
-    bool is_bias = false;
-    if (!split_suffix(name, &stem, &is_bias)) return std::nullopt;
+// The table entry of `stem` (the name without ".weight" / ".bias", or the whole name for the
+// bare specs).
+std::optional<TensorRef> resolve_stem(const Architecture& arch, std::string_view stem, bool is_bias,
+                                      bool from_hf, bool bare) {
     const auto side = [from_hf](const TensorSpec& spec) { return from_hf ? spec.hf : spec.gguf; };
     const std::string_view layer_prefix = from_hf ? arch.hf_layer_prefix : kGgufLayerPrefix;
     if (stem.starts_with(layer_prefix)) {
@@ -116,7 +117,7 @@ std::optional<TensorRef> resolve(const Architecture& arch, std::string_view name
         if (!split_layer_index(stem.substr(layer_prefix.size()), &layer, &rest))
             return std::nullopt;
         for (const TensorSpec& spec : arch.layer) {
-            if (!loads(spec, is_bias)) continue;
+            if (spec.bare != bare || !loads(spec, is_bias)) continue;
             // A per-expert stem is a pattern ("{e}"): from the HF side only its instances match.
             const bool pattern = from_hf && spec.role == SourceRole::experts;
             if (side(spec) == rest && !pattern) return make_ref(arch, spec, layer, is_bias);
@@ -139,9 +140,64 @@ std::optional<TensorRef> resolve(const Architecture& arch, std::string_view name
     }
     for (const auto table : {arch.model_first, arch.model_last})
         for (const TensorSpec& spec : table)
-            if (side(spec) == stem && loads(spec, is_bias))
+            if (spec.bare == bare && side(spec) == stem && loads(spec, is_bias))
                 return make_ref(arch, spec, std::nullopt, is_bias);
     return std::nullopt;
+}
+
+std::optional<TensorRef> resolve(const Architecture& arch, std::string_view name, bool from_hf) {
+    std::string_view stem;
+    bool is_bias = false;
+    if (split_suffix(name, &stem, &is_bias))
+        if (auto ref = resolve_stem(arch, stem, is_bias, from_hf, /*bare=*/false)) return ref;
+    return resolve_stem(arch, name, /*is_bias=*/false, from_hf, /*bare=*/true);
+}
+
+// _QwenMtpMixin.filter_tensors: "mtp.layers.K.REST" is "layers.{main_layers + K}.REST", and
+// "mtp.X.SUFFIX" with X one of mtp_renames is "layers.{main_layers}.{stem}.SUFFIX". Other names
+// (and every name when the architecture has no MTP layers) stay.
+std::string mtp_to_layer(const Architecture& arch, std::string_view name, uint32_t main_layers) {
+    const std::string_view prefix = arch.mtp_layer_prefix;
+    if (prefix.empty() || main_layers == 0) return std::string(name);
+    uint32_t index = 0;
+    std::string_view rest;
+    if (name.starts_with(prefix) && split_layer_index(name.substr(prefix.size()), &index, &rest))
+        return std::string(kHfLayerPrefix) + std::to_string(uint64_t{main_layers} + index) + "." +
+               std::string(rest);
+    for (const auto& [hf, stem] : arch.mtp_renames) {
+        if (!name.starts_with(hf) || name.size() <= hf.size() || name[hf.size()] != '.') continue;
+        const std::string_view suffix = name.substr(hf.size() + 1);
+        if (suffix.find('.') != std::string_view::npos) continue;  // "mtp.X.SUFFIX" only
+        return std::string(kHfLayerPrefix) + std::to_string(main_layers) + "." + std::string(stem) +
+               "." + std::string(suffix);
+    }
+    return std::string(name);
+}
+
+// The checkpoint's own spelling of an MTP layer's tensor (the inverse of mtp_to_layer): `ref` of a
+// layer at or past main_layers gets "mtp.layers.K.REST" or its mtp_renames name.
+void layer_to_mtp(const Architecture& arch, uint32_t main_layers, TensorRef& ref) {
+    if (arch.mtp_layer_prefix.empty() || main_layers == 0 || !ref.layer || *ref.layer < main_layers)
+        return;
+    const std::string suffix = ref.spec->bare ? "" : ref.is_bias ? ".bias" : ".weight";
+    for (const auto& [hf, stem] : arch.mtp_renames)
+        if (stem == ref.spec->hf) {
+            ref.hf_name = *ref.layer == main_layers ? std::string(hf) + suffix : std::string();
+            return;
+        }
+    ref.hf_name = std::string(arch.mtp_layer_prefix) + std::to_string(*ref.layer - main_layers) +
+                  "." + std::string(ref.spec->hf) + suffix;
+}
+
+// The kind of `layer` (ModelConfig::layer_kinds; 0 without them), 255 past the last layer of a
+// model that has them.
+uint8_t layer_kind(const ModelConfig& config, uint64_t layer) {
+    if (config.layer_kinds.empty()) return 0;
+    return layer < config.layer_kinds.size() ? config.layer_kinds[layer] : 255;
+}
+
+bool holds(const TensorSpec& spec, uint8_t kind) {
+    return spec.kinds == 0 || (kind < 8 && ((spec.kinds >> kind) & 1u) != 0);
 }
 
 int64_t resolve_dim(Dim dim, const ModelConfig& c) {
@@ -183,6 +239,25 @@ int64_t resolve_dim(Dim dim, const ModelConfig& c) {
             return c.dense_2 ? c.dense_2->out : 0;
         case Dim::dense_3_in:
             return c.dense_3 ? c.dense_3->in : 0;
+        case Dim::q_width_x2:
+            return 2 * int64_t{c.num_attention_heads} * c.head_dim;
+        case Dim::hidden_x2:
+            return 2 * int64_t{c.hidden_size};
+        case Dim::lin_qkv_width:
+        case Dim::lin_v_width:
+        case Dim::lin_v_heads:
+        case Dim::lin_v_head_dim:
+        case Dim::lin_conv_width: {
+            const ModelConfig::LinearAttention l =
+                c.linear_attention.value_or(ModelConfig::LinearAttention{});
+            const int64_t v_width = int64_t{l.value_heads} * l.value_head_dim;
+            if (dim == Dim::lin_qkv_width)
+                return 2 * int64_t{l.key_heads} * l.key_head_dim + v_width;
+            if (dim == Dim::lin_v_width) return v_width;
+            if (dim == Dim::lin_v_heads) return l.value_heads;
+            if (dim == Dim::lin_v_head_dim) return l.value_head_dim;
+            return l.conv_kernel;
+        }
     }
     return 0;
 }
@@ -338,8 +413,13 @@ bool is_converter_buffer(const Architecture& arch, std::string_view hf_name) {
     return false;
 }
 
-std::optional<TensorRef> resolve_hf(const Architecture& arch, std::string_view hf_name) {
-    return resolve(arch, strip_arch_prefixes(arch, hf_name), /*from_hf=*/true);
+std::optional<TensorRef> resolve_hf(const Architecture& arch, std::string_view hf_name,
+                                    uint32_t main_layers) {
+    const std::string stripped = strip_arch_prefixes(arch, hf_name);
+    const std::string name = mtp_to_layer(arch, stripped, main_layers);
+    auto ref = resolve(arch, name, /*from_hf=*/true);
+    if (ref && name != stripped) ref->hf_name = stripped;
+    return ref;
 }
 
 std::optional<std::pair<size_t, uint32_t>> match_layer_scalar(const Architecture& arch,
@@ -357,8 +437,11 @@ std::optional<std::pair<size_t, uint32_t>> match_layer_scalar(const Architecture
     return std::nullopt;
 }
 
-std::optional<TensorRef> resolve_gguf(const Architecture& arch, std::string_view gguf_name) {
-    return resolve(arch, gguf_name, /*from_hf=*/false);
+std::optional<TensorRef> resolve_gguf(const Architecture& arch, std::string_view gguf_name,
+                                      uint32_t main_layers) {
+    auto ref = resolve(arch, gguf_name, /*from_hf=*/false);
+    if (ref) layer_to_mtp(arch, main_layers, *ref);
+    return ref;
 }
 
 std::optional<std::vector<int64_t>> expected_ne(const Architecture& arch, const ModelConfig& config,
@@ -366,6 +449,7 @@ std::optional<std::vector<int64_t>> expected_ne(const Architecture& arch, const 
     const auto ref = resolve_gguf(arch, gguf_name);
     if (!ref) return std::nullopt;
     const TensorSpec& spec = *ref->spec;
+    if (ref->layer && !holds(spec, layer_kind(config, *ref->layer))) return std::nullopt;
     // A bias has the weight's ne without the row length: {rows}, or {rows, E} for stacked experts.
     if (ref->is_bias) {
         std::vector<int64_t> ne;
@@ -386,8 +470,11 @@ std::vector<std::string> required_tensors(const Architecture& arch, const ModelC
             names.push_back(make_ref(arch, spec, layer, false)->gguf_name);
     };
     for (const TensorSpec& spec : arch.model_first) add(spec, std::nullopt);
+    // The multi-token-prediction layers after them are optional (the converter keeps what the
+    // checkpoint has; llama.cpp loads them only on request).
     for (uint32_t layer = 0; layer < config.num_hidden_layers; ++layer)
-        for (const TensorSpec& spec : arch.layer) add(spec, layer);
+        for (const TensorSpec& spec : arch.layer)
+            if (holds(spec, layer_kind(config, layer))) add(spec, layer);
     for (const TensorSpec& spec : arch.model_last) add(spec, std::nullopt);
     return names;
 }
@@ -480,6 +567,10 @@ uint32_t transform_heads(RowTransform transform, const ModelConfig& config) {
         case RowTransform::even_rows:
         case RowTransform::odd_rows:
         case RowTransform::skip_position_offset:
+        case RowTransform::v_heads_after_qk:
+        case RowTransform::v_heads_rows:
+        case RowTransform::v_heads_single:
+        case RowTransform::v_heads_columns:
             return 0;
     }
     return 0;
@@ -552,6 +643,26 @@ std::string explain_dim(Dim dim, const ModelConfig& c) {
             return (c.dense_3 && !c.dense_3->origin.empty() ? c.dense_3->origin
                                                             : std::string("3_Dense/config.json")) +
                    " in_features " + std::to_string(c.dense_3 ? c.dense_3->in : 0);
+        case Dim::q_width_x2:
+            formula = "2 * " + heads + " * " + head_dim + " (query and gate)";
+            break;
+        case Dim::hidden_x2:
+            formula = "2 * hidden_size " + std::to_string(c.hidden_size);
+            break;
+        case Dim::lin_qkv_width:
+            formula =
+                "2 * linear_num_key_heads * linear_key_head_dim + linear_num_value_heads * "
+                "linear_value_head_dim";
+            break;
+        case Dim::lin_v_width:
+            formula = "linear_num_value_heads * linear_value_head_dim";
+            break;
+        case Dim::lin_v_heads:
+            return "linear_num_value_heads " + std::to_string(resolve_dim(dim, c));
+        case Dim::lin_v_head_dim:
+            return "linear_value_head_dim " + std::to_string(resolve_dim(dim, c));
+        case Dim::lin_conv_width:
+            return "linear_conv_kernel_dim " + std::to_string(resolve_dim(dim, c));
     }
     return formula + " = " + std::to_string(resolve_dim(dim, c));
 }

@@ -2,6 +2,7 @@
 #include "arch/transforms.hpp"
 
 #include <cmath>
+#include <cstdint>
 
 #include "format/half.hpp"
 
@@ -20,6 +21,55 @@ std::optional<std::vector<uint32_t>> rope_pair_source_rows(uint64_t rows, uint32
         source_of[h * head_rows + 2 * i + j] = static_cast<uint32_t>(s);
     }
     return source_of;
+}
+
+std::optional<std::vector<uint32_t>> v_head_source_rows(uint64_t rows, uint64_t first,
+                                                        uint32_t k_heads, uint32_t v_heads,
+                                                        uint64_t unit) {
+    if (k_heads == 0 || v_heads == 0 || unit == 0 || v_heads % k_heads != 0 ||
+        rows != first + uint64_t{v_heads} * unit || rows > UINT32_MAX)
+        return std::nullopt;
+    const uint64_t per_key = v_heads / k_heads;
+    std::vector<uint32_t> source_of(rows);
+    for (uint64_t r = 0; r < first; ++r) source_of[r] = static_cast<uint32_t>(r);
+    // Source head s = k * per_key + j (grouped by key head) lands at j * k_heads + k (tiled).
+    for (uint64_t s = 0; s < v_heads; ++s) {
+        const uint64_t k = s / per_key, j = s % per_key;
+        const uint64_t to = j * k_heads + k;
+        for (uint64_t x = 0; x < unit; ++x)
+            source_of[first + to * unit + x] = static_cast<uint32_t>(first + s * unit + x);
+    }
+    return source_of;
+}
+
+std::optional<std::vector<uint32_t>> v_head_source_column_blocks(uint64_t rows, uint32_t k_heads,
+                                                                 uint32_t v_heads) {
+    const auto heads = v_head_source_rows(v_heads, 0, k_heads, v_heads, 1);
+    if (!heads || rows == 0 || rows * v_heads > UINT32_MAX) return std::nullopt;
+    std::vector<uint32_t> source_of(rows * v_heads);
+    for (uint64_t i = 0; i < rows; ++i)
+        for (uint64_t p = 0; p < v_heads; ++p)
+            source_of[i * v_heads + p] = static_cast<uint32_t>(i * v_heads + (*heads)[p]);
+    return source_of;
+}
+
+float neg_exp_f32(float widened_value) {
+    return -static_cast<float>(std::exp(static_cast<double>(widened_value)));
+}
+
+// e^x rounded once to fp16 from double: through binary32 first, and where that lands exactly on the
+// midpoint of two fp16 values (a tie the binary32 rounding made), the side e^x lies on decides.
+float neg_exp_f16(uint16_t half_bits) {
+    const double e = std::exp(static_cast<double>(half_to_float(half_bits)));  // > 0 or +inf
+    const float f = static_cast<float>(e);
+    const uint16_t nearest = float_to_half(f);
+    const float at = half_to_float(nearest);
+    if (at == f || !std::isfinite(f) || !std::isfinite(at)) return -at;
+    const uint16_t other = f > at ? nearest + 1 : nearest - 1;  // positive: bits order the values
+    const float beside = half_to_float(other);
+    const bool tie = 2.0 * double(f) == double(at) + double(beside);
+    if (!tie || e == double(f)) return -at;
+    return -((e > double(f)) == (beside > at) ? beside : at);
 }
 
 std::vector<float> llama3_rope_freqs(const ModelConfig& config) {

@@ -16,6 +16,36 @@ namespace rebox::arch {
 // nullopt when heads does not divide rows or D is odd.
 std::optional<std::vector<uint32_t>> rope_pair_source_rows(uint64_t rows, uint32_t heads);
 
+// The V-head reorder of linear-attention layers (Qwen3.5 / Qwen3-Next,
+// _LinearAttentionVReorderBase._reorder_v_heads): HF stores the v_heads value heads grouped by key
+// head, [k0: v0..v(r-1), k1: v0..v(r-1), ...] (r = v_heads / k_heads); the GGUF holds them tiled,
+// [v0 of k0, v0 of k1, ..., v1 of k0, ...], so ggml can broadcast the key heads. As a row map:
+// rows [first, first + v_heads * unit) are v_heads heads of `unit` rows each and GGUF head
+// j * k_heads + k holds source head k * r + j; rows before `first` stay. Element r is the source
+// row GGUF row r holds. nullopt when rows != first + v_heads * unit, k_heads does not divide
+// v_heads or a count is 0. Used with unit head_v_dim on in_proj_qkv (first 2 * k_heads *
+// head_k_dim: q and k stay) and conv1d's channels, with unit head_v_dim on in_proj_z, with unit
+// 1 on in_proj_a / in_proj_b and the one-value rows of A_log and dt_bias.
+std::optional<std::vector<uint32_t>> v_head_source_rows(uint64_t rows, uint64_t first,
+                                                        uint32_t k_heads, uint32_t v_heads,
+                                                        uint64_t unit);
+
+// The same reorder on the columns of out_proj ([rows, v_heads * head_v_dim]): each row is cut
+// into v_heads blocks of head_v_dim values, and block p of GGUF row i holds block (the source
+// head of p) of source row i. As a map over blocks (rows * v_heads of them, in row order),
+// element b is the source block GGUF block b holds, so whole head_v_dim-value units move.
+std::optional<std::vector<uint32_t>> v_head_source_column_blocks(uint64_t rows, uint32_t k_heads,
+                                                                 uint32_t v_heads);
+
+// ssm_a = -exp(A_log) (Qwen3NextModel.modify_tensors). prepare_tensors widens BF16 to float32
+// first and keeps F16 as F16. A binary32 A_log: the correctly rounded binary32 of -e^x (computed
+// in double). torch's CPU exp (SLEEF, 1-ulp bound) and numpy's are not correctly rounded and do
+// not agree with each other, so a converter's file may differ from this in the last bit of some
+// values (docs/architectures.md "qwen35").
+float neg_exp_f32(float widened_value);
+// An F16 A_log: exp rounded to the nearest fp16, negated, widened exactly to F32.
+float neg_exp_f16(uint16_t half_bits);
+
 // rope_freqs.weight for rope_scaling type "llama3" (LlamaModel.generate_extra_tensors), head_dim/2
 // values. The converter computes in torch float32 (rope_factors are float32 tensors, and
 // `x / tensor` is reciprocal(tensor) * x); every step here is the same binary32 operation, the

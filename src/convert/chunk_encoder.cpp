@@ -66,8 +66,11 @@ void widen_to_f32(const SourceTensor& source, uint64_t first, uint64_t count,
 }
 
 // gemma norms: each value + 1 in the converter's arithmetic (arch/transforms.hpp), as F32.
-void add_one_to_f32(const SourceTensor& source, uint64_t first, uint64_t count,
-                    std::span<uint8_t> out) {
+// A float source's values [first, first+count) through one of the converter's float steps (a
+// gemma norm's + 1, A_log's -exp), F16 sources in F16 and the others in binary32 as its
+// prepare_tensors holds them, stored as F32.
+void float_step_to_f32(const SourceTensor& source, uint64_t first, uint64_t count,
+                       std::span<uint8_t> out, float (*on_f16)(uint16_t), float (*on_f32)(float)) {
     float values[kChunk];
     for_each_chunk(count, [&](uint64_t done, size_t n) {
         if (source.float_dtype == FloatDtype::F16) {
@@ -75,11 +78,11 @@ void add_one_to_f32(const SourceTensor& source, uint64_t first, uint64_t count,
             for (size_t i = 0; i < n; ++i) {
                 uint16_t bits;
                 std::memcpy(&bits, in + i * 2, 2);
-                values[i] = arch::norm_plus_one_f16(bits);
+                values[i] = on_f16(bits);
             }
         } else {
             source_values_f32(source, first + done, n, values);
-            for (size_t i = 0; i < n; ++i) values[i] = arch::norm_plus_one_f32(values[i]);
+            for (size_t i = 0; i < n; ++i) values[i] = on_f32(values[i]);
         }
         std::memcpy(out.data() + done * 4, values, n * 4);
     });
@@ -111,6 +114,7 @@ UnitSize output_unit(const TensorPlan& plan) {
         case Encoding::copy_f32:
         case Encoding::widen_f32:
         case Encoding::add_one_f32:
+        case Encoding::neg_exp_f32:
             return {4, 1};
         case Encoding::dequant_f16:
         case Encoding::dequant_bf16:
@@ -196,7 +200,11 @@ void encode_values(const SourceTensor& source, const TensorPlan& plan, uint64_t 
             widen_to_f32(source, first, count, out);
             return;
         case Encoding::add_one_f32:
-            add_one_to_f32(source, first, count, out);
+            float_step_to_f32(source, first, count, out, arch::norm_plus_one_f16,
+                              arch::norm_plus_one_f32);
+            return;
+        case Encoding::neg_exp_f32:
+            float_step_to_f32(source, first, count, out, arch::neg_exp_f16, arch::neg_exp_f32);
             return;
         case Encoding::dequant_bf16:
         case Encoding::recast_bf16:

@@ -62,6 +62,20 @@ ModelConfig config_from_kvs(const CheckContext& ctx, const std::string& a) {
     if (ctx.find(a + ".dense_3_feat_in") != nullptr)
         c.dense_3 = ModelConfig::DenseFeatures{u32_or(ctx, a + ".dense_3_feat_in", 0),
                                                u32_or(ctx, a + ".dense_3_feat_out", 0), ""};
+    // Multi-token-prediction layers after the last block (block_count counts them), and the
+    // linear-attention sizes (the loader's ssm.* keys; value head dim = inner size / heads).
+    c.nextn_layers = u32_or(ctx, a + ".nextn_predict_layers", 0);
+    if (c.nextn_layers <= c.num_hidden_layers) c.num_hidden_layers -= c.nextn_layers;
+    if (const uint32_t heads = u32_or(ctx, a + ".ssm.time_step_rank", 0)) {
+        ModelConfig::LinearAttention l;
+        l.conv_kernel = u32_or(ctx, a + ".ssm.conv_kernel", 0);
+        l.key_head_dim = u32_or(ctx, a + ".ssm.state_size", 0);
+        l.key_heads = u32_or(ctx, a + ".ssm.group_count", 0);
+        l.value_heads = heads;
+        l.value_head_dim = u32_or(ctx, a + ".ssm.inner_size", 0) / heads;
+        c.linear_attention = l;
+    }
+    c.full_attention_interval = u32_or(ctx, a + ".full_attention_interval", 4);
     // llama.cpp's n_cls_out: the classifier labels' count, 1 without the key (llama-hparams.h).
     const GgufValue* labels = ctx.find(a + ".classifier.output_labels");
     c.num_labels = labels != nullptr && labels->is_array() && !labels->array.empty()
@@ -96,8 +110,10 @@ void check_tensor_set(CheckContext& ctx) {
                                                 "and shapes are not checked");
         return;
     }
-    const ModelConfig config = config_from_kvs(ctx, name);
+    ModelConfig config = config_from_kvs(ctx, name);
     if (config.hidden_size == 0 || config.num_hidden_layers == 0) return;  // reported as keys
+    if (entry->set_layer_kinds && config.num_hidden_layers <= kLlamaMaxLayers)
+        entry->set_layer_kinds(config);
     if (config.num_hidden_layers > kLlamaMaxLayers || config.num_experts > kLlamaMaxExperts) {
         const bool layers = config.num_hidden_layers > kLlamaMaxLayers;
         ctx.finding(name + (layers ? ".block_count" : ".expert_count"),
@@ -124,10 +140,11 @@ void check_tensor_set(CheckContext& ctx) {
         const std::string& tensor_name = tensor.info->name;
         if (is_extra_tensor(tensor_name)) continue;
         if (const auto layer = arch::layer_of(tensor_name);
-            layer && *layer >= config.num_hidden_layers) {
+            layer && *layer >= config.num_hidden_layers + config.nextn_layers) {
             ctx.finding(tensor_name,
                         "belongs to layer " + std::to_string(*layer) + " but " + name +
-                            ".block_count is " + std::to_string(config.num_hidden_layers) +
+                            ".block_count is " +
+                            std::to_string(config.num_hidden_layers + config.nextn_layers) +
                             "; llama.cpp refuses it (\"wrong number of tensors\")",
                         tensor.shard);
             continue;

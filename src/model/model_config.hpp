@@ -103,6 +103,25 @@ struct ModelConfig {
     // llama_4_scaling_beta, filled by the architecture's finish_config; nullopt otherwise.
     std::optional<float> yarn_log_multiplier;
     std::optional<float> attn_temperature_scale;
+    // Hybrid models (an architecture's finish_config fills these; empty / 0 / nullopt otherwise):
+    // each layer's kind, an index into the bits of TensorSpec::kinds, for the num_hidden_layers
+    // layers and the nextn_layers multi-token-prediction layers after them (GGUF blocks
+    // num_hidden_layers .. num_hidden_layers + nextn_layers - 1; block_count counts both).
+    std::vector<uint8_t> layer_kinds;
+    uint32_t nextn_layers = 0;
+    // Linear-attention (gated delta-net) layers: config.json linear_conv_kernel_dim,
+    // linear_key_head_dim, linear_value_head_dim, linear_num_key_heads, linear_num_value_heads.
+    struct LinearAttention {
+        uint32_t conv_kernel = 0;
+        uint32_t key_head_dim = 0;
+        uint32_t value_head_dim = 0;
+        uint32_t key_heads = 0;
+        uint32_t value_heads = 0;
+    };
+    std::optional<LinearAttention> linear_attention;
+    uint32_t full_attention_interval = 0;  // every n-th layer is full attention
+    // M-RoPE sections (rope_parameters.mrope_section padded to 4); empty: config.json has none.
+    std::vector<int32_t> rope_sections;
 };
 
 // The architecture-independent reading of config.json. arch/read_config.hpp puts it together

@@ -17,12 +17,19 @@ struct KnownRegex {
 // Several llama.cpp pre types share one regex (e.g. qwen2/stablelm2/hunyuan,
 // llama-bpe/dbrx/smaug-bpe); the name chosen is the one the family in question (Qwen2/2.5/3,
 // Llama-3) is converted with.
-constexpr std::array<KnownRegex, 5> kKnownRegexes{{
+constexpr std::array<KnownRegex, 7> kKnownRegexes{{
     // Qwen2 / Qwen2.5 / Qwen3 (single-digit numbers).
     {R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
      "qwen2"},
     {R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
      "qwen2"},
+    // Qwen3.5 / 3.6: Qwen2's with combining marks (\p{M}) in the letter runs and out of the
+    // punctuation runs (LLAMA_VOCAB_PRE_TYPE_QWEN35; the converter's chkhsh d30d75d9... says
+    // "qwen35").
+    {R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
+     "qwen35"},
+    {R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
+     "qwen35"},
     // Llama-3 (numbers in groups of up to three).
     {R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
      "llama-bpe"},

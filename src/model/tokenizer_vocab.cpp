@@ -288,7 +288,7 @@ std::string pre_tokenizer_name(const element& root, const TokenizerOptions& opti
                 "pass the llama.cpp name with --tokenizer-pre NAME");
     if (auto name = pre_tokenizer_for_regex(std::string(*regex))) return *name;
     blocker("pre_tokenizer", "unknown Split regex '" + std::string(*regex) + "'",
-            "a regex rebox knows (qwen2, llama-bpe), or --tokenizer-pre NAME");
+            "a regex rebox knows (qwen2, qwen35, llama-bpe, gpt-4o), or --tokenizer-pre NAME");
 }
 
 // SpecialToken ids at both ends of each TemplateProcessing "single" template (len > 1, as gguf-py).

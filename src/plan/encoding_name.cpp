@@ -30,6 +30,8 @@ const char* encoding_name(Encoding encoding) {
             return "recast_bf16";
         case Encoding::add_one_f32:
             return "add_one_f32";
+        case Encoding::neg_exp_f32:
+            return "neg_exp_f32";
         case Encoding::q4_0_shift:
             return "q4_0_shift";
         case Encoding::q5_0_shift:

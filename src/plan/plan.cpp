@@ -109,12 +109,15 @@ bool check_against_config(const Architecture& arch, const ModelConfig& config,
                           const SourceTensor& source, const TensorPlan& plan,
                           std::vector<Blocker>* blockers) {
     if (const auto layer = arch::layer_of(plan.gguf_name);
-        layer && *layer >= static_cast<int64_t>(config.num_hidden_layers)) {
-        blockers->push_back(Blocker{source.name,
-                                    "layer " + std::to_string(*layer) +
-                                        " is beyond config.json num_hidden_layers = " +
-                                        std::to_string(config.num_hidden_layers),
-                                    "use the config.json that belongs to these weights"});
+        layer && *layer >= static_cast<int64_t>(config.num_hidden_layers) + config.nextn_layers) {
+        blockers->push_back(Blocker{
+            source.name,
+            "layer " + std::to_string(*layer) + " is beyond config.json num_hidden_layers = " +
+                std::to_string(config.num_hidden_layers) +
+                (config.nextn_layers != 0
+                     ? " (+ " + std::to_string(config.nextn_layers) + " MTP layers)"
+                     : std::string()),
+            "use the config.json that belongs to these weights"});
         return false;
     }
     const auto expected = arch::expected_ne(arch, config, plan.gguf_name);
@@ -167,10 +170,8 @@ uint64_t source_group(const SourceTensor& source) {
 bool attach_row_transform(arch::RowTransform transform, const ModelConfig& config,
                           const SourceTensor& source, TensorPlan* plan,
                           std::vector<Blocker>* blockers) {
-    if (transform == arch::RowTransform::none ||
-        transform == arch::RowTransform::first_vocab_rows ||
-        transform == arch::RowTransform::even_rows || transform == arch::RowTransform::odd_rows ||
-        transform == arch::RowTransform::skip_position_offset)
+    if (transform != arch::RowTransform::rope_pairs_q_heads &&
+        transform != arch::RowTransform::rope_pairs_kv_heads)
         return true;
     const uint32_t heads = arch::transform_heads(transform, config);
     const char* heads_field = transform == arch::RowTransform::rope_pairs_q_heads
@@ -312,6 +313,23 @@ bool attach_position_slice(const ModelConfig& config, const SourceTensor& source
 bool attach_value_transform(arch::ValueTransform transform, const SourceTensor& source,
                             TensorPlan* plan, std::vector<Blocker>* blockers) {
     if (transform == arch::ValueTransform::none) return true;
+    if (transform == arch::ValueTransform::neg_exp) {
+        if (source.is_quantized()) {
+            blockers->push_back(Blocker{source.name,
+                                        "A_log stored quantized: llama.cpp's converter writes "
+                                        "-exp(A_log) in F32 from a float A_log",
+                                        "keep A_log unquantized (BF16/F16/F32) in the checkpoint"});
+            return false;
+        }
+        plan->type = GgmlType::F32;
+        plan->encoding = Encoding::neg_exp_f32;
+        plan->nbytes = 4 * source.element_count();
+        plan->note = std::string(float_dtype_name(source.float_dtype)) + " A_log -> -exp -> F32" +
+                     (source.float_dtype == FloatDtype::F16
+                          ? " (exp rounded to fp16, as the converter computes in F16)"
+                          : " (binary32, correctly rounded)");
+        return true;
+    }
     if (source.is_quantized()) {
         blockers->push_back(Blocker{
             source.name,
@@ -327,6 +345,64 @@ bool attach_value_transform(arch::ValueTransform transform, const SourceTensor& 
                  (source.float_dtype == FloatDtype::F16 ? " (the add rounded to fp16, as the "
                                                           "converter adds in F16)"
                                                         : " (a binary32 add)");
+    return true;
+}
+
+// Linear attention's V-head reorder (RowTransform::v_heads_*, arch/transforms.hpp): whole rows, or
+// whole value-head blocks of out_proj's rows, move; only when the key and value head counts
+// differ (as _LinearAttentionVReorderBase). A BLOCKER when the counts do not fit the tensor or an
+// output block (or a quantization group) would straddle two moved units.
+bool attach_v_head_moves(arch::RowTransform transform, const ModelConfig& config,
+                         const SourceTensor& source, TensorPlan* plan,
+                         std::vector<Blocker>* blockers) {
+    using arch::RowTransform;
+    if (transform != RowTransform::v_heads_after_qk && transform != RowTransform::v_heads_rows &&
+        transform != RowTransform::v_heads_single && transform != RowTransform::v_heads_columns)
+        return true;
+    const ModelConfig::LinearAttention l =
+        config.linear_attention.value_or(ModelConfig::LinearAttention{});
+    if (l.key_heads == l.value_heads) return true;
+    const uint64_t values = source.element_count();
+    const uint64_t rows = plan->ne.size() == 1 ? values : static_cast<uint64_t>(plan->ne.back());
+    uint64_t unit_values = rows == 0 ? 0 : values / rows;  // one moved unit
+    std::optional<std::vector<uint32_t>> map;
+    if (transform == RowTransform::v_heads_columns) {
+        unit_values = l.value_head_dim;
+        map = arch::v_head_source_column_blocks(rows, l.key_heads, l.value_heads);
+        if (plan->ne.empty() || plan->ne[0] != int64_t{l.value_heads} * l.value_head_dim)
+            map.reset();
+    } else if (plan->ne.size() == 1) {
+        unit_values = 1;
+        map = arch::v_head_source_rows(values, 0, l.key_heads, l.value_heads, 1);
+    } else {
+        const uint64_t first = transform == RowTransform::v_heads_after_qk
+                                   ? 2 * uint64_t{l.key_heads} * l.key_head_dim
+                                   : 0;
+        const uint64_t unit = transform == RowTransform::v_heads_single ? 1 : l.value_head_dim;
+        map = arch::v_head_source_rows(rows, first, l.key_heads, l.value_heads, unit);
+    }
+    const std::string what = "the V-head reorder of " + plan->gguf_name + ": ";
+    if (!map) {
+        blockers->push_back(
+            Blocker{source.name,
+                    what + "shape " + shape_text(source.shape) + " is not linear_num_value_heads " +
+                        std::to_string(l.value_heads) + " heads of linear_value_head_dim " +
+                        std::to_string(l.value_head_dim) + " grouped under linear_num_key_heads " +
+                        std::to_string(l.key_heads),
+                    "use the config.json that belongs to these weights"});
+        return false;
+    }
+    if (const auto problem =
+            plan_detail::row_move_problem(plan->type, unit_values, source_group(source))) {
+        blockers->push_back(Blocker{source.name,
+                                    what + *problem + ", so the value heads cannot move exactly",
+                                    "--outtype f32 (every value moves on its own), or a group "
+                                    "size that divides linear_value_head_dim"});
+        return false;
+    }
+    plan->row_source = std::move(*map);
+    plan->row_values = unit_values;
+    plan->note += (plan->note.empty() ? "" : "; ") + std::string("value heads reordered");
     return true;
 }
 
@@ -605,7 +681,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
             layer_scalars.take(tensor, *scalar, &plan.blockers);
             continue;
         }
-        const auto ref = arch::resolve_hf(*arch, tensor.name);
+        const auto ref = arch::resolve_hf(*arch, tensor.name, config.num_hidden_layers);
         if ((!ref && arch::is_left_out(*arch, tensor.name)) ||
             (ref && ref->spec->role == arch::SourceRole::reranker_pooler && !reranker)) {
             ++left_out;
@@ -661,14 +737,15 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
         }
         const bool exact_f32 = ref->spec->role == arch::SourceRole::router_f32 ||
                                ref->spec->role == arch::SourceRole::table_f32;
-        const bool planned =
-            exact_f32 ? plan_detail::plan_exact_f32(tensor, i, gguf_name, plan.arch,
-                                                    ref->spec->role == arch::SourceRole::router_f32
-                                                        ? "router"
-                                                        : "position / token-type table",
-                                                    &tensor_plan, &plan.blockers)
-                      : plan_detail::plan_tensor(tensor, i, gguf_name, options, &tensor_plan,
-                                                 &plan.blockers);
+        const bool planned = exact_f32
+                                 ? plan_detail::plan_exact_f32(
+                                       tensor, i, gguf_name, plan.arch,
+                                       ref->spec->role == arch::SourceRole::router_f32 ? "router"
+                                       : ref->spec->squeeze ? "ssm_conv1d"
+                                                            : "position / token-type table",
+                                       &tensor_plan, &plan.blockers)
+                                 : plan_detail::plan_tensor(tensor, i, gguf_name, options,
+                                                            &tensor_plan, &plan.blockers);
         if (!planned) continue;
         if (ref->stacked_source && tensor_plan.ne.size() == 3 &&
             tensor_plan.ne[2] != static_cast<int64_t>(config.num_experts)) {
@@ -688,8 +765,11 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
         if (ref->spec->rows == arch::RowTransform::skip_position_offset &&
             !attach_position_slice(config, tensor, &tensor_plan, &plan.blockers))
             continue;
+        if (ref->spec->squeeze) std::erase(tensor_plan.ne, int64_t{1});
         if (!check_against_config(*arch, config, tensor, tensor_plan, &plan.blockers)) continue;
         if (!attach_row_transform(ref->spec->rows, config, tensor, &tensor_plan, &plan.blockers))
+            continue;
+        if (!attach_v_head_moves(ref->spec->rows, config, tensor, &tensor_plan, &plan.blockers))
             continue;
         plan.tensors.push_back(std::move(tensor_plan));
     }
@@ -724,7 +804,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     if (!buffers.empty()) plan.notes.push_back(buffers_note(buffers));
     // A tensor the reader refused (its blocker names it) is not reported missing a second time.
     for (const Blocker& blocker : source.blockers)
-        if (const auto ref = arch::resolve_hf(*arch, blocker.tensor))
+        if (const auto ref = arch::resolve_hf(*arch, blocker.tensor, config.num_hidden_layers))
             seen.emplace(ref->gguf_name, blocker.tensor);
     for (const std::string& name : arch::required_tensors(*arch, config)) {
         if (!seen.count(name))

@@ -34,6 +34,8 @@ enum class Encoding {
     recast_bf16,   // F32/F16 source stored as bf16 (--outtype bf16): every value checked exact
     add_one_f32,   // gemma norms: float source value + 1 as llama.cpp's converter computes it (F16
                    // sources: the add rounds to fp16; BF16/F32: a binary32 add), stored as F32
+    neg_exp_f32,   // Qwen3.5's A_log: -exp(value) as the converter computes it (F16 sources: exp
+                   // rounded to fp16; BF16/F32: binary32), stored as F32
     // Integer-zero-point sources (GPTQ, AWQ, compressed-tensors): q' = q - z + off, d = scale.
     q4_0_shift,  // off 8, every q - z in [-8, 7]
     q5_0_shift,  // off 16, every q - z in [-16, 15]

@@ -73,7 +73,7 @@ std::vector<int64_t> trimmed(std::vector<int64_t> shape) {
 // skip_rows, of a source that must have max_position_embeddings rows.
 bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const SourceTensor& source,
                  const RefConfig& config, bool vocab_slice, uint64_t skip_rows, TensorCheck& check,
-                 ValueJob& job) {
+                 ValueJob& job, bool squeeze = false) {
     const GgufTensorInfo& info = *tensor.info;
     const std::string& file = gguf.shard(tensor.shard).display_name();
     if (!source.problem.empty()) {
@@ -112,6 +112,8 @@ bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const Sourc
             shape_text(*expected));
         return false;
     }
+    // ssm_conv1d: the converter squeezes [channels, 1, kernel] to [channels, kernel].
+    if (squeeze) std::erase(kept_shape, int64_t{1});
     // A lossy type (Q4_K, Q8_0, ...) holding a float source was quantized by the user's choice:
     // verify re-quantizes the source (check_quantized_tensor checks the data size itself).
     if (!source.quantized && !source.prequant &&
@@ -162,6 +164,43 @@ bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const Sourc
     return true;
 }
 
+// Linear attention's value-head reorder (ref_linear_attention.hpp), done by the converter only
+// when the key and value head counts differ: which rows (row_values values each) or which column
+// blocks move, in units of what. False with check.problem when the tensor is not those heads.
+bool set_v_head_moves(verify_ref::RefRows rows, const RefConfig& config, const std::string& file,
+                      const GgufTensorInfo& info, TensorCheck& check, ValueJob& job) {
+    const RefConfig::LinearAttention l = config.linear.value_or(RefConfig::LinearAttention{});
+    if (l.key_heads == 0 || l.value_heads % l.key_heads != 0) {
+        check.problem = error_message(file, info.name, "value heads do not group under key heads",
+                                      "linear_num_value_heads a multiple of linear_num_key_heads");
+        return false;
+    }
+    if (l.key_heads == l.value_heads) return true;
+    const uint64_t row_values = info.ne.empty() || info.ne.size() == 1 ? 1 : info.ne[0];
+    const uint64_t row_count = job.values / row_values;
+    uint64_t first = 0, unit = l.value_head_dim, span = row_count;
+    if (rows == verify_ref::RefRows::v_heads_after_qk)
+        first = 2 * uint64_t{l.key_heads} * l.key_head_dim;
+    if (rows == verify_ref::RefRows::v_heads_single) unit = 1;
+    if (rows == verify_ref::RefRows::v_heads_columns) span = row_values;
+    if (span != first + uint64_t{l.value_heads} * unit) {
+        check.problem =
+            error_message(file, info.name,
+                          std::to_string(span) +
+                              (rows == verify_ref::RefRows::v_heads_columns ? " columns" : " rows"),
+                          std::to_string(first) + " + " + std::to_string(l.value_heads) +
+                              " value heads of " + std::to_string(unit));
+        return false;
+    }
+    job.row_values = row_values;
+    job.vhead_first = first;
+    job.vhead_unit = unit;
+    job.vhead_key_heads = l.key_heads;
+    job.vhead_value_heads = l.value_heads;
+    job.vhead_columns = rows == verify_ref::RefRows::v_heads_columns;
+    return true;
+}
+
 // The row layout of a tensor the architecture permutes and the gemma norm shift (verify's own
 // table, ref_transforms.hpp; the permutation itself ref_rope.hpp). False with check.problem when
 // the rows cannot be heads.
@@ -177,6 +216,19 @@ bool set_row_transform(const verify_ref::RefArch& arch, const RefConfig& config,
         }
         job.norm_plus_one = true;
     }
+    if (transform.neg_exp) {
+        if (job.source->quantized) {
+            check.problem = error_message(file, info.name, "source is quantized",
+                                          "a float A_log (its GGUF value is -exp(A_log))");
+            return false;
+        }
+        job.neg_exp = true;
+    }
+    if (transform.rows == verify_ref::RefRows::v_heads_after_qk ||
+        transform.rows == verify_ref::RefRows::v_heads_rows ||
+        transform.rows == verify_ref::RefRows::v_heads_single ||
+        transform.rows == verify_ref::RefRows::v_heads_columns)
+        return set_v_head_moves(transform.rows, config, file, info, check, job);
     if (transform.rows != verify_ref::RefRows::rope_q_heads &&
         transform.rows != verify_ref::RefRows::rope_kv_heads)
         return true;
@@ -263,7 +315,7 @@ void add_wanted_scales(const arch::Architecture& arch, const verify_ref::RefArch
     std::map<std::string, std::string> first_source;
     for (const SourceTensor& entry : index.entries) {
         if (!entry.has_scale2 || !entry.problem.empty()) continue;
-        const auto ref = arch::resolve_hf(arch, entry.name);
+        const auto ref = arch::resolve_hf(arch, entry.name, config.num_hidden_layers);
         if (!ref) continue;  // reported as an unmapped source tensor
         auto& [values, error] = scales[ref->gguf_name];
         const size_t slot = ref->expert ? *ref->expert : 0;
@@ -556,14 +608,14 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
     // An encoder's pooler is part of the file only next to a classifier head (a reranker).
     bool& reranker = s.reranker;
     for (const SourceTensor& entry : index.entries)
-        if (const auto ref = arch::resolve_hf(*arch, entry.name);
+        if (const auto ref = arch::resolve_hf(*arch, entry.name, config.num_hidden_layers);
             ref_arch->encoder && ref && ref->spec->role == arch::SourceRole::classifier)
             reranker = true;
     const auto dropped = [&](const SourceTensor& entry) {
         if (verify_ref::is_skipped_buffer(ref_arch->bert_model_class, entry.name)) return true;
         if (arch::is_left_out(*arch, entry.name)) return true;
         if (verify_ref::match_ref_layer_scalar(*ref_arch, entry.name)) return true;  // a KV
-        const auto ref = arch::resolve_hf(*arch, entry.name);
+        const auto ref = arch::resolve_hf(*arch, entry.name, config.num_hidden_layers);
         return ref && ref->spec->role == arch::SourceRole::reranker_pooler && !reranker;
     };
     for (const SourceTensor& entry : index.entries) {
@@ -641,7 +693,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         const auto hf_name =
             ref && ref->spec->role == arch::SourceRole::experts && ref->layer
                 ? std::optional<std::string>(arch::stacked_name(*ref->spec, *ref->layer))
-                : hf_tensor_name(config.model_type, info.name);
+                : hf_tensor_name(config.model_type, info.name, config.num_hidden_layers);
         auto found = hf_name
                          ? index.by_stripped_name.find(std::string(strip_model_prefix(*hf_name)))
                          : index.by_stripped_name.end();
@@ -662,17 +714,21 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         check.source_name = source.name;
         check.re_encoded = source.quantized;
         ValueJob job;
-        const bool vocab_slice = verify_ref::ref_transform(ref_arch->gguf_arch, info.name).rows ==
-                                 verify_ref::RefRows::first_vocab_rows;
+        const verify_ref::RefTransform transform =
+            verify_ref::ref_transform(ref_arch->gguf_arch, info.name);
+        const bool vocab_slice = transform.rows == verify_ref::RefRows::first_vocab_rows;
         // RoBERTa positions (verify's RefConfig: xlm-roberta, pad_token_id + 1).
         const uint64_t skip_rows = info.name == "position_embd.weight" ? config.position_offset : 0;
-        if (prepare_job(gguf, tensor, source, config, vocab_slice, skip_rows, check, job) &&
+        if (prepare_job(gguf, tensor, source, config, vocab_slice, skip_rows, check, job,
+                        transform.squeeze) &&
             set_row_transform(*ref_arch, config, gguf.shard(tensor.shard).display_name(), info,
                               check, job)) {
-            if (job.requantize && job.norm_plus_one) {
+            if (job.requantize &&
+                (job.norm_plus_one || job.neg_exp || job.vhead_value_heads != 0)) {
                 check.problem = error_message(gguf.shard(tensor.shard).display_name(), info.name,
-                                              "a norm shifted by + 1 in a lossy type",
-                                              "F32 (llama.cpp never quantizes norms)");
+                                              "a norm, ssm_a or a tensor with reordered value "
+                                              "heads in a lossy type",
+                                              "an exact type (rebox re-checks only plain moves)");
             } else {
                 add_job(job, report.tensors.size(), info);
             }
@@ -684,7 +740,8 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         // a vision tower, a masked-LM head, a buffer the converter skips
         if (times_used[i] == 0 && dropped(entry)) continue;
         if (times_used[i] == 0) {
-            const auto expected = gguf_tensor_name(config.model_type, entry.name);
+            const auto expected =
+                gguf_tensor_name(config.model_type, entry.name, config.num_hidden_layers);
             report.problems.push_back(
                 error_message(entry.file, entry.name, "source tensor missing from " + file,
                               expected ? "GGUF tensor " + *expected : "a GGUF tensor for it"));

@@ -22,6 +22,7 @@ import sys
 import numpy as np
 import gguf
 
+from converter_compare import compare_gguf
 from converter_run import Converter, block_id
 from source_values import Source
 from torch_shim import Torch
@@ -64,25 +65,6 @@ def hf_name(name):
     return name if name.startswith(("model.", "lm_head.")) else "model." + name
 
 
-def field_value(field):
-    def one(index):
-        part = field.parts[index]
-        if field.types[-1] == gguf.GGUFValueType.STRING:
-            return bytes(part).decode("utf-8")
-        return part.tolist()[0]
-    if field.types[0] == gguf.GGUFValueType.ARRAY:
-        return [one(i) for i in field.data]
-    return one(field.data[0])
-
-
-def same_value(vtype, want, got):
-    if vtype == gguf.GGUFValueType.FLOAT32:
-        return np.float32(want).view(np.uint32) == np.float32(got).view(np.uint32)
-    if vtype == gguf.GGUFValueType.ARRAY:
-        return list(want) == list(got)
-    return want == got
-
-
 def check(model_dir, gguf_path, expect_types):
     problems = []
     src = Source(model_dir)
@@ -115,48 +97,9 @@ def check(model_dir, gguf_path, expect_types):
     # every KV, those modify_tensors added while reading the tensors included
     want_kvs = {key: (value.type, value.value) for key, value in conv.obj.gguf_writer.kv_data[0].items()
                 if not key.startswith("general.")}
-    reader = gguf.GGUFReader(gguf_path)
-    seen, types = set(), {}
-    same = 0
-    for t in reader.tensors:
-        seen.add(t.name)
-        types[t.tensor_type.name] = types.get(t.tensor_type.name, 0) + 1
-        if t.name not in wanted:
-            problems.append(f"GGUF tensor {t.name}: llama.cpp's converter writes no such tensor")
-            continue
-        want = wanted[t.name]
-        got = np.asarray(t.data, dtype=np.float32) if t.tensor_type == gguf.GGMLQuantizationType.F32 else (
-            gguf.quants.dequantize(t.data, t.tensor_type))
-        ne = [int(x) for x in t.shape]
-        if ne[::-1] != list(want.shape):
-            problems.append(f"{t.name}: ne {ne}, the converter writes the reverse of {list(want.shape)}")
-            continue
-        diff = np.asarray(got, dtype=np.float32).reshape(want.shape).view(np.uint32) != want.view(np.uint32)
-        if diff.any():
-            problems.append(f"{t.name} ({t.tensor_type.name}): {int(diff.sum())} of {want.size} values differ "
-                            f"from llama.cpp's conversion of {origin[t.name]}")
-            continue
-        same += 1
-    for g, name in origin.items():
-        if g not in seen:
-            problems.append(f"source tensor {name}: missing from the GGUF (the converter writes {g})")
-    if set(types) != set(expect_types.split(",")):
-        problems.append(f"tensor types {sorted(types)}, expected {expect_types}")
-
-    got_arch = field_value(reader.fields["general.architecture"])
-    if got_arch != arch:
-        problems.append(f"general.architecture {got_arch!r}, the converter writes {arch!r}")
-    for key, (vtype, want) in want_kvs.items():
-        field = reader.fields.get(key)
-        if field is None:
-            problems.append(f"KV {key}: missing; the converter writes {vtype.name} {want!r}")
-        elif field.types[0] != vtype:
-            problems.append(f"KV {key}: type {field.types[0].name}, the converter writes {vtype.name}")
-        elif not same_value(vtype, want, field_value(field)):
-            problems.append(f"KV {key}: {field_value(field)!r}, the converter writes {want!r}")
-    for key in reader.fields:
-        if key.startswith((arch + ".", "xielu.")) and key not in want_kvs and key != arch + ".pooling_type":
-            problems.append(f"KV {key}: written by rebox, not by llama.cpp's converter for this config")
+    found, reader, same, types = compare_gguf(gguf_path, wanted, origin, want_kvs, arch, expect_types,
+                                               own_kvs=(arch + ".pooling_type",), kv_prefixes=("xielu.",))
+    problems += found
     print(f"  {gguf_path.rsplit('/', 1)[-1]} ({src.format}): {same}/{len(reader.tensors)} tensors and "
           f"{len(want_kvs)} {arch} KVs as llama.cpp's converter writes them; types {types}")
     return [f"{gguf_path}: {p}" for p in problems]

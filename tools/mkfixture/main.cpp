@@ -23,6 +23,7 @@
 #include "modernbert_files.hpp"
 #include "nvidia_fp4_files.hpp"
 #include "prequant_files.hpp"
+#include "qwen35_files.hpp"
 #include "tokenizer_files.hpp"
 
 namespace fs = std::filesystem;
@@ -106,12 +107,19 @@ int main(int argc, char** argv) {
            "only: Mistral3ForConditionalGeneration with a ministral3 text model, yarn "
            "rope_parameters, head_dim 32, a vision tower stand-in, untied) | apertus (tiny only: "
            "ApertusForCausalLM, q/k norms, up / down with the xIELU parameters, llama3 rope, "
-           "untied)")
+           "untied) | qwen35 (tiny only: Qwen3_5ForCausalLM in BF16, 4 layers with full attention "
+           "every 2nd, 2 key / 4 value heads in the linear-attention layers, 1 MTP layer, "
+           "Qwen3.5's split regex)")
         ->check(CLI::IsMember({"qwen3",      "qwen2",    "llama", "mistral",     "qwen3_moe",
                                "qwen2_moe",  "mixtral",  "phi3",  "gemma",       "gemma2",
                                "gemma3",     "gpt_oss",  "bert",  "xlm-roberta", "nomic-bert",
                                "modernbert", "seed_oss", "olmo2", "olmo3",       "smollm3",
-                               "mistral3",   "apertus"}));
+                               "mistral3",   "apertus",  "qwen35"}));
+    std::string qwen35_defect;
+    app.add_option("--qwen35-defect", qwen35_defect,
+                   "--arch qwen35, a checkpoint that must be refused: layer-types (layer 0 full "
+                   "attention against full_attention_interval) | no-a-log (layer 0 without "
+                   "A_log) | heads (3 value heads under 2 key heads)");
     std::string encoder_pooling;
     app.add_option("--pooling", encoder_pooling,
                    "bert / xlm-roberta / nomic-bert: sentence-transformers pooling cls | mean | "
@@ -318,6 +326,23 @@ int main(int argc, char** argv) {
             mkfixture::append_extra_tensors(out, extra_tensors);
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, gpt_oss, vocab 201088, "
                       << count << " stored tensors)\n";
+            return 0;
+        }
+        if (arch == "qwen35" || !qwen35_defect.empty()) {
+            if (arch != "qwen35") throw std::runtime_error("--qwen35-defect needs --arch qwen35");
+            if (preset != "tiny") throw std::runtime_error("--arch qwen35: --preset tiny only");
+            for (const char* option :
+                 {"--tokenizer", "--tokenizer-json", "--defect", "--shards", "--recipe", "--bits",
+                  "--hidden", "--scale-dtype", "--corners", "--untied", "--tied", "--prefix-model",
+                  "--dtype", "--format"})
+                if (app.count(option))
+                    throw std::runtime_error(std::string(option) +
+                                             " does not apply to --arch qwen35 (BF16 only)");
+            const fs::path out(out_dir);
+            prepare_output_dir(out_dir, force, true);
+            const std::string summary = mkfixture::write_qwen35_fixture(out, {qwen35_defect, seed});
+            mkfixture::append_extra_tensors(out, extra_tensors);
+            std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
             return 0;
         }
         if (arch == "modernbert") {

@@ -46,6 +46,10 @@ enum class RefKv : uint8_t {
     // mistral3: rope.scaling.yarn_log_multiplier and attention.temperature_scale from
     // RefConfig::yarn_log_multiplier / temperature_scale, absent without them.
     ministral3_scaling,
+    // qwen35 (Qwen3NextModel and its mixins): nextn_predict_layers (MTP layers, when any), the
+    // ssm.* sizes, full_attention_interval, rope.dimension_count = int(head_dim * partial
+    // factor), rope.dimension_sections (config.json's padded to 4, else [11, 11, 10, 0]).
+    linear_attention,
 };
 
 // The GGUF tensors whose NVFP4 per-tensor factor (<weight>.scale) llama.cpp's graph of the
@@ -90,6 +94,10 @@ struct RefArch {
     bool rope_permute_qk = false;
     bool norm_plus_one = false;
     bool vocab_rows_cut = false;
+    // Qwen3.5's linear-attention layers (Qwen3NextModel, _LinearAttentionVReorderBase): value
+    // heads reordered when key and value head counts differ, ssm_a = -exp(A_log), conv1d
+    // squeezed; ssm_norm (linear_attn.norm) is the one norm without + 1.
+    bool linear_attention = false;
     // Tensors computed from config.json: llama3 rope_freqs, phi3 longrope's two factor tensors.
     bool llama3_rope_freqs = false;
     bool phi3_rope_factors = false;

@@ -30,7 +30,20 @@ RefTransform ref_transform(std::string_view gguf_arch, std::string_view gguf_ten
         if (name == "attn_k.weight" || name == "attn_k.bias")
             transform.rows = RefRows::rope_kv_heads;
     }
-    if (arch->norm_plus_one && name.ends_with("norm.weight")) transform.plus_one = true;
+    if (arch->norm_plus_one && name.ends_with("norm.weight") &&
+        !(arch->linear_attention && name == "ssm_norm.weight"))
+        transform.plus_one = true;
+    if (arch->linear_attention) {
+        if (name == "attn_qkv.weight" || name == "ssm_conv1d.weight")
+            transform.rows = RefRows::v_heads_after_qk;
+        if (name == "attn_gate.weight") transform.rows = RefRows::v_heads_rows;
+        if (name == "ssm_beta.weight" || name == "ssm_alpha.weight" || name == "ssm_a" ||
+            name == "ssm_dt.bias")
+            transform.rows = RefRows::v_heads_single;
+        if (name == "ssm_out.weight") transform.rows = RefRows::v_heads_columns;
+        transform.neg_exp = name == "ssm_a";
+        transform.squeeze = name == "ssm_conv1d.weight";
+    }
     if (arch->vocab_rows_cut && gguf_tensor == "token_embd.weight")
         transform.rows = RefRows::first_vocab_rows;
     return transform;

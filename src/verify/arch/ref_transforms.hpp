@@ -13,11 +13,21 @@ enum class RefRows {
     rope_q_heads,      // rows permuted per query head (half-split -> interleaved pairs)
     rope_kv_heads,     // the same per key/value head
     first_vocab_rows,  // the GGUF keeps the first vocab_size rows of the source
+    // Linear attention's value heads, grouped by key head in the source, tiled in the GGUF
+    // (ref_linear_attention.hpp): rows after q and k (in_proj_qkv, conv1d), every row in units of
+    // the value head dim (in_proj_z), in units of one row or value (in_proj_a / _b, A_log,
+    // dt_bias), out_proj's columns in blocks of the value head dim.
+    v_heads_after_qk,
+    v_heads_rows,
+    v_heads_single,
+    v_heads_columns,
 };
 
 struct RefTransform {
     RefRows rows = RefRows::none;
     bool plus_one = false;  // the GGUF value is source weight + 1
+    bool neg_exp = false;   // the GGUF value is -exp(source value) (ssm_a)
+    bool squeeze = false;   // the source's size-1 dims are dropped (ssm_conv1d)
 };
 
 RefTransform ref_transform(std::string_view gguf_arch, std::string_view gguf_tensor);

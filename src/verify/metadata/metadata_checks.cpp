@@ -166,6 +166,29 @@ void check_numbers(KvChecker& kv, const std::string& key, GgufType elem_type,
     }
 }
 
+// qwen35: what _QwenMtpMixin, Qwen3NextModel and _Qwen35MRopeMixin add to TextModel's KVs.
+void check_linear_attention_kvs(KvChecker& kv, const std::string& arch, const RefConfig& config) {
+    if (config.mtp_layers != 0)
+        kv.expect_u32(arch + ".nextn_predict_layers", config.mtp_layers);
+    else
+        kv.expect_absent(arch + ".nextn_predict_layers", "no mtp_num_hidden_layers");
+    const RefConfig::LinearAttention l = config.linear.value_or(RefConfig::LinearAttention{});
+    kv.expect_u32(arch + ".ssm.conv_kernel", l.conv_kernel);
+    kv.expect_u32(arch + ".ssm.state_size", l.key_head_dim);
+    kv.expect_u32(arch + ".ssm.group_count", l.key_heads);
+    kv.expect_u32(arch + ".ssm.time_step_rank", l.value_heads);
+    kv.expect_u32(arch + ".ssm.inner_size", uint64_t{l.value_head_dim} * l.value_heads);
+    kv.expect_u32(arch + ".full_attention_interval", config.full_attention_interval);
+    // int(rope_dim * factor) in Python: the product of two doubles, truncated.
+    kv.expect_u32(arch + ".rope.dimension_count",
+                  static_cast<uint64_t>(double(config.head_dim) *
+                                        config.partial_rotary_factor.value_or(0.25)));
+    std::vector<int64_t> sections = config.mrope_section;
+    if (sections.empty()) sections = {11, 11, 10, 0};
+    sections.resize(4, 0);
+    check_numbers(kv, arch + ".rope.dimension_sections", GgufType::INT32, sections);
+}
+
 void check_tokenizer(KvChecker& kv, const RefConfig& config, const RefArch* arch,
                      const std::filesystem::path& model_dir, const KvCheckOptions& options,
                      std::vector<std::string>& unchecked) {
@@ -522,7 +545,7 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
         architecture ? std::string(architecture->gguf_arch) : config.model_type;
     kv.expect_string("general.architecture", arch);
     kv.expect_u32(arch + ".embedding_length", config.hidden_size);
-    kv.expect_u32(arch + ".block_count", config.num_hidden_layers);
+    kv.expect_u32(arch + ".block_count", uint64_t{config.num_hidden_layers} + config.mtp_layers);
     kv.expect_u32(arch + ".attention.head_count", config.num_attention_heads);
     const bool encoder = architecture && architecture->encoder;
     if (!encoder)  // BertModel writes no head_count_kv (a BERT config has none)
@@ -663,6 +686,9 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
                         else
                             kv.expect_absent(arch + suffix, "not a ministral3 text model");
                     }
+                    break;
+                case RefKv::linear_attention:
+                    check_linear_attention_kvs(kv, arch, config);
                     break;
                 default:
                     break;

@@ -78,6 +78,18 @@ struct RefConfig {
     // llama_4_scaling_beta, filled by its finish_config.
     std::optional<float> yarn_log_multiplier;
     std::optional<float> temperature_scale;
+    // Linear-attention (gated delta-net) hybrids, filled by an architecture's finish_config
+    // (qwen35): the layer sizes, every full_attention_interval-th layer full attention, the
+    // multi-token-prediction layers after the last one, the rope parameters' M-RoPE sections as
+    // written (empty: none).
+    struct LinearAttention {
+        uint32_t conv_kernel = 0, key_head_dim = 0, value_head_dim = 0, key_heads = 0,
+                 value_heads = 0;
+    };
+    std::optional<LinearAttention> linear;
+    uint32_t full_attention_interval = 0;
+    uint32_t mtp_layers = 0;
+    std::vector<int64_t> mrope_section;
 };
 
 // Caps far above any released model, far below what would exhaust memory or time when verify

@@ -131,25 +131,30 @@ std::optional<std::string> source_chat_template(const std::filesystem::path& mod
 }  // namespace
 
 std::optional<std::string> ref_pre_for_regex(std::string_view regex) {
-    // Qwen2 / Qwen2.5 / Qwen3 split digits one by one; Llama-3 groups up to three. Each as the
-    // Hugging Face tokenizer.json spells it, with the case-insensitive group or llama.cpp's
-    // expanded character classes.
+    // Qwen2 / Qwen2.5 / Qwen3 split digits one by one; Llama-3 groups up to three; Qwen3.5 / 3.6
+    // split as Qwen2, with combining marks (\p{M}) joining the letter runs and leaving the
+    // punctuation runs. Each as the Hugging Face tokenizer.json spells it, with the
+    // case-insensitive group or llama.cpp's expanded character classes.
     static constexpr std::string_view kTail =
         R"(|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}%| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+    static constexpr std::string_view kMarksTail =
+        R"(|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}%| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
     static constexpr std::string_view kContractions[] = {
         R"((?i:'s|'t|'re|'ve|'m|'ll|'d))",
         R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD]))"};
-    const struct {
-        std::string_view digits;
-        const char* pre;
-    } kDigitRules[] = {{"", "qwen2"}, {"{1,3}", "llama-bpe"}};
+    // One line: the names are tokenizer.ggml.pre values, and a test tells them from architecture
+    // names by the table's name on the line.
+    // clang-format off
+    const struct { std::string_view tail; std::string_view digits; const char* pre; }
+        kDigitRules[] = {{kTail, "", "qwen2"}, {kTail, "{1,3}", "llama-bpe"}, {kMarksTail, "", "qwen35"}};
+    // clang-format on
     for (const std::string_view contractions : kContractions)
         for (const auto& rule : kDigitRules) {
             std::string expected(contractions);
-            const size_t mark = kTail.find('%');
-            expected.append(kTail.substr(0, mark));
+            const size_t mark = rule.tail.find('%');
+            expected.append(rule.tail.substr(0, mark));
             expected.append(rule.digits);
-            expected.append(kTail.substr(mark + 1));
+            expected.append(rule.tail.substr(mark + 1));
             if (regex == expected) return std::string(rule.pre);
         }
     // o200k (llama.cpp's "gpt-4o" pre type, src/llama-vocab.cpp): a word is an optional

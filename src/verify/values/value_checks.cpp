@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "verify/values/ref_dequant.hpp"
+#include "verify/values/ref_linear_attention.hpp"
 #include "verify/values/ref_norm_shift.hpp"
 #include "verify/values/ref_rope.hpp"
 
@@ -97,6 +98,34 @@ void expected_values(const ValueJob& job, uint64_t begin, std::span<uint8_t> cod
         fill(begin, out);
         return add_one_as_converter(source.float_dtype, out);
     }
+    if (job.vhead_value_heads != 0) {  // value heads moved: each run from its source place
+        for (size_t k = 0; k < out.size();) {
+            const uint64_t index = begin + k;
+            const uint64_t row = index / job.row_values, column = index % job.row_values;
+            uint64_t from = 0, left = 0;
+            if (job.vhead_columns) {
+                from = row * job.row_values + v_head_source_column(column, job.vhead_key_heads,
+                                                                   job.vhead_value_heads,
+                                                                   job.vhead_unit);
+                left = job.vhead_unit - column % job.vhead_unit;
+            } else {
+                from = v_head_source_row(row, job.vhead_first, job.vhead_key_heads,
+                                         job.vhead_value_heads, job.vhead_unit) *
+                           job.row_values +
+                       column;
+                left = job.row_values - column;
+            }
+            const size_t run = static_cast<size_t>(std::min<uint64_t>(left, out.size() - k));
+            fill(from, out.subspan(k, run));
+            k += run;
+        }
+        if (job.neg_exp) neg_exp_as_converter(source.float_dtype, out);
+        return;
+    }
+    if (job.neg_exp) {
+        fill(begin, out);
+        return neg_exp_as_converter(source.float_dtype, out);
+    }
     if (job.rope_head_rows == 0) return fill(begin, out);
     for (size_t k = 0; k < out.size();) {
         const uint64_t index = begin + k;
@@ -142,7 +171,8 @@ void compare_range(const ValueJob& job, uint64_t first, uint64_t count, std::spa
     // chunk that differs is widened and scanned for its first mismatch.
     const uint64_t same_width = source.quantized || source.prequant || job.rope_head_rows != 0 ||
                                         source.deinterleave != 0 || !job.experts.empty() ||
-                                        job.norm_plus_one
+                                        job.norm_plus_one || job.neg_exp ||
+                                        job.vhead_value_heads != 0
                                     ? 0
                                 : same_float_type(job.gguf_type, source.float_dtype)
                                     ? source_float_width(source.float_dtype)
@@ -152,7 +182,7 @@ void compare_range(const ValueJob& job, uint64_t first, uint64_t count, std::spa
     const bool q4_1_in_place = job.gguf_type == kGgmlQ4_1 && source.quantized && !source.fp4 &&
                                !source.prequant && job.rope_head_rows == 0 && job.experts.empty() &&
                                !job.norm_plus_one && source.deinterleave == 0 &&
-                               job.source_skip == 0;
+                               job.source_skip == 0 && !job.neg_exp && job.vhead_value_heads == 0;
     for (uint64_t done = 0; done < count;) {
         const uint64_t begin = first + done;
         const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunkValues, count - done));
@@ -185,7 +215,7 @@ std::vector<std::span<const uint8_t>> job_bytes(const ValueJob& job, uint64_t fi
         clipped(job.gguf_data, first / layout.block_size * layout.block_bytes,
                 (last + layout.block_size - 1) / layout.block_size * layout.block_bytes));
     // A permuted tensor's unit reads source rows from anywhere in its heads: released whole.
-    if (job.rope_head_rows != 0 && count < job.values) return parts;
+    if ((job.rope_head_rows != 0 || job.vhead_value_heads != 0) && count < job.values) return parts;
     if (job.source->deinterleave != 0) {  // every other source row: released whole, at the end
         if (count == job.values) append_source_bytes(*job.source, 0, 2 * job.values, parts);
         return parts;

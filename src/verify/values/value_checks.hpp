@@ -38,6 +38,16 @@ struct ValueJob {
     // gemma norms: the GGUF holds the source value + 1 as the converter computes it
     // (ref_norm_shift.hpp). The source is a float tensor (the caller checked).
     bool norm_plus_one = false;
+    // qwen35 ssm_a: the GGUF holds -exp(source value) (ref_linear_attention.hpp); a float source.
+    bool neg_exp = false;
+    // Linear attention's value-head reorder (ref_linear_attention.hpp); vhead_value_heads 0: none.
+    // Rows of row_values values from vhead_first on are value heads of vhead_unit rows, or with
+    // vhead_columns each row's values are value heads of vhead_unit columns.
+    uint64_t vhead_key_heads = 0;
+    uint64_t vhead_value_heads = 0;
+    uint64_t vhead_first = 0;
+    uint64_t vhead_unit = 0;
+    bool vhead_columns = false;
     // xlm-roberta position_embd: GGUF value i is source value i + source_skip (the source's first
     // rows are left out). 0 for every other tensor.
     uint64_t source_skip = 0;

@@ -260,6 +260,11 @@ TEST(ModelTokenizerSmall, RegexTable) {
         pre_tokenizer_for_regex(
             R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)"),
         "qwen2");
+    // Qwen3.5's tokenizer.json (llama-vocab.cpp's "original regex" of LLAMA_VOCAB_PRE_TYPE_QWEN35).
+    EXPECT_EQ(
+        pre_tokenizer_for_regex(
+            R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)"),
+        "qwen35");
     EXPECT_FALSE(pre_tokenizer_for_regex("").has_value());
 }
 

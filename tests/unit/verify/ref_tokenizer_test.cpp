@@ -22,10 +22,19 @@ TEST(RefTokenizer, PreTokenizerNamesFromLlamaCppRegexes) {
         ref_pre_for_regex(
             R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)"),
         "llama-bpe");
-    // Qwen2's with \p{M} (LLAMA_VOCAB_PRE_TYPE_QWEN35 in newer llama.cpp) is not one verify knows.
+    // LLAMA_VOCAB_PRE_TYPE_QWEN35: Qwen2's with \p{M}, the original and llama.cpp's spelling.
     EXPECT_EQ(
         ref_pre_for_regex(
             R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)"),
+        "qwen35");
+    EXPECT_EQ(
+        ref_pre_for_regex(
+            R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)"),
+        "qwen35");
+    // \p{M} in the letter runs only (not the hub's string): no name.
+    EXPECT_EQ(
+        ref_pre_for_regex(
+            R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)"),
         std::nullopt);
     EXPECT_EQ(ref_pre_for_regex(""), std::nullopt);
 }

@@ -1,0 +1,78 @@
+"""A rebox GGUF against what llama.cpp's own converter writes for the same checkpoint (the converter's
+tensors and KVs as a converter_run.py chain gives them), for the ggufpy_* scripts: gguf-py's GGUFReader
+reads the file; every tensor must be one the converter writes (name, ne, values bit for bit after
+gguf.quants.dequantize) and every one of those must be in the file, with the expected set of tensor
+types; general.architecture must be the converter's; every {arch}.* KV it writes must be in the file
+with the same type and value (arrays element for element) and the file may hold no other {arch}.* KV
+but the ones the caller names. Nothing here comes from rebox.
+"""
+import numpy as np
+import gguf
+
+
+def field_value(field):
+    def one(index):
+        part = field.parts[index]
+        if field.types[-1] == gguf.GGUFValueType.STRING:
+            return bytes(part).decode("utf-8")
+        return part.tolist()[0]
+    if field.types[0] == gguf.GGUFValueType.ARRAY:
+        return [one(i) for i in field.data]
+    return one(field.data[0])
+
+
+def same_value(vtype, want, got):
+    if vtype == gguf.GGUFValueType.FLOAT32:
+        return np.float32(want).view(np.uint32) == np.float32(got).view(np.uint32)
+    if vtype == gguf.GGUFValueType.ARRAY:
+        return list(want) == list(got)
+    return want == got
+
+
+def compare_gguf(gguf_path, wanted, origin, want_kvs, arch, expect_types, own_kvs=(), kv_prefixes=()):
+    """wanted / origin: GGUF name -> float32 array / the source tensor it comes from; want_kvs: key ->
+    (GGUFValueType, value); kv_prefixes: namespaces besides {arch}. the file may hold only the
+    converter's KVs in (apertus: xielu.). Returns (problems, reader, tensors that matched, {type name: count})."""
+    problems = []
+    reader = gguf.GGUFReader(gguf_path)
+    seen, types, same = set(), {}, 0
+    for t in reader.tensors:
+        seen.add(t.name)
+        types[t.tensor_type.name] = types.get(t.tensor_type.name, 0) + 1
+        if t.name not in wanted:
+            problems.append(f"GGUF tensor {t.name}: llama.cpp's converter writes no such tensor")
+            continue
+        want = wanted[t.name]
+        got = np.asarray(t.data, dtype=np.float32) if t.tensor_type == gguf.GGMLQuantizationType.F32 else (
+            gguf.quants.dequantize(t.data, t.tensor_type))
+        ne = [int(x) for x in t.shape]
+        if ne[::-1] != list(want.shape):
+            problems.append(f"{t.name}: ne {ne}, the converter writes the reverse of {list(want.shape)}")
+            continue
+        diff = np.asarray(got, dtype=np.float32).reshape(want.shape).view(np.uint32) != want.view(np.uint32)
+        if diff.any():
+            problems.append(f"{t.name} ({t.tensor_type.name}): {int(diff.sum())} of {want.size} values differ "
+                            f"from llama.cpp's conversion of {origin[t.name]}")
+            continue
+        same += 1
+    for g, name in origin.items():
+        if g not in seen:
+            problems.append(f"source tensor {name}: missing from the GGUF (the converter writes {g})")
+    if set(types) != set(expect_types.split(",")):
+        problems.append(f"tensor types {sorted(types)}, expected {expect_types}")
+
+    got_arch = field_value(reader.fields["general.architecture"])
+    if got_arch != arch:
+        problems.append(f"general.architecture {got_arch!r}, the converter writes {arch!r}")
+    for key, (vtype, want) in want_kvs.items():
+        field = reader.fields.get(key)
+        if field is None:
+            problems.append(f"KV {key}: missing; the converter writes {vtype.name} {want!r}")
+        elif field.types[0] != vtype:
+            problems.append(f"KV {key}: type {field.types[0].name}, the converter writes {vtype.name}")
+        elif not same_value(vtype, want, field_value(field)):
+            problems.append(f"KV {key}: {field_value(field)!r}, the converter writes {want!r}")
+    for key in reader.fields:
+        if key.startswith((arch + ".",) + tuple(kv_prefixes)) and key not in want_kvs and key not in own_kvs:
+            problems.append(f"KV {key}: written by rebox, not by llama.cpp's converter for this config")
+    return problems, reader, same, types

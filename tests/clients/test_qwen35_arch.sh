@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Qwen3.5 dense (qwen35) against llama.cpp's own code: the tiny BF16 fixture (rebox-mkfixture --arch
+# qwen35: 4 layers, full attention every 2nd, 2 key / 4 value heads, 1 MTP layer) is converted by
+# default (BF16 kept, F32 norms, ssm_a, ssm_dt, ssm_conv1d) and with --outtype f32, then
+#  - rebox verify passes on both files;
+#  - ggufpy_qwen35.py (one process): every tensor (name, type, ne, values bit for bit; ssm_a with a
+#    correctly rounded exp standing in for torch's) and every qwen35.* KV, in order, equal what the
+#    bundle's Qwen3_5TextModel chain writes for the same checkpoint;
+#  - llama_embed_pairs.mjs (one llama.cpp process): llama.cpp v0.4.0 loads both files and their
+#    embeddings agree (cos >= 0.999);
+#  - a layer_types against the interval is refused: one line, exit 2, no file.
+# Usage: bash tests/clients/test_qwen35_arch.sh BUILD_DIR
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/gguf_py.sh"
+clients_init qwen35_arch "${1:-}"
+ggufpy_setup "$BUILD"
+
+dir="$WORK/qwen35"
+"$MKFIXTURE" "$dir" --preset tiny --arch qwen35 --force >/dev/null
+"$REBOX" convert "$dir" -o "$dir.gguf" --quiet
+"$REBOX" convert "$dir" -o "$dir-f32.gguf" --outtype f32 --quiet
+"$REBOX" verify "$dir" "$dir.gguf" >/dev/null
+"$REBOX" verify "$dir" "$dir-f32.gguf" >/dev/null
+ggufpy "$CLIENTS_DIR/ggufpy_qwen35.py" "$BUILD/llama-src" "$dir" "$dir.gguf" F32,BF16 \
+  "$dir" "$dir-f32.gguf" F32
+echo "qwen35 converted, verified and compared with llama.cpp's converter ($(clients_elapsed))"
+node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 4 --min-cos 0.999 \
+  "qwen35:$dir.gguf:$dir-f32.gguf"
+
+bad="$WORK/qwen35-layer-types"
+"$MKFIXTURE" "$bad" --preset tiny --arch qwen35 --qwen35-defect layer-types --force >/dev/null
+set +e
+out="$("$REBOX" convert "$bad" -o "$bad.gguf" 2>&1)"
+code=$?
+set -e
+[[ $code -eq 2 && ! -e "$bad.gguf" ]] || { echo "FAIL: layer_types defect: exit $code"; echo "$out"; exit 1; }
+[[ $(grep -c "layer_types\[0\]" <<<"$out") -eq 1 ]] || { echo "FAIL: not one line: $out"; exit 1; }
+echo "PASS test_qwen35_arch ($(clients_elapsed))"

@@ -1,0 +1,174 @@
+// qwen35 fixture files (qwen35_files.hpp): fixed tiny shapes (hidden 64, 4 attention heads of 32
+// with 2 key/value heads, feed-forward 128; linear attention: 2 key heads and 4 value heads of 16,
+// conv kernel 4) and deterministic BF16 content from SplitMix64 seeded per tensor name. The (1 + w)
+// RMSNorm weights are stored around 0 as Qwen3.5 stores them; linear_attn.norm (a plain gated
+// RMSNorm) around 1; A_log = log(uniform(1, 16)) as Qwen3.5 initialises it.
+#include "qwen35_files.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <vector>
+
+#include "mlx_pack.hpp"
+#include "prng.hpp"
+#include "safetensors_writer.hpp"
+#include "tokenizer_files.hpp"
+
+namespace mkfixture {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int64_t kHidden = 64, kLayers = 4, kInterval = 2, kHeads = 4, kKvHeads = 2, kHeadDim = 32,
+                  kFf = 128, kKeyHeads = 2, kValueHeads = 4, kLinDim = 16, kKernel = 4,
+                  kMtpLayers = 1;
+constexpr const char* kDefects[] = {"layer-types", "no-a-log", "heads", nullptr};
+
+// Qwen3.5's tokenizer.json split regex (Qwen2's, with combining marks \p{M} in the letter runs).
+constexpr const char* kQwen35SplitRegex =
+    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+
+// Every string equal to Qwen2's regex becomes Qwen3.5's.
+void use_qwen35_regex(nlohmann::ordered_json& node) {
+    if (node.is_string() && node.get<std::string>() == kQwenSplitRegex) node = kQwen35SplitRegex;
+    if (node.is_structured())
+        for (auto& child : node) use_qwen35_regex(child);
+}
+
+struct Tensor {
+    std::string name;
+    std::vector<int64_t> shape;
+    double center = 0, spread = 1;
+    bool log_uniform = false;  // A_log: log(uniform(1, 16))
+};
+
+void write_text(const fs::path& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    if (!out) throw std::runtime_error(path.string() + ": cannot write");
+}
+
+nlohmann::ordered_json config_json(int64_t vocab, const std::string& defect) {
+    nlohmann::ordered_json c;
+    c["architectures"] = {"Qwen3_5ForCausalLM"};
+    c["model_type"] = "qwen3_5_text";
+    c["hidden_size"] = kHidden;
+    c["intermediate_size"] = kFf;
+    c["num_hidden_layers"] = kLayers;
+    c["num_attention_heads"] = kHeads;
+    c["num_key_value_heads"] = kKvHeads;
+    c["head_dim"] = kHeadDim;
+    c["linear_conv_kernel_dim"] = kKernel;
+    c["linear_key_head_dim"] = kLinDim;
+    c["linear_value_head_dim"] = kLinDim;
+    c["linear_num_key_heads"] = kKeyHeads;
+    c["linear_num_value_heads"] = defect == "heads" ? 3 : kValueHeads;
+    c["full_attention_interval"] = kInterval;
+    nlohmann::ordered_json types = nlohmann::ordered_json::array();
+    for (int64_t i = 0; i < kLayers; ++i)
+        types.push_back((i + 1) % kInterval == 0 || (defect == "layer-types" && i == 0)
+                            ? "full_attention"
+                            : "linear_attention");
+    c["layer_types"] = types;
+    c["mtp_num_hidden_layers"] = kMtpLayers;
+    c["max_position_embeddings"] = 4096;
+    c["rms_norm_eps"] = 1e-06;
+    c["rope_parameters"] = {{"rope_type", "default"},
+                            {"rope_theta", 10000000},
+                            {"partial_rotary_factor", 0.25},
+                            {"mrope_section", {2, 1, 1}},
+                            {"mrope_interleaved", true}};
+    c["tie_word_embeddings"] = false;
+    c["vocab_size"] = vocab;
+    c["hidden_act"] = "silu";
+    c["attention_bias"] = false;
+    c["torch_dtype"] = "bfloat16";
+    return c;
+}
+
+// The decoder layer `p` ("model.layers.N." or "mtp.layers.K."): gated attention when `full`.
+void add_layer(std::vector<Tensor>& t, const std::string& p, bool full, bool a_log) {
+    const double w = 1.0 / std::sqrt(double(kHidden));
+    t.push_back({p + "input_layernorm.weight", {kHidden}, 0.0, 0.1});
+    if (full) {
+        t.push_back({p + "self_attn.q_proj.weight", {2 * kHeads * kHeadDim, kHidden}, 0, w});
+        t.push_back({p + "self_attn.k_proj.weight", {kKvHeads * kHeadDim, kHidden}, 0, w});
+        t.push_back({p + "self_attn.v_proj.weight", {kKvHeads * kHeadDim, kHidden}, 0, w});
+        t.push_back({p + "self_attn.o_proj.weight", {kHidden, kHeads * kHeadDim}, 0, w});
+        t.push_back({p + "self_attn.q_norm.weight", {kHeadDim}, 0.0, 0.1});
+        t.push_back({p + "self_attn.k_norm.weight", {kHeadDim}, 0.0, 0.1});
+    } else {
+        const int64_t v = kValueHeads * kLinDim, conv = 2 * kKeyHeads * kLinDim + v;
+        t.push_back({p + "linear_attn.in_proj_qkv.weight", {conv, kHidden}, 0, w});
+        t.push_back({p + "linear_attn.in_proj_z.weight", {v, kHidden}, 0, w});
+        t.push_back({p + "linear_attn.in_proj_b.weight", {kValueHeads, kHidden}, 0, w});
+        t.push_back({p + "linear_attn.in_proj_a.weight", {kValueHeads, kHidden}, 0, w});
+        t.push_back({p + "linear_attn.conv1d.weight", {conv, 1, kKernel}, 0, 0.5});
+        t.push_back({p + "linear_attn.dt_bias", {kValueHeads}, 0.0, 0.5});
+        if (a_log) t.push_back({p + "linear_attn.A_log", {kValueHeads}, 0, 0, true});
+        t.push_back({p + "linear_attn.norm.weight", {kLinDim}, 1.0, 0.05});
+        t.push_back({p + "linear_attn.out_proj.weight", {kHidden, v}, 0, w});
+    }
+    t.push_back({p + "post_attention_layernorm.weight", {kHidden}, 0.0, 0.1});
+    t.push_back({p + "mlp.gate_proj.weight", {kFf, kHidden}, 0, w});
+    t.push_back({p + "mlp.up_proj.weight", {kFf, kHidden}, 0, w});
+    t.push_back({p + "mlp.down_proj.weight", {kHidden, kFf}, 0, 1.0 / std::sqrt(double(kFf))});
+}
+
+}  // namespace
+
+std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& options) {
+    if (!options.defect.empty()) {
+        bool known = false;
+        for (const char* const* d = kDefects; *d; ++d) known |= options.defect == *d;
+        if (!known) throw std::runtime_error("--qwen35-defect: unknown '" + options.defect + "'");
+    }
+    TokenizerOptions tok;
+    tok.kind = "small";
+    const int64_t vocab = write_tokenizer_files(out_dir, tok);
+    {  // Qwen3.5's split regex in place of Qwen2's
+        std::ifstream in(out_dir / "tokenizer.json");
+        nlohmann::ordered_json tokenizer = nlohmann::ordered_json::parse(in);
+        use_qwen35_regex(tokenizer);
+        write_text(out_dir / "tokenizer.json", tokenizer.dump(2));
+    }
+    write_text(out_dir / "config.json", config_json(vocab, options.defect).dump(2) + "\n");
+
+    std::vector<Tensor> tensors;
+    tensors.push_back({"model.embed_tokens.weight", {vocab, kHidden}, 0, 0.5});
+    for (int64_t layer = 0; layer < kLayers; ++layer)
+        add_layer(tensors, "model.layers." + std::to_string(layer) + ".",
+                  (layer + 1) % kInterval == 0, !(options.defect == "no-a-log" && layer == 0));
+    tensors.push_back({"model.norm.weight", {kHidden}, 0.0, 0.1});
+    tensors.push_back({"lm_head.weight", {vocab, kHidden}, 0, 1.0 / std::sqrt(double(kHidden))});
+    tensors.push_back({"mtp.fc.weight", {kHidden, 2 * kHidden}, 0, 1.0 / std::sqrt(2.0 * kHidden)});
+    tensors.push_back({"mtp.pre_fc_norm_embedding.weight", {kHidden}, 0.0, 0.1});
+    tensors.push_back({"mtp.pre_fc_norm_hidden.weight", {kHidden}, 0.0, 0.1});
+    tensors.push_back({"mtp.norm.weight", {kHidden}, 0.0, 0.1});
+    add_layer(tensors, "mtp.layers.0.", true, true);
+
+    std::vector<StTensor> stored;
+    for (const Tensor& t : tensors) {
+        int64_t count = 1;
+        for (const int64_t d : t.shape) count *= d;
+        stored.push_back({t.name, "BF16", t.shape, static_cast<uint64_t>(count) * 2,
+                          [t, count, seed = options.seed](std::ostream& out) {
+                              SplitMix64 rng = stream_for(seed, t.name);
+                              for (int64_t i = 0; i < count; ++i) {
+                                  const double x =
+                                      t.log_uniform ? std::log(rng.uniform(1.0, 16.0))
+                                                    : t.center + t.spread * rng.uniform(-1.0, 1.0);
+                                  const uint16_t bits = float_to_bf16(static_cast<float>(x));
+                                  out.put(static_cast<char>(bits & 0xff));
+                                  out.put(static_cast<char>(bits >> 8));
+                              }
+                          }});
+    }
+    write_safetensors(out_dir / "model.safetensors", stored, {{"format", "pt"}});
+    return "qwen35, vocab " + std::to_string(vocab) + ", " + std::to_string(stored.size()) +
+           " BF16 tensors, 4 layers + 1 MTP layer";
+}
+
+}  // namespace mkfixture

@@ -1,0 +1,30 @@
+// A tiny Qwen3.5 dense checkpoint (--arch qwen35), laid out as Qwen/Qwen3.5-*'s text model is
+// stored (Qwen3_5ForCausalLM: "model.layers.N.*", "mtp.*", "lm_head.weight"; BF16): 4 layers with
+// full_attention_interval 2 (layers 0 and 2 gated delta-net "linear_attn.*", 1 and 3 gated
+// attention with q_proj twice as wide), 2 key heads and 4 value heads in the linear layers (so the
+// converter's V-head reorder moves rows and columns), one MTP layer, rope_parameters with
+// partial_rotary_factor and mrope_section; the small byte-level tokenizer with Qwen3.5's split
+// regex (\p{M} in the letter runs).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace mkfixture {
+
+struct Qwen35Options {
+    // "" | layer-types (config.json layer_types makes layer 0 full attention, against the
+    // interval llama.cpp's loader uses) | no-a-log (layer 0's A_log left out) | heads
+    // (linear_num_value_heads 3, not a multiple of linear_num_key_heads 2): checkpoints rebox
+    // must refuse.
+    std::string defect;
+    uint64_t seed = 1;
+};
+
+// Writes config.json, model.safetensors and the tokenizer files into out_dir (which exists and is
+// empty); returns a one-line summary.
+std::string write_qwen35_fixture(const std::filesystem::path& out_dir,
+                                 const Qwen35Options& options);
+
+}  // namespace mkfixture
