@@ -24,25 +24,32 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export REBOX_QUANT_TEST_VALUES=${REBOX_QUANT_TEST_VALUES:-262144}
 # Every GoogleTest case: the library-only ones (label unit) and the ones driving the tools (cli),
 # each suite in one shard per core (GoogleTest's own sharding: one process runs every case, so
-# unsharded the stage would use a single core); a failing shard's log is printed whole.
+# unsharded a suite would use a single core). All the shards of both suites run at once: a shard
+# that draws the slow cases then overlaps the others instead of leaving a core idle at the end of
+# its suite. A failing shard's log is printed whole.
 shards=${JOBS:-$(nproc)}
 logs=build-san/shard-logs; rm -rf "$logs"; mkdir -p "$logs"
-for suite in rebox_unit_tests rebox_cli_tests; do
-  pids=()
+suites=(rebox_unit_tests rebox_cli_tests)
+declare -A pids=()
+for suite in "${suites[@]}"; do
   for ((i = 0; i < shards; ++i)); do
     GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i ./build-san/tests/$suite --gtest_filter="$filter" \
       --gtest_brief=1 >"$logs/$suite.$i.log" 2>&1 &
-    pids+=($!)
+    pids[$suite.$i]=$!
   done
-  failed=0
+done
+failed=0
+for suite in "${suites[@]}"; do
   for ((i = 0; i < shards; ++i)); do
-    if ! wait "${pids[$i]}"; then
+    if ! wait "${pids[$suite.$i]}"; then
       echo "sanitize: $suite shard $i of $shards failed:" >&2
       cat "$logs/$suite.$i.log" >&2
       failed=1
     fi
   done
-  ((failed == 0)) || exit 1
+done
+((failed == 0)) || exit 1
+for suite in "${suites[@]}"; do
   passed=$(cat "$logs/$suite".*.log | awk '/^\[  PASSED  \]/ { n += $4 } END { print n + 0 }')
   echo "sanitize: $suite: $passed cases passed in $shards shards"
 done

@@ -12,6 +12,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "encode/bit_packer.hpp"
@@ -31,11 +32,21 @@ inline void write_safetensors(const std::filesystem::path& path,
                               const std::map<std::string, std::string>& metadata) {
     nlohmann::ordered_json header = nlohmann::ordered_json::object();
     if (!metadata.empty()) header["__metadata__"] = metadata;
+    // ordered_json's operator[] finds a key by a linear search: appended directly, a header of
+    // thousands of tensors (a 1024-expert layer) is written in linear time, not quadratic. A name
+    // given twice (a defect a test writes on purpose) still replaces its first entry.
+    auto& entries = static_cast<std::vector<std::pair<const std::string, nlohmann::ordered_json>>&>(
+        header.get_ref<nlohmann::ordered_json::object_t&>());
+    std::unordered_set<std::string> seen;
     uint64_t offset = 0;
     for (const StTensor& t : tensors) {
-        header[t.name] = {{"dtype", t.dtype},
-                          {"shape", t.shape},
-                          {"data_offsets", {offset, offset + t.data.size()}}};
+        nlohmann::ordered_json entry = {{"dtype", t.dtype},
+                                        {"shape", t.shape},
+                                        {"data_offsets", {offset, offset + t.data.size()}}};
+        if (seen.insert(t.name).second && t.name != "__metadata__")
+            entries.emplace_back(t.name, std::move(entry));
+        else
+            header[t.name] = std::move(entry);
         offset += t.data.size();
     }
     std::string text = header.dump();
