@@ -1,6 +1,6 @@
 """A rebox GGUF against what llama.cpp's own converter writes for the same checkpoint (the converter's
 tensors and KVs as a converter_run.py chain gives them), for the ggufpy_* scripts: gguf-py's GGUFReader
-reads the file; every tensor must be one the converter writes (name, ne, values bit for bit after
+reads the file (compare_tensors: the tensors alone); every tensor must be one the converter writes (name, ne, values bit for bit after
 gguf.quants.dequantize) and every one of those must be in the file, with the expected set of tensor
 types; general.architecture must be the converter's; every {arch}.* KV it writes must be in the file
 with the same type and value (arrays element for element) and the file may hold no other {arch}.* KV
@@ -29,10 +29,10 @@ def same_value(vtype, want, got):
     return want == got
 
 
-def compare_gguf(gguf_path, wanted, origin, want_kvs, arch, expect_types, own_kvs=(), kv_prefixes=()):
-    """wanted / origin: GGUF name -> float32 array / the source tensor it comes from; want_kvs: key ->
-    (GGUFValueType, value); kv_prefixes: namespaces besides {arch}. the file may hold only the
-    converter's KVs in (apertus: xielu.). Returns (problems, reader, tensors that matched, {type name: count})."""
+def compare_tensors(gguf_path, wanted, origin, expect_types):
+    """wanted / origin: GGUF name -> float32 array / the source tensor it comes from; expect_types: the
+    comma-separated tensor types the file must hold (empty: any). Returns (problems, reader, tensors
+    that matched, {type name: count})."""
     problems = []
     reader = gguf.GGUFReader(gguf_path)
     seen, types, same = set(), {}, 0
@@ -49,18 +49,28 @@ def compare_gguf(gguf_path, wanted, origin, want_kvs, arch, expect_types, own_kv
         if ne[::-1] != list(want.shape):
             problems.append(f"{t.name}: ne {ne}, the converter writes the reverse of {list(want.shape)}")
             continue
-        diff = np.asarray(got, dtype=np.float32).reshape(want.shape).view(np.uint32) != want.view(np.uint32)
+        got = np.asarray(got, dtype=np.float32).reshape(want.shape)
+        diff = got.view(np.uint32) != want.view(np.uint32)
         if diff.any():
+            i = tuple(int(x) for x in np.argwhere(diff)[0])
             problems.append(f"{t.name} ({t.tensor_type.name}): {int(diff.sum())} of {want.size} values differ "
-                            f"from llama.cpp's conversion of {origin[t.name]}")
+                            f"from llama.cpp's conversion of {origin[t.name]}; first at {i}: gguf {got[i]!r}, "
+                            f"converter {want[i]!r}")
             continue
         same += 1
     for g, name in origin.items():
         if g not in seen:
             problems.append(f"source tensor {name}: missing from the GGUF (the converter writes {g})")
-    if set(types) != set(expect_types.split(",")):
+    if expect_types and set(types) != set(expect_types.split(",")):
         problems.append(f"tensor types {sorted(types)}, expected {expect_types}")
+    return problems, reader, same, types
 
+
+def compare_gguf(gguf_path, wanted, origin, want_kvs, arch, expect_types, own_kvs=(), kv_prefixes=()):
+    """compare_tensors, then the KVs: want_kvs: key -> (GGUFValueType, value); kv_prefixes: namespaces
+    besides {arch}. the file may hold only the converter's KVs in (apertus: xielu.). Returns (problems,
+    reader, tensors that matched, {type name: count})."""
+    problems, reader, same, types = compare_tensors(gguf_path, wanted, origin, expect_types)
     got_arch = field_value(reader.fields["general.architecture"])
     if got_arch != arch:
         problems.append(f"general.architecture {got_arch!r}, the converter writes {arch!r}")

@@ -13,8 +13,8 @@ Usage: ggufpy_gemma.py LLAMA_SRC MODEL_DIR FILE.gguf [--expect-types T1,T2,...]
 import sys
 
 import numpy as np
-import gguf
 
+from converter_compare import compare_tensors
 from converter_run import Converter
 from source_values import Source
 
@@ -56,41 +56,12 @@ for hf in src.names():
             if data.shape != native.shape:
                 cut += 1
 
-reader = gguf.GGUFReader(gguf_path)
-seen, types = set(), {}
-same = 0
-for t in reader.tensors:
-    seen.add(t.name)
-    types[t.tensor_type.name] = types.get(t.tensor_type.name, 0) + 1
-    if t.name not in wanted:
-        problems.append(f"GGUF tensor {t.name}: llama.cpp's converter writes no such tensor for this checkpoint")
-        continue
-    want = wanted[t.name]
-    got = np.asarray(t.data, dtype=np.float32) if t.tensor_type == gguf.GGMLQuantizationType.F32 else (
-        gguf.quants.dequantize(t.data, t.tensor_type))
-    ne = [int(x) for x in t.shape]
-    if ne[::-1] != list(want.shape):
-        problems.append(f"{t.name}: ne {ne}, expected the reverse of {list(want.shape)} from {origin[t.name]}")
-        continue
-    got = np.asarray(got, dtype=np.float32).reshape(want.shape)
-    diff = got.view(np.uint32) != want.view(np.uint32)
-    if diff.any():
-        i = tuple(int(x) for x in np.argwhere(diff)[0])
-        problems.append(f"{t.name} ({t.tensor_type.name}): {int(diff.sum())} of {want.size} values differ from "
-                        f"llama.cpp's conversion of {origin[t.name]}; first at {i}: gguf {got[i]!r}, "
-                        f"expected {want[i]!r}")
-        continue
-    same += 1
-
-for g, hf in origin.items():
-    if g not in seen:
-        problems.append(f"source tensor {hf}: missing from the GGUF (expected {g})")
+found, reader, same, types = compare_tensors(gguf_path, wanted, origin, ",".join(sorted(expect_types)))
+problems += found
 if shifted == 0:
     problems.append("no norm tensor was checked")
 if arch == "gemma3" and cut == 0:
     problems.append("gemma3: no embedding was cut to the vocabulary; the fixture cannot tell")
-if expect_types and set(types) != expect_types:
-    problems.append(f"tensor types {sorted(types)}, expected {sorted(expect_types)}")
 
 print(f"  {gguf_path.rsplit('/', 1)[-1]} ({src.format}, {arch}): {same}/{len(reader.tensors)} tensors equal to "
       f"llama.cpp's conversion of the source; {shifted} norms +1 ({fp16_rounded} values where the fp16 add "
