@@ -27,6 +27,7 @@ declare -A names=(
   [smollm3]='"smollm3"'
   [mistral3]='"mistral3" "ministral3" "Mistral3ForConditionalGeneration"'
   [apertus]='"apertus"'
+  [qwen35]='"qwen35" "qwen3_5" "qwen3_5_text"'
 )
 for arch in $(printf '%s\n' "${!names[@]}" | sort); do
   args=()
