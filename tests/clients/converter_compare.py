@@ -1,10 +1,11 @@
 """A rebox GGUF against what llama.cpp's own converter writes for the same checkpoint (the converter's
-tensors and KVs as a converter_run.py chain gives them), for the ggufpy_* scripts: gguf-py's GGUFReader
-reads the file (compare_tensors: the tensors alone); every tensor must be one the converter writes (name, ne, values bit for bit after
-gguf.quants.dequantize) and every one of those must be in the file, with the expected set of tensor
-types; general.architecture must be the converter's; every {arch}.* KV it writes must be in the file
-with the same type and value (arrays element for element) and the file may hold no other {arch}.* KV
-but the ones the caller names. Nothing here comes from rebox.
+tensors and KVs as a converter_run.py chain gives them), for the ggufpy_* scripts; gguf-py's GGUFReader
+reads the file. compare_tensors: every tensor must be one the converter writes (name, ne, values bit
+for bit after gguf.quants.dequantize), every one of those must be in the file, and the file holds the
+expected set of tensor types. compare_gguf adds the KVs: general.architecture must be the converter's,
+every {arch}.* KV it writes must be in the file with the same type and value (arrays element for
+element), and the file may hold no other {arch}.* KV but the ones the caller names. Nothing here comes
+from rebox.
 """
 import numpy as np
 import gguf
