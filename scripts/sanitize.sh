@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The sanitizer stage of the test run: builds build-san/ (scripts/build_sanitized.sh: clang 14,
-# ASan + UBSan, -fno-sanitize-recover), runs the whole GoogleTest suite under it (the CLI and
-# fixture tool the tests drive are the sanitized ones too; leaks are reported, any report fails)
+# ASan + UBSan, -fno-sanitize-recover), runs the whole GoogleTest suite under it (the CLI the tests
+# drive is the sanitized one too, and so is the fixture tool unless REBOX_MKFIXTURE_EXE hands it
+# over from another build; leaks are reported, any report fails)
 # and the fault tests (tests/hardening: disk full, EIO, signals, against the sanitized CLI), then a
 # fuzz smoke run of every libFuzzer harness (fuzz/run.sh, FUZZ_SECONDS each, default 60).
 # The outside-client tests (node, python) are not run here: they drive the same convert paths as

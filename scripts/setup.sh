@@ -39,7 +39,9 @@ if [[ "${1:-}" == "--with-test-clients" ]]; then
   npm_pid=$!
 fi
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+# REBOX_TEST_SET (tests/CMakeLists.txt): all GoogleTest cases (the default), or release-checks,
+# which scripts/test.sh asks for because its sanitizer stage runs every case.
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DREBOX_TEST_SET="${REBOX_TEST_SET:-all}" >/dev/null
 if [[ "${1:-}" == "--tools-only" ]]; then
   cmake --build build -j"$(nproc)" --target rebox_cli rebox_mkfixture
 else

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Sets up (apt + npm test clients), builds, and runs every test: unit and integration tests (GoogleTest),
-# the outside-client tests (llama.cpp via node-llama-cpp, @huggingface/gguf, gguf-py), the fault and
-# install tests; then the sanitizer stage: the GoogleTest suite again under ASan + UBSan (clang) and
-# a 20-second fuzz smoke run of each libFuzzer harness (scripts/sanitize.sh; FUZZ_SECONDS changes it:
-# longer runs belong to fuzz/run.sh on their own, not to every CI run).
+# Sets up (apt + npm test clients), builds, and runs every test. The release build (what users run)
+# takes the outside-client tests (llama.cpp via node-llama-cpp, @huggingface/gguf, gguf-py), the
+# fault, install, fleet and demo tests, and the GoogleTest cases whose outcome depends on the code
+# the release compiler makes (REBOX_TEST_SET=release-checks, tests/CMakeLists.txt: the quantizers'
+# and reference kernels' values at full scale, the block encoders, half rounding, the peak-RSS
+# bound). Then the sanitizer stage: every GoogleTest case, unit and CLI, under ASan + UBSan (clang),
+# and a 20-second fuzz smoke run of each libFuzzer harness (scripts/sanitize.sh; FUZZ_SECONDS
+# changes it: longer runs belong to fuzz/run.sh on their own, not to every CI run). Each case is
+# compiled and run once where it checks the most, instead of twice.
 # The sanitizer build (build-san/) compiles beside ctest at the lowest CPU priority: it takes the
 # cycles ctest leaves idle (client tests waiting on a process, the last long test running alone) and
 # yields the rest, so no test is slowed by more than the scheduler's share of a niced process.
@@ -13,6 +17,10 @@ cd "$(dirname "$0")/.."
 # This run installs every oracle the tests compare with (llama.cpp's libraries, gguf-py, the real
 # tokenizers): one that is missing is a failure here, as in CI, not a skip.
 export CI=${CI:-true}
+export REBOX_TEST_SET=release-checks
+# The sanitizer build copies the release build's fixture generator (test tooling) instead of
+# compiling its own.
+export REBOX_MKFIXTURE_EXE=$PWD/build/rebox-mkfixture
 start=$SECONDS
 bash scripts/setup.sh --with-test-clients
 built=$SECONDS
