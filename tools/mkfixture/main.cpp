@@ -11,6 +11,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "encoder_fixture.hpp"
 #include "extra_tensors.hpp"
@@ -58,6 +59,16 @@ bool prepare_output_dir(const std::string& out_dir, bool force, bool whole) {
     }
     fs::create_directories(out);
     return existed;
+}
+
+// The decoder fixture options a family with a writer of its own (--arch qwen35, glm4moe,
+// modernbert) takes none of: one refusal naming the first given, "OPTION does not apply to WHAT".
+void refuse_decoder_options(const CLI::App& app, const std::string& what, bool with_format) {
+    for (const char* option : {"--tokenizer", "--tokenizer-json", "--defect", "--shards",
+                               "--recipe", "--bits", "--hidden", "--scale-dtype", "--corners",
+                               "--untied", "--tied", "--prefix-model", "--dtype", "--format"})
+        if (app.count(option) && (with_format || std::string_view(option) != "--format"))
+            throw std::runtime_error(std::string(option) + " does not apply to " + what);
 }
 
 }  // namespace
@@ -342,13 +353,7 @@ int main(int argc, char** argv) {
         if (arch == "qwen35" || !qwen35_defect.empty()) {
             if (arch != "qwen35") throw std::runtime_error("--qwen35-defect needs --arch qwen35");
             if (preset != "tiny") throw std::runtime_error("--arch qwen35: --preset tiny only");
-            for (const char* option :
-                 {"--tokenizer", "--tokenizer-json", "--defect", "--shards", "--recipe", "--bits",
-                  "--hidden", "--scale-dtype", "--corners", "--untied", "--tied", "--prefix-model",
-                  "--dtype", "--format"})
-                if (app.count(option))
-                    throw std::runtime_error(std::string(option) +
-                                             " does not apply to --arch qwen35 (BF16 only)");
+            refuse_decoder_options(app, "--arch qwen35 (BF16 only)", true);
             const fs::path out(out_dir);
             prepare_output_dir(out_dir, force, true);
             const std::string summary = mkfixture::write_qwen35_fixture(out, {qwen35_defect, seed});
@@ -360,13 +365,7 @@ int main(int argc, char** argv) {
             if (arch != "glm4moe")
                 throw std::runtime_error("--glm4moe-defect / --trunk-only need --arch glm4moe");
             if (preset != "tiny") throw std::runtime_error("--arch glm4moe: --preset tiny only");
-            for (const char* option :
-                 {"--tokenizer", "--tokenizer-json", "--defect", "--shards", "--recipe", "--bits",
-                  "--hidden", "--scale-dtype", "--corners", "--untied", "--tied", "--prefix-model",
-                  "--dtype"})
-                if (app.count(option))
-                    throw std::runtime_error(std::string(option) +
-                                             " does not apply to --arch glm4moe");
+            refuse_decoder_options(app, "--arch glm4moe", false);
             const mkfixture::Glm4MoeOptions options{
                 .format = app.count("--format") ? format : "float",
                 .trunk_only = glm4moe_trunk_only,
@@ -383,13 +382,7 @@ int main(int argc, char** argv) {
             // An encoder in float32 (the default), mcq-v1 or MLX; the decoder options do not
             // apply.
             if (preset != "tiny") throw std::runtime_error("--arch modernbert: --preset tiny only");
-            for (const char* option :
-                 {"--tokenizer", "--tokenizer-json", "--defect", "--shards", "--recipe", "--bits",
-                  "--hidden", "--scale-dtype", "--corners", "--untied", "--tied", "--prefix-model",
-                  "--dtype"})
-                if (app.count(option))
-                    throw std::runtime_error(std::string(option) +
-                                             " does not apply to --arch modernbert");
+            refuse_decoder_options(app, "--arch modernbert", false);
             const mkfixture::ModernBertOptions options{
                 .format = app.count("--format") ? format : "float",
                 .reranker = encoder_reranker,
