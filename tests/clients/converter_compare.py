@@ -87,3 +87,19 @@ def compare_gguf(gguf_path, wanted, origin, want_kvs, arch, expect_types, own_kv
         if key.startswith((arch + ".",) + tuple(kv_prefixes)) and key not in want_kvs and key not in own_kvs:
             problems.append(f"KV {key}: written by rebox, not by llama.cpp's converter for this config")
     return problems, reader, same, types
+
+
+def run_triples(check, argv, usage):
+    """The ggufpy_* main: check(llama_src, model_dir, gguf_path, expect_types) for each MODEL_DIR
+    FILE.gguf TYPES triple after LLAMA_SRC in argv, its problems printed (60 at most) and exit 1."""
+    import sys
+    llama_src, triples = argv[1], argv[2:]
+    assert triples and len(triples) % 3 == 0, usage
+    problems = []
+    for i in range(0, len(triples), 3):
+        problems += check(llama_src, *triples[i:i + 3])
+    if problems:
+        print("FAIL:")
+        for p in problems[:60]:
+            print("  " + p)
+        sys.exit(1)

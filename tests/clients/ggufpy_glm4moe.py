@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 
-from converter_compare import compare_gguf, field_value
+from converter_compare import compare_gguf, field_value, run_triples
 from converter_run import Converter, block_id
 from source_values import Source
 
@@ -31,22 +31,6 @@ class Torch:
     @staticmethod
     def stack(items, dim=0):
         return np.stack(items, axis=dim)
-
-
-def hf_tensors(src):
-    """The source as a transformers checkpoint: names with "model.", experts one by one."""
-    out = []
-    for name in src.names():
-        short = name[len("model."):] if name.startswith("model.") else name
-        hf = short if short.startswith("lm_head") else "model." + short
-        values = src.values(name)
-        if ".switch_mlp." in hf:
-            head, proj = hf.split(".switch_mlp.")
-            for e in range(values.shape[0]):
-                out.append((f"{head}.experts.{e}.{proj}", values[e]))
-        else:
-            out.append((hf, values))
-    return out
 
 
 def check(llama_src, model_dir, gguf_path, expect_types):
@@ -62,7 +46,7 @@ def check(llama_src, model_dir, gguf_path, expect_types):
     want_kvs = {key: (value.type, value.value) for key, value in conv.obj.gguf_writer.kv_data[0].items()
                 if not key.startswith("general.")}
     wanted, origin = {}, {}
-    for name, values in hf_tensors(src):
+    for name, values in src.hf_tensors():
         kept = conv.obj.filter_tensors((name, None))
         if kept is None:
             problems.append(f"source tensor {name}: the converter skips it")
@@ -89,14 +73,4 @@ def check(llama_src, model_dir, gguf_path, expect_types):
     return [f"{gguf_path}: {p}" for p in problems]
 
 
-llama_src = sys.argv[1]
-triples = sys.argv[2:]
-assert triples and len(triples) % 3 == 0, __doc__
-problems = []
-for i in range(0, len(triples), 3):
-    problems += check(llama_src, *triples[i:i + 3])
-if problems:
-    print("FAIL:")
-    for p in problems[:60]:
-        print("  " + p)
-    sys.exit(1)
+run_triples(check, sys.argv, __doc__)

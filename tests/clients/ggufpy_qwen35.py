@@ -23,7 +23,7 @@ from decimal import Decimal, getcontext
 
 import numpy as np
 
-from converter_compare import compare_gguf, field_value
+from converter_compare import compare_gguf, field_value, run_triples
 from converter_run import Converter, block_id
 from source_values import Source
 
@@ -113,14 +113,4 @@ def check(llama_src, model_dir, gguf_path, expect_types):
     return [f"{gguf_path}: {p}" for p in problems]
 
 
-llama_src = sys.argv[1]
-triples = sys.argv[2:]
-assert triples and len(triples) % 3 == 0, __doc__
-problems = []
-for i in range(0, len(triples), 3):
-    problems += check(llama_src, *triples[i:i + 3])
-if problems:
-    print("FAIL:")
-    for p in problems[:60]:
-        print("  " + p)
-    sys.exit(1)
+run_triples(check, sys.argv, __doc__)
