@@ -17,6 +17,10 @@
 
 #include "model/model_config.hpp"
 
+namespace rebox {
+struct TokenizerVocab;
+}
+
 namespace rebox::arch {
 
 // A length a tensor's ne is made of, resolved from config.json.
@@ -55,6 +59,8 @@ enum class Dim : uint8_t {
     lin_v_heads,     // value heads
     lin_v_head_dim,  // value head dim
     lin_conv_width,  // conv kernel (conv1d's taps per channel)
+    // DeepSeek-style shared experts (glm4moe): moe_intermediate_size * n_shared_experts.
+    shared_experts_ffn,
 };
 
 // How the rows of a source tensor are placed in the GGUF tensor. Only whole rows move (with each
@@ -233,6 +239,26 @@ enum class ArchKv : uint8_t {
     rope_dimension_sections_given,
     // ... and _Qwen35MRopeMixin's [11, 11, 10, 0] when they have none.
     rope_dimension_sections_default,
+    // Glm4MoeModel (ModelConfig's DeepSeek-style routing fields), each written when config.json
+    // has its field: TextModel's expert_group_count (n_group) and expert_group_used_count
+    // (topk_group), and its expert_gating_func where config.json names a score function (SIGMOID,
+    // the value Glm4MoeModel sets again later: gguf-py keeps a rewritten key's first place) ...
+    expert_group_count,
+    expert_group_used_count,
+    expert_gating_func_sigmoid_given,
+    // ... rope.dimension_count = int(head_dim * partial_rotary_factor), the factor 0.5 when
+    // config.json has none ...
+    rope_dimension_count_partial_half,
+    // ... expert_shared_count (n_shared_experts), leading_dense_block_count
+    // (first_k_dense_replace), expert_gating_func SIGMOID (here when config.json names no score
+    // function), expert_weights_scale (routed_scaling_factor), expert_weights_norm
+    // (norm_topk_prob), nextn_predict_layers (num_nextn_predict_layers, 0 included).
+    expert_shared_count,
+    leading_dense_block_count,
+    expert_gating_func_sigmoid,
+    expert_weights_scale,
+    expert_weights_norm,
+    nextn_predict_layers_given,
 };
 
 // Tensors computed from config.json rather than read from the source.
@@ -317,6 +343,10 @@ struct Architecture {
     // ("mtp.fc" -> "eh_proj") the first MTP layer's `stem` in the layer table. Empty: none.
     std::string_view mtp_layer_prefix = {};
     std::span<const std::pair<std::string_view, std::string_view>> mtp_renames = {};
+    // A loader that takes its MTP layers all or nothing by one probe tensor (glm4moe loads them
+    // only when blk.{num_hidden_layers}.nextn.eh_proj is there): with the probe present, every MTP
+    // layer's required rows are required too (required_mtp_tensors). Empty: they stay optional.
+    std::string_view mtp_probe = {};
 
     // Which tensors' NVFP4 per-tensor factor (`<tensor>.scale`) llama.cpp's graph multiplies in
     // (the *_s arguments of src/models/<arch>.cpp); a factor other than 1 elsewhere is a BLOCKER.
@@ -343,6 +373,11 @@ struct Architecture {
     // sizes). Appended to config_problems.
     void (*config_checks)(const Architecture& arch, const ModelConfig& config,
                           std::vector<std::string>& problems) = nullptr;
+    // The family's own vocabulary rules, after tokenizer.json is read (glm4moe's _set_vocab_glm:
+    // the pre-tokenizer's name and special tokens found by their text); `pre_given`: the user
+    // named the pre-tokenizer (--tokenizer-pre). Throws a blocker-class rebox::Error naming
+    // tokenizer.json for a vocabulary the converter cannot take.
+    void (*finish_vocab)(TokenizerVocab& vocab, bool pre_given) = nullptr;
 };
 
 // The architecture that accepts this config.json model_type (or has this GGUF arch name); null
@@ -419,6 +454,10 @@ std::optional<std::vector<int64_t>> expected_ne(const Architecture& arch, const 
 
 // Every tensor the graph requires for this config, in output order (extras not included).
 std::vector<std::string> required_tensors(const Architecture& arch, const ModelConfig& config);
+
+// The required rows of the MTP layers (num_hidden_layers .. + nextn_layers - 1), which the plan
+// requires once the architecture's mtp_probe tensor is there.
+std::vector<std::string> required_mtp_tensors(const Architecture& arch, const ModelConfig& config);
 
 // Sort key for the output order: extras, model_first, layer by layer in table order (bias right
 // after its weight), model_last; names not in the table sort before model_last.

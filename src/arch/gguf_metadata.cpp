@@ -66,6 +66,11 @@ std::optional<GgufValue> arch_kv_value(arch::ArchKv key, const ModelConfig& conf
         if (!v) return std::nullopt;
         return f32_value(*v);
     };
+    const auto optional_u32 = [](const std::optional<uint32_t>& v) -> std::optional<GgufValue> {
+        if (!v) return std::nullopt;
+        return u32_value(*v);
+    };
+    constexpr uint32_t kGatingSigmoid = 2;
     switch (key) {
         case ArchKv::context_length:  // XLMRobertaModel: less the position offset
             return u32_value(config.max_position_embeddings - config.position_offset);
@@ -193,6 +198,35 @@ std::optional<GgufValue> arch_kv_value(arch::ArchKv key, const ModelConfig& conf
         case ArchKv::rope_dimension_sections_default:
             if (!config.rope_sections.empty()) return std::nullopt;
             return i32_array_value({11, 11, 10, 0});
+        case ArchKv::expert_group_count:
+            return optional_u32(config.expert_group_count);
+        case ArchKv::expert_group_used_count:
+            return optional_u32(config.expert_group_used_count);
+        case ArchKv::expert_gating_func_sigmoid_given:
+        case ArchKv::expert_gating_func_sigmoid:
+            // gguf-py's ExpertGatingFuncType.SIGMOID; at the first place when config.json names a
+            // score function, else at the second.
+            if (config.score_function_given != (key == ArchKv::expert_gating_func_sigmoid_given))
+                return std::nullopt;
+            return u32_value(kGatingSigmoid);
+        case ArchKv::rope_dimension_count_partial_half: {
+            // int(head_dim * partial_rotary_factor), the factor 0.5 when config.json has none.
+            const double product =
+                double(config.head_dim) * config.partial_rotary_factor.value_or(0.5);
+            return u32_value(static_cast<uint32_t>(product));
+        }
+        case ArchKv::expert_shared_count:
+            return optional_u32(config.n_shared_experts);
+        case ArchKv::leading_dense_block_count:
+            return optional_u32(config.leading_dense_blocks);
+        case ArchKv::expert_weights_scale:
+            return optional_f32(config.expert_weights_scale);
+        case ArchKv::expert_weights_norm:
+            if (!config.expert_weights_norm) return std::nullopt;
+            return bool_value(*config.expert_weights_norm);
+        case ArchKv::nextn_predict_layers_given:
+            if (!config.nextn_layers_given) return std::nullopt;
+            return u32_value(config.nextn_layers);
     }
     throw std::logic_error("unknown ArchKv");
 }
@@ -291,6 +325,25 @@ const char* arch_kv_suffix(arch::ArchKv key) {
         case ArchKv::rope_dimension_sections_given:
         case ArchKv::rope_dimension_sections_default:
             return "rope.dimension_sections";
+        case ArchKv::expert_group_count:
+            return "expert_group_count";
+        case ArchKv::expert_group_used_count:
+            return "expert_group_used_count";
+        case ArchKv::expert_gating_func_sigmoid_given:
+        case ArchKv::expert_gating_func_sigmoid:
+            return "expert_gating_func";
+        case ArchKv::rope_dimension_count_partial_half:
+            return "rope.dimension_count";
+        case ArchKv::expert_shared_count:
+            return "expert_shared_count";
+        case ArchKv::leading_dense_block_count:
+            return "leading_dense_block_count";
+        case ArchKv::expert_weights_scale:
+            return "expert_weights_scale";
+        case ArchKv::expert_weights_norm:
+            return "expert_weights_norm";
+        case ArchKv::nextn_predict_layers_given:
+            return "nextn_predict_layers";
     }
     throw std::logic_error("unknown ArchKv");
 }
@@ -362,6 +415,7 @@ std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input) {
             {"tokenizer.ggml.bos_token_id", &vocab.bos_id},
             {"tokenizer.ggml.eos_token_id", &vocab.eos_id},
             {"tokenizer.ggml.eot_token_id", &vocab.eot_id},
+            {"tokenizer.ggml.eom_token_id", &vocab.eom_id},
             {"tokenizer.ggml.unknown_token_id", &vocab.unk_id},
             {"tokenizer.ggml.seperator_token_id", &vocab.sep_id},  // gguf-py's spelling
             {"tokenizer.ggml.padding_token_id", &vocab.pad_id},

@@ -40,6 +40,7 @@ const Architecture* const kArchitectures[] = {
     &detail::mistral3_architecture(),
     &detail::apertus_architecture(),
     &detail::qwen35_architecture(),
+    &detail::glm4moe_architecture(),
 };
 
 constexpr std::string_view kExpertPlaceholder = "{e}";
@@ -258,6 +259,8 @@ int64_t resolve_dim(Dim dim, const ModelConfig& c) {
             if (dim == Dim::lin_v_head_dim) return l.value_head_dim;
             return l.conv_kernel;
         }
+        case Dim::shared_experts_ffn:
+            return int64_t{c.moe_intermediate_size.value_or(0)} * c.n_shared_experts.value_or(0);
     }
     return 0;
 }
@@ -462,12 +465,32 @@ std::optional<std::vector<int64_t>> expected_ne(const Architecture& arch, const 
     return ne;
 }
 
+namespace {
+
+// Appends the GGUF name(s) `spec` requires (on `layer`, or outside the layers).
+void add_required(const Architecture& arch, const ModelConfig& config, const TensorSpec& spec,
+                  std::optional<uint32_t> layer, std::vector<std::string>& names) {
+    if (spec.weight == Presence::required ||
+        (spec.weight == Presence::required_unless_tied && !config.tie_word_embeddings))
+        names.push_back(make_ref(arch, spec, layer, false)->gguf_name);
+}
+
+}  // namespace
+
+std::vector<std::string> required_mtp_tensors(const Architecture& arch, const ModelConfig& config) {
+    std::vector<std::string> names;
+    for (uint32_t layer = config.num_hidden_layers;
+         layer < config.num_hidden_layers + config.nextn_layers; ++layer)
+        for (const TensorSpec& spec : arch.layer)
+            if (holds(spec, layer_kind(config, layer)))
+                add_required(arch, config, spec, layer, names);
+    return names;
+}
+
 std::vector<std::string> required_tensors(const Architecture& arch, const ModelConfig& config) {
     std::vector<std::string> names;
     const auto add = [&](const TensorSpec& spec, std::optional<uint32_t> layer) {
-        if (spec.weight == Presence::required ||
-            (spec.weight == Presence::required_unless_tied && !config.tie_word_embeddings))
-            names.push_back(make_ref(arch, spec, layer, false)->gguf_name);
+        add_required(arch, config, spec, layer, names);
     };
     for (const TensorSpec& spec : arch.model_first) add(spec, std::nullopt);
     // The multi-token-prediction layers after them are optional (the converter keeps what the
@@ -663,6 +686,11 @@ std::string explain_dim(Dim dim, const ModelConfig& c) {
             return "linear_value_head_dim " + std::to_string(resolve_dim(dim, c));
         case Dim::lin_conv_width:
             return "linear_conv_kernel_dim " + std::to_string(resolve_dim(dim, c));
+        case Dim::shared_experts_ffn:
+            formula = "moe_intermediate_size " +
+                      std::to_string(c.moe_intermediate_size.value_or(0)) + " * n_shared_experts " +
+                      std::to_string(c.n_shared_experts.value_or(0));
+            break;
     }
     return formula + " = " + std::to_string(resolve_dim(dim, c));
 }

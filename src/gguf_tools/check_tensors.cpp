@@ -55,6 +55,10 @@ ModelConfig config_from_kvs(const CheckContext& ctx, const std::string& a) {
         c.moe_intermediate_size = v;
     if (const uint32_t v = u32_or(ctx, a + ".expert_shared_feed_forward_length", 0))
         c.shared_expert_intermediate_size = v;
+    // DeepSeek-style routing: the shared experts' count and the leading dense layers.
+    if (const uint32_t v = u32_or(ctx, a + ".expert_shared_count", 0)) c.n_shared_experts = v;
+    if (const uint32_t v = u32_or(ctx, a + ".leading_dense_block_count", 0))
+        c.leading_dense_blocks = v;
     // gemma-embedding's Dense projections, as its loader sizes dense_2 / dense_3.
     if (ctx.find(a + ".dense_2_feat_out") != nullptr)
         c.dense_2 = ModelConfig::DenseFeatures{u32_or(ctx, a + ".dense_2_feat_in", 0),

@@ -122,6 +122,19 @@ struct ModelConfig {
     uint32_t full_attention_interval = 0;  // every n-th layer is full attention
     // M-RoPE sections (rope_parameters.mrope_section padded to 4); empty: config.json has none.
     std::vector<int32_t> rope_sections;
+    // DeepSeek-style routing (glm4moe's finish_config fills these; nullopt / false otherwise):
+    // n_shared_experts (shared experts, each moe_intermediate_size wide), first_k_dense_replace
+    // (the leading dense layers), n_group / topk_group, routed_scaling_factor, norm_topk_prob, as
+    // config.json gives them; whether config.json names a score function (TextModel writes the
+    // gating function where it finds one) and num_nextn_predict_layers (written even when 0).
+    std::optional<uint32_t> n_shared_experts;
+    std::optional<uint32_t> leading_dense_blocks;
+    std::optional<uint32_t> expert_group_count;
+    std::optional<uint32_t> expert_group_used_count;
+    std::optional<float> expert_weights_scale;
+    std::optional<bool> expert_weights_norm;
+    bool score_function_given = false;
+    bool nextn_layers_given = false;
 };
 
 // The architecture-independent reading of config.json. arch/read_config.hpp puts it together

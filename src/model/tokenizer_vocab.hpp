@@ -42,6 +42,9 @@ struct TokenizerVocab {
     // Added tokens whose id is >= vocab_size, left out (never renumbered): "content (id N)".
     std::vector<std::string> dropped_added_tokens;
     std::optional<uint32_t> bos_id, eos_id, eot_id, pad_id, unk_id;
+    // End of message (gguf-py SpecialVocab's eom): set only by an architecture's vocabulary rules
+    // (Architecture::finish_vocab).
+    std::optional<uint32_t> eom_id;
     // "bert" and "t5" only (gguf-py SpecialVocab's sep, mask)
     std::optional<uint32_t> sep_id, mask_id;
     bool add_bos = false;

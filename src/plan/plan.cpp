@@ -61,6 +61,8 @@ std::optional<TokenizerVocab> read_vocab(const SourceModel& source, const ModelC
                                                                    : nullptr,
                 architecture != nullptr ? architecture->byte_level_pre : std::string_view{},
                 architecture != nullptr && architecture->encoder});
+        if (architecture != nullptr && architecture->finish_vocab)
+            architecture->finish_vocab(vocab, options.tokenizer_pre.has_value());
         if (vocab.tokens.size() != config.vocab_size)
             blockers->push_back(Blocker{"tokenizer.json",
                                         "the tokenizer has " + std::to_string(vocab.tokens.size()) +
@@ -813,6 +815,18 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
                 "the " + plan.arch + " graph requires " + name + " and no source tensor maps to it",
                 "add the missing weight to the checkpoint"});
     }
+    // A loader that takes the MTP layers all or nothing: with its probe tensor there, all of them.
+    const std::string probe = "blk." + std::to_string(config.num_hidden_layers) + "." +
+                              std::string(arch->mtp_probe) + ".weight";
+    if (!arch->mtp_probe.empty() && config.nextn_layers != 0 && seen.count(probe))
+        for (const std::string& name : arch::required_mtp_tensors(*arch, config))
+            if (!seen.count(name))
+                plan.blockers.push_back(Blocker{
+                    name,
+                    "the " + plan.arch + " loader loads the MTP layers once " + probe +
+                        " is there, and then requires " + name + "; no source tensor maps to it",
+                    "add the missing weight, or leave every MTP layer tensor out (a trunk-only "
+                    "file loads)"});
     auto layer_scalar_kvs = layer_scalars.finish(&plan.blockers);
     plan_detail::plan_global_scales(source, options, plan);
     add_fallback_growth(source, plan);

@@ -4,8 +4,8 @@ reads the file. compare_tensors: every tensor must be one the converter writes (
 for bit after gguf.quants.dequantize), every one of those must be in the file, and the file holds the
 expected set of tensor types. compare_gguf adds the KVs: general.architecture must be the converter's,
 every {arch}.* KV it writes must be in the file with the same type and value (arrays element for
-element), and the file may hold no other {arch}.* KV but the ones the caller names. Nothing here comes
-from rebox.
+element), in the converter's order when asked, and the file may hold no other {arch}.* KV but the ones
+the caller names. Nothing here comes from rebox.
 """
 import numpy as np
 import gguf
@@ -67,10 +67,12 @@ def compare_tensors(gguf_path, wanted, origin, expect_types):
     return problems, reader, same, types
 
 
-def compare_gguf(gguf_path, wanted, origin, want_kvs, arch, expect_types, own_kvs=(), kv_prefixes=()):
+def compare_gguf(gguf_path, wanted, origin, want_kvs, arch, expect_types, own_kvs=(), kv_prefixes=(),
+                 in_order=False):
     """compare_tensors, then the KVs: want_kvs: key -> (GGUFValueType, value); kv_prefixes: namespaces
-    besides {arch}. the file may hold only the converter's KVs in (apertus: xielu.). Returns (problems,
-    reader, tensors that matched, {type name: count})."""
+    besides {arch}. the file may hold only the converter's KVs in (apertus: xielu.); in_order: the
+    {arch}. keys must also come in the converter's order. Returns (problems, reader, tensors that
+    matched, {type name: count})."""
     problems, reader, same, types = compare_tensors(gguf_path, wanted, origin, expect_types)
     got_arch = field_value(reader.fields["general.architecture"])
     if got_arch != arch:
@@ -86,4 +88,23 @@ def compare_gguf(gguf_path, wanted, origin, want_kvs, arch, expect_types, own_kv
     for key in reader.fields:
         if key.startswith((arch + ".",) + tuple(kv_prefixes)) and key not in want_kvs and key not in own_kvs:
             problems.append(f"KV {key}: written by rebox, not by llama.cpp's converter for this config")
+    order = [key for key in reader.fields if key.startswith(arch + ".")]
+    if in_order and [k for k in want_kvs if k.startswith(arch + ".")] != order:
+        problems.append(f"KV order {order}, the converter writes {list(want_kvs)}")
     return problems, reader, same, types
+
+
+def run_triples(check, argv, usage):
+    """The ggufpy_* main: check(llama_src, model_dir, gguf_path, expect_types) for each MODEL_DIR
+    FILE.gguf TYPES triple after LLAMA_SRC in argv, its problems printed (60 at most) and exit 1."""
+    import sys
+    llama_src, triples = argv[1], argv[2:]
+    assert triples and len(triples) % 3 == 0, usage
+    problems = []
+    for i in range(0, len(triples), 3):
+        problems += check(llama_src, *triples[i:i + 3])
+    if problems:
+        print("FAIL:")
+        for p in problems[:60]:
+            print("  " + p)
+        sys.exit(1)

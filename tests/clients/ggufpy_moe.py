@@ -36,19 +36,7 @@ SWITCH = {"gate_proj": "w1", "down_proj": "w2", "up_proj": "w3"} if mixtral else
     "gate_proj": "gate_proj", "down_proj": "down_proj", "up_proj": "up_proj"}
 
 # The source as a transformers checkpoint: names with "model." (lm_head without), experts one by one.
-hf_tensors = []
-for name in src.names():
-    short = name[len("model."):] if name.startswith("model.") else name
-    hf = short if short.startswith("lm_head") else "model." + short
-    values = src.values(name)
-    if ".switch_mlp." in hf:
-        head, proj = hf.split(".switch_mlp.")
-        proj = proj[: -len(".weight")]
-        for e in range(values.shape[0]):
-            hf_tensors.append((f"{head}.experts.{e}.{SWITCH[proj]}.weight", values[e]))
-    else:
-        hf_tensors.append((hf, values))
-
+hf_tensors = src.hf_tensors(SWITCH)
 
 
 class Torch:

@@ -149,6 +149,25 @@ class Source:
             return sorted(n for n in self.tensors if not n.endswith((".scales", ".biases")))
         return sorted(self.tensors)
 
+    def hf_tensors(self, switch=None):
+        """The source as a transformers checkpoint holds it, [(name, values)]: names with "model."
+        (lm_head without), and an MLX switch_mlp tensor [E, out, in] as the E per-expert tensors
+        mlx-lm's sanitize stacked ("...mlp.experts.{e}.<proj>.weight", slice e = expert e; `switch`
+        renames the projections, Mixtral's gate_proj / down_proj / up_proj to w1 / w2 / w3)."""
+        out = []
+        for name in self.names():
+            short = name[len("model."):] if name.startswith("model.") else name
+            hf = short if short.startswith("lm_head") else "model." + short
+            values = self.values(name)
+            if ".switch_mlp." not in hf:
+                out.append((hf, values))
+                continue
+            head, proj = hf.split(".switch_mlp.")
+            proj = proj[: -len(".weight")]
+            for e in range(values.shape[0]):
+                out.append((f"{head}.experts.{e}.{(switch or {}).get(proj, proj)}.weight", values[e]))
+        return out
+
     def is_quantized(self, name):
         if self.pq:
             return name in self.pq_modules

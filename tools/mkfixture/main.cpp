@@ -11,10 +11,12 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "encoder_fixture.hpp"
 #include "extra_tensors.hpp"
 #include "float_files.hpp"
+#include "glm4moe_files.hpp"
 #include "gpt_oss_files.hpp"
 #include "hf_files.hpp"
 #include "mlx_files.hpp"
@@ -57,6 +59,16 @@ bool prepare_output_dir(const std::string& out_dir, bool force, bool whole) {
     }
     fs::create_directories(out);
     return existed;
+}
+
+// The decoder fixture options a family with a writer of its own (--arch qwen35, glm4moe,
+// modernbert) takes none of: one refusal naming the first given, "OPTION does not apply to WHAT".
+void refuse_decoder_options(const CLI::App& app, const std::string& what, bool with_format) {
+    for (const char* option : {"--tokenizer", "--tokenizer-json", "--defect", "--shards",
+                               "--recipe", "--bits", "--hidden", "--scale-dtype", "--corners",
+                               "--untied", "--tied", "--prefix-model", "--dtype", "--format"})
+        if (app.count(option) && (with_format || std::string_view(option) != "--format"))
+            throw std::runtime_error(std::string(option) + " does not apply to " + what);
 }
 
 }  // namespace
@@ -109,12 +121,22 @@ int main(int argc, char** argv) {
            "ApertusForCausalLM, q/k norms, up / down with the xIELU parameters, llama3 rope, "
            "untied) | qwen35 (tiny only: Qwen3_5ForCausalLM in BF16, 4 layers with full attention "
            "every 2nd, 2 key / 4 value heads in the linear-attention layers, 1 MTP layer, "
-           "Qwen3.5's split regex)")
-        ->check(CLI::IsMember({"qwen3",      "qwen2",    "llama", "mistral",     "qwen3_moe",
-                               "qwen2_moe",  "mixtral",  "phi3",  "gemma",       "gemma2",
-                               "gemma3",     "gpt_oss",  "bert",  "xlm-roberta", "nomic-bert",
-                               "modernbert", "seed_oss", "olmo2", "olmo3",       "smollm3",
-                               "mistral3",   "apertus",  "qwen35"}));
+           "Qwen3.5's split regex) | glm4moe (tiny only: Glm4MoeForCausalLM, layer 0 dense, "
+           "layer 1 MoE with 4 experts and a shared expert, 1 MTP layer; --format float (bf16), "
+           "mcq or mlx)")
+        ->check(CLI::IsMember({"qwen3",      "qwen2",    "llama",  "mistral",     "qwen3_moe",
+                               "qwen2_moe",  "mixtral",  "phi3",   "gemma",       "gemma2",
+                               "gemma3",     "gpt_oss",  "bert",   "xlm-roberta", "nomic-bert",
+                               "modernbert", "seed_oss", "olmo2",  "olmo3",       "smollm3",
+                               "mistral3",   "apertus",  "qwen35", "glm4moe"}));
+    std::string glm4moe_defect;
+    app.add_option("--glm4moe-defect", glm4moe_defect,
+                   "--arch glm4moe, a checkpoint that must be refused: expert-missing (layer 1's "
+                   "last expert without up_proj) | no-shared-count (config.json without "
+                   "n_shared_experts) | mtp-partial (the MTP layer without hnorm)");
+    bool glm4moe_trunk_only = false;
+    app.add_flag("--trunk-only", glm4moe_trunk_only,
+                 "--arch glm4moe: no MTP weights (config.json still names the MTP layer)");
     std::string qwen35_defect;
     app.add_option("--qwen35-defect", qwen35_defect,
                    "--arch qwen35, a checkpoint that must be refused: layer-types (layer 0 full "
@@ -331,16 +353,27 @@ int main(int argc, char** argv) {
         if (arch == "qwen35" || !qwen35_defect.empty()) {
             if (arch != "qwen35") throw std::runtime_error("--qwen35-defect needs --arch qwen35");
             if (preset != "tiny") throw std::runtime_error("--arch qwen35: --preset tiny only");
-            for (const char* option :
-                 {"--tokenizer", "--tokenizer-json", "--defect", "--shards", "--recipe", "--bits",
-                  "--hidden", "--scale-dtype", "--corners", "--untied", "--tied", "--prefix-model",
-                  "--dtype", "--format"})
-                if (app.count(option))
-                    throw std::runtime_error(std::string(option) +
-                                             " does not apply to --arch qwen35 (BF16 only)");
+            refuse_decoder_options(app, "--arch qwen35 (BF16 only)", true);
             const fs::path out(out_dir);
             prepare_output_dir(out_dir, force, true);
             const std::string summary = mkfixture::write_qwen35_fixture(out, {qwen35_defect, seed});
+            mkfixture::append_extra_tensors(out, extra_tensors);
+            std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
+            return 0;
+        }
+        if (arch == "glm4moe" || !glm4moe_defect.empty() || glm4moe_trunk_only) {
+            if (arch != "glm4moe")
+                throw std::runtime_error("--glm4moe-defect / --trunk-only need --arch glm4moe");
+            if (preset != "tiny") throw std::runtime_error("--arch glm4moe: --preset tiny only");
+            refuse_decoder_options(app, "--arch glm4moe", false);
+            const mkfixture::Glm4MoeOptions options{
+                .format = app.count("--format") ? format : "float",
+                .trunk_only = glm4moe_trunk_only,
+                .defect = glm4moe_defect,
+                .seed = seed};
+            const fs::path out(out_dir);
+            prepare_output_dir(out_dir, force, true);
+            const std::string summary = mkfixture::write_glm4moe_fixture(out, options);
             mkfixture::append_extra_tensors(out, extra_tensors);
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
             return 0;
@@ -349,13 +382,7 @@ int main(int argc, char** argv) {
             // An encoder in float32 (the default), mcq-v1 or MLX; the decoder options do not
             // apply.
             if (preset != "tiny") throw std::runtime_error("--arch modernbert: --preset tiny only");
-            for (const char* option :
-                 {"--tokenizer", "--tokenizer-json", "--defect", "--shards", "--recipe", "--bits",
-                  "--hidden", "--scale-dtype", "--corners", "--untied", "--tied", "--prefix-model",
-                  "--dtype"})
-                if (app.count(option))
-                    throw std::runtime_error(std::string(option) +
-                                             " does not apply to --arch modernbert");
+            refuse_decoder_options(app, "--arch modernbert", false);
             const mkfixture::ModernBertOptions options{
                 .format = app.count("--format") ? format : "float",
                 .reranker = encoder_reranker,

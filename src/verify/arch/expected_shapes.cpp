@@ -104,7 +104,9 @@ std::optional<std::vector<int64_t>> expected_hf_shape(const RefConfig& c, std::s
 bool layer_in_range(const RefConfig& config, std::string_view name) {
     uint64_t layer = 0;
     std::string_view rest;
-    return !split_layer(name, &layer, &rest) || layer < config.num_hidden_layers;
+    const RefArch* arch = find_ref_arch(config.model_type);
+    const uint64_t mtp = arch && arch->mtp_in_layers ? config.mtp_layers : 0;
+    return !split_layer(name, &layer, &rest) || layer < config.num_hidden_layers + mtp;
 }
 
 }  // namespace rebox::verify_ref

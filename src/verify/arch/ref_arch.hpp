@@ -50,6 +50,11 @@ enum class RefKv : uint8_t {
     // ssm.* sizes, full_attention_interval, rope.dimension_count = int(head_dim * partial
     // factor), rope.dimension_sections (config.json's padded to 4, else [11, 11, 10, 0]).
     linear_attention,
+    // glm4moe (TextModel's group counts and gating function, Glm4MoeModel's rope dimension count
+    // int(head_dim * partial factor, 0.5 by default), shared-expert count, leading dense layers,
+    // SIGMOID gating, weights scale and norm, nextn_predict_layers): each written when config.json
+    // has its field (the gating function always).
+    glm4moe_routing,
 };
 
 // The GGUF tensors whose NVFP4 per-tensor factor (<weight>.scale) llama.cpp's graph of the
@@ -111,6 +116,13 @@ struct RefArch {
     bool encoder_bpe = false;
     // Per-layer scalars the converter gathers into array KVs (verify/values/ref_layer_scalars.hpp).
     std::span<const RefLayerScalar> layer_scalars{};
+    // The multi-token-prediction layers are named like the others ("layers.N", N from
+    // num_hidden_layers on; glm4moe), so layers up to num_hidden_layers + RefConfig::mtp_layers
+    // are in range.
+    bool mtp_in_layers = false;
+    // _set_vocab_glm: the pre-tokenizer of GLM's regex is "glm4", and bos / eot / unk / eom are
+    // the ids of [gMASK] / <|user|> / <|endoftext|> / <|observation|> where none is set yet.
+    bool glm_vocab = false;
 
     bool lists(RefKv kv) const {
         for (const RefKv listed : kvs)

@@ -189,6 +189,45 @@ void check_linear_attention_kvs(KvChecker& kv, const std::string& arch, const Re
     check_numbers(kv, arch + ".rope.dimension_sections", GgufType::INT32, sections);
 }
 
+// glm4moe: TextModel's group counts and gating function, then Glm4MoeModel's own KVs; each one
+// config.json has a field for is written, the gating function (SIGMOID) always.
+void check_glm4moe_kvs(KvChecker& kv, const std::string& arch, const RefConfig& config) {
+    const std::string none = "not in config.json";
+    kv.expect_optional(arch + ".expert_group_count", config.n_group, none);
+    kv.expect_optional(arch + ".expert_group_used_count", config.topk_group, none);
+    kv.expect_u32(arch + ".expert_gating_func", 2);  // gguf-py's ExpertGatingFuncType.SIGMOID
+    // int(rope_dim * factor) in Python: the product of two doubles, truncated.
+    kv.expect_u32(arch + ".rope.dimension_count",
+                  static_cast<uint64_t>(double(config.head_dim) *
+                                        config.partial_rotary_factor.value_or(0.5)));
+    kv.expect_optional(arch + ".expert_shared_count", config.shared_experts, none);
+    kv.expect_optional(arch + ".leading_dense_block_count", config.first_k_dense, none);
+    if (config.routed_scaling_factor)
+        kv.expect_f32(arch + ".expert_weights_scale", *config.routed_scaling_factor);
+    else
+        kv.expect_absent(arch + ".expert_weights_scale", none);
+    kv.expect_optional(arch + ".expert_weights_norm", config.norm_topk_prob, none);
+    if (config.nextn_given)
+        kv.expect_u32(arch + ".nextn_predict_layers", config.mtp_layers);
+    else
+        kv.expect_absent(arch + ".nextn_predict_layers", "no num_nextn_predict_layers");
+}
+
+// _set_vocab_glm: bos / eot / unk / eom are the ids of [gMASK] / <|user|> / <|endoftext|> /
+// <|observation|>, each where gguf-py's SpecialVocab set none (the writer refuses a vocabulary
+// without them).
+void apply_glm_specials(RefVocab& vocab, std::optional<uint32_t>& eom) {
+    const auto id_of = [&vocab](std::string_view text) -> std::optional<uint32_t> {
+        for (size_t id = 0; id < vocab.tokens.size(); ++id)
+            if (vocab.tokens[id] == text) return static_cast<uint32_t>(id);
+        return std::nullopt;
+    };
+    if (!vocab.bos_id) vocab.bos_id = id_of("[gMASK]");
+    if (!vocab.eot_id) vocab.eot_id = id_of("<|user|>");
+    if (!vocab.unk_id) vocab.unk_id = id_of("<|endoftext|>");
+    eom = id_of("<|observation|>");
+}
+
 void check_tokenizer(KvChecker& kv, const RefConfig& config, const RefArch* arch,
                      const std::filesystem::path& model_dir, const KvCheckOptions& options,
                      std::vector<std::string>& unchecked) {
@@ -249,6 +288,9 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const RefArch* arch
     // hash): the architecture's record gives the name.
     if (!pre && ref.byte_level_only && arch && !arch->byte_level_pre.empty())
         pre = std::string(arch->byte_level_pre);
+    // _set_vocab_glm's tokenizer is known to the converter by its hash as "glm4"; its Split regex
+    // is llama-bpe's.
+    if (!options.tokenizer_pre && arch && arch->glm_vocab && pre == "llama-bpe") pre = "glm4";
     if (pre) {
         kv.handled(pre_key);
         const GgufValue* value = gguf.find(pre_key);
@@ -281,7 +323,9 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const RefArch* arch
         kv.problem("tokenizer.json", "cannot derive the expected vocabulary");
         return;
     }
-    const RefVocab& vocab = *ref.vocab;
+    RefVocab vocab = *ref.vocab;
+    std::optional<uint32_t> eom;
+    if (arch && arch->glm_vocab) apply_glm_specials(vocab, eom);
     const std::string source =
         std::filesystem::exists(model_dir / "sentencepiece.bpe.model") && ref.model == "t5"
             ? "sentencepiece.bpe.model"
@@ -323,6 +367,7 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const RefArch* arch
     kv.expect_optional("tokenizer.ggml.bos_token_id", vocab.bos_id, none);
     kv.expect_optional("tokenizer.ggml.eos_token_id", vocab.eos_id, none);
     kv.expect_optional("tokenizer.ggml.eot_token_id", vocab.eot_id, none);
+    kv.expect_optional("tokenizer.ggml.eom_token_id", eom, none);
     kv.expect_optional("tokenizer.ggml.unknown_token_id", vocab.unk_id, none);
     kv.expect_optional("tokenizer.ggml.padding_token_id", vocab.pad_id, none);
     kv.expect_bool("tokenizer.ggml.add_bos_token", vocab.add_bos);
@@ -689,6 +734,9 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
                     break;
                 case RefKv::linear_attention:
                     check_linear_attention_kvs(kv, arch, config);
+                    break;
+                case RefKv::glm4moe_routing:
+                    check_glm4moe_kvs(kv, arch, config);
                     break;
                 default:
                     break;

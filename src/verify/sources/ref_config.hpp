@@ -90,6 +90,18 @@ struct RefConfig {
     uint32_t full_attention_interval = 0;
     uint32_t mtp_layers = 0;
     std::vector<int64_t> mrope_section;
+    // glm4moe (Glm4MoeModel), filled by its finish_config as config.json gives them (nullopt /
+    // false when it has none): n_shared_experts, first_k_dense_replace, n_group, topk_group,
+    // routed_scaling_factor, norm_topk_prob; whether it names a score function and
+    // num_nextn_predict_layers (mtp_layers holds the count).
+    std::optional<uint32_t> shared_experts;
+    std::optional<uint32_t> first_k_dense;
+    std::optional<uint32_t> n_group;
+    std::optional<uint32_t> topk_group;
+    std::optional<float> routed_scaling_factor;
+    std::optional<bool> norm_topk_prob;
+    bool score_function_named = false;
+    bool nextn_given = false;
 };
 
 // Caps far above any released model, far below what would exhaust memory or time when verify

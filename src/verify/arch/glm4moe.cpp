@@ -1,0 +1,133 @@
+// verify's glm4moe (Glm4MoeForCausalLM: GLM-4.5 / 4.5-Air / 4.6 / 4.7; converter class
+// Glm4MoeModel in conversion/glm.py, llama.cpp's src/models/glm4-moe.cpp), written from the
+// converter and the loader: layer i below first_k_dense_replace has the dense mlp.{gate,up,down}
+// _proj; the others, and the num_nextn_predict_layers MTP layers after num_hidden_layers (named
+// "layers.N" like the rest), the router mlp.gate [experts, hidden] with its
+// e_score_correction_bias [experts], the experts (the decoder table's mlp.experts.{e}.* /
+// switch_mlp.*) and mlp.shared_experts.* (moe_intermediate_size * n_shared_experts wide). Only
+// the MTP layers hold eh_proj [hidden, 2 * hidden], enorm / hnorm / shared_head.norm [hidden] and
+// embed_tokens / shared_head.head [vocab, hidden]. No transforms (NEOX rope, nothing permuted).
+#include <string>
+
+#include "rebox/error.hpp"
+#include "verify/arch/ref_arch.hpp"
+
+namespace rebox::verify_ref::detail {
+namespace {
+
+constexpr RefKv kGlm4MoeKvs[] = {RefKv::rope_freq_base, RefKv::rms_epsilon,
+                                 RefKv::head_dim_lengths_given, RefKv::glm4moe_routing};
+
+const nlohmann::json* present(const nlohmann::json& root, const char* key) {
+    const auto it = root.find(key);
+    return it == root.end() || it->is_null() ? nullptr : &*it;
+}
+
+// A whole number of config.json within [0, cap]; nullopt when absent.
+std::optional<uint32_t> glm_count(const nlohmann::json& root, const char* key, uint32_t cap) {
+    const nlohmann::json* value = present(root, key);
+    if (value == nullptr) return std::nullopt;
+    if (!value->is_number_integer() || value->get<int64_t>() < 0 || value->get<int64_t>() > cap)
+        throw_input_error("config.json", key, "is " + value->dump(),
+                          "a whole number from 0 to " + std::to_string(cap));
+    return static_cast<uint32_t>(value->get<int64_t>());
+}
+
+// Glm4MoeModel counts its routed experts as n_routed_experts.
+void glm4moe_names(nlohmann::json& root) {
+    const nlohmann::json* routed = present(root, "n_routed_experts");
+    if (routed == nullptr)
+        throw_input_error("config.json", "n_routed_experts", "missing", "the routed expert count");
+    root["num_experts"] = *routed;
+    root.erase("num_local_experts");
+}
+
+void glm4moe_config(const nlohmann::json& root, RefConfig& c) {
+    c.shared_experts = glm_count(root, "n_shared_experts", 64);
+    c.first_k_dense = glm_count(root, "first_k_dense_replace", kMaxLayers);
+    c.n_group = glm_count(root, "n_group", kMaxExperts);
+    c.topk_group = glm_count(root, "topk_group", kMaxExperts);
+    if (const nlohmann::json* f = present(root, "routed_scaling_factor"); f && f->is_number())
+        c.routed_scaling_factor = f->get<float>();
+    if (const nlohmann::json* b = present(root, "norm_topk_prob"); b && b->is_boolean())
+        c.norm_topk_prob = b->get<bool>();
+    for (const char* key : {"score_function", "scoring_func", "score_func", "moe_router_activation",
+                            "moe_router_activation_func", "expert_selection_fn"})
+        if (present(root, key)) c.score_function_named = true;
+    const auto nextn = glm_count(root, "num_nextn_predict_layers", 64);
+    c.mtp_layers = nextn.value_or(0);
+    c.nextn_given = nextn.has_value();
+    // The rope parameters' own partial factor wins over the top-level one (TextModel).
+    for (const char* block : {"rope_parameters", "rope_scaling"}) {
+        const nlohmann::json* params = present(root, block);
+        if (params == nullptr || !params->is_object()) continue;
+        if (const nlohmann::json* f = present(*params, "partial_rotary_factor");
+            f && f->is_number())
+            c.partial_rotary_factor = f->get<double>();
+        break;
+    }
+}
+
+// "layers.N.REST" -> N and REST; false for other names.
+bool glm_layer(std::string_view name, uint64_t* layer, std::string_view* rest) {
+    if (!name.starts_with("layers.")) return false;
+    name.remove_prefix(7);
+    const size_t dot = name.find('.');
+    if (dot == std::string_view::npos || dot == 0 || dot > 9) return false;
+    *layer = 0;
+    for (size_t i = 0; i < dot; ++i) {
+        if (name[i] < '0' || name[i] > '9') return false;
+        *layer = *layer * 10 + uint64_t(name[i] - '0');
+    }
+    *rest = name.substr(dot + 1);
+    return true;
+}
+
+std::optional<std::vector<int64_t>> glm4moe_shape(const RefConfig& c, std::string_view name) {
+    using Shape = std::vector<int64_t>;
+    uint64_t layer = 0;
+    std::string_view rest;
+    if (!glm_layer(name, &layer, &rest)) return std::nullopt;
+    const int64_t hidden = c.hidden_size, vocab = c.vocab_size, experts = c.num_experts;
+    const int64_t shared =
+        int64_t{c.moe_intermediate_size.value_or(0)} * c.shared_experts.value_or(0);
+    const bool mtp = layer >= c.num_hidden_layers;
+    const bool moe = mtp || layer >= c.first_k_dense.value_or(0);
+    const Shape wrong_kind{0};  // a tensor of another kind of layer: a shape no source has
+    // The MTP head.
+    if (rest == "eh_proj.weight") return mtp ? Shape{hidden, 2 * hidden} : wrong_kind;
+    if (rest == "enorm.weight" || rest == "hnorm.weight" || rest == "shared_head.norm.weight")
+        return mtp ? Shape{hidden} : wrong_kind;
+    if (rest == "embed_tokens.weight" || rest == "shared_head.head.weight")
+        return mtp ? Shape{vocab, hidden} : wrong_kind;
+    // The dense feed-forward of the leading layers.
+    if (rest == "mlp.gate_proj.weight" || rest == "mlp.up_proj.weight" ||
+        rest == "mlp.down_proj.weight")
+        return moe ? wrong_kind : std::optional<Shape>{};  // the decoder table's
+    if (!rest.starts_with("mlp.")) return std::nullopt;
+    if (!moe) return wrong_kind;  // router, experts, shared experts
+    if (rest == "mlp.gate.e_score_correction_bias") return Shape{experts};
+    if (rest == "mlp.shared_experts.gate_proj.weight" ||
+        rest == "mlp.shared_experts.up_proj.weight")
+        return Shape{shared, hidden};
+    if (rest == "mlp.shared_experts.down_proj.weight") return Shape{hidden, shared};
+    return std::nullopt;  // router and experts: the decoder table's
+}
+
+}  // namespace
+
+const RefArch& ref_glm4moe() {
+    static constexpr std::string_view kModelTypes[] = {"glm4_moe"};
+    static const RefArch kArch{.gguf_arch = "glm4moe",
+                               .model_types = kModelTypes,
+                               .prepare_config = glm4moe_names,
+                               .finish_config = glm4moe_config,
+                               .shape = glm4moe_shape,
+                               .kvs = kGlm4MoeKvs,
+                               .scale_roles = kScaleAttention | kScaleOutput,
+                               .mtp_in_layers = true,
+                               .glm_vocab = true};
+    return kArch;
+}
+
+}  // namespace rebox::verify_ref::detail
