@@ -28,6 +28,7 @@ declare -A names=(
   [mistral3]='"mistral3" "ministral3" "Mistral3ForConditionalGeneration"'
   [apertus]='"apertus"'
   [qwen35]='"qwen35" "qwen3_5" "qwen3_5_text"'
+  [gemma4]='"gemma4" "gemma4_text"'
 )
 for arch in $(printf '%s\n' "${!names[@]}" | sort); do
   args=()

@@ -15,6 +15,7 @@
 #include "encoder_fixture.hpp"
 #include "extra_tensors.hpp"
 #include "float_files.hpp"
+#include "gemma4_files.hpp"
 #include "gpt_oss_files.hpp"
 #include "hf_files.hpp"
 #include "mlx_files.hpp"
@@ -109,17 +110,23 @@ int main(int argc, char** argv) {
            "ApertusForCausalLM, q/k norms, up / down with the xIELU parameters, llama3 rope, "
            "untied) | qwen35 (tiny only: Qwen3_5ForCausalLM in BF16, 4 layers with full attention "
            "every 2nd, 2 key / 4 value heads in the linear-attention layers, 1 MTP layer, "
-           "Qwen3.5's split regex)")
-        ->check(CLI::IsMember({"qwen3",      "qwen2",    "llama", "mistral",     "qwen3_moe",
-                               "qwen2_moe",  "mixtral",  "phi3",  "gemma",       "gemma2",
-                               "gemma3",     "gpt_oss",  "bert",  "xlm-roberta", "nomic-bert",
-                               "modernbert", "seed_oss", "olmo2", "olmo3",       "smollm3",
-                               "mistral3",   "apertus",  "qwen35"}));
+           "Qwen3.5's split regex) | gemma4 (tiny only: Gemma4ForConditionalGeneration in BF16, "
+           "3 sliding-window layers then a full-attention one with global_head_dim 32, 1 kv head "
+           "and no v_proj, a layer_scalar per layer, tied, a vision tower stand-in)")
+        ->check(CLI::IsMember({"qwen3",      "qwen2",    "llama",  "mistral",     "qwen3_moe",
+                               "qwen2_moe",  "mixtral",  "phi3",   "gemma",       "gemma2",
+                               "gemma3",     "gpt_oss",  "bert",   "xlm-roberta", "nomic-bert",
+                               "modernbert", "seed_oss", "olmo2",  "olmo3",       "smollm3",
+                               "mistral3",   "apertus",  "qwen35", "gemma4"}));
     std::string qwen35_defect;
     app.add_option("--qwen35-defect", qwen35_defect,
                    "--arch qwen35, a checkpoint that must be refused: layer-types (layer 0 full "
                    "attention against full_attention_interval) | no-a-log (layer 0 without "
                    "A_log) | heads (3 value heads under 2 key heads)");
+    std::string gemma4_defect;
+    app.add_option("--gemma4-defect", gemma4_defect,
+                   "--arch gemma4, a checkpoint that must be refused: layer-types (3 entries for "
+                   "4 layers)");
     std::string encoder_pooling;
     app.add_option("--pooling", encoder_pooling,
                    "bert / xlm-roberta / nomic-bert: sentence-transformers pooling cls | mean | "
@@ -328,19 +335,27 @@ int main(int argc, char** argv) {
                       << count << " stored tensors)\n";
             return 0;
         }
-        if (arch == "qwen35" || !qwen35_defect.empty()) {
-            if (arch != "qwen35") throw std::runtime_error("--qwen35-defect needs --arch qwen35");
-            if (preset != "tiny") throw std::runtime_error("--arch qwen35: --preset tiny only");
+        if (arch == "qwen35" || !qwen35_defect.empty() || arch == "gemma4" ||
+            !gemma4_defect.empty()) {  // the BF16-only fixtures
+            for (const auto& [defect, owner] :
+                 {std::pair{&qwen35_defect, "qwen35"}, std::pair{&gemma4_defect, "gemma4"}})
+                if (!defect->empty() && arch != owner)
+                    throw std::runtime_error(std::string("--") + owner + "-defect needs --arch " +
+                                             owner);
+            if (preset != "tiny")
+                throw std::runtime_error("--arch " + arch + ": --preset tiny only");
             for (const char* option :
                  {"--tokenizer", "--tokenizer-json", "--defect", "--shards", "--recipe", "--bits",
                   "--hidden", "--scale-dtype", "--corners", "--untied", "--tied", "--prefix-model",
                   "--dtype", "--format"})
                 if (app.count(option))
-                    throw std::runtime_error(std::string(option) +
-                                             " does not apply to --arch qwen35 (BF16 only)");
+                    throw std::runtime_error(std::string(option) + " does not apply to --arch " +
+                                             arch + " (BF16 only)");
             const fs::path out(out_dir);
             prepare_output_dir(out_dir, force, true);
-            const std::string summary = mkfixture::write_qwen35_fixture(out, {qwen35_defect, seed});
+            const std::string summary =
+                arch == "qwen35" ? mkfixture::write_qwen35_fixture(out, {qwen35_defect, seed})
+                                 : mkfixture::write_gemma4_fixture(out, {gemma4_defect, seed});
             mkfixture::append_extra_tensors(out, extra_tensors);
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
             return 0;

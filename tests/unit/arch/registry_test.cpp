@@ -36,9 +36,10 @@ TEST(ArchRegistry, LookupByModelTypeAndGgufName) {
     EXPECT_EQ(supported_model_types(),
               "qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe, mixtral, phi3, gemma, gemma2, "
               "gemma3_text, gemma3, bert, xlm-roberta, nomic_bert, gpt_oss, modernbert, seed_oss, "
-              "olmo2, olmo3, smollm3, ministral3, apertus, qwen3_5_text, qwen3_5");
+              "olmo2, olmo3, smollm3, ministral3, apertus, qwen3_5_text, qwen3_5, gemma4_text, "
+              "gemma4");
     // gemma-embedding accepts no model_type of its own (gemma3_text + Gemma3TextModel selects it).
-    EXPECT_EQ(all_architectures().size(), 22u);
+    EXPECT_EQ(all_architectures().size(), 23u);
 }
 
 // bert: the names of docs/architectures.md (llama.cpp's tensor_mapping for MODEL_ARCH.BERT), with
@@ -292,6 +293,7 @@ TEST(ArchRegistry, Nvfp4ScalesFollowEachGraph) {
         {"seed_oss", true, false, false},    {"olmo2", true, false, false},
         {"smollm3", true, false, false},     {"mistral3", true, true, true},
         {"apertus", true, false, false},     {"qwen3_5", true, true, false},
+        {"gemma4", true, true, true},
     };
     for (const Row& row : rows) {
         SCOPED_TRACE(std::string(row.model_type));
