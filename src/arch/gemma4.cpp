@@ -116,7 +116,6 @@ constexpr ConfigDefault kDefaults[] = {
     {"rms_norm_eps", "1e-06"},
     {"sliding_window", "512"},
     {"tie_word_embeddings", "true"},
-    {"hidden_size_per_layer_input", "256"},
     {"num_kv_shared_layers", "0"},
     {"rope_parameters",
      R"({"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
@@ -184,7 +183,11 @@ void read_gemma4(const nlohmann::json& root, ModelConfig& config) {
         full.kv_heads = heads;
     config.full_attention = full;
     config.kv_shared_layers = gemma4_count(root, "num_kv_shared_layers", 0, kCap);
-    config.per_layer_input_width = gemma4_count(root, "hidden_size_per_layer_input", 0, kCap);
+    // Absent: transformers' 256 (the converter reads config.json through it); null: the
+    // converter's `or 0`.
+    config.per_layer_input_width = root.contains("hidden_size_per_layer_input")
+                                       ? gemma4_count(root, "hidden_size_per_layer_input", 0, kCap)
+                                       : 256;
     if (config.final_logit_softcapping == 0.0f) config.final_logit_softcapping.reset();
     if (config.layer_types.size() <= kCap) gemma4_layer_kinds(config);
 }

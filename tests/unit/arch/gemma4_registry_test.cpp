@@ -320,6 +320,11 @@ TEST(Gemma4Registry, Refusals) {
     // E2B / E4B shapes.
     EXPECT_TRUE(lists(config_problems(g4(), g4_config(R"(, "hidden_size_per_layer_input": 256)")),
                       "hidden_size_per_layer_input 256"));
+    // null is the converter's `or 0` (31B); left out, transformers' default 256 (E2B's).
+    EXPECT_EQ(g4_config(R"(, "hidden_size_per_layer_input": null)").per_layer_input_width, 0u);
+    nlohmann::json no_width = nlohmann::json::parse(g4_json());
+    no_width["text_config"].erase("hidden_size_per_layer_input");
+    EXPECT_EQ(parse_model_config(no_width).per_layer_input_width, 256u);
     EXPECT_TRUE(lists(config_problems(g4(), g4_config(R"(, "num_kv_shared_layers": 2)")),
                       "num_kv_shared_layers 2"));
     // No proportional rope for the full layers.
