@@ -34,6 +34,7 @@ const Architecture& mistral3_architecture();
 const Architecture& apertus_architecture();
 const Architecture& qwen35_architecture();
 const Architecture& glm4moe_architecture();
+const Architecture& gemma4_architecture();
 const Architecture& gpt_oss_architecture();
 const Architecture& xlm_roberta_architecture();
 // bert's per-layer rows and KV list, which xlm-roberta shares (bert.cpp).

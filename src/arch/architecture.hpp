@@ -61,6 +61,10 @@ enum class Dim : uint8_t {
     lin_conv_width,  // conv kernel (conv1d's taps per channel)
     // DeepSeek-style shared experts (glm4moe): moe_intermediate_size * n_shared_experts.
     shared_experts_ffn,
+    // Full-attention layers with their own head shape (ModelConfig::full_attention, gemma4):
+    head_dim_full,  // the full layers' head_dim (global_head_dim)
+    q_width_full,   // num_attention_heads * head_dim_full
+    kv_width_full,  // the full layers' key/value heads * head_dim_full
 };
 
 // How the rows of a source tensor are placed in the GGUF tensor. Only whole rows move (with each
@@ -164,6 +168,9 @@ struct TensorSpec {
     // The source's size-1 dims are dropped (conv1d's [channels, 1, kernel] -> [channels, kernel],
     // the converter's squeeze()).
     bool squeeze = false;
+    // The source name has no ".weight" (a registered buffer, gemma4's layer_scalar) while the
+    // GGUF name has one, as the converter's filter_tensors appends it.
+    bool hf_bare = false;
 };
 
 // The {arch}.* hyper-parameter KVs an architecture writes, in the order listed.
@@ -259,6 +266,24 @@ enum class ArchKv : uint8_t {
     expert_weights_scale,
     expert_weights_norm,
     nextn_predict_layers_given,
+    // Gemma4Model (ModelConfig::full_attention): attention.head_count_kv as one INT32 per layer
+    // (the full layers' kv heads where layer_types says full_attention) when config.json has
+    // num_global_key_value_heads, else the one number; key_length / value_length and
+    // rope.dimension_count = the full layers' head_dim; key_length_swa / value_length_swa =
+    // head_dim; rope.dimension_count_swa = head_dim (rope_parameters has no top-level
+    // partial_rotary_factor); attention.shared_kv_layers (num_kv_shared_layers);
+    // embedding_length_per_layer_input (hidden_size_per_layer_input, 0 when absent or null);
+    // attention.sliding_window_pattern as one BOOL per entry of layer_types.
+    head_count_kv_layers,
+    key_length_full,
+    value_length_full,
+    key_length_swa,
+    value_length_swa,
+    rope_dimension_count_full,
+    rope_dimension_count_swa,
+    shared_kv_layers,
+    embedding_length_per_layer_input,
+    sliding_window_layer_types,
 };
 
 // Tensors computed from config.json rather than read from the source.
@@ -268,6 +293,9 @@ enum class ExtraTensor : uint8_t {
     // short_factor when the type is "longrope" or "su" (phi3).
     rope_factors_long,
     rope_factors_short,
+    // rope_freqs.weight, F32 [full head_dim/2], for the "proportional" rope of gemma4's full
+    // layers (Gemma4Model.generate_extra_tensors): 1.0 for the rotated pairs, 1e30 after.
+    rope_freqs_proportional,
 };
 
 // A config.json field and, as JSON text, the value transformers' config class gives it when the
@@ -330,6 +358,9 @@ struct Architecture {
     // tokenizer.json whose pre-tokenizer is a plain ByteLevel (no Split regex to name it by):
     // modernbert's "modern-bert". Empty: such a tokenizer needs --tokenizer-pre.
     std::string_view byte_level_pre = {};
+    // Why this family's tokenizer is not written yet: the plan refuses it with this BLOCKER
+    // (naming tokenizer.json) and still plans every tensor. Empty: the tokenizer is read as usual.
+    std::string_view tokenizer_blocker = {};
     // Non-parameter buffers the converter class of this family drops by name (HF names after the
     // head prefixes, e.g. BertModel.filter_tensors' "embeddings.position_ids"), beside those it
     // drops for every architecture (is_converter_buffer).
@@ -493,9 +524,10 @@ struct RopeScalingPlan {
     std::string blocker_fix;             // how to fix it; empty: the general advice
     std::string kv_type;                 // "linear": {arch}.rope.scaling.type
     std::optional<float> kv_factor;      // {arch}.rope.scaling.factor
-    bool rope_freqs = false;             // write rope_freqs.weight (llama3)
-    bool rope_factors = false;           // write rope_factors_long/short.weight (longrope, su)
-    std::optional<float> attn_factor;    // {arch}.rope.scaling.attn_factor (longrope, su)
+    bool rope_freqs = false;             // write rope_freqs.weight (llama3, proportional)
+    ExtraTensor rope_freqs_kind = ExtraTensor::rope_freqs_llama3;  // which values it holds
+    bool rope_factors = false;         // write rope_factors_long/short.weight (longrope, su)
+    std::optional<float> attn_factor;  // {arch}.rope.scaling.attn_factor (longrope, su)
     // "yarn" (kv_type "yarn", kv_factor): rope.scaling.original_context_length and the betas.
     std::optional<uint32_t> yarn_original_context;
     std::optional<float> yarn_beta_fast;
@@ -512,7 +544,9 @@ std::string explain_dim(Dim dim, const ModelConfig& config);
 
 // What each ne[i] of a GGUF tensor follows from (row length, rows, experts; nullopt as
 // expected_ne).
-std::optional<std::array<Dim, 3>> tensor_dims(const Architecture& arch, std::string_view gguf_name);
+// With `config`, the row of the tensor's layer kind (TensorSpec::kinds), as expected_ne takes it.
+std::optional<std::array<Dim, 3>> tensor_dims(const Architecture& arch, std::string_view gguf_name,
+                                              const ModelConfig* config = nullptr);
 
 // The phi3 rotary dimension count: int(partial_rotary_factor * hidden_size) //
 // num_attention_heads (Phi3MiniModel), partial_rotary_factor from rope_scaling, else the top

@@ -227,6 +227,35 @@ std::optional<GgufValue> arch_kv_value(arch::ArchKv key, const ModelConfig& conf
         case ArchKv::nextn_predict_layers_given:
             if (!config.nextn_layers_given) return std::nullopt;
             return u32_value(config.nextn_layers);
+        case ArchKv::head_count_kv_layers: {
+            // Gemma4Model: the per-layer array only when the full layers' kv heads are given.
+            if (!config.full_attention || !config.full_attention->kv_heads)
+                return u32_value(config.num_key_value_heads);
+            std::vector<int32_t> heads;
+            for (const std::string& type : config.layer_types)
+                heads.push_back(static_cast<int32_t>(type == "sliding_attention"
+                                                         ? config.num_key_value_heads
+                                                         : *config.full_attention->kv_heads));
+            return i32_array_value(heads);
+        }
+        case ArchKv::key_length_full:
+        case ArchKv::value_length_full:
+        case ArchKv::rope_dimension_count_full:
+            return u32_value(config.full_attention ? config.full_attention->head_dim : 0);
+        case ArchKv::key_length_swa:
+        case ArchKv::value_length_swa:
+        case ArchKv::rope_dimension_count_swa:
+            return u32_value(config.head_dim);
+        case ArchKv::shared_kv_layers:
+            return u32_value(config.kv_shared_layers);
+        case ArchKv::embedding_length_per_layer_input:
+            return u32_value(config.per_layer_input_width);
+        case ArchKv::sliding_window_layer_types: {
+            std::vector<GgufScalar> sliding;
+            for (const std::string& type : config.layer_types)
+                sliding.emplace_back(std::in_place_type<bool>, type == "sliding_attention");
+            return GgufValue::array_of(GgufType::BOOL, std::move(sliding));
+        }
     }
     throw std::logic_error("unknown ArchKv");
 }
@@ -245,6 +274,7 @@ const char* arch_kv_suffix(arch::ArchKv key) {
         case ArchKv::head_count:
             return "attention.head_count";
         case ArchKv::head_count_kv:
+        case ArchKv::head_count_kv_layers:
             return "attention.head_count_kv";
         case ArchKv::rope_freq_base:
             return "rope.freq_base";
@@ -252,12 +282,25 @@ const char* arch_kv_suffix(arch::ArchKv key) {
             return "attention.layer_norm_rms_epsilon";
         case ArchKv::key_length:
         case ArchKv::key_length_given:
+        case ArchKv::key_length_full:
             return "attention.key_length";
         case ArchKv::value_length:
         case ArchKv::value_length_given:
+        case ArchKv::value_length_full:
             return "attention.value_length";
         case ArchKv::rope_dimension_count:
+        case ArchKv::rope_dimension_count_full:
             return "rope.dimension_count";
+        case ArchKv::key_length_swa:
+            return "attention.key_length_swa";
+        case ArchKv::value_length_swa:
+            return "attention.value_length_swa";
+        case ArchKv::rope_dimension_count_swa:
+            return "rope.dimension_count_swa";
+        case ArchKv::shared_kv_layers:
+            return "attention.shared_kv_layers";
+        case ArchKv::embedding_length_per_layer_input:
+            return "embedding_length_per_layer_input";
         case ArchKv::vocab_size:
             return "vocab_size";
         case ArchKv::expert_count:
@@ -297,6 +340,7 @@ const char* arch_kv_suffix(arch::ArchKv key) {
             return "attention.causal";
         case ArchKv::sliding_window_pattern:
         case ArchKv::sliding_window_layers:
+        case ArchKv::sliding_window_layer_types:
             return "attention.sliding_window_pattern";
         case ArchKv::rope_scaling_type_none:
             return "rope.scaling.type";

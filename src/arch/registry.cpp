@@ -41,6 +41,7 @@ const Architecture* const kArchitectures[] = {
     &detail::apertus_architecture(),
     &detail::qwen35_architecture(),
     &detail::glm4moe_architecture(),
+    &detail::gemma4_architecture(),
 };
 
 constexpr std::string_view kExpertPlaceholder = "{e}";
@@ -95,22 +96,26 @@ std::optional<TensorRef> make_ref(const Architecture& arch, const TensorSpec& sp
     ref.layer = layer;
     ref.is_bias = is_bias;
     const std::string suffix = spec.bare ? "" : is_bias ? ".bias" : ".weight";
+    const std::string hf_suffix = spec.hf_bare ? "" : suffix;
     if (layer) {
         const std::string index = std::to_string(*layer) + ".";
         ref.gguf_name = std::string(kGgufLayerPrefix) + index + std::string(spec.gguf) + suffix;
-        ref.hf_name = std::string(arch.hf_layer_prefix) + index + std::string(spec.hf) + suffix;
+        ref.hf_name = std::string(arch.hf_layer_prefix) + index + std::string(spec.hf) + hf_suffix;
     } else {
         ref.gguf_name = std::string(spec.gguf) + suffix;
-        ref.hf_name = std::string(spec.hf) + suffix;
+        ref.hf_name = std::string(spec.hf) + hf_suffix;
     }
     return ref;
 }
 
 // The table entry of `stem` (the name without ".weight" / ".bias", or the whole name for the
-// bare specs).
+// bare specs, and on the HF side for the hf_bare ones).
 std::optional<TensorRef> resolve_stem(const Architecture& arch, std::string_view stem, bool is_bias,
                                       bool from_hf, bool bare) {
     const auto side = [from_hf](const TensorSpec& spec) { return from_hf ? spec.hf : spec.gguf; };
+    const auto other_bareness = [from_hf, bare](const TensorSpec& spec) {
+        return (spec.bare || (from_hf && spec.hf_bare)) != bare;
+    };
     const std::string_view layer_prefix = from_hf ? arch.hf_layer_prefix : kGgufLayerPrefix;
     if (stem.starts_with(layer_prefix)) {
         uint32_t layer = 0;
@@ -118,7 +123,7 @@ std::optional<TensorRef> resolve_stem(const Architecture& arch, std::string_view
         if (!split_layer_index(stem.substr(layer_prefix.size()), &layer, &rest))
             return std::nullopt;
         for (const TensorSpec& spec : arch.layer) {
-            if (spec.bare != bare || !loads(spec, is_bias)) continue;
+            if (other_bareness(spec) || !loads(spec, is_bias)) continue;
             // A per-expert stem is a pattern ("{e}"): from the HF side only its instances match.
             const bool pattern = from_hf && spec.role == SourceRole::experts;
             if (side(spec) == rest && !pattern) return make_ref(arch, spec, layer, is_bias);
@@ -141,7 +146,7 @@ std::optional<TensorRef> resolve_stem(const Architecture& arch, std::string_view
     }
     for (const auto table : {arch.model_first, arch.model_last})
         for (const TensorSpec& spec : table)
-            if (spec.bare == bare && side(spec) == stem && loads(spec, is_bias))
+            if (!other_bareness(spec) && side(spec) == stem && loads(spec, is_bias))
                 return make_ref(arch, spec, std::nullopt, is_bias);
     return std::nullopt;
 }
@@ -261,8 +266,29 @@ int64_t resolve_dim(Dim dim, const ModelConfig& c) {
         }
         case Dim::shared_experts_ffn:
             return int64_t{c.moe_intermediate_size.value_or(0)} * c.n_shared_experts.value_or(0);
+        case Dim::head_dim_full:
+        case Dim::q_width_full:
+        case Dim::kv_width_full: {
+            const ModelConfig::FullAttention f =
+                c.full_attention.value_or(ModelConfig::FullAttention{});
+            if (dim == Dim::head_dim_full) return f.head_dim;
+            if (dim == Dim::q_width_full) return int64_t{c.num_attention_heads} * f.head_dim;
+            return int64_t{f.kv_heads.value_or(c.num_key_value_heads)} * f.head_dim;
+        }
     }
     return 0;
+}
+
+// The row of the table that holds `ref`'s tensor in a layer of `kind`: the resolved one, or
+// another row of the same GGUF name for that kind (gemma4's full-attention q/k/v/o and head
+// norms, with their own widths); null when no row does.
+const TensorSpec* spec_for_kind(const Architecture& arch, const TensorRef& ref, uint8_t kind) {
+    if (holds(*ref.spec, kind)) return ref.spec;
+    for (const TensorSpec& spec : arch.layer)
+        if (spec.gguf == ref.spec->gguf && spec.bare == ref.spec->bare && holds(spec, kind) &&
+            loads(spec, ref.is_bias))
+            return &spec;
+    return nullptr;
 }
 
 // The name after "model." / "language_model." and the architecture's head prefix ("bert.").
@@ -451,8 +477,10 @@ std::optional<std::vector<int64_t>> expected_ne(const Architecture& arch, const 
                                                 std::string_view gguf_name) {
     const auto ref = resolve_gguf(arch, gguf_name);
     if (!ref) return std::nullopt;
-    const TensorSpec& spec = *ref->spec;
-    if (ref->layer && !holds(spec, layer_kind(config, *ref->layer))) return std::nullopt;
+    const TensorSpec* row =
+        ref->layer ? spec_for_kind(arch, *ref, layer_kind(config, *ref->layer)) : ref->spec;
+    if (row == nullptr) return std::nullopt;
+    const TensorSpec& spec = *row;
     // A bias has the weight's ne without the row length: {rows}, or {rows, E} for stacked experts.
     if (ref->is_bias) {
         std::vector<int64_t> ne;
@@ -607,6 +635,8 @@ std::string_view extra_tensor_name(ExtraTensor extra) {
             return "rope_factors_long.weight";
         case ExtraTensor::rope_factors_short:
             return "rope_factors_short.weight";
+        case ExtraTensor::rope_freqs_proportional:
+            return "rope_freqs.weight";
     }
     return "";
 }
@@ -690,16 +720,31 @@ std::string explain_dim(Dim dim, const ModelConfig& c) {
             formula = "moe_intermediate_size " +
                       std::to_string(c.moe_intermediate_size.value_or(0)) + " * n_shared_experts " +
                       std::to_string(c.n_shared_experts.value_or(0));
+        case Dim::head_dim_full:
+            return "global_head_dim " + std::to_string(resolve_dim(dim, c));
+        case Dim::q_width_full:
+            formula =
+                heads + " * global_head_dim " + std::to_string(resolve_dim(Dim::head_dim_full, c));
+            break;
+        case Dim::kv_width_full:
+            formula =
+                "the full-attention layers' key/value heads (num_global_key_value_heads, else "
+                "num_key_value_heads) * global_head_dim " +
+                std::to_string(resolve_dim(Dim::head_dim_full, c));
             break;
     }
     return formula + " = " + std::to_string(resolve_dim(dim, c));
 }
 
-std::optional<std::array<Dim, 3>> tensor_dims(const Architecture& arch,
-                                              std::string_view gguf_name) {
+std::optional<std::array<Dim, 3>> tensor_dims(const Architecture& arch, std::string_view gguf_name,
+                                              const ModelConfig* config) {
     const auto ref = resolve_gguf(arch, gguf_name);
     if (!ref) return std::nullopt;
-    const TensorSpec& spec = *ref->spec;
+    const TensorSpec* row = config && ref->layer
+                                ? spec_for_kind(arch, *ref, layer_kind(*config, *ref->layer))
+                                : ref->spec;
+    if (row == nullptr) return std::nullopt;
+    const TensorSpec& spec = *row;
     if (ref->is_bias || spec.rank == 1) {
         const Dim rows = spec.ne[spec.rank - 1];
         return std::array<Dim, 3>{rows, rows, rows};
@@ -739,6 +784,19 @@ RopeScalingPlan plan_rope_scaling(const Architecture& arch, const ModelConfig& c
     const RopeScalingConfig& scaling = *config.rope_scaling;
     const std::string lower = lowercase(scaling.type);
     const bool llama3_freqs = has_extra(arch, ExtraTensor::rope_freqs_llama3);
+    if (has_extra(arch, ExtraTensor::rope_freqs_proportional)) {
+        // Gemma4Model.generate_extra_tensors asserts the full layers' rope_type "proportional";
+        // TextModel writes no rope.scaling KV for it.
+        if (scaling.type == "proportional") {
+            plan.rope_freqs = true;
+            plan.rope_freqs_kind = ExtraTensor::rope_freqs_proportional;
+        } else {
+            plan.blocker = "rope_scaling type '" + scaling.type + "' is not supported for " +
+                           std::string(arch.gguf_arch) +
+                           " (its full-attention layers' rope_type must be proportional)";
+        }
+        return plan;
+    }
     if (has_extra(arch, ExtraTensor::rope_factors_long)) {
         // Phi3MiniModel.set_gguf_parameters writes no rope.scaling.type/factor; only the long
         // rope of generate_extra_tensors is carried.

@@ -120,6 +120,18 @@ std::vector<float> phi3_rope_factors(const ModelConfig& config, bool long_factor
     return factors;
 }
 
+std::vector<float> proportional_rope_freqs(const ModelConfig& config) {
+    const uint32_t dim = config.full_attention ? config.full_attention->head_dim : 0;
+    const double fraction =
+        config.rope_scaling ? config.rope_scaling->partial_rotary_factor.value_or(1.0) : 1.0;
+    // int(head_dim_full * partial_rotary_factor / 2) and int(head_dim_full / 2), in Python floats.
+    const double rotated_pairs = std::trunc(double(dim) * fraction / 2.0);
+    const double pairs = std::trunc(double(dim) / 2.0);
+    std::vector<float> factors;
+    for (uint32_t k = 0; k < pairs; ++k) factors.push_back(k < rotated_pairs ? 1.0f : 1e30f);
+    return factors;
+}
+
 float norm_plus_one_f32(float widened_value) { return widened_value + 1.0f; }
 
 // The binary32 sum is rounded once more to fp16; binary32 carries 24 >= 2*11 + 2 bits, so this

@@ -53,6 +53,12 @@ float neg_exp_f16(uint16_t half_bits);
 // high_freq_factor 4, original_max_position_embeddings 8192.
 std::vector<float> llama3_rope_freqs(const ModelConfig& config);
 
+// rope_freqs.weight of gemma4's "proportional" rope (Gemma4Model.generate_extra_tensors): for the
+// full layers' head_dim D and rope_parameters.full_attention.partial_rotary_factor p,
+// int(D * p / 2) values 1.0, then 1e30 (as binary32) up to int(D / 2): the pairs past the rotated
+// ones get a frequency too small to turn them.
+std::vector<float> proportional_rope_freqs(const ModelConfig& config);
+
 // rope_factors_long.weight (long = true) or rope_factors_short.weight of a "longrope"/"su"
 // rope_scaling (Phi3MiniModel.generate_extra_tensors): torch.tensor(factors, dtype=float32), each
 // JSON number rounded once to binary32. Empty when config.json has no such list.

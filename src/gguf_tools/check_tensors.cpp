@@ -5,7 +5,9 @@
 // llama.cpp refuses as "wrong number of tensors" (the second is a warning: the table lists what
 // rebox writes, llama.cpp may create a few more optional tensors).
 #include <algorithm>
+#include <cstdint>
 #include <utility>
+#include <variant>
 
 #include "arch/architecture.hpp"
 #include "format/shape_text.hpp"
@@ -19,6 +21,36 @@ uint32_t u32_or(const CheckContext& ctx, const std::string& key, uint32_t fallba
     const GgufValue* value = ctx.find(key);
     const auto typed = value != nullptr ? value->as_u32() : std::nullopt;
     return typed.value_or(fallback);
+}
+
+// Full-attention layers with their own head shape (key_length_swa present): key_length is theirs,
+// key_length_swa the sliding layers'; a BOOL sliding_window_pattern array gives each layer's kind
+// (as layer_types), a per-layer head_count_kv array each kind's kv heads.
+void read_full_attention_kvs(const CheckContext& ctx, const std::string& a, ModelConfig& c) {
+    const uint32_t sliding_head = u32_or(ctx, a + ".attention.key_length_swa", 0);
+    if (sliding_head == 0) return;
+    ModelConfig::FullAttention full;
+    full.head_dim = c.head_dim;
+    c.head_dim = sliding_head;
+    const GgufValue* pattern = ctx.find(a + ".attention.sliding_window_pattern");
+    if (pattern != nullptr && pattern->is_array() && pattern->elem_type == GgufType::BOOL)
+        for (const GgufScalar& item : pattern->array) {
+            const bool* sliding = std::get_if<bool>(&item);
+            c.layer_types.push_back(sliding != nullptr && *sliding ? "sliding_attention"
+                                                                   : "full_attention");
+        }
+    const GgufValue* heads = ctx.find(a + ".attention.head_count_kv");
+    if (heads != nullptr && heads->is_array() && heads->elem_type == GgufType::INT32)
+        for (size_t i = 0; i < heads->array.size() && i < c.layer_types.size(); ++i) {
+            const int64_t* count = std::get_if<int64_t>(&heads->array[i]);
+            if (count == nullptr || *count < 0 || *count > INT32_MAX) continue;
+            const int64_t n = *count;
+            if (c.layer_types[i] == "sliding_attention")
+                c.num_key_value_heads = static_cast<uint32_t>(n);
+            else
+                full.kv_heads = static_cast<uint32_t>(n);
+        }
+    c.full_attention = full;
 }
 
 // The registry entry for general.architecture: where several records share the GGUF name, the one
@@ -80,6 +112,7 @@ ModelConfig config_from_kvs(const CheckContext& ctx, const std::string& a) {
         c.linear_attention = l;
     }
     c.full_attention_interval = u32_or(ctx, a + ".full_attention_interval", 4);
+    read_full_attention_kvs(ctx, a, c);
     // llama.cpp's n_cls_out: the classifier labels' count, 1 without the key (llama-hparams.h).
     const GgufValue* labels = ctx.find(a + ".classifier.output_labels");
     c.num_labels = labels != nullptr && labels->is_array() && !labels->array.empty()
@@ -97,7 +130,7 @@ std::vector<int64_t> trimmed(std::vector<int64_t> ne) {
 bool is_extra_tensor(std::string_view name) {
     for (arch::ExtraTensor extra :
          {arch::ExtraTensor::rope_freqs_llama3, arch::ExtraTensor::rope_factors_long,
-          arch::ExtraTensor::rope_factors_short})
+          arch::ExtraTensor::rope_factors_short, arch::ExtraTensor::rope_freqs_proportional})
         if (arch::extra_tensor_name(extra) == name) return true;
     return false;
 }

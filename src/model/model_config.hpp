@@ -135,6 +135,17 @@ struct ModelConfig {
     std::optional<bool> expert_weights_norm;
     bool score_function_given = false;
     bool nextn_layers_given = false;
+    // Full-attention layers with a head shape of their own (gemma4; an architecture's
+    // finish_config fills it): their head_dim (global_head_dim) and key/value heads
+    // (num_global_key_value_heads; nullopt: num_key_value_heads, and the converter writes one
+    // head_count_kv for every layer).
+    struct FullAttention {
+        uint32_t head_dim = 0;
+        std::optional<uint32_t> kv_heads;
+    };
+    std::optional<FullAttention> full_attention;
+    uint32_t kv_shared_layers = 0;       // num_kv_shared_layers: the last layers have no k/v
+    uint32_t per_layer_input_width = 0;  // hidden_size_per_layer_input (0: none)
 };
 
 // The architecture-independent reading of config.json. arch/read_config.hpp puts it together

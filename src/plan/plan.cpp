@@ -52,6 +52,11 @@ std::optional<TokenizerVocab> read_vocab(const SourceModel& source, const ModelC
         return std::nullopt;
     }
     const Architecture* architecture = arch::find_architecture(config.model_type);
+    if (architecture != nullptr && !architecture->tokenizer_blocker.empty()) {
+        blockers->push_back(Blocker{"tokenizer.json", std::string(architecture->tokenizer_blocker),
+                                    "none in rebox yet (llama.cpp's converter writes it)"});
+        return std::nullopt;
+    }
     try {
         TokenizerVocab vocab = read_tokenizer(
             source.dir,
@@ -135,7 +140,7 @@ bool check_against_config(const Architecture& arch, const ModelConfig& config,
         // Name the config.json fields behind the dimension that disagrees (a fused qkv's rows:
         // heads * head_dim + 2 * kv_heads * head_dim).
         std::string why;
-        const auto dims = arch::tensor_dims(arch, plan.gguf_name);
+        const auto dims = arch::tensor_dims(arch, plan.gguf_name, &config);
         if (dims && expected->size() == plan.ne.size()) {
             for (size_t i = 0; i < plan.ne.size(); ++i) {
                 if (plan.ne[i] == (*expected)[i]) continue;
@@ -408,17 +413,21 @@ bool attach_v_head_moves(arch::RowTransform transform, const ModelConfig& config
     return true;
 }
 
-// rope_freqs.weight: F32 [head_dim/2] computed from config.json (no source tensor).
-TensorPlan computed_rope_freqs(const ModelConfig& config) {
+// rope_freqs.weight: F32 [head_dim/2] computed from config.json (no source tensor): llama3's
+// scaling factors, or gemma4's proportional-rope ones.
+TensorPlan computed_rope_freqs(const ModelConfig& config, arch::ExtraTensor kind) {
+    const bool proportional = kind == arch::ExtraTensor::rope_freqs_proportional;
     TensorPlan tensor;
     tensor.source_index = TensorPlan::kComputed;
-    tensor.gguf_name = std::string(arch::extra_tensor_name(arch::ExtraTensor::rope_freqs_llama3));
-    tensor.computed = arch::llama3_rope_freqs(config);
+    tensor.gguf_name = std::string(arch::extra_tensor_name(kind));
+    tensor.computed =
+        proportional ? arch::proportional_rope_freqs(config) : arch::llama3_rope_freqs(config);
     tensor.type = GgmlType::F32;
     tensor.ne = {static_cast<int64_t>(tensor.computed.size())};
     tensor.nbytes = 4 * tensor.computed.size();
     tensor.encoding = Encoding::copy_f32;
-    tensor.note = "computed from config.json rope_scaling (llama3)";
+    tensor.note = proportional ? "computed from config.json rope_parameters (proportional)"
+                               : "computed from config.json rope_scaling (llama3)";
     return tensor;
 }
 
@@ -830,7 +839,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     auto layer_scalar_kvs = layer_scalars.finish(&plan.blockers);
     plan_detail::plan_global_scales(source, options, plan);
     add_fallback_growth(source, plan);
-    if (rope.rope_freqs) plan.tensors.push_back(computed_rope_freqs(config));
+    if (rope.rope_freqs) plan.tensors.push_back(computed_rope_freqs(config, rope.rope_freqs_kind));
     if (rope.rope_factors)
         for (const arch::ExtraTensor extra :
              {arch::ExtraTensor::rope_factors_long, arch::ExtraTensor::rope_factors_short})

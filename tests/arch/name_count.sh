@@ -29,6 +29,7 @@ declare -A names=(
   [apertus]='"apertus"'
   [qwen35]='"qwen35" "qwen3_5" "qwen3_5_text"'
   [glm4moe]='"glm4moe" "glm4_moe"'
+  [gemma4]='"gemma4" "gemma4_text"'
 )
 for arch in $(printf '%s\n' "${!names[@]}" | sort); do
   args=()

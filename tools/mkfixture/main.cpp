@@ -17,6 +17,7 @@
 #include "extra_tensors.hpp"
 #include "float_files.hpp"
 #include "glm4moe_files.hpp"
+#include "gemma4_files.hpp"
 #include "gpt_oss_files.hpp"
 #include "hf_files.hpp"
 #include "mlx_files.hpp"
@@ -123,12 +124,15 @@ int main(int argc, char** argv) {
            "every 2nd, 2 key / 4 value heads in the linear-attention layers, 1 MTP layer, "
            "Qwen3.5's split regex) | glm4moe (tiny only: Glm4MoeForCausalLM, layer 0 dense, "
            "layer 1 MoE with 4 experts and a shared expert, 1 MTP layer; --format float (bf16), "
-           "mcq or mlx)")
+           "mcq or mlx) | "
+           "gemma4 (tiny only: Gemma4ForConditionalGeneration in BF16, "
+           "3 sliding-window layers then a full-attention one with global_head_dim 32, 1 kv head "
+           "and no v_proj, a layer_scalar per layer, tied, a vision tower stand-in)")
         ->check(CLI::IsMember({"qwen3",      "qwen2",    "llama",  "mistral",     "qwen3_moe",
                                "qwen2_moe",  "mixtral",  "phi3",   "gemma",       "gemma2",
                                "gemma3",     "gpt_oss",  "bert",   "xlm-roberta", "nomic-bert",
                                "modernbert", "seed_oss", "olmo2",  "olmo3",       "smollm3",
-                               "mistral3",   "apertus",  "qwen35", "glm4moe"}));
+                               "mistral3",   "apertus",  "qwen35", "glm4moe", "gemma4"}));
     std::string glm4moe_defect;
     app.add_option("--glm4moe-defect", glm4moe_defect,
                    "--arch glm4moe, a checkpoint that must be refused: expert-missing (layer 1's "
@@ -142,6 +146,10 @@ int main(int argc, char** argv) {
                    "--arch qwen35, a checkpoint that must be refused: layer-types (layer 0 full "
                    "attention against full_attention_interval) | no-a-log (layer 0 without "
                    "A_log) | heads (3 value heads under 2 key heads)");
+    std::string gemma4_defect;
+    app.add_option("--gemma4-defect", gemma4_defect,
+                   "--arch gemma4, a checkpoint that must be refused: layer-types (3 entries for "
+                   "4 layers)");
     std::string encoder_pooling;
     app.add_option("--pooling", encoder_pooling,
                    "bert / xlm-roberta / nomic-bert: sentence-transformers pooling cls | mean | "
@@ -350,13 +358,21 @@ int main(int argc, char** argv) {
                       << count << " stored tensors)\n";
             return 0;
         }
-        if (arch == "qwen35" || !qwen35_defect.empty()) {
-            if (arch != "qwen35") throw std::runtime_error("--qwen35-defect needs --arch qwen35");
-            if (preset != "tiny") throw std::runtime_error("--arch qwen35: --preset tiny only");
-            refuse_decoder_options(app, "--arch qwen35 (BF16 only)", true);
+        if (arch == "qwen35" || !qwen35_defect.empty() || arch == "gemma4" ||
+            !gemma4_defect.empty()) {  // the BF16-only fixtures
+            for (const auto& [defect, owner] :
+                 {std::pair{&qwen35_defect, "qwen35"}, std::pair{&gemma4_defect, "gemma4"}})
+                if (!defect->empty() && arch != owner)
+                    throw std::runtime_error(std::string("--") + owner + "-defect needs --arch " +
+                                             owner);
+            if (preset != "tiny")
+                throw std::runtime_error("--arch " + arch + ": --preset tiny only");
+            refuse_decoder_options(app, "--arch " + arch + " (BF16 only)", true);
             const fs::path out(out_dir);
             prepare_output_dir(out_dir, force, true);
-            const std::string summary = mkfixture::write_qwen35_fixture(out, {qwen35_defect, seed});
+            const std::string summary =
+                arch == "qwen35" ? mkfixture::write_qwen35_fixture(out, {qwen35_defect, seed})
+                                 : mkfixture::write_gemma4_fixture(out, {gemma4_defect, seed});
             mkfixture::append_extra_tensors(out, extra_tensors);
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
             return 0;

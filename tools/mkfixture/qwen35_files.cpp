@@ -11,9 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "mlx_pack.hpp"
-#include "prng.hpp"
-#include "safetensors_writer.hpp"
+#include "seeded_bf16.hpp"
 #include "tokenizer_files.hpp"
 
 namespace mkfixture {
@@ -150,22 +148,11 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
     add_layer(tensors, "mtp.layers.0.", true, true);
 
     std::vector<StTensor> stored;
-    for (const Tensor& t : tensors) {
-        int64_t count = 1;
-        for (const int64_t d : t.shape) count *= d;
-        stored.push_back({t.name, "BF16", t.shape, static_cast<uint64_t>(count) * 2,
-                          [t, count, seed = options.seed](std::ostream& out) {
-                              SplitMix64 rng = stream_for(seed, t.name);
-                              for (int64_t i = 0; i < count; ++i) {
-                                  const double x =
-                                      t.log_uniform ? std::log(rng.uniform(1.0, 16.0))
-                                                    : t.center + t.spread * rng.uniform(-1.0, 1.0);
-                                  const uint16_t bits = float_to_bf16(static_cast<float>(x));
-                                  out.put(static_cast<char>(bits & 0xff));
-                                  out.put(static_cast<char>(bits >> 8));
-                              }
-                          }});
-    }
+    for (const Tensor& t : tensors)
+        stored.push_back(seeded_bf16(t.name, t.shape, options.seed, [t](SplitMix64& rng) {
+            return t.log_uniform ? std::log(rng.uniform(1.0, 16.0))
+                                 : t.center + t.spread * rng.uniform(-1.0, 1.0);
+        }));
     write_safetensors(out_dir / "model.safetensors", stored, {{"format", "pt"}});
     return "qwen35, vocab " + std::to_string(vocab) + ", " + std::to_string(stored.size()) +
            " BF16 tensors, 4 layers + 1 MTP layer";

@@ -36,7 +36,8 @@ TEST(ArchRegistry, LookupByModelTypeAndGgufName) {
     EXPECT_EQ(supported_model_types(),
               "qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe, mixtral, phi3, gemma, gemma2, "
               "gemma3_text, gemma3, bert, xlm-roberta, nomic_bert, gpt_oss, modernbert, seed_oss, "
-              "olmo2, olmo3, smollm3, ministral3, apertus, qwen3_5_text, qwen3_5, glm4_moe");
+              "olmo2, olmo3, smollm3, ministral3, apertus, qwen3_5_text, qwen3_5, glm4_moe, "
+              "gemma4_text, gemma4");
     // gemma-embedding accepts no model_type of its own (gemma3_text + Gemma3TextModel selects it).
     EXPECT_EQ(all_architectures().size(), 23u);
 }
@@ -293,6 +294,7 @@ TEST(ArchRegistry, Nvfp4ScalesFollowEachGraph) {
         {"smollm3", true, false, false},     {"mistral3", true, true, true},
         {"apertus", true, false, false},     {"qwen3_5", true, true, false},
         {"glm4_moe", true, false, false},
+        {"gemma4", true, true, true},
     };
     for (const Row& row : rows) {
         SCOPED_TRACE(std::string(row.model_type));

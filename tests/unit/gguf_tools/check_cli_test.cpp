@@ -96,6 +96,44 @@ TEST_F(CheckCli, AHostileBlockCountIsAFindingNotAWalkOverBillionsOfLayers) {
         << r.out;
 }
 
+// gemma4's two layer kinds read back from the KVs as llama.cpp's gemma4 loader reads them: the
+// BOOL sliding_window_pattern gives each layer's kind, key_length is the full layers' head size and
+// key_length_swa the sliding layers', the INT32 head_count_kv array each kind's kv heads. Layer 0
+// sliding (2 heads of 4, 2 kv heads), layer 1 full (2 heads of 8, 1 kv head).
+std::vector<uint8_t> gemma4_file(int64_t full_q_rows) {
+    test::GgufBytes b;
+    b.header(4, 8).kv_str("general.architecture", "gemma4");
+    b.kv_u32("gemma4.block_count", 2).kv_u32("gemma4.embedding_length", 8);
+    b.kv_u32("gemma4.attention.head_count", 2).kv_u32("gemma4.attention.key_length", 8);
+    b.kv_u32("gemma4.attention.key_length_swa", 4);
+    b.str("gemma4.attention.head_count_kv").u32(9).u32(5).u64(2).i32(2).i32(1);
+    b.str("gemma4.attention.sliding_window_pattern").u32(9).u32(7).u64(2).u8(1).u8(0);
+    const std::pair<const char*, std::vector<int64_t>> tensors[] = {
+        {"blk.0.attn_q.weight", {8, 8}},            // 2 * 4
+        {"blk.0.attn_k.weight", {8, 8}},            // 2 * 4
+        {"blk.1.attn_q.weight", {8, full_q_rows}},  // 2 * 8
+        {"blk.1.attn_k.weight", {8, 8}}};           // 1 * 8
+    uint64_t offset = 0;
+    for (const auto& [name, ne] : tensors) {
+        b.tensor(name, ne, 0, offset);
+        offset += 4 * ne[0] * ne[1];
+    }
+    b.pad();
+    b.fill(offset, 0);
+    return b.v;
+}
+
+TEST_F(CheckCli, Gemma4LayersOfTwoShapesAreCheckedPerKind) {
+    test::write_file(dir_ / "g4.gguf", gemma4_file(16));
+    const auto good = rebox("check " + quoted(dir_ / "g4.gguf"));
+    EXPECT_FALSE(contains(good.out, "wrong shape")) << good.out;
+    test::write_file(dir_ / "g4_bad.gguf", gemma4_file(8));
+    const auto bad = rebox("check " + quoted(dir_ / "g4_bad.gguf"));
+    EXPECT_EQ(bad.exit_code, 1) << bad.output;
+    EXPECT_TRUE(contains(bad.out, "blk.1.attn_q.weight has ne")) << bad.out;
+    EXPECT_EQ(bad.out.find("blk.0.attn_q.weight has ne"), std::string::npos) << bad.out;
+}
+
 TEST_F(CheckCli, ATruncatedFileIsUnreadable) {
     const auto gguf = converted("tiny.gguf");
     const auto size = fs::file_size(gguf);

@@ -1,0 +1,269 @@
+// gemma4 (Gemma 4 dense text: Gemma4ForCausalLM, and the text model of
+// Gemma4ForConditionalGeneration; its vision and audio towers are left out, vision is issue 40):
+// llama.cpp's gemma4 loader and graph (src/models/gemma4.cpp) as the converter's Gemma4Model ->
+// Gemma3Model -> TextModel chain (conversion/gemma.py) writes it.
+// Two layer kinds from layer_types: sliding-window layers with head_dim and num_key_value_heads,
+// and full-attention layers with their own head size (global_head_dim) and key/value heads
+// (num_global_key_value_heads), whose v_proj may be absent (attention_k_eq_v: the graph reuses k).
+// Unlike gemma3, no norm is shifted (Gemma4Model.norm_shift is 0). token_embd keeps the first
+// vocab_size rows; each layer's layer_scalar (a [1] buffer without ".weight") becomes
+// layer_output_scale.weight; rope_freqs.weight is computed for the full layers' "proportional"
+// rope. KVs: TextModel's and Gemma3Model's, rewritten in place by Gemma4Model's (head_count_kv as a
+// per-layer array, key/value length of the full layers) and followed by its own.
+// Refused for now (BLOCKERs): the per-layer input embeddings and KV-shared layers of E2B / E4B, the
+// double-wide MLP, the MoE block (26B-A4B), and the tokenizer (tokenizer.ggml.model "gemma4").
+#include <charconv>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "arch_tables.hpp"
+#include "rebox/error.hpp"
+
+namespace rebox::arch::detail {
+namespace {
+
+using enum Presence;
+
+// The layer kinds (ModelConfig::layer_kinds values) and their TensorSpec::kinds bits.
+constexpr uint8_t kSliding = 0, kFull = 1;
+constexpr uint8_t kSlidingBit = 1u << kSliding, kFullBit = 1u << kFull;
+
+constexpr std::string_view kModelTypes[] = {"gemma4_text", "gemma4"};
+constexpr std::string_view kLeftOut[] = {"vision_tower.", "embed_vision.", "audio_tower.",
+                                         "embed_audio."};
+
+// An RMSNorm [width], written as it is (no + 1), on the layers `kinds` say.
+constexpr TensorSpec norm(std::string_view hf, std::string_view gguf, Dim width = Dim::hidden,
+                          uint8_t kinds = 0) {
+    TensorSpec spec{hf, gguf, required, absent, 1, {width}};
+    spec.kinds = kinds;
+    return spec;
+}
+// A [columns, rows] matrix on the layers `kinds` say.
+constexpr TensorSpec matrix(std::string_view hf, std::string_view gguf, Dim columns, Dim rows,
+                            uint8_t kinds, Presence weight = required) {
+    TensorSpec spec{hf, gguf, weight, absent, 2, {columns, rows}};
+    spec.kinds = kinds;
+    return spec;
+}
+
+constexpr const auto& kFirst = kGemma3First;
+// Each attention row twice: the sliding layers' widths, then the full layers'.
+constexpr TensorSpec kLayer[] = {
+    norm("input_layernorm", "attn_norm"),
+    matrix("self_attn.q_proj", "attn_q", Dim::hidden, Dim::q_width, kSlidingBit),
+    matrix("self_attn.q_proj", "attn_q", Dim::hidden, Dim::q_width_full, kFullBit),
+    norm("self_attn.q_norm", "attn_q_norm", Dim::head_dim, kSlidingBit),
+    norm("self_attn.q_norm", "attn_q_norm", Dim::head_dim_full, kFullBit),
+    matrix("self_attn.k_proj", "attn_k", Dim::hidden, Dim::kv_width, kSlidingBit),
+    matrix("self_attn.k_proj", "attn_k", Dim::hidden, Dim::kv_width_full, kFullBit),
+    norm("self_attn.k_norm", "attn_k_norm", Dim::head_dim, kSlidingBit),
+    norm("self_attn.k_norm", "attn_k_norm", Dim::head_dim_full, kFullBit),
+    matrix("self_attn.v_proj", "attn_v", Dim::hidden, Dim::kv_width, kSlidingBit, optional),
+    matrix("self_attn.v_proj", "attn_v", Dim::hidden, Dim::kv_width_full, kFullBit, optional),
+    matrix("self_attn.o_proj", "attn_output", Dim::q_width, Dim::hidden, kSlidingBit),
+    matrix("self_attn.o_proj", "attn_output", Dim::q_width_full, Dim::hidden, kFullBit),
+    norm("post_attention_layernorm", "post_attention_norm"),
+    norm("pre_feedforward_layernorm", "ffn_norm"),
+    {"mlp.gate_proj", "ffn_gate", required, absent, 2, {Dim::hidden, Dim::ffn}},
+    {"mlp.up_proj", "ffn_up", required, absent, 2, {Dim::hidden, Dim::ffn}},
+    {"mlp.down_proj", "ffn_down", required, absent, 2, {Dim::ffn, Dim::hidden}},
+    norm("post_feedforward_layernorm", "post_ffw_norm"),
+    [] {  // Gemma4Model.filter_tensors appends ".weight" to the layer_scalar buffer
+        TensorSpec spec{"layer_scalar", "layer_output_scale", optional, absent, 1, {Dim::one}};
+        spec.hf_bare = true;
+        return spec;
+    }(),
+};
+constexpr TensorSpec kLast[] = {kOutputNorm, output_row()};
+
+// In the order the keys first appear: TextModel.set_gguf_parameters (block_count first;
+// head_count_kv, key_length and value_length later rewritten in place by Gemma4Model; no
+// rope.scaling KV for "proportional"), Gemma3Model's final_logit_softcapping and sliding_window,
+// then Gemma4Model's own.
+constexpr ArchKv kKvs[] = {
+    ArchKv::block_count,
+    ArchKv::context_length,
+    ArchKv::embedding_length,
+    ArchKv::feed_forward_length,
+    ArchKv::head_count,
+    ArchKv::head_count_kv_layers,
+    ArchKv::rope_freq_base,
+    ArchKv::rope_freq_base_swa,
+    ArchKv::rms_epsilon,
+    ArchKv::key_length_full,
+    ArchKv::value_length_full,
+    ArchKv::final_logit_softcapping,
+    ArchKv::sliding_window,
+    ArchKv::shared_kv_layers,
+    ArchKv::embedding_length_per_layer_input,
+    ArchKv::sliding_window_layer_types,
+    ArchKv::key_length_swa,
+    ArchKv::value_length_swa,
+    ArchKv::rope_dimension_count_full,
+    ArchKv::rope_dimension_count_swa,
+};
+constexpr ExtraTensor kExtras[] = {ExtraTensor::rope_freqs_proportional};
+
+// transformers' Gemma4TextConfig defaults for the fields a config.json may leave out (the
+// converter reads config.json through transformers).
+constexpr ConfigDefault kDefaults[] = {
+    {"vocab_size", "262144"},
+    {"num_attention_heads", "8"},
+    {"num_key_value_heads", "4"},
+    {"head_dim", "256"},
+    {"max_position_embeddings", "131072"},
+    {"rms_norm_eps", "1e-06"},
+    {"sliding_window", "512"},
+    {"tie_word_embeddings", "true"},
+    {"num_kv_shared_layers", "0"},
+    {"rope_parameters",
+     R"({"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+         "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.25,
+                            "rope_theta": 1000000.0}})"},
+};
+
+// A whole number of config.json in [0, cap]; `fallback` when absent or null.
+uint32_t gemma4_count(const nlohmann::json& root, const char* field, uint32_t fallback,
+                      uint32_t cap) {
+    const auto it = root.find(field);
+    if (it == root.end() || it->is_null()) return fallback;
+    if (!it->is_number_unsigned() || it->get<uint64_t>() > cap)
+        throw_input_error("config.json", field, "is " + it->dump(),
+                          "a whole number from 0 to " + std::to_string(cap));
+    return static_cast<uint32_t>(it->get<uint64_t>());
+}
+
+bool gemma4_flag(const nlohmann::json& root, const char* field) {
+    const auto it = root.find(field);
+    return it != root.end() && it->is_boolean() && it->get<bool>();
+}
+
+// layer_types: sliding_attention layers are kind 0, full_attention layers kind 1.
+void gemma4_layer_kinds(ModelConfig& config) {
+    config.layer_kinds.clear();
+    for (const std::string& type : config.layer_types)
+        config.layer_kinds.push_back(type == "sliding_attention" ? kSliding : kFull);
+}
+
+// The full layers' head size (global_head_dim, else the head_dim of per_layer_config's first full
+// layer, as Gemma4Model looks for it) and key/value heads, the KV-shared layer count, the
+// per-layer input width; a final_logit_softcapping of 0 is not written (the converter tests it
+// for truth).
+void read_gemma4(const nlohmann::json& root, ModelConfig& config) {
+    constexpr uint32_t kCap = 1u << 16;
+    const auto types = root.find("layer_types");
+    if (types == root.end() || types->is_null())
+        throw_input_error("config.json", "layer_types", "is missing",
+                          "one \"sliding_attention\" or \"full_attention\" per layer");
+    for (const std::string& type : config.layer_types)
+        if (type != "sliding_attention" && type != "full_attention")
+            throw_input_error("config.json", "layer_types", "holds '" + type + "'",
+                              "\"sliding_attention\" or \"full_attention\" per layer");
+    ModelConfig::FullAttention full;
+    full.head_dim = gemma4_count(root, "global_head_dim", 0, kCap);
+    if (full.head_dim == 0)
+        if (const auto per_layer = root.find("per_layer_config");
+            per_layer != root.end() && per_layer->is_object())
+            for (const auto& [index, layer] : per_layer->items()) {
+                size_t i = 0;
+                const auto [end, ec] =
+                    std::from_chars(index.data(), index.data() + index.size(), i);
+                if (ec != std::errc() || end != index.data() + index.size()) continue;
+                if (i < config.layer_types.size() && config.layer_types[i] == "full_attention" &&
+                    layer.is_object() && layer.contains("head_dim")) {
+                    full.head_dim = gemma4_count(layer, "head_dim", 0, kCap);
+                    break;
+                }
+            }
+    if (full.head_dim == 0)
+        throw_input_error("config.json", "global_head_dim", "is missing",
+                          "the full-attention layers' head size (e.g. 512)");
+    if (const uint32_t heads = gemma4_count(root, "num_global_key_value_heads", 0, kCap))
+        full.kv_heads = heads;
+    config.full_attention = full;
+    config.kv_shared_layers = gemma4_count(root, "num_kv_shared_layers", 0, kCap);
+    // Absent: transformers' 256 (the converter reads config.json through it); null: the
+    // converter's `or 0`.
+    config.per_layer_input_width = root.contains("hidden_size_per_layer_input")
+                                       ? gemma4_count(root, "hidden_size_per_layer_input", 0, kCap)
+                                       : 256;
+    if (config.final_logit_softcapping == 0.0f) config.final_logit_softcapping.reset();
+    if (config.layer_types.size() <= kCap) gemma4_layer_kinds(config);
+}
+
+// What the converter or llama.cpp's gemma4 graph does that rebox does not write yet, and the
+// configs on which converters differ (the tokenizer: Architecture::tokenizer_blocker).
+void gemma4_checks(const Architecture&, const ModelConfig& config,
+                   std::vector<std::string>& problems) {
+    if (config.layer_types.size() != config.num_hidden_layers) {
+        problems.push_back(
+            "config.json layer_types has " + std::to_string(config.layer_types.size()) +
+            " entries for num_hidden_layers " + std::to_string(config.num_hidden_layers) +
+            ": llama.cpp's gemma4 loader reads one per layer");
+        return;
+    }
+    if (!config.layer_types.empty() && config.layer_types.back() != "full_attention")
+        problems.push_back(
+            "config.json layer_types ends with a sliding_attention layer: transformers turns "
+            "the last layer into full_attention, a converter without it does not");
+    if (!config.rope_scaling || config.rope_scaling->type != "proportional" ||
+        !config.rope_scaling->partial_rotary_factor)
+        problems.push_back(
+            "config.json rope_parameters.full_attention needs rope_type \"proportional\" and a "
+            "partial_rotary_factor (Gemma4Model computes rope_freqs.weight from them)");
+    else if (!(*config.rope_scaling->partial_rotary_factor > 0.0 &&
+               *config.rope_scaling->partial_rotary_factor <= 1.0))
+        problems.push_back("config.json rope_parameters.full_attention.partial_rotary_factor " +
+                           std::to_string(*config.rope_scaling->partial_rotary_factor) +
+                           " is not in (0, 1]");
+    if (config.per_layer_input_width != 0)
+        problems.push_back("hidden_size_per_layer_input " +
+                           std::to_string(config.per_layer_input_width) +
+                           ": the per-layer input embeddings of Gemma 4 E2B / E4B are not "
+                           "written yet (only 0 is)");
+    if (config.kv_shared_layers != 0)
+        problems.push_back("num_kv_shared_layers " + std::to_string(config.kv_shared_layers) +
+                           ": layers that share another layer's keys and values (Gemma 4 E2B / "
+                           "E4B) are not written yet (only 0 is)");
+}
+
+// Fields only the config.json object shows (before read_model_config's common reading).
+void prepare_gemma4(nlohmann::json& root) {
+    for (const char* field : {"use_double_wide_mlp", "enable_moe_block"})
+        if (gemma4_flag(root, field))
+            throw Error(ExitClass::blocker, "config.json", field,
+                        "is true: Gemma 4's " +
+                            std::string(field[0] == 'u' ? "double-wide MLP (E2B / E4B)"
+                                                        : "MoE block (26B-A4B)") +
+                            " is not written yet",
+                        "a dense Gemma 4 (31B-style) checkpoint");
+    const auto global = root.find("num_global_key_value_heads");
+    if (global != root.end() && !global->is_null() && !gemma4_flag(root, "attention_k_eq_v"))
+        throw Error(ExitClass::blocker, "config.json", "num_global_key_value_heads",
+                    "is set while attention_k_eq_v is not: Gemma4Model writes it as the full "
+                    "layers' kv heads from config.json, but transformers ignores it then",
+                    "set num_global_key_value_heads to null, or attention_k_eq_v as the "
+                    "checkpoint was trained");
+}
+
+constexpr Architecture kGemma4 = [] {
+    Architecture a{"gemma4", kModelTypes, kFirst,   kLayer,   kLast,
+                   kKvs,     kExtras,     kLeftOut, kDefaults};
+    a.prepare_config = prepare_gemma4;
+    a.finish_config = read_gemma4;
+    a.set_layer_kinds = gemma4_layer_kinds;
+    a.config_checks = gemma4_checks;
+    a.tokenizer_blocker =
+        "Gemma 4's tokenizer (tokenizer.ggml.model \"gemma4\": BPE with merges and scores, the "
+        "channel and tool tokens USER_DEFINED) is not written yet";
+    // gemma4.cpp passes the .scale of the FFN, the experts and the output besides attention.
+    a.nvfp4_scales = {.output = true, .dense_ffn = true, .experts = true};
+    return a;
+}();
+
+}  // namespace
+
+const Architecture& gemma4_architecture() { return kGemma4; }
+
+}  // namespace rebox::arch::detail

@@ -1,0 +1,381 @@
+// gemma4 in the registry against hand-written tables from llama.cpp's gemma4 loader
+// (src/models/gemma4.cpp: per layer the head size and kv heads of its kind, v optional,
+// layer_output_scale {1}, rope_freqs {head_dim/2} for the full layers) and converter
+// (conversion/gemma.py Gemma4Model -> Gemma3Model -> TextModel; gguf-py's tensor_mapping for the
+// names): names both ways with the suffix-less layer_scalar, ne per layer kind from a hand-written
+// config.json, no norm shift, the KVs in the converter's order with the per-layer arrays, the
+// proportional rope_freqs worked by hand, and the refusals.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <optional>
+#include <tuple>
+
+#include "arch/architecture.hpp"
+#include "arch/gguf_metadata.hpp"
+#include "arch/read_config.hpp"
+#include "arch/transforms.hpp"
+#include "model/model_config.hpp"
+#include "rebox/error.hpp"
+
+namespace rebox::arch {
+namespace {
+
+// gemma-4-31B-it's text_config keys scaled down: hidden 64, 4 layers (3 sliding, then full), 4
+// heads of 16 with 2 kv heads on the sliding layers, global_head_dim 32 with 1 kv head and
+// attention_k_eq_v on the full one; as a multimodal config (the text model under text_config).
+// `text_extra` is appended inside text_config ("," first).
+std::string g4_json(const std::string& text_extra = "",
+                    const std::string& layer_types = R"(["sliding_attention",
+        "sliding_attention", "sliding_attention", "full_attention"])") {
+    return R"({"architectures": ["Gemma4ForConditionalGeneration"], "model_type": "gemma4",
+        "text_config": {"model_type": "gemma4_text", "hidden_size": 64,
+        "intermediate_size": 128, "num_hidden_layers": 4, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 16, "global_head_dim": 32,
+        "num_global_key_value_heads": 1, "attention_k_eq_v": true, "layer_types": )" +
+           layer_types + R"(, "hidden_size_per_layer_input": 0, "num_kv_shared_layers": 0,
+        "max_position_embeddings": 4096, "rms_norm_eps": 1e-06, "vocab_size": 100,
+        "sliding_window": 32, "final_logit_softcapping": 30.0, "tie_word_embeddings": true,
+        "enable_moe_block": false, "use_double_wide_mlp": false, "moe_intermediate_size": null,
+        "rope_parameters": {
+          "full_attention": {"partial_rotary_factor": 0.25, "rope_theta": 1000000.0,
+                             "rope_type": "proportional"},
+          "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"}})" +
+           text_extra + "}}";
+}
+
+ModelConfig g4_config(const std::string& text_extra = "") {
+    return parse_model_config(nlohmann::json::parse(g4_json(text_extra)));
+}
+
+const Architecture& g4() { return *find_architecture("gemma4"); }
+
+TEST(Gemma4Registry, NamesBothWays) {
+    ASSERT_NE(find_architecture("gemma4"), nullptr);
+    ASSERT_EQ(find_architecture("gemma4_text"), &g4());
+    EXPECT_EQ(g4().gguf_arch, "gemma4");
+    const std::tuple<const char*, const char*> rows[] = {
+        {"model.language_model.embed_tokens.weight", "token_embd.weight"},
+        {"model.language_model.layers.0.input_layernorm.weight", "blk.0.attn_norm.weight"},
+        {"model.language_model.layers.0.self_attn.q_proj.weight", "blk.0.attn_q.weight"},
+        {"model.language_model.layers.3.self_attn.q_proj.weight", "blk.3.attn_q.weight"},
+        {"model.language_model.layers.0.self_attn.q_norm.weight", "blk.0.attn_q_norm.weight"},
+        {"model.language_model.layers.3.self_attn.k_proj.weight", "blk.3.attn_k.weight"},
+        {"model.language_model.layers.3.self_attn.k_norm.weight", "blk.3.attn_k_norm.weight"},
+        {"model.language_model.layers.0.self_attn.v_proj.weight", "blk.0.attn_v.weight"},
+        {"model.language_model.layers.3.self_attn.o_proj.weight", "blk.3.attn_output.weight"},
+        {"model.language_model.layers.0.post_attention_layernorm.weight",
+         "blk.0.post_attention_norm.weight"},
+        {"model.language_model.layers.0.pre_feedforward_layernorm.weight", "blk.0.ffn_norm.weight"},
+        {"model.language_model.layers.1.mlp.gate_proj.weight", "blk.1.ffn_gate.weight"},
+        {"model.language_model.layers.1.mlp.up_proj.weight", "blk.1.ffn_up.weight"},
+        {"model.language_model.layers.1.mlp.down_proj.weight", "blk.1.ffn_down.weight"},
+        {"model.language_model.layers.1.post_feedforward_layernorm.weight",
+         "blk.1.post_ffw_norm.weight"},
+        // Gemma4Model.filter_tensors: "layer_scalar" + ".weight"; MODEL_TENSOR.LAYER_OUT_SCALE.
+        {"model.language_model.layers.2.layer_scalar", "blk.2.layer_output_scale.weight"},
+        {"model.language_model.norm.weight", "output_norm.weight"},
+        {"lm_head.weight", "output.weight"},
+    };
+    for (const auto& [hf, gguf] : rows) {
+        const auto ref = resolve_hf(g4(), hf);
+        ASSERT_TRUE(ref.has_value()) << hf;
+        EXPECT_EQ(ref->gguf_name, gguf);
+        const auto back = resolve_gguf(g4(), gguf);
+        ASSERT_TRUE(back.has_value()) << gguf;
+        EXPECT_EQ(back->hf_name, strip_model_prefix(hf)) << gguf;
+    }
+    for (const char* refused : {"model.language_model.layers.0.layer_scalar.weight",
+                                "model.language_model.layers.0.layer_output_scale.weight",
+                                "model.language_model.layers.0.self_attn.q_proj.bias",
+                                "model.language_model.layers.0.self_attn.v_norm.weight",
+                                "model.language_model.layers.0.router.proj.weight",
+                                "model.language_model.embed_tokens_per_layer.weight"})
+        EXPECT_FALSE(resolve_hf(g4(), refused).has_value()) << refused;
+    EXPECT_FALSE(resolve_gguf(g4(), "blk.0.layer_output_scale").has_value());
+    for (const char* left_out :
+         {"model.vision_tower.encoder.layers.0.mlp.up_proj.weight",
+          "model.embed_vision.embedding_projection.weight",
+          "model.audio_tower.layers.0.attn.q.weight", "model.embed_audio.embedding.weight"})
+        EXPECT_TRUE(is_left_out(g4(), left_out)) << left_out;
+    EXPECT_FALSE(is_left_out(g4(), "model.language_model.layers.0.mlp.up_proj.weight"));
+}
+
+TEST(Gemma4Registry, ShapesPerLayerKind) {
+    const ModelConfig c = g4_config();
+    EXPECT_EQ(c.layer_kinds, (std::vector<uint8_t>{0, 0, 0, 1}));
+    ASSERT_TRUE(c.full_attention.has_value());
+    EXPECT_EQ(c.full_attention->head_dim, 32u);
+    EXPECT_EQ(c.full_attention->kv_heads, std::optional<uint32_t>(1));
+    using Ne = std::vector<int64_t>;
+    const std::tuple<const char*, std::optional<Ne>> rows[] = {
+        {"token_embd.weight", Ne{64, 100}},
+        {"blk.0.attn_norm.weight", Ne{64}},
+        // Sliding: 4 heads * 16, 2 kv heads * 16.
+        {"blk.0.attn_q.weight", Ne{64, 64}},
+        {"blk.0.attn_k.weight", Ne{64, 32}},
+        {"blk.0.attn_v.weight", Ne{64, 32}},
+        {"blk.0.attn_output.weight", Ne{64, 64}},
+        {"blk.0.attn_q_norm.weight", Ne{16}},
+        {"blk.2.attn_k_norm.weight", Ne{16}},
+        // Full: 4 heads * 32, 1 kv head * 32.
+        {"blk.3.attn_q.weight", Ne{64, 128}},
+        {"blk.3.attn_k.weight", Ne{64, 32}},
+        {"blk.3.attn_v.weight", Ne{64, 32}},
+        {"blk.3.attn_output.weight", Ne{128, 64}},
+        {"blk.3.attn_q_norm.weight", Ne{32}},
+        {"blk.3.attn_k_norm.weight", Ne{32}},
+        {"blk.1.ffn_gate.weight", Ne{64, 128}},
+        {"blk.1.ffn_down.weight", Ne{128, 64}},
+        {"blk.1.post_ffw_norm.weight", Ne{64}},
+        {"blk.2.layer_output_scale.weight", Ne{1}},
+        {"output_norm.weight", Ne{64}},
+        {"output.weight", Ne{64, 100}},
+        {"blk.4.attn_q.weight", std::nullopt},  // past the last layer
+        {"blk.0.ffn_gate_inp.weight", std::nullopt},
+    };
+    for (const auto& [name, ne] : rows) EXPECT_EQ(expected_ne(g4(), c, name), ne) << name;
+    // What a shape message names: the full layer's own dims with the config, the first row's
+    // without.
+    EXPECT_EQ(tensor_dims(g4(), "blk.3.attn_k.weight", &c),
+              (std::array<Dim, 3>{Dim::hidden, Dim::kv_width_full, Dim::hidden}));
+    EXPECT_EQ(tensor_dims(g4(), "blk.0.attn_k.weight", &c),
+              (std::array<Dim, 3>{Dim::hidden, Dim::kv_width, Dim::hidden}));
+    EXPECT_EQ(explain_dim(Dim::kv_width_full, c).substr(0, 28), "the full-attention layers' k");
+    // 31B's own numbers: 32 heads of 256 / 512, 16 and 4 kv heads, hidden 5376.
+    ModelConfig big = c;
+    big.hidden_size = 5376;
+    big.num_attention_heads = 32;
+    big.num_key_value_heads = 16;
+    big.head_dim = 256;
+    big.full_attention = ModelConfig::FullAttention{512, 4};
+    EXPECT_EQ(expected_ne(g4(), big, "blk.3.attn_q.weight"), (Ne{5376, 16384}));
+    EXPECT_EQ(expected_ne(g4(), big, "blk.3.attn_k.weight"), (Ne{5376, 2048}));
+    EXPECT_EQ(expected_ne(g4(), big, "blk.0.attn_k.weight"), (Ne{5376, 4096}));
+    EXPECT_EQ(expected_ne(g4(), big, "blk.0.attn_output.weight"), (Ne{8192, 5376}));
+    // No num_global_key_value_heads: the full layers keep num_key_value_heads.
+    big.full_attention->kv_heads.reset();
+    EXPECT_EQ(expected_ne(g4(), big, "blk.3.attn_k.weight"), (Ne{5376, 8192}));
+
+    const std::vector<std::string> required = required_tensors(g4(), c);
+    const auto has = [&](const char* name) {
+        return std::find(required.begin(), required.end(), name) != required.end();
+    };
+    EXPECT_TRUE(has("blk.3.attn_q.weight"));
+    EXPECT_TRUE(has("blk.3.attn_k_norm.weight"));
+    EXPECT_FALSE(has("blk.3.attn_v.weight"));  // attention_k_eq_v: the loader reuses k
+    EXPECT_FALSE(has("blk.0.attn_v.weight"));  // the loader marks v optional on every layer
+    EXPECT_FALSE(has("blk.0.layer_output_scale.weight"));
+    EXPECT_FALSE(has("output.weight"));  // tied
+    // token_embd, output_norm; per layer attn_norm, q, q_norm, k, k_norm, o, the two attention /
+    // feed-forward norms, gate, up, down, post_ffw_norm; each name once.
+    EXPECT_EQ(required.size(), 2u + 4 * 12);
+    EXPECT_EQ(std::count(required.begin(), required.end(), "blk.3.attn_q.weight"), 1);
+}
+
+TEST(Gemma4Registry, NoNormShiftAndTheEmbeddingCut) {
+    for (const char* norm : {"model.language_model.layers.0.input_layernorm.weight",
+                             "model.language_model.layers.3.self_attn.q_norm.weight",
+                             "model.language_model.layers.3.self_attn.k_norm.weight",
+                             "model.language_model.layers.0.post_attention_layernorm.weight",
+                             "model.language_model.layers.0.pre_feedforward_layernorm.weight",
+                             "model.language_model.layers.0.post_feedforward_layernorm.weight",
+                             "model.language_model.norm.weight"})
+        EXPECT_EQ(resolve_hf(g4(), norm)->spec->values, ValueTransform::none) << norm;
+    EXPECT_EQ(resolve_hf(g4(), "model.language_model.embed_tokens.weight")->spec->rows,
+              RowTransform::first_vocab_rows);
+    EXPECT_EQ(resolve_hf(g4(), "model.language_model.layers.0.self_attn.q_proj.weight")->spec->rows,
+              RowTransform::none);
+}
+
+TEST(Gemma4Registry, KvsInTheConvertersOrder) {
+    const ModelConfig c = g4_config();
+    ModelMetadataInput input;
+    input.config = &c;
+    std::vector<std::string> keys;
+    std::map<std::string, GgufValue> values;
+    for (const GgufKV& kv : build_model_metadata(input)) {
+        if (!kv.key.starts_with("gemma4.")) continue;
+        keys.push_back(kv.key.substr(7));
+        values[kv.key.substr(7)] = kv.value;
+    }
+    // TextModel's keys, with head_count_kv / key_length / value_length rewritten in place by
+    // Gemma4Model (gguf-py keeps a rewritten key where it was first added), Gemma3Model's two,
+    // then Gemma4Model's own.
+    const std::vector<std::string> want = {"block_count",
+                                           "context_length",
+                                           "embedding_length",
+                                           "feed_forward_length",
+                                           "attention.head_count",
+                                           "attention.head_count_kv",
+                                           "rope.freq_base",
+                                           "rope.freq_base_swa",
+                                           "attention.layer_norm_rms_epsilon",
+                                           "attention.key_length",
+                                           "attention.value_length",
+                                           "final_logit_softcapping",
+                                           "attention.sliding_window",
+                                           "attention.shared_kv_layers",
+                                           "embedding_length_per_layer_input",
+                                           "attention.sliding_window_pattern",
+                                           "attention.key_length_swa",
+                                           "attention.value_length_swa",
+                                           "rope.dimension_count",
+                                           "rope.dimension_count_swa"};
+    EXPECT_EQ(keys, want);
+    const auto u32 = [&](const char* key) { return values[key].as_u32(); };
+    EXPECT_EQ(u32("block_count"), 4u);
+    EXPECT_EQ(u32("attention.key_length"), 32u);  // global_head_dim
+    EXPECT_EQ(u32("attention.value_length"), 32u);
+    EXPECT_EQ(u32("attention.key_length_swa"), 16u);  // head_dim
+    EXPECT_EQ(u32("attention.value_length_swa"), 16u);
+    EXPECT_EQ(u32("rope.dimension_count"), 32u);      // int(global_head_dim)
+    EXPECT_EQ(u32("rope.dimension_count_swa"), 16u);  // int(head_dim * 1.0)
+    EXPECT_EQ(u32("attention.sliding_window"), 32u);
+    EXPECT_EQ(u32("attention.shared_kv_layers"), 0u);
+    EXPECT_EQ(u32("embedding_length_per_layer_input"), 0u);
+    EXPECT_EQ(values["rope.freq_base"].type, GgufType::FLOAT32);
+    EXPECT_EQ(std::get<double>(values["rope.freq_base"].scalar), 1000000.0);
+    EXPECT_EQ(std::get<double>(values["rope.freq_base_swa"].scalar), 10000.0);
+    EXPECT_EQ(std::get<double>(values["final_logit_softcapping"].scalar), 30.0);
+    // head_count_kv: INT32 per layer (gguf-py types a Python int list INT32): 2, 2, 2, then 1.
+    const GgufValue& kv_heads = values["attention.head_count_kv"];
+    ASSERT_EQ(kv_heads.type, GgufType::ARRAY);
+    EXPECT_EQ(kv_heads.elem_type, GgufType::INT32);
+    ASSERT_EQ(kv_heads.array.size(), 4u);
+    for (size_t i = 0; i < 4; ++i)
+        EXPECT_EQ(std::get<int64_t>(kv_heads.array[i]), i == 3 ? 1 : 2) << i;
+    const GgufValue& pattern = values["attention.sliding_window_pattern"];
+    ASSERT_EQ(pattern.type, GgufType::ARRAY);
+    EXPECT_EQ(pattern.elem_type, GgufType::BOOL);
+    ASSERT_EQ(pattern.array.size(), 4u);
+    for (size_t i = 0; i < 4; ++i) EXPECT_EQ(std::get<bool>(pattern.array[i]), i != 3) << i;
+
+    // Without num_global_key_value_heads the converter writes head_count_kv once (UINT32); a
+    // final_logit_softcapping of 0 (falsy) is not written.
+    const ModelConfig plain = parse_model_config(nlohmann::json::parse(g4_json(
+        R"(, "num_global_key_value_heads": null, "attention_k_eq_v": false,
+             "final_logit_softcapping": 0.0)")));
+    input.config = &plain;
+    bool saw_kv_heads = false;
+    for (const GgufKV& kv : build_model_metadata(input)) {
+        EXPECT_NE(kv.key, "gemma4.final_logit_softcapping");
+        if (kv.key != "gemma4.attention.head_count_kv") continue;
+        saw_kv_heads = true;
+        EXPECT_EQ(kv.value.type, GgufType::UINT32);
+        EXPECT_EQ(kv.value.as_u32(), 2u);
+    }
+    EXPECT_TRUE(saw_kv_heads);
+}
+
+// Gemma4Model.generate_extra_tensors, by hand: head_dim_full D, factor p: int(D * p / 2) ones, then
+// 1e30 up to D / 2 values; no rope.scaling KV, and the tensor is the extra written first.
+TEST(Gemma4Registry, ProportionalRopeFreqs) {
+    const ModelConfig c = g4_config();
+    const RopeScalingPlan plan = plan_rope_scaling(g4(), c);
+    EXPECT_FALSE(plan.blocker.has_value());
+    EXPECT_TRUE(plan.rope_freqs);
+    EXPECT_EQ(plan.rope_freqs_kind, ExtraTensor::rope_freqs_proportional);
+    EXPECT_TRUE(plan.kv_type.empty());
+    EXPECT_EQ(extra_tensor_name(ExtraTensor::rope_freqs_proportional), "rope_freqs.weight");
+    // D 32, p 0.25: int(4.0) = 4 ones, 12 values of 1e30.
+    std::vector<float> want(16, 1e30f);
+    std::fill(want.begin(), want.begin() + 4, 1.0f);
+    EXPECT_EQ(proportional_rope_freqs(c), want);
+    // 31B: D 512, p 0.25 -> 64 ones, 192 of 1e30; p 0.3 with D 32 -> int(4.8) = 4 ones.
+    ModelConfig big = c;
+    big.full_attention->head_dim = 512;
+    const std::vector<float> freqs = proportional_rope_freqs(big);
+    ASSERT_EQ(freqs.size(), 256u);
+    EXPECT_EQ(std::count(freqs.begin(), freqs.end(), 1.0f), 64);
+    EXPECT_EQ(freqs[63], 1.0f);
+    EXPECT_EQ(freqs[64], 1e30f);
+    ModelConfig odd = c;
+    odd.rope_scaling->partial_rotary_factor = 0.3;
+    const std::vector<float> odd_freqs = proportional_rope_freqs(odd);
+    EXPECT_EQ(std::count(odd_freqs.begin(), odd_freqs.end(), 1.0f), 4);
+    EXPECT_EQ(output_rank(g4(), "rope_freqs.weight").first, -2);
+}
+
+bool lists(const std::vector<std::string>& problems, const std::string& part) {
+    for (const std::string& problem : problems)
+        if (problem.find(part) != std::string::npos) return true;
+    return false;
+}
+
+TEST(Gemma4Registry, Refusals) {
+    // A good config has no problem; the tokenizer is not written yet (the plan refuses it alone).
+    EXPECT_EQ(config_problems(g4(), g4_config()), std::vector<std::string>{});
+    EXPECT_NE(g4().tokenizer_blocker.find("tokenizer.ggml.model \"gemma4\""), std::string::npos);
+    // layer_types of the wrong length.
+    const ModelConfig short_types = parse_model_config(nlohmann::json::parse(
+        g4_json("", R"(["sliding_attention", "sliding_attention", "full_attention"])")));
+    EXPECT_TRUE(lists(config_problems(g4(), short_types),
+                      "layer_types has 3 entries for num_hidden_layers 4"));
+    // The last layer sliding: transformers and a plain converter disagree.
+    const ModelConfig last_sliding = parse_model_config(nlohmann::json::parse(
+        g4_json("", R"(["sliding_attention", "sliding_attention", "full_attention",
+                        "sliding_attention"])")));
+    EXPECT_TRUE(lists(config_problems(g4(), last_sliding), "ends with a sliding_attention"));
+    // E2B / E4B shapes.
+    EXPECT_TRUE(lists(config_problems(g4(), g4_config(R"(, "hidden_size_per_layer_input": 256)")),
+                      "hidden_size_per_layer_input 256"));
+    // null is the converter's `or 0` (31B); left out, transformers' default 256 (E2B's).
+    EXPECT_EQ(g4_config(R"(, "hidden_size_per_layer_input": null)").per_layer_input_width, 0u);
+    nlohmann::json no_width = nlohmann::json::parse(g4_json());
+    no_width["text_config"].erase("hidden_size_per_layer_input");
+    EXPECT_EQ(parse_model_config(no_width).per_layer_input_width, 256u);
+    EXPECT_TRUE(lists(config_problems(g4(), g4_config(R"(, "num_kv_shared_layers": 2)")),
+                      "num_kv_shared_layers 2"));
+    // No proportional rope for the full layers.
+    const ModelConfig no_rope = parse_model_config(nlohmann::json::parse(g4_json(
+        R"(, "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 1e6},
+             "sliding_attention": {"rope_theta": 1e4}})")));
+    EXPECT_TRUE(lists(config_problems(g4(), no_rope), "rope_type \"proportional\""));
+    // The MoE block and the double-wide MLP: BLOCKERs naming the field.
+    for (const char* field : {"enable_moe_block", "use_double_wide_mlp"}) {
+        try {
+            g4_config(std::string(R"(, ")") + field + R"(": true)");
+            ADD_FAILURE() << field;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.exit_class(), ExitClass::blocker);
+            EXPECT_EQ(e.field(), field);
+        }
+    }
+    // num_global_key_value_heads without attention_k_eq_v: converters differ.
+    try {
+        g4_config(R"(, "attention_k_eq_v": false)");
+        ADD_FAILURE() << "num_global_key_value_heads without attention_k_eq_v";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.field(), "num_global_key_value_heads");
+    }
+    // Input errors: no layer_types, no head size for the full layers, an unknown layer type.
+    for (const auto& [extra, field] :
+         {std::pair{R"(, "layer_types": null)", "layer_types"},
+          std::pair{R"(, "global_head_dim": null)", "global_head_dim"},
+          std::pair{R"(, "global_head_dim": -3)", "global_head_dim"}}) {
+        try {
+            g4_config(extra);
+            ADD_FAILURE() << extra;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.exit_class(), ExitClass::input) << extra;
+            EXPECT_EQ(e.field(), field) << extra;
+        }
+    }
+    try {
+        parse_model_config(nlohmann::json::parse(
+            g4_json("", R"(["sliding_attention", "sliding_attention", "linear_attention",
+                            "full_attention"])")));
+        ADD_FAILURE() << "linear_attention";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.field(), "layer_types");
+    }
+    // per_layer_config instead of global_head_dim (transformers' newer to_dict): the first full
+    // layer's head_dim.
+    const ModelConfig per_layer =
+        g4_config(R"(, "global_head_dim": null, "per_layer_config": {"3": {"head_dim": 48}})");
+    EXPECT_EQ(per_layer.full_attention->head_dim, 48u);
+}
+
+}  // namespace
+}  // namespace rebox::arch

@@ -1,0 +1,134 @@
+// gemma4 fixture files (gemma4_files.hpp): fixed tiny shapes (hidden 64, feed-forward 128; sliding
+// layers 4 heads of 16 with 2 kv heads, the full layer 4 heads of 32 with 1 kv head) and
+// deterministic BF16 content from SplitMix64 seeded per tensor name. Gemma 4's RMSNorm weights are
+// plain scales (no 1 + w), stored around 1; layer_scalar around 0.5.
+#include "gemma4_files.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <vector>
+
+#include "seeded_bf16.hpp"
+#include "tokenizer_files.hpp"
+
+namespace mkfixture {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int64_t kG4Hidden = 64, kG4Layers = 4, kG4Heads = 4, kG4KvHeads = 2, kG4HeadDim = 16,
+                  kG4FullHeadDim = 32, kG4FullKvHeads = 1, kG4Ff = 128;
+
+struct G4Tensor {
+    std::string name;
+    std::vector<int64_t> shape;
+    double center = 0, spread = 1;
+};
+
+bool g4_full_layer(int64_t layer) { return layer == kG4Layers - 1; }
+
+nlohmann::ordered_json g4_config(int64_t vocab, const std::string& defect) {
+    nlohmann::ordered_json text;
+    text["model_type"] = "gemma4_text";
+    text["hidden_size"] = kG4Hidden;
+    text["intermediate_size"] = kG4Ff;
+    text["num_hidden_layers"] = kG4Layers;
+    text["num_attention_heads"] = kG4Heads;
+    text["num_key_value_heads"] = kG4KvHeads;
+    text["head_dim"] = kG4HeadDim;
+    text["global_head_dim"] = kG4FullHeadDim;
+    text["num_global_key_value_heads"] = kG4FullKvHeads;
+    text["attention_k_eq_v"] = true;
+    nlohmann::ordered_json types = nlohmann::ordered_json::array();
+    const int64_t entries = defect == "layer-types" ? kG4Layers - 1 : kG4Layers;
+    for (int64_t i = 0; i < entries; ++i)
+        types.push_back(g4_full_layer(i) ? "full_attention" : "sliding_attention");
+    text["layer_types"] = types;
+    text["sliding_window"] = 32;
+    text["max_position_embeddings"] = 4096;
+    text["rms_norm_eps"] = 1e-06;
+    text["final_logit_softcapping"] = 30.0;
+    text["hidden_size_per_layer_input"] = 0;
+    text["num_kv_shared_layers"] = 0;
+    text["vocab_size_per_layer_input"] = vocab;
+    text["use_double_wide_mlp"] = false;
+    text["enable_moe_block"] = false;
+    text["num_experts"] = nullptr;
+    text["top_k_experts"] = nullptr;
+    text["moe_intermediate_size"] = nullptr;
+    text["hidden_activation"] = "gelu_pytorch_tanh";
+    text["rope_parameters"] = {
+        {"full_attention",
+         {{"partial_rotary_factor", 0.25},
+          {"rope_theta", 1000000.0},
+          {"rope_type", "proportional"}}},
+        {"sliding_attention", {{"rope_theta", 10000.0}, {"rope_type", "default"}}}};
+    text["tie_word_embeddings"] = true;
+    text["vocab_size"] = vocab;
+    nlohmann::ordered_json c;
+    c["architectures"] = {"Gemma4ForConditionalGeneration"};
+    c["model_type"] = "gemma4";
+    c["text_config"] = text;
+    c["vision_config"] = {{"model_type", "gemma4_vision"}, {"hidden_size", 32}};
+    c["tie_word_embeddings"] = true;
+    c["torch_dtype"] = "bfloat16";
+    return c;
+}
+
+void g4_add_layer(std::vector<G4Tensor>& t, int64_t layer) {
+    const std::string p = "model.language_model.layers." + std::to_string(layer) + ".";
+    const bool full = g4_full_layer(layer);
+    const int64_t head = full ? kG4FullHeadDim : kG4HeadDim;
+    const int64_t q = kG4Heads * head, kv = (full ? kG4FullKvHeads : kG4KvHeads) * head;
+    const double w = 1.0 / std::sqrt(double(kG4Hidden));
+    t.push_back({p + "input_layernorm.weight", {kG4Hidden}, 1.0, 0.1});
+    t.push_back({p + "self_attn.q_proj.weight", {q, kG4Hidden}, 0, w});
+    t.push_back({p + "self_attn.k_proj.weight", {kv, kG4Hidden}, 0, w});
+    if (!full) t.push_back({p + "self_attn.v_proj.weight", {kv, kG4Hidden}, 0, w});
+    t.push_back({p + "self_attn.o_proj.weight", {kG4Hidden, q}, 0, 1.0 / std::sqrt(double(q))});
+    t.push_back({p + "self_attn.q_norm.weight", {head}, 1.0, 0.1});
+    t.push_back({p + "self_attn.k_norm.weight", {head}, 1.0, 0.1});
+    t.push_back({p + "post_attention_layernorm.weight", {kG4Hidden}, 1.0, 0.1});
+    t.push_back({p + "pre_feedforward_layernorm.weight", {kG4Hidden}, 1.0, 0.1});
+    t.push_back({p + "mlp.gate_proj.weight", {kG4Ff, kG4Hidden}, 0, w});
+    t.push_back({p + "mlp.up_proj.weight", {kG4Ff, kG4Hidden}, 0, w});
+    t.push_back(
+        {p + "mlp.down_proj.weight", {kG4Hidden, kG4Ff}, 0, 1.0 / std::sqrt(double(kG4Ff))});
+    t.push_back({p + "post_feedforward_layernorm.weight", {kG4Hidden}, 1.0, 0.1});
+    t.push_back({p + "layer_scalar", {1}, 0.5, 0.25});
+}
+
+}  // namespace
+
+std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& options) {
+    if (!options.defect.empty() && options.defect != "layer-types")
+        throw std::runtime_error("--gemma4-defect: unknown '" + options.defect + "'");
+    TokenizerOptions tok;
+    tok.kind = "small";
+    const int64_t vocab = write_tokenizer_files(out_dir, tok);
+    {
+        std::ofstream out(out_dir / "config.json", std::ios::binary);
+        out << g4_config(vocab, options.defect).dump(2) << "\n";
+        if (!out) throw std::runtime_error((out_dir / "config.json").string() + ": cannot write");
+    }
+    std::vector<G4Tensor> tensors;
+    tensors.push_back({"model.language_model.embed_tokens.weight", {vocab, kG4Hidden}, 0, 0.5});
+    for (int64_t layer = 0; layer < kG4Layers; ++layer) g4_add_layer(tensors, layer);
+    tensors.push_back({"model.language_model.norm.weight", {kG4Hidden}, 1.0, 0.1});
+    // A vision tower stand-in: left out of the text GGUF.
+    tensors.push_back({"model.vision_tower.encoder.layers.0.mlp.up_proj.weight", {32, 32}, 0, 0.1});
+    tensors.push_back({"model.embed_vision.embedding_projection.weight", {kG4Hidden, 32}, 0, 0.1});
+
+    std::vector<StTensor> stored;
+    for (const G4Tensor& t : tensors)
+        stored.push_back(seeded_bf16(t.name, t.shape, options.seed, [t](SplitMix64& rng) {
+            return t.center + t.spread * rng.uniform(-1.0, 1.0);
+        }));
+    write_safetensors(out_dir / "model.safetensors", stored, {{"format", "pt"}});
+    return "gemma4, vocab " + std::to_string(vocab) + ", " + std::to_string(stored.size()) +
+           " BF16 tensors, 4 layers (3 sliding, 1 full)";
+}
+
+}  // namespace mkfixture

@@ -1,0 +1,27 @@
+// A tiny Gemma 4 dense checkpoint (--arch gemma4), laid out as google/gemma-4-31B-it's is stored
+// (Gemma4ForConditionalGeneration: the text model under "model.language_model.", a vision tower
+// beside it, tied embeddings; BF16): 4 layers, three sliding-window layers (4 heads of 16, 2 kv
+// heads) then a full-attention one (4 heads of global_head_dim 32, 1 kv head, no v_proj: the
+// attention_k_eq_v layout), a [1] layer_scalar per layer, proportional rope parameters; the small
+// byte-level tokenizer (Gemma 4's own tokenizer is not written by rebox yet).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace mkfixture {
+
+struct Gemma4Options {
+    // "" | layer-types (config.json layer_types has 3 entries for 4 layers): a checkpoint rebox
+    // must refuse.
+    std::string defect;
+    uint64_t seed = 1;
+};
+
+// Writes config.json, model.safetensors and the tokenizer files into out_dir (which exists and is
+// empty); returns a one-line summary.
+std::string write_gemma4_fixture(const std::filesystem::path& out_dir,
+                                 const Gemma4Options& options);
+
+}  // namespace mkfixture
