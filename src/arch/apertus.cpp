@@ -10,7 +10,9 @@
 #include "arch_tables.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace apertus_record {
 
 using enum Presence;
 
@@ -56,8 +58,8 @@ constexpr Architecture kApertus = [] {
     return a;
 }();
 
-}  // namespace
+}  // namespace apertus_record
 
-const Architecture& apertus_architecture() { return kApertus; }
+const Architecture& apertus_architecture() { return apertus_record::kApertus; }
 
 }  // namespace rebox::arch::detail

@@ -10,7 +10,9 @@
 #include "arch_tables.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace bert_record {
 
 constexpr std::string_view kModelTypes[] = {"bert"};
 
@@ -74,11 +76,11 @@ constexpr Architecture kBert = [] {
     return a;
 }();
 
-}  // namespace
+}  // namespace bert_record
 
-const Architecture& bert_architecture() { return kBert; }
+const Architecture& bert_architecture() { return bert_record::kBert; }
 
-std::span<const TensorSpec> bert_layer_rows() { return kLayer; }
-std::span<const ArchKv> bert_kvs() { return kKvs; }
+std::span<const TensorSpec> bert_layer_rows() { return bert_record::kLayer; }
+std::span<const ArchKv> bert_kvs() { return bert_record::kKvs; }
 
 }  // namespace rebox::arch::detail

@@ -5,7 +5,9 @@
 #include "arch_tables.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace gemma_record {
 
 constexpr std::string_view kModelTypes[] = {"gemma"};
 constexpr TensorSpec kFirst[] = {kTokenEmbd};
@@ -22,8 +24,8 @@ constexpr Architecture kGemma = [] {
     return a;
 }();
 
-}  // namespace
+}  // namespace gemma_record
 
-const Architecture& gemma_architecture() { return kGemma; }
+const Architecture& gemma_architecture() { return gemma_record::kGemma; }
 
 }  // namespace rebox::arch::detail

@@ -5,7 +5,9 @@
 #include "arch_tables.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace gemma2_record {
 
 constexpr std::string_view kModelTypes[] = {"gemma2"};
 constexpr TensorSpec kFirst[] = {kTokenEmbd};
@@ -24,8 +26,8 @@ constexpr Architecture kGemma2 = [] {
     return a;
 }();
 
-}  // namespace
+}  // namespace gemma2_record
 
-const Architecture& gemma2_architecture() { return kGemma2; }
+const Architecture& gemma2_architecture() { return gemma2_record::kGemma2; }
 
 }  // namespace rebox::arch::detail

@@ -8,7 +8,9 @@
 #include "arch_tables.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace gemma3_record {
 
 constexpr std::string_view kModelTypes[] = {"gemma3_text", "gemma3"};
 constexpr const auto& kFirst = kGemma3First;
@@ -46,8 +48,8 @@ constexpr Architecture kGemma3 = [] {
     return a;
 }();
 
-}  // namespace
+}  // namespace gemma3_record
 
-const Architecture& gemma3_architecture() { return kGemma3; }
+const Architecture& gemma3_architecture() { return gemma3_record::kGemma3; }
 
 }  // namespace rebox::arch::detail

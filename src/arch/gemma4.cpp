@@ -20,7 +20,9 @@
 #include "rebox/error.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace gemma4_record {
 
 using enum Presence;
 
@@ -262,8 +264,8 @@ constexpr Architecture kGemma4 = [] {
     return a;
 }();
 
-}  // namespace
+}  // namespace gemma4_record
 
-const Architecture& gemma4_architecture() { return kGemma4; }
+const Architecture& gemma4_architecture() { return gemma4_record::kGemma4; }
 
 }  // namespace rebox::arch::detail

@@ -16,7 +16,9 @@
 #include "rebox/error.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace gemma_embedding_record {
 
 using nlohmann::json;
 
@@ -165,8 +167,10 @@ constexpr Architecture kGemmaEmbedding{
     .config_checks = dense_problems,
 };
 
-}  // namespace
+}  // namespace gemma_embedding_record
 
-const Architecture& gemma_embedding_architecture() { return kGemmaEmbedding; }
+const Architecture& gemma_embedding_architecture() {
+    return gemma_embedding_record::kGemmaEmbedding;
+}
 
 }  // namespace rebox::arch::detail

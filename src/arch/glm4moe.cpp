@@ -19,7 +19,9 @@
 #include "rebox/error.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace glm4moe_record {
 
 using enum Presence;
 
@@ -276,8 +278,8 @@ constexpr Architecture kGlm4Moe = [] {
     return a;
 }();
 
-}  // namespace
+}  // namespace glm4moe_record
 
-const Architecture& glm4moe_architecture() { return kGlm4Moe; }
+const Architecture& glm4moe_architecture() { return glm4moe_record::kGlm4Moe; }
 
 }  // namespace rebox::arch::detail

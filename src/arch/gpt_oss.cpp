@@ -11,7 +11,9 @@
 #include "arch_tables.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace gpt_oss_record {
 
 constexpr std::string_view kModelTypes[] = {"gpt_oss"};
 constexpr TensorSpec kFirst[] = {kTokenEmbd};
@@ -105,8 +107,8 @@ constexpr Architecture kGptOss{.gguf_arch = "gpt-oss",
                                .rope_yarn = true,
                                .config_checks = hard_coded_problems};
 
-}  // namespace
+}  // namespace gpt_oss_record
 
-const Architecture& gpt_oss_architecture() { return kGptOss; }
+const Architecture& gpt_oss_architecture() { return gpt_oss_record::kGptOss; }
 
 }  // namespace rebox::arch::detail

@@ -5,7 +5,9 @@
 #include "arch_tables.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace llama_record {
 
 using enum Presence;
 
@@ -25,8 +27,8 @@ constexpr Architecture kLlama = [] {
     return a;
 }();
 
-}  // namespace
+}  // namespace llama_record
 
-const Architecture& llama_architecture() { return kLlama; }
+const Architecture& llama_architecture() { return llama_record::kLlama; }
 
 }  // namespace rebox::arch::detail

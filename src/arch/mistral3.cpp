@@ -15,7 +15,9 @@
 #include "rebox/error.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace mistral3_record {
 
 using enum Presence;
 
@@ -94,8 +96,8 @@ constexpr Architecture kMistral3 = [] {
     return a;
 }();
 
-}  // namespace
+}  // namespace mistral3_record
 
-const Architecture& mistral3_architecture() { return kMistral3; }
+const Architecture& mistral3_architecture() { return mistral3_record::kMistral3; }
 
 }  // namespace rebox::arch::detail

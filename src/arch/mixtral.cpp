@@ -6,7 +6,9 @@
 #include "arch_tables.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace mixtral_record {
 
 constexpr std::string_view kModelTypes[] = {"mixtral"};
 constexpr TensorSpec kFirst[] = {kTokenEmbd};
@@ -33,8 +35,8 @@ constexpr Architecture kMixtral = [] {
     return a;
 }();
 
-}  // namespace
+}  // namespace mixtral_record
 
-const Architecture& mixtral_architecture() { return kMixtral; }
+const Architecture& mixtral_architecture() { return mixtral_record::kMixtral; }
 
 }  // namespace rebox::arch::detail

@@ -18,7 +18,9 @@
 #include "rebox/error.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace modernbert_record {
 
 using nlohmann::json;
 
@@ -168,8 +170,8 @@ constexpr Architecture kModernBert = [] {
     return a;
 }();
 
-}  // namespace
+}  // namespace modernbert_record
 
-const Architecture& modernbert_architecture() { return kModernBert; }
+const Architecture& modernbert_architecture() { return modernbert_record::kModernBert; }
 
 }  // namespace rebox::arch::detail

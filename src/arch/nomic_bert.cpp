@@ -14,7 +14,9 @@
 #include "rebox/error.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace nomic_bert_record {
 
 using nlohmann::json;
 
@@ -122,8 +124,8 @@ constexpr Architecture kNomicBert = [] {
     return a;
 }();
 
-}  // namespace
+}  // namespace nomic_bert_record
 
-const Architecture& nomic_bert_architecture() { return kNomicBert; }
+const Architecture& nomic_bert_architecture() { return nomic_bert_record::kNomicBert; }
 
 }  // namespace rebox::arch::detail

@@ -10,7 +10,9 @@
 #include "arch_tables.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace olmo2_record {
 
 using enum Presence;
 
@@ -59,8 +61,8 @@ constexpr Architecture kOlmo2 = [] {
     return a;
 }();
 
-}  // namespace
+}  // namespace olmo2_record
 
-const Architecture& olmo2_architecture() { return kOlmo2; }
+const Architecture& olmo2_architecture() { return olmo2_record::kOlmo2; }
 
 }  // namespace rebox::arch::detail

@@ -6,7 +6,9 @@
 #include "arch_tables.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace phi3_record {
 
 using enum Dim;
 using enum Presence;
@@ -50,8 +52,8 @@ constexpr Architecture kPhi3 = [] {
     return a;
 }();
 
-}  // namespace
+}  // namespace phi3_record
 
-const Architecture& phi3_architecture() { return kPhi3; }
+const Architecture& phi3_architecture() { return phi3_record::kPhi3; }
 
 }  // namespace rebox::arch::detail

@@ -3,7 +3,9 @@
 #include "arch_tables.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace qwen2_record {
 
 using enum Dim;
 using enum Presence;
@@ -21,8 +23,8 @@ constexpr Architecture kQwen2 = [] {
     return a;
 }();
 
-}  // namespace
+}  // namespace qwen2_record
 
-const Architecture& qwen2_architecture() { return kQwen2; }
+const Architecture& qwen2_architecture() { return qwen2_record::kQwen2; }
 
 }  // namespace rebox::arch::detail

@@ -6,7 +6,9 @@
 #include "arch_tables.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace qwen2_moe_record {
 
 using enum Dim;
 using enum Presence;
@@ -45,8 +47,8 @@ constexpr Architecture kQwen2Moe = [] {
     return a;
 }();
 
-}  // namespace
+}  // namespace qwen2_moe_record
 
-const Architecture& qwen2_moe_architecture() { return kQwen2Moe; }
+const Architecture& qwen2_moe_architecture() { return qwen2_moe_record::kQwen2Moe; }
 
 }  // namespace rebox::arch::detail

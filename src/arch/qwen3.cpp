@@ -3,7 +3,9 @@
 #include "arch_tables.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace qwen3_record {
 
 constexpr std::string_view kModelTypes[] = {"qwen3"};
 constexpr TensorSpec kFirst[] = {kTokenEmbd};
@@ -18,8 +20,8 @@ constexpr Architecture kQwen3 = [] {
     return a;
 }();
 
-}  // namespace
+}  // namespace qwen3_record
 
-const Architecture& qwen3_architecture() { return kQwen3; }
+const Architecture& qwen3_architecture() { return qwen3_record::kQwen3; }
 
 }  // namespace rebox::arch::detail

@@ -18,7 +18,9 @@
 #include "rebox/error.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace qwen35_record {
 
 using enum Presence;
 
@@ -259,8 +261,8 @@ constexpr Architecture kQwen35 = [] {
     return a;
 }();
 
-}  // namespace
+}  // namespace qwen35_record
 
-const Architecture& qwen35_architecture() { return kQwen35; }
+const Architecture& qwen35_architecture() { return qwen35_record::kQwen35; }
 
 }  // namespace rebox::arch::detail

@@ -5,7 +5,9 @@
 #include "arch_tables.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace qwen3_moe_record {
 
 constexpr std::string_view kModelTypes[] = {"qwen3_moe"};
 constexpr TensorSpec kFirst[] = {kTokenEmbd};
@@ -22,8 +24,8 @@ constexpr Architecture kQwen3Moe = [] {
     return a;
 }();
 
-}  // namespace
+}  // namespace qwen3_moe_record
 
-const Architecture& qwen3_moe_architecture() { return kQwen3Moe; }
+const Architecture& qwen3_moe_architecture() { return qwen3_moe_record::kQwen3Moe; }
 
 }  // namespace rebox::arch::detail

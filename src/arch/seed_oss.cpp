@@ -6,7 +6,9 @@
 #include "arch_tables.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace seed_oss_record {
 
 using enum Presence;
 
@@ -37,8 +39,8 @@ constexpr Architecture kSeedOss = [] {
     return a;
 }();
 
-}  // namespace
+}  // namespace seed_oss_record
 
-const Architecture& seed_oss_architecture() { return kSeedOss; }
+const Architecture& seed_oss_architecture() { return seed_oss_record::kSeedOss; }
 
 }  // namespace rebox::arch::detail

@@ -11,7 +11,9 @@
 #include "rebox/error.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace smollm3_record {
 
 using enum Presence;
 
@@ -79,8 +81,8 @@ constexpr Architecture kSmolLm3 = [] {
     return a;
 }();
 
-}  // namespace
+}  // namespace smollm3_record
 
-const Architecture& smollm3_architecture() { return kSmolLm3; }
+const Architecture& smollm3_architecture() { return smollm3_record::kSmolLm3; }
 
 }  // namespace rebox::arch::detail

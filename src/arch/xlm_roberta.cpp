@@ -14,7 +14,9 @@
 #include "rebox/error.hpp"
 
 namespace rebox::arch::detail {
-namespace {
+// Named, not anonymous: the build batches the architecture files into one translation unit
+// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
+namespace xlm_roberta_record {
 
 constexpr std::string_view kModelTypes[] = {"xlm-roberta"};
 
@@ -71,9 +73,10 @@ void read_position_offset(const nlohmann::json& root, ModelConfig& config) {
                               std::to_string(config.position_offset));
 }
 
-}  // namespace
+}  // namespace xlm_roberta_record
 
 const Architecture& xlm_roberta_architecture() {
+    using namespace xlm_roberta_record;
     static const Architecture kXlmRoberta{.gguf_arch = "bert",
                                           .model_types = kModelTypes,
                                           .model_first = kFirst,

@@ -8,7 +8,9 @@
 #include "verify/arch/ref_arch.hpp"
 
 namespace rebox::verify_ref::detail {
-namespace {
+// Named, not anonymous: the build batches verify's architecture files into one translation
+// unit (cmake/unity.cmake), where each file's helpers must stay its own.
+namespace apertus_ref {
 
 constexpr RefKv kApertusKvs[] = {RefKv::rope_freq_base, RefKv::rms_epsilon,
                                  RefKv::head_dim_lengths_given, RefKv::vocab_size,
@@ -27,9 +29,10 @@ std::optional<std::vector<int64_t>> apertus_shape(const RefConfig& c, std::strin
     return std::nullopt;
 }
 
-}  // namespace
+}  // namespace apertus_ref
 
 const RefArch& ref_apertus() {
+    using namespace apertus_ref;
     static constexpr std::string_view kModelTypes[] = {"apertus"};
     static const RefArch kArch{.gguf_arch = "apertus",
                                .model_types = kModelTypes,

@@ -7,7 +7,9 @@
 #include "verify/arch/ref_arch.hpp"
 
 namespace rebox::verify_ref::detail {
-namespace {
+// Named, not anonymous: the build batches verify's architecture files into one translation
+// unit (cmake/unity.cmake), where each file's helpers must stay its own.
+namespace gemma_embedding_ref {
 
 bool selects(const nlohmann::json& root, std::string_view model_type) {
     const auto archs = root.find("architectures");
@@ -24,9 +26,10 @@ std::optional<std::vector<int64_t>> dense_shape(const RefConfig& c, std::string_
     return std::nullopt;
 }
 
-}  // namespace
+}  // namespace gemma_embedding_ref
 
 const RefArch& ref_gemma_embedding() {
+    using namespace gemma_embedding_ref;
     static constexpr RefKv kKvs[] = {
         RefKv::rope_freq_base,
         RefKv::rope_freq_base_swa,

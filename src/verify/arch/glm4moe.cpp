@@ -13,7 +13,9 @@
 #include "verify/arch/ref_arch.hpp"
 
 namespace rebox::verify_ref::detail {
-namespace {
+// Named, not anonymous: the build batches verify's architecture files into one translation
+// unit (cmake/unity.cmake), where each file's helpers must stay its own.
+namespace glm4moe_ref {
 
 constexpr RefKv kGlm4MoeKvs[] = {RefKv::rope_freq_base, RefKv::rms_epsilon,
                                  RefKv::head_dim_lengths_given, RefKv::glm4moe_routing};
@@ -114,9 +116,10 @@ std::optional<std::vector<int64_t>> glm4moe_shape(const RefConfig& c, std::strin
     return std::nullopt;  // router and experts: the decoder table's
 }
 
-}  // namespace
+}  // namespace glm4moe_ref
 
 const RefArch& ref_glm4moe() {
+    using namespace glm4moe_ref;
     static constexpr std::string_view kModelTypes[] = {"glm4_moe"};
     static const RefArch kArch{.gguf_arch = "glm4moe",
                                .model_types = kModelTypes,

@@ -9,7 +9,9 @@
 #include "verify/arch/ref_arch.hpp"
 
 namespace rebox::verify_ref::detail {
-namespace {
+// Named, not anonymous: the build batches verify's architecture files into one translation
+// unit (cmake/unity.cmake), where each file's helpers must stay its own.
+namespace mistral3_ref {
 
 constexpr RefKv kMistral3Kvs[] = {RefKv::rope_freq_base,         RefKv::rms_epsilon,
                                   RefKv::head_dim_lengths_given, RefKv::vocab_size,
@@ -40,9 +42,10 @@ void ministral3_numbers(const nlohmann::json& root, RefConfig& c) {
     c.temperature_scale = number("llama_4_scaling_beta");
 }
 
-}  // namespace
+}  // namespace mistral3_ref
 
 const RefArch& ref_mistral3() {
+    using namespace mistral3_ref;
     static constexpr std::string_view kModelTypes[] = {"ministral3"};
     static const RefArch kArch{
         .gguf_arch = "mistral3",

@@ -15,7 +15,9 @@
 #include "verify/arch/ref_arch.hpp"
 
 namespace rebox::verify_ref::detail {
-namespace {
+// Named, not anonymous: the build batches verify's architecture files into one translation
+// unit (cmake/unity.cmake), where each file's helpers must stay its own.
+namespace modernbert_ref {
 
 using Shape = std::vector<int64_t>;
 
@@ -67,9 +69,10 @@ std::optional<Shape> shape(const RefConfig& c, std::string_view name) {
     return std::nullopt;
 }
 
-}  // namespace
+}  // namespace modernbert_ref
 
 const RefArch& ref_modernbert() {
+    using namespace modernbert_ref;
     static constexpr std::string_view kModelTypes[] = {"modernbert"};
     static constexpr RefKv kKvs[] = {
         RefKv::rope_freq_base,

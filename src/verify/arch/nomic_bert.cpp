@@ -11,7 +11,9 @@
 #include "verify/arch/ref_arch.hpp"
 
 namespace rebox::verify_ref::detail {
-namespace {
+// Named, not anonymous: the build batches verify's architecture files into one translation
+// unit (cmake/unity.cmake), where each file's helpers must stay its own.
+namespace nomic_bert_ref {
 
 using Shape = std::vector<int64_t>;
 
@@ -66,9 +68,10 @@ std::optional<Shape> shape(const RefConfig& c, std::string_view name) {
     return layer_shape(c, name.substr(dot + 1));
 }
 
-}  // namespace
+}  // namespace nomic_bert_ref
 
 const RefArch& ref_nomic_bert() {
+    using namespace nomic_bert_ref;
     static constexpr std::string_view kModelTypes[] = {"nomic_bert"};
     static constexpr RefKv kKvs[] = {RefKv::rope_freq_base};
     static const RefArch kArch{.gguf_arch = "nomic-bert",

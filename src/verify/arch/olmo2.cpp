@@ -6,7 +6,9 @@
 #include "verify/arch/ref_arch.hpp"
 
 namespace rebox::verify_ref::detail {
-namespace {
+// Named, not anonymous: the build batches verify's architecture files into one translation
+// unit (cmake/unity.cmake), where each file's helpers must stay its own.
+namespace olmo2_ref {
 
 constexpr RefKv kOlmo2Kvs[] = {RefKv::rope_freq_base, RefKv::rms_epsilon,
                                RefKv::head_dim_lengths_given, RefKv::sliding_window,
@@ -31,9 +33,10 @@ void olmo2_sliding_layers(const nlohmann::json& root, RefConfig& c) {
     }
 }
 
-}  // namespace
+}  // namespace olmo2_ref
 
 const RefArch& ref_olmo2() {
+    using namespace olmo2_ref;
     static constexpr std::string_view kModelTypes[] = {"olmo2", "olmo3"};
     static const RefArch kArch{.gguf_arch = "olmo2",
                                .model_types = kModelTypes,

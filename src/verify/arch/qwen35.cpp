@@ -13,7 +13,9 @@
 #include "verify/arch/ref_arch.hpp"
 
 namespace rebox::verify_ref::detail {
-namespace {
+// Named, not anonymous: the build batches verify's architecture files into one translation
+// unit (cmake/unity.cmake), where each file's helpers must stay its own.
+namespace qwen35_ref {
 
 constexpr RefKv kQwen35Kvs[] = {RefKv::rope_freq_base, RefKv::rms_epsilon,
                                 RefKv::head_dim_lengths_given, RefKv::linear_attention};
@@ -141,9 +143,10 @@ std::optional<std::vector<int64_t>> qwen35_shape(const RefConfig& c, std::string
     return wrong_kind;
 }
 
-}  // namespace
+}  // namespace qwen35_ref
 
 const RefArch& ref_qwen35() {
+    using namespace qwen35_ref;
     static constexpr std::string_view kModelTypes[] = {"qwen3_5_text", "qwen3_5"};
     static const RefArch kArch{.gguf_arch = "qwen35",
                                .model_types = kModelTypes,

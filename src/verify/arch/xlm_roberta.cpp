@@ -5,7 +5,9 @@
 #include "verify/arch/ref_arch.hpp"
 
 namespace rebox::verify_ref::detail {
-namespace {
+// Named, not anonymous: the build batches verify's architecture files into one translation
+// unit (cmake/unity.cmake), where each file's helpers must stay its own.
+namespace xlm_roberta_ref {
 
 void position_offset(const nlohmann::json& root, RefConfig& c) {
     uint32_t pad = 1;  // transformers' XLMRobertaConfig default; 0 is a valid token id
@@ -20,9 +22,10 @@ void position_offset(const nlohmann::json& root, RefConfig& c) {
                           "leaves no position after pad_token_id + 1");
 }
 
-}  // namespace
+}  // namespace xlm_roberta_ref
 
 const RefArch& ref_xlm_roberta() {
+    using namespace xlm_roberta_ref;
     static constexpr std::string_view kModelTypes[] = {"xlm-roberta"};
     static const RefArch kArch{.gguf_arch = "bert",
                                .model_types = kModelTypes,
