@@ -11,8 +11,6 @@
 #include "arch_tables.hpp"
 
 namespace rebox::arch::detail {
-// Named, not anonymous: the build batches the architecture files into one translation unit
-// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
 namespace gpt_oss_record {
 
 constexpr std::string_view kModelTypes[] = {"gpt_oss"};

@@ -10,8 +10,6 @@
 #include "arch_tables.hpp"
 
 namespace rebox::arch::detail {
-// Named, not anonymous: the build batches the architecture files into one translation unit
-// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
 namespace olmo2_record {
 
 using enum Presence;

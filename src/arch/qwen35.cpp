@@ -18,8 +18,6 @@
 #include "rebox/error.hpp"
 
 namespace rebox::arch::detail {
-// Named, not anonymous: the build batches the architecture files into one translation unit
-// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
 namespace qwen35_record {
 
 using enum Presence;

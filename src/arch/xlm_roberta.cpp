@@ -14,8 +14,6 @@
 #include "rebox/error.hpp"
 
 namespace rebox::arch::detail {
-// Named, not anonymous: the build batches the architecture files into one translation unit
-// (cmake/unity.cmake), where each file's kFirst / kLayer / kKvs must stay its own.
 namespace xlm_roberta_record {
 
 constexpr std::string_view kModelTypes[] = {"xlm-roberta"};

@@ -8,8 +8,6 @@
 #include "verify/arch/ref_arch.hpp"
 
 namespace rebox::verify_ref::detail {
-// Named, not anonymous: the build batches verify's architecture files into one translation
-// unit (cmake/unity.cmake), where each file's helpers must stay its own.
 namespace apertus_ref {
 
 constexpr RefKv kApertusKvs[] = {RefKv::rope_freq_base, RefKv::rms_epsilon,

@@ -7,8 +7,6 @@
 #include "verify/arch/ref_arch.hpp"
 
 namespace rebox::verify_ref::detail {
-// Named, not anonymous: the build batches verify's architecture files into one translation
-// unit (cmake/unity.cmake), where each file's helpers must stay its own.
 namespace gemma_embedding_ref {
 
 bool selects(const nlohmann::json& root, std::string_view model_type) {

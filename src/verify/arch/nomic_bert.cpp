@@ -11,8 +11,6 @@
 #include "verify/arch/ref_arch.hpp"
 
 namespace rebox::verify_ref::detail {
-// Named, not anonymous: the build batches verify's architecture files into one translation
-// unit (cmake/unity.cmake), where each file's helpers must stay its own.
 namespace nomic_bert_ref {
 
 using Shape = std::vector<int64_t>;

@@ -6,8 +6,6 @@
 #include "verify/arch/ref_arch.hpp"
 
 namespace rebox::verify_ref::detail {
-// Named, not anonymous: the build batches verify's architecture files into one translation
-// unit (cmake/unity.cmake), where each file's helpers must stay its own.
 namespace olmo2_ref {
 
 constexpr RefKv kOlmo2Kvs[] = {RefKv::rope_freq_base, RefKv::rms_epsilon,

@@ -13,8 +13,6 @@
 #include "verify/arch/ref_arch.hpp"
 
 namespace rebox::verify_ref::detail {
-// Named, not anonymous: the build batches verify's architecture files into one translation
-// unit (cmake/unity.cmake), where each file's helpers must stay its own.
 namespace qwen35_ref {
 
 constexpr RefKv kQwen35Kvs[] = {RefKv::rope_freq_base, RefKv::rms_epsilon,

@@ -5,8 +5,6 @@
 #include "verify/arch/ref_arch.hpp"
 
 namespace rebox::verify_ref::detail {
-// Named, not anonymous: the build batches verify's architecture files into one translation
-// unit (cmake/unity.cmake), where each file's helpers must stay its own.
 namespace xlm_roberta_ref {
 
 void position_offset(const nlohmann::json& root, RefConfig& c) {
