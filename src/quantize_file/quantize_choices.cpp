@@ -277,7 +277,7 @@ QuantizeChoices choose_quantized_output(const std::vector<GgufKV>& input_kvs,
     if (!pruned.empty()) {
         set_last(kvs, shape.arch + ".block_count",
                  GgufValue::u32(static_cast<uint32_t>(pruner.block_count())));
-        job.notes.push_back("layers " + *options.prune_layers + " pruned: " +
+        job.notes.push_back("--prune-layers " + *options.prune_layers + ": " +
                             std::to_string(tensors.size() - order.size()) + " tensors left out, " +
                             std::to_string(pruner.block_count()) + " layers left");
     }
