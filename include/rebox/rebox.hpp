@@ -197,6 +197,16 @@ struct QuantizeOptions {
     // --imatrix: llama.cpp's GGUF imatrix or a legacy imatrix.dat (told apart by content). The
     // path is written as typed into quantize.imatrix.file, as llama-quantize does.
     std::optional<std::string> imatrix;
+    // --include-weights / --exclude-weights: imatrix entries kept / dropped by a substring of
+    // their name (llama-quantize's prepare_imatrix); only with imatrix, not both.
+    std::vector<std::string> include_weights;
+    std::vector<std::string> exclude_weights;
+    // --override-kv KEY=TYPE:VALUE (int, float, bool, str), set in order after
+    // general.file_type as llama-quantize sets them.
+    std::vector<std::string> override_kvs;
+    // --prune-layers "L0,L1,...": those blk.N layers dropped, the later ones renumbered,
+    // {arch}.block_count set to the layers left.
+    std::optional<std::string> prune_layers;
     bool pure = false;
     bool leave_output_tensor = false;
     // Quantized input tensors: kept as they are (false) or dequantized and requantized as
@@ -210,12 +220,13 @@ struct QuantizeOptions {
 };
 
 struct QuantizedTensor {
-    std::string name;
+    std::string name;  // in the output (blk.N renumbered by prune_layers)
     std::vector<int64_t> ne;
     GgmlType from = GgmlType::F32;
     GgmlType to = GgmlType::F32;
     std::string reason;  // "recipe", "--pure", "kept (...)", "--tensor-type ...", fallback text
     uint64_t bytes = 0;  // in the output
+    uint64_t from_bytes = 0;  // in the input (ggml_nbytes of its type)
 };
 
 struct QuantizeReport {
@@ -226,7 +237,9 @@ struct QuantizeReport {
     std::vector<std::filesystem::path> outputs;
     uint64_t input_bytes = 0;
     uint64_t output_bytes = 0;
-    bool written = false;  // false for dry_run
+    uint64_t input_elements = 0;  // of every input tensor, pruned ones included (BPW's divisor)
+    bool needs_imatrix = false;   // a tensor's type needs one and none was given (dry_run only)
+    bool written = false;         // false for dry_run
     double seconds = 0;
 };
 
@@ -242,7 +255,9 @@ struct ConvertOptions {
     // convert --quantize: the file `rebox quantize` would make of the exact conversion, in one
     // pass (docs/quantize-command.md). Its type, imatrix (entries named by GGUF tensor names) and
     // recipe options count; force, dry_run, threads, split and progress are taken from above, and
-    // allow_requantize is ignored: tensors convert carries exactly as blocks stay as they are.
+    // allow_requantize is ignored: tensors convert carries exactly as blocks stay as they are;
+    // override_kvs and prune_layers too (the file stays the exact conversion, which verify
+    // derives).
     std::optional<QuantizeOptions> quantize;
 };
 

@@ -24,12 +24,15 @@ QuantizeReport quantize_gguf(const std::filesystem::path& input,
     for (size_t s = 0; s < job.input.shard_count(); ++s)
         report.input_bytes += job.input.shard(s).file_size();
     for (const GgufLayout& shard : job.layout.shards) report.output_bytes += shard.file_size();
+    for (const GgufSet::Tensor& t : job.input.tensors())
+        report.input_elements += t.info->element_count();
+    report.needs_imatrix = job.needs_imatrix;
     for (size_t i = 0; i < job.tensors.size(); ++i) {
         const QuantizeJobTensor& t = job.tensors[i];
         const auto& place = job.layout.places[i];
-        report.tensors.push_back({t.source->info->name, t.source->info->ne, t.source->info->type,
-                                  t.target, t.choice.reason,
-                                  job.layout.shards[place.shard].tensors()[place.index].nbytes});
+        report.tensors.push_back(
+            {t.name, t.source->info->ne, t.source->info->type, t.target, t.choice.reason,
+             job.layout.shards[place.shard].tensors()[place.index].nbytes, t.source->info->nbytes});
     }
     if (options.dry_run) return report;
 

@@ -78,6 +78,10 @@ QuantizeChoices choose_for_plan(const Plan& plan, const SourceModel& source,
     for (const TensorPlan& tp : plan.tensors) tensors.push_back({tp.gguf_name, tp.ne, tp.type});
     QuantizeOptions effective = options;
     effective.allow_requantize = false;  // exact blocks stay exact
+    // Not options of convert --quantize: the file must stay the exact conversion's, which verify
+    // derives (its KVs and layers). The CLI does not offer them.
+    effective.override_kvs.clear();
+    effective.prune_layers.reset();
     return choose_quantized_output(plan.kvs, tensors, kGgufDefaultAlignment, effective,
                                    source.dir.string());
 }
@@ -87,6 +91,7 @@ QuantizeReport quantize_report(const Plan& plan, const QuantizeChoices& choices)
     report.type = std::string(choices.ftype.name);
     report.file_type = static_cast<uint32_t>(choices.ftype.ftype);
     report.notes = choices.notes;
+    report.needs_imatrix = choices.needs_imatrix;
     report.input_bytes = plan.source_bytes;
     for (const GgufLayout& shard : choices.layout.shards) report.output_bytes += shard.file_size();
     for (size_t i = 0; i < choices.tensors.size(); ++i) {
@@ -96,9 +101,14 @@ QuantizeReport quantize_report(const Plan& plan, const QuantizeChoices& choices)
         std::string reason = c.choice.reason;
         if (c.kept_quantized)  // convert's own words: these blocks are the exact conversion
             reason = "kept as " + ggml_type_name(tp.type) + " (carried exactly from the source)";
-        report.tensors.push_back(
-            {tp.gguf_name, tp.ne, tp.type, c.target, reason,
-             choices.layout.shards[place.shard].tensors()[place.index].nbytes});
+        report.tensors.push_back({tp.gguf_name, tp.ne, tp.type, c.target, reason,
+                                  choices.layout.shards[place.shard].tensors()[place.index].nbytes,
+                                  tp.nbytes});
+    }
+    for (const TensorPlan& tp : plan.tensors) {
+        uint64_t elements = 1;
+        for (int64_t d : tp.ne) elements *= static_cast<uint64_t>(d);
+        report.input_elements += elements;
     }
     return report;
 }

@@ -2,6 +2,7 @@
 // (host-endian int32 counts and lengths, float32 values), every length checked before use.
 #include "quantize_file/imatrix_file.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -156,10 +157,20 @@ Imatrix load_gguf(const std::filesystem::path& path) {
 
 }  // namespace
 
-Imatrix load_imatrix(const std::filesystem::path& path) {
+Imatrix load_imatrix(const std::filesystem::path& path, const ImatrixFilter& filter) {
     const std::vector<uint8_t> bytes = read_bytes(path);
     const bool gguf = bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) == 0;
     Imatrix result = gguf ? load_gguf(path) : load_legacy(bytes, path.string());
+    auto holds_any = [](const std::string& name, const std::vector<std::string>& parts) {
+        return std::any_of(parts.begin(), parts.end(), [&](const std::string& part) {
+            return name.find(part) != std::string::npos;
+        });
+    };
+    std::erase_if(result.entries,
+                  [&](const auto& entry) { return holds_any(entry.first, filter.exclude); });
+    if (!filter.include.empty())
+        std::erase_if(result.entries,
+                      [&](const auto& entry) { return !holds_any(entry.first, filter.include); });
     for (const auto& [name, values] : result.entries)
         for (size_t i = 0; i < values.size(); ++i)
             if (!std::isfinite(values[i]))

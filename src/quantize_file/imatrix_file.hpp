@@ -20,9 +20,19 @@ struct Imatrix {
     bool legacy = false;
 };
 
+// --include-weights / --exclude-weights, as llama-quantize's prepare_imatrix applies them after
+// loading: every entry whose name contains one of `exclude` (a plain substring) is dropped; with
+// `include`, only the entries whose name contains one of them are kept. Not both at once.
+struct ImatrixFilter {
+    std::vector<std::string> include;
+    std::vector<std::string> exclude;
+};
+
 // Throws Error (input class) naming the file and entry for anything llama-quantize would not
 // load (truncated data, a length past the end, sums without counts, a GGUF imatrix without its
-// three metadata keys, no entries) and for a non-finite normalized value.
-Imatrix load_imatrix(const std::filesystem::path& path);
+// three metadata keys, no entries) and for a non-finite normalized value in an entry the filter
+// keeps (llama-quantize checks only those). Entries may be empty after filtering: then the file
+// is quantized as without an imatrix.
+Imatrix load_imatrix(const std::filesystem::path& path, const ImatrixFilter& filter = {});
 
 }  // namespace rebox

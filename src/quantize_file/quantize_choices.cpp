@@ -8,6 +8,8 @@
 #include <cstring>
 
 #include "format/gguf_layout.hpp"
+#include "quantize_file/kv_override.hpp"
+#include "quantize_file/layer_prune.hpp"
 #include "rebox/error.hpp"
 #include "recipe/llama_tensor_order.hpp"
 #include "recipe/model_shape.hpp"
@@ -64,17 +66,19 @@ void set_last(std::vector<GgufKV>& kvs, std::string key, GgufValue value) {
 }
 
 // Input KVs in order (split.* already left out by GgufSet); then general.quantization_version and
-// general.file_type; then, with an imatrix, the quantize.imatrix.* keys llama-quantize passes as
-// KV overrides (strings cut to 127 bytes as its strncpy does).
+// general.file_type; then the --override-kv keys in order and, with an imatrix, the
+// quantize.imatrix.* keys llama-quantize passes as KV overrides after them (strings cut to 127
+// bytes as its strncpy does).
 // keep_file_type: no tensor is quantized by the recipe (every one kept as it was, float or
 // block): the input's general.file_type still describes the tensors, so it stays.
 std::vector<GgufKV> output_kvs(const std::vector<GgufKV>& input_kvs, const QuantFtypeInfo& ftype,
-                               const Imatrix& imatrix, const std::string& imatrix_file,
-                               bool keep_file_type) {
+                               const std::vector<GgufKV>& overrides, const Imatrix& imatrix,
+                               const std::string& imatrix_file, bool keep_file_type) {
     std::vector<GgufKV> kvs = input_kvs;
     set_last(kvs, "general.quantization_version", GgufValue::u32(kQuantizationVersion));
     if (!keep_file_type)
         set_last(kvs, "general.file_type", GgufValue::u32(static_cast<uint32_t>(ftype.ftype)));
+    for (const GgufKV& kv : overrides) set_last(kvs, kv.key, kv.value);
     if (imatrix.entries.empty()) return kvs;
     auto cut = [](const std::string& text) {
         return text.substr(0, std::min<size_t>(127, strnlen(text.c_str(), 127)));
@@ -128,6 +132,47 @@ ShardedLayout make_layout(const std::vector<GgufKV>& kvs, const std::vector<Gguf
     return result;
 }
 
+// --override-kv: parsed, and refused when it changes what llama-quantize's type choice reads
+// (its loader reads the overridden values: general.architecture, block count, heads, experts).
+std::vector<GgufKV> parse_overrides(const std::vector<GgufKV>& input_kvs,
+                                    const QuantModelShape& shape, const QuantizeOptions& options,
+                                    const std::string& file) {
+    std::vector<GgufKV> overrides;
+    std::vector<GgufKV> overridden = input_kvs;
+    for (const std::string& text : options.override_kvs) {
+        overrides.push_back(parse_kv_override(text));
+        set_last(overridden, overrides.back().key, overrides.back().value);
+        bool same_shape = false;
+        try {
+            const QuantModelShape changed = quant_model_shape(overridden, file);
+            same_shape = changed.arch == shape.arch && changed.n_layer == shape.n_layer &&
+                         changed.n_head == shape.n_head && changed.n_head_kv == shape.n_head_kv &&
+                         changed.n_expert == shape.n_expert && changed.type_70b == shape.type_70b;
+        } catch (const Error&) {
+        }
+        if (!same_shape)
+            throw_input_error("--override-kv", text,
+                              "changes the architecture, layer, head or expert count "
+                              "llama-quantize's type choice reads",
+                              "a key it does not read, e.g. general.name");
+    }
+    return overrides;
+}
+
+ImatrixFilter imatrix_filter(const QuantizeOptions& options) {
+    const bool filtered = !options.include_weights.empty() || !options.exclude_weights.empty();
+    if (filtered && !options.imatrix)
+        throw_input_error(
+            options.include_weights.empty() ? "--exclude-weights" : "--include-weights", "",
+            "selects imatrix entries, and there is no --imatrix",
+            "--imatrix FILE, or leave the option out");
+    if (!options.include_weights.empty() && !options.exclude_weights.empty())
+        throw_input_error("--include-weights", "",
+                          "cannot be used together with --exclude-weights (as in llama-quantize)",
+                          "one of the two");
+    return {options.include_weights, options.exclude_weights};
+}
+
 }  // namespace
 
 QuantizeChoices choose_quantized_output(const std::vector<GgufKV>& input_kvs,
@@ -141,17 +186,29 @@ QuantizeChoices choose_quantized_output(const std::vector<GgufKV>& input_kvs,
                               " (any case; Q4_K, Q5_K, Q3_K alias "
                               "the _M types)");
     QuantRecipe recipe = make_recipe(options, *ftype);
-    QuantizeChoices job{*ftype, {}, {}, {}, {}};
-    if (options.imatrix) job.imatrix = load_imatrix(*options.imatrix);
-    recipe.has_imatrix = !job.imatrix.entries.empty();
+    QuantizeChoices job{*ftype, {}, {}, {}, {}, false};
+    const ImatrixFilter filter = imatrix_filter(options);
     const QuantModelShape shape = quant_model_shape(input_kvs, file);
+    const std::vector<GgufKV> overrides = parse_overrides(input_kvs, shape, options, file);
+    std::vector<int> pruned;
+    if (options.prune_layers) pruned = parse_prune_layers(*options.prune_layers, shape.n_layer);
+    if (options.imatrix) job.imatrix = load_imatrix(*options.imatrix, filter);
+    recipe.has_imatrix = !job.imatrix.entries.empty();
 
+    // llama's order of the input names; pruned layers dropped and the later ones renumbered in
+    // that order. The recipe sees the new names and the input's layer count (n_layer_all), as
+    // llama-quantize's does; imatrix entries are looked up by the input names (remap_imatrix).
     std::vector<std::string> names;
     for (const QuantizeInputTensor& t : tensors) names.push_back(t.name);
     std::vector<RecipeTensor> sorted;
-    const std::vector<size_t> order = llama_tensor_order(names);
-    for (size_t index : order)
-        sorted.push_back({tensors[index].name, tensors[index].ne, tensors[index].type});
+    std::vector<size_t> order;
+    LayerPruner pruner(pruned);
+    for (size_t index : llama_tensor_order(names)) {
+        const std::optional<std::string> renamed = pruner.rename(tensors[index].name);
+        if (!renamed) continue;
+        order.push_back(index);
+        sorted.push_back({*renamed, tensors[index].ne, tensors[index].type});
+    }
     const std::vector<TensorTypeChoice> choices = choose_tensor_types(sorted, shape, recipe);
 
     std::vector<GgufTensorInfo> infos;
@@ -160,6 +217,7 @@ QuantizeChoices choose_quantized_output(const std::vector<GgufKV>& input_kvs,
         const QuantizeInputTensor& source = tensors[order[i]];
         QuantizeTensorChoice jt;
         jt.input_index = order[i];
+        jt.name = sorted[i].name;
         jt.choice = choices[i];
         jt.target = choices[i].type;
         const GgmlType from = source.type;
@@ -187,6 +245,7 @@ QuantizeChoices choose_quantized_output(const std::vector<GgufKV>& input_kvs,
         if (jt.target != from)
             jt.imatrix = imatrix_entry(job.imatrix, source, options.imatrix.value_or(""));
         const bool no_imatrix = job.imatrix.entries.empty();
+        if (jt.choice.requires_imatrix && options.dry_run && no_imatrix) job.needs_imatrix = true;
         if (jt.choice.requires_imatrix && !options.dry_run &&
             (no_imatrix || (jt.target != from && jt.imatrix == nullptr)))
             throw_input_error(file, source.name,
@@ -197,7 +256,7 @@ QuantizeChoices choose_quantized_output(const std::vector<GgufKV>& input_kvs,
                                            "another type"
                                          : "an imatrix computed for this model");
         if (jt.target != from) ++changed;
-        infos.push_back({source.name, source.ne, jt.target, 0, *ggml_nbytes(jt.target, source.ne)});
+        infos.push_back({jt.name, source.ne, jt.target, 0, *ggml_nbytes(jt.target, source.ne)});
         job.tensors.push_back(std::move(jt));
     }
     if (kept > 0)
@@ -213,9 +272,20 @@ QuantizeChoices choose_quantized_output(const std::vector<GgufKV>& input_kvs,
         job.notes.push_back("the input's general.alignment " + std::to_string(alignment) +
                             " is kept and the data padded to it (llama-quantize copies the key "
                             "but pads to 32)");
-    job.layout = make_layout(
-        output_kvs(input_kvs, *ftype, job.imatrix, options.imatrix.value_or(""), keep_file_type),
-        infos, options.split, alignment, file);
+    std::vector<GgufKV> kvs = output_kvs(input_kvs, *ftype, overrides, job.imatrix,
+                                         options.imatrix.value_or(""), keep_file_type);
+    if (!pruned.empty()) {
+        set_last(kvs, shape.arch + ".block_count",
+                 GgufValue::u32(static_cast<uint32_t>(pruner.block_count())));
+        job.notes.push_back("--prune-layers " + *options.prune_layers + ": " +
+                            std::to_string(tensors.size() - order.size()) + " tensors left out, " +
+                            std::to_string(pruner.block_count()) + " layers left");
+    }
+    if (options.imatrix && job.imatrix.entries.empty())
+        job.notes.push_back(
+            "--include-weights / --exclude-weights left no imatrix entry: "
+            "quantized as without an imatrix");
+    job.layout = make_layout(kvs, infos, options.split, alignment, file);
     return job;
 }
 

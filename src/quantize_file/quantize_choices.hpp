@@ -25,6 +25,7 @@ struct QuantizeInputTensor {
 
 struct QuantizeTensorChoice {
     size_t input_index = 0;  // into the input tensors
+    std::string name;        // in the output (blk.N renumbered by --prune-layers)
     GgmlType target = GgmlType::F32;
     TensorTypeChoice choice;
     bool requantize = false;      // source quantized, target differs, --allow-requantize
@@ -38,11 +39,13 @@ struct QuantizeChoices {
     std::vector<QuantizeTensorChoice> tensors;  // llama's order
     ShardedLayout layout;                       // one shard unless split limits are set
     std::vector<std::string> notes;
+    bool needs_imatrix = false;  // dry_run without an imatrix: a real run would refuse
 };
 
 // input_kvs: the input's KVs in order, without split.*. alignment: the input's (kept; a note says
 // so when it is not 32). file: the input as the error lines name it. Throws Error (input class)
-// for bad options, an unreadable imatrix and a type that cannot hold a tensor's rows.
+// for bad options, an unreadable imatrix and a type that cannot hold a tensor's rows. Tensors of
+// layers --prune-layers drops are not in `tensors`.
 QuantizeChoices choose_quantized_output(const std::vector<GgufKV>& input_kvs,
                                         const std::vector<QuantizeInputTensor>& tensors,
                                         uint32_t alignment, const QuantizeOptions& options,

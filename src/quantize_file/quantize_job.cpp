@@ -6,7 +6,7 @@ namespace rebox {
 
 QuantizeJob make_quantize_job(const std::filesystem::path& input,
                               const std::filesystem::path& output, const QuantizeOptions& options) {
-    QuantizeJob job{{}, GgufSet::open(input), {}, {}, {}, {}, {}};
+    QuantizeJob job{{}, GgufSet::open(input), {}, {}, {}, {}, {}, false};
     std::vector<QuantizeInputTensor> tensors;
     for (const GgufSet::Tensor& t : job.input.tensors())
         tensors.push_back({t.info->name, t.info->ne, t.info->type});
@@ -19,10 +19,12 @@ QuantizeJob make_quantize_job(const std::filesystem::path& input,
         // one up again in the job's own map.
         const std::vector<float>* entry = nullptr;
         if (c.imatrix) entry = &job.imatrix.entries.at(tensors[c.input_index].name);
-        job.tensors.push_back({&job.input.tensors()[c.input_index], c.target, c.choice, entry});
+        job.tensors.push_back(
+            {&job.input.tensors()[c.input_index], c.name, c.target, c.choice, entry});
     }
     job.layout = std::move(choices.layout);
     job.notes = std::move(choices.notes);
+    job.needs_imatrix = choices.needs_imatrix;
     const bool split = options.split.max_bytes > 0 || options.split.max_tensors > 0 ||
                        options.split.no_tensor_first_split;
     job.outputs = output_paths(output, job.layout.shards.size(), split);

@@ -16,6 +16,7 @@ namespace rebox {
 
 struct QuantizeJobTensor {
     const GgufSet::Tensor* source = nullptr;
+    std::string name;  // in the output (renumbered by --prune-layers)
     GgmlType target = GgmlType::F32;
     TensorTypeChoice choice;
     const std::vector<float>* imatrix = nullptr;  // its entry (ne[0] * ne[2] weights), if used
@@ -29,6 +30,7 @@ struct QuantizeJob {
     ShardedLayout layout;                    // one shard unless split limits are set
     std::vector<std::filesystem::path> outputs;
     std::vector<std::string> notes;
+    bool needs_imatrix = false;  // dry_run without an imatrix: a real run would refuse
 };
 
 // Throws Error (input class) for bad options, unreadable input, an output that is the input, and

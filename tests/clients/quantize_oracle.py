@@ -412,11 +412,129 @@ def requantize_and_refusal_cases():
     rebox_refuses([nan_model, out, "Q8_0"], "NaN", "NaN in a norm", out)
 
 
+SIZE_LINE = re.compile(r"\[\s*\d+/\s*\d+\]\s+(\S+)\s+- \[[^\]]*\], type =\s+\S+, size =\s+"
+                       r"(?:(\S+) MiB ->\s+(\S+) MiB \((\S+)\)|(\S+) MiB)")
+TOTAL_LINE = re.compile(r"(model|quant) size\s+=\s+(\S+) MiB \((\S+) BPW\)")
+
+
+def dry_run_sizes(model, qtype, options, tag):
+    """--dry-run: every tensor's type and size and the two totals as llama-quantize prints them;
+    rebox writes nothing. Returns rebox's JSON tensors (name, type, bytes) or None."""
+    global checked_dry_runs
+    checked_dry_runs += 1
+    llama = subprocess.run([llama_quantize, "--dry-run", *options, model, qtype],
+                           capture_output=True, text=True)
+    out = os.path.join(work, "dry-unused.gguf")
+    report = os.path.join(work, "dry.json")
+    ours = subprocess.run([rebox, "quantize", "--dry-run", "--json", report, *options, model, out,
+                           qtype], capture_output=True, text=True)
+    if llama.returncode != 0 or ours.returncode != 0 or os.path.exists(out):
+        problems.append(f"dry run {tag}: llama rc {llama.returncode}, rebox rc {ours.returncode} "
+                        f"({ours.stderr.strip()}), output written: {os.path.exists(out)}")
+        return None
+    log = llama.stdout + llama.stderr
+    theirs = []
+    for m in SIZE_LINE.finditer(log):
+        if m.group(3):
+            theirs.append((m.group(1), m.group(4).upper(), m.group(3), 2))
+        else:
+            theirs.append((m.group(1), None, m.group(5), 3))
+    with open(report) as f:
+        r = json.load(f)
+    mine = r["tensors"]
+    if len(mine) != len(theirs) or not theirs:
+        problems.append(f"dry run {tag}: {len(mine)} tensors vs llama's {len(theirs)}")
+        return None
+    for t, (name, qt, size, digits) in zip(mine, theirs):
+        ours_size = f"{t['bytes'] / 1048576:.{digits}f}"
+        if t["name"] != name or ours_size != size or (qt and t["type"].upper() != qt):
+            problems.append(f"dry run {tag}: {t['name']} {t['type']} {ours_size} MiB vs llama's "
+                            f"{name} {qt} {size} MiB")
+            return None
+    totals = {m.group(1): (m.group(2), m.group(3)) for m in TOTAL_LINE.finditer(log)}
+    mine_totals = {m.group(1): (m.group(2), m.group(3)) for m in TOTAL_LINE.finditer(ours.stdout)}
+    if len(totals) != 2 or totals != mine_totals:
+        problems.append(f"dry run {tag}: totals {mine_totals} vs llama's {totals}")
+    needs = "will require an imatrix" in log
+    if needs != r["needs_imatrix"] or needs != ("needs an importance matrix" in ours.stdout):
+        problems.append(f"dry run {tag}: needs imatrix {r['needs_imatrix']} vs llama's {needs}")
+    return mine
+
+
+def option_cases():
+    """--dry-run sizes, --include-weights / --exclude-weights, --override-kv and --prune-layers:
+    files byte for byte against llama-quantize, the refusals both make, and rebox's own."""
+    global checked_files
+    llama_model = os.path.join(work, "llama-f16.gguf")
+    moe_model = os.path.join(work, "moe4-f32.gguf")
+    imatrix = {}
+    for model in ("llama-f16", "moe4-f32"):
+        imatrix[model] = os.path.join(work, model + "-opt.imatrix.gguf")
+        write_gguf_imatrix(imatrix[model], imatrix_entries(MODELS[model], False))
+    # Dry runs: sizes and totals; Q2_K_S without an imatrix is a dry run both allow, with a warning.
+    dry_run_sizes(llama_model, "Q4_K_M", [], "llama Q4_K_M")
+    dry_run_sizes(moe_model, "Q3_K_S", ["--prune-layers", "1"], "moe Q3_K_S pruned")
+    dry = dry_run_sizes(llama_model, "Q2_K_S", [], "llama Q2_K_S no imatrix")
+    # The dry run's decisions are what a real run writes: llama-quantize's file of the same case.
+    theirs = os.path.join(work, "dry-real.llama.gguf")
+    subprocess.run([llama_quantize, "--imatrix", imatrix["llama-f16"], llama_model, theirs,
+                    "Q2_K_S"], capture_output=True, check=True)
+    real = [(t.name, t.tensor_type.name.upper(), int(t.n_bytes))
+            for t in gguf.GGUFReader(theirs).tensors]
+    if dry is not None and real != [(t["name"], t["type"].upper(), t["bytes"]) for t in dry]:
+        problems.append("dry run Q2_K_S: its tensors, types and sizes are not the real file's")
+    cases = [
+        (llama_model, "Q4_K_M", ["--imatrix", imatrix["llama-f16"], "--include-weights", "attn_v",
+                                 "--include-weights", "blk.7."], "include"),
+        (llama_model, "Q4_0", ["--imatrix", imatrix["llama-f16"], "--exclude-weights", "blk.1.",
+                               "--exclude-weights", "ffn_down"], "exclude"),
+        # Nothing left: quantized as without an imatrix (Q4_0 keeps Q4_0 for the first ffn_down).
+        (llama_model, "Q4_0", ["--imatrix", imatrix["llama-f16"], "--include-weights", "nothing"],
+         "include_nothing"),
+        (moe_model, "Q4_K_S", ["--imatrix", imatrix["moe4-f32"], "--exclude-weights", "exps"],
+         "moe_exclude"),
+        (llama_model, "Q4_K_M", ["--override-kv", "general.name=str:renamed model",
+                                 "--override-kv", "llama.context_length=int:512",
+                                 "--override-kv", "tiny.flag=bool:true",
+                                 "--override-kv", "tiny.scale=float:0.1",
+                                 "--imatrix", imatrix["llama-f16"],
+                                 "--override-kv", "quantize.imatrix.file=str:replaced"],
+         "override_kv"),
+        (llama_model, "Q4_K_M", ["--prune-layers", "5,1"], "prune"),
+        (llama_model, "Q5_K_M", ["--prune-layers", "0,7", "--imatrix", imatrix["llama-f16"]],
+         "prune_imatrix"),
+        (moe_model, "Q3_K_M", ["--prune-layers", "0"], "moe_prune"),
+    ]
+    for model, qtype, options, tag in cases:
+        write_both(model, qtype, options, "option_" + tag)
+        checked_files += 1
+    # Refused by both: llama-quantize prints its usage and exits 1.
+    for options, expected, tag in [
+            (["--imatrix", imatrix["llama-f16"], "--include-weights", "a", "--exclude-weights",
+              "b"], "cannot be used together", "include_and_exclude"),
+            (["--override-kv", "general.name"], "no '='", "override_no_equals"),
+            (["--override-kv", "a.b=u32:3"], "int, float, bool or str", "override_bad_type"),
+            (["--override-kv", "a.b=bool:1"], "true or false", "override_bad_bool"),
+            (["--prune-layers", "1,x"], "'x' is not a layer number", "prune_not_a_number")]:
+        refuse_both_with(llama_model, "Q4_K_M", options, tag, expected)
+    # Refused by rebox alone (llama-quantize writes 0, |v|, ignores the layer, or changes what
+    # its own recipe reads).
+    out = os.path.join(work, "refused-option.gguf")
+    for options, expected in [(["--override-kv", "a.b=int:abc"], "non-negative decimal"),
+                              (["--override-kv", "a.b=int:-4"], "non-negative decimal"),
+                              (["--override-kv", "llama.block_count=int:4"], "type choice reads"),
+                              (["--prune-layers", "8"], "layer 8 does not exist"),
+                              (["--include-weights", "attn"], "there is no --imatrix")]:
+        rebox_refuses([*options, llama_model, out, "Q4_K_M"], expected, " ".join(options), out)
+
+
+checked_dry_runs = 0
 imatrix_cases()
 requantize_and_refusal_cases()
+option_cases()
 
 for p in problems:
     print("FAIL:", p)
-print(f"{checked_recipes} recipes and {checked_files} files compared with llama-quantize; "
-      f"{len(problems)} problem(s)")
+print(f"{checked_recipes} recipes, {checked_dry_runs} dry-run size reports and {checked_files} "
+      f"files compared with llama-quantize; {len(problems)} problem(s)")
 sys.exit(1 if problems else 0)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # rebox quantize against llama.cpp's own llama-quantize (lib/llama_quantize.sh: built from the
 # source bundled in node-llama-cpp against its prebuilt libraries). Per-tensor types (--dry-run)
-# for every TYPE and option, and whole files byte for byte (quantize_oracle.py).
+# for every TYPE and option, dry-run sizes and totals, and whole files byte for byte, also with
+# --include-weights / --exclude-weights, --override-kv and --prune-layers (quantize_oracle.py).
 # Usage: bash tests/clients/test_quantize_llama.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"

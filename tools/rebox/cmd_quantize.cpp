@@ -53,13 +53,25 @@ ToolCommand add_quantize_command(CLI::App& app) {
                     "match wins)");
     cmd->add_option("--imatrix", o.imatrix,
                     "importance matrix: llama.cpp's GGUF imatrix or a legacy imatrix.dat");
+    cmd->add_option("--include-weights", o.include_weights,
+                    "use only the imatrix entries whose name contains this (repeatable)")
+        ->allow_extra_args(false);
+    cmd->add_option("--exclude-weights", o.exclude_weights,
+                    "drop the imatrix entries whose name contains this (repeatable)")
+        ->allow_extra_args(false);
+    cmd->add_option("--override-kv", o.override_kvs,
+                    "KEY=TYPE:VALUE written into the output (int, float, bool, str; repeatable)")
+        ->allow_extra_args(false);
+    cmd->add_option("--prune-layers", o.prune_layers,
+                    "L0,L1,...: drop these layers and renumber the others");
     cmd->add_flag("--pure", o.pure, "every quantized tensor in the file type's own type");
     cmd->add_flag("--leave-output-tensor", o.leave_output_tensor, "keep output.weight as it is");
     cmd->add_flag("--allow-requantize", o.allow_requantize,
                   "requantize already quantized tensors (default: keep them as they are)");
     cmd->add_option("-t,--threads", o.threads, "worker threads (default: all cores)");
     cmd->add_flag("-f,--force", o.force, "replace an existing output file");
-    cmd->add_flag("--dry-run", o.dry_run, "show the type of every tensor; write nothing");
+    cmd->add_flag("--dry-run", o.dry_run,
+                  "show every tensor's type and size and the totals; write nothing");
     cmd->add_option("--split-max-size", args->split_max_size,
                     "write shards of at most this size (N, NM or NG)");
     cmd->add_option("--json", args->json_report, "write a JSON report to this file");

@@ -117,7 +117,8 @@ nlohmann::json quantize_report_to_json(const QuantizeReport& report) {
                            {"from", ggml_type_name(t.from)},
                            {"type", ggml_type_name(t.to)},
                            {"reason", t.reason},
-                           {"bytes", t.bytes}});
+                           {"bytes", t.bytes},
+                           {"from_bytes", t.from_bytes}});
     nlohmann::json outputs = nlohmann::json::array();
     for (const auto& path : report.outputs) outputs.push_back(path.string());
     return {{"type", report.type},
@@ -126,16 +127,34 @@ nlohmann::json quantize_report_to_json(const QuantizeReport& report) {
             {"outputs", outputs},
             {"input_bytes", report.input_bytes},
             {"output_bytes", report.output_bytes},
+            {"input_elements", report.input_elements},
+            {"needs_imatrix", report.needs_imatrix},
             {"notes", report.notes},
             {"tensors", tensors},
             {"seconds", report.seconds}};
 }
 
+// Per tensor its types, its sizes (MiB, as llama-quantize prints them) and why; then the notes,
+// llama-quantize's two totals (tensor data in MiB, bits per weight over every input tensor's
+// values) and the summary line.
 void print_quantize_report(const QuantizeReport& report) {
-    for (const QuantizedTensor& t : report.tensors)
-        std::printf("%-40s %-6s -> %-6s %s\n", t.name.c_str(), ggml_type_name(t.from).c_str(),
-                    ggml_type_name(t.to).c_str(), t.reason.c_str());
+    constexpr double kMiB = 1024.0 * 1024.0;
+    uint64_t from_total = 0, to_total = 0;
+    for (const QuantizedTensor& t : report.tensors) {
+        std::printf("%-40s %-6s -> %-6s %8.2f MiB -> %8.2f MiB  %s\n", t.name.c_str(),
+                    ggml_type_name(t.from).c_str(), ggml_type_name(t.to).c_str(),
+                    t.from_bytes / kMiB, t.bytes / kMiB, t.reason.c_str());
+        from_total += t.from_bytes;
+        to_total += t.bytes;
+    }
     for (const std::string& note : report.notes) std::printf("note: %s\n", note.c_str());
+    if (report.needs_imatrix)
+        std::printf("warning: a real run of %s needs an importance matrix (--imatrix FILE)\n",
+                    report.type.c_str());
+    const double elements = report.input_elements ? double(report.input_elements) : 1.0;
+    std::printf("model size = %8.2f MiB (%.2f BPW)\n", from_total / kMiB,
+                from_total * 8.0 / elements);
+    std::printf("quant size = %8.2f MiB (%.2f BPW)\n", to_total / kMiB, to_total * 8.0 / elements);
     std::printf("%s %s: %zu tensors, %llu -> %llu bytes%s\n",
                 report.written ? "wrote" : "would write", report.type.c_str(),
                 report.tensors.size(), static_cast<unsigned long long>(report.input_bytes),
