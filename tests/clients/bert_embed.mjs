@@ -82,7 +82,7 @@ async function embedJob(job) {
       `; lines ${divergent.join(", ")} (Hangul / Mc marks) differ as llama.cpp is known to` : ""));
   // A context that holds the longest list (llama.cpp would refuse or cut a longer one).
   const longest = Math.max(...idLists.map((ids) => ids.length));
-  const ctx = await model.createEmbeddingContext({contextSize: Math.max(128, longest), threads: 2});
+  const ctx = await model.createEmbeddingContext({contextSize: Math.max(128, longest), threads: 1});
   const vectors = [];
   for (const [i, ids] of idLists.entries()) {
     if (ctx.calculateInputLength(ids) !== ids.length)
@@ -98,7 +98,7 @@ async function rankJob(job) {
   const [modelDir, file] = job.split(":");
   const tokenizer = reference(modelDir);
   const model = await load(file);
-  const ctx = await model.createRankingContext({contextSize: 128, threads: 2});
+  const ctx = await model.createRankingContext({contextSize: 128, threads: 1});
   const {bos, eos, sep} = model.tokens;
   const inputs = [], scores = [];
   for (let i = 0; i + 1 < lines.length; i += 2) {

@@ -53,7 +53,7 @@ async function embed(file, idLists, withTextCheck) {
   const model = await llama.loadModel({modelPath: file, gpuLayers: 0, defaultContextFlashAttention: false,
     experimentalDefaultContextKvCacheKeyType: "F32", experimentalDefaultContextKvCacheValueType: "F32"});
   if (withTextCheck) await textCheck(model, file, idLists);
-  const ctx = await model.createEmbeddingContext({contextSize: 512, threads: 2});
+  const ctx = await model.createEmbeddingContext({contextSize: 512, threads: 1});
   const vectors = [];
   for (const [i, ids] of idLists.entries()) {
     // node-llama-cpp prepends BOS / appends EOS to a token list as the file's add_bos/add_eos say unless

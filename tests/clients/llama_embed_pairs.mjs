@@ -21,7 +21,7 @@ const llama = await getLlama({gpu: false, build: "never", logLevel: LlamaLogLeve
 
 async function embed(file) {
   const model = await llama.loadModel({modelPath: file, gpuLayers: 0});
-  const ctx = await model.createEmbeddingContext({contextSize: 256, threads: 2});
+  const ctx = await model.createEmbeddingContext({contextSize: 256, threads: 1});
   const vectors = [];
   for (const [n, line] of lines.entries()) {
     const vector = (await ctx.getEmbeddingFor(line)).vector;

@@ -40,7 +40,7 @@ for (let i = 0; i < count; i++) {
 const llama = await getLlama({gpu: false, build: "never", logLevel: LlamaLogLevel.error});
 async function embed(file) {
   const model = await llama.loadModel({modelPath: file, gpuLayers: 0});
-  const ctx = await model.createEmbeddingContext({contextSize: 512, threads: 2});
+  const ctx = await model.createEmbeddingContext({contextSize: 512, threads: 1});
   const vectors = [];
   for (const line of lines) vectors.push((await ctx.getEmbeddingFor(line)).vector);
   await ctx.dispose();

@@ -16,7 +16,7 @@ if (info.metadata?.general?.name !== expectedName)
 const llama = await getLlama({gpu: false, build: "never", logLevel: LlamaLogLevel.error});
 async function embedAll(file) {
   const model = await llama.loadModel({modelPath: file, gpuLayers: 0});
-  const ctx = await model.createEmbeddingContext({contextSize: 512, threads: 2});
+  const ctx = await model.createEmbeddingContext({contextSize: 512, threads: 1});
   const vectors = [];
   for (const line of lines) vectors.push(Array.from((await ctx.getEmbeddingFor(line)).vector));
   await ctx.dispose();

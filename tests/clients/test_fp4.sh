@@ -33,10 +33,11 @@ for arch in qwen3 llama; do
       --qwen3-tokenizer "$QWEN3_TOKENIZER" --embedding-eos --force >/dev/null
     "$REBOX" convert "$dir" -o "$dir.gguf" --quiet
     "$REBOX" convert "$dir" -o "$dir-f32.gguf" --outtype f32 --quiet
-    node "$CLIENTS_DIR/llama_embed.mjs" --label "$arch-$mode" --q4 "$dir.gguf" --f32 "$dir-f32.gguf" \
+    embed_job --label "$arch-$mode" --q4 "$dir.gguf" --f32 "$dir-f32.gguf" \
       --corpus "$CLIENTS_DIR/corpus.txt" --lines 6 --min-cos 0.999 --kind "${mode^^}"
   done
 done
+embed_jobs_run
 
 refuse() { # mode bad-scale expected-text
   local dir="$WORK/bad-$1-$2"

@@ -49,8 +49,10 @@ for variant in "${variants[@]}"; do
   fi
   ggufpy "$CLIENTS_DIR/ggufpy_gemma.py" "$BUILD/llama-src" "$dir" "$dir.gguf" --expect-types "$default_types"
   ggufpy "$CLIENTS_DIR/ggufpy_gemma.py" "$BUILD/llama-src" "$dir" "$dir-f32.gguf" --expect-types F32
-  node "$CLIENTS_DIR/llama_embed.mjs" --label "$name-$format" --q4 "$dir.gguf" --f32 "$dir-f32.gguf" \
+  embed_job --label "$name-$format" --q4 "$dir.gguf" --f32 "$dir-f32.gguf" \
     --corpus "$CLIENTS_DIR/corpus.txt" --lines 12 --min-cos "$min_cos"
-  echo "$name ($format) checked ($(clients_elapsed))"
+  echo "$name ($format) converted and compared ($(clients_elapsed))"
 done
+embed_jobs_run
+echo "llama.cpp embeddings checked ($(clients_elapsed))"
 echo "PASS test_gemma_arch ($(clients_elapsed))"

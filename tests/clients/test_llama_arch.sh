@@ -42,10 +42,10 @@ for variant in "${variants[@]}"; do
     ggufpy "$CLIENTS_DIR/ggufpy_llama.py" "$BUILD/llama-src" "$dir" "$dir.gguf" --expect-types "F32,$default_type"
     ggufpy "$CLIENTS_DIR/ggufpy_llama.py" "$BUILD/llama-src" "$dir" "$dir-f32.gguf" --expect-types F32
     ggufpy "$CLIENTS_DIR/llama_rope_semantics.py" "$dir" "$dir.gguf"
-    node "$CLIENTS_DIR/llama_embed.mjs" --label "$name-$format" --q4 "$dir.gguf" --f32 "$dir-f32.gguf" \
+    embed_job --label "$name-$format" --q4 "$dir.gguf" --f32 "$dir-f32.gguf" \
       --corpus "$CLIENTS_DIR/corpus.txt" --lines 12 \
       --min-cos "$min_cos"
-    echo "$name ($format) checked ($(clients_elapsed))"
+    echo "$name ($format) converted and compared ($(clients_elapsed))"
   done
 done
 # Groups across rows (mcq-v1 only: MLX groups always lie inside a row).
@@ -58,7 +58,9 @@ dir="$WORK/mistral-h96-mcq"
 ggufpy "$CLIENTS_DIR/ggufpy_llama.py" "$BUILD/llama-src" "$dir" "$dir.gguf" --expect-types "F32,Q4_1"
 ggufpy "$CLIENTS_DIR/ggufpy_llama.py" "$BUILD/llama-src" "$dir" "$dir-f32.gguf" --expect-types F32
 ggufpy "$CLIENTS_DIR/llama_rope_semantics.py" "$dir" "$dir.gguf"
-node "$CLIENTS_DIR/llama_embed.mjs" --label mistral-h96-mcq --q4 "$dir.gguf" --f32 "$dir-f32.gguf" \
+embed_job --label mistral-h96-mcq --q4 "$dir.gguf" --f32 "$dir-f32.gguf" \
   --corpus "$CLIENTS_DIR/corpus.txt" --lines 12 --min-cos 0.999
-echo "mistral-h96 (mcq, groups across rows) checked ($(clients_elapsed))"
+echo "mistral-h96 (mcq, groups across rows) converted and compared ($(clients_elapsed))"
+embed_jobs_run
+echo "llama.cpp embeddings checked ($(clients_elapsed))"
 echo "PASS test_llama_arch ($(clients_elapsed))"

@@ -16,9 +16,9 @@ Q06B_LINES="${REBOX_Q06B_EMBED_LINES:-10}"
 "$MKFIXTURE" "$WORK/tiny" --preset tiny --tokenizer qwen3 --qwen3-tokenizer "$QWEN3_TOKENIZER" --embedding-eos --force
 "$REBOX" convert "$WORK/tiny" -o "$WORK/tiny.gguf" --quiet
 "$REBOX" convert "$WORK/tiny" -o "$WORK/tiny-f32.gguf" --outtype f32 --quiet
-node "$CLIENTS_DIR/llama_embed.mjs" --label tiny --q4 "$WORK/tiny.gguf" --f32 "$WORK/tiny-f32.gguf" \
+embed_job --label tiny --q4 "$WORK/tiny.gguf" --f32 "$WORK/tiny-f32.gguf" \
   --corpus "$CLIENTS_DIR/corpus.txt" --pooling-checks
-echo "tiny fixture checked ($(clients_elapsed))"
+echo "tiny fixture converted ($(clients_elapsed))"
 
 # An MLX affine checkpoint (mixed 3/4-bit, bf16 scales, negative scales in half the groups, and one
 # with every scale negative) runs the same way.
@@ -27,19 +27,19 @@ for negative in half all; do
     --preset tiny --tokenizer qwen3 --qwen3-tokenizer "$QWEN3_TOKENIZER" --embedding-eos --force
   "$REBOX" convert "$WORK/mlx-$negative" -o "$WORK/mlx-$negative.gguf" --quiet
   "$REBOX" convert "$WORK/mlx-$negative" -o "$WORK/mlx-$negative-f32.gguf" --outtype f32 --quiet
-  node "$CLIENTS_DIR/llama_embed.mjs" --label "mlx-negative-scales-$negative" --q4 "$WORK/mlx-$negative.gguf" \
+  embed_job --label "mlx-negative-scales-$negative" --q4 "$WORK/mlx-$negative.gguf" \
     --f32 "$WORK/mlx-$negative-f32.gguf" --corpus "$CLIENTS_DIR/corpus.txt" --lines 20
 done
-echo "MLX fixtures checked ($(clients_elapsed))"
+echo "MLX fixtures converted ($(clients_elapsed))"
 
 # A qwen2 checkpoint (Qwen2ForCausalLM: q/k/v biases, no q/k norms) loads in llama.cpp's qwen2 graph.
 "$MKFIXTURE" "$WORK/qwen2" --arch qwen2 --preset tiny --tokenizer qwen3 --qwen3-tokenizer "$QWEN3_TOKENIZER" \
   --embedding-eos --force
 "$REBOX" convert "$WORK/qwen2" -o "$WORK/qwen2.gguf" --quiet
 "$REBOX" convert "$WORK/qwen2" -o "$WORK/qwen2-f32.gguf" --outtype f32 --quiet
-node "$CLIENTS_DIR/llama_embed.mjs" --label qwen2 --q4 "$WORK/qwen2.gguf" --f32 "$WORK/qwen2-f32.gguf" \
+embed_job --label qwen2 --q4 "$WORK/qwen2.gguf" --f32 "$WORK/qwen2-f32.gguf" \
   --corpus "$CLIENTS_DIR/corpus.txt" --lines 10
-echo "qwen2 fixture checked ($(clients_elapsed))"
+echo "qwen2 fixture converted ($(clients_elapsed))"
 
 # A plain BF16 checkpoint (no quantization) keeps its BF16 tensors; llama.cpp's BF16 kernels and
 # the exactly widened --outtype f32 twin must agree to cos >= 0.9999.
@@ -47,9 +47,9 @@ echo "qwen2 fixture checked ($(clients_elapsed))"
   --qwen3-tokenizer "$QWEN3_TOKENIZER" --embedding-eos --force
 "$REBOX" convert "$WORK/bf16" -o "$WORK/bf16.gguf" --quiet
 "$REBOX" convert "$WORK/bf16" -o "$WORK/bf16-f32.gguf" --outtype f32 --quiet
-node "$CLIENTS_DIR/llama_embed.mjs" --label float-bf16 --kind BF16 --q4 "$WORK/bf16.gguf" \
+embed_job --label float-bf16 --kind BF16 --q4 "$WORK/bf16.gguf" \
   --f32 "$WORK/bf16-f32.gguf" --corpus "$CLIENTS_DIR/corpus.txt" --lines 20 --min-cos 0.9999
-echo "BF16 float fixture checked ($(clients_elapsed))"
+echo "BF16 float fixture converted ($(clients_elapsed))"
 
 # convert --quantize q4_k_m (256-wide rows, so Q4_K/Q6_K blocks themselves) loads and embeds close
 # to the exact F32 file of the same checkpoint: a sanity bound, not the proof (that is
@@ -59,17 +59,17 @@ echo "BF16 float fixture checked ($(clients_elapsed))"
   --qwen3-tokenizer "$QWEN3_TOKENIZER" --embedding-eos --force
 "$REBOX" convert "$WORK/wide" -o "$WORK/wide-q4_k_m.gguf" --quantize q4_k_m --quiet
 "$REBOX" convert "$WORK/wide" -o "$WORK/wide-f32.gguf" --outtype f32 --quiet
-node "$CLIENTS_DIR/llama_embed.mjs" --label quantize-q4_k_m --kind Q4_K_M --q4 "$WORK/wide-q4_k_m.gguf" \
+embed_job --label quantize-q4_k_m --kind Q4_K_M --q4 "$WORK/wide-q4_k_m.gguf" \
   --f32 "$WORK/wide-f32.gguf" --corpus "$CLIENTS_DIR/corpus.txt" --lines 20 --min-cos 0.985
-echo "Q4_K_M fixture checked ($(clients_elapsed))"
+echo "Q4_K_M fixture converted ($(clients_elapsed))"
 
 if [[ "$Q06B_LINES" -gt 0 ]]; then
   start=$SECONDS
   clients_q06b f32
   echo "0.6B-shape fixture ready ($((SECONDS - start)) s, cached after the first run)"
-  start=$SECONDS
-  node "$CLIENTS_DIR/llama_embed.mjs" --label qwen3-0.6b-shape --q4 "$Q06B_GGUF" --f32 "$Q06B_F32" \
+  embed_job --label qwen3-0.6b-shape --q4 "$Q06B_GGUF" --f32 "$Q06B_F32" \
     --corpus "$CLIENTS_DIR/corpus.txt" --lines "$Q06B_LINES"
-  echo "0.6B-shape embeddings: $((SECONDS - start)) s for $Q06B_LINES lines"
 fi
+# Every pair above in one llama.cpp process.
+embed_jobs_run
 echo "PASS test_llama_embed ($(clients_elapsed))"

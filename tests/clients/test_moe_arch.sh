@@ -32,9 +32,11 @@ for arch in qwen3_moe qwen2_moe mixtral; do
     [[ $format == float ]] && default_type=BF16 min_cos=0.9999
     ggufpy "$CLIENTS_DIR/ggufpy_moe.py" "$BUILD/llama-src" "$dir" "$dir.gguf" --expect-types "F32,$default_type"
     ggufpy "$CLIENTS_DIR/ggufpy_moe.py" "$BUILD/llama-src" "$dir" "$dir-f32.gguf" --expect-types F32
-    node "$CLIENTS_DIR/llama_embed.mjs" --label "$name" --q4 "$dir.gguf" --f32 "$dir-f32.gguf" \
+    embed_job --label "$name" --q4 "$dir.gguf" --f32 "$dir-f32.gguf" \
       --corpus "$CLIENTS_DIR/corpus.txt" --lines 8 --min-cos "$min_cos" --kind "$default_type"
-    echo "$name checked ($(clients_elapsed))"
+    echo "$name converted and compared ($(clients_elapsed))"
   done
 done
+embed_jobs_run
+echo "llama.cpp embeddings checked ($(clients_elapsed))"
 echo "PASS test_moe_arch ($(clients_elapsed))"

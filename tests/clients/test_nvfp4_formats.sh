@@ -83,9 +83,10 @@ for arch in qwen3 llama; do
   [[ $arch == llama ]] && n=15
   ggufpy "$CLIENTS_DIR/ggufpy_nvfp4_formats.py" "$GGUFPY_SRC" "$dir" "$dir.gguf" "$dir.plan.json" \
     --scales $n --expect-exact --fold "$dir-f32.gguf" >/dev/null
-  node "$CLIENTS_DIR/llama_embed.mjs" --label "$arch-modelopt-nvfp4" --q4 "$dir.gguf" --f32 "$dir-f32.gguf" \
+  embed_job --label "$arch-modelopt-nvfp4" --q4 "$dir.gguf" --f32 "$dir-f32.gguf" \
     --corpus "$CLIENTS_DIR/corpus.txt" --lines 6 --min-cos 0.999 --kind NVFP4
 done
+embed_jobs_run
 dir="$WORK/embed-qwen3"
 ggufpy "$CLIENTS_DIR/ggufpy_nvfp4_formats.py" "$GGUFPY_SRC" "$dir" "$dir.gguf" "$dir.plan.json" \
   --scales 14 --fold "$dir-wrong.gguf" --fold-wrong-factor >/dev/null

