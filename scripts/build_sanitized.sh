@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=("$@")
 ((${#targets[@]})) || targets=(rebox_unit_tests rebox_cli_tests rebox_cli rebox_mkfixture
-                                fuzz_gguf fuzz_safetensors fuzz_model_dir fuzz_json_inputs)
+                                fuzz_gguf fuzz_safetensors fuzz_model_dir fuzz_json_inputs fuzz_config_plan)
 CXX=clang++ CC=clang cmake -S . -B build-san -G Ninja -DCMAKE_BUILD_TYPE=Sanitize \
   -DCMAKE_CXX_FLAGS_SANITIZE="-O1 -gline-tables-only" -DREBOX_SANITIZE=ON -DREBOX_FUZZ=ON \
   -DREBOX_BUILD_BENCH=OFF -DREBOX_MKFIXTURE_EXE="${REBOX_MKFIXTURE_EXE:-}" >/dev/null

@@ -3,8 +3,8 @@
 # ASan + UBSan, -fno-sanitize-recover), runs the whole GoogleTest suite under it (the CLI the tests
 # drive is the sanitized one too, and so is the fixture tool unless REBOX_MKFIXTURE_EXE hands it
 # over from another build; leaks are reported, any report fails)
-# and the fault tests (tests/hardening: disk full, EIO, signals, against the sanitized CLI), then a
-# fuzz smoke run of every libFuzzer harness (fuzz/run.sh, FUZZ_SECONDS each, default 60).
+# and the fault tests (tests/hardening: disk full, EIO, signals, against the sanitized CLI), and a
+# fuzz smoke run of every libFuzzer harness (fuzz/run.sh, FUZZ_SECONDS each, default 60) beside them.
 # The outside-client tests (node, python) are not run here: they drive the same convert paths as
 # the GoogleTest integration tests and otherwise exercise foreign code (they pass under it too:
 # `ctest --test-dir build-san -L clients`).
@@ -30,6 +30,11 @@ export REBOX_QUANT_TEST_VALUES=${REBOX_QUANT_TEST_VALUES:-262144}
 # its suite. A failing shard's log is printed whole.
 shards=${JOBS:-$(nproc)}
 logs=build-san/shard-logs; rm -rf "$logs"; mkdir -p "$logs"
+# The fuzz seed corpus is made beside the suites: it takes the cycles their shorter shards leave.
+if ((fuzz_seconds > 0)); then
+  bash fuzz/make_seed_corpus.sh >"$logs/seeds.log" 2>&1 &
+  seeds_pid=$!
+fi
 suites=(rebox_unit_tests rebox_cli_tests)
 declare -A pids=()
 for suite in "${suites[@]}"; do
@@ -49,15 +54,34 @@ for suite in "${suites[@]}"; do
     fi
   done
 done
+if ((fuzz_seconds > 0)) && ! wait "$seeds_pid"; then
+  echo "sanitize: the fuzz seed corpus (fuzz/make_seed_corpus.sh) failed:" >&2
+  cat "$logs/seeds.log" >&2
+  failed=1
+fi
 ((failed == 0)) || exit 1
 for suite in "${suites[@]}"; do
   passed=$(cat "$logs/$suite".*.log | awk '/^\[  PASSED  \]/ { n += $4 } END { print n + 0 }')
   echo "sanitize: $suite: $passed cases passed in $shards shards"
 done
-ctest --test-dir build-san -L hardening --output-on-failure
-tested=$(date +%s)
+suites_done=$(date +%s)
+# The fault tests and the fuzz smoke in two lanes, one per half of the cores: the fault tests
+# (serial) then two harnesses, beside the other three harnesses. Each harness keeps a core of its
+# own for its FUZZ_SECONDS, as when they ran two at a time after the fault tests; the lanes end
+# together instead of the fifth harness running alone.
 if ((fuzz_seconds > 0)); then
-  bash fuzz/run.sh "$fuzz_seconds"
+  lane_jobs=$(($(nproc) / 2)); ((lane_jobs > 0)) || lane_jobs=1
+  export FUZZ_PREPARED=1
+  (ctest --test-dir build-san -L hardening --output-on-failure &&
+     JOBS=$lane_jobs bash fuzz/run.sh "$fuzz_seconds" fuzz_json_inputs fuzz_config_plan) >"$logs/lane.log" 2>&1 &
+  lane_pid=$!
+  JOBS=$lane_jobs bash fuzz/run.sh "$fuzz_seconds" fuzz_gguf fuzz_safetensors fuzz_model_dir || failed=1
+  wait "$lane_pid" || failed=1
+  cat "$logs/lane.log"
+else
+  ctest --test-dir build-san -L hardening --output-on-failure || failed=1
 fi
 done_at=$(date +%s)
-echo "sanitize: build $((built - start)) s, tests $((tested - built)) s, fuzz smoke $((done_at - tested)) s (ASan+UBSan)"
+echo "sanitize: build $((built - start)) s, suites $((suites_done - built)) s," \
+  "fault tests + fuzz smoke $((done_at - suites_done)) s (ASan+UBSan)"
+exit $failed

@@ -8,9 +8,10 @@
 # and a 20-second fuzz smoke run of each libFuzzer harness (scripts/sanitize.sh; FUZZ_SECONDS
 # changes it: longer runs belong to fuzz/run.sh on their own, not to every CI run). Each case is
 # compiled and run once where it checks the most, instead of twice.
-# The sanitizer build (build-san/) compiles beside ctest at the lowest CPU priority: it takes the
-# cycles ctest leaves idle (client tests waiting on a process, the last long test running alone) and
-# yields the rest, so no test is slowed by more than the scheduler's share of a niced process.
+# The sanitizer build (build-san/) compiles beside the release build and ctest at the lowest CPU
+# priority: it takes the cycles they leave idle (npm, links, client tests waiting on a process, the
+# last long test running alone) and yields the rest, so no test is slowed by more than the
+# scheduler's share of a niced process.
 # The last line gives the time of each stage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,17 +23,26 @@ export REBOX_TEST_SET=release-checks
 # compiling its own.
 export REBOX_MKFIXTURE_EXE=$PWD/build/rebox-mkfixture
 start=$SECONDS
-bash scripts/setup.sh --with-test-clients
-built=$SECONDS
-
+# The packages first: the sanitizer build needs clang.
+bash scripts/setup.sh --with-test-clients --packages-only
 mkdir -p build-san
-# setsid gives it a session of its own (to stop the whole build on exit); with the kernel's
-# autogroup scheduling a session competes as a whole with ctest's, whatever nice says inside it,
-# so the session's own nice is set too (/proc/self/autogroup).
-setsid bash -c 'echo 19 >/proc/self/autogroup 2>/dev/null; exec nice -n 19 bash scripts/build_sanitized.sh' \
+rm -f build-san/release-built
+# The sanitizer build starts now, beside the release build and then ctest, at the lowest CPU
+# priority. setsid gives it a session of its own (to stop the whole build on exit); with the
+# kernel's autogroup scheduling a session competes as a whole with the others, whatever nice says
+# inside it, so the session's own nice is set too (/proc/self/autogroup). What does not need the
+# release build's fixture generator is built first; the rest once the release build is done.
+setsid bash -c 'echo 19 >/proc/self/autogroup 2>/dev/null
+  exec nice -n 19 bash -c "bash scripts/build_sanitized.sh rebox_unit_tests rebox_cli fuzz_gguf fuzz_safetensors \
+    fuzz_model_dir fuzz_json_inputs fuzz_config_plan &&
+    while [[ ! -e build-san/release-built ]]; do sleep 1; done && bash scripts/build_sanitized.sh"' \
   >build-san/build.log 2>&1 &
 san_pid=$!
 trap 'kill -- -"$san_pid" 2>/dev/null || true' EXIT  # its own process group (setsid): ninja too
+bash scripts/setup.sh --with-test-clients
+touch build-san/release-built
+built=$SECONDS
+
 ctest --test-dir build --output-on-failure -j"$(nproc)" --timeout 1500
 tested=$SECONDS
 if ! wait "$san_pid"; then
