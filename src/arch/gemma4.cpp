@@ -256,9 +256,6 @@ constexpr Architecture kGemma4 = [] {
     a.set_layer_kinds = gemma4_layer_kinds;
     a.config_checks = gemma4_checks;
     a.tokenizer_model = "gemma4";  // Gemma4Model.set_vocab (model/tokenizer_gemma4.hpp)
-    a.tokenizer_blocker =
-        "Gemma 4's file is not checked by rebox verify yet (its tokenizer, tokenizer.ggml.model "
-        "\"gemma4\", is written)";
     // gemma4.cpp passes the .scale of the FFN, the experts and the output besides attention.
     a.nvfp4_scales = {.output = true, .dense_ffn = true, .experts = true};
     return a;
