@@ -10,6 +10,7 @@
 #    through gguf-py's own LlamaHfVocab / SpecialVocab;
 #  - gemma4_llama.mjs (one llama.cpp process): llama.cpp tokenizes test strings exactly as the
 #    tokenizer.json does (@lenml/tokenizers), and each file agrees with its f32 twin (cos >= 0.999);
+#  - ggufpy_verify_kvs.py: each KV of the BF16 file changed or deleted makes rebox verify fail naming it;
 #  - bad input is refused: one BLOCKER line, exit 2, no file (a layer_types of the wrong length, a
 #    tokenizer.json that is not Gemma's BPE, a tokenizer_config.json naming a token the vocabulary lacks).
 # Usage: bash tests/clients/test_gemma4_arch.sh BUILD_DIR
@@ -28,6 +29,8 @@ dir="$WORK/gemma4"
 ggufpy "$CLIENTS_DIR/ggufpy_gemma4.py" "$BUILD/llama-src" "$dir" "$dir.gguf" F32,BF16 "$dir" "$dir-f32.gguf" F32 \
   2>"$WORK/ggufpy.err" || { cat "$WORK/ggufpy.err"; exit 1; }
 node "$CLIENTS_DIR/gemma4_llama.mjs" "$dir" --min-cos 0.999 "$dir.gguf:$dir-f32.gguf"
+# Every KV of the file changed and deleted in turn (gguf-py's writer): verify must name each one.
+ggufpy "$CLIENTS_DIR/ggufpy_verify_kvs.py" "$REBOX" "$dir" "$dir.gguf" "$WORK" gemma4 | tail -1
 
 # One refusal: exit 2, no file, one BLOCKER line holding `needle`.
 refused_once() {
