@@ -32,26 +32,15 @@ node "$CLIENTS_DIR/gemma4_llama.mjs" "$dir" --min-cos 0.999 "$dir.gguf:$dir-f32.
 # Every KV of the file changed and deleted in turn (gguf-py's writer): verify must name each one.
 ggufpy "$CLIENTS_DIR/ggufpy_verify_kvs.py" "$REBOX" "$dir" "$dir.gguf" "$WORK" gemma4 | tail -1
 
-# One refusal: exit 2, no file, one BLOCKER line holding `needle`.
-refused_once() {
-  local bad="$1" needle="$2" out code
-  set +e
-  out="$("$REBOX" convert "$bad" -o "$bad.gguf" 2>&1)"
-  code=$?
-  set -e
-  [[ $code -eq 2 && ! -e "$bad.gguf" && $(grep -c '^BLOCKER' <<<"$out") -eq 1 ]] &&
-    grep -qF -- "$needle" <<<"$out" || { echo "FAIL: $bad: exit $code"; echo "$out"; exit 1; }
-  echo "  $(basename "$bad"): refused: $(grep '^BLOCKER' <<<"$out")"
-}
 bad="$WORK/gemma4-layer-types"
 "$MKFIXTURE" "$bad" --preset tiny --arch gemma4 --gemma4-defect layer-types --force >/dev/null
-refused_once "$bad" "layer_types has 3 entries for num_hidden_layers 4"
+clients_refused "$bad" "layer_types has 3 entries for num_hidden_layers 4"
 bad="$WORK/gemma4-no-byte-fallback"
 cp -r "$dir" "$bad"
 sed -i 's/"byte_fallback": true/"byte_fallback": false/' "$bad/tokenizer.json"
-refused_once "$bad" "LlamaHfVocab"
+clients_refused "$bad" "LlamaHfVocab"
 bad="$WORK/gemma4-unknown-special"
 cp -r "$dir" "$bad"
 sed -i 's/"eos_token": "<eos>"/"eos_token": "<end_of_turn>"/' "$bad/tokenizer_config.json"
-refused_once "$bad" "tokenizer_config.json: eos_token"
+clients_refused "$bad" "tokenizer_config.json: eos_token"
 echo "PASS test_gemma4_arch ($(clients_elapsed))"
