@@ -130,7 +130,8 @@ struct RefArch {
     // _set_vocab_glm: the pre-tokenizer of GLM's regex is "glm4", and bos / eot / unk / eom are
     // the ids of [gMASK] / <|user|> / <|endoftext|> / <|observation|> where none is set yet.
     bool glm_vocab = false;
-    // Gemma4Model.set_vocab: the gemma4 tokenizer model (ref_gemma4_vocab.cpp), no pre-tokenizer KV.
+    // Gemma4Model.set_vocab: the gemma4 tokenizer model (ref_gemma4_vocab.cpp), no pre-tokenizer
+    // KV.
     bool gemma4_vocab = false;
 
     bool lists(RefKv kv) const {
