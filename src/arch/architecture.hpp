@@ -358,6 +358,9 @@ struct Architecture {
     // tokenizer.json whose pre-tokenizer is a plain ByteLevel (no Split regex to name it by):
     // modernbert's "modern-bert". Empty: such a tokenizer needs --tokenizer-pre.
     std::string_view byte_level_pre = {};
+    // The family's own GGUF tokenizer model when its converter class writes one of its own
+    // (gemma4: Gemma4Model.set_vocab's "gemma4"); empty: the model follows the tokenizer's shape.
+    std::string_view tokenizer_model = {};
     // Why this family's tokenizer is not written yet: the plan refuses it with this BLOCKER
     // (naming tokenizer.json) and still plans every tensor. Empty: the tokenizer is read as usual.
     std::string_view tokenizer_blocker = {};

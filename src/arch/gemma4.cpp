@@ -10,8 +10,9 @@
 // layer_output_scale.weight; rope_freqs.weight is computed for the full layers' "proportional"
 // rope. KVs: TextModel's and Gemma3Model's, rewritten in place by Gemma4Model's (head_count_kv as a
 // per-layer array, key/value length of the full layers) and followed by its own.
+// The tokenizer is Gemma4Model.set_vocab's "gemma4" one (Architecture::tokenizer_model).
 // Refused for now (BLOCKERs): the per-layer input embeddings and KV-shared layers of E2B / E4B, the
-// double-wide MLP, the MoE block (26B-A4B), and the tokenizer (tokenizer.ggml.model "gemma4").
+// double-wide MLP and the MoE block (26B-A4B).
 #include <charconv>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -193,7 +194,7 @@ void read_gemma4(const nlohmann::json& root, ModelConfig& config) {
 }
 
 // What the converter or llama.cpp's gemma4 graph does that rebox does not write yet, and the
-// configs on which converters differ (the tokenizer: Architecture::tokenizer_blocker).
+// configs on which converters differ.
 void gemma4_checks(const Architecture&, const ModelConfig& config,
                    std::vector<std::string>& problems) {
     if (config.layer_types.size() != config.num_hidden_layers) {
@@ -254,9 +255,7 @@ constexpr Architecture kGemma4 = [] {
     a.finish_config = read_gemma4;
     a.set_layer_kinds = gemma4_layer_kinds;
     a.config_checks = gemma4_checks;
-    a.tokenizer_blocker =
-        "Gemma 4's tokenizer (tokenizer.ggml.model \"gemma4\": BPE with merges and scores, the "
-        "channel and tool tokens USER_DEFINED) is not written yet";
+    a.tokenizer_model = "gemma4";  // Gemma4Model.set_vocab (model/tokenizer_gemma4.hpp)
     // gemma4.cpp passes the .scale of the FFN, the experts and the output besides attention.
     a.nvfp4_scales = {.output = true, .dense_ffn = true, .experts = true};
     return a;

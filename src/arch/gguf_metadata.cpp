@@ -447,13 +447,16 @@ std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input) {
 
     if (input.vocab != nullptr) {
         const TokenizerVocab& vocab = *input.vocab;
+        // Gemma4Model.set_vocab writes no pre (llama.cpp sets "gemma4" itself), scores and
+        // merges both, and add_space_prefix after gguf-py SpecialVocab's KVs.
+        const bool gemma4 = vocab.model == "gemma4";
         add("tokenizer.ggml.model", string_value(vocab.model));
-        add("tokenizer.ggml.pre", string_value(vocab.pre));
+        if (!gemma4) add("tokenizer.ggml.pre", string_value(vocab.pre));
         add("tokenizer.ggml.tokens", string_array_value(vocab.tokens));
-        if (vocab.model == "llama" || vocab.model == "t5")
+        if (vocab.model == "llama" || vocab.model == "t5" || gemma4)
             add("tokenizer.ggml.scores", GgufValue::f32_array(vocab.scores));
         add("tokenizer.ggml.token_type", i32_array_value(vocab.token_types));
-        if (vocab.model == "gpt2")  // SentencePiece merges by score, WordPiece has no merges
+        if (vocab.model == "gpt2" || gemma4)  // SentencePiece merges by score, WordPiece none
             add("tokenizer.ggml.merges", string_array_value(vocab.merges));
         const std::pair<const char*, const std::optional<uint32_t>*> ids[] = {
             {"tokenizer.ggml.bos_token_id", &vocab.bos_id},
@@ -468,9 +471,14 @@ std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input) {
         for (const auto& [key, id] : ids)
             if (id->has_value()) add(key, u32_value(**id));
         add("tokenizer.ggml.add_bos_token", bool_value(vocab.add_bos));
+        // gguf-py SpecialVocab's order for a Gemma tokenizer: the post-processor's flags (bos, the
+        // pair template's sep) ahead of tokenizer_config.json's add_eos_token (checked for gemma4).
+        if (vocab.add_sep && gemma4)
+            add("tokenizer.ggml.add_sep_token", bool_value(*vocab.add_sep));
         add("tokenizer.ggml.add_eos_token", bool_value(vocab.add_eos));
-        if (vocab.add_sep) add("tokenizer.ggml.add_sep_token", bool_value(*vocab.add_sep));
-        if (vocab.add_space_prefix)
+        if (vocab.add_sep && !gemma4)
+            add("tokenizer.ggml.add_sep_token", bool_value(*vocab.add_sep));
+        if (vocab.add_space_prefix && !gemma4)
             add("tokenizer.ggml.add_space_prefix", bool_value(*vocab.add_space_prefix));
         if (vocab.remove_extra_whitespaces)
             add("tokenizer.ggml.remove_extra_whitespaces",
@@ -489,6 +497,8 @@ std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input) {
         if (vocab.normalizer_strip_accents)
             add("tokenizer.ggml.normalizer.strip_accents",
                 bool_value(*vocab.normalizer_strip_accents));
+        if (vocab.add_space_prefix && gemma4)  // Gemma4Model.set_vocab, after SpecialVocab's
+            add("tokenizer.ggml.add_space_prefix", bool_value(*vocab.add_space_prefix));
     }
     return kvs;
 }

@@ -12,6 +12,7 @@
 
 #include "json_file.hpp"
 #include "rebox/error.hpp"
+#include "tokenizer_gemma4.hpp"
 #include "tokenizer_special.hpp"
 #include "tokenizer_spm.hpp"
 #include "tokenizer_unigram.hpp"
@@ -120,9 +121,10 @@ void check_unique_tokens(const std::vector<std::string>& tokens) {
 
 // Places raw tokens at their ids in a vocab_size table; holes become [PAD<i>] / UNUSED. With
 // drop_beyond, added tokens past the table are listed in out.dropped_added_tokens instead of
-// refused (Gemma 3's <image_soft_token> sits at id vocab_size).
+// refused (Gemma 3's <image_soft_token> sits at id vocab_size). With raw_text, added tokens keep
+// their text and type NORMAL (the caller sets the types: Gemma 4).
 void place_tokens(const std::vector<RawToken>& raw, uint64_t vocab_size, bool drop_beyond,
-                  TokenizerVocab& out) {
+                  TokenizerVocab& out, bool raw_text = false) {
     out.tokens.assign(vocab_size, std::string());
     out.token_types.assign(vocab_size, static_cast<int32_t>(TokenType::UNUSED));
     std::vector<uint8_t> placed(vocab_size, 0);  // 0 empty, 1 from model.vocab, 2 added
@@ -145,7 +147,7 @@ void place_tokens(const std::vector<RawToken>& raw, uint64_t vocab_size, bool dr
             blocker("added_tokens", "id " + std::to_string(token.id) + " is both '" + slot +
                                         "' and '" + std::string(token.text) + "'");
         TokenType type = TokenType::NORMAL;
-        if (token.added) {
+        if (token.added && !raw_text) {
             if (token.special || looks_special(token.text)) {
                 type = TokenType::CONTROL;
                 slot.assign(token.text);
@@ -343,11 +345,58 @@ void collect_templates(const element& root, detail::TokenizerJsonSpecials& speci
     }
 }
 
+// The added tokens below the table's size and the post-processor's templates, for SpecialVocab.
+detail::TokenizerJsonSpecials json_specials(const std::vector<RawToken>& raw, const element& root,
+                                            const TokenizerVocab& vocab) {
+    detail::TokenizerJsonSpecials specials;
+    for (const RawToken& token : raw)
+        if (token.added && token.id < vocab.tokens.size())
+            specials.added_tokens.emplace_back(std::string(token.text),
+                                               static_cast<uint32_t>(token.id));
+    collect_templates(root, specials);
+    return specials;
+}
+
+// Gemma4Model.set_vocab: LlamaHfVocab's tokens (all of them, in id order: the converter keeps
+// added tokens past config.json's vocab_size, which the plan then refuses as a count mismatch),
+// scores and types, gguf-py SpecialVocab with merges and every special id (sep, mask and the pair
+// template's add_sep too), add_space_prefix false, add_bos true; no tokenizer.ggml.pre.
+TokenizerVocab read_gemma4_tokenizer(const std::filesystem::path& model_dir, const element& root,
+                                     const object& model, const TokenizerOptions& options) {
+    detail::check_gemma4_tokenizer(root, model);
+    element vocab_element;
+    object model_vocab;
+    if (!member(model, "vocab", vocab_element) || vocab_element.get(model_vocab))
+        input_error("model.vocab", "expected an object of token -> id");
+    const std::vector<RawToken> raw = collect_tokens(model, root);
+    uint64_t count = 0;
+    for (const RawToken& token : raw) count = std::max(count, token.id + 1);
+    if (count == 0) input_error("model.vocab", "no tokens");
+    if (count > kMaxVocabSize)
+        blocker("model.vocab", "vocabulary of " + std::to_string(count) + " tokens is too large",
+                "at most " + std::to_string(kMaxVocabSize));
+    TokenizerVocab vocab;
+    vocab.model = "gemma4";
+    vocab.pre.clear();
+    place_tokens(raw, count, false, vocab, true);
+    detail::apply_gemma4_vocab(model_dir, model_vocab.size(), vocab);
+    vocab.merges = read_merges(model);
+    detail::TokenizerJsonSpecials specials = json_specials(raw, root, vocab);
+    specials.encoder = true;  // SpecialVocab's sep, mask and add_sep
+    detail::apply_special_tokens(model_dir, specials, options.config, vocab);
+    vocab.add_space_prefix = false;
+    vocab.add_bos = true;
+    return vocab;
+}
+
 }  // namespace
 
 TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir,
                               const TokenizerOptions& options) {
     const std::filesystem::path path = model_dir / kFile;
+    if (options.model == "gemma4" && !std::filesystem::exists(path))
+        blocker("", "is missing: Gemma4Model reads Gemma 4's tokenizer from tokenizer.json only",
+                "the checkpoint's tokenizer.json");
     if (!std::filesystem::exists(path) && std::filesystem::exists(model_dir / "tokenizer.model"))
         return detail::read_sentencepiece_model(model_dir, options);
     // XLM-R's SentencePiece Unigram model, preferred over tokenizer.json as llama.cpp's converter
@@ -373,6 +422,7 @@ TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir,
     object model;
     if (root.at_key("model").get(model_element) || model_element.get(model))
         input_error("model", "missing");
+    if (options.model == "gemma4") return read_gemma4_tokenizer(model_dir, root, model, options);
     std::string_view model_type;
     if (!model.at_key("type").get(model_type) && model_type == "Unigram") {
         detail::TokenizerJsonSpecials specials;
@@ -419,13 +469,8 @@ TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir,
         vocab.pre = pre_tokenizer_name(root, options);
     }
 
-    detail::TokenizerJsonSpecials specials;
+    detail::TokenizerJsonSpecials specials = json_specials(raw, root, vocab);
     specials.encoder = options.encoder;
-    for (const RawToken& token : raw)
-        if (token.added && token.id < vocab.tokens.size())
-            specials.added_tokens.emplace_back(std::string(token.text),
-                                               static_cast<uint32_t>(token.id));
-    collect_templates(root, specials);
     detail::apply_special_tokens(model_dir, specials, options.config, vocab);
     return vocab;
 }

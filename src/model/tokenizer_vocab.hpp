@@ -28,13 +28,16 @@ enum class TokenType : int32_t {
 
 struct TokenizerVocab {
     // "gpt2" (byte-level BPE) | "llama" (SentencePiece BPE) | "bert" (WordPiece) | "t5"
-    // (SentencePiece Unigram, tokenizer_unigram.hpp)
+    // (SentencePiece Unigram, tokenizer_unigram.hpp) | "gemma4" (Gemma 4's SentencePiece-style BPE
+    // with merges and scores, tokenizer_gemma4.hpp)
     std::string model = "gpt2";
-    std::string pre;  // "qwen2", "llama-bpe", ...; "default" for "llama"
+    // "qwen2", "llama-bpe", ...; "default" for "llama"; empty for "gemma4" (no KV: llama.cpp names
+    // it itself)
+    std::string pre;
     std::vector<std::string> tokens;
     std::vector<int32_t> token_types;
-    std::vector<std::string> merges;       // "gpt2" only
-    std::vector<float> scores;             // "llama" and "t5": one per token
+    std::vector<std::string> merges;       // "gpt2" and "gemma4"
+    std::vector<float> scores;             // "llama", "t5" and "gemma4": one per token
     std::optional<bool> add_space_prefix;  // "llama" and "t5"
     // "t5" only: remove_extra_whitespaces and the normalizer's precompiled_charsmap (empty: none).
     std::optional<bool> remove_extra_whitespaces;
@@ -69,6 +72,9 @@ struct TokenizerOptions {
     // An encoder's byte-level BPE vocabulary (modernbert): sep, mask and add_sep are written too,
     // as for WordPiece and Unigram.
     bool encoder = false;
+    // The architecture's own tokenizer model (Architecture::tokenizer_model): "gemma4" reads the
+    // tokenizer.json as Gemma4Model.set_vocab does (tokenizer_gemma4.hpp); empty: by its shape.
+    std::string_view model = {};
 };
 
 // Special ids / add flags follow gguf-py SpecialVocab: tokenizer_config.json *_token contents

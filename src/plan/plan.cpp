@@ -65,7 +65,8 @@ std::optional<TokenizerVocab> read_vocab(const SourceModel& source, const ModelC
                 source.model_dir && source.model_dir->has_config() ? &source.model_dir->config()
                                                                    : nullptr,
                 architecture != nullptr ? architecture->byte_level_pre : std::string_view{},
-                architecture != nullptr && architecture->encoder});
+                architecture != nullptr && architecture->encoder,
+                architecture != nullptr ? architecture->tokenizer_model : std::string_view{}});
         if (architecture != nullptr && architecture->finish_vocab)
             architecture->finish_vocab(vocab, options.tokenizer_pre.has_value());
         if (vocab.tokens.size() != config.vocab_size)

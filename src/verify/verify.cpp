@@ -412,6 +412,10 @@ std::map<std::string, GeneratedTensor> wanted_generated(const verify_ref::RefArc
             wanted["rope_freqs.weight"] = {
                 verify_ref::expected_llama3_rope_freqs(config), "config.json rope_scaling", {}};
     }
+    if (arch.proportional_rope_freqs && config.full_layers)
+        wanted["rope_freqs.weight"] = {verify_ref::expected_proportional_rope_freqs(config),
+                                       "config.json rope_parameters.full_attention",
+                                       {}};
     if (arch.phi3_rope_factors)
         if (const auto rope = verify_ref::expected_phi3_long_rope(config)) {
             wanted["rope_factors_long.weight"] = {

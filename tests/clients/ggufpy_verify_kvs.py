@@ -98,6 +98,8 @@ def changed(key, value, vtype, sub):
                 edited[0] = edited[0] + "x"
         elif sub == GGUFValueType.FLOAT32:
             edited[1] = edited[1] - 1.0
+        elif sub == GGUFValueType.BOOL:  # a per-layer pattern: one layer flipped
+            edited[1] = not edited[1]
         else:
             edited[1] = edited[1] + 1 if edited[1] != 1 else 3
         return edited

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# Gemma 4 dense (gemma4) against llama.cpp's own converter code. rebox refuses Gemma 4 for now (its
-# gemma4 tokenizer is not written), so no file reaches llama.cpp yet; what is checked:
-#  - gemma4_plan_compare.py: `rebox plan --json` of the tiny BF16 fixture (rebox-mkfixture --arch
-#    gemma4: 3 sliding layers, then a full-attention one with its own head size and kv heads, no
-#    v_proj, a layer_scalar per layer, a vision tower stand-in) plans exactly the tensors, with the ne,
-#    that the bundle's Gemma4Model chain writes for the same checkpoint, rope_freqs first;
-#  - convert stops with the tokenizer BLOCKER: one line, exit 2, no file;
-#  - a layer_types of the wrong length is refused: one line, exit 2, no file.
+# Gemma 4 dense (gemma4) against llama.cpp's own code. The tiny BF16 fixture (rebox-mkfixture --arch
+# gemma4: 3 sliding layers, then a full-attention one with its own head size and kv heads, no v_proj, a
+# layer_scalar per layer, a vision tower stand-in, a small tokenizer of Gemma's shape: see
+# tools/mkfixture/gemma4_tokenizer.hpp) is converted as it is and with --outtype f32, then
+#  - rebox verify passes on both files;
+#  - ggufpy_gemma4.py: every tensor (values bit for bit, rope_freqs computed), every gemma4.* KV and every
+#    tokenizer.* KV (tokens, scores, token types, merges, ids, flags, chat template), in order, equal what
+#    the bundle's Gemma4Model -> Gemma3Model -> TextModel -> ModelBase chain writes, its set_vocab run
+#    through gguf-py's own LlamaHfVocab / SpecialVocab;
+#  - gemma4_llama.mjs (one llama.cpp process): llama.cpp tokenizes test strings exactly as the
+#    tokenizer.json does (@lenml/tokenizers), and each file agrees with its f32 twin (cos >= 0.999);
+#  - ggufpy_verify_kvs.py: each KV of the BF16 file changed or deleted makes rebox verify fail naming it;
+#  - bad input is refused: one BLOCKER line, exit 2, no file (a layer_types of the wrong length, a
+#    tokenizer.json that is not Gemma's BPE, a tokenizer_config.json naming a token the vocabulary lacks).
 # Usage: bash tests/clients/test_gemma4_arch.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -14,28 +20,27 @@ source "$(dirname "$0")/lib/gguf_py.sh"
 clients_init gemma4_arch "${1:-}"
 ggufpy_setup "$BUILD"
 
-# One refusal: exit 2, no file, `needle` on exactly one line.
-refused_once() {
-  local dir="$1" needle="$2" out code
-  set +e
-  out="$("$REBOX" convert "$dir" -o "$dir.gguf" 2>&1)"
-  code=$?
-  set -e
-  [[ $code -eq 2 && ! -e "$dir.gguf" ]] || { echo "FAIL: $dir: exit $code"; echo "$out"; exit 1; }
-  [[ $(grep -cF "$needle" <<<"$out") -eq 1 ]] || { echo "FAIL: not one line: $out"; exit 1; }
-}
-
 dir="$WORK/gemma4"
 "$MKFIXTURE" "$dir" --preset tiny --arch gemma4 --force >/dev/null
-set +e
-"$REBOX" plan --json "$dir" >"$WORK/plan.json"
-code=$?
-set -e
-[[ $code -eq 2 ]] || { echo "FAIL: rebox plan exit $code (the tokenizer BLOCKER expected)"; exit 1; }
-ggufpy "$CLIENTS_DIR/gemma4_plan_compare.py" "$BUILD/llama-src" "$dir" "$WORK/plan.json"
-refused_once "$dir" 'tokenizer.ggml.model "gemma4"'
+"$REBOX" convert "$dir" -o "$dir.gguf" --quiet
+"$REBOX" convert "$dir" -o "$dir-f32.gguf" --outtype f32 --quiet
+"$REBOX" verify "$dir" "$dir.gguf" >/dev/null
+"$REBOX" verify "$dir" "$dir-f32.gguf" >/dev/null
+ggufpy "$CLIENTS_DIR/ggufpy_gemma4.py" "$BUILD/llama-src" "$dir" "$dir.gguf" F32,BF16 "$dir" "$dir-f32.gguf" F32 \
+  2>"$WORK/ggufpy.err" || { cat "$WORK/ggufpy.err"; exit 1; }
+node "$CLIENTS_DIR/gemma4_llama.mjs" "$dir" --min-cos 0.999 "$dir.gguf:$dir-f32.gguf"
+# Every KV of the file changed and deleted in turn (gguf-py's writer): verify must name each one.
+ggufpy "$CLIENTS_DIR/ggufpy_verify_kvs.py" "$REBOX" "$dir" "$dir.gguf" "$WORK" gemma4 | tail -1
 
 bad="$WORK/gemma4-layer-types"
 "$MKFIXTURE" "$bad" --preset tiny --arch gemma4 --gemma4-defect layer-types --force >/dev/null
-refused_once "$bad" "layer_types has 3 entries for num_hidden_layers 4"
+clients_refused "$bad" "layer_types has 3 entries for num_hidden_layers 4"
+bad="$WORK/gemma4-no-byte-fallback"
+cp -r "$dir" "$bad"
+sed -i 's/"byte_fallback": true/"byte_fallback": false/' "$bad/tokenizer.json"
+clients_refused "$bad" "LlamaHfVocab"
+bad="$WORK/gemma4-unknown-special"
+cp -r "$dir" "$bad"
+sed -i 's/"eos_token": "<eos>"/"eos_token": "<end_of_turn>"/' "$bad/tokenizer_config.json"
+clients_refused "$bad" "tokenizer_config.json: eos_token"
 echo "PASS test_gemma4_arch ($(clients_elapsed))"

@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "gemma4_tokenizer.hpp"
 #include "seeded_bf16.hpp"
-#include "tokenizer_files.hpp"
 
 namespace mkfixture {
 namespace {
@@ -105,9 +105,7 @@ void g4_add_layer(std::vector<G4Tensor>& t, int64_t layer) {
 std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& options) {
     if (!options.defect.empty() && options.defect != "layer-types")
         throw std::runtime_error("--gemma4-defect: unknown '" + options.defect + "'");
-    TokenizerOptions tok;
-    tok.kind = "small";
-    const int64_t vocab = write_tokenizer_files(out_dir, tok);
+    const int64_t vocab = write_gemma4_tokenizer(out_dir);
     {
         std::ofstream out(out_dir / "config.json", std::ios::binary);
         out << g4_config(vocab, options.defect).dump(2) << "\n";

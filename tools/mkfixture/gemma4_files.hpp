@@ -2,8 +2,8 @@
 // (Gemma4ForConditionalGeneration: the text model under "model.language_model.", a vision tower
 // beside it, tied embeddings; BF16): 4 layers, three sliding-window layers (4 heads of 16, 2 kv
 // heads) then a full-attention one (4 heads of global_head_dim 32, 1 kv head, no v_proj: the
-// attention_k_eq_v layout), a [1] layer_scalar per layer, proportional rope parameters; the small
-// byte-level tokenizer (Gemma 4's own tokenizer is not written by rebox yet).
+// attention_k_eq_v layout), a [1] layer_scalar per layer, proportional rope parameters; a small
+// Gemma-4-shaped tokenizer (gemma4_tokenizer.hpp).
 #pragma once
 
 #include <cstdint>

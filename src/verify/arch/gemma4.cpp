@@ -1,25 +1,147 @@
-// verify's gemma4 (Gemma4ForCausalLM, Gemma4ForConditionalGeneration's text model): not written
-// yet. rebox convert refuses every Gemma 4 checkpoint for now (its tokenizer is not written), so
-// verify has no file of its own to read back; a Gemma 4 GGUF made elsewhere is refused with a
-// BLOCKER here rather than checked against expectations verify does not have (the per-layer
-// attention shapes, the KV arrays, the proportional rope_freqs).
+// verify's gemma4 (Gemma4ForCausalLM, Gemma4ForConditionalGeneration's text model), written from
+// llama.cpp's Gemma4Model -> Gemma3Model -> TextModel chain (conversion/gemma.py) and its gemma4
+// loader (src/models/gemma4.cpp), never from the writer's record: layer i is a sliding-window layer
+// (head_dim, num_key_value_heads) or a full-attention one (global_head_dim, else per_layer_config's
+// head_dim of the first full layer; num_global_key_value_heads, else num_key_value_heads) as
+// layer_types says; q/k/v/o and the head norms take their layer's widths, layer_scalar is [1].
+// No norm shift (Gemma4Model.norm_shift is 0), token_embd cut to vocab_size rows, rope_freqs
+// computed for the proportional rope of the full layers, the per-layer KVs (RefKv::gemma4_layers),
+// the "gemma4" vocabulary; an NVFP4 factor is applied on attention, the FFN, experts and output.
+// Defaults: transformers' Gemma4TextConfig for what config.json may leave out.
+#include <string>
+
 #include "rebox/error.hpp"
 #include "verify/arch/ref_arch.hpp"
 
 namespace rebox::verify_ref::detail {
+namespace gemma4_ref {
+
+constexpr RefKv kGemma4RefKvs[] = {RefKv::rope_freq_base, RefKv::rope_freq_base_swa,
+                                   RefKv::rms_epsilon,    RefKv::final_logit_softcapping,
+                                   RefKv::sliding_window, RefKv::gemma4_layers};
+
+void gemma4_ref_defaults(nlohmann::json& root) {
+    static const std::pair<const char*, const char*> kDefaults[] = {
+        {"vocab_size", "262144"},
+        {"num_attention_heads", "8"},
+        {"num_key_value_heads", "4"},
+        {"head_dim", "256"},
+        {"max_position_embeddings", "131072"},
+        {"rms_norm_eps", "1e-06"},
+        {"sliding_window", "512"},
+        {"num_kv_shared_layers", "0"},
+        {"hidden_size_per_layer_input", "256"}};
+    // An absent field takes transformers' default; a null hidden_size_per_layer_input is the
+    // converter's `or 0`, any other null the default.
+    for (const auto& [key, value] : kDefaults) {
+        const bool keep_null = std::string_view(key) == "hidden_size_per_layer_input";
+        if (!root.contains(key) || (root[key].is_null() && !keep_null))
+            root[key] = nlohmann::json::parse(value);
+    }
+}
+
+uint32_t gemma4_ref_count(const nlohmann::json& object, const char* key, uint32_t cap) {
+    const auto it = object.find(key);
+    if (it == object.end() || it->is_null()) return 0;
+    if (!it->is_number_unsigned() || it->get<uint64_t>() > cap)
+        throw_input_error("config.json", key, "is " + it->dump(),
+                          "a whole number up to " + std::to_string(cap));
+    return static_cast<uint32_t>(it->get<uint64_t>());
+}
+
+void gemma4_ref_config(const nlohmann::json& root, RefConfig& c) {
+    const auto types = root.find("layer_types");
+    if (types == root.end() || !types->is_array() || types->size() != c.num_hidden_layers)
+        throw_input_error("config.json", "layer_types", "is not one entry per layer",
+                          std::to_string(c.num_hidden_layers) + " layer types");
+    c.sliding_layers.clear();
+    for (const nlohmann::json& type : *types) {
+        if (type != "sliding_attention" && type != "full_attention")
+            throw_input_error("config.json", "layer_types", "holds " + type.dump(),
+                              "sliding_attention or full_attention");
+        c.sliding_layers.push_back(type == "sliding_attention");
+    }
+    RefConfig::FullAttentionLayers full;
+    full.head_dim = gemma4_ref_count(root, "global_head_dim", kMaxHeadDim);
+    const auto per_layer = root.find("per_layer_config");
+    if (full.head_dim == 0 && per_layer != root.end() && per_layer->is_object())
+        for (const auto& [index, layer] : per_layer->items()) {
+            const size_t i = index.find_first_not_of("0123456789") == std::string::npos &&
+                                     !index.empty() && index.size() < 8
+                                 ? std::stoul(index)
+                                 : SIZE_MAX;
+            if (i < c.sliding_layers.size() && !c.sliding_layers[i] && layer.is_object() &&
+                layer.contains("head_dim")) {
+                full.head_dim = gemma4_ref_count(layer, "head_dim", kMaxHeadDim);
+                break;
+            }
+        }
+    if (full.head_dim == 0)
+        throw_input_error("config.json", "global_head_dim", "is missing",
+                          "the full-attention layers' head size");
+    if (const uint32_t heads = gemma4_ref_count(root, "num_global_key_value_heads", kMaxHeads))
+        full.kv_heads = heads;
+    if (c.rope_scaling && c.rope_scaling->partial_rotary_factor)
+        full.partial_rotary_factor = *c.rope_scaling->partial_rotary_factor;
+    c.full_layers = full;
+    c.kv_shared_layers = gemma4_ref_count(root, "num_kv_shared_layers", kMaxLayers);
+    c.per_layer_input_width = gemma4_ref_count(root, "hidden_size_per_layer_input", kMaxWidth);
+}
+
+// "layers.N.REST": REST and whether layer N is a full-attention layer.
+bool gemma4_ref_layer(const RefConfig& c, std::string_view name, std::string_view* rest,
+                      bool* full) {
+    if (!name.starts_with("layers.")) return false;
+    name.remove_prefix(7);
+    const size_t dot = name.find('.');
+    if (dot == std::string_view::npos || dot == 0 || dot > 6) return false;
+    size_t layer = 0;
+    for (size_t i = 0; i < dot; ++i) {
+        if (name[i] < '0' || name[i] > '9') return false;
+        layer = layer * 10 + size_t(name[i] - '0');
+    }
+    if (layer >= c.sliding_layers.size()) return false;
+    *rest = name.substr(dot + 1);
+    *full = !c.sliding_layers[layer];
+    return true;
+}
+
+std::optional<std::vector<int64_t>> gemma4_ref_shape(const RefConfig& c, std::string_view name) {
+    using Shape = std::vector<int64_t>;
+    std::string_view rest;
+    bool full = false;
+    if (!gemma4_ref_layer(c, name, &rest, &full)) return std::nullopt;
+    if (rest == "layer_scalar") return Shape{1};
+    const RefConfig::FullAttentionLayers f =
+        c.full_layers.value_or(RefConfig::FullAttentionLayers{});
+    const int64_t head = full ? f.head_dim : c.head_dim;
+    const int64_t kv_heads =
+        full ? f.kv_heads.value_or(c.num_key_value_heads) : c.num_key_value_heads;
+    const int64_t hidden = c.hidden_size, q = int64_t{c.num_attention_heads} * head;
+    if (rest == "self_attn.q_proj.weight") return Shape{q, hidden};
+    if (rest == "self_attn.k_proj.weight" || rest == "self_attn.v_proj.weight")
+        return Shape{kv_heads * head, hidden};
+    if (rest == "self_attn.o_proj.weight") return Shape{hidden, q};
+    if (rest == "self_attn.q_norm.weight" || rest == "self_attn.k_norm.weight") return Shape{head};
+    return std::nullopt;
+}
+
+}  // namespace gemma4_ref
 
 const RefArch& ref_gemma4() {
+    using namespace gemma4_ref;
     static constexpr std::string_view kModelTypes[] = {"gemma4_text", "gemma4"};
     static const RefArch kArch{
         .gguf_arch = "gemma4",
         .model_types = kModelTypes,
-        .prepare_config =
-            [](nlohmann::json&) {
-                throw Error(ExitClass::blocker, "config.json", "model_type",
-                            "verify's expectations for gemma4 (Gemma 4) are not written yet",
-                            "an architecture verify knows");
-            },
-        .scale_roles = kScaleAttention | kScaleFfn | kScaleExperts | kScaleOutput};
+        .prepare_config = gemma4_ref_defaults,
+        .finish_config = gemma4_ref_config,
+        .shape = gemma4_ref_shape,
+        .kvs = kGemma4RefKvs,
+        .vocab_rows_cut = true,
+        .proportional_rope_freqs = true,
+        .scale_roles = kScaleAttention | kScaleFfn | kScaleExperts | kScaleOutput,
+        .gemma4_vocab = true};
     return kArch;
 }
 

@@ -55,6 +55,11 @@ enum class RefKv : uint8_t {
     // SIGMOID gating, weights scale and norm, nextn_predict_layers): each written when config.json
     // has its field (the gating function always).
     glm4moe_routing,
+    // gemma4 (Gemma4Model): head_count_kv per layer (when the full layers' kv heads are named),
+    // key/value length of the full layers and of the sliding ones (_swa), rope.dimension_count
+    // (full head size) and _swa (head_dim), shared_kv_layers, embedding_length_per_layer_input,
+    // sliding_window_pattern per layer.
+    gemma4_layers,
 };
 
 // The GGUF tensors whose NVFP4 per-tensor factor (<weight>.scale) llama.cpp's graph of the
@@ -106,6 +111,8 @@ struct RefArch {
     // Tensors computed from config.json: llama3 rope_freqs, phi3 longrope's two factor tensors.
     bool llama3_rope_freqs = false;
     bool phi3_rope_factors = false;
+    // gemma4: rope_freqs for the full layers' "proportional" rope (RefConfig::full_layers).
+    bool proportional_rope_freqs = false;
     uint8_t scale_roles = kScaleNone;
     // sentence-transformers Dense modules beside the model (2_Dense, 3_Dense) are part of it.
     bool dense_modules = false;
@@ -123,6 +130,9 @@ struct RefArch {
     // _set_vocab_glm: the pre-tokenizer of GLM's regex is "glm4", and bos / eot / unk / eom are
     // the ids of [gMASK] / <|user|> / <|endoftext|> / <|observation|> where none is set yet.
     bool glm_vocab = false;
+    // Gemma4Model.set_vocab: the gemma4 tokenizer model (ref_gemma4_vocab.cpp), no pre-tokenizer
+    // KV.
+    bool gemma4_vocab = false;
 
     bool lists(RefKv kv) const {
         for (const RefKv listed : kvs)

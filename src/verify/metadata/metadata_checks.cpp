@@ -189,6 +189,30 @@ void check_linear_attention_kvs(KvChecker& kv, const std::string& arch, const Re
     check_numbers(kv, arch + ".rope.dimension_sections", GgufType::INT32, sections);
 }
 
+// gemma4: Gemma4Model's per-layer and per-kind KVs (TextModel's head_count_kv rewritten as an
+// INT32 array when the full layers' kv heads are named).
+void check_gemma4_kvs(KvChecker& kv, const std::string& arch, const RefConfig& config) {
+    const RefConfig::FullAttentionLayers full =
+        config.full_layers.value_or(RefConfig::FullAttentionLayers{});
+    if (full.kv_heads) {
+        std::vector<int64_t> heads;
+        for (const bool sliding : config.sliding_layers)
+            heads.push_back(sliding ? config.num_key_value_heads : *full.kv_heads);
+        check_numbers(kv, arch + ".attention.head_count_kv", GgufType::INT32, heads);
+    } else {
+        kv.expect_u32(arch + ".attention.head_count_kv", config.num_key_value_heads);
+    }
+    kv.expect_u32(arch + ".attention.key_length", full.head_dim);
+    kv.expect_u32(arch + ".attention.value_length", full.head_dim);
+    kv.expect_u32(arch + ".attention.key_length_swa", config.head_dim);
+    kv.expect_u32(arch + ".attention.value_length_swa", config.head_dim);
+    kv.expect_u32(arch + ".rope.dimension_count", full.head_dim);
+    kv.expect_u32(arch + ".rope.dimension_count_swa", config.head_dim);
+    kv.expect_u32(arch + ".attention.shared_kv_layers", config.kv_shared_layers);
+    kv.expect_u32(arch + ".embedding_length_per_layer_input", config.per_layer_input_width);
+    kv.expect_bools(arch + ".attention.sliding_window_pattern", config.sliding_layers);
+}
+
 // glm4moe: TextModel's group counts and gating function, then Glm4MoeModel's own KVs; each one
 // config.json has a field for is written, the gating function (SIGMOID) always.
 void check_glm4moe_kvs(KvChecker& kv, const std::string& arch, const RefConfig& config) {
@@ -272,7 +296,8 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const RefArch* arch
 
     RefTokenizer ref;
     try {
-        ref = read_ref_tokenizer(model_dir, config.vocab_size, arch && arch->encoder_bpe);
+        ref = read_ref_tokenizer(model_dir, config.vocab_size, arch && arch->encoder_bpe,
+                                 arch && arch->gemma4_vocab);
     } catch (const Error& e) {
         kv.problem(std::filesystem::exists(model_dir / "tokenizer.json") ? "tokenizer.json"
                                                                          : "tokenizer.model",
@@ -291,7 +316,9 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const RefArch* arch
     // _set_vocab_glm's tokenizer is known to the converter by its hash as "glm4"; its Split regex
     // is llama-bpe's.
     if (!options.tokenizer_pre && arch && arch->glm_vocab && pre == "llama-bpe") pre = "glm4";
-    if (pre) {
+    if (ref.model == "gemma4") {  // llama.cpp names the gemma4 pre-tokenizer itself
+        kv.expect_absent(pre_key, "Gemma4Model.set_vocab writes none");
+    } else if (pre) {
         kv.handled(pre_key);
         const GgufValue* value = gguf.find(pre_key);
         const std::string* got = value ? value->as_string() : nullptr;
@@ -308,7 +335,7 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const RefArch* arch
                             " (pass --tokenizer-pre NAME to check it)");
     }
     kv.expect_string("tokenizer.ggml.model", ref.model);
-    if (ref.model == "gpt2")
+    if (ref.model == "gpt2" || ref.model == "gemma4")
         kv.expect_strings("tokenizer.ggml.merges", ref.merges, "tokenizer.json model.merges");
     else
         kv.expect_absent("tokenizer.ggml.merges",
@@ -345,7 +372,7 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const RefArch* arch
         }
     }
     check_numbers(kv, "tokenizer.ggml.token_type", GgufType::INT32, vocab.token_types);
-    if (ref.model == "llama" || ref.model == "t5")
+    if (ref.model == "llama" || ref.model == "t5" || ref.model == "gemma4")
         check_numbers(kv, "tokenizer.ggml.scores", GgufType::FLOAT32, vocab.scores);
     else
         kv.expect_absent("tokenizer.ggml.scores", "only a SentencePiece vocabulary has scores");
@@ -593,7 +620,9 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
     kv.expect_u32(arch + ".block_count", uint64_t{config.num_hidden_layers} + config.mtp_layers);
     kv.expect_u32(arch + ".attention.head_count", config.num_attention_heads);
     const bool encoder = architecture && architecture->encoder;
-    if (!encoder)  // BertModel writes no head_count_kv (a BERT config has none)
+    const bool per_layer_kv_heads =  // gemma4: check_gemma4_kvs
+        architecture && architecture->lists(RefKv::gemma4_layers);
+    if (!encoder && !per_layer_kv_heads)  // BertModel writes none (a BERT config has none)
         kv.expect_u32(arch + ".attention.head_count_kv", config.num_key_value_heads);
     kv.expect_u32(arch + ".feed_forward_length", config.intermediate_size);
     kv.expect_u32("general.quantization_version", 2);  // GGML_QNT_VERSION
@@ -737,6 +766,9 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
                     break;
                 case RefKv::glm4moe_routing:
                     check_glm4moe_kvs(kv, arch, config);
+                    break;
+                case RefKv::gemma4_layers:
+                    check_gemma4_kvs(kv, arch, config);
                     break;
                 default:
                     break;

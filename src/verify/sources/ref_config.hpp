@@ -102,6 +102,18 @@ struct RefConfig {
     std::optional<bool> norm_topk_prob;
     bool score_function_named = false;
     bool nextn_given = false;
+    // gemma4 (Gemma4Model), filled by its finish_config: the full-attention layers' head size and
+    // kv heads (nullopt: config.json names none, head_count_kv stays one number), the full
+    // layers' rope partial factor, the KV-shared layers and the per-layer input width; the
+    // sliding layers are in sliding_layers.
+    struct FullAttentionLayers {
+        uint32_t head_dim = 0;
+        std::optional<uint32_t> kv_heads;
+        double partial_rotary_factor = 1.0;
+    };
+    std::optional<FullAttentionLayers> full_layers;
+    uint32_t kv_shared_layers = 0;
+    uint32_t per_layer_input_width = 0;
 };
 
 // Caps far above any released model, far below what would exhaust memory or time when verify

@@ -175,9 +175,12 @@ std::optional<std::string> ref_pre_for_regex(std::string_view regex) {
 }
 
 RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir, uint64_t vocab_size,
-                                bool encoder_bpe) {
+                                bool encoder_bpe, bool gemma4_vocab) {
     RefTokenizer out;
     const std::filesystem::path json_path = model_dir / "tokenizer.json";
+    if (gemma4_vocab && !std::filesystem::exists(json_path) &&
+        std::filesystem::exists(model_dir / "tokenizer.model"))
+        bad(json_path, "", "missing: Gemma4Model reads the vocabulary from tokenizer.json only");
     // XLM-R's SentencePiece Unigram model: the converter prefers it to tokenizer.json.
     const std::filesystem::path unigram_path = model_dir / "sentencepiece.bpe.model";
     const auto unigram_model = [&](const element* root) {
@@ -222,6 +225,15 @@ RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir, uint64_t
     object model;
     if (root["model"].get(model)) bad(json_path, "model", "missing or not an object");
     std::string_view type;
+    if (gemma4_vocab) {
+        out.model = "gemma4";
+        array merges;
+        if (model["merges"].get(merges)) bad(json_path, "model.merges", "missing");
+        out.merges = merges_as_gguf(json_path, merges);
+        out.vocab = read_ref_gemma4_vocab(root, model_dir);
+        out.chat_template = source_chat_template(model_dir);
+        return out;
+    }
     if (!model["type"].get(type) && type == "WordPiece") {
         out.model = "bert";  // llama.cpp's WordPiece ignores tokenizer.ggml.pre: rebox's default
         out.pre = "default";

@@ -34,8 +34,9 @@ struct RefTokenizer {
 // vocab_size: config.json's (0: one past the largest id, or the piece count). Throws rebox::Error
 // (input class) naming the file when it cannot be read or parsed.
 // encoder_bpe: a byte-level BPE vocabulary gets the encoders' sep / mask / add_sep (modernbert).
+// gemma4_vocab: Gemma4Model.set_vocab's own vocabulary from tokenizer.json alone.
 RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir, uint64_t vocab_size = 0,
-                                bool encoder_bpe = false);
+                                bool encoder_bpe = false, bool gemma4_vocab = false);
 
 // llama.cpp's pre-tokenizer name for a tokenizer.json Split regex, nullopt when unknown.
 std::optional<std::string> ref_pre_for_regex(std::string_view regex);

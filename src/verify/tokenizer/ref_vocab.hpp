@@ -60,6 +60,15 @@ inline constexpr uint64_t kMaxRefVocab = uint64_t{1} << 24;
 RefVocab read_ref_vocab(const simdjson::dom::element& root, const std::filesystem::path& model_dir,
                         uint64_t vocab_size, RefVocabKind kind = RefVocabKind::byte_level_bpe);
 
+// Gemma4Model.set_vocab (gguf-py's LlamaHfVocab over transformers' fast tokenizer, then
+// SpecialVocab with merges): every token of model.vocab and added_tokens at its id (a hole is an
+// error), score -1000, BYTE / CONTROL / NORMAL / USER_DEFINED types (ref_gemma4_vocab.cpp),
+// add_bos true, add_space_prefix false. Throws rebox::Error (input) naming tokenizer.json for a
+// file LlamaHfVocab rejects (not a BPE with byte_fallback and a Sequence decoder), a hole, or a
+// special token tokenizer_config.json names that the vocabulary lacks.
+RefVocab read_ref_gemma4_vocab(const simdjson::dom::element& root,
+                               const std::filesystem::path& model_dir);
+
 // From a parsed tokenizer.model (ref_spm_model.hpp) and model_dir's added_tokens.json /
 // tokenizer_config.json / config.json (ref_spm_vocab.cpp). vocab_size 0: the piece count. Throws
 // rebox::Error (input) naming the file and key for more pieces than vocab_size or an ill-typed

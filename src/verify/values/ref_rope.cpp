@@ -8,6 +8,17 @@
 
 namespace rebox::verify_ref {
 
+std::vector<float> expected_proportional_rope_freqs(const RefConfig& config) {
+    if (!config.full_layers) return {};
+    const double head = config.full_layers->head_dim;
+    // Python's int() of the double products, as Gemma4Model.generate_extra_tensors takes them.
+    const auto rotated = static_cast<size_t>(head * config.full_layers->partial_rotary_factor / 2);
+    const auto half = static_cast<size_t>(head / 2);
+    std::vector<float> out(half, 1e30f);
+    for (size_t i = 0; i < rotated && i < half; ++i) out[i] = 1.0f;
+    return out;
+}
+
 std::vector<float> expected_llama3_rope_freqs(const RefConfig& config) {
     const RefRopeScaling& s = *config.rope_scaling;
     const double original =

@@ -26,6 +26,10 @@ inline uint64_t rope_source_row(uint64_t gguf_row, uint64_t head_rows) {
 // binary32 operation torch performs in llama.cpp's converter.
 std::vector<float> expected_llama3_rope_freqs(const RefConfig& config);
 
+// gemma4: rope_freqs.weight of the full layers' proportional rope: head size D and partial factor
+// p (RefConfig::full_layers) give int(D * p / 2) values 1.0, then 1e30 up to int(D / 2).
+std::vector<float> expected_proportional_rope_freqs(const RefConfig& config);
+
 // phi3: the rotary dimensions, int(partial_rotary_factor * hidden_size) // heads (the factor from
 // rope_scaling, else config.json's top level, else 1).
 uint64_t phi3_rotary_dims(const RefConfig& config);

@@ -71,3 +71,16 @@ embed_jobs_run() {
   node "$CLIENTS_DIR/llama_embed.mjs" "${EMBED_JOBS[@]}"
   EMBED_JOBS=()
 }
+
+# `rebox convert DIR` must be refused before anything is written: exit 2, no DIR.gguf, exactly one
+# BLOCKER line, holding NEEDLE (fixed text). Prints that line.
+clients_refused() {
+  local dir="$1" needle="$2" out code
+  set +e
+  out="$("$REBOX" convert "$dir" -o "$dir.gguf" 2>&1)"
+  code=$?
+  set -e
+  [[ $code -eq 2 && ! -e "$dir.gguf" && $(grep -c '^BLOCKER' <<<"$out") -eq 1 ]] &&
+    grep -qF -- "$needle" <<<"$out" || { echo "FAIL: $dir: exit $code (expected 2, one BLOCKER line with '$needle', no file)"; echo "$out"; exit 1; }
+  echo "  $(basename "$dir"): refused: $(grep '^BLOCKER' <<<"$out")"
+}

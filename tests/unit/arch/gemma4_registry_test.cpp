@@ -4,7 +4,7 @@
 // (conversion/gemma.py Gemma4Model -> Gemma3Model -> TextModel; gguf-py's tensor_mapping for the
 // names): names both ways with the suffix-less layer_scalar, ne per layer kind from a hand-written
 // config.json, no norm shift, the KVs in the converter's order with the per-layer arrays, the
-// proportional rope_freqs worked by hand, and the refusals.
+// proportional rope_freqs worked by hand, the gemma4 tokenizer model, and the refusals.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -304,9 +304,10 @@ bool lists(const std::vector<std::string>& problems, const std::string& part) {
 }
 
 TEST(Gemma4Registry, Refusals) {
-    // A good config has no problem; the tokenizer is not written yet (the plan refuses it alone).
+    // A good config has no problem; the tokenizer is Gemma4Model.set_vocab's own.
     EXPECT_EQ(config_problems(g4(), g4_config()), std::vector<std::string>{});
-    EXPECT_NE(g4().tokenizer_blocker.find("tokenizer.ggml.model \"gemma4\""), std::string::npos);
+    EXPECT_TRUE(g4().tokenizer_blocker.empty());
+    EXPECT_EQ(g4().tokenizer_model, "gemma4");
     // layer_types of the wrong length.
     const ModelConfig short_types = parse_model_config(nlohmann::json::parse(
         g4_json("", R"(["sliding_attention", "sliding_attention", "full_attention"])")));

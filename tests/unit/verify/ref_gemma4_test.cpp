@@ -1,0 +1,75 @@
+// verify's own gemma4 pieces, worked by hand from llama.cpp's converter (conversion/gemma.py):
+// Gemma4Model.set_vocab's vocabulary as read_ref_tokenizer derives it with the gemma4 flag (model
+// "gemma4", merges as gguf-py joins them, score -1000, types BYTE / CONTROL / USER_DEFINED /
+// NORMAL, add_bos true, add_space_prefix false), and generate_extra_tensors' proportional
+// rope_freqs (int(D * p / 2) ones, then 1e30 up to D / 2).
+#include <gtest/gtest.h>
+
+#include "rebox/error.hpp"
+#include "test_files.hpp"
+#include "verify/tokenizer/ref_tokenizer.hpp"
+#include "verify/values/ref_rope.hpp"
+
+namespace rebox::verify_ref {
+namespace {
+
+#define G4R_SP "\xE2\x96\x81"  // U+2581
+
+std::string g4ref_tokenizer_json(const std::string& byte_fallback) {
+    return R"({"added_tokens": [{"id": 0, "content": "<pad>", "special": true},
+        {"id": 1, "content": "<eos>", "special": true},
+        {"id": 2, "content": "<bos>", "special": true},
+        {"id": 3, "content": "<|tool_call>", "special": true},
+        {"id": 4, "content": "<|think|>", "special": true},
+        {"id": 9, "content": "<y>", "special": false}],
+      "decoder": {"type": "Sequence", "decoders": []},
+      "model": {"type": "BPE", "byte_fallback": )" +
+           byte_fallback + R"(, "vocab": {"<pad>": 0, "<eos>": 1, "<bos>": 2,
+        "<|tool_call>": 3, "<|think|>": 4, "<0xFF>": 5, ")" G4R_SP R"(": 6, "x": 7,
+        ")" G4R_SP R"(x": 8}, "merges": [[")" G4R_SP R"(", "x"]]}})";
+}
+
+TEST(RefGemma4, VocabularyWorkedByHand) {
+    test::ScratchDir dir;
+    dir.write("tokenizer.json", g4ref_tokenizer_json("true"));
+    dir.write("tokenizer_config.json", R"({"bos_token": "<bos>", "eos_token": "<eos>",
+        "pad_token": "<pad>", "extra_special_tokens": {"stc_token": "<|tool_call>",
+        "think_token": "<|think|>"}})");
+    const RefTokenizer t = read_ref_tokenizer(dir.path(), 10, false, true);
+    EXPECT_EQ(t.model, "gemma4");
+    EXPECT_EQ(t.merges, std::vector<std::string>{G4R_SP " x"});
+    ASSERT_TRUE(t.vocab.has_value());
+    const RefVocab& v = *t.vocab;
+    EXPECT_EQ(v.tokens[9], "<y>");
+    // <pad> <eos> <bos> named: CONTROL 3; <|tool_call> named but shown: USER_DEFINED 4; <|think|>
+    // named: CONTROL; <0xFF> BYTE 6; three NORMAL 1; <y> past the 9 model.vocab ids: USER_DEFINED.
+    EXPECT_EQ(v.token_types, (std::vector<int32_t>{3, 3, 3, 4, 3, 6, 1, 1, 1, 4}));
+    EXPECT_EQ(v.scores, std::vector<float>(10, -1000.0f));
+    EXPECT_EQ(v.bos_id, 2u);
+    EXPECT_EQ(v.eos_id, 1u);
+    EXPECT_EQ(v.pad_id, 0u);
+    EXPECT_TRUE(v.add_bos);
+    EXPECT_EQ(v.add_space_prefix, false);
+
+    // LlamaHfVocab refuses a BPE without byte_fallback.
+    test::ScratchDir plain;
+    plain.write("tokenizer.json", g4ref_tokenizer_json("false"));
+    EXPECT_THROW(read_ref_tokenizer(plain.path(), 10, false, true), Error);
+}
+
+TEST(RefGemma4, ProportionalRopeFreqs) {
+    RefConfig c;
+    c.full_layers = RefConfig::FullAttentionLayers{.head_dim = 32, .partial_rotary_factor = 0.25};
+    // D 32, p 0.25: int(32 * 0.25 / 2) = 4 ones, then 12 of 1e30 (16 in all).
+    std::vector<float> want(16, 1e30f);
+    for (int i = 0; i < 4; ++i) want[i] = 1.0f;
+    EXPECT_EQ(expected_proportional_rope_freqs(c), want);
+    c.full_layers->head_dim = 512;  // gemma-4-31B: 64 ones of 256
+    const std::vector<float> big = expected_proportional_rope_freqs(c);
+    ASSERT_EQ(big.size(), 256u);
+    EXPECT_EQ(big[63], 1.0f);
+    EXPECT_EQ(big[64], 1e30f);
+}
+
+}  // namespace
+}  // namespace rebox::verify_ref
