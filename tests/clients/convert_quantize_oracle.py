@@ -68,11 +68,11 @@ def write_legacy_imatrix(path, gguf_path, seed):
         f.write(struct.pack("<i", 10) + struct.pack("<i", len(dataset)) + dataset)
 
 
-def compare_one_pass(model, tag, qtype, imatrix=None):
+def compare_one_pass(model, tag, qtype, imatrix=None, options=()):
     exact = os.path.join(work, f"{tag}-exact.gguf")
     if not os.path.exists(exact):
         run([rebox, "convert", model, "-o", exact, "--quiet"], f"{tag} exact convert")
-    extra = ["--imatrix", imatrix] if imatrix else []
+    extra = (["--imatrix", imatrix] if imatrix else []) + list(options)
     reference = os.path.join(work, f"{tag}-{qtype}-llama.gguf")
     run([llama_quantize] + extra + [exact, reference, qtype.upper(), "2"], f"{tag} llama-quantize {qtype}")
     one_pass = os.path.join(work, f"{tag}-{qtype}-rebox.gguf")
@@ -80,7 +80,7 @@ def compare_one_pass(model, tag, qtype, imatrix=None):
         f"{tag} convert --quantize {qtype}")
     if not (os.path.exists(reference) and os.path.exists(one_pass)):
         return
-    label = f"{tag} {qtype}{' imatrix' if imatrix else ''}"
+    label = f"{tag} {qtype}{' imatrix' if imatrix else ''}{' ' + ' '.join(options) if options else ''}"
     if not filecmp.cmp(reference, one_pass, shallow=False):
         ours, theirs = tensors_of(one_pass), tensors_of(reference)
         differing = [n for n in theirs if ours.get(n) != theirs[n]]
@@ -132,6 +132,12 @@ def float_cases():
     moe_imatrix = os.path.join(work, "moe.imatrix.dat")
     write_legacy_imatrix(moe_imatrix, os.path.join(work, "moe-bf16-exact.gguf"), 8)
     compare_one_pass(os.path.join(work, "moe-bf16"), "moe-bf16", "q4_k_m", moe_imatrix)
+    # --tensor-type and --tensor-type-file, in command-line order (the first match wins).
+    type_file = os.path.join(work, "tensor-types.txt")
+    with open(type_file, "w") as f:
+        f.write("attn_v=q8_0\n blk\\.1\\.ffn_down=q5_0 ATTN_Q=q6_k\n")
+    compare_one_pass(os.path.join(work, "wide-bf16"), "wide-bf16", "q4_k_m",
+                     options=("--tensor-type", "ffn_down=iq4_nl", "--tensor-type-file", type_file))
 
 
 def packed_case(tag, args):

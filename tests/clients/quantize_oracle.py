@@ -462,7 +462,8 @@ def dry_run_sizes(model, qtype, options, tag):
 
 
 def option_cases():
-    """--dry-run sizes, --include-weights / --exclude-weights, --override-kv and --prune-layers:
+    """--dry-run sizes, --include-weights / --exclude-weights, --override-kv, --prune-layers and
+    --tensor-type-file:
     files byte for byte against llama-quantize, the refusals both make, and rebox's own."""
     global checked_files
     llama_model = os.path.join(work, "llama-f16.gguf")
@@ -483,6 +484,9 @@ def option_cases():
             for t in gguf.GGUFReader(theirs).tensors]
     if dry is not None and real != [(t["name"], t["type"].upper(), t["bytes"]) for t in dry]:
         problems.append("dry run Q2_K_S: its tensors, types and sizes are not the real file's")
+    type_file = os.path.join(work, "tensor-types.txt")
+    with open(type_file, "w") as f:
+        f.write("attn_v=q8_0 \n\n  blk\\.[0-2]\\.ffn_down=q5_0\tATTN_Q=Q4_0\nffn_up=iq4_nl\n")
     cases = [
         (llama_model, "Q4_K_M", ["--imatrix", imatrix["llama-f16"], "--include-weights", "attn_v",
                                  "--include-weights", "blk.7."], "include"),
@@ -504,6 +508,11 @@ def option_cases():
         (llama_model, "Q5_K_M", ["--prune-layers", "0,7", "--imatrix", imatrix["llama-f16"]],
          "prune_imatrix"),
         (moe_model, "Q3_K_M", ["--prune-layers", "0"], "moe_prune"),
+        # --tensor-type-file: entries split on spaces and newlines, in command-line order with
+        # --tensor-type (first match wins: ffn_down is Q8_0 here, Q5_0 in the next case).
+        (llama_model, "Q4_K_M", ["--tensor-type-file", type_file], "type_file"),
+        (llama_model, "Q4_K_M", ["--tensor-type", "ffn_down=q8_0", "--tensor-type-file", type_file,
+                                 "--tensor-type", "attn_k=q6_k"], "type_file_order"),
     ]
     for model, qtype, options, tag in cases:
         write_both(model, qtype, options, "option_" + tag)
@@ -515,7 +524,9 @@ def option_cases():
             (["--override-kv", "general.name"], "no '='", "override_no_equals"),
             (["--override-kv", "a.b=u32:3"], "int, float, bool or str", "override_bad_type"),
             (["--override-kv", "a.b=bool:1"], "true or false", "override_bad_bool"),
-            (["--prune-layers", "1,x"], "'x' is not a layer number", "prune_not_a_number")]:
+            (["--prune-layers", "1,x"], "'x' is not a layer number", "prune_not_a_number"),
+            (["--tensor-type-file", os.path.join(work, "no-such-file.txt")], "cannot be opened",
+             "type_file_missing")]:
         refuse_both_with(llama_model, "Q4_K_M", options, tag, expected)
     # Refused by rebox alone (llama-quantize writes 0, |v|, ignores the layer, or changes what
     # its own recipe reads).

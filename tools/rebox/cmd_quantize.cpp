@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "convert_options.hpp"
 #include "gguf_tool_commands.hpp"
 #include "rebox/rebox.hpp"
 #include "report_json.hpp"
@@ -25,6 +26,7 @@ struct QuantizeArgs {
 };
 
 int run_quantize(QuantizeArgs& args) {
+    expand_tensor_type_files(args.options.tensor_types);
     if (args.split_max_size) args.options.split.max_bytes = parse_split_size(*args.split_max_size);
     const QuantizeReport report = quantize_gguf(args.input, args.output, args.options);
     if (!args.quiet) print_quantize_report(report);
@@ -48,9 +50,7 @@ ToolCommand add_quantize_command(CLI::App& app) {
     QuantizeOptions& o = args->options;
     cmd->add_option("--output-tensor-type", o.output_tensor_type, "type of output.weight");
     cmd->add_option("--token-embedding-type", o.token_embedding_type, "type of token_embd.weight");
-    cmd->add_option("--tensor-type", o.tensor_types,
-                    "PATTERN=TYPE (repeatable; regex searched in the name, lower-cased, first "
-                    "match wins)");
+    add_tensor_type_options(*cmd, o.tensor_types, "");
     cmd->add_option("--imatrix", o.imatrix,
                     "importance matrix: llama.cpp's GGUF imatrix or a legacy imatrix.dat");
     cmd->add_option("--include-weights", o.include_weights,

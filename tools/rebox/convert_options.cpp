@@ -2,6 +2,10 @@
 // convert_options.hpp).
 #include "convert_options.hpp"
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -13,7 +17,70 @@ namespace {
 
 const std::vector<std::string> kOuttypes = {"auto", "q4_1", "f32", "f16", "bf16"};
 
+// A --tensor-type-file: PATTERN=TYPE entries separated by spaces or newlines, as llama-quantize
+// reads it (each entry is checked where --tensor-type's are). Bounded: a list of tensors is
+// kilobytes, so a file past 16 MiB is refused before it is read.
+std::vector<std::string> read_tensor_type_file(const std::string& path) {
+    constexpr std::streamoff kMaxBytes = 16 << 20;
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+        throw_input_error(path, "", "is not a regular file",
+                          "a --tensor-type-file of PATTERN=TYPE entries");
+    std::ifstream file(path, std::ios::binary | std::ios::ate);
+    if (!file)
+        throw_input_error(path, "", std::string("cannot be opened: ") + std::strerror(errno),
+                          "a readable --tensor-type-file of PATTERN=TYPE entries");
+    const std::streamoff size = file.tellg();
+    if (size < 0 || size > kMaxBytes)
+        throw_input_error(path, "", "is " + std::to_string(size) + " bytes",
+                          "a --tensor-type-file of at most 16 MiB of PATTERN=TYPE entries");
+    file.seekg(0);
+    std::vector<std::string> entries;
+    for (std::string entry; file >> entry;) entries.push_back(entry);
+    if (file.bad())
+        throw_input_error(path, "", "could not be read", "a readable --tensor-type-file");
+    return entries;
+}
+
 }  // namespace
+
+void add_tensor_type_options(CLI::App& command, std::vector<std::string>& tensor_types,
+                             const std::string& help_prefix) {
+    // Both fire as they are parsed, so entries keep their command-line order across the two
+    // options (the first matching pattern wins). A file is read when the command runs
+    // (expand_tensor_type_files), where a bad one gets rebox's one-line error: until then it
+    // stands in the list as its path behind a NUL, which no command-line argument can hold.
+    command
+        .add_option_function<std::string>(
+            "--tensor-type", [&tensor_types](const std::string& v) { tensor_types.push_back(v); },
+            help_prefix +
+                "PATTERN=TYPE (repeatable; regex searched in the lower-cased GGUF "
+                "name, first match wins)")
+        ->trigger_on_parse();
+    command
+        .add_option_function<std::string>(
+            "--tensor-type-file",
+            [&tensor_types](const std::string& path) {
+                tensor_types.push_back(std::string(1, '\0') + path);
+            },
+            help_prefix +
+                "FILE of PATTERN=TYPE entries separated by spaces or newlines, as "
+                "llama-quantize reads it (repeatable; in order with --tensor-type)")
+        ->trigger_on_parse();
+}
+
+void expand_tensor_type_files(std::vector<std::string>& tensor_types) {
+    std::vector<std::string> expanded;
+    for (std::string& entry : tensor_types) {
+        if (entry.empty() || entry[0] != '\0') {
+            expanded.push_back(std::move(entry));
+            continue;
+        }
+        for (std::string& e : read_tensor_type_file(entry.substr(1)))
+            expanded.push_back(std::move(e));
+    }
+    tensor_types = std::move(expanded);
+}
 
 const char* const kOuttypeHelp =
     "auto (default): each quantized tensor as the smallest block type that holds it exactly (Q4_1 "
@@ -63,7 +130,7 @@ std::optional<QuantizeOptions> QuantizeRecipeArgs::options() const {
         const char* given = imatrix                 ? "--imatrix"
                             : output_tensor_type    ? "--output-tensor-type"
                             : token_embedding_type  ? "--token-embedding-type"
-                            : !tensor_types.empty() ? "--tensor-type"
+                            : !tensor_types.empty() ? "--tensor-type / --tensor-type-file"
                             : pure                  ? "--pure"
                             : leave_output_tensor   ? "--leave-output-tensor"
                                                     : nullptr;
@@ -78,6 +145,7 @@ std::optional<QuantizeOptions> QuantizeRecipeArgs::options() const {
     o.output_tensor_type = output_tensor_type;
     o.token_embedding_type = token_embedding_type;
     o.tensor_types = tensor_types;
+    expand_tensor_type_files(o.tensor_types);
     o.pure = pure;
     o.leave_output_tensor = leave_output_tensor;
     return o;
@@ -96,9 +164,7 @@ void add_quantize_recipe_options(CLI::App& command, QuantizeRecipeArgs& args, co
                        "--quantize: type of output.weight");
     command.add_option("--token-embedding-type", args.token_embedding_type,
                        "--quantize: type of token_embd.weight");
-    command.add_option("--tensor-type", args.tensor_types,
-                       "--quantize: PATTERN=TYPE for GGUF tensor names (repeatable; first match "
-                       "wins)");
+    add_tensor_type_options(command, args.tensor_types, "--quantize: ");
     command.add_flag("--pure", args.pure,
                      "--quantize: every quantized tensor in the file type's own type");
     command.add_flag("--leave-output-tensor", args.leave_output_tensor,
