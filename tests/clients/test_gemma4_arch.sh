@@ -2,14 +2,18 @@
 # Gemma 4 dense (gemma4) against llama.cpp's own code. The tiny BF16 fixture (rebox-mkfixture --arch
 # gemma4: 3 sliding layers, then a full-attention one with its own head size and kv heads, no v_proj, a
 # layer_scalar per layer, a vision tower stand-in, a small tokenizer of Gemma's shape: see
-# tools/mkfixture/gemma4_tokenizer.hpp) is converted as it is and with --outtype f32, then
-#  - rebox verify passes on both files;
-#  - ggufpy_gemma4.py: every tensor (values bit for bit, rope_freqs computed), every gemma4.* KV and every
+# tools/mkfixture/gemma4_tokenizer.hpp), and the same model in mcq-v1 (4-bit / 64 then 3-bit / 32) and
+# in MLX as mlx-lm saves a mixed_3_4 conversion (every matrix quantized, the vision tower dropped), are
+# each converted as they are and with --outtype f32, then
+#  - rebox verify passes on every file;
+#  - ggufpy_gemma4.py: every tensor (values bit for bit against the chain run on the source's values,
+#    dequantized for mcq / MLX by source_values.py; rope_freqs computed), every gemma4.* KV and every
 #    tokenizer.* KV (tokens, scores, token types, merges, ids, flags, chat template), in order, equal what
 #    the bundle's Gemma4Model -> Gemma3Model -> TextModel -> ModelBase chain writes, its set_vocab run
 #    through gguf-py's own LlamaHfVocab / SpecialVocab;
 #  - gemma4_llama.mjs (one llama.cpp process): llama.cpp tokenizes test strings exactly as the
-#    tokenizer.json does (@lenml/tokenizers), and each file agrees with its f32 twin (cos >= 0.999);
+#    tokenizer.json does (@lenml/tokenizers), and each file (BF16, mcq's and MLX's Q4_1) agrees with its
+#    f32 twin (cos >= 0.999);
 #  - ggufpy_verify_kvs.py: each KV of the BF16 file changed or deleted makes rebox verify fail naming it;
 #  - bad input is refused: one BLOCKER line, exit 2, no file (a layer_types of the wrong length, a
 #    tokenizer.json that is not Gemma's BPE, a tokenizer_config.json naming a token the vocabulary lacks).
@@ -20,15 +24,24 @@ source "$(dirname "$0")/lib/gguf_py.sh"
 clients_init gemma4_arch "${1:-}"
 ggufpy_setup "$BUILD"
 
-dir="$WORK/gemma4"
+dir="$WORK/gemma4" mcq="$WORK/gemma4-mcq" mlx="$WORK/gemma4-mlx"
 "$MKFIXTURE" "$dir" --preset tiny --arch gemma4 --force >/dev/null
-"$REBOX" convert "$dir" -o "$dir.gguf" --quiet
-"$REBOX" convert "$dir" -o "$dir-f32.gguf" --outtype f32 --quiet
-"$REBOX" verify "$dir" "$dir.gguf" >/dev/null
-"$REBOX" verify "$dir" "$dir-f32.gguf" >/dev/null
-ggufpy "$CLIENTS_DIR/ggufpy_gemma4.py" "$BUILD/llama-src" "$dir" "$dir.gguf" F32,BF16 "$dir" "$dir-f32.gguf" F32 \
+"$MKFIXTURE" "$mcq" --preset tiny --arch gemma4 --format mcq --force >/dev/null
+"$MKFIXTURE" "$mlx" --preset tiny --arch gemma4 --format mlx --recipe mixed_3_4 --force >/dev/null
+triples=() pairs=()
+for d in "$dir" "$mcq" "$mlx"; do
+  "$REBOX" convert "$d" -o "$d.gguf" --quiet
+  "$REBOX" convert "$d" -o "$d-f32.gguf" --outtype f32 --quiet
+  "$REBOX" verify "$d" "$d.gguf" >/dev/null
+  "$REBOX" verify "$d" "$d-f32.gguf" >/dev/null
+  types=F32,Q4_1
+  [[ $d == "$dir" ]] && types=F32,BF16
+  triples+=("$d" "$d.gguf" "$types" "$d" "$d-f32.gguf" F32)
+  pairs+=("$d.gguf:$d-f32.gguf")
+done
+ggufpy "$CLIENTS_DIR/ggufpy_gemma4.py" "$BUILD/llama-src" "${triples[@]}" \
   2>"$WORK/ggufpy.err" || { cat "$WORK/ggufpy.err"; exit 1; }
-node "$CLIENTS_DIR/gemma4_llama.mjs" "$dir" --min-cos 0.999 "$dir.gguf:$dir-f32.gguf"
+node "$CLIENTS_DIR/gemma4_llama.mjs" "$dir" --min-cos 0.999 "${pairs[@]}"
 # Every KV of the file changed and deleted in turn (gguf-py's writer): verify must name each one.
 ggufpy "$CLIENTS_DIR/ggufpy_verify_kvs.py" "$REBOX" "$dir" "$dir.gguf" "$WORK" gemma4 | tail -1
 

@@ -1,7 +1,8 @@
 // gemma4 fixture files (gemma4_files.hpp): fixed tiny shapes (hidden 64, feed-forward 128; sliding
-// layers 4 heads of 16 with 2 kv heads, the full layer 4 heads of 32 with 1 kv head) and
-// deterministic BF16 content from SplitMix64 seeded per tensor name. Gemma 4's RMSNorm weights are
-// plain scales (no 1 + w), stored around 1; layer_scalar around 0.5.
+// layers 4 heads of 16 with 2 kv heads, the full layer 4 heads of 32 with 1 kv head). BF16 content
+// from SplitMix64 seeded per tensor name; mcq-v1 and MLX content from the writers every other
+// fixture uses (one tensor plan). Gemma 4's RMSNorm weights are plain scales (no 1 + w), stored
+// around 1; layer_scalar around 0.5.
 #include "gemma4_files.hpp"
 
 #include <cmath>
@@ -11,6 +12,10 @@
 #include <vector>
 
 #include "gemma4_tokenizer.hpp"
+#include "hf_files.hpp"
+#include "mlx_files.hpp"
+#include "mlx_recipe.hpp"
+#include "model_plan.hpp"
 #include "seeded_bf16.hpp"
 
 namespace mkfixture {
@@ -20,6 +25,12 @@ namespace fs = std::filesystem;
 
 constexpr int64_t kG4Hidden = 64, kG4Layers = 4, kG4Heads = 4, kG4KvHeads = 2, kG4HeadDim = 16,
                   kG4FullHeadDim = 32, kG4FullKvHeads = 1, kG4Ff = 128;
+
+// The quantized fixtures' q/k norm weights. Gemma 4 scores attention with scale 1 (the q/k norms
+// replace 1/sqrt(head_dim)): with norms near 1 the softmax is sharp enough that llama.cpp's Q8_1
+// rounding of the activations (Q4_1 kernels) moves the output well past cos 0.999 from the f32
+// twin; near 0.3 it stays soft.
+constexpr double kG4QuantQkNormCenter = 0.3;
 
 struct G4Tensor {
     std::string name;
@@ -77,8 +88,14 @@ nlohmann::ordered_json g4_config(int64_t vocab, const std::string& defect) {
     return c;
 }
 
-void g4_add_layer(std::vector<G4Tensor>& t, int64_t layer) {
-    const std::string p = "model.language_model.layers." + std::to_string(layer) + ".";
+// The text model's names: transformers' Gemma4ForConditionalGeneration ("model.language_model.");
+// mlx-lm's gemma4.Model saves its own tree (language_model = gemma4_text.Model, whose .model is
+// the Gemma4TextModel): "language_model.model.".
+constexpr const char* kG4HfPrefix = "model.language_model.";
+constexpr const char* kG4MlxPrefix = "language_model.model.";
+
+void g4_add_layer(std::vector<G4Tensor>& t, const std::string& prefix, int64_t layer) {
+    const std::string p = prefix + "layers." + std::to_string(layer) + ".";
     const bool full = g4_full_layer(layer);
     const int64_t head = full ? kG4FullHeadDim : kG4HeadDim;
     const int64_t q = kG4Heads * head, kv = (full ? kG4FullKvHeads : kG4KvHeads) * head;
@@ -100,25 +117,75 @@ void g4_add_layer(std::vector<G4Tensor>& t, int64_t layer) {
     t.push_back({p + "layer_scalar", {1}, 0.5, 0.25});
 }
 
+// The tensors in transformers' order. The vision tower stand-in is left out of MLX checkpoints
+// (mlx-lm's gemma4.Model.sanitize drops vision_tower / embed_vision).
+std::vector<G4Tensor> g4_tensors(int64_t vocab, const std::string& format) {
+    const std::string prefix = format == "mlx" ? kG4MlxPrefix : kG4HfPrefix;
+    std::vector<G4Tensor> tensors;
+    tensors.push_back({prefix + "embed_tokens.weight", {vocab, kG4Hidden}, 0, 0.5});
+    for (int64_t layer = 0; layer < kG4Layers; ++layer) g4_add_layer(tensors, prefix, layer);
+    tensors.push_back({prefix + "norm.weight", {kG4Hidden}, 1.0, 0.1});
+    if (format == "mlx") return tensors;
+    // A vision tower stand-in: left out of the text GGUF.
+    tensors.push_back({"model.vision_tower.encoder.layers.0.mlp.up_proj.weight", {32, 32}, 0, 0.1});
+    tensors.push_back({"model.embed_vision.embedding_projection.weight", {kG4Hidden, 32}, 0, 0.1});
+    return tensors;
+}
+
+// The same tensors as one plan for the quantized writers: every matrix quantized (mlx-lm's
+// gemma4_text has no quant predicate: each Linear and the Embedding), the norms and layer_scalar
+// float. mcq: the embedding and layer 0 at 4 bits in groups of 64, later layers at 3 bits in groups
+// of 32; MLX: the recipe asked for (apply_mlx_recipe).
+ModelPlan g4_plan(const std::vector<G4Tensor>& tensors, int64_t vocab, const std::string& format) {
+    ModelPlan plan;
+    plan.dims = Dims{kG4Hidden, kG4Layers, kG4Heads, kG4KvHeads, kG4HeadDim, kG4Ff, vocab};
+    plan.dims.embedding_rows = vocab;
+    for (const G4Tensor& t : tensors) {
+        if (t.shape.size() == 2) {
+            const bool wide = format == "mlx" || t.name.find("layers.") == std::string::npos ||
+                              t.name.find("layers.0.") != std::string::npos;
+            plan.units.push_back(quant_unit(t.name, t.shape[0], t.shape[1],
+                                            wide ? LayerQuant{4, 64} : LayerQuant{3, 32}));
+            continue;
+        }
+        PlanUnit unit;
+        unit.norm = NormTensor{t.name, t.shape[0], t.center, t.spread};
+        if (t.name.ends_with("q_norm.weight") || t.name.ends_with("k_norm.weight"))
+            unit.norm.center = kG4QuantQkNormCenter, unit.norm.spread = 0.05;
+        plan.units.push_back(unit);
+    }
+    return plan;
+}
+
 }  // namespace
 
 std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& options) {
     if (!options.defect.empty() && options.defect != "layer-types")
         throw std::runtime_error("--gemma4-defect: unknown '" + options.defect + "'");
+    const std::string& format = options.format;
+    if (format != "float" && format != "mcq" && format != "mlx")
+        throw std::runtime_error("--arch gemma4: --format float, mcq or mlx, not " + format);
     const int64_t vocab = write_gemma4_tokenizer(out_dir);
     {
         std::ofstream out(out_dir / "config.json", std::ios::binary);
         out << g4_config(vocab, options.defect).dump(2) << "\n";
         if (!out) throw std::runtime_error((out_dir / "config.json").string() + ": cannot write");
     }
-    std::vector<G4Tensor> tensors;
-    tensors.push_back({"model.language_model.embed_tokens.weight", {vocab, kG4Hidden}, 0, 0.5});
-    for (int64_t layer = 0; layer < kG4Layers; ++layer) g4_add_layer(tensors, layer);
-    tensors.push_back({"model.language_model.norm.weight", {kG4Hidden}, 1.0, 0.1});
-    // A vision tower stand-in: left out of the text GGUF.
-    tensors.push_back({"model.vision_tower.encoder.layers.0.mlp.up_proj.weight", {32, 32}, 0, 0.1});
-    tensors.push_back({"model.embed_vision.embedding_projection.weight", {kG4Hidden, 32}, 0, 0.1});
-
+    const std::vector<G4Tensor> tensors = g4_tensors(vocab, format);
+    const std::string shape = ", 4 layers (3 sliding, 1 full)";
+    if (format != "float") {
+        ModelPlan plan = g4_plan(tensors, vocab, format);
+        if (format == "mcq") {
+            write_model_files(out_dir, plan, 1, options.seed);
+        } else {
+            MlxOptions mlx;
+            mlx.overrides = apply_mlx_recipe(plan, options.recipe);
+            add_mlx_quantization(out_dir, mlx);
+            write_mlx_model_files(out_dir, plan, 1, options.seed, mlx);
+        }
+        return "gemma4, " + format + ", vocab " + std::to_string(vocab) + ", " +
+               std::to_string(plan.units.size()) + " tensors" + shape;
+    }
     std::vector<StTensor> stored;
     for (const G4Tensor& t : tensors)
         stored.push_back(seeded_bf16(t.name, t.shape, options.seed, [t](SplitMix64& rng) {
@@ -126,7 +193,7 @@ std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& o
         }));
     write_safetensors(out_dir / "model.safetensors", stored, {{"format", "pt"}});
     return "gemma4, vocab " + std::to_string(vocab) + ", " + std::to_string(stored.size()) +
-           " BF16 tensors, 4 layers (3 sliding, 1 full)";
+           " BF16 tensors" + shape;
 }
 
 }  // namespace mkfixture

@@ -3,7 +3,10 @@
 // beside it, tied embeddings; BF16): 4 layers, three sliding-window layers (4 heads of 16, 2 kv
 // heads) then a full-attention one (4 heads of global_head_dim 32, 1 kv head, no v_proj: the
 // attention_k_eq_v layout), a [1] layer_scalar per layer, proportional rope parameters; a small
-// Gemma-4-shaped tokenizer (gemma4_tokenizer.hpp).
+// Gemma-4-shaped tokenizer (gemma4_tokenizer.hpp). --format mcq writes the same tensors in mcq-v1
+// (the embedding and layer 0 4-bit / 64, later layers 3-bit / 32, norms and layer_scalar F32);
+// --format mlx as mlx-lm saves a conversion with --recipe (names under "language_model.model.",
+// every matrix quantized, the vision tower dropped, norms and layer_scalar BF16).
 #pragma once
 
 #include <cstdint>
@@ -16,6 +19,8 @@ struct Gemma4Options {
     // "" | layer-types (config.json layer_types has 3 entries for 4 layers): a checkpoint rebox
     // must refuse.
     std::string defect;
+    std::string format = "float";     // float (BF16) | mcq | mlx
+    std::string recipe = "uniform4";  // mlx: an MLX recipe (mlx_recipe.hpp)
     uint64_t seed = 1;
 };
 

@@ -16,8 +16,8 @@
 #include "encoder_fixture.hpp"
 #include "extra_tensors.hpp"
 #include "float_files.hpp"
-#include "glm4moe_files.hpp"
 #include "gemma4_files.hpp"
+#include "glm4moe_files.hpp"
 #include "gpt_oss_files.hpp"
 #include "hf_files.hpp"
 #include "mlx_files.hpp"
@@ -63,12 +63,15 @@ bool prepare_output_dir(const std::string& out_dir, bool force, bool whole) {
 }
 
 // The decoder fixture options a family with a writer of its own (--arch qwen35, glm4moe,
-// modernbert) takes none of: one refusal naming the first given, "OPTION does not apply to WHAT".
-void refuse_decoder_options(const CLI::App& app, const std::string& what, bool with_format) {
+// modernbert, gemma4) takes none of: one refusal naming the first given, "OPTION does not apply to
+// WHAT". --format is refused only with with_format; --recipe is left to the family with_recipe.
+void refuse_decoder_options(const CLI::App& app, const std::string& what, bool with_format,
+                            bool with_recipe = false) {
     for (const char* option : {"--tokenizer", "--tokenizer-json", "--defect", "--shards",
                                "--recipe", "--bits", "--hidden", "--scale-dtype", "--corners",
                                "--untied", "--tied", "--prefix-model", "--dtype", "--format"})
-        if (app.count(option) && (with_format || std::string_view(option) != "--format"))
+        if (app.count(option) && (with_format || std::string_view(option) != "--format") &&
+            (!with_recipe || std::string_view(option) != "--recipe"))
             throw std::runtime_error(std::string(option) + " does not apply to " + what);
 }
 
@@ -125,14 +128,15 @@ int main(int argc, char** argv) {
            "Qwen3.5's split regex) | glm4moe (tiny only: Glm4MoeForCausalLM, layer 0 dense, "
            "layer 1 MoE with 4 experts and a shared expert, 1 MTP layer; --format float (bf16), "
            "mcq or mlx) | "
-           "gemma4 (tiny only: Gemma4ForConditionalGeneration in BF16, "
+           "gemma4 (tiny only: Gemma4ForConditionalGeneration; --format float (bf16, the "
+           "default), mcq or mlx (with --recipe); "
            "3 sliding-window layers then a full-attention one with global_head_dim 32, 1 kv head "
            "and no v_proj, a layer_scalar per layer, tied, a vision tower stand-in)")
         ->check(CLI::IsMember({"qwen3",      "qwen2",    "llama",  "mistral",     "qwen3_moe",
                                "qwen2_moe",  "mixtral",  "phi3",   "gemma",       "gemma2",
                                "gemma3",     "gpt_oss",  "bert",   "xlm-roberta", "nomic-bert",
                                "modernbert", "seed_oss", "olmo2",  "olmo3",       "smollm3",
-                               "mistral3",   "apertus",  "qwen35", "glm4moe", "gemma4"}));
+                               "mistral3",   "apertus",  "qwen35", "glm4moe",     "gemma4"}));
     std::string glm4moe_defect;
     app.add_option("--glm4moe-defect", glm4moe_defect,
                    "--arch glm4moe, a checkpoint that must be refused: expert-missing (layer 1's "
@@ -367,12 +371,23 @@ int main(int argc, char** argv) {
                                              owner);
             if (preset != "tiny")
                 throw std::runtime_error("--arch " + arch + ": --preset tiny only");
-            refuse_decoder_options(app, "--arch " + arch + " (BF16 only)", true);
+            if (arch == "qwen35") {
+                refuse_decoder_options(app, "--arch qwen35 (BF16 only)", true);
+            } else {  // gemma4: float (BF16), mcq or mlx (with --recipe)
+                refuse_decoder_options(app, "--arch gemma4", false, true);
+                if (app.count("--recipe") && format != "mlx")
+                    throw std::runtime_error("--recipe needs --format mlx");
+            }
             const fs::path out(out_dir);
             prepare_output_dir(out_dir, force, true);
+            const mkfixture::Gemma4Options gemma4{
+                .defect = gemma4_defect,
+                .format = app.count("--format") ? format : "float",
+                .recipe = recipe,
+                .seed = seed};
             const std::string summary =
                 arch == "qwen35" ? mkfixture::write_qwen35_fixture(out, {qwen35_defect, seed})
-                                 : mkfixture::write_gemma4_fixture(out, {gemma4_defect, seed});
+                                 : mkfixture::write_gemma4_fixture(out, gemma4);
             mkfixture::append_extra_tensors(out, extra_tensors);
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
             return 0;
