@@ -9,6 +9,7 @@
 
 #include "float_files.hpp"
 #include "hf_files.hpp"
+#include "json_files.hpp"
 #include "mlx_files.hpp"
 
 namespace mkfixture {
@@ -53,26 +54,10 @@ std::string default_pooling(const std::string& arch) {
     return arch == "nomic-bert" ? "mean" : "cls";
 }
 
-ojson read_json(const fs::path& path) {
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error(path.string() + ": cannot read");
-    try {
-        return ojson::parse(in);
-    } catch (const std::exception& e) {
-        throw std::runtime_error(path.string() + ": not JSON (" + e.what() + ")");
-    }
-}
-
-void write_json(const fs::path& path, const ojson& value) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << value.dump(1) << "\n";
-    if (!out) throw std::runtime_error(path.string() + ": cannot write");
-}
-
 // The vocabulary size a tokenizer.json implies (highest id + 1 over model.vocab and
 // added_tokens), after checking its model type fits the arch.
 int64_t tokenizer_vocab(const fs::path& path, const std::string& arch) {
-    const ojson tok = read_json(path);
+    const ojson tok = read_json_file(path);
     const std::string want = arch == "xlm-roberta" ? "Unigram" : "WordPiece";
     const std::string type = tok.contains("model") ? tok["model"].value("type", "") : "";
     if (type != want)
@@ -273,7 +258,7 @@ std::string write_encoder_fixture(const fs::path& out_dir, const EncoderOptions&
     ojson config = o.arch == "nomic-bert" ? nomic_config(o, vocab) : bert_like_config(o, vocab);
     if (o.format == "mlx")  // mlx-embeddings: "quantization" only, no quantization_config
         config["quantization"] = {{"group_size", 64}, {"bits", 4}};
-    write_json(out_dir / "config.json", config);
+    write_json_file(out_dir / "config.json", config);
     if (o.pooling != "none") write_pooling_files(out_dir, kHidden, o.pooling);
 
     const ModelPlan plan = make_encoder_plan(o, vocab);

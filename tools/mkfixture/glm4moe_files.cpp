@@ -10,6 +10,7 @@
 
 #include "float_files.hpp"
 #include "hf_files.hpp"
+#include "json_files.hpp"
 #include "mlx_files.hpp"
 #include "model_plan.hpp"
 #include "tokenizer_files.hpp"
@@ -28,18 +29,6 @@ constexpr const char* kGlmSplitRegex =
     R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 constexpr const char* kGlmSpecials[] = {"[gMASK]", "<sop>", "<|user|>", "<|observation|>"};
 
-ojson read_json(const fs::path& path) {
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error(path.string() + ": cannot read");
-    return ojson::parse(in);
-}
-
-void write_json(const fs::path& path, const ojson& value) {
-    std::ofstream out(path, std::ios::binary);
-    out << value.dump(1) << "\n";
-    if (!out) throw std::runtime_error(path.string() + ": cannot write");
-}
-
 // Every string equal to Qwen's regex becomes GLM's.
 void use_glm_regex(ojson& node) {
     if (node.is_string() && node.get<std::string>() == kQwenSplitRegex) node = kGlmSplitRegex;
@@ -53,8 +42,8 @@ int64_t glm_tokenizer(const fs::path& out_dir, int64_t* endoftext, int64_t* user
                       int64_t* observation) {
     int64_t count = write_tokenizer_files(
         out_dir, TokenizerOptions{.kind = "small", .real_tokenizer_json = {}});
-    ojson tok = read_json(out_dir / "tokenizer.json");
-    ojson config = read_json(out_dir / "tokenizer_config.json");
+    ojson tok = read_json_file(out_dir / "tokenizer.json");
+    ojson config = read_json_file(out_dir / "tokenizer_config.json");
     use_glm_regex(tok);
     for (const char* content : kGlmSpecials) {
         ojson token{{"id", count++},   {"content", content}, {"single_word", false},
@@ -66,8 +55,8 @@ int64_t glm_tokenizer(const fs::path& out_dir, int64_t* endoftext, int64_t* user
     }
     config["eos_token"] = "<|endoftext|>";
     config["tokenizer_class"] = "PreTrainedTokenizerFast";
-    write_json(out_dir / "tokenizer.json", tok);
-    write_json(out_dir / "tokenizer_config.json", config);
+    write_json_file(out_dir / "tokenizer.json", tok);
+    write_json_file(out_dir / "tokenizer_config.json", config);
     *endoftext = added_token_id_in_file(out_dir / "tokenizer.json", "<|endoftext|>");
     *user = added_token_id_in_file(out_dir / "tokenizer.json", "<|user|>");
     *observation = added_token_id_in_file(out_dir / "tokenizer.json", "<|observation|>");
@@ -219,7 +208,7 @@ std::string write_glm4moe_fixture(const fs::path& out_dir, const Glm4MoeOptions&
     const int64_t vocab = glm_tokenizer(out_dir, &endoftext, &user, &observation);
     ojson config = config_json(vocab, endoftext, user, observation);
     if (o.defect == "no-shared-count") config.erase("n_shared_experts");
-    write_json(out_dir / "config.json", config);
+    write_json_file(out_dir / "config.json", config);
 
     const ModelPlan plan = glm4moe_plan(o, vocab);
     if (o.format == "mcq") {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "json_files.hpp"
 #include "safetensors_writer.hpp"
 #include "tensor_content.hpp"
 
@@ -17,12 +18,6 @@ using ojson = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
 namespace {
-
-void write_json(const fs::path& path, const ojson& value) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << value.dump(2) << "\n";
-    if (!out) throw std::runtime_error(path.string() + ": cannot write");
-}
 
 // The safetensors entries of one unit (a triple, or one norm).
 void append_entries(std::vector<StTensor>& out, const PlanUnit& unit, uint64_t seed) {
@@ -409,14 +404,15 @@ void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_
                        int64_t eos_id, const std::string& arch, const std::string& rope_scaling,
                        bool attention_bias, double partial_rotary_factor, bool multimodal) {
     if (arch == "phi3") {
-        write_json(out_dir / "config.json",
-                   phi3_config(d, tied, bos_id, eos_id, rope_scaling, partial_rotary_factor));
+        write_json_file(out_dir / "config.json",
+                        phi3_config(d, tied, bos_id, eos_id, rope_scaling, partial_rotary_factor),
+                        2);
         return;
     }
     if (arch.rfind("gemma", 0) == 0) {
         ojson text = gemma_family_config(d, tied, bos_id, eos_id, arch);
         if (!multimodal) {
-            write_json(out_dir / "config.json", text);
+            write_json_file(out_dir / "config.json", text, 2);
             return;
         }
         // Gemma3ForConditionalGeneration (gemma-3-4b-it's layout): the text model's numbers in
@@ -443,32 +439,34 @@ void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_
                                              {"num_attention_heads", 2},
                                              {"num_hidden_layers", 1},
                                              {"patch_size", 14}}}};
-        write_json(out_dir / "config.json", config);
+        write_json_file(out_dir / "config.json", config, 2);
         return;
     }
     if (arch == "apertus") {
-        write_json(out_dir / "config.json", apertus_config(d, tied, bos_id, eos_id));
+        write_json_file(out_dir / "config.json", apertus_config(d, tied, bos_id, eos_id), 2);
         return;
     }
     if (arch == "mistral3") {
-        write_json(out_dir / "config.json", mistral3_config(d, tied, bos_id, eos_id));
+        write_json_file(out_dir / "config.json", mistral3_config(d, tied, bos_id, eos_id), 2);
         return;
     }
     if (arch == "smollm3") {
-        write_json(out_dir / "config.json", smollm3_config(d, tied, bos_id, eos_id));
+        write_json_file(out_dir / "config.json", smollm3_config(d, tied, bos_id, eos_id), 2);
         return;
     }
     if (arch == "olmo2" || arch == "olmo3") {
-        write_json(out_dir / "config.json", olmo2_config(d, tied, bos_id, eos_id, arch == "olmo3"));
+        write_json_file(out_dir / "config.json",
+                        olmo2_config(d, tied, bos_id, eos_id, arch == "olmo3"), 2);
         return;
     }
     if (arch == "seed_oss") {
-        write_json(out_dir / "config.json", seed_oss_config(d, tied, bos_id, eos_id));
+        write_json_file(out_dir / "config.json", seed_oss_config(d, tied, bos_id, eos_id), 2);
         return;
     }
     if (arch == "llama" || arch == "mistral" || arch == "mixtral") {
-        write_json(out_dir / "config.json", llama_family_config(d, tied, bos_id, eos_id, arch,
-                                                                rope_scaling, attention_bias));
+        write_json_file(
+            out_dir / "config.json",
+            llama_family_config(d, tied, bos_id, eos_id, arch, rope_scaling, attention_bias), 2);
         return;
     }
     const bool qwen2 = arch == "qwen2" || arch == "qwen2_moe";
@@ -510,7 +508,7 @@ void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_
     }
     if (bos_id >= 0) config["bos_token_id"] = bos_id;
     if (eos_id >= 0) config["eos_token_id"] = eos_id;
-    write_json(out_dir / "config.json", config);
+    write_json_file(out_dir / "config.json", config, 2);
 }
 
 void set_config_number(const fs::path& out_dir, const std::string& key, int64_t value) {
@@ -520,29 +518,31 @@ void set_config_number(const fs::path& out_dir, const std::string& key, int64_t 
         config = ojson::parse(in);
     }
     config[key] = value;
-    write_json(out_dir / "config.json", config);
+    write_json_file(out_dir / "config.json", config, 2);
 }
 
 void write_pooling_files(const fs::path& out_dir, int64_t hidden, const std::string& mode) {
-    write_json(out_dir / "modules.json",
-               ojson::array({{{"idx", 0},
-                              {"name", "0"},
-                              {"path", ""},
-                              {"type", "sentence_transformers.models.Transformer"}},
-                             {{"idx", 1},
-                              {"name", "1"},
-                              {"path", "1_Pooling"},
-                              {"type", "sentence_transformers.models.Pooling"}}}));
+    write_json_file(out_dir / "modules.json",
+                    ojson::array({{{"idx", 0},
+                                   {"name", "0"},
+                                   {"path", ""},
+                                   {"type", "sentence_transformers.models.Transformer"}},
+                                  {{"idx", 1},
+                                   {"name", "1"},
+                                   {"path", "1_Pooling"},
+                                   {"type", "sentence_transformers.models.Pooling"}}}),
+                    2);
     fs::create_directories(out_dir / "1_Pooling");
-    write_json(out_dir / "1_Pooling" / "config.json",
-               ojson{{"word_embedding_dimension", hidden},
-                     {"pooling_mode_cls_token", mode == "cls"},
-                     {"pooling_mode_mean_tokens", mode == "mean"},
-                     {"pooling_mode_max_tokens", false},
-                     {"pooling_mode_mean_sqrt_len_tokens", false},
-                     {"pooling_mode_weightedmean_tokens", false},
-                     {"pooling_mode_lasttoken", mode == "lasttoken"},
-                     {"include_prompt", true}});
+    write_json_file(out_dir / "1_Pooling" / "config.json",
+                    ojson{{"word_embedding_dimension", hidden},
+                          {"pooling_mode_cls_token", mode == "cls"},
+                          {"pooling_mode_mean_tokens", mode == "mean"},
+                          {"pooling_mode_max_tokens", false},
+                          {"pooling_mode_mean_sqrt_len_tokens", false},
+                          {"pooling_mode_weightedmean_tokens", false},
+                          {"pooling_mode_lasttoken", mode == "lasttoken"},
+                          {"include_prompt", true}},
+                    2);
 }
 
 std::string mcq_metadata_json(const std::vector<PlanUnit>& units) {
@@ -584,9 +584,10 @@ void write_safetensors_files(const fs::path& out_dir, const ModelPlan& plan, int
     if (shard_count > 1) {
         ojson weight_map_sorted = ojson::object();
         for (const auto& [name, file] : weight_map) weight_map_sorted[name] = file;
-        write_json(
+        write_json_file(
             out_dir / "model.safetensors.index.json",
-            ojson{{"metadata", {{"total_size", total_size}}}, {"weight_map", weight_map_sorted}});
+            ojson{{"metadata", {{"total_size", total_size}}}, {"weight_map", weight_map_sorted}},
+            2);
     }
 }
 

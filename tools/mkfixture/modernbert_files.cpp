@@ -14,6 +14,7 @@
 
 #include "encoder_fixture.hpp"
 #include "hf_files.hpp"
+#include "json_files.hpp"
 #include "model_plan.hpp"
 #include "prng.hpp"
 #include "safetensors_writer.hpp"
@@ -30,24 +31,12 @@ constexpr int64_t kHidden = 64, kHeads = 4, kLayers = 3, kFf = 128, kWindow = 8,
 constexpr double kAttnGain = 4.0, kHeadGain = 8.0;
 constexpr const char* kSpecials[] = {"[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"};
 
-ojson read_json(const fs::path& path) {
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error(path.string() + ": cannot read");
-    return ojson::parse(in);
-}
-
-void write_json(const fs::path& path, const ojson& value) {
-    std::ofstream out(path, std::ios::binary);
-    out << value.dump(1) << "\n";
-    if (!out) throw std::runtime_error(path.string() + ": cannot write");
-}
-
 // The generated tokenizer rewritten into ModernBERT's shape; returns the id of [UNK] (the first
 // special) and sets *count to the token count.
 int64_t modernbert_tokenizer(const fs::path& out_dir, int64_t* count) {
     const int64_t tokens = write_tokenizer_files(
         out_dir, TokenizerOptions{.kind = "small", .real_tokenizer_json = {}});
-    ojson tok = read_json(out_dir / "tokenizer.json");
+    ojson tok = read_json_file(out_dir / "tokenizer.json");
     const int64_t first = tokens;
     for (int64_t k = 0; k < 5; ++k)
         tok["added_tokens"].push_back(ojson{{"id", first + k},
@@ -75,16 +64,16 @@ int64_t modernbert_tokenizer(const fs::path& out_dir, int64_t* count) {
               {"special_tokens",
                {{"[CLS]", {{"id", "[CLS]"}, {"ids", {first + 1}}, {"tokens", {"[CLS]"}}}},
                 {"[SEP]", {{"id", "[SEP]"}, {"ids", {first + 2}}, {"tokens", {"[SEP]"}}}}}}};
-    write_json(out_dir / "tokenizer.json", tok);
-    write_json(out_dir / "tokenizer_config.json",
-               ojson{{"clean_up_tokenization_spaces", true},
-                     {"cls_token", "[CLS]"},
-                     {"mask_token", "[MASK]"},
-                     {"model_max_length", 8192},
-                     {"pad_token", "[PAD]"},
-                     {"sep_token", "[SEP]"},
-                     {"tokenizer_class", "PreTrainedTokenizerFast"},
-                     {"unk_token", "[UNK]"}});
+    write_json_file(out_dir / "tokenizer.json", tok);
+    write_json_file(out_dir / "tokenizer_config.json",
+                    ojson{{"clean_up_tokenization_spaces", true},
+                          {"cls_token", "[CLS]"},
+                          {"mask_token", "[MASK]"},
+                          {"model_max_length", 8192},
+                          {"pad_token", "[PAD]"},
+                          {"sep_token", "[SEP]"},
+                          {"tokenizer_class", "PreTrainedTokenizerFast"},
+                          {"unk_token", "[UNK]"}});
     *count = first + 5;
     return first;
 }
@@ -223,7 +212,7 @@ std::string write_modernbert_fixture(const fs::path& out_dir, const ModernBertOp
         config["id2label"] = {{"0", "LABEL_0"}};
         config["label2id"] = {{"LABEL_0", 0}};
     }
-    write_json(out_dir / "config.json", config);
+    write_json_file(out_dir / "config.json", config);
     if (!o.reranker) write_pooling_files(out_dir, kHidden, "mean");
 
     const ModelPlan plan = modernbert_plan(o, vocab);
