@@ -47,9 +47,21 @@ std::optional<TokenizerVocab> read_vocab(const SourceModel& source, const ModelC
     if (!std::filesystem::exists(source.dir / "tokenizer.json") &&
         !std::filesystem::exists(source.dir / "tokenizer.model") &&
         !std::filesystem::exists(source.dir / "sentencepiece.bpe.model")) {
-        blockers->push_back(Blocker{"tokenizer.json",
-                                    "no tokenizer.json: the GGUF would not be runnable",
-                                    "copy the model's tokenizer.json into " + source.dir.string()});
+        // A tiktoken vocabulary (Kimi-K2's tiktoken.model), which llama.cpp's converter rebuilds
+        // into byte-level BPE tokens and merges through transformers' AutoTokenizer.
+        if (std::filesystem::exists(source.dir / "tiktoken.model"))
+            blockers->push_back(Blocker{
+                "tiktoken.model",
+                "a tiktoken vocabulary without tokenizer.json: rebox does not rebuild tiktoken "
+                "ranks into BPE tokens and merges (llama.cpp's converter does, through "
+                "transformers)",
+                "convert the tokenizer to a tokenizer.json (transformers' "
+                "PreTrainedTokenizerFast) and put it into " +
+                    source.dir.string()});
+        else
+            blockers->push_back(
+                Blocker{"tokenizer.json", "no tokenizer.json: the GGUF would not be runnable",
+                        "copy the model's tokenizer.json into " + source.dir.string()});
         return std::nullopt;
     }
     const Architecture* architecture = arch::find_architecture(config.model_type);
