@@ -47,6 +47,12 @@ constexpr TensorSpec vector_row(std::string_view hf, std::string_view gguf, Dim 
 constexpr TensorSpec kv_b_part(std::string_view gguf, Dim ne0, Dim ne1, RowTransform part) {
     return {"self_attn.kv_b_proj", gguf, required, absent, 3, {ne0, ne1, Dim::heads}, part};
 }
+// mlx-lm's deepseek_v3 split of kv_b_proj (its sanitize): embed_q [heads, kv_lora, nope] and
+// unembed_out [heads, v, kv_lora] are attn_k_b and attn_v_b in llama.cpp's layout, read as they
+// are (optional: kv_b_proj's rows are the required ones).
+constexpr TensorSpec presplit(std::string_view hf, std::string_view gguf, Dim ne0, Dim ne1) {
+    return {hf, gguf, optional, absent, 3, {ne0, ne1, Dim::heads}};
+}
 constexpr TensorSpec on_moe(TensorSpec spec) {
     spec.kinds = kMoeBits;
     return spec;
@@ -63,6 +69,8 @@ constexpr TensorSpec kLayer[] = {
     vector_row("self_attn.kv_a_layernorm", "attn_kv_a_norm", Dim::kv_lora),
     kv_b_part("attn_k_b", Dim::mla_nope, Dim::kv_lora, RowTransform::mla_k_b),
     kv_b_part("attn_v_b", Dim::kv_lora, Dim::mla_v, RowTransform::mla_v_b),
+    presplit("self_attn.embed_q", "attn_k_b", Dim::mla_nope, Dim::kv_lora),
+    presplit("self_attn.unembed_out", "attn_v_b", Dim::kv_lora, Dim::mla_v),
     matrix("self_attn.o_proj", "attn_output", Dim::o_mla_width, Dim::hidden),
     kFfnNorm,
     // The leading dense layers.

@@ -710,6 +710,22 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         for (const std::string_view prefix : arch->hf_head_prefixes)
             if (hf_name && found == index.by_stripped_name.end())
                 found = index.by_stripped_name.find(std::string(prefix) + *hf_name);
+        // A part of kv_b_proj an MLX checkpoint stores already split (verify's own record).
+        verify_ref::RefTransform transform =
+            verify_ref::ref_transform(ref_arch->gguf_arch, info.name);
+        const std::string_view presplit =
+            transform.rows == verify_ref::RefRows::mla_k_b   ? ref_arch->mla_k_b_presplit
+            : transform.rows == verify_ref::RefRows::mla_v_b ? ref_arch->mla_v_b_presplit
+                                                             : std::string_view{};
+        if (hf_name && found == index.by_stripped_name.end() && !presplit.empty()) {
+            std::string name = strip_model_prefix(*hf_name);
+            if (const size_t at = name.find("self_attn.kv_b_proj"); at != std::string::npos) {
+                name.replace(at, std::string_view("self_attn.kv_b_proj").size(), presplit);
+                found = index.by_stripped_name.find(name);
+                if (found != index.by_stripped_name.end())
+                    transform.rows = verify_ref::RefRows::none;
+            }
+        }
         if (found == index.by_stripped_name.end()) {
             check.problem = error_message(gguf.shard(tensor.shard).display_name(), info.name,
                                           "GGUF tensor has no source tensor",
@@ -723,8 +739,6 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         check.source_name = source.name;
         check.re_encoded = source.quantized;
         ValueJob job;
-        const verify_ref::RefTransform transform =
-            verify_ref::ref_transform(ref_arch->gguf_arch, info.name);
         const bool vocab_slice = transform.rows == verify_ref::RefRows::first_vocab_rows;
         // RoBERTa positions (verify's RefConfig: xlm-roberta, pad_token_id + 1).
         const uint64_t skip_rows = info.name == "position_embd.weight" ? config.position_offset : 0;

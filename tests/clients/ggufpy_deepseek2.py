@@ -2,7 +2,8 @@
 bundle, bit for bit, several files in one process.
 
 For each MODEL_DIR FILE.gguf TYPES triple: the source's values (source_values.py, the dequantized
-checkpoint: mcq-v1 or float) go through DeepseekV2Model -> TextModel -> ModelBase (run as written by
+checkpoint: mcq-v1, MLX or float; MLX's embed_q / unembed_out joined back into the kv_b_proj they were
+split from, the inverse of mlx-lm's sanitize) go through DeepseekV2Model -> TextModel -> ModelBase (run as written by
 converter_run.py; torch.stack is np.stack, and kv_b_proj is handed over as a small tensor stand-in whose
 view / split / transpose are numpy's reshape / split / swapaxes, so the converter's own split of
 kv_b_proj into attn_k_b and attn_v_b runs as written): filter_tensors, modify_tensors (the MTP layer
@@ -60,6 +61,24 @@ class Torch:
         return tuple(Tensor(part) for part in np.split(tensor.array, np.cumsum(sizes)[:-1], axis=dim))
 
 
+def kv_b_joined(tensors):
+    """mlx-lm's deepseek_v3 stores kv_b_proj split (its sanitize): embed_q [heads, kv_lora, nope] is
+    each head's nope rows transposed, unembed_out [heads, v, kv_lora] its v rows. The inverse gives
+    the converter the kv_b_proj [heads * (nope + v), kv_lora] a transformers checkpoint holds."""
+    out, parts = [], {}
+    for name, values in tensors:
+        for part in ("embed_q", "unembed_out"):
+            if name.endswith(f".self_attn.{part}.weight"):
+                parts.setdefault(name[: -len(f"{part}.weight")], {})[part] = np.asarray(values)
+                break
+        else:
+            out.append((name, values))
+    for prefix, p in parts.items():
+        heads = [np.concatenate([p["embed_q"][h].T, p["unembed_out"][h]]) for h in range(p["embed_q"].shape[0])]
+        out.append((prefix + "kv_b_proj.weight", np.concatenate(heads)))
+    return out
+
+
 def class_constants(llama_src, module, class_name):
     """The class-level constant assignments of a converter class (DeepseekV2Model.skip_mtp, merge_expert),
     read from its source as written."""
@@ -79,7 +98,7 @@ def check(llama_src, model_dir, gguf_path, expect_types):
     # As ModelBase.write: the tensors first (modify_tensors views kv_b_proj by config.json's
     # num_key_value_heads), then set_gguf_parameters (which sets it to 1).
     wanted, origin = {}, {}
-    for name, values in src.hf_tensors():
+    for name, values in kv_b_joined(src.hf_tensors()):
         kept = conv.obj.filter_tensors((name, None))
         if kept is None:
             problems.append(f"source tensor {name}: the converter skips it")

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # DeepSeek-V3 (deepseek2) against llama.cpp's own code: the tiny fixture (rebox-mkfixture --arch
 # deepseek2: MLA with q_lora_rank, layer 0 dense, layers 1-2 MoE with 4 experts and a shared expert, an
-# MTP stand-in) in BF16 and mcq-v1 (4 bits; attn_k_b as exact F32 with --allow-lossless-fallback), and
-# without q_lora_rank in BF16, is converted by default and with --outtype f32, then
+# MTP stand-in) in BF16, mcq-v1 (4 bits; attn_k_b as exact F32 with --allow-lossless-fallback) and MLX
+# (mlx-lm's deepseek_v3: kv_b_proj stored split as embed_q / unembed_out, read as attn_k_b / attn_v_b in
+# Q4_1 without a fallback), and without q_lora_rank in BF16, is converted by default and with --outtype f32, then
 #  - rebox verify passes on every file;
 #  - ggufpy_deepseek2.py (one process): every tensor (name, type, ne, values bit for bit; kv_b_proj split
 #    into attn_k_b / attn_v_b by the converter's own code) and every deepseek2.* KV equal what the
@@ -19,11 +20,12 @@ clients_init deepseek2_arch "${1:-}"
 ggufpy_setup "$BUILD"
 
 compare=() pairs=()
-for variant in float mcq plain; do
+for variant in float mcq mlx plain; do
   dir="$WORK/deepseek2-$variant"
   case $variant in
     float) make=(--format float) conv=() types=F32,BF16 ;;
     mcq) make=(--format mcq) conv=(--allow-lossless-fallback) types=F32,Q4_1 ;;
+    mlx) make=(--format mlx) conv=() types=F32,Q4_1 ;;
     plain) make=(--format float --no-q-lora) conv=() types=F32,BF16 ;;
   esac
   "$MKFIXTURE" "$dir" --preset tiny --arch deepseek2 "${make[@]}" --force >/dev/null

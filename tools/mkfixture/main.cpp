@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
            "layer 1 MoE with 4 experts and a shared expert, 1 MTP layer; --format float (bf16), "
            "mcq or mlx) | deepseek2 (tiny only: DeepseekV3ForCausalLM with MLA, layer 0 dense, "
            "layers 1-2 MoE with 4 experts and a shared expert, an MTP stand-in; --format float "
-           "(bf16) or mcq; --no-q-lora) | "
+           "(bf16), mcq or mlx; --no-q-lora) | "
            "gemma4 (tiny only: Gemma4ForConditionalGeneration in BF16, "
            "3 sliding-window layers then a full-attention one with global_head_dim 32, 1 kv head "
            "and no v_proj, a layer_scalar per layer, tied, a vision tower stand-in)")

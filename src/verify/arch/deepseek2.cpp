@@ -77,6 +77,8 @@ std::optional<std::vector<int64_t>> deepseek2_shape(const RefConfig& c, std::str
     if (rest == "self_attn.kv_a_proj_with_mqa.weight") return Shape{kv_lora + m.rope, hidden};
     if (rest == "self_attn.kv_a_layernorm.weight") return Shape{kv_lora};
     if (rest == "self_attn.kv_b_proj.weight") return Shape{heads * (m.nope + m.v), kv_lora};
+    if (rest == "self_attn.embed_q.weight") return Shape{heads, kv_lora, m.nope};  // mlx-lm
+    if (rest == "self_attn.unembed_out.weight") return Shape{heads, m.v, kv_lora};
     if (rest == "self_attn.o_proj.weight") return Shape{hidden, heads * m.v};
     if (rest == "mlp.gate_proj.weight" || rest == "mlp.up_proj.weight" ||
         rest == "mlp.down_proj.weight")
@@ -104,6 +106,8 @@ const RefArch& ref_deepseek2() {
                                .kvs = kDeepseek2Kvs,
                                .scale_roles = kScaleOutput,
                                .mla_kv_b_split = true,
+                               .mla_k_b_presplit = "self_attn.embed_q",
+                               .mla_v_b_presplit = "self_attn.unembed_out",
                                .drops_mtp_layers = true};
     return kArch;
 }

@@ -133,6 +133,10 @@ struct RefArch {
     // DeepseekV2Model: kv_b_proj is read by two GGUF tensors (attn_k_b, attn_v_b:
     // ref_transforms.hpp), and the layers from num_hidden_layers on (MTP) are left out.
     bool mla_kv_b_split = false;
+    // mlx-lm's deepseek_v3 stores the two parts already split, in llama.cpp's layout: the sources
+    // of attn_k_b / attn_v_b when the checkpoint has no kv_b_proj (read as they are).
+    std::string_view mla_k_b_presplit{};
+    std::string_view mla_v_b_presplit{};
     bool drops_mtp_layers = false;
 
     bool lists(RefKv kv) const {

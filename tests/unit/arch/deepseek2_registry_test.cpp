@@ -91,6 +91,14 @@ TEST(Deepseek2Registry, NamesBothWays) {
     EXPECT_EQ(resolve_gguf(ds(), "blk.2.attn_v_b.weight")->hf_name,
               "layers.2.self_attn.kv_b_proj.weight");
     EXPECT_TRUE(split_parts(ds(), *resolve_hf(ds(), "model.layers.2.mlp.gate.weight")).empty());
+    // mlx-lm's pre-split parts are read as they are (no split of their own).
+    const auto embed_q = resolve_hf(ds(), "model.layers.1.self_attn.embed_q.weight", 3);
+    ASSERT_TRUE(embed_q.has_value());
+    EXPECT_EQ(embed_q->gguf_name, "blk.1.attn_k_b.weight");
+    EXPECT_EQ(embed_q->spec->rows, RowTransform::none);
+    EXPECT_TRUE(split_parts(ds(), *embed_q).empty());
+    EXPECT_EQ(resolve_hf(ds(), "model.layers.1.self_attn.unembed_out.weight", 3)->gguf_name,
+              "blk.1.attn_v_b.weight");
     EXPECT_EQ(resolve_hf(ds(), "model.layers.1.mlp.experts.7.down_proj.weight", 3)->gguf_name,
               "blk.1.ffn_down_exps.weight");
     // The MTP layer's own tensors have no deepseek2 name (the plan drops layers.3 whole).
