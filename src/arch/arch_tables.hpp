@@ -35,6 +35,7 @@ const Architecture& apertus_architecture();
 const Architecture& qwen35_architecture();
 const Architecture& glm4moe_architecture();
 const Architecture& gemma4_architecture();
+const Architecture& deepseek2_architecture();
 const Architecture& gpt_oss_architecture();
 const Architecture& xlm_roberta_architecture();
 // bert's per-layer rows and KV list, which xlm-roberta shares (bert.cpp).
@@ -43,6 +44,23 @@ std::span<const ArchKv> bert_kvs();
 // The buffer BertModel.filter_tensors drops, for it and every converter class derived from it
 // (XLMRobertaModel, NomicBertModel, ModernBertModel): Architecture::converter_buffers.
 inline constexpr std::string_view kBertModelBuffers[] = {"embeddings.position_ids"};
+
+// config.json's field `name`, null when absent or null.
+const nlohmann::json* config_field(const nlohmann::json& root, const char* name);
+// A whole number of config.json from `low` to `cap` (an input error otherwise); nullopt when absent
+// or null.
+std::optional<uint32_t> config_count(const nlohmann::json& root, const char* name, uint32_t low,
+                                     uint32_t cap);
+// The routed expert count as n_routed_experts (the glm4moe and deepseek2 classes stack that many
+// experts and write it as expert_count) moved to num_experts, where the common reading takes it;
+// missing: an input error expecting `expected` (deepseek_moe.cpp).
+void take_routed_experts(nlohmann::json& root, const char* expected);
+// DeepSeek-style routing (glm4moe, deepseek2; deepseek_moe.cpp), as the converter reads it:
+// n_shared_experts, first_k_dense_replace, n_group, topk_group, routed_scaling_factor and
+// norm_topk_prob into `config` as config.json gives them; returns the score function named by the
+// first of TextModel's keys config.json has (empty: none; an input error when it is not sigmoid,
+// softmax or sqrtsoftplus, which the converter raises for).
+std::string read_moe_routing(const nlohmann::json& root, ModelConfig& config);
 
 // The parts one after another, as one array (a table or KV list built from shared groups).
 template <typename T, std::size_t... N>

@@ -65,6 +65,14 @@ enum class Dim : uint8_t {
     head_dim_full,  // the full layers' head_dim (global_head_dim)
     q_width_full,   // num_attention_heads * head_dim_full
     kv_width_full,  // the full layers' key/value heads * head_dim_full
+    // Multi-head latent attention (ModelConfig::mla, deepseek2):
+    q_lora,       // q_lora_rank
+    kv_lora,      // kv_lora_rank
+    kv_a_width,   // kv_lora_rank + qk_rope_head_dim (kv_a_proj_with_mqa's rows)
+    q_mla_width,  // num_attention_heads * (qk_nope_head_dim + qk_rope_head_dim)
+    o_mla_width,  // num_attention_heads * v_head_dim
+    mla_nope,     // qk_nope_head_dim
+    mla_v,        // v_head_dim
 };
 
 // How the rows of a source tensor are placed in the GGUF tensor. Only whole rows move (with each
@@ -100,6 +108,14 @@ enum class RowTransform : uint8_t {
     // ... and the columns of out_proj in blocks of the value head dim (whole blocks move: the
     // tensor's "rows" for the move are those blocks).
     v_heads_columns,
+    // A source tensor split into several GGUF tensors (split_parts): deepseek2's kv_b_proj,
+    // [heads * (qk_nope_head_dim + v_head_dim), kv_lora_rank], each head's nope rows then its v
+    // rows (DeepseekV2Model.modify_tensors). attn_k_b takes each head's nope rows transposed (GGUF
+    // value (h*kv_lora + c)*nope + j is source value (h*(nope+v) + j)*kv_lora + c): single values
+    // move, exact for float sources, not for 1-D quantization groups along the rows. attn_v_b
+    // takes each head's v rows (whole rows: exact for every encoding).
+    mla_k_b,
+    mla_v_b,
 };
 
 // What happens to the values of a float tensor (a norm) on the way to GGUF.
@@ -284,6 +300,27 @@ enum class ArchKv : uint8_t {
     shared_kv_layers,
     embedding_length_per_layer_input,
     sliding_window_layer_types,
+    // DeepseekV2Model (ModelConfig::mla): head_count_kv = 1 (MLA as MQA); TextModel's
+    // expert_gating_func from the score function config.json names (softmax 1, sigmoid 2,
+    // sqrtsoftplus 4); key_length = kv_lora_rank + qk_rope_head_dim and value_length =
+    // kv_lora_rank, at TextModel's place when config.json has a head_dim (gguf-py keeps a
+    // rewritten key's first place), else at DeepseekV2Model's; vocab_size; q_lora_rank when set;
+    // kv_lora_rank; key_length_mla = nope + rope, value_length_mla = v_head_dim;
+    // expert_shared_count (0 when absent); expert_weights_norm only when true;
+    // rope.dimension_count = qk_rope_head_dim.
+    head_count_kv_one,
+    expert_gating_func_named,
+    key_length_mla_kv_given,
+    value_length_mla_kv_given,
+    key_length_mla_kv,
+    value_length_mla_kv,
+    q_lora_rank,
+    kv_lora_rank,
+    key_length_mla,
+    value_length_mla,
+    expert_shared_count_or_zero,
+    expert_weights_norm_true,
+    rope_dimension_count_mla,
 };
 
 // Tensors computed from config.json rather than read from the source.
@@ -381,6 +418,9 @@ struct Architecture {
     // only when blk.{num_hidden_layers}.nextn.eh_proj is there): with the probe present, every MTP
     // layer's required rows are required too (required_mtp_tensors). Empty: they stay optional.
     std::string_view mtp_probe = {};
+    // The layers at or past num_hidden_layers are left out with a note (DeepseekV2Model.skip_mtp
+    // drops the MTP layers llama.cpp's deepseek2 graph does not run).
+    bool drops_mtp_layers = false;
 
     // Which tensors' NVFP4 per-tensor factor (`<tensor>.scale`) llama.cpp's graph multiplies in
     // (the *_s arguments of src/models/<arch>.cpp); a factor other than 1 elsewhere is a BLOCKER.
@@ -440,6 +480,10 @@ std::span<const Architecture* const> all_architectures();
 // ModelBase.filter_tensors reads them).
 std::string strip_model_prefix(std::string_view hf_name);
 
+// The layer index N of an HF name "layers.N.*" (with or without "model." / "language_model.");
+// nullopt for other names.
+std::optional<uint32_t> hf_layer_index(const Architecture& arch, std::string_view hf_name);
+
 // True when the (stripped) HF name lies under one of the architecture's left_out_prefixes.
 bool is_left_out(const Architecture& arch, std::string_view hf_name);
 
@@ -488,6 +532,11 @@ std::optional<std::vector<int64_t>> expected_ne(const Architecture& arch, const 
 
 // Every tensor the graph requires for this config, in output order (extras not included).
 std::vector<std::string> required_tensors(const Architecture& arch, const ModelConfig& config);
+
+// The other GGUF tensors the source tensor of `ref` is split into (RowTransform::mla_k_b /
+// mla_v_b): the later rows of the layer table with the same HF stem, for the same layer. Empty
+// for a tensor that is not split; resolve_hf gives the first part.
+std::vector<TensorRef> split_parts(const Architecture& arch, const TensorRef& ref);
 
 // The required rows of the MTP layers (num_hidden_layers .. + nextn_layers - 1), which the plan
 // requires once the architecture's mtp_probe tensor is there.

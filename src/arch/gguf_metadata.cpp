@@ -256,6 +256,48 @@ std::optional<GgufValue> arch_kv_value(arch::ArchKv key, const ModelConfig& conf
                 sliding.emplace_back(std::in_place_type<bool>, type == "sliding_attention");
             return GgufValue::array_of(GgufType::BOOL, std::move(sliding));
         }
+        case ArchKv::head_count_kv_one:
+            return u32_value(1);
+        case ArchKv::expert_gating_func_named:
+            // gguf-py's ExpertGatingFuncType (SOFTMAX 1, SIGMOID 2, SQRTSOFTPLUS 4); the reading
+            // refused any other name.
+            if (config.score_function.empty()) return std::nullopt;
+            return u32_value(config.score_function == "softmax"   ? 1
+                             : config.score_function == "sigmoid" ? 2
+                                                                  : 4);
+        default:
+            break;
+    }
+    if (!config.mla) return std::nullopt;  // the MLA keys below
+    const ModelConfig::Mla& m = *config.mla;
+    switch (key) {
+        case ArchKv::key_length_mla_kv_given:
+        case ArchKv::key_length_mla_kv:
+            if (config.head_dim_given != (key == ArchKv::key_length_mla_kv_given))
+                return std::nullopt;
+            return u32_value(m.kv_lora_rank + m.rope_head_dim);
+        case ArchKv::value_length_mla_kv_given:
+        case ArchKv::value_length_mla_kv:
+            if (config.head_dim_given != (key == ArchKv::value_length_mla_kv_given))
+                return std::nullopt;
+            return u32_value(m.kv_lora_rank);
+        case ArchKv::q_lora_rank:
+            return optional_u32(m.q_lora_rank);
+        case ArchKv::kv_lora_rank:
+            return u32_value(m.kv_lora_rank);
+        case ArchKv::key_length_mla:
+            return u32_value(m.nope_head_dim + m.rope_head_dim);
+        case ArchKv::value_length_mla:
+            return u32_value(m.v_head_dim);
+        case ArchKv::expert_shared_count_or_zero:
+            return u32_value(config.n_shared_experts.value_or(0));
+        case ArchKv::expert_weights_norm_true:
+            if (!config.expert_weights_norm.value_or(false)) return std::nullopt;
+            return bool_value(true);
+        case ArchKv::rope_dimension_count_mla:
+            return u32_value(m.rope_head_dim);
+        default:
+            break;
     }
     throw std::logic_error("unknown ArchKv");
 }
@@ -388,6 +430,30 @@ const char* arch_kv_suffix(arch::ArchKv key) {
             return "expert_weights_norm";
         case ArchKv::nextn_predict_layers_given:
             return "nextn_predict_layers";
+        case ArchKv::head_count_kv_one:
+            return "attention.head_count_kv";
+        case ArchKv::expert_gating_func_named:
+            return "expert_gating_func";
+        case ArchKv::key_length_mla_kv_given:
+        case ArchKv::key_length_mla_kv:
+            return "attention.key_length";
+        case ArchKv::value_length_mla_kv_given:
+        case ArchKv::value_length_mla_kv:
+            return "attention.value_length";
+        case ArchKv::q_lora_rank:
+            return "attention.q_lora_rank";
+        case ArchKv::kv_lora_rank:
+            return "attention.kv_lora_rank";
+        case ArchKv::key_length_mla:
+            return "attention.key_length_mla";
+        case ArchKv::value_length_mla:
+            return "attention.value_length_mla";
+        case ArchKv::expert_shared_count_or_zero:
+            return "expert_shared_count";
+        case ArchKv::expert_weights_norm_true:
+            return "expert_weights_norm";
+        case ArchKv::rope_dimension_count_mla:
+            return "rope.dimension_count";
     }
     throw std::logic_error("unknown ArchKv");
 }

@@ -121,38 +121,10 @@ constexpr ArchKv kKvs[] = {
     ArchKv::nextn_predict_layers_given,
 };
 
-// TextModel's score-function keys (find_hparam's order).
-constexpr const char* kScoreFunctionKeys[] = {"score_function",
-                                              "scoring_func",
-                                              "score_func",
-                                              "moe_router_activation",
-                                              "moe_router_activation_func",
-                                              "expert_selection_fn"};
-
-const nlohmann::json* field(const nlohmann::json& root, const char* name) {
-    const auto it = root.find(name);
-    return it == root.end() || it->is_null() ? nullptr : &*it;
-}
-
-// A whole number of config.json from 0 to `cap`; nullopt when absent or null.
-std::optional<uint32_t> count_field(const nlohmann::json& root, const char* name, uint32_t cap) {
-    const nlohmann::json* value = field(root, name);
-    if (value == nullptr) return std::nullopt;
-    if (!value->is_number_unsigned() || value->get<uint64_t>() > cap)
-        throw_input_error("config.json", name, "is " + value->dump(),
-                          "a whole number from 0 to " + std::to_string(cap));
-    return static_cast<uint32_t>(value->get<uint64_t>());
-}
-
 // Glm4MoeModel reads the routed expert count as n_routed_experts (it stacks that many experts
 // and writes it as expert_count); the common reading takes it from num_experts.
 void prepare_glm4moe(nlohmann::json& root) {
-    const nlohmann::json* routed = field(root, "n_routed_experts");
-    if (routed == nullptr)
-        throw_input_error("config.json", "n_routed_experts", "missing",
-                          "the routed expert count (Glm4MoeModel stacks that many experts)");
-    root["num_experts"] = *routed;
-    root.erase("num_local_experts");
+    take_routed_experts(root, "the routed expert count (Glm4MoeModel stacks that many experts)");
 }
 
 // The loader's rule: layers below leading_dense_block_count are dense, the rest MoE; the
@@ -169,39 +141,15 @@ void glm4moe_layer_kinds(ModelConfig& config) {
 // them from config.json; then each layer's kind.
 void read_glm4moe(const nlohmann::json& root, ModelConfig& config) {
     constexpr uint32_t kCap = 1u << 16;
-    config.n_shared_experts = count_field(root, "n_shared_experts", 64);
-    config.leading_dense_blocks = count_field(root, "first_k_dense_replace", kCap);
-    config.expert_group_count = count_field(root, "n_group", kCap);
-    config.expert_group_used_count = count_field(root, "topk_group", kCap);
-    if (const nlohmann::json* scale = field(root, "routed_scaling_factor")) {
-        if (!scale->is_number())
-            throw_input_error("config.json", "routed_scaling_factor", "is " + scale->dump(),
-                              "a number");
-        config.expert_weights_scale = scale->get<float>();
-    }
-    if (const nlohmann::json* norm = field(root, "norm_topk_prob")) {
-        if (!norm->is_boolean())
-            throw_input_error("config.json", "norm_topk_prob", "is " + norm->dump(),
-                              "true or false");
-        config.expert_weights_norm = norm->get<bool>();
-    }
-    for (const char* key : kScoreFunctionKeys) {
-        const nlohmann::json* value = field(root, key);
-        if (value == nullptr) continue;
-        if (*value != "sigmoid" && *value != "softmax" && *value != "sqrtsoftplus")
-            throw_input_error("config.json", key, "is " + value->dump(),
-                              "sigmoid, softmax or sqrtsoftplus (llama.cpp's converter raises)");
-        config.score_function_given = true;
-        break;
-    }
-    const auto nextn = count_field(root, "num_nextn_predict_layers", 64);
+    config.score_function_given = !read_moe_routing(root, config).empty();
+    const auto nextn = config_count(root, "num_nextn_predict_layers", 0, 64);
     config.nextn_layers = nextn.value_or(0);
     config.nextn_layers_given = nextn.has_value();
     // TextModel: the rope parameters' own partial factor, else the top-level one.
     for (const char* block : {"rope_parameters", "rope_scaling"}) {
-        const nlohmann::json* params = field(root, block);
+        const nlohmann::json* params = config_field(root, block);
         if (params == nullptr || !params->is_object()) continue;
-        if (const nlohmann::json* f = field(*params, "partial_rotary_factor")) {
+        if (const nlohmann::json* f = config_field(*params, "partial_rotary_factor")) {
             if (!f->is_number())
                 throw_input_error("config.json", std::string(block) + ".partial_rotary_factor",
                                   "is " + f->dump(), "a number in (0, 1]");

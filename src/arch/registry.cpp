@@ -42,6 +42,7 @@ const Architecture* const kArchitectures[] = {
     &detail::qwen35_architecture(),
     &detail::glm4moe_architecture(),
     &detail::gemma4_architecture(),
+    &detail::deepseek2_architecture(),
 };
 
 constexpr std::string_view kExpertPlaceholder = "{e}";
@@ -275,6 +276,24 @@ int64_t resolve_dim(Dim dim, const ModelConfig& c) {
             if (dim == Dim::q_width_full) return int64_t{c.num_attention_heads} * f.head_dim;
             return int64_t{f.kv_heads.value_or(c.num_key_value_heads)} * f.head_dim;
         }
+        case Dim::q_lora:
+        case Dim::kv_lora:
+        case Dim::kv_a_width:
+        case Dim::q_mla_width:
+        case Dim::o_mla_width:
+        case Dim::mla_nope:
+        case Dim::mla_v: {
+            const ModelConfig::Mla m = c.mla.value_or(ModelConfig::Mla{});
+            if (dim == Dim::q_lora) return m.q_lora_rank.value_or(0);
+            if (dim == Dim::kv_lora) return m.kv_lora_rank;
+            if (dim == Dim::kv_a_width) return int64_t{m.kv_lora_rank} + m.rope_head_dim;
+            if (dim == Dim::q_mla_width)
+                return int64_t{c.num_attention_heads} *
+                       (int64_t{m.nope_head_dim} + m.rope_head_dim);
+            if (dim == Dim::o_mla_width) return int64_t{c.num_attention_heads} * m.v_head_dim;
+            if (dim == Dim::mla_nope) return m.nope_head_dim;
+            return m.v_head_dim;
+        }
     }
     return 0;
 }
@@ -451,6 +470,17 @@ std::optional<TensorRef> resolve_hf(const Architecture& arch, std::string_view h
     return ref;
 }
 
+std::optional<uint32_t> hf_layer_index(const Architecture& arch, std::string_view hf_name) {
+    const std::string name = strip_arch_prefixes(arch, hf_name);
+    if (!std::string_view(name).starts_with(arch.hf_layer_prefix)) return std::nullopt;
+    uint32_t layer = 0;
+    std::string_view rest;
+    if (!split_layer_index(std::string_view(name).substr(arch.hf_layer_prefix.size()), &layer,
+                           &rest))
+        return std::nullopt;
+    return layer;
+}
+
 std::optional<std::pair<size_t, uint32_t>> match_layer_scalar(const Architecture& arch,
                                                               std::string_view hf_name) {
     if (arch.layer_scalar_kvs.empty()) return std::nullopt;
@@ -491,6 +521,25 @@ std::optional<std::vector<int64_t>> expected_ne(const Architecture& arch, const 
     std::vector<int64_t> ne;
     for (uint8_t i = 0; i < spec.rank; ++i) ne.push_back(resolve_dim(spec.ne[i], config));
     return ne;
+}
+
+std::vector<TensorRef> split_parts(const Architecture& arch, const TensorRef& ref) {
+    std::vector<TensorRef> parts;
+    if (ref.spec->rows != RowTransform::mla_k_b && ref.spec->rows != RowTransform::mla_v_b)
+        return parts;
+    bool after = false;
+    for (const TensorSpec& spec : arch.layer) {
+        if (&spec == ref.spec) {
+            after = true;
+            continue;
+        }
+        if (after && spec.hf == ref.spec->hf)
+            if (auto part = make_ref(arch, spec, ref.layer, ref.is_bias)) {
+                part->hf_name = ref.hf_name;
+                parts.push_back(std::move(*part));
+            }
+    }
+    return parts;
 }
 
 namespace {
@@ -623,6 +672,9 @@ uint32_t transform_heads(RowTransform transform, const ModelConfig& config) {
         case RowTransform::v_heads_single:
         case RowTransform::v_heads_columns:
             return 0;
+        case RowTransform::mla_k_b:
+        case RowTransform::mla_v_b:
+            return config.num_attention_heads;
     }
     return 0;
 }
@@ -731,6 +783,23 @@ std::string explain_dim(Dim dim, const ModelConfig& c) {
                 "the full-attention layers' key/value heads (num_global_key_value_heads, else "
                 "num_key_value_heads) * global_head_dim " +
                 std::to_string(resolve_dim(Dim::head_dim_full, c));
+            break;
+        case Dim::q_lora:
+            return "q_lora_rank " + std::to_string(resolve_dim(dim, c));
+        case Dim::kv_lora:
+            return "kv_lora_rank " + std::to_string(resolve_dim(dim, c));
+        case Dim::mla_nope:
+            return "qk_nope_head_dim " + std::to_string(resolve_dim(dim, c));
+        case Dim::mla_v:
+            return "v_head_dim " + std::to_string(resolve_dim(dim, c));
+        case Dim::kv_a_width:
+            formula = "kv_lora_rank + qk_rope_head_dim";
+            break;
+        case Dim::q_mla_width:
+            formula = heads + " * (qk_nope_head_dim + qk_rope_head_dim)";
+            break;
+        case Dim::o_mla_width:
+            formula = heads + " * v_head_dim";
             break;
     }
     return formula + " = " + std::to_string(resolve_dim(dim, c));

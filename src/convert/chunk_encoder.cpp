@@ -226,6 +226,18 @@ void encode_chunk_unchecked(const SourceTensor& source, const TensorPlan& plan, 
         std::memcpy(out.data(), plan.computed.data() + chunk.first, chunk.count * 4);
         return;
     }
+    if (plan.transpose.heads != 0) {  // single values gathered (one-value encodings only)
+        const TensorPlan::HeadTranspose& t = plan.transpose;
+        const size_t width = out.size() / chunk.count;
+        for (uint64_t k = 0; k < chunk.count; ++k) {
+            const uint64_t at = chunk.first + k;
+            const uint64_t j = at % t.rows, c = at / t.rows % t.columns,
+                           h = at / (t.rows * t.columns);
+            encode_values(source, plan, (h * t.head_rows + j) * t.columns + c, 1,
+                          out.subspan(k * width, width));
+        }
+        return;
+    }
     if (plan.row_source.empty()) return encode_values(source, plan, chunk.first, chunk.count, out);
     // Permuted rows: the chunk is whole output rows (split_into_chunks); each is encoded from the
     // source row it holds, in whatever encoding the plan chose.

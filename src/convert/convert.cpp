@@ -46,7 +46,7 @@ using convert_detail::seconds_since;
 // A plain byte copy of a float source (no permutation, no computed values): those chunks go file
 // to file in the kernel instead of through a buffer.
 bool is_byte_copy(const TensorPlan& tp) {
-    return !tp.is_computed() && tp.row_source.empty() &&
+    return !tp.is_computed() && tp.row_source.empty() && tp.transpose.heads == 0 &&
            (tp.encoding == Encoding::copy_f32 || tp.encoding == Encoding::copy_f16 ||
             tp.encoding == Encoding::copy_bf16);
 }
@@ -119,7 +119,7 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
                 // never waits for the disk queue); commit()'s one fsync waits only for the tail.
                 writeback.push(*outs[shard], offset, chunk.out_bytes);
                 // A permuted chunk reads rows spread over its heads: released with the tensor.
-                if (tp.row_source.empty())
+                if (tp.row_source.empty() && tp.transpose.heads == 0)
                     convert_detail::release_source_values(mappings, tensor, local.first,
                                                           chunk.count);
                 if (pending.finish(chunk.plan_index))

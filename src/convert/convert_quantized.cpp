@@ -61,7 +61,7 @@ TensorRows planned_rows(const SourceModel& source, const TensorPlan& tp,
         return std::span<const uint8_t>(scratch);
     };
     // A permuted tensor's chunks read rows spread over its heads: released with the tensor.
-    if (!tp.is_computed() && tp.row_source.empty())
+    if (!tp.is_computed() && tp.row_source.empty() && tp.transpose.heads == 0)
         rows.release = [&source, chunk_of, &mappings](int64_t first, int64_t count) {
             const Chunk c = chunk_of(first, count);
             release_source_values(mappings, source.tensors[c.source_index], c.source_first,

@@ -113,6 +113,18 @@ ModelConfig config_from_kvs(const CheckContext& ctx, const std::string& a) {
     }
     c.full_attention_interval = u32_or(ctx, a + ".full_attention_interval", 4);
     read_full_attention_kvs(ctx, a, c);
+    // Multi-head latent attention: the ranks and the head sizes the loader reads.
+    if (const uint32_t kv_lora = u32_or(ctx, a + ".attention.kv_lora_rank", 0)) {
+        ModelConfig::Mla m;
+        if (const uint32_t q_lora = u32_or(ctx, a + ".attention.q_lora_rank", 0))
+            m.q_lora_rank = q_lora;
+        m.kv_lora_rank = kv_lora;
+        m.rope_head_dim = u32_or(ctx, a + ".rope.dimension_count", 0);
+        const uint32_t k_mla = u32_or(ctx, a + ".attention.key_length_mla", 0);
+        m.nope_head_dim = k_mla > m.rope_head_dim ? k_mla - m.rope_head_dim : 0;
+        m.v_head_dim = u32_or(ctx, a + ".attention.value_length_mla", 0);
+        c.mla = m;
+    }
     // llama.cpp's n_cls_out: the classifier labels' count, 1 without the key (llama-hparams.h).
     const GgufValue* labels = ctx.find(a + ".classifier.output_labels");
     c.num_labels = labels != nullptr && labels->is_array() && !labels->array.empty()

@@ -144,6 +144,19 @@ struct ModelConfig {
         std::optional<uint32_t> kv_heads;
     };
     std::optional<FullAttention> full_attention;
+    // Multi-head latent attention (deepseek2's finish_config fills it): q_lora_rank (nullopt:
+    // config.json has none or null, q_proj instead of q_a_proj / q_b_proj), kv_lora_rank,
+    // qk_nope_head_dim, qk_rope_head_dim, v_head_dim; and the score function config.json names
+    // (TextModel writes the gating function from it).
+    struct Mla {
+        std::optional<uint32_t> q_lora_rank;
+        uint32_t kv_lora_rank = 0;
+        uint32_t nope_head_dim = 0;
+        uint32_t rope_head_dim = 0;
+        uint32_t v_head_dim = 0;
+    };
+    std::optional<Mla> mla;
+    std::string score_function;
     uint32_t kv_shared_layers = 0;       // num_kv_shared_layers: the last layers have no k/v
     uint32_t per_layer_input_width = 0;  // hidden_size_per_layer_input (0: none)
 };

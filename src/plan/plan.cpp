@@ -25,6 +25,7 @@
 #include "model/tokenizer_vocab.hpp"
 #include "plan/global_scale.hpp"
 #include "plan/layer_scalars.hpp"
+#include "plan/mla_split.hpp"
 #include "plan/row_moves.hpp"
 #include "rebox/error.hpp"
 #include "rebox/ggml_type.hpp"
@@ -46,9 +47,21 @@ std::optional<TokenizerVocab> read_vocab(const SourceModel& source, const ModelC
     if (!std::filesystem::exists(source.dir / "tokenizer.json") &&
         !std::filesystem::exists(source.dir / "tokenizer.model") &&
         !std::filesystem::exists(source.dir / "sentencepiece.bpe.model")) {
-        blockers->push_back(Blocker{"tokenizer.json",
-                                    "no tokenizer.json: the GGUF would not be runnable",
-                                    "copy the model's tokenizer.json into " + source.dir.string()});
+        // A tiktoken vocabulary (Kimi-K2's tiktoken.model), which llama.cpp's converter rebuilds
+        // into byte-level BPE tokens and merges through transformers' AutoTokenizer.
+        if (std::filesystem::exists(source.dir / "tiktoken.model"))
+            blockers->push_back(Blocker{
+                "tiktoken.model",
+                "a tiktoken vocabulary without tokenizer.json: rebox does not rebuild tiktoken "
+                "ranks into BPE tokens and merges (llama.cpp's converter does, through "
+                "transformers)",
+                "convert the tokenizer to a tokenizer.json (transformers' "
+                "PreTrainedTokenizerFast) and put it into " +
+                    source.dir.string()});
+        else
+            blockers->push_back(
+                Blocker{"tokenizer.json", "no tokenizer.json: the GGUF would not be runnable",
+                        "copy the model's tokenizer.json into " + source.dir.string()});
         return std::nullopt;
     }
     const Architecture* architecture = arch::find_architecture(config.model_type);
@@ -681,7 +694,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
         read_vocab(source, config, options, &plan.blockers, &plan.notes);
     std::map<std::string, std::string> seen;                        // gguf name -> source name
     std::map<std::string, plan_detail::ExpertGroup> expert_groups;  // by gguf name
-    size_t left_out = 0;
+    size_t left_out = 0, mtp_left_out = 0;
     plan_detail::LayerScalars layer_scalars(*arch, config.num_hidden_layers);
     for (size_t i = 0; i < source.tensors.size(); ++i) {
         const SourceTensor& tensor = source.tensors[i];
@@ -691,6 +704,11 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
         }
         if (const auto scalar = arch::match_layer_scalar(*arch, tensor.name)) {
             layer_scalars.take(tensor, *scalar, &plan.blockers);
+            continue;
+        }
+        if (const auto layer = arch::hf_layer_index(*arch, tensor.name);
+            arch->drops_mtp_layers && layer && *layer >= config.num_hidden_layers) {
+            ++mtp_left_out;
             continue;
         }
         const auto ref = arch::resolve_hf(*arch, tensor.name, config.num_hidden_layers);
@@ -704,6 +722,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
                                             "remove the tensor, or use a supported architecture"});
             continue;
         }
+
         const std::string& gguf_name = ref->gguf_name;
         if (ref->expert) {  // one expert of a stacked tensor: planned once all are gathered
             if (*ref->expert >= config.num_experts) {
@@ -734,56 +753,66 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
             slot = i;
             continue;
         }
-        const auto [it, inserted] = seen.emplace(gguf_name, tensor.name);
-        if (!inserted) {
-            plan.blockers.push_back(Blocker{tensor.name,
-                                            "maps to " + gguf_name + " like '" + it->second + "'",
-                                            "keep one of the two tensors"});
-            continue;
-        }
-        TensorPlan tensor_plan;
-        // A quantized gemma norm is refused for what it is, before any block-type reason.
-        if (ref->spec->values != arch::ValueTransform::none && tensor.is_quantized()) {
-            attach_value_transform(ref->spec->values, tensor, &tensor_plan, &plan.blockers);
-            continue;
-        }
-        const bool exact_f32 = ref->spec->role == arch::SourceRole::router_f32 ||
-                               ref->spec->role == arch::SourceRole::table_f32;
-        const bool planned = exact_f32
-                                 ? plan_detail::plan_exact_f32(
-                                       tensor, i, gguf_name, plan.arch,
-                                       ref->spec->role == arch::SourceRole::router_f32 ? "router"
-                                       : ref->spec->squeeze ? "ssm_conv1d"
-                                                            : "position / token-type table",
-                                       &tensor_plan, &plan.blockers)
-                                 : plan_detail::plan_tensor(tensor, i, gguf_name, options,
-                                                            &tensor_plan, &plan.blockers);
-        if (!planned) continue;
-        if (ref->stacked_source && tensor_plan.ne.size() == 3 &&
-            tensor_plan.ne[2] != static_cast<int64_t>(config.num_experts)) {
-            plan.blockers.push_back(Blocker{tensor.name,
-                                            "stacks " + std::to_string(tensor_plan.ne[2]) +
-                                                " experts but config.json num_experts is " +
-                                                std::to_string(config.num_experts),
-                                            "use the config.json that belongs to these weights"});
-            continue;
-        }
-        if (!attach_value_transform(ref->spec->values, tensor, &tensor_plan, &plan.blockers))
-            continue;
-        if (ref->spec->rows == arch::RowTransform::first_vocab_rows &&
-            !attach_vocab_slice(config, tensor, &tensor_plan, &plan.blockers))
-            continue;
-        if (!attach_deinterleave(ref->spec->rows, tensor, &tensor_plan, &plan.blockers)) continue;
-        if (ref->spec->rows == arch::RowTransform::skip_position_offset &&
-            !attach_position_slice(config, tensor, &tensor_plan, &plan.blockers))
-            continue;
-        if (ref->spec->squeeze) std::erase(tensor_plan.ne, int64_t{1});
-        if (!check_against_config(*arch, config, tensor, tensor_plan, &plan.blockers)) continue;
-        if (!attach_row_transform(ref->spec->rows, config, tensor, &tensor_plan, &plan.blockers))
-            continue;
-        if (!attach_v_head_moves(ref->spec->rows, config, tensor, &tensor_plan, &plan.blockers))
-            continue;
-        plan.tensors.push_back(std::move(tensor_plan));
+        // One GGUF tensor, or each part of a split one (deepseek2's kv_b_proj).
+        const auto plan_part = [&](const arch::TensorRef& part) {
+            const auto [it, inserted] = seen.emplace(part.gguf_name, tensor.name);
+            if (!inserted) {
+                plan.blockers.push_back(
+                    Blocker{tensor.name, "maps to " + part.gguf_name + " like '" + it->second + "'",
+                            "keep one of the two tensors"});
+                return;
+            }
+            TensorPlan tensor_plan;
+            // A quantized gemma norm is refused for what it is, before any block-type reason.
+            if (part.spec->values != arch::ValueTransform::none && tensor.is_quantized()) {
+                attach_value_transform(part.spec->values, tensor, &tensor_plan, &plan.blockers);
+                return;
+            }
+            const bool exact_f32 = part.spec->role == arch::SourceRole::router_f32 ||
+                                   part.spec->role == arch::SourceRole::table_f32;
+            const bool planned =
+                exact_f32 ? plan_detail::plan_exact_f32(
+                                tensor, i, part.gguf_name, plan.arch,
+                                part.spec->role == arch::SourceRole::router_f32 ? "router"
+                                : part.spec->squeeze                            ? "ssm_conv1d"
+                                                     : "position / token-type table",
+                                &tensor_plan, &plan.blockers)
+                          : plan_detail::plan_tensor(tensor, i, part.gguf_name, options,
+                                                     &tensor_plan, &plan.blockers);
+            if (!planned) return;
+            if (part.stacked_source && tensor_plan.ne.size() == 3 &&
+                tensor_plan.ne[2] != static_cast<int64_t>(config.num_experts)) {
+                plan.blockers.push_back(
+                    Blocker{tensor.name,
+                            "stacks " + std::to_string(tensor_plan.ne[2]) +
+                                " experts but config.json num_experts is " +
+                                std::to_string(config.num_experts),
+                            "use the config.json that belongs to these weights"});
+                return;
+            }
+            if (!attach_value_transform(part.spec->values, tensor, &tensor_plan, &plan.blockers))
+                return;
+            if (part.spec->rows == arch::RowTransform::first_vocab_rows &&
+                !attach_vocab_slice(config, tensor, &tensor_plan, &plan.blockers))
+                return;
+            if (!attach_deinterleave(part.spec->rows, tensor, &tensor_plan, &plan.blockers)) return;
+            if (part.spec->rows == arch::RowTransform::skip_position_offset &&
+                !attach_position_slice(config, tensor, &tensor_plan, &plan.blockers))
+                return;
+            if (!plan_detail::attach_mla_split(part.spec->rows, config, tensor, options,
+                                               &tensor_plan, &plan.blockers))
+                return;
+            if (part.spec->squeeze) std::erase(tensor_plan.ne, int64_t{1});
+            if (!check_against_config(*arch, config, tensor, tensor_plan, &plan.blockers)) return;
+            if (!attach_row_transform(part.spec->rows, config, tensor, &tensor_plan,
+                                      &plan.blockers))
+                return;
+            if (!attach_v_head_moves(part.spec->rows, config, tensor, &tensor_plan, &plan.blockers))
+                return;
+            plan.tensors.push_back(std::move(tensor_plan));
+        };
+        plan_part(*ref);
+        for (const arch::TensorRef& part : arch::split_parts(*arch, *ref)) plan_part(part);
     }
     for (const auto& [gguf_name, group] : expert_groups) {
         const std::string first_name = arch::expert_name(group.hf_pattern, 0);
@@ -813,6 +842,12 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
                              plan.arch +
                              " GGUF holds the text model only (llama.cpp's converter writes "
                              "them to a separate mmproj file)");
+    if (mtp_left_out > 0)
+        plan.notes.push_back(std::to_string(mtp_left_out) +
+                             " multi-token-prediction layer tensor(s) (layers from "
+                             "num_hidden_layers on) left out, as llama.cpp's converter leaves "
+                             "them out for " +
+                             plan.arch);
     if (!buffers.empty()) plan.notes.push_back(buffers_note(buffers));
     // A tensor the reader refused (its blocker names it) is not reported missing a second time.
     for (const Blocker& blocker : source.blockers)

@@ -73,7 +73,8 @@ std::vector<int64_t> trimmed(std::vector<int64_t> shape) {
 // skip_rows, of a source that must have max_position_embeddings rows.
 bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const SourceTensor& source,
                  const RefConfig& config, bool vocab_slice, uint64_t skip_rows, TensorCheck& check,
-                 ValueJob& job, bool squeeze = false) {
+                 ValueJob& job, bool squeeze = false,
+                 const std::vector<int64_t>* part_shape = nullptr) {
     const GgufTensorInfo& info = *tensor.info;
     const std::string& file = gguf.shard(tensor.shard).display_name();
     if (!source.problem.empty()) {
@@ -114,6 +115,8 @@ bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const Sourc
     }
     // ssm_conv1d: the converter squeezes [channels, 1, kernel] to [channels, kernel].
     if (squeeze) std::erase(kept_shape, int64_t{1});
+    // A part of a split source (deepseek2's attn_k_b / attn_v_b): its own shape.
+    if (part_shape != nullptr) kept_shape = *part_shape;
     // A lossy type (Q4_K, Q8_0, ...) holding a float source was quantized by the user's choice:
     // verify re-quantizes the source (check_quantized_tensor checks the data size itself).
     if (!source.quantized && !source.prequant &&
@@ -619,15 +622,21 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         if (verify_ref::is_skipped_buffer(ref_arch->bert_model_class, entry.name)) return true;
         if (arch::is_left_out(*arch, entry.name)) return true;
         if (verify_ref::match_ref_layer_scalar(*ref_arch, entry.name)) return true;  // a KV
+        if (ref_arch->drops_mtp_layers &&
+            verify_ref::hf_layer_at_or_past(strip_model_prefix(entry.name),
+                                            config.num_hidden_layers))
+            return true;  // an MTP layer DeepseekV2Model leaves out
         const auto ref = arch::resolve_hf(*arch, entry.name, config.num_hidden_layers);
         return ref && ref->spec->role == arch::SourceRole::reranker_pooler && !reranker;
     };
+    // deepseek2's kv_b_proj is read by two GGUF tensors (attn_k_b, attn_v_b).
+    const auto read_twice = [&](std::string_view name) {
+        return ref_arch->mla_kv_b_split && name.ends_with("self_attn.kv_b_proj.weight");
+    };
     for (const SourceTensor& entry : index.entries) {
         if (dropped(entry)) continue;
-        if (entry.quantized)
-            ++report.re_encoded_total;
-        else
-            ++report.copied_total;
+        (entry.quantized ? report.re_encoded_total : report.copied_total) +=
+            read_twice(entry.name) ? 2 : 1;
     }
 
     // Pair each GGUF tensor with its source.
@@ -705,6 +714,22 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         for (const std::string_view prefix : arch->hf_head_prefixes)
             if (hf_name && found == index.by_stripped_name.end())
                 found = index.by_stripped_name.find(std::string(prefix) + *hf_name);
+        // A part of kv_b_proj an MLX checkpoint stores already split (verify's own record).
+        verify_ref::RefTransform transform =
+            verify_ref::ref_transform(ref_arch->gguf_arch, info.name);
+        const std::string_view presplit =
+            transform.rows == verify_ref::RefRows::mla_k_b   ? ref_arch->mla_k_b_presplit
+            : transform.rows == verify_ref::RefRows::mla_v_b ? ref_arch->mla_v_b_presplit
+                                                             : std::string_view{};
+        if (hf_name && found == index.by_stripped_name.end() && !presplit.empty()) {
+            std::string name = strip_model_prefix(*hf_name);
+            if (const size_t at = name.find("self_attn.kv_b_proj"); at != std::string::npos) {
+                name.replace(at, std::string_view("self_attn.kv_b_proj").size(), presplit);
+                found = index.by_stripped_name.find(name);
+                if (found != index.by_stripped_name.end())
+                    transform.rows = verify_ref::RefRows::none;
+            }
+        }
         if (found == index.by_stripped_name.end()) {
             check.problem = error_message(gguf.shard(tensor.shard).display_name(), info.name,
                                           "GGUF tensor has no source tensor",
@@ -718,17 +743,31 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         check.source_name = source.name;
         check.re_encoded = source.quantized;
         ValueJob job;
-        const verify_ref::RefTransform transform =
-            verify_ref::ref_transform(ref_arch->gguf_arch, info.name);
         const bool vocab_slice = transform.rows == verify_ref::RefRows::first_vocab_rows;
         // RoBERTa positions (verify's RefConfig: xlm-roberta, pad_token_id + 1).
         const uint64_t skip_rows = info.name == "position_embd.weight" ? config.position_offset : 0;
+        // deepseek2's kv_b_proj parts, HF order: attn_k_b [heads, kv_lora, nope], attn_v_b
+        // [heads, v, kv_lora].
+        std::optional<std::vector<int64_t>> part_shape;
+        if (transform.rows == verify_ref::RefRows::mla_k_b ||
+            transform.rows == verify_ref::RefRows::mla_v_b) {
+            const RefConfig::Mla m = config.mla.value_or(RefConfig::Mla{});
+            const bool k_b = transform.rows == verify_ref::RefRows::mla_k_b;
+            job.mla_part = k_b ? 1 : 2;
+            job.mla_heads = config.num_attention_heads;
+            job.mla_nope = m.nope;
+            job.mla_v = m.v;
+            job.mla_rank = m.kv_lora_rank;
+            part_shape =
+                k_b ? std::vector<int64_t>{config.num_attention_heads, m.kv_lora_rank, m.nope}
+                    : std::vector<int64_t>{config.num_attention_heads, m.v, m.kv_lora_rank};
+        }
         if (prepare_job(gguf, tensor, source, config, vocab_slice, skip_rows, check, job,
-                        transform.squeeze) &&
+                        transform.squeeze, part_shape ? &*part_shape : nullptr) &&
             set_row_transform(*ref_arch, config, gguf.shard(tensor.shard).display_name(), info,
                               check, job)) {
-            if (job.requantize &&
-                (job.norm_plus_one || job.neg_exp || job.vhead_value_heads != 0)) {
+            if (job.requantize && (job.norm_plus_one || job.neg_exp || job.vhead_value_heads != 0 ||
+                                   job.mla_part != 0)) {
                 check.problem = error_message(gguf.shard(tensor.shard).display_name(), info.name,
                                               "a norm, ssm_a or a tensor with reordered value "
                                               "heads in a lossy type",
@@ -749,11 +788,11 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
             report.problems.push_back(
                 error_message(entry.file, entry.name, "source tensor missing from " + file,
                               expected ? "GGUF tensor " + *expected : "a GGUF tensor for it"));
-        } else if (times_used[i] > 1) {
+        } else if (const size_t wanted = read_twice(key) ? 2 : 1; times_used[i] != wanted) {
             report.problems.push_back(error_message(
                 entry.file, entry.name,
                 "source tensor appears " + std::to_string(times_used[i]) + " times in " + file,
-                "exactly once"));
+                wanted == 2 ? "twice (attn_k_b and attn_v_b)" : "exactly once"));
         }
     }
 

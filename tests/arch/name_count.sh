@@ -30,6 +30,7 @@ declare -A names=(
   [qwen35]='"qwen35" "qwen3_5" "qwen3_5_text"'
   [glm4moe]='"glm4moe" "glm4_moe"'
   [gemma4]='"gemma4" "gemma4_text"'
+  [deepseek2]='"deepseek2" "deepseek_v3" "deepseek_v2" "kimi_k2"'
 )
 for arch in $(printf '%s\n' "${!names[@]}" | sort); do
   args=()

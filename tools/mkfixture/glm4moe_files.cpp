@@ -101,12 +101,6 @@ ojson config_json(int64_t vocab, int64_t endoftext, int64_t user, int64_t observ
                  {"vocab_size", vocab}};
 }
 
-PlanUnit vector_unit(const std::string& name, int64_t length, double center, double spread) {
-    PlanUnit unit;
-    unit.norm = NormTensor{name, length, center, spread};
-    return unit;
-}
-
 // The checkpoint's tensors in transformers' order. mcq: layer 0 and the tables at 4 bits in groups
 // of 64, later layers at 3 bits in groups of 32, the router at 8 bits; MLX: mlx-lm's 4 bits / 64
 // everywhere, the router (MoEGate's plain weight, no Linear) float, the experts stacked.

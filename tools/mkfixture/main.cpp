@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "deepseek2_files.hpp"
 #include "encoder_fixture.hpp"
 #include "extra_tensors.hpp"
 #include "float_files.hpp"
@@ -127,7 +128,9 @@ int main(int argc, char** argv) {
            "every 2nd, 2 key / 4 value heads in the linear-attention layers, 1 MTP layer, "
            "Qwen3.5's split regex) | glm4moe (tiny only: Glm4MoeForCausalLM, layer 0 dense, "
            "layer 1 MoE with 4 experts and a shared expert, 1 MTP layer; --format float (bf16), "
-           "mcq or mlx) | "
+           "mcq or mlx) | deepseek2 (tiny only: DeepseekV3ForCausalLM with MLA, layer 0 dense, "
+           "layers 1-2 MoE with 4 experts and a shared expert, an MTP stand-in; --format float "
+           "(bf16), mcq or mlx; --no-q-lora) | "
            "gemma4 (tiny only: Gemma4ForConditionalGeneration; --format float (bf16, the "
            "default), mcq or mlx (with --recipe); "
            "3 sliding-window layers then a full-attention one with global_head_dim 32, 1 kv head "
@@ -136,7 +139,11 @@ int main(int argc, char** argv) {
                                "qwen2_moe",  "mixtral",  "phi3",   "gemma",       "gemma2",
                                "gemma3",     "gpt_oss",  "bert",   "xlm-roberta", "nomic-bert",
                                "modernbert", "seed_oss", "olmo2",  "olmo3",       "smollm3",
-                               "mistral3",   "apertus",  "qwen35", "glm4moe",     "gemma4"}));
+                               "mistral3",   "apertus",  "qwen35", "glm4moe",     "gemma4",
+                               "deepseek2"}));
+    bool deepseek2_no_q_lora = false;
+    app.add_flag("--no-q-lora", deepseek2_no_q_lora,
+                 "--arch deepseek2: q_lora_rank null (q_proj instead of q_a_proj / q_b_proj)");
     std::string glm4moe_defect;
     app.add_option("--glm4moe-defect", glm4moe_defect,
                    "--arch glm4moe, a checkpoint that must be refused: expert-missing (layer 1's "
@@ -405,6 +412,21 @@ int main(int argc, char** argv) {
             const fs::path out(out_dir);
             prepare_output_dir(out_dir, force, true);
             const std::string summary = mkfixture::write_glm4moe_fixture(out, options);
+            mkfixture::append_extra_tensors(out, extra_tensors);
+            std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
+            return 0;
+        }
+        if (arch == "deepseek2" || deepseek2_no_q_lora) {
+            if (arch != "deepseek2") throw std::runtime_error("--no-q-lora needs --arch deepseek2");
+            if (preset != "tiny") throw std::runtime_error("--arch deepseek2: --preset tiny only");
+            refuse_decoder_options(app, "--arch deepseek2", false);
+            const mkfixture::Deepseek2Options options{
+                .format = app.count("--format") ? format : "float",
+                .no_q_lora = deepseek2_no_q_lora,
+                .seed = seed};
+            const fs::path out(out_dir);
+            prepare_output_dir(out_dir, force, true);
+            const std::string summary = mkfixture::write_deepseek2_fixture(out, options);
             mkfixture::append_extra_tensors(out, extra_tensors);
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
             return 0;

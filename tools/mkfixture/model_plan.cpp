@@ -37,6 +37,12 @@ PlanUnit quant_unit(const std::string& name, int64_t rows, int64_t cols, LayerQu
     return unit;
 }
 
+PlanUnit vector_unit(const std::string& name, int64_t length, double center, double spread) {
+    PlanUnit unit;
+    unit.norm = NormTensor{name, length, center, spread};
+    return unit;
+}
+
 namespace {
 
 PlanUnit norm_unit(const std::string& name, int64_t length) {

@@ -114,5 +114,7 @@ struct LayerQuant {
     int bits, group;
 };
 PlanUnit quant_unit(const std::string& name, int64_t rows, int64_t cols, LayerQuant q);
+// A float vector unit (NormTensor): `length` values center +- spread.
+PlanUnit vector_unit(const std::string& name, int64_t length, double center, double spread);
 
 }  // namespace mkfixture

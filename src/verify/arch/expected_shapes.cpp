@@ -101,6 +101,12 @@ std::optional<std::vector<int64_t>> expected_hf_shape(const RefConfig& c, std::s
     return expected_moe_shape(c, rest);
 }
 
+bool hf_layer_at_or_past(std::string_view name, uint64_t layers) {
+    uint64_t layer = 0;
+    std::string_view rest;
+    return split_layer(name, &layer, &rest) && layer >= layers;
+}
+
 bool layer_in_range(const RefConfig& config, std::string_view name) {
     uint64_t layer = 0;
     std::string_view rest;

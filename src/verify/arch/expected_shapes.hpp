@@ -18,6 +18,9 @@ namespace rebox::verify_ref {
 std::optional<std::vector<int64_t>> expected_hf_shape(const RefConfig& config,
                                                       std::string_view hf_name);
 
+// True when the name is "layers.N...." with N >= layers.
+bool hf_layer_at_or_past(std::string_view hf_name, uint64_t layers);
+
 // False when the name is "layers.N...." with N >= num_hidden_layers.
 bool layer_in_range(const RefConfig& config, std::string_view hf_name);
 

@@ -18,24 +18,9 @@ namespace glm4moe_ref {
 constexpr RefKv kGlm4MoeKvs[] = {RefKv::rope_freq_base, RefKv::rms_epsilon,
                                  RefKv::head_dim_lengths_given, RefKv::glm4moe_routing};
 
-const nlohmann::json* present(const nlohmann::json& root, const char* key) {
-    const auto it = root.find(key);
-    return it == root.end() || it->is_null() ? nullptr : &*it;
-}
-
-// A whole number of config.json within [0, cap]; nullopt when absent.
-std::optional<uint32_t> glm_count(const nlohmann::json& root, const char* key, uint32_t cap) {
-    const nlohmann::json* value = present(root, key);
-    if (value == nullptr) return std::nullopt;
-    if (!value->is_number_integer() || value->get<int64_t>() < 0 || value->get<int64_t>() > cap)
-        throw_input_error("config.json", key, "is " + value->dump(),
-                          "a whole number from 0 to " + std::to_string(cap));
-    return static_cast<uint32_t>(value->get<int64_t>());
-}
-
 // Glm4MoeModel counts its routed experts as n_routed_experts.
 void glm4moe_names(nlohmann::json& root) {
-    const nlohmann::json* routed = present(root, "n_routed_experts");
+    const nlohmann::json* routed = ref_field(root, "n_routed_experts");
     if (routed == nullptr)
         throw_input_error("config.json", "n_routed_experts", "missing", "the routed expert count");
     root["num_experts"] = *routed;
@@ -43,51 +28,26 @@ void glm4moe_names(nlohmann::json& root) {
 }
 
 void glm4moe_config(const nlohmann::json& root, RefConfig& c) {
-    c.shared_experts = glm_count(root, "n_shared_experts", 64);
-    c.first_k_dense = glm_count(root, "first_k_dense_replace", kMaxLayers);
-    c.n_group = glm_count(root, "n_group", kMaxExperts);
-    c.topk_group = glm_count(root, "topk_group", kMaxExperts);
-    if (const nlohmann::json* f = present(root, "routed_scaling_factor"); f && f->is_number())
-        c.routed_scaling_factor = f->get<float>();
-    if (const nlohmann::json* b = present(root, "norm_topk_prob"); b && b->is_boolean())
-        c.norm_topk_prob = b->get<bool>();
-    for (const char* key : {"score_function", "scoring_func", "score_func", "moe_router_activation",
-                            "moe_router_activation_func", "expert_selection_fn"})
-        if (present(root, key)) c.score_function_named = true;
-    const auto nextn = glm_count(root, "num_nextn_predict_layers", 64);
+    read_ref_moe_routing(root, c);
+    const auto nextn = ref_count(root, "num_nextn_predict_layers", 64);
     c.mtp_layers = nextn.value_or(0);
     c.nextn_given = nextn.has_value();
     // The rope parameters' own partial factor wins over the top-level one (TextModel).
     for (const char* block : {"rope_parameters", "rope_scaling"}) {
-        const nlohmann::json* params = present(root, block);
+        const nlohmann::json* params = ref_field(root, block);
         if (params == nullptr || !params->is_object()) continue;
-        if (const nlohmann::json* f = present(*params, "partial_rotary_factor");
+        if (const nlohmann::json* f = ref_field(*params, "partial_rotary_factor");
             f && f->is_number())
             c.partial_rotary_factor = f->get<double>();
         break;
     }
 }
 
-// "layers.N.REST" -> N and REST; false for other names.
-bool glm_layer(std::string_view name, uint64_t* layer, std::string_view* rest) {
-    if (!name.starts_with("layers.")) return false;
-    name.remove_prefix(7);
-    const size_t dot = name.find('.');
-    if (dot == std::string_view::npos || dot == 0 || dot > 9) return false;
-    *layer = 0;
-    for (size_t i = 0; i < dot; ++i) {
-        if (name[i] < '0' || name[i] > '9') return false;
-        *layer = *layer * 10 + uint64_t(name[i] - '0');
-    }
-    *rest = name.substr(dot + 1);
-    return true;
-}
-
 std::optional<std::vector<int64_t>> glm4moe_shape(const RefConfig& c, std::string_view name) {
     using Shape = std::vector<int64_t>;
     uint64_t layer = 0;
     std::string_view rest;
-    if (!glm_layer(name, &layer, &rest)) return std::nullopt;
+    if (!ref_layer(name, &layer, &rest)) return std::nullopt;
     const int64_t hidden = c.hidden_size, vocab = c.vocab_size, experts = c.num_experts;
     const int64_t shared =
         int64_t{c.moe_intermediate_size.value_or(0)} * c.shared_experts.value_or(0);

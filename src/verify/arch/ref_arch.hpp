@@ -60,6 +60,13 @@ enum class RefKv : uint8_t {
     // (full head size) and _swa (head_dim), shared_kv_layers, embedding_length_per_layer_input,
     // sliding_window_pattern per layer.
     gemma4_layers,
+    // deepseek2 (DeepseekV2Model, RefConfig::mla): head_count_kv 1, the gating function from the
+    // score function config.json names, key/value_length = kv_lora_rank + qk_rope_head_dim /
+    // kv_lora_rank, q_lora_rank (when set), kv_lora_rank, key/value_length_mla, group counts,
+    // leading dense layers, shared-expert count (0 by default), weights scale and norm (only when
+    // true), rope.dimension_count = qk_rope_head_dim, rope.scaling.yarn_log_multiplier =
+    // 0.1 * mscale_all_dim.
+    deepseek2_mla,
 };
 
 // The GGUF tensors whose NVFP4 per-tensor factor (<weight>.scale) llama.cpp's graph of the
@@ -133,6 +140,14 @@ struct RefArch {
     // Gemma4Model.set_vocab: the gemma4 tokenizer model (ref_gemma4_vocab.cpp), no pre-tokenizer
     // KV.
     bool gemma4_vocab = false;
+    // DeepseekV2Model: kv_b_proj is read by two GGUF tensors (attn_k_b, attn_v_b:
+    // ref_transforms.hpp), and the layers from num_hidden_layers on (MTP) are left out.
+    bool mla_kv_b_split = false;
+    // mlx-lm's deepseek_v3 stores the two parts already split, in llama.cpp's layout: the sources
+    // of attn_k_b / attn_v_b when the checkpoint has no kv_b_proj (read as they are).
+    std::string_view mla_k_b_presplit{};
+    std::string_view mla_v_b_presplit{};
+    bool drops_mtp_layers = false;
 
     bool lists(RefKv kv) const {
         for (const RefKv listed : kvs)
@@ -153,6 +168,18 @@ inline constexpr RefKv kLlamaKvs[] = {RefKv::rope_freq_base,       RefKv::rms_ep
                                       RefKv::rope_dimension_count, RefKv::vocab_size};
 inline constexpr RefKv kGemmaKvs[] = {RefKv::rms_epsilon, RefKv::key_length, RefKv::value_length};
 void fill_gemma3_text_defaults(nlohmann::json& root, bool embedding);
+
+// config.json's field `key`, null when absent or null; a whole number of it from `low` to `cap`
+// (an input error otherwise), nullopt when absent.
+const nlohmann::json* ref_field(const nlohmann::json& root, const char* key);
+std::optional<uint32_t> ref_count(const nlohmann::json& root, const char* key, uint32_t cap,
+                                  uint32_t low = 0);
+// "layers.N.REST" (N up to 9 digits) -> N and REST; false for other names (ref_deepseek_moe.cpp).
+bool ref_layer(std::string_view name, uint64_t* layer, std::string_view* rest);
+// DeepSeek-style routing (glm4moe, deepseek2; ref_deepseek_moe.cpp): n_shared_experts,
+// first_k_dense_replace, n_group, topk_group, routed_scaling_factor, norm_topk_prob and the score
+// function of TextModel's keys, as config.json gives them.
+void read_ref_moe_routing(const nlohmann::json& root, RefConfig& c);
 
 // The record whose gguf_arch or model_types name model_type, in the list's order; nullptr when
 // verify knows no such architecture.

@@ -21,6 +21,10 @@ enum class RefRows {
     v_heads_rows,
     v_heads_single,
     v_heads_columns,
+    // deepseek2's kv_b_proj ([heads * (nope + v), kv_lora_rank]) split in two: attn_k_b holds each
+    // head's nope rows transposed, attn_v_b each head's v rows.
+    mla_k_b,
+    mla_v_b,
 };
 
 struct RefTransform {

@@ -237,6 +237,44 @@ void check_glm4moe_kvs(KvChecker& kv, const std::string& arch, const RefConfig& 
         kv.expect_absent(arch + ".nextn_predict_layers", "no num_nextn_predict_layers");
 }
 
+// DeepseekV2Model (and TextModel under it, num_key_value_heads set to 1): MLA as MQA.
+void check_deepseek2_kvs(KvChecker& kv, const std::string& arch, const RefConfig& config) {
+    const RefConfig::Mla m = config.mla.value_or(RefConfig::Mla{});
+    const std::string none = "not in config.json";
+    kv.expect_u32(arch + ".attention.head_count_kv", 1);
+    kv.expect_optional(arch + ".expert_group_count", config.n_group, none);
+    kv.expect_optional(arch + ".expert_group_used_count", config.topk_group, none);
+    // gguf-py's ExpertGatingFuncType: SOFTMAX 1, SIGMOID 2, SQRTSOFTPLUS 4.
+    const std::string& score = config.score_function;
+    if (score.empty())
+        kv.expect_absent(arch + ".expert_gating_func", "no score function in config.json");
+    else
+        kv.expect_u32(arch + ".expert_gating_func", score == "softmax"   ? 1
+                                                    : score == "sigmoid" ? 2
+                                                                         : 4);
+    kv.expect_u32(arch + ".attention.key_length", uint64_t{m.kv_lora_rank} + m.rope);
+    kv.expect_u32(arch + ".attention.value_length", m.kv_lora_rank);
+    kv.expect_u32(arch + ".leading_dense_block_count", config.first_k_dense.value_or(0));
+    kv.expect_optional(arch + ".attention.q_lora_rank", m.q_lora_rank, "q_lora_rank not set");
+    kv.expect_u32(arch + ".attention.kv_lora_rank", m.kv_lora_rank);
+    kv.expect_u32(arch + ".attention.key_length_mla", uint64_t{m.nope} + m.rope);
+    kv.expect_u32(arch + ".attention.value_length_mla", m.v);
+    kv.expect_u32(arch + ".expert_shared_count", config.shared_experts.value_or(0));
+    if (config.routed_scaling_factor)
+        kv.expect_f32(arch + ".expert_weights_scale", *config.routed_scaling_factor);
+    else
+        kv.expect_absent(arch + ".expert_weights_scale", none);
+    if (config.norm_topk_prob.value_or(false))
+        kv.expect_bool(arch + ".expert_weights_norm", true);
+    else
+        kv.expect_absent(arch + ".expert_weights_norm", "norm_topk_prob is not true");
+    kv.expect_u32(arch + ".rope.dimension_count", m.rope);
+    if (config.yarn_log_multiplier)
+        kv.expect_f32(arch + ".rope.scaling.yarn_log_multiplier", *config.yarn_log_multiplier);
+    else
+        kv.expect_absent(arch + ".rope.scaling.yarn_log_multiplier", "no mscale_all_dim");
+}
+
 // _set_vocab_glm: bos / eot / unk / eom are the ids of [gMASK] / <|user|> / <|endoftext|> /
 // <|observation|>, each where gguf-py's SpecialVocab set none (the writer refuses a vocabulary
 // without them).
@@ -622,7 +660,9 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
     const bool encoder = architecture && architecture->encoder;
     const bool per_layer_kv_heads =  // gemma4: check_gemma4_kvs
         architecture && architecture->lists(RefKv::gemma4_layers);
-    if (!encoder && !per_layer_kv_heads)  // BertModel writes none (a BERT config has none)
+    // BertModel writes no head_count_kv (a BERT config has none); deepseek2 writes 1.
+    if (!encoder && !per_layer_kv_heads &&
+        !(architecture && architecture->lists(RefKv::deepseek2_mla)))
         kv.expect_u32(arch + ".attention.head_count_kv", config.num_key_value_heads);
     kv.expect_u32(arch + ".feed_forward_length", config.intermediate_size);
     kv.expect_u32("general.quantization_version", 2);  // GGML_QNT_VERSION
@@ -769,6 +809,8 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
                     break;
                 case RefKv::gemma4_layers:
                     check_gemma4_kvs(kv, arch, config);
+                case RefKv::deepseek2_mla:
+                    check_deepseek2_kvs(kv, arch, config);
                     break;
                 default:
                     break;

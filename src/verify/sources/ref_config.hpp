@@ -114,6 +114,14 @@ struct RefConfig {
     std::optional<FullAttentionLayers> full_layers;
     uint32_t kv_shared_layers = 0;
     uint32_t per_layer_input_width = 0;
+    // deepseek2 (DeepseekV2Model), filled by its finish_config: the MLA sizes (q_lora_rank nullopt:
+    // q_proj) and the score function config.json names (empty: none).
+    struct Mla {
+        std::optional<uint32_t> q_lora_rank;
+        uint32_t kv_lora_rank = 0, nope = 0, rope = 0, v = 0;
+    };
+    std::optional<Mla> mla;
+    std::string score_function;
 };
 
 // Caps far above any released model, far below what would exhaust memory or time when verify

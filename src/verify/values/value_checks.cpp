@@ -94,6 +94,27 @@ void expected_values(const ValueJob& job, uint64_t begin, std::span<uint8_t> cod
         }
         return;
     }
+    if (job.mla_part != 0) {  // a part of kv_b_proj, each run from its source place
+        const uint64_t stride = job.mla_nope + job.mla_v, rank = job.mla_rank;
+        for (size_t k = 0; k < out.size();) {
+            const uint64_t index = begin + k;
+            uint64_t from = 0, left = 1;
+            if (job.mla_part == 1) {  // attn_k_b: one value at a time (a transpose)
+                const uint64_t j = index % job.mla_nope, c = index / job.mla_nope % rank,
+                               h = index / (job.mla_nope * rank);
+                from = (h * stride + j) * rank + c;
+            } else {  // attn_v_b: the rest of a v row
+                const uint64_t row = index / rank, column = index % rank;
+                from =
+                    ((row / job.mla_v) * stride + job.mla_nope + row % job.mla_v) * rank + column;
+                left = rank - column;
+            }
+            const size_t run = static_cast<size_t>(std::min<uint64_t>(left, out.size() - k));
+            fill(from, out.subspan(k, run));
+            k += run;
+        }
+        return;
+    }
     if (job.norm_plus_one) {
         fill(begin, out);
         return add_one_as_converter(source.float_dtype, out);
@@ -172,7 +193,7 @@ void compare_range(const ValueJob& job, uint64_t first, uint64_t count, std::spa
     const uint64_t same_width = source.quantized || source.prequant || job.rope_head_rows != 0 ||
                                         source.deinterleave != 0 || !job.experts.empty() ||
                                         job.norm_plus_one || job.neg_exp ||
-                                        job.vhead_value_heads != 0
+                                        job.vhead_value_heads != 0 || job.mla_part != 0
                                     ? 0
                                 : same_float_type(job.gguf_type, source.float_dtype)
                                     ? source_float_width(source.float_dtype)
@@ -182,7 +203,8 @@ void compare_range(const ValueJob& job, uint64_t first, uint64_t count, std::spa
     const bool q4_1_in_place = job.gguf_type == kGgmlQ4_1 && source.quantized && !source.fp4 &&
                                !source.prequant && job.rope_head_rows == 0 && job.experts.empty() &&
                                !job.norm_plus_one && source.deinterleave == 0 &&
-                               job.source_skip == 0 && !job.neg_exp && job.vhead_value_heads == 0;
+                               job.source_skip == 0 && !job.neg_exp && job.vhead_value_heads == 0 &&
+                               job.mla_part == 0;
     for (uint64_t done = 0; done < count;) {
         const uint64_t begin = first + done;
         const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunkValues, count - done));
@@ -216,6 +238,7 @@ std::vector<std::span<const uint8_t>> job_bytes(const ValueJob& job, uint64_t fi
                 (last + layout.block_size - 1) / layout.block_size * layout.block_bytes));
     // A permuted tensor's unit reads source rows from anywhere in its heads: released whole.
     if ((job.rope_head_rows != 0 || job.vhead_value_heads != 0) && count < job.values) return parts;
+    if (job.mla_part != 0) return parts;  // the other part reads the same source
     if (job.source->deinterleave != 0) {  // every other source row: released whole, at the end
         if (count == job.values) append_source_bytes(*job.source, 0, 2 * job.values, parts);
         return parts;

@@ -51,6 +51,12 @@ struct ValueJob {
     // xlm-roberta position_embd: GGUF value i is source value i + source_skip (the source's first
     // rows are left out). 0 for every other tensor.
     uint64_t source_skip = 0;
+    // deepseek2's kv_b_proj split (ref_transforms.hpp RefRows::mla_k_b / mla_v_b): the source is
+    // mla_heads heads of mla_nope + mla_v rows of mla_rank values; mla_part 1 (attn_k_b): GGUF
+    // value (h*rank + c)*nope + j is source value (h*(nope+v) + j)*rank + c; 2 (attn_v_b): GGUF
+    // row h*v + r is source row h*(nope+v) + nope + r. 0: none.
+    uint8_t mla_part = 0;
+    uint64_t mla_heads = 0, mla_nope = 0, mla_v = 0, mla_rank = 0;
     // A lossy GGUF type from a float source: checked by re-quantizing (requant_check.hpp), not by
     // the value comparison of this file.
     bool requantize = false;

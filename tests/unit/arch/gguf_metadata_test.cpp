@@ -123,7 +123,7 @@ TEST(ModelMetadata, LlamaAddsVocabSizeAndNoTokenizerWithoutVocab) {
 
 TEST(ModelMetadata, UnsupportedArchitectureIsABlocker) {
     ModelConfig config = test::qwen3_embedding_06b_config();
-    config.model_type = "deepseek_v3";
+    config.model_type = "deepseek_v4";
     ModelMetadataInput input;
     input.config = &config;
     try {
@@ -131,7 +131,7 @@ TEST(ModelMetadata, UnsupportedArchitectureIsABlocker) {
         ADD_FAILURE();
     } catch (const Error& e) {
         EXPECT_EQ(e.exit_class(), ExitClass::blocker);
-        EXPECT_NE(std::string(e.what()).find("deepseek_v3"), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("deepseek_v4"), std::string::npos);
     }
 }
 

@@ -87,7 +87,7 @@ TEST(ModelTensorNames, PrefixStripAndSupportedArchs) {
     EXPECT_TRUE(is_supported_arch("qwen2"));
     EXPECT_TRUE(is_supported_arch("llama"));
     EXPECT_TRUE(is_supported_arch("qwen3_moe"));
-    EXPECT_FALSE(is_supported_arch("deepseek_v3"));
+    EXPECT_FALSE(is_supported_arch("deepseek_v4"));
     EXPECT_FALSE(is_supported_arch(""));
 }
 

@@ -30,7 +30,7 @@ TEST(VerifyArchRegistry, EveryWriterArchitectureHasAVerifyRecord) {
         }
     }
     EXPECT_GE(checked, 16u);
-    EXPECT_EQ(verify_ref::find_ref_arch("deepseek_v3"), nullptr);
+    EXPECT_EQ(verify_ref::find_ref_arch("deepseek_v4"), nullptr);
 }
 
 TEST(VerifyArchRegistry, EmbeddingGemmaIsChosenByArchitectures) {

@@ -1,0 +1,115 @@
+// verify's deepseek2 (DeepseekV3ForCausalLM / DeepseekV2ForCausalLM: DeepSeek-V3 / R1 / V2,
+// Kimi-K2; converter class DeepseekV2Model in conversion/deepseek.py, llama.cpp's
+// src/models/deepseek2.cpp), written from the converter and the loader. Attention is multi-head
+// latent attention: self_attn.q_a_proj [q_lora_rank, hidden], q_a_layernorm [q_lora_rank] and
+// q_b_proj [heads * (nope + rope), q_lora_rank] when config.json has a q_lora_rank, else q_proj
+// [heads * (nope + rope), hidden]; kv_a_proj_with_mqa [kv_lora_rank + rope, hidden],
+// kv_a_layernorm [kv_lora_rank], kv_b_proj [heads * (nope + v), kv_lora_rank], which the GGUF
+// holds as two tensors (each head's nope rows transposed: attn_k_b; its v rows: attn_v_b), o_proj
+// [hidden, heads * v]. Layers below first_k_dense_replace have the dense mlp, the others the
+// router mlp.gate with an optional e_score_correction_bias [experts], the experts and
+// mlp.shared_experts.* (moe_intermediate_size * n_shared_experts wide). The layers from
+// num_hidden_layers on (MTP) are left out, as skip_mtp drops them.
+#include <string>
+
+#include "rebox/error.hpp"
+#include "verify/arch/ref_arch.hpp"
+
+namespace rebox::verify_ref::detail {
+namespace deepseek2_ref {
+
+constexpr RefKv kDeepseek2Kvs[] = {RefKv::rope_freq_base, RefKv::rms_epsilon, RefKv::vocab_size,
+                                   RefKv::rope_scaling_yarn, RefKv::deepseek2_mla};
+
+// DeepseekV2Model counts its routed experts as n_routed_experts; rms_norm_eps is 1e-6 when absent.
+void deepseek2_names(nlohmann::json& root) {
+    const nlohmann::json* routed = ref_field(root, "n_routed_experts");
+    if (routed == nullptr)
+        throw_input_error("config.json", "n_routed_experts", "missing", "the routed expert count");
+    root["num_experts"] = *routed;
+    root.erase("num_local_experts");
+    if (ref_field(root, "rms_norm_eps") == nullptr) root["rms_norm_eps"] = 1e-6;
+}
+
+void deepseek2_config(const nlohmann::json& root, RefConfig& c) {
+    constexpr uint32_t kHeadCap = 1u << 16;
+    RefConfig::Mla m;
+    m.q_lora_rank = ref_count(root, "q_lora_rank", kHeadCap, 1);
+    m.kv_lora_rank = ref_count(root, "kv_lora_rank", kHeadCap, 1).value_or(512);
+    for (const auto& [key, field] :
+         {std::pair{"qk_nope_head_dim", &m.nope}, std::pair{"qk_rope_head_dim", &m.rope},
+          std::pair{"v_head_dim", &m.v}}) {
+        const auto value = ref_count(root, key, kHeadCap, 1);
+        if (!value) throw_input_error("config.json", key, "missing", "the MLA head size");
+        *field = *value;
+    }
+    c.mla = m;
+    read_ref_moe_routing(root, c);
+    // 0.1 * mscale_all_dim of the rope parameters, in double as Python computes it.
+    for (const char* block : {"rope_parameters", "rope_scaling"}) {
+        const nlohmann::json* params = ref_field(root, block);
+        if (params == nullptr || !params->is_object()) continue;
+        if (const nlohmann::json* m_all = ref_field(*params, "mscale_all_dim");
+            m_all && m_all->is_number())
+            c.yarn_log_multiplier = static_cast<float>(0.1 * m_all->get<double>());
+        break;
+    }
+}
+
+std::optional<std::vector<int64_t>> deepseek2_shape(const RefConfig& c, std::string_view name) {
+    using Shape = std::vector<int64_t>;
+    uint64_t layer = 0;
+    std::string_view rest;
+    if (!ref_layer(name, &layer, &rest) || !c.mla) return std::nullopt;
+    const RefConfig::Mla& m = *c.mla;
+    const int64_t hidden = c.hidden_size, heads = c.num_attention_heads, experts = c.num_experts;
+    const int64_t q_lora = m.q_lora_rank.value_or(0), kv_lora = m.kv_lora_rank;
+    const int64_t shared =
+        int64_t{c.moe_intermediate_size.value_or(0)} * c.shared_experts.value_or(0);
+    const bool moe = layer >= c.first_k_dense.value_or(0);
+    const Shape wrong_kind{0};  // a tensor the layer does not have: a shape no source has
+    if (rest == "self_attn.q_a_proj.weight") return q_lora ? Shape{q_lora, hidden} : wrong_kind;
+    if (rest == "self_attn.q_a_layernorm.weight") return q_lora ? Shape{q_lora} : wrong_kind;
+    if (rest == "self_attn.q_b_proj.weight")
+        return q_lora ? Shape{heads * (m.nope + m.rope), q_lora} : wrong_kind;
+    if (rest == "self_attn.q_proj.weight")
+        return q_lora ? wrong_kind : Shape{heads * (m.nope + m.rope), hidden};
+    if (rest == "self_attn.kv_a_proj_with_mqa.weight") return Shape{kv_lora + m.rope, hidden};
+    if (rest == "self_attn.kv_a_layernorm.weight") return Shape{kv_lora};
+    if (rest == "self_attn.kv_b_proj.weight") return Shape{heads * (m.nope + m.v), kv_lora};
+    if (rest == "self_attn.embed_q.weight") return Shape{heads, kv_lora, m.nope};  // mlx-lm
+    if (rest == "self_attn.unembed_out.weight") return Shape{heads, m.v, kv_lora};
+    if (rest == "self_attn.o_proj.weight") return Shape{hidden, heads * m.v};
+    if (rest == "mlp.gate_proj.weight" || rest == "mlp.up_proj.weight" ||
+        rest == "mlp.down_proj.weight")
+        return moe ? wrong_kind : std::optional<Shape>{};  // the decoder table's
+    if (!rest.starts_with("mlp.")) return std::nullopt;
+    if (!moe) return wrong_kind;  // router, experts, shared experts
+    if (rest == "mlp.gate.e_score_correction_bias") return Shape{experts};
+    if (rest == "mlp.shared_experts.gate_proj.weight" ||
+        rest == "mlp.shared_experts.up_proj.weight")
+        return Shape{shared, hidden};
+    if (rest == "mlp.shared_experts.down_proj.weight") return Shape{hidden, shared};
+    return std::nullopt;  // router and experts: the decoder table's
+}
+
+}  // namespace deepseek2_ref
+
+const RefArch& ref_deepseek2() {
+    using namespace deepseek2_ref;
+    static constexpr std::string_view kModelTypes[] = {"deepseek_v3", "deepseek_v2", "kimi_k2"};
+    static const RefArch kArch{.gguf_arch = "deepseek2",
+                               .model_types = kModelTypes,
+                               .prepare_config = deepseek2_names,
+                               .finish_config = deepseek2_config,
+                               .shape = deepseek2_shape,
+                               .kvs = kDeepseek2Kvs,
+                               .scale_roles = kScaleOutput,
+                               .mla_kv_b_split = true,
+                               .mla_k_b_presplit = "self_attn.embed_q",
+                               .mla_v_b_presplit = "self_attn.unembed_out",
+                               .drops_mtp_layers = true};
+    return kArch;
+}
+
+}  // namespace rebox::verify_ref::detail

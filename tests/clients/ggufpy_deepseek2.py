@@ -1,0 +1,131 @@
+"""Rebox-converted GGUFs of DeepSeek-V3 (deepseek2) against llama.cpp's own converter class chain from the
+bundle, bit for bit, several files in one process.
+
+For each MODEL_DIR FILE.gguf TYPES triple: the source's values (source_values.py, the dequantized
+checkpoint: mcq-v1, MLX or float; MLX's embed_q / unembed_out joined back into the kv_b_proj they were
+split from, the inverse of mlx-lm's sanitize) go through DeepseekV2Model -> TextModel -> ModelBase (run as written by
+converter_run.py; torch.stack is np.stack, and kv_b_proj is handed over as a small tensor stand-in whose
+view / split / transpose are numpy's reshape / split / swapaxes, so the converter's own split of
+kv_b_proj into attn_k_b and attn_v_b runs as written): filter_tensors, modify_tensors (the MTP layer
+dropped, the experts stacked once all of a layer's are in, e_score_correction_bias -> exp_probs_b.bias)
+and gguf-py's tensor name map give every GGUF name and array llama.cpp's converter writes. gguf-py's
+GGUFReader reads FILE.gguf: every tensor must be one of those (name, ne, values bit for bit) and every one
+of those must be in the file; every deepseek2.* KV set_gguf_parameters writes must be in the file with
+the same type and value, and the file may hold no other deepseek2.* KV; the keys other than
+rope.scaling.* come in the converter's order (rebox writes the YaRN keys after them).
+
+Usage: ggufpy_deepseek2.py LLAMA_SRC MODEL_DIR FILE.gguf TYPES [MODEL_DIR FILE.gguf TYPES ...]
+"""
+import ast
+import logging
+import os
+import re
+import sys
+
+import numpy as np
+
+from converter_compare import compare_gguf, run_triples
+from converter_run import Converter, block_id
+from source_values import Source
+
+CHAIN = [("deepseek.py", "DeepseekV2Model"), ("base.py", "TextModel"), ("base.py", "ModelBase")]
+
+
+class Tensor:
+    """The torch.Tensor calls DeepseekV2Model.modify_tensors makes on kv_b_proj, on a numpy array."""
+
+    def __init__(self, array):
+        self.array = np.asarray(array)
+
+    @property
+    def shape(self):
+        return self.array.shape
+
+    def view(self, *shape):
+        return Tensor(self.array.reshape(shape))
+
+    def transpose(self, a, b):
+        return Tensor(np.swapaxes(self.array, a, b))
+
+    def __array__(self, dtype=None, copy=None):
+        return self.array if dtype is None else self.array.astype(dtype)
+
+
+class Torch:
+    @staticmethod
+    def stack(items, dim=0):
+        return np.stack([np.asarray(i) for i in items], axis=dim)
+
+    @staticmethod
+    def split(tensor, sizes, dim=0):
+        return tuple(Tensor(part) for part in np.split(tensor.array, np.cumsum(sizes)[:-1], axis=dim))
+
+
+def kv_b_joined(tensors):
+    """mlx-lm's deepseek_v3 stores kv_b_proj split (its sanitize): embed_q [heads, kv_lora, nope] is
+    each head's nope rows transposed, unembed_out [heads, v, kv_lora] its v rows. The inverse gives
+    the converter the kv_b_proj [heads * (nope + v), kv_lora] a transformers checkpoint holds."""
+    out, parts = [], {}
+    for name, values in tensors:
+        for part in ("embed_q", "unembed_out"):
+            if name.endswith(f".self_attn.{part}.weight"):
+                parts.setdefault(name[: -len(f"{part}.weight")], {})[part] = np.asarray(values)
+                break
+        else:
+            out.append((name, values))
+    for prefix, p in parts.items():
+        heads = [np.concatenate([p["embed_q"][h].T, p["unembed_out"][h]]) for h in range(p["embed_q"].shape[0])]
+        out.append((prefix + "kv_b_proj.weight", np.concatenate(heads)))
+    return out
+
+
+def class_constants(llama_src, module, class_name):
+    """The class-level constant assignments of a converter class (DeepseekV2Model.skip_mtp, merge_expert),
+    read from its source as written."""
+    body = ast.parse(open(os.path.join(llama_src, "conversion", module), encoding="utf-8").read()).body
+    node = next(n for n in body if isinstance(n, ast.ClassDef) and n.name == class_name)
+    return {t.id: item.value.value for item in node.body if isinstance(item, ast.Assign)
+            and isinstance(item.value, ast.Constant) for t in item.targets if isinstance(t, ast.Name)}
+
+
+def check(llama_src, model_dir, gguf_path, expect_types):
+    problems = []
+    logging.getLogger("gguf.gguf_writer").setLevel(logging.ERROR)  # expert_count written twice
+    src = Source(model_dir)
+    attrs = {"_experts": None, **class_constants(llama_src, *CHAIN[0])}
+    conv = Converter(llama_src, CHAIN, model_dir, dict(src.config), attrs=attrs,
+                     extra_globals={"torch": Torch, "re": re})
+    # As ModelBase.write: the tensors first (modify_tensors views kv_b_proj by config.json's
+    # num_key_value_heads), then set_gguf_parameters (which sets it to 1).
+    wanted, origin = {}, {}
+    for name, values in kv_b_joined(src.hf_tensors()):
+        kept = conv.obj.filter_tensors((name, None))
+        if kept is None:
+            problems.append(f"source tensor {name}: the converter skips it")
+            continue
+        renamed = kept[0]
+        data = Tensor(values) if renamed.endswith("kv_b_proj.weight") else values
+        for g, out in conv.obj.modify_tensors(data, renamed, block_id(renamed)):
+            if g in wanted:
+                problems.append(f"{origin[g]} and {name} both become {g}")
+            wanted[g], origin[g] = np.asarray(out, dtype=np.float32), name
+    conv.obj.set_gguf_parameters()
+    arch = conv.obj.gguf_writer.arch
+    want_kvs = {key: (value.type, value.value) for key, value in conv.obj.gguf_writer.kv_data[0].items()
+                if not key.startswith("general.")}
+    left = [k for d in (conv.obj._experts or []) for k in d]
+    if left:
+        problems.append(f"experts left unprocessed by the converter: {left[:4]}")
+
+    found, reader, same, types = compare_gguf(gguf_path, wanted, origin, want_kvs, arch, expect_types)
+    problems += found
+    order = [k for k in want_kvs if k.startswith(arch + ".") and ".rope.scaling." not in k]
+    got = [k for k in reader.fields if k.startswith(arch + ".") and ".rope.scaling." not in k]
+    if got != order:
+        problems.append(f"{arch}.* keys (without rope.scaling.*) in the order {got}, the converter's {order}")
+    print(f"  {gguf_path.rsplit('/', 1)[-1]} ({src.format}): {same}/{len(reader.tensors)} tensors and "
+          f"{len(want_kvs)} {arch} KVs as llama.cpp's converter writes them; types {types}")
+    return [f"{gguf_path}: {p}" for p in problems]
+
+
+run_triples(check, sys.argv, __doc__)

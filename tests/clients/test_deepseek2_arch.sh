@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# DeepSeek-V3 (deepseek2) against llama.cpp's own code: the tiny fixture (rebox-mkfixture --arch
+# deepseek2: MLA with q_lora_rank, layer 0 dense, layers 1-2 MoE with 4 experts and a shared expert, an
+# MTP stand-in) in BF16, mcq-v1 (4 bits; attn_k_b as exact F32 with --allow-lossless-fallback) and MLX
+# (mlx-lm's deepseek_v3: kv_b_proj stored split as embed_q / unembed_out, read as attn_k_b / attn_v_b in
+# Q4_1 without a fallback), and without q_lora_rank in BF16, is converted by default and with --outtype f32, then
+#  - rebox verify passes on every file;
+#  - ggufpy_deepseek2.py (one process): every tensor (name, type, ne, values bit for bit; kv_b_proj split
+#    into attn_k_b / attn_v_b by the converter's own code) and every deepseek2.* KV equal what the
+#    bundle's DeepseekV2Model chain writes for the same (dequantized) checkpoint;
+#  - llama_embed_pairs.mjs (one llama.cpp process): llama.cpp v0.4.0 loads the q_lora_rank files and
+#    their f32 twins and their embeddings agree (cos >= 0.999) (its loader requires q_lora_rank of any
+#    deepseek2 but the "lite" layer counts, so the q_proj file is compared with the converter only);
+#  - an mcq-v1 checkpoint without the fallback is refused: one line per kv_b_proj, exit 2, no file.
+# Usage: bash tests/clients/test_deepseek2_arch.sh BUILD_DIR
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/gguf_py.sh"
+clients_init deepseek2_arch "${1:-}"
+ggufpy_setup "$BUILD"
+
+compare=() pairs=()
+for variant in float mcq mlx plain; do
+  dir="$WORK/deepseek2-$variant"
+  case $variant in
+    float) make=(--format float) conv=() types=F32,BF16 ;;
+    mcq) make=(--format mcq) conv=(--allow-lossless-fallback) types=F32,Q4_1 ;;
+    mlx) make=(--format mlx) conv=() types=F32,Q4_1 ;;
+    plain) make=(--format float --no-q-lora) conv=() types=F32,BF16 ;;
+  esac
+  "$MKFIXTURE" "$dir" --preset tiny --arch deepseek2 "${make[@]}" --force >/dev/null
+  "$REBOX" convert "$dir" -o "$dir.gguf" "${conv[@]}" --quiet
+  "$REBOX" convert "$dir" -o "$dir-f32.gguf" --outtype f32 --quiet
+  "$REBOX" verify "$dir" "$dir-f32.gguf" >/dev/null
+  compare+=("$dir" "$dir.gguf" "$types" "$dir" "$dir-f32.gguf" F32)
+  [[ $variant == plain ]] || pairs+=("deepseek2-$variant:$dir.gguf:$dir-f32.gguf")
+done
+ggufpy "$CLIENTS_DIR/ggufpy_deepseek2.py" "$BUILD/llama-src" "${compare[@]}"
+echo "deepseek2 converted, verified and compared with llama.cpp's converter ($(clients_elapsed))"
+node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 3 --min-cos 0.999 \
+  "${pairs[@]}"
+
+bad="$WORK/deepseek2-mcq"
+set +e
+out="$("$REBOX" convert "$bad" -o "$bad-refused.gguf" 2>&1)"
+code=$?
+set -e
+[[ $code -eq 2 && ! -e "$bad-refused.gguf" ]] || { echo "FAIL: mcq k_b: exit $code"; echo "$out"; exit 1; }
+[[ $(grep -c "layers.1.self_attn.kv_b_proj" <<<"$out") -eq 1 ]] || { echo "FAIL: not one line: $out"; exit 1; }
+grep -q -- "--allow-lossless-fallback" <<<"$out" || { echo "FAIL: no fix named: $out"; exit 1; }
+echo "PASS test_deepseek2_arch ($(clients_elapsed))"

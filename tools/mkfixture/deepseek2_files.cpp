@@ -1,0 +1,203 @@
+// DeepSeek-V3 fixture files (deepseek2_files.hpp): fixed tiny shapes as one tensor plan; the
+// content from the float and mcq-v1 writers every other fixture uses.
+#include "deepseek2_files.hpp"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "float_files.hpp"
+#include "hf_files.hpp"
+#include "mlx_files.hpp"
+#include "model_plan.hpp"
+#include "tokenizer_files.hpp"
+
+namespace mkfixture {
+namespace deepseek2_fixture {
+
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+
+constexpr int64_t kHidden = 64, kHeads = 4, kQLora = 32, kKvLora = 32, kNope = 32, kRope = 8,
+                  kV = 16, kFf = 96, kLayers = 3, kDenseLayers = 1, kExperts = 4, kExpertsUsed = 2,
+                  kMoeFf = 32, kShared = 1;
+
+// DeepSeek-V3's config.json fields at the fixture's sizes.
+ojson ds_config(int64_t vocab, bool no_q_lora) {
+    return ojson{{"architectures", {"DeepseekV3ForCausalLM"}},
+                 {"attention_bias", false},
+                 {"attention_dropout", 0.0},
+                 {"first_k_dense_replace", kDenseLayers},
+                 {"hidden_act", "silu"},
+                 {"hidden_size", kHidden},
+                 {"initializer_range", 0.02},
+                 {"intermediate_size", kFf},
+                 {"kv_lora_rank", kKvLora},
+                 {"max_position_embeddings", 1024},
+                 {"model_type", "deepseek_v3"},
+                 {"moe_intermediate_size", kMoeFf},
+                 {"moe_layer_freq", 1},
+                 {"n_group", 2},
+                 {"n_routed_experts", kExperts},
+                 {"n_shared_experts", kShared},
+                 {"norm_topk_prob", true},
+                 {"num_attention_heads", kHeads},
+                 {"num_experts_per_tok", kExpertsUsed},
+                 {"num_hidden_layers", kLayers},
+                 {"num_key_value_heads", kHeads},
+                 {"num_nextn_predict_layers", 1},
+                 {"q_lora_rank", no_q_lora ? ojson(nullptr) : ojson(kQLora)},
+                 {"qk_nope_head_dim", kNope},
+                 {"qk_rope_head_dim", kRope},
+                 {"rms_norm_eps", 1e-06},
+                 {"rope_scaling",
+                  {{"beta_fast", 32},
+                   {"beta_slow", 1},
+                   {"factor", 4.0},
+                   {"mscale", 1.0},
+                   {"mscale_all_dim", 0.707},
+                   {"original_max_position_embeddings", 256},
+                   {"type", "yarn"}}},
+                 {"rope_theta", 10000},
+                 {"routed_scaling_factor", 2.5},
+                 {"scoring_func", "sigmoid"},
+                 {"tie_word_embeddings", false},
+                 {"topk_group", 1},
+                 {"topk_method", "noaux_tc"},
+                 {"torch_dtype", "bfloat16"},
+                 {"use_cache", true},
+                 {"v_head_dim", kV},
+                 {"vocab_size", vocab}};
+}
+
+// The checkpoint's tensors in transformers' order. mcq: 4 bits in groups of 32, the router at 8.
+// MLX (mlx-lm's deepseek_v3 after its sanitize): 4 bits / 32, kv_b_proj stored split as embed_q
+// [heads, kv_lora, nope] and unembed_out [heads, v, kv_lora], the experts stacked (switch_mlp),
+// the router (MoEGate's plain weight) and its bias float, no MTP layer.
+ModelPlan ds_plan(const Deepseek2Options& o, int64_t vocab) {
+    const LayerQuant q{4, 32};
+    const bool mlx = o.format == "mlx";
+    ModelPlan plan;
+    Dims& d = plan.dims;
+    d = Dims{kHidden, kLayers, kHeads, kHeads, kNope + kRope, kFf, vocab};
+    d.experts = kExperts, d.experts_used = kExpertsUsed, d.moe_ffn = kMoeFf;
+    d.embedding_rows = vocab;
+    std::vector<PlanUnit>& u = plan.units;
+    u.push_back(quant_unit("model.embed_tokens.weight", vocab, kHidden, q));
+    const int64_t q_width = kHeads * (kNope + kRope), shared = kMoeFf * kShared;
+    for (int64_t i = 0; i < kLayers; ++i) {
+        const std::string p = "model.layers." + std::to_string(i) + ".";
+        u.push_back(vector_unit(p + "input_layernorm.weight", kHidden, 1.0, 0.05));
+        if (o.no_q_lora) {
+            u.push_back(quant_unit(p + "self_attn.q_proj.weight", q_width, kHidden, q));
+        } else {
+            u.push_back(quant_unit(p + "self_attn.q_a_proj.weight", kQLora, kHidden, q));
+            u.push_back(vector_unit(p + "self_attn.q_a_layernorm.weight", kQLora, 1.0, 0.05));
+            u.push_back(quant_unit(p + "self_attn.q_b_proj.weight", q_width, kQLora, q));
+        }
+        u.push_back(
+            quant_unit(p + "self_attn.kv_a_proj_with_mqa.weight", kKvLora + kRope, kHidden, q));
+        u.push_back(vector_unit(p + "self_attn.kv_a_layernorm.weight", kKvLora, 1.0, 0.05));
+        if (mlx) {
+            PlanUnit embed_q =
+                quant_unit(p + "self_attn.embed_q.weight", kHeads * kKvLora, kNope, q);
+            embed_q.quant.experts = kHeads;  // [heads, kv_lora, nope]
+            u.push_back(embed_q);
+            PlanUnit unembed =
+                quant_unit(p + "self_attn.unembed_out.weight", kHeads * kV, kKvLora, q);
+            unembed.quant.experts = kHeads;  // [heads, v, kv_lora]
+            u.push_back(unembed);
+        } else {
+            u.push_back(
+                quant_unit(p + "self_attn.kv_b_proj.weight", kHeads * (kNope + kV), kKvLora, q));
+        }
+        u.push_back(quant_unit(p + "self_attn.o_proj.weight", kHidden, kHeads * kV, q));
+        u.push_back(vector_unit(p + "post_attention_layernorm.weight", kHidden, 1.0, 0.05));
+        if (i < kDenseLayers) {
+            u.push_back(quant_unit(p + "mlp.gate_proj.weight", kFf, kHidden, q));
+            u.push_back(quant_unit(p + "mlp.up_proj.weight", kFf, kHidden, q));
+            u.push_back(quant_unit(p + "mlp.down_proj.weight", kHidden, kFf, q));
+            continue;
+        }
+        PlanUnit router = quant_unit(p + "mlp.gate.weight", kExperts, kHidden, {8, 32});
+        router.quant.mlx_float = mlx;
+        u.push_back(router);
+        u.push_back(vector_unit(p + "mlp.gate.e_score_correction_bias", kExperts, 0.0, 0.5));
+        if (mlx) {
+            for (const auto& [proj, down] :
+                 {std::pair{"gate_proj", false}, std::pair{"up_proj", false},
+                  std::pair{"down_proj", true}}) {
+                PlanUnit unit =
+                    quant_unit(p + "mlp.switch_mlp." + proj + ".weight",
+                               kExperts * (down ? kHidden : kMoeFf), down ? kMoeFf : kHidden, q);
+                unit.quant.experts = kExperts;
+                u.push_back(unit);
+            }
+        }
+        for (int64_t e = 0; e < (mlx ? 0 : kExperts); ++e)
+            for (const auto& [proj, down] :
+                 {std::pair{"gate_proj", false}, std::pair{"up_proj", false},
+                  std::pair{"down_proj", true}})
+                u.push_back(
+                    quant_unit(p + "mlp.experts." + std::to_string(e) + "." + proj + ".weight",
+                               down ? kHidden : kMoeFf, down ? kMoeFf : kHidden, q));
+        u.push_back(quant_unit(p + "mlp.shared_experts.gate_proj.weight", shared, kHidden, q));
+        u.push_back(quant_unit(p + "mlp.shared_experts.up_proj.weight", shared, kHidden, q));
+        u.push_back(quant_unit(p + "mlp.shared_experts.down_proj.weight", kHidden, shared, q));
+    }
+    // A stand-in for the MTP layer (layers.3): DeepseekV2Model drops every tensor of it (mlx-lm's
+    // sanitize too).
+    const std::string mtp = "model.layers." + std::to_string(kLayers) + ".";
+    if (!mlx) {
+        u.push_back(vector_unit(mtp + "input_layernorm.weight", kHidden, 1.0, 0.05));
+        u.push_back(vector_unit(mtp + "enorm.weight", kHidden, 1.0, 0.05));
+        u.push_back(vector_unit(mtp + "hnorm.weight", kHidden, 1.0, 0.05));
+        u.push_back(quant_unit(mtp + "eh_proj.weight", kHidden, 2 * kHidden, q));
+    }
+    u.push_back(vector_unit("model.norm.weight", kHidden, 1.0, 0.05));
+    u.push_back(quant_unit("lm_head.weight", vocab, kHidden, q));
+    return plan;
+}
+
+void write_ds_json(const fs::path& path, const ojson& value) {
+    std::ofstream out(path, std::ios::binary);
+    out << value.dump(1) << "\n";
+    if (!out) throw std::runtime_error(path.string() + ": cannot write");
+}
+
+}  // namespace deepseek2_fixture
+
+std::string write_deepseek2_fixture(const std::filesystem::path& out_dir,
+                                    const Deepseek2Options& o) {
+    using namespace deepseek2_fixture;
+    if (o.format != "float" && o.format != "mcq" && o.format != "mlx")
+        throw std::runtime_error("--arch deepseek2: --format float, mcq or mlx, not " + o.format);
+    const int64_t vocab = write_tokenizer_files(
+        out_dir, TokenizerOptions{.kind = "small", .real_tokenizer_json = {}});
+    write_ds_json(out_dir / "config.json", ds_config(vocab, o.no_q_lora));
+    const ModelPlan plan = ds_plan(o, vocab);
+    if (o.format == "mcq") {
+        write_model_files(out_dir, plan, 1, o.seed);
+    } else if (o.format == "mlx") {
+        write_mlx_model_files(out_dir, plan, 1, o.seed, MlxOptions{});
+        add_mlx_quantization(out_dir, MlxOptions{});
+        // mlx_lm.convert --q-group-size 32: kv_lora_rank 32 rows hold one group of 64 no more.
+        ojson config;
+        {
+            std::ifstream in(out_dir / "config.json");
+            config = ojson::parse(in);
+        }
+        config["quantization"]["group_size"] = 32;
+        config["quantization_config"]["group_size"] = 32;
+        write_ds_json(out_dir / "config.json", config);
+    } else {
+        write_float_model_files(out_dir, plan, 1, o.seed, FloatOptions{"bf16", ""});
+    }
+    return "deepseek2, " + (o.format == "float" ? std::string("bf16") : o.format) + ", vocab " +
+           std::to_string(vocab) + (o.no_q_lora ? ", no q_lora_rank" : "") + ", " +
+           std::to_string(plan.units.size()) + " tensors";
+}
+
+}  // namespace mkfixture
