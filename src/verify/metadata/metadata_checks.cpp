@@ -809,6 +809,7 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
                     break;
                 case RefKv::gemma4_layers:
                     check_gemma4_kvs(kv, arch, config);
+                    break;
                 case RefKv::deepseek2_mla:
                     check_deepseek2_kvs(kv, arch, config);
                     break;
