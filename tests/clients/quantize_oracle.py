@@ -588,6 +588,14 @@ def keep_split_cases():
             if open(ours, "rb").read() != open(theirs, "rb").read():
                 problems.append(f"keep split {tag}: {name} differs (cmp {ours} {theirs})")
             checked_files += 1
+    # The dry run follows the input's order too (types and order as llama-quantize's dry run).
+    options = ["--keep-split", "--imatrix", imatrix]
+    theirs, error = llama_dry_run(firsts[llama_model], "Q3_K_M", options)
+    ours, error2 = rebox_dry_run(firsts[llama_model], "Q3_K_M", options,
+                                 os.path.join(work, "keep-report.json"))
+    if theirs is None or ours is None or ours != theirs or not theirs:
+        problems.append(f"keep split dry run: rebox {ours and ours[:3]} ({error2}), llama-quantize "
+                        f"{theirs and theirs[:3]} ({error})")
     # Refused by rebox alone: llama-quantize has no --split-max-size, and cuts the last five
     # characters of an OUT that holds ".gguf" without ending in it.
     out = os.path.join(work, "keep-refused.gguf")
