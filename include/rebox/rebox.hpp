@@ -216,6 +216,9 @@ struct QuantizeOptions {
     bool dry_run = false;  // choose every type, check everything, write nothing
     unsigned threads = 0;  // 0: all cores (the bytes do not depend on it)
     SplitLimits split;     // any limit set: OUTPUT-without-.gguf-00001-of-0000N.gguf shards
+    // --keep-split: one output per input shard, OUTPUT-without-.gguf-0000i-of-0000N.gguf, in the
+    // input's tensor order, as llama-quantize --keep-split writes them (not with split limits).
+    bool keep_split = false;
     ProgressCallback progress;
 };
 

@@ -82,6 +82,7 @@ QuantizeChoices choose_for_plan(const Plan& plan, const SourceModel& source,
     // derives (its KVs and layers). The CLI does not offer them.
     effective.override_kvs.clear();
     effective.prune_layers.reset();
+    effective.keep_split = false;  // a checkpoint has no input shards to keep
     return choose_quantized_output(plan.kvs, tensors, kGgufDefaultAlignment, effective,
                                    source.dir.string());
 }

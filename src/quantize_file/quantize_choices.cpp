@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "format/gguf_layout.hpp"
+#include "quantize_file/keep_split.hpp"
 #include "quantize_file/kv_override.hpp"
 #include "quantize_file/layer_prune.hpp"
 #include "rebox/error.hpp"
@@ -185,6 +186,7 @@ QuantizeChoices choose_quantized_output(const std::vector<GgufKV>& input_kvs,
                           "one of " + quant_ftype_names() +
                               " (any case; Q4_K, Q5_K, Q3_K alias "
                               "the _M types)");
+    check_keep_split_options(options);
     QuantRecipe recipe = make_recipe(options, *ftype);
     QuantizeChoices job{*ftype, {}, {}, {}, {}, false};
     const ImatrixFilter filter = imatrix_filter(options);
@@ -209,6 +211,9 @@ QuantizeChoices choose_quantized_output(const std::vector<GgufKV>& input_kvs,
         order.push_back(index);
         sorted.push_back({*renamed, tensors[index].ne, tensors[index].type});
     }
+    // --keep-split: llama-quantize sorts the renamed tensors by input shard and offset before
+    // its counters and writes see them.
+    if (options.keep_split) sort_by_input_place(order, sorted, tensors);
     const std::vector<TensorTypeChoice> choices = choose_tensor_types(sorted, shape, recipe);
 
     std::vector<GgufTensorInfo> infos;
@@ -285,7 +290,8 @@ QuantizeChoices choose_quantized_output(const std::vector<GgufKV>& input_kvs,
         job.notes.push_back(
             "--include-weights / --exclude-weights left no imatrix entry: "
             "quantized as without an imatrix");
-    job.layout = make_layout(kvs, infos, options.split, alignment, file);
+    job.layout = options.keep_split ? keep_split_layout(kvs, infos, order, tensors, alignment, file)
+                                    : make_layout(kvs, infos, options.split, alignment, file);
     return job;
 }
 

@@ -16,11 +16,14 @@
 
 namespace rebox {
 
-// One input tensor as the recipe sees it: its GGUF name, shape and type.
+// One input tensor as the recipe sees it: its GGUF name, shape and type; for --keep-split, its
+// input shard and data offset there.
 struct QuantizeInputTensor {
     std::string name;
     std::vector<int64_t> ne;
     GgmlType type = GgmlType::F32;
+    size_t shard = 0;
+    uint64_t offset = 0;
 };
 
 struct QuantizeTensorChoice {
@@ -36,7 +39,7 @@ struct QuantizeTensorChoice {
 struct QuantizeChoices {
     QuantFtypeInfo ftype;
     Imatrix imatrix;                            // empty without --imatrix
-    std::vector<QuantizeTensorChoice> tensors;  // llama's order
+    std::vector<QuantizeTensorChoice> tensors;  // llama's order (--keep-split: the input's)
     ShardedLayout layout;                       // one shard unless split limits are set
     std::vector<std::string> notes;
     bool needs_imatrix = false;  // dry_run without an imatrix: a real run would refuse

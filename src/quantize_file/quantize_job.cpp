@@ -9,7 +9,7 @@ QuantizeJob make_quantize_job(const std::filesystem::path& input,
     QuantizeJob job{{}, GgufSet::open(input), {}, {}, {}, {}, {}, false};
     std::vector<QuantizeInputTensor> tensors;
     for (const GgufSet::Tensor& t : job.input.tensors())
-        tensors.push_back({t.info->name, t.info->ne, t.info->type});
+        tensors.push_back({t.info->name, t.info->ne, t.info->type, t.shard, t.info->offset});
     QuantizeChoices choices = choose_quantized_output(
         job.input.kvs(), tensors, job.input.shard(0).alignment(), options, input.string());
     job.ftype = choices.ftype;
@@ -27,7 +27,8 @@ QuantizeJob make_quantize_job(const std::filesystem::path& input,
     job.needs_imatrix = choices.needs_imatrix;
     const bool split = options.split.max_bytes > 0 || options.split.max_tensors > 0 ||
                        options.split.no_tensor_first_split;
-    job.outputs = output_paths(output, job.layout.shards.size(), split);
+    job.outputs = options.keep_split ? keep_split_paths(output, job.layout.shards.size())
+                                     : output_paths(output, job.layout.shards.size(), split);
     for (const auto& path : job.outputs)
         refuse_overwriting_input(job.input, path, "another output path");
     return job;

@@ -26,7 +26,7 @@ struct QuantizeJob {
     QuantFtypeInfo ftype;
     GgufSet input;
     Imatrix imatrix;                         // empty without --imatrix
-    std::vector<QuantizeJobTensor> tensors;  // llama's order
+    std::vector<QuantizeJobTensor> tensors;  // llama's order (--keep-split: the input's)
     ShardedLayout layout;                    // one shard unless split limits are set
     std::vector<std::filesystem::path> outputs;
     std::vector<std::string> notes;

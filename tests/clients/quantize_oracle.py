@@ -8,7 +8,8 @@ model and each TYPE:
     own order; `rebox quantize --dry-run --json` must list the same tensors in the same order
     with the same types (every TYPE, with and without the override options);
   * the file: for the TYPEs in WRITE_TYPES, both tools write the file and `cmp` must find them
-    identical byte for byte.
+    identical byte for byte;
+  * --keep-split on split inputs: every shard byte for byte.
 
 Usage: quantize_oracle.py LLAMA_QUANTIZE REBOX WORK_DIR "WRITE_TYPES"   (exit 1 on a difference)
 """
@@ -539,10 +540,77 @@ def option_cases():
         rebox_refuses([*options, llama_model, out, "Q4_K_M"], expected, " ".join(options), out)
 
 
+def keep_split_cases():
+    """--keep-split: one output per input shard, named and written as llama-quantize writes them
+    (split inputs of 3 shards with and without an imatrix, with --prune-layers, an MoE, and a
+    single file), byte for byte; its refusals."""
+    global checked_files
+    llama_model = os.path.join(work, "llama-f16.gguf")
+    moe_model = os.path.join(work, "moe4-f32.gguf")
+    firsts = {}
+    for model, size in ((llama_model, "4M"), (moe_model, "5M")):
+        prefix = os.path.join(work, "ks-" + os.path.basename(model)[:-5])
+        subprocess.run([rebox, "split", model, prefix, "--split-max-size", size], check=True,
+                       capture_output=True)
+        firsts[model] = prefix + "-00001-of-00003.gguf"
+        if not os.path.exists(firsts[model]):
+            problems.append(f"keep split: {model} was not split into 3 shards")
+            return
+    imatrix = os.path.join(work, "llama-f16-opt.imatrix.gguf")
+    cases = [(firsts[llama_model], "Q4_K_M", [], "plain", 3),
+             (firsts[llama_model], "Q3_K_M", ["--imatrix", imatrix], "imatrix", 3),
+             (firsts[llama_model], "Q4_K_S", ["--prune-layers", "1,5"], "prune", 3),
+             (firsts[moe_model], "Q4_K_S", [], "moe", 3),
+             (llama_model, "Q4_0", [], "single", 1)]
+    for model, qtype, options, tag, count in cases:
+        outs = {}
+        for tool, cmd in (("llama", [llama_quantize]),
+                          ("rebox", [rebox, "quantize", "-q", "--threads", "2"])):
+            folder = os.path.join(work, f"keep-{tag}-{tool}")
+            os.makedirs(folder, exist_ok=True)
+            run = subprocess.run([*cmd, "--keep-split", *options, model,
+                                  os.path.join(folder, "out.gguf"), qtype],
+                                 capture_output=True, text=True)
+            if run.returncode != 0:
+                problems.append(f"keep split {tag}: {tool} failed: {run.stderr[-400:]}")
+                break
+            outs[tool] = folder
+        if len(outs) != 2:
+            continue
+        names = sorted(os.listdir(outs["llama"]))
+        expected = [f"out-{i + 1:05d}-of-{count:05d}.gguf" for i in range(count)]
+        if names != expected or sorted(os.listdir(outs["rebox"])) != names:
+            problems.append(f"keep split {tag}: files {sorted(os.listdir(outs['rebox']))}, "
+                            f"llama-quantize's {names}, expected {expected}")
+            continue
+        for name in names:
+            ours, theirs = (os.path.join(outs[t], name) for t in ("rebox", "llama"))
+            if open(ours, "rb").read() != open(theirs, "rb").read():
+                problems.append(f"keep split {tag}: {name} differs (cmp {ours} {theirs})")
+            checked_files += 1
+    # The dry run follows the input's order too (types and order as llama-quantize's dry run).
+    options = ["--keep-split", "--imatrix", imatrix]
+    theirs, error = llama_dry_run(firsts[llama_model], "Q3_K_M", options)
+    ours, error2 = rebox_dry_run(firsts[llama_model], "Q3_K_M", options,
+                                 os.path.join(work, "keep-report.json"))
+    if theirs is None or ours is None or ours != theirs or not theirs:
+        problems.append(f"keep split dry run: rebox {ours and ours[:3]} ({error2}), llama-quantize "
+                        f"{theirs and theirs[:3]} ({error})")
+    # Refused by rebox alone: llama-quantize has no --split-max-size, and cuts the last five
+    # characters of an OUT that holds ".gguf" without ending in it.
+    out = os.path.join(work, "keep-refused.gguf")
+    rebox_refuses(["--keep-split", "--split-max-size", "2M", firsts[llama_model], out, "Q4_K_M"],
+                  "cannot be combined with --split-max-size", "keep split with split size", out)
+    odd = os.path.join(work, "keep.gguf.out")
+    rebox_refuses(["--keep-split", firsts[llama_model], odd, "Q4_K_M"], "does not end in it",
+                  "keep split odd name", odd + "-00001-of-00003.gguf")
+
+
 checked_dry_runs = 0
 imatrix_cases()
 requantize_and_refusal_cases()
 option_cases()
+keep_split_cases()
 
 for p in problems:
     print("FAIL:", p)

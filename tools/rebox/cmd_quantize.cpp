@@ -74,6 +74,8 @@ ToolCommand add_quantize_command(CLI::App& app) {
                   "show every tensor's type and size and the totals; write nothing");
     cmd->add_option("--split-max-size", args->split_max_size,
                     "write shards of at most this size (N, NM or NG)");
+    cmd->add_flag("--keep-split", o.keep_split,
+                  "one output per input shard, OUT-0000i-of-0000N.gguf (llama-quantize's)");
     cmd->add_option("--json", args->json_report, "write a JSON report to this file");
     cmd->add_flag("-q,--quiet", args->quiet, "no per-tensor lines");
     return {cmd, [args] { return run_quantize(*args); }};

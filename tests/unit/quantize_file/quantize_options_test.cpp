@@ -1,8 +1,10 @@
-// llama-quantize's options --override-kv, --prune-layers and --include-weights /
-// --exclude-weights as rebox reads and applies them. Expected values are worked out by hand from
-// llama.cpp v0.4.0 (common/common.cpp string_parse_kv_override, src/llama-quant.cpp remap_layer and
-// the KV calls of llama_model_quantize_impl, tools/quantize/quantize.cpp prepare_imatrix), not from
-// rebox's code; the refusals must be one Error of the input class naming the option.
+// llama-quantize's options --override-kv, --prune-layers, --include-weights / --exclude-weights
+// and --keep-split as rebox reads and applies them. Expected values are worked out by hand from
+// llama.cpp v0.4.0 (common/common.cpp string_parse_kv_override, src/llama-quant.cpp remap_layer,
+// the KV calls of llama_model_quantize_impl and its keep_split sorting and split keys,
+// tools/quantize/quantize.cpp prepare_imatrix and its ".gguf" cut, src/llama.cpp
+// llama_split_path), not from rebox's code; the refusals must be one Error of the input class
+// naming the option.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "quantize_file/keep_split.hpp"
 #include "quantize_file/kv_override.hpp"
 #include "quantize_file/layer_prune.hpp"
 #include "quantize_file/quantize_choices.hpp"
@@ -240,6 +243,81 @@ TEST(QuantizeOptionsOutput, IncludeAndExcludeWeightsFilterEntriesBySubstring) {
         [&] { choose_quantized_output(tiny_llama_kvs(), tiny_llama_tensors(), 32, options, "t"); },
         "there is no --imatrix");
     std::filesystem::remove(path);
+}
+
+TEST(KeepSplit, NamesAsLlamaSplitPath) {
+    const auto three = keep_split_paths("dir.v2/model-q4.gguf", 3);
+    ASSERT_EQ(three.size(), 3u);
+    EXPECT_EQ(three[0].string(), "dir.v2/model-q4-00001-of-00003.gguf");
+    EXPECT_EQ(three[2].string(), "dir.v2/model-q4-00003-of-00003.gguf");
+    // A single-file input still gets the shard name; an OUT without .gguf keeps its name.
+    EXPECT_EQ(keep_split_paths("out.bin", 1)[0].string(), "out.bin-00001-of-00001.gguf");
+    expect_option_refused([] { keep_split_paths("a.gguf.out", 2); }, "does not end in it");
+}
+
+TEST(KeepSplit, RefusesSplitLimits) {
+    QuantizeOptions options;
+    options.keep_split = true;
+    check_keep_split_options(options);  // alone: accepted
+    options.split.max_bytes = 1000;
+    expect_option_refused([&] { check_keep_split_options(options); }, "--split-max-size");
+}
+
+TEST(KeepSplit, InputOrderAndOneOutputPerInputShard) {
+    // Inputs as a split set holds them; llama's order (order) is by name, the input's by
+    // (shard, offset).
+    const std::vector<QuantizeInputTensor> inputs = {
+        {"blk.0.b.weight", {32, 2}, GgmlType::F32, 1, 128},
+        {"blk.0.a.weight", {32, 2}, GgmlType::F32, 1, 0},
+        {"token_embd.weight", {32, 4}, GgmlType::F32, 0, 0},
+    };
+    std::vector<size_t> order = {0, 1, 2};  // shard 1 at offset 128, shard 1 at 0, shard 0
+    std::vector<RecipeTensor> renamed = {{"blk.0.b.weight", {32, 2}, GgmlType::F32},
+                                         {"blk.0.a.weight", {32, 2}, GgmlType::F32},
+                                         {"token_embd.weight", {32, 4}, GgmlType::F32}};
+    sort_by_input_place(order, renamed, inputs);
+    EXPECT_EQ(order, (std::vector<size_t>{2, 1, 0}));
+    ASSERT_EQ(renamed.size(), 3u);
+    EXPECT_EQ(renamed[0].name, "token_embd.weight");
+    EXPECT_EQ(renamed[1].name, "blk.0.a.weight");
+    EXPECT_EQ(renamed[2].name, "blk.0.b.weight");
+
+    const std::vector<GgufKV> kvs = {{"general.architecture", GgufValue::str("llama")},
+                                     {"general.file_type", GgufValue::u32(7)}};
+    std::vector<GgufTensorInfo> infos;
+    for (const RecipeTensor& t : renamed) infos.push_back({t.name, t.ne, GgmlType::Q8_0, 0, 0});
+    const ShardedLayout layout = keep_split_layout(kvs, infos, order, inputs, 32, "in.gguf");
+    ASSERT_EQ(layout.shards.size(), 2u);
+    const std::vector<GgufKV> first = {{"general.architecture", GgufValue::str("llama")},
+                                       {"general.file_type", GgufValue::u32(7)},
+                                       {"split.no", GgufValue::u16(0)},
+                                       {"split.count", GgufValue::u16(2)},
+                                       {"split.tensors.count", GgufValue::i32(3)}};
+    EXPECT_EQ(layout.shards[0].kvs(), first);
+    const std::vector<GgufKV> second = {{"split.no", GgufValue::u16(1)},
+                                        {"split.count", GgufValue::u16(2)},
+                                        {"split.tensors.count", GgufValue::i32(3)}};
+    EXPECT_EQ(layout.shards[1].kvs(), second);
+    ASSERT_EQ(layout.shards[1].tensors().size(), 2u);
+    EXPECT_EQ(layout.shards[1].tensors()[0].name, "blk.0.a.weight");
+    ASSERT_EQ(layout.places.size(), 3u);
+    EXPECT_EQ(layout.places[2].shard, 1u);
+    EXPECT_EQ(layout.places[2].index, 1u);
+
+    // One input shard: one output without split keys.
+    const std::vector<size_t> only_first = {2};
+    const ShardedLayout single =
+        keep_split_layout(kvs, {infos[0]}, only_first, inputs, 32, "in.gguf");
+    ASSERT_EQ(single.shards.size(), 1u);
+    EXPECT_EQ(single.shards[0].kvs(), kvs);
+
+    // Shard 0 left without tensors (all pruned): refused, as llama-quantize would crash.
+    const std::vector<size_t> only_second = {1, 0};
+    expect_option_refused(
+        [&] {
+            keep_split_layout(kvs, {infos[1], infos[2]}, only_second, inputs, 32, "in.gguf");
+        },
+        "without tensors");
 }
 
 }  // namespace
