@@ -293,8 +293,7 @@ TEST(ArchRegistry, Nvfp4ScalesFollowEachGraph) {
         {"seed_oss", true, false, false},    {"olmo2", true, false, false},
         {"smollm3", true, false, false},     {"mistral3", true, true, true},
         {"apertus", true, false, false},     {"qwen3_5", true, true, false},
-        {"glm4_moe", true, false, false},
-        {"gemma4", true, true, true},
+        {"glm4_moe", true, false, false},    {"gemma4", true, true, true},
     };
     for (const Row& row : rows) {
         SCOPED_TRACE(std::string(row.model_type));
