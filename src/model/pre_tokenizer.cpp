@@ -1,6 +1,8 @@
 // Split pre-tokenizer regex (tokenizer.json) -> llama.cpp tokenizer.ggml.pre name. The regexes are
 // the ones llama.cpp's src/llama-vocab.cpp quotes as "original regex from tokenizer.json" for each
-// pre type, plus llama.cpp's own adapted spelling of the same expression.
+// pre type, plus llama.cpp's own adapted spelling of the same expression; a pre type made of
+// several Split regexes in sequence (DeepSeek-V3) is known by the whole sequence.
+#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -41,7 +43,23 @@ constexpr std::array<KnownRegex, 7> kKnownRegexes{{
      "gpt-4o"},
 }};
 
+// DeepSeek-V3 / R1 (and Kimi-K2's DeepSeek-V3 tokenizer): digits in groups of up to three, then
+// CJK ideographs and kana runs, then the word / punctuation rule; the three Split regexes of
+// deepseek-ai/DeepSeek-V3's tokenizer.json, as llama-vocab.cpp lists them for
+// LLAMA_VOCAB_PRE_TYPE_DEEPSEEK3_LLM (the converter names this tokenizer "deepseek-v3").
+constexpr std::array<std::string_view, 3> kDeepseekV3Sequence{{
+    R"(\p{N}{1,3})",
+    R"([一-龥぀-ゟ゠-ヿ]+)",
+    R"([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
+}};
+
 }  // namespace
+
+std::optional<std::string> pre_tokenizer_for_regex_sequence(
+    const std::vector<std::string_view>& regexes) {
+    if (std::ranges::equal(regexes, kDeepseekV3Sequence)) return std::string("deepseek-v3");
+    return std::nullopt;
+}
 
 std::optional<std::string> pre_tokenizer_for_regex(const std::string& regex) {
     for (const KnownRegex& known : kKnownRegexes)

@@ -250,24 +250,21 @@ std::vector<std::string> read_merges(const object& model) {
     return out;
 }
 
-// The regex of the (first) Split pre-tokenizer, directly or inside a Sequence.
-std::optional<std::string_view> split_regex(const element& pre) {
+// The regexes of the Split pre-tokenizers in order (depth first): a lone Split, or the Splits
+// inside a Sequence; the first is the one a single-regex pre type is known by.
+void collect_split_regexes(const element& pre, std::vector<std::string_view>& regexes) {
     object obj;
-    if (pre.get(obj)) return std::nullopt;
+    if (pre.get(obj)) return;
     std::string_view type;
-    if (obj.at_key("type").get(type)) return std::nullopt;
+    if (obj.at_key("type").get(type)) return;
     if (type == "Split") {
         std::string_view regex;
-        if (!obj.at_pointer("/pattern/Regex").get(regex)) return regex;
-        return std::nullopt;
+        if (!obj.at_pointer("/pattern/Regex").get(regex)) regexes.push_back(regex);
+        return;
     }
-    if (type == "Sequence") {
-        array items;
-        if (obj.at_key("pretokenizers").get(items)) return std::nullopt;
-        for (const element item : items)
-            if (auto regex = split_regex(item)) return regex;
-    }
-    return std::nullopt;
+    array items;
+    if (type != "Sequence" || obj.at_key("pretokenizers").get(items)) return;
+    for (const element item : items) collect_split_regexes(item, regexes);
 }
 
 // A lone ByteLevel pre-tokenizer with its regex on (GPT-2's pre-tokenization).
@@ -282,7 +279,12 @@ std::string pre_tokenizer_name(const element& root, const TokenizerOptions& opti
     if (options.pre) return *options.pre;
     element pre;
     const bool has_pre = !root.at_key("pre_tokenizer").get(pre);
-    const auto regex = has_pre ? split_regex(pre) : std::nullopt;
+    std::vector<std::string_view> regexes;
+    if (has_pre) collect_split_regexes(pre, regexes);
+    if (regexes.size() > 1)
+        if (auto name = pre_tokenizer_for_regex_sequence(regexes)) return *name;
+    const auto regex =
+        regexes.empty() ? std::nullopt : std::optional<std::string_view>(regexes.front());
     if (!regex && has_pre && !options.byte_level_pre.empty() && byte_level_only(pre))
         return std::string(options.byte_level_pre);
     if (!regex)
@@ -290,7 +292,8 @@ std::string pre_tokenizer_name(const element& root, const TokenizerOptions& opti
                 "pass the llama.cpp name with --tokenizer-pre NAME");
     if (auto name = pre_tokenizer_for_regex(std::string(*regex))) return *name;
     blocker("pre_tokenizer", "unknown Split regex '" + std::string(*regex) + "'",
-            "a regex rebox knows (qwen2, qwen35, llama-bpe, gpt-4o), or --tokenizer-pre NAME");
+            "a regex rebox knows (qwen2, qwen35, llama-bpe, gpt-4o, deepseek-v3), or "
+            "--tokenizer-pre NAME");
 }
 
 // SpecialToken ids at both ends of each TemplateProcessing "single" template (len > 1, as gguf-py).

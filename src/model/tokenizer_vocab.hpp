@@ -11,6 +11,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rebox {
@@ -90,5 +91,10 @@ TokenizerVocab read_tokenizer(const std::filesystem::path& model_dir,
 
 // The pre-tokenizer name llama.cpp uses for a Split regex, or nullopt when unknown.
 std::optional<std::string> pre_tokenizer_for_regex(const std::string& regex);
+
+// The pre-tokenizer name llama.cpp uses for a Sequence of several Split regexes (in order), or
+// nullopt when unknown.
+std::optional<std::string> pre_tokenizer_for_regex_sequence(
+    const std::vector<std::string_view>& regexes);
 
 }  // namespace rebox

@@ -17,6 +17,7 @@ rope.scaling.* come in the converter's order (rebox writes the YaRN keys after t
 Usage: ggufpy_deepseek2.py LLAMA_SRC MODEL_DIR FILE.gguf TYPES [MODEL_DIR FILE.gguf TYPES ...]
 """
 import ast
+import json
 import logging
 import os
 import re
@@ -88,6 +89,26 @@ def class_constants(llama_src, module, class_name):
             and isinstance(item.value, ast.Constant) for t in item.targets if isinstance(t, ast.Name)}
 
 
+def pre_tokenizer_problems(llama_src, model_dir, reader):
+    """The fixture's tokenizer.json carries DeepSeek-V3's three Split regexes: they must be the ones
+    llama-vocab.cpp lists for LLAMA_VOCAB_PRE_TYPE_DEEPSEEK3_LLM (which spells \\r \\n as the
+    control characters), and the file must name them "deepseek-v3", the name the converter gives
+    deepseek-ai/DeepSeek-V3's tokenizer (conversion/base.py) and llama-vocab.cpp maps to that type."""
+    vocab_cpp = open(os.path.join(llama_src, "src", "llama-vocab.cpp"), encoding="utf-8").read()
+    block = re.search(r"case LLAMA_VOCAB_PRE_TYPE_DEEPSEEK3_LLM:.*?regex_exprs = \{(.*?)\};", vocab_cpp, re.S)
+    theirs = [ast.literal_eval('"' + lit + '"') for lit in re.findall(r'"((?:[^"\\]|\\.)*)"', block.group(1))]
+    tokenizer = json.load(open(os.path.join(model_dir, "tokenizer.json"), encoding="utf-8"))
+    ours = [p["pattern"]["Regex"] for p in tokenizer["pre_tokenizer"]["pretokenizers"] if p["type"] == "Split"]
+    problems = []
+    if [r.replace("\\r", "\r").replace("\\n", "\n") for r in ours] != theirs:
+        problems.append(f"the fixture's Split regexes {ours} are not llama-vocab.cpp's deepseek3 list {theirs}")
+    field = reader.fields.get("tokenizer.ggml.pre")
+    pre = bytes(field.parts[field.data[0]]).decode() if field else None
+    if pre != "deepseek-v3":
+        problems.append(f"tokenizer.ggml.pre is {pre!r}, not 'deepseek-v3'")
+    return problems
+
+
 def check(llama_src, model_dir, gguf_path, expect_types):
     problems = []
     logging.getLogger("gguf.gguf_writer").setLevel(logging.ERROR)  # expert_count written twice
@@ -123,6 +144,7 @@ def check(llama_src, model_dir, gguf_path, expect_types):
     got = [k for k in reader.fields if k.startswith(arch + ".") and ".rope.scaling." not in k]
     if got != order:
         problems.append(f"{arch}.* keys (without rope.scaling.*) in the order {got}, the converter's {order}")
+    problems += pre_tokenizer_problems(llama_src, model_dir, reader)
     print(f"  {gguf_path.rsplit('/', 1)[-1]} ({src.format}): {same}/{len(reader.tensors)} tensors and "
           f"{len(want_kvs)} {arch} KVs as llama.cpp's converter writes them; types {types}")
     return [f"{gguf_path}: {p}" for p in problems]

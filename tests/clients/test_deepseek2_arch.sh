@@ -7,7 +7,9 @@
 #  - rebox verify passes on every file;
 #  - ggufpy_deepseek2.py (one process): every tensor (name, type, ne, values bit for bit; kv_b_proj split
 #    into attn_k_b / attn_v_b by the converter's own code) and every deepseek2.* KV equal what the
-#    bundle's DeepseekV2Model chain writes for the same (dequantized) checkpoint;
+#    bundle's DeepseekV2Model chain writes for the same (dequantized) checkpoint; the fixture's
+#    tokenizer.json carries DeepSeek-V3's pre-tokenizer (three Split regexes, which must equal
+#    llama-vocab.cpp's DEEPSEEK3_LLM list) and every file must say tokenizer.ggml.pre "deepseek-v3";
 #  - llama_embed_pairs.mjs (one llama.cpp process): llama.cpp v0.4.0 loads the q_lora_rank files and
 #    their f32 twins and their embeddings agree (cos >= 0.999) (its loader requires q_lora_rank of any
 #    deepseek2 but the "lite" layer counts, so the q_proj file is compared with the converter only);

@@ -10,6 +10,7 @@
 
 #include "float_files.hpp"
 #include "hf_files.hpp"
+#include "json_files.hpp"
 #include "mlx_files.hpp"
 #include "model_plan.hpp"
 #include "tokenizer_files.hpp"
@@ -167,6 +168,31 @@ void write_ds_json(const fs::path& path, const ojson& value) {
     if (!out) throw std::runtime_error(path.string() + ": cannot write");
 }
 
+// deepseek-ai/DeepSeek-V3's tokenizer.json pre_tokenizer: three Isolated Splits (digits in groups
+// of up to three; CJK ideographs and kana; words and punctuation), then a ByteLevel without regex.
+// llama.cpp's converter names that tokenizer "deepseek-v3".
+void use_deepseek_v3_pre_tokenizer(const fs::path& out_dir) {
+    auto split = [](const char* regex) {
+        return ojson{{"type", "Split"},
+                     {"pattern", {{"Regex", regex}}},
+                     {"behavior", "Isolated"},
+                     {"invert", false}};
+    };
+    ojson tok = read_json_file(out_dir / "tokenizer.json");
+    tok["pre_tokenizer"] = ojson{
+        {"type", "Sequence"},
+        {"pretokenizers",
+         {split(R"(\p{N}{1,3})"),
+          split("[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+"),
+          split(
+              R"([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)"),
+          {{"type", "ByteLevel"},
+           {"add_prefix_space", false},
+           {"trim_offsets", true},
+           {"use_regex", false}}}}};
+    write_json_file(out_dir / "tokenizer.json", tok);
+}
+
 }  // namespace deepseek2_fixture
 
 std::string write_deepseek2_fixture(const std::filesystem::path& out_dir,
@@ -176,6 +202,7 @@ std::string write_deepseek2_fixture(const std::filesystem::path& out_dir,
         throw std::runtime_error("--arch deepseek2: --format float, mcq or mlx, not " + o.format);
     const int64_t vocab = write_tokenizer_files(
         out_dir, TokenizerOptions{.kind = "small", .real_tokenizer_json = {}});
+    use_deepseek_v3_pre_tokenizer(out_dir);
     write_ds_json(out_dir / "config.json", ds_config(vocab, o.no_q_lora));
     const ModelPlan plan = ds_plan(o, vocab);
     if (o.format == "mcq") {

@@ -42,21 +42,19 @@ void check_size(const std::filesystem::path& path) {
                 std::to_string(kMaxTokenizerFileBytes) + ")");
 }
 
-// The first Split pre-tokenizer's regex, alone or inside a Sequence (depth-limited).
-std::optional<std::string_view> first_split_regex(const element& pre, int depth = 0) {
-    if (depth > 8 || !pre.is_object()) return std::nullopt;
+// Every Split pre-tokenizer's regex in order, alone or inside a Sequence (depth-limited).
+void split_regexes(const element& pre, std::vector<std::string_view>& out, int depth = 0) {
+    if (depth > 8 || !pre.is_object()) return;
     std::string_view type;
-    if (pre["type"].get(type)) return std::nullopt;
+    if (pre["type"].get(type)) return;
     if (type == "Split") {
         std::string_view regex;
-        if (pre.at_pointer("/pattern/Regex").get(regex)) return std::nullopt;
-        return regex;
+        if (!pre.at_pointer("/pattern/Regex").get(regex)) out.push_back(regex);
+        return;
     }
     array items;
-    if (type != "Sequence" || pre["pretokenizers"].get(items)) return std::nullopt;
-    for (const element item : items)
-        if (auto regex = first_split_regex(item, depth + 1)) return regex;
-    return std::nullopt;
+    if (type != "Sequence" || pre["pretokenizers"].get(items)) return;
+    for (const element item : items) split_regexes(item, out, depth + 1);
 }
 
 std::vector<std::string> merges_as_gguf(const std::filesystem::path& file, const array& merges) {
@@ -174,6 +172,24 @@ std::optional<std::string> ref_pre_for_regex(std::string_view regex) {
     return std::nullopt;
 }
 
+std::optional<std::string> ref_pre_for_split_sequence(
+    const std::vector<std::string_view>& regexes) {
+    // llama.cpp's "deepseek-v3" (LLAMA_VOCAB_PRE_TYPE_DEEPSEEK3_LLM, src/llama-vocab.cpp): numbers
+    // of up to three digits; runs of CJK ideographs U+4E00..U+9FA5, hiragana U+3040..U+309F and
+    // katakana U+30A0..U+30FF; then an ASCII punctuation mark leading Latin letters,
+    // letter-and-mark runs, punctuation-and-symbol runs and the usual whitespace rules. As
+    // tokenizer.json spells them: \r and \n as escapes, not the control characters llama.cpp's own
+    // copy holds.
+    const std::string ascii_punct = R"([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])";
+    const std::string words = ascii_punct + R"([A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+)" +
+                              R"(| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+    const std::string cjk_kana = "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+";
+    if (regexes.size() == 3 && regexes[0] == R"(\p{N}{1,3})" && regexes[1] == cjk_kana &&
+        regexes[2] == words)
+        return std::string("deepseek-v3");
+    return std::nullopt;
+}
+
 RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir, uint64_t vocab_size,
                                 bool encoder_bpe, bool gemma4_vocab) {
     RefTokenizer out;
@@ -264,16 +280,20 @@ RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir, uint64_t
         array merges;
         if (!model["merges"].get(merges)) out.merges = merges_as_gguf(json_path, merges);
         element pre;
-        const auto regex = root["pre_tokenizer"].get(pre) ? std::nullopt : first_split_regex(pre);
+        std::vector<std::string_view> regexes;
+        if (!root["pre_tokenizer"].get(pre)) split_regexes(pre, regexes);
+        const auto regex =
+            regexes.empty() ? std::nullopt : std::optional<std::string_view>(regexes.front());
         std::string_view pre_type;
         out.byte_level_only = !regex && !root["pre_tokenizer"].get(pre) &&
                               !pre["type"].get(pre_type) && pre_type == "ByteLevel";
         bool use_regex = true;
         if (out.byte_level_only && !pre["use_regex"].get(use_regex) && !use_regex)
             out.byte_level_only = false;  // no regex: not GPT-2's pre-tokenization
+        if (regexes.size() > 1) out.pre = ref_pre_for_split_sequence(regexes);  // whole sequence
         if (!regex)
             out.pre_problem = "tokenizer.json has no Split pre-tokenizer regex";
-        else if (!(out.pre = ref_pre_for_regex(*regex)))
+        else if (!out.pre && !(out.pre = ref_pre_for_regex(*regex)))
             out.pre_problem = "tokenizer.json's Split regex is not one verify knows";
         out.vocab = read_ref_vocab(
             root, model_dir, vocab_size,

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "verify/tokenizer/ref_vocab.hpp"
@@ -40,5 +41,9 @@ RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir, uint64_t
 
 // llama.cpp's pre-tokenizer name for a tokenizer.json Split regex, nullopt when unknown.
 std::optional<std::string> ref_pre_for_regex(std::string_view regex);
+
+// llama.cpp's pre-tokenizer name for a Sequence of several Split regexes (in order), nullopt when
+// unknown.
+std::optional<std::string> ref_pre_for_split_sequence(const std::vector<std::string_view>& regexes);
 
 }  // namespace rebox::verify_ref

@@ -268,6 +268,41 @@ TEST(ModelTokenizerSmall, RegexTable) {
     EXPECT_FALSE(pre_tokenizer_for_regex("").has_value());
 }
 
+// deepseek-ai/DeepSeek-V3's tokenizer.json "pre_tokenizer": a Sequence of three Isolated Splits
+// and a ByteLevel without regex, typed out JSON-escaped as the hub file spells it (the three
+// regexes are the ones llama-vocab.cpp lists for LLAMA_VOCAB_PRE_TYPE_DEEPSEEK3_LLM; the
+// converter's chkhsh for this tokenizer says "deepseek-v3").
+std::string deepseek_v3_tokenizer_json(const std::string& cjk_regex) {
+    const std::string words =
+        R"([!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\\r\\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+)";
+    auto split = [](const std::string& regex) {
+        return R"({"type": "Split", "pattern": {"Regex": ")" + regex +
+               R"("}, "behavior": "Isolated", "invert": false})";
+    };
+    return R"({"added_tokens": [], "pre_tokenizer": {"type": "Sequence", "pretokenizers": [)" +
+           split(R"(\\p{N}{1,3})") + ", " + split(cjk_regex) + ", " + split(words) +
+           R"(, {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true,
+                 "use_regex": false}]},
+        "model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}})";
+}
+
+TEST(ModelTokenizerSmall, DeepseekV3SplitSequence) {
+    test::ScratchDir dir;
+    dir.write("tokenizer.json", deepseek_v3_tokenizer_json("[一-龥぀-ゟ゠-ヿ]+"));
+    EXPECT_EQ(read_tokenizer(dir.path(), {}).pre, "deepseek-v3");
+    // One range short (no katakana): not the DeepSeek-V3 sequence, and its first regex alone
+    // names nothing either.
+    dir.write("tokenizer.json", deepseek_v3_tokenizer_json("[一-龥぀-ゟ]+"));
+    try {
+        read_tokenizer(dir.path(), {});
+        ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.exit_class(), ExitClass::blocker);
+        EXPECT_NE(std::string(e.what()).find("deepseek-v3"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(pre_tokenizer_for_regex_sequence({R"(\p{N}{1,3})"}), std::nullopt);
+}
+
 }  // namespace
 }  // namespace rebox
 

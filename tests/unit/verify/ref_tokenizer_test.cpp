@@ -39,6 +39,32 @@ TEST(RefTokenizer, PreTokenizerNamesFromLlamaCppRegexes) {
     EXPECT_EQ(ref_pre_for_regex(""), std::nullopt);
 }
 
+// deepseek-ai/DeepSeek-V3's tokenizer.json pre_tokenizer (three Isolated Splits, then a ByteLevel
+// without regex), JSON-escaped as the hub file spells it; llama-vocab.cpp lists the same three
+// regexes for LLAMA_VOCAB_PRE_TYPE_DEEPSEEK3_LLM ("deepseek-v3").
+std::string deepseek_v3_pre_tokenizer(const std::string& digits) {
+    const std::string split = R"({"type": "Split", "behavior": "Isolated", "pattern": {"Regex": )";
+    return R"({"pre_tokenizer": {"type": "Sequence", "pretokenizers": [)" + split + R"(")" +
+           digits + R"("}}, )" + split + R"("[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+"}}, )" +
+           split +
+           R"("[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\\r\\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"}}, )" +
+           R"({"type": "ByteLevel", "use_regex": false}]},
+           "model": {"type": "BPE", "byte_fallback": false, "vocab": {}, "merges": []}})";
+}
+
+TEST(RefTokenizer, DeepseekV3IsKnownByItsThreeSplits) {
+    test::ScratchDir dir;
+    test::write_file(dir.path() / "tokenizer.json", deepseek_v3_pre_tokenizer(R"(\\p{N}{1,3})"));
+    const RefTokenizer ref = read_ref_tokenizer(dir.path());
+    EXPECT_EQ(ref.pre, "deepseek-v3");
+    EXPECT_EQ(ref.pre_problem, "");
+    // Single digits instead of groups of three: not DeepSeek-V3's sequence.
+    test::write_file(dir.path() / "tokenizer.json", deepseek_v3_pre_tokenizer(R"(\\p{N})"));
+    const RefTokenizer other = read_ref_tokenizer(dir.path());
+    EXPECT_EQ(other.pre, std::nullopt);
+    EXPECT_NE(other.pre_problem.find("not one verify knows"), std::string::npos);
+}
+
 TEST(RefTokenizer, ByteLevelMergesAndChatTemplate) {
     test::ScratchDir dir;
     test::write_file(dir.path() / "tokenizer.json", R"({
