@@ -766,8 +766,8 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
                         transform.squeeze, part_shape ? &*part_shape : nullptr) &&
             set_row_transform(*ref_arch, config, gguf.shard(tensor.shard).display_name(), info,
                               check, job)) {
-            if (job.requantize && (job.norm_plus_one || job.neg_exp || job.vhead_value_heads != 0 ||
-                                   job.mla_part != 0)) {
+            if (job.requantize &&
+                (job.norm_plus_one || job.neg_exp || job.vhead_value_heads != 0)) {
                 check.problem = error_message(gguf.shard(tensor.shard).display_name(), info.name,
                                               "a norm, ssm_a or a tensor with reordered value "
                                               "heads in a lossy type",

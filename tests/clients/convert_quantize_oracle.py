@@ -2,7 +2,8 @@
 applied to rebox's exact float conversion of the same checkpoint.
 
 For float checkpoints (rebox-mkfixture --format float: BF16, F16, F32; qwen3, llama with its q/k
-row permutation, qwen3_moe with stacked experts, gemma with its norm + 1) and several TYPEs, with and
+row permutation, qwen3_moe with stacked experts, gemma with its norm + 1, deepseek2 with kv_b_proj
+split into attn_k_b / attn_v_b) and several TYPEs, with and
 without a legacy imatrix.dat, the one-pass file must equal llama-quantize's file byte for byte
 (`cmp`), and `rebox plan --quantize --json` must list llama-quantize's tensor types. For mcq-v1
 and GPTQ checkpoints the tensors convert carries exactly as blocks (Q4_1, Q4_0, ...) keep their exact bytes, the float
@@ -113,6 +114,8 @@ def float_cases():
         ("llama-bf16", ["--format", "float", "--arch", "llama"], ["q4_k_m", "q8_0"]),
         ("moe-bf16", ["--format", "float", "--arch", "qwen3_moe"], ["q4_k_m", "q3_k_s"]),
         ("gemma-bf16", ["--format", "float", "--arch", "gemma"], ["q4_k_m"]),
+        # kv_b_proj split into attn_k_b (transposed) and attn_v_b (row slices), quantized in one pass.
+        ("deepseek2-bf16", ["--format", "float", "--arch", "deepseek2"], ["q4_k_m", "q8_0"]),
     ]
     for tag, args, types in cases:
         model = fixture(tag, args)

@@ -1,8 +1,8 @@
 // check_requantized_tensors: each tensor's rows cut into work units (never across an expert, and
-// whole rope head groups, so a unit's source rows are one contiguous range), units taken by the
-// threads in order, each checked row widened to F32 (verify's expected_from_float) into the
-// thread's one-row buffer; the parts merge per tensor in row order, so the record does not depend
-// on the thread count.
+// whole rope head groups, so a unit's source rows are one contiguous range; deepseek2's kv_b_proj
+// parts gather their rows from kv_b_proj's heads), units taken by the threads in order, each
+// checked row widened to F32 (verify's expected_from_float) into the thread's one-row buffer; the
+// parts merge per tensor in row order, so the record does not depend on the thread count.
 #include "verify/quantized/requant_check.hpp"
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 #include <exception>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "verify/quantized/quant_check.hpp"
@@ -38,8 +39,27 @@ void widen_row(const ValueJob& job, uint64_t row, std::span<float> out) {
         widen(*job.experts[row / rows_per_expert], row % rows_per_expert * row_values, out);
         return;
     }
+    const uint64_t stride = job.mla_nope + job.mla_v, rank = job.mla_rank;
+    if (job.mla_part == 1) {  // attn_k_b row (head h, latent c): kv_b_proj's nope rows' column c
+        const uint64_t h = row / rank, c = row % rank;
+        for (uint64_t j = 0; j < row_values; ++j)
+            widen(*job.source, (h * stride + j) * rank + c, out.subspan(j, 1));
+        return;
+    }
+    if (job.mla_part == 2) {  // attn_v_b row: one of head h's v rows of kv_b_proj
+        widen(*job.source, ((row / job.mla_v) * stride + job.mla_nope + row % job.mla_v) * rank,
+              out);
+        return;
+    }
     const uint64_t from = job.rope_head_rows == 0 ? row : rope_source_row(row, job.rope_head_rows);
     widen(*job.source, from * row_values, out);
+}
+
+// The source rows GGUF rows [first, end) of a kv_b_proj part read: its heads' rows, whole.
+std::pair<uint64_t, uint64_t> mla_source_rows(const ValueJob& job, uint64_t first, uint64_t end) {
+    const uint64_t rows_per_head = job.mla_part == 1 ? job.mla_rank : job.mla_v;
+    const uint64_t stride = job.mla_nope + job.mla_v;
+    return {first / rows_per_head * stride, ((end - 1) / rows_per_head + 1) * stride};
 }
 
 // The bytes of source rows [first, end) of one float source (rows of row_values values).
@@ -68,6 +88,12 @@ std::string job_shape_problem(const RequantTask& task) {
         return name + ": an expert's " + std::to_string(job.expert_values) +
                " values are not whole rows of " + std::to_string(n) +
                "; the source and GGUF shapes disagree";
+    if (job.mla_part == 1 && n != job.mla_nope)
+        return name + ": rows of " + std::to_string(n) + " values, not kv_b_proj's " +
+               std::to_string(job.mla_nope) + " nope values per head";
+    if (job.mla_part == 2 && n != job.mla_rank)
+        return name + ": rows of " + std::to_string(n) + " values, not kv_b_proj's " +
+               std::to_string(job.mla_rank) + " latent values";
     if (job.rope_head_rows != 0 && job.row_values != n)
         return name + ": the rope permutation's rows of " + std::to_string(job.row_values) +
                " values are not the GGUF's rows of " + std::to_string(n);
@@ -151,7 +177,10 @@ void check_requantized_tensors(std::span<RequantTask> tasks, bool full, unsigned
                 release_mapped(mappings,
                                job.gguf_data.subspan(unit.first_row * row_bytes,
                                                      (unit.end_row - unit.first_row) * row_bytes));
-                if (job.experts.empty()) {
+                if (job.mla_part != 0) {
+                    const auto [first, end] = mla_source_rows(job, unit.first_row, unit.end_row);
+                    release_mapped(mappings, source_rows(*job.source, first, end, job.mla_rank));
+                } else if (job.experts.empty()) {
                     release_mapped(mappings,
                                    source_rows(*job.source, unit.first_row, unit.end_row, n));
                 } else {
