@@ -470,27 +470,35 @@ std::optional<TensorRef> resolve_hf(const Architecture& arch, std::string_view h
     return ref;
 }
 
+namespace {
+
+// An HF name of one of the architecture's layers ("PREFIX N.REST" once the wrapper prefixes are
+// stripped into *name): N and REST (a view into *name); false for other names.
+bool split_hf_layer_name(const Architecture& arch, std::string_view hf_name, std::string* name,
+                         uint32_t* layer, std::string_view* rest) {
+    *name = strip_arch_prefixes(arch, hf_name);
+    const std::string_view view(*name);
+    return view.starts_with(arch.hf_layer_prefix) &&
+           split_layer_index(view.substr(arch.hf_layer_prefix.size()), layer, rest);
+}
+
+}  // namespace
+
 std::optional<uint32_t> hf_layer_index(const Architecture& arch, std::string_view hf_name) {
-    const std::string name = strip_arch_prefixes(arch, hf_name);
-    if (!std::string_view(name).starts_with(arch.hf_layer_prefix)) return std::nullopt;
+    std::string name;
     uint32_t layer = 0;
     std::string_view rest;
-    if (!split_layer_index(std::string_view(name).substr(arch.hf_layer_prefix.size()), &layer,
-                           &rest))
-        return std::nullopt;
+    if (!split_hf_layer_name(arch, hf_name, &name, &layer, &rest)) return std::nullopt;
     return layer;
 }
 
 std::optional<std::pair<size_t, uint32_t>> match_layer_scalar(const Architecture& arch,
                                                               std::string_view hf_name) {
     if (arch.layer_scalar_kvs.empty()) return std::nullopt;
-    const std::string name = strip_arch_prefixes(arch, hf_name);
-    if (!std::string_view(name).starts_with(arch.hf_layer_prefix)) return std::nullopt;
+    std::string name;
     uint32_t layer = 0;
     std::string_view rest;
-    if (!split_layer_index(std::string_view(name).substr(arch.hf_layer_prefix.size()), &layer,
-                           &rest))
-        return std::nullopt;
+    if (!split_hf_layer_name(arch, hf_name, &name, &layer, &rest)) return std::nullopt;
     for (size_t i = 0; i < arch.layer_scalar_kvs.size(); ++i)
         if (arch.layer_scalar_kvs[i].hf == rest) return std::pair{i, layer};
     return std::nullopt;

@@ -23,11 +23,7 @@ constexpr RefKv kDeepseek2Kvs[] = {RefKv::rope_freq_base, RefKv::rms_epsilon, Re
 
 // DeepseekV2Model counts its routed experts as n_routed_experts; rms_norm_eps is 1e-6 when absent.
 void deepseek2_names(nlohmann::json& root) {
-    const nlohmann::json* routed = ref_field(root, "n_routed_experts");
-    if (routed == nullptr)
-        throw_input_error("config.json", "n_routed_experts", "missing", "the routed expert count");
-    root["num_experts"] = *routed;
-    root.erase("num_local_experts");
+    rename_ref_routed_experts(root);
     if (ref_field(root, "rms_norm_eps") == nullptr) root["rms_norm_eps"] = 1e-6;
 }
 
@@ -62,10 +58,8 @@ std::optional<std::vector<int64_t>> deepseek2_shape(const RefConfig& c, std::str
     std::string_view rest;
     if (!ref_layer(name, &layer, &rest) || !c.mla) return std::nullopt;
     const RefConfig::Mla& m = *c.mla;
-    const int64_t hidden = c.hidden_size, heads = c.num_attention_heads, experts = c.num_experts;
+    const int64_t hidden = c.hidden_size, heads = c.num_attention_heads;
     const int64_t q_lora = m.q_lora_rank.value_or(0), kv_lora = m.kv_lora_rank;
-    const int64_t shared =
-        int64_t{c.moe_intermediate_size.value_or(0)} * c.shared_experts.value_or(0);
     const bool moe = layer >= c.first_k_dense.value_or(0);
     const Shape wrong_kind{0};  // a tensor the layer does not have: a shape no source has
     if (rest == "self_attn.q_a_proj.weight") return q_lora ? Shape{q_lora, hidden} : wrong_kind;
@@ -80,17 +74,7 @@ std::optional<std::vector<int64_t>> deepseek2_shape(const RefConfig& c, std::str
     if (rest == "self_attn.embed_q.weight") return Shape{heads, kv_lora, m.nope};  // mlx-lm
     if (rest == "self_attn.unembed_out.weight") return Shape{heads, m.v, kv_lora};
     if (rest == "self_attn.o_proj.weight") return Shape{hidden, heads * m.v};
-    if (rest == "mlp.gate_proj.weight" || rest == "mlp.up_proj.weight" ||
-        rest == "mlp.down_proj.weight")
-        return moe ? wrong_kind : std::optional<Shape>{};  // the decoder table's
-    if (!rest.starts_with("mlp.")) return std::nullopt;
-    if (!moe) return wrong_kind;  // router, experts, shared experts
-    if (rest == "mlp.gate.e_score_correction_bias") return Shape{experts};
-    if (rest == "mlp.shared_experts.gate_proj.weight" ||
-        rest == "mlp.shared_experts.up_proj.weight")
-        return Shape{shared, hidden};
-    if (rest == "mlp.shared_experts.down_proj.weight") return Shape{hidden, shared};
-    return std::nullopt;  // router and experts: the decoder table's
+    return ref_moe_part_shape(c, rest, moe);
 }
 
 }  // namespace deepseek2_ref

@@ -19,13 +19,7 @@ constexpr RefKv kGlm4MoeKvs[] = {RefKv::rope_freq_base, RefKv::rms_epsilon,
                                  RefKv::head_dim_lengths_given, RefKv::glm4moe_routing};
 
 // Glm4MoeModel counts its routed experts as n_routed_experts.
-void glm4moe_names(nlohmann::json& root) {
-    const nlohmann::json* routed = ref_field(root, "n_routed_experts");
-    if (routed == nullptr)
-        throw_input_error("config.json", "n_routed_experts", "missing", "the routed expert count");
-    root["num_experts"] = *routed;
-    root.erase("num_local_experts");
-}
+void glm4moe_names(nlohmann::json& root) { rename_ref_routed_experts(root); }
 
 void glm4moe_config(const nlohmann::json& root, RefConfig& c) {
     read_ref_moe_routing(root, c);
@@ -48,9 +42,7 @@ std::optional<std::vector<int64_t>> glm4moe_shape(const RefConfig& c, std::strin
     uint64_t layer = 0;
     std::string_view rest;
     if (!ref_layer(name, &layer, &rest)) return std::nullopt;
-    const int64_t hidden = c.hidden_size, vocab = c.vocab_size, experts = c.num_experts;
-    const int64_t shared =
-        int64_t{c.moe_intermediate_size.value_or(0)} * c.shared_experts.value_or(0);
+    const int64_t hidden = c.hidden_size, vocab = c.vocab_size;
     const bool mtp = layer >= c.num_hidden_layers;
     const bool moe = mtp || layer >= c.first_k_dense.value_or(0);
     const Shape wrong_kind{0};  // a tensor of another kind of layer: a shape no source has
@@ -60,18 +52,7 @@ std::optional<std::vector<int64_t>> glm4moe_shape(const RefConfig& c, std::strin
         return mtp ? Shape{hidden} : wrong_kind;
     if (rest == "embed_tokens.weight" || rest == "shared_head.head.weight")
         return mtp ? Shape{vocab, hidden} : wrong_kind;
-    // The dense feed-forward of the leading layers.
-    if (rest == "mlp.gate_proj.weight" || rest == "mlp.up_proj.weight" ||
-        rest == "mlp.down_proj.weight")
-        return moe ? wrong_kind : std::optional<Shape>{};  // the decoder table's
-    if (!rest.starts_with("mlp.")) return std::nullopt;
-    if (!moe) return wrong_kind;  // router, experts, shared experts
-    if (rest == "mlp.gate.e_score_correction_bias") return Shape{experts};
-    if (rest == "mlp.shared_experts.gate_proj.weight" ||
-        rest == "mlp.shared_experts.up_proj.weight")
-        return Shape{shared, hidden};
-    if (rest == "mlp.shared_experts.down_proj.weight") return Shape{hidden, shared};
-    return std::nullopt;  // router and experts: the decoder table's
+    return ref_moe_part_shape(c, rest, moe);
 }
 
 }  // namespace glm4moe_ref

@@ -180,6 +180,14 @@ bool ref_layer(std::string_view name, uint64_t* layer, std::string_view* rest);
 // first_k_dense_replace, n_group, topk_group, routed_scaling_factor, norm_topk_prob and the score
 // function of TextModel's keys, as config.json gives them.
 void read_ref_moe_routing(const nlohmann::json& root, RefConfig& c);
+// DeepSeek-style configs count their routed experts as n_routed_experts (required): copied to
+// num_experts, and a num_local_experts dropped.
+void rename_ref_routed_experts(nlohmann::json& root);
+// The shapes of the MoE part of a DeepSeek-style layer (REST after "layers.N."): the leading
+// dense layers' mlp (the decoder table's there, a shape no source has in a MoE layer), the
+// router's e_score_correction_bias and the shared experts; nullopt for names it does not hold.
+std::optional<std::vector<int64_t>> ref_moe_part_shape(const RefConfig& c, std::string_view rest,
+                                                       bool moe);
 
 // The record whose gguf_arch or model_types name model_type, in the list's order; nullptr when
 // verify knows no such architecture.

@@ -1,6 +1,6 @@
 // What verify's records of the DeepSeek-style MoE families (glm4moe, deepseek2) read alike
 // (ref_arch.hpp): config.json's routing fields, as TextModel and their converter classes read
-// them, and the layer index of an HF name.
+// them, the layer index of an HF name, and the shapes of the MoE part of a layer.
 #include <string>
 
 #include "rebox/error.hpp"
@@ -36,6 +36,35 @@ bool ref_layer(std::string_view name, uint64_t* layer, std::string_view* rest) {
     }
     *rest = name.substr(dot + 1);
     return true;
+}
+
+void rename_ref_routed_experts(nlohmann::json& root) {
+    const nlohmann::json* routed = ref_field(root, "n_routed_experts");
+    if (routed == nullptr)
+        throw_input_error("config.json", "n_routed_experts", "missing", "the routed expert count");
+    root["num_experts"] = *routed;
+    root.erase("num_local_experts");
+}
+
+std::optional<std::vector<int64_t>> ref_moe_part_shape(const RefConfig& c, std::string_view rest,
+                                                       bool moe) {
+    using Shape = std::vector<int64_t>;
+    const int64_t hidden = c.hidden_size;
+    const int64_t shared =
+        int64_t{c.moe_intermediate_size.value_or(0)} * c.shared_experts.value_or(0);
+    const Shape wrong_kind{0};  // a tensor of another kind of layer: a shape no source has
+    // The dense feed-forward of the leading layers.
+    if (rest == "mlp.gate_proj.weight" || rest == "mlp.up_proj.weight" ||
+        rest == "mlp.down_proj.weight")
+        return moe ? wrong_kind : std::optional<Shape>{};  // the decoder table's
+    if (!rest.starts_with("mlp.")) return std::nullopt;
+    if (!moe) return wrong_kind;  // router, experts, shared experts
+    if (rest == "mlp.gate.e_score_correction_bias") return Shape{int64_t{c.num_experts}};
+    if (rest == "mlp.shared_experts.gate_proj.weight" ||
+        rest == "mlp.shared_experts.up_proj.weight")
+        return Shape{shared, hidden};
+    if (rest == "mlp.shared_experts.down_proj.weight") return Shape{hidden, shared};
+    return std::nullopt;  // router and experts: the decoder table's
 }
 
 void read_ref_moe_routing(const nlohmann::json& root, RefConfig& c) {
