@@ -9,7 +9,7 @@
 // [hidden, heads * v]. Layers below first_k_dense_replace have the dense mlp, the others the
 // router mlp.gate with an optional e_score_correction_bias [experts], the experts and
 // mlp.shared_experts.* (moe_intermediate_size * n_shared_experts wide). The layers from
-// num_hidden_layers on (MTP) are left out, as skip_mtp drops them.
+// num_hidden_layers on (MTP) are left out, as skip_mtp drops them. GLM-4.7-Flash: below.
 #include <string>
 
 #include "rebox/error.hpp"
@@ -74,10 +74,37 @@ std::optional<std::vector<int64_t>> deepseek2_shape(const RefConfig& c, std::str
     if (rest == "self_attn.embed_q.weight") return Shape{heads, kv_lora, m.nope};  // mlx-lm
     if (rest == "self_attn.unembed_out.weight") return Shape{heads, m.v, kv_lora};
     if (rest == "self_attn.o_proj.weight") return Shape{hidden, heads * m.v};
+    if (auto head = ref_nextn_head_shape(c, rest, layer >= c.num_hidden_layers)) return head;
     return ref_moe_part_shape(c, rest, moe);
 }
 
+// GLM-4.7-Flash (Glm4MoeLiteModel): its num_nextn_predict_layers MTP layers are kept.
+void glm4_moe_lite_config(const nlohmann::json& root, RefConfig& c) {
+    deepseek2_config(root, c);
+    c.mtp_layers = ref_count(root, "num_nextn_predict_layers", 64).value_or(0);
+}
+
 }  // namespace deepseek2_ref
+
+// GLM-4.7-Flash (Glm4MoeLiteForCausalLM; converter class Glm4MoeLiteModel in conversion/glm.py, a
+// DeepseekV2Model): the same layers, and the MTP layers from num_hidden_layers on kept (each a
+// MoE layer with the MTP head: eh_proj, enorm, hnorm, embed_tokens, shared_head.*), GLM's
+// vocabulary.
+const RefArch& ref_glm4_moe_lite() {
+    using namespace deepseek2_ref;
+    static constexpr std::string_view kModelTypes[] = {"glm4_moe_lite"};
+    static const RefArch kArch{.gguf_arch = "deepseek2",
+                               .model_types = kModelTypes,
+                               .prepare_config = deepseek2_names,
+                               .finish_config = glm4_moe_lite_config,
+                               .shape = deepseek2_shape,
+                               .kvs = kDeepseek2Kvs,
+                               .scale_roles = kScaleOutput,
+                               .mtp_in_layers = true,
+                               .glm_vocab = true,
+                               .mla_kv_b_split = true};
+    return kArch;
+}
 
 const RefArch& ref_deepseek2() {
     using namespace deepseek2_ref;

@@ -38,20 +38,12 @@ void glm4moe_config(const nlohmann::json& root, RefConfig& c) {
 }
 
 std::optional<std::vector<int64_t>> glm4moe_shape(const RefConfig& c, std::string_view name) {
-    using Shape = std::vector<int64_t>;
     uint64_t layer = 0;
     std::string_view rest;
     if (!ref_layer(name, &layer, &rest)) return std::nullopt;
-    const int64_t hidden = c.hidden_size, vocab = c.vocab_size;
     const bool mtp = layer >= c.num_hidden_layers;
     const bool moe = mtp || layer >= c.first_k_dense.value_or(0);
-    const Shape wrong_kind{0};  // a tensor of another kind of layer: a shape no source has
-    // The MTP head.
-    if (rest == "eh_proj.weight") return mtp ? Shape{hidden, 2 * hidden} : wrong_kind;
-    if (rest == "enorm.weight" || rest == "hnorm.weight" || rest == "shared_head.norm.weight")
-        return mtp ? Shape{hidden} : wrong_kind;
-    if (rest == "embed_tokens.weight" || rest == "shared_head.head.weight")
-        return mtp ? Shape{vocab, hidden} : wrong_kind;
+    if (auto head = ref_nextn_head_shape(c, rest, mtp)) return head;
     return ref_moe_part_shape(c, rest, moe);
 }
 

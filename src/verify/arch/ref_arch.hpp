@@ -188,6 +188,12 @@ void rename_ref_routed_experts(nlohmann::json& root);
 // router's e_score_correction_bias and the shared experts; nullopt for names it does not hold.
 std::optional<std::vector<int64_t>> ref_moe_part_shape(const RefConfig& c, std::string_view rest,
                                                        bool moe);
+// The shapes of a DeepSeek-style MTP head (REST after "layers.N."; glm4moe, GLM-4.7-Flash):
+// eh_proj [hidden, 2 * hidden], enorm / hnorm / shared_head.norm [hidden], embed_tokens /
+// shared_head.head [vocab, hidden] in an MTP layer (`mtp`), a shape no source has in another;
+// nullopt for names it does not hold.
+std::optional<std::vector<int64_t>> ref_nextn_head_shape(const RefConfig& c, std::string_view rest,
+                                                         bool mtp);
 
 // The record whose gguf_arch or model_types name model_type, in the list's order; nullptr when
 // verify knows no such architecture.

@@ -273,6 +273,11 @@ void check_deepseek2_kvs(KvChecker& kv, const std::string& arch, const RefConfig
         kv.expect_f32(arch + ".rope.scaling.yarn_log_multiplier", *config.yarn_log_multiplier);
     else
         kv.expect_absent(arch + ".rope.scaling.yarn_log_multiplier", "no mscale_all_dim");
+    // Glm4MoeLiteModel: the MTP layers it keeps (DeepseekV2Model drops them: none).
+    if (config.mtp_layers != 0)
+        kv.expect_u32(arch + ".nextn_predict_layers", config.mtp_layers);
+    else
+        kv.expect_absent(arch + ".nextn_predict_layers", "no MTP layers kept");
 }
 
 // _set_vocab_glm: bos / eot / unk / eom are the ids of [gMASK] / <|user|> / <|endoftext|> /
