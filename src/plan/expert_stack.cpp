@@ -14,6 +14,7 @@ using detail::shape_text;
 // The scale dtype of a quantized tensor (FP4 views have byte scales: F32 stands for "same").
 FloatDtype scale_dtype(const SourceTensor& t) {
     if (t.fp4) return FloatDtype::F32;
+    if (t.fp8) return t.fp8->scale_dtype;
     return t.quant ? t.quant->scale_dtype : t.int_quant->scale_dtype;
 }
 
@@ -22,6 +23,7 @@ std::string storage_text(const SourceTensor& t) {
     if (!t.is_quantized()) return std::string(float_dtype_name(t.float_dtype)) + " float";
     if (t.fp4)
         return std::string(t.fp4->origin) + (t.fp4->kind == Fp4Kind::mxfp4 ? " mxfp4" : " nvfp4");
+    if (t.fp8) return std::string("FP8, ") + float_dtype_name(t.fp8->scale_dtype) + " block scales";
     return std::to_string(t.quant_bits()) + "-bit, group " + std::to_string(t.quant_group()) +
            ", " + float_dtype_name(scale_dtype(t)) + " scales" +
            (t.int_quant ? ", integer zero points" : "");
@@ -60,6 +62,7 @@ bool plan_expert_stack(const SourceModel& source, const ExpertGroup& group,
         else if (t.is_quantized() != first.is_quantized() ||
                  t.int_quant.has_value() != first.int_quant.has_value() ||
                  t.fp4.has_value() != first.fp4.has_value() ||
+                 t.fp8.has_value() != first.fp8.has_value() ||
                  (t.fp4 && t.fp4->kind != first.fp4->kind) ||
                  (t.is_quantized() &&
                   (t.quant_bits() != first.quant_bits() || t.quant_group() != first.quant_group() ||
