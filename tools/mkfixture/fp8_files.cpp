@@ -9,7 +9,6 @@
 
 #include "fp16.hpp"
 #include "hf_files.hpp"
-#include "mlx_files.hpp"
 #include "mlx_pack.hpp"
 #include "prng.hpp"
 #include "safetensors_writer.hpp"
@@ -83,7 +82,7 @@ void append_fp8_entries(std::vector<StTensor>& out, const PlanUnit& unit, uint64
                        }});
         return;
     }
-    const bool target = q.name == kMlxInexactTensor;
+    const bool target = q.name.ends_with("layers.0.self_attn.q_proj.weight");
     out.push_back({q.name,
                    "F8_E4M3",
                    {q.rows, q.cols},
