@@ -4,7 +4,9 @@
 # blocks, partial at the edges; F32 powers of two), rebox converts each with
 # --allow-lossless-fallback, and gguf-py (GGUFReader + gguf.quants.dequantize) must read every
 # value exactly as ggufpy_fp8.py computes it in float64 from the checkpoint's raw bytes; the power-
-# of-two file must be BF16 throughout. llama.cpp (node-llama-cpp, one process) loads every file.
+# of-two file must be BF16 throughout. A deepseek2 fixture re-stored as FP8 (fp8_restore.py,
+# power-of-two scales) converts and verifies. llama.cpp (node-llama-cpp, one process) loads every
+# file.
 # F32 scales of 24 significant bits (DeepSeek-V3): a BLOCKER line, exit 2, no file.
 # Usage: bash tests/clients/test_fp8.sh BUILD_DIR
 set -euo pipefail
@@ -24,6 +26,24 @@ for spec in "bf16:any:" "f16:any:--fp8-block 48 40" "pow2:BF16:"; do
   ggufpy "$CLIENTS_DIR/ggufpy_fp8.py" "$dir" "$dir.gguf" "$dir.plan.json" "$want"
   files+=("$dir.gguf")
 done
+
+# deepseek2 (MLA: kv_b_proj split into attn_k_b / attn_v_b, stacked experts) re-stored as FP8 with
+# DeepSeek-V3.1's power-of-two scales: converts as BF16, `rebox verify` (its own FP8 reading) passes.
+"$MKFIXTURE" "$WORK/ds-float" --preset tiny --arch deepseek2 --force >/dev/null
+"$GGUFPY_PYTHON" "$CLIENTS_DIR/fp8_restore.py" "$WORK/ds-float" "$WORK/ds-fp8"
+"$REBOX" convert "$WORK/ds-fp8" -o "$WORK/ds-fp8.gguf" --allow-lossless-fallback --quiet
+"$REBOX" verify "$WORK/ds-fp8" "$WORK/ds-fp8.gguf" >"$WORK/ds-fp8.verify"
+grep -q "re-encoded tensors bit-identical: 30/30" "$WORK/ds-fp8.verify" ||
+  { echo "FAIL: deepseek2 FP8: verify"; cat "$WORK/ds-fp8.verify"; exit 1; }
+"$REBOX" plan "$WORK/ds-fp8" --allow-lossless-fallback --json >"$WORK/ds-fp8.plan.json"
+"$GGUFPY_PYTHON" - "$WORK/ds-fp8.plan.json" <<'PY'
+import json, sys
+fp8 = [t for t in json.load(open(sys.argv[1]))["tensors"] if t.get("bits") == 8]  # the only codes here
+bad = [t["gguf_name"] + " " + t["type"] for t in fp8 if t["type"] != "BF16"]
+assert fp8 and not bad, f"FAIL: deepseek2 FP8 tensors not BF16: {bad or 'none planned'}"
+print(f"  deepseek2 FP8 (ue8m0 scales): {len(fp8)} tensors BF16, attn_k_b / attn_v_b and experts included")
+PY
+files+=("$WORK/ds-fp8.gguf")
 
 loaded=$(node "$CLIENTS_DIR/llama_load.mjs" "${files[@]}")
 echo "$loaded" | sed 's/^/  /'
