@@ -17,7 +17,7 @@ import sys
 import numpy as np
 import gguf
 
-from source_values import read_safetensors
+from source_values import float_values, read_safetensors
 
 model_dir, gguf_path, plan_path, want_type = sys.argv[1:5]
 config = json.load(open(f"{model_dir}/config.json"))
@@ -37,21 +37,11 @@ def e4m3_table():
 E4M3 = e4m3_table()
 
 
-def scales_f64(t):
-    raw = t.bytes.tobytes()
-    if t.dtype == "F32":
-        return np.frombuffer(raw, dtype="<f4").astype(np.float64)
-    if t.dtype == "F16":
-        return np.frombuffer(raw, dtype="<f2").astype(np.float64)
-    assert t.dtype == "BF16", t.dtype
-    return (np.frombuffer(raw, dtype="<u2").astype(np.uint32) << 16).view(np.float32).astype(np.float64)
-
-
 def source_values(name):
     w, s = tensors[name], tensors[name + "_scale_inv"]
     rows, cols = w.shape
     codes = np.asarray(w.bytes).reshape(rows, cols)
-    scale = scales_f64(s).reshape(s.shape)
+    scale = float_values(s).astype(np.float64).reshape(s.shape)  # exact widening
     per_value = scale[np.arange(rows)[:, None] // br, np.arange(cols)[None, :] // bc]
     return E4M3[codes] * per_value
 

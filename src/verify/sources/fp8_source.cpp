@@ -11,7 +11,6 @@
 
 #include "rebox/error.hpp"
 #include "verify/sources/prequant_config.hpp"
-#include "verify/values/ref_half.hpp"
 
 namespace rebox::verify_ref {
 
@@ -28,29 +27,14 @@ double ref_e4m3(uint8_t byte) {
     return sign ? -magnitude : magnitude;
 }
 
-namespace {
-
-double scale_at(const Fp8Source& source, uint64_t index) {
-    switch (source.scale_dtype) {
-        case SourceFloat::F32:
-            return float_from_bits(load_u32le(source.scales.data() + 4 * index));
-        case SourceFloat::BF16:
-            return bf16_bits_to_float(load_u16le(source.scales.data() + 2 * index));
-        case SourceFloat::F16:
-            break;
-    }
-    return half_bits_to_float(load_u16le(source.scales.data() + 2 * index));
-}
-
-}  // namespace
-
 void expected_from_fp8(const Fp8Source& source, uint64_t first, std::span<float> out,
                        PrequantInexact& inexact) {
     for (size_t i = 0; i < out.size(); ++i) {
         const uint64_t index = first + i;
         const uint64_t row = index / source.cols, column = index % source.cols;
-        const double scale = scale_at(
-            source, (row / source.block_rows) * source.scale_cols + column / source.block_cols);
+        const double scale = stored_scale(
+            source.scale_dtype, source.scales,
+            (row / source.block_rows) * source.scale_cols + column / source.block_cols);
         const double value = ref_e4m3(source.codes[index]) * scale;
         const bool in_range = std::fabs(value) <= std::numeric_limits<float>::max();
         out[i] = in_range || !std::isfinite(value)
