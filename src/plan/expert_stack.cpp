@@ -3,6 +3,7 @@
 #include "expert_stack.hpp"
 
 #include "format/shape_text.hpp"
+#include "fp8_rules.hpp"
 #include "rebox/ggml_type.hpp"
 #include "tensor_rules.hpp"
 
@@ -53,6 +54,7 @@ bool plan_expert_stack(const SourceModel& source, const ExpertGroup& group,
     if (!plan_tensor(first, *group.sources[0], group.gguf_name, options, &first_plan, blockers))
         return false;
     bool same = true;
+    bool fp8_types_differ = false;  // FP8 experts exact in different float types: the widest
     for (size_t e = 1; e < experts; ++e) {
         const SourceTensor& t = source.tensors[*group.sources[e]];
         std::string differs;
@@ -77,9 +79,14 @@ bool plan_expert_stack(const SourceModel& source, const ExpertGroup& group,
                 same = false;
                 continue;
             }
-            if (expert_plan.type != first_plan.type || expert_plan.encoding != first_plan.encoding)
-                differs = "it plans as " + ggml_type_name(expert_plan.type) + " but expert 0 as " +
-                          ggml_type_name(first_plan.type);
+            if (expert_plan.type != first_plan.type ||
+                expert_plan.encoding != first_plan.encoding) {
+                if (t.fp8 && t.fp8->scale_dtype == first.fp8->scale_dtype)
+                    fp8_types_differ = true;
+                else
+                    differs = "it plans as " + ggml_type_name(expert_plan.type) +
+                              " but expert 0 as " + ggml_type_name(first_plan.type);
+            }
             first_plan.zero_code_groups_get_zero_scale |=
                 expert_plan.zero_code_groups_get_zero_scale;
         }
@@ -92,6 +99,11 @@ bool plan_expert_stack(const SourceModel& source, const ExpertGroup& group,
                     "re-export the experts of this layer with one bits/group/dtype"});
     }
     if (!same) return false;
+    if (fp8_types_differ) {
+        std::vector<const SourceTensor*> tensors;
+        for (const auto& index : group.sources) tensors.push_back(&source.tensors[*index]);
+        if (!plan_fp8_experts(tensors, options, &first_plan, blockers)) return false;
+    }
 
     *plan = std::move(first_plan);
     const std::vector<int64_t> one = plan->ne;  // {cols, rows}

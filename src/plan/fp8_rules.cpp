@@ -2,6 +2,7 @@
 // of the smallest float type that holds them all.
 #include "fp8_rules.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -55,23 +56,27 @@ Fp8Fit check_fp8_fit(const Fp8View& v) {
     return fit;
 }
 
-bool plan_fp8(const SourceTensor& source, const PlanOptions& options, bool exact_f32_role,
-              TensorPlan* plan, std::vector<Blocker>* blockers) {
+namespace {
+
+// The Blocker of a product binary32 cannot hold.
+void block_not_f32(const SourceTensor& source, const Fp8Fit& fit, std::vector<Blocker>* blockers) {
     const Fp8View& v = *source.fp8;
-    const Fp8Fit fit = check_fp8_fit(v);
-    if (fit.not_f32) {
-        blockers->push_back(Blocker{
-            source.name,
-            fp8_value_text(v, fit) + std::string(" (") + float_dtype_name(v.scale_dtype) +
-                " scales): no GGUF type holds this tensor exactly",
-            "there is no exact GGUF carriage for it. rebox writes no rounded values; "
-            "llama.cpp's convert_hf_to_gguf.py dequantizes FP8 to BF16/F16/Q8_0 (lossy), and "
-            "rebox's --quantize starts from the exact conversion, so it cannot start from this "
-            "tensor either"});
-        return false;
-    }
-    const uint64_t n = source.element_count();
-    const char* dtype = float_dtype_name(v.scale_dtype);
+    blockers->push_back(
+        Blocker{source.name,
+                fp8_value_text(v, fit) + std::string(" (") + float_dtype_name(v.scale_dtype) +
+                    " scales): no GGUF type holds this tensor exactly",
+                "there is no exact GGUF carriage for it. rebox writes no rounded values; "
+                "llama.cpp's convert_hf_to_gguf.py dequantizes FP8 to BF16/F16/Q8_0 (lossy), and "
+                "rebox's --quantize starts from the exact conversion, so it cannot start from this "
+                "tensor either"});
+}
+
+// The type for values that fit as `fit` says (every product a binary32 value): `source` names the
+// tensor (expert 0 of a stack), n its values, packed its source bytes.
+bool choose_fp8_type(const SourceTensor& source, const Fp8Fit& fit, uint64_t n, uint64_t packed,
+                     const PlanOptions& options, bool exact_f32_role, TensorPlan* plan,
+                     std::vector<Blocker>* blockers) {
+    const char* dtype = float_dtype_name(source.fp8->scale_dtype);
     const std::string what = "FP8 e4m3 x " + std::string(dtype) + " block scale";
     const auto choose = [&](GgmlType type, Encoding encoding, const std::string& why) {
         plan->type = type;
@@ -98,7 +103,6 @@ bool plan_fp8(const SourceTensor& source, const PlanOptions& options, bool exact
     }
     const GgmlType type = fit.f16 ? GgmlType::F16 : fit.bf16 ? GgmlType::BF16 : GgmlType::F32;
     const uint64_t bytes = n * (type == GgmlType::F32 ? 4 : 2);
-    const uint64_t packed = v.codes.size() + v.scales.size();
     if (!options.allow_lossless_fallback) {
         char cost[256];
         std::snprintf(cost, sizeof cost,
@@ -124,6 +128,41 @@ bool plan_fp8(const SourceTensor& source, const PlanOptions& options, bool exact
                   type == GgmlType::F32 ? "some product is not exact in F16 or BF16"
                                         : std::string("every product exact in ") +
                                               ggml_type_name(type) + " (smallest exact type)");
+}
+
+}  // namespace
+
+bool plan_fp8(const SourceTensor& source, const PlanOptions& options, bool exact_f32_role,
+              TensorPlan* plan, std::vector<Blocker>* blockers) {
+    const Fp8Fit fit = check_fp8_fit(*source.fp8);
+    if (fit.not_f32) {
+        block_not_f32(source, fit, blockers);
+        return false;
+    }
+    return choose_fp8_type(source, fit, source.element_count(),
+                           source.fp8->codes.size() + source.fp8->scales.size(), options,
+                           exact_f32_role, plan, blockers);
+}
+
+bool plan_fp8_experts(const std::vector<const SourceTensor*>& experts, const PlanOptions& options,
+                      TensorPlan* plan, std::vector<Blocker>* blockers) {
+    Fp8Fit all;
+    uint64_t n = 0, packed = 0;
+    for (const SourceTensor* expert : experts) {
+        const Fp8Fit fit = check_fp8_fit(*expert->fp8);
+        if (fit.not_f32) {
+            block_not_f32(*expert, fit, blockers);
+            return false;
+        }
+        all.f16 = all.f16 && fit.f16;
+        all.bf16 = all.bf16 && fit.bf16;
+        n += expert->element_count();
+        packed += expert->fp8->codes.size() + expert->fp8->scales.size();
+    }
+    if (!choose_fp8_type(*experts.front(), all, n, packed, options, false, plan, blockers))
+        return false;
+    plan->note += " (for every expert)";
+    return true;
 }
 
 }  // namespace rebox::plan_detail

@@ -29,4 +29,10 @@ Fp8Fit check_fp8_fit(const Fp8View& v);
 bool plan_fp8(const SourceTensor& source, const PlanOptions& options, bool exact_f32_role,
               TensorPlan* plan, std::vector<Blocker>* blockers);
 
+// The same for the experts of one stacked tensor (each an FP8 tensor of one shape): the smallest
+// float type that holds every product of every expert, since a GGUF tensor has one type. Sets
+// plan->type / encoding / note only.
+bool plan_fp8_experts(const std::vector<const SourceTensor*>& experts, const PlanOptions& options,
+                      TensorPlan* plan, std::vector<Blocker>* blockers);
+
 }  // namespace rebox::plan_detail

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "plan/expert_stack.hpp"
 #include "plan/fp8_rules.hpp"
 #include "rebox/error.hpp"
 #include "rebox/ggml_type.hpp"
@@ -283,6 +284,39 @@ TEST(Fp8Plan, FallbackFlagAndOuttypes) {
     HandFp8 f16({0x38, 0xFE}, FloatDtype::BF16, bf16s({0x3F80}));
     EXPECT_EQ(planned_type(f16, false, nullptr, OutType::f16), "F16");
     EXPECT_EQ(planned_type(f16, false, nullptr, OutType::bf16), "BF16");
+}
+
+// Experts of one layer whose products fit different float types share the smallest type that holds
+// every expert's products (a stacked GGUF tensor has one type).
+std::string stacked_type(const HandFp8& e0, const HandFp8& e1) {
+    SourceModel model;
+    model.tensors = {e0.tensor, e1.tensor};
+    model.tensors[0].name = "layers.0.mlp.experts.0.up_proj.weight";
+    model.tensors[1].name = "layers.0.mlp.experts.1.up_proj.weight";
+    const plan_detail::ExpertGroup group{
+        "blk.0.ffn_up_exps.weight", "layers.0.mlp.experts.{e}.up_proj.weight", {0, 1}};
+    PlanOptions options;
+    options.allow_lossless_fallback = true;
+    TensorPlan plan;
+    std::vector<Blocker> blockers;
+    if (!plan_detail::plan_expert_stack(model, group, options, &plan, &blockers))
+        return "BLOCKER " + blockers.at(0).reason;
+    return ggml_type_name(plan.type);
+}
+
+TEST(Fp8Plan, ExpertsShareTheSmallestTypeExactForAll) {
+    // 1.0 and -448 times BF16 1.0: F16 (and BF16) exact. 2^-9 times BF16 2^-20 (0x3580): BF16 only.
+    const HandFp8 f16_and_bf16({0x38, 0xFE}, FloatDtype::BF16, bf16s({0x3F80}));
+    const HandFp8 bf16_only({0x01, 0x38}, FloatDtype::BF16, bf16s({0x3580}));
+    EXPECT_EQ(planned_type(f16_and_bf16, true), "F16");
+    EXPECT_EQ(planned_type(bf16_only, true), "BF16");
+    EXPECT_EQ(stacked_type(f16_and_bf16, bf16_only), "BF16");
+    EXPECT_EQ(stacked_type(bf16_only, f16_and_bf16), "BF16");
+    // 1.875 (1.111b) times BF16 1.0078125 (1.0000001b, 0x3F81): 11 significant bits, F16 only.
+    const HandFp8 f16_only({0x3F, 0x38}, FloatDtype::BF16, bf16s({0x3F81}));
+    EXPECT_EQ(planned_type(f16_only, true), "F16");
+    EXPECT_EQ(stacked_type(f16_only, bf16_only), "F32");
+    EXPECT_EQ(stacked_type(f16_only, f16_and_bf16), "F16");
 }
 
 }  // namespace
