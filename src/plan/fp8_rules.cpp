@@ -37,22 +37,27 @@ std::string fp8_value_text(const Fp8View& v, const Fp8Fit& fit) {
 }  // namespace
 
 Fp8Fit check_fp8_fit(const Fp8View& v) {
+    const std::array<double, 256>& e4m3 = e4m3_table();
     Fp8Fit fit;
-    const uint64_t n = v.codes.size(), cols = static_cast<uint64_t>(v.cols);
-    for (uint64_t i = 0; i < n; ++i) {
-        const int64_t r = static_cast<int64_t>(i / cols), c = static_cast<int64_t>(i % cols);
-        const double code = e4m3_to_double(v.codes[i]);
-        const double scale = fp8_scale(v, r / v.block_rows, c / v.block_cols);
-        const double product = code * scale;  // exact: 4 significant bits times at most 24
-        if (!is_binary32(product)) {
-            fit.not_f32 = i;
-            fit.code_value = code, fit.scale = scale, fit.product = product;
-            return fit;
+    const uint64_t cols = static_cast<uint64_t>(v.cols),
+                   block = static_cast<uint64_t>(v.block_cols);
+    for (uint64_t r = 0; r < static_cast<uint64_t>(v.rows); ++r)
+        for (uint64_t c0 = 0; c0 < cols; c0 += block) {  // one run of values sharing a scale
+            const double scale = fp8_scale(v, static_cast<int64_t>(r) / v.block_rows,
+                                           static_cast<int64_t>(c0 / block));
+            const uint64_t end = std::min(cols, c0 + block);
+            for (uint64_t i = r * cols + c0; i < r * cols + end; ++i) {
+                const double product = e4m3[v.codes[i]] * scale;  // exact: 4 x at most 24 bits
+                if (!is_binary32(product)) {
+                    fit.not_f32 = i;
+                    fit.code_value = e4m3[v.codes[i]], fit.scale = scale, fit.product = product;
+                    return fit;
+                }
+                const float f = static_cast<float>(product);
+                if (fit.f16) fit.f16 = float_to_half_exact(f, nullptr);
+                if (fit.bf16) fit.bf16 = float_to_bf16_exact(f, nullptr);
+            }
         }
-        const float f = static_cast<float>(product);
-        if (fit.f16) fit.f16 = float_to_half_exact(f, nullptr);
-        if (fit.bf16) fit.bf16 = float_to_bf16_exact(f, nullptr);
-    }
     return fit;
 }
 

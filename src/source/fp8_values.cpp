@@ -20,6 +20,15 @@ double e4m3_to_double(uint8_t byte) {
     return (byte & 0x80) ? -magnitude : magnitude;
 }
 
+const std::array<double, 256>& e4m3_table() {
+    static const std::array<double, 256> table = [] {
+        std::array<double, 256> values{};
+        for (int b = 0; b < 256; ++b) values[b] = e4m3_to_double(static_cast<uint8_t>(b));
+        return values;
+    }();
+    return table;
+}
+
 double fp8_scale(const Fp8View& v, int64_t br, int64_t bc) {
     const uint64_t g = static_cast<uint64_t>(br * v.scale_cols() + bc);
     if (v.scale_dtype == FloatDtype::F32) {
@@ -46,8 +55,9 @@ void dequantize_fp8_f32(const Fp8View& v, uint64_t first, size_t count, float* o
         const uint64_t run = std::min<uint64_t>(block - c % block, std::min(cols - c, count - k));
         const double scale =
             fp8_scale(v, static_cast<int64_t>(r) / v.block_rows, static_cast<int64_t>(c / block));
+        const std::array<double, 256>& codes = e4m3_table();
         for (uint64_t j = 0; j < run; ++j)
-            out[k + j] = static_cast<float>(e4m3_to_double(v.codes[i + j]) * scale);
+            out[k + j] = static_cast<float>(codes[v.codes[i + j]] * scale);
         k += static_cast<size_t>(run);
     }
 }

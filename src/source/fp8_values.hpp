@@ -3,6 +3,7 @@
 // is exact (4 significant bits times at most 24).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -14,6 +15,8 @@ namespace rebox {
 inline bool e4m3_is_nan(uint8_t byte) { return (byte & 0x7f) == 0x7f; }
 // The exact value of an E4M3 byte (NaN for 0x7F / 0xFF; subnormals m * 2^-9; 0x80 is -0).
 double e4m3_to_double(uint8_t byte);
+// e4m3_to_double of every byte, indexed by the byte (for the per-value loops).
+const std::array<double, 256>& e4m3_table();
 
 // Scale (block row br, block column bc) of the view, widened exactly.
 double fp8_scale(const Fp8View& v, int64_t br, int64_t bc);
