@@ -17,7 +17,7 @@ import sys
 import numpy as np
 import gguf
 
-from source_values import float_values, read_safetensors
+from source_values import first_difference, float_values, read_safetensors
 
 model_dir, gguf_path, plan_path, want_type = sys.argv[1:5]
 config = json.load(open(f"{model_dir}/config.json"))
@@ -64,11 +64,9 @@ for t in gguf.GGUFReader(gguf_path).tensors:
         problems.append(f"{t.name}: {kind}, expected {want_type}")
     want = source_values(source)
     got = gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float64).reshape(want.shape)
-    diff = ~((got == want) & (np.signbit(got) == np.signbit(want)))
-    if diff.any():
-        i = tuple(np.argwhere(diff)[0])
-        problems.append(f"{t.name}: {int(diff.sum())} of {want.size} values differ; first at {i}: "
-                        f"gguf {got[i]!r} source {want[i]!r}")
+    problem = first_difference(t.name, got, want, ~((got == want) & (np.signbit(got) == np.signbit(want))))
+    if problem:
+        problems.append(problem)
     else:
         same += 1
 print(f"  {gguf_path.split('/')[-1]}: {same}/{fp8} FP8 tensors equal the float64 products {types}")
