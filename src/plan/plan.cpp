@@ -556,6 +556,8 @@ void add_fallback_growth(const SourceModel& source, Plan& plan) {
                             tensor.quant->mins.size();
                 else if (tensor.int_quant)
                     base += tensor.int_quant->packed_bytes;
+                else if (tensor.fp8)
+                    base += tensor.fp8->codes.size() + tensor.fp8->scales.size();
             }
     for (const Blocker& blocker : plan.blockers) growth += blocker.fallback_growth_bytes;
     if (growth == 0 || base == 0) return;

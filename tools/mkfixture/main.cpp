@@ -17,6 +17,7 @@
 #include "encoder_fixture.hpp"
 #include "extra_tensors.hpp"
 #include "float_files.hpp"
+#include "fp8_files.hpp"
 #include "gemma4_files.hpp"
 #include "glm4moe_files.hpp"
 #include "gpt_oss_files.hpp"
@@ -254,9 +255,10 @@ int main(int argc, char** argv) {
                    "mcq (default) | mlx (mlx-lm affine layout) | float (no quantization) | gptq | "
                    "awq | compressed-tensors (integer zero point, docs/formats.md §5) | mxfp4 | "
                    "nvfp4 (mlx-lm's FP4 modes, docs/formats.md §2.1) | modelopt-nvfp4 | ct-nvfp4 | "
-                   "ct-mxfp4 (ModelOpt / compressed-tensors FP4, docs/formats.md §2.2)")
+                   "ct-mxfp4 (ModelOpt / compressed-tensors FP4, docs/formats.md §2.2) | fp8 (E4M3 "
+                   "with block scales, docs/formats.md §6)")
         ->check(CLI::IsMember({"mcq", "mlx", "float", "gptq", "awq", "compressed-tensors", "mxfp4",
-                               "nvfp4", "modelopt-nvfp4", "ct-nvfp4", "ct-mxfp4"}));
+                               "nvfp4", "modelopt-nvfp4", "ct-nvfp4", "ct-mxfp4", "fp8"}));
     mkfixture::PrequantOptions pq;
     app.add_option("--bits", pq.bits,
                    "gptq: 2|3|4|8, awq: 4, compressed-tensors: 2..8 (default 4)");
@@ -309,6 +311,20 @@ int main(int argc, char** argv) {
                  "group column too few");
     app.add_flag("--fp4-ffn-scale-one", nv.ffn_scale_one,
                  "modelopt-nvfp4/ct-nvfp4: every mlp.* module's per-tensor factor is exactly 1");
+    mkfixture::Fp8Options fp8;
+    app.add_option(
+           "--fp8-scales", fp8.scales,
+           "--format fp8: bf16 (default, as Qwen's -FP8) | f16 | pow2 (F32 powers of two) | "
+           "f32-short (F32, every product exact in F32) | f32 (F32 as DeepSeek-V3: "
+           "products F32 cannot hold)")
+        ->check(CLI::IsMember({"bf16", "f16", "pow2", "f32-short", "f32"}));
+    std::vector<int64_t> fp8_block;
+    app.add_option("--fp8-block", fp8_block, "--format fp8: weight_block_size ROWS COLS (128 128)")
+        ->expected(2);
+    app.add_option("--fp8-defect", fp8.defect,
+                   "--format fp8, model.layers.0.self_attn.q_proj refused: nan (a code 0x7F) | "
+                   "scale-shape (one block row too many) | no-scale (no weight_scale_inv)")
+        ->check(CLI::IsMember({"nan", "scale-shape", "no-scale"}));
     CLI11_PARSE(app, argc, argv);
 
     try {
@@ -455,6 +471,13 @@ int main(int argc, char** argv) {
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
             return 0;
         }
+        const bool is_fp8 = format == "fp8";
+        if (!is_fp8 &&
+            (app.count("--fp8-scales") || app.count("--fp8-block") || app.count("--fp8-defect")))
+            throw std::runtime_error("--fp8-scales/--fp8-block/--fp8-defect need --format fp8");
+        if (fp8_block.size() == 2) fp8.block_rows = fp8_block[0], fp8.block_cols = fp8_block[1];
+        if (fp8.block_rows < 1 || fp8.block_cols < 1)
+            throw std::runtime_error("--fp8-block: two positive sizes");
         const bool is_nv =
             format == "modelopt-nvfp4" || format == "ct-nvfp4" || format == "ct-mxfp4";
         if (is_nv) {
@@ -523,7 +546,7 @@ int main(int argc, char** argv) {
             throw std::runtime_error(
                 "--recipe/--scale-dtype/--negative-scales/--inexact-scales "
                 "need --format mlx");
-        if ((is_mlx || is_nv) && (!defect.empty() || corners))
+        if ((is_mlx || is_nv || is_fp8) && (!defect.empty() || corners))
             throw std::runtime_error("--defect and --corners apply to --format mcq only");
         if (mlx.inexact_scales && mlx.scale_dtype == "f16")
             throw std::runtime_error(
@@ -630,10 +653,13 @@ int main(int argc, char** argv) {
         if (is_mlx) mkfixture::add_mlx_quantization(out, mlx);
         if (is_pq) mkfixture::add_prequant_quantization(out, pq);
         if (is_nv) mkfixture::add_nvidia_fp4_quantization(out, nv);
+        if (is_fp8) mkfixture::add_fp8_quantization(out, fp8);
         if (!no_pooling) mkfixture::write_pooling_files(out, plan.dims.hidden);
         if (is_float) mkfixture::set_float_torch_dtype(out, float_options.dtype);
         if (is_nv)
             mkfixture::write_nvidia_fp4_model_files(out, plan, shards, seed, nv);
+        else if (is_fp8)
+            mkfixture::write_fp8_model_files(out, plan, shards, seed, fp8);
         else if (is_mlx)
             mkfixture::write_mlx_model_files(out, plan, shards, seed, mlx);
         else if (is_pq)
@@ -645,12 +671,12 @@ int main(int argc, char** argv) {
         mkfixture::append_extra_tensors(out, extra_tensors);
         std::cout << "rebox-mkfixture: wrote " << out_dir << " (" << preset << ", vocab "
                   << plan.dims.vocab << ", "
-                  << (is_nv      ? format + ", "
-                      : is_fp4   ? "mlx " + format + ", "
-                      : is_mlx   ? "mlx " + recipe + ", "
-                      : is_float ? "float " + float_options.dtype + ", "
-                      : is_pq    ? format + " " + std::to_string(pq.bits) + "-bit, "
-                                 : std::string())
+                  << (is_nv || is_fp8 ? format + ", "
+                      : is_fp4        ? "mlx " + format + ", "
+                      : is_mlx        ? "mlx " + recipe + ", "
+                      : is_float      ? "float " + float_options.dtype + ", "
+                      : is_pq         ? format + " " + std::to_string(pq.bits) + "-bit, "
+                                      : std::string())
                   << plan.units.size() << " stored weights)\n";
     } catch (const std::exception& e) {
         std::cerr << "rebox-mkfixture: " << e.what() << "\n";
