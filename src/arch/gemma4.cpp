@@ -305,6 +305,14 @@ void prepare_gemma4_moe(nlohmann::json& root) {
     if (moe && !gemma4_given(root, "num_experts"))
         throw_input_error("config.json", "num_experts", "is missing",
                           "the expert count of the MoE block (enable_moe_block is true)");
+    // mlx-lm stores the experts as switch_glu.gate_proj / up_proj apart, which the fused
+    // ffn_gate_up_exps would need interleaved per expert; no other quantized layout is known yet.
+    for (const char* field : {"quantization", "quantization_config"})
+        if (moe && gemma4_given(root, field))
+            throw Error(ExitClass::blocker, "config.json", field,
+                        "is set: Gemma 4's MoE block is written from float checkpoints only (a "
+                        "quantized one's experts are not laid out as the fused ffn_gate_up_exps)",
+                        "convert the BF16 checkpoint (google/gemma-4-26B-A4B-it)");
     if (!moe && gemma4_given(root, "num_experts"))
         throw Error(ExitClass::blocker, "config.json", "num_experts",
                     "is set while enable_moe_block is not: the converter writes expert_count "

@@ -530,6 +530,22 @@ TEST(Gemma4Registry, MoeRefusals) {
         EXPECT_EQ(e.exit_class(), ExitClass::blocker);
         EXPECT_EQ(e.field(), "num_experts");
     }
+    // A quantized MoE checkpoint (MLX's "quantization", a GPTQ / AWQ / compressed-tensors
+    // "quantization_config"): a BLOCKER naming the field; a quantized dense one is converted.
+    for (const char* field : {"quantization", "quantization_config"}) {
+        nlohmann::json root = nlohmann::json::parse(g4_json(kMoe));
+        root[field] = {{"bits", 4}, {"group_size", 64}};
+        try {
+            parse_model_config(root);
+            ADD_FAILURE() << field;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.exit_class(), ExitClass::blocker) << field;
+            EXPECT_EQ(e.field(), field);
+        }
+        root = nlohmann::json::parse(g4_json());
+        root[field] = {{"bits", 4}, {"group_size", 64}};
+        EXPECT_NO_THROW(parse_model_config(root)) << field;
+    }
     EXPECT_TRUE(
         lists(config_problems(g4(), g4_config(std::string(kMoe) + R"(, "top_k_experts": 3)")),
               "top_k_experts 3 must be between 1 and num_experts 2"));
