@@ -163,7 +163,11 @@ int main(int argc, char** argv) {
     std::string gemma4_defect;
     app.add_option("--gemma4-defect", gemma4_defect,
                    "--arch gemma4, a checkpoint that must be refused: layer-types (3 entries for "
-                   "4 layers)");
+                   "4 layers) | no-router-scale (--gemma4-moe: layer 0 without router.scale)");
+    bool gemma4_moe = false;
+    app.add_flag("--gemma4-moe", gemma4_moe,
+                 "--arch gemma4 (--format float): the 26B-A4B layout, a MoE block of 2 experts of "
+                 "32 (both used) beside each layer's MLP");
     std::string encoder_pooling;
     app.add_option("--pooling", encoder_pooling,
                    "bert / xlm-roberta / nomic-bert: sentence-transformers pooling cls | mean | "
@@ -387,6 +391,8 @@ int main(int argc, char** argv) {
                       << count << " stored tensors)\n";
             return 0;
         }
+        if (gemma4_moe && arch != "gemma4")
+            throw std::runtime_error("--gemma4-moe needs --arch gemma4");
         if (arch == "qwen35" || !qwen35_defect.empty() || arch == "gemma4" ||
             !gemma4_defect.empty()) {  // the BF16-only fixtures
             for (const auto& [defect, owner] :
@@ -407,6 +413,7 @@ int main(int argc, char** argv) {
             prepare_output_dir(out_dir, force, true);
             const mkfixture::Gemma4Options gemma4{
                 .defect = gemma4_defect,
+                .moe = gemma4_moe,
                 .format = app.count("--format") ? format : "float",
                 .recipe = recipe,
                 .seed = seed};
