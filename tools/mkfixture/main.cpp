@@ -200,7 +200,8 @@ int main(int argc, char** argv) {
     bool multimodal = false;
     app.add_flag("--multimodal", multimodal,
                  "gemma3: Gemma3ForConditionalGeneration layout (text model under "
-                 "language_model.model., text_config, a few vision tower / projector tensors)");
+                 "language_model.model., text_config, a tiny float SigLIP tower and projector, "
+                 "preprocessor_config.json)");
     app.add_option("--tokenizer", tokenizer,
                    "small | qwen3 | llama3 | llama2 | gemma3 | none (default: small for tiny, "
                    "qwen3 for the qwen3 presets)")
