@@ -582,8 +582,11 @@ struct RopeScalingPlan {
     ExtraTensor rope_freqs_kind = ExtraTensor::rope_freqs_llama3;  // which values it holds
     bool rope_factors = false;         // write rope_factors_long/short.weight (longrope, su)
     std::optional<float> attn_factor;  // {arch}.rope.scaling.attn_factor (longrope, su)
-    // "yarn" (kv_type "yarn", kv_factor): rope.scaling.original_context_length and the betas.
+    // "yarn" (kv_type "yarn", kv_factor): rope.scaling.original_context_length, the
+    // extrapolation and attention factors when config.json gives them, and the betas.
     std::optional<uint32_t> yarn_original_context;
+    std::optional<float> yarn_ext_factor;
+    std::optional<float> yarn_attn_factor;
     std::optional<float> yarn_beta_fast;
     std::optional<float> yarn_beta_slow;
 };

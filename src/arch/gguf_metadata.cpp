@@ -500,6 +500,10 @@ std::vector<GgufKV> build_model_metadata(const ModelMetadataInput& input) {
     }
     if (rope.yarn_original_context)
         add_arch("rope.scaling.original_context_length", u32_value(*rope.yarn_original_context));
+    if (rope.yarn_ext_factor)
+        add_arch("rope.scaling.yarn_ext_factor", f32_value(*rope.yarn_ext_factor));
+    if (rope.yarn_attn_factor)
+        add_arch("rope.scaling.yarn_attn_factor", f32_value(*rope.yarn_attn_factor));
     if (rope.yarn_beta_fast)
         add_arch("rope.scaling.yarn_beta_fast", f32_value(*rope.yarn_beta_fast));
     if (rope.yarn_beta_slow)

@@ -4,7 +4,8 @@
 // (post_attention_norm, post_ffw_norm); q/k RMSNorms over the whole projection (heads * head_dim,
 // kv_heads * head_dim), not per head; output.weight always (the loader does not tie). KVs:
 // TextModel's, then with a sliding_window in config.json (Olmo 3) the window and the per-layer
-// pattern (layer_types, else every 4th layer full).
+// pattern (layer_types, else every 4th layer full); Olmo 3's yarn rope_scaling as TextModel writes
+// it (type, factor, original context, attention factor, betas).
 #include <string>
 
 #include "arch_tables.hpp"
@@ -54,6 +55,7 @@ void olmo2_checks(const Architecture&, const ModelConfig& config,
 constexpr Architecture kOlmo2 = [] {
     Architecture a{"olmo2", kModelTypes, kFirst, kLayer, kLast, kKvs, {}};
     a.config_checks = olmo2_checks;
+    a.rope_yarn = true;  // Olmo 3
     // olmo2.cpp passes the output's .scale; build_ffn gets none.
     a.nvfp4_scales = {.output = true};
     return a;

@@ -902,22 +902,20 @@ RopeScalingPlan plan_rope_scaling(const Architecture& arch, const ModelConfig& c
         plan.rope_freqs = true;
     } else if (scaling.type == "yarn" && scaling.factor && arch.rope_yarn) {
         // TextModel.set_gguf_parameters: type, factor, original_max_position_embeddings (read
-        // unconditionally), then beta_fast / beta_slow when present.
+        // unconditionally), then extrapolation_factor, attention_factor (or attn_factor),
+        // beta_fast and beta_slow, each when present.
         if (!scaling.original_max_position_embeddings) {
             plan.blocker_field = "config.json: rope_scaling.original_max_position_embeddings";
             plan.blocker = "missing: yarn needs the original context length";
             return plan;
         }
-        if (scaling.extrapolation_factor || scaling.attention_factor) {
-            plan.blocker =
-                "rope_scaling yarn with extrapolation_factor / attention_factor is not "
-                "supported for " +
-                std::string(arch.gguf_arch);
-            return plan;
-        }
         plan.kv_type = "yarn";
         plan.kv_factor = static_cast<float>(*scaling.factor);
         plan.yarn_original_context = scaling.original_max_position_embeddings;
+        if (scaling.extrapolation_factor)
+            plan.yarn_ext_factor = static_cast<float>(*scaling.extrapolation_factor);
+        if (scaling.attention_factor)
+            plan.yarn_attn_factor = static_cast<float>(*scaling.attention_factor);
         if (scaling.beta_fast) plan.yarn_beta_fast = static_cast<float>(*scaling.beta_fast);
         if (scaling.beta_slow) plan.yarn_beta_slow = static_cast<float>(*scaling.beta_slow);
     } else {

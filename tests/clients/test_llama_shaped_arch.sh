@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The llama-shaped families (seed_oss; olmo2 and olmo3, GGUF olmo2, Olmo 3 with its sliding window;
+# The llama-shaped families (seed_oss; olmo2 and olmo3, GGUF olmo2, Olmo 3 with its sliding window, and in
+# BF16 with Olmo-3-7B's yarn rope_scaling;
 # smollm3: llama's q/k permutation, every 4th layer without rope; mistral3: a Mistral3ForConditionalGeneration with a
 # ministral3 text model, its yarn block and a vision tower left out; apertus: q/k norms, xIELU parameters as xielu.* arrays)
 # against llama.cpp's own code, for every input format: each
@@ -37,6 +38,16 @@ for family in "${families[@]}"; do
     checks+=("$dir" "$dir.gguf" "$default_types" "$dir" "$dir-f32.gguf" F32)
     pairs+=("$family-$format:$dir.gguf:$dir-f32.gguf")
   done
+  if [[ $family == olmo3 ]]; then # Olmo-3-7B's yarn rope_scaling (attention_factor and the betas), BF16
+    dir="$WORK/olmo3-yarn"
+    "$MKFIXTURE" "$dir" --preset tiny --arch olmo3 --tokenizer small --embedding-eos --format float \
+      --rope-scaling yarn --force >/dev/null
+    "$REBOX" convert "$dir" -o "$dir.gguf" --quiet
+    "$REBOX" convert "$dir" -o "$dir-f32.gguf" --outtype f32 --quiet
+    "$REBOX" verify "$dir" "$dir.gguf" >/dev/null
+    checks+=("$dir" "$dir.gguf" F32,BF16 "$dir" "$dir-f32.gguf" F32)
+    pairs+=("olmo3-yarn:$dir.gguf:$dir-f32.gguf")
+  fi
   ggufpy "$CLIENTS_DIR/ggufpy_llama_shaped.py" "$family" "$BUILD/llama-src" "${checks[@]}"
   echo "$family converted, verified and compared with llama.cpp's converter ($(clients_elapsed))"
 done

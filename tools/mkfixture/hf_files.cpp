@@ -239,9 +239,11 @@ ojson seed_oss_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id) 
     return config;
 }
 
-// config.json of an OLMo 2 (OLMo-2-1124-7B's keys) or Olmo 3 model (Olmo-3-7B's, without its yarn
-// rope_scaling: a sliding_window and layer_types, here 4 tokens and sliding, full, ...).
-ojson olmo2_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id, bool olmo3) {
+// config.json of an OLMo 2 (OLMo-2-1124-7B's keys) or Olmo 3 model (Olmo-3-7B's: a sliding_window
+// and layer_types, here 4 tokens and sliding, full, ...; with `yarn`, its rope_scaling: factor 8
+// over 8192 positions, attention_factor 0.1 * ln(8) + 1, betas 32 and 1).
+ojson olmo2_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id, bool olmo3,
+                   bool yarn) {
     ojson config{{"architectures", ojson::array({olmo3 ? "Olmo3ForCausalLM" : "Olmo2ForCausalLM"})},
                  {"attention_bias", false},
                  {"attention_dropout", 0.0}};
@@ -264,6 +266,13 @@ ojson olmo2_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id, boo
     config["num_key_value_heads"] = d.kv_heads;
     config["rms_norm_eps"] = 1e-06;
     config["rope_scaling"] = nullptr;
+    if (yarn)
+        config["rope_scaling"] = {{"attention_factor", 1.2079441541679836},
+                                  {"beta_fast", 32.0},
+                                  {"beta_slow", 1.0},
+                                  {"factor", 8.0},
+                                  {"original_max_position_embeddings", 8192},
+                                  {"rope_type", "yarn"}};
     config["rope_theta"] = 500000.0;
     if (olmo3) config["sliding_window"] = 4;
     config["tie_word_embeddings"] = tied;
@@ -477,8 +486,9 @@ void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_
         return;
     }
     if (arch == "olmo2" || arch == "olmo3") {
-        write_json_file(out_dir / "config.json",
-                        olmo2_config(d, tied, bos_id, eos_id, arch == "olmo3"), 2);
+        write_json_file(
+            out_dir / "config.json",
+            olmo2_config(d, tied, bos_id, eos_id, arch == "olmo3", rope_scaling == "yarn"), 2);
         return;
     }
     if (arch == "seed_oss") {

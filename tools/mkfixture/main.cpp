@@ -242,8 +242,9 @@ int main(int argc, char** argv) {
                  "llama/mistral: q/k/v projection biases (attention_bias true)");
     app.add_option("--rope-scaling", rope_scaling,
                    "llama/mistral: none | llama3 (default: llama3 for llama, none for mistral); "
-                   "phi3: none (default) | longrope")
-        ->check(CLI::IsMember({"none", "llama3", "longrope"}));
+                   "phi3: none (default) | longrope; olmo3: none (default) | yarn (Olmo-3-7B's "
+                   "rope_scaling)")
+        ->check(CLI::IsMember({"none", "llama3", "longrope", "yarn"}));
     double partial_rotary_factor = 0.0;
     app.add_option("--partial-rotary-factor", partial_rotary_factor,
                    "phi3: config.json partial_rotary_factor (Phi-4-mini: 0.75); the longrope lists "
@@ -585,11 +586,14 @@ int main(int argc, char** argv) {
                 "--experts/--experts-used/--moe-ffn/--moe-defect need an MoE --arch");
         if (is_float && moe_options.moe_defect == "expert-bits")
             throw std::runtime_error("--moe-defect expert-bits needs --format mcq");
-        if (!llama_family && (tied_flag || !rope_scaling.empty()))
+        if ((!llama_family && tied_flag) ||
+            (!llama_family && arch != "olmo3" && !rope_scaling.empty()))
             throw std::runtime_error(
-                "--tied and --rope-scaling apply to --arch llama/mistral/phi3");
+                "--tied and --rope-scaling apply to --arch llama/mistral/phi3 (--rope-scaling "
+                "yarn: olmo3)");
         if (!rope_scaling.empty() && rope_scaling != "none" &&
-            (rope_scaling == "longrope") != (arch == "phi3"))
+            ((rope_scaling == "longrope") != (arch == "phi3") ||
+             (rope_scaling == "yarn") != (arch == "olmo3")))
             throw std::runtime_error("--rope-scaling " + rope_scaling +
                                      " does not apply to --arch " + arch +
                                      " (llama3: llama/mistral, longrope: phi3)");

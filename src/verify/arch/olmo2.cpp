@@ -2,15 +2,16 @@
 // q_norm / k_norm span the whole projection (heads * head_dim, kv_heads * head_dim); TextModel's
 // KVs with key/value length only from a head_dim in config.json, and with a sliding_window the
 // window and one flag per layer (layer_types == "sliding_attention", else every 4th layer full);
-// an NVFP4 factor is applied on attention and the output only (src/models/olmo2.cpp).
+// Olmo 3's yarn rope_scaling as TextModel writes it; an NVFP4 factor is applied on attention and
+// the output only (src/models/olmo2.cpp).
 #include "verify/arch/ref_arch.hpp"
 
 namespace rebox::verify_ref::detail {
 namespace olmo2_ref {
 
-constexpr RefKv kOlmo2Kvs[] = {RefKv::rope_freq_base, RefKv::rms_epsilon,
+constexpr RefKv kOlmo2Kvs[] = {RefKv::rope_freq_base,         RefKv::rms_epsilon,
                                RefKv::head_dim_lengths_given, RefKv::sliding_window,
-                               RefKv::sliding_window_layers};
+                               RefKv::sliding_window_layers,  RefKv::rope_scaling_yarn};
 
 std::optional<std::vector<int64_t>> olmo2_shape(const RefConfig& c, std::string_view name) {
     const int64_t q_width = static_cast<int64_t>(c.num_attention_heads) * c.head_dim;

@@ -344,8 +344,9 @@ void check_dense_kvs(KvChecker& kv, const std::string& arch, const std::string& 
                    "hidden_size " + std::to_string(hidden) + " (llama.cpp's loader asserts it)");
 }
 
-// gpt-oss's yarn rope (TextModel.set_gguf_parameters): the type, the factor, the original
-// context and the betas config.json gives, each F32 / U32 as gguf-py writes them.
+// A yarn rope (TextModel.set_gguf_parameters): the type, the factor, the original context, the
+// extrapolation and attention factors and the betas config.json gives, each F32 / U32 as gguf-py
+// writes them.
 void check_yarn(KvChecker& kv, const std::string& arch, const RefRopeScaling& scaling) {
     kv.expect_string(arch + ".rope.scaling.type", "yarn");
     const auto f32 = [&](const std::string& key, std::optional<double> want, const char* field) {
@@ -364,6 +365,10 @@ void check_yarn(KvChecker& kv, const std::string& arch, const RefRopeScaling& sc
     f32(arch + ".rope.scaling.factor", scaling.factor, "rope_scaling.factor");
     kv.expect_u32(arch + ".rope.scaling.original_context_length",
                   scaling.original_max_position_embeddings.value_or(0));
+    f32(arch + ".rope.scaling.yarn_ext_factor", scaling.extrapolation_factor,
+        "rope_scaling.extrapolation_factor");
+    f32(arch + ".rope.scaling.yarn_attn_factor", scaling.attention_factor,
+        "rope_scaling.attention_factor");
     f32(arch + ".rope.scaling.yarn_beta_fast", scaling.beta_fast, "rope_scaling.beta_fast");
     f32(arch + ".rope.scaling.yarn_beta_slow", scaling.beta_slow, "rope_scaling.beta_slow");
 }

@@ -172,6 +172,12 @@ void read_rope(const json& root, RefConfig& config) {
         optional_double(params, "partial_rotary_factor", key + ".partial_rotary_factor");
     scaling.beta_fast = optional_double(params, "beta_fast", key + ".beta_fast");
     scaling.beta_slow = optional_double(params, "beta_slow", key + ".beta_slow");
+    scaling.extrapolation_factor =
+        optional_double(params, "extrapolation_factor", key + ".extrapolation_factor");
+    scaling.attention_factor =
+        optional_double(params, "attention_factor", key + ".attention_factor");
+    if (!scaling.attention_factor)
+        scaling.attention_factor = optional_double(params, "attn_factor", key + ".attn_factor");
     config.rope_scaling = std::move(scaling);
 }
 

@@ -23,7 +23,9 @@ struct RefRopeScaling {
     std::optional<std::vector<double>> long_factor;
     std::optional<std::vector<double>> short_factor;
     std::optional<double> partial_rotary_factor;
-    std::optional<double> beta_fast;  // yarn (gpt-oss)
+    std::optional<double> beta_fast;  // yarn (gpt-oss, Olmo 3)
+    std::optional<double> extrapolation_factor;
+    std::optional<double> attention_factor;  // "attention_factor", else "attn_factor"
     std::optional<double> beta_slow;
 };
 

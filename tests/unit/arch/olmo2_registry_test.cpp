@@ -8,6 +8,8 @@
 // head_dim apart from hidden/heads).
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "arch/architecture.hpp"
 #include "arch/gguf_metadata.hpp"
 #include "arch/read_config.hpp"
@@ -148,6 +150,47 @@ TEST(Olmo2Registry, Refusals) {
     const auto head_dim = problems_of(olmo_config(R"(, "head_dim": 32)"));
     ASSERT_EQ(head_dim.size(), 1u);
     EXPECT_NE(head_dim[0].find("head_dim 32"), std::string::npos) << head_dim[0];
+}
+
+// Olmo-3-7B's yarn rope_scaling: TextModel.set_gguf_parameters writes the type, the factor, the
+// original context, yarn_attn_factor (attention_factor; attn_factor is its other name) and the
+// betas; extrapolation_factor would be yarn_ext_factor. rebox writes the rope-scaling keys after
+// the family's own.
+TEST(Olmo2Registry, Olmo3YarnRopeScaling) {
+    const ModelConfig c = olmo_config(R"(, "sliding_window": 4096, "rope_scaling":
+        {"attention_factor": 1.2079441541679836, "beta_fast": 32.0, "beta_slow": 1.0,
+         "factor": 8.0, "original_max_position_embeddings": 8192, "rope_type": "yarn"})");
+    EXPECT_TRUE(problems_of(c).empty());
+    std::vector<std::string> keys;
+    std::map<std::string, GgufValue> kv;
+    const auto scaling_kvs = [&](const ModelConfig& config) {
+        ModelMetadataInput input;
+        input.config = &config;
+        keys.clear();
+        kv.clear();
+        for (const GgufKV& entry : build_model_metadata(input))
+            if (entry.key.starts_with("olmo2.rope.scaling.")) {
+                keys.push_back(entry.key.substr(19));
+                kv[entry.key.substr(19)] = entry.value;
+            }
+    };
+    scaling_kvs(c);
+    const std::vector<std::string> want = {
+        "type",           "factor",        "original_context_length", "yarn_attn_factor",
+        "yarn_beta_fast", "yarn_beta_slow"};
+    EXPECT_EQ(keys, want);
+    EXPECT_EQ(std::get<double>(kv["yarn_attn_factor"].scalar), double(float(1.2079441541679836)));
+    EXPECT_EQ(kv["original_context_length"].as_u32(), 8192u);
+    EXPECT_EQ(std::get<double>(kv["factor"].scalar), 8.0);
+    // extrapolation_factor and the other name of the attention factor.
+    const ModelConfig ext = olmo_config(R"(, "rope_scaling": {"attn_factor": 1.5,
+        "extrapolation_factor": 0.5, "factor": 4.0, "original_max_position_embeddings": 1024,
+        "rope_type": "yarn"})");
+    scaling_kvs(ext);
+    EXPECT_EQ(keys, (std::vector<std::string>{"type", "factor", "original_context_length",
+                                              "yarn_ext_factor", "yarn_attn_factor"}));
+    EXPECT_EQ(std::get<double>(kv["yarn_ext_factor"].scalar), 0.5);
+    EXPECT_EQ(std::get<double>(kv["yarn_attn_factor"].scalar), 1.5);
 }
 
 }  // namespace
