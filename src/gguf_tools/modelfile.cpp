@@ -62,10 +62,13 @@ std::vector<std::string> stop_tokens(const GgufSet& set, const nlohmann::json& g
 }  // namespace
 
 std::string ollama_modelfile(const std::vector<std::filesystem::path>& outputs,
-                             const std::filesystem::path& generation_config) {
+                             const std::filesystem::path& generation_config,
+                             const std::filesystem::path& mmproj) {
     std::string text = std::string("# written by rebox ") + version() +
-                       "; ollama create NAME -f THIS_FILE (a split set needs Ollama >= 0.30.0)\n";
+                       "; ollama create NAME -f THIS_FILE (a split set needs Ollama >= 0.30.0" +
+                       (mmproj.empty() ? "" : ", the projector FROM line Ollama >= 0.30.4") + ")\n";
     for (const auto& file : outputs) text += "FROM ./" + file.filename().string() + "\n";
+    if (!mmproj.empty()) text += "FROM ./" + mmproj.filename().string() + "\n";
     const GgufSet set = GgufSet::open(outputs.front());
     const nlohmann::json config = std::filesystem::exists(generation_config)
                                       ? detail::read_json_object(generation_config)

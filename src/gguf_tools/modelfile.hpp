@@ -11,10 +11,12 @@
 namespace rebox {
 
 // The Modelfile text for `outputs` (the written files, in order; FROM names them relative to
-// their folder), reading the stop tokens from the first file and the sampling defaults from
-// `generation_config` when that file exists.
+// their folder) and the projector file `mmproj` beside them (a second FROM, which Ollama >= 0.30.4
+// takes as a projector layer; empty: none), reading the stop tokens from the first file and the
+// sampling defaults from `generation_config` when that file exists.
 std::string ollama_modelfile(const std::vector<std::filesystem::path>& outputs,
-                             const std::filesystem::path& generation_config);
+                             const std::filesystem::path& generation_config,
+                             const std::filesystem::path& mmproj = {});
 
 // OUT.gguf -> OUT.Modelfile (a split set's shards share the name given to convert).
 std::filesystem::path modelfile_path(const std::filesystem::path& output);

@@ -91,13 +91,12 @@ int run_convert(const ConvertArgs& args, ConvertOutcome* outcome) {
         return static_cast<int>(ExitClass::verification);
     }
     if (args.modelfile && result.written) {
-        // Ollama >= 0.30.4 takes the mmproj as a second FROM (a projector layer).
-        std::vector<std::filesystem::path> files = result.outputs;
-        if (!result.mmproj.empty()) files.push_back(result.mmproj);
-        write_modelfile(modelfile,
-                        ollama_modelfile(files, std::filesystem::path(args.model_dir) /
-                                                    "generation_config.json"),
-                        args.force);
+        write_modelfile(
+            modelfile,
+            ollama_modelfile(result.outputs,
+                             std::filesystem::path(args.model_dir) / "generation_config.json",
+                             result.mmproj),
+            args.force);
         if (!args.quiet)
             std::printf(
                 "wrote %s (no TEMPLATE: Ollama >= 0.30.0 uses the GGUF's chat template; "

@@ -126,6 +126,21 @@ TEST_F(MmprojConvert, NoMmprojWritesTheTextModelOnly) {
         << run.output;
 }
 
+// --modelfile: the text model's FROM, then the projector's (Ollama >= 0.30.4 takes a second FROM
+// holding an mmproj as a projector layer; the header says which version).
+TEST_F(MmprojConvert, ModelfileNamesBothFiles) {
+    const fs::path model = make_fixture("bf16", "--format float");
+    const auto run = convert(model, work_ / "g.gguf", "--modelfile");
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    const std::string text = test::read_file(work_ / "g.Modelfile");
+    const size_t text_from = text.find("FROM ./g.gguf\n");
+    const size_t projector_from = text.find("FROM ./mmproj-g.gguf\n");
+    ASSERT_NE(text_from, std::string::npos) << text;
+    ASSERT_NE(projector_from, std::string::npos) << text;
+    EXPECT_LT(text_from, projector_from) << text;
+    EXPECT_NE(text.find("Ollama >= 0.30.4"), std::string::npos) << text;
+}
+
 // rebox verify finds the mmproj beside the text model (or takes --mmproj) and checks its values
 // against the source with its own code: a soft_emb_norm left unshifted is refused.
 TEST_F(MmprojConvert, VerifyChecksTheMmprojBeside) {
