@@ -235,6 +235,36 @@ inline constexpr std::array kQwenMoeFfn{
     experts_row("mlp.experts.{e}.up_proj", "ffn_up_exps", "mlp.switch_mlp.up_proj", false),
 };
 
+// The DeepSeek-style MoE block (glm4moe, deepseek2) on the layers `kinds` say: the router, its
+// score-correction bias mlp.gate.e_score_correction_bias [experts] -> exp_probs_b.bias (exact
+// F32; `bias` says whether the family requires it), the stacked experts, and the
+// n_shared_experts shared experts fused into ffn_{gate,down,up}_shexp.
+constexpr std::array<TensorSpec, 8> deepseek_moe_ffn(uint8_t kinds, Presence bias) {
+    auto on = [kinds](TensorSpec spec) {
+        spec.kinds = kinds;
+        return spec;
+    };
+    auto shared = [&on](std::string_view hf, std::string_view gguf, Dim columns, Dim rows) {
+        return on({hf, gguf, Presence::required, Presence::absent, 2, {columns, rows}});
+    };
+    TensorSpec score_bias = on({"mlp.gate.e_score_correction_bias",
+                                "exp_probs_b.bias",
+                                bias,
+                                Presence::absent,
+                                1,
+                                {Dim::experts}});
+    score_bias.role = SourceRole::router_f32;
+    score_bias.bare = true;  // the names as they are: no ".weight"
+    return {{on(kQwenMoeFfn[0]), score_bias, on(kQwenMoeFfn[1]), on(kQwenMoeFfn[2]),
+             on(kQwenMoeFfn[3]),
+             shared("mlp.shared_experts.gate_proj", "ffn_gate_shexp", Dim::hidden,
+                    Dim::shared_experts_ffn),
+             shared("mlp.shared_experts.down_proj", "ffn_down_shexp", Dim::shared_experts_ffn,
+                    Dim::hidden),
+             shared("mlp.shared_experts.up_proj", "ffn_up_shexp", Dim::hidden,
+                    Dim::shared_experts_ffn)}};
+}
+
 // --- Multi-token prediction ----------------------------------------------------------------------
 
 // The head of a DeepSeek-style MTP layer (glm4moe; deepseek2 as Glm4MoeLiteModel writes it), on

@@ -56,10 +56,6 @@ constexpr TensorSpec kv_b_part(std::string_view gguf, Dim ne0, Dim ne1, RowTrans
 constexpr TensorSpec presplit(std::string_view hf, std::string_view gguf, Dim ne0, Dim ne1) {
     return {hf, gguf, optional, absent, 3, {ne0, ne1, Dim::heads}};
 }
-constexpr TensorSpec on_moe(TensorSpec spec) {
-    spec.kinds = kMoeBits;
-    return spec;
-}
 
 constexpr TensorSpec kFirst[] = {kTokenEmbd};
 constexpr auto kLayer = join(
@@ -81,28 +77,9 @@ constexpr auto kLayer = join(
         matrix("mlp.gate_proj", "ffn_gate", Dim::hidden, Dim::ffn, kDenseBits),
         matrix("mlp.down_proj", "ffn_down", Dim::ffn, Dim::hidden, kDenseBits),
         matrix("mlp.up_proj", "ffn_up", Dim::hidden, Dim::ffn, kDenseBits),
-        // The MoE layers: router, its score-correction bias (DeepSeek-V3; V2 has none), experts,
-        // shared experts.
-        on_moe(kQwenMoeFfn[0]),
-        [] {  // mlp.gate.e_score_correction_bias [experts] -> exp_probs_b.bias, kept F32
-            TensorSpec spec = vector_row("mlp.gate.e_score_correction_bias", "exp_probs_b.bias",
-                                         Dim::experts, kMoeBits);
-            spec.weight = optional;
-            spec.role = SourceRole::router_f32;
-            spec.bare = true;  // the names as they are: no ".weight"
-            return spec;
-        }(),
-        on_moe(kQwenMoeFfn[1]),
-        on_moe(kQwenMoeFfn[2]),
-        on_moe(kQwenMoeFfn[3]),
-        matrix("mlp.shared_experts.gate_proj", "ffn_gate_shexp", Dim::hidden,
-               Dim::shared_experts_ffn, kMoeBits),
-        matrix("mlp.shared_experts.down_proj", "ffn_down_shexp", Dim::shared_experts_ffn,
-               Dim::hidden, kMoeBits),
-        matrix("mlp.shared_experts.up_proj", "ffn_up_shexp", Dim::hidden, Dim::shared_experts_ffn,
-               kMoeBits),
     },
-    nextn_head(kMtpBits));  // GLM-4.7-Flash's MTP layers only
+    deepseek_moe_ffn(kMoeBits, Presence::optional),  // DeepSeek-V2 has no score-correction bias
+    nextn_head(kMtpBits));                           // GLM-4.7-Flash's MTP layers only
 // The loader falls back to token_embd when output.weight is absent.
 constexpr TensorSpec kLast[] = {kOutputNorm, output_row(optional)};
 

@@ -41,11 +41,6 @@ constexpr TensorSpec matrix(std::string_view hf, std::string_view gguf, Dim colu
                             uint8_t kinds, Presence weight = required) {
     return on({hf, gguf, weight, absent, 2, {columns, rows}}, kinds, weight);
 }
-// A per-layer vector [width] of the layers `kinds` say.
-constexpr TensorSpec norm_row(std::string_view hf, std::string_view gguf, Dim width, uint8_t kinds,
-                              Presence weight = required) {
-    return on({hf, gguf, weight, absent, 1, {width}}, kinds, weight);
-}
 
 constexpr TensorSpec kFirst[] = {kTokenEmbd};
 constexpr auto kLayer = join(
@@ -62,26 +57,8 @@ constexpr auto kLayer = join(
         matrix("mlp.gate_proj", "ffn_gate", Dim::hidden, Dim::ffn, kDenseBit),
         matrix("mlp.down_proj", "ffn_down", Dim::ffn, Dim::hidden, kDenseBit),
         matrix("mlp.up_proj", "ffn_up", Dim::hidden, Dim::ffn, kDenseBit),
-        // The MoE layers (and the MTP layers): router, its score-correction bias, experts, shared
-        // experts.
-        on(kQwenMoeFfn[0], kMoeBits),
-        [] {  // mlp.gate.e_score_correction_bias [experts] -> exp_probs_b.bias, kept F32
-            TensorSpec spec = norm_row("mlp.gate.e_score_correction_bias", "exp_probs_b.bias",
-                                       Dim::experts, kMoeBits);
-            spec.role = SourceRole::router_f32;
-            spec.bare = true;  // the names as they are: no ".weight"
-            return spec;
-        }(),
-        on(kQwenMoeFfn[1], kMoeBits),
-        on(kQwenMoeFfn[2], kMoeBits),
-        on(kQwenMoeFfn[3], kMoeBits),
-        matrix("mlp.shared_experts.gate_proj", "ffn_gate_shexp", Dim::hidden,
-               Dim::shared_experts_ffn, kMoeBits),
-        matrix("mlp.shared_experts.down_proj", "ffn_down_shexp", Dim::shared_experts_ffn,
-               Dim::hidden, kMoeBits),
-        matrix("mlp.shared_experts.up_proj", "ffn_up_shexp", Dim::hidden, Dim::shared_experts_ffn,
-               kMoeBits),
     },
+    deepseek_moe_ffn(kMoeBits, Presence::required),  // and the MTP layers
     nextn_head(kMtpBit));
 // The loader falls back to token_embd when output.weight is absent.
 constexpr TensorSpec kLast[] = {kOutputNorm, output_row(optional)};
