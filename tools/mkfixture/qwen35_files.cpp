@@ -21,8 +21,8 @@ namespace fs = std::filesystem;
 
 constexpr int64_t kHidden = 64, kLayers = 4, kInterval = 2, kHeads = 4, kKvHeads = 2, kHeadDim = 32,
                   kFf = 128, kKeyHeads = 2, kValueHeads = 4, kLinDim = 16, kKernel = 4,
-                  kMtpLayers = 1;
-constexpr const char* kDefects[] = {"layer-types", "no-a-log", "heads", nullptr};
+                  kMtpLayers = 1, kExperts = 4, kExpertsUsed = 2, kExpertFf = 32, kSharedFf = 48;
+constexpr const char* kDefects[] = {"layer-types", "no-a-log", "heads", "expert-missing", nullptr};
 
 // Qwen3.5's tokenizer.json split regex (Qwen2's, with combining marks \p{M} in the letter runs).
 constexpr const char* kQwen35SplitRegex =
@@ -48,12 +48,19 @@ void write_text(const fs::path& path, const std::string& text) {
     if (!out) throw std::runtime_error(path.string() + ": cannot write");
 }
 
-nlohmann::ordered_json config_json(int64_t vocab, const std::string& defect) {
+nlohmann::ordered_json config_json(int64_t vocab, const std::string& defect, bool moe) {
     nlohmann::ordered_json c;
-    c["architectures"] = {"Qwen3_5ForCausalLM"};
-    c["model_type"] = "qwen3_5_text";
+    c["architectures"] = {moe ? "Qwen3_5MoeForCausalLM" : "Qwen3_5ForCausalLM"};
+    c["model_type"] = moe ? "qwen3_5_moe_text" : "qwen3_5_text";
     c["hidden_size"] = kHidden;
-    c["intermediate_size"] = kFf;
+    if (moe) {  // Qwen3.5 MoE's text config has no intermediate_size
+        c["num_experts"] = kExperts;
+        c["num_experts_per_tok"] = kExpertsUsed;
+        c["moe_intermediate_size"] = kExpertFf;
+        c["shared_expert_intermediate_size"] = kSharedFf;
+    } else {
+        c["intermediate_size"] = kFf;
+    }
     c["num_hidden_layers"] = kLayers;
     c["num_attention_heads"] = kHeads;
     c["num_key_value_heads"] = kKvHeads;
@@ -86,8 +93,38 @@ nlohmann::ordered_json config_json(int64_t vocab, const std::string& defect) {
     return c;
 }
 
-// The decoder layer `p` ("model.layers.N." or "mtp.layers.K."): gated attention when `full`.
-void add_layer(std::vector<Tensor>& t, const std::string& p, bool full, bool a_log) {
+// The MoE feed-forward of layer `p`: router, experts (fused as transformers saves them, or one
+// tensor per expert and projection), shared expert and its gate.
+void add_moe_ffn(std::vector<Tensor>& t, const std::string& p, bool fused, bool drop_last_up) {
+    const double w = 1.0 / std::sqrt(double(kHidden));
+    const double w_down = 1.0 / std::sqrt(double(kExpertFf));
+    // A decisive router (wide logits), so BF16 and F32 arithmetic pick the same experts.
+    t.push_back({p + "mlp.gate.weight", {kExperts, kHidden}, 0, 1.0});
+    if (fused) {
+        t.push_back({p + "mlp.experts.gate_up_proj", {kExperts, 2 * kExpertFf, kHidden}, 0, w});
+        t.push_back({p + "mlp.experts.down_proj", {kExperts, kHidden, kExpertFf}, 0, w_down});
+    } else {
+        for (int64_t e = 0; e < kExperts; ++e) {
+            const std::string x = p + "mlp.experts." + std::to_string(e) + ".";
+            t.push_back({x + "gate_proj.weight", {kExpertFf, kHidden}, 0, w});
+            if (!(drop_last_up && e == kExperts - 1))
+                t.push_back({x + "up_proj.weight", {kExpertFf, kHidden}, 0, w});
+            t.push_back({x + "down_proj.weight", {kHidden, kExpertFf}, 0, w_down});
+        }
+    }
+    t.push_back({p + "mlp.shared_expert.gate_proj.weight", {kSharedFf, kHidden}, 0, w});
+    t.push_back({p + "mlp.shared_expert.up_proj.weight", {kSharedFf, kHidden}, 0, w});
+    t.push_back({p + "mlp.shared_expert.down_proj.weight",
+                 {kHidden, kSharedFf},
+                 0,
+                 1.0 / std::sqrt(double(kSharedFf))});
+    t.push_back({p + "mlp.shared_expert_gate.weight", {1, kHidden}, 0, w});
+}
+
+// The decoder layer `p` ("model.layers.N." or "mtp.layers.K."): gated attention when `full`; a
+// MoE feed-forward when `moe` (its experts fused when `fused`).
+void add_layer(std::vector<Tensor>& t, const std::string& p, bool full, bool a_log, bool moe,
+               bool fused, bool drop_last_up = false) {
     const double w = 1.0 / std::sqrt(double(kHidden));
     t.push_back({p + "input_layernorm.weight", {kHidden}, 0.0, 0.1});
     if (full) {
@@ -110,6 +147,10 @@ void add_layer(std::vector<Tensor>& t, const std::string& p, bool full, bool a_l
         t.push_back({p + "linear_attn.out_proj.weight", {kHidden, v}, 0, w});
     }
     t.push_back({p + "post_attention_layernorm.weight", {kHidden}, 0.0, 0.1});
+    if (moe) {
+        add_moe_ffn(t, p, fused, drop_last_up);
+        return;
+    }
     t.push_back({p + "mlp.gate_proj.weight", {kFf, kHidden}, 0, w});
     t.push_back({p + "mlp.up_proj.weight", {kFf, kHidden}, 0, w});
     t.push_back({p + "mlp.down_proj.weight", {kHidden, kFf}, 0, 1.0 / std::sqrt(double(kFf))});
@@ -132,20 +173,23 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
         use_qwen35_regex(tokenizer);
         write_text(out_dir / "tokenizer.json", tokenizer.dump(2));
     }
-    write_text(out_dir / "config.json", config_json(vocab, options.defect).dump(2) + "\n");
+    write_text(out_dir / "config.json",
+               config_json(vocab, options.defect, options.moe).dump(2) + "\n");
 
     std::vector<Tensor> tensors;
     tensors.push_back({"model.embed_tokens.weight", {vocab, kHidden}, 0, 0.5});
     for (int64_t layer = 0; layer < kLayers; ++layer)
         add_layer(tensors, "model.layers." + std::to_string(layer) + ".",
-                  (layer + 1) % kInterval == 0, !(options.defect == "no-a-log" && layer == 0));
+                  (layer + 1) % kInterval == 0, !(options.defect == "no-a-log" && layer == 0),
+                  options.moe, true);
     tensors.push_back({"model.norm.weight", {kHidden}, 0.0, 0.1});
     tensors.push_back({"lm_head.weight", {vocab, kHidden}, 0, 1.0 / std::sqrt(double(kHidden))});
     tensors.push_back({"mtp.fc.weight", {kHidden, 2 * kHidden}, 0, 1.0 / std::sqrt(2.0 * kHidden)});
     tensors.push_back({"mtp.pre_fc_norm_embedding.weight", {kHidden}, 0.0, 0.1});
     tensors.push_back({"mtp.pre_fc_norm_hidden.weight", {kHidden}, 0.0, 0.1});
     tensors.push_back({"mtp.norm.weight", {kHidden}, 0.0, 0.1});
-    add_layer(tensors, "mtp.layers.0.", true, true);
+    add_layer(tensors, "mtp.layers.0.", true, true, options.moe, false,
+              options.defect == "expert-missing");
 
     std::vector<StTensor> stored;
     for (const Tensor& t : tensors)
@@ -154,8 +198,8 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
                                  : t.center + t.spread * rng.uniform(-1.0, 1.0);
         }));
     write_safetensors(out_dir / "model.safetensors", stored, {{"format", "pt"}});
-    return "qwen35, vocab " + std::to_string(vocab) + ", " + std::to_string(stored.size()) +
-           " BF16 tensors, 4 layers + 1 MTP layer";
+    return std::string(options.moe ? "qwen35moe" : "qwen35") + ", vocab " + std::to_string(vocab) +
+           ", " + std::to_string(stored.size()) + " BF16 tensors, 4 layers + 1 MTP layer";
 }
 
 }  // namespace mkfixture
