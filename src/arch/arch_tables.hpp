@@ -37,6 +37,7 @@ const Architecture& qwen35moe_architecture();
 const Architecture& glm4moe_architecture();
 const Architecture& gemma4_architecture();
 const Architecture& deepseek2_architecture();
+const Architecture& glm4_moe_lite_architecture();
 const Architecture& gpt_oss_architecture();
 const Architecture& xlm_roberta_architecture();
 // bert's per-layer rows and KV list, which xlm-roberta shares (bert.cpp).
@@ -257,6 +258,33 @@ inline constexpr std::array kQwenSharedExpert{
                2,
                {Dim::hidden, Dim::shared_ffn}},
 };
+
+// --- Multi-token prediction ----------------------------------------------------------------------
+
+// The head of a DeepSeek-style MTP layer (glm4moe; deepseek2 as Glm4MoeLiteModel writes it), on
+// the layers `kinds` say: eh_proj [2E, E], embed_tokens [E, V] (optional), enorm / hnorm [E],
+// shared_head.head [E, V] and shared_head.norm [E] (optional), written as nextn.*. The required
+// ones are required once the MTP layer is there at all (Architecture::mtp_probe).
+constexpr std::array<TensorSpec, 6> nextn_head(uint8_t kinds) {
+    auto row = [kinds](std::string_view hf, std::string_view gguf, Presence weight, uint8_t rank,
+                       Dim columns, Dim rows) {
+        TensorSpec spec{hf, gguf, weight, Presence::absent, rank, {columns, rows}};
+        spec.kinds = kinds;
+        return spec;
+    };
+    using enum Presence;
+    return {
+        {row("eh_proj", "nextn.eh_proj", required, 2, Dim::hidden_x2, Dim::hidden),
+         row("embed_tokens", "nextn.embed_tokens", optional, 2, Dim::hidden, Dim::vocab),
+         row("enorm", "nextn.enorm", required, 1, Dim::hidden, {}),
+         row("hnorm", "nextn.hnorm", required, 1, Dim::hidden, {}),
+         row("shared_head.head", "nextn.shared_head_head", optional, 2, Dim::hidden, Dim::vocab),
+         row("shared_head.norm", "nextn.shared_head_norm", optional, 1, Dim::hidden, {})}};
+}
+// _set_vocab_glm (glm4moe, and GLM-4.7-Flash's deepseek2): GLM's byte-level BPE vocabulary, its
+// pre-tokenizer named "glm4", and bos / eot / unk / eom from [gMASK] / <|user|> / <|endoftext|>
+// / <|observation|> (glm4moe.cpp). Architecture::finish_vocab.
+void glm_vocab(TokenizerVocab& vocab, bool pre_given);
 
 // --- gemma family
 // ---------------------------------------------------------------------------------

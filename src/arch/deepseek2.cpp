@@ -10,6 +10,7 @@
 // (e_score_correction_bias -> exp_probs_b.bias), n_routed_experts experts stacked into 3-D
 // tensors and n_shared_experts shared experts fused into one. The MTP layers after
 // num_hidden_layers are dropped (skip_mtp). YaRN with yarn_log_multiplier = 0.1 * mscale_all_dim.
+// GLM-4.7-Flash is the same record with its MTP layers kept and GLM's vocabulary (below).
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -22,12 +23,14 @@ namespace deepseek2_record {
 using enum Presence;
 
 // The layer kinds (ModelConfig::layer_kinds values): dense or MoE feed-forward, times q_a/q_b
-// (q_lora_rank set) or one q_proj.
-constexpr uint8_t kDenseLora = 0, kMoeLora = 1, kDenseQ = 2, kMoeQ = 3;
-constexpr uint8_t kLoraBits = (1u << kDenseLora) | (1u << kMoeLora),
-                  kQBits = (1u << kDenseQ) | (1u << kMoeQ),
+// (q_lora_rank set) or one q_proj; and the MTP layers GLM-4.7-Flash keeps (MoE with the MTP
+// head).
+constexpr uint8_t kDenseLora = 0, kMoeLora = 1, kDenseQ = 2, kMoeQ = 3, kMtpLora = 4, kMtpQ = 5;
+constexpr uint8_t kMtpBits = (1u << kMtpLora) | (1u << kMtpQ),
+                  kLoraBits = (1u << kDenseLora) | (1u << kMoeLora) | (1u << kMtpLora),
+                  kQBits = (1u << kDenseQ) | (1u << kMoeQ) | (1u << kMtpQ),
                   kDenseBits = (1u << kDenseLora) | (1u << kDenseQ),
-                  kMoeBits = (1u << kMoeLora) | (1u << kMoeQ);
+                  kMoeBits = (1u << kMoeLora) | (1u << kMoeQ) | kMtpBits;
 
 constexpr std::string_view kModelTypes[] = {"deepseek_v3", "deepseek_v2", "kimi_k2"};
 
@@ -59,45 +62,47 @@ constexpr TensorSpec on_moe(TensorSpec spec) {
 }
 
 constexpr TensorSpec kFirst[] = {kTokenEmbd};
-constexpr TensorSpec kLayer[] = {
-    kAttnNorm,
-    matrix("self_attn.q_a_proj", "attn_q_a", Dim::hidden, Dim::q_lora, kLoraBits),
-    vector_row("self_attn.q_a_layernorm", "attn_q_a_norm", Dim::q_lora, kLoraBits),
-    matrix("self_attn.q_b_proj", "attn_q_b", Dim::q_lora, Dim::q_mla_width, kLoraBits),
-    matrix("self_attn.q_proj", "attn_q", Dim::hidden, Dim::q_mla_width, kQBits),
-    matrix("self_attn.kv_a_proj_with_mqa", "attn_kv_a_mqa", Dim::hidden, Dim::kv_a_width),
-    vector_row("self_attn.kv_a_layernorm", "attn_kv_a_norm", Dim::kv_lora),
-    kv_b_part("attn_k_b", Dim::mla_nope, Dim::kv_lora, RowTransform::mla_k_b),
-    kv_b_part("attn_v_b", Dim::kv_lora, Dim::mla_v, RowTransform::mla_v_b),
-    presplit("self_attn.embed_q", "attn_k_b", Dim::mla_nope, Dim::kv_lora),
-    presplit("self_attn.unembed_out", "attn_v_b", Dim::kv_lora, Dim::mla_v),
-    matrix("self_attn.o_proj", "attn_output", Dim::o_mla_width, Dim::hidden),
-    kFfnNorm,
-    // The leading dense layers.
-    matrix("mlp.gate_proj", "ffn_gate", Dim::hidden, Dim::ffn, kDenseBits),
-    matrix("mlp.down_proj", "ffn_down", Dim::ffn, Dim::hidden, kDenseBits),
-    matrix("mlp.up_proj", "ffn_up", Dim::hidden, Dim::ffn, kDenseBits),
-    // The MoE layers: router, its score-correction bias (DeepSeek-V3; V2 has none), experts,
-    // shared experts.
-    on_moe(kQwenMoeFfn[0]),
-    [] {  // mlp.gate.e_score_correction_bias [experts] -> exp_probs_b.bias, kept F32
-        TensorSpec spec = vector_row("mlp.gate.e_score_correction_bias", "exp_probs_b.bias",
-                                     Dim::experts, kMoeBits);
-        spec.weight = optional;
-        spec.role = SourceRole::router_f32;
-        spec.bare = true;  // the names as they are: no ".weight"
-        return spec;
-    }(),
-    on_moe(kQwenMoeFfn[1]),
-    on_moe(kQwenMoeFfn[2]),
-    on_moe(kQwenMoeFfn[3]),
-    matrix("mlp.shared_experts.gate_proj", "ffn_gate_shexp", Dim::hidden, Dim::shared_experts_ffn,
-           kMoeBits),
-    matrix("mlp.shared_experts.down_proj", "ffn_down_shexp", Dim::shared_experts_ffn, Dim::hidden,
-           kMoeBits),
-    matrix("mlp.shared_experts.up_proj", "ffn_up_shexp", Dim::hidden, Dim::shared_experts_ffn,
-           kMoeBits),
-};
+constexpr auto kLayer = join(
+    std::array{
+        kAttnNorm,
+        matrix("self_attn.q_a_proj", "attn_q_a", Dim::hidden, Dim::q_lora, kLoraBits),
+        vector_row("self_attn.q_a_layernorm", "attn_q_a_norm", Dim::q_lora, kLoraBits),
+        matrix("self_attn.q_b_proj", "attn_q_b", Dim::q_lora, Dim::q_mla_width, kLoraBits),
+        matrix("self_attn.q_proj", "attn_q", Dim::hidden, Dim::q_mla_width, kQBits),
+        matrix("self_attn.kv_a_proj_with_mqa", "attn_kv_a_mqa", Dim::hidden, Dim::kv_a_width),
+        vector_row("self_attn.kv_a_layernorm", "attn_kv_a_norm", Dim::kv_lora),
+        kv_b_part("attn_k_b", Dim::mla_nope, Dim::kv_lora, RowTransform::mla_k_b),
+        kv_b_part("attn_v_b", Dim::kv_lora, Dim::mla_v, RowTransform::mla_v_b),
+        presplit("self_attn.embed_q", "attn_k_b", Dim::mla_nope, Dim::kv_lora),
+        presplit("self_attn.unembed_out", "attn_v_b", Dim::kv_lora, Dim::mla_v),
+        matrix("self_attn.o_proj", "attn_output", Dim::o_mla_width, Dim::hidden),
+        kFfnNorm,
+        // The leading dense layers.
+        matrix("mlp.gate_proj", "ffn_gate", Dim::hidden, Dim::ffn, kDenseBits),
+        matrix("mlp.down_proj", "ffn_down", Dim::ffn, Dim::hidden, kDenseBits),
+        matrix("mlp.up_proj", "ffn_up", Dim::hidden, Dim::ffn, kDenseBits),
+        // The MoE layers: router, its score-correction bias (DeepSeek-V3; V2 has none), experts,
+        // shared experts.
+        on_moe(kQwenMoeFfn[0]),
+        [] {  // mlp.gate.e_score_correction_bias [experts] -> exp_probs_b.bias, kept F32
+            TensorSpec spec = vector_row("mlp.gate.e_score_correction_bias", "exp_probs_b.bias",
+                                         Dim::experts, kMoeBits);
+            spec.weight = optional;
+            spec.role = SourceRole::router_f32;
+            spec.bare = true;  // the names as they are: no ".weight"
+            return spec;
+        }(),
+        on_moe(kQwenMoeFfn[1]),
+        on_moe(kQwenMoeFfn[2]),
+        on_moe(kQwenMoeFfn[3]),
+        matrix("mlp.shared_experts.gate_proj", "ffn_gate_shexp", Dim::hidden,
+               Dim::shared_experts_ffn, kMoeBits),
+        matrix("mlp.shared_experts.down_proj", "ffn_down_shexp", Dim::shared_experts_ffn,
+               Dim::hidden, kMoeBits),
+        matrix("mlp.shared_experts.up_proj", "ffn_up_shexp", Dim::hidden, Dim::shared_experts_ffn,
+               kMoeBits),
+    },
+    nextn_head(kMtpBits));  // GLM-4.7-Flash's MTP layers only
 // The loader falls back to token_embd when output.weight is absent.
 constexpr TensorSpec kLast[] = {kOutputNorm, output_row(optional)};
 
@@ -155,7 +160,8 @@ void prepare_deepseek2(nlohmann::json& root) {
 }
 
 // The loader's rule: layers below leading_dense_block_count are dense, the rest MoE; each with
-// q_a/q_b when q_lora_rank is set, else q.
+// q_a/q_b when q_lora_rank is set, else q. Then the nextn_layers MTP layers (none for the
+// converter's DeepseekV2Model, which drops them; GLM-4.7-Flash's, and a GGUF's for rebox check).
 void deepseek2_layer_kinds(ModelConfig& config) {
     config.layer_kinds.clear();
     const uint32_t dense = config.leading_dense_blocks.value_or(0);
@@ -163,6 +169,8 @@ void deepseek2_layer_kinds(ModelConfig& config) {
     for (uint32_t i = 0; i < config.num_hidden_layers; ++i)
         config.layer_kinds.push_back(i < dense ? (lora ? kDenseLora : kDenseQ)
                                                : (lora ? kMoeLora : kMoeQ));
+    config.layer_kinds.resize(config.num_hidden_layers + config.nextn_layers,
+                              lora ? kMtpLora : kMtpQ);
 }
 
 // The MLA sizes, the routing fields and YaRN's log multiplier, as the converter reads them.
@@ -225,8 +233,34 @@ constexpr Architecture kDeepseek2 = [] {
     return a;
 }();
 
+// GLM-4.7-Flash (Glm4MoeLiteForCausalLM) is Glm4MoeLiteModel (conversion/glm.py), a
+// DeepseekV2Model that keeps the num_nextn_predict_layers MTP layers (layers.N from
+// num_hidden_layers on: a whole MoE layer plus the MTP head, written as blk.N.nextn.*; counted in
+// block_count, and nextn_predict_layers written after DeepseekV2Model's KVs when there are any)
+// and reads GLM's vocabulary (_set_vocab_glm).
+constexpr std::string_view kLiteModelTypes[] = {"glm4_moe_lite"};
+constexpr auto kLiteKvs = join(std::to_array(kKvs), std::array{ArchKv::nextn_predict_layers});
+
+// The MTP layer count first: read_deepseek2 sets the layer kinds.
+void read_glm4_moe_lite(const nlohmann::json& root, ModelConfig& config) {
+    config.nextn_layers = config_count(root, "num_nextn_predict_layers", 0, 64).value_or(0);
+    read_deepseek2(root, config);
+}
+
+constexpr Architecture kGlm4MoeLite = [] {
+    Architecture a = kDeepseek2;
+    a.model_types = kLiteModelTypes;
+    a.kvs = kLiteKvs;
+    a.finish_config = read_glm4_moe_lite;
+    a.finish_vocab = glm_vocab;
+    a.drops_mtp_layers = false;
+    a.mtp_probe = "nextn.eh_proj";  // the loader's trunk-only probe
+    return a;
+}();
+
 }  // namespace deepseek2_record
 
 const Architecture& deepseek2_architecture() { return deepseek2_record::kDeepseek2; }
+const Architecture& glm4_moe_lite_architecture() { return deepseek2_record::kGlm4MoeLite; }
 
 }  // namespace rebox::arch::detail

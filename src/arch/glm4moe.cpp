@@ -48,47 +48,41 @@ constexpr TensorSpec norm_row(std::string_view hf, std::string_view gguf, Dim wi
 }
 
 constexpr TensorSpec kFirst[] = {kTokenEmbd};
-constexpr TensorSpec kLayer[] = {
-    kAttnNorm,
-    attn_q(optional),
-    attn_k(optional),
-    attn_v(optional),
-    attn_output(),
-    on(attn_q_norm(), 0, optional),
-    on(attn_k_norm(), 0, optional),
-    kPostAttentionNorm,
-    // The leading dense layers.
-    matrix("mlp.gate_proj", "ffn_gate", Dim::hidden, Dim::ffn, kDenseBit),
-    matrix("mlp.down_proj", "ffn_down", Dim::ffn, Dim::hidden, kDenseBit),
-    matrix("mlp.up_proj", "ffn_up", Dim::hidden, Dim::ffn, kDenseBit),
-    // The MoE layers (and the MTP layers): router, its score-correction bias, experts, shared
-    // experts.
-    on(kQwenMoeFfn[0], kMoeBits),
-    [] {  // mlp.gate.e_score_correction_bias [experts] -> exp_probs_b.bias, kept F32
-        TensorSpec spec = norm_row("mlp.gate.e_score_correction_bias", "exp_probs_b.bias",
-                                   Dim::experts, kMoeBits);
-        spec.role = SourceRole::router_f32;
-        spec.bare = true;  // the names as they are: no ".weight"
-        return spec;
-    }(),
-    on(kQwenMoeFfn[1], kMoeBits),
-    on(kQwenMoeFfn[2], kMoeBits),
-    on(kQwenMoeFfn[3], kMoeBits),
-    matrix("mlp.shared_experts.gate_proj", "ffn_gate_shexp", Dim::hidden, Dim::shared_experts_ffn,
-           kMoeBits),
-    matrix("mlp.shared_experts.down_proj", "ffn_down_shexp", Dim::shared_experts_ffn, Dim::hidden,
-           kMoeBits),
-    matrix("mlp.shared_experts.up_proj", "ffn_up_shexp", Dim::hidden, Dim::shared_experts_ffn,
-           kMoeBits),
-    // The MTP head (required once the MTP layer is there at all: Architecture::mtp_probe).
-    matrix("eh_proj", "nextn.eh_proj", Dim::hidden_x2, Dim::hidden, kMtpBit),
-    matrix("embed_tokens", "nextn.embed_tokens", Dim::hidden, Dim::vocab, kMtpBit, optional),
-    norm_row("enorm", "nextn.enorm", Dim::hidden, kMtpBit),
-    norm_row("hnorm", "nextn.hnorm", Dim::hidden, kMtpBit),
-    matrix("shared_head.head", "nextn.shared_head_head", Dim::hidden, Dim::vocab, kMtpBit,
-           optional),
-    norm_row("shared_head.norm", "nextn.shared_head_norm", Dim::hidden, kMtpBit, optional),
-};
+constexpr auto kLayer = join(
+    std::array{
+        kAttnNorm,
+        attn_q(optional),
+        attn_k(optional),
+        attn_v(optional),
+        attn_output(),
+        on(attn_q_norm(), 0, optional),
+        on(attn_k_norm(), 0, optional),
+        kPostAttentionNorm,
+        // The leading dense layers.
+        matrix("mlp.gate_proj", "ffn_gate", Dim::hidden, Dim::ffn, kDenseBit),
+        matrix("mlp.down_proj", "ffn_down", Dim::ffn, Dim::hidden, kDenseBit),
+        matrix("mlp.up_proj", "ffn_up", Dim::hidden, Dim::ffn, kDenseBit),
+        // The MoE layers (and the MTP layers): router, its score-correction bias, experts, shared
+        // experts.
+        on(kQwenMoeFfn[0], kMoeBits),
+        [] {  // mlp.gate.e_score_correction_bias [experts] -> exp_probs_b.bias, kept F32
+            TensorSpec spec = norm_row("mlp.gate.e_score_correction_bias", "exp_probs_b.bias",
+                                       Dim::experts, kMoeBits);
+            spec.role = SourceRole::router_f32;
+            spec.bare = true;  // the names as they are: no ".weight"
+            return spec;
+        }(),
+        on(kQwenMoeFfn[1], kMoeBits),
+        on(kQwenMoeFfn[2], kMoeBits),
+        on(kQwenMoeFfn[3], kMoeBits),
+        matrix("mlp.shared_experts.gate_proj", "ffn_gate_shexp", Dim::hidden,
+               Dim::shared_experts_ffn, kMoeBits),
+        matrix("mlp.shared_experts.down_proj", "ffn_down_shexp", Dim::shared_experts_ffn,
+               Dim::hidden, kMoeBits),
+        matrix("mlp.shared_experts.up_proj", "ffn_up_shexp", Dim::hidden, Dim::shared_experts_ffn,
+               kMoeBits),
+    },
+    nextn_head(kMtpBit));
 // The loader falls back to token_embd when output.weight is absent.
 constexpr TensorSpec kLast[] = {kOutputNorm, output_row(optional)};
 
@@ -182,10 +176,12 @@ void glm4moe_checks(const Architecture&, const ModelConfig& config,
                            std::to_string(config.num_hidden_layers));
 }
 
+}  // namespace glm4moe_record
+
 // _set_vocab_glm: a byte-level BPE vocabulary whose pre-tokenizer the converter names "glm4" by
 // its hash (GLM's Split regex is llama-bpe's), and four special tokens looked up by their text
 // among the added tokens (all four must exist) and set where gguf-py's SpecialVocab has none yet.
-void glm4moe_vocab(TokenizerVocab& vocab, bool pre_given) {
+void glm_vocab(TokenizerVocab& vocab, bool pre_given) {
     const auto refuse = [](const std::string& field, const std::string& problem) {
         throw Error(
             ExitClass::blocker, "tokenizer.json", field, problem,
@@ -211,13 +207,15 @@ void glm4moe_vocab(TokenizerVocab& vocab, bool pre_given) {
     if (!vocab.eom_id) vocab.eom_id = eom;
 }
 
+namespace glm4moe_record {
+
 constexpr Architecture kGlm4Moe = [] {
     Architecture a{"glm4moe", kModelTypes, kFirst, kLayer, kLast, kKvs, {}};
     a.prepare_config = prepare_glm4moe;
     a.finish_config = read_glm4moe;
     a.set_layer_kinds = glm4moe_layer_kinds;
     a.config_checks = glm4moe_checks;
-    a.finish_vocab = glm4moe_vocab;
+    a.finish_vocab = glm_vocab;
     a.mtp_probe = "nextn.eh_proj";  // the loader's trunk-only probe
     // glm4-moe.cpp applies the .scale of attention and the output only.
     a.nvfp4_scales = {.output = true};

@@ -44,6 +44,7 @@ const Architecture* const kArchitectures[] = {
     &detail::glm4moe_architecture(),
     &detail::gemma4_architecture(),
     &detail::deepseek2_architecture(),
+    &detail::glm4_moe_lite_architecture(),
 };
 
 constexpr std::string_view kExpertPlaceholder = "{e}";

@@ -7,7 +7,7 @@ split from, the inverse of mlx-lm's sanitize) go through DeepseekV2Model -> Text
 converter_run.py; torch.stack is np.stack, and kv_b_proj is handed over as a small tensor stand-in whose
 view / split / transpose are numpy's reshape / split / swapaxes, so the converter's own split of
 kv_b_proj into attn_k_b and attn_v_b runs as written): filter_tensors, modify_tensors (the MTP layer
-dropped, the experts stacked once all of a layer's are in, e_score_correction_bias -> exp_probs_b.bias)
+dropped (GLM-4.7-Flash: Glm4MoeLiteModel on top, which keeps it), the experts stacked once all of a layer's are in, e_score_correction_bias -> exp_probs_b.bias)
 and gguf-py's tensor name map give every GGUF name and array llama.cpp's converter writes. gguf-py's
 GGUFReader reads FILE.gguf: every tensor must be one of those (name, ne, values bit for bit) and every one
 of those must be in the file; every deepseek2.* KV set_gguf_parameters writes must be in the file with
@@ -30,6 +30,8 @@ from converter_run import Converter, block_id
 from source_values import Source
 
 CHAIN = [("deepseek.py", "DeepseekV2Model"), ("base.py", "TextModel"), ("base.py", "ModelBase")]
+# GLM-4.7-Flash (model_type glm4_moe_lite): Glm4MoeLiteModel keeps the MTP layers, reads GLM's vocabulary.
+LITE_CHAIN = [("glm.py", "Glm4MoeLiteModel")] + CHAIN
 
 
 class Tensor:
@@ -113,8 +115,14 @@ def check(llama_src, model_dir, gguf_path, expect_types):
     problems = []
     logging.getLogger("gguf.gguf_writer").setLevel(logging.ERROR)  # expert_count written twice
     src = Source(model_dir)
+    lite = src.config.get("model_type") == "glm4_moe_lite"
+    chain = LITE_CHAIN if lite else CHAIN
     attrs = {"_experts": None, **class_constants(llama_src, *CHAIN[0])}
-    conv = Converter(llama_src, CHAIN, model_dir, dict(src.config), attrs=attrs,
+    if lite:  # Glm4MoeLiteModel's own constants, and index_tensors' main layer count
+        attrs.update(class_constants(llama_src, *LITE_CHAIN[0]))
+        attrs["_n_main_layers"] = src.config["num_hidden_layers"]
+        attrs.update(no_mtp=False, mtp_only=False)  # ModelBase's defaults: no --no-mtp / --mtp
+    conv = Converter(llama_src, chain, model_dir, dict(src.config), attrs=attrs,
                      extra_globals={"torch": Torch, "re": re})
     # As ModelBase.write: the tensors first (modify_tensors views kv_b_proj by config.json's
     # num_key_value_heads), then set_gguf_parameters (which sets it to 1).
@@ -144,7 +152,13 @@ def check(llama_src, model_dir, gguf_path, expect_types):
     got = [k for k in reader.fields if k.startswith(arch + ".") and ".rope.scaling." not in k]
     if got != order:
         problems.append(f"{arch}.* keys (without rope.scaling.*) in the order {got}, the converter's {order}")
-    problems += pre_tokenizer_problems(llama_src, model_dir, reader)
+    if lite:  # _set_vocab_glm names GLM's tokenizer "glm4"
+        field = reader.fields.get("tokenizer.ggml.pre")
+        pre = bytes(field.parts[field.data[0]]).decode() if field else None
+        if pre != "glm4":
+            problems.append(f"tokenizer.ggml.pre is {pre!r}, not 'glm4'")
+    else:
+        problems += pre_tokenizer_problems(llama_src, model_dir, reader)
     print(f"  {gguf_path.rsplit('/', 1)[-1]} ({src.format}): {same}/{len(reader.tensors)} tensors and "
           f"{len(want_kvs)} {arch} KVs as llama.cpp's converter writes them; types {types}")
     return [f"{gguf_path}: {p}" for p in problems]

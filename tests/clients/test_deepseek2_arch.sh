@@ -3,13 +3,15 @@
 # deepseek2: MLA with q_lora_rank, layer 0 dense, layers 1-2 MoE with 4 experts and a shared expert, an
 # MTP stand-in) in BF16, mcq-v1 (4 bits; attn_k_b as exact F32 with --allow-lossless-fallback) and MLX
 # (mlx-lm's deepseek_v3: kv_b_proj stored split as embed_q / unembed_out, read as attn_k_b / attn_v_b in
-# Q4_1 without a fallback), and without q_lora_rank in BF16, is converted by default and with --outtype f32, then
+# Q4_1 without a fallback), and without q_lora_rank in BF16, and GLM-4.7-Flash (--arch glm4_moe_lite: the same
+# layers, a whole MTP layer kept, GLM's tokenizer; BF16 and mcq-v1), is converted by default and with --outtype f32, then
 #  - rebox verify passes on every file;
 #  - ggufpy_deepseek2.py (one process): every tensor (name, type, ne, values bit for bit; kv_b_proj split
 #    into attn_k_b / attn_v_b by the converter's own code) and every deepseek2.* KV equal what the
 #    bundle's DeepseekV2Model chain writes for the same (dequantized) checkpoint; the fixture's
 #    tokenizer.json carries DeepSeek-V3's pre-tokenizer (three Split regexes, which must equal
-#    llama-vocab.cpp's DEEPSEEK3_LLM list) and every file must say tokenizer.ggml.pre "deepseek-v3";
+#    llama-vocab.cpp's DEEPSEEK3_LLM list) and every file must say tokenizer.ggml.pre "deepseek-v3"
+#    (GLM-4.7-Flash's: the bundle's Glm4MoeLiteModel chain, which keeps the MTP layer, and "glm4");
 #  - llama_embed_pairs.mjs (one llama.cpp process): llama.cpp v0.4.0 loads the q_lora_rank files and
 #    their f32 twins and their embeddings agree (cos >= 0.999) (its loader requires q_lora_rank of any
 #    deepseek2 but the "lite" layer counts, so the q_proj file is compared with the converter only);
@@ -22,15 +24,18 @@ clients_init deepseek2_arch "${1:-}"
 ggufpy_setup "$BUILD"
 
 compare=() pairs=()
-for variant in float mcq mlx plain; do
+for variant in float mcq mlx plain glm-lite glm-lite-mcq; do
   dir="$WORK/deepseek2-$variant"
+  arch=deepseek2
   case $variant in
     float) make=(--format float) conv=() types=F32,BF16 ;;
     mcq) make=(--format mcq) conv=(--allow-lossless-fallback) types=F32,Q4_1 ;;
     mlx) make=(--format mlx) conv=() types=F32,Q4_1 ;;
     plain) make=(--format float --no-q-lora) conv=() types=F32,BF16 ;;
+    glm-lite) arch=glm4_moe_lite make=(--format float) conv=() types=F32,BF16 ;;
+    glm-lite-mcq) arch=glm4_moe_lite make=(--format mcq) conv=(--allow-lossless-fallback) types=F32,Q4_1 ;;
   esac
-  "$MKFIXTURE" "$dir" --preset tiny --arch deepseek2 "${make[@]}" --force >/dev/null
+  "$MKFIXTURE" "$dir" --preset tiny --arch $arch "${make[@]}" --force >/dev/null
   "$REBOX" convert "$dir" -o "$dir.gguf" "${conv[@]}" --quiet
   "$REBOX" convert "$dir" -o "$dir-f32.gguf" --outtype f32 --quiet
   "$REBOX" verify "$dir" "$dir-f32.gguf" >/dev/null

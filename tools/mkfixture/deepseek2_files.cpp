@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "float_files.hpp"
+#include "glm4moe_files.hpp"
 #include "hf_files.hpp"
 #include "json_files.hpp"
 #include "mlx_files.hpp"
@@ -73,6 +74,48 @@ ojson ds_config(int64_t vocab, bool no_q_lora) {
                  {"vocab_size", vocab}};
 }
 
+// GLM-4.7-Flash's config.json fields (zai-org/GLM-4.7-Flash: Glm4MoeLiteForCausalLM, no
+// scoring_func, no rope scaling, one MTP layer) at the fixture's sizes.
+ojson glm_lite_config(int64_t vocab, int64_t endoftext, int64_t user, int64_t observation) {
+    return ojson{{"architectures", {"Glm4MoeLiteForCausalLM"}},
+                 {"attention_bias", false},
+                 {"attention_dropout", 0.0},
+                 {"eos_token_id", {endoftext, user, observation}},
+                 {"first_k_dense_replace", kDenseLayers},
+                 {"hidden_act", "silu"},
+                 {"hidden_size", kHidden},
+                 {"intermediate_size", kFf},
+                 {"kv_lora_rank", kKvLora},
+                 {"max_position_embeddings", 2048},
+                 {"model_type", "glm4_moe_lite"},
+                 {"moe_intermediate_size", kMoeFf},
+                 {"n_group", 1},
+                 {"n_routed_experts", kExperts},
+                 {"n_shared_experts", kShared},
+                 {"norm_topk_prob", true},
+                 {"num_attention_heads", kHeads},
+                 {"num_experts_per_tok", kExpertsUsed},
+                 {"num_hidden_layers", kLayers},
+                 {"num_key_value_heads", kHeads},
+                 {"num_nextn_predict_layers", 1},
+                 {"pad_token_id", endoftext},
+                 {"partial_rotary_factor", 1.0},
+                 {"q_lora_rank", kQLora},
+                 {"qk_nope_head_dim", kNope},
+                 {"qk_rope_head_dim", kRope},
+                 {"rms_norm_eps", 1e-05},
+                 {"rope_scaling", nullptr},
+                 {"rope_theta", 1000000},
+                 {"routed_scaling_factor", 1.8},
+                 {"tie_word_embeddings", false},
+                 {"topk_group", 1},
+                 {"topk_method", "noaux_tc"},
+                 {"torch_dtype", "bfloat16"},
+                 {"use_cache", true},
+                 {"v_head_dim", kV},
+                 {"vocab_size", vocab}};
+}
+
 // The checkpoint's tensors in transformers' order. mcq: 4 bits in groups of 32, the router at 8.
 // MLX (mlx-lm's deepseek_v3 after its sanitize): 4 bits / 32, kv_b_proj stored split as embed_q
 // [heads, kv_lora, nope] and unembed_out [heads, v, kv_lora], the experts stacked (switch_mlp),
@@ -88,7 +131,8 @@ ModelPlan ds_plan(const Deepseek2Options& o, int64_t vocab) {
     std::vector<PlanUnit>& u = plan.units;
     u.push_back(quant_unit("model.embed_tokens.weight", vocab, kHidden, q));
     const int64_t q_width = kHeads * (kNope + kRope), shared = kMoeFf * kShared;
-    for (int64_t i = 0; i < kLayers; ++i) {
+    // GLM-4.7-Flash's MTP layer (layers.3) is a whole MoE layer, then the MTP head.
+    for (int64_t i = 0; i < kLayers + (o.glm_lite ? 1 : 0); ++i) {
         const std::string p = "model.layers." + std::to_string(i) + ".";
         u.push_back(vector_unit(p + "input_layernorm.weight", kHidden, 1.0, 0.05));
         if (o.no_q_lora) {
@@ -147,11 +191,18 @@ ModelPlan ds_plan(const Deepseek2Options& o, int64_t vocab) {
         u.push_back(quant_unit(p + "mlp.shared_experts.gate_proj.weight", shared, kHidden, q));
         u.push_back(quant_unit(p + "mlp.shared_experts.up_proj.weight", shared, kHidden, q));
         u.push_back(quant_unit(p + "mlp.shared_experts.down_proj.weight", kHidden, shared, q));
+        if (i < kLayers) continue;
+        u.push_back(quant_unit(p + "embed_tokens.weight", vocab, kHidden, q));
+        u.push_back(quant_unit(p + "eh_proj.weight", kHidden, 2 * kHidden, q));
+        u.push_back(vector_unit(p + "enorm.weight", kHidden, 1.0, 0.05));
+        u.push_back(vector_unit(p + "hnorm.weight", kHidden, 1.0, 0.05));
+        u.push_back(quant_unit(p + "shared_head.head.weight", vocab, kHidden, q));
+        u.push_back(vector_unit(p + "shared_head.norm.weight", kHidden, 1.0, 0.05));
     }
     // A stand-in for the MTP layer (layers.3): DeepseekV2Model drops every tensor of it (mlx-lm's
     // sanitize too).
     const std::string mtp = "model.layers." + std::to_string(kLayers) + ".";
-    if (!mlx) {
+    if (!mlx && !o.glm_lite) {
         u.push_back(vector_unit(mtp + "input_layernorm.weight", kHidden, 1.0, 0.05));
         u.push_back(vector_unit(mtp + "enorm.weight", kHidden, 1.0, 0.05));
         u.push_back(vector_unit(mtp + "hnorm.weight", kHidden, 1.0, 0.05));
@@ -200,10 +251,20 @@ std::string write_deepseek2_fixture(const std::filesystem::path& out_dir,
     using namespace deepseek2_fixture;
     if (o.format != "float" && o.format != "mcq" && o.format != "mlx")
         throw std::runtime_error("--arch deepseek2: --format float, mcq or mlx, not " + o.format);
-    const int64_t vocab = write_tokenizer_files(
-        out_dir, TokenizerOptions{.kind = "small", .real_tokenizer_json = {}});
-    use_deepseek_v3_pre_tokenizer(out_dir);
-    write_ds_json(out_dir / "config.json", ds_config(vocab, o.no_q_lora));
+    if (o.glm_lite && (o.format == "mlx" || o.no_q_lora))
+        throw std::runtime_error("--arch glm4_moe_lite: --format float or mcq, with q_lora_rank");
+    int64_t vocab = 0;
+    if (o.glm_lite) {
+        int64_t endoftext = 0, user = 0, observation = 0;
+        vocab = write_glm_tokenizer(out_dir, &endoftext, &user, &observation);
+        write_ds_json(out_dir / "config.json",
+                      glm_lite_config(vocab, endoftext, user, observation));
+    } else {
+        vocab = write_tokenizer_files(out_dir,
+                                      TokenizerOptions{.kind = "small", .real_tokenizer_json = {}});
+        use_deepseek_v3_pre_tokenizer(out_dir);
+        write_ds_json(out_dir / "config.json", ds_config(vocab, o.no_q_lora));
+    }
     const ModelPlan plan = ds_plan(o, vocab);
     if (o.format == "mcq") {
         write_model_files(out_dir, plan, 1, o.seed);
@@ -222,7 +283,8 @@ std::string write_deepseek2_fixture(const std::filesystem::path& out_dir,
     } else {
         write_float_model_files(out_dir, plan, 1, o.seed, FloatOptions{"bf16", ""});
     }
-    return "deepseek2, " + (o.format == "float" ? std::string("bf16") : o.format) + ", vocab " +
+    return std::string(o.glm_lite ? "glm4_moe_lite (deepseek2)" : "deepseek2") + ", " +
+           (o.format == "float" ? std::string("bf16") : o.format) + ", vocab " +
            std::to_string(vocab) + (o.no_q_lora ? ", no q_lora_rank" : "") + ", " +
            std::to_string(plan.units.size()) + " tensors";
 }

@@ -36,33 +36,6 @@ void use_glm_regex(ojson& node) {
         for (auto& child : node) use_glm_regex(child);
 }
 
-// The generated tokenizer with GLM's regex and special tokens; returns the token count and sets
-// *endoftext, *user, *observation to their ids.
-int64_t glm_tokenizer(const fs::path& out_dir, int64_t* endoftext, int64_t* user,
-                      int64_t* observation) {
-    int64_t count = write_tokenizer_files(
-        out_dir, TokenizerOptions{.kind = "small", .real_tokenizer_json = {}});
-    ojson tok = read_json_file(out_dir / "tokenizer.json");
-    ojson config = read_json_file(out_dir / "tokenizer_config.json");
-    use_glm_regex(tok);
-    for (const char* content : kGlmSpecials) {
-        ojson token{{"id", count++},   {"content", content}, {"single_word", false},
-                    {"lstrip", false}, {"rstrip", false},    {"normalized", false},
-                    {"special", true}};
-        tok["added_tokens"].push_back(token);
-        token.erase("id");
-        config["added_tokens_decoder"][std::to_string(count - 1)] = token;
-    }
-    config["eos_token"] = "<|endoftext|>";
-    config["tokenizer_class"] = "PreTrainedTokenizerFast";
-    write_json_file(out_dir / "tokenizer.json", tok);
-    write_json_file(out_dir / "tokenizer_config.json", config);
-    *endoftext = added_token_id_in_file(out_dir / "tokenizer.json", "<|endoftext|>");
-    *user = added_token_id_in_file(out_dir / "tokenizer.json", "<|user|>");
-    *observation = added_token_id_in_file(out_dir / "tokenizer.json", "<|observation|>");
-    return count;
-}
-
 // GLM-4.5-Air's config.json fields at the fixture's sizes (GLM-4.5's use_qk_norm).
 ojson config_json(int64_t vocab, int64_t endoftext, int64_t user, int64_t observation) {
     return ojson{{"architectures", {"Glm4MoeForCausalLM"}},
@@ -186,6 +159,31 @@ ModelPlan glm4moe_plan(const Glm4MoeOptions& o, int64_t vocab) {
 
 }  // namespace
 
+int64_t write_glm_tokenizer(const fs::path& out_dir, int64_t* endoftext, int64_t* user,
+                            int64_t* observation) {
+    int64_t count = write_tokenizer_files(
+        out_dir, TokenizerOptions{.kind = "small", .real_tokenizer_json = {}});
+    ojson tok = read_json_file(out_dir / "tokenizer.json");
+    ojson config = read_json_file(out_dir / "tokenizer_config.json");
+    use_glm_regex(tok);
+    for (const char* content : kGlmSpecials) {
+        ojson token{{"id", count++},   {"content", content}, {"single_word", false},
+                    {"lstrip", false}, {"rstrip", false},    {"normalized", false},
+                    {"special", true}};
+        tok["added_tokens"].push_back(token);
+        token.erase("id");
+        config["added_tokens_decoder"][std::to_string(count - 1)] = token;
+    }
+    config["eos_token"] = "<|endoftext|>";
+    config["tokenizer_class"] = "PreTrainedTokenizerFast";
+    write_json_file(out_dir / "tokenizer.json", tok);
+    write_json_file(out_dir / "tokenizer_config.json", config);
+    *endoftext = added_token_id_in_file(out_dir / "tokenizer.json", "<|endoftext|>");
+    *user = added_token_id_in_file(out_dir / "tokenizer.json", "<|user|>");
+    *observation = added_token_id_in_file(out_dir / "tokenizer.json", "<|observation|>");
+    return count;
+}
+
 std::string write_glm4moe_fixture(const fs::path& out_dir, const Glm4MoeOptions& o) {
     if (o.format != "float" && o.format != "mcq" && o.format != "mlx")
         throw std::runtime_error("--arch glm4moe: --format float, mcq or mlx, not " + o.format);
@@ -199,7 +197,7 @@ std::string write_glm4moe_fixture(const fs::path& out_dir, const Glm4MoeOptions&
         throw std::runtime_error(
             "--glm4moe-defect expert-missing: one tensor per expert (not mlx)");
     int64_t endoftext = 0, user = 0, observation = 0;
-    const int64_t vocab = glm_tokenizer(out_dir, &endoftext, &user, &observation);
+    const int64_t vocab = write_glm_tokenizer(out_dir, &endoftext, &user, &observation);
     ojson config = config_json(vocab, endoftext, user, observation);
     if (o.defect == "no-shared-count") config.erase("n_shared_experts");
     write_json_file(out_dir / "config.json", config);

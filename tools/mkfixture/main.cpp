@@ -133,17 +133,19 @@ int main(int argc, char** argv) {
            "layer 1 MoE with 4 experts and a shared expert, 1 MTP layer; --format float (bf16), "
            "mcq or mlx) | deepseek2 (tiny only: DeepseekV3ForCausalLM with MLA, layer 0 dense, "
            "layers 1-2 MoE with 4 experts and a shared expert, an MTP stand-in; --format float "
-           "(bf16), mcq or mlx; --no-q-lora) | "
+           "(bf16), mcq or mlx; --no-q-lora) | glm4_moe_lite (tiny only: GLM-4.7-Flash, "
+           "deepseek2's sizes with GLM's tokenizer and a whole MTP layer; --format float or "
+           "mcq) | "
            "gemma4 (tiny only: Gemma4ForConditionalGeneration; --format float (bf16, the "
            "default), mcq or mlx (with --recipe); "
            "3 sliding-window layers then a full-attention one with global_head_dim 32, 1 kv head "
            "and no v_proj, a layer_scalar per layer, tied, a vision tower stand-in)")
-        ->check(CLI::IsMember({"qwen3",      "qwen2",    "llama",  "mistral",     "qwen3_moe",
-                               "qwen2_moe",  "mixtral",  "phi3",   "gemma",       "gemma2",
-                               "gemma3",     "gpt_oss",  "bert",   "xlm-roberta", "nomic-bert",
-                               "modernbert", "seed_oss", "olmo2",  "olmo3",       "smollm3",
-                               "mistral3",   "apertus",  "qwen35", "glm4moe",     "gemma4",
-                               "deepseek2",  "qwen35moe"}));
+        ->check(CLI::IsMember(
+            {"qwen3",   "qwen2",       "llama",         "mistral",    "qwen3_moe", "qwen2_moe",
+             "mixtral", "phi3",        "gemma",         "gemma2",     "gemma3",    "gpt_oss",
+             "bert",    "xlm-roberta", "nomic-bert",    "modernbert", "seed_oss",  "olmo2",
+             "olmo3",   "smollm3",     "mistral3",      "apertus",    "qwen35",    "glm4moe",
+             "gemma4",  "deepseek2",   "glm4_moe_lite", "qwen35moe"}));
     bool deepseek2_no_q_lora = false;
     app.add_flag("--no-q-lora", deepseek2_no_q_lora,
                  "--arch deepseek2: q_lora_rank null (q_proj instead of q_a_proj / q_b_proj)");
@@ -423,13 +425,16 @@ int main(int argc, char** argv) {
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
             return 0;
         }
-        if (arch == "deepseek2" || deepseek2_no_q_lora) {
-            if (arch != "deepseek2") throw std::runtime_error("--no-q-lora needs --arch deepseek2");
-            if (preset != "tiny") throw std::runtime_error("--arch deepseek2: --preset tiny only");
-            refuse_decoder_options(app, "--arch deepseek2", false);
+        if (arch == "deepseek2" || arch == "glm4_moe_lite" || deepseek2_no_q_lora) {
+            if (deepseek2_no_q_lora && arch != "deepseek2")
+                throw std::runtime_error("--no-q-lora needs --arch deepseek2");
+            if (preset != "tiny")
+                throw std::runtime_error("--arch " + arch + ": --preset tiny only");
+            refuse_decoder_options(app, "--arch " + arch, false);
             const mkfixture::Deepseek2Options options{
                 .format = app.count("--format") ? format : "float",
                 .no_q_lora = deepseek2_no_q_lora,
+                .glm_lite = arch == "glm4_moe_lite",
                 .seed = seed};
             const fs::path out(out_dir);
             prepare_output_dir(out_dir, force, true);

@@ -9,17 +9,18 @@
 // [hidden, heads * v]. Layers below first_k_dense_replace have the dense mlp, the others the
 // router mlp.gate with an optional e_score_correction_bias [experts], the experts and
 // mlp.shared_experts.* (moe_intermediate_size * n_shared_experts wide). The layers from
-// num_hidden_layers on (MTP) are left out, as skip_mtp drops them.
+// num_hidden_layers on (MTP) are left out, as skip_mtp drops them. GLM-4.7-Flash: below.
 #include <string>
 
 #include "rebox/error.hpp"
 #include "verify/arch/ref_arch.hpp"
+#include "verify/metadata/kv_checker.hpp"
 
 namespace rebox::verify_ref::detail {
 namespace deepseek2_ref {
 
 constexpr RefKv kDeepseek2Kvs[] = {RefKv::rope_freq_base, RefKv::rms_epsilon, RefKv::vocab_size,
-                                   RefKv::rope_scaling_yarn, RefKv::deepseek2_mla};
+                                   RefKv::rope_scaling_yarn};
 
 // DeepseekV2Model counts its routed experts as n_routed_experts; rms_norm_eps is 1e-6 when absent.
 void deepseek2_names(nlohmann::json& root) {
@@ -74,10 +75,82 @@ std::optional<std::vector<int64_t>> deepseek2_shape(const RefConfig& c, std::str
     if (rest == "self_attn.embed_q.weight") return Shape{heads, kv_lora, m.nope};  // mlx-lm
     if (rest == "self_attn.unembed_out.weight") return Shape{heads, m.v, kv_lora};
     if (rest == "self_attn.o_proj.weight") return Shape{hidden, heads * m.v};
+    if (auto head = ref_nextn_head_shape(c, rest, layer >= c.num_hidden_layers)) return head;
     return ref_moe_part_shape(c, rest, moe);
 }
 
+// GLM-4.7-Flash (Glm4MoeLiteModel): its num_nextn_predict_layers MTP layers are kept.
+void glm4_moe_lite_config(const nlohmann::json& root, RefConfig& c) {
+    deepseek2_config(root, c);
+    c.mtp_layers = ref_count(root, "num_nextn_predict_layers", 64).value_or(0);
+}
+
+// DeepseekV2Model (and TextModel under it, num_key_value_heads set to 1): MLA as MQA.
+void check_deepseek2_kvs(KvChecker& kv, const std::string& arch, const RefConfig& config) {
+    const RefConfig::Mla m = config.mla.value_or(RefConfig::Mla{});
+    const std::string none = "not in config.json";
+    kv.expect_u32(arch + ".attention.head_count_kv", 1);
+    kv.expect_optional(arch + ".expert_group_count", config.n_group, none);
+    kv.expect_optional(arch + ".expert_group_used_count", config.topk_group, none);
+    // gguf-py's ExpertGatingFuncType: SOFTMAX 1, SIGMOID 2, SQRTSOFTPLUS 4.
+    const std::string& score = config.score_function;
+    if (score.empty())
+        kv.expect_absent(arch + ".expert_gating_func", "no score function in config.json");
+    else
+        kv.expect_u32(arch + ".expert_gating_func", score == "softmax"   ? 1
+                                                    : score == "sigmoid" ? 2
+                                                                         : 4);
+    kv.expect_u32(arch + ".attention.key_length", uint64_t{m.kv_lora_rank} + m.rope);
+    kv.expect_u32(arch + ".attention.value_length", m.kv_lora_rank);
+    kv.expect_u32(arch + ".leading_dense_block_count", config.first_k_dense.value_or(0));
+    kv.expect_optional(arch + ".attention.q_lora_rank", m.q_lora_rank, "q_lora_rank not set");
+    kv.expect_u32(arch + ".attention.kv_lora_rank", m.kv_lora_rank);
+    kv.expect_u32(arch + ".attention.key_length_mla", uint64_t{m.nope} + m.rope);
+    kv.expect_u32(arch + ".attention.value_length_mla", m.v);
+    kv.expect_u32(arch + ".expert_shared_count", config.shared_experts.value_or(0));
+    if (config.routed_scaling_factor)
+        kv.expect_f32(arch + ".expert_weights_scale", *config.routed_scaling_factor);
+    else
+        kv.expect_absent(arch + ".expert_weights_scale", none);
+    if (config.norm_topk_prob.value_or(false))
+        kv.expect_bool(arch + ".expert_weights_norm", true);
+    else
+        kv.expect_absent(arch + ".expert_weights_norm", "norm_topk_prob is not true");
+    kv.expect_u32(arch + ".rope.dimension_count", m.rope);
+    if (config.yarn_log_multiplier)
+        kv.expect_f32(arch + ".rope.scaling.yarn_log_multiplier", *config.yarn_log_multiplier);
+    else
+        kv.expect_absent(arch + ".rope.scaling.yarn_log_multiplier", "no mscale_all_dim");
+    // Glm4MoeLiteModel: the MTP layers it keeps (DeepseekV2Model drops them: none).
+    if (config.mtp_layers != 0)
+        kv.expect_u32(arch + ".nextn_predict_layers", config.mtp_layers);
+    else
+        kv.expect_absent(arch + ".nextn_predict_layers", "no MTP layers kept");
+}
+
 }  // namespace deepseek2_ref
+
+// GLM-4.7-Flash (Glm4MoeLiteForCausalLM; converter class Glm4MoeLiteModel in conversion/glm.py, a
+// DeepseekV2Model): the same layers, and the MTP layers from num_hidden_layers on kept (each a
+// MoE layer with the MTP head: eh_proj, enorm, hnorm, embed_tokens, shared_head.*), GLM's
+// vocabulary.
+const RefArch& ref_glm4_moe_lite() {
+    using namespace deepseek2_ref;
+    static constexpr std::string_view kModelTypes[] = {"glm4_moe_lite"};
+    static const RefArch kArch{.gguf_arch = "deepseek2",
+                               .model_types = kModelTypes,
+                               .prepare_config = deepseek2_names,
+                               .finish_config = glm4_moe_lite_config,
+                               .shape = deepseek2_shape,
+                               .kvs = kDeepseek2Kvs,
+                               .check_kvs = check_deepseek2_kvs,
+                               .own_head_count_kv = true,
+                               .scale_roles = kScaleOutput,
+                               .mtp_in_layers = true,
+                               .glm_vocab = true,
+                               .mla_kv_b_split = true};
+    return kArch;
+}
 
 const RefArch& ref_deepseek2() {
     using namespace deepseek2_ref;
@@ -88,6 +161,8 @@ const RefArch& ref_deepseek2() {
                                .finish_config = deepseek2_config,
                                .shape = deepseek2_shape,
                                .kvs = kDeepseek2Kvs,
+                               .check_kvs = check_deepseek2_kvs,
+                               .own_head_count_kv = true,
                                .scale_roles = kScaleOutput,
                                .mla_kv_b_split = true,
                                .mla_k_b_presplit = "self_attn.embed_q",

@@ -5,20 +5,21 @@
 // head_dim of the first full layer; num_global_key_value_heads, else num_key_value_heads) as
 // layer_types says; q/k/v/o and the head norms take their layer's widths, layer_scalar is [1].
 // No norm shift (Gemma4Model.norm_shift is 0), token_embd cut to vocab_size rows, rope_freqs
-// computed for the proportional rope of the full layers, the per-layer KVs (RefKv::gemma4_layers),
+// computed for the proportional rope of the full layers, the per-layer KVs (check_gemma4_kvs),
 // the "gemma4" vocabulary; an NVFP4 factor is applied on attention, the FFN, experts and output.
 // Defaults: transformers' Gemma4TextConfig for what config.json may leave out.
 #include <string>
 
 #include "rebox/error.hpp"
 #include "verify/arch/ref_arch.hpp"
+#include "verify/metadata/kv_checker.hpp"
 
 namespace rebox::verify_ref::detail {
 namespace gemma4_ref {
 
 constexpr RefKv kGemma4RefKvs[] = {RefKv::rope_freq_base, RefKv::rope_freq_base_swa,
-                                   RefKv::rms_epsilon,    RefKv::final_logit_softcapping,
-                                   RefKv::sliding_window, RefKv::gemma4_layers};
+                                   RefKv::rms_epsilon, RefKv::final_logit_softcapping,
+                                   RefKv::sliding_window};
 
 void gemma4_ref_defaults(nlohmann::json& root) {
     static const std::pair<const char*, const char*> kDefaults[] = {
@@ -126,6 +127,30 @@ std::optional<std::vector<int64_t>> gemma4_ref_shape(const RefConfig& c, std::st
     return std::nullopt;
 }
 
+// gemma4: Gemma4Model's per-layer and per-kind KVs (TextModel's head_count_kv rewritten as an
+// INT32 array when the full layers' kv heads are named).
+void check_gemma4_kvs(KvChecker& kv, const std::string& arch, const RefConfig& config) {
+    const RefConfig::FullAttentionLayers full =
+        config.full_layers.value_or(RefConfig::FullAttentionLayers{});
+    if (full.kv_heads) {
+        std::vector<int64_t> heads;
+        for (const bool sliding : config.sliding_layers)
+            heads.push_back(sliding ? config.num_key_value_heads : *full.kv_heads);
+        check_numbers(kv, arch + ".attention.head_count_kv", GgufType::INT32, heads);
+    } else {
+        kv.expect_u32(arch + ".attention.head_count_kv", config.num_key_value_heads);
+    }
+    kv.expect_u32(arch + ".attention.key_length", full.head_dim);
+    kv.expect_u32(arch + ".attention.value_length", full.head_dim);
+    kv.expect_u32(arch + ".attention.key_length_swa", config.head_dim);
+    kv.expect_u32(arch + ".attention.value_length_swa", config.head_dim);
+    kv.expect_u32(arch + ".rope.dimension_count", full.head_dim);
+    kv.expect_u32(arch + ".rope.dimension_count_swa", config.head_dim);
+    kv.expect_u32(arch + ".attention.shared_kv_layers", config.kv_shared_layers);
+    kv.expect_u32(arch + ".embedding_length_per_layer_input", config.per_layer_input_width);
+    kv.expect_bools(arch + ".attention.sliding_window_pattern", config.sliding_layers);
+}
+
 }  // namespace gemma4_ref
 
 const RefArch& ref_gemma4() {
@@ -138,6 +163,8 @@ const RefArch& ref_gemma4() {
         .finish_config = gemma4_ref_config,
         .shape = gemma4_ref_shape,
         .kvs = kGemma4RefKvs,
+        .check_kvs = check_gemma4_kvs,
+        .own_head_count_kv = true,
         .vocab_rows_cut = true,
         .proportional_rope_freqs = true,
         .scale_roles = kScaleAttention | kScaleFfn | kScaleExperts | kScaleOutput,

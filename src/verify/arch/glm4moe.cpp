@@ -11,12 +11,13 @@
 
 #include "rebox/error.hpp"
 #include "verify/arch/ref_arch.hpp"
+#include "verify/metadata/kv_checker.hpp"
 
 namespace rebox::verify_ref::detail {
 namespace glm4moe_ref {
 
 constexpr RefKv kGlm4MoeKvs[] = {RefKv::rope_freq_base, RefKv::rms_epsilon,
-                                 RefKv::head_dim_lengths_given, RefKv::glm4moe_routing};
+                                 RefKv::head_dim_lengths_given};
 
 // Glm4MoeModel counts its routed experts as n_routed_experts.
 void glm4moe_names(nlohmann::json& root) { rename_ref_routed_experts(root); }
@@ -38,21 +39,37 @@ void glm4moe_config(const nlohmann::json& root, RefConfig& c) {
 }
 
 std::optional<std::vector<int64_t>> glm4moe_shape(const RefConfig& c, std::string_view name) {
-    using Shape = std::vector<int64_t>;
     uint64_t layer = 0;
     std::string_view rest;
     if (!ref_layer(name, &layer, &rest)) return std::nullopt;
-    const int64_t hidden = c.hidden_size, vocab = c.vocab_size;
     const bool mtp = layer >= c.num_hidden_layers;
     const bool moe = mtp || layer >= c.first_k_dense.value_or(0);
-    const Shape wrong_kind{0};  // a tensor of another kind of layer: a shape no source has
-    // The MTP head.
-    if (rest == "eh_proj.weight") return mtp ? Shape{hidden, 2 * hidden} : wrong_kind;
-    if (rest == "enorm.weight" || rest == "hnorm.weight" || rest == "shared_head.norm.weight")
-        return mtp ? Shape{hidden} : wrong_kind;
-    if (rest == "embed_tokens.weight" || rest == "shared_head.head.weight")
-        return mtp ? Shape{vocab, hidden} : wrong_kind;
+    if (auto head = ref_nextn_head_shape(c, rest, mtp)) return head;
     return ref_moe_part_shape(c, rest, moe);
+}
+
+// glm4moe: TextModel's group counts and gating function, then Glm4MoeModel's own KVs; each one
+// config.json has a field for is written, the gating function (SIGMOID) always.
+void check_glm4moe_kvs(KvChecker& kv, const std::string& arch, const RefConfig& config) {
+    const std::string none = "not in config.json";
+    kv.expect_optional(arch + ".expert_group_count", config.n_group, none);
+    kv.expect_optional(arch + ".expert_group_used_count", config.topk_group, none);
+    kv.expect_u32(arch + ".expert_gating_func", 2);  // gguf-py's ExpertGatingFuncType.SIGMOID
+    // int(rope_dim * factor) in Python: the product of two doubles, truncated.
+    kv.expect_u32(arch + ".rope.dimension_count",
+                  static_cast<uint64_t>(double(config.head_dim) *
+                                        config.partial_rotary_factor.value_or(0.5)));
+    kv.expect_optional(arch + ".expert_shared_count", config.shared_experts, none);
+    kv.expect_optional(arch + ".leading_dense_block_count", config.first_k_dense, none);
+    if (config.routed_scaling_factor)
+        kv.expect_f32(arch + ".expert_weights_scale", *config.routed_scaling_factor);
+    else
+        kv.expect_absent(arch + ".expert_weights_scale", none);
+    kv.expect_optional(arch + ".expert_weights_norm", config.norm_topk_prob, none);
+    if (config.nextn_given)
+        kv.expect_u32(arch + ".nextn_predict_layers", config.mtp_layers);
+    else
+        kv.expect_absent(arch + ".nextn_predict_layers", "no num_nextn_predict_layers");
 }
 
 }  // namespace glm4moe_ref
@@ -66,6 +83,7 @@ const RefArch& ref_glm4moe() {
                                .finish_config = glm4moe_config,
                                .shape = glm4moe_shape,
                                .kvs = kGlm4MoeKvs,
+                               .check_kvs = check_glm4moe_kvs,
                                .scale_roles = kScaleAttention | kScaleOutput,
                                .mtp_in_layers = true,
                                .glm_vocab = true};

@@ -7,14 +7,14 @@
 // attention.temperature_scale = llama_4_scaling_beta; an NVFP4 factor is applied on every
 // projection and the output (src/models/mistral3.cpp).
 #include "verify/arch/ref_arch.hpp"
+#include "verify/metadata/kv_checker.hpp"
 
 namespace rebox::verify_ref::detail {
 namespace mistral3_ref {
 
 constexpr RefKv kMistral3Kvs[] = {RefKv::rope_freq_base,         RefKv::rms_epsilon,
                                   RefKv::head_dim_lengths_given, RefKv::vocab_size,
-                                  RefKv::rope_dimension_count,   RefKv::rope_scaling_yarn,
-                                  RefKv::ministral3_scaling};
+                                  RefKv::rope_dimension_count,   RefKv::rope_scaling_yarn};
 
 bool mistral3_selected(const nlohmann::json& root, std::string_view model_type) {
     const auto archs = root.find("architectures");
@@ -40,6 +40,19 @@ void ministral3_numbers(const nlohmann::json& root, RefConfig& c) {
     c.temperature_scale = number("llama_4_scaling_beta");
 }
 
+// Ministral3Model: rope.scaling.yarn_log_multiplier and attention.temperature_scale, both from the
+// yarn block of a ministral3 text model, absent without them.
+void check_ministral3_kvs(KvChecker& kv, const std::string& arch, const RefConfig& config) {
+    for (const auto& [suffix, value] :
+         {std::pair{".rope.scaling.yarn_log_multiplier", config.yarn_log_multiplier},
+          std::pair{".attention.temperature_scale", config.temperature_scale}}) {
+        if (value)
+            kv.expect_f32(arch + suffix, *value);
+        else
+            kv.expect_absent(arch + suffix, "not a ministral3 text model");
+    }
+}
+
 }  // namespace mistral3_ref
 
 const RefArch& ref_mistral3() {
@@ -51,6 +64,7 @@ const RefArch& ref_mistral3() {
         .selects = mistral3_selected,
         .finish_config = ministral3_numbers,
         .kvs = kMistral3Kvs,
+        .check_kvs = check_ministral3_kvs,
         .rope_permute_qk = true,
         .llama3_rope_freqs = true,
         .scale_roles = kScaleAttention | kScaleFfn | kScaleExperts | kScaleOutput};

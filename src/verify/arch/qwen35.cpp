@@ -19,12 +19,13 @@
 #include "rebox/error.hpp"
 #include "verify/arch/expected_shapes.hpp"
 #include "verify/arch/ref_arch.hpp"
+#include "verify/metadata/kv_checker.hpp"
 
 namespace rebox::verify_ref::detail {
 namespace qwen35_ref {
 
 constexpr RefKv kQwen35Kvs[] = {RefKv::rope_freq_base, RefKv::rms_epsilon,
-                                RefKv::head_dim_lengths_given, RefKv::linear_attention};
+                                RefKv::head_dim_lengths_given};
 
 // A whole number of config.json within [1, cap]; `fallback` when absent (transformers'
 // Qwen3_5TextConfig default).
@@ -174,6 +175,29 @@ std::optional<std::vector<int64_t>> qwen35moe_shape(const RefConfig& c, std::str
     return qwen35_shape(c, name);
 }
 
+// qwen35: what _QwenMtpMixin, Qwen3NextModel and _Qwen35MRopeMixin add to TextModel's KVs.
+void check_linear_attention_kvs(KvChecker& kv, const std::string& arch, const RefConfig& config) {
+    if (config.mtp_layers != 0)
+        kv.expect_u32(arch + ".nextn_predict_layers", config.mtp_layers);
+    else
+        kv.expect_absent(arch + ".nextn_predict_layers", "no mtp_num_hidden_layers");
+    const RefConfig::LinearAttention l = config.linear.value_or(RefConfig::LinearAttention{});
+    kv.expect_u32(arch + ".ssm.conv_kernel", l.conv_kernel);
+    kv.expect_u32(arch + ".ssm.state_size", l.key_head_dim);
+    kv.expect_u32(arch + ".ssm.group_count", l.key_heads);
+    kv.expect_u32(arch + ".ssm.time_step_rank", l.value_heads);
+    kv.expect_u32(arch + ".ssm.inner_size", uint64_t{l.value_head_dim} * l.value_heads);
+    kv.expect_u32(arch + ".full_attention_interval", config.full_attention_interval);
+    // int(rope_dim * factor) in Python: the product of two doubles, truncated.
+    kv.expect_u32(arch + ".rope.dimension_count",
+                  static_cast<uint64_t>(double(config.head_dim) *
+                                        config.partial_rotary_factor.value_or(0.25)));
+    std::vector<int64_t> sections = config.mrope_section;
+    if (sections.empty()) sections = {11, 11, 10, 0};
+    sections.resize(4, 0);
+    check_numbers(kv, arch + ".rope.dimension_sections", GgufType::INT32, sections);
+}
+
 }  // namespace qwen35_ref
 
 const RefArch& ref_qwen35() {
@@ -185,6 +209,7 @@ const RefArch& ref_qwen35() {
                                .finish_config = qwen35_config,
                                .shape = qwen35_shape,
                                .kvs = kQwen35Kvs,
+                               .check_kvs = check_linear_attention_kvs,
                                .norm_plus_one = true,
                                .linear_attention = true,
                                .scale_roles = kScaleAttention | kScaleFfn | kScaleOutput};
@@ -200,6 +225,7 @@ const RefArch& ref_qwen35moe() {
                                .finish_config = qwen35_config,
                                .shape = qwen35moe_shape,
                                .kvs = kQwen35Kvs,
+                               .check_kvs = check_linear_attention_kvs,
                                .norm_plus_one = true,
                                .linear_attention = true,
                                .scale_roles = kScaleAttention | kScaleExperts | kScaleOutput,

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -15,10 +16,13 @@
 
 namespace rebox::verify_ref {
 
+class KvChecker;  // verify/metadata/kv_checker.hpp
+
 // The optional KVs an architecture's converter class writes; their values are derived in
 // metadata_checks.cpp. The KVs every model carries (embedding_length, block_count, head_count,
 // context_length, feed_forward_length, the expert counts of a mixture of experts) are checked for
-// every architecture and not listed.
+// every architecture and not listed. What only one converter class writes is the record's own
+// check_kvs hook.
 enum class RefKv : uint8_t {
     rope_freq_base,                        // rope_theta
     rms_epsilon,                           // rms_norm_eps
@@ -43,30 +47,6 @@ enum class RefKv : uint8_t {
     rope_scaling_yarn,                     // a yarn rope_scaling: type, factor, context, betas
     head_dim_lengths_given,  // key/value_length = head_dim when config.json has one, else absent
     sliding_window_layers,   // with a sliding_window: RefConfig::sliding_layers as a BOOL array
-    // mistral3: rope.scaling.yarn_log_multiplier and attention.temperature_scale from
-    // RefConfig::yarn_log_multiplier / temperature_scale, absent without them.
-    ministral3_scaling,
-    // qwen35 (Qwen3NextModel and its mixins): nextn_predict_layers (MTP layers, when any), the
-    // ssm.* sizes, full_attention_interval, rope.dimension_count = int(head_dim * partial
-    // factor), rope.dimension_sections (config.json's padded to 4, else [11, 11, 10, 0]).
-    linear_attention,
-    // glm4moe (TextModel's group counts and gating function, Glm4MoeModel's rope dimension count
-    // int(head_dim * partial factor, 0.5 by default), shared-expert count, leading dense layers,
-    // SIGMOID gating, weights scale and norm, nextn_predict_layers): each written when config.json
-    // has its field (the gating function always).
-    glm4moe_routing,
-    // gemma4 (Gemma4Model): head_count_kv per layer (when the full layers' kv heads are named),
-    // key/value length of the full layers and of the sliding ones (_swa), rope.dimension_count
-    // (full head size) and _swa (head_dim), shared_kv_layers, embedding_length_per_layer_input,
-    // sliding_window_pattern per layer.
-    gemma4_layers,
-    // deepseek2 (DeepseekV2Model, RefConfig::mla): head_count_kv 1, the gating function from the
-    // score function config.json names, key/value_length = kv_lora_rank + qk_rope_head_dim /
-    // kv_lora_rank, q_lora_rank (when set), kv_lora_rank, key/value_length_mla, group counts,
-    // leading dense layers, shared-expert count (0 by default), weights scale and norm (only when
-    // true), rope.dimension_count = qk_rope_head_dim, rope.scaling.yarn_log_multiplier =
-    // 0.1 * mscale_all_dim.
-    deepseek2_mla,
 };
 
 // The GGUF tensors whose NVFP4 per-tensor factor (<weight>.scale) llama.cpp's graph of the
@@ -101,6 +81,11 @@ struct RefArch {
     std::optional<std::vector<int64_t>> (*shape)(const RefConfig& config,
                                                  std::string_view hf_name) = nullptr;
     std::span<const RefKv> kvs{};
+    // The {arch}.* keys the converter class adds beyond the listed ones, checked by the record's
+    // own code (after the listed ones), and whether that code checks head_count_kv itself
+    // (gemma4's per-layer array, deepseek2's 1).
+    void (*check_kvs)(KvChecker& kv, const std::string& arch, const RefConfig& config) = nullptr;
+    bool own_head_count_kv = false;
     bool encoder =
         false;  // BertModel-style KVs: layer_norm_epsilon, causal false, no head_count_kv
     // The converter class is BertModel or derives from it, whose filter_tensors drops the
@@ -195,6 +180,12 @@ void rename_ref_routed_experts(nlohmann::json& root);
 // router's e_score_correction_bias and the shared experts; nullopt for names it does not hold.
 std::optional<std::vector<int64_t>> ref_moe_part_shape(const RefConfig& c, std::string_view rest,
                                                        bool moe);
+// The shapes of a DeepSeek-style MTP head (REST after "layers.N."; glm4moe, GLM-4.7-Flash):
+// eh_proj [hidden, 2 * hidden], enorm / hnorm / shared_head.norm [hidden], embed_tokens /
+// shared_head.head [vocab, hidden] in an MTP layer (`mtp`), a shape no source has in another;
+// nullopt for names it does not hold.
+std::optional<std::vector<int64_t>> ref_nextn_head_shape(const RefConfig& c, std::string_view rest,
+                                                         bool mtp);
 
 // The record whose gguf_arch or model_types name model_type, in the list's order; nullptr when
 // verify knows no such architecture.

@@ -67,6 +67,19 @@ std::optional<std::vector<int64_t>> ref_moe_part_shape(const RefConfig& c, std::
     return std::nullopt;  // router and experts: the decoder table's
 }
 
+std::optional<std::vector<int64_t>> ref_nextn_head_shape(const RefConfig& c, std::string_view rest,
+                                                         bool mtp) {
+    using Shape = std::vector<int64_t>;
+    const int64_t hidden = c.hidden_size, vocab = c.vocab_size;
+    const Shape wrong_kind{0};
+    if (rest == "eh_proj.weight") return mtp ? Shape{hidden, 2 * hidden} : wrong_kind;
+    if (rest == "enorm.weight" || rest == "hnorm.weight" || rest == "shared_head.norm.weight")
+        return mtp ? Shape{hidden} : wrong_kind;
+    if (rest == "embed_tokens.weight" || rest == "shared_head.head.weight")
+        return mtp ? Shape{vocab, hidden} : wrong_kind;
+    return std::nullopt;
+}
+
 void read_ref_moe_routing(const nlohmann::json& root, RefConfig& c) {
     c.shared_experts = ref_count(root, "n_shared_experts", 64);
     c.first_k_dense = ref_count(root, "first_k_dense_replace", kMaxLayers);

@@ -32,6 +32,7 @@ const RefArch& ref_qwen35();
 const RefArch& ref_qwen35moe();
 const RefArch& ref_glm4moe();
 const RefArch& ref_deepseek2();
+const RefArch& ref_glm4_moe_lite();
 const RefArch& ref_gemma4();
 }  // namespace detail
 
@@ -47,7 +48,7 @@ std::span<const RefArch* const> all_ref_archs() {
         &detail::ref_modernbert(),  &detail::ref_seed_oss(),        &detail::ref_olmo2(),
         &detail::ref_smollm3(),     &detail::ref_mistral3(),        &detail::ref_apertus(),
         &detail::ref_qwen35(),      &detail::ref_qwen35moe(),       &detail::ref_glm4moe(),
-        &detail::ref_gemma4(),      &detail::ref_deepseek2(),
+        &detail::ref_gemma4(),      &detail::ref_deepseek2(),       &detail::ref_glm4_moe_lite(),
     };
     return kArchs;
 }

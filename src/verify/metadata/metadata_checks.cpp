@@ -15,265 +15,13 @@
 #include "rebox/error.hpp"
 #include "rebox/ggml_type.hpp"
 #include "verify/arch/ref_arch.hpp"
+#include "verify/metadata/kv_checker.hpp"
 #include "verify/quantized/ref_quantize.hpp"
 #include "verify/tokenizer/ref_tokenizer.hpp"
 #include "verify/values/ref_rope.hpp"
 
 namespace rebox::verify_ref {
 namespace {
-
-class KvChecker {
-  public:
-    KvChecker(const GgufSet& gguf, std::vector<std::string>& problems)
-        : gguf_(gguf), file_(gguf.shard(0).display_name()), problems_(problems) {}
-
-    void problem(const std::string& key, const std::string& what,
-                 const std::string& expected = "") {
-        handled_.insert(key);
-        problems_.push_back(error_message(file_, key, what, expected));
-    }
-
-    // The key's value was derived and compared (or its absence was expected).
-    void handled(const std::string& key) { handled_.insert(key); }
-    bool was_handled(const std::string& key) const { return handled_.count(key) != 0; }
-
-    void expect_u32(const std::string& key, uint64_t expected) {
-        handled(key);
-        const GgufValue* value = gguf_.find(key);
-        if (value == nullptr) return problem(key, "missing", "UINT32 " + std::to_string(expected));
-        const auto got = value->as_u32();
-        if (!got)
-            return problem(key, "has type " + std::string(gguf_type_name(value->type)),
-                           "UINT32 " + std::to_string(expected));
-        if (*got != expected)
-            problem(key, "is " + std::to_string(*got),
-                    std::to_string(expected) + " from the source");
-    }
-
-    void expect_f32(const std::string& key, float expected) {
-        handled(key);
-        const GgufValue* value = gguf_.find(key);
-        if (value == nullptr || value->type != GgufType::FLOAT32)
-            return problem(key, "missing or not a FLOAT32", std::to_string(expected));
-        if (static_cast<float>(std::get<double>(value->scalar)) != expected)
-            problem(key, "is " + std::to_string(std::get<double>(value->scalar)),
-                    std::to_string(expected) + " from config.json");
-    }
-
-    void expect_absent(const std::string& key, const std::string& why) {
-        handled(key);
-        if (gguf_.find(key) != nullptr) problem(key, "present", "absent: " + why);
-    }
-
-    void expect_string(const std::string& key, const std::string& expected) {
-        handled(key);
-        const GgufValue* value = gguf_.find(key);
-        const std::string* got = value ? value->as_string() : nullptr;
-        if (got == nullptr) return problem(key, "missing or not a STRING", "\"" + expected + "\"");
-        if (*got != expected) problem(key, "is \"" + *got + "\"", "\"" + expected + "\"");
-    }
-
-    void expect_bool(const std::string& key, bool expected) {
-        handled(key);
-        const GgufValue* value = gguf_.find(key);
-        const auto got = value ? value->as_bool() : std::nullopt;
-        if (!got) return problem(key, "missing or not a BOOL", expected ? "true" : "false");
-        if (*got != expected)
-            problem(key, *got ? "is true" : "is false", expected ? "true" : "false");
-    }
-
-    // A UINT32 id, a BOOL or a STRING the source may or may not define; absent when it does not.
-    template <typename T>
-    void expect_optional(const std::string& key, const std::optional<T>& expected,
-                         const std::string& why_absent) {
-        if (!expected) return expect_absent(key, why_absent);
-        if constexpr (std::is_same_v<T, std::string>)
-            expect_string(key, *expected);
-        else if constexpr (std::is_same_v<T, bool>)
-            expect_bool(key, *expected);
-        else
-            expect_u32(key, *expected);
-    }
-
-    // A BOOL array KV must hold exactly `expected`.
-    void expect_bools(const std::string& key, const std::vector<bool>& expected) {
-        handled(key);
-        const GgufValue* value = gguf_.find(key);
-        std::string want;
-        for (const bool b : expected) want += b ? '1' : '0';
-        if (value == nullptr || !value->is_array() || value->elem_type != GgufType::BOOL)
-            return problem(key, "missing or not a BOOL array", want + " (one per layer)");
-        std::string got;
-        for (const GgufScalar& item : value->array) {
-            const bool* b = std::get_if<bool>(&item);
-            got += b == nullptr ? '?' : *b ? '1' : '0';
-        }
-        if (got != want) problem(key, "is " + got, want + " from config.json");
-    }
-
-    // A STRING array KV must hold exactly `expected`.
-    void expect_strings(const std::string& key, const std::vector<std::string>& expected,
-                        const std::string& source) {
-        handled(key);
-        const GgufValue* value = gguf_.find(key);
-        if (value == nullptr || !value->is_array() || value->elem_type != GgufType::STRING)
-            return problem(key, "missing or not a STRING array",
-                           std::to_string(expected.size()) + " entries from " + source);
-        if (value->array.size() != expected.size())
-            return problem(key, std::to_string(value->array.size()) + " entries",
-                           std::to_string(expected.size()) + " from " + source);
-        for (size_t i = 0; i < expected.size(); ++i) {
-            const std::string* got = std::get_if<std::string>(&value->array[i]);
-            if (got == nullptr || *got != expected[i])
-                return problem(key, "entry " + std::to_string(i) + " differs",
-                               "\"" + expected[i] + "\" from " + source);
-        }
-    }
-
-    const GgufSet& gguf_;
-    std::string file_;  // first shard: where the KVs live
-    std::vector<std::string>& problems_;
-    std::set<std::string> handled_;
-};
-
-// An INT32 / FLOAT32 / UINT8 array KV must hold exactly `expected` (token types, SentencePiece
-// scores, a Unigram charsmap).
-template <typename T>
-void check_numbers(KvChecker& kv, const std::string& key, GgufType elem_type,
-                   const std::vector<T>& expected) {
-    kv.handled(key);
-    const GgufValue* value = kv.gguf_.find(key);
-    if (value == nullptr || !value->is_array() || value->elem_type != elem_type)
-        return kv.problem(key,
-                          "missing or not a " + std::string(gguf_type_name(elem_type)) + " array");
-    if (value->array.size() != expected.size())
-        return kv.problem(key, std::to_string(value->array.size()) + " entries",
-                          std::to_string(expected.size()) + " (one per token)");
-    for (size_t i = 0; i < expected.size(); ++i) {
-        bool same = false;
-        if constexpr (std::is_floating_point_v<T>) {
-            const double* got = std::get_if<double>(&value->array[i]);
-            same = got != nullptr && *got == static_cast<double>(expected[i]);
-        } else {
-            const int64_t* got = std::get_if<int64_t>(&value->array[i]);
-            const uint64_t* got_unsigned = std::get_if<uint64_t>(&value->array[i]);
-            same = (got != nullptr && *got == static_cast<int64_t>(expected[i])) ||
-                   (got_unsigned != nullptr && *got_unsigned == static_cast<uint64_t>(expected[i]));
-        }
-        if (!same)
-            return kv.problem(key, "entry " + std::to_string(i) + " differs",
-                              std::to_string(expected[i]) + " from the source tokenizer");
-    }
-}
-
-// qwen35: what _QwenMtpMixin, Qwen3NextModel and _Qwen35MRopeMixin add to TextModel's KVs.
-void check_linear_attention_kvs(KvChecker& kv, const std::string& arch, const RefConfig& config) {
-    if (config.mtp_layers != 0)
-        kv.expect_u32(arch + ".nextn_predict_layers", config.mtp_layers);
-    else
-        kv.expect_absent(arch + ".nextn_predict_layers", "no mtp_num_hidden_layers");
-    const RefConfig::LinearAttention l = config.linear.value_or(RefConfig::LinearAttention{});
-    kv.expect_u32(arch + ".ssm.conv_kernel", l.conv_kernel);
-    kv.expect_u32(arch + ".ssm.state_size", l.key_head_dim);
-    kv.expect_u32(arch + ".ssm.group_count", l.key_heads);
-    kv.expect_u32(arch + ".ssm.time_step_rank", l.value_heads);
-    kv.expect_u32(arch + ".ssm.inner_size", uint64_t{l.value_head_dim} * l.value_heads);
-    kv.expect_u32(arch + ".full_attention_interval", config.full_attention_interval);
-    // int(rope_dim * factor) in Python: the product of two doubles, truncated.
-    kv.expect_u32(arch + ".rope.dimension_count",
-                  static_cast<uint64_t>(double(config.head_dim) *
-                                        config.partial_rotary_factor.value_or(0.25)));
-    std::vector<int64_t> sections = config.mrope_section;
-    if (sections.empty()) sections = {11, 11, 10, 0};
-    sections.resize(4, 0);
-    check_numbers(kv, arch + ".rope.dimension_sections", GgufType::INT32, sections);
-}
-
-// gemma4: Gemma4Model's per-layer and per-kind KVs (TextModel's head_count_kv rewritten as an
-// INT32 array when the full layers' kv heads are named).
-void check_gemma4_kvs(KvChecker& kv, const std::string& arch, const RefConfig& config) {
-    const RefConfig::FullAttentionLayers full =
-        config.full_layers.value_or(RefConfig::FullAttentionLayers{});
-    if (full.kv_heads) {
-        std::vector<int64_t> heads;
-        for (const bool sliding : config.sliding_layers)
-            heads.push_back(sliding ? config.num_key_value_heads : *full.kv_heads);
-        check_numbers(kv, arch + ".attention.head_count_kv", GgufType::INT32, heads);
-    } else {
-        kv.expect_u32(arch + ".attention.head_count_kv", config.num_key_value_heads);
-    }
-    kv.expect_u32(arch + ".attention.key_length", full.head_dim);
-    kv.expect_u32(arch + ".attention.value_length", full.head_dim);
-    kv.expect_u32(arch + ".attention.key_length_swa", config.head_dim);
-    kv.expect_u32(arch + ".attention.value_length_swa", config.head_dim);
-    kv.expect_u32(arch + ".rope.dimension_count", full.head_dim);
-    kv.expect_u32(arch + ".rope.dimension_count_swa", config.head_dim);
-    kv.expect_u32(arch + ".attention.shared_kv_layers", config.kv_shared_layers);
-    kv.expect_u32(arch + ".embedding_length_per_layer_input", config.per_layer_input_width);
-    kv.expect_bools(arch + ".attention.sliding_window_pattern", config.sliding_layers);
-}
-
-// glm4moe: TextModel's group counts and gating function, then Glm4MoeModel's own KVs; each one
-// config.json has a field for is written, the gating function (SIGMOID) always.
-void check_glm4moe_kvs(KvChecker& kv, const std::string& arch, const RefConfig& config) {
-    const std::string none = "not in config.json";
-    kv.expect_optional(arch + ".expert_group_count", config.n_group, none);
-    kv.expect_optional(arch + ".expert_group_used_count", config.topk_group, none);
-    kv.expect_u32(arch + ".expert_gating_func", 2);  // gguf-py's ExpertGatingFuncType.SIGMOID
-    // int(rope_dim * factor) in Python: the product of two doubles, truncated.
-    kv.expect_u32(arch + ".rope.dimension_count",
-                  static_cast<uint64_t>(double(config.head_dim) *
-                                        config.partial_rotary_factor.value_or(0.5)));
-    kv.expect_optional(arch + ".expert_shared_count", config.shared_experts, none);
-    kv.expect_optional(arch + ".leading_dense_block_count", config.first_k_dense, none);
-    if (config.routed_scaling_factor)
-        kv.expect_f32(arch + ".expert_weights_scale", *config.routed_scaling_factor);
-    else
-        kv.expect_absent(arch + ".expert_weights_scale", none);
-    kv.expect_optional(arch + ".expert_weights_norm", config.norm_topk_prob, none);
-    if (config.nextn_given)
-        kv.expect_u32(arch + ".nextn_predict_layers", config.mtp_layers);
-    else
-        kv.expect_absent(arch + ".nextn_predict_layers", "no num_nextn_predict_layers");
-}
-
-// DeepseekV2Model (and TextModel under it, num_key_value_heads set to 1): MLA as MQA.
-void check_deepseek2_kvs(KvChecker& kv, const std::string& arch, const RefConfig& config) {
-    const RefConfig::Mla m = config.mla.value_or(RefConfig::Mla{});
-    const std::string none = "not in config.json";
-    kv.expect_u32(arch + ".attention.head_count_kv", 1);
-    kv.expect_optional(arch + ".expert_group_count", config.n_group, none);
-    kv.expect_optional(arch + ".expert_group_used_count", config.topk_group, none);
-    // gguf-py's ExpertGatingFuncType: SOFTMAX 1, SIGMOID 2, SQRTSOFTPLUS 4.
-    const std::string& score = config.score_function;
-    if (score.empty())
-        kv.expect_absent(arch + ".expert_gating_func", "no score function in config.json");
-    else
-        kv.expect_u32(arch + ".expert_gating_func", score == "softmax"   ? 1
-                                                    : score == "sigmoid" ? 2
-                                                                         : 4);
-    kv.expect_u32(arch + ".attention.key_length", uint64_t{m.kv_lora_rank} + m.rope);
-    kv.expect_u32(arch + ".attention.value_length", m.kv_lora_rank);
-    kv.expect_u32(arch + ".leading_dense_block_count", config.first_k_dense.value_or(0));
-    kv.expect_optional(arch + ".attention.q_lora_rank", m.q_lora_rank, "q_lora_rank not set");
-    kv.expect_u32(arch + ".attention.kv_lora_rank", m.kv_lora_rank);
-    kv.expect_u32(arch + ".attention.key_length_mla", uint64_t{m.nope} + m.rope);
-    kv.expect_u32(arch + ".attention.value_length_mla", m.v);
-    kv.expect_u32(arch + ".expert_shared_count", config.shared_experts.value_or(0));
-    if (config.routed_scaling_factor)
-        kv.expect_f32(arch + ".expert_weights_scale", *config.routed_scaling_factor);
-    else
-        kv.expect_absent(arch + ".expert_weights_scale", none);
-    if (config.norm_topk_prob.value_or(false))
-        kv.expect_bool(arch + ".expert_weights_norm", true);
-    else
-        kv.expect_absent(arch + ".expert_weights_norm", "norm_topk_prob is not true");
-    kv.expect_u32(arch + ".rope.dimension_count", m.rope);
-    if (config.yarn_log_multiplier)
-        kv.expect_f32(arch + ".rope.scaling.yarn_log_multiplier", *config.yarn_log_multiplier);
-    else
-        kv.expect_absent(arch + ".rope.scaling.yarn_log_multiplier", "no mscale_all_dim");
-}
 
 // _set_vocab_glm: bos / eot / unk / eom are the ids of [gMASK] / <|user|> / <|endoftext|> /
 // <|observation|>, each where gguf-py's SpecialVocab set none (the writer refuses a vocabulary
@@ -658,11 +406,9 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
     kv.expect_u32(arch + ".block_count", uint64_t{config.num_hidden_layers} + config.mtp_layers);
     kv.expect_u32(arch + ".attention.head_count", config.num_attention_heads);
     const bool encoder = architecture && architecture->encoder;
-    const bool per_layer_kv_heads =  // gemma4: check_gemma4_kvs
-        architecture && architecture->lists(RefKv::gemma4_layers);
-    // BertModel writes no head_count_kv (a BERT config has none); deepseek2 writes 1.
-    if (!encoder && !per_layer_kv_heads &&
-        !(architecture && architecture->lists(RefKv::deepseek2_mla)))
+    // BertModel writes no head_count_kv (a BERT config has none); gemma4 (a per-layer array) and
+    // deepseek2 (1) check their own in their KV hook.
+    if (!encoder && !(architecture && architecture->own_head_count_kv))
         kv.expect_u32(arch + ".attention.head_count_kv", config.num_key_value_heads);
     if (config.intermediate_size_given)
         kv.expect_u32(arch + ".feed_forward_length", config.intermediate_size);
@@ -790,34 +536,13 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
                     kv.expect_optional(arch + ".hidden_activation", config.hidden_activation,
                                        "no hidden_activation in config.json");
                     break;
-                // Ministral3Model: both from the yarn block of a ministral3 text model.
-                case RefKv::ministral3_scaling:
-                    for (const auto& [suffix, value] :
-                         {std::pair{".rope.scaling.yarn_log_multiplier",
-                                    config.yarn_log_multiplier},
-                          std::pair{".attention.temperature_scale", config.temperature_scale}}) {
-                        if (value)
-                            kv.expect_f32(arch + suffix, *value);
-                        else
-                            kv.expect_absent(arch + suffix, "not a ministral3 text model");
-                    }
-                    break;
-                case RefKv::linear_attention:
-                    check_linear_attention_kvs(kv, arch, config);
-                    break;
-                case RefKv::glm4moe_routing:
-                    check_glm4moe_kvs(kv, arch, config);
-                    break;
-                case RefKv::gemma4_layers:
-                    check_gemma4_kvs(kv, arch, config);
-                    break;
-                case RefKv::deepseek2_mla:
-                    check_deepseek2_kvs(kv, arch, config);
-                    break;
                 default:
                     break;
             }
         }
+    // What the architecture's converter class adds, checked by its own record (verify/arch/).
+    if (architecture != nullptr && architecture->check_kvs != nullptr)
+        architecture->check_kvs(kv, arch, config);
 
     // Linear rope scaling (config.json "linear" with a factor): llama.cpp's converter writes the
     // type and the factor; any other type leaves no scaling KVs here.

@@ -49,6 +49,19 @@ ModelConfig ds_config(const std::string& extra = "", const std::string& drop = "
 
 const Architecture& ds() { return *find_architecture("deepseek_v3"); }
 
+// The deepseek2.* KVs build_model_metadata writes for `input`: their keys in order (without the
+// prefix) and their values.
+void ds_kvs(const ModelMetadataInput& input, std::vector<std::string>* keys,
+            std::map<std::string, GgufValue>* kv) {
+    keys->clear();
+    kv->clear();
+    for (const GgufKV& entry : build_model_metadata(input)) {
+        if (!entry.key.starts_with("deepseek2.")) continue;
+        keys->push_back(entry.key.substr(10));
+        (*kv)[entry.key.substr(10)] = entry.value;
+    }
+}
+
 TEST(Deepseek2Registry, NamesBothWays) {
     ASSERT_NE(find_architecture("deepseek_v3"), nullptr);
     EXPECT_EQ(ds().gguf_arch, "deepseek2");
@@ -101,9 +114,9 @@ TEST(Deepseek2Registry, NamesBothWays) {
               "blk.1.attn_v_b.weight");
     EXPECT_EQ(resolve_hf(ds(), "model.layers.1.mlp.experts.7.down_proj.weight", 3)->gguf_name,
               "blk.1.ffn_down_exps.weight");
-    // The MTP layer's own tensors have no deepseek2 name (the plan drops layers.3 whole).
+    // The plan drops the MTP layer (layers.3) whole; it has no layer kind, so no MTP head.
     EXPECT_TRUE(ds().drops_mtp_layers);
-    EXPECT_FALSE(resolve_hf(ds(), "model.layers.3.eh_proj.weight", 3).has_value());
+    EXPECT_EQ(expected_ne(ds(), ds_config(), "blk.3.nextn.eh_proj.weight"), std::nullopt);
     EXPECT_EQ(hf_layer_index(ds(), "model.layers.3.eh_proj.weight"), 3u);
     EXPECT_FALSE(hf_layer_index(ds(), "model.norm.weight").has_value());
     // The legacy un-split attn_kv_b is not written.
@@ -150,11 +163,7 @@ TEST(Deepseek2Registry, KvsInTheConvertersOrder) {
     input.config = &c;
     std::vector<std::string> keys;
     std::map<std::string, GgufValue> kv;
-    for (const GgufKV& entry : build_model_metadata(input)) {
-        if (!entry.key.starts_with("deepseek2.")) continue;
-        keys.push_back(entry.key.substr(10));
-        kv[entry.key.substr(10)] = entry.value;
-    }
+    ds_kvs(input, &keys, &kv);
     // TextModel's, then DeepseekV2Model's (the YaRN keys after them: the rope scaling plan's).
     const std::vector<std::string> want = {"block_count",
                                            "context_length",
@@ -210,13 +219,7 @@ TEST(Deepseek2Registry, KvsInTheConvertersOrder) {
         "norm_topk_prob": false, "head_dim": 8})",
                                      "n_shared_experts");
     input.config = &v2;
-    keys.clear();
-    kv.clear();
-    for (const GgufKV& entry : build_model_metadata(input)) {
-        if (!entry.key.starts_with("deepseek2.")) continue;
-        keys.push_back(entry.key.substr(10));
-        kv[entry.key.substr(10)] = entry.value;
-    }
+    ds_kvs(input, &keys, &kv);
     EXPECT_EQ(kv["expert_gating_func"].as_u32(), 1u);
     EXPECT_EQ(kv["expert_shared_count"].as_u32(), 0u);
     EXPECT_EQ(kv.count("attention.q_lora_rank"), 0u);
@@ -319,6 +322,87 @@ TEST(Deepseek2Registry, QuantizedKbNeedsTheFallback) {
     EXPECT_EQ(k_b.type, GgmlType::F32);
     EXPECT_EQ(k_b.encoding, Encoding::dequant_f32);
     EXPECT_EQ(k_b.ne, (std::vector<int64_t>{2, 32, 2}));
+}
+
+// GLM-4.7-Flash (zai-org/GLM-4.7-Flash's config.json keys, scaled down as ds_config; no
+// scoring_func, no rope scaling): Glm4MoeLiteModel (conversion/glm.py) keeps the MTP layer
+// (layers.3: a MoE layer plus eh_proj / enorm / hnorm / embed_tokens / shared_head, written as
+// blk.3.nextn.*), counts it in block_count and writes nextn_predict_layers after DeepseekV2Model's
+// KVs; llama.cpp's deepseek2 loader probes blk.3.nextn.eh_proj and then requires the head.
+TEST(Deepseek2Registry, Glm47FlashKeepsTheMtpLayer) {
+    const Architecture* lite = find_architecture("glm4_moe_lite");
+    ASSERT_NE(lite, nullptr);
+    EXPECT_NE(lite, &ds());
+    EXPECT_EQ(lite->gguf_arch, "deepseek2");
+    EXPECT_FALSE(lite->drops_mtp_layers);
+    EXPECT_EQ(lite->mtp_probe, "nextn.eh_proj");
+    EXPECT_NE(lite->finish_vocab, nullptr);  // _set_vocab_glm
+    nlohmann::json root = nlohmann::json::parse(
+        R"({"architectures": ["Glm4MoeLiteForCausalLM"], "model_type": "glm4_moe_lite",
+            "first_k_dense_replace": 1, "hidden_size": 64, "intermediate_size": 96,
+            "kv_lora_rank": 32, "max_position_embeddings": 4096, "moe_intermediate_size": 40,
+            "n_group": 1, "n_routed_experts": 8, "n_shared_experts": 1, "norm_topk_prob": true,
+            "num_attention_heads": 4, "num_experts_per_tok": 2, "num_hidden_layers": 3,
+            "num_key_value_heads": 4, "num_nextn_predict_layers": 1, "partial_rotary_factor": 1.0,
+            "q_lora_rank": 48, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8,
+            "rms_norm_eps": 1e-05, "rope_scaling": null, "rope_theta": 1000000,
+            "routed_scaling_factor": 1.8, "tie_word_embeddings": false, "topk_group": 1,
+            "topk_method": "noaux_tc", "v_head_dim": 24, "vocab_size": 100})");
+    const ModelConfig c = parse_model_config(root);
+    EXPECT_EQ(c.nextn_layers, 1u);
+    const std::tuple<const char*, const char*> rows[] = {
+        {"model.layers.3.eh_proj.weight", "blk.3.nextn.eh_proj.weight"},
+        {"model.layers.3.enorm.weight", "blk.3.nextn.enorm.weight"},
+        {"model.layers.3.hnorm.weight", "blk.3.nextn.hnorm.weight"},
+        {"model.layers.3.embed_tokens.weight", "blk.3.nextn.embed_tokens.weight"},
+        {"model.layers.3.shared_head.head.weight", "blk.3.nextn.shared_head_head.weight"},
+        {"model.layers.3.shared_head.norm.weight", "blk.3.nextn.shared_head_norm.weight"},
+        {"model.layers.3.self_attn.kv_b_proj.weight", "blk.3.attn_k_b.weight"},
+        {"model.layers.3.mlp.gate.weight", "blk.3.ffn_gate_inp.weight"},
+    };
+    for (const auto& [hf, gguf] : rows) {
+        const auto ref = resolve_hf(*lite, hf, 3);
+        ASSERT_TRUE(ref.has_value()) << hf;
+        EXPECT_EQ(ref->gguf_name, gguf);
+    }
+    using Ne = std::vector<int64_t>;
+    EXPECT_EQ(expected_ne(*lite, c, "blk.3.nextn.eh_proj.weight"), (Ne{128, 64}));
+    EXPECT_EQ(expected_ne(*lite, c, "blk.3.nextn.embed_tokens.weight"), (Ne{64, 100}));
+    EXPECT_EQ(expected_ne(*lite, c, "blk.3.ffn_down_exps.weight"), (Ne{40, 64, 8}));
+    EXPECT_EQ(expected_ne(*lite, c, "blk.2.nextn.eh_proj.weight"), std::nullopt);
+    EXPECT_EQ(expected_ne(*lite, c, "blk.3.ffn_gate.weight"), std::nullopt);  // MoE, not dense
+    // A trunk-only file loads: the MTP layer is required only once its probe is there.
+    const std::vector<std::string> required = required_tensors(*lite, c);
+    EXPECT_EQ(std::count(required.begin(), required.end(), "blk.3.nextn.eh_proj.weight"), 0);
+    const std::vector<std::string> mtp = required_mtp_tensors(*lite, c);
+    for (const char* name : {"blk.3.nextn.eh_proj.weight", "blk.3.nextn.enorm.weight",
+                             "blk.3.nextn.hnorm.weight", "blk.3.attn_k_b.weight"})
+        EXPECT_EQ(std::count(mtp.begin(), mtp.end(), name), 1) << name;
+    EXPECT_EQ(std::count(mtp.begin(), mtp.end(), "blk.3.nextn.shared_head_head.weight"), 0);
+
+    ModelMetadataInput input;
+    input.config = &c;
+    std::vector<std::string> keys;
+    std::map<std::string, GgufValue> kv;
+    ds_kvs(input, &keys, &kv);
+    ASSERT_FALSE(keys.empty());
+    EXPECT_EQ(keys.back(), "nextn_predict_layers");
+    EXPECT_EQ(kv["nextn_predict_layers"].as_u32(), 1u);
+    EXPECT_EQ(kv["block_count"].as_u32(), 4u);      // 3 + the MTP layer
+    EXPECT_EQ(kv.count("expert_gating_func"), 0u);  // no score function in config.json
+    EXPECT_EQ(kv.count("rope.scaling.yarn_log_multiplier"), 0u);
+    EXPECT_EQ(kv["rope.dimension_count"].as_u32(), 8u);
+
+    // num_nextn_predict_layers 0: nothing kept, no nextn_predict_layers (skip_mtp).
+    root["num_nextn_predict_layers"] = 0u;
+    const ModelConfig none = parse_model_config(root);
+    input.config = &none;
+    for (const GgufKV& entry : build_model_metadata(input)) {
+        EXPECT_NE(entry.key, "deepseek2.nextn_predict_layers");
+        if (entry.key == "deepseek2.block_count") EXPECT_EQ(entry.value.as_u32(), 3u);
+    }
+    // DeepSeek-V3's own num_nextn_predict_layers is not read: its MTP layer is dropped.
+    EXPECT_EQ(ds_config().nextn_layers, 0u);
 }
 
 }  // namespace
