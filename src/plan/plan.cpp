@@ -430,10 +430,14 @@ bool attach_v_head_moves(arch::RowTransform transform, const ModelConfig& config
     }
     if (const auto problem =
             plan_detail::row_move_problem(plan->type, unit_values, source_group(source))) {
-        blockers->push_back(Blocker{source.name,
-                                    what + *problem + ", so the value heads cannot move exactly",
-                                    "--outtype f32 (every value moves on its own), or a group "
-                                    "size that divides linear_value_head_dim"});
+        const uint64_t group = source_group(source);
+        blockers->push_back(Blocker{
+            source.name,
+            what + *problem + " (linear_value_head_dim " + std::to_string(l.value_head_dim) +
+                (group != 0 ? ", quantization group " + std::to_string(group) : std::string()) +
+                "), so the value heads cannot move exactly",
+            "--outtype f32 (every value moves on its own), or a group "
+            "size that divides linear_value_head_dim"});
         return false;
     }
     plan->row_source = std::move(*map);

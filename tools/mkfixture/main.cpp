@@ -163,7 +163,8 @@ int main(int argc, char** argv) {
         "--arch qwen35, a checkpoint that must be refused: layer-types (layer 0 full "
         "attention against full_attention_interval) | no-a-log (layer 0 without "
         "A_log) | heads (3 value heads under 2 key heads) | expert-missing (--arch qwen35moe: "
-        "the MTP layer's last expert without up_proj)");
+        "the MTP layer's last expert without up_proj) | narrow-heads (--format mcq: value "
+        "heads of 16, half a Q4_1 block)");
     std::string gemma4_defect;
     app.add_option("--gemma4-defect", gemma4_defect,
                    "--arch gemma4, a checkpoint that must be refused: layer-types (3 entries for "
@@ -377,7 +378,7 @@ int main(int argc, char** argv) {
             return 0;
         }
         if (arch == "qwen35" || arch == "qwen35moe" || !qwen35_defect.empty() || arch == "gemma4" ||
-            !gemma4_defect.empty()) {  // the BF16-only fixtures
+            !gemma4_defect.empty()) {  // the fixtures with writers of their own
             for (const auto& [defect, owner] :
                  {std::pair{&qwen35_defect, "qwen35"}, std::pair{&gemma4_defect, "gemma4"}})
                 if (!defect->empty() && arch != owner &&
@@ -386,8 +387,10 @@ int main(int argc, char** argv) {
                                              owner);
             if (preset != "tiny")
                 throw std::runtime_error("--arch " + arch + ": --preset tiny only");
-            if (arch == "qwen35" || arch == "qwen35moe") {
-                refuse_decoder_options(app, "--arch " + arch + " (BF16 only)", true);
+            if (arch == "qwen35moe") {
+                refuse_decoder_options(app, "--arch qwen35moe (BF16 only)", true);
+            } else if (arch == "qwen35") {  // float (BF16) or mcq
+                refuse_decoder_options(app, "--arch qwen35", false);
             } else {  // gemma4: float (BF16), mcq or mlx (with --recipe)
                 refuse_decoder_options(app, "--arch gemma4", false, true);
                 if (app.count("--recipe") && format != "mlx")
@@ -402,7 +405,8 @@ int main(int argc, char** argv) {
                 .seed = seed};
             const std::string summary = arch != "gemma4"
                                             ? mkfixture::write_qwen35_fixture(
-                                                  out, {qwen35_defect, seed, arch == "qwen35moe"})
+                                                  out, {qwen35_defect, seed, arch == "qwen35moe",
+                                                        app.count("--format") ? format : "float"})
                                             : mkfixture::write_gemma4_fixture(out, gemma4);
             mkfixture::append_extra_tensors(out, extra_tensors);
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";

@@ -45,7 +45,11 @@ struct NormTensor {
     int64_t length = 0;
     double center = 1.0, spread = 0.05;
     bool scalar = false;  // one value stored with shape [] (apertus' xIELU beta / eps)
+    // A float tensor of more than one dimension (qwen35's conv1d [channels, 1, kernel]): its
+    // shape, `length` values in all; empty for a vector of `length`.
+    std::vector<int64_t> dims = {};
     std::vector<int64_t> shape() const {
+        if (!dims.empty()) return dims;
         return scalar ? std::vector<int64_t>{} : std::vector<int64_t>{length};
     }
 };

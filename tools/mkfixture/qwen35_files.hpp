@@ -21,10 +21,16 @@ struct Qwen35Options {
     // "" | layer-types (config.json layer_types makes layer 0 full attention, against the
     // interval llama.cpp's loader uses) | no-a-log (layer 0's A_log left out) | heads
     // (linear_num_value_heads 3, not a multiple of linear_num_key_heads 2) | expert-missing
-    // (qwen35moe: the MTP layer's last expert without up_proj): checkpoints rebox must refuse.
+    // (qwen35moe: the MTP layer's last expert without up_proj) | narrow-heads (mcq: value heads
+    // of 16, so out_proj's head_v_dim column blocks are half a Q4_1 block): checkpoints rebox
+    // must refuse.
     std::string defect;
     uint64_t seed = 1;
     bool moe = false;  // --arch qwen35moe
+    // "float" (BF16) | "mcq" (qwen35 only: every matrix mcq-v1 4-bit in groups of 32, the norms,
+    // conv1d, dt_bias and A_log F32; linear-attention heads of 32 so that out_proj's head_v_dim
+    // column blocks are whole groups and Q4_1 blocks).
+    std::string format = "float";
 };
 
 // Writes config.json, model.safetensors and the tokenizer files into out_dir (which exists and is
