@@ -387,10 +387,8 @@ int main(int argc, char** argv) {
                                              owner);
             if (preset != "tiny")
                 throw std::runtime_error("--arch " + arch + ": --preset tiny only");
-            if (arch == "qwen35moe") {
-                refuse_decoder_options(app, "--arch qwen35moe (BF16 only)", true);
-            } else if (arch == "qwen35") {  // float (BF16) or mcq
-                refuse_decoder_options(app, "--arch qwen35", false);
+            if (arch == "qwen35" || arch == "qwen35moe") {  // float (BF16) or mcq
+                refuse_decoder_options(app, "--arch " + arch, false);
             } else {  // gemma4: float (BF16), mcq or mlx (with --recipe)
                 refuse_decoder_options(app, "--arch gemma4", false, true);
                 if (app.count("--recipe") && format != "mlx")

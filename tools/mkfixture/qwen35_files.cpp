@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 
 constexpr int64_t kHidden = 64, kLayers = 4, kInterval = 2, kHeads = 4, kKvHeads = 2, kHeadDim = 32,
                   kFf = 128, kKeyHeads = 2, kValueHeads = 4, kKernel = 4, kMtpLayers = 1,
-                  kExperts = 4, kExpertsUsed = 2, kExpertFf = 32, kSharedFf = 48;
+                  kExperts = 4, kExpertsUsed = 2, kExpertFf = 32, kSharedFf = 96;
 constexpr const char* kDefects[] = {"layer-types",    "no-a-log",     "heads",
                                     "expert-missing", "narrow-heads", nullptr};
 
@@ -177,8 +177,8 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
         use_qwen35_regex(tokenizer);
         write_text(out_dir / "tokenizer.json", tokenizer.dump(2));
     }
-    if (options.format != "float" && (options.format != "mcq" || options.moe))
-        throw std::runtime_error("--arch qwen35: --format float or mcq; qwen35moe: float only");
+    if (options.format != "float" && options.format != "mcq")
+        throw std::runtime_error("--arch qwen35 / qwen35moe: --format float or mcq");
     const bool mcq = options.format == "mcq";
     const int64_t lin_dim = mcq && options.defect != "narrow-heads" ? 32 : 16;
     write_text(out_dir / "config.json",
@@ -189,7 +189,7 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
     for (int64_t layer = 0; layer < kLayers; ++layer)
         add_layer(tensors, "model.layers." + std::to_string(layer) + ".",
                   (layer + 1) % kInterval == 0, !(options.defect == "no-a-log" && layer == 0),
-                  options.moe, true, lin_dim);
+                  options.moe, !mcq, lin_dim);
     tensors.push_back({"model.norm.weight", {kHidden}, 0.0, 0.1});
     tensors.push_back({"lm_head.weight", {vocab, kHidden}, 0, 1.0 / std::sqrt(double(kHidden))});
     tensors.push_back({"mtp.fc.weight", {kHidden, 2 * kHidden}, 0, 1.0 / std::sqrt(2.0 * kHidden)});
@@ -198,12 +198,16 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
     tensors.push_back({"mtp.norm.weight", {kHidden}, 0.0, 0.1});
     add_layer(tensors, "mtp.layers.0.", true, true, options.moe, false, lin_dim,
               options.defect == "expert-missing");
-    if (mcq) {  // every matrix mcq-v1 4-bit / 32; the rest F32 with the same kind of content
+    if (mcq) {  // every matrix but the routers mcq-v1 4-bit / 32; the rest F32 alike
         ModelPlan plan;
         plan.dims = Dims{kHidden, kLayers, kHeads, kKvHeads, kHeadDim, kFf, vocab};
         plan.dims.embedding_rows = vocab;
         for (const Tensor& t : tensors) {
-            if (t.shape.size() == 2) {
+            // The routers stay float (as MLX keeps them at 8 bits): a 4-bit router's narrow
+            // logits let llama.cpp's Q8_1 activation rounding pick other experts than the F32 twin.
+            const bool router = t.name.ends_with("mlp.gate.weight") ||
+                                t.name.ends_with("shared_expert_gate.weight");
+            if (t.shape.size() == 2 && !router) {
                 plan.units.push_back(quant_unit(t.name, t.shape[0], t.shape[1], LayerQuant{4, 32}));
                 continue;
             }
@@ -216,8 +220,9 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
             plan.units.push_back(unit);
         }
         write_model_files(out_dir, plan, 1, options.seed);
-        return "qwen35, mcq, vocab " + std::to_string(vocab) + ", " +
-               std::to_string(plan.units.size()) + " tensors, 4 layers + 1 MTP layer";
+        return std::string(options.moe ? "qwen35moe" : "qwen35") + ", mcq, vocab " +
+               std::to_string(vocab) + ", " + std::to_string(plan.units.size()) +
+               " tensors, 4 layers + 1 MTP layer";
     }
 
     std::vector<StTensor> stored;

@@ -6,7 +6,7 @@
 // partial_rotary_factor and mrope_section; the small byte-level tokenizer with Qwen3.5's split
 // regex (\p{M} in the letter runs).
 // --arch qwen35moe: the same with Qwen3_5MoeForCausalLM's feed-forward in every layer (4 experts
-// of width 32, 2 used, a shared expert of width 48 with its gate, no intermediate_size), the main
+// of width 32, 2 used, a shared expert of width 96 with its gate, no intermediate_size), the main
 // layers' experts fused as transformers saves them (mlp.experts.gate_up_proj [E, 2F, hidden],
 // mlp.experts.down_proj [E, hidden, F], no ".weight") and the MTP layer's per expert.
 #pragma once
@@ -27,9 +27,10 @@ struct Qwen35Options {
     std::string defect;
     uint64_t seed = 1;
     bool moe = false;  // --arch qwen35moe
-    // "float" (BF16) | "mcq" (qwen35 only: every matrix mcq-v1 4-bit in groups of 32, the norms,
-    // conv1d, dt_bias and A_log F32; linear-attention heads of 32 so that out_proj's head_v_dim
-    // column blocks are whole groups and Q4_1 blocks).
+    // "float" (BF16) | "mcq" (every matrix but the routers mcq-v1 4-bit in groups of 32; the
+    // routers, norms, conv1d, dt_bias and A_log F32; linear-attention heads of 32 so that
+    // out_proj's head_v_dim column blocks are whole groups and Q4_1 blocks; qwen35moe's experts per
+    // expert).
     std::string format = "float";
 };
 
