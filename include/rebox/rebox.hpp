@@ -262,6 +262,13 @@ struct ConvertOptions {
     // override_kvs and prune_layers too (the file stays the exact conversion, which verify
     // derives).
     std::optional<QuantizeOptions> quantize;
+    // The mmproj file (the vision tower and projector llama.cpp's mtmd loads beside the text
+    // model; docs/architectures.md "Vision"): when the checkpoint has a vision tower rebox
+    // converts, it is written as mmproj-NAME.gguf beside OUTPUT (or at `mmproj`), and the two
+    // files are renamed into place together or not at all. `mmproj` set for a checkpoint without
+    // one is an input error; no_mmproj writes the text model only (a note says what was left out).
+    std::optional<std::filesystem::path> mmproj;
+    bool no_mmproj = false;
 };
 
 struct ConvertReport {
@@ -272,6 +279,10 @@ struct ConvertReport {
     std::optional<VerifyReport> verify;  // nullopt when options.verify is false
     double seconds_total = 0, seconds_write = 0, seconds_verify = 0;
     std::optional<QuantizeReport> quantize;  // convert --quantize: every tensor's type and why
+    // The mmproj file written beside the text model (empty path: none), its bytes and its plan.
+    std::filesystem::path mmproj;
+    uint64_t mmproj_bytes = 0;
+    std::optional<PlanReport> mmproj_plan;
 };
 
 // Plans, writes and (by default) verifies. Throws Error: blocker class with every BLOCKER

@@ -2,12 +2,14 @@
 // plan_quantized_model and verify_gguf, each the stages it runs in order; the stages themselves
 // live in their folders (source/, plan/, convert/, verify/).
 #include <chrono>
+#include <optional>
 #include <utility>
 
 #include "api/plan_report.hpp"
 #include "convert/convert.hpp"
 #include "convert/convert_quantized.hpp"
 #include "format/gguf_shards.hpp"
+#include "plan/mmproj_plan.hpp"
 #include "plan/plan.hpp"
 #include "rebox/error.hpp"
 #include "rebox/rebox.hpp"
@@ -15,6 +17,48 @@
 #include "verify/verify.hpp"
 
 namespace rebox {
+namespace {
+
+// The vision tower's plan when convert writes one: none with --no-mmproj (the text plan's note
+// says what is left out) or without a tower rebox converts (an input error when --mmproj asked
+// for it); its BLOCKERs stop the whole conversion, so neither file is written.
+std::optional<Plan> plan_mmproj(const ConvertOptions& options, const SourceModel& source,
+                                Plan& text_plan) {
+    if (options.no_mmproj) {
+        if (options.mmproj)
+            throw_input_error("", "--mmproj", "and --no-mmproj contradict each other");
+        return std::nullopt;
+    }
+    std::optional<Plan> mmproj = make_mmproj_plan(source, options.plan);
+    if (!mmproj) {
+        if (options.mmproj)
+            throw_input_error(options.model_dir.string(), "--mmproj",
+                              "the checkpoint has no vision tower rebox converts to an mmproj "
+                              "file; leave out --mmproj");
+        return std::nullopt;
+    }
+    if (options.quantize) {
+        if (options.mmproj)
+            throw_input_error("", "--mmproj",
+                              "convert --quantize does not write the mmproj file yet; convert "
+                              "without --quantize, or add --no-mmproj");
+        text_plan.notes.push_back(
+            "--quantize: the vision tower's mmproj file is not written (convert without "
+            "--quantize writes it)");
+        return std::nullopt;
+    }
+    if (!mmproj->blockers.empty()) throw Error(options.model_dir.string(), mmproj->blockers);
+    // The text plan's note about the left-out tower now says where it went.
+    for (std::string& note : text_plan.notes)
+        if (const size_t at = note.find(" vision tower / multimodal projector tensor(s) left out");
+            at != std::string::npos)
+            note = note.substr(0, at) +
+                   " vision tower / multimodal projector tensor(s) written to the mmproj file, "
+                   "beside the text model";
+    return mmproj;
+}
+
+}  // namespace
 
 PlanReport plan_model(const std::filesystem::path& model_dir, const PlanOptions& options) {
     const SourceModel source = read_source_model(model_dir);
@@ -27,8 +71,14 @@ ConvertReport convert_model(const ConvertOptions& options) {
     Plan plan = make_plan(source, options.plan);
     // make_plan already carries the source's blockers: adding them again listed each one twice.
     if (!plan.blockers.empty()) throw Error(options.model_dir.string(), plan.blockers);
-    ConvertReport result = convert_detail::write_conversion(options, source, plan, start);
+    std::optional<Plan> mmproj = plan_mmproj(options, source, plan);
+    const std::filesystem::path mmproj_path = !mmproj          ? std::filesystem::path()
+                                              : options.mmproj ? *options.mmproj
+                                                               : mmproj_path_beside(options.output);
+    ConvertReport result = convert_detail::write_conversion(
+        options, source, plan, start, mmproj ? &*mmproj : nullptr, mmproj_path);
     result.plan = make_plan_report(std::move(plan), &source);
+    if (mmproj) result.mmproj_plan = make_plan_report(std::move(*mmproj), &source);
     return result;
 }
 

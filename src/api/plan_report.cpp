@@ -28,6 +28,11 @@ PlanReport make_plan_report(Plan&& plan, const SourceModel* source) {
                 t.bits = 4;
                 t.group = st.fp4->group;
                 t.scale_dtype = st.fp4->kind == Fp4Kind::mxfp4 ? "E8M0" : "E4M3";
+            } else if (st.fp8) {
+                t.bits = 8;
+                t.group = st.fp8->block_rows * st.fp8->block_cols;
+                t.scale_dtype = float_dtype_name(st.fp8->scale_dtype);
+                t.quant_method = "fp8";
             } else if (st.quant) {
                 t.bits = st.quant->bits;
                 t.group = st.quant->group;

@@ -65,6 +65,8 @@ enum class Dim : uint8_t {
     head_dim_full,  // the full layers' head_dim (global_head_dim)
     q_width_full,   // num_attention_heads * head_dim_full
     kv_width_full,  // the full layers' key/value heads * head_dim_full
+    // Fused experts kept fused (gemma4's experts.gate_up_proj -> ffn_gate_up_exps):
+    expert_ffn_x2,  // 2 * moe_intermediate_size (each expert's gate rows, then its up rows)
     // Multi-head latent attention (ModelConfig::mla, deepseek2):
     q_lora,       // q_lora_rank
     kv_lora,      // kv_lora_rank

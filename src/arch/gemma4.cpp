@@ -11,8 +11,17 @@
 // rope. KVs: TextModel's and Gemma3Model's, rewritten in place by Gemma4Model's (head_count_kv as a
 // per-layer array, key/value length of the full layers) and followed by its own.
 // The tokenizer is Gemma4Model.set_vocab's "gemma4" one (Architecture::tokenizer_model).
-// Refused for now (BLOCKERs): the per-layer input embeddings and KV-shared layers of E2B / E4B, the
-// double-wide MLP and the MoE block (26B-A4B).
+// The MoE block (26B-A4B, enable_moe_block: every layer a MoE layer, its own layer kinds) beside
+// the dense MLP, which stays as the shared expert: router.proj -> ffn_gate_inp (exact F32 like
+// every router), the router's own scale and per-expert scale -> ffn_gate_inp.scale /
+// ffn_down_exps.scale (Gemma4Model.modify_tensors), the fused experts.gate_up_proj [E, 2 * F_e,
+// hidden] (gate rows, then up rows, per expert) kept fused as ffn_gate_up_exps and
+// experts.down_proj as ffn_down_exps (both stored without ".weight", as filter_tensors appends it;
+// the 3-D tensors are copied as they are), and the extra norms pre_ffw_norm_2 / post_ffw_norm_1 /
+// post_ffw_norm_2. KVs: TextModel's expert_count (num_experts) and expert_used_count
+// (top_k_experts), Gemma4Model's expert_feed_forward_length (moe_intermediate_size). Refused for
+// now (BLOCKERs): the per-layer input embeddings and KV-shared layers of E2B / E4B and the
+// double-wide MLP.
 #include <charconv>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -25,9 +34,12 @@ namespace gemma4_record {
 
 using enum Presence;
 
-// The layer kinds (ModelConfig::layer_kinds values) and their TensorSpec::kinds bits.
-constexpr uint8_t kSliding = 0, kFull = 1;
-constexpr uint8_t kSlidingBit = 1u << kSliding, kFullBit = 1u << kFull;
+// The layer kinds (ModelConfig::layer_kinds values): sliding or full attention, each with or
+// without the MoE block; and the TensorSpec::kinds bits of the rows each holds.
+constexpr uint8_t kSliding = 0, kFull = 1, kSlidingMoe = 2, kFullMoe = 3;
+constexpr uint8_t kSlidingBit = (1u << kSliding) | (1u << kSlidingMoe),
+                  kFullBit = (1u << kFull) | (1u << kFullMoe),
+                  kMoeBit = (1u << kSlidingMoe) | (1u << kFullMoe);
 
 constexpr std::string_view kModelTypes[] = {"gemma4_text", "gemma4"};
 constexpr std::string_view kLeftOut[] = {"vision_tower.", "embed_vision.", "audio_tower.",
@@ -45,6 +57,28 @@ constexpr TensorSpec matrix(std::string_view hf, std::string_view gguf, Dim colu
                             uint8_t kinds, Presence weight = required) {
     TensorSpec spec{hf, gguf, weight, absent, 2, {columns, rows}};
     spec.kinds = kinds;
+    return spec;
+}
+
+// A name without ".weight" on both sides (the router's scales), [width], on the MoE layers.
+constexpr TensorSpec moe_bare(std::string_view hf, std::string_view gguf, Dim width,
+                              Presence weight) {
+    TensorSpec spec{hf, gguf, weight, absent, 1, {width}};
+    spec.bare = true;
+    spec.kinds = kMoeBit;
+    return spec;
+}
+// A fused experts tensor, a [E, rows, cols] parameter without ".weight" (filter_tensors appends
+// it), copied as it is: ne {cols, rows, E}.
+constexpr TensorSpec moe_fused(std::string_view hf, std::string_view gguf, Dim columns, Dim rows) {
+    TensorSpec spec{hf, gguf, required, absent, 3, {columns, rows, Dim::experts}};
+    spec.hf_bare = true;
+    spec.kinds = kMoeBit;
+    return spec;
+}
+constexpr TensorSpec moe_router() {
+    TensorSpec spec = router_row("router.proj", "ffn_gate_inp");
+    spec.kinds = kMoeBit;
     return spec;
 }
 
@@ -70,6 +104,16 @@ constexpr TensorSpec kLayer[] = {
     {"mlp.up_proj", "ffn_up", required, absent, 2, {Dim::hidden, Dim::ffn}},
     {"mlp.down_proj", "ffn_down", required, absent, 2, {Dim::ffn, Dim::hidden}},
     norm("post_feedforward_layernorm", "post_ffw_norm"),
+    // The MoE block, in the loader's order (src/models/gemma4.cpp).
+    moe_router(),
+    moe_bare("router.scale", "ffn_gate_inp.scale", Dim::hidden, required),
+    norm("pre_feedforward_layernorm_2", "pre_ffw_norm_2", Dim::hidden, kMoeBit),
+    norm("post_feedforward_layernorm_1", "post_ffw_norm_1", Dim::hidden, kMoeBit),
+    norm("post_feedforward_layernorm_2", "post_ffw_norm_2", Dim::hidden, kMoeBit),
+    moe_fused("experts.gate_up_proj", "ffn_gate_up_exps", Dim::hidden, Dim::expert_ffn_x2),
+    moe_fused("experts.down_proj", "ffn_down_exps", Dim::expert_ffn, Dim::hidden),
+    // The loader's per-expert factor on the experts' output (optional there).
+    moe_bare("router.per_expert_scale", "ffn_down_exps.scale", Dim::experts, optional),
     [] {  // Gemma4Model.filter_tensors appends ".weight" to the layer_scalar buffer
         TensorSpec spec{"layer_scalar", "layer_output_scale", optional, absent, 1, {Dim::one}};
         spec.hf_bare = true;
@@ -92,6 +136,8 @@ constexpr ArchKv kKvs[] = {
     ArchKv::rope_freq_base,
     ArchKv::rope_freq_base_swa,
     ArchKv::rms_epsilon,
+    ArchKv::expert_count,
+    ArchKv::expert_used_count,
     ArchKv::key_length_full,
     ArchKv::value_length_full,
     ArchKv::final_logit_softcapping,
@@ -101,6 +147,7 @@ constexpr ArchKv kKvs[] = {
     ArchKv::sliding_window_layer_types,
     ArchKv::key_length_swa,
     ArchKv::value_length_swa,
+    ArchKv::expert_feed_forward_length,
     ArchKv::rope_dimension_count_full,
     ArchKv::rope_dimension_count_swa,
 };
@@ -140,11 +187,14 @@ bool gemma4_flag(const nlohmann::json& root, const char* field) {
     return it != root.end() && it->is_boolean() && it->get<bool>();
 }
 
-// layer_types: sliding_attention layers are kind 0, full_attention layers kind 1.
+// layer_types: sliding_attention layers are kind 0, full_attention layers kind 1; with experts
+// (enable_moe_block, or a file's expert_count) every layer has the MoE block: 2 and 3.
 void gemma4_layer_kinds(ModelConfig& config) {
     config.layer_kinds.clear();
+    const bool moe = config.num_experts > 0;
     for (const std::string& type : config.layer_types)
-        config.layer_kinds.push_back(type == "sliding_attention" ? kSliding : kFull);
+        config.layer_kinds.push_back(type == "sliding_attention" ? (moe ? kSlidingMoe : kSliding)
+                                                                 : (moe ? kFullMoe : kFull));
 }
 
 // The full layers' head size (global_head_dim, else the head_dim of per_layer_config's first full
@@ -223,22 +273,60 @@ void gemma4_checks(const Architecture&, const ModelConfig& config,
                            std::to_string(config.per_layer_input_width) +
                            ": the per-layer input embeddings of Gemma 4 E2B / E4B are not "
                            "written yet (only 0 is)");
+    if (config.num_experts > 0 &&
+        (config.num_experts_per_tok == 0 || config.num_experts_per_tok > config.num_experts))
+        problems.push_back(
+            "config.json top_k_experts " + std::to_string(config.num_experts_per_tok) +
+            " must be between 1 and num_experts " + std::to_string(config.num_experts));
+    if (config.num_experts > 0 && !config.moe_intermediate_size)
+        problems.push_back("config.json moe_intermediate_size is missing (the experts' width)");
     if (config.kv_shared_layers != 0)
         problems.push_back("num_kv_shared_layers " + std::to_string(config.kv_shared_layers) +
                            ": layers that share another layer's keys and values (Gemma 4 E2B / "
                            "E4B) are not written yet (only 0 is)");
 }
 
+bool gemma4_given(const nlohmann::json& root, const char* field) {
+    const auto it = root.find(field);
+    return it != root.end() && !it->is_null();
+}
+
+// The MoE fields as the converter finds them: TextModel's find_hparam takes the first of its names
+// config.json has (num_experts_per_tok before top_k_experts; Gemma4Model's expert_intermediate_size
+// before moe_intermediate_size), and the common reading knows the first of each. The block must
+// be enabled with its experts, and experts without the block are refused: TextModel would write
+// their KVs while transformers builds no experts.
+void prepare_gemma4_moe(nlohmann::json& root) {
+    if (!root.contains("num_experts_per_tok") && root.contains("top_k_experts"))
+        root["num_experts_per_tok"] = root["top_k_experts"];
+    if (root.contains("expert_intermediate_size"))
+        root["moe_intermediate_size"] = root["expert_intermediate_size"];
+    const bool moe = gemma4_flag(root, "enable_moe_block");
+    if (moe && !gemma4_given(root, "num_experts"))
+        throw_input_error("config.json", "num_experts", "is missing",
+                          "the expert count of the MoE block (enable_moe_block is true)");
+    // mlx-lm stores the experts as switch_glu.gate_proj / up_proj apart, which the fused
+    // ffn_gate_up_exps would need interleaved per expert; no other quantized layout is known yet.
+    for (const char* field : {"quantization", "quantization_config"})
+        if (moe && gemma4_given(root, field))
+            throw Error(ExitClass::blocker, "config.json", field,
+                        "is set: Gemma 4's MoE block is written from float checkpoints only (a "
+                        "quantized one's experts are not laid out as the fused ffn_gate_up_exps)",
+                        "convert the BF16 checkpoint (google/gemma-4-26B-A4B-it)");
+    if (!moe && gemma4_given(root, "num_experts"))
+        throw Error(ExitClass::blocker, "config.json", "num_experts",
+                    "is set while enable_moe_block is not: the converter writes expert_count "
+                    "but transformers builds no experts",
+                    "set num_experts to null, or enable_moe_block as the checkpoint was trained");
+}
+
 // Fields only the config.json object shows (before read_model_config's common reading).
 void prepare_gemma4(nlohmann::json& root) {
-    for (const char* field : {"use_double_wide_mlp", "enable_moe_block"})
-        if (gemma4_flag(root, field))
-            throw Error(ExitClass::blocker, "config.json", field,
-                        "is true: Gemma 4's " +
-                            std::string(field[0] == 'u' ? "double-wide MLP (E2B / E4B)"
-                                                        : "MoE block (26B-A4B)") +
-                            " is not written yet",
-                        "a dense Gemma 4 (31B-style) checkpoint");
+    if (gemma4_flag(root, "use_double_wide_mlp"))
+        throw Error(ExitClass::blocker, "config.json", "use_double_wide_mlp",
+                    "is true: Gemma 4's double-wide MLP (E2B / E4B) is not written yet",
+                    "a Gemma 4 31B- or 26B-A4B-style checkpoint");
+    prepare_gemma4_moe(root);
     const auto global = root.find("num_global_key_value_heads");
     if (global != root.end() && !global->is_null() && !gemma4_flag(root, "attention_k_eq_v"))
         throw Error(ExitClass::blocker, "config.json", "num_global_key_value_heads",

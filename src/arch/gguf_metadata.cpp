@@ -99,12 +99,16 @@ std::optional<GgufValue> arch_kv_value(arch::ArchKv key, const ModelConfig& conf
             return u32_value(config.head_dim);
         case ArchKv::vocab_size:
             return u32_value(config.vocab_size);
+        // TextModel writes each of the three only when config.json has it (Gemma 4's dense
+        // configs have none); the plan refuses an MoE family's config without them.
         case ArchKv::expert_count:
+            if (config.num_experts == 0) return std::nullopt;
             return u32_value(config.num_experts);
         case ArchKv::expert_used_count:
+            if (config.num_experts_per_tok == 0) return std::nullopt;
             return u32_value(config.num_experts_per_tok);
-        case ArchKv::expert_feed_forward_length:  // the plan blocks a config without it
-            return u32_value(config.moe_intermediate_size.value_or(0));
+        case ArchKv::expert_feed_forward_length:
+            return optional_u32(config.moe_intermediate_size);
         case ArchKv::expert_shared_feed_forward_length:
             return u32_value(config.shared_expert_intermediate_size.value_or(0));
         case ArchKv::expert_feed_forward_length_ffn:

@@ -269,6 +269,8 @@ int64_t resolve_dim(Dim dim, const ModelConfig& c) {
         }
         case Dim::shared_experts_ffn:
             return int64_t{c.moe_intermediate_size.value_or(0)} * c.n_shared_experts.value_or(0);
+        case Dim::expert_ffn_x2:
+            return 2 * int64_t{c.moe_intermediate_size.value_or(0)};
         case Dim::head_dim_full:
         case Dim::q_width_full:
         case Dim::kv_width_full: {
@@ -785,6 +787,11 @@ std::string explain_dim(Dim dim, const ModelConfig& c) {
             formula = "moe_intermediate_size " +
                       std::to_string(c.moe_intermediate_size.value_or(0)) + " * n_shared_experts " +
                       std::to_string(c.n_shared_experts.value_or(0));
+            break;
+        case Dim::expert_ffn_x2:
+            formula = "2 * moe_intermediate_size " +
+                      std::to_string(c.moe_intermediate_size.value_or(0)) + " (gate and up)";
+            break;
         case Dim::head_dim_full:
             return "global_head_dim " + std::to_string(resolve_dim(dim, c));
         case Dim::q_width_full:

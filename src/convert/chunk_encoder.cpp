@@ -10,6 +10,7 @@
 #include "encode/fp4_block_encode.hpp"
 #include "encode/int_block_encode.hpp"
 #include "format/half.hpp"
+#include "source/fp8_values.hpp"
 #include "source/source_values.hpp"
 
 namespace rebox::convert_detail {
@@ -173,7 +174,7 @@ void encode_values(const SourceTensor& source, const TensorPlan& plan, uint64_t 
                          out.data());
             return;
         case Encoding::dequant_f16:
-            if (source.int_quant || source.fp4)  // the plan checked every value is exact in fp16
+            if (source.int_quant || source.fp4 || source.fp8)  // the plan checked: exact in fp16
                 narrow_to_16(source, first, count, out, float_to_half);
             else
                 dequantize_through_buffer<uint16_t>(*source.quant, first, count, out,
@@ -186,6 +187,9 @@ void encode_values(const SourceTensor& source, const TensorPlan& plan, uint64_t 
             else if (source.int_quant)
                 dequantize_through_buffer<float>(*source.int_quant, first, count, out,
                                                  dequantize_int_f32);
+            else if (source.fp8)
+                dequantize_through_buffer<float>(*source.fp8, first, count, out,
+                                                 dequantize_fp8_f32);
             else
                 dequantize_through_buffer<float>(*source.quant, first, count, out, dequantize_f32);
             return;

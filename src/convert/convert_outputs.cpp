@@ -3,6 +3,7 @@
 #include "convert_outputs.hpp"
 
 #include "format/atomic_output_set.hpp"
+#include "verify/mmproj/mmproj_verify.hpp"
 
 namespace rebox::convert_detail {
 
@@ -45,6 +46,7 @@ void finish_outputs(ConvertOutputs& outputs, ConvertReport& result) {
         const auto verify_start = std::chrono::steady_clock::now();
         result.verify = outputs.verify->finish();
         outputs.verify.reset();  // unmaps the temporary files
+        if (outputs.also_verified) fold_report(*result.verify, *outputs.also_verified);
         result.seconds_verify = seconds_since(verify_start);
         if (!result.verify->ok()) {
             for (auto& out : outputs.files)

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "format/atomic_output.hpp"
@@ -22,6 +23,8 @@ double seconds_since(std::chrono::steady_clock::time_point start);
 struct ConvertOutputs {
     std::vector<std::unique_ptr<AtomicOutput>> files;  // one per shard of the layout
     std::unique_ptr<VerifySession> verify;             // null with options.verify false
+    // Another file's verification (the mmproj's), folded into the verdict before the commit.
+    std::optional<VerifyReport> also_verified;
     std::chrono::steady_clock::time_point write_start;
 };
 

@@ -45,6 +45,13 @@ std::array<std::span<const uint8_t>, 3> source_bytes(const SourceTensor& source,
                 clipped(v.scales, first / group, (first + count + group - 1) / group),
                 {}};
     }
+    if (source.fp8) {  // one code byte per value; the scales are small: released with the tensor
+        const Fp8View& v = *source.fp8;
+        const bool whole = first == 0 && count >= source.element_count();
+        return {clipped(v.codes, first, first + count),
+                whole ? v.scales : std::span<const uint8_t>{},
+                {}};
+    }
     if (!source.quant) {
         const uint64_t width = float_dtype_size(source.float_dtype);
         return {clipped(source.float_data, first * width, (first + count) * width), {}, {}};

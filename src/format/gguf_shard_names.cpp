@@ -60,4 +60,8 @@ uint64_t parse_split_size(const std::string& text) {
     return value * unit;
 }
 
+std::filesystem::path mmproj_path_beside(const std::filesystem::path& output) {
+    return output.parent_path() / ("mmproj-" + output.filename().string());
+}
+
 }  // namespace rebox

@@ -28,6 +28,9 @@ std::string shard_path(const std::string& prefix, uint32_t index, uint32_t count
 // "<output without .gguf>-0000i-of-0000N.gguf" (rebox convert and rebox quantize).
 std::vector<std::filesystem::path> output_paths(const std::filesystem::path& output, size_t shards,
                                                 bool split);
+// The mmproj file beside a text model's output: "DIR/NAME.gguf" -> "DIR/mmproj-NAME.gguf" (the
+// prefix llama.cpp's converter, LM Studio and llama.cpp's -hf download look for).
+std::filesystem::path mmproj_path_beside(const std::filesystem::path& output);
 // The prefix of a shard name ending in "-%05d-of-%05d.gguf" with these numbers; nullopt otherwise.
 std::optional<std::string> shard_prefix(const std::string& path, uint32_t index, uint32_t count);
 

@@ -3,6 +3,7 @@
 #include "expert_stack.hpp"
 
 #include "format/shape_text.hpp"
+#include "fp8_rules.hpp"
 #include "rebox/ggml_type.hpp"
 #include "tensor_rules.hpp"
 
@@ -14,6 +15,7 @@ using detail::shape_text;
 // The scale dtype of a quantized tensor (FP4 views have byte scales: F32 stands for "same").
 FloatDtype scale_dtype(const SourceTensor& t) {
     if (t.fp4) return FloatDtype::F32;
+    if (t.fp8) return t.fp8->scale_dtype;
     return t.quant ? t.quant->scale_dtype : t.int_quant->scale_dtype;
 }
 
@@ -22,6 +24,7 @@ std::string storage_text(const SourceTensor& t) {
     if (!t.is_quantized()) return std::string(float_dtype_name(t.float_dtype)) + " float";
     if (t.fp4)
         return std::string(t.fp4->origin) + (t.fp4->kind == Fp4Kind::mxfp4 ? " mxfp4" : " nvfp4");
+    if (t.fp8) return std::string("FP8, ") + float_dtype_name(t.fp8->scale_dtype) + " block scales";
     return std::to_string(t.quant_bits()) + "-bit, group " + std::to_string(t.quant_group()) +
            ", " + float_dtype_name(scale_dtype(t)) + " scales" +
            (t.int_quant ? ", integer zero points" : "");
@@ -51,6 +54,7 @@ bool plan_expert_stack(const SourceModel& source, const ExpertGroup& group,
     if (!plan_tensor(first, *group.sources[0], group.gguf_name, options, &first_plan, blockers))
         return false;
     bool same = true;
+    bool fp8_types_differ = false;  // FP8 experts exact in different float types: the widest
     for (size_t e = 1; e < experts; ++e) {
         const SourceTensor& t = source.tensors[*group.sources[e]];
         std::string differs;
@@ -60,6 +64,7 @@ bool plan_expert_stack(const SourceModel& source, const ExpertGroup& group,
         else if (t.is_quantized() != first.is_quantized() ||
                  t.int_quant.has_value() != first.int_quant.has_value() ||
                  t.fp4.has_value() != first.fp4.has_value() ||
+                 t.fp8.has_value() != first.fp8.has_value() ||
                  (t.fp4 && t.fp4->kind != first.fp4->kind) ||
                  (t.is_quantized() &&
                   (t.quant_bits() != first.quant_bits() || t.quant_group() != first.quant_group() ||
@@ -74,9 +79,14 @@ bool plan_expert_stack(const SourceModel& source, const ExpertGroup& group,
                 same = false;
                 continue;
             }
-            if (expert_plan.type != first_plan.type || expert_plan.encoding != first_plan.encoding)
-                differs = "it plans as " + ggml_type_name(expert_plan.type) + " but expert 0 as " +
-                          ggml_type_name(first_plan.type);
+            if (expert_plan.type != first_plan.type ||
+                expert_plan.encoding != first_plan.encoding) {
+                if (t.fp8 && t.fp8->scale_dtype == first.fp8->scale_dtype)
+                    fp8_types_differ = true;
+                else
+                    differs = "it plans as " + ggml_type_name(expert_plan.type) +
+                              " but expert 0 as " + ggml_type_name(first_plan.type);
+            }
             first_plan.zero_code_groups_get_zero_scale |=
                 expert_plan.zero_code_groups_get_zero_scale;
         }
@@ -89,6 +99,11 @@ bool plan_expert_stack(const SourceModel& source, const ExpertGroup& group,
                     "re-export the experts of this layer with one bits/group/dtype"});
     }
     if (!same) return false;
+    if (fp8_types_differ) {
+        std::vector<const SourceTensor*> tensors;
+        for (const auto& index : group.sources) tensors.push_back(&source.tensors[*index]);
+        if (!plan_fp8_experts(tensors, options, &first_plan, blockers)) return false;
+    }
 
     *plan = std::move(first_plan);
     const std::vector<int64_t> one = plan->ne;  // {cols, rows}

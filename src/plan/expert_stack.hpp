@@ -20,8 +20,9 @@ struct ExpertGroup {
 
 // Plans the stacked tensor: every expert present, each plannable alone, and every expert with the
 // same shape, quantization (bits, group, scale dtype) or float dtype and planned type as expert 0
-// (a GGUF tensor has one type). Otherwise appends one Blocker per problem (naming the expert's
-// tensor) and returns false.
+// (a GGUF tensor has one type; FP8 experts exact in different float types take the smallest type
+// exact for all, plan/fp8_rules.hpp). Otherwise appends one Blocker per problem (naming the
+// expert's tensor) and returns false.
 bool plan_expert_stack(const SourceModel& source, const ExpertGroup& group,
                        const PlanOptions& options, TensorPlan* plan,
                        std::vector<Blocker>* blockers);

@@ -35,7 +35,112 @@
 #include "tensor_rules.hpp"
 
 namespace rebox {
+namespace plan_detail {
+
+// gemma norms (ValueTransform::add_one): an F32 tensor of value + 1 computed as llama.cpp's
+// converter does (arch/transforms.hpp); a quantized source is a BLOCKER (the converter adds 1 to
+// float values, and a norm is never a block type).
+bool attach_value_transform(arch::ValueTransform transform, const SourceTensor& source,
+                            TensorPlan* plan, std::vector<Blocker>* blockers) {
+    if (transform == arch::ValueTransform::none) return true;
+    if (transform == arch::ValueTransform::neg_exp) {
+        if (source.is_quantized()) {
+            blockers->push_back(Blocker{source.name,
+                                        "A_log stored quantized: llama.cpp's converter writes "
+                                        "-exp(A_log) in F32 from a float A_log",
+                                        "keep A_log unquantized (BF16/F16/F32) in the checkpoint"});
+            return false;
+        }
+        plan->type = GgmlType::F32;
+        plan->encoding = Encoding::neg_exp_f32;
+        plan->nbytes = 4 * source.element_count();
+        plan->note = std::string(float_dtype_name(source.float_dtype)) + " A_log -> -exp -> F32" +
+                     (source.float_dtype == FloatDtype::F16
+                          ? " (exp rounded to fp16, as the converter computes in F16)"
+                          : " (binary32, correctly rounded)");
+        return true;
+    }
+    if (source.is_quantized()) {
+        blockers->push_back(Blocker{
+            source.name,
+            "a gemma RMSNorm weight stored quantized (" + std::to_string(source.quant_bits()) +
+                "-bit codes): llama.cpp's converter writes weight + 1 in F32 from a float weight",
+            "keep the norm weights unquantized (BF16/F16/F32) in the checkpoint"});
+        return false;
+    }
+    plan->type = GgmlType::F32;
+    plan->encoding = Encoding::add_one_f32;
+    plan->nbytes = 4 * source.element_count();
+    plan->note = std::string(float_dtype_name(source.float_dtype)) + " weight + 1 -> F32" +
+                 (source.float_dtype == FloatDtype::F16 ? " (the add rounded to fp16, as the "
+                                                          "converter adds in F16)"
+                                                        : " (a binary32 add)");
+    return true;
+}
+
+// general.file_type as llama.cpp's converter names a file (docs/gguf.md §2.4). The float outtypes
+// name their type, as convert_hf_to_gguf.py's --outtype does. Otherwise: a file holding NVFP4
+// blocks is MOSTLY_NVFP4 and one holding MXFP4 blocks MOSTLY_MXFP4_MOE, whatever else it keeps in
+// BF16 (the converter's prepare_metadata sets them for any NVFP4 / MXFP4 checkpoint, the embedding
+// and head of a ModelOpt export included); else the most common integer block type, as llama.cpp's
+// loader guesses a type (llama-model-loader.cpp; a tie goes to the type with fewer bytes per
+// value); with no block type, the most common float type over the tensors of 2 or more dims (1-D
+// ones are F32 in every file type, the "except 1d tensors" of llama.h).
+LlamaFileType file_type(const Plan& plan, const PlanOptions& options) {
+    if (options.outtype == OutType::f32) return LlamaFileType::ALL_F32;
+    if (options.outtype == OutType::f16) return LlamaFileType::MOSTLY_F16;
+    if (options.outtype == OutType::bf16) return LlamaFileType::MOSTLY_BF16;
+    const auto holds = [&](GgmlType type) {
+        for (const TensorPlan& tensor : plan.tensors)
+            if (tensor.type == type) return true;
+        return false;
+    };
+    if (holds(GgmlType::NVFP4)) return LlamaFileType::MOSTLY_NVFP4;
+    if (holds(GgmlType::MXFP4)) return LlamaFileType::MOSTLY_MXFP4_MOE;
+    // Counts per block type, in increasing bytes per value (the tie rule takes the smaller).
+    constexpr GgmlType kBlockTypes[] = {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0,
+                                        GgmlType::Q5_1, GgmlType::Q8_0};
+    constexpr LlamaFileType kBlockFileTypes[] = {
+        LlamaFileType::MOSTLY_Q4_0, LlamaFileType::MOSTLY_Q4_1, LlamaFileType::MOSTLY_Q5_0,
+        LlamaFileType::MOSTLY_Q5_1, LlamaFileType::MOSTLY_Q8_0};
+    size_t blocks[5] = {}, f16 = 0, bf16 = 0, f32 = 0;
+    for (const TensorPlan& tensor : plan.tensors) {
+        const auto type = static_cast<GgmlType>(tensor.type);
+        for (size_t k = 0; k < 5; ++k)
+            if (type == kBlockTypes[k]) ++blocks[k];
+        if (tensor.ne.size() < 2) continue;
+        if (type == GgmlType::F16) ++f16;
+        if (type == GgmlType::BF16) ++bf16;
+        if (type == GgmlType::F32) ++f32;
+    }
+    size_t most = 0;
+    for (size_t k = 1; k < 5; ++k)
+        if (blocks[k] > blocks[most]) most = k;
+    if (blocks[most] > 0) return kBlockFileTypes[most];
+    if (f32 == 0 && f16 == 0 && bf16 == 0) return LlamaFileType::MOSTLY_Q4_1;  // nothing planned
+    if (f32 >= f16 && f32 >= bf16) return LlamaFileType::ALL_F32;
+    return bf16 > f16 ? LlamaFileType::MOSTLY_BF16 : LlamaFileType::MOSTLY_F16;
+}
+
+// The model-card metadata, over the tensors written (the size label and the name heuristics
+// count their parameters).
+std::vector<GgufKV> card_kvs(const SourceModel& source, const PlanOptions& options,
+                             const std::vector<TensorPlan>& tensors) {
+    CardMetadataSources card_sources;
+    card_sources.model_dir = source.dir;
+    card_sources.overrides_file = options.metadata_file;
+    card_sources.name = options.name;
+    for (const TensorPlan& tensor : tensors)
+        card_sources.tensors.push_back({tensor.gguf_name, tensor.ne});
+    return card_metadata_kvs(load_card_metadata(card_sources));
+}
+
+}  // namespace plan_detail
+
 namespace {
+
+using plan_detail::attach_value_transform;
+using plan_detail::file_type;
 
 using detail::shape_text;
 
@@ -343,47 +448,6 @@ bool attach_position_slice(const ModelConfig& config, const SourceTensor& source
     return true;
 }
 
-// gemma norms (ValueTransform::add_one): an F32 tensor of value + 1 computed as llama.cpp's
-// converter does (arch/transforms.hpp); a quantized source is a BLOCKER (the converter adds 1 to
-// float values, and a norm is never a block type).
-bool attach_value_transform(arch::ValueTransform transform, const SourceTensor& source,
-                            TensorPlan* plan, std::vector<Blocker>* blockers) {
-    if (transform == arch::ValueTransform::none) return true;
-    if (transform == arch::ValueTransform::neg_exp) {
-        if (source.is_quantized()) {
-            blockers->push_back(Blocker{source.name,
-                                        "A_log stored quantized: llama.cpp's converter writes "
-                                        "-exp(A_log) in F32 from a float A_log",
-                                        "keep A_log unquantized (BF16/F16/F32) in the checkpoint"});
-            return false;
-        }
-        plan->type = GgmlType::F32;
-        plan->encoding = Encoding::neg_exp_f32;
-        plan->nbytes = 4 * source.element_count();
-        plan->note = std::string(float_dtype_name(source.float_dtype)) + " A_log -> -exp -> F32" +
-                     (source.float_dtype == FloatDtype::F16
-                          ? " (exp rounded to fp16, as the converter computes in F16)"
-                          : " (binary32, correctly rounded)");
-        return true;
-    }
-    if (source.is_quantized()) {
-        blockers->push_back(Blocker{
-            source.name,
-            "a gemma RMSNorm weight stored quantized (" + std::to_string(source.quant_bits()) +
-                "-bit codes): llama.cpp's converter writes weight + 1 in F32 from a float weight",
-            "keep the norm weights unquantized (BF16/F16/F32) in the checkpoint"});
-        return false;
-    }
-    plan->type = GgmlType::F32;
-    plan->encoding = Encoding::add_one_f32;
-    plan->nbytes = 4 * source.element_count();
-    plan->note = std::string(float_dtype_name(source.float_dtype)) + " weight + 1 -> F32" +
-                 (source.float_dtype == FloatDtype::F16 ? " (the add rounded to fp16, as the "
-                                                          "converter adds in F16)"
-                                                        : " (a binary32 add)");
-    return true;
-}
-
 // Linear attention's V-head reorder (RowTransform::v_heads_*, arch/transforms.hpp): whole rows, or
 // whole value-head blocks of out_proj's rows, move; only when the key and value head counts
 // differ (as _LinearAttentionVReorderBase). A BLOCKER when the counts do not fit the tensor or an
@@ -500,50 +564,6 @@ std::vector<GgufKV> provenance_kvs(const SourceModel& source, const Plan& plan) 
     };
 }
 
-// general.file_type as llama.cpp's converter names a file (docs/gguf.md §2.4). The float outtypes
-// name their type, as convert_hf_to_gguf.py's --outtype does. Otherwise: a file holding NVFP4
-// blocks is MOSTLY_NVFP4 and one holding MXFP4 blocks MOSTLY_MXFP4_MOE, whatever else it keeps in
-// BF16 (the converter's prepare_metadata sets them for any NVFP4 / MXFP4 checkpoint, the embedding
-// and head of a ModelOpt export included); else the most common integer block type, as llama.cpp's
-// loader guesses a type (llama-model-loader.cpp; a tie goes to the type with fewer bytes per
-// value); with no block type, the most common float type over the tensors of 2 or more dims (1-D
-// ones are F32 in every file type, the "except 1d tensors" of llama.h).
-LlamaFileType file_type(const Plan& plan, const PlanOptions& options) {
-    if (options.outtype == OutType::f32) return LlamaFileType::ALL_F32;
-    if (options.outtype == OutType::f16) return LlamaFileType::MOSTLY_F16;
-    if (options.outtype == OutType::bf16) return LlamaFileType::MOSTLY_BF16;
-    const auto holds = [&](GgmlType type) {
-        for (const TensorPlan& tensor : plan.tensors)
-            if (tensor.type == type) return true;
-        return false;
-    };
-    if (holds(GgmlType::NVFP4)) return LlamaFileType::MOSTLY_NVFP4;
-    if (holds(GgmlType::MXFP4)) return LlamaFileType::MOSTLY_MXFP4_MOE;
-    // Counts per block type, in increasing bytes per value (the tie rule takes the smaller).
-    constexpr GgmlType kBlockTypes[] = {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0,
-                                        GgmlType::Q5_1, GgmlType::Q8_0};
-    constexpr LlamaFileType kBlockFileTypes[] = {
-        LlamaFileType::MOSTLY_Q4_0, LlamaFileType::MOSTLY_Q4_1, LlamaFileType::MOSTLY_Q5_0,
-        LlamaFileType::MOSTLY_Q5_1, LlamaFileType::MOSTLY_Q8_0};
-    size_t blocks[5] = {}, f16 = 0, bf16 = 0, f32 = 0;
-    for (const TensorPlan& tensor : plan.tensors) {
-        const auto type = static_cast<GgmlType>(tensor.type);
-        for (size_t k = 0; k < 5; ++k)
-            if (type == kBlockTypes[k]) ++blocks[k];
-        if (tensor.ne.size() < 2) continue;
-        if (type == GgmlType::F16) ++f16;
-        if (type == GgmlType::BF16) ++bf16;
-        if (type == GgmlType::F32) ++f32;
-    }
-    size_t most = 0;
-    for (size_t k = 1; k < 5; ++k)
-        if (blocks[k] > blocks[most]) most = k;
-    if (blocks[most] > 0) return kBlockFileTypes[most];
-    if (f32 == 0 && f16 == 0 && bf16 == 0) return LlamaFileType::MOSTLY_Q4_1;  // nothing planned
-    if (f32 >= f16 && f32 >= bf16) return LlamaFileType::ALL_F32;
-    return bf16 > f16 ? LlamaFileType::MOSTLY_BF16 : LlamaFileType::MOSTLY_F16;
-}
-
 // The note naming the non-parameter buffers left out (the first three, then how many in all).
 std::string buffers_note(const std::set<std::string>& buffers) {
     std::string names;
@@ -575,6 +595,8 @@ void add_fallback_growth(const SourceModel& source, Plan& plan) {
                             tensor.quant->mins.size();
                 else if (tensor.int_quant)
                     base += tensor.int_quant->packed_bytes;
+                else if (tensor.fp8)
+                    base += tensor.fp8->codes.size() + tensor.fp8->scales.size();
             }
     for (const Blocker& blocker : plan.blockers) growth += blocker.fallback_growth_bytes;
     if (growth == 0 || base == 0) return;
@@ -904,16 +926,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
             return arch::output_rank(*arch, a.gguf_name) < arch::output_rank(*arch, b.gguf_name);
         });
 
-    // The model-card metadata, over the tensors written (the size label and the name heuristics
-    // count their parameters).
-    CardMetadataSources card_sources;
-    card_sources.model_dir = source.dir;
-    card_sources.overrides_file = options.metadata_file;
-    card_sources.name = options.name;
-    for (const TensorPlan& tensor : plan.tensors)
-        card_sources.tensors.push_back({tensor.gguf_name, tensor.ne});
-    const CardMetadata card = load_card_metadata(card_sources);
-    std::vector<GgufKV> card_kvs = card_metadata_kvs(card);
+    std::vector<GgufKV> card_kvs = plan_detail::card_kvs(source, options, plan.tensors);
     for (const GgufKV& kv : card_kvs)
         if (kv.key == "general.name" && vocab)
             check_phi3_name_tokens(*kv.value.as_string(), *vocab, &plan.blockers);

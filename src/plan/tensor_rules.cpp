@@ -7,6 +7,7 @@
 //   value is exact in fp16, otherwise F32.
 // - integer-zero-point sources (GPTQ, AWQ, compressed-tensors): the smallest of Q4_0 < Q4_1 < Q5_0
 //   < Q5_1 < Q8_0 that holds every (q - z) * s exactly (int_quant_rules.cpp); refusals as above.
+// - FP8 block-quantized sources: an F16/BF16/F32 copy, the smallest exact one (fp8_rules.cpp).
 // - --outtype f32: exact binary32 values; f16 / bf16: only when every value is exact in that type,
 //   else a Blocker naming the first inexact value.
 // Float tensors: 1-D and *norm.weight -> F32 always (llama.cpp keeps them F32, docs/gguf.md §3.2);
@@ -17,6 +18,7 @@
 #include <bit>
 #include <cstdio>
 
+#include "fp8_rules.hpp"
 #include "int_quant_rules.hpp"
 #include "quant_checks.hpp"
 #include "rebox/ggml_type.hpp"
@@ -169,6 +171,7 @@ bool plan_quantized(const SourceTensor& source, const PlanOptions& options, Tens
     const int64_t cols = source.shape.back();  // [rows, cols] or stacked [E, rows, cols]
     const uint64_t n_values = source.element_count();
     plan->ne = reversed(source.shape);
+    if (source.fp8) return plan_fp8(source, options, false, plan, blockers);
     if (options.outtype == OutType::f32) {
         plan->type = GgmlType::F32;
         plan->encoding = Encoding::dequant_f32;
@@ -322,7 +325,10 @@ bool plan_exact_f32(const SourceTensor& source, size_t source_index, const std::
     plan->type = GgmlType::F32;
     const std::string convention = " (the " + arch + " registry writes the " + what +
                                    " as exact F32, as llama.cpp's converter does)";
-    if (source.is_quantized()) {
+    if (source.fp8) {
+        if (!plan_fp8(source, PlanOptions{}, true, plan, blockers)) return false;
+        plan->note = what + ": " + plan->note + convention;
+    } else if (source.is_quantized()) {
         plan->encoding = Encoding::dequant_f32;
         plan->note = what + ": " + std::to_string(source.quant_bits()) + "-bit codes, group " +
                      std::to_string(source.quant_group()) + " -> exact F32 values " +

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "arch/architecture.hpp"
 #include "plan/plan.hpp"
 
 namespace rebox::plan_detail {
@@ -22,5 +23,19 @@ bool plan_tensor(const SourceTensor& source, size_t source_index, const std::str
 bool plan_exact_f32(const SourceTensor& source, size_t source_index, const std::string& gguf_name,
                     const std::string& arch, const std::string& what, TensorPlan* plan,
                     std::vector<Blocker>* blockers);
+
+// A value computed from the source (gemma's norm + 1, Qwen3.5's -exp(A_log)) as llama.cpp's
+// converter computes it, F32; false (with a Blocker) for a quantized source.
+bool attach_value_transform(arch::ValueTransform transform, const SourceTensor& source,
+                            TensorPlan* plan, std::vector<Blocker>* blockers);
+
+// The model-card KVs (general.type first, then name, size label, ...: model/model_card_metadata)
+// over the planned tensors.
+std::vector<GgufKV> card_kvs(const SourceModel& source, const PlanOptions& options,
+                             const std::vector<TensorPlan>& tensors);
+
+// general.file_type for the planned tensors as llama.cpp's converter names a file (docs/gguf.md
+// §2.4).
+LlamaFileType file_type(const Plan& plan, const PlanOptions& options);
 
 }  // namespace rebox::plan_detail

@@ -1,5 +1,6 @@
 // detect_source_format / read_source_model: one look at config.json's quant_method (gptq, awq,
-// compressed-tensors) and the safetensors headers, then the matching adapter reads the directory.
+// compressed-tensors, fp8) and the safetensors headers, then the matching adapter reads the
+// directory.
 #include "source/read_source.hpp"
 
 #include "arch/architecture.hpp"
@@ -11,6 +12,7 @@
 #include "rebox/error.hpp"
 #include "source/float_reader.hpp"
 #include "source/fp4_checkpoint_reader.hpp"
+#include "source/fp8_reader.hpp"
 #include "source/gpt_oss_reader.hpp"
 #include "source/mcq_reader.hpp"
 #include "source/mlx_dense.hpp"
@@ -28,12 +30,13 @@ std::string detect_source_format(const ModelDir& model_dir) {
             return "compressed-tensors-fp4";
         if (method == "gptq" || method == "awq" || method == "compressed-tensors") return method;
         if (method == "mxfp4") return method;  // gpt-oss: OCP MXFP4 experts
+        if (method == "fp8") return method;    // E4M3 with block scales (weight_scale_inv)
         if (!method.empty())                   // mlx-lm writes no quant_method
             throw_input_error((model_dir.path() / "config.json").string(),
                               "quantization_config.quant_method",
                               "'" + method + "' is not supported",
-                              "gptq, awq, compressed-tensors, modelopt (NVFP4) or mxfp4 "
-                              "(gpt-oss); MLX checkpoints have none");
+                              "gptq, awq, compressed-tensors, modelopt (NVFP4), mxfp4 "
+                              "(gpt-oss) or fp8 (block scales); MLX checkpoints have none");
     }
     bool has_scales = false, has_biases = false, has_mcq_parts = false;
     for (const auto& file : model_dir.safetensors().files()) {
@@ -75,6 +78,7 @@ SourceModel read_source_model(std::shared_ptr<const ModelDir> model_dir) {
     SourceModel model = format == "mlx"                  ? read_mlx_model(*model_dir)
                         : format == "float"              ? read_float_model(*model_dir)
                         : format == "mxfp4"              ? read_gpt_oss_model(*model_dir)
+                        : format == "fp8"                ? read_fp8_model(*model_dir)
                         : format == "gptq"               ? read_gptq_model(*model_dir)
                         : format == "awq"                ? read_awq_model(*model_dir)
                         : format == "compressed-tensors" ? read_compressed_tensors_model(*model_dir)

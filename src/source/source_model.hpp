@@ -115,26 +115,47 @@ struct Fp4View {
     double scale2_error = 0;
 };
 
+// An FP8 block-quantized 2-D tensor (config.json quant_method "fp8": DeepSeek-V3/R1, Kimi-K2,
+// Qwen3 -FP8; docs/formats.md §6): codes are OCP E4M3 bytes [rows, cols] row-major, scales one
+// per block of block_rows x block_cols (the edge blocks partial), [ceil(rows/block_rows),
+// ceil(cols/block_cols)] row-major in scale_dtype (P.weight_scale_inv). Value (r, c) =
+// e4m3(code) * scale(r / block_rows, c / block_cols), the exact product (source/fp8_values.hpp).
+// The reader checked every shape and that no code is NaN.
+struct Fp8View {
+    int64_t rows = 0, cols = 0;
+    int64_t block_rows = 128, block_cols = 128;
+    std::span<const uint8_t> codes;  // rows * cols bytes
+    FloatDtype scale_dtype = FloatDtype::F32;
+    std::span<const uint8_t> scales;  // scale_rows() * scale_cols() values of scale_dtype
+    int64_t scale_rows() const { return (rows + block_rows - 1) / block_rows; }
+    int64_t scale_cols() const { return (cols + block_cols - 1) / block_cols; }
+};
+
 struct SourceTensor {
     std::string name;            // Hugging Face name, e.g. "layers.0.self_attn.q_proj.weight"
     std::vector<int64_t> shape;  // logical shape, Hugging Face (row-major) order
     std::string file;            // file it came from (for messages)
-    // At most one of quant / int_quant / fp4 is set; neither: float_data.
+    // At most one of quant / int_quant / fp4 / fp8 is set; neither: float_data.
     std::optional<QuantView> quant;
     std::optional<IntQuantView> int_quant;
     std::optional<Fp4View> fp4;
+    std::optional<Fp8View> fp8;
     FloatDtype float_dtype = FloatDtype::F32;
     std::span<const uint8_t> float_data;  // when !quant
     // The checkpoint's own name when the reader gave the tensor the one the registry knows
     // (mlx-embeddings' "dense.0.weight" read as "2_Dense.linear.weight"); empty otherwise.
     std::string renamed_from;
 
-    bool is_quantized() const { return quant.has_value() || int_quant.has_value() || fp4; }
+    bool is_quantized() const { return quant.has_value() || int_quant.has_value() || fp4 || fp8; }
     int quant_bits() const {
-        return quant ? quant->bits : int_quant ? int_quant->bits : fp4 ? 4 : 0;
+        return quant ? quant->bits : int_quant ? int_quant->bits : fp4 ? 4 : fp8 ? 8 : 0;
     }
     int64_t quant_group() const {
-        return quant ? quant->group : int_quant ? int_quant->group : fp4 ? fp4->group : 0;
+        return quant       ? quant->group
+               : int_quant ? int_quant->group
+               : fp4       ? fp4->group
+               : fp8       ? fp8->block_rows * fp8->block_cols
+                           : 0;
     }
     uint64_t element_count() const;
 };
@@ -143,7 +164,8 @@ struct SourceTensor {
 
 struct SourceModel {
     std::filesystem::path dir;
-    std::string format;  // "mcq-v1", "mlx", "float", "gptq", "awq" or "compressed-tensors"
+    std::string
+        format;  // "mcq-v1", "mlx", "float", "gptq", "awq", "compressed-tensors", "fp8", ...
     std::vector<SourceTensor> tensors;  // in file order (shards in index order)
     std::vector<Blocker> blockers;      // problems the reader found (tensors affected are left out)
     std::vector<std::shared_ptr<const SafetensorsFile>> files;  // keeps the mappings alive

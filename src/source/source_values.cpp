@@ -10,6 +10,7 @@
 #include "format/half.hpp"
 #include "format/half_exact.hpp"
 #include "rebox/error.hpp"
+#include "source/fp8_values.hpp"
 #include "source/int_quant_view.hpp"
 #include "source/lsb0_unpack.hpp"
 
@@ -138,6 +139,10 @@ void source_values_f32(const SourceTensor& tensor, uint64_t first, size_t count,
     }
     if (tensor.int_quant) {
         dequantize_int_f32(*tensor.int_quant, first, count, out);
+        return;
+    }
+    if (tensor.fp8) {
+        dequantize_fp8_f32(*tensor.fp8, first, count, out);
         return;
     }
     const size_t width = float_dtype_size(tensor.float_dtype);

@@ -1,6 +1,7 @@
 // The binary32 values of any source tensor, the one read the writer's F32/F16/BF16 paths, the
 // plan's fit checks and the readers' own comparisons share: a QuantView dequantized
-// (code*scale+min), an IntQuantView ((q-z)*s), an Fp4View (E2M1 * scale), a float tensor widened
+// (code*scale+min), an IntQuantView ((q-z)*s), an Fp4View (E2M1 * scale), an Fp8View (E4M3 * block
+// scale, source/fp8_values.hpp), a float tensor widened
 // exactly. The encoders (encode/) read the same stored values through stored_float / fp4_code_at.
 #pragma once
 

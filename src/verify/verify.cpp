@@ -33,6 +33,7 @@
 #include "verify/quantized/ref_imatrix.hpp"
 #include "verify/quantized/ref_quantize.hpp"
 #include "verify/quantized/requant_check.hpp"
+#include "verify/sources/fp8_source_index.hpp"
 #include "verify/sources/fused_experts_index.hpp"
 #include "verify/sources/gpt_oss_source_index.hpp"
 #include "verify/sources/mlx_source_index.hpp"
@@ -592,7 +593,9 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
     const verify_ref::PrequantConfig prequant =
         verify_ref::read_prequant_config(model_dir / "config.json");
     const auto nvidia_fp4 = verify_ref::nvidia_fp4_layout(model_dir);
-    s.index = nvidia_fp4 ? verify_ref::index_nvidia_fp4_source(model, *nvidia_fp4)
+    const auto fp8_blocks = verify_ref::fp8_block_size(model_dir / "config.json");
+    s.index = fp8_blocks   ? verify_ref::index_fp8_source(model, *fp8_blocks)
+              : nvidia_fp4 ? verify_ref::index_nvidia_fp4_source(model, *nvidia_fp4)
               : verify_ref::is_gpt_oss_source(model_dir / "config.json")
                   ? verify_ref::index_gpt_oss_source(model)
               : verify_ref::is_prequant_source(model, prequant)
@@ -850,12 +853,14 @@ VerifyReport VerifySession::finish() {
             const SourceTensor& source = *jobs[j].source;
             char value[32];
             std::snprintf(value, sizeof value, "%.17g", result.source_inexact_value);
+            const uint64_t cols = source.fp8 ? source.fp8_source.cols : source.pq.in;
             check.identical = false;
             check.problem = error_message(
                 source.file, source.name,
-                "(q - z) * s at row " + std::to_string(result.source_inexact_index / source.pq.in) +
-                    ", column " + std::to_string(result.source_inexact_index % source.pq.in) +
-                    " is " + value + ", not a binary32 value, so no GGUF type holds it exactly",
+                std::string(source.fp8 ? "e4m3 * scale" : "(q - z) * s") + " at row " +
+                    std::to_string(result.source_inexact_index / cols) + ", column " +
+                    std::to_string(result.source_inexact_index % cols) + " is " + value +
+                    ", not a binary32 value, so no GGUF type holds it exactly",
                 "scales whose products with the codes stay binary32 values");
         }
     }

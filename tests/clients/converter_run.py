@@ -16,6 +16,8 @@ Usage (library):
   conv.file_type(outtype)         -> general.file_type as the converter derives it (set on the object)
   Converter(..., attrs={"sentence_transformers_dense_modules": True}) sets attributes first (what
   ModelBase.__init__ takes as arguments, or a class's mutable class attributes).
+  Converter(..., class_constants=True) sets the chain's literal class attributes too (an MmprojModel
+  chain, run as `convert_hf_to_gguf.py --mmproj` runs it, reads has_vision_encoder, n_block_keys, ...).
   static_method(llama_src, "llama.py", "LlamaModel", "permute") -> one @staticmethod, as written.
 
 Inside the methods, a chain class's name (LlamaModel.permute, ModelBase.load_hparams) is that class of
@@ -124,7 +126,8 @@ def block_id(name):
 
 
 class Converter:
-    def __init__(self, llama_src, chain, model_dir, hparams, arch_name=None, attrs=None, extra_globals=None):
+    def __init__(self, llama_src, chain, model_dir, hparams, arch_name=None, attrs=None, extra_globals=None,
+                 class_constants=False):
         conv_dir = os.path.join(llama_src, "conversion")
         self.extra_globals = extra_globals or {}  # module-level names a method needs (e.g. an enum of base.py)
         self.chain = []
@@ -151,6 +154,22 @@ class Converter:
                             and "model_arch" not in self.obj.__dict__:
                         self.obj.model_arch = eval(compile(ast.Expression(item.value), "arch", "eval"),
                                                    {"gguf": gguf})
+        # class_constants: every class attribute of the chain whose value is a literal or a gguf constant
+        # (MmprojModel's has_vision_encoder / has_audio_encoder / n_block_keys), the first definition along
+        # the chain winning, as Python's attribute lookup finds it
+        if class_constants:
+            for module, class_name in chain:
+                node = _class_node(os.path.join(conv_dir, module), class_name)
+                for item in (node.body if node is not None else []):
+                    target = item.targets[0] if isinstance(item, ast.Assign) and len(item.targets) == 1 else (
+                        item.target if isinstance(item, ast.AnnAssign) and item.value is not None else None)
+                    if not isinstance(target, ast.Name) or target.id in self.obj.__dict__:
+                        continue
+                    try:
+                        value = eval(compile(ast.Expression(item.value), "constant", "eval"), {"gguf": gguf})
+                    except Exception:  # names of the module (ModelType): not a constant this run needs
+                        continue
+                    setattr(self.obj, target.id, value)
         # attributes ModelBase.__init__ would set from its arguments, or a class's own mutable class
         # attributes (EmbeddingGemma's module_paths / dense_features_dims), before the chain's __init__
         for name, value in (attrs or {}).items():

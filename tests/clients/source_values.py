@@ -295,3 +295,12 @@ class Source:
         if not self.is_quantized(name) and self.tensors[name].dtype == "F16":
             return self.values(name).astype(np.float16)
         return self.values(name)
+
+
+def first_difference(name, got, want, diff):
+    """The problem line of a tensor whose values differ where `diff` is set, or None."""
+    if not diff.any():
+        return None
+    i = tuple(np.argwhere(diff)[0])
+    return (f"{name}: {int(diff.sum())} of {want.size} values differ; first at {i}: "
+            f"gguf {got[i]!r} source {want[i]!r}")

@@ -3,8 +3,10 @@
 # gemma4: 3 sliding layers, then a full-attention one with its own head size and kv heads, no v_proj, a
 # layer_scalar per layer, a vision tower stand-in, a small tokenizer of Gemma's shape: see
 # tools/mkfixture/gemma4_tokenizer.hpp), and the same model in mcq-v1 (4-bit / 64 then 3-bit / 32) and
-# in MLX as mlx-lm saves a mixed_3_4 conversion (every matrix quantized, the vision tower dropped), are
-# each converted as they are and with --outtype f32, then
+# in MLX as mlx-lm saves a mixed_3_4 conversion (every matrix quantized, the vision tower dropped), and
+# the MoE layout of 26B-A4B (--gemma4-moe, BF16: every layer's MLP beside a router, its two scales, the
+# fused experts.gate_up_proj / down_proj of 2 experts and three more norms), are each converted as they
+# are and with --outtype f32, then
 #  - rebox verify passes on every file;
 #  - ggufpy_gemma4.py: every tensor (values bit for bit against the chain run on the source's values,
 #    dequantized for mcq / MLX by source_values.py; rope_freqs computed), every gemma4.* KV and every
@@ -14,9 +16,11 @@
 #  - gemma4_llama.mjs (one llama.cpp process): llama.cpp tokenizes test strings exactly as the
 #    tokenizer.json does (@lenml/tokenizers), and each file (BF16, mcq's and MLX's Q4_1) agrees with its
 #    f32 twin (cos >= 0.999);
-#  - ggufpy_verify_kvs.py: each KV of the BF16 file changed or deleted makes rebox verify fail naming it;
+#  - ggufpy_verify_kvs.py: each KV of the BF16 and BF16 MoE files changed or deleted makes rebox verify
+#    fail naming it;
 #  - bad input is refused: one BLOCKER line, exit 2, no file (a layer_types of the wrong length, a
-#    tokenizer.json that is not Gemma's BPE, a tokenizer_config.json naming a token the vocabulary lacks).
+#    tokenizer.json that is not Gemma's BPE, a tokenizer_config.json naming a token the vocabulary lacks,
+#    a MoE layer without its router.scale).
 # Usage: bash tests/clients/test_gemma4_arch.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -24,18 +28,19 @@ source "$(dirname "$0")/lib/gguf_py.sh"
 clients_init gemma4_arch "${1:-}"
 ggufpy_setup "$BUILD"
 
-dir="$WORK/gemma4" mcq="$WORK/gemma4-mcq" mlx="$WORK/gemma4-mlx"
+dir="$WORK/gemma4" mcq="$WORK/gemma4-mcq" mlx="$WORK/gemma4-mlx" moe="$WORK/gemma4-moe"
 "$MKFIXTURE" "$dir" --preset tiny --arch gemma4 --force >/dev/null
 "$MKFIXTURE" "$mcq" --preset tiny --arch gemma4 --format mcq --force >/dev/null
 "$MKFIXTURE" "$mlx" --preset tiny --arch gemma4 --format mlx --recipe mixed_3_4 --force >/dev/null
+"$MKFIXTURE" "$moe" --preset tiny --arch gemma4 --gemma4-moe --force >/dev/null
 triples=() pairs=()
-for d in "$dir" "$mcq" "$mlx"; do
+for d in "$dir" "$mcq" "$mlx" "$moe"; do
   "$REBOX" convert "$d" -o "$d.gguf" --quiet
   "$REBOX" convert "$d" -o "$d-f32.gguf" --outtype f32 --quiet
   "$REBOX" verify "$d" "$d.gguf" >/dev/null
   "$REBOX" verify "$d" "$d-f32.gguf" >/dev/null
   types=F32,Q4_1
-  [[ $d == "$dir" ]] && types=F32,BF16
+  [[ $d == "$dir" || $d == "$moe" ]] && types=F32,BF16
   triples+=("$d" "$d.gguf" "$types" "$d" "$d-f32.gguf" F32)
   pairs+=("$d.gguf:$d-f32.gguf")
 done
@@ -44,6 +49,8 @@ ggufpy "$CLIENTS_DIR/ggufpy_gemma4.py" "$BUILD/llama-src" "${triples[@]}" \
 node "$CLIENTS_DIR/gemma4_llama.mjs" "$dir" --min-cos 0.999 "${pairs[@]}"
 # Every KV of the file changed and deleted in turn (gguf-py's writer): verify must name each one.
 ggufpy "$CLIENTS_DIR/ggufpy_verify_kvs.py" "$REBOX" "$dir" "$dir.gguf" "$WORK" gemma4 | tail -1
+# The MoE file's too: expert_count, expert_used_count and expert_feed_forward_length among them.
+ggufpy "$CLIENTS_DIR/ggufpy_verify_kvs.py" "$REBOX" "$moe" "$moe.gguf" "$WORK" gemma4-moe | tail -1
 
 bad="$WORK/gemma4-layer-types"
 "$MKFIXTURE" "$bad" --preset tiny --arch gemma4 --gemma4-defect layer-types --force >/dev/null
@@ -56,4 +63,8 @@ bad="$WORK/gemma4-unknown-special"
 cp -r "$dir" "$bad"
 sed -i 's/"eos_token": "<eos>"/"eos_token": "<end_of_turn>"/' "$bad/tokenizer_config.json"
 clients_refused "$bad" "tokenizer_config.json: eos_token"
+bad="$WORK/gemma4-no-router-scale"
+"$MKFIXTURE" "$bad" --preset tiny --arch gemma4 --gemma4-moe --gemma4-defect no-router-scale \
+  --force >/dev/null
+clients_refused "$bad" "blk.0.ffn_gate_inp.scale: the gemma4 graph requires"
 echo "PASS test_gemma4_arch ($(clients_elapsed))"

@@ -25,11 +25,14 @@ namespace fs = std::filesystem;
 
 constexpr int64_t kG4Hidden = 64, kG4Layers = 4, kG4Heads = 4, kG4KvHeads = 2, kG4HeadDim = 16,
                   kG4FullHeadDim = 32, kG4FullKvHeads = 1, kG4Ff = 128;
+// The MoE variant: 2 experts of 32, both used (no routing tie can flip between two files).
+constexpr int64_t kG4Experts = 2, kG4ExpertsUsed = 2, kG4ExpertFf = 32;
 
-// The quantized fixtures' q/k norm weights. Gemma 4 scores attention with scale 1 (the q/k norms
-// replace 1/sqrt(head_dim)): with norms near 1 the softmax is sharp enough that llama.cpp's Q8_1
-// rounding of the activations (Q4_1 kernels) moves the output well past cos 0.999 from the f32
-// twin; near 0.3 it stays soft.
+// The quantized and MoE fixtures' q/k norm weights. Gemma 4 scores attention with scale 1 (the q/k
+// norms replace 1/sqrt(head_dim)): with norms near 1 the softmax is sharp enough that llama.cpp's
+// Q8_1 rounding of the activations (Q4_1 kernels), or its BF16 rounding of them through the MoE
+// block's extra BF16 products, moves the output past cos 0.999 from the f32 twin; near 0.3 it
+// stays soft.
 constexpr double kG4QuantQkNormCenter = 0.3;
 
 struct G4Tensor {
@@ -40,7 +43,7 @@ struct G4Tensor {
 
 bool g4_full_layer(int64_t layer) { return layer == kG4Layers - 1; }
 
-nlohmann::ordered_json g4_config(int64_t vocab, const std::string& defect) {
+nlohmann::ordered_json g4_config(int64_t vocab, const std::string& defect, bool moe) {
     nlohmann::ordered_json text;
     text["model_type"] = "gemma4_text";
     text["hidden_size"] = kG4Hidden;
@@ -65,10 +68,10 @@ nlohmann::ordered_json g4_config(int64_t vocab, const std::string& defect) {
     text["num_kv_shared_layers"] = 0;
     text["vocab_size_per_layer_input"] = vocab;
     text["use_double_wide_mlp"] = false;
-    text["enable_moe_block"] = false;
-    text["num_experts"] = nullptr;
-    text["top_k_experts"] = nullptr;
-    text["moe_intermediate_size"] = nullptr;
+    text["enable_moe_block"] = moe;
+    text["num_experts"] = moe ? nlohmann::ordered_json(kG4Experts) : nullptr;
+    text["top_k_experts"] = moe ? nlohmann::ordered_json(kG4ExpertsUsed) : nullptr;
+    text["moe_intermediate_size"] = moe ? nlohmann::ordered_json(kG4ExpertFf) : nullptr;
     text["hidden_activation"] = "gelu_pytorch_tanh";
     text["rope_parameters"] = {
         {"full_attention",
@@ -94,7 +97,26 @@ nlohmann::ordered_json g4_config(int64_t vocab, const std::string& defect) {
 constexpr const char* kG4HfPrefix = "model.language_model.";
 constexpr const char* kG4MlxPrefix = "language_model.model.";
 
-void g4_add_layer(std::vector<G4Tensor>& t, const std::string& prefix, int64_t layer) {
+// The MoE block of one layer as transformers' Gemma4TextDecoderLayer holds it: the router (its
+// norm has no weight), the fused experts as [E, rows, cols] parameters (gate rows then up rows),
+// three more norms.
+void g4_add_moe(std::vector<G4Tensor>& t, const std::string& p, bool router_scale) {
+    const double w = 1.0 / std::sqrt(double(kG4Hidden));
+    t.push_back({p + "router.proj.weight", {kG4Experts, kG4Hidden}, 0, w});
+    if (router_scale) t.push_back({p + "router.scale", {kG4Hidden}, 1.0, 0.1});
+    t.push_back({p + "router.per_expert_scale", {kG4Experts}, 1.0, 0.2});
+    t.push_back({p + "experts.gate_up_proj", {kG4Experts, 2 * kG4ExpertFf, kG4Hidden}, 0, w});
+    t.push_back({p + "experts.down_proj",
+                 {kG4Experts, kG4Hidden, kG4ExpertFf},
+                 0,
+                 1.0 / std::sqrt(double(kG4ExpertFf))});
+    for (const char* norm : {"pre_feedforward_layernorm_2", "post_feedforward_layernorm_1",
+                             "post_feedforward_layernorm_2"})
+        t.push_back({p + norm + ".weight", {kG4Hidden}, 1.0, 0.1});
+}
+
+void g4_add_layer(std::vector<G4Tensor>& t, const std::string& prefix, int64_t layer,
+                  bool soft_qk) {
     const std::string p = prefix + "layers." + std::to_string(layer) + ".";
     const bool full = g4_full_layer(layer);
     const int64_t head = full ? kG4FullHeadDim : kG4HeadDim;
@@ -105,8 +127,9 @@ void g4_add_layer(std::vector<G4Tensor>& t, const std::string& prefix, int64_t l
     t.push_back({p + "self_attn.k_proj.weight", {kv, kG4Hidden}, 0, w});
     if (!full) t.push_back({p + "self_attn.v_proj.weight", {kv, kG4Hidden}, 0, w});
     t.push_back({p + "self_attn.o_proj.weight", {kG4Hidden, q}, 0, 1.0 / std::sqrt(double(q))});
-    t.push_back({p + "self_attn.q_norm.weight", {head}, 1.0, 0.1});
-    t.push_back({p + "self_attn.k_norm.weight", {head}, 1.0, 0.1});
+    const double qk_center = soft_qk ? kG4QuantQkNormCenter : 1.0, qk_spread = soft_qk ? 0.05 : 0.1;
+    t.push_back({p + "self_attn.q_norm.weight", {head}, qk_center, qk_spread});
+    t.push_back({p + "self_attn.k_norm.weight", {head}, qk_center, qk_spread});
     t.push_back({p + "post_attention_layernorm.weight", {kG4Hidden}, 1.0, 0.1});
     t.push_back({p + "pre_feedforward_layernorm.weight", {kG4Hidden}, 1.0, 0.1});
     t.push_back({p + "mlp.gate_proj.weight", {kG4Ff, kG4Hidden}, 0, w});
@@ -119,11 +142,17 @@ void g4_add_layer(std::vector<G4Tensor>& t, const std::string& prefix, int64_t l
 
 // The tensors in transformers' order. The vision tower stand-in is left out of MLX checkpoints
 // (mlx-lm's gemma4.Model.sanitize drops vision_tower / embed_vision).
-std::vector<G4Tensor> g4_tensors(int64_t vocab, const std::string& format) {
+std::vector<G4Tensor> g4_tensors(int64_t vocab, const Gemma4Options& options) {
+    const std::string& format = options.format;
     const std::string prefix = format == "mlx" ? kG4MlxPrefix : kG4HfPrefix;
     std::vector<G4Tensor> tensors;
     tensors.push_back({prefix + "embed_tokens.weight", {vocab, kG4Hidden}, 0, 0.5});
-    for (int64_t layer = 0; layer < kG4Layers; ++layer) g4_add_layer(tensors, prefix, layer);
+    for (int64_t layer = 0; layer < kG4Layers; ++layer) {
+        g4_add_layer(tensors, prefix, layer, options.moe);
+        if (options.moe)
+            g4_add_moe(tensors, prefix + "layers." + std::to_string(layer) + ".",
+                       layer != 0 || options.defect != "no-router-scale");
+    }
     tensors.push_back({prefix + "norm.weight", {kG4Hidden}, 1.0, 0.1});
     if (format == "mlx") return tensors;
     // A vision tower stand-in: left out of the text GGUF.
@@ -160,19 +189,25 @@ ModelPlan g4_plan(const std::vector<G4Tensor>& tensors, int64_t vocab, const std
 }  // namespace
 
 std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& options) {
-    if (!options.defect.empty() && options.defect != "layer-types")
+    if (!options.defect.empty() && options.defect != "layer-types" &&
+        options.defect != "no-router-scale")
         throw std::runtime_error("--gemma4-defect: unknown '" + options.defect + "'");
+    if (options.defect == "no-router-scale" && !options.moe)
+        throw std::runtime_error("--gemma4-defect no-router-scale needs --gemma4-moe");
     const std::string& format = options.format;
     if (format != "float" && format != "mcq" && format != "mlx")
         throw std::runtime_error("--arch gemma4: --format float, mcq or mlx, not " + format);
+    if (options.moe && format != "float")
+        throw std::runtime_error("--gemma4-moe: --format float only");
     const int64_t vocab = write_gemma4_tokenizer(out_dir);
     {
         std::ofstream out(out_dir / "config.json", std::ios::binary);
-        out << g4_config(vocab, options.defect).dump(2) << "\n";
+        out << g4_config(vocab, options.defect, options.moe).dump(2) << "\n";
         if (!out) throw std::runtime_error((out_dir / "config.json").string() + ": cannot write");
     }
-    const std::vector<G4Tensor> tensors = g4_tensors(vocab, format);
-    const std::string shape = ", 4 layers (3 sliding, 1 full)";
+    const std::vector<G4Tensor> tensors = g4_tensors(vocab, options);
+    const std::string shape = std::string(", 4 layers (3 sliding, 1 full)") +
+                              (options.moe ? ", MoE: 2 experts of 32, both used" : "");
     if (format != "float") {
         ModelPlan plan = g4_plan(tensors, vocab, format);
         if (format == "mcq") {

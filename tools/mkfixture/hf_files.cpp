@@ -428,18 +428,40 @@ void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_
                      {"eoi_token_index", 256000},
                      {"eos_token_id", eos_id >= 0 ? ojson(eos_id) : ojson(nullptr)},
                      {"image_token_index", 262144},
-                     {"mm_tokens_per_image", 256},
+                     {"mm_tokens_per_image", 64},
                      {"model_type", "gemma3"},
                      {"text_config", text},
                      {"torch_dtype", "bfloat16"},
                      {"vision_config", ojson{{"hidden_size", 32},
-                                             {"image_size", 896},
+                                             {"image_size", 224},
                                              {"intermediate_size", 64},
                                              {"model_type", "siglip_vision_model"},
                                              {"num_attention_heads", 2},
-                                             {"num_hidden_layers", 1},
-                                             {"patch_size", 14}}}};
+                                             {"num_hidden_layers", 2},
+                                             {"patch_size", 14},
+                                             {"vision_use_head", false}}}};
         write_json_file(out_dir / "config.json", config, 2);
+        // gemma-3-4b-it's preprocessor_config.json and processor_config.json, at this image
+        // size; 64 image tokens (8 per side) make the projector pool 16 / 8 = 2 patches per side.
+        const ojson preprocessor{{"do_convert_rgb", nullptr},
+                                 {"do_normalize", true},
+                                 {"do_pan_and_scan", nullptr},
+                                 {"do_rescale", true},
+                                 {"do_resize", true},
+                                 {"image_mean", ojson::array({0.5, 0.5, 0.5})},
+                                 {"image_processor_type", "Gemma3ImageProcessor"},
+                                 {"image_seq_length", 64},
+                                 {"image_std", ojson::array({0.5, 0.5, 0.5})},
+                                 {"pan_and_scan_max_num_crops", nullptr},
+                                 {"pan_and_scan_min_crop_size", nullptr},
+                                 {"pan_and_scan_min_ratio_to_activate", nullptr},
+                                 {"processor_class", "Gemma3Processor"},
+                                 {"resample", 2},
+                                 {"rescale_factor", 0.00392156862745098},
+                                 {"size", ojson{{"height", 224}, {"width", 224}}}};
+        write_json_file(out_dir / "preprocessor_config.json", preprocessor, 2);
+        write_json_file(out_dir / "processor_config.json",
+                        ojson{{"image_seq_length", 64}, {"processor_class", "Gemma3Processor"}}, 2);
         return;
     }
     if (arch == "apertus") {

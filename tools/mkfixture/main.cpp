@@ -17,6 +17,7 @@
 #include "encoder_fixture.hpp"
 #include "extra_tensors.hpp"
 #include "float_files.hpp"
+#include "fp8_files.hpp"
 #include "gemma4_files.hpp"
 #include "glm4moe_files.hpp"
 #include "gpt_oss_files.hpp"
@@ -168,7 +169,11 @@ int main(int argc, char** argv) {
     std::string gemma4_defect;
     app.add_option("--gemma4-defect", gemma4_defect,
                    "--arch gemma4, a checkpoint that must be refused: layer-types (3 entries for "
-                   "4 layers)");
+                   "4 layers) | no-router-scale (--gemma4-moe: layer 0 without router.scale)");
+    bool gemma4_moe = false;
+    app.add_flag("--gemma4-moe", gemma4_moe,
+                 "--arch gemma4 (--format float): the 26B-A4B layout, a MoE block of 2 experts of "
+                 "32 (both used) beside each layer's MLP");
     std::string encoder_pooling;
     app.add_option("--pooling", encoder_pooling,
                    "bert / xlm-roberta / nomic-bert: sentence-transformers pooling cls | mean | "
@@ -201,7 +206,8 @@ int main(int argc, char** argv) {
     bool multimodal = false;
     app.add_flag("--multimodal", multimodal,
                  "gemma3: Gemma3ForConditionalGeneration layout (text model under "
-                 "language_model.model., text_config, a few vision tower / projector tensors)");
+                 "language_model.model., text_config, a tiny float SigLIP tower and projector, "
+                 "preprocessor_config.json)");
     app.add_option("--tokenizer", tokenizer,
                    "small | qwen3 | llama3 | llama2 | gemma3 | none (default: small for tiny, "
                    "qwen3 for the qwen3 presets)")
@@ -260,9 +266,10 @@ int main(int argc, char** argv) {
                    "mcq (default) | mlx (mlx-lm affine layout) | float (no quantization) | gptq | "
                    "awq | compressed-tensors (integer zero point, docs/formats.md §5) | mxfp4 | "
                    "nvfp4 (mlx-lm's FP4 modes, docs/formats.md §2.1) | modelopt-nvfp4 | ct-nvfp4 | "
-                   "ct-mxfp4 (ModelOpt / compressed-tensors FP4, docs/formats.md §2.2)")
+                   "ct-mxfp4 (ModelOpt / compressed-tensors FP4, docs/formats.md §2.2) | fp8 (E4M3 "
+                   "with block scales, docs/formats.md §6)")
         ->check(CLI::IsMember({"mcq", "mlx", "float", "gptq", "awq", "compressed-tensors", "mxfp4",
-                               "nvfp4", "modelopt-nvfp4", "ct-nvfp4", "ct-mxfp4"}));
+                               "nvfp4", "modelopt-nvfp4", "ct-nvfp4", "ct-mxfp4", "fp8"}));
     mkfixture::PrequantOptions pq;
     app.add_option("--bits", pq.bits,
                    "gptq: 2|3|4|8, awq: 4, compressed-tensors: 2..8 (default 4)");
@@ -315,6 +322,20 @@ int main(int argc, char** argv) {
                  "group column too few");
     app.add_flag("--fp4-ffn-scale-one", nv.ffn_scale_one,
                  "modelopt-nvfp4/ct-nvfp4: every mlp.* module's per-tensor factor is exactly 1");
+    mkfixture::Fp8Options fp8;
+    app.add_option(
+           "--fp8-scales", fp8.scales,
+           "--format fp8: bf16 (default, as Qwen's -FP8) | f16 | pow2 (F32 powers of two) | "
+           "f32-short (F32, every product exact in F32) | f32 (F32 as DeepSeek-V3: "
+           "products F32 cannot hold)")
+        ->check(CLI::IsMember({"bf16", "f16", "pow2", "f32-short", "f32"}));
+    std::vector<int64_t> fp8_block;
+    app.add_option("--fp8-block", fp8_block, "--format fp8: weight_block_size ROWS COLS (128 128)")
+        ->expected(2);
+    app.add_option("--fp8-defect", fp8.defect,
+                   "--format fp8, model.layers.0.self_attn.q_proj refused: nan (a code 0x7F) | "
+                   "scale-shape (one block row too many) | no-scale (no weight_scale_inv)")
+        ->check(CLI::IsMember({"nan", "scale-shape", "no-scale"}));
     CLI11_PARSE(app, argc, argv);
 
     try {
@@ -377,6 +398,8 @@ int main(int argc, char** argv) {
                       << count << " stored tensors)\n";
             return 0;
         }
+        if (gemma4_moe && arch != "gemma4")
+            throw std::runtime_error("--gemma4-moe needs --arch gemma4");
         if (arch == "qwen35" || arch == "qwen35moe" || !qwen35_defect.empty() || arch == "gemma4" ||
             !gemma4_defect.empty()) {  // the fixtures with writers of their own
             for (const auto& [defect, owner] :
@@ -398,6 +421,7 @@ int main(int argc, char** argv) {
             prepare_output_dir(out_dir, force, true);
             const mkfixture::Gemma4Options gemma4{
                 .defect = gemma4_defect,
+                .moe = gemma4_moe,
                 .format = app.count("--format") ? format : "float",
                 .recipe = recipe,
                 .seed = seed};
@@ -464,6 +488,13 @@ int main(int argc, char** argv) {
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
             return 0;
         }
+        const bool is_fp8 = format == "fp8";
+        if (!is_fp8 &&
+            (app.count("--fp8-scales") || app.count("--fp8-block") || app.count("--fp8-defect")))
+            throw std::runtime_error("--fp8-scales/--fp8-block/--fp8-defect need --format fp8");
+        if (fp8_block.size() == 2) fp8.block_rows = fp8_block[0], fp8.block_cols = fp8_block[1];
+        if (fp8.block_rows < 1 || fp8.block_cols < 1)
+            throw std::runtime_error("--fp8-block: two positive sizes");
         const bool is_nv =
             format == "modelopt-nvfp4" || format == "ct-nvfp4" || format == "ct-mxfp4";
         if (is_nv) {
@@ -532,7 +563,7 @@ int main(int argc, char** argv) {
             throw std::runtime_error(
                 "--recipe/--scale-dtype/--negative-scales/--inexact-scales "
                 "need --format mlx");
-        if ((is_mlx || is_nv) && (!defect.empty() || corners))
+        if ((is_mlx || is_nv || is_fp8) && (!defect.empty() || corners))
             throw std::runtime_error("--defect and --corners apply to --format mcq only");
         if (mlx.inexact_scales && mlx.scale_dtype == "f16")
             throw std::runtime_error(
@@ -639,10 +670,13 @@ int main(int argc, char** argv) {
         if (is_mlx) mkfixture::add_mlx_quantization(out, mlx);
         if (is_pq) mkfixture::add_prequant_quantization(out, pq);
         if (is_nv) mkfixture::add_nvidia_fp4_quantization(out, nv);
+        if (is_fp8) mkfixture::add_fp8_quantization(out, fp8);
         if (!no_pooling) mkfixture::write_pooling_files(out, plan.dims.hidden);
         if (is_float) mkfixture::set_float_torch_dtype(out, float_options.dtype);
         if (is_nv)
             mkfixture::write_nvidia_fp4_model_files(out, plan, shards, seed, nv);
+        else if (is_fp8)
+            mkfixture::write_fp8_model_files(out, plan, shards, seed, fp8);
         else if (is_mlx)
             mkfixture::write_mlx_model_files(out, plan, shards, seed, mlx);
         else if (is_pq)
@@ -654,12 +688,12 @@ int main(int argc, char** argv) {
         mkfixture::append_extra_tensors(out, extra_tensors);
         std::cout << "rebox-mkfixture: wrote " << out_dir << " (" << preset << ", vocab "
                   << plan.dims.vocab << ", "
-                  << (is_nv      ? format + ", "
-                      : is_fp4   ? "mlx " + format + ", "
-                      : is_mlx   ? "mlx " + recipe + ", "
-                      : is_float ? "float " + float_options.dtype + ", "
-                      : is_pq    ? format + " " + std::to_string(pq.bits) + "-bit, "
-                                 : std::string())
+                  << (is_nv || is_fp8 ? format + ", "
+                      : is_fp4        ? "mlx " + format + ", "
+                      : is_mlx        ? "mlx " + recipe + ", "
+                      : is_float      ? "float " + float_options.dtype + ", "
+                      : is_pq         ? format + " " + std::to_string(pq.bits) + "-bit, "
+                                      : std::string())
                   << plan.units.size() << " stored weights)\n";
     } catch (const std::exception& e) {
         std::cerr << "rebox-mkfixture: " << e.what() << "\n";

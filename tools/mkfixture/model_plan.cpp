@@ -58,6 +58,47 @@ PlanUnit bias_unit(const std::string& name, int64_t length) {
     return unit;
 }
 
+// gemma-3-4b-it's SigLIP tower and projector names (model.safetensors.index.json), at the sizes
+// of write_config_json's vision_config: hidden 32, intermediate 64, 2 layers, 3 channels, patch
+// 14, image 224 (16 x 16 = 256 positions). Float in every format: the quantizers leave the tower
+// unquantized. The projector's weights lie in [0.05, 0.45], so a BF16 copy is exact in F16 (the
+// converter's forced type) while an F32 one is not.
+void append_siglip_tower(std::vector<PlanUnit>& units, int64_t text_hidden) {
+    constexpr int64_t kHidden = 32, kFfn = 64, kLayers = 2;
+    const auto tensor = [&](const std::string& name, std::vector<int64_t> dims, double center,
+                            double spread) {
+        int64_t length = 1;
+        for (const int64_t d : dims) length *= d;
+        PlanUnit unit = vector_unit(name, length, center, spread);
+        if (dims.size() > 1) unit.norm.dims = std::move(dims);
+        units.push_back(std::move(unit));
+    };
+    const std::string v = "vision_tower.vision_model.";
+    tensor(v + "embeddings.patch_embedding.weight", {kHidden, 3, 14, 14}, 0.0, 0.05);
+    tensor(v + "embeddings.patch_embedding.bias", {kHidden}, 0.0, 0.1);
+    tensor(v + "embeddings.position_embedding.weight", {256, kHidden}, 0.0, 0.05);
+    for (int64_t layer = 0; layer < kLayers; ++layer) {
+        const std::string p = v + "encoder.layers." + std::to_string(layer) + ".";
+        for (const char* proj : {"q_proj", "k_proj", "v_proj", "out_proj"}) {
+            tensor(p + "self_attn." + proj + ".weight", {kHidden, kHidden}, 0.0, 0.05);
+            tensor(p + "self_attn." + proj + ".bias", {kHidden}, 0.0, 0.1);
+        }
+        for (const char* norm : {"layer_norm1", "layer_norm2"}) {
+            tensor(p + norm + ".weight", {kHidden}, 1.0, 0.05);
+            tensor(p + norm + ".bias", {kHidden}, 0.0, 0.1);
+        }
+        tensor(p + "mlp.fc1.weight", {kFfn, kHidden}, 0.0, 0.05);
+        tensor(p + "mlp.fc1.bias", {kFfn}, 0.0, 0.1);
+        tensor(p + "mlp.fc2.weight", {kHidden, kFfn}, 0.0, 0.05);
+        tensor(p + "mlp.fc2.bias", {kHidden}, 0.0, 0.1);
+    }
+    tensor(v + "post_layernorm.weight", {kHidden}, 1.0, 0.05);
+    tensor(v + "post_layernorm.bias", {kHidden}, 0.0, 0.1);
+    tensor("multi_modal_projector.mm_input_projection_weight", {kHidden, text_hidden}, 0.25, 0.2);
+    // Gemma3RMSNorm: stored around 0 (the model computes 1 + weight).
+    tensor("multi_modal_projector.mm_soft_emb_norm.weight", {kHidden}, 0.0, 0.5);
+}
+
 bool is_moe_arch(const std::string& arch) {
     return arch == "qwen3_moe" || arch == "qwen2_moe" || arch == "mixtral";
 }
@@ -283,15 +324,7 @@ ModelPlan make_plan(const PlanOptions& options) {
             units.push_back(norm(p + "post_feedforward_layernorm.weight", d.hidden));
     }
     units.push_back(norm(prefix + "norm.weight", d.hidden));
-    if (options.multimodal) {
-        // A stand-in for the SigLIP tower and the projector: not part of the text GGUF.
-        units.push_back(norm_unit("vision_tower.vision_model.post_layernorm.weight", 32));
-        units.push_back(
-            norm_unit("vision_tower.vision_model.encoder.layers.0.layer_norm1.weight", 32));
-        units.push_back(quant_unit("vision_tower.vision_model.encoder.layers.0.mlp.fc1.weight", 64,
-                                   64, {4, 64}));
-        units.push_back(norm_unit("multi_modal_projector.mm_soft_emb_norm.weight", 32));
-    }
+    if (options.multimodal) append_siglip_tower(units, d.hidden);
     if (mistral3) {
         // Stand-ins for the Pixtral tower and the projector: not part of the text GGUF.
         units.push_back(norm_unit("model.vision_tower.ln_pre.weight", 32));

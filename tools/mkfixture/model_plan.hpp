@@ -45,9 +45,9 @@ struct NormTensor {
     int64_t length = 0;
     double center = 1.0, spread = 0.05;
     bool scalar = false;  // one value stored with shape [] (apertus' xIELU beta / eps)
-    // A float tensor of more than one dimension (qwen35's conv1d [channels, 1, kernel]): its
-    // shape, `length` values in all; empty for a vector of `length`.
-    std::vector<int64_t> dims = {};
+    // A float tensor of more dims (a vision tower's weights, qwen35's conv1d [channels, 1,
+    // kernel]): its shape; `length` is their product.
+    std::vector<int64_t> dims;
     std::vector<int64_t> shape() const {
         if (!dims.empty()) return dims;
         return scalar ? std::vector<int64_t>{} : std::vector<int64_t>{length};
@@ -72,7 +72,7 @@ struct PlanOptions {
     // gemma3 q/k norms and an embedding with 32 rows past vocab_size.
     std::string arch = "qwen3";
     // gemma3: a Gemma3ForConditionalGeneration layout: the text model under
-    // "language_model.model.", plus a few vision tower / projector tensors.
+    // "language_model.model.", plus a whole tiny SigLIP tower and the projector (float).
     bool multimodal = false;
     int64_t vocab = 0;  // for tiny: the tokenizer's token count
     // tiny: hidden_size other than 64 (a multiple of 32; 96 with mistral's head_dim 32 makes layer

@@ -101,11 +101,8 @@ void append_entries(std::vector<StTensor>& out, const PlanUnit& unit, uint64_t s
                     const NvidiaFp4Options& options) {
     if (!unit.quantized) {
         const NormTensor n = unit.norm;
-        out.push_back({n.name,
-                       "BF16",
-                       {n.length},
-                       static_cast<uint64_t>(n.length) * 2,
-                       [n, seed](std::ostream& s) {
+        out.push_back({n.name, "BF16", n.dims.empty() ? std::vector<int64_t>{n.length} : n.dims,
+                       static_cast<uint64_t>(n.length) * 2, [n, seed](std::ostream& s) {
                            write_bf16_values(s, n.name, n.length, n.center, n.spread, seed);
                        }});
         return;

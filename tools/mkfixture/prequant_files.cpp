@@ -406,7 +406,8 @@ void append_entries(std::vector<StTensor>& out, const PlanUnit& unit, uint64_t s
     const std::string fdt = float_dtype(o);
     if (!unit.quantized) {
         const NormTensor& n = unit.norm;
-        out.push_back(float_tensor(n.name, {n.length}, false, n.center, n.spread, seed, fdt));
+        out.push_back(float_tensor(n.name, n.dims.empty() ? std::vector<int64_t>{n.length} : n.dims,
+                                   false, n.center, n.spread, seed, fdt));
         return;
     }
     const QuantTensor& q = unit.quant;

@@ -29,6 +29,8 @@ int run_convert(const ConvertArgs& args, ConvertOutcome* outcome) {
     options.threads = args.threads;
     if (args.split_max_size) options.split.max_bytes = parse_split_size(*args.split_max_size);
     options.quantize = args.quantize.options();
+    if (args.mmproj) options.mmproj = *args.mmproj;
+    options.no_mmproj = args.no_mmproj;
 
     const auto modelfile = modelfile_path(args.output);
     if (args.modelfile && !args.force && std::filesystem::exists(modelfile))
@@ -56,6 +58,8 @@ int run_convert(const ConvertArgs& args, ConvertOutcome* outcome) {
                  for (const auto& p : result.outputs) files.push_back(p.string());
                  return files;
              }()},
+            {"mmproj", result.mmproj.empty() ? nlohmann::json(nullptr)
+                                             : nlohmann::json(result.mmproj.string())},
             {"outtype", args.outtype},
             {"written", result.written},
             {"output_bytes", result.output_bytes},
@@ -66,6 +70,7 @@ int run_convert(const ConvertArgs& args, ConvertOutcome* outcome) {
               {"verify", result.seconds_verify}}},
         };
         if (result.quantize) report["quantize"] = quantize_report_to_json(*result.quantize);
+        if (result.mmproj_plan) report["mmproj_plan"] = plan_to_json(*result.mmproj_plan);
         if (result.plan.source_bytes > 0)
             report["size_ratio"] = double(result.output_bytes) / double(result.plan.source_bytes);
         report["verification"] = result.verify ? verify_report_to_json(*result.verify)
@@ -86,9 +91,12 @@ int run_convert(const ConvertArgs& args, ConvertOutcome* outcome) {
         return static_cast<int>(ExitClass::verification);
     }
     if (args.modelfile && result.written) {
+        // Ollama >= 0.30.4 takes the mmproj as a second FROM (a projector layer).
+        std::vector<std::filesystem::path> files = result.outputs;
+        if (!result.mmproj.empty()) files.push_back(result.mmproj);
         write_modelfile(modelfile,
-                        ollama_modelfile(result.outputs, std::filesystem::path(args.model_dir) /
-                                                             "generation_config.json"),
+                        ollama_modelfile(files, std::filesystem::path(args.model_dir) /
+                                                    "generation_config.json"),
                         args.force);
         if (!args.quiet)
             std::printf(
@@ -102,6 +110,14 @@ int run_convert(const ConvertArgs& args, ConvertOutcome* outcome) {
             for (const std::string& note : result.quantize->notes)
                 std::printf("note: %s\n", note.c_str());
         for (const auto& path : result.outputs) std::printf("wrote %s\n", path.c_str());
+        if (result.mmproj_plan) {
+            for (const std::string& note : result.mmproj_plan->notes)
+                std::printf("note: mmproj: %s\n", note.c_str());
+            std::printf("wrote %s (%zu tensors (%s), %llu bytes)\n", result.mmproj.c_str(),
+                        result.mmproj_plan->tensors.size(),
+                        type_counts(*result.mmproj_plan).c_str(),
+                        static_cast<unsigned long long>(result.mmproj_bytes));
+        }
         std::printf("%zu tensors (%s), %llu bytes in %.2f s\n", result.plan.tensors.size(),
                     result.quantize ? quantized_type_counts(*result.quantize).c_str()
                                     : type_counts(result.plan).c_str(),

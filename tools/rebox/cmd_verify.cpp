@@ -9,8 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "format/gguf_shards.hpp"
 #include "rebox/error.hpp"
 #include "report_json.hpp"
+#include "verify/mmproj/mmproj_verify.hpp"
 #include "verify/verify.hpp"
 
 namespace rebox::cli {
@@ -30,7 +32,14 @@ int run_verify(const VerifyArgs& args) {
     options.tokenizer_pre = args.tokenizer_pre;
     options.full = args.full;
     if (args.imatrix) options.imatrix = *args.imatrix;
-    const VerifyReport report = verify_gguf(args.model_dir, args.gguf, options);
+    VerifyReport report = verify_gguf(args.model_dir, args.gguf, options);
+    // The mmproj: --mmproj, else mmproj-NAME.gguf beside NAME.gguf when there is one.
+    std::filesystem::path mmproj =
+        args.mmproj ? std::filesystem::path(*args.mmproj) : mmproj_path_beside(args.gguf);
+    if (args.mmproj || std::filesystem::exists(mmproj)) {
+        fold_report(report, verify_mmproj(args.model_dir, mmproj));
+        std::printf("mmproj %s checked too\n", mmproj.c_str());
+    }
     if (args.json_report) write_json_file(*args.json_report, verify_report_to_json(report));
 
     // Unchecked KVs first: on success the verdict stays the last line.

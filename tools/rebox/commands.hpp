@@ -46,6 +46,8 @@ struct ConvertArgs {
     bool allow_lossless_fallback = false;       // exact F16/F32 for tensors no block type holds
     bool allow_inexact_global_scale = false;    // compressed-tensors NVFP4 1/g rounded to F32
     bool modelfile = false;                     // also write OUT.Modelfile for Ollama
+    std::optional<std::string> mmproj;          // --mmproj PATH: where the vision tower goes
+    bool no_mmproj = false;                     // --no-mmproj: the text model only
     QuantizeRecipeArgs quantize;                // --quantize: llama-quantize's file, one pass
 };
 // What a finished conversion reports back to a caller that records it (rebox batch).
@@ -87,6 +89,7 @@ struct VerifyArgs {
     std::optional<std::string> tokenizer_pre;  // the name the file was converted with
     bool full = false;                         // lossy tensors: every block, not the sample
     std::optional<std::string> imatrix;        // the imatrix the file was quantized with
+    std::optional<std::string> mmproj;         // the mmproj beside it (default: found beside)
 };
 int run_verify(const VerifyArgs& args);
 

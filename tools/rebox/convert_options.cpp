@@ -187,6 +187,9 @@ void add_model_convert_options(CLI::App& command, ConvertArgs& args, bool& no_ve
     command.add_flag("--allow-lossless-fallback", args.allow_lossless_fallback, kFallbackHelp);
     command.add_flag("--allow-inexact-global-scale", args.allow_inexact_global_scale,
                      kInexactGlobalScaleHelp);
+    command.add_flag("--no-mmproj", args.no_mmproj,
+                     "write the text model only, leaving a vision tower out (default: also "
+                     "mmproj-NAME.gguf beside the output)");
     add_quantize_recipe_options(command, args.quantize,
                                 "write llama-quantize's file of this conversion in one pass (no "
                                 "intermediate file)");

@@ -53,6 +53,9 @@ int main(int argc, char** argv) {
     convert_cmd->add_option("--json", convert.json_report, "write a JSON report to this file");
     bool no_verify = false;
     add_model_convert_options(*convert_cmd, convert, no_verify);
+    convert_cmd->add_option("--mmproj", convert.mmproj,
+                            "where to write the vision tower's mmproj file (default: "
+                            "mmproj-NAME.gguf beside -o NAME.gguf)");
     convert_cmd->add_flag("--modelfile", convert.modelfile,
                           "also write OUT.Modelfile for `ollama create` (FROM each output file, "
                           "stop tokens, generation_config.json sampling defaults)");
@@ -85,6 +88,9 @@ int main(int argc, char** argv) {
     verify_cmd->add_option("--imatrix", verify.imatrix,
                            "the importance matrix the file was quantized with (GGUF or "
                            "imatrix.dat)");
+    verify_cmd->add_option("--mmproj", verify.mmproj,
+                           "the vision tower's mmproj file to check too (default: "
+                           "mmproj-NAME.gguf beside NAME.gguf, when it exists)");
     verify_cmd->add_option("--tokenizer-pre", verify.tokenizer_pre,
                            "the pre-tokenizer name the file was converted with (default: derived "
                            "from tokenizer.json)");

@@ -7,6 +7,12 @@
 // No norm shift (Gemma4Model.norm_shift is 0), token_embd cut to vocab_size rows, rope_freqs
 // computed for the proportional rope of the full layers, the per-layer KVs (check_gemma4_kvs),
 // the "gemma4" vocabulary; an NVFP4 factor is applied on attention, the FFN, experts and output.
+// The MoE block (26B-A4B: num_experts set): the dense MLP stays, and each layer adds the router
+// (router.proj [E, hidden], router.scale [hidden], router.per_expert_scale [E]), the fused experts
+// (experts.gate_up_proj [E, 2 * moe_intermediate_size, hidden], experts.down_proj
+// [E, hidden, moe_intermediate_size], stored as they are) and three more norms; TextModel's
+// find_hparam takes top_k_experts for the used-expert count (after num_experts_per_tok) and
+// Gemma4Model expert_intermediate_size before moe_intermediate_size.
 // Defaults: transformers' Gemma4TextConfig for what config.json may leave out.
 #include <string>
 
@@ -39,6 +45,30 @@ void gemma4_ref_defaults(nlohmann::json& root) {
         if (!root.contains(key) || (root[key].is_null() && !keep_null))
             root[key] = nlohmann::json::parse(value);
     }
+    if (!root.contains("num_experts_per_tok") && root.contains("top_k_experts"))
+        root["num_experts_per_tok"] = root["top_k_experts"];
+    if (root.contains("expert_intermediate_size"))
+        root["moe_intermediate_size"] = root["expert_intermediate_size"];
+}
+
+// The MoE block's source shapes (REST after "layers.N."), HF order; nullopt for other names and
+// for every name of a model without experts.
+std::optional<std::vector<int64_t>> gemma4_ref_moe_shape(const RefConfig& c,
+                                                         std::string_view rest) {
+    using Shape = std::vector<int64_t>;
+    if (c.num_experts == 0) return std::nullopt;
+    const int64_t hidden = c.hidden_size, experts = c.num_experts;
+    const int64_t expert_ffn = c.moe_intermediate_size.value_or(0);
+    if (rest == "router.proj.weight") return Shape{experts, hidden};
+    if (rest == "router.scale") return Shape{hidden};
+    if (rest == "router.per_expert_scale") return Shape{experts};
+    if (rest == "experts.gate_up_proj") return Shape{experts, 2 * expert_ffn, hidden};
+    if (rest == "experts.down_proj") return Shape{experts, hidden, expert_ffn};
+    if (rest == "pre_feedforward_layernorm_2.weight" ||
+        rest == "post_feedforward_layernorm_1.weight" ||
+        rest == "post_feedforward_layernorm_2.weight")
+        return Shape{hidden};
+    return std::nullopt;
 }
 
 uint32_t gemma4_ref_count(const nlohmann::json& object, const char* key, uint32_t cap) {
@@ -113,6 +143,7 @@ std::optional<std::vector<int64_t>> gemma4_ref_shape(const RefConfig& c, std::st
     bool full = false;
     if (!gemma4_ref_layer(c, name, &rest, &full)) return std::nullopt;
     if (rest == "layer_scalar") return Shape{1};
+    if (auto moe = gemma4_ref_moe_shape(c, rest)) return moe;
     const RefConfig::FullAttentionLayers f =
         c.full_layers.value_or(RefConfig::FullAttentionLayers{});
     const int64_t head = full ? f.head_dim : c.head_dim;

@@ -27,15 +27,19 @@ double prequant_scale(const PrequantSource& source, uint64_t g, uint64_t o) {
     const bool by_group_row =
         source.layout == PrequantLayout::gptq || source.layout == PrequantLayout::awq_gemm;
     const uint64_t index = by_group_row ? g * source.out + o : o * source.scales_per_row + g;
-    switch (source.scale_dtype) {
+    return stored_scale(source.scale_dtype, source.scales, index);
+}
+
+double stored_scale(SourceFloat dtype, std::span<const uint8_t> scales, uint64_t index) {
+    switch (dtype) {
         case SourceFloat::F32:
-            return float_from_bits(load_u32le(source.scales.data() + 4 * index));
+            return float_from_bits(load_u32le(scales.data() + 4 * index));
         case SourceFloat::BF16:
-            return bf16_bits_to_float(load_u16le(source.scales.data() + 2 * index));
+            return bf16_bits_to_float(load_u16le(scales.data() + 2 * index));
         case SourceFloat::F16:
             break;
     }
-    return half_bits_to_float(load_u16le(source.scales.data() + 2 * index));
+    return half_bits_to_float(load_u16le(scales.data() + 2 * index));
 }
 
 namespace {

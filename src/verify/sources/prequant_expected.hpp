@@ -47,6 +47,8 @@ PrequantParts prequant_parts(const PrequantSource& source, uint64_t o, uint64_t 
 
 // The scale of group g for output row o, widened exactly to fp64.
 double prequant_scale(const PrequantSource& source, uint64_t g, uint64_t o);
+// Value `index` of a little-endian F32 / BF16 / F16 scale array, widened exactly (also FP8's).
+double stored_scale(SourceFloat dtype, std::span<const uint8_t> scales, uint64_t index);
 
 struct PrequantInexact {
     uint64_t index = std::numeric_limits<uint64_t>::max();  // first value not a binary32 value

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "format/safetensors.hpp"
+#include "verify/sources/fp8_source.hpp"
 #include "verify/sources/mcq_metadata.hpp"
 #include "verify/sources/prequant_expected.hpp"
 #include "verify/values/ref_expected.hpp"
@@ -28,6 +29,8 @@ struct SourceTensor {
     PrequantSource pq;      // when prequant (shapes, dtypes and g_idx range already checked)
     bool fp4 = false;       // quantized MLX mxfp4 / nvfp4: values from `fp4_source`
     Fp4Source fp4_source;   // when fp4 (shapes and every scale byte already checked)
+    bool fp8 = false;       // quantized FP8 with block scales: values from `fp8_source`
+    Fp8Source fp8_source;   // when fp8 (dtypes, shapes and sizes already checked)
     // ModelOpt / compressed-tensors NVFP4: the per-tensor factor the GGUF's <tensor>.scale must
     // hold (weight_scale_2, or fl32(1/g)); scale2_error: |fl32(1/g) * g - 1| (0: exact).
     bool has_scale2 = false;

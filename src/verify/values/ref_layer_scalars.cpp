@@ -40,7 +40,7 @@ std::vector<RefLayerScalarKv> expected_layer_scalars(const RefArch& arch, uint32
         RefLayerScalarKv& array = arrays[match->first];
         float value = 0;
         if (entry.element_count != 1 || !entry.problem.empty() || entry.prequant || entry.fp4 ||
-            entry.deinterleave != 0) {
+            entry.fp8 || entry.deinterleave != 0) {
             problems.push_back(entry.name + ": " + array.key +
                                " takes this tensor's one value; verify cannot read one from it");
             continue;

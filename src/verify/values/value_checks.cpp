@@ -55,6 +55,13 @@ void fill_from(const SourceTensor& source, uint64_t source_first, std::span<uint
             result.source_inexact_index = inexact.index;
             result.source_inexact_value = inexact.value;
         }
+    } else if (source.fp8) {
+        PrequantInexact inexact;
+        expected_from_fp8(source.fp8_source, source_first, part, inexact);
+        if (inexact.index < result.source_inexact_index) {
+            result.source_inexact_index = inexact.index;
+            result.source_inexact_value = inexact.value;
+        }
     } else if (source.fp4)
         expected_from_fp4(source.fp4_source, source_first, part,
                           gguf_type == kGgmlMXFP4 || gguf_type == kGgmlNVFP4);
@@ -171,6 +178,16 @@ void append_source_bytes(const SourceTensor& source, uint64_t first, uint64_t la
         parts.push_back(clipped(source.float_data, first * width, last * width));
         return;
     }
+    if (source.fp8) {  // one code byte per value; the scales of the rows the range touches
+        const Fp8Source& f = source.fp8_source;
+        parts.push_back(clipped(f.codes, first, last));
+        const uint64_t width = f.scale_dtype == SourceFloat::F32 ? 4 : 2;
+        const uint64_t row_first = first / f.cols / f.block_rows,
+                       row_end = (last - 1) / f.cols / f.block_rows + 1;
+        parts.push_back(
+            clipped(f.scales, row_first * f.scale_cols * width, row_end * f.scale_cols * width));
+        return;
+    }
     if (source.fp4) {
         const Fp4Source& f = source.fp4_source;
         parts.push_back(clipped(f.codes, first / 2, (last + 1) / 2));
@@ -204,10 +221,10 @@ void compare_range(const ValueJob& job, uint64_t first, uint64_t count, std::spa
     // An mcq-v1 / MLX tensor carried as Q4_1 in place: each chunk first goes through the fused
     // compare, which settles it when every value is bit-identical.
     const bool q4_1_in_place = job.gguf_type == kGgmlQ4_1 && source.quantized && !source.fp4 &&
-                               !source.prequant && job.rope_head_rows == 0 && job.experts.empty() &&
-                               !job.norm_plus_one && source.deinterleave == 0 &&
-                               job.source_skip == 0 && !job.neg_exp && job.vhead_value_heads == 0 &&
-                               job.mla_part == 0;
+                               !source.fp8 && !source.prequant && job.rope_head_rows == 0 &&
+                               job.experts.empty() && !job.norm_plus_one &&
+                               source.deinterleave == 0 && job.source_skip == 0 && !job.neg_exp &&
+                               job.vhead_value_heads == 0 && job.mla_part == 0;
     for (uint64_t done = 0; done < count;) {
         const uint64_t begin = first + done;
         const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunkValues, count - done));

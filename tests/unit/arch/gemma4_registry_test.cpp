@@ -9,6 +9,7 @@
 
 #include <map>
 #include <optional>
+#include <span>
 #include <tuple>
 
 #include "arch/architecture.hpp"
@@ -50,6 +51,18 @@ ModelConfig g4_config(const std::string& text_extra = "") {
 
 const Architecture& g4() { return *find_architecture("gemma4"); }
 
+// Each HF name resolves to its GGUF name, and back to the HF name without "model." prefixes.
+void g4_expect_names_both_ways(std::span<const std::tuple<const char*, const char*>> rows) {
+    for (const auto& [hf, gguf] : rows) {
+        const auto ref = resolve_hf(g4(), hf);
+        ASSERT_TRUE(ref.has_value()) << hf;
+        EXPECT_EQ(ref->gguf_name, gguf);
+        const auto back = resolve_gguf(g4(), gguf);
+        ASSERT_TRUE(back.has_value()) << gguf;
+        EXPECT_EQ(back->hf_name, strip_model_prefix(hf)) << gguf;
+    }
+}
+
 TEST(Gemma4Registry, NamesBothWays) {
     ASSERT_NE(find_architecture("gemma4"), nullptr);
     ASSERT_EQ(find_architecture("gemma4_text"), &g4());
@@ -77,19 +90,13 @@ TEST(Gemma4Registry, NamesBothWays) {
         {"model.language_model.norm.weight", "output_norm.weight"},
         {"lm_head.weight", "output.weight"},
     };
-    for (const auto& [hf, gguf] : rows) {
-        const auto ref = resolve_hf(g4(), hf);
-        ASSERT_TRUE(ref.has_value()) << hf;
-        EXPECT_EQ(ref->gguf_name, gguf);
-        const auto back = resolve_gguf(g4(), gguf);
-        ASSERT_TRUE(back.has_value()) << gguf;
-        EXPECT_EQ(back->hf_name, strip_model_prefix(hf)) << gguf;
-    }
+    g4_expect_names_both_ways(rows);
     for (const char* refused : {"model.language_model.layers.0.layer_scalar.weight",
                                 "model.language_model.layers.0.layer_output_scale.weight",
                                 "model.language_model.layers.0.self_attn.q_proj.bias",
                                 "model.language_model.layers.0.self_attn.v_norm.weight",
-                                "model.language_model.layers.0.router.proj.weight",
+                                "model.language_model.layers.0.router.scale.weight",
+                                "model.language_model.layers.0.experts.gate_up_proj.weight",
                                 "model.language_model.embed_tokens_per_layer.weight"})
         EXPECT_FALSE(resolve_hf(g4(), refused).has_value()) << refused;
     EXPECT_FALSE(resolve_gguf(g4(), "blk.0.layer_output_scale").has_value());
@@ -188,40 +195,55 @@ TEST(Gemma4Registry, NoNormShiftAndTheEmbeddingCut) {
               RowTransform::none);
 }
 
+// TextModel's keys, with head_count_kv / key_length / value_length rewritten in place by
+// Gemma4Model (gguf-py keeps a rewritten key where it was first added), Gemma3Model's two, then
+// Gemma4Model's own: the dense model's gemma4.* keys in the converter's order.
+constexpr const char* kG4DenseKeys[] = {
+    "block_count",
+    "context_length",
+    "embedding_length",
+    "feed_forward_length",
+    "attention.head_count",
+    "attention.head_count_kv",
+    "rope.freq_base",
+    "rope.freq_base_swa",
+    "attention.layer_norm_rms_epsilon",
+    "attention.key_length",
+    "attention.value_length",
+    "final_logit_softcapping",
+    "attention.sliding_window",
+    "attention.shared_kv_layers",
+    "embedding_length_per_layer_input",
+    "attention.sliding_window_pattern",
+    "attention.key_length_swa",
+    "attention.value_length_swa",
+    "rope.dimension_count",
+    "rope.dimension_count_swa",
+};
+
+// The gemma4.* KVs the writer builds for `c`: their keys without "gemma4." in order, and values.
+struct G4Kvs {
+    std::vector<std::string> keys;
+    std::map<std::string, GgufValue> values;
+};
+G4Kvs g4_kvs(const ModelConfig& c) {
+    ModelMetadataInput input;
+    input.config = &c;
+    G4Kvs out;
+    for (const GgufKV& kv : build_model_metadata(input)) {
+        if (!kv.key.starts_with("gemma4.")) continue;
+        out.keys.push_back(kv.key.substr(7));
+        out.values[kv.key.substr(7)] = kv.value;
+    }
+    return out;
+}
+
 TEST(Gemma4Registry, KvsInTheConvertersOrder) {
     const ModelConfig c = g4_config();
     ModelMetadataInput input;
     input.config = &c;
-    std::vector<std::string> keys;
-    std::map<std::string, GgufValue> values;
-    for (const GgufKV& kv : build_model_metadata(input)) {
-        if (!kv.key.starts_with("gemma4.")) continue;
-        keys.push_back(kv.key.substr(7));
-        values[kv.key.substr(7)] = kv.value;
-    }
-    // TextModel's keys, with head_count_kv / key_length / value_length rewritten in place by
-    // Gemma4Model (gguf-py keeps a rewritten key where it was first added), Gemma3Model's two,
-    // then Gemma4Model's own.
-    const std::vector<std::string> want = {"block_count",
-                                           "context_length",
-                                           "embedding_length",
-                                           "feed_forward_length",
-                                           "attention.head_count",
-                                           "attention.head_count_kv",
-                                           "rope.freq_base",
-                                           "rope.freq_base_swa",
-                                           "attention.layer_norm_rms_epsilon",
-                                           "attention.key_length",
-                                           "attention.value_length",
-                                           "final_logit_softcapping",
-                                           "attention.sliding_window",
-                                           "attention.shared_kv_layers",
-                                           "embedding_length_per_layer_input",
-                                           "attention.sliding_window_pattern",
-                                           "attention.key_length_swa",
-                                           "attention.value_length_swa",
-                                           "rope.dimension_count",
-                                           "rope.dimension_count_swa"};
+    auto [keys, values] = g4_kvs(c);
+    const std::vector<std::string> want(std::begin(kG4DenseKeys), std::end(kG4DenseKeys));
     EXPECT_EQ(keys, want);
     const auto u32 = [&](const char* key) { return values[key].as_u32(); };
     EXPECT_EQ(u32("block_count"), 4u);
@@ -333,15 +355,13 @@ TEST(Gemma4Registry, Refusals) {
         R"(, "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 1e6},
              "sliding_attention": {"rope_theta": 1e4}})")));
     EXPECT_TRUE(lists(config_problems(g4(), no_rope), "rope_type \"proportional\""));
-    // The MoE block and the double-wide MLP: BLOCKERs naming the field.
-    for (const char* field : {"enable_moe_block", "use_double_wide_mlp"}) {
-        try {
-            g4_config(std::string(R"(, ")") + field + R"(": true)");
-            ADD_FAILURE() << field;
-        } catch (const Error& e) {
-            EXPECT_EQ(e.exit_class(), ExitClass::blocker);
-            EXPECT_EQ(e.field(), field);
-        }
+    // The double-wide MLP: a BLOCKER naming the field.
+    try {
+        g4_config(R"(, "use_double_wide_mlp": true)");
+        ADD_FAILURE() << "use_double_wide_mlp";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.exit_class(), ExitClass::blocker);
+        EXPECT_EQ(e.field(), "use_double_wide_mlp");
     }
     // num_global_key_value_heads without attention_k_eq_v: converters differ.
     try {
@@ -376,6 +396,165 @@ TEST(Gemma4Registry, Refusals) {
     const ModelConfig per_layer =
         g4_config(R"(, "global_head_dim": null, "per_layer_config": {"3": {"head_dim": 48}})");
     EXPECT_EQ(per_layer.full_attention->head_dim, 48u);
+}
+
+// The 26B-A4B layout (google/gemma-4-26B-A4B-it's text_config keys, scaled down): the MoE block
+// on every layer, 2 experts of 32, both used.
+constexpr const char* kMoe =
+    R"(, "enable_moe_block": true, "num_experts": 2, "top_k_experts": 2,
+        "moe_intermediate_size": 32)";
+
+TEST(Gemma4Registry, MoeNamesBothWays) {
+    // tensor_mapping.py (router.proj -> FFN_GATE_INP, experts.gate_up_proj -> FFN_GATE_UP_EXP,
+    // experts.down_proj -> FFN_DOWN_EXP, the three norms -> FFN_PRE_NORM_2 / FFN_POST_NORM_1 / _2:
+    // constants.py's pre_ffw_norm_2 / post_ffw_norm_1 / post_ffw_norm_2); Gemma4Model: the fused
+    // parameters get ".weight" (filter_tensors), router.scale -> ffn_gate_inp.scale and
+    // router.per_expert_scale -> ffn_down_exps.scale (modify_tensors, format_tensor_name).
+    const std::tuple<const char*, const char*> rows[] = {
+        {"model.language_model.layers.0.router.proj.weight", "blk.0.ffn_gate_inp.weight"},
+        {"model.language_model.layers.3.router.scale", "blk.3.ffn_gate_inp.scale"},
+        {"model.language_model.layers.1.router.per_expert_scale", "blk.1.ffn_down_exps.scale"},
+        {"model.language_model.layers.2.experts.gate_up_proj", "blk.2.ffn_gate_up_exps.weight"},
+        {"model.language_model.layers.2.experts.down_proj", "blk.2.ffn_down_exps.weight"},
+        {"model.language_model.layers.0.pre_feedforward_layernorm_2.weight",
+         "blk.0.pre_ffw_norm_2.weight"},
+        {"model.language_model.layers.0.post_feedforward_layernorm_1.weight",
+         "blk.0.post_ffw_norm_1.weight"},
+        {"model.language_model.layers.0.post_feedforward_layernorm_2.weight",
+         "blk.0.post_ffw_norm_2.weight"},
+        // The dense MLP stays beside the experts (the loader's shared expert).
+        {"model.language_model.layers.0.mlp.gate_proj.weight", "blk.0.ffn_gate.weight"},
+    };
+    g4_expect_names_both_ways(rows);
+    // The router is written exact F32 (the converter forces FFN_GATE_INP F32); the fused experts
+    // are copied as they are (no row transform, not stacked from per-expert tensors).
+    EXPECT_EQ(resolve_hf(g4(), "layers.0.router.proj.weight")->spec->role, SourceRole::router_f32);
+    const auto fused = resolve_hf(g4(), "layers.0.experts.gate_up_proj");
+    EXPECT_EQ(fused->spec->role, SourceRole::plain);
+    EXPECT_EQ(fused->spec->rows, RowTransform::none);
+    for (const char* refused : {"model.language_model.layers.0.router.norm.weight",
+                                "model.language_model.layers.0.experts.0.down_proj.weight",
+                                "model.language_model.layers.0.router.per_expert_scale.weight"})
+        EXPECT_FALSE(resolve_hf(g4(), refused).has_value()) << refused;
+    EXPECT_FALSE(resolve_gguf(g4(), "blk.0.ffn_gate_exps.weight").has_value());
+}
+
+TEST(Gemma4Registry, MoeShapesAndRequiredTensors) {
+    const ModelConfig c = g4_config(kMoe);
+    EXPECT_EQ(c.num_experts, 2u);
+    EXPECT_EQ(c.num_experts_per_tok, 2u);  // top_k_experts
+    EXPECT_EQ(c.moe_intermediate_size, std::optional<uint32_t>(32));
+    EXPECT_EQ(c.layer_kinds, (std::vector<uint8_t>{2, 2, 2, 3}));
+    // llama.cpp's loader (gemma4.cpp): ffn_gate_inp {n_embd, n_expert}, its scale {n_embd},
+    // ffn_gate_up_exps {n_embd, n_ff_exp * 2, n_expert}, ffn_down_exps {n_ff_exp, n_embd,
+    // n_expert}, down_exps_s {n_expert} (llama-model.cpp), the norms {n_embd}.
+    using Ne = std::vector<int64_t>;
+    const std::tuple<const char*, std::optional<Ne>> rows[] = {
+        {"blk.0.ffn_gate_inp.weight", Ne{64, 2}},
+        {"blk.3.ffn_gate_inp.scale", Ne{64}},
+        {"blk.0.ffn_gate_up_exps.weight", Ne{64, 64, 2}},
+        {"blk.3.ffn_down_exps.weight", Ne{32, 64, 2}},
+        {"blk.1.ffn_down_exps.scale", Ne{2}},
+        {"blk.2.pre_ffw_norm_2.weight", Ne{64}},
+        {"blk.2.post_ffw_norm_1.weight", Ne{64}},
+        {"blk.2.post_ffw_norm_2.weight", Ne{64}},
+        {"blk.1.ffn_gate.weight", Ne{64, 128}},  // the dense MLP keeps intermediate_size
+        {"blk.3.attn_k.weight", Ne{64, 32}},     // the full layer keeps its own widths
+        {"blk.0.attn_k.weight", Ne{64, 32}},
+        {"blk.3.attn_q.weight", Ne{64, 128}},
+        {"blk.0.ffn_gate_exps.weight", std::nullopt},
+    };
+    for (const auto& [name, ne] : rows) EXPECT_EQ(expected_ne(g4(), c, name), ne) << name;
+    EXPECT_EQ(explain_dim(Dim::expert_ffn_x2, c),
+              "2 * moe_intermediate_size 32 (gate and up) = 64");
+    const std::vector<std::string> required = required_tensors(g4(), c);
+    const auto has = [&](const std::string& name) {
+        return std::find(required.begin(), required.end(), name) != required.end();
+    };
+    for (const char* name :
+         {"ffn_gate_inp.weight", "ffn_gate_inp.scale", "pre_ffw_norm_2.weight",
+          "post_ffw_norm_1.weight", "post_ffw_norm_2.weight", "ffn_gate_up_exps.weight",
+          "ffn_down_exps.weight", "ffn_gate.weight", "post_ffw_norm.weight"})
+        for (int layer = 0; layer < 4; ++layer)
+            EXPECT_TRUE(has("blk." + std::to_string(layer) + "." + name)) << layer << name;
+    // The loader takes down_exps_s as TENSOR_NOT_REQUIRED.
+    EXPECT_FALSE(has("blk.0.ffn_down_exps.scale"));
+    // The dense required set (2 + 4 * 12) plus 7 MoE tensors per layer.
+    EXPECT_EQ(required.size(), 2u + 4 * (12 + 7));
+    // A dense config requires none of them.
+    for (const std::string& name : required_tensors(g4(), g4_config()))
+        EXPECT_EQ(name.find("ffn_gate_inp"), std::string::npos) << name;
+}
+
+TEST(Gemma4Registry, MoeKvs) {
+    const ModelConfig c = g4_config(kMoe);
+    EXPECT_EQ(config_problems(g4(), c), std::vector<std::string>{});
+    auto [keys, values] = g4_kvs(c);
+    // The dense keys, and TextModel.set_gguf_parameters' expert_count (num_experts) and
+    // expert_used_count (top_k_experts) right after the rms epsilon; Gemma4Model's
+    // expert_feed_forward_length (moe_intermediate_size) right after value_length_swa.
+    std::vector<std::string> want(std::begin(kG4DenseKeys), std::end(kG4DenseKeys));
+    const auto after = [&](const char* key) {
+        return std::find(want.begin(), want.end(), key) + 1;
+    };
+    want.insert(after("attention.layer_norm_rms_epsilon"), {"expert_count", "expert_used_count"});
+    want.insert(after("attention.value_length_swa"), "expert_feed_forward_length");
+    ASSERT_EQ(want.size(), 23u);
+    EXPECT_EQ(keys, want);
+    EXPECT_EQ(values["expert_count"].as_u32(), 2u);
+    EXPECT_EQ(values["expert_used_count"].as_u32(), 2u);
+    EXPECT_EQ(values["expert_feed_forward_length"].as_u32(), 32u);
+    EXPECT_EQ(values["feed_forward_length"].as_u32(), 128u);  // the dense MLP's
+    // find_hparam takes num_experts_per_tok before top_k_experts, and Gemma4Model
+    // expert_intermediate_size before moe_intermediate_size.
+    const ModelConfig named = g4_config(
+        std::string(kMoe) + R"(, "num_experts_per_tok": 1, "expert_intermediate_size": 16)");
+    EXPECT_EQ(named.num_experts_per_tok, 1u);
+    EXPECT_EQ(named.moe_intermediate_size, std::optional<uint32_t>(16));
+}
+
+TEST(Gemma4Registry, MoeRefusals) {
+    // The block without its experts: an input error naming num_experts; experts without the
+    // block: a BLOCKER (the converter would write expert_count over a dense model).
+    try {
+        g4_config(R"(, "enable_moe_block": true, "top_k_experts": 2)");
+        ADD_FAILURE() << "enable_moe_block without num_experts";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.exit_class(), ExitClass::input);
+        EXPECT_EQ(e.field(), "num_experts");
+    }
+    try {
+        g4_config(R"(, "num_experts": 2)");
+        ADD_FAILURE() << "num_experts without enable_moe_block";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.exit_class(), ExitClass::blocker);
+        EXPECT_EQ(e.field(), "num_experts");
+    }
+    // A quantized MoE checkpoint (MLX's "quantization", a GPTQ / AWQ / compressed-tensors
+    // "quantization_config"): a BLOCKER naming the field; a quantized dense one is converted.
+    for (const char* field : {"quantization", "quantization_config"}) {
+        nlohmann::json root = nlohmann::json::parse(g4_json(kMoe));
+        root[field] = {{"bits", 4}, {"group_size", 64}};
+        try {
+            parse_model_config(root);
+            ADD_FAILURE() << field;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.exit_class(), ExitClass::blocker) << field;
+            EXPECT_EQ(e.field(), field);
+        }
+        root = nlohmann::json::parse(g4_json());
+        root[field] = {{"bits", 4}, {"group_size", 64}};
+        EXPECT_NO_THROW(parse_model_config(root)) << field;
+    }
+    EXPECT_TRUE(
+        lists(config_problems(g4(), g4_config(std::string(kMoe) + R"(, "top_k_experts": 3)")),
+              "top_k_experts 3 must be between 1 and num_experts 2"));
+    EXPECT_TRUE(
+        lists(config_problems(g4(), g4_config(std::string(kMoe) + R"(, "top_k_experts": null)")),
+              "top_k_experts 0"));
+    EXPECT_TRUE(lists(
+        config_problems(g4(), g4_config(std::string(kMoe) + R"(, "moe_intermediate_size": null)")),
+        "moe_intermediate_size is missing"));
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // End to end for gemma: an F16 gemma3 fixture (tools/mkfixture, norms stored around 0 as HF stores
 // them) converted by `rebox convert --no-verify` verifies, and verify refuses (exit 3, naming the
 // tensor) a norm left unshifted, a norm shifted by a binary32 add where the converter's fp16 add
-// rounds, a wrong last row of the cut token_embd; a multimodal fixture converts with a note.
+// rounds, a wrong last row of the cut token_embd; a multimodal fixture converts with its mmproj.
 // Also verify's own fp16 rounding (ref_norm_shift.hpp) on hand-worked values.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -123,9 +123,11 @@ TEST_F(GemmaVerify, MultimodalConvertsAndTheCutEmbeddingIsChecked) {
     const auto ok = test::run(quoted(test::rebox_cli()) + " convert " + quoted(model) + " -o " +
                               quoted(work_ / "mm.gguf") + " --outtype f32");
     EXPECT_EQ(ok.exit_code, 0) << ok.output;
-    EXPECT_NE(ok.output.find("4 vision tower / multimodal projector tensor(s) left out"),
+    EXPECT_NE(ok.output.find("39 vision tower / multimodal projector tensor(s) written to the "
+                             "mmproj file"),
               std::string::npos)
         << ok.output;
+    EXPECT_TRUE(fs::exists(work_ / "mmproj-mm.gguf"));
     // The cut embedding's last kept row is compared too (a wrong row there is refused).
     const auto extra_row = verify_patched(
         model, "token_embd.weight",

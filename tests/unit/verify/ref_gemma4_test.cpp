@@ -2,11 +2,16 @@
 // Gemma4Model.set_vocab's vocabulary as read_ref_tokenizer derives it with the gemma4 flag (model
 // "gemma4", merges as gguf-py joins them, score -1000, types BYTE / CONTROL / USER_DEFINED /
 // NORMAL, add_bos true, add_space_prefix false), and generate_extra_tensors' proportional
-// rope_freqs (int(D * p / 2) ones, then 1e30 up to D / 2).
+// rope_freqs (int(D * p / 2) ones, then 1e30 up to D / 2); the MoE block's source shapes and
+// counts as transformers' Gemma4TextDecoderLayer holds them (router [E, hidden], its scale
+// [hidden], per_expert_scale [E], experts.gate_up_proj [E, 2 * F_e, hidden], down_proj
+// [E, hidden, F_e]) with the used-expert count from top_k_experts (TextModel's find_hparam).
 #include <gtest/gtest.h>
 
 #include "rebox/error.hpp"
 #include "test_files.hpp"
+#include "verify/arch/expected_shapes.hpp"
+#include "verify/sources/ref_config.hpp"
 #include "verify/tokenizer/ref_tokenizer.hpp"
 #include "verify/values/ref_rope.hpp"
 
@@ -69,6 +74,44 @@ TEST(RefGemma4, ProportionalRopeFreqs) {
     ASSERT_EQ(big.size(), 256u);
     EXPECT_EQ(big[63], 1.0f);
     EXPECT_EQ(big[64], 1e30f);
+}
+
+TEST(RefGemma4, MoeShapesAndCounts) {
+    const std::string text = R"({"model_type": "gemma4", "text_config": {
+        "model_type": "gemma4_text", "hidden_size": 64, "intermediate_size": 128,
+        "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "head_dim": 16, "global_head_dim": 32, "vocab_size": 100,
+        "hidden_size_per_layer_input": 0, "max_position_embeddings": 4096,
+        "layer_types": ["sliding_attention", "full_attention"], "enable_moe_block": true,
+        "num_experts": 3, "top_k_experts": 2, "moe_intermediate_size": 24}})";
+    const RefConfig c = parse_ref_config(text);
+    EXPECT_EQ(c.num_experts, 3u);
+    EXPECT_EQ(c.num_experts_per_tok, 2u);
+    EXPECT_EQ(c.moe_intermediate_size, std::optional<uint32_t>(24));
+    using Shape = std::vector<int64_t>;
+    const std::pair<const char*, Shape> rows[] = {
+        {"layers.0.router.proj.weight", {3, 64}},
+        {"layers.1.router.scale", {64}},
+        {"layers.0.router.per_expert_scale", {3}},
+        {"layers.1.experts.gate_up_proj", {3, 48, 64}},
+        {"layers.0.experts.down_proj", {3, 64, 24}},
+        {"layers.0.pre_feedforward_layernorm_2.weight", {64}},
+        {"layers.1.post_feedforward_layernorm_1.weight", {64}},
+        {"layers.1.post_feedforward_layernorm_2.weight", {64}},
+        {"layers.0.mlp.gate_proj.weight", {128, 64}},  // the dense MLP beside them
+    };
+    for (const auto& [name, shape] : rows) EXPECT_EQ(expected_hf_shape(c, name), shape) << name;
+    // A dense Gemma 4 has none of them.
+    const std::string dense = R"({"model_type": "gemma4_text", "hidden_size": 64,
+        "intermediate_size": 128, "num_hidden_layers": 1, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 16, "global_head_dim": 32, "vocab_size": 100,
+        "layer_types": ["full_attention"], "num_experts": null})";
+    EXPECT_EQ(expected_hf_shape(parse_ref_config(dense), "layers.0.router.scale"), std::nullopt);
+    // num_experts_per_tok, when config.json has it, comes first.
+    std::string named = text;
+    named.replace(named.find(R"("top_k_experts": 2)"), 18,
+                  R"("top_k_experts": 2, "num_experts_per_tok": 1)");
+    EXPECT_EQ(parse_ref_config(named).num_experts_per_tok, 1u);
 }
 
 }  // namespace

@@ -1,0 +1,84 @@
+// What the mmproj writer knows about one vision tower family (llama.cpp's MmprojModel subclass for
+// it): the config.json architectures it claims, its tensor table (HF name -> GGUF name, the shape
+// the config implies, the dtype rule the converter applies), transformers' defaults for the
+// vision_config keys a checkpoint may leave out, and the family's own clip.* keys. One file per
+// family under src/arch/vision/, listed once in vision_registry.cpp; nothing outside names a
+// family.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arch/architecture.hpp"
+#include "rebox/error.hpp"
+#include "rebox/gguf_value.hpp"
+
+namespace rebox::arch {
+
+// A size read from the vision inputs, for a tensor's expected shape.
+enum class VisionDim : uint8_t {
+    one,
+    hidden,        // vision_config hidden_size
+    intermediate,  // vision_config intermediate_size
+    text_hidden,   // text_config hidden_size (clip.vision.projection_dim)
+    channels,      // vision_config num_channels
+    patch,         // vision_config patch_size
+    patches,       // (image_size / patch_size)^2: the position table's rows
+};
+
+// How the converter picks a tensor's GGUF type (MmprojModel.tensor_force_quant and the family's
+// override, then ModelBase.prepare_tensors' rules).
+enum class VisionDtype : uint8_t {
+    weight,          // the outtype rules of a text weight (1-D, norms, biases: F32)
+    f32,             // always F32 (position table, a family's forced embeddings)
+    f16_when_exact,  // the converter forces F16: F16 where every value is exact, else exact F32
+};
+
+struct VisionTensorSpec {
+    std::string_view hf;      // the HF name; "{N}" stands for the layer index in layer rows
+    std::string_view gguf;    // the GGUF name; "{N}" likewise
+    VisionDim shape[4] = {};  // the source (row-major) shape; unused trailing dims: one
+    uint8_t dims = 0;
+    VisionDtype dtype = VisionDtype::weight;
+    ValueTransform value = ValueTransform::none;
+};
+
+// The family's inputs as the converter sees them: vision_config (its defaults filled in),
+// preprocessor_config.json merged with processor_config.json, the text model's width.
+struct VisionInputs {
+    const nlohmann::json* vision = nullptr;
+    const nlohmann::json* preprocessor = nullptr;
+    uint32_t text_hidden = 0;
+    uint32_t image_size = 0, patch_size = 0;
+};
+
+struct VisionArchitecture {
+    std::string_view family;          // "gemma3": docs and notes
+    std::string_view projector_type;  // clip.projector_type
+    // config.json architectures[0] (vision_config.architectures[0] when present) it converts.
+    std::span<const std::string_view> hf_architectures;
+    // Source names under these prefixes belong to the mmproj ("model." before them is dropped).
+    std::span<const std::string_view> prefixes;
+    // Source names containing one of these are skipped, as the converter's filter_tensors does.
+    std::span<const std::string_view> skipped;
+    std::span<const VisionTensorSpec> first, layer, last;
+    // transformers' defaults (the vision config class) for keys vision_config may leave out.
+    std::span<const ConfigDefault> vision_defaults;
+    // The family's own KVs, appended after MmprojModel's common ones; a value it cannot write is a
+    // Blocker naming the file and field.
+    void (*family_kvs)(const VisionInputs& in, std::vector<GgufKV>* kvs,
+                       std::vector<Blocker>* blockers) = nullptr;
+};
+
+// The family that converts this config.json (nullptr: none, or no vision_config).
+const VisionArchitecture* find_vision_architecture(const nlohmann::json& config);
+
+namespace detail {
+const VisionArchitecture& gemma3_vision_architecture();
+}
+
+}  // namespace rebox::arch

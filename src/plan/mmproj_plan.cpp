@@ -1,0 +1,405 @@
+// make_mmproj_plan: the vision record (src/arch/vision/) claims the checkpoint by its
+// architectures, its vision_config gets transformers' defaults for what it leaves out, the
+// preprocessor files give image_mean / image_std, and each source tensor under the record's
+// prefixes is named, shape-checked against the configs and typed. Types follow the converter's
+// rules where they are exact: F32 where it forces F32, the source's float type for weights under
+// --outtype auto (an F32 checkpoint stays F32 where the converter writes F16), and F16 for a
+// forced-F16 tensor only when every value is exact in F16, else exact F32.
+#include "plan/mmproj_plan.hpp"
+
+#include <array>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <span>
+
+#include "arch/architecture.hpp"
+#include "arch/vision/vision_architecture.hpp"
+#include "model/json_file.hpp"
+#include "quant_checks.hpp"
+#include "source/model_dir.hpp"
+#include "tensor_rules.hpp"
+
+namespace rebox {
+namespace {
+
+using arch::VisionArchitecture;
+using arch::VisionDim;
+using arch::VisionDtype;
+using arch::VisionInputs;
+using arch::VisionTensorSpec;
+using nlohmann::json;
+
+constexpr std::string_view kFixConfig = "use the config.json that belongs to these weights";
+
+// MmprojModel's key lists: the first key vision_config holds is the one read.
+constexpr std::string_view kBlockKeys[] = {
+    "n_layers",       "num_hidden_layers",   "n_layer", "num_layers", "depth", "layers",
+    "encoder_layers", "vt_num_hidden_layers"};
+constexpr std::string_view kHiddenKeys[] = {"hidden_size", "width", "vt_hidden_size"};
+constexpr std::string_view kFfnKeys[] = {"intermediate_size", "vt_intermediate_size"};
+constexpr std::string_view kHeadKeys[] = {"num_attention_heads", "num_heads", "heads",
+                                          "vt_num_attention_heads"};
+
+// The vision numbers the tensor table and the common KVs need.
+struct VisionNumbers {
+    uint32_t image_size = 0, patch_size = 0, hidden = 0, ffn = 0, blocks = 0, heads = 0;
+    uint32_t channels = 0, text_hidden = 0;
+};
+
+// A positive integer under the first of `keys` the object holds; a Blocker naming it otherwise.
+uint32_t read_count(const json& object, std::span<const std::string_view> keys,
+                    std::string_view where, std::vector<Blocker>* blockers) {
+    for (const std::string_view key : keys) {
+        const auto it = object.find(std::string(key));
+        if (it == object.end()) continue;
+        if (it->is_number_integer() && it->get<int64_t>() > 0 &&
+            it->get<int64_t>() <= int64_t{1} << 30)
+            return static_cast<uint32_t>(it->get<int64_t>());
+        blockers->push_back({"config.json: " + std::string(where) + std::string(key),
+                             "is " + it->dump() + ", not a positive integer",
+                             std::string(kFixConfig)});
+        return 0;
+    }
+    blockers->push_back({"config.json: " + std::string(where) + std::string(keys[0]),
+                         "is missing and has no default", std::string(kFixConfig)});
+    return 0;
+}
+
+// preprocessor_config.json (its media_proc_cfg merged up), then processor_config.json (its
+// image_processor merged up) over it, as MmprojModel.__init__ merges them.
+json read_preprocessor(const std::filesystem::path& dir) {
+    json merged = json::object();
+    const auto merge = [&](const std::filesystem::path& path, const char* inner) {
+        if (!std::filesystem::is_regular_file(path)) return;
+        json cfg = detail::read_json_object(path);
+        if (cfg.contains(inner) && cfg[inner].is_object()) cfg.update(cfg[inner]);
+        merged.update(cfg);
+    };
+    merge(dir / "preprocessor_config.json", "media_proc_cfg");
+    merge(dir / "processor_config.json", "image_processor");
+    return merged;
+}
+
+// image_mean / image_std: FLOAT32 arrays; the converter reads them with no default.
+std::optional<std::vector<float>> read_float_list(const json& preprocessor, const char* key,
+                                                  std::vector<Blocker>* blockers) {
+    const std::string field = std::string("preprocessor_config.json: ") + key;
+    const auto it = preprocessor.find(key);
+    if (it == preprocessor.end()) {
+        blockers->push_back({field,
+                             "is missing (llama.cpp's converter reads it with no default; the "
+                             "mmproj needs it to normalize images)",
+                             "add the checkpoint's preprocessor_config.json, or convert with "
+                             "--no-mmproj"});
+        return std::nullopt;
+    }
+    std::vector<float> values;
+    if (it->is_array())
+        for (const json& value : *it)
+            if (value.is_number()) values.push_back(static_cast<float>(value.get<double>()));
+    if (!it->is_array() || values.empty() || values.size() != it->size()) {
+        blockers->push_back({field, "is " + it->dump() + ", not a list of numbers",
+                             "use the preprocessor_config.json that belongs to these weights"});
+        return std::nullopt;
+    }
+    return values;
+}
+
+int64_t dim_value(VisionDim dim, const VisionNumbers& n) {
+    switch (dim) {
+        case VisionDim::one:
+            return 1;
+        case VisionDim::hidden:
+            return n.hidden;
+        case VisionDim::intermediate:
+            return n.ffn;
+        case VisionDim::text_hidden:
+            return n.text_hidden;
+        case VisionDim::channels:
+            return n.channels;
+        case VisionDim::patch:
+            return n.patch_size;
+        case VisionDim::patches: {
+            const int64_t side = n.patch_size ? n.image_size / n.patch_size : 0;
+            return side * side;
+        }
+    }
+    return 0;
+}
+
+const char* dim_source(VisionDim dim) {
+    switch (dim) {
+        case VisionDim::one:
+            return "1";
+        case VisionDim::hidden:
+            return "vision_config.hidden_size";
+        case VisionDim::intermediate:
+            return "vision_config.intermediate_size";
+        case VisionDim::text_hidden:
+            return "text_config.hidden_size";
+        case VisionDim::channels:
+            return "vision_config.num_channels";
+        case VisionDim::patch:
+            return "vision_config.patch_size";
+        case VisionDim::patches:
+            return "(image_size / patch_size)^2";
+    }
+    return "";
+}
+
+// A source name matched to a table row: the row and the GGUF name (layer index filled in).
+struct VisionMatch {
+    const VisionTensorSpec* spec = nullptr;
+    std::string gguf_name;
+    int64_t layer = -1;
+};
+
+std::string with_layer(std::string_view pattern, int64_t layer) {
+    std::string name(pattern);
+    const size_t at = name.find("{N}");
+    if (at != std::string::npos) name.replace(at, 3, std::to_string(layer));
+    return name;
+}
+
+std::optional<VisionMatch> match_vision_name(const VisionArchitecture& arch,
+                                             const std::string& name) {
+    for (const auto* rows : {&arch.first, &arch.last})
+        for (const VisionTensorSpec& spec : *rows)
+            if (spec.hf == name) return VisionMatch{&spec, std::string(spec.gguf)};
+    for (const VisionTensorSpec& spec : arch.layer) {
+        const size_t at = spec.hf.find("{N}");
+        const std::string_view head = spec.hf.substr(0, at), tail = spec.hf.substr(at + 3);
+        if (!name.starts_with(head) || !name.ends_with(tail) ||
+            name.size() <= head.size() + tail.size())
+            continue;
+        const std::string digits =
+            name.substr(head.size(), name.size() - head.size() - tail.size());
+        if (digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        const int64_t layer = std::stoll(digits);
+        return VisionMatch{&spec, with_layer(spec.gguf, layer), layer};
+    }
+    return std::nullopt;
+}
+
+// The source name the record's table uses: "model." in front dropped (transformers >= 4.50
+// saves the tower as model.vision_tower.*); nullopt for a name outside the record's prefixes.
+std::optional<std::string> vision_name(const VisionArchitecture& arch, std::string_view name) {
+    if (name.starts_with("model.")) name.remove_prefix(6);
+    for (const std::string_view prefix : arch.prefixes)
+        if (name.starts_with(prefix)) return std::string(name);
+    return std::nullopt;
+}
+
+// The tensor's type: the record's dtype rule, then rebox's exactness (plan/tensor_rules.hpp).
+bool plan_vision_tensor(const SourceTensor& tensor, size_t index, const VisionMatch& match,
+                        const PlanOptions& options, std::string_view family, TensorPlan* tp,
+                        std::vector<Blocker>* blockers) {
+    const VisionTensorSpec& spec = *match.spec;
+    const std::string record = std::string(family) + " vision";
+    if (spec.dtype == VisionDtype::f32)
+        return plan_detail::plan_exact_f32(tensor, index, match.gguf_name, record,
+                                           "embedding table", tp, blockers);
+    if (spec.dtype == VisionDtype::f16_when_exact) {
+        // The converter forces F16. Exact in F16: the converter's bytes; otherwise exact F32
+        // values rather than the converter's rounding (rebox never rounds a value).
+        if (!tensor.is_quantized() && tensor.float_dtype == FloatDtype::F16)
+            return plan_detail::plan_tensor(tensor, index, match.gguf_name, options, tp, blockers);
+        if (const auto inexact =
+                plan_detail::first_inexact_value(tensor, plan_detail::FitTarget::f16)) {
+            if (!plan_detail::plan_exact_f32(tensor, index, match.gguf_name, record,
+                                             "forced-F16 projection", tp, blockers))
+                return false;
+            tp->note = "llama.cpp's converter forces F16, which would round value " +
+                       std::to_string(inexact->index) + ": exact F32 instead";
+            return true;
+        }
+        tp->source_index = index;
+        tp->gguf_name = match.gguf_name;
+        tp->ne.assign(tensor.shape.rbegin(), tensor.shape.rend());
+        tp->type = GgmlType::F16;
+        tp->encoding = tensor.is_quantized() ? Encoding::dequant_f16 : Encoding::recast_f16;
+        tp->nbytes = 2 * tensor.element_count();
+        tp->note = "F16 as llama.cpp's converter forces it, every value exact";
+        return true;
+    }
+    if (!plan_detail::plan_tensor(tensor, index, match.gguf_name, options, tp, blockers))
+        return false;
+    return plan_detail::attach_value_transform(spec.value, tensor, tp, blockers);
+}
+
+// The source shape the configs imply for a row, or a Blocker.
+bool check_vision_shape(const SourceTensor& tensor, const VisionMatch& match,
+                        const VisionNumbers& numbers, std::vector<Blocker>* blockers) {
+    const VisionTensorSpec& spec = *match.spec;
+    std::vector<int64_t> expected;
+    std::string sources;
+    for (uint8_t d = 0; d < spec.dims; ++d) {
+        expected.push_back(dim_value(spec.shape[d], numbers));
+        sources += (d ? ", " : "") + std::string(dim_source(spec.shape[d]));
+    }
+    if (tensor.shape == expected) return true;
+    const auto text = [](const std::vector<int64_t>& shape) {
+        std::string out = "[";
+        for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+        return out + "]";
+    };
+    blockers->push_back({tensor.name,
+                         "is " + text(tensor.shape) + " where the configs say " + text(expected) +
+                             " (" + sources + ")",
+                         "use the config.json that belongs to these weights"});
+    return false;
+}
+
+std::vector<GgufKV> mmproj_kvs(const VisionArchitecture& arch, const VisionInputs& inputs,
+                               const VisionNumbers& n, const std::vector<float>& mean,
+                               const std::vector<float>& std_dev, const Plan& plan,
+                               const SourceModel& source, const PlanOptions& options,
+                               std::vector<Blocker>* blockers) {
+    std::vector<GgufKV> kvs;
+    kvs.push_back({"general.architecture", GgufValue::str("clip")});
+    // prepare_metadata: set_type (MmprojModel: "mmproj"), then the model card over this file's
+    // tensors.
+    for (GgufKV& kv : plan_detail::card_kvs(source, options, plan.tensors)) {
+        if (kv.key == "general.type") kv.value = GgufValue::str("mmproj");
+        kvs.push_back(std::move(kv));
+    }
+    // MmprojModel.set_gguf_parameters.
+    kvs.push_back({"general.file_type",
+                   GgufValue::u32(static_cast<uint32_t>(plan_detail::file_type(plan, options)))});
+    kvs.push_back({"clip.has_vision_encoder", GgufValue::boolean(true)});
+    kvs.push_back({"clip.vision.projection_dim", GgufValue::u32(n.text_hidden)});
+    kvs.push_back({"clip.vision.image_size", GgufValue::u32(n.image_size)});
+    kvs.push_back({"clip.vision.patch_size", GgufValue::u32(n.patch_size)});
+    kvs.push_back({"clip.vision.embedding_length", GgufValue::u32(n.hidden)});
+    kvs.push_back({"clip.vision.feed_forward_length", GgufValue::u32(n.ffn)});
+    kvs.push_back({"clip.vision.block_count", GgufValue::u32(n.blocks)});
+    kvs.push_back({"clip.vision.attention.head_count", GgufValue::u32(n.heads)});
+    kvs.push_back({"clip.vision.image_mean", GgufValue::f32_array(mean)});
+    kvs.push_back({"clip.vision.image_std", GgufValue::f32_array(std_dev)});
+    // The family's class: its projector type first, then its own keys.
+    kvs.push_back({"clip.projector_type", GgufValue::str(std::string(arch.projector_type))});
+    if (arch.family_kvs) arch.family_kvs(inputs, &kvs, blockers);
+    kvs.push_back({"general.quantization_version", GgufValue::u32(2)});  // GGML_QNT_VERSION
+    return kvs;
+}
+
+}  // namespace
+
+std::optional<Plan> make_mmproj_plan(const SourceModel& source, const PlanOptions& options) {
+    const json config = source.model_dir && source.model_dir->has_config()
+                            ? source.model_dir->config()
+                            : detail::read_json_object(source.dir / "config.json");
+    const VisionArchitecture* arch = arch::find_vision_architecture(config);
+    if (arch == nullptr) return std::nullopt;
+    // The tensors the mmproj takes, with their index in the source.
+    std::vector<std::pair<size_t, std::string>> members;
+    for (size_t i = 0; i < source.tensors.size(); ++i)
+        if (auto name = vision_name(*arch, source.tensors[i].name))
+            members.emplace_back(i, std::move(*name));
+    if (members.empty()) return std::nullopt;
+
+    Plan plan;
+    plan.arch = "clip";
+    plan.config.model_type = std::string(arch->family);
+    // vision_config with the vision config class's defaults, as AutoConfig gives it the converter.
+    json vision = config["vision_config"];
+    for (const arch::ConfigDefault& d : arch->vision_defaults)
+        if (!vision.contains(std::string(d.field)))
+            vision[std::string(d.field)] = json::parse(d.json_value);
+    VisionNumbers n;
+    n.image_size = read_count(vision, std::array{std::string_view("image_size")}, "vision_config.",
+                              &plan.blockers);
+    n.patch_size = read_count(vision, std::array{std::string_view("patch_size")}, "vision_config.",
+                              &plan.blockers);
+    n.hidden = read_count(vision, kHiddenKeys, "vision_config.", &plan.blockers);
+    n.ffn = read_count(vision, kFfnKeys, "vision_config.", &plan.blockers);
+    n.blocks = read_count(vision, kBlockKeys, "vision_config.", &plan.blockers);
+    n.heads = read_count(vision, kHeadKeys, "vision_config.", &plan.blockers);
+    n.channels = read_count(vision, std::array{std::string_view("num_channels")}, "vision_config.",
+                            &plan.blockers);
+    // MmprojModel: the text model's width, text_config over the top level.
+    json text = config;
+    if (config.contains("text_config") && config["text_config"].is_object())
+        text.update(config["text_config"]);
+    n.text_hidden = read_count(text, std::array{std::string_view("hidden_size")}, "text_config.",
+                               &plan.blockers);
+    if (n.hidden && n.heads && n.hidden % n.heads != 0)
+        plan.blockers.push_back({"config.json: vision_config.num_attention_heads",
+                                 std::to_string(n.heads) + " heads do not divide hidden_size " +
+                                     std::to_string(n.hidden) + " (clip.cpp's head size)",
+                                 std::string(kFixConfig)});
+    if (n.patch_size && n.image_size && n.image_size % n.patch_size != 0)
+        plan.blockers.push_back({"config.json: vision_config.patch_size",
+                                 "patch_size " + std::to_string(n.patch_size) +
+                                     " does not divide image_size " + std::to_string(n.image_size),
+                                 std::string(kFixConfig)});
+    const json preprocessor = read_preprocessor(source.dir);
+    const auto mean = read_float_list(preprocessor, "image_mean", &plan.blockers);
+    const auto std_dev = read_float_list(preprocessor, "image_std", &plan.blockers);
+    if (!plan.blockers.empty()) return plan;
+
+    // Each member named, checked and typed, in the table's order (first, layers, last).
+    std::map<std::string, std::pair<size_t, VisionMatch>> named;
+    size_t skipped = 0;
+    for (const auto& [index, name] : members) {
+        const SourceTensor& tensor = source.tensors[index];
+        bool skip = false;
+        for (const std::string_view part : arch->skipped) skip |= name.find(part) != name.npos;
+        if (skip) {
+            ++skipped;
+            continue;
+        }
+        const auto match = match_vision_name(*arch, name);
+        if (!match) {
+            plan.blockers.push_back(
+                {tensor.name,
+                 "has no name in the " + std::string(arch->family) +
+                     " mmproj (llama.cpp's converter stops: \"Can not map tensor\")",
+                 "remove the tensor, or convert with --no-mmproj"});
+            continue;
+        }
+        if (match->layer >= n.blocks) {
+            plan.blockers.push_back({tensor.name,
+                                     "is layer " + std::to_string(match->layer) +
+                                         " of a tower of vision_config.num_hidden_layers " +
+                                         std::to_string(n.blocks),
+                                     std::string(kFixConfig)});
+            continue;
+        }
+        if (!check_vision_shape(tensor, *match, n, &plan.blockers)) continue;
+        if (!named.emplace(match->gguf_name, std::pair{index, *match}).second)
+            plan.blockers.push_back({tensor.name, "maps to " + match->gguf_name + " twice",
+                                     "keep one of the two tensors"});
+    }
+    const auto take = [&](const std::string& gguf_name) {
+        const auto it = named.find(gguf_name);
+        if (it == named.end()) {
+            plan.blockers.push_back(
+                {gguf_name,
+                 "clip.cpp's " + std::string(arch->projector_type) + " projector requires " +
+                     gguf_name + " and no source tensor maps to it",
+                 "add the missing weight to the checkpoint, or convert with --no-mmproj"});
+            return;
+        }
+        const auto& [index, match] = it->second;
+        TensorPlan tp;
+        if (plan_vision_tensor(source.tensors[index], index, match, options, arch->family, &tp,
+                               &plan.blockers))
+            plan.tensors.push_back(std::move(tp));
+    };
+    for (const VisionTensorSpec& spec : arch->first) take(std::string(spec.gguf));
+    for (uint32_t layer = 0; layer < n.blocks; ++layer)
+        for (const VisionTensorSpec& spec : arch->layer) take(with_layer(spec.gguf, layer));
+    for (const VisionTensorSpec& spec : arch->last) take(std::string(spec.gguf));
+    if (skipped > 0)
+        plan.notes.push_back(
+            std::to_string(skipped) +
+            " vision tensor(s) llama.cpp's converter skips left out of the mmproj");
+
+    VisionInputs inputs{&vision, &preprocessor, n.text_hidden, n.image_size, n.patch_size};
+    plan.kvs = mmproj_kvs(*arch, inputs, n, *mean, *std_dev, plan, source, options, &plan.blockers);
+    return plan;
+}
+
+}  // namespace rebox

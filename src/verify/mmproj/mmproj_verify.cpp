@@ -1,0 +1,267 @@
+// verify_mmproj: pairs each tensor verify expects (ref_vision.hpp) with the file's, checks its
+// type rule and ne, and compares every value's bit pattern with the source's (widened exactly;
+// gemma's soft_emb_norm + 1 by verify's own add_one_as_converter); then the KVs verify derives
+// itself, in the converter's order (MmprojModel.set_gguf_parameters, then the family's), and no
+// clip.* key it does not derive. general.file_type and the model card keys are reported
+// unchecked.
+#include "verify/mmproj/mmproj_verify.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+
+#include "format/gguf_file.hpp"
+#include "format/safetensors.hpp"
+#include "model/json_file.hpp"
+#include "ref_vision.hpp"
+#include "verify/values/ref_compare.hpp"
+#include "verify/values/ref_dequant.hpp"
+#include "verify/values/ref_expected.hpp"
+#include "verify/values/ref_norm_shift.hpp"
+
+namespace rebox {
+namespace {
+
+using nlohmann::json;
+using verify_ref::RefVisionFamily;
+using verify_ref::RefVisionNumbers;
+using verify_ref::RefVisionTensor;
+using verify_ref::RefVisionType;
+using verify_ref::SourceFloat;
+
+// The first of `keys` the object holds as a positive integer (MmprojModel's find_vparam lists).
+int64_t first_count(const json& object, std::initializer_list<const char*> keys) {
+    for (const char* key : keys)
+        if (object.contains(key))
+            return object[key].is_number_integer() ? object[key].get<int64_t>() : -1;
+    return -1;
+}
+
+json merged_preprocessor(const std::filesystem::path& dir) {
+    json out = json::object();
+    for (const auto& [file, inner] : {std::pair{"preprocessor_config.json", "media_proc_cfg"},
+                                      std::pair{"processor_config.json", "image_processor"}}) {
+        if (!std::filesystem::exists(dir / file)) continue;
+        json cfg = detail::read_json_object(dir / file);
+        if (cfg.contains(inner) && cfg[inner].is_object()) cfg.update(cfg[inner]);
+        out.update(cfg);
+    }
+    return out;
+}
+
+std::optional<SourceFloat> source_float(StDtype dtype) {
+    if (dtype == StDtype::F32) return SourceFloat::F32;
+    if (dtype == StDtype::F16) return SourceFloat::F16;
+    if (dtype == StDtype::BF16) return SourceFloat::BF16;
+    return std::nullopt;
+}
+
+bool exact_in_fp16(float value) {
+    return static_cast<double>(value) == verify_ref::round_to_fp16(value);
+}
+
+// One tensor: type rule, ne, values.
+TensorCheck check_tensor(const RefVisionTensor& want, const GgufFile& file,
+                         const SafetensorsModel& source) {
+    TensorCheck check;
+    check.gguf_name = want.gguf_name;
+    check.source_name = want.source_name;
+    const GgufTensorInfo* got = file.find_tensor(want.gguf_name);
+    const StLocated* src = source.find(want.source_name);
+    if (got == nullptr || src == nullptr) {
+        check.problem = got == nullptr ? "missing from the mmproj file" : "no such source tensor";
+        return check;
+    }
+    check.gguf_type = ggml_type_name(got->type);
+    if (src->info->shape != want.source_shape) {
+        check.problem = "the source's shape is not the one the configs imply";
+        return check;
+    }
+    const std::vector<int64_t> ne(want.source_shape.rbegin(), want.source_shape.rend());
+    if (got->ne != ne) {
+        check.problem = "ne is not the source's shape reversed";
+        return check;
+    }
+    const auto dtype = source_float(src->info->dtype);
+    if (!dtype) {
+        check.problem = "the source is not F32 / F16 / BF16 (verify checks float towers only)";
+        return check;
+    }
+    const uint64_t count = src->info->element_count();
+    std::vector<float> expected(count), values(count);
+    verify_ref::expected_from_float(*dtype, src->file->data(*src->info), 0, expected);
+    if (want.add_one) verify_ref::add_one_as_converter(*dtype, expected);
+    const bool f32 = got->type == GgmlType::F32, f16 = got->type == GgmlType::F16,
+               bf16 = got->type == GgmlType::BF16;
+    bool type_ok = f32;
+    if (want.type == RefVisionType::exact_float) type_ok = f32 || f16 || bf16;
+    if (want.type == RefVisionType::f16_or_exact) {
+        bool all_fp16 = true;
+        for (const float v : expected) all_fp16 = all_fp16 && exact_in_fp16(v);
+        type_ok = all_fp16 ? f16 : f32;
+    }
+    if (!type_ok) {
+        check.problem =
+            "type " + check.gguf_type + " is not the one llama.cpp's converter writes" +
+            (want.type == RefVisionType::f16_or_exact ? " (F16, or exact F32 where F16 would round)"
+                                                      : "");
+        return check;
+    }
+    const auto bytes = file.tensor_data(*got);
+    if (f32) verify_ref::dequantize_f32(bytes, values);
+    if (f16) verify_ref::dequantize_f16(bytes, values);
+    if (bf16) verify_ref::dequantize_bf16(bytes, values);
+    verify_ref::CompareResult result;
+    verify_ref::compare_values(expected, values, 0, result);
+    check.values = count;
+    check.mismatches = result.mismatches;
+    if (result.mismatches) {
+        check.first_diff = result.first_diff;
+        check.expected_bits = result.expected_bits;
+        check.got_bits = result.got_bits;
+    }
+    check.max_abs_error = result.max_abs_error;
+    check.identical = result.mismatches == 0;
+    return check;
+}
+
+// MmprojModel.set_gguf_parameters' keys (after general.file_type), then the family's.
+std::vector<GgufKV> expected_kvs(const RefVisionFamily& family, const RefVisionNumbers& n,
+                                 const json& vision, const json& preprocessor,
+                                 std::vector<std::string>* problems) {
+    std::vector<GgufKV> kvs = {
+        {"general.architecture", GgufValue::str("clip")},
+        {"general.type", GgufValue::str("mmproj")},
+        {"clip.has_vision_encoder", GgufValue::boolean(true)},
+    };
+    const auto u32 = [&](const char* key, int64_t v) {
+        kvs.push_back({key, GgufValue::u32(static_cast<uint32_t>(v))});
+    };
+    u32("clip.vision.projection_dim", n.text_hidden);
+    u32("clip.vision.image_size", n.image_size);
+    u32("clip.vision.patch_size", n.patch_size);
+    u32("clip.vision.embedding_length", n.hidden);
+    u32("clip.vision.feed_forward_length", n.ffn);
+    u32("clip.vision.block_count", n.layers);
+    u32("clip.vision.attention.head_count", n.heads);
+    for (const char* key : {"image_mean", "image_std"}) {
+        std::vector<float> values;
+        if (preprocessor.contains(key) && preprocessor[key].is_array())
+            for (const json& v : preprocessor[key])
+                if (v.is_number()) values.push_back(static_cast<float>(v.get<double>()));
+        if (values.empty())
+            problems->push_back(std::string("preprocessor_config.json: ") + key +
+                                ": missing, the mmproj cannot hold it");
+        kvs.push_back({std::string("clip.vision.") + key, GgufValue::f32_array(values)});
+    }
+    kvs.push_back({"clip.projector_type", GgufValue::str(family.projector_type)});
+    for (GgufKV& kv : family.family_kvs(n, vision, preprocessor)) kvs.push_back(std::move(kv));
+    kvs.push_back({"general.quantization_version", GgufValue::u32(2)});  // prepare_metadata's last
+    return kvs;
+}
+
+}  // namespace
+
+void fold_report(VerifyReport& into, const VerifyReport& other) {
+    into.tensors.insert(into.tensors.end(), other.tensors.begin(), other.tensors.end());
+    into.problems.insert(into.problems.end(), other.problems.begin(), other.problems.end());
+    into.unchecked_kvs.insert(into.unchecked_kvs.end(), other.unchecked_kvs.begin(),
+                              other.unchecked_kvs.end());
+    into.copied_total += other.copied_total;
+    into.copied_identical += other.copied_identical;
+    into.max_abs_error = std::max(into.max_abs_error, other.max_abs_error);
+}
+
+VerifyReport verify_mmproj(const std::filesystem::path& model_dir,
+                           const std::filesystem::path& mmproj_gguf) {
+    VerifyReport report;
+    const json config = detail::read_json_object(model_dir / "config.json");
+    const RefVisionFamily* family = verify_ref::find_ref_vision_family(config);
+    if (family == nullptr) {
+        report.problems.push_back(mmproj_gguf.string() +
+                                  ": config.json names no vision tower verify knows");
+        return report;
+    }
+    json vision = config["vision_config"];
+    for (const auto& [key, value] : family->defaults)
+        if (!vision.contains(key)) vision[key] = json::parse(value);
+    json text = config;
+    if (config.contains("text_config") && config["text_config"].is_object())
+        text.update(config["text_config"]);
+    RefVisionNumbers n;
+    n.image_size = first_count(vision, {"image_size"});
+    n.patch_size = first_count(vision, {"patch_size"});
+    n.hidden = first_count(vision, {"hidden_size", "width", "vt_hidden_size"});
+    n.ffn = first_count(vision, {"intermediate_size", "vt_intermediate_size"});
+    n.layers = first_count(vision, {"n_layers", "num_hidden_layers", "n_layer", "num_layers",
+                                    "depth", "layers", "encoder_layers", "vt_num_hidden_layers"});
+    n.heads = first_count(vision,
+                          {"num_attention_heads", "num_heads", "heads", "vt_num_attention_heads"});
+    n.channels = first_count(vision, {"num_channels"});
+    n.text_hidden = first_count(text, {"hidden_size"});
+    for (const int64_t v : {n.image_size, n.patch_size, n.hidden, n.ffn, n.layers, n.heads,
+                            n.channels, n.text_hidden})
+        if (v <= 0) {
+            report.problems.push_back(
+                "config.json: a vision_config / text_config size verify "
+                "needs is missing or not a positive integer");
+            return report;
+        }
+    const json preprocessor = merged_preprocessor(model_dir);
+    const auto file = GgufFile::open(mmproj_gguf);
+    const SafetensorsModel source = SafetensorsModel::open(model_dir);
+
+    // Tensors: exactly the expected set, each checked.
+    const std::vector<RefVisionTensor> wanted = family->tensors(n);
+    std::set<std::string> expected_names;
+    for (const RefVisionTensor& want : wanted) {
+        expected_names.insert(want.gguf_name);
+        TensorCheck check = check_tensor(want, *file, source);
+        ++report.copied_total;
+        if (check.identical) ++report.copied_identical;
+        report.max_abs_error = std::max(report.max_abs_error, check.max_abs_error);
+        report.tensors.push_back(std::move(check));
+    }
+    for (const GgufTensorInfo& t : file->tensors())
+        if (!expected_names.count(t.name))
+            report.problems.push_back(t.name + ": llama.cpp's converter writes no such tensor");
+
+    // KVs: each derived key with its type and value, in this order.
+    const std::vector<GgufKV> kvs =
+        expected_kvs(*family, n, vision, preprocessor, &report.problems);
+    size_t last_position = 0;
+    std::set<std::string> derived;
+    for (const GgufKV& want : kvs) {
+        derived.insert(want.key);
+        size_t position = 0;
+        const GgufKV* got = nullptr;
+        for (; position < file->kvs().size(); ++position)
+            if (file->kvs()[position].key == want.key) {
+                got = &file->kvs()[position];
+                break;
+            }
+        if (got == nullptr) {
+            report.problems.push_back("KV " + want.key + ": missing");
+            continue;
+        }
+        if (!(got->value == want.value))
+            report.problems.push_back("KV " + want.key + ": not the value or type verify derives");
+        if (position < last_position)
+            report.problems.push_back("KV " + want.key + ": out of the converter's order");
+        last_position = position;
+    }
+    for (const GgufKV& kv : file->kvs()) {
+        if (derived.count(kv.key)) continue;
+        if (kv.key.starts_with("clip."))
+            report.problems.push_back("KV " + kv.key +
+                                      ": llama.cpp's converter writes no such key");
+        else
+            report.unchecked_kvs.push_back(kv.key +
+                                           ": not derived from the source (the outtype "
+                                           "or the model card)");
+    }
+    return report;
+}
+
+}  // namespace rebox

@@ -1,0 +1,50 @@
+// verify's own statement of what an mmproj file holds for a vision tower family, written again
+// from llama.cpp's converter (MmprojModel and the family's subclass) and never read from the
+// writer's records in src/arch/vision/: the tensors with their source names and shapes, the type
+// each must have, and the clip.* keys the family adds.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "rebox/gguf_value.hpp"
+
+namespace rebox::verify_ref {
+
+// The vision tower's numbers as verify reads them (vision_config with the vision config class's
+// defaults, text_config's hidden_size, the preprocessor files).
+struct RefVisionNumbers {
+    int64_t image_size = 0, patch_size = 0, hidden = 0, ffn = 0, layers = 0, heads = 0;
+    int64_t channels = 0, text_hidden = 0;
+};
+
+enum class RefVisionType {
+    f32,           // F32 whatever the outtype (1-D, norms, biases, the embeddings)
+    exact_float,   // F32, F16 or BF16: any float type holding the values exactly
+    f16_or_exact,  // F16 (the converter forces it), F32 only where a value is not an fp16 value
+};
+
+struct RefVisionTensor {
+    std::string gguf_name, source_name;
+    std::vector<int64_t> source_shape;  // row-major, as the configs imply it
+    RefVisionType type = RefVisionType::exact_float;
+    bool add_one = false;  // Gemma3RMSNorm: weight + 1 as the converter adds it
+};
+
+struct RefVisionFamily {
+    const char* projector_type = "";
+    // transformers' vision config defaults, as "key", "json value" pairs.
+    std::vector<std::pair<const char*, const char*>> defaults;
+    std::vector<RefVisionTensor> (*tensors)(const RefVisionNumbers&) = nullptr;
+    // The family's own KVs after clip.projector_type (vision_config with defaults, preprocessor).
+    std::vector<GgufKV> (*family_kvs)(const RefVisionNumbers&, const nlohmann::json& vision,
+                                      const nlohmann::json& preprocessor) = nullptr;
+};
+
+// The family for config.json's architectures[0] (vision_config's when it names one); nullptr when
+// verify knows none.
+const RefVisionFamily* find_ref_vision_family(const nlohmann::json& config);
+
+}  // namespace rebox::verify_ref

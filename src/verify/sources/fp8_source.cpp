@@ -1,0 +1,75 @@
+// ref_e4m3 / expected_from_fp8 / fp8_block_size (fp8_source.hpp): E4M3 decoded by assembling the
+// binary64 bit pattern (normal) or by scaling the mantissa (subnormal), the block's scale widened
+// exactly, their product rounded once to binary32 and checked.
+#include "verify/sources/fp8_source.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "rebox/error.hpp"
+#include "verify/sources/prequant_config.hpp"
+
+namespace rebox::verify_ref {
+
+double ref_e4m3(uint8_t byte) {
+    const uint64_t sign = byte >> 7, field = (byte >> 3) & 0xfu, mantissa = byte & 0x7u;
+    if (field == 0xf && mantissa == 0x7) return std::numeric_limits<double>::quiet_NaN();
+    double magnitude = 0;
+    if (field == 0) {  // subnormal: mantissa/8 * 2^(1 - 7)
+        magnitude = static_cast<double>(mantissa) / 512.0;
+    } else {  // binary64 with exponent field - 7 and the 3 mantissa bits on top of its 52
+        const uint64_t bits = (field - 7 + 1023) << 52 | mantissa << 49;
+        std::memcpy(&magnitude, &bits, sizeof magnitude);
+    }
+    return sign ? -magnitude : magnitude;
+}
+
+void expected_from_fp8(const Fp8Source& source, uint64_t first, std::span<float> out,
+                       PrequantInexact& inexact) {
+    for (size_t i = 0; i < out.size(); ++i) {
+        const uint64_t index = first + i;
+        const uint64_t row = index / source.cols, column = index % source.cols;
+        const double scale = stored_scale(
+            source.scale_dtype, source.scales,
+            (row / source.block_rows) * source.scale_cols + column / source.block_cols);
+        const double value = ref_e4m3(source.codes[index]) * scale;
+        const bool in_range = std::fabs(value) <= std::numeric_limits<float>::max();
+        out[i] = in_range || !std::isfinite(value)
+                     ? static_cast<float>(value)
+                     : std::copysign(std::numeric_limits<float>::infinity(),
+                                     static_cast<float>(value > 0 ? 1 : -1));
+        if (!(static_cast<double>(out[i]) == value) && index < inexact.index) {
+            inexact.index = index;
+            inexact.value = value;
+        }
+    }
+}
+
+std::optional<std::pair<uint64_t, uint64_t>> fp8_block_size(
+    const std::filesystem::path& config_path) {
+    std::ifstream in(config_path);
+    if (!in) return std::nullopt;
+    const nlohmann::json root = nlohmann::json::parse(in, nullptr, false);
+    if (root.is_discarded()) return std::nullopt;  // read_prequant_config reports it
+    std::string field;
+    const nlohmann::json* block =
+        find_quant_block(root, {"quantization_config"}, "quant_method", &field);
+    if (block == nullptr || (*block)["quant_method"] != "fp8") return std::nullopt;
+    const auto sizes = block->find("weight_block_size");
+    const auto side = [&](size_t k) -> uint64_t {
+        if (sizes == block->end() || !sizes->is_array() || sizes->size() != 2 ||
+            !(*sizes)[k].is_number_unsigned())
+            return 0;
+        return (*sizes)[k].get<uint64_t>();
+    };
+    const uint64_t rows = side(0), cols = side(1);
+    if (rows == 0 || cols == 0 || rows > (uint64_t{1} << 20) || cols > (uint64_t{1} << 20))
+        throw Error(ExitClass::input, config_path.string(), field + ".weight_block_size",
+                    "not two block sides in 1..2^20 (verify reads block-quantized FP8 only)");
+    return std::make_pair(rows, cols);
+}
+
+}  // namespace rebox::verify_ref

@@ -1,0 +1,90 @@
+// index_fp8_source (fp8_source_index.hpp): one entry per FP8 weight, bound to its scale after
+// verify's own checks; every other tensor a plain entry; activation scales left out.
+#include "verify/sources/fp8_source_index.hpp"
+
+#include "rebox/error.hpp"
+#include "verify/sources/prequant_parts.hpp"
+
+namespace rebox::verify_ref {
+namespace {
+
+constexpr std::string_view kScaleSuffix = "_scale_inv";  // P.weight_scale_inv of P.weight
+
+// Fills entry.fp8_source from the weight and its scale, or sets entry.problem.
+void bind_fp8(const Part& weight, const Part& scale, std::pair<uint64_t, uint64_t> block,
+              SourceTensor& entry) {
+    const StTensorInfo& w = *weight.info;
+    const std::string& file = weight.file->display_name();
+    if (w.dtype != StDtype::F8_E4M3 || w.shape.size() != 2 || w.shape[0] < 1 || w.shape[1] < 1) {
+        entry.problem = error_message(
+            file, w.name,
+            "dtype " + std::string(st_dtype_name(w.dtype)) + ", shape " + shape_text(w.shape),
+            "F8_E4M3 [out, in] beside " + scale.info->name);
+        return;
+    }
+    Fp8Source f;
+    f.rows = static_cast<uint64_t>(w.shape[0]);
+    f.cols = static_cast<uint64_t>(w.shape[1]);
+    f.block_rows = block.first;
+    f.block_cols = block.second;
+    f.scale_cols = (f.cols + f.block_cols - 1) / f.block_cols;
+    const uint64_t scale_rows = (f.rows + f.block_rows - 1) / f.block_rows;
+    const std::vector<int64_t> want = {static_cast<int64_t>(scale_rows),
+                                       static_cast<int64_t>(f.scale_cols)};
+    if (!source_float(scale.info->dtype, &f.scale_dtype) || scale.info->shape != want) {
+        entry.problem =
+            error_message(scale.file->display_name(), scale.info->name,
+                          "dtype " + std::string(st_dtype_name(scale.info->dtype)) + ", shape " +
+                              shape_text(scale.info->shape),
+                          "F32, BF16 or F16 " + shape_text(want) + " for " + w.name + " " +
+                              shape_text(w.shape) + " in blocks of " +
+                              std::to_string(f.block_rows) + "x" + std::to_string(f.block_cols));
+        return;
+    }
+    f.codes = weight.file->data(w);
+    f.scales = scale.file->data(*scale.info);
+    const uint64_t width = f.scale_dtype == SourceFloat::F32 ? 4 : 2;
+    if (f.codes.size() / f.cols != f.rows || f.codes.size() % f.cols != 0 ||
+        f.scales.size() != scale_rows * f.scale_cols * width) {
+        entry.problem = error_message(file, w.name, "data size disagrees with the shapes");
+        return;
+    }
+    entry.fp8_source = f;
+}
+
+}  // namespace
+
+SourceIndex index_fp8_source(const SafetensorsModel& model,
+                             std::pair<uint64_t, uint64_t> block_size) {
+    Parts parts;
+    for (const auto& file : model.files())
+        for (const StTensorInfo& info : file->tensors()) parts[info.name] = {file.get(), &info};
+    SourceIndex index;
+    for (const auto& [name, part] : parts) {
+        if (name.ends_with(".activation_scale") || name.ends_with("_activation_scale")) continue;
+        SourceTensor entry;
+        entry.name = name;
+        entry.file = part.file->display_name();
+        if (name.ends_with(kScaleSuffix)) {
+            const std::string weight = name.substr(0, name.size() - kScaleSuffix.size());
+            if (!weight.ends_with(".weight") || find_part(parts, weight) == nullptr)
+                index.problems.push_back(
+                    error_message(entry.file, name, "has no FP8 weight " + weight + " beside it"));
+            continue;
+        }
+        entry.shape = part.info->shape;
+        entry.element_count = part.info->element_count();
+        if (const Part* scale = find_part(parts, name + std::string(kScaleSuffix))) {
+            entry.quantized = true;
+            entry.fp8 = true;
+            bind_fp8(part, *scale, block_size, entry);
+        } else {
+            bind_plain(*part.file, *part.info, entry);
+        }
+        index.entries.push_back(std::move(entry));
+    }
+    for (size_t i = 0; i < index.entries.size(); ++i) add_by_stripped_name(index, i);
+    return index;
+}
+
+}  // namespace rebox::verify_ref

@@ -1,0 +1,150 @@
+"""A rebox mmproj GGUF (the vision tower and projector beside a text model) against llama.cpp's own mmproj
+conversion of the same checkpoint, as `convert_hf_to_gguf.py --mmproj` writes it.
+
+The converter's class chain from the bundle (Gemma3VisionModel -> MmprojModel -> ModelBase, conversion/gemma.py
+and base.py, run as written by converter_run.py) gives the KVs (general.architecture, general.type from
+set_type, then every key set_gguf_parameters writes) and, per source tensor, filter_tensors + modify_tensors
+(soft_emb_norm + 1, the "_weight" rename, gguf-py's name map). The type and bytes of each tensor come from
+ModelBase.prepare_tensors' own statements (tensor_force_quant, the 1-D / norm / position-table rules, the
+file type's default, gguf.quants.quantize), extracted from the bundle's source with `ast` and run as
+written. Every GGUF tensor must be one the converter writes, with its name, shape, type and every value bit
+for bit, and every converter tensor must be in the file; every converter KV must be in the file with the
+same type and value, in the converter's order.
+
+One documented difference (docs/architectures.md "Vision"): where the converter's forced F16 would round a
+value (mm.input_projection from F32 values that F16 cannot hold), rebox writes the exact values as F32; the
+script then checks that the converter's F16 does round, and that the file holds the unrounded values bit
+for bit.
+
+Usage: ggufpy_mmproj.py LLAMA_SRC MODEL_DIR MMPROJ.gguf OUTTYPE   (OUTTYPE: the converter's --outtype the
+file corresponds to: bf16, f16 or f32)
+"""
+import ast
+import copy
+import os
+import sys
+
+import gguf
+import numpy as np
+
+from converter_compare import field_value, same_value
+from converter_run import Converter, block_id
+from source_values import Source
+
+llama_src, model_dir, gguf_path, outtype = sys.argv[1:5]
+problems = []
+src = Source(model_dir)
+conv = Converter(llama_src, [("gemma.py", "Gemma3VisionModel"), ("base.py", "MmprojModel"), ("base.py", "ModelBase")],
+                 model_dir, copy.deepcopy(src.config), class_constants=True,
+                 attrs={"_fp8_as_q8": False, "_fp8_dequantized": set()})  # ModelBase.__init__'s defaults
+conv.obj.ftype = {"bf16": gguf.LlamaFileType.MOSTLY_BF16, "f16": gguf.LlamaFileType.MOSTLY_F16,
+                  "f32": gguf.LlamaFileType.ALL_F32}[outtype]
+
+
+def converter_type_rules():
+    """prepare_tensors' per-tensor statements, from `data = data_torch.numpy()` through the quantize
+    try block, as a function (self, name, new_name, bid, data_torch) -> (qtype, bytes)."""
+    source = open(os.path.join(llama_src, "conversion", "base.py"), encoding="utf-8").read()
+    method = next(n for n in ast.walk(ast.parse(source))
+                  if isinstance(n, ast.FunctionDef) and n.name == "prepare_tensors")
+    loop = next(n for n in ast.walk(method) if isinstance(n, ast.For) and isinstance(n.target, ast.Tuple)
+                and [e.id for e in n.target.elts if isinstance(e, ast.Name)] == ["new_name", "data_torch"])
+    texts = [ast.unparse(s) for s in loop.body]
+    begin = next(i for i, t in enumerate(texts) if t.startswith("data = data_torch.numpy()"))
+    end = next(i for i, t in enumerate(texts) if t.startswith("try:"))
+    fn = ast.parse("def rules(self, name, new_name, bid, data_torch):\n    pass\n").body[0]
+    fn.body = loop.body[begin:end + 1] + ast.parse("return (data_qtype, data)").body
+    namespace = {"gguf": gguf, "np": np, "logger": __import__("logging").getLogger("converter")}
+    exec(compile(ast.Module(body=[fn], type_ignores=[]), "llama.cpp ModelBase.prepare_tensors", "exec"), namespace)
+    return namespace["rules"]
+
+
+class AsTorch:
+    """The converter calls data_torch.numpy()."""
+    def __init__(self, array):
+        self.array = array
+
+    def numpy(self):
+        return self.array
+
+
+rules = converter_type_rules()
+wanted = {}  # GGUF name -> (qtype, float32 values as the file holds them, values before the type, source)
+for hf in src.names():
+    native = src.native(hf)
+    for g, data in conv.tensors(hf, native, block_id(hf)):
+        qtype, stored = rules(conv.obj, hf, g, block_id(hf), AsTorch(np.asarray(data)))
+        values = np.asarray(stored, dtype=np.float32) if qtype == gguf.GGMLQuantizationType.F32 else \
+            np.asarray(gguf.quants.dequantize(stored, qtype), dtype=np.float32)
+        if g in wanted:
+            problems.append(f"{wanted[g][3]} and {hf} both become {g}")
+        wanted[g] = (qtype, values.reshape(np.asarray(data).shape), np.asarray(data, dtype=np.float32), hf)
+if not wanted:
+    problems.append("llama.cpp's converter writes no tensor for this checkpoint")
+
+reader = gguf.GGUFReader(gguf_path)
+seen, exact_f32 = set(), 0
+for t in reader.tensors:
+    seen.add(t.name)
+    if t.name not in wanted:
+        problems.append(f"{t.name}: llama.cpp's converter writes no such tensor")
+        continue
+    qtype, want, unrounded, hf = wanted[t.name]
+    ne = [int(x) for x in t.shape]
+    if ne[::-1] != list(want.shape):
+        problems.append(f"{t.name}: ne {ne}, the converter writes the reverse of {list(want.shape)}")
+        continue
+    got = (np.asarray(t.data, dtype=np.float32) if t.tensor_type == gguf.GGMLQuantizationType.F32
+           else np.asarray(gguf.quants.dequantize(t.data, t.tensor_type), dtype=np.float32)).reshape(want.shape)
+    if t.tensor_type != qtype:
+        # The one allowed difference: F32 where the converter's F16 rounds.
+        rounds = (want.view(np.uint32) != unrounded.view(np.uint32)).any()
+        if not (qtype == gguf.GGMLQuantizationType.F16 and t.tensor_type == gguf.GGMLQuantizationType.F32
+                and rounds and (got.view(np.uint32) == unrounded.view(np.uint32)).all()):
+            problems.append(f"{t.name}: {t.tensor_type.name}, the converter writes {qtype.name}"
+                            f"{' (which would round)' if rounds else ' (exact)'}")
+        exact_f32 += 1
+        continue
+    diff = got.view(np.uint32) != want.view(np.uint32)
+    if diff.any():
+        i = tuple(int(x) for x in np.argwhere(diff)[0])
+        problems.append(f"{t.name} ({t.tensor_type.name}): {int(diff.sum())} of {want.size} values differ from "
+                        f"llama.cpp's conversion of {hf}; first at {i}: gguf {got[i]!r}, converter {want[i]!r}")
+for g in sorted(set(wanted) - seen):
+    problems.append(f"{g}: llama.cpp's converter writes it (from {wanted[g][3]}), the file does not hold it")
+
+# KVs: general.architecture (GGUFWriter), general.type (set_type), then set_gguf_parameters'.
+conv.obj.set_type()
+want_kvs = conv.kvs()
+fields = {f.name: f for f in reader.fields.values()}
+order = [name for name in fields if name in want_kvs]
+if order != [k for k in want_kvs if k in fields]:
+    problems.append(f"KV order {order} is not the converter's {list(want_kvs)}")
+for key, value in want_kvs.items():
+    writer_type = conv.obj.gguf_writer.kv_data[0][key].type
+    if key not in fields:
+        problems.append(f"KV {key}: the converter writes {value!r}, the file does not")
+        continue
+    field = fields[key]
+    if field.types[0] != writer_type:
+        problems.append(f"KV {key}: {field.types[0].name}, the converter writes {writer_type.name}")
+        continue
+    got = field_value(field)
+    if field.types[0] == gguf.GGUFValueType.ARRAY:
+        if field.types[-1] != gguf.GGUFValueType.FLOAT32 or \
+                np.asarray(got, np.float32).view(np.uint32).tolist() != \
+                np.asarray(value, np.float32).view(np.uint32).tolist():
+            problems.append(f"KV {key}: {got!r} ({field.types[-1].name}), the converter writes {value!r}")
+    elif not same_value(field.types[0], value, got):
+        problems.append(f"KV {key}: {got!r}, the converter writes {value!r}")
+for name in fields:
+    if name.startswith("clip.") and name not in want_kvs:
+        problems.append(f"KV {name}: the converter writes no such key")
+
+if problems:
+    print(f"FAIL {gguf_path}:")
+    for p in problems[:30]:
+        print("  " + p)
+    sys.exit(1)
+print(f"ok {os.path.basename(gguf_path)}: {len(wanted)} tensors as llama.cpp's mmproj conversion "
+      f"({exact_f32} exact F32 where its F16 rounds), {len(want_kvs)} KVs equal, in its order")

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# FP8 block-quantized checkpoints (docs/formats.md §6): rebox-mkfixture writes tiny qwen3 ones as
+# DeepSeek-V3 / Qwen3 -FP8 store them (BF16 scales in 128 x 128 blocks; F16 scales in 48 x 40
+# blocks, partial at the edges; F32 powers of two), rebox converts each with
+# --allow-lossless-fallback, and gguf-py (GGUFReader + gguf.quants.dequantize) must read every
+# value exactly as ggufpy_fp8.py computes it in float64 from the checkpoint's raw bytes; the power-
+# of-two file must be BF16 throughout. A deepseek2 fixture re-stored as FP8 (fp8_restore.py,
+# power-of-two scales) converts and verifies. llama.cpp (node-llama-cpp, one process) loads every
+# file.
+# F32 scales of 24 significant bits (DeepSeek-V3): a BLOCKER line, exit 2, no file.
+# Usage: bash tests/clients/test_fp8.sh BUILD_DIR
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/gguf_py.sh"
+clients_init fp8 "${1:-}"
+ggufpy_setup "$BUILD"
+
+files=()
+for spec in "bf16:any:" "f16:any:--fp8-block 48 40" "pow2:BF16:"; do
+  IFS=: read -r scales want extra <<<"$spec"
+  dir="$WORK/fp8-$scales"
+  # shellcheck disable=SC2086 # $extra is a list of options
+  "$MKFIXTURE" "$dir" --preset tiny --format fp8 --fp8-scales "$scales" $extra --force >/dev/null
+  "$REBOX" convert "$dir" -o "$dir.gguf" --allow-lossless-fallback --quiet
+  "$REBOX" plan "$dir" --allow-lossless-fallback --json >"$dir.plan.json"
+  ggufpy "$CLIENTS_DIR/ggufpy_fp8.py" "$dir" "$dir.gguf" "$dir.plan.json" "$want"
+  files+=("$dir.gguf")
+done
+
+# deepseek2 (MLA: kv_b_proj split into attn_k_b / attn_v_b, stacked experts) re-stored as FP8 with
+# DeepSeek-V3.1's power-of-two scales: converts as BF16, `rebox verify` (its own FP8 reading) passes.
+"$MKFIXTURE" "$WORK/ds-float" --preset tiny --arch deepseek2 --force >/dev/null
+"$GGUFPY_PYTHON" "$CLIENTS_DIR/fp8_restore.py" "$WORK/ds-float" "$WORK/ds-fp8"
+"$REBOX" convert "$WORK/ds-fp8" -o "$WORK/ds-fp8.gguf" --allow-lossless-fallback --quiet
+"$REBOX" verify "$WORK/ds-fp8" "$WORK/ds-fp8.gguf" >"$WORK/ds-fp8.verify"
+grep -q "re-encoded tensors bit-identical: 30/30" "$WORK/ds-fp8.verify" ||
+  { echo "FAIL: deepseek2 FP8: verify"; cat "$WORK/ds-fp8.verify"; exit 1; }
+"$REBOX" plan "$WORK/ds-fp8" --allow-lossless-fallback --json >"$WORK/ds-fp8.plan.json"
+"$GGUFPY_PYTHON" - "$WORK/ds-fp8.plan.json" <<'PY'
+import json, sys
+fp8 = [t for t in json.load(open(sys.argv[1]))["tensors"] if t.get("bits") == 8]  # the only codes here
+bad = [t["gguf_name"] + " " + t["type"] for t in fp8 if t["type"] != "BF16"]
+assert fp8 and not bad, f"FAIL: deepseek2 FP8 tensors not BF16: {bad or 'none planned'}"
+print(f"  deepseek2 FP8 (ue8m0 scales): {len(fp8)} tensors BF16, attn_k_b / attn_v_b and experts included")
+PY
+files+=("$WORK/ds-fp8.gguf")
+
+loaded=$(node "$CLIENTS_DIR/llama_load.mjs" "${files[@]}")
+echo "$loaded" | sed 's/^/  /'
+[[ $(grep -c '^LOADED ' <<<"$loaded") -eq ${#files[@]} ]] ||
+  { echo "FAIL: llama.cpp did not load every FP8 file"; exit 1; }
+
+dir="$WORK/fp8-f32"
+"$MKFIXTURE" "$dir" --preset tiny --format fp8 --fp8-scales f32 --force >/dev/null
+set +e
+"$REBOX" convert "$dir" -o "$dir.gguf" --allow-lossless-fallback --quiet 2>"$dir.err"
+rc=$?
+set -e
+[[ $rc -eq 2 && ! -e "$dir.gguf" ]] || { echo "FAIL: F32 scales: exit $rc or a file written"; exit 1; }
+grep -q "^BLOCKER layers.0.self_attn.q_proj.weight: FP8 value at row 0, column 0 .*not a binary32 value" "$dir.err" ||
+  { echo "FAIL: F32 scales: no BLOCKER naming q_proj's first value"; cat "$dir.err"; exit 1; }
+echo "  F32 scales of 24 bits: refused ($(grep -c '^BLOCKER' "$dir.err") BLOCKER)"
+echo "PASS test_fp8 ($(clients_elapsed))"

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# llama.cpp's own mtmd on rebox's text + mmproj pair: llama-mtmd-cli, compiled from the bundle's
+# tools/mtmd against the prebuilt libraries (lib/llama_mtmd.sh), loads a multimodal Gemma 3 fixture's
+# pair (rebox-mkfixture --multimodal; the tower in BF16, and in F32 beside a 4-bit mcq-v1 text model,
+# whose projection rebox writes as exact F32), checks the projector against the text model (mtmd's
+# n_embd check), encodes tools/mtmd/test-1.jpeg through the gemma3 projector (64 image tokens) and
+# generates 4 tokens (the CLI exits non-zero when the pair does not load or the image does not encode;
+# its log is written by a thread that an early exit may cut short, so only the exit status is asserted).
+# The projection against a 96-wide text model is refused by mtmd ("mismatch between text model
+# (n_embd = 96) and mmproj (n_embd = 64)"), so the check is one that can fail.
+# Usage: bash tests/clients/test_mmproj_mtmd.sh BUILD_DIR
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/gguf_py.sh"
+source "$(dirname "$0")/lib/llama_mtmd.sh"
+clients_init mmproj_mtmd "${1:-}"
+ggufpy_setup "$BUILD"
+llama_mtmd_setup
+echo "llama-mtmd-cli ready ($(clients_elapsed))"
+
+mtmd() {  # TEXT MMPROJ LOG
+  "$LLAMA_MTMD_CLI" -m "$1" --mmproj "$2" --image "$GGUFPY_SRC/tools/mtmd/test-1.jpeg" -p "describe" \
+    -n 4 -t 2 --temp 0 --chat-template gemma >"$3" 2>&1
+}
+for format in float mcq; do
+  dir="$WORK/$format"
+  "$MKFIXTURE" "$dir" --preset tiny --tokenizer small --arch gemma3 --multimodal --format "$format" >/dev/null
+  "$REBOX" convert "$dir" -o "$WORK/$format.gguf" --quiet
+  mtmd "$WORK/$format.gguf" "$WORK/mmproj-$format.gguf" "$WORK/$format.log" ||
+    { tail -20 "$WORK/$format.log"; echo "FAIL: llama-mtmd-cli on the $format pair" >&2; exit 1; }
+  echo "ok: llama.cpp's mtmd loaded the $format pair, encoded an image and generated ($(clients_elapsed))"
+done
+# A text model 96 wide against the 64-wide projection: mtmd must refuse the pair.
+dir="$WORK/wide"
+"$MKFIXTURE" "$dir" --preset tiny --tokenizer small --arch gemma3 --format float --hidden 96 >/dev/null
+"$REBOX" convert "$dir" -o "$WORK/wide.gguf" --quiet
+if mtmd "$WORK/wide.gguf" "$WORK/mmproj-float.gguf" "$WORK/wide.log"; then
+  echo "FAIL: llama-mtmd-cli took a 64-wide projection for a 96-wide text model" >&2
+  exit 1
+fi
+echo "PASS test_mmproj_mtmd ($(clients_elapsed))"

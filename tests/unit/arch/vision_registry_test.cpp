@@ -1,0 +1,76 @@
+// The vision records (src/arch/vision/) and verify's own families (src/verify/mmproj/): which
+// config.json each claims (architectures[0], vision_config's own first; none without a
+// vision_config), and the gemma3 tables' names against gemma-3-4b-it's published index.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "arch/vision/vision_architecture.hpp"
+#include "verify/mmproj/ref_vision.hpp"
+
+namespace rebox {
+namespace {
+
+using nlohmann::json;
+
+TEST(VisionRegistry, ClaimsByArchitecture) {
+    const json gemma3 = {{"architectures", {"Gemma3ForConditionalGeneration"}},
+                         {"vision_config", {{"hidden_size", 1152}}}};
+    const arch::VisionArchitecture* found = arch::find_vision_architecture(gemma3);
+    ASSERT_NE(found, nullptr);
+    EXPECT_EQ(found->projector_type, "gemma3");
+    EXPECT_NE(verify_ref::find_ref_vision_family(gemma3), nullptr);
+    // No vision_config: nothing to write (a text-only export of the same architecture).
+    json text_only = gemma3;
+    text_only.erase("vision_config");
+    EXPECT_EQ(arch::find_vision_architecture(text_only), nullptr);
+    EXPECT_EQ(verify_ref::find_ref_vision_family(text_only), nullptr);
+    // vision_config.architectures[0] wins over the top level (get_model_architecture).
+    json other = gemma3;
+    other["vision_config"]["architectures"] = {"Qwen2VLForConditionalGeneration"};
+    EXPECT_EQ(arch::find_vision_architecture(other), nullptr);
+    EXPECT_EQ(verify_ref::find_ref_vision_family(other), nullptr);
+    const json qwen = {{"architectures", {"Qwen2_5_VLForConditionalGeneration"}},
+                       {"vision_config", json::object()}};
+    EXPECT_EQ(arch::find_vision_architecture(qwen), nullptr);
+}
+
+TEST(VisionRegistry, Gemma3NamesAsThePublishedCheckpoint) {
+    // google/gemma-3-4b-it's model.safetensors.index.json names, and gguf-py's names for them.
+    const arch::VisionArchitecture& a = arch::detail::gemma3_vision_architecture();
+    const auto gguf_of = [&](std::string_view hf) -> std::string {
+        for (const auto* rows : {&a.first, &a.layer, &a.last})
+            for (const arch::VisionTensorSpec& spec : *rows)
+                if (spec.hf == hf) return std::string(spec.gguf);
+        return "";
+    };
+    EXPECT_EQ(gguf_of("vision_tower.vision_model.embeddings.patch_embedding.weight"),
+              "v.patch_embd.weight");
+    EXPECT_EQ(gguf_of("vision_tower.vision_model.encoder.layers.{N}.self_attn.out_proj.weight"),
+              "v.blk.{N}.attn_out.weight");
+    EXPECT_EQ(gguf_of("vision_tower.vision_model.encoder.layers.{N}.mlp.fc1.weight"),
+              "v.blk.{N}.ffn_up.weight");
+    EXPECT_EQ(gguf_of("vision_tower.vision_model.encoder.layers.{N}.layer_norm2.bias"),
+              "v.blk.{N}.ln2.bias");
+    EXPECT_EQ(gguf_of("multi_modal_projector.mm_input_projection_weight"),
+              "mm.input_projection.weight");
+    EXPECT_EQ(gguf_of("multi_modal_projector.mm_soft_emb_norm.weight"), "mm.soft_emb_norm.weight");
+    // verify's list for gemma-3-4b-it's sizes: 3 + 27 layers x 16 + 4 tensors.
+    verify_ref::RefVisionNumbers n;
+    n.image_size = 896, n.patch_size = 14, n.hidden = 1152, n.ffn = 4304, n.layers = 27;
+    n.heads = 16, n.channels = 3, n.text_hidden = 2560;
+    const auto* family = verify_ref::find_ref_vision_family(json{
+        {"architectures", {"Gemma3ForConditionalGeneration"}}, {"vision_config", json::object()}});
+    ASSERT_NE(family, nullptr);
+    const auto tensors = family->tensors(n);
+    EXPECT_EQ(tensors.size(), 3u + 27 * 16 + 4);
+    EXPECT_EQ(tensors[2].source_shape, (std::vector<int64_t>{4096, 1152}));  // 64 x 64 patches
+    // 896 / 14 = 64 patches per side, 256 tokens = 16 per side: pooling 4, clip.cpp's default,
+    // so no scale_factor key.
+    const auto kvs =
+        family->family_kvs(n, json{{"layer_norm_eps", 1e-6}}, json{{"image_seq_length", 256}});
+    for (const GgufKV& kv : kvs) EXPECT_NE(kv.key, "clip.vision.projector.scale_factor");
+}
+
+}  // namespace
+}  // namespace rebox
