@@ -33,6 +33,7 @@ const Architecture& smollm3_architecture();
 const Architecture& mistral3_architecture();
 const Architecture& apertus_architecture();
 const Architecture& qwen35_architecture();
+const Architecture& qwen35moe_architecture();
 const Architecture& glm4moe_architecture();
 const Architecture& gemma4_architecture();
 const Architecture& deepseek2_architecture();
@@ -233,6 +234,29 @@ inline constexpr std::array kQwenMoeFfn{
     experts_row("mlp.experts.{e}.gate_proj", "ffn_gate_exps", "mlp.switch_mlp.gate_proj", false),
     experts_row("mlp.experts.{e}.down_proj", "ffn_down_exps", "mlp.switch_mlp.down_proj", true),
     experts_row("mlp.experts.{e}.up_proj", "ffn_up_exps", "mlp.switch_mlp.up_proj", false),
+};
+// The qwen shared expert (qwen2_moe, qwen35moe): its sigmoid gate ffn_gate_inp_shexp (HF
+// [1, hidden] -> ne {hidden, 1}, exact F32) and ffn_{gate,down,up}_shexp.
+inline constexpr std::array kQwenSharedExpert{
+    router_row("mlp.shared_expert_gate", "ffn_gate_inp_shexp", Dim::one),
+    TensorSpec{"mlp.shared_expert.gate_proj",
+               "ffn_gate_shexp",
+               Presence::required,
+               Presence::absent,
+               2,
+               {Dim::hidden, Dim::shared_ffn}},
+    TensorSpec{"mlp.shared_expert.down_proj",
+               "ffn_down_shexp",
+               Presence::required,
+               Presence::absent,
+               2,
+               {Dim::shared_ffn, Dim::hidden}},
+    TensorSpec{"mlp.shared_expert.up_proj",
+               "ffn_up_shexp",
+               Presence::required,
+               Presence::absent,
+               2,
+               {Dim::hidden, Dim::shared_ffn}},
 };
 
 // The DeepSeek-style MoE block (glm4moe, deepseek2) on the layers `kinds` say: the router, its

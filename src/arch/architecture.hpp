@@ -95,6 +95,12 @@ enum class RowTransform : uint8_t {
     // GptOssModel slices [:, ::2] / [:, 1::2]. Whole rows move: exact.
     even_rows,
     odd_rows,
+    // transformers' fused experts mlp.experts.gate_up_proj [E, 2F, cols] (Qwen2MoeModel's split,
+    // qwen35moe): the GGUF tensor keeps each expert's first F rows (gate) or its last F (up), as
+    // data_torch[..., :n_ff, :] / [..., n_ff:, :] does; the second row of the same HF name is
+    // its other part (split_parts). Whole rows move: exact.
+    first_half_rows,
+    second_half_rows,
     // xlm-roberta position_embd: the rows after the first ModelConfig::position_offset
     // (pad_token_id + 1: RoBERTa numbers positions from there; XLMRobertaModel.modify_tensors
     // drops the rows before). The source table must have exactly max_position_embeddings rows.
@@ -197,6 +203,9 @@ enum class ArchKv : uint8_t {
     embedding_length,
     block_count,
     feed_forward_length,
+    // TextModel writes it only when config.json has intermediate_size (Qwen3.5 MoE has none:
+    // ModelConfig::intermediate_size_given).
+    feed_forward_length_given,
     head_count,
     head_count_kv,
     rope_freq_base,
@@ -536,8 +545,8 @@ std::optional<std::vector<int64_t>> expected_ne(const Architecture& arch, const 
 std::vector<std::string> required_tensors(const Architecture& arch, const ModelConfig& config);
 
 // The other GGUF tensors the source tensor of `ref` is split into (RowTransform::mla_k_b /
-// mla_v_b): the later rows of the layer table with the same HF stem, for the same layer. Empty
-// for a tensor that is not split; resolve_hf gives the first part.
+// mla_v_b, first_half_rows / second_half_rows): the later rows of the layer table with the same HF
+// stem, for the same layer. Empty for a tensor that is not split; resolve_hf gives the first part.
 std::vector<TensorRef> split_parts(const Architecture& arch, const TensorRef& ref);
 
 // The required rows of the MTP layers (num_hidden_layers .. + nextn_layers - 1), which the plan

@@ -80,6 +80,9 @@ std::optional<GgufValue> arch_kv_value(arch::ArchKv key, const ModelConfig& conf
             return u32_value(config.num_hidden_layers + config.nextn_layers);
         case ArchKv::feed_forward_length:
             return u32_value(config.intermediate_size);
+        case ArchKv::feed_forward_length_given:
+            if (!config.intermediate_size_given) return std::nullopt;
+            return u32_value(config.intermediate_size);
         case ArchKv::head_count:
             return u32_value(config.num_attention_heads);
         case ArchKv::head_count_kv:
@@ -316,6 +319,7 @@ const char* arch_kv_suffix(arch::ArchKv key) {
         case ArchKv::block_count:
             return "block_count";
         case ArchKv::feed_forward_length:
+        case ArchKv::feed_forward_length_given:
             return "feed_forward_length";
         case ArchKv::head_count:
             return "attention.head_count";

@@ -8,31 +8,10 @@
 namespace rebox::arch::detail {
 namespace qwen2_moe_record {
 
-using enum Dim;
-using enum Presence;
-
 constexpr std::string_view kModelTypes[] = {"qwen2_moe"};
 constexpr TensorSpec kFirst[] = {kTokenEmbd};
-constexpr auto kLayer = join(
-    kQwen2Attention, kQwenMoeFfn,
-    std::array{
-        router_row("mlp.shared_expert_gate", "ffn_gate_inp_shexp", one),
-        TensorSpec{"mlp.shared_expert.gate_proj",
-                   "ffn_gate_shexp",
-                   required,
-                   absent,
-                   2,
-                   {hidden, shared_ffn}},
-        TensorSpec{"mlp.shared_expert.down_proj",
-                   "ffn_down_shexp",
-                   required,
-                   absent,
-                   2,
-                   {shared_ffn, hidden}},
-        TensorSpec{
-            "mlp.shared_expert.up_proj", "ffn_up_shexp", required, absent, 2, {hidden, shared_ffn}},
-    });
-constexpr TensorSpec kLast[] = {kOutputNorm, output_row(required)};
+constexpr auto kLayer = join(kQwen2Attention, kQwenMoeFfn, kQwenSharedExpert);
+constexpr TensorSpec kLast[] = {kOutputNorm, output_row(Presence::required)};
 // Qwen2MoeModel.set_gguf_parameters: the base keys, expert_count / expert_used_count,
 // expert_feed_forward_length and expert_shared_feed_forward_length.
 constexpr auto kKvs = join(kDecoderKvs, std::array{ArchKv::expert_count, ArchKv::expert_used_count,

@@ -10,6 +10,13 @@
 // "*norm.weight" but linear_attn.norm is written as weight + 1; A_log becomes ssm_a = -exp(A_log),
 // dt_bias ssm_dt.bias, conv1d is squeezed (and kept F32); the value heads are reordered from
 // grouped-by-key-head to tiled when the key and value head counts differ.
+// qwen35moe (Qwen3.5 / 3.6 MoE: Qwen3_5MoeForCausalLM, and Qwen3_5MoeForConditionalGeneration's
+// text model; llama.cpp's src/models/qwen35moe.cpp, the converter's Qwen3_5MoeTextModel on the
+// same chain) is the same record with the feed-forward of every layer (the MTP ones too) a
+// router, routed experts and a sigmoid-gated shared expert: per-expert mlp.experts.{e}.*
+// stacked, MLX's switch_mlp, or transformers' fused mlp.experts.gate_up_proj [E, 2F, hidden]
+// (split into gate and up halves) and mlp.experts.down_proj, as Qwen2MoeModel.modify_tensors
+// reads them.
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -58,7 +65,8 @@ constexpr TensorSpec head_vector(std::string_view hf, std::string_view gguf,
 }
 
 constexpr TensorSpec kFirst[] = {kTokenEmbd};
-constexpr TensorSpec kLayer[] = {
+// Every layer's attention half: the norms, then gated full attention or gated delta-net.
+constexpr std::array kHybridAttention{
     plus_one_norm("input_layernorm", "attn_norm", Dim::hidden),
     // Full attention (and the MTP layers): gated q, k, v, o and the per-head norms.
     matrix("self_attn.q_proj", "attn_q", Dim::hidden, Dim::q_width_x2, kAttentionBits),
@@ -93,16 +101,43 @@ constexpr TensorSpec kLayer[] = {
     matrix("linear_attn.out_proj", "ssm_out", Dim::lin_v_width, Dim::hidden, kLinearBit,
            RowTransform::v_heads_columns),
     plus_one_norm("post_attention_layernorm", "post_attention_norm", Dim::hidden),
-    {"mlp.gate_proj", "ffn_gate", required, absent, 2, {Dim::hidden, Dim::ffn}},
-    {"mlp.up_proj", "ffn_up", required, absent, 2, {Dim::hidden, Dim::ffn}},
-    {"mlp.down_proj", "ffn_down", required, absent, 2, {Dim::ffn, Dim::hidden}},
-    // The MTP head (mtp.fc, mtp.pre_fc_norm_*, mtp.norm, renamed by _QwenMtpMixin).
+};
+// The MTP head (mtp.fc, mtp.pre_fc_norm_*, mtp.norm, renamed by _QwenMtpMixin).
+constexpr std::array kMtpHead{
     matrix("eh_proj", "nextn.eh_proj", Dim::hidden_x2, Dim::hidden, kMtpBit, RowTransform::none,
            optional),
     plus_one_norm("enorm", "nextn.enorm", Dim::hidden, kMtpBit, optional),
     plus_one_norm("hnorm", "nextn.hnorm", Dim::hidden, kMtpBit, optional),
     plus_one_norm("shared_head.norm", "nextn.shared_head_norm", Dim::hidden, kMtpBit, optional),
 };
+constexpr auto kLayer = join(kHybridAttention, dense_ffn(), kMtpHead);
+
+// transformers' fused experts of one layer (no ".weight"), the alternative to the per-expert
+// rows before them: gate_up_proj [E, 2F, hidden] is read twice, its gate half and its up half
+// (split_parts); down_proj [E, hidden, F] as it is. Optional: the per-expert rows require them.
+constexpr TensorSpec fused_experts(std::string_view hf, std::string_view gguf, bool down,
+                                   RowTransform rows = RowTransform::none) {
+    TensorSpec spec{hf,
+                    gguf,
+                    optional,
+                    absent,
+                    3,
+                    down ? std::array{Dim::expert_ffn, Dim::hidden, Dim::experts}
+                         : std::array{Dim::hidden, Dim::expert_ffn, Dim::experts},
+                    rows};
+    spec.hf_bare = true;
+    return spec;
+}
+constexpr auto kMoeLayer = join(kHybridAttention, kQwenMoeFfn,
+                                std::array{
+                                    fused_experts("mlp.experts.gate_up_proj", "ffn_gate_exps",
+                                                  false, RowTransform::first_half_rows),
+                                    fused_experts("mlp.experts.gate_up_proj", "ffn_up_exps", false,
+                                                  RowTransform::second_half_rows),
+                                    fused_experts("mlp.experts.down_proj", "ffn_down_exps", true),
+                                },
+                                kQwenSharedExpert, kMtpHead);
+
 constexpr TensorSpec kLast[] = {plus_one_norm("norm", "output_norm", Dim::hidden), output_row()};
 constexpr std::pair<std::string_view, std::string_view> kMtpRenames[] = {
     {"mtp.fc", "eh_proj"},
@@ -112,21 +147,10 @@ constexpr std::pair<std::string_view, std::string_view> kMtpRenames[] = {
 };
 
 // TextModel.set_gguf_parameters (block_count first; the M-RoPE sections when the rope parameters
-// have them; key/value length from head_dim), _QwenMtpMixin's nextn_predict_layers,
-// Qwen3NextModel's ssm.* / full_attention_interval / rope.dimension_count, then
-// _Qwen35MRopeMixin's default sections.
-constexpr ArchKv kKvs[] = {
-    ArchKv::block_count,
-    ArchKv::context_length,
-    ArchKv::embedding_length,
-    ArchKv::feed_forward_length,
-    ArchKv::head_count,
-    ArchKv::head_count_kv,
-    ArchKv::rope_dimension_sections_given,
-    ArchKv::rope_freq_base,
-    ArchKv::rms_epsilon,
-    ArchKv::key_length_given,
-    ArchKv::value_length_given,
+// have them; the expert counts of a MoE; key/value length from head_dim), Qwen2MoeModel's expert
+// widths (MoE), _QwenMtpMixin's nextn_predict_layers, Qwen3NextModel's ssm.* /
+// full_attention_interval / rope.dimension_count, then _Qwen35MRopeMixin's default sections.
+constexpr std::array kHybridKvs{
     ArchKv::nextn_predict_layers,
     ArchKv::ssm_conv_kernel,
     ArchKv::ssm_state_size,
@@ -137,6 +161,21 @@ constexpr ArchKv kKvs[] = {
     ArchKv::rope_dimension_count_partial,
     ArchKv::rope_dimension_sections_default,
 };
+constexpr auto kKvs =
+    join(std::array{ArchKv::block_count, ArchKv::context_length, ArchKv::embedding_length,
+                    ArchKv::feed_forward_length, ArchKv::head_count, ArchKv::head_count_kv,
+                    ArchKv::rope_dimension_sections_given, ArchKv::rope_freq_base,
+                    ArchKv::rms_epsilon, ArchKv::key_length_given, ArchKv::value_length_given},
+         kHybridKvs);
+// Qwen3.5 MoE's config.json has no intermediate_size: feed_forward_length only when it has one.
+constexpr auto kMoeKvs =
+    join(std::array{ArchKv::block_count, ArchKv::context_length, ArchKv::embedding_length,
+                    ArchKv::feed_forward_length_given, ArchKv::head_count, ArchKv::head_count_kv,
+                    ArchKv::rope_dimension_sections_given, ArchKv::rope_freq_base,
+                    ArchKv::rms_epsilon, ArchKv::expert_count, ArchKv::expert_used_count,
+                    ArchKv::key_length_given, ArchKv::value_length_given,
+                    ArchKv::expert_feed_forward_length, ArchKv::expert_shared_feed_forward_length},
+         kHybridKvs);
 
 // transformers' Qwen3_5TextConfig defaults for the fields a config.json may leave out.
 constexpr ConfigDefault kDefaults[] = {
@@ -247,20 +286,38 @@ void qwen35_checks(const Architecture&, const ModelConfig& config,
     }
 }
 
-constexpr Architecture kQwen35 = [] {
-    Architecture a{"qwen35", kModelTypes, kFirst, kLayer, kLast, kKvs, {}, kLeftOut, kDefaults};
+// The hybrid layers' hooks, the MTP layers and the record's parts both architectures share.
+constexpr Architecture hybrid_record(std::string_view gguf_arch,
+                                     std::span<const std::string_view> model_types,
+                                     std::span<const TensorSpec> layer,
+                                     std::span<const ArchKv> kvs) {
+    Architecture a{gguf_arch, model_types, kFirst, layer, kLast, kvs, {}, kLeftOut, kDefaults};
     a.finish_config = read_qwen35;
     a.set_layer_kinds = qwen35_layer_kinds;
     a.config_checks = qwen35_checks;
     a.mtp_layer_prefix = "mtp.layers.";
     a.mtp_renames = kMtpRenames;
+    return a;
+}
+
+constexpr Architecture kQwen35 = [] {
+    Architecture a = hybrid_record("qwen35", kModelTypes, kLayer, kKvs);
     // qwen35.cpp applies the .scale of the FFN and the output besides attention.
     a.nvfp4_scales = {.output = true, .dense_ffn = true};
+    return a;
+}();
+
+constexpr std::string_view kMoeModelTypes[] = {"qwen3_5_moe_text", "qwen3_5_moe"};
+constexpr Architecture kQwen35Moe = [] {
+    Architecture a = hybrid_record("qwen35moe", kMoeModelTypes, kMoeLayer, kMoeKvs);
+    // qwen35moe.cpp applies the .scale of the experts and the output besides attention.
+    a.nvfp4_scales = {.output = true, .experts = true};
     return a;
 }();
 
 }  // namespace qwen35_record
 
 const Architecture& qwen35_architecture() { return qwen35_record::kQwen35; }
+const Architecture& qwen35moe_architecture() { return qwen35_record::kQwen35Moe; }
 
 }  // namespace rebox::arch::detail

@@ -2,6 +2,7 @@
 // fields, then the caps.
 #include "arch/read_config.hpp"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "arch/architecture.hpp"
@@ -31,6 +32,15 @@ ModelConfig parse_model_config(nlohmann::json root) {
         }
         if (architecture->prepare_config) architecture->prepare_config(root);
     }
+    // TextModel writes feed_forward_length only when config.json has intermediate_size; an
+    // architecture that lists it so (ArchKv::feed_forward_length_given: Qwen3.5 MoE, whose layers
+    // are all MoE) may have none, and reads a stand-in 1 no tensor of it uses.
+    config.intermediate_size_given =
+        root.contains("intermediate_size") && !root["intermediate_size"].is_null();
+    if (!config.intermediate_size_given && architecture != nullptr &&
+        std::find(architecture->kvs.begin(), architecture->kvs.end(),
+                  arch::ArchKv::feed_forward_length_given) != architecture->kvs.end())
+        root["intermediate_size"] = 1;
     read_config_fields(root, config);
     if (architecture != nullptr && architecture->finish_config)
         architecture->finish_config(root, config);

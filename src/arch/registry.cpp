@@ -40,6 +40,7 @@ const Architecture* const kArchitectures[] = {
     &detail::mistral3_architecture(),
     &detail::apertus_architecture(),
     &detail::qwen35_architecture(),
+    &detail::qwen35moe_architecture(),
     &detail::glm4moe_architecture(),
     &detail::gemma4_architecture(),
     &detail::deepseek2_architecture(),
@@ -536,7 +537,8 @@ std::optional<std::vector<int64_t>> expected_ne(const Architecture& arch, const 
 
 std::vector<TensorRef> split_parts(const Architecture& arch, const TensorRef& ref) {
     std::vector<TensorRef> parts;
-    if (ref.spec->rows != RowTransform::mla_k_b && ref.spec->rows != RowTransform::mla_v_b)
+    if (ref.spec->rows != RowTransform::mla_k_b && ref.spec->rows != RowTransform::mla_v_b &&
+        ref.spec->rows != RowTransform::first_half_rows)
         return parts;
     bool after = false;
     for (const TensorSpec& spec : arch.layer) {
@@ -677,6 +679,8 @@ uint32_t transform_heads(RowTransform transform, const ModelConfig& config) {
         case RowTransform::first_vocab_rows:
         case RowTransform::even_rows:
         case RowTransform::odd_rows:
+        case RowTransform::first_half_rows:
+        case RowTransform::second_half_rows:
         case RowTransform::skip_position_offset:
         case RowTransform::v_heads_after_qk:
         case RowTransform::v_heads_rows:

@@ -44,6 +44,9 @@ struct ModelConfig {
     // no_rope_layers), empty otherwise.
     std::vector<bool> rope_layers;
     uint32_t intermediate_size = 0;
+    // config.json has intermediate_size (Qwen3.5 MoE's has none: arch/read_config.cpp reads a
+    // stand-in no tensor uses, and feed_forward_length is left out).
+    bool intermediate_size_given = true;
     uint32_t max_position_embeddings = 0;
     uint32_t vocab_size = 0;
     float rope_theta = 10000.0f;

@@ -367,37 +367,52 @@ bool attach_vocab_slice(const ModelConfig& config, const SourceTensor& source, T
 // gpt-oss gate_up (RowTransform::even_rows / odd_rows): the source's dim 1 interleaves gate and
 // up rows ([E, 2F, cols] weights, [E, 2F] biases); the GGUF keeps every other one in order, as
 // GptOssModel slices [:, ::2] / [:, 1::2]. Over the flattened rows that is GGUF row r <- source
-// row 2r (+1). Runs before the shape check, which then sees the halved ne.
+// row 2r (+1). transformers' fused gate_up_proj (first_half_rows / second_half_rows): each
+// expert's 2F rows are its F gate rows, then its F up rows (Qwen2MoeModel's [..., :n_ff, :] /
+// [..., n_ff:, :]): GGUF row e*F + j <- source row e*2F + j (+ F). Runs before the shape check,
+// which then sees the halved ne.
 bool attach_deinterleave(arch::RowTransform transform, const SourceTensor& source, TensorPlan* plan,
                          std::vector<Blocker>* blockers) {
-    if (transform != arch::RowTransform::even_rows && transform != arch::RowTransform::odd_rows)
+    const bool halves = transform == arch::RowTransform::first_half_rows ||
+                        transform == arch::RowTransform::second_half_rows;
+    if (transform != arch::RowTransform::even_rows && transform != arch::RowTransform::odd_rows &&
+        !halves)
         return true;
     const std::vector<int64_t>& shape = source.shape;
+    const std::string what = halves ? "fused gate_up" : "interleaved gate/up";
     if (shape.size() < 2 || shape[1] % 2 != 0) {
-        blockers->push_back(
-            Blocker{source.name,
-                    "shape " + shape_text(shape) + " has no even dim 1 of interleaved gate/up rows",
-                    "use the checkpoint's own gate_up_proj tensors"});
+        blockers->push_back(Blocker{
+            source.name, "shape " + shape_text(shape) + " has no even dim 1 of " + what + " rows",
+            "use the checkpoint's own gate_up_proj tensors"});
         return false;
     }
     uint64_t row_values = 1;
     for (size_t i = 2; i < shape.size(); ++i) row_values *= static_cast<uint64_t>(shape[i]);
     if (const auto problem =
             plan_detail::row_move_problem(plan->type, row_values, source_group(source))) {
-        blockers->push_back(Blocker{source.name, "gate/up rows are de-interleaved, but " + *problem,
-                                    "--outtype f32 (every value moves on its own)"});
+        blockers->push_back(
+            Blocker{source.name,
+                    (halves ? "fused gate_up rows are split" : "gate/up rows are de-interleaved") +
+                        std::string(", but ") + *problem,
+                    "--outtype f32 (every value moves on its own)"});
         return false;
     }
     const uint64_t rows = source.element_count() / row_values / 2;
-    const uint32_t parity = transform == arch::RowTransform::odd_rows ? 1 : 0;
+    const uint64_t half = static_cast<uint64_t>(shape[1]) / 2;  // F: one expert's gate rows
+    const bool second = transform == arch::RowTransform::odd_rows ||
+                        transform == arch::RowTransform::second_half_rows;
     plan->row_source.resize(rows);
-    for (uint64_t r = 0; r < rows; ++r) plan->row_source[r] = static_cast<uint32_t>(2 * r + parity);
+    for (uint64_t r = 0; r < rows; ++r)
+        plan->row_source[r] =
+            static_cast<uint32_t>(halves ? r / half * 2 * half + r % half + (second ? half : 0)
+                                         : 2 * r + (second ? 1 : 0));
     plan->row_values = row_values;
     plan->ne[plan->ne.size() - 2] /= 2;
     plan->nbytes = ggml_nbytes(plan->type, plan->ne).value_or(0);
     plan->note += (plan->note.empty() ? "" : "; ") +
-                  std::string(parity ? "odd (up)" : "even (gate)") +
-                  " rows of the interleaved gate_up";
+                  std::string(halves ? (second ? "up (second) half" : "gate (first) half")
+                                     : (second ? "odd (up)" : "even (gate)")) +
+                  " rows of the " + (halves ? "fused gate_up" : "interleaved gate_up");
     return true;
 }
 
@@ -479,10 +494,14 @@ bool attach_v_head_moves(arch::RowTransform transform, const ModelConfig& config
     }
     if (const auto problem =
             plan_detail::row_move_problem(plan->type, unit_values, source_group(source))) {
-        blockers->push_back(Blocker{source.name,
-                                    what + *problem + ", so the value heads cannot move exactly",
-                                    "--outtype f32 (every value moves on its own), or a group "
-                                    "size that divides linear_value_head_dim"});
+        const uint64_t group = source_group(source);
+        blockers->push_back(Blocker{
+            source.name,
+            what + *problem + " (linear_value_head_dim " + std::to_string(l.value_head_dim) +
+                (group != 0 ? ", quantization group " + std::to_string(group) : std::string()) +
+                "), so the value heads cannot move exactly",
+            "--outtype f32 (every value moves on its own), or a group "
+            "size that divides linear_value_head_dim"});
         return false;
     }
     plan->row_source = std::move(*map);

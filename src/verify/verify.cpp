@@ -34,6 +34,7 @@
 #include "verify/quantized/ref_quantize.hpp"
 #include "verify/quantized/requant_check.hpp"
 #include "verify/sources/fp8_source_index.hpp"
+#include "verify/sources/fused_experts_index.hpp"
 #include "verify/sources/gpt_oss_source_index.hpp"
 #include "verify/sources/mlx_source_index.hpp"
 #include "verify/sources/nvidia_fp4_index.hpp"
@@ -603,6 +604,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
                   ? verify_ref::index_mlx_source(model, model_dir / "config.json")
                   : verify_ref::index_source(model);
     SourceIndex& index = s.index;
+    if (ref_arch->fused_experts) verify_ref::split_fused_experts(index);
     s.dense_files = verify_ref::index_ref_dense(model_dir, s.config, index);
     {  // config.json's counts against the source's own shapes, before anything is sized by them
         std::vector<std::vector<int64_t>> shapes;
@@ -681,10 +683,18 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         // itself (value i of the GGUF tensor is value i % V of expert i / V).
         // Whether the tensor stacks experts is verify's (its GGUF name); the per-expert source
         // names are the registry's.
+        // An MTP layer's experts are spelled as the checkpoint has them ("mtp.layers.K.").
         const auto ref = verify_ref::ref_is_stacked_experts(info.name)
-                             ? arch::resolve_gguf(*arch, info.name)
+                             ? arch::resolve_gguf(*arch, info.name, config.num_hidden_layers)
                              : std::nullopt;
-        if (ref && ref->spec->role == arch::SourceRole::experts && ref->layer &&
+        const bool experts = ref && ref->spec->role == arch::SourceRole::experts && ref->layer;
+        // transformers' fused experts, split by verify's own reading (fused_experts_index.hpp).
+        const std::optional<std::string> merged =
+            experts && ref_arch->fused_experts
+                ? std::optional<std::string>(verify_ref::merged_experts_name(ref->hf_name))
+                : std::nullopt;
+        const bool have_merged = merged && index.by_stripped_name.count(*merged);
+        if (experts && !have_merged &&
             !index.by_stripped_name.count(arch::stacked_name(*ref->spec, *ref->layer))) {
             std::vector<const SourceTensor*> experts;
             SourceTensor& stacked = stacked_entries.emplace_back();
@@ -707,9 +717,9 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         }
         // Stacked experts with an MLX pre-stacked source: that one [E, rows, cols] tensor.
         const auto hf_name =
-            ref && ref->spec->role == arch::SourceRole::experts && ref->layer
-                ? std::optional<std::string>(arch::stacked_name(*ref->spec, *ref->layer))
-                : hf_tensor_name(config.model_type, info.name, config.num_hidden_layers);
+            have_merged ? merged
+            : experts   ? std::optional<std::string>(arch::stacked_name(*ref->spec, *ref->layer))
+                        : hf_tensor_name(config.model_type, info.name, config.num_hidden_layers);
         auto found = hf_name
                          ? index.by_stripped_name.find(std::string(strip_model_prefix(*hf_name)))
                          : index.by_stripped_name.end();

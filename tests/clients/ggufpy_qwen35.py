@@ -1,5 +1,5 @@
-"""Rebox-converted GGUFs of Qwen3.5 (qwen35) against llama.cpp's own converter class chain from the
-bundle, bit for bit, several files in one process.
+"""Rebox-converted GGUFs of Qwen3.5 (qwen35, and qwen35moe) against llama.cpp's own converter class chain
+from the bundle, bit for bit, several files in one process.
 
 For each MODEL_DIR FILE.gguf TYPES triple: the source's values (source_values.py, the dequantized
 checkpoint) go through Qwen3_5TextModel -> _Qwen35MRopeMixin -> _LinearAttentionVReorderBase ->
@@ -7,7 +7,8 @@ Qwen3NextModel -> _QwenMtpMixin -> Qwen2MoeModel -> TextModel -> ModelBase (run 
 converter_run.py; torch stood in for by numpy: permute is transpose, cat is concatenate, exp is
 the correctly rounded float32 exp, from Python's decimal at 60 digits): filter_tensors (the MTP renames), modify_tensors (the V-head reorder of rows
 and out_proj's column blocks, -exp(A_log), the + 1 on every norm but linear_attn.norm, conv1d
-squeezed) and gguf-py's tensor name map give every GGUF name and array llama.cpp's converter
+squeezed; Qwen2MoeModel's split of the fused gate_up_proj and its stacking of per-expert tensors for
+a MoE, whose chain starts at Qwen3_5MoeTextModel) and gguf-py's tensor name map give every GGUF name and array llama.cpp's converter
 writes. gguf-py's GGUFReader reads FILE.gguf: every tensor must be one of those (name, ne, values bit
 for bit) and every one of those must be in the file; every qwen35.* KV set_gguf_parameters writes
 must be in the file with the same type and value, and the file may hold no other qwen35.* KV.
@@ -28,9 +29,12 @@ from converter_run import Converter, block_id
 from source_values import Source
 
 getcontext().prec = 60
-CHAIN = [("qwen.py", c) for c in ("Qwen3_5TextModel", "_Qwen35MRopeMixin", "_LinearAttentionVReorderBase",
-                                  "Qwen3NextModel", "_QwenMtpMixin", "Qwen2MoeModel")] + \
-        [("base.py", "TextModel"), ("base.py", "ModelBase")]
+
+
+def chain(first):
+    return [("qwen.py", c) for c in (first, "_Qwen35MRopeMixin", "_LinearAttentionVReorderBase",
+                                     "Qwen3NextModel", "_QwenMtpMixin", "Qwen2MoeModel")] + \
+           [("base.py", "TextModel"), ("base.py", "ModelBase")]
 
 
 class T(np.ndarray):
@@ -73,14 +77,20 @@ class Torch:
     def cat(parts, dim=0):
         return np.concatenate(parts, axis=dim).view(T)
 
+    @staticmethod
+    def stack(parts, dim=0):
+        return np.stack(parts, axis=dim).view(T)
+
 
 def check(llama_src, model_dir, gguf_path, expect_types):
     problems = []
     src = Source(model_dir)
     layers = src.config["num_hidden_layers"]
     attrs = {"_experts": None, "no_mtp": False, "mtp_only": False, "_original_block_count": layers,
-             "opt_num_mtp_layers": 0}
-    conv = Converter(llama_src, CHAIN, model_dir, dict(src.config), attrs=attrs,
+             "opt_num_mtp_layers": 0, "block_count": layers + src.config.get("mtp_num_hidden_layers", 0)}
+    moe = src.config["model_type"].startswith("qwen3_5_moe")
+    conv = Converter(llama_src, chain("Qwen3_5MoeTextModel" if moe else "Qwen3_5TextModel"), model_dir,
+                     dict(src.config), attrs=attrs,
                      extra_globals={"torch": Torch})
     conv.obj.set_gguf_parameters()
     arch = conv.obj.gguf_writer.arch

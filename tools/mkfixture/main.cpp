@@ -127,7 +127,10 @@ int main(int argc, char** argv) {
            "ApertusForCausalLM, q/k norms, up / down with the xIELU parameters, llama3 rope, "
            "untied) | qwen35 (tiny only: Qwen3_5ForCausalLM in BF16, 4 layers with full attention "
            "every 2nd, 2 key / 4 value heads in the linear-attention layers, 1 MTP layer, "
-           "Qwen3.5's split regex) | glm4moe (tiny only: Glm4MoeForCausalLM, layer 0 dense, "
+           "Qwen3.5's split regex) | qwen35moe (tiny only: qwen35 with Qwen3_5MoeForCausalLM's "
+           "experts in every layer: 4 of width 32, fused gate_up_proj in the main layers, per "
+           "expert in the MTP layer, and a shared expert) | glm4moe (tiny only: "
+           "Glm4MoeForCausalLM, layer 0 dense, "
            "layer 1 MoE with 4 experts and a shared expert, 1 MTP layer; --format float (bf16), "
            "mcq or mlx) | deepseek2 (tiny only: DeepseekV3ForCausalLM with MLA, layer 0 dense, "
            "layers 1-2 MoE with 4 experts and a shared expert, an MTP stand-in; --format float "
@@ -138,12 +141,12 @@ int main(int argc, char** argv) {
            "default), mcq or mlx (with --recipe); "
            "3 sliding-window layers then a full-attention one with global_head_dim 32, 1 kv head "
            "and no v_proj, a layer_scalar per layer, tied, a vision tower stand-in)")
-        ->check(CLI::IsMember({"qwen3",      "qwen2",        "llama",  "mistral",     "qwen3_moe",
-                               "qwen2_moe",  "mixtral",      "phi3",   "gemma",       "gemma2",
-                               "gemma3",     "gpt_oss",      "bert",   "xlm-roberta", "nomic-bert",
-                               "modernbert", "seed_oss",     "olmo2",  "olmo3",       "smollm3",
-                               "mistral3",   "apertus",      "qwen35", "glm4moe",     "gemma4",
-                               "deepseek2",  "glm4_moe_lite"}));
+        ->check(CLI::IsMember(
+            {"qwen3",   "qwen2",       "llama",         "mistral",    "qwen3_moe", "qwen2_moe",
+             "mixtral", "phi3",        "gemma",         "gemma2",     "gemma3",    "gpt_oss",
+             "bert",    "xlm-roberta", "nomic-bert",    "modernbert", "seed_oss",  "olmo2",
+             "olmo3",   "smollm3",     "mistral3",      "apertus",    "qwen35",    "glm4moe",
+             "gemma4",  "deepseek2",   "glm4_moe_lite", "qwen35moe"}));
     bool deepseek2_no_q_lora = false;
     app.add_flag("--no-q-lora", deepseek2_no_q_lora,
                  "--arch deepseek2: q_lora_rank null (q_proj instead of q_a_proj / q_b_proj)");
@@ -156,10 +159,13 @@ int main(int argc, char** argv) {
     app.add_flag("--trunk-only", glm4moe_trunk_only,
                  "--arch glm4moe: no MTP weights (config.json still names the MTP layer)");
     std::string qwen35_defect;
-    app.add_option("--qwen35-defect", qwen35_defect,
-                   "--arch qwen35, a checkpoint that must be refused: layer-types (layer 0 full "
-                   "attention against full_attention_interval) | no-a-log (layer 0 without "
-                   "A_log) | heads (3 value heads under 2 key heads)");
+    app.add_option(
+        "--qwen35-defect", qwen35_defect,
+        "--arch qwen35, a checkpoint that must be refused: layer-types (layer 0 full "
+        "attention against full_attention_interval) | no-a-log (layer 0 without "
+        "A_log) | heads (3 value heads under 2 key heads) | expert-missing (--arch qwen35moe: "
+        "the MTP layer's last expert without up_proj) | narrow-heads (--format mcq: value "
+        "heads of 16, half a Q4_1 block)");
     std::string gemma4_defect;
     app.add_option("--gemma4-defect", gemma4_defect,
                    "--arch gemma4, a checkpoint that must be refused: layer-types (3 entries for "
@@ -395,17 +401,18 @@ int main(int argc, char** argv) {
         }
         if (gemma4_moe && arch != "gemma4")
             throw std::runtime_error("--gemma4-moe needs --arch gemma4");
-        if (arch == "qwen35" || !qwen35_defect.empty() || arch == "gemma4" ||
-            !gemma4_defect.empty()) {  // the BF16-only fixtures
+        if (arch == "qwen35" || arch == "qwen35moe" || !qwen35_defect.empty() || arch == "gemma4" ||
+            !gemma4_defect.empty()) {  // the fixtures with writers of their own
             for (const auto& [defect, owner] :
                  {std::pair{&qwen35_defect, "qwen35"}, std::pair{&gemma4_defect, "gemma4"}})
-                if (!defect->empty() && arch != owner)
+                if (!defect->empty() && arch != owner &&
+                    !(arch == "qwen35moe" && defect == &qwen35_defect))
                     throw std::runtime_error(std::string("--") + owner + "-defect needs --arch " +
                                              owner);
             if (preset != "tiny")
                 throw std::runtime_error("--arch " + arch + ": --preset tiny only");
-            if (arch == "qwen35") {
-                refuse_decoder_options(app, "--arch qwen35 (BF16 only)", true);
+            if (arch == "qwen35" || arch == "qwen35moe") {  // float (BF16) or mcq
+                refuse_decoder_options(app, "--arch " + arch, false);
             } else {  // gemma4: float (BF16), mcq or mlx (with --recipe)
                 refuse_decoder_options(app, "--arch gemma4", false, true);
                 if (app.count("--recipe") && format != "mlx")
@@ -419,9 +426,11 @@ int main(int argc, char** argv) {
                 .format = app.count("--format") ? format : "float",
                 .recipe = recipe,
                 .seed = seed};
-            const std::string summary =
-                arch == "qwen35" ? mkfixture::write_qwen35_fixture(out, {qwen35_defect, seed})
-                                 : mkfixture::write_gemma4_fixture(out, gemma4);
+            const std::string summary = arch != "gemma4"
+                                            ? mkfixture::write_qwen35_fixture(
+                                                  out, {qwen35_defect, seed, arch == "qwen35moe",
+                                                        app.count("--format") ? format : "float"})
+                                            : mkfixture::write_gemma4_fixture(out, gemma4);
             mkfixture::append_extra_tensors(out, extra_tensors);
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
             return 0;

@@ -45,7 +45,8 @@ struct NormTensor {
     int64_t length = 0;
     double center = 1.0, spread = 0.05;
     bool scalar = false;  // one value stored with shape [] (apertus' xIELU beta / eps)
-    // A float tensor of more dims (a vision tower's weights): its shape; `length` is their product.
+    // A float tensor of more dims (a vision tower's weights, qwen35's conv1d [channels, 1,
+    // kernel]): its shape; `length` is their product.
     std::vector<int64_t> dims;
     std::vector<int64_t> shape() const {
         if (!dims.empty()) return dims;

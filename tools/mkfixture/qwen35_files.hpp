@@ -5,6 +5,10 @@
 // converter's V-head reorder moves rows and columns), one MTP layer, rope_parameters with
 // partial_rotary_factor and mrope_section; the small byte-level tokenizer with Qwen3.5's split
 // regex (\p{M} in the letter runs).
+// --arch qwen35moe: the same with Qwen3_5MoeForCausalLM's feed-forward in every layer (4 experts
+// of width 32, 2 used, a shared expert of width 96 with its gate, no intermediate_size), the main
+// layers' experts fused as transformers saves them (mlp.experts.gate_up_proj [E, 2F, hidden],
+// mlp.experts.down_proj [E, hidden, F], no ".weight") and the MTP layer's per expert.
 #pragma once
 
 #include <cstdint>
@@ -16,10 +20,18 @@ namespace mkfixture {
 struct Qwen35Options {
     // "" | layer-types (config.json layer_types makes layer 0 full attention, against the
     // interval llama.cpp's loader uses) | no-a-log (layer 0's A_log left out) | heads
-    // (linear_num_value_heads 3, not a multiple of linear_num_key_heads 2): checkpoints rebox
+    // (linear_num_value_heads 3, not a multiple of linear_num_key_heads 2) | expert-missing
+    // (qwen35moe: the MTP layer's last expert without up_proj) | narrow-heads (mcq: value heads
+    // of 16, so out_proj's head_v_dim column blocks are half a Q4_1 block): checkpoints rebox
     // must refuse.
     std::string defect;
     uint64_t seed = 1;
+    bool moe = false;  // --arch qwen35moe
+    // "float" (BF16) | "mcq" (every matrix but the routers mcq-v1 4-bit in groups of 32; the
+    // routers, norms, conv1d, dt_bias and A_log F32; linear-attention heads of 32 so that
+    // out_proj's head_v_dim column blocks are whole groups and Q4_1 blocks; qwen35moe's experts per
+    // expert).
+    std::string format = "float";
 };
 
 // Writes config.json, model.safetensors and the tokenizer files into out_dir (which exists and is

@@ -35,6 +35,8 @@ std::string_view after_expert_index(std::string_view name, std::string_view pref
     return name.substr(dot + 1);
 }
 
+}  // namespace
+
 // Mixture-of-experts tensors (qwen3_moe, qwen2_moe: mlp.*; mixtral: block_sparse_moe.*), HF
 // order. One expert is [moe_ffn, hidden] (down: [hidden, moe_ffn]); MLX stacks E of them.
 std::optional<std::vector<int64_t>> expected_moe_shape(const RefConfig& c, std::string_view rest) {
@@ -63,8 +65,6 @@ std::optional<std::vector<int64_t>> expected_moe_shape(const RefConfig& c, std::
     if (mixtral == "w2.weight") return Shape{hidden, moe_ffn};
     return std::nullopt;
 }
-
-}  // namespace
 
 std::optional<std::vector<int64_t>> expected_hf_shape(const RefConfig& c, std::string_view name) {
     const int64_t hidden = c.hidden_size, vocab = c.vocab_size, ffn = c.intermediate_size;

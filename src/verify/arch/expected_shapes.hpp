@@ -18,6 +18,11 @@ namespace rebox::verify_ref {
 std::optional<std::vector<int64_t>> expected_hf_shape(const RefConfig& config,
                                                       std::string_view hf_name);
 
+// A mixture-of-experts tensor's shape from the part after "layers.N." (qwen3_moe, qwen2_moe:
+// mlp.gate, mlp.shared_expert*, mlp.experts.{e}.*, MLX's mlp.switch_mlp.*; mixtral:
+// block_sparse_moe.*), HF order; nullopt for other names.
+std::optional<std::vector<int64_t>> expected_moe_shape(const RefConfig& c, std::string_view rest);
+
 // True when the name is "layers.N...." with N >= layers.
 bool hf_layer_at_or_past(std::string_view hf_name, uint64_t layers);
 

@@ -7,9 +7,17 @@
 // in_proj_qkv [2 * key heads * key dim + value heads * value dim, hidden], conv1d [that, 1,
 // kernel], A_log / dt_bias [value heads], linear_attn.norm [value dim]. Transforms: every norm but
 // ssm_norm + 1, the value-head reorder, -exp(A_log), conv1d squeezed (ref_transforms.cpp).
+// verify's qwen35moe (Qwen3_5MoeForCausalLM, Qwen3_5MoeForConditionalGeneration's text model;
+// Qwen3_5MoeTextModel, src/models/qwen35moe.cpp): the same layers with a MoE feed-forward in every
+// one, the MTP layers too: router mlp.gate [experts, hidden], experts per expert ([moe_ffn,
+// hidden], down [hidden, moe_ffn]), MLX-stacked or transformers-fused (gate_up_proj [experts,
+// 2 * moe_ffn, hidden] read as its two halves, down_proj [experts, hidden, moe_ffn]), the shared
+// expert ([shared_ffn, hidden]) and its gate [1, hidden]; no intermediate_size in config.json
+// (no feed_forward_length KV), expert_count / expert_used_count / expert widths.
 #include <string>
 
 #include "rebox/error.hpp"
+#include "verify/arch/expected_shapes.hpp"
 #include "verify/arch/ref_arch.hpp"
 #include "verify/metadata/kv_checker.hpp"
 
@@ -142,6 +150,31 @@ std::optional<std::vector<int64_t>> qwen35_shape(const RefConfig& c, std::string
     return wrong_kind;
 }
 
+// The MoE feed-forward of any layer (REST after "layers.N." or "mtp.layers.K."), HF order: the
+// stacked experts under the names verify gives transformers' fused halves, else the decoders'
+// MoE shapes; nullopt for other names.
+std::optional<std::vector<int64_t>> qwen35moe_ffn_shape(const RefConfig& c, std::string_view rest) {
+    const int64_t hidden = c.hidden_size, experts = c.num_experts;
+    const int64_t moe_ffn = c.moe_intermediate_size.value_or(0);
+    if (rest == "mlp.experts.gate_proj.weight" || rest == "mlp.experts.up_proj.weight")
+        return std::vector<int64_t>{experts, moe_ffn, hidden};
+    if (rest == "mlp.experts.down_proj.weight")
+        return std::vector<int64_t>{experts, hidden, moe_ffn};
+    return expected_moe_shape(c, rest);
+}
+
+std::optional<std::vector<int64_t>> qwen35moe_shape(const RefConfig& c, std::string_view name) {
+    std::string_view rest;
+    bool full = false;
+    if (qwen35_layer(c, name, &rest, &full) && rest.starts_with("mlp.")) {
+        if (rest == "mlp.gate_proj.weight" || rest == "mlp.up_proj.weight" ||
+            rest == "mlp.down_proj.weight")
+            return std::vector<int64_t>{0};  // a dense feed-forward: a shape no source has
+        return qwen35moe_ffn_shape(c, rest);
+    }
+    return qwen35_shape(c, name);
+}
+
 // qwen35: what _QwenMtpMixin, Qwen3NextModel and _Qwen35MRopeMixin add to TextModel's KVs.
 void check_linear_attention_kvs(KvChecker& kv, const std::string& arch, const RefConfig& config) {
     if (config.mtp_layers != 0)
@@ -180,6 +213,24 @@ const RefArch& ref_qwen35() {
                                .norm_plus_one = true,
                                .linear_attention = true,
                                .scale_roles = kScaleAttention | kScaleFfn | kScaleOutput};
+    return kArch;
+}
+
+const RefArch& ref_qwen35moe() {
+    using namespace qwen35_ref;
+    static constexpr std::string_view kModelTypes[] = {"qwen3_5_moe_text", "qwen3_5_moe"};
+    static const RefArch kArch{.gguf_arch = "qwen35moe",
+                               .model_types = kModelTypes,
+                               .prepare_config = qwen35_defaults,
+                               .finish_config = qwen35_config,
+                               .shape = qwen35moe_shape,
+                               .kvs = kQwen35Kvs,
+                               .check_kvs = check_linear_attention_kvs,
+                               .norm_plus_one = true,
+                               .linear_attention = true,
+                               .scale_roles = kScaleAttention | kScaleExperts | kScaleOutput,
+                               .fused_experts = true,
+                               .intermediate_size_optional = true};
     return kArch;
 }
 

@@ -133,6 +133,13 @@ struct RefArch {
     std::string_view mla_k_b_presplit{};
     std::string_view mla_v_b_presplit{};
     bool drops_mtp_layers = false;
+    // Qwen2MoeModel.modify_tensors: transformers' fused mlp.experts.gate_up_proj (gate rows, then
+    // up rows, per expert) and mlp.experts.down_proj are the stacked experts' sources when the
+    // checkpoint has them (sources/fused_experts_index.hpp).
+    bool fused_experts = false;
+    // config.json may have no intermediate_size (Qwen3_5MoeTextConfig has none): then TextModel
+    // writes no feed_forward_length (RefConfig::intermediate_size_given).
+    bool intermediate_size_optional = false;
 
     bool lists(RefKv kv) const {
         for (const RefKv listed : kvs)

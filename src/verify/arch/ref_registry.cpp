@@ -29,6 +29,7 @@ const RefArch& ref_smollm3();
 const RefArch& ref_mistral3();
 const RefArch& ref_apertus();
 const RefArch& ref_qwen35();
+const RefArch& ref_qwen35moe();
 const RefArch& ref_glm4moe();
 const RefArch& ref_deepseek2();
 const RefArch& ref_glm4_moe_lite();
@@ -46,8 +47,8 @@ std::span<const RefArch* const> all_ref_archs() {
         &detail::ref_xlm_roberta(), &detail::ref_nomic_bert(),      &detail::ref_gpt_oss(),
         &detail::ref_modernbert(),  &detail::ref_seed_oss(),        &detail::ref_olmo2(),
         &detail::ref_smollm3(),     &detail::ref_mistral3(),        &detail::ref_apertus(),
-        &detail::ref_qwen35(),      &detail::ref_glm4moe(),         &detail::ref_gemma4(),
-        &detail::ref_deepseek2(),   &detail::ref_glm4_moe_lite(),
+        &detail::ref_qwen35(),      &detail::ref_qwen35moe(),       &detail::ref_glm4moe(),
+        &detail::ref_gemma4(),      &detail::ref_deepseek2(),       &detail::ref_glm4_moe_lite(),
     };
     return kArchs;
 }

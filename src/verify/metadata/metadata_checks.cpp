@@ -415,7 +415,8 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
     // deepseek2 (1) check their own in their KV hook.
     if (!encoder && !(architecture && architecture->own_head_count_kv))
         kv.expect_u32(arch + ".attention.head_count_kv", config.num_key_value_heads);
-    kv.expect_u32(arch + ".feed_forward_length", config.intermediate_size);
+    if (config.intermediate_size_given)
+        kv.expect_u32(arch + ".feed_forward_length", config.intermediate_size);
     kv.expect_u32("general.quantization_version", 2);  // GGML_QNT_VERSION
     check_file_type(kv, options.requantized, unchecked);
     // general.alignment: the layout check proves the file follows it.

@@ -198,12 +198,17 @@ RefConfig parse_root(json root) {
     const RefArch* arch = select_ref_arch(root, c.model_type);
     if (arch != nullptr && arch->selects != nullptr) c.model_type = std::string(arch->gguf_arch);
     if (arch != nullptr && arch->prepare_config != nullptr) arch->prepare_config(root);
+    c.intermediate_size_given = find(root, "intermediate_size") != nullptr;
 
     constexpr uint64_t kAnyU32 = std::numeric_limits<uint32_t>::max();
     c.hidden_size = required_count(root, "hidden_size", kMaxWidth);
     c.num_hidden_layers = required_count(root, "num_hidden_layers", kMaxLayers);
     c.num_attention_heads = required_count(root, "num_attention_heads", kMaxHeads);
-    c.intermediate_size = required_count(root, "intermediate_size", kMaxWidth);
+    // Qwen3.5 MoE's config.json has no intermediate_size (its record says it may lack one).
+    c.intermediate_size =
+        c.intermediate_size_given || arch == nullptr || !arch->intermediate_size_optional
+            ? required_count(root, "intermediate_size", kMaxWidth)
+            : 0;
     c.vocab_size = required_count(root, "vocab_size", kMaxVocab);
     c.num_key_value_heads =
         optional_count(root, "num_key_value_heads", kMaxHeads).value_or(c.num_attention_heads);

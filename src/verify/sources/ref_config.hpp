@@ -38,6 +38,10 @@ struct RefConfig {
     uint32_t head_dim = 0;
     bool head_dim_given = false;  // config.json has head_dim
     uint32_t intermediate_size = 0;
+    // config.json has intermediate_size (Qwen3.5 MoE's has none: RefArch::
+    // intermediate_size_optional, intermediate_size 0, and TextModel writes no
+    // feed_forward_length).
+    bool intermediate_size_given = true;
     uint32_t max_position_embeddings = 0;
     uint32_t vocab_size = 0;
     float rope_theta = 10000.0f;

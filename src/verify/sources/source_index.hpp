@@ -39,8 +39,12 @@ struct SourceTensor {
     // gpt-oss gate_up: the entry keeps the even (1) or odd (2) rows of the source's dim 1, whose
     // rows are `deinterleave_row_values` long: value i is source value (2r + parity) * R + c with
     // r = i / R, c = i % R. `shape` / `element_count` are the kept half; the data spans the whole.
+    // transformers' fused experts (fused_experts_index.hpp): 3 keeps the first `half_rows` rows of
+    // each expert's 2 * half_rows (gate), 4 the last ones (up): kept row r is source row
+    // r / H * 2H + r % H (+ H), H = half_rows.
     uint8_t deinterleave = 0;
     uint64_t deinterleave_row_values = 0;
+    uint64_t half_rows = 0;
     SourceFloat float_dtype = SourceFloat::F32;
     std::span<const uint8_t> float_data;  // when plain (size already checked)
     std::string problem;  // non-empty: the entry cannot be used to compute expected values

@@ -33,13 +33,15 @@ TEST(ArchRegistry, LookupByModelTypeAndGgufName) {
     EXPECT_EQ(find_architecture("qwen3_moe")->gguf_arch, "qwen3moe");
     EXPECT_EQ(find_architecture("t5"), nullptr);
     EXPECT_EQ(find_architecture(""), nullptr);
-    EXPECT_EQ(supported_model_types(),
-              "qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe, mixtral, phi3, gemma, gemma2, "
-              "gemma3_text, gemma3, bert, xlm-roberta, nomic_bert, gpt_oss, modernbert, seed_oss, "
-              "olmo2, olmo3, smollm3, ministral3, apertus, qwen3_5_text, qwen3_5, glm4_moe, "
-              "gemma4_text, gemma4, deepseek_v3, deepseek_v2, kimi_k2, glm4_moe_lite");
+    EXPECT_EQ(
+        supported_model_types(),
+        "qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe, mixtral, phi3, gemma, gemma2, "
+        "gemma3_text, gemma3, bert, xlm-roberta, nomic_bert, gpt_oss, modernbert, seed_oss, "
+        "olmo2, olmo3, smollm3, ministral3, apertus, qwen3_5_text, qwen3_5, qwen3_5_moe_text, "
+        "qwen3_5_moe, glm4_moe, "
+        "gemma4_text, gemma4, deepseek_v3, deepseek_v2, kimi_k2, glm4_moe_lite");
     // gemma-embedding accepts no model_type of its own (gemma3_text + Gemma3TextModel selects it).
-    EXPECT_EQ(all_architectures().size(), 26u);
+    EXPECT_EQ(all_architectures().size(), 27u);
 }
 
 // bert: the names of docs/architectures.md (llama.cpp's tensor_mapping for MODEL_ARCH.BERT), with

@@ -1,0 +1,21 @@
+// transformers' fused expert tensors as Qwen2MoeModel.modify_tensors reads them (qwen35moe):
+// "<layer>.mlp.experts.gate_up_proj" [E, 2F, hidden] (no ".weight") holds each expert's F gate
+// rows, then its F up rows, and "<layer>.mlp.experts.down_proj" [E, hidden, F] the down
+// projections. verify's own reading: the first becomes two entries, "...experts.gate_proj.weight"
+// (each expert's first half of dim 1) and "...experts.up_proj.weight" (the second half), the
+// other "...experts.down_proj.weight" — the names the converter stacks per-expert tensors into.
+#pragma once
+
+#include "verify/sources/source_index.hpp"
+
+namespace rebox::verify_ref {
+
+// Splits and renames the fused float expert entries of `index` in place (entries and
+// by_stripped_name); quantized ones and every other entry stay as they are.
+void split_fused_experts(SourceIndex& index);
+
+// The name the converter gives the stacked tensor of a per-expert name pattern (one "{e}"):
+// "layers.N.mlp.experts.{e}.gate_proj.weight" -> "layers.N.mlp.experts.gate_proj.weight".
+std::string merged_experts_name(std::string_view pattern);
+
+}  // namespace rebox::verify_ref
