@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,5 +40,8 @@ void check_required_keys(CheckContext& ctx);
 void check_tensor_set(CheckContext& ctx);
 void check_tokenizer(CheckContext& ctx);
 void check_ollama(CheckContext& ctx, const std::filesystem::path& first);
+// An mmproj file (general.architecture clip) instead of the text rules, and a pair's widths.
+void check_mmproj(CheckContext& ctx);
+void check_pair_width(CheckContext& text, const CheckContext& mmproj);
 
 }  // namespace rebox::check_detail

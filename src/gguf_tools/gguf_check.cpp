@@ -37,18 +37,41 @@ size_t CheckReport::count(CheckSeverity severity) const {
     return n;
 }
 
-CheckReport check_gguf(const std::filesystem::path& file, CheckTarget target) {
-    check_detail::CheckContext ctx;
+namespace {
+
+// One file's rules: an mmproj (general.architecture clip) gets mtmd's, any other llama.cpp's.
+void check_one(check_detail::CheckContext& ctx, const std::filesystem::path& file,
+               CheckTarget target) {
     ctx.target = target;
     check_detail::check_split(ctx, file);
     check_detail::check_key_types(ctx);
-    check_detail::check_required_keys(ctx);
-    check_detail::check_tensor_set(ctx);
-    check_detail::check_tokenizer(ctx);
-    if (target == CheckTarget::ollama) check_detail::check_ollama(ctx, file);
+    if (ctx.arch() == "clip") {
+        check_detail::check_mmproj(ctx);
+    } else {
+        check_detail::check_required_keys(ctx);
+        check_detail::check_tensor_set(ctx);
+        check_detail::check_tokenizer(ctx);
+        if (target == CheckTarget::ollama) check_detail::check_ollama(ctx, file);
+    }
     for (const auto& shard : ctx.shards) ctx.report.files.emplace_back(shard->display_name());
     ctx.report.tensor_count = ctx.tensors.size();
-    return std::move(ctx.report);
+}
+
+}  // namespace
+
+CheckReport check_gguf(const std::filesystem::path& file, CheckTarget target,
+                       const std::filesystem::path& mmproj) {
+    check_detail::CheckContext ctx;
+    check_one(ctx, file, target);
+    if (mmproj.empty()) return std::move(ctx.report);
+    check_detail::CheckContext projector;
+    check_one(projector, mmproj, target);
+    check_detail::check_pair_width(ctx, projector);
+    CheckReport& report = ctx.report;
+    for (auto& f : projector.report.findings) report.findings.push_back(std::move(f));
+    for (auto& f : projector.report.files) report.files.push_back(std::move(f));
+    report.tensor_count += projector.report.tensor_count;
+    return std::move(report);
 }
 
 }  // namespace rebox

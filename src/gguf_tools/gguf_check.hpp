@@ -33,6 +33,9 @@ struct CheckReport {
 
 // Throws rebox::Error (input class) when a file is unreadable: it breaks a rule of the format
 // reader (truncated, misaligned, bad magic, ...). Everything else is reported.
-CheckReport check_gguf(const std::filesystem::path& file, CheckTarget target);
+// With mmproj (a projector file, general.architecture clip): that file is checked too, and the
+// pair as mtmd checks it (the text model's input width equals the projector's output width).
+CheckReport check_gguf(const std::filesystem::path& file, CheckTarget target,
+                       const std::filesystem::path& mmproj = {});
 
 }  // namespace rebox

@@ -50,6 +50,16 @@ bool is_type_70b(const QuantModelShape& shape) {
 
 }  // namespace
 
+uint32_t QuantModelShape::n_gqa() const {
+    if (arch == "clip")
+        throw_input_error(
+            "TYPE", "clip",
+            "llama-quantize v0.4.0 aborts on this type for an mmproj file (it reads "
+            "the head count of a model without layers)",
+            "Q8_0, Q4_K_M or another type without the n_gqa rule (docs/quantize-command.md)");
+    return n_head_kv == 0 ? 0 : n_head / n_head_kv;
+}
+
 QuantModelShape quant_model_shape(const std::vector<GgufKV>& kvs, const std::string& file) {
     QuantModelShape shape;
     const GgufValue* arch = find_kv(kvs, "general.architecture");
@@ -57,6 +67,9 @@ QuantModelShape quant_model_shape(const std::vector<GgufKV>& kvs, const std::str
         throw_input_error(file, "general.architecture", "missing or not a string",
                           "a GGUF model file (llama-quantize needs the architecture)");
     shape.arch = *arch->as_string();
+    // llama.cpp's dummy LLM_ARCH_CLIP (an mmproj file) loads tensors only, no hparams: its recipe
+    // sees 0 layers, 0 heads and no experts (llama_model_base::load_hparams returns early).
+    if (shape.arch == "clip") return shape;
     const std::string prefix = shape.arch + ".";
     const auto blocks = first_integer(kvs, prefix + "block_count", file);
     if (!blocks || *blocks < 1 || *blocks > 4096)

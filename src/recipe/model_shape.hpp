@@ -18,7 +18,9 @@ struct QuantModelShape {
     uint32_t n_head_kv = 0;  // {arch}.attention.head_count_kv, layer 0; n_head when absent
     uint32_t n_expert = 0;   // {arch}.expert_count, 0 when absent
     bool type_70b = false;   // llama.cpp's LLM_TYPE_70B (the attn_v Q3_K/Q4_K -> Q5_K rule)
-    uint32_t n_gqa() const { return n_head_kv == 0 ? 0 : n_head / n_head_kv; }
+    // Throws for a clip (mmproj) file, which has no layers: llama.cpp's n_head(0) aborts there
+    // (GGML_ABORT in llama_hparams::n_head), so llama-quantize dies on the types that read it.
+    uint32_t n_gqa() const;
 };
 
 // Throws Error (input class) naming `file` and the key when general.architecture or

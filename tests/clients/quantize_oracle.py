@@ -2,8 +2,8 @@
 prebuilt libllama v0.4.0).
 
 Writes small GGUF models with gguf-py (llama untied/tied, qwen3, qwen2, an 8-expert and a
-4-expert MoE, a model whose widths force fallbacks; F16, BF16 and F32 tensors), then for each
-model and each TYPE:
+4-expert MoE, a model whose widths force fallbacks; F16, BF16 and F32 tensors; a Gemma 3 mmproj,
+general.architecture clip), then for each model and each TYPE:
   * the recipe: `llama-quantize --dry-run` logs every tensor with the type it would get, in its
     own order; `rebox quantize --dry-run --json` must list the same tensors in the same order
     with the same types (every TYPE, with and without the override options);
@@ -301,12 +301,54 @@ def imatrix_cases():
     refuse_both_with(path, "Q4_K_M", ["--imatrix", bad], "non_finite", "not finite")
 
 
-checked_recipes = 0
-checked_files = 0
-for name, spec in MODELS.items():
-    path = os.path.join(work, name + ".gguf")
-    write_model(path, **spec)
-    for qtype in ALL_TYPES:
+def write_mmproj(path):
+    """An mmproj file as llama.cpp's converter writes one for Gemma 3 (Gemma3VisionModel):
+    general.architecture clip, v.* / mm.* tensors, the patch embedding 4-D F16, the position
+    embedding 2-D, norms and biases F32. llama-quantize takes it through its dummy LLM_ARCH_CLIP
+    (no hparams: 0 layers, no experts) and never quantizes .position_embd / .patch_embd.
+    ffn is 320 wide so that ffn_down's rows fall back from the K types."""
+    embd, ff, layers, text = 256, 320, 3, 512
+    w = gguf.GGUFWriter(path, "clip")
+    w.add_type("mmproj")
+    w.add_file_type(1)
+    w.add_bool("clip.has_vision_encoder", True)
+    w.add_string("clip.projector_type", "gemma3")
+    for key, value in (("projection_dim", text), ("image_size", 64), ("patch_size", 16),
+                       ("embedding_length", embd), ("feed_forward_length", ff),
+                       ("block_count", layers), ("attention.head_count", 4)):
+        w.add_uint32("clip.vision." + key, value)
+    w.add_float32("clip.vision.attention.layer_norm_epsilon", 1e-6)
+    w.add_array("clip.vision.image_mean", [0.5, 0.5, 0.5])
+    w.add_array("clip.vision.image_std", [0.5, 0.5, 0.5])
+    w.add_bool("clip.use_gelu", True)
+    w.add_tensor("mm.input_projection.weight", values((embd, text), np.float16))
+    w.add_tensor("mm.soft_emb_norm.weight", values(embd, np.float32))
+    w.add_tensor("v.patch_embd.weight", values((embd, 3, 16, 16), np.float16))
+    w.add_tensor("v.patch_embd.bias", values(embd, np.float32))
+    w.add_tensor("v.position_embd.weight", values((16, embd), np.float16))
+    for layer in range(layers):
+        p = f"v.blk.{layer}."
+        for name, shape in (("attn_q", (embd, embd)), ("attn_k", (embd, embd)),
+                            ("attn_v", (embd, embd)), ("attn_out", (embd, embd)),
+                            ("ffn_up", (ff, embd)), ("ffn_down", (embd, ff))):
+            w.add_tensor(p + name + ".weight", values(shape, np.float16))
+            w.add_tensor(p + name + ".bias", values(shape[0], np.float32))
+        for name in ("ln1", "ln2"):
+            w.add_tensor(p + name + ".weight", values(embd, np.float32))
+            w.add_tensor(p + name + ".bias", values(embd, np.float32))
+    w.add_tensor("v.post_ln.weight", values(embd, np.float32))
+    w.add_tensor("v.post_ln.bias", values(embd, np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def compare_types(name, path, qtypes, file_types):
+    """Recipes of every type in qtypes (with the option cases on llama-f16), then the files of
+    file_types (and every type on llama-f16 without options) byte for byte."""
+    global checked_recipes, checked_files
+    for qtype in qtypes:
         option_cases = OPTION_CASES if name == "llama-f16" and qtype in OPTION_TYPES else [[]]
         for options in option_cases:
             tag = f"{name} {qtype} {' '.join(options)}".strip()
@@ -330,9 +372,27 @@ for name, spec in MODELS.items():
             if needs_imatrix:
                 refuse_both(path, qtype, tag.replace(" ", "_"))
             elif qtype in write_types and needed <= set(write_types) and (
-                    qtype in FILE_TYPES_EVERY_MODEL or (name == "llama-f16" and not options)):
+                    qtype in file_types or (name == "llama-f16" and not options)):
                 write_both(path, qtype, options, tag.replace(" ", "_").replace("\\", ""))
                 checked_files += 1
+
+
+checked_recipes = 0
+checked_files = 0
+for name, spec in MODELS.items():
+    path = os.path.join(work, name + ".gguf")
+    write_model(path, **spec)
+    compare_types(name, path, ALL_TYPES, FILE_TYPES_EVERY_MODEL)
+# An mmproj (general.architecture clip): every recipe, and files of the types people use.
+mmproj = os.path.join(work, "mmproj-gemma3.gguf")
+write_mmproj(mmproj)
+# The types whose recipe reads n_gqa(): llama.cpp's n_head(0) aborts on a model without layers.
+CLIP_ABORT_TYPES = {"Q2_K", "Q2_K_S", "IQ4_NL", "IQ4_XS"}
+compare_types("mmproj", mmproj, [t for t in ALL_TYPES if t not in CLIP_ABORT_TYPES],
+              {"Q8_0", "Q4_K_M", "Q4_0", "Q5_K_M", "Q6_K", "F16"})
+for qtype in sorted(CLIP_ABORT_TYPES):
+    refuse_both_with(mmproj, qtype, [], "mmproj_" + qtype, "aborts on this type for an mmproj")
+
 
 def rebox_refuses(args, expected, tag, output):
     run = subprocess.run([rebox, "quantize", "-q", *args], capture_output=True, text=True)

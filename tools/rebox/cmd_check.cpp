@@ -1,11 +1,14 @@
-// rebox check FILE.gguf [--for llama.cpp|ollama] [--json]: will this file load, without running a
-// loader? One line per finding or warning naming the key or tensor; exit 0 clean (warnings
-// allowed), 1 findings, 2 unreadable (the format reader refuses it).
+// rebox check FILE.gguf [--mmproj MMPROJ.gguf] [--for llama.cpp|ollama] [--json]: will this file
+// load, without running a loader? One line per finding or warning naming the key or tensor; exit 0
+// clean (warnings allowed), 1 findings, 2 unreadable (the format reader refuses it).
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
+#include "format/gguf_shards.hpp"
 #include "gguf_tool_commands.hpp"
 #include "gguf_tools/gguf_check.hpp"
 #include "rebox/error.hpp"
@@ -15,6 +18,7 @@ namespace {
 
 struct CheckArgs {
     std::string file;
+    std::optional<std::string> mmproj;
     std::string target = "llama.cpp";
     bool json = false;
 };
@@ -49,7 +53,11 @@ int run_check(const CheckArgs& args) {
         args.target == "ollama" ? CheckTarget::ollama : CheckTarget::llama_cpp;
     CheckReport report;
     try {
-        report = check_gguf(args.file, target);
+        // The pair: --mmproj, else mmproj-NAME.gguf beside NAME.gguf when there is one.
+        std::filesystem::path mmproj =
+            args.mmproj ? std::filesystem::path(*args.mmproj) : mmproj_path_beside(args.file);
+        if (!args.mmproj && !std::filesystem::exists(mmproj)) mmproj.clear();
+        report = check_gguf(args.file, target, mmproj);
     } catch (const Error& e) {
         if (args.json) print_json(args, nullptr, e.what());
         std::fprintf(stderr, "rebox: unreadable: %s\n", e.what());
@@ -84,6 +92,9 @@ ToolCommand add_check_command(CLI::App& app) {
         "warns about (docs/check.md).\n"
         "Exit codes: 0 no findings (warnings allowed), 1 findings, 2 unreadable file.");
     cmd->add_option("FILE", args->file, "GGUF file (the first shard of a split set)")->required();
+    cmd->add_option("--mmproj", args->mmproj,
+                    "the projector file of this text model (default: mmproj-NAME.gguf beside "
+                    "it); checked as mtmd checks the pair");
     cmd->add_option("--for", args->target, "llama.cpp (default) or ollama")
         ->check(CLI::IsMember({"llama.cpp", "ollama"}));
     cmd->add_flag("--json", args->json, "print one JSON object");

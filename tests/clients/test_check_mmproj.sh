@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# rebox check on a text model + mmproj pair, against what llama.cpp v0.4.0's mtmd requires
+# (tools/mtmd/clip.cpp, clip-impl.h, mtmd.cpp of the bundled source): the pair rebox convert
+# writes for a multimodal Gemma 3 is clean (found beside, and given with --mmproj); a text model
+# of another width, a KV of the wrong type, a projector type outside the bundle's
+# PROJECTOR_TYPE_NAMES and a missing projector tensor are each one FINDING line and exit 1; every
+# name of the bundle's table is known. (test_mmproj_mtmd.sh shows mtmd itself refusing the width.)
+# Usage: bash tests/clients/test_check_mmproj.sh BUILD_DIR
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/gguf_py.sh"
+clients_init check_mmproj "${1:-}"
+ggufpy_setup "$BUILD"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# expect_finding TEXT ARGS...: exit 1 and exactly one FINDING line, holding TEXT.
+expect_finding() {
+  local text="$1" out rc=0
+  shift
+  out="$("$REBOX" check "$@")" || rc=$?
+  [[ $rc == 1 ]] || fail "rebox check $* exited $rc, expected 1: $out"
+  [[ "$(grep -c '^FINDING: ' <<<"$out")" == 1 ]] || fail "rebox check $*: not one FINDING: $out"
+  grep -q "^FINDING: .*$text" <<<"$out" || fail "rebox check $*: no finding with '$text': $out"
+}
+
+"$MKFIXTURE" "$WORK/fx" --preset tiny --tokenizer small --arch gemma3 --multimodal --format float >/dev/null
+"$REBOX" convert "$WORK/fx" -o "$WORK/pair.gguf" --quiet
+mmproj="$WORK/mmproj-pair.gguf"
+out="$("$REBOX" check "$WORK/pair.gguf")" || fail "the converted pair: $out"
+grep -q "^OK: 2 file(s)" <<<"$out" || fail "mmproj-pair.gguf beside pair.gguf was not checked: $out"
+"$REBOX" check "$WORK/pair.gguf" --mmproj "$mmproj" >/dev/null || fail "the pair with --mmproj"
+
+# mtmd.cpp: llama_model_n_embd_inp(text) must equal the projection width (64 here).
+"$MKFIXTURE" "$WORK/wide" --preset tiny --tokenizer small --arch gemma3 --format float --hidden 96 >/dev/null
+"$REBOX" convert "$WORK/wide" -o "$WORK/wide.gguf" --quiet
+expect_finding "gemma3.embedding_length is 96 .* projects to 64" "$WORK/wide.gguf" --mmproj "$mmproj"
+
+# clip.cpp's get_u32 ends in gguf_get_val_u32, which asserts UINT32.
+"$REBOX" meta -q "$mmproj" -o "$WORK/int32.gguf" --delete clip.vision.image_size \
+  --set clip.vision.image_size:INT32=64
+expect_finding "clip.vision.image_size has type INT32" "$WORK/pair.gguf" --mmproj "$WORK/int32.gguf"
+
+# The gemma3 projector's tensors (clip_model_loader::load_tensors).
+"$REBOX" meta -q "$mmproj" -o "$WORK/no-norm.gguf" --rename-tensor mm.soft_emb_norm.weight=mm.other.weight
+expect_finding "mm.soft_emb_norm.weight missing" "$WORK/no-norm.gguf"
+
+# Projector names: the bundle's PROJECTOR_TYPE_NAMES, read from its clip-impl.h.
+names="$(sed -n '/PROJECTOR_TYPE_NAMES = {/,/^};/p' "$GGUFPY_SRC/tools/mtmd/clip-impl.h" |
+  grep -o '{ *PROJECTOR_TYPE_[A-Z0-9_]*, *"[^"]*"' | sed 's/.*"\(.*\)"/\1/')"
+[[ "$(wc -l <<<"$names")" -ge 50 ]] || fail "could not read PROJECTOR_TYPE_NAMES from clip-impl.h"
+expect_finding 'clip.projector_type is "gemma99"' "$(
+  "$REBOX" meta -q "$mmproj" -o "$WORK/unknown.gguf" --set clip.projector_type=gemma99
+  echo "$WORK/unknown.gguf")"
+while read -r name; do
+  "$REBOX" meta -q -f "$mmproj" -o "$WORK/named.gguf" --set "clip.projector_type=$name"
+  out="$("$REBOX" check "$WORK/named.gguf" || true)"
+  if grep -q "does not know" <<<"$out"; then
+    fail "projector type '$name' of llama.cpp's table was called unknown"
+  fi
+done <<<"$names"
+echo "PASS test_check_mmproj ($(clients_elapsed))"
