@@ -242,7 +242,9 @@ TEST(Gemma4Registry, KvsInTheConvertersOrder) {
     const ModelConfig c = g4_config();
     ModelMetadataInput input;
     input.config = &c;
-    auto [keys, values] = g4_kvs(c);
+    G4Kvs kvs = g4_kvs(c);  // named members: clang 14 cannot capture a structured binding
+    auto& keys = kvs.keys;
+    auto& values = kvs.values;
     const std::vector<std::string> want(std::begin(kG4DenseKeys), std::end(kG4DenseKeys));
     EXPECT_EQ(keys, want);
     const auto u32 = [&](const char* key) { return values[key].as_u32(); };
@@ -489,7 +491,9 @@ TEST(Gemma4Registry, MoeShapesAndRequiredTensors) {
 TEST(Gemma4Registry, MoeKvs) {
     const ModelConfig c = g4_config(kMoe);
     EXPECT_EQ(config_problems(g4(), c), std::vector<std::string>{});
-    auto [keys, values] = g4_kvs(c);
+    G4Kvs kvs = g4_kvs(c);  // named members: clang 14 cannot capture a structured binding
+    auto& keys = kvs.keys;
+    auto& values = kvs.values;
     // The dense keys, and TextModel.set_gguf_parameters' expert_count (num_experts) and
     // expert_used_count (top_k_experts) right after the rms epsilon; Gemma4Model's
     // expert_feed_forward_length (moe_intermediate_size) right after value_length_swa.
