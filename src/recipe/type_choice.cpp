@@ -1,5 +1,5 @@
 // llama_tensor_get_type and its helpers, rule for rule. Branches for file types rebox does not
-// offer (IQ1/IQ2/IQ3, TQ, MXFP4_MOE, Q1_0/Q2_0) are left out: they only ever match those types.
+// offer (IQ1/IQ2/IQ3, TQ, Q1_0/Q2_0) are left out: they only ever match those types.
 #include "recipe/type_choice.hpp"
 
 #include <algorithm>
@@ -183,8 +183,19 @@ class Chooser {
         if (category == TensorCategory::output ||
             (counters_.has_tied_embeddings && category == TensorCategory::token_embd)) {
             if (recipe_.output_tensor_type) return *recipe_.output_tensor_type;
-            if (falcon || t.ne[0] % block_of(new_type) != 0) return T::Q8_0;
+            if (ftype == F::MOSTLY_MXFP4_MOE || falcon || t.ne[0] % block_of(new_type) != 0)
+                return T::Q8_0;
             return new_type != T::Q8_0 ? T::Q6_K : new_type;
+        }
+        if (ftype == F::MOSTLY_MXFP4_MOE) {
+            // Tensors with experts (ne[2] > 1) in MXFP4, everything else in Q8_0. bailingmoe3's
+            // 3-D MLA projections are not experts: only its ffn_up/gate/down roles count.
+            const bool bailing = shape_.arch == "bailingmoe3";
+            const bool bailing_expert = category == TensorCategory::ffn_up ||
+                                        category == TensorCategory::ffn_gate ||
+                                        category == TensorCategory::ffn_down;
+            const bool experts = t.ne.size() > 2 && t.ne[2] > 1;
+            return experts && (!bailing || bailing_expert) ? T::MXFP4 : T::Q8_0;
         }
         if (category == TensorCategory::token_embd) {
             if (recipe_.token_embedding_type) return *recipe_.token_embedding_type;

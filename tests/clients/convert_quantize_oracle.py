@@ -112,7 +112,7 @@ def float_cases():
         ("qwen3-f16", ["--format", "float", "--dtype", "f16"], ["q4_k_m", "q5_k_s"]),
         ("qwen3-f32", ["--format", "float", "--dtype", "f32"], ["q4_k_m", "q3_k_m"]),
         ("llama-bf16", ["--format", "float", "--arch", "llama"], ["q4_k_m", "q8_0"]),
-        ("moe-bf16", ["--format", "float", "--arch", "qwen3_moe"], ["q4_k_m", "q3_k_s"]),
+        ("moe-bf16", ["--format", "float", "--arch", "qwen3_moe"], ["q4_k_m", "q3_k_s", "mxfp4_moe"]),
         ("gemma-bf16", ["--format", "float", "--arch", "gemma"], ["q4_k_m"]),
         # kv_b_proj split into attn_k_b (transposed) and attn_v_b (row slices), quantized in one pass.
         ("deepseek2-bf16", ["--format", "float", "--arch", "deepseek2"], ["q4_k_m", "q8_0"]),

@@ -26,7 +26,7 @@ import gguf
 llama_quantize, rebox, work, write_types = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split()
 rng = np.random.default_rng(20261201)
 problems = []
-ALL_TYPES = ("Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K Q2_K_S Q3_K_S Q3_K_M Q3_K_L Q4_K_S Q4_K_M Q5_K_S "
+ALL_TYPES = ("Q4_0 Q4_1 MXFP4_MOE Q5_0 Q5_1 Q8_0 Q2_K Q2_K_S Q3_K_S Q3_K_M Q3_K_L Q4_K_S Q4_K_M Q5_K_S "
              "Q5_K_M Q6_K IQ4_NL IQ4_XS F16 BF16 F32").split()
 
 
@@ -114,7 +114,7 @@ MODELS = {
 
 # Files of every TYPE are compared on llama-f16; the other models and the option cases compare
 # these types' files (the recipes of every TYPE are compared on every model and option case).
-FILE_TYPES_EVERY_MODEL = {"Q4_K_M", "Q3_K_M", "Q5_K_S", "IQ4_XS", "Q4_0", "BF16"}
+FILE_TYPES_EVERY_MODEL = {"Q4_K_M", "Q3_K_M", "Q5_K_S", "IQ4_XS", "Q4_0", "BF16", "MXFP4_MOE"}
 
 # The types whose recipes are also compared under every option case.
 OPTION_TYPES = {"Q4_K_M", "Q3_K_M", "Q2_K", "Q4_0", "Q8_0", "IQ4_NL", "F16"}

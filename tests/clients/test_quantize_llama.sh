@@ -12,7 +12,7 @@ clients_init quantize_llama "${1:-}"
 ggufpy_setup "$BUILD"
 
 # Types whose files are compared byte for byte (the kernels of quantize_rows this branch has).
-WRITE_TYPES="Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K Q2_K_S Q3_K_S Q3_K_M Q3_K_L Q4_K_S Q4_K_M Q5_K_S Q5_K_M Q6_K IQ4_NL IQ4_XS F16 BF16 F32"
+WRITE_TYPES="Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K Q2_K_S Q3_K_S Q3_K_M Q3_K_L Q4_K_S Q4_K_M Q5_K_S Q5_K_M Q6_K IQ4_NL IQ4_XS MXFP4 MXFP4_MOE F16 BF16 F32"
 
 llama_quantize_setup
 

@@ -47,7 +47,7 @@ struct NormTensor {
     bool scalar = false;  // one value stored with shape [] (apertus' xIELU beta / eps)
     // A float tensor of more dims (a vision tower's weights, qwen35's conv1d [channels, 1,
     // kernel]): its shape; `length` is their product.
-    std::vector<int64_t> dims;
+    std::vector<int64_t> dims{};
     std::vector<int64_t> shape() const {
         if (!dims.empty()) return dims;
         return scalar ? std::vector<int64_t>{} : std::vector<int64_t>{length};

@@ -244,6 +244,27 @@ TEST(QuantRecipe, EightExpertsBumpAttentionAndOtherCountsDoNot) {
               layers_with(16, kMoreBits16, T::Q6_K, T::Q4_K));
 }
 
+// MXFP4_MOE (llama-quant.cpp: the output branch gives Q8_0; then ne[2] > 1 gives MXFP4, anything
+// else Q8_0, before any per-category rule).
+TEST(QuantRecipe, Mxfp4MoeGivesExpertsMxfp4AndEverythingElseQ8_0) {
+    LlamaModel moe;
+    moe.n_expert = 8;
+    auto types = choose(moe, recipe_of(QuantFtype::MOSTLY_MXFP4_MOE));
+    EXPECT_EQ(types.at("blk.3.ffn_gate_exps.weight"), T::MXFP4);
+    EXPECT_EQ(types.at("blk.3.ffn_up_exps.weight"), T::MXFP4);
+    EXPECT_EQ(types.at("blk.0.ffn_down_exps.weight"), T::MXFP4);
+    EXPECT_EQ(types.at("blk.3.attn_v.weight"), T::Q8_0);
+    EXPECT_EQ(types.at("blk.3.attn_q.weight"), T::Q8_0);
+    EXPECT_EQ(types.at("blk.3.ffn_gate_inp.weight"), T::F32);
+    EXPECT_EQ(types.at("output.weight"), T::Q8_0);
+    EXPECT_EQ(types.at("token_embd.weight"), T::Q8_0);
+    // A dense model: nothing has experts, so all Q8_0.
+    types = choose(LlamaModel{}, recipe_of(QuantFtype::MOSTLY_MXFP4_MOE));
+    EXPECT_EQ(types.at("blk.0.ffn_down.weight"), T::Q8_0);
+    EXPECT_EQ(types.at("output.weight"), T::Q8_0);
+    EXPECT_EQ(static_cast<uint32_t>(parse_quant_ftype("mxfp4_moe")->ftype), 38u);
+}
+
 TEST(QuantRecipe, PureAndOverridesDoNotAdvanceTheCounters) {
     QuantRecipe recipe = recipe_of(QuantFtype::MOSTLY_Q4_K_M);
     recipe.pure = true;
