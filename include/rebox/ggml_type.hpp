@@ -28,8 +28,12 @@ enum class GgmlType : uint32_t {
     IQ4_NL = 20,
     IQ4_XS = 23,
     BF16 = 30,
+    TQ1_0 = 34,
+    TQ2_0 = 35,
     MXFP4 = 39,
     NVFP4 = 40,
+    Q1_0 = 41,
+    Q2_0 = 42,
 };
 
 inline constexpr uint32_t kGgmlTypeCount = 43;
@@ -72,8 +76,12 @@ enum class LlamaFileType : uint32_t {
     MOSTLY_IQ4_NL = 25,
     MOSTLY_IQ4_XS = 30,
     MOSTLY_BF16 = 32,
+    MOSTLY_TQ1_0 = 36,
+    MOSTLY_TQ2_0 = 37,
     MOSTLY_MXFP4_MOE = 38,
     MOSTLY_NVFP4 = 39,
+    MOSTLY_Q1_0 = 40,
+    MOSTLY_Q2_0 = 41,
 };
 
 }  // namespace rebox

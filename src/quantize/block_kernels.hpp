@@ -34,4 +34,11 @@ void quantize_iq4_nl_row(const float* x, uint8_t* y, int64_t n_per_row, const fl
 void quantize_iq4_xs_row(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
 void quantize_mxfp4_ref(const float* x, uint8_t* y, int64_t nblocks);
 
+// Ternary and 1/2-bit types: the reference quantizer only (ggml ignores the imatrix, or runs
+// the same reference per row).
+void quantize_tq1_0_ref(const float* x, uint8_t* y, int64_t nblocks);
+void quantize_tq2_0_ref(const float* x, uint8_t* y, int64_t nblocks);
+void quantize_q1_0_ref(const float* x, uint8_t* y, int64_t nblocks);
+void quantize_q2_0_ref(const float* x, uint8_t* y, int64_t nblocks);
+
 }  // namespace rebox::quant

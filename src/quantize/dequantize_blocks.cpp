@@ -212,6 +212,55 @@ void mxfp4(const uint8_t* x, float* y, int64_t nb) {
     }
 }
 
+// Q1_0: d, then one bit per value (bit j % 8 of byte j / 8): +d when set, -d when clear.
+void q1_0(const uint8_t* x, float* y, int64_t nb) {
+    for (int64_t i = 0; i < nb; ++i, x += 18, y += 128) {
+        const float d = load_fp16(x);
+        for (int j = 0; j < 128; ++j) y[j] = (x[2 + j / 8] >> (j % 8)) & 1 ? d : -d;
+    }
+}
+
+// Q2_0: d, then 2-bit codes four per byte from the low bits: (code - 1) * d.
+void q2_0(const uint8_t* x, float* y, int64_t nb) {
+    for (int64_t i = 0; i < nb; ++i, x += 18, y += 64) {
+        const float d = load_fp16(x);
+        for (int j = 0; j < 64; ++j)
+            y[j] = static_cast<float>(((x[2 + j / 4] >> (2 * (j % 4))) & 3) - 1) * d;
+    }
+}
+
+// TQ1_0's base-3 digit n of a packed byte: (uint8_t)(byte * 3^n) * 3 >> 8, minus 1.
+float trit(uint8_t packed, int n, float d) {
+    static constexpr uint8_t kPow3[5] = {1, 3, 9, 27, 81};
+    const auto q = static_cast<uint8_t>(packed * kPow3[n]);
+    return static_cast<float>(((static_cast<uint16_t>(q) * 3) >> 8) - 1) * d;
+}
+
+// block_tq1_0: qs[48], qh[4], d. Values: digit n of qs[m] for the 32-byte and then the 16-byte
+// group (digit-major), then digit n of qh[j] (4 digits).
+void tq1_0(const uint8_t* x, float* y, int64_t nb) {
+    for (int64_t i = 0; i < nb; ++i, x += 54) {
+        const float d = load_fp16(x + 52);
+        for (int n = 0; n < 5; ++n)
+            for (int m = 0; m < 32; ++m) *y++ = trit(x[m], n, d);
+        for (int n = 0; n < 5; ++n)
+            for (int m = 0; m < 16; ++m) *y++ = trit(x[32 + m], n, d);
+        for (int n = 0; n < 4; ++n)
+            for (int j = 0; j < 4; ++j) *y++ = trit(x[48 + j], n, d);
+    }
+}
+
+// block_tq2_0: qs[64], d. Bits 2l of byte j + m are value 128 (j / 32) + 32 l + m.
+void tq2_0(const uint8_t* x, float* y, int64_t nb) {
+    for (int64_t i = 0; i < nb; ++i, x += 66) {
+        const float d = load_fp16(x + 64);
+        for (int j = 0; j < 64; j += 32)
+            for (int l = 0; l < 4; ++l)
+                for (int m = 0; m < 32; ++m)
+                    *y++ = static_cast<float>(((x[j + m] >> (2 * l)) & 3) - 1) * d;
+    }
+}
+
 // ggml_ue4m3_to_fp32: an unsigned E4M3 scale (bias 7, subnormal below exponent 1; bit 7 ignored),
 // halved because kvalues_mxfp4 are doubled; 0 and 0x7F (E4M3's NaN) give 0.
 float ue4m3_to_fp32_half(uint8_t x) {
@@ -296,6 +345,18 @@ void dequantize_row_scalar(GgmlType type, const void* src, float* dst, int64_t n
             return;
         case GgmlType::NVFP4:
             nvfp4(x, dst, n / 64);
+            return;
+        case GgmlType::Q1_0:
+            q1_0(x, dst, n / 128);
+            return;
+        case GgmlType::Q2_0:
+            q2_0(x, dst, n / 64);
+            return;
+        case GgmlType::TQ1_0:
+            tq1_0(x, dst, n / 256);
+            return;
+        case GgmlType::TQ2_0:
+            tq2_0(x, dst, n / 256);
             return;
         default:
             return;  // the caller validated the type

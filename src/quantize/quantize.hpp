@@ -11,7 +11,7 @@
 
 namespace rebox::quant {
 
-// The 13 block types quantize_rows writes (Q4_0 ... MXFP4).
+// The 17 block types quantize_rows writes (Q4_0 ... MXFP4, TQ1_0, TQ2_0, Q1_0, Q2_0).
 bool is_quantized_type(GgmlType type);
 // Those plus NVFP4 (dequantized, never written), F32, F16 and BF16.
 bool is_dequantizable_type(GgmlType type);

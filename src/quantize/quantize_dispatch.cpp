@@ -1,6 +1,7 @@
 // Runs a whole tensor through the per-type scalar kernels the way ggml_quantize_chunk does:
 // without an imatrix every block back to back through the reference quantizer; with one, row by
-// row through the weighted quantizer (Q8_0 and MXFP4 ignore it); and the path dispatcher.
+// row through the weighted quantizer (Q8_0, MXFP4, TQ1_0, TQ2_0 ignore it; Q1_0 and Q2_0 run
+// their reference quantizer per row, the same bytes); and the path dispatcher.
 #include "quantize/block_kernels.hpp"
 #include "quantize/quantize.hpp"
 #include "quantize/simd/simd_kernels.hpp"
@@ -14,7 +15,7 @@ using RowKernel = void (*)(const float*, uint8_t*, int64_t n_per_row, const floa
 
 struct TypeKernels {
     RefKernel ref;       // null: the row kernel also runs without an imatrix (IQ4_NL, IQ4_XS)
-    RowKernel weighted;  // null: the imatrix is ignored (Q8_0, MXFP4)
+    RowKernel weighted;  // null: the imatrix is ignored (or changes nothing)
 };
 
 TypeKernels kernels_for(GgmlType type) {
@@ -45,6 +46,14 @@ TypeKernels kernels_for(GgmlType type) {
             return {nullptr, quantize_iq4_xs_row};
         case GgmlType::MXFP4:
             return {quantize_mxfp4_ref, nullptr};
+        case GgmlType::TQ1_0:
+            return {quantize_tq1_0_ref, nullptr};
+        case GgmlType::TQ2_0:
+            return {quantize_tq2_0_ref, nullptr};
+        case GgmlType::Q1_0:
+            return {quantize_q1_0_ref, nullptr};
+        case GgmlType::Q2_0:
+            return {quantize_q2_0_ref, nullptr};
         default:
             return {nullptr, nullptr};
     }

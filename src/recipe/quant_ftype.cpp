@@ -33,11 +33,15 @@ constexpr Alias kAliases[] = {
 
 const std::vector<QuantFtypeInfo>& quant_ftypes() {
     static const std::vector<QuantFtypeInfo> table = {
+        {QuantFtype::MOSTLY_Q1_0, "Q1_0", GgmlType::Q1_0},
+        {QuantFtype::MOSTLY_Q2_0, "Q2_0", GgmlType::Q2_0},
         {QuantFtype::MOSTLY_Q4_0, "Q4_0", GgmlType::Q4_0},
         {QuantFtype::MOSTLY_Q4_1, "Q4_1", GgmlType::Q4_1},
         {QuantFtype::MOSTLY_MXFP4_MOE, "MXFP4_MOE", GgmlType::MXFP4},
         {QuantFtype::MOSTLY_Q5_0, "Q5_0", GgmlType::Q5_0},
         {QuantFtype::MOSTLY_Q5_1, "Q5_1", GgmlType::Q5_1},
+        {QuantFtype::MOSTLY_TQ1_0, "TQ1_0", GgmlType::TQ1_0},
+        {QuantFtype::MOSTLY_TQ2_0, "TQ2_0", GgmlType::TQ2_0},
         {QuantFtype::MOSTLY_Q2_K, "Q2_K", GgmlType::Q2_K},
         {QuantFtype::MOSTLY_Q2_K_S, "Q2_K_S", GgmlType::Q2_K},
         {QuantFtype::MOSTLY_Q3_K_S, "Q3_K_S", GgmlType::Q3_K},

@@ -1,5 +1,5 @@
 // llama_tensor_get_type and its helpers, rule for rule. Branches for file types rebox does not
-// offer (IQ1/IQ2/IQ3, TQ, Q1_0/Q2_0) are left out: they only ever match those types.
+// offer (the IQ1/IQ2/IQ3 mixtures) are left out: they only ever match those types.
 #include "recipe/type_choice.hpp"
 
 #include <algorithm>
@@ -135,8 +135,11 @@ class Chooser {
             case T::IQ4_XS:
                 result = T::IQ4_NL;
                 break;
+            case T::Q2_0:
             case T::Q2_K:
             case T::Q3_K:
+            case T::TQ1_0:
+            case T::TQ2_0:
                 result = T::Q4_0;
                 break;
             case T::Q4_K:
@@ -199,6 +202,8 @@ class Chooser {
         }
         if (category == TensorCategory::token_embd) {
             if (recipe_.token_embedding_type) return *recipe_.token_embedding_type;
+            if (ftype == F::MOSTLY_TQ1_0 || ftype == F::MOSTLY_TQ2_0 || ftype == F::MOSTLY_Q2_0)
+                return T::Q4_K;
             return new_type;
         }
         if (category_is_attn_v(category)) {

@@ -43,10 +43,10 @@ ToolCommand add_quantize_command(CLI::App& app) {
     cmd->add_option("IN", args->input, "input .gguf (F32/F16/BF16; a first shard opens its set)")
         ->required();
     cmd->add_option("OUT", args->output, "output .gguf")->required();
-    cmd->add_option(
-           "TYPE", args->options.type,
-           "Q4_0 Q4_1 MXFP4_MOE Q5_0 Q5_1 Q8_0 Q2_K Q2_K_S Q3_K_S Q3_K_M Q3_K_L Q4_K_S Q4_K_M "
-           "Q5_K_S Q5_K_M Q6_K IQ4_NL IQ4_XS F16 BF16 F32 (any case)")
+    cmd->add_option("TYPE", args->options.type,
+                    "Q1_0 Q2_0 Q4_0 Q4_1 MXFP4_MOE Q5_0 Q5_1 TQ1_0 TQ2_0 Q8_0 Q2_K Q2_K_S Q3_K_S "
+                    "Q3_K_M Q3_K_L Q4_K_S Q4_K_M "
+                    "Q5_K_S Q5_K_M Q6_K IQ4_NL IQ4_XS F16 BF16 F32 (any case)")
         ->required();
     QuantizeOptions& o = args->options;
     cmd->add_option("--output-tensor-type", o.output_tensor_type, "type of output.weight");

@@ -1,9 +1,11 @@
 // The lossy-type block dequantizers (ref_dequant_lossy.hpp). Layouts, in file order
 // (ggml-common.h): Q2_K scales[16] qs[64] d dmin; Q3_K hmask[32] qs[64] scales[12] d; Q4_K d dmin
 // scales[12] qs[128]; Q5_K d dmin scales[12] qh[32] qs[128]; Q6_K ql[128] qh[64] scales[16] d;
-// IQ4_NL d qs[16]; IQ4_XS d scales_h scales_l[4] qs[128]; MXFP4 e qs[16].
+// IQ4_NL d qs[16]; IQ4_XS d scales_h scales_l[4] qs[128]; MXFP4 e qs[16]; TQ1_0 qs[48] qh[4] d;
+// TQ2_0 qs[64] d; Q1_0 d qs[16]; Q2_0 d qs[16].
 #include "verify/quantized/ref_dequant_lossy.hpp"
 
+#include <cmath>
 #include <cstring>
 #include <span>
 
@@ -133,6 +135,48 @@ void mxfp4(const uint8_t* block, float* y) {
     }
 }
 
+// Value v of a 256-value TQ1_0 block: its byte and base-3 digit (ref_quantize_ternary.cpp's
+// layout), decoded as ggml does: (uint8_t)(byte * 3^digit) * 3 >> 8 is the top digit left.
+void tq1_0(const uint8_t* block, float* y) {
+    static constexpr uint32_t kPow3[5] = {1, 3, 9, 27, 81};
+    const float d = half_at(block + 52);
+    for (int v = 0; v < 256; ++v) {
+        int byte = 0, digit = 0;
+        if (v < 160) {
+            byte = v % 32, digit = v / 32;
+        } else if (v < 240) {
+            byte = 32 + (v - 160) % 16, digit = (v - 160) / 16;
+        } else {
+            byte = 48 + (v - 240) % 4, digit = (v - 240) / 4;
+        }
+        const uint32_t shifted = (block[byte] * kPow3[digit]) & 0xffu;
+        y[v] = static_cast<float>(static_cast<int>((shifted * 3) >> 8) - 1) * d;
+    }
+}
+
+void tq2_0(const uint8_t* block, float* y) {
+    const float d = half_at(block + 64);
+    for (int v = 0; v < 256; ++v) {
+        const int within = v % 128;
+        const int code = (block[32 * (v / 128) + within % 32] >> (2 * (within / 32))) & 3;
+        y[v] = static_cast<float>(code - 1) * d;
+    }
+}
+
+void q1_0(const uint8_t* block, float* y) {
+    // ggml's fp16 -> fp32 conversion quiets a signalling NaN (its multiply by 2^-112); no other
+    // operation touches Q1_0's d, so the quiet bit is set here.
+    float d = half_at(block);
+    if (std::isnan(d)) d = float_from_bits(float_bits(d) | 0x00400000u);
+    for (int v = 0; v < 128; ++v) y[v] = ((block[2 + v / 8] >> (v % 8)) & 1) != 0 ? d : -d;
+}
+
+void q2_0(const uint8_t* block, float* y) {
+    const float d = half_at(block);
+    for (int v = 0; v < 64; ++v)
+        y[v] = static_cast<float>(((block[2 + v / 4] >> (2 * (v % 4))) & 3) - 1) * d;
+}
+
 }  // namespace
 
 bool dequantize_lossy_block(uint32_t ggml_type_id, const uint8_t* block, float* out) {
@@ -174,6 +218,18 @@ bool dequantize_lossy_block(uint32_t ggml_type_id, const uint8_t* block, float* 
             return true;
         case 39:
             mxfp4(block, out);
+            return true;
+        case 34:
+            tq1_0(block, out);
+            return true;
+        case 35:
+            tq2_0(block, out);
+            return true;
+        case 41:
+            q1_0(block, out);
+            return true;
+        case 42:
+            q2_0(block, out);
             return true;
         default:
             return false;

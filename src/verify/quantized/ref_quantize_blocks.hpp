@@ -24,8 +24,13 @@ void q6_k(const float* x, const float* importance, uint8_t* out);  // 210 B
 void iq4_nl(const float* x, const float* importance, uint8_t* out);  // 32 values, 18 B
 void iq4_xs(const float* x, const float* importance, uint8_t* out);  // 256 values, 136 B
 void mxfp4(const float* x, uint8_t* out);                            // 32 values, 17 B
+// ref_quantize_ternary.cpp (importance ignored)
+void tq1_0(const float* x, uint8_t* out);  // 256 values, 54 B
+void tq2_0(const float* x, uint8_t* out);  // 256 values, 66 B
+void q1_0(const float* x, uint8_t* out);   // 128 values, 18 B
+void q2_0(const float* x, uint8_t* out);   // 64 values, 18 B
 
-// Little-endian stores shared by the three files.
+// Little-endian stores shared by the four files.
 inline void store_u16le(uint8_t* out, uint16_t value) {
     out[0] = static_cast<uint8_t>(value & 0xff);
     out[1] = static_cast<uint8_t>(value >> 8);

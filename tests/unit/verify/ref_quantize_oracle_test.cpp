@@ -1,8 +1,8 @@
-// verify's re-quantizer (verify/quantized/ref_quantize.hpp) against llama.cpp's own ggml_quantize_chunk
-// (the prebuilt libggml-base.so, ggml_oracle.hpp): every block byte for byte, for all 13 types,
-// without and with importance, on ~10^6 generated values per case (REBOX_QUANT_TEST_VALUES raises
-// it; a fifth by default under ASan) and the adversarial rows. A failure names the type, mode,
-// matrix, row, block, first differing byte and prints both blocks.
+// verify's re-quantizer (verify/quantized/ref_quantize.hpp) against llama.cpp's own
+// ggml_quantize_chunk (the prebuilt libggml-base.so, ggml_oracle.hpp): every block byte for byte,
+// for all 13 types, without and with importance, on ~10^6 generated values per case
+// (REBOX_QUANT_TEST_VALUES raises it; a fifth by default under ASan) and the adversarial rows. A
+// failure names the type, mode, matrix, row, block, first differing byte and prints both blocks.
 #include <gtest/gtest.h>
 #include <time.h>
 
@@ -23,10 +23,10 @@ struct TypeCase {
     const char* name;
 };
 
-constexpr TypeCase kTypes[] = {{2, "Q4_0"},  {3, "Q4_1"},  {6, "Q5_0"},    {7, "Q5_1"},
-                               {8, "Q8_0"},  {10, "Q2_K"}, {11, "Q3_K"},   {12, "Q4_K"},
-                               {13, "Q5_K"}, {14, "Q6_K"}, {20, "IQ4_NL"}, {23, "IQ4_XS"},
-                               {39, "MXFP4"}};
+constexpr TypeCase kTypes[] = {
+    {2, "Q4_0"},   {3, "Q4_1"},   {6, "Q5_0"},   {7, "Q5_1"},  {8, "Q8_0"},    {10, "Q2_K"},
+    {11, "Q3_K"},  {12, "Q4_K"},  {13, "Q5_K"},  {14, "Q6_K"}, {20, "IQ4_NL"}, {23, "IQ4_XS"},
+    {39, "MXFP4"}, {34, "TQ1_0"}, {35, "TQ2_0"}, {41, "Q1_0"}, {42, "Q2_0"}};
 
 std::string hex(const uint8_t* bytes, size_t count) {
     std::ostringstream out;
