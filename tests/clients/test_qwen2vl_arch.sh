@@ -5,7 +5,8 @@
 # blocks with their tensor names: fused attn.qkv, the Conv3D patch embedding, the merger) in BF16 with the
 # published model.* + visual.* layout, Qwen2.5-VL in transformers >= 4.52's model.language_model.* +
 # model.visual.* layout, Qwen2-VL in F16, Qwen2.5-VL with a 4-bit mcq-v1 text model beside its F32 tower, and
-# Qwen2.5-VL as AWQ (4-bit text model, the F16 tower left unquantized: modules_to_not_convert ["visual"]),
+# Qwen2.5-VL as AWQ (4-bit text model, the F16 tower left unquantized: modules_to_not_convert ["visual"]) and
+# Qwen2-VL as GPTQ (4-bit symmetric text model, F16 tower),
 # each converted by rebox (NAME.gguf and mmproj-NAME.gguf), then
 #  - rebox verify passes on the pair;
 #  - ggufpy_qwen2vl.py: every text tensor (name, type, ne, values bit for bit) and every qwen2vl.* KV, in order
@@ -31,6 +32,7 @@ cases=(
   "q2vl-f16:--arch qwen2_vl --format float --dtype f16:F32,F16:f16"
   "q25vl-mcq:--arch qwen2_5_vl --format mcq:F32,Q4_1:f32"
   "q25vl-awq:--arch qwen2_5_vl --format awq:F32,F16,Q4_0,Q4_1,Q5_0:f16"
+  "q2vl-gptq:--arch qwen2_vl --format gptq:F32,F16,Q4_0:f16"
 )
 triples=()
 loads=()
