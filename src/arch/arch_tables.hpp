@@ -15,6 +15,7 @@ namespace rebox::arch::detail {
 
 const Architecture& qwen3_architecture();
 const Architecture& qwen2_architecture();
+const Architecture& qwen2vl_architecture();
 const Architecture& llama_architecture();
 const Architecture& qwen3_moe_architecture();
 const Architecture& qwen2_moe_architecture();

@@ -45,6 +45,7 @@ const Architecture* const kArchitectures[] = {
     &detail::gemma4_architecture(),
     &detail::deepseek2_architecture(),
     &detail::glm4_moe_lite_architecture(),
+    &detail::qwen2vl_architecture(),
 };
 
 constexpr std::string_view kExpertPlaceholder = "{e}";

@@ -139,19 +139,20 @@ void check_keys(CheckContext& ctx) {
 }
 
 // clip_model_loader::load_tensors: per layer the attention output and the FFN up/down weights,
-// plus the gemma3 projector's two tensors.
-void check_gemma3_tensors(CheckContext& ctx) {
+// plus the projector's own tensors (gemma3: its two; qwen2vl_merger / qwen2.5vl_merger: mm.0 and
+// mm.2, weight and bias).
+void check_projector_tensors(CheckContext& ctx, const std::string& projector,
+                             std::vector<std::string> required) {
     const GgufValue* blocks = ctx.find("clip.vision.block_count");
     const auto n_layer = blocks != nullptr ? blocks->as_u32() : std::nullopt;
-    std::vector<std::string> required = {"mm.input_projection.weight", "mm.soft_emb_norm.weight"};
     for (uint32_t il = 0; n_layer && il < *n_layer; ++il)
         for (const char* part : {"attn_out", "ffn_up", "ffn_down"})
             required.push_back("v.blk." + std::to_string(il) + "." + part + ".weight");
     for (const std::string& name : required)
         if (ctx.find_tensor(name) == nullptr)
-            ctx.finding(name,
-                        "missing; mtmd's gemma3 projector requires it (\"unable to find "
-                        "tensor\"): convert the vision tower again");
+            ctx.finding(name, "missing; mtmd's " + projector +
+                                  " projector requires it (\"unable to find "
+                                  "tensor\"): convert the vision tower again");
 }
 
 }  // namespace
@@ -168,16 +169,36 @@ void check_mmproj(CheckContext& ctx) {
                         "\", a projector llama.cpp v0.4.0's mtmd does not know (\"unknown "
                         "projector type\"): use a newer llama.cpp or the converter's type");
     else if (projector == "gemma3")
-        check_gemma3_tensors(ctx);
-    else
+        check_projector_tensors(ctx, projector,
+                                {"mm.input_projection.weight", "mm.soft_emb_norm.weight"});
+    else if (projector == "qwen2vl_merger" || projector == "qwen2.5vl_merger") {
+        check_projector_tensors(ctx, projector,
+                                {"mm.0.weight", "mm.0.bias", "mm.2.weight", "mm.2.bias"});
+        // load_hparams: 2.5's window-attention period is required (get_u32 with required).
+        const GgufValue* pattern = ctx.find("clip.vision.n_wa_pattern");
+        if (projector == "qwen2.5vl_merger" && pattern == nullptr)
+            ctx.finding("clip.vision.n_wa_pattern",
+                        "missing; mtmd's qwen2.5vl_merger requires it (\"Key not found\"): write "
+                        "fullatt_block_indexes[0] + 1 as the converter does");
+        else if (pattern != nullptr && gguf_type_spec_name(*pattern) != "UINT32")
+            ctx.finding("clip.vision.n_wa_pattern",
+                        "has type " + gguf_type_spec_name(*pattern) +
+                            "; mtmd reads it as UINT32 and aborts the process (write it so)");
+    } else
         ctx.warning("clip.projector_type",
                     "\"" + projector + "\": rebox does not check this projector's tensors");
 }
 
 std::optional<uint64_t> mmproj_output_width(const CheckContext& ctx) {
-    // clip_n_mmproj_embd: gemma3 takes mm.input_projection's ne[0].
+    // clip_n_mmproj_embd: gemma3 takes mm.input_projection's ne[0]; qwen2vl_merger and
+    // qwen2.5vl_merger mm.2.bias's ne[0].
     if (const auto* proj = ctx.find_tensor("mm.input_projection.weight"); proj != nullptr)
         return static_cast<uint64_t>(proj->info->ne.at(0));
+    const GgufValue* type = ctx.find("clip.projector_type");
+    const std::string* name = type != nullptr ? type->as_string() : nullptr;
+    if (name != nullptr && (*name == "qwen2vl_merger" || *name == "qwen2.5vl_merger"))
+        if (const auto* bias = ctx.find_tensor("mm.2.bias"); bias != nullptr)
+            return static_cast<uint64_t>(bias->info->ne.at(0));
     return std::nullopt;
 }
 

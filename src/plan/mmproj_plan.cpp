@@ -10,12 +10,15 @@
 #include <array>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <span>
 
 #include "arch/architecture.hpp"
 #include "arch/vision/vision_architecture.hpp"
 #include "model/json_file.hpp"
+#include "plan/row_moves.hpp"
 #include "quant_checks.hpp"
+#include "rebox/ggml_type.hpp"
 #include "source/model_dir.hpp"
 #include "tensor_rules.hpp"
 
@@ -39,12 +42,26 @@ constexpr std::string_view kHiddenKeys[] = {"hidden_size", "width", "vt_hidden_s
 constexpr std::string_view kFfnKeys[] = {"intermediate_size", "vt_intermediate_size"};
 constexpr std::string_view kHeadKeys[] = {"num_attention_heads", "num_heads", "heads",
                                           "vt_num_attention_heads"};
+// The tower's input channels: SigLIP's num_channels, Qwen2-VL's in_channels.
+constexpr std::string_view kChannelKeys[] = {"num_channels", "in_channels"};
 
 // The vision numbers the tensor table and the common KVs need.
 struct VisionNumbers {
     uint32_t image_size = 0, patch_size = 0, hidden = 0, ffn = 0, blocks = 0, heads = 0;
     uint32_t channels = 0, text_hidden = 0;
+    // Read only where a family's table uses them (0: vision_config has none).
+    uint32_t merge = 0, temporal = 0, mlp_ratio = 0;
 };
+
+// A positive integer vision_config may hold (0 when absent or not one: a shape that needs it then
+// fails its check, naming the key).
+uint32_t optional_count(const json& object, const char* key) {
+    const auto it = object.find(key);
+    if (it == object.end() || !it->is_number_integer() || it->get<int64_t>() <= 0 ||
+        it->get<int64_t>() > int64_t{1} << 20)
+        return 0;
+    return static_cast<uint32_t>(it->get<int64_t>());
+}
 
 // A positive integer under the first of `keys` the object holds; a Blocker naming it otherwise.
 uint32_t read_count(const json& object, std::span<const std::string_view> keys,
@@ -123,6 +140,14 @@ int64_t dim_value(VisionDim dim, const VisionNumbers& n) {
             const int64_t side = n.patch_size ? n.image_size / n.patch_size : 0;
             return side * side;
         }
+        case VisionDim::qkv:
+            return int64_t{3} * n.hidden;
+        case VisionDim::merged:
+            return int64_t{n.hidden} * n.merge * n.merge;
+        case VisionDim::temporal:
+            return n.temporal;
+        case VisionDim::mlp_width:
+            return int64_t{n.hidden} * n.mlp_ratio;
     }
     return 0;
 }
@@ -143,6 +168,14 @@ const char* dim_source(VisionDim dim) {
             return "vision_config.patch_size";
         case VisionDim::patches:
             return "(image_size / patch_size)^2";
+        case VisionDim::qkv:
+            return "3 x vision_config.hidden_size";
+        case VisionDim::merged:
+            return "vision_config.hidden_size x spatial_merge_size^2";
+        case VisionDim::temporal:
+            return "vision_config.temporal_patch_size";
+        case VisionDim::mlp_width:
+            return "vision_config.hidden_size x mlp_ratio";
     }
     return "";
 }
@@ -161,11 +194,13 @@ std::string with_layer(std::string_view pattern, int64_t layer) {
     return name;
 }
 
-std::optional<VisionMatch> match_vision_name(const VisionArchitecture& arch,
-                                             const std::string& name) {
+// Every row naming the source (several when the converter splits it into parts).
+std::vector<VisionMatch> match_vision_name(const VisionArchitecture& arch,
+                                           const std::string& name) {
+    std::vector<VisionMatch> matches;
     for (const auto* rows : {&arch.first, &arch.last})
         for (const VisionTensorSpec& spec : *rows)
-            if (spec.hf == name) return VisionMatch{&spec, std::string(spec.gguf)};
+            if (spec.hf == name) matches.push_back(VisionMatch{&spec, std::string(spec.gguf)});
     for (const VisionTensorSpec& spec : arch.layer) {
         const size_t at = spec.hf.find("{N}");
         const std::string_view head = spec.hf.substr(0, at), tail = spec.hf.substr(at + 3);
@@ -177,9 +212,70 @@ std::optional<VisionMatch> match_vision_name(const VisionArchitecture& arch,
         if (digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos)
             continue;
         const int64_t layer = std::stoll(digits);
-        return VisionMatch{&spec, with_layer(spec.gguf, layer), layer};
+        matches.push_back(VisionMatch{&spec, with_layer(spec.gguf, layer), layer});
     }
-    return std::nullopt;
+    return matches;
+}
+
+// A split part (VisionSplit): GGUF row r holds source row row_source[r], rows of row_values
+// values. q/k/v: the source's rows [k n/3, (k+1) n/3) (a bias: single values). A Conv3D
+// [out, in, T, kh, kw] seen as out x in x T rows of kh x kw: part t takes every T-th row from t,
+// and its ne drops the temporal dim. A BLOCKER where the output type's blocks would mix two rows.
+bool attach_split(arch::VisionSplit split, const SourceTensor& source, TensorPlan* tp,
+                  std::vector<Blocker>* blockers) {
+    using arch::VisionSplit;
+    if (split == VisionSplit::none) return true;
+    const std::vector<int64_t>& shape = source.shape;
+    const bool third = split == VisionSplit::third_0 || split == VisionSplit::third_1 ||
+                       split == VisionSplit::third_2;
+    uint64_t rows = 0, row_values = 0;
+    std::vector<uint32_t> row_source;
+    if (third) {
+        row_values = shape.size() == 2 ? static_cast<uint64_t>(shape[1]) : 1;
+        rows = static_cast<uint64_t>(shape[0]) / 3;
+        const uint64_t part = split == VisionSplit::third_0   ? 0
+                              : split == VisionSplit::third_1 ? 1
+                                                              : 2;
+        for (uint64_t r = 0; r < rows; ++r)
+            row_source.push_back(static_cast<uint32_t>(part * rows + r));
+    } else {
+        const uint64_t depth = static_cast<uint64_t>(shape[2]);
+        if (depth != 2) {
+            if (split == VisionSplit::temporal_1) return false;  // said once, for part 0
+            blockers->push_back(
+                {source.name,
+                 "is a Conv3D patch embedding of temporal size " + std::to_string(depth) +
+                     "; llama.cpp's converter splits only a temporal size of 2 (\"Current "
+                     "implementation only support temporal_patch_size of 2\") into "
+                     "v.patch_embd.weight and v.patch_embd.weight.1, and clip.cpp reads two",
+                 "a checkpoint with temporal_patch_size 2, or convert with --no-mmproj"});
+            return false;
+        }
+        row_values = static_cast<uint64_t>(shape[3] * shape[4]);
+        rows = static_cast<uint64_t>(shape[0] * shape[1]);
+        const uint64_t t = split == VisionSplit::temporal_1 ? 1 : 0;
+        for (uint64_t r = 0; r < rows; ++r)
+            row_source.push_back(static_cast<uint32_t>(r * depth + t));
+    }
+    const int64_t group = source.quant_group();
+    if (const auto problem = plan_detail::row_move_problem(
+            tp->type, row_values, group > 0 ? static_cast<uint64_t>(group) : 0)) {
+        blockers->push_back({source.name,
+                             "is split into " + tp->gguf_name + " by whole rows, but " + *problem,
+                             "--outtype f32 (every value moves on its own)"});
+        return false;
+    }
+    tp->row_source = std::move(row_source);
+    tp->row_values = row_values;
+    if (third) {
+        tp->ne.back() /= 3;
+    } else {  // planned as the 4-D [out, in x T, kh, kw]; each part is [out, in, kh, kw]
+        tp->ne = {shape[4], shape[3], shape[1], shape[0]};
+    }
+    tp->nbytes = ggml_nbytes(tp->type, tp->ne).value_or(0);
+    tp->note += std::string(tp->note.empty() ? "" : "; ") +
+                (third ? "one third of the fused q/k/v rows" : "one temporal slice of the Conv3D");
+    return true;
 }
 
 // The source name the record's table uses: "model." in front dropped (transformers >= 4.50
@@ -192,10 +288,20 @@ std::optional<std::string> vision_name(const VisionArchitecture& arch, std::stri
 }
 
 // The tensor's type: the record's dtype rule, then rebox's exactness (plan/tensor_rules.hpp).
-bool plan_vision_tensor(const SourceTensor& tensor, size_t index, const VisionMatch& match,
+bool plan_vision_tensor(const SourceTensor& whole, size_t index, const VisionMatch& match,
                         const PlanOptions& options, std::string_view family, TensorPlan* tp,
                         std::vector<Blocker>* blockers) {
     const VisionTensorSpec& spec = *match.spec;
+    // A Conv3D source is planned as 4-D (GGUF holds at most 4 dims): [out, in x T, kh, kw], the
+    // same bytes; attach_split then takes its parts.
+    SourceTensor folded;
+    const bool conv3d = whole.shape.size() == 5;
+    if (conv3d) {
+        folded = whole;
+        folded.shape = {whole.shape[0], whole.shape[1] * whole.shape[2], whole.shape[3],
+                        whole.shape[4]};
+    }
+    const SourceTensor& tensor = conv3d ? folded : whole;
     const std::string record = std::string(family) + " vision";
     if (spec.dtype == VisionDtype::f32)
         return plan_detail::plan_exact_f32(tensor, index, match.gguf_name, record,
@@ -225,6 +331,13 @@ bool plan_vision_tensor(const SourceTensor& tensor, size_t index, const VisionMa
     }
     if (!plan_detail::plan_tensor(tensor, index, match.gguf_name, options, tp, blockers))
         return false;
+    // The patch embedding: F16 where the file is F16 (an F16 source), else F32.
+    if (spec.dtype == VisionDtype::f32_unless_f16 && tp->type != GgmlType::F16 &&
+        tp->type != GgmlType::F32 &&
+        !plan_detail::plan_exact_f32(tensor, index, match.gguf_name, record, "patch embedding", tp,
+                                     blockers))
+        return false;
+    if (!attach_split(spec.split, whole, tp, blockers)) return false;
     return plan_detail::attach_value_transform(spec.value, tensor, tp, blockers);
 }
 
@@ -307,6 +420,7 @@ std::optional<Plan> make_mmproj_plan(const SourceModel& source, const PlanOption
     for (const arch::ConfigDefault& d : arch->vision_defaults)
         if (!vision.contains(std::string(d.field)))
             vision[std::string(d.field)] = json::parse(d.json_value);
+    if (arch->prepare_vision) arch->prepare_vision(vision);
     VisionNumbers n;
     n.image_size = read_count(vision, std::array{std::string_view("image_size")}, "vision_config.",
                               &plan.blockers);
@@ -316,8 +430,10 @@ std::optional<Plan> make_mmproj_plan(const SourceModel& source, const PlanOption
     n.ffn = read_count(vision, kFfnKeys, "vision_config.", &plan.blockers);
     n.blocks = read_count(vision, kBlockKeys, "vision_config.", &plan.blockers);
     n.heads = read_count(vision, kHeadKeys, "vision_config.", &plan.blockers);
-    n.channels = read_count(vision, std::array{std::string_view("num_channels")}, "vision_config.",
-                            &plan.blockers);
+    n.channels = read_count(vision, kChannelKeys, "vision_config.", &plan.blockers);
+    n.merge = optional_count(vision, "spatial_merge_size");
+    n.temporal = optional_count(vision, "temporal_patch_size");
+    n.mlp_ratio = optional_count(vision, "mlp_ratio");
     // MmprojModel: the text model's width, text_config over the top level.
     json text = config;
     if (config.contains("text_config") && config["text_config"].is_object())
@@ -341,6 +457,7 @@ std::optional<Plan> make_mmproj_plan(const SourceModel& source, const PlanOption
 
     // Each member named, checked and typed, in the table's order (first, layers, last).
     std::map<std::string, std::pair<size_t, VisionMatch>> named;
+    std::set<std::string> refused;  // named by a source already refused: said once
     size_t skipped = 0;
     for (const auto& [index, name] : members) {
         const SourceTensor& tensor = source.tensors[index];
@@ -350,8 +467,8 @@ std::optional<Plan> make_mmproj_plan(const SourceModel& source, const PlanOption
             ++skipped;
             continue;
         }
-        const auto match = match_vision_name(*arch, name);
-        if (!match) {
+        const std::vector<VisionMatch> matches = match_vision_name(*arch, name);
+        if (matches.empty()) {
             plan.blockers.push_back(
                 {tensor.name,
                  "has no name in the " + std::string(arch->family) +
@@ -359,21 +476,26 @@ std::optional<Plan> make_mmproj_plan(const SourceModel& source, const PlanOption
                  "remove the tensor, or convert with --no-mmproj"});
             continue;
         }
-        if (match->layer >= n.blocks) {
+        if (matches[0].layer >= n.blocks) {
             plan.blockers.push_back({tensor.name,
-                                     "is layer " + std::to_string(match->layer) +
+                                     "is layer " + std::to_string(matches[0].layer) +
                                          " of a tower of vision_config.num_hidden_layers " +
                                          std::to_string(n.blocks),
                                      std::string(kFixConfig)});
             continue;
         }
-        if (!check_vision_shape(tensor, *match, n, &plan.blockers)) continue;
-        if (!named.emplace(match->gguf_name, std::pair{index, *match}).second)
-            plan.blockers.push_back({tensor.name, "maps to " + match->gguf_name + " twice",
-                                     "keep one of the two tensors"});
+        if (!check_vision_shape(tensor, matches[0], n, &plan.blockers)) {
+            for (const VisionMatch& match : matches) refused.insert(match.gguf_name);
+            continue;
+        }
+        for (const VisionMatch& match : matches)
+            if (!named.emplace(match.gguf_name, std::pair{index, match}).second)
+                plan.blockers.push_back({tensor.name, "maps to " + match.gguf_name + " twice",
+                                         "keep one of the two tensors"});
     }
     const auto take = [&](const std::string& gguf_name) {
         const auto it = named.find(gguf_name);
+        if (it == named.end() && refused.count(gguf_name)) return;
         if (it == named.end()) {
             plan.blockers.push_back(
                 {gguf_name,
@@ -397,7 +519,7 @@ std::optional<Plan> make_mmproj_plan(const SourceModel& source, const PlanOption
             std::to_string(skipped) +
             " vision tensor(s) llama.cpp's converter skips left out of the mmproj");
 
-    VisionInputs inputs{&vision, &preprocessor, n.text_hidden, n.image_size, n.patch_size};
+    VisionInputs inputs{&vision, &preprocessor, &config, n.text_hidden, n.image_size, n.patch_size};
     plan.kvs = mmproj_kvs(*arch, inputs, n, *mean, *std_dev, plan, source, options, &plan.blockers);
     return plan;
 }

@@ -32,6 +32,7 @@ declare -A names=(
   [glm4moe]='"glm4moe" "glm4_moe"'
   [gemma4]='"gemma4" "gemma4_text"'
   [deepseek2]='"deepseek2" "deepseek_v3" "deepseek_v2" "kimi_k2"'
+  [qwen2vl]='"qwen2vl" "qwen2_vl" "qwen2_5_vl" "Qwen2VLForConditionalGeneration" "Qwen2_5_VLForConditionalGeneration" "qwen2vl_merger" "qwen2.5vl_merger"'
 )
 for arch in $(printf '%s\n' "${!names[@]}" | sort); do
   args=()

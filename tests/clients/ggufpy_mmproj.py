@@ -1,20 +1,27 @@
 """A rebox mmproj GGUF (the vision tower and projector beside a text model) against llama.cpp's own mmproj
 conversion of the same checkpoint, as `convert_hf_to_gguf.py --mmproj` writes it.
 
-The converter's class chain from the bundle (Gemma3VisionModel -> MmprojModel -> ModelBase, conversion/gemma.py
-and base.py, run as written by converter_run.py) gives the KVs (general.architecture, general.type from
+The converter's class chain from the bundle (Gemma3VisionModel, or Qwen2VLVisionModel for Qwen2-VL / Qwen2.5-VL,
+-> MmprojModel -> ModelBase, conversion/gemma.py / qwenvl.py and base.py, run as written by converter_run.py;
+chosen by config.json's architectures[0] as the converter chooses it) gives the KVs (general.architecture, general.type from
 set_type, then every key set_gguf_parameters writes) and, per source tensor, filter_tensors + modify_tensors
 (soft_emb_norm + 1, the "_weight" rename, gguf-py's name map). The type and bytes of each tensor come from
 ModelBase.prepare_tensors' own statements (tensor_force_quant, the 1-D / norm / position-table rules, the
 file type's default, gguf.quants.quantize), extracted from the bundle's source with `ast` and run as
 written. Every GGUF tensor must be one the converter writes, with its name, shape, type and every value bit
-for bit, and every converter tensor must be in the file; every converter KV must be in the file with the
+for bit, and every converter tensor must be in the file (Qwen2VLVisionModel's q/k/v split of the fused qkv and
+its two temporal slices of the Conv3D patch embedding included); every converter KV must be in the file with the
 same type and value, in the converter's order.
 
 One documented difference (docs/architectures.md "Vision"): where the converter's forced F16 would round a
 value (mm.input_projection from F32 values that F16 cannot hold), rebox writes the exact values as F32; the
 script then checks that the converter's F16 does round, and that the file holds the unrounded values bit
 for bit.
+
+v0.4.0's Qwen2VLVisionModel.filter_tensors keeps only names starting with "visual.", so it writes no tensor for
+a transformers >= 4.52 checkpoint, whose tower is "model.visual.*" (docs/architectures.md "Vision"); the script
+feeds it such names without "model." (as the bundle's Qwen3VLVisionModel strips it), the tensors it would then
+write.
 
 Usage: ggufpy_mmproj.py LLAMA_SRC MODEL_DIR MMPROJ.gguf OUTTYPE   (OUTTYPE: the converter's --outtype the
 file corresponds to: bf16, f16 or f32)
@@ -34,7 +41,11 @@ from source_values import Source
 llama_src, model_dir, gguf_path, outtype = sys.argv[1:5]
 problems = []
 src = Source(model_dir)
-conv = Converter(llama_src, [("gemma.py", "Gemma3VisionModel"), ("base.py", "MmprojModel"), ("base.py", "ModelBase")],
+CLASSES = {"Gemma3ForConditionalGeneration": ("gemma.py", "Gemma3VisionModel"),
+           "Qwen2VLForConditionalGeneration": ("qwenvl.py", "Qwen2VLVisionModel"),
+           "Qwen2_5_VLForConditionalGeneration": ("qwenvl.py", "Qwen2VLVisionModel")}
+hf_arch = ((src.config.get("vision_config") or {}).get("architectures") or src.config["architectures"])[0]
+conv = Converter(llama_src, [CLASSES[hf_arch], ("base.py", "MmprojModel"), ("base.py", "ModelBase")],
                  model_dir, copy.deepcopy(src.config), class_constants=True,
                  attrs={"_fp8_as_q8": False, "_fp8_dequantized": set()})  # ModelBase.__init__'s defaults
 conv.obj.ftype = {"bf16": gguf.LlamaFileType.MOSTLY_BF16, "f16": gguf.LlamaFileType.MOSTLY_F16,
@@ -72,7 +83,8 @@ rules = converter_type_rules()
 wanted = {}  # GGUF name -> (qtype, float32 values as the file holds them, values before the type, source)
 for hf in src.names():
     native = src.native(hf)
-    for g, data in conv.tensors(hf, native, block_id(hf)):
+    fed = hf[len("model."):] if hf.startswith("model.visual.") else hf
+    for g, data in conv.tensors(fed, native, block_id(hf)):
         qtype, stored = rules(conv.obj, hf, g, block_id(hf), AsTorch(np.asarray(data)))
         values = np.asarray(stored, dtype=np.float32) if qtype == gguf.GGMLQuantizationType.F32 else \
             np.asarray(gguf.quants.dequantize(stored, qtype), dtype=np.float32)

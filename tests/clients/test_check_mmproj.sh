@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # rebox check on a text model + mmproj pair, against what llama.cpp v0.4.0's mtmd requires
 # (tools/mtmd/clip.cpp, clip-impl.h, mtmd.cpp of the bundled source): the pair rebox convert
-# writes for a multimodal Gemma 3 is clean (found beside, and given with --mmproj); a text model
+# writes for a multimodal Gemma 3 is clean (found beside, and given with --mmproj), and for a Qwen2.5-VL
+# (whose width is mm.2.bias's, and whose n_wa_pattern and mm.0 / mm.2 are required); a text model
 # of another width, a KV of the wrong type, a projector type outside the bundle's
 # PROJECTOR_TYPE_NAMES and a missing projector tensor are each one FINDING line and exit 1; every
 # name of the bundle's table is known. (test_mmproj_mtmd.sh shows mtmd itself refusing the width.)
@@ -43,6 +44,19 @@ expect_finding "clip.vision.image_size has type INT32" "$WORK/pair.gguf" --mmpro
 # The gemma3 projector's tensors (clip_model_loader::load_tensors).
 "$REBOX" meta -q "$mmproj" -o "$WORK/no-norm.gguf" --rename-tensor mm.soft_emb_norm.weight=mm.other.weight
 expect_finding "mm.soft_emb_norm.weight missing" "$WORK/no-norm.gguf"
+
+# Qwen2.5-VL (qwen2.5vl_merger): the pair is clean; clip_n_mmproj_embd is mm.2.bias's width;
+# load_hparams requires clip.vision.n_wa_pattern, load_tensors mm.0 / mm.2 (weight and bias).
+"$MKFIXTURE" "$WORK/qfx" --preset tiny --tokenizer small --arch qwen2_5_vl --format float --no-pooling >/dev/null
+"$REBOX" convert "$WORK/qfx" -o "$WORK/qpair.gguf" --quiet
+qmm="$WORK/mmproj-qpair.gguf"
+out="$("$REBOX" check "$WORK/qpair.gguf")" || fail "the Qwen2.5-VL pair: $out"
+grep -q "^OK: 2 file(s), .* 0 warning(s)" <<<"$out" || fail "the Qwen2.5-VL pair, not checked whole: $out"
+expect_finding "gemma3.embedding_length is 96 .* projects to 64" "$WORK/wide.gguf" --mmproj "$qmm"
+"$REBOX" meta -q "$qmm" -o "$WORK/no-wa.gguf" --delete clip.vision.n_wa_pattern
+expect_finding "clip.vision.n_wa_pattern missing" "$WORK/qpair.gguf" --mmproj "$WORK/no-wa.gguf"
+"$REBOX" meta -q "$qmm" -o "$WORK/no-mm0.gguf" --rename-tensor mm.0.bias=mm.9.bias
+expect_finding "mm.0.bias missing" "$WORK/no-mm0.gguf"
 
 # Projector names: the bundle's PROJECTOR_TYPE_NAMES, read from its clip-impl.h.
 names="$(sed -n '/PROJECTOR_TYPE_NAMES = {/,/^};/p' "$GGUFPY_SRC/tools/mtmd/clip-impl.h" |

@@ -6,6 +6,10 @@
 # n_embd check), encodes tools/mtmd/test-1.jpeg through the gemma3 projector (64 image tokens) and
 # generates 4 tokens (the CLI exits non-zero when the pair does not load or the image does not encode;
 # its log is written by a thread that an early exit may cut short, so only the exit status is asserted).
+# The Qwen2-VL and Qwen2.5-VL pairs (rebox-mkfixture --arch qwen2_vl / qwen2_5_vl, BF16 towers of 4 blocks:
+# the q/k/v thirds, the two temporal slices of the patch embedding, the merger; 2.5 with its window
+# attention pattern) load and encode the same image, at most 16 image tokens, through the qwen2vl_merger /
+# qwen2.5vl_merger graphs, then generate 4 tokens.
 # The projection against a 96-wide text model is refused by mtmd ("mismatch between text model
 # (n_embd = 96) and mmproj (n_embd = 64)"), so the check is one that can fail.
 # Usage: bash tests/clients/test_mmproj_mtmd.sh BUILD_DIR
@@ -29,6 +33,16 @@ for format in float mcq; do
   mtmd "$WORK/$format.gguf" "$WORK/mmproj-$format.gguf" "$WORK/$format.log" ||
     { tail -20 "$WORK/$format.log"; echo "FAIL: llama-mtmd-cli on the $format pair" >&2; exit 1; }
   echo "ok: llama.cpp's mtmd loaded the $format pair, encoded an image and generated ($(clients_elapsed))"
+done
+for arch in qwen2_vl qwen2_5_vl; do
+  dir="$WORK/$arch"
+  "$MKFIXTURE" "$dir" --preset tiny --tokenizer small --arch "$arch" --format float --no-pooling >/dev/null
+  "$REBOX" convert "$dir" -o "$WORK/$arch.gguf" --quiet
+  "$LLAMA_MTMD_CLI" -m "$WORK/$arch.gguf" --mmproj "$WORK/mmproj-$arch.gguf" \
+    --image "$GGUFPY_SRC/tools/mtmd/test-1.jpeg" --image-max-tokens 16 -p "describe" -n 4 -t 2 --temp 0 \
+    --chat-template chatml >"$WORK/$arch.log" 2>&1 ||
+    { tail -20 "$WORK/$arch.log"; echo "FAIL: llama-mtmd-cli on the $arch pair" >&2; exit 1; }
+  echo "ok: llama.cpp's mtmd loaded the $arch pair, encoded an image and generated ($(clients_elapsed))"
 done
 # A text model 96 wide against the 64-wide projection: mtmd must refuse the pair.
 dir="$WORK/wide"

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "json_files.hpp"
+#include "qwen2vl_files.hpp"
 #include "safetensors_writer.hpp"
 #include "tensor_content.hpp"
 
@@ -411,7 +412,8 @@ ojson apertus_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id) {
 
 void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_t bos_id,
                        int64_t eos_id, const std::string& arch, const std::string& rope_scaling,
-                       bool attention_bias, double partial_rotary_factor, bool multimodal) {
+                       bool attention_bias, double partial_rotary_factor, bool multimodal,
+                       bool vl_split, int64_t vl_temporal, int64_t vl_merger_width) {
     if (arch == "phi3") {
         write_json_file(out_dir / "config.json",
                         phi3_config(d, tied, bos_id, eos_id, rope_scaling, partial_rotary_factor),
@@ -471,6 +473,11 @@ void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_
         write_json_file(out_dir / "preprocessor_config.json", preprocessor, 2);
         write_json_file(out_dir / "processor_config.json",
                         ojson{{"image_seq_length", 64}, {"processor_class", "Gemma3Processor"}}, 2);
+        return;
+    }
+    if (is_qwen2vl_arch(arch)) {
+        write_qwen2vl_config(out_dir, d, tied, bos_id, eos_id, arch, vl_split, vl_temporal,
+                             vl_merger_width ? vl_merger_width : d.hidden);
         return;
     }
     if (arch == "apertus") {

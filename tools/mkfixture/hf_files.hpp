@@ -26,10 +26,12 @@ namespace mkfixture {
 void write_config_json(const std::filesystem::path& out_dir, const Dims& dims, bool tied,
                        int64_t bos_id = -1, int64_t eos_id = -1, const std::string& arch = "qwen3",
                        const std::string& rope_scaling = "none", bool attention_bias = false,
-                       double partial_rotary_factor = 0.0, bool multimodal = false);
+                       double partial_rotary_factor = 0.0, bool multimodal = false,
+                       bool vl_split = false, int64_t vl_temporal = 2, int64_t vl_merger_width = 0);
 // arch "gemma" / "gemma2" / "gemma3": GemmaForCausalLM / Gemma2ForCausalLM (softcapping, sliding
 // window) / Gemma3ForCausalLM (model_type gemma3_text); multimodal (gemma3): a
 // Gemma3ForConditionalGeneration config with the text numbers in text_config.
+// arch "qwen2_vl" / "qwen2_5_vl": write_qwen2vl_config (qwen2vl_files.hpp).
 // Sets one number of the config.json already written in out_dir (the experts-count defect).
 void set_config_number(const std::filesystem::path& out_dir, const std::string& key, int64_t value);
 // sentence-transformers modules.json and 1_Pooling/config.json: pooling `mode` "lasttoken" (the

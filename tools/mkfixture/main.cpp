@@ -127,7 +127,11 @@ int main(int argc, char** argv) {
            "ApertusForCausalLM, q/k norms, up / down with the xIELU parameters, llama3 rope, "
            "untied) | qwen35 (tiny only: Qwen3_5ForCausalLM in BF16, 4 layers with full attention "
            "every 2nd, 2 key / 4 value heads in the linear-attention layers, 1 MTP layer, "
-           "Qwen3.5's split regex) | qwen35moe (tiny only: qwen35 with Qwen3_5MoeForCausalLM's "
+           "Qwen3.5's split regex) | qwen2_vl / qwen2_5_vl (tiny only: "
+           "Qwen2VLForConditionalGeneration / Qwen2_5_VLForConditionalGeneration, qwen2's text "
+           "model with an M-RoPE rope_scaling, a float vision tower of 2 blocks and the merger, "
+           "preprocessor_config.json; --vl-split) | qwen35moe (tiny only: qwen35 with "
+           "Qwen3_5MoeForCausalLM's "
            "experts in every layer: 4 of width 32, fused gate_up_proj in the main layers, per "
            "expert in the MTP layer, and a shared expert) | glm4moe (tiny only: "
            "Glm4MoeForCausalLM, layer 0 dense, "
@@ -146,7 +150,7 @@ int main(int argc, char** argv) {
              "mixtral", "phi3",        "gemma",         "gemma2",     "gemma3",    "gpt_oss",
              "bert",    "xlm-roberta", "nomic-bert",    "modernbert", "seed_oss",  "olmo2",
              "olmo3",   "smollm3",     "mistral3",      "apertus",    "qwen35",    "glm4moe",
-             "gemma4",  "deepseek2",   "glm4_moe_lite", "qwen35moe"}));
+             "gemma4",  "deepseek2",   "glm4_moe_lite", "qwen35moe",  "qwen2_vl",  "qwen2_5_vl"}));
     bool deepseek2_no_q_lora = false;
     app.add_flag("--no-q-lora", deepseek2_no_q_lora,
                  "--arch deepseek2: q_lora_rank null (q_proj instead of q_a_proj / q_b_proj)");
@@ -204,6 +208,17 @@ int main(int argc, char** argv) {
                    "(mcq) | experts-count (any format: config.json num_experts one too few)")
         ->check(CLI::IsMember(mkfixture::moe_defect_names()));
     bool multimodal = false;
+    bool vl_split = false;
+    int64_t vl_temporal = 2, vl_merger_width = 0;
+    app.add_flag("--vl-split", vl_split,
+                 "--arch qwen2_vl / qwen2_5_vl: transformers >= 4.52's layout "
+                 "(model.language_model.*, model.visual.*, text_config)");
+    app.add_option("--vl-temporal", vl_temporal,
+                   "--arch qwen2_vl / qwen2_5_vl: the patch embedding's temporal size (default 2; "
+                   "3 makes a checkpoint that must be refused)");
+    app.add_option("--vl-merger-width", vl_merger_width,
+                   "--arch qwen2_vl / qwen2_5_vl: the merger's output width (default: the text "
+                   "model's hidden_size; another width makes a checkpoint that must be refused)");
     app.add_flag("--multimodal", multimodal,
                  "gemma3: Gemma3ForConditionalGeneration layout (text model under "
                  "language_model.model., text_config, a tiny float SigLIP tower and projector, "
@@ -648,6 +663,9 @@ int main(int argc, char** argv) {
         options.moe_defect = moe_options.moe_defect;
         options.stacked_experts = is_mlx;  // mlx-lm stores experts as switch_mlp [E, out, in]
         options.multimodal = multimodal;
+        options.vl_split = vl_split;
+        options.vl_temporal = vl_temporal;
+        options.vl_merger_width = vl_merger_width;
         mkfixture::ModelPlan plan = mkfixture::make_plan(options);
         if (is_mlx) mlx.overrides = mkfixture::apply_mlx_recipe(plan, recipe);
         if (is_fp4) {  // every quantized module in the mode, embeddings and routers included
@@ -666,7 +684,8 @@ int main(int argc, char** argv) {
             eos_id = mkfixture::added_token_id_in_file(out / "tokenizer.json", "<|im_end|>");
         }
         mkfixture::write_config_json(out, plan.dims, !untied, bos_id, eos_id, arch, rope_scaling,
-                                     attention_bias, partial_rotary_factor, multimodal);
+                                     attention_bias, partial_rotary_factor, multimodal, vl_split,
+                                     vl_temporal, vl_merger_width);
         if (moe_options.moe_defect == "experts-count")
             mkfixture::set_config_number(out,
                                          arch == "mixtral" ? "num_local_experts" : "num_experts",

@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "qwen2vl_files.hpp"
+
 namespace mkfixture {
 
 uint64_t PlanUnit::byte_count() const {
@@ -189,7 +191,8 @@ ModelPlan make_plan(const PlanOptions& options) {
     }
     if (d.vocab < 1) throw std::runtime_error("--preset: vocabulary size must be positive");
     const bool moe = is_moe_arch(options.arch);
-    const bool qwen2 = options.arch == "qwen2" || options.arch == "qwen2_moe";
+    const bool qwen2vl = is_qwen2vl_arch(options.arch);
+    const bool qwen2 = options.arch == "qwen2" || options.arch == "qwen2_moe" || qwen2vl;
     const bool mixtral = options.arch == "mixtral";
     const bool phi3 = options.arch == "phi3";
     const bool llama = options.arch == "llama" || mixtral, mistral = options.arch == "mistral";
@@ -206,11 +209,14 @@ ModelPlan make_plan(const PlanOptions& options) {
         throw std::runtime_error("--arch: unknown architecture '" + options.arch +
                                  "' (expected qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe, "
                                  "mixtral, phi3, gemma, gemma2, gemma3, seed_oss, olmo2, olmo3, "
-                                 "smollm3, mistral3 or apertus)");
+                                 "smollm3, mistral3, apertus, qwen2_vl or qwen2_5_vl)");
     if (gemma && options.arch != "gemma" && !gemma2_norms)
         throw std::runtime_error("--arch: unknown architecture '" + options.arch + "'");
     if (options.multimodal && !gemma3)
         throw std::runtime_error("--multimodal applies to --arch gemma3");
+    if ((options.vl_split || options.vl_temporal != 2 || options.vl_merger_width) && !qwen2vl)
+        throw std::runtime_error(
+            "--vl-split / --vl-temporal apply to --arch qwen2_vl / qwen2_5_vl");
     if (options.preset == "qwen3-30b-a3b-2layers" && options.arch != "qwen3_moe")
         throw std::runtime_error("--preset qwen3-30b-a3b-2layers needs --arch qwen3_moe");
     if (options.hidden != 0 && options.preset != "tiny")
@@ -256,7 +262,8 @@ ModelPlan make_plan(const PlanOptions& options) {
         throw std::runtime_error("--attention-bias applies to --arch llama/mistral");
     const bool qkv_bias = qwen2 || seed_oss || options.attention_bias;
     // mistral3: Mistral3ForConditionalGeneration as transformers 5 saves it (Ministral 3).
-    const std::string prefix = options.multimodal     ? "language_model.model."
+    const std::string prefix = qwen2vl                ? qwen2vl_text_prefix(options.vl_split)
+                               : options.multimodal   ? "language_model.model."
                                : mistral3             ? "model.language_model."
                                : options.prefix_model ? "model."
                                                       : "";
@@ -325,6 +332,10 @@ ModelPlan make_plan(const PlanOptions& options) {
     }
     units.push_back(norm(prefix + "norm.weight", d.hidden));
     if (options.multimodal) append_siglip_tower(units, d.hidden);
+    if (qwen2vl)
+        append_qwen2vl_tower(units, options.arch,
+                             options.vl_merger_width ? options.vl_merger_width : d.hidden,
+                             options.vl_split, options.vl_temporal);
     if (mistral3) {
         // Stand-ins for the Pixtral tower and the projector: not part of the text GGUF.
         units.push_back(norm_unit("model.vision_tower.ln_pre.weight", 32));

@@ -74,7 +74,13 @@ struct PlanOptions {
     // gemma3: a Gemma3ForConditionalGeneration layout: the text model under
     // "language_model.model.", plus a whole tiny SigLIP tower and the projector (float).
     bool multimodal = false;
-    int64_t vocab = 0;  // for tiny: the tokenizer's token count
+    // qwen2_vl / qwen2_5_vl (qwen2's text model plus the vision tower, qwen2vl_files.hpp):
+    // transformers >= 4.52's model.language_model.* / model.visual.* names, and the Conv3D patch
+    // embedding's temporal size.
+    bool vl_split = false;
+    int64_t vl_temporal = 2;
+    int64_t vl_merger_width = 0;  // the merger's output; 0: the text model's width
+    int64_t vocab = 0;            // for tiny: the tokenizer's token count
     // tiny: hidden_size other than 64 (a multiple of 32; 96 with mistral's head_dim 32 makes layer
     // 0's groups of 64 run across its rows of 96 values). The embedding (and lm_head) then use
     // groups of 32 when 64 does not divide rows x hidden.

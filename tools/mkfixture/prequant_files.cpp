@@ -527,6 +527,10 @@ void add_prequant_quantization(const fs::path& out_dir, const PrequantOptions& o
              {"bits", claimed_bits(o)},
              {"version", o.defect == "unknown-layout" ? "gemv_fast" : o.awq_version},
              {"modules_to_not_convert", nullptr}};
+        // Qwen2-VL / Qwen2.5-VL AWQ checkpoints keep the vision tower in float and say so.
+        const std::string model_type = config.value("model_type", "");
+        if (model_type == "qwen2_vl" || model_type == "qwen2_5_vl")
+            q["modules_to_not_convert"] = ojson::array({"visual"});
     } else {
         const std::string format = o.defect == "unknown-layout" ? "marlin-24" : o.ct_format;
         ojson weights = {{"num_bits", claimed_bits(o)},

@@ -28,6 +28,23 @@ enum class VisionDim : uint8_t {
     channels,      // vision_config num_channels
     patch,         // vision_config patch_size
     patches,       // (image_size / patch_size)^2: the position table's rows
+    qkv,           // 3 x hidden: a fused q/k/v projection's rows
+    merged,        // hidden x spatial_merge_size^2: a patch merger's input width
+    temporal,      // vision_config temporal_patch_size: a Conv3D patch embedding's depth
+    mlp_width,     // hidden x mlp_ratio: the block MLP's width where vision_config gives a ratio
+};
+
+// One source tensor written as several GGUF tensors (the converter's modify_tensors split): which
+// part this row takes. Whole rows move, so every float type carries them exactly.
+enum class VisionSplit : uint8_t {
+    none,
+    third_0,  // rows [0, n/3) of a fused q/k/v weight or bias: q
+    third_1,  // rows [n/3, 2n/3): k
+    third_2,  // rows [2n/3, n): v
+    // A Conv3D [out, in, 2, kh, kw] cut at its temporal index 0 / 1 into two Conv2D
+    // [out, in, kh, kw] (the converter asserts a temporal size of 2).
+    temporal_0,
+    temporal_1,
 };
 
 // How the converter picks a tensor's GGUF type (MmprojModel.tensor_force_quant and the family's
@@ -36,15 +53,19 @@ enum class VisionDtype : uint8_t {
     weight,          // the outtype rules of a text weight (1-D, norms, biases: F32)
     f32,             // always F32 (position table, a family's forced embeddings)
     f16_when_exact,  // the converter forces F16: F16 where every value is exact, else exact F32
+    // MmprojModel's patch embedding rule: F16 when the file is F16 (here: the weight rule gives
+    // F16, an F16 source), else F32.
+    f32_unless_f16,
 };
 
 struct VisionTensorSpec {
     std::string_view hf;      // the HF name; "{N}" stands for the layer index in layer rows
     std::string_view gguf;    // the GGUF name; "{N}" likewise
-    VisionDim shape[4] = {};  // the source (row-major) shape; unused trailing dims: one
+    VisionDim shape[5] = {};  // the source (row-major) shape; unused trailing dims: one
     uint8_t dims = 0;
     VisionDtype dtype = VisionDtype::weight;
     ValueTransform value = ValueTransform::none;
+    VisionSplit split = VisionSplit::none;  // the source shape is the whole one
 };
 
 // The family's inputs as the converter sees them: vision_config (its defaults filled in),
@@ -52,6 +73,7 @@ struct VisionTensorSpec {
 struct VisionInputs {
     const nlohmann::json* vision = nullptr;
     const nlohmann::json* preprocessor = nullptr;
+    const nlohmann::json* config = nullptr;  // config.json as the converter's global_config
     uint32_t text_hidden = 0;
     uint32_t image_size = 0, patch_size = 0;
 };
@@ -68,6 +90,8 @@ struct VisionArchitecture {
     std::span<const VisionTensorSpec> first, layer, last;
     // transformers' defaults (the vision config class) for keys vision_config may leave out.
     std::span<const ConfigDefault> vision_defaults;
+    // The converter's renames of vision_config keys (after the defaults), before anything reads it.
+    void (*prepare_vision)(nlohmann::json& vision) = nullptr;
     // The family's own KVs, appended after MmprojModel's common ones; a value it cannot write is a
     // Blocker naming the file and field.
     void (*family_kvs)(const VisionInputs& in, std::vector<GgufKV>* kvs,
@@ -79,6 +103,8 @@ const VisionArchitecture* find_vision_architecture(const nlohmann::json& config)
 
 namespace detail {
 const VisionArchitecture& gemma3_vision_architecture();
-}
+const VisionArchitecture& qwen2vl_vision_architecture();
+const VisionArchitecture& qwen25vl_vision_architecture();
+}  // namespace detail
 
 }  // namespace rebox::arch

@@ -69,7 +69,7 @@ std::vector<RefVisionTensor> tensors(const RefVisionNumbers& n) {
 }
 
 std::vector<GgufKV> family_kvs(const RefVisionNumbers& n, const nlohmann::json& vision,
-                               const nlohmann::json& preprocessor) {
+                               const nlohmann::json& preprocessor, const nlohmann::json&) {
     std::vector<GgufKV> kvs;
     const double eps = vision.value("layer_norm_eps", 1e-6);
     kvs.push_back(
@@ -90,7 +90,7 @@ std::vector<GgufKV> family_kvs(const RefVisionNumbers& n, const nlohmann::json& 
 
 }  // namespace gemma3_vision_ref
 
-const RefVisionFamily* find_ref_vision_family(const nlohmann::json& config) {
+const RefVisionFamily& ref_gemma3_vision() {
     static const RefVisionFamily kGemma3{
         "gemma3",
         // transformers' SiglipVisionConfig
@@ -105,18 +105,7 @@ const RefVisionFamily* find_ref_vision_family(const nlohmann::json& config) {
         gemma3_vision_ref::tensors,
         gemma3_vision_ref::family_kvs,
     };
-    if (!config.is_object() || !config.contains("vision_config") ||
-        !config["vision_config"].is_object())
-        return nullptr;
-    const auto first = [](const nlohmann::json& object) {
-        const auto it = object.find("architectures");
-        return it != object.end() && it->is_array() && !it->empty() && (*it)[0].is_string()
-                   ? (*it)[0].get<std::string>()
-                   : std::string();
-    };
-    std::string name = first(config["vision_config"]);
-    if (name.empty()) name = first(config);
-    return name == "Gemma3ForConditionalGeneration" ? &kGemma3 : nullptr;
+    return kGemma3;
 }
 
 }  // namespace rebox::verify_ref

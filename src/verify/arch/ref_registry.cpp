@@ -27,6 +27,7 @@ const RefArch& ref_seed_oss();
 const RefArch& ref_olmo2();
 const RefArch& ref_smollm3();
 const RefArch& ref_mistral3();
+const RefArch& ref_qwen2vl();
 const RefArch& ref_apertus();
 const RefArch& ref_qwen35();
 const RefArch& ref_qwen35moe();
@@ -49,6 +50,7 @@ std::span<const RefArch* const> all_ref_archs() {
         &detail::ref_smollm3(),     &detail::ref_mistral3(),        &detail::ref_apertus(),
         &detail::ref_qwen35(),      &detail::ref_qwen35moe(),       &detail::ref_glm4moe(),
         &detail::ref_gemma4(),      &detail::ref_deepseek2(),       &detail::ref_glm4_moe_lite(),
+        &detail::ref_qwen2vl(),
     };
     return kArchs;
 }

@@ -57,6 +57,36 @@ std::optional<SourceFloat> source_float(StDtype dtype) {
     return std::nullopt;
 }
 
+// The GGUF tensor's row-major shape: the source's, or the part the converter cuts out.
+std::vector<int64_t> part_shape(const RefVisionTensor& want) {
+    std::vector<int64_t> shape = want.source_shape;
+    if (want.slice_axis < 0) return shape;
+    if (want.slice_drops_axis)
+        shape.erase(shape.begin() + want.slice_axis);
+    else
+        shape[static_cast<size_t>(want.slice_axis)] = want.slice_count;
+    return shape;
+}
+
+// The part's values, gathered from the whole source's (row-major): for each index before the
+// axis, the slice's indices along it, each with everything after it.
+std::vector<float> cut_part(const RefVisionTensor& want, const std::vector<float>& whole) {
+    if (want.slice_axis < 0) return whole;
+    const auto axis = static_cast<size_t>(want.slice_axis);
+    int64_t outer = 1, inner = 1;
+    for (size_t d = 0; d < axis; ++d) outer *= want.source_shape[d];
+    for (size_t d = axis + 1; d < want.source_shape.size(); ++d) inner *= want.source_shape[d];
+    const int64_t span = want.source_shape[axis];
+    std::vector<float> part;
+    part.reserve(static_cast<size_t>(outer * want.slice_count * inner));
+    for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = want.slice_begin; i < want.slice_begin + want.slice_count; ++i) {
+            const auto at = whole.begin() + (o * span + i) * inner;
+            part.insert(part.end(), at, at + inner);
+        }
+    return part;
+}
+
 bool exact_in_fp16(float value) {
     return static_cast<double>(value) == verify_ref::round_to_fp16(value);
 }
@@ -68,7 +98,9 @@ TensorCheck check_tensor(const RefVisionTensor& want, const GgufFile& file,
     check.gguf_name = want.gguf_name;
     check.source_name = want.source_name;
     const GgufTensorInfo* got = file.find_tensor(want.gguf_name);
+    // transformers >= 4.50 saves a multimodal model's parts under "model." (model.visual.*).
     const StLocated* src = source.find(want.source_name);
+    if (src == nullptr) src = source.find("model." + want.source_name);
     if (got == nullptr || src == nullptr) {
         check.problem = got == nullptr ? "missing from the mmproj file" : "no such source tensor";
         return check;
@@ -78,9 +110,11 @@ TensorCheck check_tensor(const RefVisionTensor& want, const GgufFile& file,
         check.problem = "the source's shape is not the one the configs imply";
         return check;
     }
-    const std::vector<int64_t> ne(want.source_shape.rbegin(), want.source_shape.rend());
+    const std::vector<int64_t> shape = part_shape(want);
+    const std::vector<int64_t> ne(shape.rbegin(), shape.rend());
     if (got->ne != ne) {
-        check.problem = "ne is not the source's shape reversed";
+        check.problem = want.slice_axis < 0 ? "ne is not the source's shape reversed"
+                                            : "ne is not the converter's part's shape reversed";
         return check;
     }
     const auto dtype = source_float(src->info->dtype);
@@ -88,14 +122,17 @@ TensorCheck check_tensor(const RefVisionTensor& want, const GgufFile& file,
         check.problem = "the source is not F32 / F16 / BF16 (verify checks float towers only)";
         return check;
     }
-    const uint64_t count = src->info->element_count();
-    std::vector<float> expected(count), values(count);
-    verify_ref::expected_from_float(*dtype, src->file->data(*src->info), 0, expected);
-    if (want.add_one) verify_ref::add_one_as_converter(*dtype, expected);
+    std::vector<float> whole(src->info->element_count());
+    verify_ref::expected_from_float(*dtype, src->file->data(*src->info), 0, whole);
+    if (want.add_one) verify_ref::add_one_as_converter(*dtype, whole);
+    const std::vector<float> expected = cut_part(want, whole);
+    const uint64_t count = expected.size();
+    std::vector<float> values(count);
     const bool f32 = got->type == GgmlType::F32, f16 = got->type == GgmlType::F16,
                bf16 = got->type == GgmlType::BF16;
     bool type_ok = f32;
     if (want.type == RefVisionType::exact_float) type_ok = f32 || f16 || bf16;
+    if (want.type == RefVisionType::f32_or_f16) type_ok = f32 || f16;
     if (want.type == RefVisionType::f16_or_exact) {
         bool all_fp16 = true;
         for (const float v : expected) all_fp16 = all_fp16 && exact_in_fp16(v);
@@ -128,7 +165,7 @@ TensorCheck check_tensor(const RefVisionTensor& want, const GgufFile& file,
 
 // MmprojModel.set_gguf_parameters' keys (after general.file_type), then the family's.
 std::vector<GgufKV> expected_kvs(const RefVisionFamily& family, const RefVisionNumbers& n,
-                                 const json& vision, const json& preprocessor,
+                                 const json& vision, const json& preprocessor, const json& config,
                                  std::vector<std::string>* problems) {
     std::vector<GgufKV> kvs = {
         {"general.architecture", GgufValue::str("clip")},
@@ -156,7 +193,8 @@ std::vector<GgufKV> expected_kvs(const RefVisionFamily& family, const RefVisionN
         kvs.push_back({std::string("clip.vision.") + key, GgufValue::f32_array(values)});
     }
     kvs.push_back({"clip.projector_type", GgufValue::str(family.projector_type)});
-    for (GgufKV& kv : family.family_kvs(n, vision, preprocessor)) kvs.push_back(std::move(kv));
+    for (GgufKV& kv : family.family_kvs(n, vision, preprocessor, config))
+        kvs.push_back(std::move(kv));
     kvs.push_back({"general.quantization_version", GgufValue::u32(2)});  // prepare_metadata's last
     return kvs;
 }
@@ -186,6 +224,7 @@ VerifyReport verify_mmproj(const std::filesystem::path& model_dir,
     json vision = config["vision_config"];
     for (const auto& [key, value] : family->defaults)
         if (!vision.contains(key)) vision[key] = json::parse(value);
+    if (family->prepare) family->prepare(vision);
     json text = config;
     if (config.contains("text_config") && config["text_config"].is_object())
         text.update(config["text_config"]);
@@ -198,7 +237,10 @@ VerifyReport verify_mmproj(const std::filesystem::path& model_dir,
                                     "depth", "layers", "encoder_layers", "vt_num_hidden_layers"});
     n.heads = first_count(vision,
                           {"num_attention_heads", "num_heads", "heads", "vt_num_attention_heads"});
-    n.channels = first_count(vision, {"num_channels"});
+    n.channels = first_count(vision, {"num_channels", "in_channels"});
+    n.merge = std::max<int64_t>(first_count(vision, {"spatial_merge_size"}), 0);
+    n.temporal = std::max<int64_t>(first_count(vision, {"temporal_patch_size"}), 0);
+    n.mlp_ratio = std::max<int64_t>(first_count(vision, {"mlp_ratio"}), 0);
     n.text_hidden = first_count(text, {"hidden_size"});
     for (const int64_t v : {n.image_size, n.patch_size, n.hidden, n.ffn, n.layers, n.heads,
                             n.channels, n.text_hidden})
@@ -229,7 +271,7 @@ VerifyReport verify_mmproj(const std::filesystem::path& model_dir,
 
     // KVs: each derived key with its type and value, in this order.
     const std::vector<GgufKV> kvs =
-        expected_kvs(*family, n, vision, preprocessor, &report.problems);
+        expected_kvs(*family, n, vision, preprocessor, config, &report.problems);
     size_t last_position = 0;
     std::set<std::string> derived;
     for (const GgufKV& want : kvs) {

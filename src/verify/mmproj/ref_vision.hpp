@@ -18,12 +18,16 @@ namespace rebox::verify_ref {
 struct RefVisionNumbers {
     int64_t image_size = 0, patch_size = 0, hidden = 0, ffn = 0, layers = 0, heads = 0;
     int64_t channels = 0, text_hidden = 0;
+    // vision_config's, where present (0 otherwise): the patch merger's spatial_merge_size, the
+    // Conv3D's temporal_patch_size, Qwen2-VL's mlp_ratio.
+    int64_t merge = 0, temporal = 0, mlp_ratio = 0;
 };
 
 enum class RefVisionType {
     f32,           // F32 whatever the outtype (1-D, norms, biases, the embeddings)
     exact_float,   // F32, F16 or BF16: any float type holding the values exactly
     f16_or_exact,  // F16 (the converter forces it), F32 only where a value is not an fp16 value
+    f32_or_f16,    // F32, or F16 holding the values exactly (the patch embedding of an F16 file)
 };
 
 struct RefVisionTensor {
@@ -31,6 +35,12 @@ struct RefVisionTensor {
     std::vector<int64_t> source_shape;  // row-major, as the configs imply it
     RefVisionType type = RefVisionType::exact_float;
     bool add_one = false;  // Gemma3RMSNorm: weight + 1 as the converter adds it
+    // A part of the source the converter cuts out (Qwen2-VL's q/k/v thirds, a Conv3D's temporal
+    // slice): indices [slice_begin, slice_begin + slice_count) of source dim slice_axis (-1: the
+    // whole source), with the GGUF tensor's row-major shape (slice_drops_axis: that dim dropped).
+    int slice_axis = -1;
+    int64_t slice_begin = 0, slice_count = 0;
+    bool slice_drops_axis = false;
 };
 
 struct RefVisionFamily {
@@ -39,9 +49,18 @@ struct RefVisionFamily {
     std::vector<std::pair<const char*, const char*>> defaults;
     std::vector<RefVisionTensor> (*tensors)(const RefVisionNumbers&) = nullptr;
     // The family's own KVs after clip.projector_type (vision_config with defaults, preprocessor).
+    // (config: config.json as a whole, the converter's global_config.)
     std::vector<GgufKV> (*family_kvs)(const RefVisionNumbers&, const nlohmann::json& vision,
-                                      const nlohmann::json& preprocessor) = nullptr;
+                                      const nlohmann::json& preprocessor,
+                                      const nlohmann::json& config) = nullptr;
+    // The converter's renames of vision_config keys, after the defaults (nullptr: none).
+    void (*prepare)(nlohmann::json& vision) = nullptr;
 };
+
+// The families verify knows, in src/verify/arch/<family>_vision.cpp.
+const RefVisionFamily& ref_gemma3_vision();
+const RefVisionFamily& ref_qwen2vl_vision();
+const RefVisionFamily& ref_qwen25vl_vision();
 
 // The family for config.json's architectures[0] (vision_config's when it names one); nullptr when
 // verify knows none.

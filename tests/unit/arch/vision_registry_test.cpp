@@ -27,12 +27,19 @@ TEST(VisionRegistry, ClaimsByArchitecture) {
     EXPECT_EQ(verify_ref::find_ref_vision_family(text_only), nullptr);
     // vision_config.architectures[0] wins over the top level (get_model_architecture).
     json other = gemma3;
-    other["vision_config"]["architectures"] = {"Qwen2VLForConditionalGeneration"};
+    other["vision_config"]["architectures"] = {"Qwen3VLForConditionalGeneration"};
     EXPECT_EQ(arch::find_vision_architecture(other), nullptr);
     EXPECT_EQ(verify_ref::find_ref_vision_family(other), nullptr);
+    other["vision_config"]["architectures"] = {"Qwen2VLForConditionalGeneration"};
+    ASSERT_NE(arch::find_vision_architecture(other), nullptr);
+    EXPECT_EQ(arch::find_vision_architecture(other)->projector_type, "qwen2vl_merger");
     const json qwen = {{"architectures", {"Qwen2_5_VLForConditionalGeneration"}},
                        {"vision_config", json::object()}};
-    EXPECT_EQ(arch::find_vision_architecture(qwen), nullptr);
+    ASSERT_NE(arch::find_vision_architecture(qwen), nullptr);
+    EXPECT_EQ(arch::find_vision_architecture(qwen)->projector_type, "qwen2.5vl_merger");
+    const json qwen3 = {{"architectures", {"Qwen3VLForConditionalGeneration"}},
+                        {"vision_config", json::object()}};
+    EXPECT_EQ(arch::find_vision_architecture(qwen3), nullptr);
 }
 
 TEST(VisionRegistry, Gemma3NamesAsThePublishedCheckpoint) {
@@ -67,8 +74,8 @@ TEST(VisionRegistry, Gemma3NamesAsThePublishedCheckpoint) {
     EXPECT_EQ(tensors[2].source_shape, (std::vector<int64_t>{4096, 1152}));  // 64 x 64 patches
     // 896 / 14 = 64 patches per side, 256 tokens = 16 per side: pooling 4, clip.cpp's default,
     // so no scale_factor key.
-    const auto kvs =
-        family->family_kvs(n, json{{"layer_norm_eps", 1e-6}}, json{{"image_seq_length", 256}});
+    const auto kvs = family->family_kvs(n, json{{"layer_norm_eps", 1e-6}},
+                                        json{{"image_seq_length", 256}}, json::object());
     for (const GgufKV& kv : kvs) EXPECT_NE(kv.key, "clip.vision.projector.scale_factor");
 }
 
