@@ -58,6 +58,8 @@ def compare_tensors(gguf_path, wanted, origin, expect_types, fold_scales=False):
             problems.append(f"{t.name}: ne {ne}, the converter writes the reverse of {list(want.shape)}")
             continue
         got = np.asarray(got, dtype=np.float32).reshape(want.shape)
+        if fold_scales and t.tensor_type == gguf.GGMLQuantizationType.NVFP4:
+            want = np.where(want == 0, np.float32(0), want)  # ggml's E2M1 table has no -0 (code 8: +0)
         factor = scales.get(t.name[: -len(".weight")]) if t.name.endswith(".weight") else None
         if factor is not None:  # [experts] factors: one per expert (the outermost HF dim)
             shape = (-1,) + (1,) * (got.ndim - 1)

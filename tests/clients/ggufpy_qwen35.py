@@ -88,6 +88,7 @@ MLX_SHIFTED = (".input_layernorm.weight", ".post_attention_layernorm.weight", ".
                ".k_norm.weight")
 
 
+# E2M1 by its bits (code 8 is -0).
 E2M1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6])
 
 

@@ -191,10 +191,13 @@ ModelPlan quant_plan(int64_t vocab, bool moe, int64_t lin_dim, const std::string
     plan.dims = Dims{kHidden, kLayers, kHeads, kKvHeads, kHeadDim, kFf, vocab};
     plan.dims.embedding_rows = vocab;
     std::vector<PlanUnit>& u = plan.units;
+    // The MTP layer stays float in the HF-layout quantized checkpoints (GPTQModel's uploads; for
+    // NVFP4 also because llama.cpp v0.4.0 fails to load a file whose MTP layer has .scale
+    // tensors unless it loads that layer: its scale pass skips the layer's absent weights).
     const auto linear = [&u, q, mlx, int4](const std::string& name, int64_t rows, int64_t cols,
                                            int64_t experts = 0) {
-        if (int4 && (name.starts_with("mtp.") || name.ends_with("in_proj_a.weight") ||
-                     name.ends_with("in_proj_b.weight"))) {
+        if ((int4 && (name.ends_with("in_proj_a.weight") || name.ends_with("in_proj_b.weight"))) ||
+            (!mlx && name.starts_with("mtp."))) {
             PlanUnit unit = vector_unit(name, rows * cols, 0.0, 1.0 / std::sqrt(double(cols)));
             unit.norm.dims = {rows, cols};
             u.push_back(unit);
