@@ -827,10 +827,11 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
                 return;
             }
             TensorPlan tensor_plan;
-            // An MLX source's norms already hold the + 1 when the architecture says so.
+            // An MLX source's float norms already hold the + 1 when the architecture says so (a
+            // quantized one keeps the transform, and so its BLOCKER: a norm is never a block type).
             const arch::ValueTransform values =
                 part.spec->values == arch::ValueTransform::add_one && arch->mlx_norms_shifted &&
-                        source.format == "mlx"
+                        source.format == "mlx" && !tensor.is_quantized()
                     ? arch::ValueTransform::none
                     : part.spec->values;
             // A quantized gemma norm is refused for what it is, before any block-type reason.
