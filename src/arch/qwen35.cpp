@@ -35,7 +35,9 @@ constexpr uint8_t kLinearBit = 1u << kLinear, kAttentionBits = (1u << kFull) | (
                   kMtpBit = 1u << kMtp;
 
 constexpr std::string_view kModelTypes[] = {"qwen3_5_text", "qwen3_5"};
-constexpr std::string_view kLeftOut[] = {"visual."};
+// The vision tower (issue 40): HF's "model.visual.*", mlx-vlm's "vision_tower.*" (its sanitize
+// renames model.visual).
+constexpr std::string_view kLeftOut[] = {"visual.", "vision_tower."};
 
 // A (1 + w) RMSNorm [width]: written as weight + 1 in F32, on the layers `kinds` say.
 constexpr TensorSpec plus_one_norm(std::string_view hf, std::string_view gguf, Dim width,
