@@ -368,6 +368,10 @@ struct GraphScales {
     bool output = false;     // output.weight
     bool dense_ffn = false;  // ffn_gate / ffn_up / ffn_down
     bool experts = false;    // ffn_gate_exps / ffn_up_exps / ffn_down_exps
+    // Qwen3.5's gated delta-net: attn_gate, ssm_beta, ssm_alpha, ssm_out (src/models/qwen35.cpp).
+    bool linear_attention = false;
+    bool shared_experts = false;  // ffn_gate_shexp / ffn_up_shexp / ffn_down_shexp
+    bool nextn = false;           // nextn.eh_proj (the MTP head's projection)
 };
 
 struct Architecture {
@@ -432,6 +436,10 @@ struct Architecture {
     // The layers at or past num_hidden_layers are left out with a note (DeepseekV2Model.skip_mtp
     // drops the MTP layers llama.cpp's deepseek2 graph does not run).
     bool drops_mtp_layers = false;
+    // mlx-lm's (and mlx-vlm's) sanitize already added the 1 to every ValueTransform::add_one norm
+    // when it converted the checkpoint (Qwen3.5: input_layernorm, post_attention_layernorm, q_norm,
+    // k_norm, model.norm): an MLX source's such norms are written as they are, F32.
+    bool mlx_norms_shifted = false;
 
     // Which tensors' NVFP4 per-tensor factor (`<tensor>.scale`) llama.cpp's graph multiplies in
     // (the *_s arguments of src/models/<arch>.cpp); a factor other than 1 elsewhere is a BLOCKER.

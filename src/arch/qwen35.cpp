@@ -35,7 +35,9 @@ constexpr uint8_t kLinearBit = 1u << kLinear, kAttentionBits = (1u << kFull) | (
                   kMtpBit = 1u << kMtp;
 
 constexpr std::string_view kModelTypes[] = {"qwen3_5_text", "qwen3_5"};
-constexpr std::string_view kLeftOut[] = {"visual."};
+// The vision tower (issue 40): HF's "model.visual.*", mlx-vlm's "vision_tower.*" (its sanitize
+// renames model.visual).
+constexpr std::string_view kLeftOut[] = {"visual.", "vision_tower."};
 
 // A (1 + w) RMSNorm [width]: written as weight + 1 in F32, on the layers `kinds` say.
 constexpr TensorSpec plus_one_norm(std::string_view hf, std::string_view gguf, Dim width,
@@ -297,21 +299,28 @@ constexpr Architecture hybrid_record(std::string_view gguf_arch,
     a.config_checks = qwen35_checks;
     a.mtp_layer_prefix = "mtp.layers.";
     a.mtp_renames = kMtpRenames;
+    a.mlx_norms_shifted = true;  // qwen3_5.TextModel.sanitize adds the 1 (no MTP layers kept)
     return a;
 }
 
 constexpr Architecture kQwen35 = [] {
     Architecture a = hybrid_record("qwen35", kModelTypes, kLayer, kKvs);
-    // qwen35.cpp applies the .scale of the FFN and the output besides attention.
-    a.nvfp4_scales = {.output = true, .dense_ffn = true};
+    // qwen35.cpp applies the .scale of the FFN, the gated delta-net's projections, the MTP
+    // head's eh_proj and the output besides attention.
+    a.nvfp4_scales = {.output = true, .dense_ffn = true, .linear_attention = true, .nextn = true};
     return a;
 }();
 
 constexpr std::string_view kMoeModelTypes[] = {"qwen3_5_moe_text", "qwen3_5_moe"};
 constexpr Architecture kQwen35Moe = [] {
     Architecture a = hybrid_record("qwen35moe", kMoeModelTypes, kMoeLayer, kMoeKvs);
-    // qwen35moe.cpp applies the .scale of the experts and the output besides attention.
-    a.nvfp4_scales = {.output = true, .experts = true};
+    // qwen35moe.cpp applies the .scale of the routed and shared experts, the gated delta-net's
+    // projections, eh_proj and the output besides attention.
+    a.nvfp4_scales = {.output = true,
+                      .experts = true,
+                      .linear_attention = true,
+                      .shared_experts = true,
+                      .nextn = true};
     return a;
 }();
 

@@ -423,9 +423,15 @@ bool graph_applies_nvfp4_scale(const Architecture& arch, std::string_view role) 
         return std::find(roles.begin(), roles.end(), role) != roles.end();
     };
     if (in(kAttention)) return true;  // every registry graph uses build_qkv and wo_s
+    static constexpr std::string_view kLinearAttention[] = {"attn_gate", "ssm_beta", "ssm_alpha",
+                                                            "ssm_out"};
+    static constexpr std::string_view kSharedExperts[] = {"ffn_gate_shexp", "ffn_up_shexp",
+                                                          "ffn_down_shexp"};
     const GraphScales& scales = arch.nvfp4_scales;
     return (scales.output && role == "output") || (scales.dense_ffn && in(kDenseFfn)) ||
-           (scales.experts && in(kExperts));
+           (scales.experts && in(kExperts)) || (scales.linear_attention && in(kLinearAttention)) ||
+           (scales.shared_experts && in(kSharedExperts)) ||
+           (scales.nextn && role == "nextn.eh_proj");
 }
 
 std::string supported_model_types() {

@@ -637,6 +637,28 @@ void add_dense_features(const SourceModel& source, ModelConfig& config) {
 }
 
 // True when a source tensor is the architecture's classifier head (cls.output).
+// mlx-lm's sanitize drops every MTP tensor ("mtp.*") while config.json keeps
+// mtp_num_hidden_layers: a checkpoint holding none of them is written without MTP layers, as the
+// converter's --no-mtp writes it (llama.cpp's qwen35 loader requires the layers block_count
+// counts).
+void drop_absent_mtp_layers(const SourceModel& source, Plan& plan) {
+    ModelConfig& config = plan.config;
+    const Architecture* arch = arch::find_architecture(config.model_type);
+    if (arch == nullptr || arch->mtp_layer_prefix.empty() || config.nextn_layers == 0) return;
+    for (const SourceTensor& tensor : source.tensors) {
+        const std::string name = arch::strip_model_prefix(tensor.name);
+        if (name.starts_with(arch->mtp_layer_prefix)) return;
+        for (const auto& rename : arch->mtp_renames)
+            if (name.starts_with(std::string(rename.first) + ".")) return;
+    }
+    plan.notes.push_back("config.json: mtp_num_hidden_layers " +
+                         std::to_string(config.nextn_layers) +
+                         ", but the checkpoint holds no MTP tensor (mlx-lm drops them): written "
+                         "without MTP layers, as llama.cpp's converter writes them with --no-mtp");
+    config.nextn_layers = 0;
+    if (arch->set_layer_kinds) arch->set_layer_kinds(config);
+}
+
 bool has_classifier(const Architecture& arch, const SourceModel& source) {
     for (const SourceTensor& tensor : source.tensors)
         if (const auto ref = arch::resolve_hf(arch, tensor.name);
@@ -669,6 +691,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
                       ? parse_model_config(source.model_dir->config())
                       : read_model_config(source.dir / "config.json");
     add_dense_features(source, plan.config);
+    drop_absent_mtp_layers(source, plan);
     plan.source_bytes = total_file_bytes(source);
     plan.blockers = source.blockers;
     const ModelConfig& config = plan.config;
@@ -804,9 +827,16 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
                 return;
             }
             TensorPlan tensor_plan;
+            // An MLX source's float norms already hold the + 1 when the architecture says so (a
+            // quantized one keeps the transform, and so its BLOCKER: a norm is never a block type).
+            const arch::ValueTransform values =
+                part.spec->values == arch::ValueTransform::add_one && arch->mlx_norms_shifted &&
+                        source.format == "mlx" && !tensor.is_quantized()
+                    ? arch::ValueTransform::none
+                    : part.spec->values;
             // A quantized gemma norm is refused for what it is, before any block-type reason.
-            if (part.spec->values != arch::ValueTransform::none && tensor.is_quantized()) {
-                attach_value_transform(part.spec->values, tensor, &tensor_plan, &plan.blockers);
+            if (values != arch::ValueTransform::none && tensor.is_quantized()) {
+                attach_value_transform(values, tensor, &tensor_plan, &plan.blockers);
                 return;
             }
             const bool exact_f32 = part.spec->role == arch::SourceRole::router_f32 ||
@@ -831,8 +861,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
                             "use the config.json that belongs to these weights"});
                 return;
             }
-            if (!attach_value_transform(part.spec->values, tensor, &tensor_plan, &plan.blockers))
-                return;
+            if (!attach_value_transform(values, tensor, &tensor_plan, &plan.blockers)) return;
             if (part.spec->rows == arch::RowTransform::first_vocab_rows &&
                 !attach_vocab_slice(config, tensor, &tensor_plan, &plan.blockers))
                 return;

@@ -7,6 +7,7 @@
 // apart, the copied (float-source) ones, so a float checkpoint's verdict says something too.
 #include "verify/verify.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <chrono>
@@ -107,8 +108,14 @@ bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const Sourc
         }
         kept_shape[0] -= static_cast<int64_t>(skip_rows);
     }
+    // A squeezed tensor (ssm_conv1d) may hold its size-1 dim anywhere: HF [channels, 1, kernel],
+    // mlx-lm's sanitize [channels, kernel, 1]; the converter's squeeze drops it either way.
+    const auto compared = [squeeze](std::vector<int64_t> shape) {
+        if (squeeze) std::erase(shape, int64_t{1});
+        return trimmed(std::move(shape));
+    };
     if (const auto expected = verify_ref::expected_hf_shape(config, hf_name);
-        expected && trimmed(*expected) != trimmed(kept_shape)) {
+        expected && compared(*expected) != compared(kept_shape)) {
         check.problem = error_message(
             source.file, source.name,
             "source shape " + shape_text(source.shape) + " disagrees with config.json",
@@ -211,9 +218,9 @@ bool set_v_head_moves(verify_ref::RefRows rows, const RefConfig& config, const s
 // the rows cannot be heads.
 bool set_row_transform(const verify_ref::RefArch& arch, const RefConfig& config,
                        const std::string& file, const GgufTensorInfo& info, TensorCheck& check,
-                       ValueJob& job) {
+                       ValueJob& job, bool mlx_source) {
     const verify_ref::RefTransform transform = verify_ref::ref_transform(arch.gguf_arch, info.name);
-    if (transform.plus_one) {
+    if (transform.plus_one && !(mlx_source && arch.mlx_norms_shifted)) {
         if (job.source->quantized) {
             check.problem = error_message(file, info.name, "source is quantized",
                                           "a float norm weight (its GGUF value is weight + 1)");
@@ -528,6 +535,7 @@ struct VerifySession::State {
     std::vector<verify_ref::RefLayerScalarKv> layer_scalars;  // the array KVs the source gives
     VerifyReport report;
     SourceIndex index;
+    bool mlx_source = false;  // an MLX checkpoint (config.json "quantization")
     std::vector<ValueJob> jobs;
     std::vector<size_t> job_tensor;                 // job -> report.tensors index
     std::vector<ValueJob> requant_jobs;             // lossy tensors of float sources, in finish()
@@ -600,10 +608,17 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
                   ? verify_ref::index_gpt_oss_source(model)
               : verify_ref::is_prequant_source(model, prequant)
                   ? verify_ref::index_prequant_source(model, prequant)
-              : verify_ref::is_mlx_source(model, model_dir / "config.json")
+              : (s.mlx_source = verify_ref::is_mlx_source(model, model_dir / "config.json"))
                   ? verify_ref::index_mlx_source(model, model_dir / "config.json")
                   : verify_ref::index_source(model);
     SourceIndex& index = s.index;
+    // mlx-lm's sanitize drops every "mtp.*" tensor while config.json keeps mtp_num_hidden_layers:
+    // a checkpoint holding none is written without MTP layers (the converter's --no-mtp).
+    if (!ref_arch->mtp_prefix.empty() && s.config.mtp_layers != 0 &&
+        std::none_of(index.entries.begin(), index.entries.end(), [&](const SourceTensor& entry) {
+            return strip_model_prefix(entry.name).starts_with(ref_arch->mtp_prefix);
+        }))
+        s.config.mtp_layers = 0;
     if (ref_arch->fused_experts) verify_ref::split_fused_experts(index);
     s.dense_files = verify_ref::index_ref_dense(model_dir, s.config, index);
     {  // config.json's counts against the source's own shapes, before anything is sized by them
@@ -778,7 +793,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         if (prepare_job(gguf, tensor, source, config, vocab_slice, skip_rows, check, job,
                         transform.squeeze, part_shape ? &*part_shape : nullptr) &&
             set_row_transform(*ref_arch, config, gguf.shard(tensor.shard).display_name(), info,
-                              check, job)) {
+                              check, job, s.mlx_source)) {
             if (job.requantize &&
                 (job.norm_plus_one || job.neg_exp || job.vhead_value_heads != 0)) {
                 check.problem = error_message(gguf.shard(tensor.shard).display_name(), info.name,

@@ -30,16 +30,23 @@ def same_value(vtype, want, got):
     return want == got
 
 
-def compare_tensors(gguf_path, wanted, origin, expect_types):
+def compare_tensors(gguf_path, wanted, origin, expect_types, fold_scales=False):
     """wanted / origin: GGUF name -> float32 array / the source tensor it comes from; expect_types: the
-    comma-separated tensor types the file must hold (empty: any). Returns (problems, reader, tensors
-    that matched, {type name: count})."""
+    comma-separated tensor types the file must hold (empty: any). fold_scales: a tensor N.scale
+    (llama.cpp's per-tensor factor of an NVFP4 N.weight, [1] or [experts]) is multiplied into N.weight's
+    values, as llama.cpp's graph applies it (float64, exact for FP4 block values, rounded once to
+    float32), and is not itself a converter tensor. Returns (problems, reader, tensors that matched,
+    {type name: count})."""
     problems = []
     reader = gguf.GGUFReader(gguf_path)
     seen, types, same = set(), {}, 0
+    scales = {t.name[: -len(".scale")]: np.asarray(t.data, dtype=np.float64).ravel()
+              for t in reader.tensors if fold_scales and t.name.endswith(".scale")}
     for t in reader.tensors:
-        seen.add(t.name)
         types[t.tensor_type.name] = types.get(t.tensor_type.name, 0) + 1
+        if t.name[: -len(".scale")] in scales and t.name.endswith(".scale"):
+            continue
+        seen.add(t.name)
         if t.name not in wanted:
             problems.append(f"GGUF tensor {t.name}: llama.cpp's converter writes no such tensor")
             continue
@@ -51,6 +58,12 @@ def compare_tensors(gguf_path, wanted, origin, expect_types):
             problems.append(f"{t.name}: ne {ne}, the converter writes the reverse of {list(want.shape)}")
             continue
         got = np.asarray(got, dtype=np.float32).reshape(want.shape)
+        if fold_scales and t.tensor_type == gguf.GGMLQuantizationType.NVFP4:
+            want = np.where(want == 0, np.float32(0), want)  # ggml's E2M1 table has no -0 (code 8: +0)
+        factor = scales.get(t.name[: -len(".weight")]) if t.name.endswith(".weight") else None
+        if factor is not None:  # [experts] factors: one per expert (the outermost HF dim)
+            shape = (-1,) + (1,) * (got.ndim - 1)
+            got = (got.astype(np.float64) * factor.reshape(shape)).astype(np.float32)
         diff = got.view(np.uint32) != want.view(np.uint32)
         if diff.any():
             i = tuple(int(x) for x in np.argwhere(diff)[0])
@@ -68,12 +81,12 @@ def compare_tensors(gguf_path, wanted, origin, expect_types):
 
 
 def compare_gguf(gguf_path, wanted, origin, want_kvs, arch, expect_types, own_kvs=(), kv_prefixes=(),
-                 in_order=False):
+                 in_order=False, fold_scales=False):
     """compare_tensors, then the KVs: want_kvs: key -> (GGUFValueType, value); kv_prefixes: namespaces
     besides {arch}. the file may hold only the converter's KVs in (apertus: xielu.); in_order: the
     {arch}. keys must also come in the converter's order. Returns (problems, reader, tensors that
     matched, {type name: count})."""
-    problems, reader, same, types = compare_tensors(gguf_path, wanted, origin, expect_types)
+    problems, reader, same, types = compare_tensors(gguf_path, wanted, origin, expect_types, fold_scales)
     got_arch = field_value(reader.fields["general.architecture"])
     if got_arch != arch:
         problems.append(f"general.architecture {got_arch!r}, the converter writes {arch!r}")

@@ -133,7 +133,9 @@ int main(int argc, char** argv) {
            "preprocessor_config.json; --vl-split) | qwen35moe (tiny only: qwen35 with "
            "Qwen3_5MoeForCausalLM's "
            "experts in every layer: 4 of width 32, fused gate_up_proj in the main layers, per "
-           "expert in the MTP layer, and a shared expert) | glm4moe (tiny only: "
+           "expert in the MTP layer, and a shared expert; both --format float, mcq, mlx, gptq, "
+           "awq, "
+           "compressed-tensors, modelopt-nvfp4 or ct-nvfp4) | glm4moe (tiny only: "
            "Glm4MoeForCausalLM, layer 0 dense, "
            "layer 1 MoE with 4 experts and a shared expert, 1 MTP layer; --format float (bf16), "
            "mcq or mlx) | deepseek2 (tiny only: DeepseekV3ForCausalLM with MLA, layer 0 dense, "
@@ -426,7 +428,7 @@ int main(int argc, char** argv) {
                                              owner);
             if (preset != "tiny")
                 throw std::runtime_error("--arch " + arch + ": --preset tiny only");
-            if (arch == "qwen35" || arch == "qwen35moe") {  // float (BF16) or mcq
+            if (arch == "qwen35" || arch == "qwen35moe") {  // float (BF16) or a quantized format
                 refuse_decoder_options(app, "--arch " + arch, false);
             } else {  // gemma4: float (BF16), mcq or mlx (with --recipe)
                 refuse_decoder_options(app, "--arch gemma4", false, true);

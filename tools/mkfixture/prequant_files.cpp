@@ -36,8 +36,12 @@ int claimed_bits(const PrequantOptions& o) {
     return o.defect == "bits-not-allowed" && o.format == "awq" ? 8 : o.bits;
 }
 
+// The projections (Qwen3.5's gated delta-net in_proj_qkv / in_proj_z among them), not the
+// embedding or lm_head.
 bool is_quantized_linear(const PlanUnit& u) {
-    return u.quantized && u.quant.name.ends_with("_proj.weight");
+    const std::string& name = u.quant.name;
+    return u.quantized && (name.ends_with("_proj.weight") || name.ends_with("in_proj_qkv.weight") ||
+                           name.ends_with("in_proj_z.weight"));
 }
 
 void put_u16(std::string& out, uint16_t v) {

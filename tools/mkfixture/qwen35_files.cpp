@@ -7,12 +7,16 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <vector>
 
 #include "hf_files.hpp"
+#include "mlx_files.hpp"
 #include "model_plan.hpp"
+#include "nvidia_fp4_files.hpp"
+#include "prequant_files.hpp"
 #include "seeded_bf16.hpp"
 #include "tokenizer_files.hpp"
 
@@ -160,6 +164,118 @@ void add_layer(std::vector<Tensor>& t, const std::string& p, bool full, bool a_l
     t.push_back({p + "mlp.down_proj.weight", {kHidden, kFf}, 0, 1.0 / std::sqrt(double(kFf))});
 }
 
+// The checkpoint as units for the quantized writers (mlx_files, prequant_files,
+// nvidia_fp4_files).
+// MLX: mlx-lm's Qwen3.5 checkpoint (mlx_lm.convert of a Qwen3_5(Moe)ForConditionalGeneration, its
+// default 4 bits in groups of 64): the text model under "language_model." (qwen3_5.Model.sanitize),
+// its sanitize applied: no "mtp.*", conv1d moved to [channels, kernel, 1], + 1 already added to
+// input_layernorm, post_attention_layernorm, q_norm, k_norm and model.norm (so they sit around 1;
+// linear_attn.norm is not shifted). Every Linear and the Embedding whose input width 64 divides is
+// quantized (mlx-lm's quantize_model); the MoE routers mlp.gate and shared_expert_gate at 8 bits in
+// groups of 64 (qwen3_5's quant_predicate, listed in `overrides`); a module of input width 32 or 96
+// stays BF16 (the experts' and the shared expert's down_proj), the experts stacked (switch_mlp).
+// Otherwise (GPTQ, compressed-tensors, NVFP4): the Hugging Face layout of the float fixture (MTP
+// layer and head kept, per-expert experts, norms unshifted around 0) with every matrix a quantized
+// unit; the writers keep the embedding, lm_head (GPTQ / compressed-tensors) and the routers float
+// by their own rules. conv1d, dt_bias and A_log are float everywhere (no quantizer touches a
+// Conv1d or a plain parameter).
+ModelPlan quant_plan(int64_t vocab, bool moe, int64_t lin_dim, const std::string& format,
+                     std::map<std::string, std::pair<int, int>>& overrides) {
+    const bool mlx = format == "mlx";
+    // GPTQ / AWQ / compressed-tensors int4 (GPTQModel's Qwen3.5 uploads): in_proj_a / in_proj_b
+    // and the MTP layer stay float.
+    const bool int4 = format == "gptq" || format == "awq" || format == "compressed-tensors";
+    const LayerQuant q{4, mlx ? 64 : int4 ? 32 : 16};
+    const double shift = mlx ? 1.0 : 0.0;  // the (1 + w) norms' center
+    ModelPlan plan;
+    plan.dims = Dims{kHidden, kLayers, kHeads, kKvHeads, kHeadDim, kFf, vocab};
+    plan.dims.embedding_rows = vocab;
+    std::vector<PlanUnit>& u = plan.units;
+    // The MTP layer stays float in the HF-layout quantized checkpoints (GPTQModel's uploads; for
+    // NVFP4 also because llama.cpp v0.4.0 fails to load a file whose MTP layer has .scale
+    // tensors unless it loads that layer: its scale pass skips the layer's absent weights).
+    const auto linear = [&u, q, mlx, int4](const std::string& name, int64_t rows, int64_t cols,
+                                           int64_t experts = 0) {
+        if ((int4 && (name.ends_with("in_proj_a.weight") || name.ends_with("in_proj_b.weight"))) ||
+            (!mlx && name.starts_with("mtp."))) {
+            PlanUnit unit = vector_unit(name, rows * cols, 0.0, 1.0 / std::sqrt(double(cols)));
+            unit.norm.dims = {rows, cols};
+            u.push_back(unit);
+            return;
+        }
+        PlanUnit unit = quant_unit(name, rows, cols, q);
+        unit.quant.experts = experts;
+        unit.quant.mlx_float = mlx && cols % q.group != 0;
+        u.push_back(unit);
+    };
+    const auto layer = [&](const std::string& p, bool full) {
+        u.push_back(vector_unit(p + "input_layernorm.weight", kHidden, shift, 0.1));
+        if (full) {
+            linear(p + "self_attn.q_proj.weight", 2 * kHeads * kHeadDim, kHidden);
+            linear(p + "self_attn.k_proj.weight", kKvHeads * kHeadDim, kHidden);
+            linear(p + "self_attn.v_proj.weight", kKvHeads * kHeadDim, kHidden);
+            linear(p + "self_attn.o_proj.weight", kHidden, kHeads * kHeadDim);
+            u.push_back(vector_unit(p + "self_attn.q_norm.weight", kHeadDim, shift, 0.1));
+            u.push_back(vector_unit(p + "self_attn.k_norm.weight", kHeadDim, shift, 0.1));
+        } else {
+            const int64_t v = kValueHeads * lin_dim, conv = 2 * kKeyHeads * lin_dim + v;
+            linear(p + "linear_attn.in_proj_qkv.weight", conv, kHidden);
+            linear(p + "linear_attn.in_proj_z.weight", v, kHidden);
+            linear(p + "linear_attn.in_proj_b.weight", kValueHeads, kHidden);
+            linear(p + "linear_attn.in_proj_a.weight", kValueHeads, kHidden);
+            PlanUnit conv1d = vector_unit(p + "linear_attn.conv1d.weight", conv * kKernel, 0, 0.5);
+            conv1d.norm.dims = mlx ? std::vector<int64_t>{conv, kKernel, 1}
+                                   : std::vector<int64_t>{conv, 1, kKernel};
+            u.push_back(conv1d);
+            u.push_back(vector_unit(p + "linear_attn.dt_bias", kValueHeads, 0.0, 0.5));
+            // A_log = log(uniform(1, 16)) stands as uniform over [0.1, 2.7]
+            u.push_back(vector_unit(p + "linear_attn.A_log", kValueHeads, 1.4, 1.3));
+            u.push_back(vector_unit(p + "linear_attn.norm.weight", lin_dim, 1.0, 0.05));
+            linear(p + "linear_attn.out_proj.weight", kHidden, v);
+        }
+        u.push_back(vector_unit(p + "post_attention_layernorm.weight", kHidden, shift, 0.1));
+        if (!moe) {
+            linear(p + "mlp.gate_proj.weight", kFf, kHidden);
+            linear(p + "mlp.up_proj.weight", kFf, kHidden);
+            linear(p + "mlp.down_proj.weight", kHidden, kFf);
+            return;
+        }
+        for (const char* router : {"mlp.gate", "mlp.shared_expert_gate"}) {
+            u.push_back(quant_unit(p + router + ".weight",
+                                   std::string(router) == "mlp.gate" ? kExperts : 1, kHidden,
+                                   mlx ? LayerQuant{8, 64} : q));
+            if (mlx) overrides[p + router] = {8, 64};
+        }
+        if (mlx) {
+            linear(p + "mlp.switch_mlp.gate_proj.weight", kExperts * kExpertFf, kHidden, kExperts);
+            linear(p + "mlp.switch_mlp.up_proj.weight", kExperts * kExpertFf, kHidden, kExperts);
+            linear(p + "mlp.switch_mlp.down_proj.weight", kExperts * kHidden, kExpertFf, kExperts);
+        } else {
+            for (int64_t e = 0; e < kExperts; ++e) {
+                const std::string x = p + "mlp.experts." + std::to_string(e) + ".";
+                linear(x + "gate_proj.weight", kExpertFf, kHidden);
+                linear(x + "up_proj.weight", kExpertFf, kHidden);
+                linear(x + "down_proj.weight", kHidden, kExpertFf);
+            }
+        }
+        linear(p + "mlp.shared_expert.gate_proj.weight", kSharedFf, kHidden);
+        linear(p + "mlp.shared_expert.up_proj.weight", kSharedFf, kHidden);
+        linear(p + "mlp.shared_expert.down_proj.weight", kHidden, kSharedFf);
+    };
+    const std::string m = mlx ? "language_model.model." : "model.";
+    linear(m + "embed_tokens.weight", vocab, kHidden);
+    for (int64_t i = 0; i < kLayers; ++i)
+        layer(m + "layers." + std::to_string(i) + ".", (i + 1) % kInterval == 0);
+    u.push_back(vector_unit(m + "norm.weight", kHidden, shift, 0.1));
+    linear(mlx ? "language_model.lm_head.weight" : "lm_head.weight", vocab, kHidden);
+    if (mlx) return plan;  // mlx-lm's sanitize drops "mtp.*"
+    linear("mtp.fc.weight", kHidden, 2 * kHidden);
+    for (const char* norm : {"mtp.pre_fc_norm_embedding", "mtp.pre_fc_norm_hidden", "mtp.norm"})
+        u.push_back(vector_unit(std::string(norm) + ".weight", kHidden, 0.0, 0.1));
+    layer("mtp.layers.0.", true);
+    return plan;
+}
+
 }  // namespace
 
 std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& options) {
@@ -177,12 +293,64 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
         use_qwen35_regex(tokenizer);
         write_text(out_dir / "tokenizer.json", tokenizer.dump(2));
     }
-    if (options.format != "float" && options.format != "mcq")
-        throw std::runtime_error("--arch qwen35 / qwen35moe: --format float or mcq");
-    const bool mcq = options.format == "mcq";
-    const int64_t lin_dim = mcq && options.defect != "narrow-heads" ? 32 : 16;
-    write_text(out_dir / "config.json",
-               config_json(vocab, options.defect, options.moe, lin_dim).dump(2) + "\n");
+    const std::string& format = options.format;
+    const bool nvidia = format == "modelopt-nvfp4" || format == "ct-nvfp4";
+    const bool int4 = format == "gptq" || format == "awq" || format == "compressed-tensors";
+    if (format != "float" && format != "mcq" && format != "mlx" && !nvidia && !int4)
+        throw std::runtime_error(
+            "--arch qwen35 / qwen35moe: --format float, mcq, mlx, gptq, awq, "
+            "compressed-tensors, modelopt-nvfp4 or ct-nvfp4");
+    const bool mcq = format == "mcq", mlx = format == "mlx";
+    const bool narrow = options.defect == "narrow-heads";
+    // Value heads a whole number of quantization groups and GGUF blocks (mcq-v1 / Q4_1, GPTQ /
+    // compressed-tensors / Q4_0: 32; MLX groups 64; NVFP4's GGUF blocks 64), or half a GGUF block
+    // (narrow: 16; NVFP4 32; an MLX group of 64 is two Q4_1 blocks, so 32 would still move).
+    const int64_t lin_dim = narrow          ? (nvidia ? 32 : 16)
+                            : mlx || nvidia ? 64
+                            : mcq || int4   ? 32
+                                            : 16;
+    nlohmann::ordered_json config = config_json(vocab, options.defect, options.moe, lin_dim);
+    if (mlx) {  // the multimodal checkpoint's config.json mlx_lm.convert copies (vision left out)
+        nlohmann::ordered_json top;
+        top["architectures"] = {options.moe ? "Qwen3_5MoeForConditionalGeneration"
+                                            : "Qwen3_5ForConditionalGeneration"};
+        top["model_type"] = options.moe ? "qwen3_5_moe" : "qwen3_5";
+        top["tie_word_embeddings"] = false;
+        config.erase("architectures");
+        top["text_config"] = config;
+        config = top;
+    }
+    write_text(out_dir / "config.json", config.dump(2) + "\n");
+    if (int4 || nvidia) {
+        std::map<std::string, std::pair<int, int>> unused;
+        ModelPlan plan = quant_plan(vocab, options.moe, lin_dim, format, unused);
+        if (int4) {  // GPTQModel's defaults for these uploads: 4 bits, groups of 32, symmetric
+            PrequantOptions pq;  // (AWQ: asymmetric, its only kind)
+            pq.format = format;
+            pq.sym = format != "awq";
+            pq.scale_dtype = format == "compressed-tensors" ? "bf16" : "f16";
+            check_prequant_options(pq, &plan);
+            add_prequant_quantization(out_dir, pq);
+            write_prequant_model_files(out_dir, plan, 1, options.seed, pq);
+        } else {
+            NvidiaFp4Options nv;
+            nv.format = format;
+            add_nvidia_fp4_quantization(out_dir, nv);
+            write_nvidia_fp4_model_files(out_dir, plan, 1, options.seed, nv);
+        }
+        return std::string(options.moe ? "qwen35moe" : "qwen35") + ", " + format + ", vocab " +
+               std::to_string(vocab) + ", " + std::to_string(plan.units.size()) +
+               " tensors, 4 layers + 1 MTP layer";
+    }
+    if (mlx) {
+        MlxOptions mlx_options;
+        ModelPlan plan = quant_plan(vocab, options.moe, lin_dim, "mlx", mlx_options.overrides);
+        add_mlx_quantization(out_dir, mlx_options);
+        write_mlx_model_files(out_dir, plan, 1, options.seed, mlx_options);
+        return std::string(options.moe ? "qwen35moe" : "qwen35") + ", mlx, vocab " +
+               std::to_string(vocab) + ", " + std::to_string(plan.units.size()) +
+               " tensors, 4 layers (mlx-lm drops the MTP layer)";
+    }
 
     std::vector<Tensor> tensors;
     tensors.push_back({"model.embed_tokens.weight", {vocab, kHidden}, 0, 0.5});

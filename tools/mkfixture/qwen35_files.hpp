@@ -30,7 +30,12 @@ struct Qwen35Options {
     // "float" (BF16) | "mcq" (every matrix but the routers mcq-v1 4-bit in groups of 32; the
     // routers, norms, conv1d, dt_bias and A_log F32; linear-attention heads of 32 so that
     // out_proj's head_v_dim column blocks are whole groups and Q4_1 blocks; qwen35moe's experts per
-    // expert).
+    // expert) | "mlx" (mlx-lm's qwen3_5 / qwen3_5_moe checkpoint after its sanitize: 4 bits in
+    // groups of 64, routers 8 bits, value heads of 64, no MTP layer, norms already + 1) | "gptq" |
+    // "awq" | "compressed-tensors" (4 bits in groups of 32, GPTQModel's module choice: in_proj_a /
+    // in_proj_b and the MTP layer float; value heads of 32) | "modelopt-nvfp4" | "ct-nvfp4" (every
+    // matrix but the embedding and routers NVFP4; value heads of 64, whole GGUF NVFP4 blocks).
+    // narrow-heads: value heads of half a GGUF block (16; NVFP4 32).
     std::string format = "float";
 };
 

@@ -211,8 +211,11 @@ const RefArch& ref_qwen35() {
                                .kvs = kQwen35Kvs,
                                .check_kvs = check_linear_attention_kvs,
                                .norm_plus_one = true,
+                               .mlx_norms_shifted = true,
                                .linear_attention = true,
-                               .scale_roles = kScaleAttention | kScaleFfn | kScaleOutput};
+                               .scale_roles = kScaleAttention | kScaleFfn | kScaleOutput |
+                                              kScaleLinearAttention | kScaleNextn,
+                               .mtp_prefix = "mtp."};
     return kArch;
 }
 
@@ -227,8 +230,12 @@ const RefArch& ref_qwen35moe() {
                                .kvs = kQwen35Kvs,
                                .check_kvs = check_linear_attention_kvs,
                                .norm_plus_one = true,
+                               .mlx_norms_shifted = true,
                                .linear_attention = true,
-                               .scale_roles = kScaleAttention | kScaleExperts | kScaleOutput,
+                               .scale_roles = kScaleAttention | kScaleExperts | kScaleOutput |
+                                              kScaleLinearAttention | kScaleSharedExperts |
+                                              kScaleNextn,
+                               .mtp_prefix = "mtp.",
                                .fused_experts = true,
                                .intermediate_size_optional = true};
     return kArch;

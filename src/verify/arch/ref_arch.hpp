@@ -53,10 +53,13 @@ enum class RefKv : uint8_t {
 // architecture multiplies in (build_lora_mm's scale argument), by role.
 enum RefScaleRoles : uint8_t {
     kScaleNone = 0,
-    kScaleAttention = 1,  // attn_q / attn_k / attn_v / attn_qkv / attn_output
-    kScaleFfn = 2,        // ffn_gate / ffn_up / ffn_down
-    kScaleExperts = 4,    // ffn_{gate,up,down}_exps
-    kScaleOutput = 8,     // output
+    kScaleAttention = 1,         // attn_q / attn_k / attn_v / attn_qkv / attn_output
+    kScaleFfn = 2,               // ffn_gate / ffn_up / ffn_down
+    kScaleExperts = 4,           // ffn_{gate,up,down}_exps
+    kScaleOutput = 8,            // output
+    kScaleLinearAttention = 16,  // attn_gate / ssm_beta / ssm_alpha / ssm_out (Qwen3.5)
+    kScaleSharedExperts = 32,    // ffn_{gate,up,down}_shexp
+    kScaleNextn = 64,            // nextn.eh_proj
 };
 
 // A per-layer scalar source tensor the converter writes as one entry of a FLOAT32 array KV, not
@@ -95,6 +98,9 @@ struct RefArch {
     // "norm.weight" written as weight + 1 (Gemma); token_embd cut to vocab_size rows (Gemma 3).
     bool rope_permute_qk = false;
     bool norm_plus_one = false;
+    // mlx-lm / mlx-vlm stored those norms with the 1 already added (Qwen3.5's sanitize): from an
+    // MLX source they are checked as they are.
+    bool mlx_norms_shifted = false;
     bool vocab_rows_cut = false;
     // Qwen3.5's linear-attention layers (Qwen3NextModel, _LinearAttentionVReorderBase): value
     // heads reordered when key and value head counts differ, ssm_a = -exp(A_log), conv1d
@@ -133,6 +139,9 @@ struct RefArch {
     std::string_view mla_k_b_presplit{};
     std::string_view mla_v_b_presplit{};
     bool drops_mtp_layers = false;
+    // The MTP layers' own source names ("mtp.": Qwen3.5): a checkpoint with none of them has no
+    // MTP layers whatever config.json counts (mlx-lm drops them).
+    std::string_view mtp_prefix{};
     // Qwen2MoeModel.modify_tensors: transformers' fused mlp.experts.gate_up_proj (gate rows, then
     // up rows, per expert) and mlp.experts.down_proj are the stacked experts' sources when the
     // checkpoint has them (sources/fused_experts_index.hpp).
