@@ -32,6 +32,7 @@ declare -A names=(
   [glm4moe]='"glm4moe" "glm4_moe"'
   [gemma4]='"gemma4" "gemma4_text"'
   [deepseek2]='"deepseek2" "deepseek_v3" "deepseek_v2" "kimi_k2"'
+  [nemotron_h]='"nemotron_h" "nemotron_h_moe"'
 )
 for arch in $(printf '%s\n' "${!names[@]}" | sort); do
   args=()

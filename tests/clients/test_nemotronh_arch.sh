@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Nemotron-H dense (nemotron_h) against llama.cpp's own code: the tiny BF16 fixture (rebox-mkfixture
+# --arch nemotron_h: 6 layers "M-M*-M" under backbone.*, Mamba2 mixers of 8 heads in 2 groups with a
+# conv bias, attention with head_dim * heads != hidden_size, relu² MLPs) and its mcq-v1 twin
+# (--format mcq: every matrix 4-bit / 32) are converted by default (BF16 kept / mcq-v1 as Q4_1; F32
+# norms, ssm_a, ssm_d, ssm_dt, ssm_conv1d), and so is the tiny nemotron_h_moe fixture (--arch
+# nemotron_h_moe: "MEM*EM", 4 relu² experts with a router, its score-correction bias and a shared
+# expert), each also with --outtype f32 and each verified by convert, then
+#  - rebox verify passes again, and rebox check finds nothing (it reads the layer kinds back from
+#    the per-layer feed_forward_length / head_count_kv arrays, as llama.cpp's loader does);
+#  - ggufpy_nemotronh.py (one process): every tensor (name, type, ne, values bit for bit; ssm_a with
+#    a correctly rounded exp standing in for torch's) and every nemotron_h.* KV, in order, equal what
+#    the bundle's NemotronHModel chain writes for the same checkpoint (the mcq-v1 one dequantized by
+#    source_values.py, the Q4_1 tensors dequantized by gguf-py);
+#  - llama_embed_pairs.mjs (one llama.cpp process): llama.cpp v0.4.0 loads all six files and each
+#    pair's embeddings agree (cos >= 0.999);
+#  - a pattern one layer short (bad input, exit 1) and a MoE config with moe_latent_size (Nemotron 3
+#    Super's latent projections, not written yet: BLOCKER, exit 2) are refused: one line, no file.
+# Usage: bash tests/clients/test_nemotronh_arch.sh BUILD_DIR
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/gguf_py.sh"
+clients_init nemotronh_arch "${1:-}"
+ggufpy_setup "$BUILD"
+
+dir="$WORK/nemotronh"
+mcq="$WORK/nemotronh-mcq"
+moe="$WORK/nemotronh-moe"
+"$MKFIXTURE" "$dir" --preset tiny --arch nemotron_h --force >/dev/null
+"$MKFIXTURE" "$mcq" --preset tiny --arch nemotron_h --format mcq --force >/dev/null
+"$MKFIXTURE" "$moe" --preset tiny --arch nemotron_h_moe --force >/dev/null
+for d in "$dir" "$mcq" "$moe"; do  # convert verifies each file (verify's own nemotron_h* records)
+  "$REBOX" convert "$d" -o "$d.gguf" --quiet
+  "$REBOX" convert "$d" -o "$d-f32.gguf" --outtype f32 --quiet
+done
+"$REBOX" verify "$dir" "$dir.gguf" >/dev/null
+"$REBOX" verify "$moe" "$moe.gguf" >/dev/null
+for d in "$dir" "$mcq" "$moe"; do  # the layer kinds read back from the per-layer arrays
+  "$REBOX" check "$d.gguf" >/dev/null || { "$REBOX" check "$d.gguf"; exit 1; }
+done
+ggufpy "$CLIENTS_DIR/ggufpy_nemotronh.py" "$BUILD/llama-src" "$dir" "$dir.gguf" F32,BF16 \
+  "$dir" "$dir-f32.gguf" F32 "$mcq" "$mcq.gguf" F32,Q4_1 "$mcq" "$mcq-f32.gguf" F32 \
+  "$moe" "$moe.gguf" F32,BF16 "$moe" "$moe-f32.gguf" F32
+echo "nemotron_h (BF16, mcq-v1), nemotron_h_moe (BF16) converted, verified and compared with llama.cpp's converter ($(clients_elapsed))"
+node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 4 --min-cos 0.999 \
+  "nemotron_h:$dir.gguf:$dir-f32.gguf" "nemotron_h-mcq:$mcq.gguf:$mcq-f32.gguf" \
+  "nemotron_h_moe:$moe.gguf:$moe-f32.gguf"
+
+refused() {  # ARCH DEFECT CODE TEXT: converting the defective fixture exits CODE, one line with TEXT
+  local bad="$WORK/$1-$2"
+  "$MKFIXTURE" "$bad" --preset tiny --arch "$1" --nemotron-h-defect "$2" --force >/dev/null
+  shift
+  set +e
+  out="$("$REBOX" convert "$bad" -o "$bad.gguf" 2>&1)"
+  code=$?
+  set -e
+  [[ $code -eq $2 && ! -e "$bad.gguf" ]] || { echo "FAIL: $1 defect: exit $code"; echo "$out"; exit 1; }
+  [[ $(grep -c "$3" <<<"$out") -eq 1 ]] || { echo "FAIL: $1: not one line with '$3': $out"; exit 1; }
+}
+refused nemotron_h pattern-length 1 "hybrid_override_pattern.*num_hidden_layers 6"  # bad input
+refused nemotron_h_moe latent 2 "moe_latent_size"  # BLOCKER: Super's latent projections
+echo "PASS test_nemotronh_arch ($(clients_elapsed))"
