@@ -3,16 +3,17 @@
 # --arch nemotron_h: 6 layers "M-M*-M" under backbone.*, Mamba2 mixers of 8 heads in 2 groups with a
 # conv bias, attention with head_dim * heads != hidden_size, relu² MLPs) and its mcq-v1 twin
 # (--format mcq: every matrix 4-bit / 32) are converted by default (BF16 kept / mcq-v1 as Q4_1; F32
-# norms, ssm_a, ssm_d, ssm_dt, ssm_conv1d), and so is the tiny nemotron_h_moe fixture (--arch
+# norms, ssm_a, ssm_d, ssm_dt, ssm_conv1d), and so are the tiny nemotron_h_moe fixture (--arch
 # nemotron_h_moe: "MEM*EM", 4 relu² experts with a router, its score-correction bias and a shared
-# expert), each also with --outtype f32 and each verified by convert, then
+# expert) and its mcq-v1 twin (routers float), each also with --outtype f32 and each verified by
+# convert, then
 #  - rebox verify passes again, and rebox check finds nothing (it reads the layer kinds back from
 #    the per-layer feed_forward_length / head_count_kv arrays, as llama.cpp's loader does);
 #  - ggufpy_nemotronh.py (one process): every tensor (name, type, ne, values bit for bit; ssm_a with
 #    a correctly rounded exp standing in for torch's) and every nemotron_h.* KV, in order, equal what
 #    the bundle's NemotronHModel chain writes for the same checkpoint (the mcq-v1 one dequantized by
 #    source_values.py, the Q4_1 tensors dequantized by gguf-py);
-#  - llama_embed_pairs.mjs (one llama.cpp process): llama.cpp v0.4.0 loads all six files and each
+#  - llama_embed_pairs.mjs (one llama.cpp process): llama.cpp v0.4.0 loads all eight files and each
 #    pair's embeddings agree (cos >= 0.999);
 #  - a pattern one layer short (bad input, exit 1) and a MoE config with moe_latent_size (Nemotron 3
 #    Super's latent projections, not written yet: BLOCKER, exit 2) are refused: one line, no file.
@@ -26,25 +27,28 @@ ggufpy_setup "$BUILD"
 dir="$WORK/nemotronh"
 mcq="$WORK/nemotronh-mcq"
 moe="$WORK/nemotronh-moe"
+moeq="$WORK/nemotronh-moe-mcq"
 "$MKFIXTURE" "$dir" --preset tiny --arch nemotron_h --force >/dev/null
 "$MKFIXTURE" "$mcq" --preset tiny --arch nemotron_h --format mcq --force >/dev/null
 "$MKFIXTURE" "$moe" --preset tiny --arch nemotron_h_moe --force >/dev/null
-for d in "$dir" "$mcq" "$moe"; do  # convert verifies each file (verify's own nemotron_h* records)
+"$MKFIXTURE" "$moeq" --preset tiny --arch nemotron_h_moe --format mcq --force >/dev/null
+for d in "$dir" "$mcq" "$moe" "$moeq"; do  # convert verifies each file (verify's own records)
   "$REBOX" convert "$d" -o "$d.gguf" --quiet
   "$REBOX" convert "$d" -o "$d-f32.gguf" --outtype f32 --quiet
 done
 "$REBOX" verify "$dir" "$dir.gguf" >/dev/null
 "$REBOX" verify "$moe" "$moe.gguf" >/dev/null
-for d in "$dir" "$mcq" "$moe"; do  # the layer kinds read back from the per-layer arrays
+for d in "$dir" "$mcq" "$moe" "$moeq"; do  # the layer kinds read back from the per-layer arrays
   "$REBOX" check "$d.gguf" >/dev/null || { "$REBOX" check "$d.gguf"; exit 1; }
 done
 ggufpy "$CLIENTS_DIR/ggufpy_nemotronh.py" "$BUILD/llama-src" "$dir" "$dir.gguf" F32,BF16 \
   "$dir" "$dir-f32.gguf" F32 "$mcq" "$mcq.gguf" F32,Q4_1 "$mcq" "$mcq-f32.gguf" F32 \
-  "$moe" "$moe.gguf" F32,BF16 "$moe" "$moe-f32.gguf" F32
-echo "nemotron_h (BF16, mcq-v1), nemotron_h_moe (BF16) converted, verified and compared with llama.cpp's converter ($(clients_elapsed))"
+  "$moe" "$moe.gguf" F32,BF16 "$moe" "$moe-f32.gguf" F32 "$moeq" "$moeq.gguf" F32,Q4_1 \
+  "$moeq" "$moeq-f32.gguf" F32
+echo "nemotron_h, nemotron_h_moe (BF16, mcq-v1) converted, verified and compared with llama.cpp's converter ($(clients_elapsed))"
 node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 4 --min-cos 0.999 \
   "nemotron_h:$dir.gguf:$dir-f32.gguf" "nemotron_h-mcq:$mcq.gguf:$mcq-f32.gguf" \
-  "nemotron_h_moe:$moe.gguf:$moe-f32.gguf"
+  "nemotron_h_moe:$moe.gguf:$moe-f32.gguf" "nemotron_h_moe-mcq:$moeq.gguf:$moeq-f32.gguf"
 
 refused() {  # ARCH DEFECT CODE TEXT: converting the defective fixture exits CODE, one line with TEXT
   local bad="$WORK/$1-$2"

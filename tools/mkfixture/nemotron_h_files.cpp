@@ -24,9 +24,9 @@ namespace fs = std::filesystem;
 constexpr int64_t kHidden = 64, kHeads = 4, kKvHeads = 2, kHeadDim = 32, kFf = 96, kMambaHeads = 8,
                   kMambaHeadDim = 16, kGroups = 2, kState = 16, kKernel = 4;
 constexpr const char* kPattern = "M-M*-M";
-// nemotron_h_moe: 'E' layers of 4 routed experts of 32 (2 used) and a shared expert of 48.
+// nemotron_h_moe: 'E' layers of 4 routed experts of 32 (2 used) and a shared expert of 64.
 constexpr const char* kMoePattern = "MEM*EM";
-constexpr int64_t kExperts = 4, kExpertsUsed = 2, kExpertFf = 32, kSharedFf = 48;
+constexpr int64_t kExperts = 4, kExpertsUsed = 2, kExpertFf = 32, kSharedFf = 64;
 
 struct Tensor {
     std::string name;

@@ -26,7 +26,7 @@ struct NemotronHOptions {
     // --arch nemotron_h_moe: NemotronHForCausalLM with num_experts_per_tok (Nemotron 3 Nano):
     // pattern "MEM*EM", each 'E' layer a router mixer.gate [4, hidden] with its
     // e_score_correction_bias, 4 relu² experts of 32 (up/down only, 2 used) and a shared expert
-    // of 48; n_group / topk_group 1, routed_scaling_factor 2.5, norm_topk_prob.
+    // of 64; n_group / topk_group 1, routed_scaling_factor 2.5, norm_topk_prob.
     bool moe = false;
 };
 
