@@ -325,9 +325,26 @@ bool claims_moe(const nlohmann::json& root) {
            (llm != root.end() && llm->is_object() && llm->contains("num_experts_per_tok"));
 }
 
+// TextModel writes attention.layer_norm_rms_epsilon from rms_norm_eps, else norm_eps (Nemotron 3
+// Nano's config.json has only norm_eps), and nothing without either, which llama.cpp's loader
+// then refuses.
+void rms_eps_name(nlohmann::json& root) {
+    const auto given = root.find("rms_norm_eps");  // find_hparam stops at a present key, null too
+    if (given != root.end() && !given->is_null()) return;
+    const auto norm_eps = given != root.end() ? root.end() : root.find("norm_eps");
+    if (norm_eps == root.end() || norm_eps->is_null())
+        throw Error(ExitClass::blocker, "config.json", "rms_norm_eps",
+                    "is missing or null, with no norm_eps standing in: the converter writes no "
+                    "attention.layer_norm_rms_epsilon, which llama.cpp's nemotron_h loader "
+                    "requires",
+                    "add rms_norm_eps (the RMSNorm epsilon, layer_norm_epsilon's value)");
+    root["rms_norm_eps"] = *norm_eps;
+}
+
 // The converter's names for the common reading: n_routed_experts as num_experts,
-// moe_shared_expert_intermediate_size as shared_expert_intermediate_size.
+// moe_shared_expert_intermediate_size as shared_expert_intermediate_size, the RMS epsilon.
 void moe_names(nlohmann::json& root) {
+    rms_eps_name(root);
     take_routed_experts(root, "the routed expert count NemotronHModel stacks");
     if (const auto shared = root.find("moe_shared_expert_intermediate_size"); shared != root.end())
         root["shared_expert_intermediate_size"] = *shared;
@@ -405,6 +422,7 @@ void nemotron_h_vocab(TokenizerVocab& vocab, bool) {
 constexpr Architecture kNemotronH = [] {
     Architecture a{"nemotron_h", kModelTypes, kFirst, kLayer, kLast, kKvs, {}, {}, kDefaults};
     a.hf_head_prefixes = kHeadPrefixes;
+    a.prepare_config = rms_eps_name;
     a.finish_config = read_dense;
     a.set_layer_kinds = mamba2_from_ssm_kvs;
     a.config_checks = nemotron_h_checks;

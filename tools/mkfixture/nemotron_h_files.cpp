@@ -56,7 +56,8 @@ nlohmann::ordered_json config_json(int64_t vocab, const std::string& defect, boo
     c["use_bias"] = false;
     c["initializer_range"] = 0.02;
     c["layer_norm_epsilon"] = 1e-05;
-    c["rms_norm_eps"] = 1e-05;
+    // The RMSNorm epsilon as Nemotron-H-8B's config.json spells it; Nemotron 3 Nano's has norm_eps.
+    c[moe ? "norm_eps" : "rms_norm_eps"] = 1e-05;
     c["residual_in_fp32"] = false;
     c["use_cache"] = true;
     c["num_logits_to_keep"] = 1;

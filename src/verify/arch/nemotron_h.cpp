@@ -187,8 +187,15 @@ bool selects_moe(const nlohmann::json& root, std::string_view model_type) {
     return model_type == "nemotron_h" && root.contains("num_experts_per_tok");
 }
 
+// TextModel's RMS epsilon: rms_norm_eps, else norm_eps (Nemotron 3 Nano's spelling).
+void rms_eps_name(nlohmann::json& root) {
+    if (!root.contains("rms_norm_eps") && root.contains("norm_eps"))
+        root["rms_norm_eps"] = root["norm_eps"];
+}
+
 // n_routed_experts as num_experts, moe_shared_expert_intermediate_size as the shared width.
 void moe_names(nlohmann::json& root) {
+    rms_eps_name(root);
     rename_ref_routed_experts(root);
     if (const auto shared = root.find("moe_shared_expert_intermediate_size"); shared != root.end())
         root["shared_expert_intermediate_size"] = *shared;
@@ -206,6 +213,7 @@ const RefArch& ref_nemotron_h() {
     static constexpr std::string_view kModelTypes[] = {"nemotron_h"};
     static const RefArch kArch{.gguf_arch = "nemotron_h",
                                .model_types = kModelTypes,
+                               .prepare_config = rms_eps_name,
                                .finish_config = nemotron_h_config,
                                .shape = nemotron_h_shape,
                                .kvs = kKvs,

@@ -166,7 +166,7 @@ ModelConfig nh_moe_config(const std::string& extra = "") {
             "hybrid_override_pattern": "MEM*EM", "num_attention_heads": 4, "head_dim": 32,
             "num_key_value_heads": 2, "mamba_num_heads": 8, "mamba_head_dim": 16, "n_groups": 2,
             "ssm_state_size": 16, "conv_kernel": 4, "layer_norm_epsilon": 1e-05,
-            "rms_norm_eps": 1e-05, "max_position_embeddings": 4096, "vocab_size": 100,
+            "norm_eps": 1e-05, "max_position_embeddings": 4096, "vocab_size": 100,
             "tie_word_embeddings": false, "n_routed_experts": 4, "n_shared_experts": 1,
             "moe_intermediate_size": 32, "moe_shared_expert_intermediate_size": 48,
             "num_experts_per_tok": 2, "routed_scaling_factor": 2.5, "n_group": 1,
@@ -179,6 +179,7 @@ TEST(NemotronHMoeRegistry, ClaimedNamesShapesAndKvs) {
     ASSERT_NE(moe, nullptr);
     const ModelConfig c = nh_moe_config();
     EXPECT_EQ(c.num_experts, 4u);
+    EXPECT_EQ(c.rms_norm_eps, 1e-05f);  // Nemotron 3 Nano's norm_eps, as TextModel reads it
     const std::tuple<const char*, const char*, std::vector<int64_t>> rows[] = {
         {"backbone.layers.1.mixer.gate.weight", "blk.1.ffn_gate_inp.weight", {64, 4}},
         {"backbone.layers.1.mixer.gate.e_score_correction_bias", "blk.1.exp_probs_b.bias", {4}},
@@ -249,6 +250,8 @@ TEST(NemotronHMoeRegistry, Refusals) {
     // Nemotron 3 Super's latent projections and the MTP block: BLOCKERs naming the field.
     EXPECT_THROW(nh_moe_config(R"(, "moe_latent_size": 32)"), Error);
     EXPECT_THROW(nh_moe_config(R"(, "num_nextn_predict_layers": 1)"), Error);
+    // No RMS epsilon under either name: the converter writes none, the loader needs one.
+    EXPECT_THROW(nh_config(R"(, "rms_norm_eps": null)").rms_norm_eps, Error);
     // A '-' layer in a MoE pattern.
     EXPECT_THROW(nh_moe_config(R"(, "hybrid_override_pattern": "M-M*EM")"), Error);
     // A field NemotronHModel reads without a default.
