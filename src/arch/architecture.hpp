@@ -391,9 +391,11 @@ struct LayerScalarKv {
 // The tensors besides attention (q, k, v, qkv, output: build_qkv and wo_s in every graph) whose
 // NVFP4 `.scale` the graph applies.
 struct GraphScales {
-    bool output = false;     // output.weight
-    bool dense_ffn = false;  // ffn_gate / ffn_up / ffn_down
-    bool experts = false;    // ffn_gate_exps / ffn_up_exps / ffn_down_exps
+    bool output = false;          // output.weight
+    bool dense_ffn = false;       // ffn_gate / ffn_up / ffn_down
+    bool experts = false;         // ffn_gate_exps / ffn_up_exps / ffn_down_exps
+    bool ssm = false;             // ssm_in / ssm_out (the Mamba2 layers' build_lora_mm: nemotron_h)
+    bool shared_experts = false;  // ffn_gate_shexp / ffn_up_shexp / ffn_down_shexp
 };
 
 struct Architecture {

@@ -17,7 +17,9 @@
 // src/models/nemotron-h-moe.cpp): 'E' layers in place of '-', each a sigmoid router
 // (mixer.gate, exact F32) with its score-correction bias (exp_probs_b.bias), n_routed_experts
 // relu² experts with only up/down, stacked, and a shared expert (up/down); the Mamba2 and
-// attention layers as above. The latent projections (fc1/fc2_latent_proj, moe_latent_size:
+// attention layers as above. NVFP4 (ModelOpt): llama.cpp's graphs multiply in the .scale of
+// ssm_in / ssm_out (mamba-base.cpp) and of the shared expert besides attention, FFN, experts and
+// output. The latent projections (fc1/fc2_latent_proj, moe_latent_size:
 // Nemotron 3 Super) and the MTP layers (num_nextn_predict_layers) are not written yet: BLOCKER.
 #include <nlohmann/json.hpp>
 #include <string>
@@ -427,8 +429,9 @@ constexpr Architecture kNemotronH = [] {
     a.set_layer_kinds = mamba2_from_ssm_kvs;
     a.config_checks = nemotron_h_checks;
     a.finish_vocab = nemotron_h_vocab;
-    // nemotron-h.cpp applies the .scale of attention, the MLP's up/down and the output.
-    a.nvfp4_scales = {.output = true, .dense_ffn = true};
+    // nemotron-h.cpp applies the .scale of attention, the MLP's up/down and the output, and the
+    // Mamba2 layers (mamba-base.cpp) those of ssm_in and ssm_out.
+    a.nvfp4_scales = {.output = true, .dense_ffn = true, .ssm = true};
     return a;
 }();
 
@@ -450,7 +453,7 @@ constexpr Architecture kNemotronHMoe = [] {
     a.finish_vocab = nemotron_h_moe_vocab;
     // nemotron-h-moe's graph applies the .scale of attention, the experts, the shared expert and
     // the output.
-    a.nvfp4_scales = {.output = true, .experts = true};
+    a.nvfp4_scales = {.output = true, .experts = true, .ssm = true, .shared_experts = true};
     return a;
 }();
 

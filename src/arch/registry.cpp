@@ -438,13 +438,17 @@ bool graph_applies_nvfp4_scale(const Architecture& arch, std::string_view role) 
     static constexpr std::string_view kDenseFfn[] = {"ffn_gate", "ffn_up", "ffn_down"};
     static constexpr std::string_view kExperts[] = {"ffn_gate_exps", "ffn_up_exps",
                                                     "ffn_down_exps"};
+    static constexpr std::string_view kSsm[] = {"ssm_in", "ssm_out"};
+    static constexpr std::string_view kSharedExperts[] = {"ffn_gate_shexp", "ffn_up_shexp",
+                                                          "ffn_down_shexp"};
     const auto in = [role](std::span<const std::string_view> roles) {
         return std::find(roles.begin(), roles.end(), role) != roles.end();
     };
     if (in(kAttention)) return true;  // every registry graph uses build_qkv and wo_s
     const GraphScales& scales = arch.nvfp4_scales;
     return (scales.output && role == "output") || (scales.dense_ffn && in(kDenseFfn)) ||
-           (scales.experts && in(kExperts));
+           (scales.experts && in(kExperts)) || (scales.ssm && in(kSsm)) ||
+           (scales.shared_experts && in(kSharedExperts));
 }
 
 std::string supported_model_types() {

@@ -15,6 +15,10 @@
 #    source_values.py, the Q4_1 tensors dequantized by gguf-py);
 #  - llama_embed_pairs.mjs (one llama.cpp process): llama.cpp v0.4.0 loads all eight files and each
 #    pair's embeddings agree (cos >= 0.999);
+#  - ModelOpt NVFP4 of both (--format modelopt-nvfp4): every FP4 value and .scale as the format defines
+#    it (ggufpy_nvfp4_formats.py), the .scale kept on ssm_in / ssm_out and the shared expert too (the
+#    Mamba2 graph and nemotron-h.cpp multiply them in), llama.cpp agreeing with the folded F32 twins
+#    and disagreeing with a twin whose factors are doubled;
 #  - a pattern one layer short (bad input, exit 1) and a MoE config with moe_latent_size (Nemotron 3
 #    Super's latent projections, not written yet: BLOCKER, exit 2) are refused: one line, no file.
 # Usage: bash tests/clients/test_nemotronh_arch.sh BUILD_DIR
@@ -49,6 +53,32 @@ echo "nemotron_h, nemotron_h_moe (BF16, mcq-v1) converted, verified and compared
 node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 4 --min-cos 0.999 \
   "nemotron_h:$dir.gguf:$dir-f32.gguf" "nemotron_h-mcq:$mcq.gguf:$mcq-f32.gguf" \
   "nemotron_h_moe:$moe.gguf:$moe-f32.gguf" "nemotron_h_moe-mcq:$moeq.gguf:$moeq-f32.gguf"
+
+# ModelOpt NVFP4 (every matrix but the embedding and routers): each FP4 value and .scale as the
+# format defines it, on the 15 / 19 tensors whose graph applies .scale (attention, ssm_in / ssm_out,
+# the MLP or the experts and shared expert, output); llama.cpp embeds each file like its folded F32
+# twin (every .scale multiplied in), and not like a twin with the factors doubled.
+for spec in nemotron_h:15 nemotron_h_moe:19; do
+  arch=${spec%:*} n=${spec#*:} d="$WORK/nemotronh-$arch-nvfp4"
+  "$MKFIXTURE" "$d" --preset tiny --arch "$arch" --format modelopt-nvfp4 --force >/dev/null
+  "$REBOX" convert "$d" -o "$d.gguf" --quiet
+  "$REBOX" plan "$d" --json >"$d.plan.json"
+  ggufpy "$CLIENTS_DIR/ggufpy_nvfp4_formats.py" "$GGUFPY_SRC" "$d" "$d.gguf" "$d.plan.json" \
+    --scales "$n" --expect-exact --fold "$d-fold.gguf"
+  ggufpy "$CLIENTS_DIR/ggufpy_nvfp4_formats.py" "$GGUFPY_SRC" "$d" "$d.gguf" "$d.plan.json" \
+    --scales "$n" --fold "$d-wrong.gguf" --fold-wrong-factor >/dev/null
+done
+node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 4 --min-cos 0.999 \
+  "nemotron_h-nvfp4:$WORK/nemotronh-nemotron_h-nvfp4.gguf:$WORK/nemotronh-nemotron_h-nvfp4-fold.gguf" \
+  "nemotron_h_moe-nvfp4:$WORK/nemotronh-nemotron_h_moe-nvfp4.gguf:$WORK/nemotronh-nemotron_h_moe-nvfp4-fold.gguf"
+d="$WORK/nemotronh-nemotron_h_moe-nvfp4"
+if node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 2 --min-cos 0.999 \
+  "wrong-factor:$d.gguf:$d-wrong.gguf" >"$d-wrong.txt" 2>&1; then
+  echo "FAIL: a twin with doubled factors agrees with the NVFP4 file (is .scale applied at all?)"
+  cat "$d-wrong.txt"
+  exit 1
+fi
+echo "  a twin with doubled factors disagrees ($(grep -o 'min cosine [0-9][0-9.]*' "$d-wrong.txt" | head -1))"
 
 refused() {  # ARCH DEFECT CODE TEXT: converting the defective fixture exits CODE, one line with TEXT
   local bad="$WORK/$1-$2"

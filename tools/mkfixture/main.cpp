@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
            "and no v_proj, a layer_scalar per layer, tied, a vision tower stand-in) | "
            "nemotron_h (tiny only: NemotronHForCausalLM in BF16, 6 layers 'M-M*-M': Mamba2, "
            "relu² MLP and attention mixers under backbone.*, untied; --format float or mcq) | "
-           "nemotron_h_moe (tiny only: the same with 'MEM*EM': 4 relu² experts of 32 with a "
+           "nemotron_h_moe (tiny only: the same with 'MEM*EM': 4 relu² experts of 64 with a "
            "router, its score-correction bias and a shared expert)")
         ->check(CLI::IsMember(
             {"qwen3",      "qwen2",         "llama",     "mistral",     "qwen3_moe",

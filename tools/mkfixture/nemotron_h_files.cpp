@@ -12,6 +12,7 @@
 
 #include "hf_files.hpp"
 #include "model_plan.hpp"
+#include "nvidia_fp4_files.hpp"
 #include "seeded_bf16.hpp"
 #include "tokenizer_files.hpp"
 
@@ -21,12 +22,12 @@ namespace nemotron_h_fixture {
 
 namespace fs = std::filesystem;
 
-constexpr int64_t kHidden = 64, kHeads = 4, kKvHeads = 2, kHeadDim = 32, kFf = 96, kMambaHeads = 8,
+constexpr int64_t kHidden = 64, kHeads = 4, kKvHeads = 2, kHeadDim = 32, kFf = 128, kMambaHeads = 8,
                   kMambaHeadDim = 16, kGroups = 2, kState = 16, kKernel = 4;
 constexpr const char* kPattern = "M-M*-M";
-// nemotron_h_moe: 'E' layers of 4 routed experts of 32 (2 used) and a shared expert of 64.
+// nemotron_h_moe: 'E' layers of 4 routed experts of 64 (2 used) and a shared expert of 64.
 constexpr const char* kMoePattern = "MEM*EM";
-constexpr int64_t kExperts = 4, kExpertsUsed = 2, kExpertFf = 32, kSharedFf = 64;
+constexpr int64_t kExperts = 4, kExpertsUsed = 2, kExpertFf = 64, kSharedFf = 64;
 
 struct Tensor {
     std::string name;
@@ -100,8 +101,8 @@ nlohmann::ordered_json config_json(int64_t vocab, const std::string& defect, boo
 }
 
 std::string write(const fs::path& out_dir, const NemotronHOptions& options) {
-    if (options.format != "float" && options.format != "mcq")
-        throw std::runtime_error("--arch nemotron_h: --format float or mcq");
+    if (options.format != "float" && options.format != "mcq" && options.format != "modelopt-nvfp4")
+        throw std::runtime_error("--arch nemotron_h: --format float, mcq or modelopt-nvfp4");
     if (!options.defect.empty() && options.defect != "pattern-length" && options.defect != "latent")
         throw std::runtime_error("--nemotron-h-defect: unknown '" + options.defect + "'");
     TokenizerOptions tok;
@@ -166,7 +167,8 @@ std::string write(const fs::path& out_dir, const NemotronHOptions& options) {
     t.push_back({"backbone.norm_f.weight", {kHidden}, 1.0, 0.1});
     t.push_back({"lm_head.weight", {vocab, kHidden}, 0, w});
 
-    if (options.format == "mcq") {  // every matrix mcq-v1 4-bit / 32; the rest F32 alike
+    const bool nvfp4 = options.format == "modelopt-nvfp4";
+    if (options.format == "mcq" || nvfp4) {  // every matrix mcq-v1 4-bit / 32 (or ModelOpt NVFP4)
         ModelPlan plan;
         plan.dims = Dims{kHidden, int64_t(pattern.size()), kHeads, kKvHeads, kHeadDim, kFf, vocab};
         plan.dims.embedding_rows = vocab;
@@ -185,9 +187,15 @@ std::string write(const fs::path& out_dir, const NemotronHOptions& options) {
             if (x.shape.size() > 1) unit.norm.dims = x.shape;
             plan.units.push_back(unit);
         }
-        write_model_files(out_dir, plan, 1, options.seed);
-        return std::string(options.moe ? "nemotron_h_moe" : "nemotron_h") + ", mcq, vocab " +
-               std::to_string(vocab) + ", " + std::to_string(plan.units.size()) +
+        if (nvfp4) {  // the embedding and routers stay BF16, as ModelOpt leaves them
+            const NvidiaFp4Options nv{.format = options.format};
+            add_nvidia_fp4_quantization(out_dir, nv);
+            write_nvidia_fp4_model_files(out_dir, plan, 1, options.seed, nv);
+        } else {
+            write_model_files(out_dir, plan, 1, options.seed);
+        }
+        return std::string(options.moe ? "nemotron_h_moe" : "nemotron_h") + ", " + options.format +
+               ", vocab " + std::to_string(vocab) + ", " + std::to_string(plan.units.size()) +
                " tensors, 6 layers " + pattern;
     }
     std::vector<StTensor> stored;

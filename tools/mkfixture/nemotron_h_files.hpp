@@ -3,7 +3,7 @@
 // "backbone.layers.N.mixer.*", "backbone.norm_f", "lm_head"; BF16): 6 layers of
 // hybrid_override_pattern "M-M*-M" (Mamba2 'M', MLP '-', attention '*'); Mamba2 mixers of 8 heads
 // of 16 in 2 groups, state 16, conv kernel 4 with a conv bias; attention of 4 heads of 32 with
-// 2 key/value heads (head_dim * heads != hidden_size, as in the 9B); relu² MLPs of width 96; the
+// 2 key/value heads (head_dim * heads != hidden_size, as in the 9B); relu² MLPs of width 128; the
 // small byte-level tokenizer, vocab_size rounded up to a multiple of 8. config.json carries the
 // fields NemotronHConfig saves.
 #pragma once
@@ -25,7 +25,7 @@ struct NemotronHOptions {
     std::string format = "float";
     // --arch nemotron_h_moe: NemotronHForCausalLM with num_experts_per_tok (Nemotron 3 Nano):
     // pattern "MEM*EM", each 'E' layer a router mixer.gate [4, hidden] with its
-    // e_score_correction_bias, 4 relu² experts of 32 (up/down only, 2 used) and a shared expert
+    // e_score_correction_bias, 4 relu² experts of 64 (up/down only, 2 used) and a shared expert
     // of 64; n_group / topk_group 1, routed_scaling_factor 2.5, norm_topk_prob.
     bool moe = false;
 };

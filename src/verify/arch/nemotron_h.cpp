@@ -211,21 +211,22 @@ void nemotron_h_moe_config(const nlohmann::json& root, RefConfig& c) {
 const RefArch& ref_nemotron_h() {
     using namespace nemotron_h_ref;
     static constexpr std::string_view kModelTypes[] = {"nemotron_h"};
-    static const RefArch kArch{.gguf_arch = "nemotron_h",
-                               .model_types = kModelTypes,
-                               .prepare_config = rms_eps_name,
-                               .finish_config = nemotron_h_config,
-                               .shape = nemotron_h_shape,
-                               .kvs = kKvs,
-                               .check_kvs = check_nemotron_h_kvs,
-                               .own_head_count_kv = true,
-                               .rope_permute_qk = true,
-                               .scale_roles = kScaleAttention | kScaleFfn | kScaleOutput,
-                               .own_context_and_ffn = true,
-                               .nemotron_vocab = true,
-                               .nemotron_add_bos = true,
-                               .mamba2 = true,
-                               .mamba2_shape = nemotron_h_reshaped};
+    static const RefArch kArch{
+        .gguf_arch = "nemotron_h",
+        .model_types = kModelTypes,
+        .prepare_config = rms_eps_name,
+        .finish_config = nemotron_h_config,
+        .shape = nemotron_h_shape,
+        .kvs = kKvs,
+        .check_kvs = check_nemotron_h_kvs,
+        .own_head_count_kv = true,
+        .rope_permute_qk = true,
+        .scale_roles = kScaleAttention | kScaleFfn | kScaleOutput | kScaleSsm,
+        .own_context_and_ffn = true,
+        .nemotron_vocab = true,
+        .nemotron_add_bos = true,
+        .mamba2 = true,
+        .mamba2_shape = nemotron_h_reshaped};
     return kArch;
 }
 
@@ -240,7 +241,8 @@ const RefArch& ref_nemotron_h_moe() {
                                .check_kvs = check_nemotron_h_moe_kvs,
                                .own_head_count_kv = true,
                                .rope_permute_qk = true,
-                               .scale_roles = kScaleAttention | kScaleExperts | kScaleOutput,
+                               .scale_roles = kScaleAttention | kScaleExperts | kScaleOutput |
+                                              kScaleSsm | kScaleSharedExperts,
                                .own_context_and_ffn = true,
                                .nemotron_vocab = true,
                                .mamba2 = true,

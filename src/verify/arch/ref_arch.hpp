@@ -53,10 +53,12 @@ enum class RefKv : uint8_t {
 // architecture multiplies in (build_lora_mm's scale argument), by role.
 enum RefScaleRoles : uint8_t {
     kScaleNone = 0,
-    kScaleAttention = 1,  // attn_q / attn_k / attn_v / attn_qkv / attn_output
-    kScaleFfn = 2,        // ffn_gate / ffn_up / ffn_down
-    kScaleExperts = 4,    // ffn_{gate,up,down}_exps
-    kScaleOutput = 8,     // output
+    kScaleAttention = 1,       // attn_q / attn_k / attn_v / attn_qkv / attn_output
+    kScaleFfn = 2,             // ffn_gate / ffn_up / ffn_down
+    kScaleExperts = 4,         // ffn_{gate,up,down}_exps
+    kScaleOutput = 8,          // output
+    kScaleSsm = 16,            // ssm_in / ssm_out (Mamba2 layers)
+    kScaleSharedExperts = 32,  // ffn_{gate,up,down}_shexp
 };
 
 // A per-layer scalar source tensor the converter writes as one entry of a FLOAT32 array KV, not

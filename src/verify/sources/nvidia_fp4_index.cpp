@@ -207,10 +207,14 @@ bool ref_graph_applies_scale(std::string_view gguf_arch, const std::string& gguf
     const bool ffn = role == "ffn_gate" || role == "ffn_up" || role == "ffn_down";
     const bool exps = role == "ffn_gate_exps" || role == "ffn_up_exps" || role == "ffn_down_exps";
     const bool output = role == "output";
+    const bool ssm = role == "ssm_in" || role == "ssm_out";
+    const bool shexp =
+        role == "ffn_gate_shexp" || role == "ffn_up_shexp" || role == "ffn_down_shexp";
     const RefArch* arch = find_ref_arch(gguf_arch);  // its record's scale_roles
     const uint8_t roles = arch != nullptr ? arch->scale_roles : uint8_t{kScaleNone};
     return (attention && (roles & kScaleAttention)) || (ffn && (roles & kScaleFfn)) ||
-           (exps && (roles & kScaleExperts)) || (output && (roles & kScaleOutput));
+           (exps && (roles & kScaleExperts)) || (output && (roles & kScaleOutput)) ||
+           (ssm && (roles & kScaleSsm)) || (shexp && (roles & kScaleSharedExperts));
 }
 
 }  // namespace rebox::verify_ref

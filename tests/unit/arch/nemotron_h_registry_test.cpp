@@ -149,6 +149,22 @@ TEST(NemotronHRegistry, KvsInTheConvertersOrder) {
     EXPECT_EQ(keys[6], "rope.freq_base");
 }
 
+// Which NVFP4 .scale tensors llama.cpp's graphs multiply in: attention, the MLP and the output
+// (nemotron-h.cpp), ssm_in / ssm_out (mamba-base.cpp's build_lora_mm with ssm_in_s / ssm_out_s);
+// for the MoE model the experts and the shared expert instead of the MLP.
+TEST(NemotronHRegistry, Nvfp4ScaleRoles) {
+    for (const char* role :
+         {"attn_q", "attn_output", "ssm_in", "ssm_out", "ffn_up", "ffn_down", "output"})
+        EXPECT_TRUE(graph_applies_nvfp4_scale(nh(), role)) << role;
+    const Architecture& moe = *find_architecture("nemotron_h_moe");
+    for (const char* role :
+         {"ssm_in", "ffn_up_exps", "ffn_down_exps", "ffn_up_shexp", "ffn_down_shexp", "output"})
+        EXPECT_TRUE(graph_applies_nvfp4_scale(moe, role)) << role;
+    EXPECT_FALSE(graph_applies_nvfp4_scale(nh(), "ffn_up_exps"));
+    // Other families' graphs do not apply ssm_in's (qwen35 has no such tensor).
+    EXPECT_FALSE(graph_applies_nvfp4_scale(*find_architecture("qwen35"), "ssm_in"));
+}
+
 TEST(NemotronHRegistry, Refusals) {
     // A pattern of the wrong length, a letter of the MoE model, an 'mlp' in layers_block_type.
     EXPECT_THROW(nh_config(R"(, "hybrid_override_pattern": "M-M*-")"), Error);
