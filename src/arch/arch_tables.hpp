@@ -41,6 +41,8 @@ const Architecture& deepseek2_architecture();
 const Architecture& glm4_moe_lite_architecture();
 const Architecture& gpt_oss_architecture();
 const Architecture& xlm_roberta_architecture();
+const Architecture& nemotron_h_architecture();
+const Architecture& nemotron_h_moe_architecture();
 // bert's per-layer rows and KV list, which xlm-roberta shares (bert.cpp).
 std::span<const TensorSpec> bert_layer_rows();
 std::span<const ArchKv> bert_kvs();

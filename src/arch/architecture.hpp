@@ -75,6 +75,16 @@ enum class Dim : uint8_t {
     o_mla_width,  // num_attention_heads * v_head_dim
     mla_nope,     // qk_nope_head_dim
     mla_v,        // v_head_dim
+    // Mamba2 layers (ModelConfig::mamba2, nemotron_h): d_inner = mamba_num_heads * mamba_head_dim,
+    // the conv channels d_inner + 2 * n_groups * ssm_state_size, in_proj's rows d_inner + those
+    // channels + mamba_num_heads (z, x B C, dt), the heads, the groups and one group's width.
+    ssm_inner,
+    ssm_conv_channels,
+    ssm_in_width,
+    ssm_heads,
+    ssm_groups,
+    ssm_group_width,
+    ssm_conv_kernel,  // conv_kernel (conv1d's taps per channel)
 };
 
 // How the rows of a source tensor are placed in the GGUF tensor. Only whole rows move (with each
@@ -195,6 +205,10 @@ struct TensorSpec {
     // The source name has no ".weight" (a registered buffer, gemma4's layer_scalar) while the
     // GGUF name has one, as the converter's filter_tensors appends it.
     bool hf_bare = false;
+    // The source's values are laid out as the GGUF ne says, same count (the converter's reshape:
+    // Mamba2's A [heads] -> [heads, 1], norm [d_inner] -> [n_groups, d_inner / n_groups]). Float
+    // sources only: a quantized one is a BLOCKER.
+    bool reshape = false;
 };
 
 // The {arch}.* hyper-parameter KVs an architecture writes, in the order listed.
@@ -332,6 +346,18 @@ enum class ArchKv : uint8_t {
     expert_shared_count_or_zero,
     expert_weights_norm_true,
     rope_dimension_count_mla,
+    // NemotronHModel -> GraniteHybridModel (ModelConfig::mamba2): context_length 2^20 at
+    // TextModel's place (no rope with SSM layers); feed_forward_length as one INT32 per layer
+    // (intermediate_size on the MLP layers, 0 elsewhere) and attention.head_count_kv likewise
+    // (num_key_value_heads on the attention layers); rope.freq_base only when config.json has
+    // rope_theta; rope.dimension_count = hidden_size // num_attention_heads (GraniteModel drops
+    // head_dim before LlamaModel reads it); rope.scaling.finetuned = false.
+    context_length_ssm,
+    feed_forward_length_mlp_layers,
+    head_count_kv_attention_layers,
+    rope_freq_base_given,
+    rope_dimension_count_hidden,
+    rope_scaling_finetuned_false,
 };
 
 // Tensors computed from config.json rather than read from the source.
@@ -370,6 +396,7 @@ struct GraphScales {
     bool experts = false;    // ffn_gate_exps / ffn_up_exps / ffn_down_exps
     // Qwen3.5's gated delta-net: attn_gate, ssm_beta, ssm_alpha, ssm_out (src/models/qwen35.cpp).
     bool linear_attention = false;
+    bool ssm = false;             // ssm_in / ssm_out (the Mamba2 layers' build_lora_mm: nemotron_h)
     bool shared_experts = false;  // ffn_gate_shexp / ffn_up_shexp / ffn_down_shexp
     bool nextn = false;           // nextn.eh_proj (the MTP head's projection)
 };

@@ -183,6 +183,14 @@ std::optional<GgufValue> arch_kv_value(arch::ArchKv key, const ModelConfig& conf
         case ArchKv::ssm_group_count:
         case ArchKv::ssm_time_step_rank:
         case ArchKv::ssm_inner_size: {
+            if (config.mamba2) {  // Mamba2Model / GraniteHybridModel's numbers
+                const ModelConfig::Mamba2& m = *config.mamba2;
+                if (key == ArchKv::ssm_conv_kernel) return u32_value(m.conv_kernel);
+                if (key == ArchKv::ssm_state_size) return u32_value(m.state_size);
+                if (key == ArchKv::ssm_group_count) return u32_value(m.groups);
+                if (key == ArchKv::ssm_time_step_rank) return u32_value(m.heads);
+                return u32_value(m.heads * m.head_dim);
+            }
             if (!config.linear_attention) return std::nullopt;
             const ModelConfig::LinearAttention& l = *config.linear_attention;
             if (key == ArchKv::ssm_conv_kernel) return u32_value(l.conv_kernel);
@@ -272,6 +280,31 @@ std::optional<GgufValue> arch_kv_value(arch::ArchKv key, const ModelConfig& conf
             return u32_value(config.score_function == "softmax"   ? 1
                              : config.score_function == "sigmoid" ? 2
                                                                   : 4);
+        case ArchKv::context_length_ssm:
+            return u32_value(1u << 20);
+        case ArchKv::feed_forward_length_mlp_layers:
+        case ArchKv::head_count_kv_attention_layers: {
+            // One INT32 per layer: the value on the layers of the kind (nemotron_h: 1 the
+            // attention layers, 2 the MLP or MoE layers), 0 on the others.
+            const bool ffn = key == ArchKv::feed_forward_length_mlp_layers;
+            std::vector<int32_t> values;
+            for (const uint8_t kind : config.layer_kinds)
+                values.push_back(
+                    kind != (ffn ? 2 : 1) ? 0
+                    : !ffn                ? static_cast<int32_t>(config.num_key_value_heads)
+                    : config.num_experts != 0  // nemotron_h_moe: the experts' width
+                        ? static_cast<int32_t>(config.moe_intermediate_size.value_or(0))
+                        : static_cast<int32_t>(config.intermediate_size));
+            return i32_array_value(values);
+        }
+        case ArchKv::rope_freq_base_given:
+            if (!config.rope_theta_given) return std::nullopt;
+            return f32_value(config.rope_theta);
+        case ArchKv::rope_dimension_count_hidden:
+            if (config.num_attention_heads == 0) return std::nullopt;
+            return u32_value(config.hidden_size / config.num_attention_heads);
+        case ArchKv::rope_scaling_finetuned_false:
+            return bool_value(false);
         default:
             break;
     }
@@ -440,6 +473,18 @@ const char* arch_kv_suffix(arch::ArchKv key) {
             return "nextn_predict_layers";
         case ArchKv::head_count_kv_one:
             return "attention.head_count_kv";
+        case ArchKv::context_length_ssm:
+            return "context_length";
+        case ArchKv::feed_forward_length_mlp_layers:
+            return "feed_forward_length";
+        case ArchKv::head_count_kv_attention_layers:
+            return "attention.head_count_kv";
+        case ArchKv::rope_freq_base_given:
+            return "rope.freq_base";
+        case ArchKv::rope_dimension_count_hidden:
+            return "rope.dimension_count";
+        case ArchKv::rope_scaling_finetuned_false:
+            return "rope.scaling.finetuned";
         case ArchKv::expert_gating_func_named:
             return "expert_gating_func";
         case ArchKv::key_length_mla_kv_given:

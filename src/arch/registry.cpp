@@ -46,6 +46,8 @@ const Architecture* const kArchitectures[] = {
     &detail::deepseek2_architecture(),
     &detail::glm4_moe_lite_architecture(),
     &detail::qwen2vl_architecture(),
+    &detail::nemotron_h_architecture(),
+    &detail::nemotron_h_moe_architecture(),
 };
 
 constexpr std::string_view kExpertPlaceholder = "{e}";
@@ -299,6 +301,24 @@ int64_t resolve_dim(Dim dim, const ModelConfig& c) {
             if (dim == Dim::mla_nope) return m.nope_head_dim;
             return m.v_head_dim;
         }
+        case Dim::ssm_inner:
+        case Dim::ssm_conv_channels:
+        case Dim::ssm_in_width:
+        case Dim::ssm_heads:
+        case Dim::ssm_groups:
+        case Dim::ssm_group_width:
+        case Dim::ssm_conv_kernel: {
+            const ModelConfig::Mamba2 m = c.mamba2.value_or(ModelConfig::Mamba2{});
+            const int64_t inner = int64_t{m.heads} * m.head_dim;
+            const int64_t channels = inner + 2 * int64_t{m.groups} * m.state_size;
+            if (dim == Dim::ssm_inner) return inner;
+            if (dim == Dim::ssm_conv_channels) return channels;
+            if (dim == Dim::ssm_in_width) return inner + channels + m.heads;
+            if (dim == Dim::ssm_heads) return m.heads;
+            if (dim == Dim::ssm_groups) return m.groups;
+            if (dim == Dim::ssm_group_width) return m.groups == 0 ? 0 : inner / m.groups;
+            return m.conv_kernel;
+        }
     }
     return 0;
 }
@@ -419,18 +439,19 @@ bool graph_applies_nvfp4_scale(const Architecture& arch, std::string_view role) 
     static constexpr std::string_view kDenseFfn[] = {"ffn_gate", "ffn_up", "ffn_down"};
     static constexpr std::string_view kExperts[] = {"ffn_gate_exps", "ffn_up_exps",
                                                     "ffn_down_exps"};
+    static constexpr std::string_view kSsm[] = {"ssm_in", "ssm_out"};
+    static constexpr std::string_view kSharedExperts[] = {"ffn_gate_shexp", "ffn_up_shexp",
+                                                          "ffn_down_shexp"};
     const auto in = [role](std::span<const std::string_view> roles) {
         return std::find(roles.begin(), roles.end(), role) != roles.end();
     };
     if (in(kAttention)) return true;  // every registry graph uses build_qkv and wo_s
     static constexpr std::string_view kLinearAttention[] = {"attn_gate", "ssm_beta", "ssm_alpha",
                                                             "ssm_out"};
-    static constexpr std::string_view kSharedExperts[] = {"ffn_gate_shexp", "ffn_up_shexp",
-                                                          "ffn_down_shexp"};
     const GraphScales& scales = arch.nvfp4_scales;
     return (scales.output && role == "output") || (scales.dense_ffn && in(kDenseFfn)) ||
            (scales.experts && in(kExperts)) || (scales.linear_attention && in(kLinearAttention)) ||
-           (scales.shared_experts && in(kSharedExperts)) ||
+           (scales.ssm && in(kSsm)) || (scales.shared_experts && in(kSharedExperts)) ||
            (scales.nextn && role == "nextn.eh_proj");
 }
 
@@ -799,6 +820,26 @@ std::string explain_dim(Dim dim, const ModelConfig& c) {
             formula = "2 * moe_intermediate_size " +
                       std::to_string(c.moe_intermediate_size.value_or(0)) + " (gate and up)";
             break;
+        case Dim::ssm_inner:
+            formula = "mamba_num_heads * mamba_head_dim";
+            break;
+        case Dim::ssm_conv_channels:
+            formula = "mamba_num_heads * mamba_head_dim + 2 * n_groups * ssm_state_size";
+            break;
+        case Dim::ssm_in_width:
+            formula =
+                "2 * mamba_num_heads * mamba_head_dim + 2 * n_groups * ssm_state_size + "
+                "mamba_num_heads";
+            break;
+        case Dim::ssm_heads:
+            return "mamba_num_heads " + std::to_string(resolve_dim(dim, c));
+        case Dim::ssm_groups:
+            return "n_groups " + std::to_string(resolve_dim(dim, c));
+        case Dim::ssm_group_width:
+            formula = "mamba_num_heads * mamba_head_dim / n_groups";
+            break;
+        case Dim::ssm_conv_kernel:
+            return "conv_kernel " + std::to_string(resolve_dim(dim, c));
         case Dim::head_dim_full:
             return "global_head_dim " + std::to_string(resolve_dim(dim, c));
         case Dim::q_width_full:

@@ -125,6 +125,24 @@ ModelConfig config_from_kvs(const CheckContext& ctx, const std::string& a) {
         m.v_head_dim = u32_or(ctx, a + ".attention.value_length_mla", 0);
         c.mla = m;
     }
+    // One feed-forward width and one kv-head count per layer (nemotron_h): the loader's rule, a
+    // layer recurrent where both are 0, attention where only the width is, a feed-forward layer
+    // otherwise (ModelConfig::layer_kinds 0, 1, 2); the sizes from the non-zero entries.
+    const GgufValue* widths = ctx.find(a + ".feed_forward_length");
+    const GgufValue* kv_heads = ctx.find(a + ".attention.head_count_kv");
+    if (widths != nullptr && kv_heads != nullptr && widths->is_array() && kv_heads->is_array() &&
+        widths->array.size() == kv_heads->array.size() && widths->array.size() <= kLlamaMaxLayers) {
+        const auto entry = [](const GgufScalar& item) -> uint32_t {
+            const int64_t* n = std::get_if<int64_t>(&item);
+            return n != nullptr && *n > 0 && *n <= INT32_MAX ? static_cast<uint32_t>(*n) : 0;
+        };
+        for (size_t i = 0; i < widths->array.size(); ++i) {
+            const uint32_t width = entry(widths->array[i]), heads = entry(kv_heads->array[i]);
+            c.layer_kinds.push_back(width != 0 ? 2 : heads != 0 ? 1 : 0);
+            if (width != 0) c.intermediate_size = width;
+            if (heads != 0) c.num_key_value_heads = heads;
+        }
+    }
     // llama.cpp's n_cls_out: the classifier labels' count, 1 without the key (llama-hparams.h).
     const GgufValue* labels = ctx.find(a + ".classifier.output_labels");
     c.num_labels = labels != nullptr && labels->is_array() && !labels->array.empty()

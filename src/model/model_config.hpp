@@ -122,6 +122,19 @@ struct ModelConfig {
         uint32_t value_heads = 0;
     };
     std::optional<LinearAttention> linear_attention;
+    // Mamba2 layers (nemotron_h): conv_kernel, ssm_state_size, n_groups, mamba_num_heads,
+    // mamba_head_dim as config.json gives them.
+    struct Mamba2 {
+        uint32_t conv_kernel = 0;
+        uint32_t state_size = 0;
+        uint32_t groups = 0;
+        uint32_t heads = 0;
+        uint32_t head_dim = 0;
+    };
+    std::optional<Mamba2> mamba2;
+    // config.json has a rope_theta (top level or rope_parameters): TextModel writes rope.freq_base
+    // only then (ArchKv::rope_freq_base_given).
+    bool rope_theta_given = false;
     uint32_t full_attention_interval = 0;  // every n-th layer is full attention
     // M-RoPE sections (rope_parameters.mrope_section padded to 4); empty: config.json has none.
     std::vector<int32_t> rope_sections;

@@ -873,6 +873,22 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
                                                &tensor_plan, &plan.blockers))
                 return;
             if (part.spec->squeeze) std::erase(tensor_plan.ne, int64_t{1});
+            // The converter's reshape (Mamba2's A, D, norm): the same values in the GGUF's ne.
+            if (part.spec->reshape) {
+                const auto want = arch::expected_ne(*arch, config, part.gguf_name);
+                int64_t have = 1, need = 1;
+                for (const int64_t n : tensor_plan.ne) have *= n;
+                for (const int64_t n : want.value_or(std::vector<int64_t>{})) need *= n;
+                if (tensor.is_quantized()) {
+                    plan.blockers.push_back(
+                        Blocker{tensor.name,
+                                "is quantized, and llama.cpp's converter reshapes it to " +
+                                    part.gguf_name + " (no block type survives that)",
+                                "use a checkpoint that keeps this tensor in floating point"});
+                    return;
+                }
+                if (want && have == need) tensor_plan.ne = *want;
+            }
             if (!check_against_config(*arch, config, tensor, tensor_plan, &plan.blockers)) return;
             if (!attach_row_transform(part.spec->rows, config, tensor, &tensor_plan,
                                       &plan.blockers))

@@ -713,8 +713,15 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
             !index.by_stripped_name.count(arch::stacked_name(*ref->spec, *ref->layer))) {
             std::vector<const SourceTensor*> experts;
             SourceTensor& stacked = stacked_entries.emplace_back();
+            // A checkpoint that spells its names with a prefix (nemotron_h's "backbone.").
+            std::string pattern = ref->hf_name;
+            for (const std::string_view prefix : arch->hf_head_prefixes)
+                if (!index.by_stripped_name.count(arch::expert_name(pattern, 0)) &&
+                    index.by_stripped_name.count(std::string(prefix) +
+                                                 arch::expert_name(ref->hf_name, 0)))
+                    pattern = std::string(prefix) + ref->hf_name;
             const bool gathered =
-                gather_experts(index, ref->hf_name, config, times_used, experts, stacked, check);
+                gather_experts(index, pattern, config, times_used, experts, stacked, check);
             check.source_name = ref->hf_name;
             check.re_encoded = !experts.empty() && experts.front()->quantized;
             // The report counted each expert as a source tensor; the GGUF tensor is one check.
@@ -790,6 +797,9 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
                 k_b ? std::vector<int64_t>{config.num_attention_heads, m.kv_lora_rank, m.nope}
                     : std::vector<int64_t>{config.num_attention_heads, m.v, m.kv_lora_rank};
         }
+        // Mamba2's reshaped A, D and norm (nemotron_h): the record's own shape, HF order.
+        if (transform.reshape && ref_arch->mamba2_shape != nullptr)
+            part_shape = ref_arch->mamba2_shape(config, info.name);
         if (prepare_job(gguf, tensor, source, config, vocab_slice, skip_rows, check, job,
                         transform.squeeze, part_shape ? &*part_shape : nullptr) &&
             set_row_transform(*ref_arch, config, gguf.shard(tensor.shard).display_name(), info,

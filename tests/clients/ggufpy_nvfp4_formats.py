@@ -104,7 +104,9 @@ def module_values(module):
 
 
 plan = json.load(open(plan_path))
-permute = static_method(llama_src, "llama.py", "LlamaModel", "permute") if plan["arch"] == "llama" else None
+# llama, and nemotron_h* (GraniteHybridModel keeps LlamaModel's undo_permute)
+permute = static_method(llama_src, "llama.py", "LlamaModel", "permute") if plan["arch"] in (
+    "llama", "nemotron_h", "nemotron_h_moe") else None
 by_name = {t["gguf_name"]: t for t in plan["tensors"]}
 reader = gguf.GGUFReader(gguf_path)
 gguf_tensors = {t.name: t for t in reader.tensors}

@@ -26,6 +26,7 @@
 #include "mlx_recipe.hpp"
 #include "model_plan.hpp"
 #include "modernbert_files.hpp"
+#include "nemotron_h_files.hpp"
 #include "nvidia_fp4_files.hpp"
 #include "prequant_files.hpp"
 #include "qwen35_files.hpp"
@@ -146,13 +147,24 @@ int main(int argc, char** argv) {
            "gemma4 (tiny only: Gemma4ForConditionalGeneration; --format float (bf16, the "
            "default), mcq or mlx (with --recipe); "
            "3 sliding-window layers then a full-attention one with global_head_dim 32, 1 kv head "
-           "and no v_proj, a layer_scalar per layer, tied, a vision tower stand-in)")
+           "and no v_proj, a layer_scalar per layer, tied, a vision tower stand-in) | "
+           "nemotron_h (tiny only: NemotronHForCausalLM in BF16, 6 layers 'M-M*-M': Mamba2, "
+           "relu² MLP and attention mixers under backbone.*, untied; --format float or mcq) | "
+           "nemotron_h_moe (tiny only: the same with 'MEM*EM': 4 relu² experts of 64 with a "
+           "router, its score-correction bias and a shared expert)")
         ->check(CLI::IsMember(
-            {"qwen3",   "qwen2",       "llama",         "mistral",    "qwen3_moe", "qwen2_moe",
-             "mixtral", "phi3",        "gemma",         "gemma2",     "gemma3",    "gpt_oss",
-             "bert",    "xlm-roberta", "nomic-bert",    "modernbert", "seed_oss",  "olmo2",
-             "olmo3",   "smollm3",     "mistral3",      "apertus",    "qwen35",    "glm4moe",
-             "gemma4",  "deepseek2",   "glm4_moe_lite", "qwen35moe",  "qwen2_vl",  "qwen2_5_vl"}));
+            {"qwen3",      "qwen2",         "llama",     "mistral",     "qwen3_moe",
+             "qwen2_moe",  "mixtral",       "phi3",      "gemma",       "gemma2",
+             "gemma3",     "gpt_oss",       "bert",      "xlm-roberta", "nomic-bert",
+             "modernbert", "seed_oss",      "olmo2",     "olmo3",       "smollm3",
+             "mistral3",   "apertus",       "qwen35",    "glm4moe",     "gemma4",
+             "deepseek2",  "glm4_moe_lite", "qwen35moe", "qwen2_vl",    "qwen2_5_vl",
+             "nemotron_h", "nemotron_h_moe"}));
+    std::string nemotron_h_defect;
+    app.add_option("--nemotron-h-defect", nemotron_h_defect,
+                   "--arch nemotron_h / nemotron_h_moe, a checkpoint that must be refused: "
+                   "pattern-length (hybrid_override_pattern one layer short) | latent "
+                   "(nemotron_h_moe: moe_latent_size given)");
     bool deepseek2_no_q_lora = false;
     app.add_flag("--no-q-lora", deepseek2_no_q_lora,
                  "--arch deepseek2: q_lora_rank null (q_proj instead of q_a_proj / q_b_proj)");
@@ -448,6 +460,21 @@ int main(int argc, char** argv) {
                                                   out, {qwen35_defect, seed, arch == "qwen35moe",
                                                         app.count("--format") ? format : "float"})
                                             : mkfixture::write_gemma4_fixture(out, gemma4);
+            mkfixture::append_extra_tensors(out, extra_tensors);
+            std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
+            return 0;
+        }
+        if (arch == "nemotron_h" || arch == "nemotron_h_moe" || !nemotron_h_defect.empty()) {
+            if (arch != "nemotron_h" && arch != "nemotron_h_moe")
+                throw std::runtime_error("--nemotron-h-defect needs --arch nemotron_h");
+            if (preset != "tiny")
+                throw std::runtime_error("--arch " + arch + ": --preset tiny only");
+            refuse_decoder_options(app, "--arch " + arch, false);
+            const fs::path out(out_dir);
+            prepare_output_dir(out_dir, force, true);
+            const std::string summary = mkfixture::write_nemotron_h_fixture(
+                out, {nemotron_h_defect, seed, app.count("--format") ? format : "float",
+                      arch == "nemotron_h_moe"});
             mkfixture::append_extra_tensors(out, extra_tensors);
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
             return 0;

@@ -32,7 +32,8 @@ int group_of(const NvidiaFp4Options& o) { return is_mx(o) ? 32 : 16; }
 // Embeddings and routers stay BF16, as ModelOpt's and llm-compressor's default recipes leave them.
 bool stays_float(const QuantTensor& q) {
     return q.name.find("embed_tokens") != std::string::npos ||
-           q.name.ends_with("mlp.gate.weight") ||
+           q.name == "backbone.embeddings.weight" ||  // Nemotron-H's embedding
+           q.name.ends_with("mlp.gate.weight") || q.name.ends_with("mixer.gate.weight") ||
            q.name.ends_with("block_sparse_moe.gate.weight") ||
            q.name.ends_with("shared_expert_gate.weight");
 }

@@ -60,6 +60,7 @@ enum RefScaleRoles : uint8_t {
     kScaleLinearAttention = 16,  // attn_gate / ssm_beta / ssm_alpha / ssm_out (Qwen3.5)
     kScaleSharedExperts = 32,    // ffn_{gate,up,down}_shexp
     kScaleNextn = 64,            // nextn.eh_proj
+    kScaleSsm = 128,             // ssm_in / ssm_out (Mamba2 layers)
 };
 
 // A per-layer scalar source tensor the converter writes as one entry of a FLOAT32 array KV, not
@@ -149,6 +150,17 @@ struct RefArch {
     // config.json may have no intermediate_size (Qwen3_5MoeTextConfig has none): then TextModel
     // writes no feed_forward_length (RefConfig::intermediate_size_given).
     bool intermediate_size_optional = false;
+    // NemotronHModel: context_length and feed_forward_length are the record's own (2^20, one
+    // value per layer), checked by its check_kvs; Mamba2 layers: ssm_a = -exp(A_log) and A, D and
+    // the norm reshaped to the record's shape (mamba2_shape), conv1d squeezed.
+    bool own_context_and_ffn = false;
+    // NemotronHModel.set_vocab: padded to a multiple of 8 with UNUSED "[PAD<id>]", and (the dense
+    // model only) add_bos_token true.
+    bool nemotron_vocab = false;
+    bool nemotron_add_bos = false;
+    bool mamba2 = false;
+    std::optional<std::vector<int64_t>> (*mamba2_shape)(const RefConfig& config,
+                                                        std::string_view gguf_tensor) = nullptr;
 
     bool lists(RefKv kv) const {
         for (const RefKv listed : kvs)

@@ -35,6 +35,8 @@ const RefArch& ref_glm4moe();
 const RefArch& ref_deepseek2();
 const RefArch& ref_glm4_moe_lite();
 const RefArch& ref_gemma4();
+const RefArch& ref_nemotron_h();
+const RefArch& ref_nemotron_h_moe();
 }  // namespace detail
 
 namespace {
@@ -51,6 +53,7 @@ std::span<const RefArch* const> all_ref_archs() {
         &detail::ref_qwen35(),      &detail::ref_qwen35moe(),       &detail::ref_glm4moe(),
         &detail::ref_gemma4(),      &detail::ref_deepseek2(),       &detail::ref_glm4_moe_lite(),
         &detail::ref_qwen2vl(),
+        &detail::ref_nemotron_h(),  &detail::ref_nemotron_h_moe(),
     };
     return kArchs;
 }

@@ -44,6 +44,11 @@ RefTransform ref_transform(std::string_view gguf_arch, std::string_view gguf_ten
         transform.neg_exp = name == "ssm_a";
         transform.squeeze = name == "ssm_conv1d.weight";
     }
+    if (arch->mamba2) {
+        transform.neg_exp = name == "ssm_a";
+        transform.squeeze = name == "ssm_conv1d.weight";
+        transform.reshape = name == "ssm_a" || name == "ssm_d" || name == "ssm_norm.weight";
+    }
     if (arch->mla_kv_b_split && name == "attn_k_b.weight") transform.rows = RefRows::mla_k_b;
     if (arch->mla_kv_b_split && name == "attn_v_b.weight") transform.rows = RefRows::mla_v_b;
     if (arch->vocab_rows_cut && gguf_tensor == "token_embd.weight")

@@ -32,6 +32,8 @@ struct RefTransform {
     bool plus_one = false;  // the GGUF value is source weight + 1
     bool neg_exp = false;   // the GGUF value is -exp(source value) (ssm_a)
     bool squeeze = false;   // the source's size-1 dims are dropped (ssm_conv1d)
+    bool reshape =
+        false;  // the source's values in the record's mamba2_shape (ssm_a, ssm_d, ssm_norm)
 };
 
 RefTransform ref_transform(std::string_view gguf_arch, std::string_view gguf_tensor);

@@ -139,6 +139,15 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const RefArch* arch
     RefVocab vocab = *ref.vocab;
     std::optional<uint32_t> eom;
     if (arch && arch->glm_vocab) apply_glm_specials(vocab, eom);
+    // NemotronHModel.set_vocab: padded to a multiple of 8 with UNUSED "[PAD<id>]"; BOS added
+    // for the dense model.
+    if (arch && arch->nemotron_vocab) {
+        while (vocab.tokens.size() % 8 != 0) {
+            vocab.tokens.push_back("[PAD" + std::to_string(vocab.tokens.size()) + "]");
+            vocab.token_types.push_back(5);  // gguf-py TokenType.UNUSED
+        }
+        if (arch->nemotron_add_bos) vocab.add_bos = true;
+    }
     const std::string source =
         std::filesystem::exists(model_dir / "sentencepiece.bpe.model") && ref.model == "t5"
             ? "sentencepiece.bpe.model"
@@ -415,7 +424,8 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
     // deepseek2 (1) check their own in their KV hook.
     if (!encoder && !(architecture && architecture->own_head_count_kv))
         kv.expect_u32(arch + ".attention.head_count_kv", config.num_key_value_heads);
-    if (config.intermediate_size_given)
+    const bool own_context_and_ffn = architecture && architecture->own_context_and_ffn;
+    if (config.intermediate_size_given && !own_context_and_ffn)
         kv.expect_u32(arch + ".feed_forward_length", config.intermediate_size);
     kv.expect_u32("general.quantization_version", 2);  // GGML_QNT_VERSION
     check_file_type(kv, options.requantized, unchecked);
@@ -425,8 +435,9 @@ void check_kvs(const GgufSet& gguf, const RefConfig& config, const std::filesyst
     const auto lists = [architecture](RefKv key) {
         return architecture != nullptr && architecture->lists(key);
     };
-    kv.expect_u32(arch + ".context_length",
-                  config.max_position_embeddings - config.position_offset);
+    if (!own_context_and_ffn)
+        kv.expect_u32(arch + ".context_length",
+                      config.max_position_embeddings - config.position_offset);
     if (lists(RefKv::rope_freq_base)) kv.expect_f32(arch + ".rope.freq_base", config.rope_theta);
     if (lists(RefKv::rms_epsilon))
         kv.expect_f32(arch + ".attention.layer_norm_rms_epsilon", config.rms_norm_eps);

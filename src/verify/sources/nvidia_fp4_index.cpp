@@ -209,13 +209,14 @@ bool ref_graph_applies_scale(std::string_view gguf_arch, const std::string& gguf
     const bool output = role == "output";
     const bool linear =
         role == "attn_gate" || role == "ssm_beta" || role == "ssm_alpha" || role == "ssm_out";
+    const bool ssm = role == "ssm_in" || role == "ssm_out";
     const bool shexp =
         role == "ffn_gate_shexp" || role == "ffn_up_shexp" || role == "ffn_down_shexp";
     const RefArch* arch = find_ref_arch(gguf_arch);  // its record's scale_roles
     const uint8_t roles = arch != nullptr ? arch->scale_roles : uint8_t{kScaleNone};
     return (attention && (roles & kScaleAttention)) || (ffn && (roles & kScaleFfn)) ||
            (exps && (roles & kScaleExperts)) || (output && (roles & kScaleOutput)) ||
-           (linear && (roles & kScaleLinearAttention)) ||
+           (linear && (roles & kScaleLinearAttention)) || (ssm && (roles & kScaleSsm)) ||
            (shexp && (roles & kScaleSharedExperts)) ||
            (role == "nextn.eh_proj" && (roles & kScaleNextn));
 }

@@ -94,6 +94,15 @@ struct RefConfig {
     };
     std::optional<LinearAttention> linear;
     uint32_t full_attention_interval = 0;
+    // Nemotron-H (nemotron_h), filled by its finish_config: the Mamba2 sizes (conv_kernel,
+    // ssm_state_size, n_groups, mamba_num_heads, mamba_head_dim) and each layer's kind from
+    // hybrid_override_pattern ('M', '*', '-').
+    struct Mamba2 {
+        uint32_t conv_kernel = 0, state_size = 0, groups = 0, heads = 0, head_dim = 0;
+    };
+    std::optional<Mamba2> mamba2;
+    std::string hybrid_pattern;
+    bool rope_theta_given = false;
     uint32_t mtp_layers = 0;
     std::vector<int64_t> mrope_section;
     // glm4moe (Glm4MoeModel), filled by its finish_config as config.json gives them (nullopt /

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Nemotron-H dense (nemotron_h) against llama.cpp's own code: the tiny BF16 fixture (rebox-mkfixture
+# --arch nemotron_h: 6 layers "M-M*-M" under backbone.*, Mamba2 mixers of 8 heads in 2 groups with a
+# conv bias, attention with head_dim * heads != hidden_size, relu² MLPs) and its mcq-v1 twin
+# (--format mcq: every matrix 4-bit / 32) are converted by default (BF16 kept / mcq-v1 as Q4_1; F32
+# norms, ssm_a, ssm_d, ssm_dt, ssm_conv1d), and so are the tiny nemotron_h_moe fixture (--arch
+# nemotron_h_moe: "MEM*EM", 4 relu² experts with a router, its score-correction bias and a shared
+# expert) and its mcq-v1 twin (routers float), each also with --outtype f32 and each verified by
+# convert, then
+#  - rebox verify passes again, and rebox check finds nothing (it reads the layer kinds back from
+#    the per-layer feed_forward_length / head_count_kv arrays, as llama.cpp's loader does);
+#  - ggufpy_nemotronh.py (one process): every tensor (name, type, ne, values bit for bit; ssm_a with
+#    a correctly rounded exp standing in for torch's) and every nemotron_h.* KV, in order, equal what
+#    the bundle's NemotronHModel chain writes for the same checkpoint (the mcq-v1 one dequantized by
+#    source_values.py, the Q4_1 tensors dequantized by gguf-py);
+#  - llama_embed_pairs.mjs (one llama.cpp process): llama.cpp v0.4.0 loads all eight files and each
+#    pair's embeddings agree (cos >= 0.999);
+#  - ModelOpt NVFP4 of both (--format modelopt-nvfp4): every FP4 value and .scale as the format defines
+#    it (ggufpy_nvfp4_formats.py), the .scale kept on ssm_in / ssm_out and the shared expert too (the
+#    Mamba2 graph and nemotron-h.cpp multiply them in), llama.cpp agreeing with the folded F32 twins
+#    and disagreeing with a twin whose factors are doubled;
+#  - a pattern one layer short (bad input, exit 1) and a MoE config with moe_latent_size (Nemotron 3
+#    Super's latent projections, not written yet: BLOCKER, exit 2) are refused: one line, no file.
+# Usage: bash tests/clients/test_nemotronh_arch.sh BUILD_DIR
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/gguf_py.sh"
+clients_init nemotronh_arch "${1:-}"
+ggufpy_setup "$BUILD"
+
+dir="$WORK/nemotronh"
+mcq="$WORK/nemotronh-mcq"
+moe="$WORK/nemotronh-moe"
+moeq="$WORK/nemotronh-moe-mcq"
+"$MKFIXTURE" "$dir" --preset tiny --arch nemotron_h --force >/dev/null
+"$MKFIXTURE" "$mcq" --preset tiny --arch nemotron_h --format mcq --force >/dev/null
+"$MKFIXTURE" "$moe" --preset tiny --arch nemotron_h_moe --force >/dev/null
+"$MKFIXTURE" "$moeq" --preset tiny --arch nemotron_h_moe --format mcq --force >/dev/null
+for d in "$dir" "$mcq" "$moe" "$moeq"; do  # convert verifies each file (verify's own records)
+  "$REBOX" convert "$d" -o "$d.gguf" --quiet
+  "$REBOX" convert "$d" -o "$d-f32.gguf" --outtype f32 --quiet
+done
+"$REBOX" verify "$dir" "$dir.gguf" >/dev/null
+"$REBOX" verify "$moe" "$moe.gguf" >/dev/null
+for d in "$dir" "$mcq" "$moe" "$moeq"; do  # the layer kinds read back from the per-layer arrays
+  "$REBOX" check "$d.gguf" >/dev/null || { "$REBOX" check "$d.gguf"; exit 1; }
+done
+ggufpy "$CLIENTS_DIR/ggufpy_nemotronh.py" "$BUILD/llama-src" "$dir" "$dir.gguf" F32,BF16 \
+  "$dir" "$dir-f32.gguf" F32 "$mcq" "$mcq.gguf" F32,Q4_1 "$mcq" "$mcq-f32.gguf" F32 \
+  "$moe" "$moe.gguf" F32,BF16 "$moe" "$moe-f32.gguf" F32 "$moeq" "$moeq.gguf" F32,Q4_1 \
+  "$moeq" "$moeq-f32.gguf" F32
+echo "nemotron_h, nemotron_h_moe (BF16, mcq-v1) converted, verified and compared with llama.cpp's converter ($(clients_elapsed))"
+node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 4 --min-cos 0.999 \
+  "nemotron_h:$dir.gguf:$dir-f32.gguf" "nemotron_h-mcq:$mcq.gguf:$mcq-f32.gguf" \
+  "nemotron_h_moe:$moe.gguf:$moe-f32.gguf" "nemotron_h_moe-mcq:$moeq.gguf:$moeq-f32.gguf"
+
+# ModelOpt NVFP4 (every matrix but the embedding and routers): each FP4 value and .scale as the
+# format defines it, on the 15 / 19 tensors whose graph applies .scale (attention, ssm_in / ssm_out,
+# the MLP or the experts and shared expert, output); llama.cpp embeds each file like its folded F32
+# twin (every .scale multiplied in), and not like a twin with the factors doubled.
+for spec in nemotron_h:15 nemotron_h_moe:19; do
+  arch=${spec%:*} n=${spec#*:} d="$WORK/nemotronh-$arch-nvfp4"
+  "$MKFIXTURE" "$d" --preset tiny --arch "$arch" --format modelopt-nvfp4 --force >/dev/null
+  "$REBOX" convert "$d" -o "$d.gguf" --quiet
+  "$REBOX" plan "$d" --json >"$d.plan.json"
+  ggufpy "$CLIENTS_DIR/ggufpy_nvfp4_formats.py" "$GGUFPY_SRC" "$d" "$d.gguf" "$d.plan.json" \
+    --scales "$n" --expect-exact --fold "$d-fold.gguf"
+  ggufpy "$CLIENTS_DIR/ggufpy_nvfp4_formats.py" "$GGUFPY_SRC" "$d" "$d.gguf" "$d.plan.json" \
+    --scales "$n" --fold "$d-wrong.gguf" --fold-wrong-factor >/dev/null
+done
+node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 4 --min-cos 0.999 \
+  "nemotron_h-nvfp4:$WORK/nemotronh-nemotron_h-nvfp4.gguf:$WORK/nemotronh-nemotron_h-nvfp4-fold.gguf" \
+  "nemotron_h_moe-nvfp4:$WORK/nemotronh-nemotron_h_moe-nvfp4.gguf:$WORK/nemotronh-nemotron_h_moe-nvfp4-fold.gguf"
+d="$WORK/nemotronh-nemotron_h_moe-nvfp4"
+if node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 2 --min-cos 0.999 \
+  "wrong-factor:$d.gguf:$d-wrong.gguf" >"$d-wrong.txt" 2>&1; then
+  echo "FAIL: a twin with doubled factors agrees with the NVFP4 file (is .scale applied at all?)"
+  cat "$d-wrong.txt"
+  exit 1
+fi
+echo "  a twin with doubled factors disagrees ($(grep -o 'min cosine [0-9][0-9.]*' "$d-wrong.txt" | head -1))"
+
+refused() {  # ARCH DEFECT CODE TEXT: converting the defective fixture exits CODE, one line with TEXT
+  local bad="$WORK/$1-$2"
+  "$MKFIXTURE" "$bad" --preset tiny --arch "$1" --nemotron-h-defect "$2" --force >/dev/null
+  shift
+  set +e
+  out="$("$REBOX" convert "$bad" -o "$bad.gguf" 2>&1)"
+  code=$?
+  set -e
+  [[ $code -eq $2 && ! -e "$bad.gguf" ]] || { echo "FAIL: $1 defect: exit $code"; echo "$out"; exit 1; }
+  [[ $(grep -c "$3" <<<"$out") -eq 1 ]] || { echo "FAIL: $1: not one line with '$3': $out"; exit 1; }
+}
+refused nemotron_h pattern-length 1 "hybrid_override_pattern.*num_hidden_layers 6"  # bad input
+refused nemotron_h_moe latent 2 "moe_latent_size"  # BLOCKER: Super's latent projections
+echo "PASS test_nemotronh_arch ($(clients_elapsed))"

@@ -1,0 +1,38 @@
+// A tiny Nemotron-H dense checkpoint (--arch nemotron_h), laid out as nvidia/NVIDIA-Nemotron-Nano-
+// 9B-v2 is stored (NemotronHForCausalLM: "backbone.embeddings", "backbone.layers.N.norm",
+// "backbone.layers.N.mixer.*", "backbone.norm_f", "lm_head"; BF16): 6 layers of
+// hybrid_override_pattern "M-M*-M" (Mamba2 'M', MLP '-', attention '*'); Mamba2 mixers of 8 heads
+// of 16 in 2 groups, state 16, conv kernel 4 with a conv bias; attention of 4 heads of 32 with
+// 2 key/value heads (head_dim * heads != hidden_size, as in the 9B); relu² MLPs of width 128; the
+// small byte-level tokenizer, vocab_size rounded up to a multiple of 8. config.json carries the
+// fields NemotronHConfig saves.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace mkfixture {
+
+struct NemotronHOptions {
+    // "" | pattern-length (hybrid_override_pattern one layer short) | latent (nemotron_h_moe:
+    // moe_latent_size given, as Nemotron 3 Super's): checkpoints rebox must refuse.
+    std::string defect;
+    uint64_t seed = 1;
+    // "float" (BF16) | "mcq" (every matrix mcq-v1 4-bit in groups of 32: embeddings, in_proj,
+    // out_proj, q/k/v/o, up/down, lm_head; the norms, conv1d and its bias, dt_bias, A_log and D
+    // F32).
+    std::string format = "float";
+    // --arch nemotron_h_moe: NemotronHForCausalLM with num_experts_per_tok (Nemotron 3 Nano):
+    // pattern "MEM*EM", each 'E' layer a router mixer.gate [4, hidden] with its
+    // e_score_correction_bias, 4 relu² experts of 64 (up/down only, 2 used) and a shared expert
+    // of 64; n_group / topk_group 1, routed_scaling_factor 2.5, norm_topk_prob.
+    bool moe = false;
+};
+
+// Writes config.json, model.safetensors and the tokenizer files into out_dir (which exists and is
+// empty); returns a one-line summary.
+std::string write_nemotron_h_fixture(const std::filesystem::path& out_dir,
+                                     const NemotronHOptions& options);
+
+}  // namespace mkfixture
