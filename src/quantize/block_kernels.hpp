@@ -33,6 +33,7 @@ void quantize_q6_k_weighted(const float* x, uint8_t* y, int64_t n_per_row, const
 void quantize_iq4_nl_row(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
 void quantize_iq4_xs_row(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
 void quantize_mxfp4_ref(const float* x, uint8_t* y, int64_t nblocks);
+void quantize_nvfp4_ref(const float* x, uint8_t* y, int64_t nblocks);
 
 // Ternary and 1/2-bit types: the reference quantizer only (ggml ignores the imatrix, or runs
 // the same reference per row).

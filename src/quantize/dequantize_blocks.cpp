@@ -261,18 +261,6 @@ void tq2_0(const uint8_t* x, float* y, int64_t nb) {
     }
 }
 
-// ggml_ue4m3_to_fp32: an unsigned E4M3 scale (bias 7, subnormal below exponent 1; bit 7 ignored),
-// halved because kvalues_mxfp4 are doubled; 0 and 0x7F (E4M3's NaN) give 0.
-float ue4m3_to_fp32_half(uint8_t x) {
-    if (x == 0 || x == 0x7f) return 0.0f;
-    const int exponent = (x >> 3) & 0xf;
-    const int mantissa = x & 0x7;
-    const float raw = exponent == 0
-                          ? std::ldexp(static_cast<float>(mantissa), -9)
-                          : std::ldexp(1.0f + static_cast<float>(mantissa) / 8.0f, exponent - 7);
-    return raw * 0.5f;
-}
-
 // block_nvfp4: d[4] (one UE4M3 scale per 16 values), qs[32]; in sub-block s, byte qs[8s + j] holds
 // value j (low nibble) and value j + 8 (high nibble).
 void nvfp4(const uint8_t* x, float* y, int64_t nb) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -63,6 +64,39 @@ inline float fp16_to_fp32(uint16_t h) {
 inline float e8m0_to_fp32_half(uint8_t e) {
     const uint32_t bits = e < 2 ? (0x00200000u << e) : (static_cast<uint32_t>(e - 1) << 23);
     return std::bit_cast<float>(bits);
+}
+
+// ggml_ue4m3_to_fp32: an unsigned E4M3 scale (bias 7, subnormal below exponent 1; bit 7 ignored),
+// halved because kvalues_mxfp4 are doubled; 0 and 0x7F (E4M3's NaN) give 0.
+inline float ue4m3_to_fp32_half(uint8_t x) {
+    if (x == 0 || x == 0x7f) return 0.0f;
+    const int exponent = (x >> 3) & 0xf;
+    const int mantissa = x & 0x7;
+    const float raw = exponent == 0
+                          ? std::ldexp(static_cast<float>(mantissa), -9)
+                          : std::ldexp(1.0f + static_cast<float>(mantissa) / 8.0f, exponent - 7);
+    return raw * 0.5f;
+}
+
+// ggml_fp32_to_ue4m3: an NVFP4 sub-block scale, rounded on the fp32 mantissa's fourth bit (a
+// carry into the exponent allowed), clamped to 448 (0x7E); x * 2^9 rounded half up below 2^-6
+// (UE4M3's subnormals, 1..7), 0 for x <= 0, NaN or a value under half the smallest subnormal.
+inline uint8_t fp32_to_ue4m3(float x) {
+    if (!(x > 0.0f)) return 0;
+    if (x > 448.0f) x = 448.0f;
+    const uint32_t bits = std::bit_cast<uint32_t>(x);
+    int exponent = static_cast<int>((bits >> 23) & 0xff) - 127 + 7;
+    if (exponent <= 0) {
+        const auto mantissa = static_cast<int>(x * 512.0f + 0.5f);
+        return static_cast<uint8_t>(mantissa > 7 ? 7 : mantissa < 1 ? 0 : mantissa);
+    }
+    if (exponent >= 15) return 0x7e;
+    int mantissa = static_cast<int>((bits >> 20) & 0x7) + static_cast<int>((bits >> 19) & 1);
+    if (mantissa > 7) {
+        mantissa = 0;
+        if (++exponent >= 15) return 0x7e;
+    }
+    return static_cast<uint8_t>((exponent << 3) | mantissa);
 }
 
 inline void store_fp16(uint8_t* out, float f) {

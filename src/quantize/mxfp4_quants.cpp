@@ -1,6 +1,9 @@
 // MXFP4 (32 values, one E8M0 exponent, E2M1 codes): ggml's exponent floorf(log2f(amax)) - 2
 // (libm's log2f, the same glibc function the prebuilt ggml calls) and the nearest code on the
 // doubled grid kvalues_mxfp4 (first one wins on ties). ggml ignores the imatrix for MXFP4.
+// NVFP4 (64 values in four sub-blocks of 16, each with a UE4M3 scale ue4m3(amax / 6)): the same
+// nearest-code search against the scale read back (halved, as the grid is doubled); byte 8s + j of
+// sub-block s holds value j (low nibble) and value j + 8. ggml ignores the imatrix for NVFP4 too.
 #include <cmath>
 
 #include "quantize/block_kernels.hpp"
@@ -42,6 +45,25 @@ void quantize_mxfp4_ref(const float* x, uint8_t* y, int64_t nblocks) {
             const int lo = best_index(x[j], d);
             const int hi = best_index(x[j + 16], d);
             y[1 + j] = static_cast<uint8_t>(lo | (hi << 4));
+        }
+    }
+}
+
+void quantize_nvfp4_ref(const float* x, uint8_t* y, int64_t nblocks) {
+    for (int64_t i = 0; i < nblocks; ++i, y += 36) {
+        for (int s = 0; s < 4; ++s, x += 16) {
+            float amax = 0.0f;
+            for (int j = 0; j < 16; ++j) {
+                if (amax < std::fabs(x[j])) amax = std::fabs(x[j]);
+            }
+            const uint8_t ue = fp32_to_ue4m3(amax / 6.0f);
+            y[s] = ue;
+            const float d = ue4m3_to_fp32_half(ue);
+            for (int j = 0; j < 8; ++j) {
+                const int lo = best_index(x[j], d);
+                const int hi = best_index(x[j + 8], d);
+                y[4 + 8 * s + j] = static_cast<uint8_t>(lo | (hi << 4));
+            }
         }
     }
 }

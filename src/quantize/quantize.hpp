@@ -11,9 +11,9 @@
 
 namespace rebox::quant {
 
-// The 17 block types quantize_rows writes (Q4_0 ... MXFP4, TQ1_0, TQ2_0, Q1_0, Q2_0).
+// The 18 block types quantize_rows writes (Q4_0 ... MXFP4, NVFP4, TQ1_0, TQ2_0, Q1_0, Q2_0).
 bool is_quantized_type(GgmlType type);
-// Those plus NVFP4 (dequantized, never written), F32, F16 and BF16.
+// Those plus F32, F16 and BF16.
 bool is_dequantizable_type(GgmlType type);
 
 // nrows x row size of (type, n_per_row), after checking the arguments; throws Error (input

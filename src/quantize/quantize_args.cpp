@@ -24,6 +24,7 @@ bool is_quantized_type(GgmlType type) {
         case GgmlType::IQ4_NL:
         case GgmlType::IQ4_XS:
         case GgmlType::MXFP4:
+        case GgmlType::NVFP4:
         case GgmlType::TQ1_0:
         case GgmlType::TQ2_0:
         case GgmlType::Q1_0:
@@ -35,8 +36,8 @@ bool is_quantized_type(GgmlType type) {
 }
 
 bool is_dequantizable_type(GgmlType type) {
-    return is_quantized_type(type) || type == GgmlType::NVFP4 || type == GgmlType::F32 ||
-           type == GgmlType::F16 || type == GgmlType::BF16;
+    return is_quantized_type(type) || type == GgmlType::F32 || type == GgmlType::F16 ||
+           type == GgmlType::BF16;
 }
 
 namespace {
@@ -51,9 +52,10 @@ namespace {
 std::size_t checked_quantized_size(GgmlType type, int64_t nrows, int64_t n_per_row) {
     const std::string what = "quantize_rows(" + ggml_type_name(type) + ")";
     if (!is_quantized_type(type)) {
-        fail(what, "type " + ggml_type_name(type) + " has no quantizer",
-             "Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K..Q6_K, IQ4_NL, IQ4_XS, MXFP4, TQ1_0, TQ2_0, Q1_0 "
-             "or Q2_0");
+        fail(
+            what, "type " + ggml_type_name(type) + " has no quantizer",
+            "Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K..Q6_K, IQ4_NL, IQ4_XS, MXFP4, NVFP4, TQ1_0, TQ2_0, "
+            "Q1_0 or Q2_0");
     }
     const GgmlTypeTraits traits = *ggml_type_traits(type);
     if (nrows < 0) fail(what, "nrows is " + std::to_string(nrows), "nrows >= 0");

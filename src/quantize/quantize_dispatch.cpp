@@ -1,6 +1,6 @@
 // Runs a whole tensor through the per-type scalar kernels the way ggml_quantize_chunk does:
 // without an imatrix every block back to back through the reference quantizer; with one, row by
-// row through the weighted quantizer (Q8_0, MXFP4, TQ1_0, TQ2_0 ignore it; Q1_0 and Q2_0 run
+// row through the weighted quantizer (Q8_0, MXFP4, NVFP4, TQ1_0, TQ2_0 ignore it; Q1_0 and Q2_0 run
 // their reference quantizer per row, the same bytes); and the path dispatcher.
 #include "quantize/block_kernels.hpp"
 #include "quantize/quantize.hpp"
@@ -46,6 +46,8 @@ TypeKernels kernels_for(GgmlType type) {
             return {nullptr, quantize_iq4_xs_row};
         case GgmlType::MXFP4:
             return {quantize_mxfp4_ref, nullptr};
+        case GgmlType::NVFP4:
+            return {quantize_nvfp4_ref, nullptr};
         case GgmlType::TQ1_0:
             return {quantize_tq1_0_ref, nullptr};
         case GgmlType::TQ2_0:

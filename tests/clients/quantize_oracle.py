@@ -126,6 +126,7 @@ OPTION_CASES = [
     ["--output-tensor-type", "q8_0"],
     ["--token-embedding-type", "Q4_0"],
     ["--tensor-type", "ATTN_V=q8_0", "--tensor-type", r"blk\.[01]\.ffn_down=q5_K"],
+    ["--tensor-type", "ffn_up=nvfp4", "--tensor-type", "attn_q=tq2_0"],
 ]
 
 

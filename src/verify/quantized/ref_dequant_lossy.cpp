@@ -10,6 +10,7 @@
 #include <span>
 
 #include "verify/values/ref_dequant.hpp"
+#include "verify/values/ref_fp4.hpp"
 #include "verify/values/ref_half.hpp"
 
 namespace rebox::verify_ref {
@@ -218,6 +219,9 @@ bool dequantize_lossy_block(uint32_t ggml_type_id, const uint8_t* block, float* 
             return true;
         case 39:
             mxfp4(block, out);
+            return true;
+        case 40:
+            dequantize_nvfp4(std::span<const uint8_t>(block, 36), std::span<float>(out, 64));
             return true;
         case 34:
             tq1_0(block, out);

@@ -12,7 +12,7 @@ namespace {
 // ggml type ids (ggml.h)
 constexpr uint32_t kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ5_1 = 7, kQ8_0 = 8, kQ2_K = 10, kQ3_K = 11,
                    kQ4_K = 12, kQ5_K = 13, kQ6_K = 14, kIQ4_NL = 20, kIQ4_XS = 23, kMXFP4 = 39,
-                   kTQ1_0 = 34, kTQ2_0 = 35, kQ1_0 = 41, kQ2_0 = 42;
+                   kNVFP4 = 40, kTQ1_0 = 34, kTQ2_0 = 35, kQ1_0 = 41, kQ2_0 = 42;
 
 struct RefQuantType {
     uint32_t id;
@@ -22,12 +22,12 @@ struct RefQuantType {
 };
 
 constexpr RefQuantType kRefQuantTypes[] = {
-    {kQ4_0, "Q4_0", 32, 18},   {kQ4_1, "Q4_1", 32, 20},     {kQ5_0, "Q5_0", 32, 22},
-    {kQ5_1, "Q5_1", 32, 24},   {kQ8_0, "Q8_0", 32, 34},     {kQ2_K, "Q2_K", 256, 84},
-    {kQ3_K, "Q3_K", 256, 110}, {kQ4_K, "Q4_K", 256, 144},   {kQ5_K, "Q5_K", 256, 176},
-    {kQ6_K, "Q6_K", 256, 210}, {kIQ4_NL, "IQ4_NL", 32, 18}, {kIQ4_XS, "IQ4_XS", 256, 136},
-    {kMXFP4, "MXFP4", 32, 17}, {kTQ1_0, "TQ1_0", 256, 54},  {kTQ2_0, "TQ2_0", 256, 66},
-    {kQ1_0, "Q1_0", 128, 18},  {kQ2_0, "Q2_0", 64, 18}};
+    {kQ4_0, "Q4_0", 32, 18},    {kQ4_1, "Q4_1", 32, 20},     {kQ5_0, "Q5_0", 32, 22},
+    {kQ5_1, "Q5_1", 32, 24},    {kQ8_0, "Q8_0", 32, 34},     {kQ2_K, "Q2_K", 256, 84},
+    {kQ3_K, "Q3_K", 256, 110},  {kQ4_K, "Q4_K", 256, 144},   {kQ5_K, "Q5_K", 256, 176},
+    {kQ6_K, "Q6_K", 256, 210},  {kIQ4_NL, "IQ4_NL", 32, 18}, {kIQ4_XS, "IQ4_XS", 256, 136},
+    {kMXFP4, "MXFP4", 32, 17},  {kNVFP4, "NVFP4", 64, 36},   {kTQ1_0, "TQ1_0", 256, 54},
+    {kTQ2_0, "TQ2_0", 256, 66}, {kQ1_0, "Q1_0", 128, 18},    {kQ2_0, "Q2_0", 64, 18}};
 
 bool uses_row_sigma2(uint32_t type) {
     return type == kQ4_0 || type == kQ4_1 || type == kQ5_0 || type == kQ5_1;
@@ -109,6 +109,9 @@ void ref_quantize_block(uint32_t ggml_type_id, const QuantRow& row, uint64_t blo
             break;
         case kMXFP4:
             quant_blocks::mxfp4(x, y);
+            break;
+        case kNVFP4:
+            quant_blocks::nvfp4(x, y);
             break;
         case kTQ1_0:
             quant_blocks::tq1_0(x, y);

@@ -24,6 +24,7 @@ void q6_k(const float* x, const float* importance, uint8_t* out);  // 210 B
 void iq4_nl(const float* x, const float* importance, uint8_t* out);  // 32 values, 18 B
 void iq4_xs(const float* x, const float* importance, uint8_t* out);  // 256 values, 136 B
 void mxfp4(const float* x, uint8_t* out);                            // 32 values, 17 B
+void nvfp4(const float* x, uint8_t* out);                            // 64 values, 36 B
 // ref_quantize_ternary.cpp (importance ignored)
 void tq1_0(const float* x, uint8_t* out);  // 256 values, 54 B
 void tq2_0(const float* x, uint8_t* out);  // 256 values, 66 B

@@ -4,7 +4,8 @@
 // IQ4 is what ggml_quantize_chunk runs (quantize_iq4_nl / quantize_iq4_xs with 7 trial scales each
 // side): without importance the weights are x^2 (not the ntry=-1 quantize_row_iq4_nl_ref, which no
 // file-writing path calls), with it importance * sqrt(sigma2 + x^2), sigma2 = 2 * mean square of
-// the 32 (IQ4_NL) or 256 (IQ4_XS) values. MXFP4 ignores importance.
+// the 32 (IQ4_NL) or 256 (IQ4_XS) values. MXFP4 ignores importance. NVFP4 (64 values, four
+// sub-blocks of 16 each with a UE4M3 scale of amax / 6) takes MXFP4's code search at its scale.
 #include <cmath>
 #include <cstring>
 
@@ -95,6 +96,56 @@ float doubled_e2m1_unit(uint8_t e) {  // ggml's e8m0_to_fp32_half: 2^(e - 128)
     return value;
 }
 
+// The doubled E2M1 grid entry nearest to x at `unit` (the first of equals, as ggml's search).
+uint8_t nearest_fp4_code(float x, float unit) {
+    int best = 0;
+    float best_error = std::fabs(kFp4Grid[0] * unit - x);
+    for (int k = 1; k < 16; ++k) {
+        const float error = std::fabs(kFp4Grid[k] * unit - x);
+        if (error < best_error) {
+            best = k;
+            best_error = error;
+        }
+    }
+    return static_cast<uint8_t>(best);
+}
+
+// ggml_fp32_to_ue4m3 by the value's binade: x = m * 2^E with m in [1, 2); at E >= -6 the 3-bit
+// mantissa (m - 1) * 8 rounded half up (a carry moves to the next binade), exponent field E + 7,
+// 448 and above (or a carry to field 15) 0x7E; below 2^-6 the subnormal x * 2^9 rounded half up
+// as ggml adds 0.5 in binary32, 0 under 1.
+uint8_t ue4m3_round(float x) {
+    if (!(x > 0.0f)) return 0;
+    x = x > 448.0f ? 448.0f : x;
+    if (x < 0x1.0p-6f) {
+        const auto steps = static_cast<int>(x * 512.0f + 0.5f);
+        return static_cast<uint8_t>(steps < 1 ? 0 : steps > 7 ? 7 : steps);
+    }
+    int binade = 0;
+    const float fraction = std::frexp(x, &binade);  // x = fraction * 2^binade, fraction in [0.5, 1)
+    const float eighths = (fraction * 2.0f - 1.0f) * 8.0f;  // exact: 23 mantissa bits
+    int mantissa = static_cast<int>(eighths);
+    if (eighths - static_cast<float>(mantissa) >= 0.5f) ++mantissa;
+    int field = binade - 1 + 7;
+    if (mantissa == 8) {
+        mantissa = 0;
+        ++field;
+    }
+    if (field >= 15) return 0x7e;
+    return static_cast<uint8_t>((field << 3) | mantissa);
+}
+
+// Half the UE4M3 scale (the grid is doubled): 0 and 0x7F give 0; bit 7 is not read.
+float half_ue4m3(uint8_t code) {
+    if (code == 0 || code == 0x7f) return 0.0f;
+    const int field = (code >> 3) & 0xf;
+    const int mantissa = code & 7;
+    const float scale = field == 0
+                            ? std::ldexp(static_cast<float>(mantissa), -9)
+                            : std::ldexp(1.0f + static_cast<float>(mantissa) / 8.0f, field - 7);
+    return scale * 0.5f;
+}
+
 }  // namespace
 
 void iq4_nl(const float* x, const float* importance, uint8_t* out) {
@@ -160,19 +211,23 @@ void mxfp4(const float* x, uint8_t* out) {
     const float unit = doubled_e2m1_unit(e);
     out[0] = e;
     uint8_t codes[32];
-    for (int j = 0; j < 32; ++j) {
-        int best = 0;
-        float best_error = std::fabs(kFp4Grid[0] * unit - x[j]);
-        for (int k = 1; k < 16; ++k) {
-            const float error = std::fabs(kFp4Grid[k] * unit - x[j]);
-            if (error < best_error) {
-                best = k;
-                best_error = error;
-            }
-        }
-        codes[j] = static_cast<uint8_t>(best);
-    }
+    for (int j = 0; j < 32; ++j) codes[j] = nearest_fp4_code(x[j], unit);
     pack_codes(codes, out + 1);
+}
+
+void nvfp4(const float* x, uint8_t* out) {
+    for (int s = 0; s < 4; ++s, x += 16) {
+        float amax = 0;
+        for (int j = 0; j < 16; ++j)
+            if (amax < std::fabs(x[j])) amax = std::fabs(x[j]);
+        const uint8_t scale = ue4m3_round(amax / 6.0f);
+        out[s] = scale;
+        const float unit = half_ue4m3(scale);
+        for (int j = 0; j < 8; ++j) {
+            out[4 + 8 * s + j] = static_cast<uint8_t>(nearest_fp4_code(x[j], unit) |
+                                                      (nearest_fp4_code(x[j + 8], unit) << 4));
+        }
+    }
 }
 
 }  // namespace rebox::verify_ref::quant_blocks

@@ -18,11 +18,11 @@ namespace {
 
 using test::GgmlOracle;
 
-const GgmlType kTypes[] = {GgmlType::Q4_0,  GgmlType::Q4_1, GgmlType::Q5_0,   GgmlType::Q5_1,
-                           GgmlType::Q8_0,  GgmlType::Q2_K, GgmlType::Q3_K,   GgmlType::Q4_K,
-                           GgmlType::Q5_K,  GgmlType::Q6_K, GgmlType::IQ4_NL, GgmlType::IQ4_XS,
-                           GgmlType::MXFP4, GgmlType::F16,  GgmlType::BF16,   GgmlType::TQ1_0,
-                           GgmlType::TQ2_0, GgmlType::Q1_0, GgmlType::Q2_0};
+const GgmlType kTypes[] = {GgmlType::Q4_0,  GgmlType::Q4_1,  GgmlType::Q5_0,   GgmlType::Q5_1,
+                           GgmlType::Q8_0,  GgmlType::Q2_K,  GgmlType::Q3_K,   GgmlType::Q4_K,
+                           GgmlType::Q5_K,  GgmlType::Q6_K,  GgmlType::IQ4_NL, GgmlType::IQ4_XS,
+                           GgmlType::MXFP4, GgmlType::NVFP4, GgmlType::F16,    GgmlType::BF16,
+                           GgmlType::TQ1_0, GgmlType::TQ2_0, GgmlType::Q1_0,   GgmlType::Q2_0};
 
 // Dequantizes `blocks` with both and expects the same bits at every index.
 void expect_same_floats(GgmlType type, const std::vector<uint8_t>& blocks, int64_t n,

@@ -26,8 +26,8 @@ using test::QuantCase;
 const GgmlType kTypes[] = {GgmlType::Q4_0,  GgmlType::Q4_1,  GgmlType::Q5_0,   GgmlType::Q5_1,
                            GgmlType::Q8_0,  GgmlType::Q2_K,  GgmlType::Q3_K,   GgmlType::Q4_K,
                            GgmlType::Q5_K,  GgmlType::Q6_K,  GgmlType::IQ4_NL, GgmlType::IQ4_XS,
-                           GgmlType::MXFP4, GgmlType::TQ1_0, GgmlType::TQ2_0,  GgmlType::Q1_0,
-                           GgmlType::Q2_0};
+                           GgmlType::MXFP4, GgmlType::NVFP4, GgmlType::TQ1_0,  GgmlType::TQ2_0,
+                           GgmlType::Q1_0,  GgmlType::Q2_0};
 
 std::string hex(const uint8_t* p, size_t n) {
     std::string out;
