@@ -804,12 +804,11 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
                         transform.squeeze, part_shape ? &*part_shape : nullptr) &&
             set_row_transform(*ref_arch, config, gguf.shard(tensor.shard).display_name(), info,
                               check, job, s.mlx_source)) {
-            if (job.requantize &&
-                (job.norm_plus_one || job.neg_exp || job.vhead_value_heads != 0)) {
+            if (job.requantize && (job.norm_plus_one || job.neg_exp)) {
+                // llama-quantize never quantizes these 1-D tensors.
                 check.problem = error_message(gguf.shard(tensor.shard).display_name(), info.name,
-                                              "a norm, ssm_a or a tensor with reordered value "
-                                              "heads in a lossy type",
-                                              "an exact type (rebox re-checks only plain moves)");
+                                              "a norm or ssm_a in a lossy type",
+                                              "an exact type (llama-quantize keeps 1-D tensors)");
             } else {
                 add_job(job, report.tensors.size(), info);
             }

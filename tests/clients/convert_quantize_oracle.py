@@ -114,6 +114,9 @@ def float_cases():
         ("llama-bf16", ["--format", "float", "--arch", "llama"], ["q4_k_m", "q8_0"]),
         ("moe-bf16", ["--format", "float", "--arch", "qwen3_moe"], ["q4_k_m", "q3_k_s", "mxfp4_moe"]),
         ("gemma-bf16", ["--format", "float", "--arch", "gemma"], ["q4_k_m"]),
+        # qwen35: linear-attention layers (attn_qkv counted as attn_v), value heads moved before
+        # quantizing, and verify re-quantizing them from the source order.
+        ("qwen35-bf16", ["--format", "float", "--arch", "qwen35"], ["q4_k_m", "q3_k_s", "iq4_xs"]),
         # kv_b_proj split into attn_k_b (transposed) and attn_v_b (row slices), quantized in one pass.
         ("deepseek2-bf16", ["--format", "float", "--arch", "deepseek2"], ["q4_k_m", "q8_0"]),
     ]

@@ -1,6 +1,7 @@
 // check_requantized_tensors: each tensor's rows cut into work units (never across an expert, and
 // whole rope head groups, so a unit's source rows are one contiguous range; deepseek2's kv_b_proj
-// parts gather their rows from kv_b_proj's heads), units taken by the threads in order, each
+// parts gather their rows from kv_b_proj's heads, and Qwen3.5's reordered value heads theirs from
+// the source's value-head order), units taken by the threads in order, each
 // checked row widened to F32 (verify's expected_from_float) into the thread's one-row buffer; the
 // parts merge per tensor in row order, so the record does not depend on the thread count.
 #include "verify/quantized/requant_check.hpp"
@@ -16,6 +17,7 @@
 #include "verify/quantized/quant_check.hpp"
 #include "verify/quantized/ref_quantize.hpp"
 #include "verify/values/ref_expected.hpp"
+#include "verify/values/ref_linear_attention.hpp"
 #include "verify/values/ref_rope.hpp"
 
 namespace rebox::verify_ref {
@@ -48,6 +50,22 @@ void widen_row(const ValueJob& job, uint64_t row, std::span<float> out) {
     }
     if (job.mla_part == 2) {  // attn_v_b row: one of head h's v rows of kv_b_proj
         widen(*job.source, ((row / job.mla_v) * stride + job.mla_nope + row % job.mla_v) * rank,
+              out);
+        return;
+    }
+    if (job.vhead_value_heads != 0 && job.vhead_columns) {  // ssm_out: blocks of value columns
+        for (uint64_t column = 0; column < row_values; column += job.vhead_unit) {
+            const uint64_t from = v_head_source_column(column, job.vhead_key_heads,
+                                                       job.vhead_value_heads, job.vhead_unit);
+            widen(*job.source, row * row_values + from, out.subspan(column, job.vhead_unit));
+        }
+        return;
+    }
+    if (job.vhead_value_heads != 0) {  // attn_qkv / attn_gate / ssm_alpha / ssm_beta: value rows
+        widen(*job.source,
+              v_head_source_row(row, job.vhead_first, job.vhead_key_heads, job.vhead_value_heads,
+                                job.vhead_unit) *
+                  row_values,
               out);
         return;
     }
@@ -94,6 +112,12 @@ std::string job_shape_problem(const RequantTask& task) {
     if (job.mla_part == 2 && n != job.mla_rank)
         return name + ": rows of " + std::to_string(n) + " values, not kv_b_proj's " +
                std::to_string(job.mla_rank) + " latent values";
+    if (job.vhead_value_heads != 0 &&
+        (job.row_values != n ||
+         (job.vhead_columns && (job.vhead_unit == 0 || n % job.vhead_unit != 0))))
+        return name + ": the value-head reorder's rows of " + std::to_string(job.row_values) +
+               " values (blocks of " + std::to_string(job.vhead_unit) +
+               ") do not fit the GGUF's rows of " + std::to_string(n);
     if (job.rope_head_rows != 0 && job.row_values != n)
         return name + ": the rope permutation's rows of " + std::to_string(job.row_values) +
                " values are not the GGUF's rows of " + std::to_string(n);
