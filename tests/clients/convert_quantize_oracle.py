@@ -117,6 +117,7 @@ def float_cases():
         # qwen35: linear-attention layers (attn_qkv counted as attn_v), value heads moved before
         # quantizing, and verify re-quantizing them from the source order.
         ("qwen35-bf16", ["--format", "float", "--arch", "qwen35"], ["q4_k_m", "q3_k_s", "iq4_xs"]),
+        ("qwen35moe-bf16", ["--format", "float", "--arch", "qwen35moe"], ["q4_k_m", "mxfp4_moe"]),
         # kv_b_proj split into attn_k_b (transposed) and attn_v_b (row slices), quantized in one pass.
         ("deepseek2-bf16", ["--format", "float", "--arch", "deepseek2"], ["q4_k_m", "q8_0"]),
     ]

@@ -36,6 +36,15 @@ void widen(const SourceTensor& source, uint64_t first, std::span<float> out) {
 // llama's q/k permutation put there.
 void widen_row(const ValueJob& job, uint64_t row, std::span<float> out) {
     const uint64_t row_values = out.size();
+    const SourceTensor& source = *job.source;
+    if (source.deinterleave != 0) {  // gpt-oss gate/up: every other row; fused experts: halves
+        const uint64_t half = source.half_rows, second = (source.deinterleave - 1u) % 2;
+        const uint64_t from = source.deinterleave <= 2
+                                  ? 2 * row + second
+                                  : row / half * 2 * half + row % half + second * half;
+        widen(source, from * row_values, out);
+        return;
+    }
     if (!job.experts.empty()) {
         const uint64_t rows_per_expert = job.expert_values / row_values;
         widen(*job.experts[row / rows_per_expert], row % rows_per_expert * row_values, out);
@@ -112,6 +121,12 @@ std::string job_shape_problem(const RequantTask& task) {
     if (job.mla_part == 2 && n != job.mla_rank)
         return name + ": rows of " + std::to_string(n) + " values, not kv_b_proj's " +
                std::to_string(job.mla_rank) + " latent values";
+    if (job.source->deinterleave != 0 &&
+        (job.source->deinterleave_row_values != n ||
+         (job.source->deinterleave > 2 && job.source->half_rows == 0)))
+        return name + ": the fused source's rows of " +
+               std::to_string(job.source->deinterleave_row_values) +
+               " values are not the GGUF's rows of " + std::to_string(n);
     if (job.vhead_value_heads != 0 &&
         (job.row_values != n ||
          (job.vhead_columns && (job.vhead_unit == 0 || n % job.vhead_unit != 0))))
