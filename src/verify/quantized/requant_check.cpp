@@ -38,11 +38,7 @@ void widen_row(const ValueJob& job, uint64_t row, std::span<float> out) {
     const uint64_t row_values = out.size();
     const SourceTensor& source = *job.source;
     if (source.deinterleave != 0) {  // gpt-oss gate/up: every other row; fused experts: halves
-        const uint64_t half = source.half_rows, second = (source.deinterleave - 1u) % 2;
-        const uint64_t from = source.deinterleave <= 2
-                                  ? 2 * row + second
-                                  : row / half * 2 * half + row % half + second * half;
-        widen(source, from * row_values, out);
+        widen(source, source.deinterleaved_source_row(row) * row_values, out);
         return;
     }
     if (!job.experts.empty()) {

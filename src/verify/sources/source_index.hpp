@@ -45,6 +45,13 @@ struct SourceTensor {
     uint8_t deinterleave = 0;
     uint64_t deinterleave_row_values = 0;
     uint64_t half_rows = 0;
+    // The source row kept row `row` is (deinterleave != 0).
+    uint64_t deinterleaved_source_row(uint64_t row) const {
+        const uint64_t second = (deinterleave - 1u) % 2;
+        return deinterleave <= 2
+                   ? 2 * row + second
+                   : row / half_rows * 2 * half_rows + row % half_rows + second * half_rows;
+    }
     SourceFloat float_dtype = SourceFloat::F32;
     std::span<const uint8_t> float_data;  // when plain (size already checked)
     std::string problem;  // non-empty: the entry cannot be used to compute expected values

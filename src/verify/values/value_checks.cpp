@@ -78,17 +78,13 @@ void expected_values(const ValueJob& job, uint64_t begin, std::span<uint8_t> cod
         fill_from(source, source_first + job.source_skip, codes, part, result, job.gguf_type);
     };
     if (source.deinterleave != 0) {  // gpt-oss gate/up: every other row; fused experts: halves
-        const uint64_t width = source.deinterleave_row_values, half = source.half_rows;
-        const uint64_t second = (source.deinterleave - 1u) % 2;
+        const uint64_t width = source.deinterleave_row_values;
         for (size_t k = 0; k < out.size();) {
             const uint64_t index = begin + k;
             const uint64_t row = index / width, column = index % width;
             const size_t run =
                 static_cast<size_t>(std::min<uint64_t>(width - column, out.size() - k));
-            const uint64_t from = source.deinterleave <= 2
-                                      ? 2 * row + second
-                                      : row / half * 2 * half + row % half + second * half;
-            fill(from * width + column, out.subspan(k, run));
+            fill(source.deinterleaved_source_row(row) * width + column, out.subspan(k, run));
             k += run;
         }
         return;
