@@ -12,6 +12,7 @@
 #include "verify/quantized/ref_half_round.hpp"
 #include "verify/quantized/ref_quant_search.hpp"
 #include "verify/quantized/ref_quantize_blocks.hpp"
+#include "verify/values/ref_fp4.hpp"
 
 namespace rebox::verify_ref::quant_blocks {
 
@@ -135,17 +136,6 @@ uint8_t ue4m3_round(float x) {
     return static_cast<uint8_t>((field << 3) | mantissa);
 }
 
-// Half the UE4M3 scale (the grid is doubled): 0 and 0x7F give 0; bit 7 is not read.
-float half_ue4m3(uint8_t code) {
-    if (code == 0 || code == 0x7f) return 0.0f;
-    const int field = (code >> 3) & 0xf;
-    const int mantissa = code & 7;
-    const float scale = field == 0
-                            ? std::ldexp(static_cast<float>(mantissa), -9)
-                            : std::ldexp(1.0f + static_cast<float>(mantissa) / 8.0f, field - 7);
-    return scale * 0.5f;
-}
-
 }  // namespace
 
 void iq4_nl(const float* x, const float* importance, uint8_t* out) {
@@ -222,7 +212,7 @@ void nvfp4(const float* x, uint8_t* out) {
             if (amax < std::fabs(x[j])) amax = std::fabs(x[j]);
         const uint8_t scale = ue4m3_round(amax / 6.0f);
         out[s] = scale;
-        const float unit = half_ue4m3(scale);
+        const float unit = ue4m3_half(scale);
         for (int j = 0; j < 8; ++j) {
             out[4 + 8 * s + j] = static_cast<uint8_t>(nearest_fp4_code(x[j], unit) |
                                                       (nearest_fp4_code(x[j + 8], unit) << 4));

@@ -26,6 +26,9 @@ float e4m3(uint8_t byte) {
 // ggml: kvalues_fp4 (E2M1 doubled), GGML_E8M0_TO_FP32_HALF, ggml_ue4m3_to_fp32.
 constexpr float kDoubled[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
 float e8m0_half(uint8_t e) { return std::ldexp(1.0f, int{e} - 128); }
+
+}  // namespace
+
 float ue4m3_half(uint8_t x) {
     if (x == 0 || x == 0x7f) return 0.0f;
     const int exponent = (x >> 3) & 0xf, mantissa = x & 7;
@@ -34,8 +37,6 @@ float ue4m3_half(uint8_t x) {
                                             std::ldexp(1.0f, exponent - 7);
     return value * 0.5f;
 }
-
-}  // namespace
 
 void expected_from_fp4(const Fp4Source& source, uint64_t first, std::span<float> out,
                        bool plus_zero) {

@@ -27,6 +27,10 @@ struct Fp4Source {
 void expected_from_fp4(const Fp4Source& source, uint64_t first, std::span<float> out,
                        bool plus_zero);
 
+// ggml_ue4m3_to_fp32: half an NVFP4 GGUF block's UE4M3 scale (the grid is doubled); 0 and 0x7F
+// give 0, bit 7 is not read.
+float ue4m3_half(uint8_t x);
+
 // GGUF blocks to values: MXFP4 17 bytes / 32 values, NVFP4 36 bytes / 64 values.
 void dequantize_mxfp4(std::span<const uint8_t> blocks, std::span<float> out);
 void dequantize_nvfp4(std::span<const uint8_t> blocks, std::span<float> out);
