@@ -32,6 +32,7 @@ import numpy as np
 import gguf
 
 from converter_run import static_method
+from ggufpy_fold_scales import write_f32_twin
 
 llama_src, model_dir, gguf_path, plan_path = sys.argv[1:5]
 args = sys.argv[5:]
@@ -198,35 +199,7 @@ if "--expect-inexact" in args and worst_rel == 0:
     problems.append("expected the compressed-tensors factor to be inexact, but every value is exact")
 
 if fold_path:
-    arch = reader.fields["general.architecture"].contents()
-    writer = gguf.GGUFWriter(fold_path, arch, use_temp_file=False)
-    for key, field in reader.fields.items():
-        if key.startswith("GGUF.") or key in ("general.architecture", "general.alignment"):
-            continue
-        main = field.types[0]
-        sub = field.types[-1] if main == gguf.GGUFValueType.ARRAY else None
-        value = field.contents()
-        if main == gguf.GGUFValueType.ARRAY and len(value) == 0:
-            continue
-        if key == "general.file_type":
-            value = 0  # ALL_F32 for the FP4 weights
-        writer.add_key_value(key, value, main, sub_type=sub)
-    for t in reader.tensors:
-        if t.name.endswith(".scale"):
-            continue
-        if t.name in folded:
-            writer.add_tensor(t.name, np.ascontiguousarray(folded[t.name]))
-            continue
-        ne = [int(n) for n in t.shape]
-        block, type_size = gguf.GGML_QUANT_SIZES[t.tensor_type]
-        byte_shape = list(reversed(ne))
-        byte_shape[-1] = ne[0] // block * type_size
-        writer.add_tensor(t.name, np.asarray(t.data).view(np.uint8).reshape(byte_shape),
-                          raw_dtype=t.tensor_type)
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
+    write_f32_twin(reader, fold_path, folded)
 for p in problems:
     print("FAIL:", p)
 sys.exit(1 if problems else 0)
