@@ -50,6 +50,10 @@ std::optional<GgmlTypeTraits> ggml_type_traits(GgmlType type);
 std::string ggml_type_name(GgmlType type);  // "Q4_1", or "type#N" for unknown ids
 inline uint32_t ggml_type_id(GgmlType type) { return static_cast<uint32_t>(type); }
 
+// ggml_n_dims: the index of the last dim > 1, plus one (at least 1; 0 for no dims). gguf.cpp writes
+// a tensor with this many dims, so trailing dims of 1 do not survive a write by ggml.
+size_t ggml_n_dims(const std::vector<int64_t>& ne);
+
 // Bytes of a contiguous tensor with dims ne (ggml order); nullopt when ne[0] is not a multiple
 // of the block size, a dim is < 1, the type is unknown, or the size overflows.
 std::optional<uint64_t> ggml_nbytes(GgmlType type, const std::vector<int64_t>& ne);

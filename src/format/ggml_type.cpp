@@ -37,6 +37,14 @@ std::optional<GgmlTypeTraits> ggml_type_traits(GgmlType type) {
     return GgmlTypeTraits{row.name, row.block_size, row.type_size};
 }
 
+size_t ggml_n_dims(const std::vector<int64_t>& ne) {
+    if (ne.empty()) return 0;
+    size_t n = 1;
+    for (size_t i = 1; i < ne.size(); ++i)
+        if (ne[i] > 1) n = i + 1;
+    return n;
+}
+
 std::string ggml_type_name(GgmlType type) {
     if (auto traits = ggml_type_traits(type)) return std::string(traits->name);
     return "type#" + std::to_string(ggml_type_id(type));

@@ -95,17 +95,6 @@ std::vector<GgufKV> output_kvs(const std::vector<GgufKV>& input_kvs, const Quant
     return kvs;
 }
 
-// The dims llama-quantize writes: gguf.cpp stores n_dims = ggml_n_dims(tensor), so trailing dims of
-// 1 are dropped (at least one dim stays): a [64, 1] input tensor (Qwen3.5-MoE's
-// ffn_gate_inp_shexp as the converter writes it) comes out as [64].
-std::vector<int64_t> ggml_written_ne(const std::vector<int64_t>& ne) {
-    size_t n_dims = 1;
-    for (size_t i = 1; i < ne.size(); ++i)
-        if (ne[i] > 1) n_dims = i + 1;
-    return std::vector<int64_t>(
-        ne.begin(), ne.begin() + static_cast<std::ptrdiff_t>(std::min(n_dims, ne.size())));
-}
-
 // The imatrix entry llama-quantize uses for a tensor it quantizes: none when absent (it logs "did
 // not find weights"); an error when its size is not ne[0] * ne[2], except for token_embd (then
 // none).
@@ -272,8 +261,12 @@ QuantizeChoices choose_quantized_output(const std::vector<GgufKV>& input_kvs,
                                            "another type"
                                          : "an imatrix computed for this model");
         if (jt.target != from) ++changed;
-        infos.push_back({jt.name, ggml_written_ne(source.ne), jt.target, 0,
-                         *ggml_nbytes(jt.target, source.ne)});
+        // llama-quantize writes the dims gguf.cpp writes (ggml_n_dims): a [64, 1] input tensor
+        // (Qwen3.5-MoE's ffn_gate_inp_shexp, as the converter writes it) comes out as [64].
+        const std::vector<int64_t> written(
+            source.ne.begin(),
+            source.ne.begin() + static_cast<std::ptrdiff_t>(ggml_n_dims(source.ne)));
+        infos.push_back({jt.name, written, jt.target, 0, *ggml_nbytes(jt.target, source.ne)});
         job.tensors.push_back(std::move(jt));
     }
     if (kept > 0)

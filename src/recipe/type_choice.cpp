@@ -57,7 +57,7 @@ class Chooser {
 
     TensorTypeChoice choose(const RecipeTensor& t) {
         TensorTypeChoice choice;
-        const int n_dims = n_dims_of(t.ne);
+        const int n_dims = static_cast<int>(std::max<size_t>(1, ggml_n_dims(t.ne)));
         choice.allows_quantization =
             tensor_allows_quantization(t.name, n_dims, recipe_.quantize_output);
         if (!choice.allows_quantization) {
@@ -71,14 +71,6 @@ class Chooser {
     }
 
   private:
-    static int n_dims_of(const std::vector<int64_t>& ne) {
-        // ggml_n_dims: the index of the last dim > 1, plus one (at least 1).
-        int n = 1;
-        for (size_t i = 1; i < ne.size(); ++i)
-            if (ne[i] > 1) n = static_cast<int>(i) + 1;
-        return n;
-    }
-
     GgmlType get_type(const RecipeTensor& t, TensorTypeChoice& choice) {
         const TensorCategory category = tensor_category(t.name);
         if (recipe_.token_embedding_type && category == TensorCategory::token_embd) {
