@@ -35,6 +35,7 @@ const Architecture& mistral3_architecture();
 const Architecture& apertus_architecture();
 const Architecture& qwen35_architecture();
 const Architecture& qwen35moe_architecture();
+const Architecture& qwen3next_architecture();
 const Architecture& glm4moe_architecture();
 const Architecture& gemma4_architecture();
 const Architecture& deepseek2_architecture();

@@ -59,6 +59,7 @@ enum class Dim : uint8_t {
     lin_v_heads,     // value heads
     lin_v_head_dim,  // value head dim
     lin_conv_width,  // conv kernel (conv1d's taps per channel)
+    lin_v_heads_x2,  // 2 * value heads (Qwen3-Next's in_proj_ba: beta and alpha per value head)
     // DeepSeek-style shared experts (glm4moe): moe_intermediate_size * n_shared_experts.
     shared_experts_ffn,
     // Full-attention layers with their own head shape (ModelConfig::full_attention, gemma4):
@@ -134,6 +135,13 @@ enum class RowTransform : uint8_t {
     // takes each head's v rows (whole rows: exact for every encoding).
     mla_k_b,
     mla_v_b,
+    // Qwen3-Next's in_proj_qkvz (Qwen3NextModel.modify_tensors), split into two GGUF tensors
+    // (split_parts): its rows are linear_num_key_heads groups, each [q (key head dim), k (key
+    // head dim), v (r * value head dim), z (r * value head dim)] with r = value heads / key heads.
+    // attn_qkv takes every group's q rows, then every group's k rows, then every v; attn_gate
+    // every z (arch/transforms.hpp qkvz_source_rows). Whole rows move: exact for every encoding.
+    qkvz_qkv,
+    qkvz_z,
 };
 
 // What happens to the values of a float tensor (a norm) on the way to GGUF.

@@ -41,6 +41,7 @@ const Architecture* const kArchitectures[] = {
     &detail::apertus_architecture(),
     &detail::qwen35_architecture(),
     &detail::qwen35moe_architecture(),
+    &detail::qwen3next_architecture(),
     &detail::glm4moe_architecture(),
     &detail::gemma4_architecture(),
     &detail::deepseek2_architecture(),
@@ -259,6 +260,7 @@ int64_t resolve_dim(Dim dim, const ModelConfig& c) {
         case Dim::lin_v_width:
         case Dim::lin_v_heads:
         case Dim::lin_v_head_dim:
+        case Dim::lin_v_heads_x2:
         case Dim::lin_conv_width: {
             const ModelConfig::LinearAttention l =
                 c.linear_attention.value_or(ModelConfig::LinearAttention{});
@@ -267,6 +269,7 @@ int64_t resolve_dim(Dim dim, const ModelConfig& c) {
                 return 2 * int64_t{l.key_heads} * l.key_head_dim + v_width;
             if (dim == Dim::lin_v_width) return v_width;
             if (dim == Dim::lin_v_heads) return l.value_heads;
+            if (dim == Dim::lin_v_heads_x2) return 2 * int64_t{l.value_heads};
             if (dim == Dim::lin_v_head_dim) return l.value_head_dim;
             return l.conv_kernel;
         }
@@ -566,7 +569,7 @@ std::optional<std::vector<int64_t>> expected_ne(const Architecture& arch, const 
 std::vector<TensorRef> split_parts(const Architecture& arch, const TensorRef& ref) {
     std::vector<TensorRef> parts;
     if (ref.spec->rows != RowTransform::mla_k_b && ref.spec->rows != RowTransform::mla_v_b &&
-        ref.spec->rows != RowTransform::first_half_rows)
+        ref.spec->rows != RowTransform::first_half_rows && ref.spec->rows != RowTransform::qkvz_qkv)
         return parts;
     bool after = false;
     for (const TensorSpec& spec : arch.layer) {
@@ -714,6 +717,8 @@ uint32_t transform_heads(RowTransform transform, const ModelConfig& config) {
         case RowTransform::v_heads_rows:
         case RowTransform::v_heads_single:
         case RowTransform::v_heads_columns:
+        case RowTransform::qkvz_qkv:
+        case RowTransform::qkvz_z:
             return 0;
         case RowTransform::mla_k_b:
         case RowTransform::mla_v_b:
@@ -811,6 +816,9 @@ std::string explain_dim(Dim dim, const ModelConfig& c) {
             return "linear_value_head_dim " + std::to_string(resolve_dim(dim, c));
         case Dim::lin_conv_width:
             return "linear_conv_kernel_dim " + std::to_string(resolve_dim(dim, c));
+        case Dim::lin_v_heads_x2:
+            formula = "2 * linear_num_value_heads (beta and alpha)";
+            break;
         case Dim::shared_experts_ffn:
             formula = "moe_intermediate_size " +
                       std::to_string(c.moe_intermediate_size.value_or(0)) + " * n_shared_experts " +

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <span>
 
 #include "format/half.hpp"
 
@@ -50,6 +51,23 @@ std::optional<std::vector<uint32_t>> v_head_source_column_blocks(uint64_t rows, 
     for (uint64_t i = 0; i < rows; ++i)
         for (uint64_t p = 0; p < v_heads; ++p)
             source_of[i * v_heads + p] = static_cast<uint32_t>(i * v_heads + (*heads)[p]);
+    return source_of;
+}
+
+std::optional<std::vector<uint32_t>> qkvz_source_rows(uint32_t k_heads, uint64_t key_rows,
+                                                      uint64_t value_rows, bool z) {
+    const uint64_t group = 2 * key_rows + 2 * value_rows;
+    if (k_heads == 0 || key_rows == 0 || value_rows == 0 || group * k_heads > UINT32_MAX)
+        return std::nullopt;
+    using Part = std::pair<uint64_t, uint64_t>;  // (offset in the group, rows), in GGUF order
+    const Part parts_qkv[] = {{0, key_rows}, {key_rows, key_rows}, {2 * key_rows, value_rows}};
+    const Part parts_z[] = {{2 * key_rows + value_rows, value_rows}};
+    std::vector<uint32_t> source_of;
+    for (const auto& [offset, rows] :
+         z ? std::span<const Part>(parts_z) : std::span<const Part>(parts_qkv))
+        for (uint64_t h = 0; h < k_heads; ++h)
+            for (uint64_t i = 0; i < rows; ++i)
+                source_of.push_back(static_cast<uint32_t>(h * group + offset + i));
     return source_of;
 }
 

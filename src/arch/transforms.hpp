@@ -37,6 +37,15 @@ std::optional<std::vector<uint32_t>> v_head_source_rows(uint64_t rows, uint64_t 
 std::optional<std::vector<uint32_t>> v_head_source_column_blocks(uint64_t rows, uint32_t k_heads,
                                                                  uint32_t v_heads);
 
+// Qwen3-Next's in_proj_qkvz split (Qwen3NextModel.modify_tensors): the source's rows are k_heads
+// groups of [q: key_rows, k: key_rows, v: value_rows, z: value_rows] (key_rows = the key head dim,
+// value_rows = value heads / key heads * the value head dim). `z` false gives attn_qkv's rows:
+// every group's q rows, then every group's k rows, then every group's v rows; `z` true gives
+// attn_gate's: every group's z rows. Element r is the source row GGUF row r holds. nullopt when a
+// count is 0 or the rows do not fit uint32.
+std::optional<std::vector<uint32_t>> qkvz_source_rows(uint32_t k_heads, uint64_t key_rows,
+                                                      uint64_t value_rows, bool z);
+
 // ssm_a = -exp(A_log) (Qwen3NextModel.modify_tensors). prepare_tensors widens BF16 to float32
 // first and keeps F16 as F16. A binary32 A_log: the correctly rounded binary32 of -e^x (computed
 // in double). torch's CPU exp (SLEEF, 1-ulp bound) and numpy's are not correctly rounded and do

@@ -26,6 +26,7 @@
 #include "plan/global_scale.hpp"
 #include "plan/layer_scalars.hpp"
 #include "plan/mla_split.hpp"
+#include "plan/qkvz_split.hpp"
 #include "plan/row_moves.hpp"
 #include "rebox/error.hpp"
 #include "rebox/ggml_type.hpp"
@@ -636,21 +637,42 @@ void add_dense_features(const SourceModel& source, ModelConfig& config) {
     }
 }
 
-// True when a source tensor is the architecture's classifier head (cls.output).
-// mlx-lm's sanitize drops every MTP tensor ("mtp.*") while config.json keeps
+// The MTP layer count as _QwenMtpMixin settles it: config.json's mtp_num_hidden_layers, or when
+// it has none (Qwen3-Next's config.json) the layers the checkpoint holds ("mtp.layers.K.*": the
+// largest K + 1). mlx-lm's sanitize drops every MTP tensor while config.json keeps
 // mtp_num_hidden_layers: a checkpoint holding none of them is written without MTP layers, as the
 // converter's --no-mtp writes it (llama.cpp's qwen35 loader requires the layers block_count
 // counts).
-void drop_absent_mtp_layers(const SourceModel& source, Plan& plan) {
+void settle_mtp_layers(const SourceModel& source, Plan& plan) {
     ModelConfig& config = plan.config;
     const Architecture* arch = arch::find_architecture(config.model_type);
-    if (arch == nullptr || arch->mtp_layer_prefix.empty() || config.nextn_layers == 0) return;
+    if (arch == nullptr || arch->mtp_layer_prefix.empty()) return;
+    bool any = false;
+    uint64_t counted = 0;
     for (const SourceTensor& tensor : source.tensors) {
         const std::string name = arch::strip_model_prefix(tensor.name);
-        if (name.starts_with(arch->mtp_layer_prefix)) return;
         for (const auto& rename : arch->mtp_renames)
-            if (name.starts_with(std::string(rename.first) + ".")) return;
+            any = any || name.starts_with(std::string(rename.first) + ".");
+        if (!name.starts_with(arch->mtp_layer_prefix)) continue;
+        any = true;
+        const std::string_view rest = std::string_view(name).substr(arch->mtp_layer_prefix.size());
+        uint64_t layer = 0;
+        size_t digits = 0;
+        while (digits < rest.size() && digits < 3 && rest[digits] >= '0' && rest[digits] <= '9')
+            layer = layer * 10 + uint64_t(rest[digits++] - '0');
+        if (digits > 0 && digits < rest.size() && rest[digits] == '.')
+            counted = std::max(counted, layer + 1);
     }
+    if (config.nextn_layers == 0 && counted > 0 && counted <= 64) {
+        plan.notes.push_back("config.json has no mtp_num_hidden_layers: the checkpoint's " +
+                             std::to_string(counted) +
+                             " MTP layer(s) counted from its mtp.layers.* tensors, as llama.cpp's "
+                             "converter counts them");
+        config.nextn_layers = static_cast<uint32_t>(counted);
+        if (arch->set_layer_kinds) arch->set_layer_kinds(config);
+        return;
+    }
+    if (config.nextn_layers == 0 || any) return;
     plan.notes.push_back("config.json: mtp_num_hidden_layers " +
                          std::to_string(config.nextn_layers) +
                          ", but the checkpoint holds no MTP tensor (mlx-lm drops them): written "
@@ -659,6 +681,7 @@ void drop_absent_mtp_layers(const SourceModel& source, Plan& plan) {
     if (arch->set_layer_kinds) arch->set_layer_kinds(config);
 }
 
+// True when a source tensor is the architecture's classifier head (cls.output).
 bool has_classifier(const Architecture& arch, const SourceModel& source) {
     for (const SourceTensor& tensor : source.tensors)
         if (const auto ref = arch::resolve_hf(arch, tensor.name);
@@ -691,7 +714,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
                       ? parse_model_config(source.model_dir->config())
                       : read_model_config(source.dir / "config.json");
     add_dense_features(source, plan.config);
-    drop_absent_mtp_layers(source, plan);
+    settle_mtp_layers(source, plan);
     plan.source_bytes = total_file_bytes(source);
     plan.blockers = source.blockers;
     const ModelConfig& config = plan.config;
@@ -866,6 +889,9 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
                 !attach_vocab_slice(config, tensor, &tensor_plan, &plan.blockers))
                 return;
             if (!attach_deinterleave(part.spec->rows, tensor, &tensor_plan, &plan.blockers)) return;
+            if (!plan_detail::attach_qkvz_split(part.spec->rows, config, tensor,
+                                                source_group(tensor), &tensor_plan, &plan.blockers))
+                return;
             if (part.spec->rows == arch::RowTransform::skip_position_offset &&
                 !attach_position_slice(config, tensor, &tensor_plan, &plan.blockers))
                 return;

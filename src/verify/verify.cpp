@@ -40,6 +40,7 @@
 #include "verify/sources/mlx_source_index.hpp"
 #include "verify/sources/nvidia_fp4_index.hpp"
 #include "verify/sources/prequant_source_index.hpp"
+#include "verify/sources/qkvz_index.hpp"
 #include "verify/sources/ref_buffers.hpp"
 #include "verify/sources/ref_config.hpp"
 #include "verify/sources/ref_dense.hpp"
@@ -619,7 +620,12 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
             return strip_model_prefix(entry.name).starts_with(ref_arch->mtp_prefix);
         }))
         s.config.mtp_layers = 0;
+    // _QwenMtpMixin: config.json without mtp_num_hidden_layers (Qwen3-Next's) counts the
+    // checkpoint's "mtp.layers.K" (the largest K + 1).
+    if (!ref_arch->mtp_prefix.empty() && s.config.mtp_layers == 0)
+        s.config.mtp_layers = verify_ref::counted_mtp_layers(index, ref_arch->mtp_prefix);
     if (ref_arch->fused_experts) verify_ref::split_fused_experts(index);
+    if (ref_arch->qkvz_split) verify_ref::split_qkvz(index, s.config);
     s.dense_files = verify_ref::index_ref_dense(model_dir, s.config, index);
     {  // config.json's counts against the source's own shapes, before anything is sized by them
         std::vector<std::vector<int64_t>> shapes;
@@ -742,9 +748,13 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
             have_merged ? merged
             : experts   ? std::optional<std::string>(arch::stacked_name(*ref->spec, *ref->layer))
                         : hf_tensor_name(config.model_type, info.name, config.num_hidden_layers);
-        auto found = hf_name
-                         ? index.by_stripped_name.find(std::string(strip_model_prefix(*hf_name)))
-                         : index.by_stripped_name.end();
+        // Qwen3-Next's in_proj_qkvz, split by verify's own reading (qkvz_index.hpp).
+        const std::optional<std::string> qkvz_part =
+            ref_arch->qkvz_split && hf_name ? verify_ref::qkvz_part_name(*hf_name, info.name)
+                                            : std::nullopt;
+        const std::string lookup = qkvz_part ? *qkvz_part : hf_name.value_or(std::string());
+        auto found = hf_name ? index.by_stripped_name.find(std::string(strip_model_prefix(lookup)))
+                             : index.by_stripped_name.end();
         // A task head's checkpoint spells the base model's names with its prefix ("bert.").
         for (const std::string_view prefix : arch->hf_head_prefixes)
             if (hf_name && found == index.by_stripped_name.end())

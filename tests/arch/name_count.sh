@@ -29,6 +29,7 @@ declare -A names=(
   [apertus]='"apertus"'
   [qwen35]='"qwen35" "qwen3_5" "qwen3_5_text"'
   [qwen35moe]='"qwen35moe" "qwen3_5_moe" "qwen3_5_moe_text"'
+  [qwen3next]='"qwen3next" "qwen3_next"'
   [glm4moe]='"glm4moe" "glm4_moe"'
   [gemma4]='"gemma4" "gemma4_text"'
   [deepseek2]='"deepseek2" "deepseek_v3" "deepseek_v2" "kimi_k2"'

@@ -118,6 +118,9 @@ def float_cases():
         # quantizing, and verify re-quantizing them from the source order.
         ("qwen35-bf16", ["--format", "float", "--arch", "qwen35"], ["q4_k_m", "q3_k_s", "iq4_xs"]),
         ("qwen35moe-bf16", ["--format", "float", "--arch", "qwen35moe"], ["q4_k_m", "mxfp4_moe"]),
+        # qwen3next: in_proj_qkvz split into attn_qkv / attn_gate rows before quantizing, verify
+        # re-quantizing each part from its gathered source rows.
+        ("qwen3next-bf16", ["--format", "float", "--arch", "qwen3next"], ["q4_k_m"]),
         # kv_b_proj split into attn_k_b (transposed) and attn_v_b (row slices), quantized in one pass.
         ("deepseek2-bf16", ["--format", "float", "--arch", "deepseek2"], ["q4_k_m", "q8_0"]),
     ]

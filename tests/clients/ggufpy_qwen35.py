@@ -1,9 +1,12 @@
-"""Rebox-converted GGUFs of Qwen3.5 (qwen35, and qwen35moe) against llama.cpp's own converter class chain
+"""Rebox-converted GGUFs of Qwen3.5 (qwen35, and qwen35moe) and Qwen3-Next (qwen3next) against llama.cpp's own converter class chain
 from the bundle, bit for bit, several files in one process.
 
 For each MODEL_DIR FILE.gguf TYPES triple: the source's values (source_values.py, the dequantized
 checkpoint; an MLX one with mlx-lm's sanitize undone, hf_checkpoint) go through Qwen3_5TextModel -> _Qwen35MRopeMixin -> _LinearAttentionVReorderBase ->
-Qwen3NextModel -> _QwenMtpMixin -> Qwen2MoeModel -> TextModel -> ModelBase (run as written by
+Qwen3NextModel -> _QwenMtpMixin -> Qwen2MoeModel -> TextModel -> ModelBase (for a qwen3_next
+config.json the chain from Qwen3NextModel on, whose modify_tensors splits in_proj_qkvz per key head
+into attn_qkv and attn_gate; its MTP layer count is the one filter_tensors takes from the checkpoint)
+(run as written by
 converter_run.py; torch stood in for by numpy: permute is transpose, cat is concatenate, exp is
 the correctly rounded float32 exp, from Python's decimal at 60 digits): filter_tensors (the MTP renames), modify_tensors (the V-head reorder of rows
 and out_proj's column blocks, -exp(A_log), the + 1 on every norm but linear_attn.norm, conv1d
@@ -32,8 +35,9 @@ getcontext().prec = 60
 
 
 def chain(first):
-    return [("qwen.py", c) for c in (first, "_Qwen35MRopeMixin", "_LinearAttentionVReorderBase",
-                                     "Qwen3NextModel", "_QwenMtpMixin", "Qwen2MoeModel")] + \
+    """Qwen3_5(Moe)TextModel's class chain, or Qwen3NextModel's own (first None: qwen3next)."""
+    qwen35 = (first, "_Qwen35MRopeMixin", "_LinearAttentionVReorderBase") if first else ()
+    return [("qwen.py", c) for c in qwen35 + ("Qwen3NextModel", "_QwenMtpMixin", "Qwen2MoeModel")] + \
            [("base.py", "TextModel"), ("base.py", "ModelBase")]
 
 
@@ -48,6 +52,12 @@ class T(np.ndarray):
 
     def unsqueeze(self, dim):
         return np.expand_dims(self, dim).view(T)
+
+    def view(self, *args):
+        """torch's view(*shape) is a reshape; numpy's view(type) stays numpy's."""
+        if args and all(isinstance(a, (int, np.integer)) for a in args):
+            return np.reshape(self, args).view(T)
+        return np.ndarray.view(self, *args)
 
 
 def exp_f32(v, dtype=np.float32):
@@ -82,6 +92,11 @@ class Torch:
     @staticmethod
     def stack(parts, dim=0):
         return np.stack(parts, axis=dim).view(T)
+
+    @staticmethod
+    def split(x, sizes, dim=0):
+        """torch.split with a list of sizes (Qwen3NextModel's in_proj_qkvz split)."""
+        return [p.view(T) for p in np.split(x, np.cumsum(sizes)[:-1], axis=dim)]
 
 
 MLX_SHIFTED = (".input_layernorm.weight", ".post_attention_layernorm.weight", ".q_norm.weight",
@@ -157,8 +172,20 @@ def check(llama_src, model_dir, gguf_path, expect_types):
              "opt_num_mtp_layers": 0,
              "block_count": layers + (0 if no_mtp else config.get("mtp_num_hidden_layers", 0))}
     moe = config["model_type"].startswith("qwen3_5_moe")
-    conv = Converter(llama_src, chain("Qwen3_5MoeTextModel" if moe else "Qwen3_5TextModel"), model_dir,
-                     config, attrs=attrs,
+    nxt = config["model_type"] == "qwen3_next"
+    first = None if nxt else "Qwen3_5MoeTextModel" if moe else "Qwen3_5TextModel"
+    if nxt and not no_mtp:
+        # No mtp_num_hidden_layers: _QwenMtpMixin.__init__ takes the count filter_tensors made while
+        # ModelBase.__init__ indexed the checkpoint (which the stand-in does not run): a first
+        # object, built with no_mtp so its __init__ does not assert, runs filter_tensors over every
+        # name the same way.
+        first_pass = Converter(llama_src, chain(first), model_dir, config,
+                               attrs={**attrs, "no_mtp": True}, extra_globals={"torch": Torch})
+        first_pass.obj.no_mtp = False
+        for name, _ in tensors:
+            first_pass.obj.filter_tensors((name, None))
+        attrs["opt_num_mtp_layers"] = first_pass.obj.opt_num_mtp_layers
+    conv = Converter(llama_src, chain(first), model_dir, config, attrs=attrs,
                      extra_globals={"torch": Torch})
     conv.obj.set_gguf_parameters()
     arch = conv.obj.gguf_writer.arch
@@ -181,8 +208,9 @@ def check(llama_src, model_dir, gguf_path, expect_types):
                                               in_order=True, fold_scales=True)
     problems += found
     pre = field_value(reader.fields["tokenizer.ggml.pre"])
-    if pre != "qwen35":
-        problems.append(f"tokenizer.ggml.pre {pre!r}: Qwen3.5's split regex is llama.cpp's 'qwen35'")
+    want_pre = "qwen2" if nxt else "qwen35"  # Qwen3-Next ships Qwen2's tokenizer and regex
+    if pre != want_pre:
+        problems.append(f"tokenizer.ggml.pre {pre!r}: the fixture's split regex is llama.cpp's {want_pre!r}")
     print(f"  {gguf_path.rsplit('/', 1)[-1]} ({src.format}): {same}/{len(reader.tensors)} tensors and "
           f"{len(want_kvs)} {arch} KVs as llama.cpp's converter writes them ({NUMPY_EXP_OFF[0]} ssm_a values "
           f"numpy's float32 exp rounds otherwise); types {types}")

@@ -136,7 +136,9 @@ int main(int argc, char** argv) {
            "experts in every layer: 4 of width 32, fused gate_up_proj in the main layers, per "
            "expert in the MTP layer, and a shared expert; both --format float, mcq, mlx, gptq, "
            "awq, "
-           "compressed-tensors, modelopt-nvfp4 or ct-nvfp4) | glm4moe (tiny only: "
+           "compressed-tensors, modelopt-nvfp4 or ct-nvfp4) | qwen3next (tiny only: "
+           "Qwen3NextForCausalLM: qwen35moe's shapes with in_proj_qkvz / in_proj_ba, experts per "
+           "expert, no mtp_num_hidden_layers; --format float or mcq) | glm4moe (tiny only: "
            "Glm4MoeForCausalLM, layer 0 dense, "
            "layer 1 MoE with 4 experts and a shared expert, 1 MTP layer; --format float (bf16), "
            "mcq or mlx) | deepseek2 (tiny only: DeepseekV3ForCausalLM with MLA, layer 0 dense, "
@@ -152,14 +154,14 @@ int main(int argc, char** argv) {
            "relu² MLP and attention mixers under backbone.*, untied; --format float or mcq) | "
            "nemotron_h_moe (tiny only: the same with 'MEM*EM': 4 relu² experts of 64 with a "
            "router, its score-correction bias and a shared expert)")
-        ->check(CLI::IsMember(
-            {"qwen3",      "qwen2",         "llama",     "mistral",     "qwen3_moe",
-             "qwen2_moe",  "mixtral",       "phi3",      "gemma",       "gemma2",
-             "gemma3",     "gpt_oss",       "bert",      "xlm-roberta", "nomic-bert",
-             "modernbert", "seed_oss",      "olmo2",     "olmo3",       "smollm3",
-             "mistral3",   "apertus",       "qwen35",    "glm4moe",     "gemma4",
-             "deepseek2",  "glm4_moe_lite", "qwen35moe", "qwen2_vl",    "qwen2_5_vl",
-             "nemotron_h", "nemotron_h_moe"}));
+        ->check(
+            CLI::IsMember({"qwen3",      "qwen2",          "llama",     "mistral",     "qwen3_moe",
+                           "qwen2_moe",  "mixtral",        "phi3",      "gemma",       "gemma2",
+                           "gemma3",     "gpt_oss",        "bert",      "xlm-roberta", "nomic-bert",
+                           "modernbert", "seed_oss",       "olmo2",     "olmo3",       "smollm3",
+                           "mistral3",   "apertus",        "qwen35",    "glm4moe",     "gemma4",
+                           "deepseek2",  "glm4_moe_lite",  "qwen35moe", "qwen2_vl",    "qwen2_5_vl",
+                           "nemotron_h", "nemotron_h_moe", "qwen3next"}));
     std::string nemotron_h_defect;
     app.add_option("--nemotron-h-defect", nemotron_h_defect,
                    "--arch nemotron_h / nemotron_h_moe, a checkpoint that must be refused: "
@@ -430,17 +432,18 @@ int main(int argc, char** argv) {
         }
         if (gemma4_moe && arch != "gemma4")
             throw std::runtime_error("--gemma4-moe needs --arch gemma4");
-        if (arch == "qwen35" || arch == "qwen35moe" || !qwen35_defect.empty() || arch == "gemma4" ||
+        if (arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next" ||
+            !qwen35_defect.empty() || arch == "gemma4" ||
             !gemma4_defect.empty()) {  // the fixtures with writers of their own
             for (const auto& [defect, owner] :
                  {std::pair{&qwen35_defect, "qwen35"}, std::pair{&gemma4_defect, "gemma4"}})
                 if (!defect->empty() && arch != owner &&
-                    !(arch == "qwen35moe" && defect == &qwen35_defect))
+                    !((arch == "qwen35moe" || arch == "qwen3next") && defect == &qwen35_defect))
                     throw std::runtime_error(std::string("--") + owner + "-defect needs --arch " +
                                              owner);
             if (preset != "tiny")
                 throw std::runtime_error("--arch " + arch + ": --preset tiny only");
-            if (arch == "qwen35" || arch == "qwen35moe") {  // float (BF16) or a quantized format
+            if (arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next") {
                 refuse_decoder_options(app, "--arch " + arch, false);
             } else {  // gemma4: float (BF16), mcq or mlx (with --recipe)
                 refuse_decoder_options(app, "--arch gemma4", false, true);
@@ -455,11 +458,12 @@ int main(int argc, char** argv) {
                 .format = app.count("--format") ? format : "float",
                 .recipe = recipe,
                 .seed = seed};
-            const std::string summary = arch != "gemma4"
-                                            ? mkfixture::write_qwen35_fixture(
-                                                  out, {qwen35_defect, seed, arch == "qwen35moe",
-                                                        app.count("--format") ? format : "float"})
-                                            : mkfixture::write_gemma4_fixture(out, gemma4);
+            const std::string summary =
+                arch != "gemma4"
+                    ? mkfixture::write_qwen35_fixture(
+                          out, {qwen35_defect, seed, arch == "qwen35moe" || arch == "qwen3next",
+                                arch == "qwen3next", app.count("--format") ? format : "float"})
+                    : mkfixture::write_gemma4_fixture(out, gemma4);
             mkfixture::append_extra_tensors(out, extra_tensors);
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
             return 0;

@@ -56,11 +56,19 @@ void write_text(const fs::path& path, const std::string& text) {
 }
 
 nlohmann::ordered_json config_json(int64_t vocab, const std::string& defect, bool moe,
-                                   int64_t lin_dim) {
+                                   int64_t lin_dim, bool next) {
     nlohmann::ordered_json c;
-    c["architectures"] = {moe ? "Qwen3_5MoeForCausalLM" : "Qwen3_5ForCausalLM"};
-    c["model_type"] = moe ? "qwen3_5_moe_text" : "qwen3_5_text";
+    c["architectures"] = {next  ? "Qwen3NextForCausalLM"
+                          : moe ? "Qwen3_5MoeForCausalLM"
+                                : "Qwen3_5ForCausalLM"};
+    c["model_type"] = next ? "qwen3_next" : moe ? "qwen3_5_moe_text" : "qwen3_5_text";
     c["hidden_size"] = kHidden;
+    if (next) {  // Qwen3-Next's config.json has both (decoder_sparse_step 1: MoE everywhere)
+        c["intermediate_size"] = kFf;
+        c["decoder_sparse_step"] = 1;
+        c["mlp_only_layers"] = nlohmann::ordered_json::array();
+        c["norm_topk_prob"] = true;
+    }
     if (moe) {  // Qwen3.5 MoE's text config has no intermediate_size
         c["num_experts"] = kExperts;
         c["num_experts_per_tok"] = kExpertsUsed;
@@ -84,15 +92,21 @@ nlohmann::ordered_json config_json(int64_t vocab, const std::string& defect, boo
         types.push_back((i + 1) % kInterval == 0 || (defect == "layer-types" && i == 0)
                             ? "full_attention"
                             : "linear_attention");
-    c["layer_types"] = types;
-    c["mtp_num_hidden_layers"] = kMtpLayers;
+    if (!next || defect == "layer-types") c["layer_types"] = types;
+    if (!next) c["mtp_num_hidden_layers"] = kMtpLayers;
     c["max_position_embeddings"] = 4096;
     c["rms_norm_eps"] = 1e-06;
-    c["rope_parameters"] = {{"rope_type", "default"},
-                            {"rope_theta", 10000000},
-                            {"partial_rotary_factor", 0.25},
-                            {"mrope_section", {2, 1, 1}},
-                            {"mrope_interleaved", true}};
+    if (next) {  // Qwen3-Next's published config.json
+        c["rope_theta"] = 10000000;
+        c["partial_rotary_factor"] = 0.25;
+        c["rope_scaling"] = nullptr;
+    } else {
+        c["rope_parameters"] = {{"rope_type", "default"},
+                                {"rope_theta", 10000000},
+                                {"partial_rotary_factor", 0.25},
+                                {"mrope_section", {2, 1, 1}},
+                                {"mrope_interleaved", true}};
+    }
     c["tie_word_embeddings"] = false;
     c["vocab_size"] = vocab;
     c["hidden_act"] = "silu";
@@ -132,7 +146,7 @@ void add_moe_ffn(std::vector<Tensor>& t, const std::string& p, bool fused, bool 
 // The decoder layer `p` ("model.layers.N." or "mtp.layers.K."): gated attention when `full`; a
 // MoE feed-forward when `moe` (its experts fused when `fused`).
 void add_layer(std::vector<Tensor>& t, const std::string& p, bool full, bool a_log, bool moe,
-               bool fused, int64_t lin_dim, bool drop_last_up = false) {
+               bool fused, int64_t lin_dim, bool drop_last_up = false, bool next = false) {
     const double w = 1.0 / std::sqrt(double(kHidden));
     t.push_back({p + "input_layernorm.weight", {kHidden}, 0.0, 0.1});
     if (full) {
@@ -144,10 +158,15 @@ void add_layer(std::vector<Tensor>& t, const std::string& p, bool full, bool a_l
         t.push_back({p + "self_attn.k_norm.weight", {kHeadDim}, 0.0, 0.1});
     } else {
         const int64_t v = kValueHeads * lin_dim, conv = 2 * kKeyHeads * lin_dim + v;
-        t.push_back({p + "linear_attn.in_proj_qkv.weight", {conv, kHidden}, 0, w});
-        t.push_back({p + "linear_attn.in_proj_z.weight", {v, kHidden}, 0, w});
-        t.push_back({p + "linear_attn.in_proj_b.weight", {kValueHeads, kHidden}, 0, w});
-        t.push_back({p + "linear_attn.in_proj_a.weight", {kValueHeads, kHidden}, 0, w});
+        if (next) {  // per key head: q, k, then its value heads' v and z rows; then b and a
+            t.push_back({p + "linear_attn.in_proj_qkvz.weight", {conv + v, kHidden}, 0, w});
+            t.push_back({p + "linear_attn.in_proj_ba.weight", {2 * kValueHeads, kHidden}, 0, w});
+        } else {
+            t.push_back({p + "linear_attn.in_proj_qkv.weight", {conv, kHidden}, 0, w});
+            t.push_back({p + "linear_attn.in_proj_z.weight", {v, kHidden}, 0, w});
+            t.push_back({p + "linear_attn.in_proj_b.weight", {kValueHeads, kHidden}, 0, w});
+            t.push_back({p + "linear_attn.in_proj_a.weight", {kValueHeads, kHidden}, 0, w});
+        }
         t.push_back({p + "linear_attn.conv1d.weight", {conv, 1, kKernel}, 0, 0.5});
         t.push_back({p + "linear_attn.dt_bias", {kValueHeads}, 0.0, 0.5});
         if (a_log) t.push_back({p + "linear_attn.A_log", {kValueHeads}, 0, 0, true});
@@ -287,13 +306,15 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
     TokenizerOptions tok;
     tok.kind = "small";
     const int64_t vocab = write_tokenizer_files(out_dir, tok);
-    {  // Qwen3.5's split regex in place of Qwen2's
+    if (!options.next) {  // Qwen3.5's split regex in place of Qwen2's (Qwen3-Next keeps Qwen2's)
         std::ifstream in(out_dir / "tokenizer.json");
         nlohmann::ordered_json tokenizer = nlohmann::ordered_json::parse(in);
         use_qwen35_regex(tokenizer);
         write_text(out_dir / "tokenizer.json", tokenizer.dump(2));
     }
     const std::string& format = options.format;
+    if (options.next && format != "float" && format != "mcq")
+        throw std::runtime_error("--arch qwen3next: --format float or mcq");
     const bool nvidia = format == "modelopt-nvfp4" || format == "ct-nvfp4";
     const bool int4 = format == "gptq" || format == "awq" || format == "compressed-tensors";
     if (format != "float" && format != "mcq" && format != "mlx" && !nvidia && !int4)
@@ -309,7 +330,8 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
                             : mlx || nvidia ? 64
                             : mcq || int4   ? 32
                                             : 16;
-    nlohmann::ordered_json config = config_json(vocab, options.defect, options.moe, lin_dim);
+    nlohmann::ordered_json config =
+        config_json(vocab, options.defect, options.moe, lin_dim, options.next);
     if (mlx) {  // the multimodal checkpoint's config.json mlx_lm.convert copies (vision left out)
         nlohmann::ordered_json top;
         top["architectures"] = {options.moe ? "Qwen3_5MoeForConditionalGeneration"
@@ -357,7 +379,7 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
     for (int64_t layer = 0; layer < kLayers; ++layer)
         add_layer(tensors, "model.layers." + std::to_string(layer) + ".",
                   (layer + 1) % kInterval == 0, !(options.defect == "no-a-log" && layer == 0),
-                  options.moe, !mcq, lin_dim);
+                  options.moe, !mcq && !options.next, lin_dim, false, options.next);
     tensors.push_back({"model.norm.weight", {kHidden}, 0.0, 0.1});
     tensors.push_back({"lm_head.weight", {vocab, kHidden}, 0, 1.0 / std::sqrt(double(kHidden))});
     tensors.push_back({"mtp.fc.weight", {kHidden, 2 * kHidden}, 0, 1.0 / std::sqrt(2.0 * kHidden)});
@@ -365,7 +387,7 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
     tensors.push_back({"mtp.pre_fc_norm_hidden.weight", {kHidden}, 0.0, 0.1});
     tensors.push_back({"mtp.norm.weight", {kHidden}, 0.0, 0.1});
     add_layer(tensors, "mtp.layers.0.", true, true, options.moe, false, lin_dim,
-              options.defect == "expert-missing");
+              options.defect == "expert-missing", options.next);
     if (mcq) {  // every matrix but the routers mcq-v1 4-bit / 32; the rest F32 alike
         ModelPlan plan;
         plan.dims = Dims{kHidden, kLayers, kHeads, kKvHeads, kHeadDim, kFf, vocab};
@@ -388,8 +410,10 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
             plan.units.push_back(unit);
         }
         write_model_files(out_dir, plan, 1, options.seed);
-        return std::string(options.moe ? "qwen35moe" : "qwen35") + ", mcq, vocab " +
-               std::to_string(vocab) + ", " + std::to_string(plan.units.size()) +
+        return std::string(options.next  ? "qwen3next"
+                           : options.moe ? "qwen35moe"
+                                         : "qwen35") +
+               ", mcq, vocab " + std::to_string(vocab) + ", " + std::to_string(plan.units.size()) +
                " tensors, 4 layers + 1 MTP layer";
     }
 
@@ -400,8 +424,11 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
                                  : t.center + t.spread * rng.uniform(-1.0, 1.0);
         }));
     write_safetensors(out_dir / "model.safetensors", stored, {{"format", "pt"}});
-    return std::string(options.moe ? "qwen35moe" : "qwen35") + ", vocab " + std::to_string(vocab) +
-           ", " + std::to_string(stored.size()) + " BF16 tensors, 4 layers + 1 MTP layer";
+    return std::string(options.next  ? "qwen3next"
+                       : options.moe ? "qwen35moe"
+                                     : "qwen35") +
+           ", vocab " + std::to_string(vocab) + ", " + std::to_string(stored.size()) +
+           " BF16 tensors, 4 layers + 1 MTP layer";
 }
 
 }  // namespace mkfixture

@@ -9,6 +9,13 @@
 // of width 32, 2 used, a shared expert of width 96 with its gate, no intermediate_size), the main
 // layers' experts fused as transformers saves them (mlp.experts.gate_up_proj [E, 2F, hidden],
 // mlp.experts.down_proj [E, hidden, F], no ".weight") and the MTP layer's per expert.
+// --arch qwen3next: Qwen/Qwen3-Next-80B-A3B-Instruct's layout (Qwen3NextForCausalLM,
+// model_type qwen3_next): the linear-attention input fused per key head as
+// linear_attn.in_proj_qkvz [key heads * (2 * key dim + 2 * 2 * value dim), hidden] and
+// linear_attn.in_proj_ba [2 * value heads, hidden]; the MoE feed-forward (experts per expert, as
+// the published shards store them) in every layer; intermediate_size given; rope_theta and
+// partial_rotary_factor at the top level (no rope_parameters, no M-RoPE) and no
+// mtp_num_hidden_layers (the MTP layer is only in the weights).
 #pragma once
 
 #include <cstdint>
@@ -26,7 +33,8 @@ struct Qwen35Options {
     // must refuse.
     std::string defect;
     uint64_t seed = 1;
-    bool moe = false;  // --arch qwen35moe
+    bool moe = false;   // --arch qwen35moe (and qwen3next)
+    bool next = false;  // --arch qwen3next
     // "float" (BF16) | "mcq" (every matrix but the routers mcq-v1 4-bit in groups of 32; the
     // routers, norms, conv1d, dt_bias and A_log F32; linear-attention heads of 32 so that
     // out_proj's head_v_dim column blocks are whole groups and Q4_1 blocks; qwen35moe's experts per
@@ -36,6 +44,7 @@ struct Qwen35Options {
     // in_proj_b and the MTP layer float; value heads of 32) | "modelopt-nvfp4" | "ct-nvfp4" (every
     // matrix but the embedding and routers NVFP4; value heads of 64, whole GGUF NVFP4 blocks).
     // narrow-heads: value heads of half a GGUF block (16; NVFP4 32).
+    // qwen3next: "float" or "mcq" only.
     std::string format = "float";
 };
 

@@ -19,6 +19,7 @@
 #include "rebox/error.hpp"
 #include "verify/arch/expected_shapes.hpp"
 #include "verify/arch/ref_arch.hpp"
+#include "verify/arch/ref_qwen35_parts.hpp"
 #include "verify/metadata/kv_checker.hpp"
 
 namespace rebox::verify_ref::detail {
@@ -175,8 +176,8 @@ std::optional<std::vector<int64_t>> qwen35moe_shape(const RefConfig& c, std::str
     return qwen35_shape(c, name);
 }
 
-// qwen35: what _QwenMtpMixin, Qwen3NextModel and _Qwen35MRopeMixin add to TextModel's KVs.
-void check_linear_attention_kvs(KvChecker& kv, const std::string& arch, const RefConfig& config) {
+// What _QwenMtpMixin and Qwen3NextModel add to TextModel's KVs (qwen3next's own check_kvs).
+void check_qwen3next_kvs(KvChecker& kv, const std::string& arch, const RefConfig& config) {
     if (config.mtp_layers != 0)
         kv.expect_u32(arch + ".nextn_predict_layers", config.mtp_layers);
     else
@@ -192,6 +193,11 @@ void check_linear_attention_kvs(KvChecker& kv, const std::string& arch, const Re
     kv.expect_u32(arch + ".rope.dimension_count",
                   static_cast<uint64_t>(double(config.head_dim) *
                                         config.partial_rotary_factor.value_or(0.25)));
+}
+
+// qwen35: those, then _Qwen35MRopeMixin's sections ([11, 11, 10, 0] when config.json has none).
+void check_linear_attention_kvs(KvChecker& kv, const std::string& arch, const RefConfig& config) {
+    check_qwen3next_kvs(kv, arch, config);
     std::vector<int64_t> sections = config.mrope_section;
     if (sections.empty()) sections = {11, 11, 10, 0};
     sections.resize(4, 0);

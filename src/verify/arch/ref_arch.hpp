@@ -107,6 +107,10 @@ struct RefArch {
     // heads reordered when key and value head counts differ, ssm_a = -exp(A_log), conv1d
     // squeezed; ssm_norm (linear_attn.norm) is the one norm without + 1.
     bool linear_attention = false;
+    // Qwen3NextModel itself (qwen3next): in_proj_qkvz split into attn_qkv and attn_gate
+    // (sources/qkvz_index.hpp), in_proj_ba written as ssm_ba, and the value heads left grouped by
+    // key head (no reorder: that is _LinearAttentionVReorderBase's).
+    bool qkvz_split = false;
     // Tensors computed from config.json: llama3 rope_freqs, phi3 longrope's two factor tensors.
     bool llama3_rope_freqs = false;
     bool phi3_rope_factors = false;

@@ -33,7 +33,7 @@ RefTransform ref_transform(std::string_view gguf_arch, std::string_view gguf_ten
     if (arch->norm_plus_one && name.ends_with("norm.weight") &&
         !(arch->linear_attention && name == "ssm_norm.weight"))
         transform.plus_one = true;
-    if (arch->linear_attention) {
+    if (arch->linear_attention && !arch->qkvz_split) {
         if (name == "attn_qkv.weight" || name == "ssm_conv1d.weight")
             transform.rows = RefRows::v_heads_after_qk;
         if (name == "attn_gate.weight") transform.rows = RefRows::v_heads_rows;
@@ -41,6 +41,8 @@ RefTransform ref_transform(std::string_view gguf_arch, std::string_view gguf_ten
             name == "ssm_dt.bias")
             transform.rows = RefRows::v_heads_single;
         if (name == "ssm_out.weight") transform.rows = RefRows::v_heads_columns;
+    }
+    if (arch->linear_attention) {
         transform.neg_exp = name == "ssm_a";
         transform.squeeze = name == "ssm_conv1d.weight";
     }

@@ -119,7 +119,8 @@ std::string job_shape_problem(const RequantTask& task) {
                std::to_string(job.mla_rank) + " latent values";
     if (job.source->deinterleave != 0 &&
         (job.source->deinterleave_row_values != n ||
-         (job.source->deinterleave > 2 && job.source->half_rows == 0)))
+         (job.source->deinterleave > 2 && job.source->deinterleave < 5 &&
+          job.source->half_rows == 0)))
         return name + ": the fused source's rows of " +
                std::to_string(job.source->deinterleave_row_values) +
                " values are not the GGUF's rows of " + std::to_string(n);

@@ -3,6 +3,7 @@
 // nothing yet (values are computed chunk by chunk later).
 #include "verify/sources/source_index.hpp"
 
+#include <algorithm>
 #include <set>
 #include <unordered_map>
 
@@ -192,6 +193,22 @@ void add_by_stripped_name(SourceIndex& index, size_t i) {
         index.problems.push_back(error_message(
             index.entries[i].file, index.entries[i].name,
             "source tensor name given twice (with and without \"model.\" or in two shards)"));
+}
+
+uint32_t counted_mtp_layers(const SourceIndex& index, std::string_view prefix) {
+    const std::string layers = std::string(prefix) + "layers.";
+    uint32_t count = 0;
+    for (const auto& [name, i] : index.by_stripped_name) {
+        if (!name.starts_with(layers)) continue;
+        const std::string_view rest = std::string_view(name).substr(layers.size());
+        uint32_t k = 0;
+        size_t digits = 0;
+        while (digits < rest.size() && digits < 3 && rest[digits] >= '0' && rest[digits] <= '9')
+            k = k * 10 + uint32_t(rest[digits++] - '0');
+        if (digits > 0 && digits < rest.size() && rest[digits] == '.')
+            count = std::max(count, k + 1);
+    }
+    return count;
 }
 
 }  // namespace rebox::verify_ref

@@ -42,15 +42,33 @@ struct SourceTensor {
     // transformers' fused experts (fused_experts_index.hpp): 3 keeps the first `half_rows` rows of
     // each expert's 2 * half_rows (gate), 4 the last ones (up): kept row r is source row
     // r / H * 2H + r % H (+ H), H = half_rows.
+    // Qwen3-Next's in_proj_qkvz (qkvz_index.hpp): qkvz_heads groups of [q: K, k: K, v: V, z: V]
+    // rows (K = qkvz_key_rows, V = qkvz_value_rows); 5 keeps every q, then every k, then every v
+    // row (attn_qkv), 6 every z row (attn_gate).
     uint8_t deinterleave = 0;
     uint64_t deinterleave_row_values = 0;
     uint64_t half_rows = 0;
+    uint64_t qkvz_heads = 0, qkvz_key_rows = 0, qkvz_value_rows = 0;
     // The source row kept row `row` is (deinterleave != 0).
     uint64_t deinterleaved_source_row(uint64_t row) const {
+        if (deinterleave >= 5) {
+            const uint64_t key = qkvz_key_rows, value = qkvz_value_rows;
+            const uint64_t group = 2 * key + 2 * value, qk = qkvz_heads * key;
+            if (deinterleave == 6) return row / value * group + 2 * key + value + row % value;
+            if (row < qk) return row / key * group + row % key;
+            if (row < 2 * qk) return (row - qk) / key * group + key + (row - qk) % key;
+            return (row - 2 * qk) / value * group + 2 * key + (row - 2 * qk) % value;
+        }
         const uint64_t second = (deinterleave - 1u) % 2;
         return deinterleave <= 2
                    ? 2 * row + second
                    : row / half_rows * 2 * half_rows + row % half_rows + second * half_rows;
+    }
+    // The values of the whole source the kept rows come from (deinterleave != 0).
+    uint64_t deinterleaved_whole_values() const {
+        return deinterleave >= 5 ? qkvz_heads * (2 * qkvz_key_rows + 2 * qkvz_value_rows) *
+                                       deinterleave_row_values
+                                 : 2 * element_count;
     }
     SourceFloat float_dtype = SourceFloat::F32;
     std::span<const uint8_t> float_data;  // when plain (size already checked)
@@ -74,6 +92,10 @@ bool source_float(StDtype dtype, SourceFloat* out);
 
 // Fills entry.float_dtype/float_data of a plain F32/F16/BF16 tensor, or sets entry.problem.
 void bind_plain(const SafetensorsFile& file, const StTensorInfo& info, SourceTensor& entry);
+
+// The MTP layers a checkpoint holds under `prefix` ("mtp." -> "mtp.layers.K.*"): the largest K + 1,
+// 0 for none (K of up to 3 digits).
+uint32_t counted_mtp_layers(const SourceIndex& index, std::string_view prefix);
 
 // Adds entry `i` of index.entries to by_stripped_name (a second spelling becomes a problem).
 void add_by_stripped_name(SourceIndex& index, size_t i);

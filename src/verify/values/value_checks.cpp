@@ -256,7 +256,8 @@ std::vector<std::span<const uint8_t>> job_bytes(const ValueJob& job, uint64_t fi
     if ((job.rope_head_rows != 0 || job.vhead_value_heads != 0) && count < job.values) return parts;
     if (job.mla_part != 0) return parts;  // the other part reads the same source
     if (job.source->deinterleave != 0) {  // every other source row: released whole, at the end
-        if (count == job.values) append_source_bytes(*job.source, 0, 2 * job.values, parts);
+        if (count == job.values)
+            append_source_bytes(*job.source, 0, job.source->deinterleaved_whole_values(), parts);
         return parts;
     }
     if (job.source->prequant) {  // values read across the whole source: released when done
