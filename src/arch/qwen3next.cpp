@@ -61,6 +61,7 @@ constexpr ConfigDefault kDefaults[] = {
 
 constexpr Architecture kQwen3Next = [] {
     Architecture a = hybrid_record("qwen3next", kModelTypes, kLayer, kKvs, {}, kDefaults);
+    a.mlx_norms_shifted = true;  // qwen3_next.Model.sanitize adds the 1 (and drops "mtp.*")
     // qwen3next.cpp applies the .scale of the routed and shared experts, eh_proj and the output
     // besides attention; not the gated delta-net's projections (unlike qwen35).
     a.nvfp4_scales = {.output = true, .experts = true, .shared_experts = true, .nextn = true};

@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
            "awq, "
            "compressed-tensors, modelopt-nvfp4 or ct-nvfp4) | qwen3next (tiny only: "
            "Qwen3NextForCausalLM: qwen35moe's shapes with in_proj_qkvz / in_proj_ba, experts per "
-           "expert, no mtp_num_hidden_layers; --format float or mcq) | glm4moe (tiny only: "
+           "expert, no mtp_num_hidden_layers; --format float, mcq or mlx) | glm4moe (tiny only: "
            "Glm4MoeForCausalLM, layer 0 dense, "
            "layer 1 MoE with 4 experts and a shared expert, 1 MTP layer; --format float (bf16), "
            "mcq or mlx) | deepseek2 (tiny only: DeepseekV3ForCausalLM with MLA, layer 0 dense, "

@@ -199,7 +199,7 @@ void add_layer(std::vector<Tensor>& t, const std::string& p, bool full, bool a_l
 // by their own rules. conv1d, dt_bias and A_log are float everywhere (no quantizer touches a
 // Conv1d or a plain parameter).
 ModelPlan quant_plan(int64_t vocab, bool moe, int64_t lin_dim, const std::string& format,
-                     std::map<std::string, std::pair<int, int>>& overrides) {
+                     std::map<std::string, std::pair<int, int>>& overrides, bool next = false) {
     const bool mlx = format == "mlx";
     // GPTQ / AWQ / compressed-tensors int4 (GPTQModel's Qwen3.5 uploads): in_proj_a / in_proj_b
     // and the MTP layer stay float.
@@ -238,10 +238,15 @@ ModelPlan quant_plan(int64_t vocab, bool moe, int64_t lin_dim, const std::string
             u.push_back(vector_unit(p + "self_attn.k_norm.weight", kHeadDim, shift, 0.1));
         } else {
             const int64_t v = kValueHeads * lin_dim, conv = 2 * kKeyHeads * lin_dim + v;
-            linear(p + "linear_attn.in_proj_qkv.weight", conv, kHidden);
-            linear(p + "linear_attn.in_proj_z.weight", v, kHidden);
-            linear(p + "linear_attn.in_proj_b.weight", kValueHeads, kHidden);
-            linear(p + "linear_attn.in_proj_a.weight", kValueHeads, kHidden);
+            if (next) {  // mlx-lm's qwen3_next keeps the fused projections
+                linear(p + "linear_attn.in_proj_qkvz.weight", conv + v, kHidden);
+                linear(p + "linear_attn.in_proj_ba.weight", 2 * kValueHeads, kHidden);
+            } else {
+                linear(p + "linear_attn.in_proj_qkv.weight", conv, kHidden);
+                linear(p + "linear_attn.in_proj_z.weight", v, kHidden);
+                linear(p + "linear_attn.in_proj_b.weight", kValueHeads, kHidden);
+                linear(p + "linear_attn.in_proj_a.weight", kValueHeads, kHidden);
+            }
             PlanUnit conv1d = vector_unit(p + "linear_attn.conv1d.weight", conv * kKernel, 0, 0.5);
             conv1d.norm.dims = mlx ? std::vector<int64_t>{conv, kKernel, 1}
                                    : std::vector<int64_t>{conv, 1, kKernel};
@@ -281,12 +286,14 @@ ModelPlan quant_plan(int64_t vocab, bool moe, int64_t lin_dim, const std::string
         linear(p + "mlp.shared_expert.up_proj.weight", kSharedFf, kHidden);
         linear(p + "mlp.shared_expert.down_proj.weight", kHidden, kSharedFf);
     };
-    const std::string m = mlx ? "language_model.model." : "model.";
+    // mlx-lm's qwen3_5 keeps the multimodal checkpoint's "language_model."; qwen3_next is text
+    // only.
+    const std::string m = mlx && !next ? "language_model.model." : "model.";
     linear(m + "embed_tokens.weight", vocab, kHidden);
     for (int64_t i = 0; i < kLayers; ++i)
         layer(m + "layers." + std::to_string(i) + ".", (i + 1) % kInterval == 0);
     u.push_back(vector_unit(m + "norm.weight", kHidden, shift, 0.1));
-    linear(mlx ? "language_model.lm_head.weight" : "lm_head.weight", vocab, kHidden);
+    linear(mlx && !next ? "language_model.lm_head.weight" : "lm_head.weight", vocab, kHidden);
     if (mlx) return plan;  // mlx-lm's sanitize drops "mtp.*"
     linear("mtp.fc.weight", kHidden, 2 * kHidden);
     for (const char* norm : {"mtp.pre_fc_norm_embedding", "mtp.pre_fc_norm_hidden", "mtp.norm"})
@@ -313,8 +320,8 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
         write_text(out_dir / "tokenizer.json", tokenizer.dump(2));
     }
     const std::string& format = options.format;
-    if (options.next && format != "float" && format != "mcq")
-        throw std::runtime_error("--arch qwen3next: --format float or mcq");
+    if (options.next && format != "float" && format != "mcq" && format != "mlx")
+        throw std::runtime_error("--arch qwen3next: --format float, mcq or mlx");
     const bool nvidia = format == "modelopt-nvfp4" || format == "ct-nvfp4";
     const bool int4 = format == "gptq" || format == "awq" || format == "compressed-tensors";
     if (format != "float" && format != "mcq" && format != "mlx" && !nvidia && !int4)
@@ -332,7 +339,7 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
                                             : 16;
     nlohmann::ordered_json config =
         config_json(vocab, options.defect, options.moe, lin_dim, options.next);
-    if (mlx) {  // the multimodal checkpoint's config.json mlx_lm.convert copies (vision left out)
+    if (mlx && !options.next) {  // the multimodal config.json mlx_lm.convert copies (no vision)
         nlohmann::ordered_json top;
         top["architectures"] = {options.moe ? "Qwen3_5MoeForConditionalGeneration"
                                             : "Qwen3_5ForConditionalGeneration"};
@@ -366,11 +373,14 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
     }
     if (mlx) {
         MlxOptions mlx_options;
-        ModelPlan plan = quant_plan(vocab, options.moe, lin_dim, "mlx", mlx_options.overrides);
+        ModelPlan plan =
+            quant_plan(vocab, options.moe, lin_dim, "mlx", mlx_options.overrides, options.next);
         add_mlx_quantization(out_dir, mlx_options);
         write_mlx_model_files(out_dir, plan, 1, options.seed, mlx_options);
-        return std::string(options.moe ? "qwen35moe" : "qwen35") + ", mlx, vocab " +
-               std::to_string(vocab) + ", " + std::to_string(plan.units.size()) +
+        return std::string(options.next  ? "qwen3next"
+                           : options.moe ? "qwen35moe"
+                                         : "qwen35") +
+               ", mlx, vocab " + std::to_string(vocab) + ", " + std::to_string(plan.units.size()) +
                " tensors, 4 layers (mlx-lm drops the MTP layer)";
     }
 

@@ -44,7 +44,7 @@ struct Qwen35Options {
     // in_proj_b and the MTP layer float; value heads of 32) | "modelopt-nvfp4" | "ct-nvfp4" (every
     // matrix but the embedding and routers NVFP4; value heads of 64, whole GGUF NVFP4 blocks).
     // narrow-heads: value heads of half a GGUF block (16; NVFP4 32).
-    // qwen3next: "float" or "mcq" only.
+    // qwen3next: "float", "mcq" or "mlx" (mlx-lm's qwen3_next: "model.*", no text_config).
     std::string format = "float";
 };
 

@@ -38,6 +38,7 @@ const RefArch& ref_qwen3next() {
                                .kvs = kKvs,
                                .check_kvs = qwen35_ref::check_qwen3next_kvs,
                                .norm_plus_one = true,
+                               .mlx_norms_shifted = true,
                                .linear_attention = true,
                                .qkvz_split = true,
                                .scale_roles = kScaleAttention | kScaleExperts | kScaleOutput |
