@@ -62,6 +62,12 @@ struct PlanOptions {
     // F32 (<tensor>.scale), off by up to 2^-24 relative; the tensors are then not bit-identical
     // (plan notes and verify say so). Without it they are BLOCKERs naming the measured error.
     bool allow_inexact_global_scale = false;
+    // convert --quantize / plan --quantize on an FP8 checkpoint (the lossy path, never the
+    // default): each FP8 value is e4m3 x scale in binary32, rounded to this float type as
+    // llama.cpp's convert_hf_to_gguf.py writes its file (F32: the binary32 products), the values
+    // llama-quantize then quantizes. nullopt: FP8 tensors are carried exactly or refused.
+    // fp8_converter_outtype() gives the converter's choice.
+    std::optional<GgmlType> fp8_rounded_to;
 };
 
 // One GGUF tensor of the plan and where it comes from.

@@ -9,6 +9,7 @@
 #include "convert/convert.hpp"
 #include "convert/convert_quantized.hpp"
 #include "format/gguf_shards.hpp"
+#include "plan/fp8_rules.hpp"
 #include "plan/mmproj_plan.hpp"
 #include "plan/plan.hpp"
 #include "rebox/error.hpp"
@@ -68,7 +69,11 @@ PlanReport plan_model(const std::filesystem::path& model_dir, const PlanOptions&
 ConvertReport convert_model(const ConvertOptions& options) {
     const auto start = std::chrono::steady_clock::now();
     SourceModel source = read_source_model(options.model_dir);
-    Plan plan = make_plan(source, options.plan);
+    PlanOptions plan_options = options.plan;
+    if (options.quantize)  // FP8: the converter's rounding, then llama-quantize (the lossy path)
+        plan_options.fp8_rounded_to =
+            plan_detail::fp8_converter_outtype(source, plan_options.outtype);
+    Plan plan = make_plan(source, plan_options);
     // make_plan already carries the source's blockers: adding them again listed each one twice.
     if (!plan.blockers.empty()) throw Error(options.model_dir.string(), plan.blockers);
     std::optional<Plan> mmproj = plan_mmproj(options, source, plan);
@@ -86,7 +91,9 @@ QuantizeReport plan_quantized_model(const std::filesystem::path& model_dir,
                                     const PlanOptions& plan_options,
                                     const QuantizeOptions& quantize) {
     SourceModel source = read_source_model(model_dir);
-    Plan plan = make_plan(source, plan_options);
+    PlanOptions lossy = plan_options;
+    lossy.fp8_rounded_to = plan_detail::fp8_converter_outtype(source, plan_options.outtype);
+    Plan plan = make_plan(source, lossy);
     if (!plan.blockers.empty()) throw Error(model_dir.string(), plan.blockers);
     QuantizeOptions options = quantize;
     options.dry_run = true;

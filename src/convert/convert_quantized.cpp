@@ -74,19 +74,6 @@ TensorRows planned_rows(const SourceModel& source, const TensorPlan& tp,
 
 QuantizeChoices choose_for_plan(const Plan& plan, const SourceModel& source,
                                 const QuantizeOptions& options) {
-    // FP8 sources: the lossy path must be what llama.cpp's converter (its FP8 dequantization) and
-    // llama-quantize write, which is not done; quantizing the exact values would be another file,
-    // and verify checks FP8 tensors value for value. One BLOCKER, nothing written.
-    for (const SourceTensor& tensor : source.tensors)
-        if (tensor.fp8)
-            throw Error(
-                source.dir.string(),
-                {Blocker{tensor.name,
-                         "--quantize from an FP8 checkpoint is not supported yet (the lossy "
-                         "path must match llama.cpp's converter's FP8 dequantization and "
-                         "llama-quantize byte for byte)",
-                         "convert exactly (--allow-lossless-fallback), then `rebox "
-                         "quantize` the file if a lossy one is wanted"}});
     std::vector<QuantizeInputTensor> tensors;
     for (const TensorPlan& tp : plan.tensors) tensors.push_back({tp.gguf_name, tp.ne, tp.type});
     QuantizeOptions effective = options;

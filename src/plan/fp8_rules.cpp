@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "format/half.hpp"
+#include "format/safetensors.hpp"
 #include "rebox/ggml_type.hpp"
 #include "source/fp8_values.hpp"
 
@@ -137,8 +138,56 @@ bool choose_fp8_type(const SourceTensor& source, const Fp8Fit& fit, uint64_t n, 
 
 }  // namespace
 
+namespace {
+
+// The first value of the view whose binary32 product is NaN or infinite (a NaN code, a non-finite
+// scale, or a product beyond binary32's range), as a row-major index.
+std::optional<uint64_t> first_non_finite(const Fp8View& v) {
+    const std::array<double, 256>& e4m3 = e4m3_table();
+    const uint64_t cols = static_cast<uint64_t>(v.cols),
+                   block = static_cast<uint64_t>(v.block_cols);
+    for (uint64_t r = 0; r < static_cast<uint64_t>(v.rows); ++r)
+        for (uint64_t c0 = 0; c0 < cols; c0 += block) {
+            const double scale = fp8_scale(v, static_cast<int64_t>(r) / v.block_rows,
+                                           static_cast<int64_t>(c0 / block));
+            const uint64_t end = std::min(cols, c0 + block);
+            for (uint64_t i = r * cols + c0; i < r * cols + end; ++i)
+                if (!std::isfinite(static_cast<float>(e4m3[v.codes[i]] * scale))) return i;
+        }
+    return std::nullopt;
+}
+
+// The lossy path (options.fp8_rounded_to): the converter's dequantization, weight.float() *
+// scale.float() (one binary32 product), rounded to its output type.
+bool choose_fp8_rounded(const SourceTensor& source, GgmlType type, TensorPlan* plan,
+                        std::vector<Blocker>* blockers) {
+    if (const auto at = first_non_finite(*source.fp8)) {
+        blockers->push_back(Blocker{
+            source.name,
+            "FP8 value " + std::to_string(*at) +
+                " is NaN or infinite once multiplied by its scale; llama-quantize would quantize "
+                "it into meaningless blocks",
+            "fix the checkpoint's NaN codes or scales"});
+        return false;
+    }
+    plan->type = type;
+    plan->encoding = type == GgmlType::F16    ? Encoding::dequant_f16
+                     : type == GgmlType::BF16 ? Encoding::dequant_bf16
+                                              : Encoding::dequant_f32;
+    plan->note = "FP8 e4m3 x " + std::string(float_dtype_name(source.fp8->scale_dtype)) +
+                 " block scale -> " + ggml_type_name(type) + ": the binary32 product" +
+                 (type == GgmlType::F32 ? "" : " rounded to " + ggml_type_name(type)) +
+                 ", as llama.cpp's converter writes it (--quantize: the lossy path)";
+    return true;
+}
+
+}  // namespace
+
 bool plan_fp8(const SourceTensor& source, const PlanOptions& options, bool exact_f32_role,
               TensorPlan* plan, std::vector<Blocker>* blockers) {
+    if (options.fp8_rounded_to)
+        return choose_fp8_rounded(source, exact_f32_role ? GgmlType::F32 : *options.fp8_rounded_to,
+                                  plan, blockers);
     const Fp8Fit fit = check_fp8_fit(*source.fp8);
     if (fit.not_f32) {
         block_not_f32(source, fit, blockers);
@@ -151,6 +200,12 @@ bool plan_fp8(const SourceTensor& source, const PlanOptions& options, bool exact
 
 bool plan_fp8_experts(const std::vector<const SourceTensor*>& experts, const PlanOptions& options,
                       TensorPlan* plan, std::vector<Blocker>* blockers) {
+    if (options.fp8_rounded_to) {
+        for (const SourceTensor* expert : experts)
+            if (!choose_fp8_rounded(*expert, *options.fp8_rounded_to, plan, blockers)) return false;
+        plan->note += " (for every expert)";
+        return true;
+    }
     Fp8Fit all;
     uint64_t n = 0, packed = 0;
     for (const SourceTensor* expert : experts) {
@@ -168,6 +223,27 @@ bool plan_fp8_experts(const std::vector<const SourceTensor*>& experts, const Pla
         return false;
     plan->note += " (for every expert)";
     return true;
+}
+
+std::optional<GgmlType> fp8_converter_outtype(const SourceModel& source, OutType outtype) {
+    if (std::none_of(source.tensors.begin(), source.tensors.end(),
+                     [](const SourceTensor& t) { return t.fp8.has_value(); }))
+        return std::nullopt;
+    if (outtype == OutType::f32) return GgmlType::F32;
+    if (outtype == OutType::f16) return GgmlType::F16;
+    if (outtype == OutType::bf16) return GgmlType::BF16;
+    std::vector<const SafetensorsFile*> files;
+    for (const auto& file : source.files) files.push_back(file.get());
+    std::sort(files.begin(), files.end(), [](const SafetensorsFile* a, const SafetensorsFile* b) {
+        return a->path().filename() < b->path().filename();
+    });
+    for (const SafetensorsFile* file : files)
+        for (const StTensorInfo& t : file->tensors()) {
+            if (t.shape.size() < 2) continue;
+            if (t.dtype == StDtype::BF16) return GgmlType::BF16;
+            if (t.dtype == StDtype::F16) return GgmlType::F16;
+        }
+    return GgmlType::F16;
 }
 
 }  // namespace rebox::plan_detail

@@ -26,6 +26,9 @@ Fp8Fit check_fp8_fit(const Fp8View& v);
 // f16 / bf16 as asked when exact; auto / q4_1: the smallest exact float type with
 // --allow-lossless-fallback, else a Blocker saying what the copy costs). `exact_f32_role`: the
 // architecture keeps the tensor F32 (a router): F32 whenever it is exact.
+// With options.fp8_rounded_to (the lossy path of --quantize): that type (F32 for an
+// exact_f32_role), each value the binary32 product rounded to it; only a NaN or infinite product is
+// a BLOCKER.
 bool plan_fp8(const SourceTensor& source, const PlanOptions& options, bool exact_f32_role,
               TensorPlan* plan, std::vector<Blocker>* blockers);
 
@@ -34,5 +37,12 @@ bool plan_fp8(const SourceTensor& source, const PlanOptions& options, bool exact
 // plan->type / encoding / note only.
 bool plan_fp8_experts(const std::vector<const SourceTensor*>& experts, const PlanOptions& options,
                       TensorPlan* plan, std::vector<Blocker>* blockers);
+
+// llama.cpp's convert_hf_to_gguf.py --outtype for an FP8 checkpoint: f32 / f16 / bf16 as asked;
+// auto (ModelBase.__init__'s heuristic, run on the tensors as stored, before any FP8
+// dequantization): the type of the first tensor of two or more dims that is BF16 or F16, the
+// safetensors files in name order and each in its header's order, F16 when there is none.
+// nullopt when the checkpoint has no FP8 tensor.
+std::optional<GgmlType> fp8_converter_outtype(const SourceModel& source, OutType outtype);
 
 }  // namespace rebox::plan_detail

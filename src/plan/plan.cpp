@@ -565,6 +565,15 @@ std::vector<GgufKV> provenance_kvs(const SourceModel& source, const Plan& plan) 
     };
 }
 
+// The lossy path's provenance: the float type FP8 values were rounded to before quantizing
+// (PlanOptions::fp8_rounded_to), which verify reads back to derive them the same way.
+std::vector<GgufKV> fp8_rounding_kvs(const SourceModel& source, const PlanOptions& options) {
+    const bool fp8 = std::any_of(source.tensors.begin(), source.tensors.end(),
+                                 [](const SourceTensor& t) { return t.fp8.has_value(); });
+    if (!fp8 || !options.fp8_rounded_to) return {};
+    return {{"rebox.fp8.rounded_to", GgufValue::str(ggml_type_name(*options.fp8_rounded_to))}};
+}
+
 // The note naming the non-parameter buffers left out (the first three, then how many in all).
 std::string buffers_note(const std::set<std::string>& buffers) {
     std::string names;
@@ -870,7 +879,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
                                 part.spec->role == arch::SourceRole::router_f32 ? "router"
                                 : part.spec->squeeze                            ? "ssm_conv1d"
                                                      : "position / token-type table",
-                                &tensor_plan, &plan.blockers)
+                                &tensor_plan, &plan.blockers, options.fp8_rounded_to.has_value())
                           : plan_detail::plan_tensor(tensor, i, part.gguf_name, options,
                                                      &tensor_plan, &plan.blockers);
             if (!planned) return;
@@ -1012,6 +1021,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     input.layer_scalar_kvs = std::move(layer_scalar_kvs);
     plan.kvs = build_model_metadata(input);
     for (GgufKV& kv : provenance_kvs(source, plan)) plan.kvs.push_back(std::move(kv));
+    for (GgufKV& kv : fp8_rounding_kvs(source, options)) plan.kvs.push_back(std::move(kv));
     return plan;
 }
 

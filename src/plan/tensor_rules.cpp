@@ -318,7 +318,7 @@ bool plan_tensor(const SourceTensor& source, size_t source_index, const std::str
 
 bool plan_exact_f32(const SourceTensor& source, size_t source_index, const std::string& gguf_name,
                     const std::string& arch, const std::string& what, TensorPlan* plan,
-                    std::vector<Blocker>* blockers) {
+                    std::vector<Blocker>* blockers, bool fp8_lossy) {
     plan->source_index = source_index;
     plan->gguf_name = gguf_name;
     if (!plan_ne(source, plan, blockers)) return false;
@@ -326,7 +326,9 @@ bool plan_exact_f32(const SourceTensor& source, size_t source_index, const std::
     const std::string convention = " (the " + arch + " registry writes the " + what +
                                    " as exact F32, as llama.cpp's converter does)";
     if (source.fp8) {
-        if (!plan_fp8(source, PlanOptions{}, true, plan, blockers)) return false;
+        PlanOptions f32;
+        if (fp8_lossy) f32.fp8_rounded_to = GgmlType::F32;
+        if (!plan_fp8(source, f32, true, plan, blockers)) return false;
         plan->note = what + ": " + plan->note + convention;
     } else if (source.is_quantized()) {
         plan->encoding = Encoding::dequant_f32;

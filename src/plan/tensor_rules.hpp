@@ -20,9 +20,10 @@ bool plan_tensor(const SourceTensor& source, size_t source_index, const std::str
 // exact binary32 values whatever the outtype: code*scale+min evaluated in binary32 for a quantized
 // source (any bits and group: no block type is involved), the float values widened otherwise.
 // `arch` names the registry table and `what` the tensor's role ("router") in the note.
+// `fp8_lossy`: an FP8 source's binary32 products, exact or not (PlanOptions::fp8_rounded_to).
 bool plan_exact_f32(const SourceTensor& source, size_t source_index, const std::string& gguf_name,
                     const std::string& arch, const std::string& what, TensorPlan* plan,
-                    std::vector<Blocker>* blockers);
+                    std::vector<Blocker>* blockers, bool fp8_lossy = false);
 
 // A value computed from the source (gemma's norm + 1, Qwen3.5's -exp(A_log)) as llama.cpp's
 // converter computes it, F32; false (with a Blocker) for a quantized source.

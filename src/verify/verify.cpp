@@ -128,8 +128,10 @@ bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const Sourc
     // A part of a split source (deepseek2's attn_k_b / attn_v_b): its own shape.
     if (part_shape != nullptr) kept_shape = *part_shape;
     // A lossy type (Q4_K, Q8_0, ...) holding a float source was quantized by the user's choice:
-    // verify re-quantizes the source (check_quantized_tensor checks the data size itself).
-    if (!source.quantized && !source.prequant &&
+    // verify re-quantizes the source (check_quantized_tensor checks the data size itself). So is
+    // an FP8 source on the lossy path (its values rounded as the converter rounds them).
+    const bool fp8_rounded = source.fp8 && source.fp8_source.rounded_to.has_value();
+    if (((!source.quantized && !source.prequant) || fp8_rounded) &&
         verify_ref::ref_quant_type_name(ggml_type_id(info.type)) != nullptr) {
         if (hf_order_shape(info.ne) != trimmed(kept_shape)) {
             check.problem = error_message(
@@ -613,6 +615,22 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
                   ? verify_ref::index_mlx_source(model, model_dir / "config.json")
                   : verify_ref::index_source(model);
     SourceIndex& index = s.index;
+    // convert --quantize's lossy path from FP8 (rebox.fp8.rounded_to): every FP8 product rounded
+    // as llama.cpp's converter rounds it into the file llama-quantize quantizes.
+    if (const GgufValue* rounded = gguf.find("rebox.fp8.rounded_to");
+        rounded && rounded->as_string()) {
+        const std::string& type = *rounded->as_string();
+        std::optional<verify_ref::SourceFloat> to;
+        if (type == "F16") to = verify_ref::SourceFloat::F16;
+        if (type == "BF16") to = verify_ref::SourceFloat::BF16;
+        if (type == "F32") to = verify_ref::SourceFloat::F32;
+        if (!to)
+            report.problems.push_back(error_message(gguf.shard(0).display_name(),
+                                                    "rebox.fp8.rounded_to", "is '" + type + "'",
+                                                    "F32, F16 or BF16"));
+        for (SourceTensor& entry : index.entries)
+            if (entry.fp8) entry.fp8_source.rounded_to = to;
+    }
     // mlx-lm's sanitize drops every "mtp.*" tensor while config.json keeps mtp_num_hidden_layers:
     // a checkpoint holding none is written without MTP layers (the converter's --no-mtp).
     if (!ref_arch->mtp_prefix.empty() && s.config.mtp_layers != 0 &&
@@ -681,7 +699,8 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         s.requant_tensor.push_back(tensor_index);
         s.requant_row_values.push_back(info.ne.empty() ? 0 : static_cast<uint64_t>(info.ne[0]));
         s.requant_experts.push_back(info.ne.size() > 2 ? static_cast<uint64_t>(info.ne[2]) : 1);
-        report.copied_total -= 1;
+        // (an FP8 source on the lossy path was counted as re-encoded)
+        (job.source->quantized ? report.re_encoded_total : report.copied_total) -= 1;
         ++report.requantized_total;
     };
     report.tensors.reserve(gguf.tensors().size());
@@ -786,7 +805,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         const SourceTensor& source = index.entries[found->second];
         ++times_used[found->second];
         check.source_name = source.name;
-        check.re_encoded = source.quantized;
+        check.re_encoded = source.quantized && !(source.fp8 && source.fp8_source.rounded_to);
         ValueJob job;
         const bool vocab_slice = transform.rows == verify_ref::RefRows::first_vocab_rows;
         // RoBERTa positions (verify's RefConfig: xlm-roberta, pad_token_id + 1).

@@ -8,8 +8,9 @@ without a legacy imatrix.dat, the one-pass file must equal llama-quantize's file
 (`cmp`), and `rebox plan --quantize --json` must list llama-quantize's tensor types. For mcq-v1
 and GPTQ checkpoints the tensors convert carries exactly as blocks (Q4_1, Q4_0, ...) keep their exact bytes, the float
 ones hold llama-quantize's bytes (--allow-requantize, which only changes the block tensors), and
-`rebox verify` passes with the block tensors bit-identical. --outtype q4_k_m is refused with a
-line that names --quantize.
+`rebox verify` passes with the block tensors bit-identical. FP8 checkpoints take the lossy path:
+against the converter's own dequantization (fp8_dequant.py) and llama-quantize. --outtype q4_k_m is
+refused with a line that names --quantize.
 
 Usage: convert_quantize_oracle.py LLAMA_QUANTIZE REBOX MKFIXTURE WORK_DIR   (exit 1 on a difference)
 """
@@ -201,6 +202,49 @@ def packed_case(tag, args):
     print(f"ok {tag}: {len(blocks)} block tensors exact, {len(floats)} float tensors as llama-quantize")
 
 
+def fp8_case(scales, qtypes):
+    """An FP8 checkpoint (rebox-mkfixture --format fp8: f32 = DeepSeek-V3's F32 block scales, whose
+    products binary32 cannot hold; bf16 = Qwen's): the lossy path. The reference is what llama.cpp's
+    converter writes, rebuilt without rebox (fp8_dequant.py: its binary32 products rounded to its
+    --outtype auto type by gguf-py, stored as a float checkpoint of the same name), converted exactly
+    and quantized by llama-quantize; convert --quantize from the FP8 checkpoint must write every
+    tensor byte for byte and every KV but rebox's provenance as it does, and say the rounding
+    type in rebox.fp8.rounded_to; `rebox verify` re-derives it."""
+    model = fixture(os.path.join(f"fp8-{scales}", "model"), ["--format", "fp8", "--fp8-scales", scales])
+    dequant = os.path.join(work, f"fp8-{scales}-dequant", "model")
+    if os.path.exists(os.path.dirname(dequant)):
+        subprocess.run(["rm", "-rf", os.path.dirname(dequant)])
+    os.makedirs(os.path.dirname(dequant))
+    outtype = run([sys.executable, os.path.join(os.path.dirname(__file__), "fp8_dequant.py"), model,
+                   dequant], f"fp8-{scales} dequant").stdout.strip()
+    exact = os.path.join(work, f"fp8-{scales}-exact.gguf")
+    run([rebox, "convert", dequant, "-o", exact, "--quiet", "-f"], f"fp8-{scales} exact convert")
+    for qtype in qtypes:
+        label = f"fp8-{scales} {qtype}"
+        reference = os.path.join(work, f"fp8-{scales}-{qtype}-llama.gguf")
+        one_pass = os.path.join(work, f"fp8-{scales}-{qtype}-rebox.gguf")
+        run([llama_quantize, exact, reference, qtype.upper(), "2"], f"{label} llama-quantize")
+        run([rebox, "convert", model, "-o", one_pass, "--quantize", qtype, "-t", "2", "--quiet", "-f"],
+            f"{label} convert --quantize")
+        if not (os.path.exists(reference) and os.path.exists(one_pass)):
+            continue
+        ours, theirs = gguf.GGUFReader(one_pass), gguf.GGUFReader(reference)
+        tensors = lambda r: {t.name: (t.tensor_type.name, t.data.tobytes()) for t in r.tensors}
+        kvs = lambda r: {k: (f.types, f.parts[-1].tobytes()) for k, f in r.fields.items()
+                         if not k.startswith(("rebox.", "GGUF."))}
+        differing = [n for n, t in tensors(theirs).items() if tensors(ours).get(n) != t]
+        if differing or set(tensors(ours)) != set(tensors(theirs)):
+            problems.append(f"{label}: tensors differ from the converter + llama-quantize: {differing[:5]}")
+        if kvs(ours) != kvs(theirs):
+            problems.append(f"{label}: KVs differ: {[k for k in kvs(theirs) if kvs(ours).get(k) != kvs(theirs)[k]]}")
+        rounded = ours.fields.get("rebox.fp8.rounded_to")
+        if rounded is None or bytes(rounded.parts[-1]).decode() != outtype:
+            problems.append(f"{label}: rebox.fp8.rounded_to is not the converter's {outtype}")
+        if run([rebox, "verify", model, one_pass], f"{label} verify").returncode == 0 and \
+                not differing:
+            print(f"ok {label}: every tensor as the converter ({outtype}) + llama-quantize, verified")
+
+
 def refusals():
     model = os.path.join(work, "qwen3-bf16")
     result = run([rebox, "convert", model, "-o", os.path.join(work, "x.gguf"), "--outtype", "q4_k_m"],
@@ -238,6 +282,8 @@ os.makedirs(work, exist_ok=True)
 float_cases()
 packed_case("mcq", [])
 packed_case("gptq", ["--format", "gptq"])
+fp8_case("f32", ["q4_k_m", "q8_0"])
+fp8_case("bf16", ["q4_k_m"])
 refusals()
 for p in problems:
     print("FAIL " + p)

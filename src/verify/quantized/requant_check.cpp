@@ -23,10 +23,16 @@
 namespace rebox::verify_ref {
 namespace {
 
-// Values [first, first + out.size()) of one float source, widened in chunks.
+// Values [first, first + out.size()) of one float source, widened in chunks; of an FP8 source on
+// the lossy path, its products rounded as the converter rounds them (fp8_source.hpp).
 void widen(const SourceTensor& source, uint64_t first, std::span<float> out) {
     for (uint64_t done = 0; done < out.size(); done += kChunkValues) {
         const uint64_t count = std::min<uint64_t>(kChunkValues, out.size() - done);
+        if (source.fp8) {
+            PrequantInexact unused;
+            expected_from_fp8(source.fp8_source, first + done, out.subspan(done, count), unused);
+            continue;
+        }
         expected_from_float(source.float_dtype, source.float_data, first + done,
                             out.subspan(done, count));
     }

@@ -11,6 +11,7 @@
 
 #include "rebox/error.hpp"
 #include "verify/sources/prequant_config.hpp"
+#include "verify/values/ref_half.hpp"
 
 namespace rebox::verify_ref {
 
@@ -41,11 +42,73 @@ void expected_from_fp8(const Fp8Source& source, uint64_t first, std::span<float>
                      ? static_cast<float>(value)
                      : std::copysign(std::numeric_limits<float>::infinity(),
                                      static_cast<float>(value > 0 ? 1 : -1));
+        if (source.rounded_to) {  // the lossy path: rounded as the converter rounds
+            if (*source.rounded_to == SourceFloat::F16) out[i] = ref_round_to_half(out[i]);
+            if (*source.rounded_to == SourceFloat::BF16) out[i] = ref_round_to_bf16(out[i]);
+            continue;
+        }
         if (!(static_cast<double>(out[i]) == value) && index < inexact.index) {
             inexact.index = index;
             inexact.value = value;
         }
     }
+}
+
+namespace {
+
+// The nearer of the two widened neighbours lo < |value| < hi (bits lo_bits, lo_bits + 1), ties to
+// the even bits; exact in double.
+float nearer(double magnitude, float lo, float hi, uint32_t lo_bits) {
+    const double below = magnitude - lo, above = hi - magnitude;
+    if (below < above || (below == above && lo_bits % 2 == 0)) return lo;
+    return hi;
+}
+
+}  // namespace
+
+float ref_round_to_half(float value) {
+    if (!std::isfinite(value)) return value;
+    const double magnitude = std::fabs(static_cast<double>(value));
+    // 65520 = (65504 + 65536) / 2: at or past it the nearest is infinity (65504's bits are odd).
+    float rounded = std::numeric_limits<float>::infinity();
+    if (magnitude < 65520.0) {
+        uint32_t lo = 0, hi = 0x7bff;  // largest bits whose value <= magnitude
+        while (lo < hi) {
+            const uint32_t mid = (lo + hi + 1) / 2;
+            if (half_bits_to_float(static_cast<uint16_t>(mid)) <= magnitude)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        const float at = half_bits_to_float(static_cast<uint16_t>(lo));
+        rounded =
+            at == magnitude ? at
+            : lo == 0x7bff
+                ? nearer(magnitude, at, 65536.0f, lo) == at ? at
+                                                            : std::numeric_limits<float>::infinity()
+                : nearer(magnitude, at, half_bits_to_float(static_cast<uint16_t>(lo + 1)), lo);
+    }
+    return std::signbit(value) ? -rounded : rounded;
+}
+
+float ref_round_to_bf16(float value) {
+    if (!std::isfinite(value)) return value;
+    const uint32_t bits = float_bits(std::fabs(value));
+    const float lo = float_from_bits(bits & 0xffff0000u);
+    const uint32_t hi_bits = (bits & 0xffff0000u) + 0x10000u;
+    float rounded = lo;
+    if (lo != std::fabs(value)) {
+        // Past the largest bfloat16 the next step is 2^128: nearer to it means infinity.
+        const bool overflow = hi_bits == 0x7f800000u;
+        const double hi = overflow ? std::ldexp(1.0, 128) : double(float_from_bits(hi_bits));
+        const double magnitude = std::fabs(static_cast<double>(value));
+        const double below = magnitude - lo, above = hi - magnitude;
+        const bool up = below > above || (below == above && (bits >> 16) % 2 != 0);
+        rounded = !up        ? lo
+                  : overflow ? std::numeric_limits<float>::infinity()
+                             : float_from_bits(hi_bits);
+    }
+    return std::signbit(value) ? -rounded : rounded;
 }
 
 std::optional<std::pair<uint64_t, uint64_t>> fp8_block_size(

@@ -24,7 +24,16 @@ struct Fp8Source {
     std::span<const uint8_t> codes;   // rows * cols E4M3 bytes
     std::span<const uint8_t> scales;  // [ceil(rows/br), scale_cols] of scale_dtype
     SourceFloat scale_dtype = SourceFloat::F32;
+    // The lossy path of convert --quantize (the GGUF's rebox.fp8.rounded_to): each binary32
+    // product rounded to this type, as llama.cpp's converter writes the file llama-quantize
+    // quantizes; no inexact product is reported then. nullopt: the exact products.
+    std::optional<SourceFloat> rounded_to;
 };
+
+// A binary32 value rounded to the nearest binary16 / bfloat16 (ties to even; beyond binary16's
+// range: infinity) and widened back: verify's own rounding, by search over the exact widenings.
+float ref_round_to_half(float value);
+float ref_round_to_bf16(float value);
 
 // The E4M3 (OCP E4M3FN) value of a byte as fp64: NaN for 0x7F / 0xFF.
 double ref_e4m3(uint8_t byte);

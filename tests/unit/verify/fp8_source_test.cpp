@@ -158,5 +158,29 @@ TEST(VerifyFp8, HostilePartsAndConfigsAreProblems) {
     }
 }
 
+// The lossy path's rounding (convert --quantize from FP8: the converter's BF16 / F16 file),
+// verify's own, against values worked by hand: ties to the even neighbour, overflow to infinity.
+TEST(Fp8Rounding, Bf16TiesToEvenByHand) {
+    using verify_ref::ref_round_to_bf16;
+    EXPECT_EQ(ref_round_to_bf16(1.0f + 0x1p-8f), 1.0f);                // tie: 1 (even) wins
+    EXPECT_EQ(ref_round_to_bf16(1.0f + 3 * 0x1p-8f), 1.0f + 0x1p-6f);  // tie: 1 + 2^-6 (even)
+    EXPECT_EQ(ref_round_to_bf16(1.0f + 0x1p-8f + 0x1p-20f), 1.0f + 0x1p-7f);  // above the tie
+    EXPECT_EQ(ref_round_to_bf16(-1.0f - 0x1p-9f), -1.0f);
+    EXPECT_EQ(ref_round_to_bf16(0x1.ffffp127f), std::numeric_limits<float>::infinity());
+    EXPECT_EQ(ref_round_to_bf16(0.0f), 0.0f);
+}
+
+TEST(Fp8Rounding, HalfTiesToEvenByHand) {
+    using verify_ref::ref_round_to_half;
+    EXPECT_EQ(ref_round_to_half(1.0f + 0x1p-11f), 1.0f);                // tie: 1 (even) wins
+    EXPECT_EQ(ref_round_to_half(1.0f + 3 * 0x1p-11f), 1.0f + 0x1p-9f);  // tie: even neighbour
+    EXPECT_EQ(ref_round_to_half(65519.0f), 65504.0f);                   // below 65520
+    EXPECT_EQ(ref_round_to_half(65520.0f), std::numeric_limits<float>::infinity());  // the tie
+    EXPECT_EQ(ref_round_to_half(-70000.0f), -std::numeric_limits<float>::infinity());
+    EXPECT_EQ(ref_round_to_half(0x1p-25f), 0.0f);              // half the smallest subnormal: 0
+    EXPECT_EQ(ref_round_to_half(0x1.8p-25f), 0x1p-24f);        // above it: the subnormal
+    EXPECT_EQ(ref_round_to_half(3 * 0x1p-25f), 2 * 0x1p-24f);  // tie between 1 and 2 ulps: 2
+}
+
 }  // namespace
 }  // namespace rebox::test
