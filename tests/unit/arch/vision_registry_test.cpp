@@ -27,7 +27,7 @@ TEST(VisionRegistry, ClaimsByArchitecture) {
     EXPECT_EQ(verify_ref::find_ref_vision_family(text_only), nullptr);
     // vision_config.architectures[0] wins over the top level (get_model_architecture).
     json other = gemma3;
-    other["vision_config"]["architectures"] = {"Qwen3VLForConditionalGeneration"};
+    other["vision_config"]["architectures"] = {"Mistral3ForConditionalGeneration"};
     EXPECT_EQ(arch::find_vision_architecture(other), nullptr);
     EXPECT_EQ(verify_ref::find_ref_vision_family(other), nullptr);
     other["vision_config"]["architectures"] = {"Qwen2VLForConditionalGeneration"};
@@ -39,7 +39,9 @@ TEST(VisionRegistry, ClaimsByArchitecture) {
     EXPECT_EQ(arch::find_vision_architecture(qwen)->projector_type, "qwen2.5vl_merger");
     const json qwen3 = {{"architectures", {"Qwen3VLForConditionalGeneration"}},
                         {"vision_config", json::object()}};
-    EXPECT_EQ(arch::find_vision_architecture(qwen3), nullptr);
+    ASSERT_NE(arch::find_vision_architecture(qwen3), nullptr);
+    EXPECT_EQ(arch::find_vision_architecture(qwen3)->projector_type, "qwen3vl_merger");
+    EXPECT_NE(verify_ref::find_ref_vision_family(qwen3), nullptr);
 }
 
 TEST(VisionRegistry, Gemma3NamesAsThePublishedCheckpoint) {
