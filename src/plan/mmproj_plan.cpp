@@ -461,7 +461,10 @@ std::optional<Plan> make_mmproj_plan(const SourceModel& source, const PlanOption
     if (!arch->indexed.empty()) {
         // Each entry a layer of the tower, as the converter's is_deepstack_layers[idx] needs.
         const std::string field = "config.json: vision_config." + std::string(arch->index_key);
-        const json& list = vision[std::string(arch->index_key)];
+        // The converter reads a missing list as [] (hparams_vision.get(key, [])).
+        const json& list = vision.contains(std::string(arch->index_key))
+                               ? vision[std::string(arch->index_key)]
+                               : json::array();
         bool ok = list.is_array() && list.size() <= 256;
         for (const json& index : ok ? list : json::array()) {
             ok = ok && index.is_number_integer() && index.get<int64_t>() >= 0 &&

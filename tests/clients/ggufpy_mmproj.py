@@ -44,7 +44,9 @@ src = Source(model_dir)
 CLASSES = {"Gemma3ForConditionalGeneration": ("gemma.py", "Gemma3VisionModel"),
            "Qwen2VLForConditionalGeneration": ("qwenvl.py", "Qwen2VLVisionModel"),
            "Qwen2_5_VLForConditionalGeneration": ("qwenvl.py", "Qwen2VLVisionModel"),
-           "Qwen3VLForConditionalGeneration": ("qwen3vl.py", "Qwen3VLVisionModel")}
+           "Qwen3VLForConditionalGeneration": ("qwen3vl.py", "Qwen3VLVisionModel"),
+           "Qwen3_5ForConditionalGeneration": ("qwen3vl.py", "Qwen3VLVisionModel"),
+           "Qwen3_5MoeForConditionalGeneration": ("qwen3vl.py", "Qwen3VLVisionModel")}
 hf_arch = ((src.config.get("vision_config") or {}).get("architectures") or src.config["architectures"])[0]
 conv = Converter(llama_src, [CLASSES[hf_arch], ("base.py", "MmprojModel"), ("base.py", "ModelBase")],
                  model_dir, copy.deepcopy(src.config), class_constants=True,

@@ -16,6 +16,8 @@
 #    order (clip.vision.is_deepstack_layers included), equal what the bundle's Qwen3VLVisionModel chain writes
 #    for the matching --outtype;
 #  - llama_load.mjs: llama.cpp v0.4.0 loads each text model;
+#  - the Qwen3.5 tower (the same converter class, no deepstack mergers) beside the qwen35 and qwen35moe text
+#    models (rebox-mkfixture --qwen35-vision): both files against the converter, rebox verify;
 #  - bad input, each one line, exit 2 and neither file: a temporal_patch_size of 3, mergers whose output is not
 #    the text model's width, a deepstack index past the tower, and a preprocessor_config.json without image_std.
 # Usage: bash tests/clients/test_qwen3vl_arch.sh BUILD_DIR
@@ -53,6 +55,21 @@ echo "qwen3vl text models and mmproj files compared with llama.cpp's converter (
 out="$(node "$CLIENTS_DIR/llama_load.mjs" "${loads[@]}")"
 [[ $(grep -c '^LOADED' <<<"$out") -eq ${#loads[@]} ]] || { echo "FAIL: llama.cpp refused: $out" >&2; exit 1; }
 echo "llama.cpp v0.4.0 loads the ${#loads[@]} qwen3vl text models ($(clients_elapsed))"
+
+# The Qwen3.5 tower (Qwen3VLVisionModel converts it too: no deepstack mergers, is_deepstack_layers all false)
+# beside rebox's qwen35 / qwen35moe text models: rebox-mkfixture --arch qwen35 / qwen35moe --qwen35-vision
+# (Qwen3_5(Moe)ForConditionalGeneration, text under model.language_model., BF16).
+for arch in qwen35 qwen35moe; do
+  dir="$WORK/$arch-vision"
+  "$MKFIXTURE" "$dir" --preset tiny --arch "$arch" --qwen35-vision --force >/dev/null
+  "$REBOX" convert "$dir" -o "$dir.gguf" --quiet
+  [[ -f "$WORK/mmproj-$arch-vision.gguf" ]] || { echo "FAIL: no mmproj beside $arch-vision.gguf" >&2; exit 1; }
+  "$REBOX" verify "$dir" "$dir.gguf" >/dev/null
+  ggufpy "$CLIENTS_DIR/ggufpy_mmproj.py" "$BUILD/llama-src" "$dir" "$WORK/mmproj-$arch-vision.gguf" bf16
+done
+ggufpy "$CLIENTS_DIR/ggufpy_qwen35.py" "$BUILD/llama-src" "$WORK/qwen35-vision" "$WORK/qwen35-vision.gguf" F32,BF16 \
+  "$WORK/qwen35moe-vision" "$WORK/qwen35moe-vision.gguf" F32,BF16
+echo "the Qwen3.5 towers and their text models compared with llama.cpp's converter ($(clients_elapsed))"
 
 refused() {  # NAME PATTERN EDIT MKFIXTURE_FLAGS... (EDIT: a python statement on c = config.json, p =
   local name="$1" pattern="$2" edit="$3"  # preprocessor_config.json, or "")

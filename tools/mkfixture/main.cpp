@@ -179,6 +179,12 @@ int main(int argc, char** argv) {
     app.add_flag("--trunk-only", glm4moe_trunk_only,
                  "--arch glm4moe: no MTP weights (config.json still names the MTP layer)");
     std::string qwen35_defect;
+    bool qwen35_vision = false;
+    app.add_flag(
+        "--qwen35-vision", qwen35_vision,
+        "--arch qwen35 / qwen35moe, --format float: Qwen3_5(Moe)ForConditionalGeneration "
+        "with the text model under model.language_model. and a float Qwen3.5 vision tower "
+        "of 4 blocks under model.visual. (no deepstack mergers), preprocessor_config.json");
     app.add_option(
         "--qwen35-defect", qwen35_defect,
         "--arch qwen35, a checkpoint that must be refused: layer-types (layer 0 full "
@@ -434,6 +440,8 @@ int main(int argc, char** argv) {
         }
         if (gemma4_moe && arch != "gemma4")
             throw std::runtime_error("--gemma4-moe needs --arch gemma4");
+        if (qwen35_vision && arch != "qwen35" && arch != "qwen35moe")
+            throw std::runtime_error("--qwen35-vision needs --arch qwen35 or qwen35moe");
         if (arch == "qwen35" || arch == "qwen35moe" || !qwen35_defect.empty() || arch == "gemma4" ||
             !gemma4_defect.empty()) {  // the fixtures with writers of their own
             for (const auto& [defect, owner] :
@@ -459,11 +467,12 @@ int main(int argc, char** argv) {
                 .format = app.count("--format") ? format : "float",
                 .recipe = recipe,
                 .seed = seed};
-            const std::string summary = arch != "gemma4"
-                                            ? mkfixture::write_qwen35_fixture(
-                                                  out, {qwen35_defect, seed, arch == "qwen35moe",
-                                                        app.count("--format") ? format : "float"})
-                                            : mkfixture::write_gemma4_fixture(out, gemma4);
+            const std::string summary =
+                arch != "gemma4"
+                    ? mkfixture::write_qwen35_fixture(
+                          out, {qwen35_defect, seed, arch == "qwen35moe",
+                                app.count("--format") ? format : "float", qwen35_vision})
+                    : mkfixture::write_gemma4_fixture(out, gemma4);
             mkfixture::append_extra_tensors(out, extra_tensors);
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
             return 0;

@@ -26,14 +26,12 @@ bool is_qwen3vl_arch(const std::string& arch) { return arch == "qwen3_vl"; }
 
 std::string qwen3vl_text_prefix() { return "model.language_model."; }
 
-void append_qwen3vl_tower(std::vector<PlanUnit>& units, int64_t merger_width, int64_t temporal) {
+std::vector<Qwen3vlTowerTensor> qwen3vl_tower_tensors(int64_t merger_width, int64_t temporal,
+                                                      int64_t deepstack) {
+    std::vector<Qwen3vlTowerTensor> out;
     const auto tensor = [&](const std::string& name, std::vector<int64_t> dims, double center,
                             double spread) {
-        int64_t length = 1;
-        for (const int64_t d : dims) length *= d;
-        PlanUnit unit = vector_unit(name, length, center, spread);
-        if (dims.size() > 1) unit.norm.dims = std::move(dims);
-        units.push_back(std::move(unit));
+        out.push_back({name, std::move(dims), center, spread});
     };
     const std::string v = "model.visual.";
     const int64_t h = kQ3VisionHidden, merged = h * kQ3Merge * kQ3Merge;
@@ -66,8 +64,37 @@ void append_qwen3vl_tower(std::vector<PlanUnit>& units, int64_t merger_width, in
         tensor(p + "linear_fc2.bias", {merger_width}, 0.0, 0.1);
     };
     merger(v + "merger.", h);
-    for (size_t i = 0; i < std::size(kQ3Deepstack); ++i)
+    for (int64_t i = 0; i < deepstack; ++i)
         merger(v + "deepstack_merger_list." + std::to_string(i) + ".", merged);
+    return out;
+}
+
+void append_qwen3vl_tower(std::vector<PlanUnit>& units, int64_t merger_width, int64_t temporal) {
+    for (Qwen3vlTowerTensor& t :
+         qwen3vl_tower_tensors(merger_width, temporal, std::size(kQ3Deepstack))) {
+        int64_t length = 1;
+        for (const int64_t d : t.shape) length *= d;
+        PlanUnit unit = vector_unit(t.name, length, t.center, t.spread);
+        if (t.shape.size() > 1) unit.norm.dims = std::move(t.shape);
+        units.push_back(std::move(unit));
+    }
+}
+
+nlohmann::ordered_json qwen35_vision_config(int64_t merger_width) {
+    return ojson{{"deepstack_visual_indexes", ojson::array()},
+                 {"depth", kQ3VisionDepth},
+                 {"hidden_act", "gelu_pytorch_tanh"},
+                 {"hidden_size", kQ3VisionHidden},
+                 {"in_channels", 3},
+                 {"initializer_range", 0.02},
+                 {"intermediate_size", kQ3VisionFfn},
+                 {"model_type", "qwen3_5"},
+                 {"num_heads", kQ3VisionHeads},
+                 {"num_position_embeddings", kQ3Positions},
+                 {"out_hidden_size", merger_width},
+                 {"patch_size", kQ3Patch},
+                 {"spatial_merge_size", kQ3Merge},
+                 {"temporal_patch_size", 2}};
 }
 
 void write_qwen3vl_config(const std::filesystem::path& out_dir, const Dims& d, bool tied,
@@ -125,6 +152,10 @@ void write_qwen3vl_config(const std::filesystem::path& out_dir, const Dims& d, b
                        {"vision_end_token_id", 151653},
                        {"vision_start_token_id", 151652}};
     write_json_file(out_dir / "config.json", config, 2);
+    write_qwen3vl_preprocessor(out_dir, temporal);
+}
+
+void write_qwen3vl_preprocessor(const std::filesystem::path& out_dir, int64_t temporal) {
     // Qwen3-VL-2B-Instruct's preprocessor_config.json (Qwen2VLImageProcessorFast, mean and std
     // 0.5).
     const ojson preprocessor{{"size", ojson{{"longest_edge", 16777216}, {"shortest_edge", 65536}}},

@@ -13,7 +13,8 @@
 // clip.vision.attention.layer_norm_epsilon = text_config.rms_norm_eps (1e-6 without one), and
 // clip.vision.is_deepstack_layers (one BOOL per tower layer). The converter reads vision_config's
 // num_heads / depth as num_attention_heads / num_hidden_layers and, without an image_size,
-// computes int(sqrt(num_position_embeddings) x patch_size).
+// computes int(sqrt(num_position_embeddings) x patch_size). The same class converts Qwen3.5's
+// tower (Qwen3_5(Moe)ForConditionalGeneration), which has no deepstack mergers.
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -114,6 +115,25 @@ constexpr ConfigDefault kDefaults[] = {
     {"deepstack_visual_indexes", "[8, 16, 24]"},
 };
 
+// transformers' Qwen3_5VisionConfig defaults: Qwen3-VL's without deepstack_visual_indexes (the
+// Qwen3.5 tower has no deepstack mergers; the converter reads a missing list as []).
+constexpr ConfigDefault kQwen35Defaults[] = {
+    {"depth", "27"},
+    {"hidden_size", "1152"},
+    {"intermediate_size", "4304"},
+    {"num_heads", "16"},
+    {"in_channels", "3"},
+    {"patch_size", "16"},
+    {"spatial_merge_size", "2"},
+    {"temporal_patch_size", "2"},
+    {"out_hidden_size", "3584"},
+    {"num_position_embeddings", "2304"},
+};
+// Qwen3VLVisionModel also converts Qwen3.5's tower (conversion/qwen3vl.py registers it for
+// Qwen3_5ForConditionalGeneration and Qwen3_5MoeForConditionalGeneration).
+constexpr std::string_view kQwen35Architectures[] = {"Qwen3_5ForConditionalGeneration",
+                                                     "Qwen3_5MoeForConditionalGeneration"};
+
 // Qwen3VLVisionModel.__init__: image_size from the position table when vision_config has none,
 // num_heads and depth under MmprojModel's key names.
 void prepare(nlohmann::json& vision) {
@@ -176,10 +196,22 @@ constexpr VisionArchitecture kQwen3Vision = [] {
     return a;
 }();
 
+// The Qwen3.5 tower: the same class, tables and keys (is_deepstack_layers all false).
+constexpr VisionArchitecture kQwen35Vision = [] {
+    VisionArchitecture a = kQwen3Vision;
+    a.family = "qwen35vl";
+    a.hf_architectures = kQwen35Architectures;
+    a.vision_defaults = kQwen35Defaults;
+    return a;
+}();
+
 }  // namespace qwen3vl_vision_record
 
 const VisionArchitecture& qwen3vl_vision_architecture() {
     return qwen3vl_vision_record::kQwen3Vision;
+}
+const VisionArchitecture& qwen35_vision_architecture() {
+    return qwen3vl_vision_record::kQwen35Vision;
 }
 
 }  // namespace rebox::arch::detail

@@ -112,6 +112,7 @@ const VisionArchitecture& gemma3_vision_architecture();
 const VisionArchitecture& qwen2vl_vision_architecture();
 const VisionArchitecture& qwen25vl_vision_architecture();
 const VisionArchitecture& qwen3vl_vision_architecture();
+const VisionArchitecture& qwen35_vision_architecture();
 }  // namespace detail
 
 }  // namespace rebox::arch

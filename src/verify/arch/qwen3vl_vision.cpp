@@ -10,7 +10,8 @@
 // layer_norm_epsilon from text_config.rms_norm_eps (1e-6 without one), and
 // clip.vision.is_deepstack_layers, one BOOL per tower layer. vision_config's num_heads / depth are
 // the converter's num_attention_heads / num_hidden_layers; without an image_size it is
-// int(sqrt(num_position_embeddings) x patch_size).
+// int(sqrt(num_position_embeddings) x patch_size). Qwen3.5's tower (Qwen3_5(Moe)ForConditional-
+// Generation) is the same class without deepstack mergers.
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -124,6 +125,27 @@ const RefVisionFamily& ref_qwen3vl_vision() {
          {"out_hidden_size", "3584"},
          {"num_position_embeddings", "2304"},
          {"deepstack_visual_indexes", "[8, 16, 24]"}},
+        qwen3vl_vision_ref::tensors,
+        qwen3vl_vision_ref::kvs,
+        qwen3vl_vision_ref::prepare,
+    };
+    return kFamily;
+}
+
+const RefVisionFamily& ref_qwen35_vision() {
+    static const RefVisionFamily kFamily{
+        "qwen3vl_merger",
+        // transformers' Qwen3_5VisionConfig: no deepstack_visual_indexes (read as [])
+        {{"depth", "27"},
+         {"hidden_size", "1152"},
+         {"intermediate_size", "4304"},
+         {"num_heads", "16"},
+         {"in_channels", "3"},
+         {"patch_size", "16"},
+         {"spatial_merge_size", "2"},
+         {"temporal_patch_size", "2"},
+         {"out_hidden_size", "3584"},
+         {"num_position_embeddings", "2304"}},
         qwen3vl_vision_ref::tensors,
         qwen3vl_vision_ref::kvs,
         qwen3vl_vision_ref::prepare,

@@ -67,6 +67,7 @@ const RefVisionFamily& ref_gemma3_vision();
 const RefVisionFamily& ref_qwen2vl_vision();
 const RefVisionFamily& ref_qwen25vl_vision();
 const RefVisionFamily& ref_qwen3vl_vision();
+const RefVisionFamily& ref_qwen35_vision();
 
 // The family for config.json's architectures[0] (vision_config's when it names one); nullptr when
 // verify knows none.

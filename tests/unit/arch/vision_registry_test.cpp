@@ -42,6 +42,16 @@ TEST(VisionRegistry, ClaimsByArchitecture) {
     ASSERT_NE(arch::find_vision_architecture(qwen3), nullptr);
     EXPECT_EQ(arch::find_vision_architecture(qwen3)->projector_type, "qwen3vl_merger");
     EXPECT_NE(verify_ref::find_ref_vision_family(qwen3), nullptr);
+    // Qwen3.5's tower: the same converter class (Qwen3VLVisionModel), its own record (no
+    // deepstack default).
+    for (const char* name :
+         {"Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"}) {
+        const json qwen35 = {{"architectures", {name}}, {"vision_config", json::object()}};
+        ASSERT_NE(arch::find_vision_architecture(qwen35), nullptr) << name;
+        EXPECT_EQ(arch::find_vision_architecture(qwen35)->projector_type, "qwen3vl_merger");
+        EXPECT_EQ(arch::find_vision_architecture(qwen35)->family, "qwen35vl");
+        EXPECT_NE(verify_ref::find_ref_vision_family(qwen35), nullptr) << name;
+    }
 }
 
 TEST(VisionRegistry, Gemma3NamesAsThePublishedCheckpoint) {
