@@ -18,12 +18,14 @@
 #  - llama_load.mjs: llama.cpp v0.4.0 loads each text model;
 #  - the Qwen3.5 tower (the same converter class, no deepstack mergers) beside the qwen35 and qwen35moe text
 #    models (rebox-mkfixture --qwen35-vision): both files against the converter, rebox verify;
+#  - rebox quantize of the BF16 mmproj to Q8_0, Q4_K_M and Q6_K: llama-quantize's file byte for byte;
 #  - bad input, each one line, exit 2 and neither file: a temporal_patch_size of 3, mergers whose output is not
 #    the text model's width, a deepstack index past the tower, and a preprocessor_config.json without image_std.
 # Usage: bash tests/clients/test_qwen3vl_arch.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/gguf_py.sh"
+source "$(dirname "$0")/lib/llama_quantize.sh"
 clients_init qwen3vl_arch "${1:-}"
 ggufpy_setup "$BUILD"
 
@@ -70,6 +72,18 @@ done
 ggufpy "$CLIENTS_DIR/ggufpy_qwen35.py" "$BUILD/llama-src" "$WORK/qwen35-vision" "$WORK/qwen35-vision.gguf" F32,BF16 \
   "$WORK/qwen35moe-vision" "$WORK/qwen35moe-vision.gguf" F32,BF16
 echo "the Qwen3.5 towers and their text models compared with llama.cpp's converter ($(clients_elapsed))"
+
+# rebox quantize on the Qwen3-VL mmproj (attn_qkv, the deepstack mergers, the patch bias) writes llama-quantize
+# v0.4.0's bytes (its dummy LLM_ARCH_CLIP; the position table never quantized).
+llama_quantize_setup
+for type in Q8_0 Q4_K_M Q6_K; do
+  "$LLAMA_QUANTIZE" "$WORK/mmproj-q3vl.gguf" "$WORK/llama-$type.gguf" "$type" >/dev/null 2>&1 ||
+    { echo "FAIL: llama-quantize refused the mmproj for $type" >&2; exit 1; }
+  "$REBOX" quantize "$WORK/mmproj-q3vl.gguf" "$WORK/rebox-$type.gguf" "$type" >/dev/null
+  cmp "$WORK/llama-$type.gguf" "$WORK/rebox-$type.gguf" ||
+    { echo "FAIL: rebox quantize $type of the Qwen3-VL mmproj differs from llama-quantize's" >&2; exit 1; }
+done
+echo "rebox quantize of the Qwen3-VL mmproj: Q8_0, Q4_K_M, Q6_K byte for byte as llama-quantize ($(clients_elapsed))"
 
 refused() {  # NAME PATTERN EDIT MKFIXTURE_FLAGS... (EDIT: a python statement on c = config.json, p =
   local name="$1" pattern="$2" edit="$3"  # preprocessor_config.json, or "")
