@@ -16,6 +16,7 @@ namespace rebox::arch::detail {
 const Architecture& qwen3_architecture();
 const Architecture& qwen2_architecture();
 const Architecture& qwen2vl_architecture();
+const Architecture& qwen3vl_architecture();
 const Architecture& llama_architecture();
 const Architecture& qwen3_moe_architecture();
 const Architecture& qwen2_moe_architecture();
@@ -44,6 +45,10 @@ const Architecture& gpt_oss_architecture();
 const Architecture& xlm_roberta_architecture();
 const Architecture& nemotron_h_architecture();
 const Architecture& nemotron_h_moe_architecture();
+// The Qwen VL text models' M-RoPE (qwen2vl.cpp): TextModel's rope parameters (rope_parameters,
+// else rope_scaling) and ModelConfig::rope_sections from their mrope_section, padded to 4.
+const char* mrope_block_name(const nlohmann::json& root);
+void read_mrope_sections(const nlohmann::json& root, ModelConfig& config);
 // bert's per-layer rows and KV list, which xlm-roberta shares (bert.cpp).
 std::span<const TensorSpec> bert_layer_rows();
 std::span<const ArchKv> bert_kvs();

@@ -295,6 +295,8 @@ enum class ArchKv : uint8_t {
     rope_dimension_sections_given,
     // ... and _Qwen35MRopeMixin's [11, 11, 10, 0] when they have none.
     rope_dimension_sections_default,
+    // Qwen3VLTextModel: n_deepstack_layers = ModelConfig::deepstack_layers, always (0 included).
+    n_deepstack_layers,
     // Glm4MoeModel (ModelConfig's DeepSeek-style routing fields), each written when config.json
     // has its field: TextModel's expert_group_count (n_group) and expert_group_used_count
     // (topk_group), and its expert_gating_func where config.json names a score function (SIGMOID,

@@ -175,6 +175,8 @@ std::optional<GgufValue> arch_kv_value(arch::ArchKv key, const ModelConfig& conf
             return optional_f32(config.yarn_log_multiplier);
         case ArchKv::attention_temperature_scale:
             return optional_f32(config.attn_temperature_scale);
+        case ArchKv::n_deepstack_layers:
+            return u32_value(config.deepstack_layers);
         case ArchKv::nextn_predict_layers:
             if (config.nextn_layers == 0) return std::nullopt;
             return u32_value(config.nextn_layers);
@@ -433,6 +435,8 @@ const char* arch_kv_suffix(arch::ArchKv key) {
             return "rope.scaling.yarn_log_multiplier";
         case ArchKv::attention_temperature_scale:
             return "attention.temperature_scale";
+        case ArchKv::n_deepstack_layers:
+            return "n_deepstack_layers";
         case ArchKv::nextn_predict_layers:
             return "nextn_predict_layers";
         case ArchKv::ssm_conv_kernel:

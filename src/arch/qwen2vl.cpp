@@ -13,6 +13,31 @@
 #include "rebox/error.hpp"
 
 namespace rebox::arch::detail {
+
+const char* mrope_block_name(const nlohmann::json& root) {
+    return root.contains("rope_parameters") && !root["rope_parameters"].is_null()
+               ? "rope_parameters"
+               : "rope_scaling";
+}
+
+// TextModel: rope.dimension_sections from the rope parameters' mrope_section, padded to 4.
+void read_mrope_sections(const nlohmann::json& root, ModelConfig& config) {
+    config.rope_sections.clear();
+    const char* name = mrope_block_name(root);
+    const auto block = root.find(name);
+    if (block == root.end() || !block->is_object() || !block->contains("mrope_section")) return;
+    const std::string field = std::string(name) + ".mrope_section";
+    const nlohmann::json& sections = (*block)["mrope_section"];
+    if (!sections.is_array() || sections.size() > 4)
+        throw_input_error("config.json", field, "is " + sections.dump(), "up to 4 whole numbers");
+    for (const nlohmann::json& s : sections) {
+        if (!s.is_number_unsigned() || s.get<uint64_t>() > (1u << 16))
+            throw_input_error("config.json", field, "holds " + s.dump(), "whole numbers");
+        config.rope_sections.push_back(static_cast<int32_t>(s.get<uint64_t>()));
+    }
+    config.rope_sections.resize(4, 0);
+}
+
 namespace qwen2vl_record {
 
 using enum Presence;
@@ -48,37 +73,13 @@ bool claims_qwen2vl(const nlohmann::json& root) {
            first == "Qwen2_5_VLForConditionalGeneration" || first == "Qwen2VLModel";
 }
 
-const char* rope_block_name(const nlohmann::json& root) {
-    return root.contains("rope_parameters") && !root["rope_parameters"].is_null()
-               ? "rope_parameters"
-               : "rope_scaling";
-}
-
 // transformers' Qwen2VLConfig / Qwen2_5_VLConfig rename the published rope type "mrope" to
 // "default" (M-RoPE is no scaling), which is what the converter reads through AutoConfig.
 void rename_mrope(nlohmann::json& root) {
-    const auto block = root.find(rope_block_name(root));
+    const auto block = root.find(mrope_block_name(root));
     if (block == root.end() || !block->is_object()) return;
     for (const char* key : {"type", "rope_type"})
         if (const auto it = block->find(key); it != block->end() && *it == "mrope") *it = "default";
-}
-
-// TextModel: rope.dimension_sections from the rope parameters' mrope_section, padded to 4.
-void read_mrope_sections(const nlohmann::json& root, ModelConfig& config) {
-    config.rope_sections.clear();
-    const char* name = rope_block_name(root);
-    const auto block = root.find(name);
-    if (block == root.end() || !block->is_object() || !block->contains("mrope_section")) return;
-    const std::string field = std::string(name) + ".mrope_section";
-    const nlohmann::json& sections = (*block)["mrope_section"];
-    if (!sections.is_array() || sections.size() > 4)
-        throw_input_error("config.json", field, "is " + sections.dump(), "up to 4 whole numbers");
-    for (const nlohmann::json& s : sections) {
-        if (!s.is_number_unsigned() || s.get<uint64_t>() > (1u << 16))
-            throw_input_error("config.json", field, "holds " + s.dump(), "whole numbers");
-        config.rope_sections.push_back(static_cast<int32_t>(s.get<uint64_t>()));
-    }
-    config.rope_sections.resize(4, 0);
 }
 
 constexpr Architecture kQwen2vl = [] {

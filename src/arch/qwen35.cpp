@@ -1,5 +1,6 @@
 // qwen35 (Qwen3.5 / 3.6 dense: Qwen3_5ForCausalLM, and the text model of
-// Qwen3_5ForConditionalGeneration; the vision tower is left out, issue 40): llama.cpp's qwen35
+// Qwen3_5ForConditionalGeneration; the vision tower is the mmproj's, src/arch/vision/
+// qwen3vl_vision.cpp): llama.cpp's qwen35
 // loader and graph (src/models/qwen35.cpp) as the converter's Qwen3_5TextModel ->
 // _Qwen35MRopeMixin -> _LinearAttentionVReorderBase -> Qwen3NextModel -> _QwenMtpMixin ->
 // Qwen2MoeModel -> TextModel chain (conversion/qwen.py) writes it.
@@ -28,8 +29,8 @@ namespace qwen35_record {
 using namespace gated_delta_net;
 
 constexpr std::string_view kModelTypes[] = {"qwen3_5_text", "qwen3_5"};
-// The vision tower (issue 40): HF's "model.visual.*", mlx-vlm's "vision_tower.*" (its sanitize
-// renames model.visual).
+// The vision tower (written to the mmproj file, HF's layout): HF's "model.visual.*", mlx-vlm's
+// "vision_tower.*" (its sanitize renames model.visual; not read by the mmproj yet).
 constexpr std::string_view kLeftOut[] = {"visual.", "vision_tower."};
 
 // Every layer's attention half: gated full attention or gated delta-net with its value heads

@@ -47,6 +47,7 @@ const Architecture* const kArchitectures[] = {
     &detail::deepseek2_architecture(),
     &detail::glm4_moe_lite_architecture(),
     &detail::qwen2vl_architecture(),
+    &detail::qwen3vl_architecture(),
     &detail::nemotron_h_architecture(),
     &detail::nemotron_h_moe_architecture(),
 };

@@ -139,8 +139,8 @@ void check_keys(CheckContext& ctx) {
 }
 
 // clip_model_loader::load_tensors: per layer the attention output and the FFN up/down weights,
-// plus the projector's own tensors (gemma3: its two; qwen2vl_merger / qwen2.5vl_merger: mm.0 and
-// mm.2, weight and bias).
+// plus the projector's own tensors (gemma3: its two; qwen2vl_merger / qwen2.5vl_merger /
+// qwen3vl_merger: mm.0 and mm.2, weight and bias).
 void check_projector_tensors(CheckContext& ctx, const std::string& projector,
                              std::vector<std::string> required) {
     const GgufValue* blocks = ctx.find("clip.vision.block_count");
@@ -184,9 +184,38 @@ void check_mmproj(CheckContext& ctx) {
             ctx.finding("clip.vision.n_wa_pattern",
                         "has type " + gguf_type_spec_name(*pattern) +
                             "; mtmd reads it as UINT32 and aborts the process (write it so)");
+    } else if (projector == "qwen3vl_merger") {
+        check_projector_tensors(ctx, projector,
+                                {"mm.0.weight", "mm.0.bias", "mm.2.weight", "mm.2.bias"});
+        // load_tensors takes a layer's deepstack merger when v.deepstack.N.fc1.weight is there;
+        // the graph then uses its norm and fc2 too.
+        const GgufValue* blocks = ctx.find("clip.vision.block_count");
+        const auto n_layer = blocks != nullptr ? blocks->as_u32() : std::nullopt;
+        for (uint32_t il = 0; n_layer && il < *n_layer; ++il) {
+            const std::string prefix = "v.deepstack." + std::to_string(il) + ".";
+            if (ctx.find_tensor(prefix + "fc1.weight") == nullptr) continue;
+            for (const char* part :
+                 {"norm.weight", "norm.bias", "fc1.bias", "fc2.weight", "fc2.bias"})
+                if (ctx.find_tensor(prefix + part) == nullptr)
+                    ctx.finding(prefix + part,
+                                "missing beside " + prefix +
+                                    "fc1.weight; mtmd's qwen3vl_merger deepstack merger uses it: "
+                                    "convert the vision tower again");
+        }
     } else
         ctx.warning("clip.projector_type",
                     "\"" + projector + "\": rebox does not check this projector's tensors");
+}
+
+// clip_model_loader::load_tensors: the layers holding a deepstack merger
+// (v.deepstack.N.fc1.weight).
+static uint64_t mmproj_deepstack_layers(const CheckContext& ctx) {
+    const GgufValue* blocks = ctx.find("clip.vision.block_count");
+    const auto n_layer = blocks != nullptr ? blocks->as_u32() : std::nullopt;
+    uint64_t count = 0;
+    for (uint32_t il = 0; n_layer && il < *n_layer; ++il)
+        count += ctx.find_tensor("v.deepstack." + std::to_string(il) + ".fc1.weight") != nullptr;
+    return count;
 }
 
 std::optional<uint64_t> mmproj_output_width(const CheckContext& ctx) {
@@ -199,6 +228,10 @@ std::optional<uint64_t> mmproj_output_width(const CheckContext& ctx) {
     if (name != nullptr && (*name == "qwen2vl_merger" || *name == "qwen2.5vl_merger"))
         if (const auto* bias = ctx.find_tensor("mm.2.bias"); bias != nullptr)
             return static_cast<uint64_t>(bias->info->ne.at(0));
+    // qwen3vl_merger: the main path and one per deepstack merger, each mm.2.bias's width.
+    if (name != nullptr && *name == "qwen3vl_merger")
+        if (const auto* bias = ctx.find_tensor("mm.2.bias"); bias != nullptr)
+            return static_cast<uint64_t>(bias->info->ne.at(0)) * (1 + mmproj_deepstack_layers(ctx));
     return std::nullopt;
 }
 
@@ -210,8 +243,20 @@ void check_pair_width(CheckContext& text, const CheckContext& mmproj) {
     if (!n_embd || !width) return;
     // llama_model_n_embd_inp: n_embd, times 1 + n_deepstack_layers for qwen3vl.
     uint64_t n_embd_inp = *n_embd;
-    if (const GgufValue* deep = text.find(arch + ".n_deepstack_layers"); deep && deep->as_u32())
-        n_embd_inp *= 1 + *deep->as_u32();
+    const GgufValue* deep = text.find(arch + ".n_deepstack_layers");
+    if (deep && deep->as_u32()) n_embd_inp *= 1 + *deep->as_u32();
+    // A deepstack projector beside a text model without the count (llama.cpp's loader reads it
+    // as 0): one finding naming the key rather than the width it leads to.
+    if (const uint64_t merged = mmproj_deepstack_layers(mmproj); merged > 0 && deep == nullptr) {
+        text.finding(
+            arch + ".n_deepstack_layers",
+            "missing, but the mmproj " + mmproj.head().display_name() + " has " +
+                std::to_string(merged) +
+                " deepstack mergers; llama.cpp reads 0 and mtmd refuses the pair (\"mismatch "
+                "between text model and mmproj\"): write the length of "
+                "vision_config.deepstack_visual_indexes as the converter does");
+        return;
+    }
     if (n_embd_inp != *width)
         text.finding(arch + ".embedding_length",
                      "is " + std::to_string(n_embd_inp) + " but the mmproj " +

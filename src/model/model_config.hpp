@@ -138,6 +138,9 @@ struct ModelConfig {
     uint32_t full_attention_interval = 0;  // every n-th layer is full attention
     // M-RoPE sections (rope_parameters.mrope_section padded to 4); empty: config.json has none.
     std::vector<int32_t> rope_sections;
+    // Qwen3-VL: the vision tower layers whose features are added to the first text layers
+    // (vision_config.deepstack_visual_indexes' length; {arch}.n_deepstack_layers).
+    uint32_t deepstack_layers = 0;
     // DeepSeek-style routing (glm4moe's finish_config fills these; nullopt / false otherwise):
     // n_shared_experts (shared experts, each moe_intermediate_size wide), first_k_dense_replace
     // (the leading dense layers), n_group / topk_group, routed_scaling_factor, norm_topk_prob, as

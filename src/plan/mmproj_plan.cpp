@@ -50,7 +50,9 @@ struct VisionNumbers {
     uint32_t image_size = 0, patch_size = 0, hidden = 0, ffn = 0, blocks = 0, heads = 0;
     uint32_t channels = 0, text_hidden = 0;
     // Read only where a family's table uses them (0: vision_config has none).
-    uint32_t merge = 0, temporal = 0, mlp_ratio = 0;
+    uint32_t merge = 0, temporal = 0, mlp_ratio = 0, positions = 0;
+    // The layers the record's indexed rows attach to (VisionArchitecture::index_key), in order.
+    std::vector<int64_t> indexes;
 };
 
 // A positive integer vision_config may hold (0 when absent or not one: a shape that needs it then
@@ -148,6 +150,8 @@ int64_t dim_value(VisionDim dim, const VisionNumbers& n) {
             return n.temporal;
         case VisionDim::mlp_width:
             return int64_t{n.hidden} * n.mlp_ratio;
+        case VisionDim::positions:
+            return n.positions;
     }
     return 0;
 }
@@ -176,6 +180,8 @@ const char* dim_source(VisionDim dim) {
             return "vision_config.temporal_patch_size";
         case VisionDim::mlp_width:
             return "vision_config.hidden_size x mlp_ratio";
+        case VisionDim::positions:
+            return "vision_config.num_position_embeddings";
     }
     return "";
 }
@@ -195,8 +201,8 @@ std::string with_layer(std::string_view pattern, int64_t layer) {
 }
 
 // Every row naming the source (several when the converter splits it into parts).
-std::vector<VisionMatch> match_vision_name(const VisionArchitecture& arch,
-                                           const std::string& name) {
+std::vector<VisionMatch> match_vision_name(const VisionArchitecture& arch, const std::string& name,
+                                           const std::vector<int64_t>& indexes) {
     std::vector<VisionMatch> matches;
     for (const auto* rows : {&arch.first, &arch.last})
         for (const VisionTensorSpec& spec : *rows)
@@ -212,6 +218,23 @@ std::vector<VisionMatch> match_vision_name(const VisionArchitecture& arch,
         if (digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos)
             continue;
         const int64_t layer = std::stoll(digits);
+        matches.push_back(VisionMatch{&spec, with_layer(spec.gguf, layer), layer});
+    }
+    // Indexed rows: the list position in the HF name, the layer it attaches to in the GGUF name (a
+    // position past the list matches nothing).
+    for (const VisionTensorSpec& spec : arch.indexed) {
+        const size_t at = spec.hf.find("{N}");
+        const std::string_view head = spec.hf.substr(0, at), tail = spec.hf.substr(at + 3);
+        if (!name.starts_with(head) || !name.ends_with(tail) ||
+            name.size() <= head.size() + tail.size())
+            continue;
+        const std::string digits =
+            name.substr(head.size(), name.size() - head.size() - tail.size());
+        if (digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        const uint64_t position = std::stoull(digits);
+        if (position >= indexes.size()) continue;
+        const int64_t layer = indexes[position];
         matches.push_back(VisionMatch{&spec, with_layer(spec.gguf, layer), layer});
     }
     return matches;
@@ -434,6 +457,26 @@ std::optional<Plan> make_mmproj_plan(const SourceModel& source, const PlanOption
     n.merge = optional_count(vision, "spatial_merge_size");
     n.temporal = optional_count(vision, "temporal_patch_size");
     n.mlp_ratio = optional_count(vision, "mlp_ratio");
+    n.positions = optional_count(vision, "num_position_embeddings");
+    if (!arch->indexed.empty()) {
+        // Each entry a layer of the tower, as the converter's is_deepstack_layers[idx] needs.
+        const std::string field = "config.json: vision_config." + std::string(arch->index_key);
+        // The converter reads a missing list as [] (hparams_vision.get(key, [])).
+        const json& list = vision.contains(std::string(arch->index_key))
+                               ? vision[std::string(arch->index_key)]
+                               : json::array();
+        bool ok = list.is_array() && list.size() <= 256;
+        for (const json& index : ok ? list : json::array()) {
+            ok = ok && index.is_number_integer() && index.get<int64_t>() >= 0 &&
+                 (n.blocks == 0 || index.get<int64_t>() < n.blocks);
+            if (ok) n.indexes.push_back(index.get<int64_t>());
+        }
+        if (!ok)
+            plan.blockers.push_back({field,
+                                     "is " + list.dump() + ", not a list of the tower's " +
+                                         std::to_string(n.blocks) + " layer indexes",
+                                     std::string(kFixConfig)});
+    }
     // MmprojModel: the text model's width, text_config over the top level.
     json text = config;
     if (config.contains("text_config") && config["text_config"].is_object())
@@ -467,7 +510,7 @@ std::optional<Plan> make_mmproj_plan(const SourceModel& source, const PlanOption
             ++skipped;
             continue;
         }
-        const std::vector<VisionMatch> matches = match_vision_name(*arch, name);
+        const std::vector<VisionMatch> matches = match_vision_name(*arch, name, n.indexes);
         if (matches.empty()) {
             plan.blockers.push_back(
                 {tensor.name,
@@ -513,6 +556,8 @@ std::optional<Plan> make_mmproj_plan(const SourceModel& source, const PlanOption
     for (const VisionTensorSpec& spec : arch->first) take(std::string(spec.gguf));
     for (uint32_t layer = 0; layer < n.blocks; ++layer)
         for (const VisionTensorSpec& spec : arch->layer) take(with_layer(spec.gguf, layer));
+    for (const int64_t layer : n.indexes)
+        for (const VisionTensorSpec& spec : arch->indexed) take(with_layer(spec.gguf, layer));
     for (const VisionTensorSpec& spec : arch->last) take(std::string(spec.gguf));
     if (skipped > 0)
         plan.notes.push_back(

@@ -97,7 +97,9 @@ class _Super:
 
 
 class _ClassRef:
-    """A chain class named inside a method (`LlamaModel.permute(...)`): its attributes from that class on."""
+    """A chain class named inside a method (`LlamaModel.permute(...)`): its attributes from that class on.
+    A method called through the class with the object as its first argument
+    (`MmprojModel.modify_tensors(self, ...)`, Qwen3VLVisionModel) gets that object once."""
 
     def __init__(self, conv, start):
         object.__setattr__(self, "_at", (conv, start))
@@ -107,7 +109,9 @@ class _ClassRef:
         bound = conv.bound(name, start)
         if bound is None:
             raise AttributeError(name)
-        return bound
+        if not callable(bound):
+            return bound
+        return lambda *a, **k: bound(*a[1:], **k) if a and a[0] is conv.obj else bound(*a, **k)
 
 
 def static_method(llama_src, module, class_name, name):

@@ -43,7 +43,10 @@ problems = []
 src = Source(model_dir)
 CLASSES = {"Gemma3ForConditionalGeneration": ("gemma.py", "Gemma3VisionModel"),
            "Qwen2VLForConditionalGeneration": ("qwenvl.py", "Qwen2VLVisionModel"),
-           "Qwen2_5_VLForConditionalGeneration": ("qwenvl.py", "Qwen2VLVisionModel")}
+           "Qwen2_5_VLForConditionalGeneration": ("qwenvl.py", "Qwen2VLVisionModel"),
+           "Qwen3VLForConditionalGeneration": ("qwen3vl.py", "Qwen3VLVisionModel"),
+           "Qwen3_5ForConditionalGeneration": ("qwen3vl.py", "Qwen3VLVisionModel"),
+           "Qwen3_5MoeForConditionalGeneration": ("qwen3vl.py", "Qwen3VLVisionModel")}
 hf_arch = ((src.config.get("vision_config") or {}).get("architectures") or src.config["architectures"])[0]
 conv = Converter(llama_src, [CLASSES[hf_arch], ("base.py", "MmprojModel"), ("base.py", "ModelBase")],
                  model_dir, copy.deepcopy(src.config), class_constants=True,
@@ -143,10 +146,15 @@ for key, value in want_kvs.items():
         continue
     got = field_value(field)
     if field.types[0] == gguf.GGUFValueType.ARRAY:
-        if field.types[-1] != gguf.GGUFValueType.FLOAT32 or \
-                np.asarray(got, np.float32).view(np.uint32).tolist() != \
-                np.asarray(value, np.float32).view(np.uint32).tolist():
-            problems.append(f"KV {key}: {got!r} ({field.types[-1].name}), the converter writes {value!r}")
+        # the element type gguf-py's writer picks (add_array: from the first value's Python type)
+        elem = conv.obj.gguf_writer.kv_data[0][key].sub_type or gguf.GGUFValueType.get_type(value[0])
+        same = field.types[-1] == elem and (
+            np.asarray(got, np.float32).view(np.uint32).tolist() ==
+            np.asarray(value, np.float32).view(np.uint32).tolist()
+            if elem == gguf.GGUFValueType.FLOAT32 else list(got) == list(value))
+        if not same:
+            problems.append(f"KV {key}: {got!r} ({field.types[-1].name}), the converter writes {value!r} "
+                            f"({elem.name})")
     elif not same_value(field.types[0], value, got):
         problems.append(f"KV {key}: {got!r}, the converter writes {value!r}")
 for name in fields:

@@ -142,7 +142,9 @@ def hf_checkpoint(src):
             (n, modelopt_nvfp4(src, n[: -len(".weight")]) if n[: -len(".weight")] in nvfp4
              else src.native(n)) for n in src.names() if n not in parts]
     if src.format != "mlx":  # F16 as float16, as prepare_tensors keeps it (the + 1 and exp in F16)
-        return dict(src.config), [(n, src.native(n)) for n in src.names()]
+        config = dict(src.config)  # Qwen3_5ForConditionalGeneration: TextModel merges text_config up
+        config.update(config.pop("text_config", {}))
+        return config, [(n, src.native(n)) for n in src.names()]
     config = {k: v for k, v in src.config.items() if k not in ("quantization", "quantization_config")}
     config.update(config.pop("text_config", {}))
     out = []
@@ -195,6 +197,8 @@ def check(llama_src, model_dir, gguf_path, expect_types):
     NUMPY_EXP_OFF[0] = 0
     for name, values in tensors:
         kept = conv.obj.filter_tensors((name, None))
+        if kept is None and name.startswith("model.visual."):
+            continue  # the vision tower: the mmproj's (ggufpy_mmproj.py)
         if kept is None:
             problems.append(f"source tensor {name}: the converter skips it")
             continue

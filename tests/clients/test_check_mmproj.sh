@@ -2,7 +2,8 @@
 # rebox check on a text model + mmproj pair, against what llama.cpp v0.4.0's mtmd requires
 # (tools/mtmd/clip.cpp, clip-impl.h, mtmd.cpp of the bundled source): the pair rebox convert
 # writes for a multimodal Gemma 3 is clean (found beside, and given with --mmproj), and for a Qwen2.5-VL
-# (whose width is mm.2.bias's, and whose n_wa_pattern and mm.0 / mm.2 are required); a text model
+# (whose width is mm.2.bias's, and whose n_wa_pattern and mm.0 / mm.2 are required) and a Qwen3-VL (whose
+# width counts its deepstack mergers, matched by the text model's n_deepstack_layers); a text model
 # of another width, a KV of the wrong type, a projector type outside the bundle's
 # PROJECTOR_TYPE_NAMES and a missing projector tensor are each one FINDING line and exit 1; every
 # name of the bundle's table is known. (test_mmproj_mtmd.sh shows mtmd itself refusing the width.)
@@ -57,6 +58,22 @@ expect_finding "gemma3.embedding_length is 96 .* projects to 64" "$WORK/wide.ggu
 expect_finding "clip.vision.n_wa_pattern missing" "$WORK/qpair.gguf" --mmproj "$WORK/no-wa.gguf"
 "$REBOX" meta -q "$qmm" -o "$WORK/no-mm0.gguf" --rename-tensor mm.0.bias=mm.9.bias
 expect_finding "mm.0.bias missing" "$WORK/no-mm0.gguf"
+
+# Qwen3-VL (qwen3vl_merger): clip_n_mmproj_embd is mm.2.bias's width times 1 + the layers holding a deepstack
+# merger (v.deepstack.N.fc1.weight), which the text model's n_deepstack_layers must match (llama.cpp reads a
+# missing key as 0); a deepstack merger missing a part is a finding.
+"$MKFIXTURE" "$WORK/q3fx" --preset tiny --tokenizer small --arch qwen3_vl --format float --no-pooling >/dev/null
+"$REBOX" convert "$WORK/q3fx" -o "$WORK/q3pair.gguf" --quiet
+q3mm="$WORK/mmproj-q3pair.gguf"
+out="$("$REBOX" check "$WORK/q3pair.gguf")" || fail "the Qwen3-VL pair: $out"
+grep -q "^OK: 2 file(s), .* 0 warning(s)" <<<"$out" || fail "the Qwen3-VL pair, not checked whole: $out"
+"$REBOX" meta -q "$WORK/q3pair.gguf" -o "$WORK/q3-nokey.gguf" --delete qwen3vl.n_deepstack_layers
+expect_finding "qwen3vl.n_deepstack_layers missing, but .* has 2 deepstack mergers" "$WORK/q3-nokey.gguf" \
+  --mmproj "$q3mm"
+"$REBOX" meta -q "$WORK/q3pair.gguf" -o "$WORK/q3-one.gguf" --set qwen3vl.n_deepstack_layers=1
+expect_finding "qwen3vl.embedding_length is 128 .* projects to 192" "$WORK/q3-one.gguf" --mmproj "$q3mm"
+"$REBOX" meta -q "$q3mm" -o "$WORK/q3-nofc2.gguf" --rename-tensor v.deepstack.2.fc2.weight=v.deepstack.2.fc9.weight
+expect_finding "v.deepstack.2.fc2.weight missing" "$WORK/q3-nofc2.gguf"
 
 # Projector names: the bundle's PROJECTOR_TYPE_NAMES, read from its clip-impl.h.
 names="$(sed -n '/PROJECTOR_TYPE_NAMES = {/,/^};/p' "$GGUFPY_SRC/tools/mtmd/clip-impl.h" |

@@ -9,7 +9,11 @@
 # The Qwen2-VL and Qwen2.5-VL pairs (rebox-mkfixture --arch qwen2_vl / qwen2_5_vl, BF16 towers of 4 blocks:
 # the q/k/v thirds, the two temporal slices of the patch embedding, the merger; 2.5 with its window
 # attention pattern) load and encode the same image, at most 16 image tokens, through the qwen2vl_merger /
-# qwen2.5vl_merger graphs, then generate 4 tokens.
+# qwen2.5vl_merger graphs, then generate 4 tokens; so does the Qwen3-VL pair (rebox-mkfixture --arch qwen3_vl:
+# a BF16 tower of 4 blocks with the learned position table, the fused attn_qkv and 2 deepstack mergers beside a
+# 3-layer text model whose input mtmd holds at hidden_size x (1 + n_deepstack_layers)) through qwen3vl_merger, and
+# the Qwen3.5 tower (rebox-mkfixture --arch qwen35 --qwen35-vision: the same projector, no deepstack mergers)
+# beside its qwen35 text model.
 # The projection against a 96-wide text model is refused by mtmd ("mismatch between text model
 # (n_embd = 96) and mmproj (n_embd = 64)"), so the check is one that can fail.
 # Usage: bash tests/clients/test_mmproj_mtmd.sh BUILD_DIR
@@ -34,7 +38,7 @@ for format in float mcq; do
     { tail -20 "$WORK/$format.log"; echo "FAIL: llama-mtmd-cli on the $format pair" >&2; exit 1; }
   echo "ok: llama.cpp's mtmd loaded the $format pair, encoded an image and generated ($(clients_elapsed))"
 done
-for arch in qwen2_vl qwen2_5_vl; do
+for arch in qwen2_vl qwen2_5_vl qwen3_vl; do
   dir="$WORK/$arch"
   "$MKFIXTURE" "$dir" --preset tiny --tokenizer small --arch "$arch" --format float --no-pooling >/dev/null
   "$REBOX" convert "$dir" -o "$WORK/$arch.gguf" --quiet
@@ -44,6 +48,15 @@ for arch in qwen2_vl qwen2_5_vl; do
     { tail -20 "$WORK/$arch.log"; echo "FAIL: llama-mtmd-cli on the $arch pair" >&2; exit 1; }
   echo "ok: llama.cpp's mtmd loaded the $arch pair, encoded an image and generated ($(clients_elapsed))"
 done
+# The Qwen3.5 tower (qwen3vl_merger without deepstack mergers) beside a qwen35 text model.
+dir="$WORK/qwen35"
+"$MKFIXTURE" "$dir" --preset tiny --arch qwen35 --qwen35-vision >/dev/null
+"$REBOX" convert "$dir" -o "$WORK/qwen35.gguf" --quiet
+"$LLAMA_MTMD_CLI" -m "$WORK/qwen35.gguf" --mmproj "$WORK/mmproj-qwen35.gguf" \
+  --image "$GGUFPY_SRC/tools/mtmd/test-1.jpeg" --image-max-tokens 16 -p "describe" -n 4 -t 2 --temp 0 \
+  --chat-template chatml >"$WORK/qwen35.log" 2>&1 ||
+  { tail -20 "$WORK/qwen35.log"; echo "FAIL: llama-mtmd-cli on the qwen35 pair" >&2; exit 1; }
+echo "ok: llama.cpp's mtmd loaded the qwen35 pair, encoded an image and generated ($(clients_elapsed))"
 # A text model 96 wide against the 64-wide projection: mtmd must refuse the pair.
 dir="$WORK/wide"
 "$MKFIXTURE" "$dir" --preset tiny --tokenizer small --arch gemma3 --format float --hidden 96 >/dev/null

@@ -10,6 +10,7 @@
 
 #include "json_files.hpp"
 #include "qwen2vl_files.hpp"
+#include "qwen3vl_files.hpp"
 #include "safetensors_writer.hpp"
 #include "tensor_content.hpp"
 
@@ -477,6 +478,11 @@ void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_
     }
     if (is_qwen2vl_arch(arch)) {
         write_qwen2vl_config(out_dir, d, tied, bos_id, eos_id, arch, vl_split, vl_temporal,
+                             vl_merger_width ? vl_merger_width : d.hidden);
+        return;
+    }
+    if (is_qwen3vl_arch(arch)) {
+        write_qwen3vl_config(out_dir, d, tied, bos_id, eos_id, vl_temporal,
                              vl_merger_width ? vl_merger_width : d.hidden);
         return;
     }

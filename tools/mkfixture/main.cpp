@@ -131,7 +131,10 @@ int main(int argc, char** argv) {
            "Qwen3.5's split regex) | qwen2_vl / qwen2_5_vl (tiny only: "
            "Qwen2VLForConditionalGeneration / Qwen2_5_VLForConditionalGeneration, qwen2's text "
            "model with an M-RoPE rope_scaling, a float vision tower of 2 blocks and the merger, "
-           "preprocessor_config.json; --vl-split) | qwen35moe (tiny only: qwen35 with "
+           "preprocessor_config.json; --vl-split) | qwen3_vl (tiny only: "
+           "Qwen3VLForConditionalGeneration, qwen3's text model under model.language_model. with "
+           "an interleaved M-RoPE rope_scaling, a float vision tower of 4 blocks, its merger and 2 "
+           "deepstack mergers, preprocessor_config.json) | qwen35moe (tiny only: qwen35 with "
            "Qwen3_5MoeForCausalLM's "
            "experts in every layer: 4 of width 32, fused gate_up_proj in the main layers, per "
            "expert in the MTP layer, and a shared expert; both --format float, mcq, mlx, gptq, "
@@ -154,14 +157,13 @@ int main(int argc, char** argv) {
            "relu² MLP and attention mixers under backbone.*, untied; --format float or mcq) | "
            "nemotron_h_moe (tiny only: the same with 'MEM*EM': 4 relu² experts of 64 with a "
            "router, its score-correction bias and a shared expert)")
-        ->check(
-            CLI::IsMember({"qwen3",      "qwen2",          "llama",     "mistral",     "qwen3_moe",
-                           "qwen2_moe",  "mixtral",        "phi3",      "gemma",       "gemma2",
-                           "gemma3",     "gpt_oss",        "bert",      "xlm-roberta", "nomic-bert",
-                           "modernbert", "seed_oss",       "olmo2",     "olmo3",       "smollm3",
-                           "mistral3",   "apertus",        "qwen35",    "glm4moe",     "gemma4",
-                           "deepseek2",  "glm4_moe_lite",  "qwen35moe", "qwen2_vl",    "qwen2_5_vl",
-                           "nemotron_h", "nemotron_h_moe", "qwen3next"}));
+        ->check(CLI::IsMember(
+            {"qwen3",    "qwen2",       "llama",          "mistral",    "qwen3_moe", "qwen2_moe",
+             "mixtral",  "phi3",        "gemma",          "gemma2",     "gemma3",    "gpt_oss",
+             "bert",     "xlm-roberta", "nomic-bert",     "modernbert", "seed_oss",  "olmo2",
+             "olmo3",    "smollm3",     "mistral3",       "apertus",    "qwen35",    "glm4moe",
+             "gemma4",   "deepseek2",   "glm4_moe_lite",  "qwen35moe",  "qwen2_vl",  "qwen2_5_vl",
+             "qwen3_vl", "nemotron_h",  "nemotron_h_moe", "qwen3next"}));
     std::string nemotron_h_defect;
     app.add_option("--nemotron-h-defect", nemotron_h_defect,
                    "--arch nemotron_h / nemotron_h_moe, a checkpoint that must be refused: "
@@ -179,6 +181,12 @@ int main(int argc, char** argv) {
     app.add_flag("--trunk-only", glm4moe_trunk_only,
                  "--arch glm4moe: no MTP weights (config.json still names the MTP layer)");
     std::string qwen35_defect;
+    bool qwen35_vision = false;
+    app.add_flag(
+        "--qwen35-vision", qwen35_vision,
+        "--arch qwen35 / qwen35moe, --format float: Qwen3_5(Moe)ForConditionalGeneration "
+        "with the text model under model.language_model. and a float Qwen3.5 vision tower "
+        "of 4 blocks under model.visual. (no deepstack mergers), preprocessor_config.json");
     app.add_option(
         "--qwen35-defect", qwen35_defect,
         "--arch qwen35, a checkpoint that must be refused: layer-types (layer 0 full "
@@ -229,12 +237,14 @@ int main(int argc, char** argv) {
     app.add_flag("--vl-split", vl_split,
                  "--arch qwen2_vl / qwen2_5_vl: transformers >= 4.52's layout "
                  "(model.language_model.*, model.visual.*, text_config)");
-    app.add_option("--vl-temporal", vl_temporal,
-                   "--arch qwen2_vl / qwen2_5_vl: the patch embedding's temporal size (default 2; "
-                   "3 makes a checkpoint that must be refused)");
-    app.add_option("--vl-merger-width", vl_merger_width,
-                   "--arch qwen2_vl / qwen2_5_vl: the merger's output width (default: the text "
-                   "model's hidden_size; another width makes a checkpoint that must be refused)");
+    app.add_option(
+        "--vl-temporal", vl_temporal,
+        "--arch qwen2_vl / qwen2_5_vl / qwen3_vl: the patch embedding's temporal size (default 2; "
+        "3 makes a checkpoint that must be refused)");
+    app.add_option(
+        "--vl-merger-width", vl_merger_width,
+        "--arch qwen2_vl / qwen2_5_vl / qwen3_vl: the mergers' output width (default: the text "
+        "model's hidden_size; another width makes a checkpoint that must be refused)");
     app.add_flag("--multimodal", multimodal,
                  "gemma3: Gemma3ForConditionalGeneration layout (text model under "
                  "language_model.model., text_config, a tiny float SigLIP tower and projector, "
@@ -432,6 +442,8 @@ int main(int argc, char** argv) {
         }
         if (gemma4_moe && arch != "gemma4")
             throw std::runtime_error("--gemma4-moe needs --arch gemma4");
+        if (qwen35_vision && arch != "qwen35" && arch != "qwen35moe")
+            throw std::runtime_error("--qwen35-vision needs --arch qwen35 or qwen35moe");
         if (arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next" ||
             !qwen35_defect.empty() || arch == "gemma4" ||
             !gemma4_defect.empty()) {  // the fixtures with writers of their own
@@ -462,7 +474,8 @@ int main(int argc, char** argv) {
                 arch != "gemma4"
                     ? mkfixture::write_qwen35_fixture(
                           out, {qwen35_defect, seed, arch == "qwen35moe" || arch == "qwen3next",
-                                arch == "qwen3next", app.count("--format") ? format : "float"})
+                                arch == "qwen3next", app.count("--format") ? format : "float",
+                                qwen35_vision})
                     : mkfixture::write_gemma4_fixture(out, gemma4);
             mkfixture::append_extra_tensors(out, extra_tensors);
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "qwen2vl_files.hpp"
+#include "qwen3vl_files.hpp"
 
 namespace mkfixture {
 
@@ -192,6 +193,7 @@ ModelPlan make_plan(const PlanOptions& options) {
     if (d.vocab < 1) throw std::runtime_error("--preset: vocabulary size must be positive");
     const bool moe = is_moe_arch(options.arch);
     const bool qwen2vl = is_qwen2vl_arch(options.arch);
+    const bool qwen3vl = is_qwen3vl_arch(options.arch);
     const bool qwen2 = options.arch == "qwen2" || options.arch == "qwen2_moe" || qwen2vl;
     const bool mixtral = options.arch == "mixtral";
     const bool phi3 = options.arch == "phi3";
@@ -205,18 +207,21 @@ ModelPlan make_plan(const PlanOptions& options) {
     const bool mistral3 = options.arch == "mistral3";
     const bool apertus = options.arch == "apertus";
     if (!qwen2 && !llama && !mistral && !phi3 && !gemma && !seed_oss && !olmo2 && !smollm3 &&
-        !mistral3 && !apertus && options.arch != "qwen3" && options.arch != "qwen3_moe")
+        !mistral3 && !apertus && !qwen3vl && options.arch != "qwen3" && options.arch != "qwen3_moe")
         throw std::runtime_error("--arch: unknown architecture '" + options.arch +
                                  "' (expected qwen3, qwen2, llama, mistral, qwen3_moe, qwen2_moe, "
                                  "mixtral, phi3, gemma, gemma2, gemma3, seed_oss, olmo2, olmo3, "
-                                 "smollm3, mistral3, apertus, qwen2_vl or qwen2_5_vl)");
+                                 "smollm3, mistral3, apertus, qwen2_vl, qwen2_5_vl or qwen3_vl)");
     if (gemma && options.arch != "gemma" && !gemma2_norms)
         throw std::runtime_error("--arch: unknown architecture '" + options.arch + "'");
     if (options.multimodal && !gemma3)
         throw std::runtime_error("--multimodal applies to --arch gemma3");
-    if ((options.vl_split || options.vl_temporal != 2 || options.vl_merger_width) && !qwen2vl)
+    if ((options.vl_split || options.vl_temporal != 2 || options.vl_merger_width) && !qwen2vl &&
+        !qwen3vl)
         throw std::runtime_error(
-            "--vl-split / --vl-temporal apply to --arch qwen2_vl / qwen2_5_vl");
+            "--vl-split / --vl-temporal apply to --arch qwen2_vl / qwen2_5_vl / qwen3_vl");
+    if (options.vl_split && qwen3vl)
+        throw std::runtime_error("--vl-split: Qwen3-VL has only the model.language_model. layout");
     if (options.preset == "qwen3-30b-a3b-2layers" && options.arch != "qwen3_moe")
         throw std::runtime_error("--preset qwen3-30b-a3b-2layers needs --arch qwen3_moe");
     if (options.hidden != 0 && options.preset != "tiny")
@@ -246,6 +251,9 @@ ModelPlan make_plan(const PlanOptions& options) {
     if (mistral || seed_oss || mistral3) d.head_dim = 32;
     // smollm3 tiny: 4 layers, so that the last one is a no-rope layer (every 4th).
     if (smollm3) d.layers = 4;
+    // qwen3_vl tiny: 3 layers, more than its 2 deepstack layers (llama.cpp's qwen3vl graph adds the
+    // deepstack features after the last layer's output rows are picked when there are no more).
+    if (qwen3vl) d.layers = 3;
     const bool qk_norm =
         (!qwen2 && !llama && !mistral && !phi3 && !gemma && !seed_oss && !smollm3 && !mistral3) ||
         gemma3;
@@ -263,6 +271,7 @@ ModelPlan make_plan(const PlanOptions& options) {
     const bool qkv_bias = qwen2 || seed_oss || options.attention_bias;
     // mistral3: Mistral3ForConditionalGeneration as transformers 5 saves it (Ministral 3).
     const std::string prefix = qwen2vl                ? qwen2vl_text_prefix(options.vl_split)
+                               : qwen3vl              ? qwen3vl_text_prefix()
                                : options.multimodal   ? "language_model.model."
                                : mistral3             ? "model.language_model."
                                : options.prefix_model ? "model."
@@ -336,6 +345,9 @@ ModelPlan make_plan(const PlanOptions& options) {
         append_qwen2vl_tower(units, options.arch,
                              options.vl_merger_width ? options.vl_merger_width : d.hidden,
                              options.vl_split, options.vl_temporal);
+    if (qwen3vl)
+        append_qwen3vl_tower(units, options.vl_merger_width ? options.vl_merger_width : d.hidden,
+                             options.vl_temporal);
     if (mistral3) {
         // Stand-ins for the Pixtral tower and the projector: not part of the text GGUF.
         units.push_back(norm_unit("model.vision_tower.ln_pre.weight", 32));

@@ -17,6 +17,7 @@
 #include "model_plan.hpp"
 #include "nvidia_fp4_files.hpp"
 #include "prequant_files.hpp"
+#include "qwen3vl_files.hpp"
 #include "seeded_bf16.hpp"
 #include "tokenizer_files.hpp"
 
@@ -329,6 +330,8 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
             "--arch qwen35 / qwen35moe: --format float, mcq, mlx, gptq, awq, "
             "compressed-tensors, modelopt-nvfp4 or ct-nvfp4");
     const bool mcq = format == "mcq", mlx = format == "mlx";
+    if (options.vision && format != "float")
+        throw std::runtime_error("--qwen35-vision: --format float only");
     const bool narrow = options.defect == "narrow-heads";
     // Value heads a whole number of quantization groups and GGUF blocks (mcq-v1 / Q4_1, GPTQ /
     // compressed-tensors / Q4_0: 32; MLX groups 64; NVFP4's GGUF blocks 64), or half a GGUF block
@@ -348,6 +351,22 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
         config.erase("architectures");
         top["text_config"] = config;
         config = top;
+    }
+    if (options.vision) {  // Qwen/Qwen3.5-*'s multimodal config.json
+        nlohmann::ordered_json top;
+        top["architectures"] = {options.moe ? "Qwen3_5MoeForConditionalGeneration"
+                                            : "Qwen3_5ForConditionalGeneration"};
+        top["image_token_id"] = 248056;
+        top["model_type"] = options.moe ? "qwen3_5_moe" : "qwen3_5";
+        config.erase("architectures");
+        top["text_config"] = config;
+        top["tie_word_embeddings"] = false;
+        top["video_token_id"] = 248057;
+        top["vision_config"] = qwen35_vision_config(kHidden);
+        top["vision_end_token_id"] = 248054;
+        top["vision_start_token_id"] = 248053;
+        config = top;
+        write_qwen3vl_preprocessor(out_dir, 2);
     }
     write_text(out_dir / "config.json", config.dump(2) + "\n");
     if (int4 || nvidia) {
@@ -385,12 +404,16 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
     }
 
     std::vector<Tensor> tensors;
-    tensors.push_back({"model.embed_tokens.weight", {vocab, kHidden}, 0, 0.5});
+    const std::string m = options.vision ? "model.language_model." : "model.";
+    tensors.push_back({m + "embed_tokens.weight", {vocab, kHidden}, 0, 0.5});
     for (int64_t layer = 0; layer < kLayers; ++layer)
-        add_layer(tensors, "model.layers." + std::to_string(layer) + ".",
+        add_layer(tensors, m + "layers." + std::to_string(layer) + ".",
                   (layer + 1) % kInterval == 0, !(options.defect == "no-a-log" && layer == 0),
                   options.moe, !mcq && !options.next, lin_dim, false, options.next);
-    tensors.push_back({"model.norm.weight", {kHidden}, 0.0, 0.1});
+    tensors.push_back({m + "norm.weight", {kHidden}, 0.0, 0.1});
+    if (options.vision)
+        for (const Qwen3vlTowerTensor& t : qwen3vl_tower_tensors(kHidden, 2, 0))
+            tensors.push_back({t.name, t.shape, t.center, t.spread});
     tensors.push_back({"lm_head.weight", {vocab, kHidden}, 0, 1.0 / std::sqrt(double(kHidden))});
     tensors.push_back({"mtp.fc.weight", {kHidden, 2 * kHidden}, 0, 1.0 / std::sqrt(2.0 * kHidden)});
     tensors.push_back({"mtp.pre_fc_norm_embedding.weight", {kHidden}, 0.0, 0.1});

@@ -46,6 +46,11 @@ struct Qwen35Options {
     // narrow-heads: value heads of half a GGUF block (16; NVFP4 32).
     // qwen3next: "float", "mcq" or "mlx" (mlx-lm's qwen3_next: "model.*", no text_config).
     std::string format = "float";
+    // --qwen35-vision (float only): Qwen3_5(Moe)ForConditionalGeneration as published, the text
+    // model under "model.language_model." with text_config, and the Qwen3.5 vision tower under
+    // "model.visual." (qwen3vl_files.hpp's tower without deepstack mergers, its merger 64 wide),
+    // vision_config and preprocessor_config.json.
+    bool vision = false;
 };
 
 // Writes config.json, model.safetensors and the tokenizer files into out_dir (which exists and is

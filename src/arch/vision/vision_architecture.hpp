@@ -32,6 +32,7 @@ enum class VisionDim : uint8_t {
     merged,        // hidden x spatial_merge_size^2: a patch merger's input width
     temporal,      // vision_config temporal_patch_size: a Conv3D patch embedding's depth
     mlp_width,     // hidden x mlp_ratio: the block MLP's width where vision_config gives a ratio
+    positions,     // vision_config num_position_embeddings: a learned position table's rows
 };
 
 // One source tensor written as several GGUF tensors (the converter's modify_tensors split): which
@@ -88,6 +89,11 @@ struct VisionArchitecture {
     // Source names containing one of these are skipped, as the converter's filter_tensors does.
     std::span<const std::string_view> skipped;
     std::span<const VisionTensorSpec> first, layer, last;
+    // Rows of a list of modules attached to some layers (Qwen3-VL's deepstack mergers): "{N}" in
+    // the HF name is the list position i, in the GGUF name the layer vision_config[index_key][i]
+    // names (each index a layer of the tower). Written after the layers, in the list's order.
+    std::span<const VisionTensorSpec> indexed;
+    std::string_view index_key;
     // transformers' defaults (the vision config class) for keys vision_config may leave out.
     std::span<const ConfigDefault> vision_defaults;
     // The converter's renames of vision_config keys (after the defaults), before anything reads it.
@@ -105,6 +111,8 @@ namespace detail {
 const VisionArchitecture& gemma3_vision_architecture();
 const VisionArchitecture& qwen2vl_vision_architecture();
 const VisionArchitecture& qwen25vl_vision_architecture();
+const VisionArchitecture& qwen3vl_vision_architecture();
+const VisionArchitecture& qwen35_vision_architecture();
 }  // namespace detail
 
 }  // namespace rebox::arch

@@ -28,6 +28,7 @@ const RefArch& ref_olmo2();
 const RefArch& ref_smollm3();
 const RefArch& ref_mistral3();
 const RefArch& ref_qwen2vl();
+const RefArch& ref_qwen3vl();
 const RefArch& ref_apertus();
 const RefArch& ref_qwen35();
 const RefArch& ref_qwen35moe();
@@ -44,17 +45,17 @@ namespace {
 
 std::span<const RefArch* const> all_ref_archs() {
     static const RefArch* const kArchs[] = {
-        &detail::ref_qwen3(),          &detail::ref_qwen2(),           &detail::ref_llama(),
-        &detail::ref_qwen3_moe(),      &detail::ref_qwen2_moe(),       &detail::ref_mixtral(),
-        &detail::ref_phi3(),           &detail::ref_gemma(),           &detail::ref_gemma2(),
-        &detail::ref_gemma3(),         &detail::ref_gemma_embedding(), &detail::ref_bert(),
-        &detail::ref_xlm_roberta(),    &detail::ref_nomic_bert(),      &detail::ref_gpt_oss(),
-        &detail::ref_modernbert(),     &detail::ref_seed_oss(),        &detail::ref_olmo2(),
-        &detail::ref_smollm3(),        &detail::ref_mistral3(),        &detail::ref_apertus(),
-        &detail::ref_qwen35(),         &detail::ref_qwen35moe(),       &detail::ref_qwen3next(),
-        &detail::ref_glm4moe(),        &detail::ref_gemma4(),          &detail::ref_deepseek2(),
-        &detail::ref_glm4_moe_lite(),  &detail::ref_qwen2vl(),         &detail::ref_nemotron_h(),
-        &detail::ref_nemotron_h_moe(),
+        &detail::ref_qwen3(),         &detail::ref_qwen2(),           &detail::ref_llama(),
+        &detail::ref_qwen3_moe(),     &detail::ref_qwen2_moe(),       &detail::ref_mixtral(),
+        &detail::ref_phi3(),          &detail::ref_gemma(),           &detail::ref_gemma2(),
+        &detail::ref_gemma3(),        &detail::ref_gemma_embedding(), &detail::ref_bert(),
+        &detail::ref_xlm_roberta(),   &detail::ref_nomic_bert(),      &detail::ref_gpt_oss(),
+        &detail::ref_modernbert(),    &detail::ref_seed_oss(),        &detail::ref_olmo2(),
+        &detail::ref_smollm3(),       &detail::ref_mistral3(),        &detail::ref_apertus(),
+        &detail::ref_qwen35(),        &detail::ref_qwen35moe(),       &detail::ref_qwen3next(),
+        &detail::ref_glm4moe(),       &detail::ref_gemma4(),          &detail::ref_deepseek2(),
+        &detail::ref_glm4_moe_lite(), &detail::ref_qwen2vl(),         &detail::ref_qwen3vl(),
+        &detail::ref_nemotron_h(),    &detail::ref_nemotron_h_moe(),
     };
     return kArchs;
 }

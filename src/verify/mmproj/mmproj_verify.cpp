@@ -242,6 +242,19 @@ VerifyReport verify_mmproj(const std::filesystem::path& model_dir,
     n.temporal = std::max<int64_t>(first_count(vision, {"temporal_patch_size"}), 0);
     n.mlp_ratio = std::max<int64_t>(first_count(vision, {"mlp_ratio"}), 0);
     n.text_hidden = first_count(text, {"hidden_size"});
+    n.positions = std::max<int64_t>(first_count(vision, {"num_position_embeddings"}), 0);
+    if (const auto list = vision.find("deepstack_visual_indexes");
+        list != vision.end() && list->is_array())
+        for (const json& index : *list) {
+            if (!index.is_number_integer() || index.get<int64_t>() < 0 ||
+                index.get<int64_t>() >= n.layers) {
+                report.problems.push_back(
+                    "config.json: vision_config.deepstack_visual_indexes holds " + index.dump() +
+                    ", not a layer of the tower");
+                return report;
+            }
+            n.deepstack.push_back(index.get<int64_t>());
+        }
     for (const int64_t v : {n.image_size, n.patch_size, n.hidden, n.ffn, n.layers, n.heads,
                             n.channels, n.text_hidden})
         if (v <= 0) {

@@ -21,6 +21,11 @@ struct RefVisionNumbers {
     // vision_config's, where present (0 otherwise): the patch merger's spatial_merge_size, the
     // Conv3D's temporal_patch_size, Qwen2-VL's mlp_ratio.
     int64_t merge = 0, temporal = 0, mlp_ratio = 0;
+    // Qwen3-VL's learned position table rows (num_position_embeddings) and the tower layers its
+    // deepstack mergers take features from (deepstack_visual_indexes, in order); 0 / empty
+    // otherwise.
+    int64_t positions = 0;
+    std::vector<int64_t> deepstack;
 };
 
 enum class RefVisionType {
@@ -61,6 +66,8 @@ struct RefVisionFamily {
 const RefVisionFamily& ref_gemma3_vision();
 const RefVisionFamily& ref_qwen2vl_vision();
 const RefVisionFamily& ref_qwen25vl_vision();
+const RefVisionFamily& ref_qwen3vl_vision();
+const RefVisionFamily& ref_qwen35_vision();
 
 // The family for config.json's architectures[0] (vision_config's when it names one); nullptr when
 // verify knows none.

@@ -105,6 +105,9 @@ struct RefConfig {
     bool rope_theta_given = false;
     uint32_t mtp_layers = 0;
     std::vector<int64_t> mrope_section;
+    // qwen3vl: vision_config.deepstack_visual_indexes' length (Qwen3VLTextModel's
+    // n_deepstack_layers), filled by its finish_config.
+    uint32_t deepstack_layers = 0;
     // glm4moe (Glm4MoeModel), filled by its finish_config as config.json gives them (nullopt /
     // false when it has none): n_shared_experts, first_k_dense_replace, n_group, topk_group,
     // routed_scaling_factor, norm_topk_prob; whether it names a score function and

@@ -27,7 +27,7 @@ TEST(VisionRegistry, ClaimsByArchitecture) {
     EXPECT_EQ(verify_ref::find_ref_vision_family(text_only), nullptr);
     // vision_config.architectures[0] wins over the top level (get_model_architecture).
     json other = gemma3;
-    other["vision_config"]["architectures"] = {"Qwen3VLForConditionalGeneration"};
+    other["vision_config"]["architectures"] = {"Mistral3ForConditionalGeneration"};
     EXPECT_EQ(arch::find_vision_architecture(other), nullptr);
     EXPECT_EQ(verify_ref::find_ref_vision_family(other), nullptr);
     other["vision_config"]["architectures"] = {"Qwen2VLForConditionalGeneration"};
@@ -39,7 +39,19 @@ TEST(VisionRegistry, ClaimsByArchitecture) {
     EXPECT_EQ(arch::find_vision_architecture(qwen)->projector_type, "qwen2.5vl_merger");
     const json qwen3 = {{"architectures", {"Qwen3VLForConditionalGeneration"}},
                         {"vision_config", json::object()}};
-    EXPECT_EQ(arch::find_vision_architecture(qwen3), nullptr);
+    ASSERT_NE(arch::find_vision_architecture(qwen3), nullptr);
+    EXPECT_EQ(arch::find_vision_architecture(qwen3)->projector_type, "qwen3vl_merger");
+    EXPECT_NE(verify_ref::find_ref_vision_family(qwen3), nullptr);
+    // Qwen3.5's tower: the same converter class (Qwen3VLVisionModel), its own record (no
+    // deepstack default).
+    for (const char* name :
+         {"Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"}) {
+        const json qwen35 = {{"architectures", {name}}, {"vision_config", json::object()}};
+        ASSERT_NE(arch::find_vision_architecture(qwen35), nullptr) << name;
+        EXPECT_EQ(arch::find_vision_architecture(qwen35)->projector_type, "qwen3vl_merger");
+        EXPECT_EQ(arch::find_vision_architecture(qwen35)->family, "qwen35vl");
+        EXPECT_NE(verify_ref::find_ref_vision_family(qwen35), nullptr) << name;
+    }
 }
 
 TEST(VisionRegistry, Gemma3NamesAsThePublishedCheckpoint) {

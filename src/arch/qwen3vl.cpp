@@ -1,0 +1,87 @@
+// qwen3vl (Qwen3-VL): the text model of Qwen3VLForConditionalGeneration as llama.cpp's converter
+// writes it (conversion/qwen3vl.py, Qwen3VLTextModel -> Qwen3Model -> Qwen2Model -> TextModel,
+// chosen by architectures[0]) for its qwen3vl graph (src/models/qwen3vl.cpp): qwen3's tensors (per-
+// head q/k RMSNorms, no biases, NEOX rows, an optional output tied to token_embd without one) and
+// TextModel's KVs with rope.dimension_sections, the rope parameters' mrope_section padded to 4,
+// then n_deepstack_layers = the length of vision_config.deepstack_visual_indexes (the vision
+// layers whose merged features llama.cpp adds to the first text layers; the loader's input width
+// is hidden_size x (1 + n_deepstack_layers)). The published layout is transformers'
+// model.language_model.* + model.visual.* + lm_head; the vision tower is the mmproj's
+// (src/arch/vision/qwen3vl_vision.cpp), left out here.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "arch_tables.hpp"
+#include "rebox/error.hpp"
+
+namespace rebox::arch::detail {
+namespace qwen3vl_record {
+
+using enum Presence;
+
+// The top-level model_type; text_config brings its own (qwen3_vl_text), which the class choice by
+// architectures[0] covers.
+constexpr std::string_view kModelTypes[] = {"qwen3_vl"};
+constexpr TensorSpec kFirst[] = {kTokenEmbd};
+constexpr auto kLayer = join(kQwen3Attention, dense_ffn());
+constexpr TensorSpec kLast[] = {kOutputNorm, output_row()};
+// Qwen2VL's order (TextModel.set_gguf_parameters: the counts, the M-RoPE sections before
+// rope_theta, rope_theta, rms_norm_eps, key/value length from config.json's head_dim), then
+// Qwen3VLTextModel's n_deepstack_layers.
+constexpr ArchKv kKvs[] = {ArchKv::block_count,
+                           ArchKv::context_length,
+                           ArchKv::embedding_length,
+                           ArchKv::feed_forward_length,
+                           ArchKv::head_count,
+                           ArchKv::head_count_kv,
+                           ArchKv::rope_dimension_sections_given,
+                           ArchKv::rope_freq_base,
+                           ArchKv::rms_epsilon,
+                           ArchKv::key_length_given,
+                           ArchKv::value_length_given,
+                           ArchKv::n_deepstack_layers};
+// The vision tower, its merger and deepstack mergers (after "model." / "language_model." are
+// stripped).
+constexpr std::string_view kLeftOut[] = {"visual."};
+
+bool claims_qwen3vl(const nlohmann::json& root) {
+    const auto archs = root.find("architectures");
+    if (archs == root.end() || !archs->is_array() || archs->empty()) return false;
+    return (*archs)[0] == "Qwen3VLForConditionalGeneration";
+}
+
+// transformers' Qwen3VLVisionConfig default for deepstack_visual_indexes (the converter reads the
+// vision config through AutoConfig).
+constexpr uint32_t kDefaultDeepstackLayers = 3;  // [8, 16, 24]
+
+void read_qwen3vl(const nlohmann::json& root, ModelConfig& config) {
+    read_mrope_sections(root, config);
+    config.deepstack_layers = kDefaultDeepstackLayers;
+    const auto vision = root.find("vision_config");
+    if (vision == root.end() || !vision->is_object()) return;
+    const auto indexes = vision->find("deepstack_visual_indexes");
+    if (indexes == vision->end()) return;
+    if (!indexes->is_array() || indexes->size() > 256)
+        throw_input_error("config.json", "vision_config.deepstack_visual_indexes",
+                          "is " + indexes->dump(), "a list of vision layer indexes");
+    for (const nlohmann::json& index : *indexes)
+        if (!index.is_number_unsigned() || index.get<uint64_t>() > 4096)
+            throw_input_error("config.json", "vision_config.deepstack_visual_indexes",
+                              "holds " + index.dump(), "vision layer indexes");
+    config.deepstack_layers = static_cast<uint32_t>(indexes->size());
+}
+
+constexpr Architecture kQwen3vl = [] {
+    Architecture a{"qwen3vl", kModelTypes, kFirst, kLayer, kLast, kKvs, {}, kLeftOut};
+    a.claims_config = claims_qwen3vl;
+    a.finish_config = read_qwen3vl;
+    // qwen3vl.cpp passes the .scale of attention and the output; its feed-forward takes none.
+    a.nvfp4_scales = {.output = true};
+    return a;
+}();
+
+}  // namespace qwen3vl_record
+
+const Architecture& qwen3vl_architecture() { return qwen3vl_record::kQwen3vl; }
+
+}  // namespace rebox::arch::detail
