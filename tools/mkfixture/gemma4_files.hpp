@@ -21,8 +21,13 @@ namespace mkfixture {
 struct Gemma4Options {
     // "" | layer-types (config.json layer_types has 3 entries for 4 layers) | no-router-scale
     // (moe: layer 0 without router.scale): a checkpoint rebox must refuse.
+    // | no-per-layer-embeddings (--gemma4-e2b: no embed_tokens_per_layer)
     std::string defect;
     bool moe = false;
+    // The E2B / E4B layout: per-layer input embeddings, the last layers KV-shared with a
+    // double-wide MLP (gemma4_files.cpp G4Layout); --format float, mcq or mlx (mlx-lm drops the
+    // KV-shared layers' k_proj / v_proj / k_norm).
+    bool e2b = false;
     std::string format = "float";     // float (BF16) | mcq | mlx
     std::string recipe = "uniform4";  // mlx: an MLX recipe (mlx_recipe.hpp)
     uint64_t seed = 1;
