@@ -664,6 +664,47 @@ TEST(Gemma4Registry, E2bKvs) {
               (std::vector<uint8_t>{0, 0, 1, 4, 4, 5}));
 }
 
+// google/gemma-4-E2B-it's own numbers (its config.json text_config: 35 layers, four sliding then
+// one full, the last 20 KV-shared, hidden 1536, intermediate 6144 doubled on the shared layers,
+// 1 kv head, head_dim 256 / global 512, per-layer inputs of 256): the loader's shapes and the
+// converter's feed_forward_length.
+TEST(Gemma4Registry, E2bRealNumbers) {
+    std::string types = "[";
+    for (int i = 0; i < 35; ++i)
+        types += std::string(i ? ", " : "") +
+                 (i % 5 == 4 ? "\"full_attention\"" : "\"sliding_attention\"");
+    types += "]";
+    nlohmann::json root = nlohmann::json::parse(g4_json(kE2b, types));
+    nlohmann::json& text = root["text_config"];
+    for (const auto& [key, value] : {std::pair<const char*, uint32_t>{"hidden_size", 1536},
+                                     {"intermediate_size", 6144},
+                                     {"num_hidden_layers", 35},
+                                     {"num_attention_heads", 8},
+                                     {"head_dim", 256},
+                                     {"global_head_dim", 512},
+                                     {"hidden_size_per_layer_input", 256},
+                                     {"num_kv_shared_layers", 20},
+                                     {"vocab_size", 262144},
+                                     {"vocab_size_per_layer_input", 262144},
+                                     {"sliding_window", 512}})
+        text[key] = value;
+    const ModelConfig c = parse_model_config(root);
+    EXPECT_EQ(config_problems(g4(), c), std::vector<std::string>{});
+    using Ne = std::vector<int64_t>;
+    EXPECT_EQ(expected_ne(g4(), c, "per_layer_token_embd.weight"), (Ne{8960, 262144}));
+    EXPECT_EQ(expected_ne(g4(), c, "per_layer_model_proj.weight"), (Ne{1536, 8960}));
+    EXPECT_EQ(expected_ne(g4(), c, "blk.14.ffn_gate.weight"), (Ne{1536, 6144}));
+    EXPECT_EQ(expected_ne(g4(), c, "blk.15.ffn_gate.weight"), (Ne{1536, 12288}));
+    EXPECT_EQ(expected_ne(g4(), c, "blk.14.attn_k.weight"), (Ne{1536, 512}));
+    EXPECT_EQ(expected_ne(g4(), c, "blk.13.attn_k.weight"), (Ne{1536, 256}));
+    G4Kvs kvs = g4_kvs(c);
+    const GgufValue& ffn = kvs.values["feed_forward_length"];
+    ASSERT_EQ(ffn.array.size(), 35u);
+    EXPECT_EQ(std::get<int64_t>(ffn.array[14]), 6144);
+    EXPECT_EQ(std::get<int64_t>(ffn.array[15]), 12288);
+    EXPECT_EQ(kvs.values["attention.shared_kv_layers"].as_u32(), 20u);
+}
+
 TEST(Gemma4Registry, E2bRefusals) {
     // The last two layers with keys of their own must be sliding then full: llama.cpp's loader
     // reuses layer L - shared - 2 for sliding layers and L - shared - 1 for full ones.
