@@ -5,7 +5,8 @@
 # tools/mkfixture/gemma4_tokenizer.hpp), and the same model in mcq-v1 (4-bit / 64 then 3-bit / 32) and
 # in MLX as mlx-lm saves a mixed_3_4 conversion (every matrix quantized, the vision tower dropped), and
 # the MoE layout of 26B-A4B (--gemma4-moe, BF16: every layer's MLP beside a router, its two scales, the
-# fused experts.gate_up_proj / down_proj of 2 experts and three more norms), and the E2B / E4B layout
+# fused experts.gate_up_proj / down_proj of 2 experts and three more norms; and in mcq-v1, whose 2-D
+# contract leaves the 3-D fused experts float, F32), and the E2B / E4B layout
 # (--gemma4-e2b: per-layer input embeddings, the last 3 of 6 layers KV-shared with a double-wide MLP,
 # their unused k_proj / v_proj / k_norm kept as google/gemma-4-E2B-it stores them) in BF16, in mcq-v1
 # and in MLX (mlx-lm's sanitize drops the KV-shared layers' k / v), are each converted as they are and
@@ -32,11 +33,12 @@ clients_init gemma4_arch "${1:-}"
 ggufpy_setup "$BUILD"
 
 dir="$WORK/gemma4" mcq="$WORK/gemma4-mcq" mlx="$WORK/gemma4-mlx" moe="$WORK/gemma4-moe"
-e2b="$WORK/gemma4-e2b" e2b_mcq="$WORK/gemma4-e2b-mcq" e2b_mlx="$WORK/gemma4-e2b-mlx"
+e2b="$WORK/gemma4-e2b" e2b_mcq="$WORK/gemma4-e2b-mcq" e2b_mlx="$WORK/gemma4-e2b-mlx" moe_mcq="$WORK/gemma4-moe-mcq"
 "$MKFIXTURE" "$dir" --preset tiny --arch gemma4 --force >/dev/null
 "$MKFIXTURE" "$mcq" --preset tiny --arch gemma4 --format mcq --force >/dev/null
 "$MKFIXTURE" "$mlx" --preset tiny --arch gemma4 --format mlx --recipe mixed_3_4 --force >/dev/null
 "$MKFIXTURE" "$moe" --preset tiny --arch gemma4 --gemma4-moe --force >/dev/null
+"$MKFIXTURE" "$moe_mcq" --preset tiny --arch gemma4 --gemma4-moe --format mcq --force >/dev/null
 "$MKFIXTURE" "$e2b" --preset tiny --arch gemma4 --gemma4-e2b --force >/dev/null
 # Seed 3: with the default seed's random weights one test string's last hidden state has an outlier
 # whose Q8_1 activation rounding (llama.cpp's Q4_1 kernels) puts its embedding at cos 0.9985 from the
@@ -46,7 +48,7 @@ e2b="$WORK/gemma4-e2b" e2b_mcq="$WORK/gemma4-e2b-mcq" e2b_mlx="$WORK/gemma4-e2b-
 "$MKFIXTURE" "$e2b_mlx" --preset tiny --arch gemma4 --gemma4-e2b --format mlx --recipe mixed_3_4 \
   --force >/dev/null
 triples=() pairs=()
-for d in "$dir" "$mcq" "$mlx" "$moe" "$e2b" "$e2b_mcq" "$e2b_mlx"; do
+for d in "$dir" "$mcq" "$mlx" "$moe" "$moe_mcq" "$e2b" "$e2b_mcq" "$e2b_mlx"; do
   "$REBOX" convert "$d" -o "$d.gguf" --quiet
   "$REBOX" convert "$d" -o "$d-f32.gguf" --outtype f32 --quiet
   "$REBOX" verify "$d" "$d.gguf" >/dev/null

@@ -221,6 +221,10 @@ ModelPlan g4_plan(const std::vector<G4Tensor>& tensors, int64_t vocab, const std
         }
         PlanUnit unit;
         unit.norm = NormTensor{t.name, t.shape[0], t.center, t.spread};
+        if (t.shape.size() == 3) {  // the MoE block's fused experts: float (mcq-v1 is 2-D only)
+            unit.norm.dims = t.shape;
+            unit.norm.length = t.shape[0] * t.shape[1] * t.shape[2];
+        }
         if (t.name.ends_with("q_norm.weight") || t.name.ends_with("k_norm.weight"))
             unit.norm.center = kG4QuantQkNormCenter, unit.norm.spread = 0.05;
         plan.units.push_back(unit);
@@ -244,8 +248,8 @@ std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& o
     const std::string& format = options.format;
     if (format != "float" && format != "mcq" && format != "mlx")
         throw std::runtime_error("--arch gemma4: --format float, mcq or mlx, not " + format);
-    if (options.moe && format != "float")
-        throw std::runtime_error("--gemma4-moe: --format float only");
+    if (options.moe && format == "mlx")
+        throw std::runtime_error("--gemma4-moe: --format float or mcq");
     const int64_t vocab = write_gemma4_tokenizer(out_dir);
     {
         std::ofstream out(out_dir / "config.json", std::ios::binary);

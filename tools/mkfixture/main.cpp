@@ -195,8 +195,8 @@ int main(int argc, char** argv) {
                  "values of earlier ones (double-wide MLP), per-layer input embeddings of 64");
     bool gemma4_moe = false;
     app.add_flag("--gemma4-moe", gemma4_moe,
-                 "--arch gemma4 (--format float): the 26B-A4B layout, a MoE block of 2 experts of "
-                 "32 (both used) beside each layer's MLP");
+                 "--arch gemma4 (--format float or mcq): the 26B-A4B layout, a MoE block of 2 "
+                 "experts of 32 (both used) beside each layer's MLP");
     std::string encoder_pooling;
     app.add_option("--pooling", encoder_pooling,
                    "bert / xlm-roberta / nomic-bert: sentence-transformers pooling cls | mean | "
