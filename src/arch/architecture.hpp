@@ -86,6 +86,10 @@ enum class Dim : uint8_t {
     ssm_groups,
     ssm_group_width,
     ssm_conv_kernel,  // conv_kernel (conv1d's taps per channel)
+    // Per-layer input embeddings (ModelConfig::per_layer_input_width, gemma4's E2B / E4B): the
+    // per-layer width, and it times num_hidden_layers (the table holding every layer's slice).
+    per_layer_input,
+    per_layer_input_all,
 };
 
 // How the rows of a source tensor are placed in the GGUF tensor. Only whole rows move (with each
@@ -157,10 +161,13 @@ enum class ValueTransform : uint8_t {
 };
 
 enum class Presence : uint8_t {
-    absent,               // llama.cpp's graph has no such tensor: refused
-    optional,             // loaded when present
-    required,             // the graph needs it
-    required_unless_tied  // required unless tie_word_embeddings (output.weight)
+    absent,                // llama.cpp's graph has no such tensor: refused
+    optional,              // loaded when present
+    required,              // the graph needs it
+    required_unless_tied,  // required unless tie_word_embeddings (output.weight)
+    // required when the model has per-layer input embeddings (ModelConfig::per_layer_input_width
+    // not 0, gemma4's E2B / E4B), optional otherwise
+    required_with_per_layer_input,
 };
 
 // How a tensor's source values are stored, beyond a plain copy of one source tensor.
@@ -326,6 +333,10 @@ enum class ArchKv : uint8_t {
     // embedding_length_per_layer_input (hidden_size_per_layer_input, 0 when absent or null);
     // attention.sliding_window_pattern as one BOOL per entry of layer_types.
     head_count_kv_layers,
+    // Gemma4Model: with use_double_wide_mlp, feed_forward_length rewritten in place as one INT32
+    // per layer (intermediate_size, doubled from the first KV-shared layer on); else TextModel's
+    // one number.
+    feed_forward_length_double_wide,
     key_length_full,
     value_length_full,
     key_length_swa,

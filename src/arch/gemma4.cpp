@@ -19,9 +19,15 @@
 // experts.down_proj as ffn_down_exps (both stored without ".weight", as filter_tensors appends it;
 // the 3-D tensors are copied as they are), and the extra norms pre_ffw_norm_2 / post_ffw_norm_1 /
 // post_ffw_norm_2. KVs: TextModel's expert_count (num_experts) and expert_used_count
-// (top_k_experts), Gemma4Model's expert_feed_forward_length (moe_intermediate_size). Refused for
-// now (BLOCKERs): the per-layer input embeddings and KV-shared layers of E2B / E4B and the
-// double-wide MLP.
+// (top_k_experts), Gemma4Model's expert_feed_forward_length (moe_intermediate_size).
+// E2B / E4B: the per-layer input embeddings (embed_tokens_per_layer -> per_layer_token_embd, kept
+// whole in the embeddings' type, per_layer_model_projection -> per_layer_model_proj,
+// per_layer_projection_norm -> per_layer_proj_norm, and per layer per_layer_input_gate ->
+// inp_gate, per_layer_projection -> proj, post_per_layer_input_norm -> post_norm), the
+// KV-shared last num_kv_shared_layers layers (their k_proj / v_proj / k_norm written when the
+// checkpoint holds them, as the converter writes what it finds; the loader takes them as optional)
+// and the double-wide MLP of those layers (use_double_wide_mlp: feed_forward_length becomes a
+// per-layer array).
 #include <charconv>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -35,11 +41,23 @@ namespace gemma4_record {
 using enum Presence;
 
 // The layer kinds (ModelConfig::layer_kinds values): sliding or full attention, each with or
-// without the MoE block; and the TensorSpec::kinds bits of the rows each holds.
-constexpr uint8_t kSliding = 0, kFull = 1, kSlidingMoe = 2, kFullMoe = 3;
-constexpr uint8_t kSlidingBit = (1u << kSliding) | (1u << kSlidingMoe),
-                  kFullBit = (1u << kFull) | (1u << kFullMoe),
-                  kMoeBit = (1u << kSlidingMoe) | (1u << kFullMoe);
+// without the MoE block, or KV-shared (E2B / E4B: the last num_kv_shared_layers layers reuse an
+// earlier layer's keys and values), with the double-wide MLP or not; and the TensorSpec::kinds
+// bits of the rows each holds.
+constexpr uint8_t kSliding = 0, kFull = 1, kSlidingMoe = 2, kFullMoe = 3, kSlidingShared = 4,
+                  kFullShared = 5, kSlidingSharedWide = 6, kFullSharedWide = 7;
+constexpr uint8_t bit(uint8_t kind) { return static_cast<uint8_t>(1u << kind); }
+constexpr uint8_t kSlidingBit = bit(kSliding) | bit(kSlidingMoe) | bit(kSlidingShared) |
+                                bit(kSlidingSharedWide),
+                  kFullBit = bit(kFull) | bit(kFullMoe) | bit(kFullShared) | bit(kFullSharedWide),
+                  kMoeBit = bit(kSlidingMoe) | bit(kFullMoe),
+                  kSharedBit = bit(kSlidingShared) | bit(kFullShared) | bit(kSlidingSharedWide) |
+                               bit(kFullSharedWide),
+                  kWideBit = bit(kSlidingSharedWide) | bit(kFullSharedWide);
+// The layers that compute their own keys and values, and those whose MLP is intermediate_size
+// wide.
+constexpr uint8_t kOwnKvBit = static_cast<uint8_t>(~kSharedBit),
+                  kNarrowBit = static_cast<uint8_t>(~kWideBit);
 
 constexpr std::string_view kModelTypes[] = {"gemma4_text", "gemma4"};
 constexpr std::string_view kLeftOut[] = {"vision_tower.", "embed_vision.", "audio_tower.",
@@ -47,8 +65,8 @@ constexpr std::string_view kLeftOut[] = {"vision_tower.", "embed_vision.", "audi
 
 // An RMSNorm [width], written as it is (no + 1), on the layers `kinds` say.
 constexpr TensorSpec norm(std::string_view hf, std::string_view gguf, Dim width = Dim::hidden,
-                          uint8_t kinds = 0) {
-    TensorSpec spec{hf, gguf, required, absent, 1, {width}};
+                          uint8_t kinds = 0, Presence weight = required) {
+    TensorSpec spec{hf, gguf, weight, absent, 1, {width}};
     spec.kinds = kinds;
     return spec;
 }
@@ -82,27 +100,72 @@ constexpr TensorSpec moe_router() {
     return spec;
 }
 
-constexpr const auto& kFirst = kGemma3First;
-// Each attention row twice: the sliding layers' widths, then the full layers'.
+// token_embd cut to the vocabulary (Gemma3Model.modify_tensors), then the per-layer input
+// embeddings of E2B / E4B: the table of every layer's slice (not cut: its name holds no
+// "embed_tokens.weight"), the projection of the embeddings to it and its norm.
+constexpr TensorSpec kFirst[] = {
+    kGemma3First[0],
+    {"embed_tokens_per_layer",
+     "per_layer_token_embd",
+     Presence::required_with_per_layer_input,
+     absent,
+     2,
+     {Dim::per_layer_input_all, Dim::vocab}},
+    {"per_layer_model_projection",
+     "per_layer_model_proj",
+     Presence::required_with_per_layer_input,
+     absent,
+     2,
+     {Dim::hidden, Dim::per_layer_input_all}},
+    {"per_layer_projection_norm",
+     "per_layer_proj_norm",
+     Presence::required_with_per_layer_input,
+     absent,
+     1,
+     {Dim::per_layer_input}},
+};
+// The dense MLP's three matrices on the layers `kinds` say, `width` wide.
+constexpr TensorSpec mlp(std::string_view hf, std::string_view gguf, bool down, Dim width,
+                         uint8_t kinds) {
+    return matrix(hf, gguf, down ? width : Dim::hidden, down ? Dim::hidden : width, kinds);
+}
+// A per-layer input row (E2B / E4B), on every layer of such a model.
+constexpr TensorSpec per_layer(std::string_view hf, std::string_view gguf, uint8_t rank,
+                               std::array<Dim, 3> ne) {
+    return {hf, gguf, Presence::required_with_per_layer_input, absent, rank, ne};
+}
+// Each attention row twice: the sliding layers' widths, then the full layers'; k_proj and k_norm
+// once more for the KV-shared layers, where the loader takes them when present (the converter
+// writes what the checkpoint holds; transformers and the graph do not use them).
 constexpr TensorSpec kLayer[] = {
     norm("input_layernorm", "attn_norm"),
     matrix("self_attn.q_proj", "attn_q", Dim::hidden, Dim::q_width, kSlidingBit),
     matrix("self_attn.q_proj", "attn_q", Dim::hidden, Dim::q_width_full, kFullBit),
     norm("self_attn.q_norm", "attn_q_norm", Dim::head_dim, kSlidingBit),
     norm("self_attn.q_norm", "attn_q_norm", Dim::head_dim_full, kFullBit),
-    matrix("self_attn.k_proj", "attn_k", Dim::hidden, Dim::kv_width, kSlidingBit),
-    matrix("self_attn.k_proj", "attn_k", Dim::hidden, Dim::kv_width_full, kFullBit),
-    norm("self_attn.k_norm", "attn_k_norm", Dim::head_dim, kSlidingBit),
-    norm("self_attn.k_norm", "attn_k_norm", Dim::head_dim_full, kFullBit),
+    matrix("self_attn.k_proj", "attn_k", Dim::hidden, Dim::kv_width, kSlidingBit& kOwnKvBit),
+    matrix("self_attn.k_proj", "attn_k", Dim::hidden, Dim::kv_width_full, kFullBit& kOwnKvBit),
+    matrix("self_attn.k_proj", "attn_k", Dim::hidden, Dim::kv_width, kSlidingBit& kSharedBit,
+           optional),
+    matrix("self_attn.k_proj", "attn_k", Dim::hidden, Dim::kv_width_full, kFullBit& kSharedBit,
+           optional),
+    norm("self_attn.k_norm", "attn_k_norm", Dim::head_dim, kSlidingBit& kOwnKvBit),
+    norm("self_attn.k_norm", "attn_k_norm", Dim::head_dim_full, kFullBit& kOwnKvBit),
+    norm("self_attn.k_norm", "attn_k_norm", Dim::head_dim, kSlidingBit& kSharedBit, optional),
+    norm("self_attn.k_norm", "attn_k_norm", Dim::head_dim_full, kFullBit& kSharedBit, optional),
     matrix("self_attn.v_proj", "attn_v", Dim::hidden, Dim::kv_width, kSlidingBit, optional),
     matrix("self_attn.v_proj", "attn_v", Dim::hidden, Dim::kv_width_full, kFullBit, optional),
     matrix("self_attn.o_proj", "attn_output", Dim::q_width, Dim::hidden, kSlidingBit),
     matrix("self_attn.o_proj", "attn_output", Dim::q_width_full, Dim::hidden, kFullBit),
     norm("post_attention_layernorm", "post_attention_norm"),
     norm("pre_feedforward_layernorm", "ffn_norm"),
-    {"mlp.gate_proj", "ffn_gate", required, absent, 2, {Dim::hidden, Dim::ffn}},
-    {"mlp.up_proj", "ffn_up", required, absent, 2, {Dim::hidden, Dim::ffn}},
-    {"mlp.down_proj", "ffn_down", required, absent, 2, {Dim::ffn, Dim::hidden}},
+    // The MLP, 2 * intermediate_size wide on the KV-shared layers of a use_double_wide_mlp model.
+    mlp("mlp.gate_proj", "ffn_gate", false, Dim::ffn, kNarrowBit),
+    mlp("mlp.gate_proj", "ffn_gate", false, Dim::ffn_x2, kWideBit),
+    mlp("mlp.up_proj", "ffn_up", false, Dim::ffn, kNarrowBit),
+    mlp("mlp.up_proj", "ffn_up", false, Dim::ffn_x2, kWideBit),
+    mlp("mlp.down_proj", "ffn_down", true, Dim::ffn, kNarrowBit),
+    mlp("mlp.down_proj", "ffn_down", true, Dim::ffn_x2, kWideBit),
     norm("post_feedforward_layernorm", "post_ffw_norm"),
     // The MoE block, in the loader's order (src/models/gemma4.cpp).
     moe_router(),
@@ -114,6 +177,10 @@ constexpr TensorSpec kLayer[] = {
     moe_fused("experts.down_proj", "ffn_down_exps", Dim::expert_ffn, Dim::hidden),
     // The loader's per-expert factor on the experts' output (optional there).
     moe_bare("router.per_expert_scale", "ffn_down_exps.scale", Dim::experts, optional),
+    // The per-layer input (E2B / E4B), in the loader's order: gate, projection, norm.
+    per_layer("per_layer_input_gate", "inp_gate", 2, {Dim::hidden, Dim::per_layer_input}),
+    per_layer("per_layer_projection", "proj", 2, {Dim::per_layer_input, Dim::hidden}),
+    per_layer("post_per_layer_input_norm", "post_norm", 1, {Dim::hidden}),
     [] {  // Gemma4Model.filter_tensors appends ".weight" to the layer_scalar buffer
         TensorSpec spec{"layer_scalar", "layer_output_scale", optional, absent, 1, {Dim::one}};
         spec.hf_bare = true;
@@ -130,7 +197,7 @@ constexpr ArchKv kKvs[] = {
     ArchKv::block_count,
     ArchKv::context_length,
     ArchKv::embedding_length,
-    ArchKv::feed_forward_length,
+    ArchKv::feed_forward_length_double_wide,
     ArchKv::head_count,
     ArchKv::head_count_kv_layers,
     ArchKv::rope_freq_base,
@@ -188,13 +255,23 @@ bool gemma4_flag(const nlohmann::json& root, const char* field) {
 }
 
 // layer_types: sliding_attention layers are kind 0, full_attention layers kind 1; with experts
-// (enable_moe_block, or a file's expert_count) every layer has the MoE block: 2 and 3.
+// (enable_moe_block, or a file's expert_count) every layer has the MoE block: 2 and 3. The last
+// num_kv_shared_layers layers (E2B / E4B) are 4 and 5, or 6 and 7 with the double-wide MLP (the
+// checks refuse KV sharing beside the MoE block).
 void gemma4_layer_kinds(ModelConfig& config) {
     config.layer_kinds.clear();
     const bool moe = config.num_experts > 0;
-    for (const std::string& type : config.layer_types)
-        config.layer_kinds.push_back(type == "sliding_attention" ? (moe ? kSlidingMoe : kSliding)
-                                                                 : (moe ? kFullMoe : kFull));
+    const int64_t first_shared = int64_t{config.num_hidden_layers} - config.kv_shared_layers;
+    for (size_t i = 0; i < config.layer_types.size(); ++i) {
+        const bool sliding = config.layer_types[i] == "sliding_attention";
+        uint8_t kind = sliding ? kSliding : kFull;
+        if (moe)
+            kind = sliding ? kSlidingMoe : kFullMoe;
+        else if (config.kv_shared_layers != 0 && int64_t(i) >= first_shared)
+            kind = config.double_wide_mlp ? (sliding ? kSlidingSharedWide : kFullSharedWide)
+                                          : (sliding ? kSlidingShared : kFullShared);
+        config.layer_kinds.push_back(kind);
+    }
 }
 
 // The full layers' head size (global_head_dim, else the head_dim of per_layer_config's first full
@@ -234,6 +311,7 @@ void read_gemma4(const nlohmann::json& root, ModelConfig& config) {
         full.kv_heads = heads;
     config.full_attention = full;
     config.kv_shared_layers = gemma4_count(root, "num_kv_shared_layers", 0, kCap);
+    config.double_wide_mlp = gemma4_flag(root, "use_double_wide_mlp");
     // Absent: transformers' 256 (the converter reads config.json through it); null: the
     // converter's `or 0`.
     config.per_layer_input_width = root.contains("hidden_size_per_layer_input")
@@ -241,6 +319,36 @@ void read_gemma4(const nlohmann::json& root, ModelConfig& config) {
                                        : 256;
     if (config.final_logit_softcapping == 0.0f) config.final_logit_softcapping.reset();
     if (config.layer_types.size() <= kCap) gemma4_layer_kinds(config);
+}
+
+// KV-shared layers (E2B / E4B): llama.cpp's loader lets layer il >= L - num_kv_shared_layers
+// reuse the cache of layer L - num_kv_shared_layers - 2 when il is a sliding layer and of the
+// layer after it otherwise (it asserts at least 2 layers of their own), while transformers reuses
+// the last earlier layer of the same type: the two agree only when the last two layers with keys
+// and values of their own are a sliding then a full one.
+void gemma4_shared_checks(const ModelConfig& config, std::vector<std::string>& problems) {
+    const uint32_t layers = config.num_hidden_layers, shared = config.kv_shared_layers;
+    if (shared + 2 > layers) {
+        problems.push_back("config.json num_kv_shared_layers " + std::to_string(shared) +
+                           " leaves fewer than 2 of num_hidden_layers " + std::to_string(layers) +
+                           " with keys and values of their own (llama.cpp's gemma4 loader "
+                           "asserts at least 2)");
+        return;
+    }
+    const uint32_t own = layers - shared;
+    if (config.layer_types[own - 2] != "sliding_attention" ||
+        config.layer_types[own - 1] != "full_attention")
+        problems.push_back(
+            "config.json layer_types: layers " + std::to_string(own - 2) + " and " +
+            std::to_string(own - 1) + " (the last before the " + std::to_string(shared) +
+            " KV-shared layers) are " + config.layer_types[own - 2] + " and " +
+            config.layer_types[own - 1] +
+            ": llama.cpp's gemma4 graph reuses them as the sliding and the full layers' keys and "
+            "values, transformers the last earlier layer of each type");
+    if (config.num_experts > 0)
+        problems.push_back("config.json num_kv_shared_layers " + std::to_string(shared) +
+                           " beside the MoE block (enable_moe_block): no Gemma 4 checkpoint has "
+                           "both, and rebox does not write them together");
 }
 
 // What the converter or llama.cpp's gemma4 graph does that rebox does not write yet, and the
@@ -268,11 +376,6 @@ void gemma4_checks(const Architecture&, const ModelConfig& config,
         problems.push_back("config.json rope_parameters.full_attention.partial_rotary_factor " +
                            std::to_string(*config.rope_scaling->partial_rotary_factor) +
                            " is not in (0, 1]");
-    if (config.per_layer_input_width != 0)
-        problems.push_back("hidden_size_per_layer_input " +
-                           std::to_string(config.per_layer_input_width) +
-                           ": the per-layer input embeddings of Gemma 4 E2B / E4B are not "
-                           "written yet (only 0 is)");
     if (config.num_experts > 0 &&
         (config.num_experts_per_tok == 0 || config.num_experts_per_tok > config.num_experts))
         problems.push_back(
@@ -280,10 +383,7 @@ void gemma4_checks(const Architecture&, const ModelConfig& config,
             " must be between 1 and num_experts " + std::to_string(config.num_experts));
     if (config.num_experts > 0 && !config.moe_intermediate_size)
         problems.push_back("config.json moe_intermediate_size is missing (the experts' width)");
-    if (config.kv_shared_layers != 0)
-        problems.push_back("num_kv_shared_layers " + std::to_string(config.kv_shared_layers) +
-                           ": layers that share another layer's keys and values (Gemma 4 E2B / "
-                           "E4B) are not written yet (only 0 is)");
+    if (config.kv_shared_layers != 0) gemma4_shared_checks(config, problems);
 }
 
 bool gemma4_given(const nlohmann::json& root, const char* field) {
@@ -322,10 +422,6 @@ void prepare_gemma4_moe(nlohmann::json& root) {
 
 // Fields only the config.json object shows (before read_model_config's common reading).
 void prepare_gemma4(nlohmann::json& root) {
-    if (gemma4_flag(root, "use_double_wide_mlp"))
-        throw Error(ExitClass::blocker, "config.json", "use_double_wide_mlp",
-                    "is true: Gemma 4's double-wide MLP (E2B / E4B) is not written yet",
-                    "a Gemma 4 31B- or 26B-A4B-style checkpoint");
     prepare_gemma4_moe(root);
     const auto global = root.find("num_global_key_value_heads");
     if (global != root.end() && !global->is_null() && !gemma4_flag(root, "attention_k_eq_v"))

@@ -255,6 +255,18 @@ std::optional<GgufValue> arch_kv_value(arch::ArchKv key, const ModelConfig& conf
                                                          : *config.full_attention->kv_heads));
             return i32_array_value(heads);
         }
+        case ArchKv::feed_forward_length_double_wide: {
+            if (!config.double_wide_mlp) return u32_value(config.intermediate_size);
+            // Gemma4Model: il < block_count - num_kv_shared_layers keeps intermediate_size.
+            const int64_t first_shared =
+                int64_t{config.num_hidden_layers} - config.kv_shared_layers;
+            std::vector<int32_t> widths;
+            for (int64_t il = 0; il < config.num_hidden_layers; ++il)
+                widths.push_back(static_cast<int32_t>(il < first_shared
+                                                          ? config.intermediate_size
+                                                          : 2 * int64_t{config.intermediate_size}));
+            return i32_array_value(widths);
+        }
         case ArchKv::key_length_full:
         case ArchKv::value_length_full:
         case ArchKv::rope_dimension_count_full:
@@ -355,6 +367,7 @@ const char* arch_kv_suffix(arch::ArchKv key) {
             return "block_count";
         case ArchKv::feed_forward_length:
         case ArchKv::feed_forward_length_given:
+        case ArchKv::feed_forward_length_double_wide:
             return "feed_forward_length";
         case ArchKv::head_count:
             return "attention.head_count";

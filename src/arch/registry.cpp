@@ -323,6 +323,10 @@ int64_t resolve_dim(Dim dim, const ModelConfig& c) {
             if (dim == Dim::ssm_group_width) return m.groups == 0 ? 0 : inner / m.groups;
             return m.conv_kernel;
         }
+        case Dim::per_layer_input:
+            return c.per_layer_input_width;
+        case Dim::per_layer_input_all:
+            return int64_t{c.per_layer_input_width} * c.num_hidden_layers;
     }
     return 0;
 }
@@ -593,7 +597,9 @@ namespace {
 void add_required(const Architecture& arch, const ModelConfig& config, const TensorSpec& spec,
                   std::optional<uint32_t> layer, std::vector<std::string>& names) {
     if (spec.weight == Presence::required ||
-        (spec.weight == Presence::required_unless_tied && !config.tie_word_embeddings))
+        (spec.weight == Presence::required_unless_tied && !config.tie_word_embeddings) ||
+        (spec.weight == Presence::required_with_per_layer_input &&
+         config.per_layer_input_width != 0))
         names.push_back(make_ref(arch, spec, layer, false)->gguf_name);
 }
 
@@ -877,6 +883,12 @@ std::string explain_dim(Dim dim, const ModelConfig& c) {
             break;
         case Dim::o_mla_width:
             formula = heads + " * v_head_dim";
+            break;
+        case Dim::per_layer_input:
+            return "hidden_size_per_layer_input " + std::to_string(c.per_layer_input_width);
+        case Dim::per_layer_input_all:
+            formula = "hidden_size_per_layer_input " + std::to_string(c.per_layer_input_width) +
+                      " * num_hidden_layers " + std::to_string(c.num_hidden_layers);
             break;
     }
     return formula + " = " + std::to_string(resolve_dim(dim, c));

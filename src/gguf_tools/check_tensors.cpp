@@ -51,6 +51,18 @@ void read_full_attention_kvs(const CheckContext& ctx, const std::string& a, Mode
                 full.kv_heads = static_cast<uint32_t>(n);
         }
     c.full_attention = full;
+    // E2B / E4B: the KV-shared layers, the per-layer input width, and the double-wide MLP of the
+    // KV-shared layers (a per-layer feed_forward_length, intermediate_size first).
+    c.kv_shared_layers = u32_or(ctx, a + ".attention.shared_kv_layers", 0);
+    c.per_layer_input_width = u32_or(ctx, a + ".embedding_length_per_layer_input", 0);
+    const GgufValue* widths = ctx.find(a + ".feed_forward_length");
+    if (widths != nullptr && widths->is_array() && !widths->array.empty())
+        for (const GgufScalar& item : widths->array) {
+            const int64_t* width = std::get_if<int64_t>(&item);
+            if (width == nullptr || *width <= 0 || *width > INT32_MAX) continue;
+            if (c.intermediate_size == 0) c.intermediate_size = static_cast<uint32_t>(*width);
+            if (*width != c.intermediate_size) c.double_wide_mlp = true;
+        }
 }
 
 // The registry entry for general.architecture: where several records share the GGUF name, the one
@@ -130,8 +142,9 @@ ModelConfig config_from_kvs(const CheckContext& ctx, const std::string& a) {
     // otherwise (ModelConfig::layer_kinds 0, 1, 2); the sizes from the non-zero entries.
     const GgufValue* widths = ctx.find(a + ".feed_forward_length");
     const GgufValue* kv_heads = ctx.find(a + ".attention.head_count_kv");
-    if (widths != nullptr && kv_heads != nullptr && widths->is_array() && kv_heads->is_array() &&
-        widths->array.size() == kv_heads->array.size() && widths->array.size() <= kLlamaMaxLayers) {
+    if (!c.full_attention && widths != nullptr && kv_heads != nullptr && widths->is_array() &&
+        kv_heads->is_array() && widths->array.size() == kv_heads->array.size() &&
+        widths->array.size() <= kLlamaMaxLayers) {
         const auto entry = [](const GgufScalar& item) -> uint32_t {
             const int64_t* n = std::get_if<int64_t>(&item);
             return n != nullptr && *n > 0 && *n <= INT32_MAX ? static_cast<uint32_t>(*n) : 0;

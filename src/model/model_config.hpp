@@ -178,6 +178,8 @@ struct ModelConfig {
     std::string score_function;
     uint32_t kv_shared_layers = 0;       // num_kv_shared_layers: the last layers have no k/v
     uint32_t per_layer_input_width = 0;  // hidden_size_per_layer_input (0: none)
+    // use_double_wide_mlp (gemma4): the KV-shared layers' MLP is 2 * intermediate_size wide.
+    bool double_wide_mlp = false;
 };
 
 // The architecture-independent reading of config.json. arch/read_config.hpp puts it together

@@ -4,8 +4,12 @@
 //    special-token text parsed; a BOS is prepended (add_bos), <|channel> / <|"|> are USER_DEFINED
 //    (llama.cpp renders them, so isSpecialToken is false) while <|turn> is CONTROL;
 //  - the model: each file and its --outtype f32 twin load and their embeddings of a few lines agree
-//    (cos >= --min-cos; only the kernels' arithmetic differs, both hold the same values).
-// Usage: node gemma4_llama.mjs MODEL_DIR [--min-cos 0.999] A.gguf:F32.gguf...   (exit 1 on any failure)
+//    (cos >= --min-cos; only the kernels' arithmetic differs, both hold the same values);
+//  - with --logits, each file also generates: its next-token log-probabilities over the whole
+//    vocabulary after a prompt agree with the twin's (cos >= --min-cos; the final logit
+//    softcapping and the output matrix included), and it greedily generates a few tokens.
+// Usage: node gemma4_llama.mjs MODEL_DIR [--min-cos 0.999] [--logits] A.gguf:F32.gguf...
+//        (exit 1 on any failure)
 import {readFileSync} from "node:fs";
 import {parseArgs} from "node:util";
 import {getLlama, LlamaLogLevel} from "node-llama-cpp";
@@ -13,6 +17,7 @@ import {TokenizerLoader} from "@lenml/tokenizers";
 
 const {values: opt, positionals} = parseArgs({allowPositionals: true, options: {
   "min-cos": {type: "string", default: "0.999"},
+  logits: {type: "boolean", default: false},
 }});
 const [dir, ...pairs] = positionals;
 const read = (name) => JSON.parse(readFileSync(`${dir}/${name}`, "utf8"));
@@ -58,15 +63,44 @@ async function run(file, withVocab) {
     vectors.push(v);
   }
   await ctx.dispose();
+  if (opt.logits) vectors.push(await nextTokenLogProbs(file, model));
   await model.dispose();
   return vectors;
+}
+
+// The next-token log-probabilities over the whole vocabulary after a prompt (temperature 1, no
+// top-k / top-p / min-p cut), then a few greedy tokens generated from there.
+async function nextTokenLogProbs(file, model) {
+  const ctx = await model.createContext({contextSize: 256, threads: 1});
+  const sequence = ctx.getSequence();
+  const prompt = model.tokenize(strings[2], true);
+  const size = Object.keys(vocab).length;
+  const input = prompt.map((t, i) => i < prompt.length - 1 ? t : [t, {generateNext: {
+    probabilities: true, options: {temperature: 1, topK: size, topP: 1, minP: 0}}}]);
+  const out = await sequence.controlledEvaluate(input);
+  const probs = out[prompt.length - 1]?.next?.probabilities;
+  const logp = new Array(size).fill(Math.log(1e-30));
+  if (!probs || probs.size < size - 1) problems.push(`${file}: no full next-token distribution`);
+  else for (const [token, p] of probs) if (token < size) logp[token] = Math.log(Math.max(p, 1e-30));
+  const generated = [];
+  await sequence.clearHistory();
+  for await (const token of sequence.evaluate(prompt, {temperature: 0})) {
+    generated.push(token);
+    if (generated.length >= 4) break;
+  }
+  if (generated.length === 0 || generated.some((t) => !(t >= 0 && t < size)))
+    problems.push(`${file}: generated ${JSON.stringify(generated)}`);
+  console.log(`  ${file.split("/").pop()}: generates ${JSON.stringify(generated)}`);
+  await ctx.dispose();
+  return logp;
 }
 
 for (const pair of pairs) {
   const [file, twin] = pair.split(":");
   const a = await run(file, !checkedVocab), b = await run(twin, false);
   const minCos = Math.min(...a.map((v, i) => cosine(v, b[i])));
-  console.log(`  ${file.split("/").pop()}: llama.cpp loads it and its f32 twin; min cosine ${minCos.toFixed(6)}`);
+  console.log(`  ${file.split("/").pop()}: llama.cpp loads it and its f32 twin; min cosine ${minCos.toFixed(6)}` +
+              (opt.logits ? ` (next-token log-probabilities ${cosine(a.at(-1), b.at(-1)).toFixed(6)})` : ""));
   if (!(minCos >= Number(opt["min-cos"]))) problems.push(`${file}: min cosine ${minCos} below ${opt["min-cos"]}`);
 }
 await llama.dispose();

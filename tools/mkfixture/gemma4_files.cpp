@@ -41,33 +41,53 @@ struct G4Tensor {
     double center = 0, spread = 1;
 };
 
-bool g4_full_layer(int64_t layer) { return layer == kG4Layers - 1; }
+// The E2B / E4B layout (--gemma4-e2b), as google/gemma-4-E2B-it's config.json has it in small:
+// 6 layers, sliding, sliding, full, then 3 KV-shared layers (sliding, sliding, full) whose MLP
+// is double-wide; one kv head of 16 on every layer, the full layers' head 32 with its own
+// v_proj (attention_k_eq_v false, num_global_key_value_heads null); per-layer inputs of 64
+// (a multiple of 64, as mlx-lm's groups along per_layer_projection's rows need).
+constexpr int64_t kE2bLayers = 6, kE2bShared = 3, kE2bKvHeads = 1, kE2bPerLayer = 64;
 
-nlohmann::ordered_json g4_config(int64_t vocab, const std::string& defect, bool moe) {
+struct G4Layout {
+    int64_t layers = kG4Layers, kv_heads = kG4KvHeads, shared = 0, per_layer = 0;
+    bool e2b = false;
+    bool full(int64_t layer) const { return e2b ? layer % 3 == 2 : layer == layers - 1; }
+    bool kv_shared(int64_t layer) const { return layer >= layers - shared; }
+    int64_t ffn(int64_t layer) const { return kv_shared(layer) ? 2 * kG4Ff : kG4Ff; }
+};
+
+G4Layout g4_layout(bool e2b) {
+    if (!e2b) return {};
+    return {kE2bLayers, kE2bKvHeads, kE2bShared, kE2bPerLayer, true};
+}
+
+nlohmann::ordered_json g4_config(int64_t vocab, const std::string& defect, bool moe,
+                                 const G4Layout& l) {
     nlohmann::ordered_json text;
     text["model_type"] = "gemma4_text";
     text["hidden_size"] = kG4Hidden;
     text["intermediate_size"] = kG4Ff;
-    text["num_hidden_layers"] = kG4Layers;
+    text["num_hidden_layers"] = l.layers;
     text["num_attention_heads"] = kG4Heads;
-    text["num_key_value_heads"] = kG4KvHeads;
+    text["num_key_value_heads"] = l.kv_heads;
     text["head_dim"] = kG4HeadDim;
     text["global_head_dim"] = kG4FullHeadDim;
-    text["num_global_key_value_heads"] = kG4FullKvHeads;
-    text["attention_k_eq_v"] = true;
+    text["num_global_key_value_heads"] =
+        l.e2b ? nlohmann::ordered_json() : nlohmann::ordered_json(kG4FullKvHeads);
+    text["attention_k_eq_v"] = !l.e2b;
     nlohmann::ordered_json types = nlohmann::ordered_json::array();
-    const int64_t entries = defect == "layer-types" ? kG4Layers - 1 : kG4Layers;
+    const int64_t entries = defect == "layer-types" ? l.layers - 1 : l.layers;
     for (int64_t i = 0; i < entries; ++i)
-        types.push_back(g4_full_layer(i) ? "full_attention" : "sliding_attention");
+        types.push_back(l.full(i) ? "full_attention" : "sliding_attention");
     text["layer_types"] = types;
     text["sliding_window"] = 32;
     text["max_position_embeddings"] = 4096;
     text["rms_norm_eps"] = 1e-06;
     text["final_logit_softcapping"] = 30.0;
-    text["hidden_size_per_layer_input"] = 0;
-    text["num_kv_shared_layers"] = 0;
+    text["hidden_size_per_layer_input"] = l.per_layer;
+    text["num_kv_shared_layers"] = l.shared;
     text["vocab_size_per_layer_input"] = vocab;
-    text["use_double_wide_mlp"] = false;
+    text["use_double_wide_mlp"] = l.e2b;
     text["enable_moe_block"] = moe;
     text["num_experts"] = moe ? nlohmann::ordered_json(kG4Experts) : nullptr;
     text["top_k_experts"] = moe ? nlohmann::ordered_json(kG4ExpertsUsed) : nullptr;
@@ -115,40 +135,61 @@ void g4_add_moe(std::vector<G4Tensor>& t, const std::string& p, bool router_scal
         t.push_back({p + norm + ".weight", {kG4Hidden}, 1.0, 0.1});
 }
 
-void g4_add_layer(std::vector<G4Tensor>& t, const std::string& prefix, int64_t layer,
-                  bool soft_qk) {
+// One decoder layer. A KV-shared layer keeps its k_proj / v_proj / k_norm in the checkpoint (as
+// google/gemma-4-E2B-it stores them, unused) unless `drop_shared_kv` (mlx-lm's sanitize drops
+// them); E2B's layers add the per-layer input gate, projection and norm.
+void g4_add_layer(std::vector<G4Tensor>& t, const std::string& prefix, int64_t layer, bool soft_qk,
+                  const G4Layout& l, bool drop_shared_kv) {
     const std::string p = prefix + "layers." + std::to_string(layer) + ".";
-    const bool full = g4_full_layer(layer);
-    const int64_t head = full ? kG4FullHeadDim : kG4HeadDim;
-    const int64_t q = kG4Heads * head, kv = (full ? kG4FullKvHeads : kG4KvHeads) * head;
+    const bool full = l.full(layer), own_kv = !(drop_shared_kv && l.kv_shared(layer));
+    const int64_t head = full ? kG4FullHeadDim : kG4HeadDim, ffn = l.ffn(layer);
+    const int64_t q = kG4Heads * head, kv = (full && !l.e2b ? kG4FullKvHeads : l.kv_heads) * head;
     const double w = 1.0 / std::sqrt(double(kG4Hidden));
     t.push_back({p + "input_layernorm.weight", {kG4Hidden}, 1.0, 0.1});
     t.push_back({p + "self_attn.q_proj.weight", {q, kG4Hidden}, 0, w});
-    t.push_back({p + "self_attn.k_proj.weight", {kv, kG4Hidden}, 0, w});
-    if (!full) t.push_back({p + "self_attn.v_proj.weight", {kv, kG4Hidden}, 0, w});
+    if (own_kv) t.push_back({p + "self_attn.k_proj.weight", {kv, kG4Hidden}, 0, w});
+    if (own_kv && (!full || l.e2b))
+        t.push_back({p + "self_attn.v_proj.weight", {kv, kG4Hidden}, 0, w});
     t.push_back({p + "self_attn.o_proj.weight", {kG4Hidden, q}, 0, 1.0 / std::sqrt(double(q))});
     const double qk_center = soft_qk ? kG4QuantQkNormCenter : 1.0, qk_spread = soft_qk ? 0.05 : 0.1;
     t.push_back({p + "self_attn.q_norm.weight", {head}, qk_center, qk_spread});
-    t.push_back({p + "self_attn.k_norm.weight", {head}, qk_center, qk_spread});
+    if (own_kv) t.push_back({p + "self_attn.k_norm.weight", {head}, qk_center, qk_spread});
     t.push_back({p + "post_attention_layernorm.weight", {kG4Hidden}, 1.0, 0.1});
     t.push_back({p + "pre_feedforward_layernorm.weight", {kG4Hidden}, 1.0, 0.1});
-    t.push_back({p + "mlp.gate_proj.weight", {kG4Ff, kG4Hidden}, 0, w});
-    t.push_back({p + "mlp.up_proj.weight", {kG4Ff, kG4Hidden}, 0, w});
-    t.push_back(
-        {p + "mlp.down_proj.weight", {kG4Hidden, kG4Ff}, 0, 1.0 / std::sqrt(double(kG4Ff))});
+    t.push_back({p + "mlp.gate_proj.weight", {ffn, kG4Hidden}, 0, w});
+    t.push_back({p + "mlp.up_proj.weight", {ffn, kG4Hidden}, 0, w});
+    t.push_back({p + "mlp.down_proj.weight", {kG4Hidden, ffn}, 0, 1.0 / std::sqrt(double(ffn))});
     t.push_back({p + "post_feedforward_layernorm.weight", {kG4Hidden}, 1.0, 0.1});
+    if (l.per_layer != 0) {
+        t.push_back({p + "per_layer_input_gate.weight", {l.per_layer, kG4Hidden}, 0, w});
+        t.push_back({p + "per_layer_projection.weight",
+                     {kG4Hidden, l.per_layer},
+                     0,
+                     1.0 / std::sqrt(double(l.per_layer))});
+        t.push_back({p + "post_per_layer_input_norm.weight", {kG4Hidden}, 1.0, 0.1});
+    }
     t.push_back({p + "layer_scalar", {1}, 0.5, 0.25});
 }
 
 // The tensors in transformers' order. The vision tower stand-in is left out of MLX checkpoints
 // (mlx-lm's gemma4.Model.sanitize drops vision_tower / embed_vision).
-std::vector<G4Tensor> g4_tensors(int64_t vocab, const Gemma4Options& options) {
+std::vector<G4Tensor> g4_tensors(int64_t vocab, const Gemma4Options& options, const G4Layout& l) {
     const std::string& format = options.format;
     const std::string prefix = format == "mlx" ? kG4MlxPrefix : kG4HfPrefix;
     std::vector<G4Tensor> tensors;
     tensors.push_back({prefix + "embed_tokens.weight", {vocab, kG4Hidden}, 0, 0.5});
-    for (int64_t layer = 0; layer < kG4Layers; ++layer) {
-        g4_add_layer(tensors, prefix, layer, options.moe);
+    if (l.per_layer != 0 && options.defect != "no-per-layer-embeddings")
+        tensors.push_back(
+            {prefix + "embed_tokens_per_layer.weight", {vocab, l.per_layer * l.layers}, 0, 0.5});
+    if (l.per_layer != 0) {
+        tensors.push_back({prefix + "per_layer_model_projection.weight",
+                           {l.per_layer * l.layers, kG4Hidden},
+                           0,
+                           1.0 / std::sqrt(double(kG4Hidden))});
+        tensors.push_back({prefix + "per_layer_projection_norm.weight", {l.per_layer}, 1.0, 0.1});
+    }
+    for (int64_t layer = 0; layer < l.layers; ++layer) {
+        g4_add_layer(tensors, prefix, layer, options.moe || l.e2b, l, format == "mlx");
         if (options.moe)
             g4_add_moe(tensors, prefix + "layers." + std::to_string(layer) + ".",
                        layer != 0 || options.defect != "no-router-scale");
@@ -165,9 +206,10 @@ std::vector<G4Tensor> g4_tensors(int64_t vocab, const Gemma4Options& options) {
 // gemma4_text has no quant predicate: each Linear and the Embedding), the norms and layer_scalar
 // float. mcq: the embedding and layer 0 at 4 bits in groups of 64, later layers at 3 bits in groups
 // of 32; MLX: the recipe asked for (apply_mlx_recipe).
-ModelPlan g4_plan(const std::vector<G4Tensor>& tensors, int64_t vocab, const std::string& format) {
+ModelPlan g4_plan(const std::vector<G4Tensor>& tensors, int64_t vocab, const std::string& format,
+                  const G4Layout& l) {
     ModelPlan plan;
-    plan.dims = Dims{kG4Hidden, kG4Layers, kG4Heads, kG4KvHeads, kG4HeadDim, kG4Ff, vocab};
+    plan.dims = Dims{kG4Hidden, l.layers, kG4Heads, l.kv_heads, kG4HeadDim, kG4Ff, vocab};
     plan.dims.embedding_rows = vocab;
     for (const G4Tensor& t : tensors) {
         if (t.shape.size() == 2) {
@@ -179,6 +221,10 @@ ModelPlan g4_plan(const std::vector<G4Tensor>& tensors, int64_t vocab, const std
         }
         PlanUnit unit;
         unit.norm = NormTensor{t.name, t.shape[0], t.center, t.spread};
+        if (t.shape.size() == 3) {  // the MoE block's fused experts: float (mcq-v1 is 2-D only)
+            unit.norm.dims = t.shape;
+            unit.norm.length = t.shape[0] * t.shape[1] * t.shape[2];
+        }
         if (t.name.ends_with("q_norm.weight") || t.name.ends_with("k_norm.weight"))
             unit.norm.center = kG4QuantQkNormCenter, unit.norm.spread = 0.05;
         plan.units.push_back(unit);
@@ -190,26 +236,34 @@ ModelPlan g4_plan(const std::vector<G4Tensor>& tensors, int64_t vocab, const std
 
 std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& options) {
     if (!options.defect.empty() && options.defect != "layer-types" &&
-        options.defect != "no-router-scale")
+        options.defect != "no-router-scale" && options.defect != "no-per-layer-embeddings")
         throw std::runtime_error("--gemma4-defect: unknown '" + options.defect + "'");
     if (options.defect == "no-router-scale" && !options.moe)
         throw std::runtime_error("--gemma4-defect no-router-scale needs --gemma4-moe");
+    if (options.defect == "no-per-layer-embeddings" && !options.e2b)
+        throw std::runtime_error("--gemma4-defect no-per-layer-embeddings needs --gemma4-e2b");
+    if (options.e2b && options.moe)
+        throw std::runtime_error("--gemma4-e2b and --gemma4-moe: one layout at a time");
+    const G4Layout layout = g4_layout(options.e2b);
     const std::string& format = options.format;
     if (format != "float" && format != "mcq" && format != "mlx")
         throw std::runtime_error("--arch gemma4: --format float, mcq or mlx, not " + format);
-    if (options.moe && format != "float")
-        throw std::runtime_error("--gemma4-moe: --format float only");
+    if (options.moe && format == "mlx")
+        throw std::runtime_error("--gemma4-moe: --format float or mcq");
     const int64_t vocab = write_gemma4_tokenizer(out_dir);
     {
         std::ofstream out(out_dir / "config.json", std::ios::binary);
-        out << g4_config(vocab, options.defect, options.moe).dump(2) << "\n";
+        out << g4_config(vocab, options.defect, options.moe, layout).dump(2) << "\n";
         if (!out) throw std::runtime_error((out_dir / "config.json").string() + ": cannot write");
     }
-    const std::vector<G4Tensor> tensors = g4_tensors(vocab, options);
-    const std::string shape = std::string(", 4 layers (3 sliding, 1 full)") +
-                              (options.moe ? ", MoE: 2 experts of 32, both used" : "");
+    const std::vector<G4Tensor> tensors = g4_tensors(vocab, options, layout);
+    const std::string shape =
+        (options.e2b ? std::string(", E2B layout: 6 layers (the last 3 KV-shared, double-wide), "
+                                   "per-layer inputs of 64")
+                     : std::string(", 4 layers (3 sliding, 1 full)")) +
+        (options.moe ? ", MoE: 2 experts of 32, both used" : "");
     if (format != "float") {
-        ModelPlan plan = g4_plan(tensors, vocab, format);
+        ModelPlan plan = g4_plan(tensors, vocab, format, layout);
         if (format == "mcq") {
             write_model_files(out_dir, plan, 1, options.seed);
         } else {

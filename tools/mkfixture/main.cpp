@@ -197,11 +197,16 @@ int main(int argc, char** argv) {
     std::string gemma4_defect;
     app.add_option("--gemma4-defect", gemma4_defect,
                    "--arch gemma4, a checkpoint that must be refused: layer-types (3 entries for "
-                   "4 layers) | no-router-scale (--gemma4-moe: layer 0 without router.scale)");
+                   "4 layers) | no-router-scale (--gemma4-moe: layer 0 without router.scale) "
+                   "| no-per-layer-embeddings (--gemma4-e2b: no embed_tokens_per_layer)");
+    bool gemma4_e2b = false;
+    app.add_flag("--gemma4-e2b", gemma4_e2b,
+                 "--arch gemma4: the E2B / E4B layout, 6 layers whose last 3 share the keys and "
+                 "values of earlier ones (double-wide MLP), per-layer input embeddings of 64");
     bool gemma4_moe = false;
     app.add_flag("--gemma4-moe", gemma4_moe,
-                 "--arch gemma4 (--format float): the 26B-A4B layout, a MoE block of 2 experts of "
-                 "32 (both used) beside each layer's MLP");
+                 "--arch gemma4 (--format float or mcq): the 26B-A4B layout, a MoE block of 2 "
+                 "experts of 32 (both used) beside each layer's MLP");
     std::string encoder_pooling;
     app.add_option("--pooling", encoder_pooling,
                    "bert / xlm-roberta / nomic-bert: sentence-transformers pooling cls | mean | "
@@ -440,8 +445,9 @@ int main(int argc, char** argv) {
                       << count << " stored tensors)\n";
             return 0;
         }
-        if (gemma4_moe && arch != "gemma4")
-            throw std::runtime_error("--gemma4-moe needs --arch gemma4");
+        if ((gemma4_moe || gemma4_e2b) && arch != "gemma4")
+            throw std::runtime_error(std::string(gemma4_moe ? "--gemma4-moe" : "--gemma4-e2b") +
+                                     " needs --arch gemma4");
         if (qwen35_vision && arch != "qwen35" && arch != "qwen35moe")
             throw std::runtime_error("--qwen35-vision needs --arch qwen35 or qwen35moe");
         if (arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next" ||
@@ -467,6 +473,7 @@ int main(int argc, char** argv) {
             const mkfixture::Gemma4Options gemma4{
                 .defect = gemma4_defect,
                 .moe = gemma4_moe,
+                .e2b = gemma4_e2b,
                 .format = app.count("--format") ? format : "float",
                 .recipe = recipe,
                 .seed = seed};

@@ -13,7 +13,12 @@
 // [E, hidden, moe_intermediate_size], stored as they are) and three more norms; TextModel's
 // find_hparam takes top_k_experts for the used-expert count (after num_experts_per_tok) and
 // Gemma4Model expert_intermediate_size before moe_intermediate_size.
-// Defaults: transformers' Gemma4TextConfig for what config.json may leave out.
+// E2B / E4B: the per-layer input embeddings (embed_tokens_per_layer [vocab_size,
+// num_hidden_layers * hidden_size_per_layer_input], not cut; per_layer_model_projection, its norm;
+// per layer per_layer_input_gate, per_layer_projection, post_per_layer_input_norm), the last
+// num_kv_shared_layers layers' MLP 2 * intermediate_size wide with use_double_wide_mlp
+// (transformers' Gemma4TextMLP), feed_forward_length then one INT32 per layer. Defaults:
+// transformers' Gemma4TextConfig for what config.json may leave out.
 #include <string>
 
 #include "rebox/error.hpp"
@@ -117,6 +122,29 @@ void gemma4_ref_config(const nlohmann::json& root, RefConfig& c) {
     c.full_layers = full;
     c.kv_shared_layers = gemma4_ref_count(root, "num_kv_shared_layers", kMaxLayers);
     c.per_layer_input_width = gemma4_ref_count(root, "hidden_size_per_layer_input", kMaxWidth);
+    const auto wide = root.find("use_double_wide_mlp");
+    c.double_wide_mlp = wide != root.end() && wide->is_boolean() && wide->get<bool>();
+}
+
+// The per-layer input tensors (E2B / E4B), HF order: the model's (NAME without "layers.") and
+// each layer's (REST after "layers.N."); nullopt for other names.
+std::optional<std::vector<int64_t>> gemma4_ref_per_layer_shape(const RefConfig& c,
+                                                               std::string_view name) {
+    using Shape = std::vector<int64_t>;
+    const int64_t width = c.per_layer_input_width, hidden = c.hidden_size;
+    const int64_t all = width * c.num_hidden_layers;
+    if (name == "embed_tokens_per_layer.weight") return Shape{c.vocab_size, all};
+    if (name == "per_layer_model_projection.weight") return Shape{all, hidden};
+    if (name == "per_layer_projection_norm.weight") return Shape{width};
+    return std::nullopt;
+}
+
+// Transformers' Gemma4TextMLP: intermediate_size, doubled on layer_idx >= first KV-shared layer
+// > 0 when use_double_wide_mlp.
+int64_t gemma4_ref_ffn(const RefConfig& c, uint64_t layer) {
+    const int64_t first_shared = int64_t{c.num_hidden_layers} - c.kv_shared_layers;
+    const bool wide = c.double_wide_mlp && first_shared > 0 && int64_t(layer) >= first_shared;
+    return int64_t{c.intermediate_size} * (wide ? 2 : 1);
 }
 
 // "layers.N.REST": REST and whether layer N is a full-attention layer.
@@ -141,15 +169,28 @@ std::optional<std::vector<int64_t>> gemma4_ref_shape(const RefConfig& c, std::st
     using Shape = std::vector<int64_t>;
     std::string_view rest;
     bool full = false;
+    if (auto model = gemma4_ref_per_layer_shape(c, name)) return model;
     if (!gemma4_ref_layer(c, name, &rest, &full)) return std::nullopt;
     if (rest == "layer_scalar") return Shape{1};
+    const int64_t hidden = c.hidden_size, width = c.per_layer_input_width;
+    if (rest == "per_layer_input_gate.weight") return Shape{width, hidden};
+    if (rest == "per_layer_projection.weight") return Shape{hidden, width};
+    if (rest == "post_per_layer_input_norm.weight") return Shape{hidden};
+    uint64_t layer = 0;
+    std::string_view ignored;
+    if (ref_layer(name, &layer, &ignored)) {
+        const int64_t ffn = gemma4_ref_ffn(c, layer);
+        if (rest == "mlp.gate_proj.weight" || rest == "mlp.up_proj.weight")
+            return Shape{ffn, hidden};
+        if (rest == "mlp.down_proj.weight") return Shape{hidden, ffn};
+    }
     if (auto moe = gemma4_ref_moe_shape(c, rest)) return moe;
     const RefConfig::FullAttentionLayers f =
         c.full_layers.value_or(RefConfig::FullAttentionLayers{});
     const int64_t head = full ? f.head_dim : c.head_dim;
     const int64_t kv_heads =
         full ? f.kv_heads.value_or(c.num_key_value_heads) : c.num_key_value_heads;
-    const int64_t hidden = c.hidden_size, q = int64_t{c.num_attention_heads} * head;
+    const int64_t q = int64_t{c.num_attention_heads} * head;
     if (rest == "self_attn.q_proj.weight") return Shape{q, hidden};
     if (rest == "self_attn.k_proj.weight" || rest == "self_attn.v_proj.weight")
         return Shape{kv_heads * head, hidden};
@@ -177,6 +218,19 @@ void check_gemma4_kvs(KvChecker& kv, const std::string& arch, const RefConfig& c
     kv.expect_u32(arch + ".attention.value_length_swa", config.head_dim);
     kv.expect_u32(arch + ".rope.dimension_count", full.head_dim);
     kv.expect_u32(arch + ".rope.dimension_count_swa", config.head_dim);
+    // TextModel's context_length; feed_forward_length, rewritten per layer with the double-wide
+    // MLP (Gemma4Model: il < block_count - num_kv_shared_layers keeps intermediate_size).
+    kv.expect_u32(arch + ".context_length", config.max_position_embeddings);
+    if (config.double_wide_mlp) {
+        std::vector<int64_t> widths;
+        for (uint64_t il = 0; il < config.num_hidden_layers; ++il)
+            widths.push_back(il + config.kv_shared_layers < config.num_hidden_layers
+                                 ? int64_t{config.intermediate_size}
+                                 : 2 * int64_t{config.intermediate_size});
+        check_numbers(kv, arch + ".feed_forward_length", GgufType::INT32, widths);
+    } else {
+        kv.expect_u32(arch + ".feed_forward_length", config.intermediate_size);
+    }
     kv.expect_u32(arch + ".attention.shared_kv_layers", config.kv_shared_layers);
     kv.expect_u32(arch + ".embedding_length_per_layer_input", config.per_layer_input_width);
     kv.expect_bools(arch + ".attention.sliding_window_pattern", config.sliding_layers);
@@ -199,7 +253,8 @@ const RefArch& ref_gemma4() {
         .vocab_rows_cut = true,
         .proportional_rope_freqs = true,
         .scale_roles = kScaleAttention | kScaleFfn | kScaleExperts | kScaleOutput,
-        .gemma4_vocab = true};
+        .gemma4_vocab = true,
+        .own_context_and_ffn = true};
     return kArch;
 }
 

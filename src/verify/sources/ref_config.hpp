@@ -131,6 +131,7 @@ struct RefConfig {
     };
     std::optional<FullAttentionLayers> full_layers;
     uint32_t kv_shared_layers = 0;
+    bool double_wide_mlp = false;  // gemma4's use_double_wide_mlp (the KV-shared layers' MLP)
     uint32_t per_layer_input_width = 0;
     // deepseek2 (DeepseekV2Model), filled by its finish_config: the MLA sizes (q_lora_rank nullopt:
     // q_proj) and the score function config.json names (empty: none).

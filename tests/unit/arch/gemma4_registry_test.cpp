@@ -97,7 +97,8 @@ TEST(Gemma4Registry, NamesBothWays) {
                                 "model.language_model.layers.0.self_attn.v_norm.weight",
                                 "model.language_model.layers.0.router.scale.weight",
                                 "model.language_model.layers.0.experts.gate_up_proj.weight",
-                                "model.language_model.embed_tokens_per_layer.weight"})
+                                "model.language_model.layers.0.per_layer_input_gate.bias",
+                                "model.language_model.altup_projections.0.weight"})
         EXPECT_FALSE(resolve_hf(g4(), refused).has_value()) << refused;
     EXPECT_FALSE(resolve_gguf(g4(), "blk.0.layer_output_scale").has_value());
     for (const char* left_out :
@@ -342,29 +343,16 @@ TEST(Gemma4Registry, Refusals) {
         g4_json("", R"(["sliding_attention", "sliding_attention", "full_attention",
                         "sliding_attention"])")));
     EXPECT_TRUE(lists(config_problems(g4(), last_sliding), "ends with a sliding_attention"));
-    // E2B / E4B shapes.
-    EXPECT_TRUE(lists(config_problems(g4(), g4_config(R"(, "hidden_size_per_layer_input": 256)")),
-                      "hidden_size_per_layer_input 256"));
     // null is the converter's `or 0` (31B); left out, transformers' default 256 (E2B's).
     EXPECT_EQ(g4_config(R"(, "hidden_size_per_layer_input": null)").per_layer_input_width, 0u);
     nlohmann::json no_width = nlohmann::json::parse(g4_json());
     no_width["text_config"].erase("hidden_size_per_layer_input");
     EXPECT_EQ(parse_model_config(no_width).per_layer_input_width, 256u);
-    EXPECT_TRUE(lists(config_problems(g4(), g4_config(R"(, "num_kv_shared_layers": 2)")),
-                      "num_kv_shared_layers 2"));
     // No proportional rope for the full layers.
     const ModelConfig no_rope = parse_model_config(nlohmann::json::parse(g4_json(
         R"(, "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 1e6},
              "sliding_attention": {"rope_theta": 1e4}})")));
     EXPECT_TRUE(lists(config_problems(g4(), no_rope), "rope_type \"proportional\""));
-    // The double-wide MLP: a BLOCKER naming the field.
-    try {
-        g4_config(R"(, "use_double_wide_mlp": true)");
-        ADD_FAILURE() << "use_double_wide_mlp";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.exit_class(), ExitClass::blocker);
-        EXPECT_EQ(e.field(), "use_double_wide_mlp");
-    }
     // num_global_key_value_heads without attention_k_eq_v: converters differ.
     try {
         g4_config(R"(, "attention_k_eq_v": false)");
@@ -559,6 +547,173 @@ TEST(Gemma4Registry, MoeRefusals) {
     EXPECT_TRUE(lists(
         config_problems(g4(), g4_config(std::string(kMoe) + R"(, "moe_intermediate_size": null)")),
         "moe_intermediate_size is missing"));
+}
+
+// google/gemma-4-E2B-it's text_config in small: 6 layers (sliding, sliding, full, then the 3
+// KV-shared layers sliding, sliding, full), one kv head on every layer (no
+// num_global_key_value_heads, attention_k_eq_v false), per-layer inputs of 8, the double-wide MLP.
+constexpr const char* kE2b = R"(, "num_hidden_layers": 6, "num_key_value_heads": 1,
+    "num_global_key_value_heads": null, "attention_k_eq_v": false,
+    "hidden_size_per_layer_input": 8, "num_kv_shared_layers": 3, "use_double_wide_mlp": true,
+    "vocab_size_per_layer_input": 100)";
+const char* const kE2bTypes = R"(["sliding_attention", "sliding_attention", "full_attention",
+    "sliding_attention", "sliding_attention", "full_attention"])";
+
+ModelConfig e2b_config(const std::string& extra = "", const char* types = kE2bTypes) {
+    return parse_model_config(nlohmann::json::parse(g4_json(kE2b + extra, types)));
+}
+
+// gguf-py's tensor_mapping (PER_LAYER_*: model.embed_tokens_per_layer,
+// model.per_layer_model_projection, model.per_layer_projection_norm, layers.{bid}.
+// per_layer_input_gate / per_layer_projection / post_per_layer_input_norm) and constants.py's
+// GGUF names.
+TEST(Gemma4Registry, PerLayerInputNamesBothWays) {
+    const std::tuple<const char*, const char*> rows[] = {
+        {"model.language_model.embed_tokens_per_layer.weight", "per_layer_token_embd.weight"},
+        {"model.language_model.per_layer_model_projection.weight", "per_layer_model_proj.weight"},
+        {"model.language_model.per_layer_projection_norm.weight", "per_layer_proj_norm.weight"},
+        {"model.language_model.layers.4.per_layer_input_gate.weight", "blk.4.inp_gate.weight"},
+        {"model.language_model.layers.4.per_layer_projection.weight", "blk.4.proj.weight"},
+        {"model.language_model.layers.4.post_per_layer_input_norm.weight",
+         "blk.4.post_norm.weight"},
+    };
+    g4_expect_names_both_ways(rows);
+    // The per-layer table is not cut (Gemma3Model cuts names holding "embed_tokens.weight").
+    EXPECT_EQ(resolve_hf(g4(), "model.language_model.embed_tokens_per_layer.weight")->spec->rows,
+              RowTransform::none);
+}
+
+// llama.cpp's gemma4 loader for n_embd_per_layer > 0: per_layer_tok_embd {n_embd_per_layer *
+// n_layer, n_vocab}, per_layer_model_proj {n_embd, n_embd_per_layer * n_layer},
+// per_layer_proj_norm {n_embd_per_layer}; per layer inp_gate {n_embd, n_embd_per_layer}, proj
+// {n_embd_per_layer, n_embd}, post_norm {n_embd}; k / k_norm TENSOR_NOT_REQUIRED where !has_kv(i);
+// n_ff(i) per layer (transformers' Gemma4TextMLP: doubled from the first KV-shared layer on).
+TEST(Gemma4Registry, E2bShapesAndRequiredTensors) {
+    const ModelConfig c = e2b_config();
+    EXPECT_EQ(c.per_layer_input_width, 8u);
+    EXPECT_EQ(c.kv_shared_layers, 3u);
+    EXPECT_TRUE(c.double_wide_mlp);
+    EXPECT_EQ(c.layer_kinds, (std::vector<uint8_t>{0, 0, 1, 6, 6, 7}));
+    EXPECT_EQ(config_problems(g4(), c), std::vector<std::string>{});
+    using Ne = std::vector<int64_t>;
+    const std::tuple<const char*, std::optional<Ne>> rows[] = {
+        {"per_layer_token_embd.weight", Ne{48, 100}},
+        {"per_layer_model_proj.weight", Ne{64, 48}},
+        {"per_layer_proj_norm.weight", Ne{8}},
+        {"blk.0.inp_gate.weight", Ne{64, 8}},
+        {"blk.5.proj.weight", Ne{8, 64}},
+        {"blk.3.post_norm.weight", Ne{64}},
+        {"blk.2.ffn_gate.weight", Ne{64, 128}},
+        {"blk.3.ffn_gate.weight", Ne{64, 256}},
+        {"blk.5.ffn_up.weight", Ne{64, 256}},
+        {"blk.4.ffn_down.weight", Ne{256, 64}},
+        {"blk.1.ffn_down.weight", Ne{128, 64}},
+        {"blk.2.attn_k.weight", Ne{64, 32}},  // the full layer: 1 kv head of 32
+        {"blk.2.attn_v.weight", Ne{64, 32}},
+        {"blk.5.attn_k.weight", Ne{64, 32}},  // a KV-shared full layer, when written
+        {"blk.4.attn_k_norm.weight", Ne{16}},
+        {"blk.5.attn_q.weight", Ne{64, 128}},
+    };
+    for (const auto& [name, ne] : rows) EXPECT_EQ(expected_ne(g4(), c, name), ne) << name;
+    const std::vector<std::string> required = required_tensors(g4(), c);
+    const auto has = [&](const char* name) {
+        return std::find(required.begin(), required.end(), name) != required.end();
+    };
+    for (const char* name :
+         {"per_layer_token_embd.weight", "per_layer_model_proj.weight",
+          "per_layer_proj_norm.weight", "blk.5.inp_gate.weight", "blk.0.proj.weight",
+          "blk.3.post_norm.weight", "blk.2.attn_k.weight", "blk.2.attn_k_norm.weight"})
+        EXPECT_TRUE(has(name)) << name;
+    for (const char* name : {"blk.3.attn_k.weight", "blk.5.attn_k_norm.weight",
+                             "blk.4.attn_v.weight", "blk.2.attn_v.weight"})
+        EXPECT_FALSE(has(name)) << name;
+    // token_embd, output_norm, the 3 per-layer input tensors; per layer attn_norm, q, q_norm, o,
+    // the two attention / feed-forward norms, gate, up, down, post_ffw_norm, the 3 per-layer
+    // input ones, and k / k_norm on the 3 layers with their own keys.
+    EXPECT_EQ(required.size(), 5u + 6 * 13 + 3 * 2);
+    // Without per-layer inputs (31B) nothing of them is required.
+    const std::vector<std::string> dense = required_tensors(g4(), g4_config());
+    EXPECT_EQ(std::count(dense.begin(), dense.end(), "per_layer_token_embd.weight"), 0);
+    EXPECT_EQ(explain_dim(Dim::per_layer_input_all, c),
+              "hidden_size_per_layer_input 8 * num_hidden_layers 6 = 48");
+}
+
+// Gemma4Model.set_gguf_parameters: shared_kv_layers, embedding_length_per_layer_input, and with
+// use_double_wide_mlp feed_forward_length rewritten in place as INT32 per layer: n_ff for
+// il < block_count - num_kv_shared_layers, n_ff * 2 after; head_count_kv stays one number (no
+// num_global_key_value_heads).
+TEST(Gemma4Registry, E2bKvs) {
+    G4Kvs kvs = g4_kvs(e2b_config());
+    const std::vector<std::string> want(std::begin(kG4DenseKeys), std::end(kG4DenseKeys));
+    EXPECT_EQ(kvs.keys, want);
+    EXPECT_EQ(kvs.values["attention.shared_kv_layers"].as_u32(), 3u);
+    EXPECT_EQ(kvs.values["embedding_length_per_layer_input"].as_u32(), 8u);
+    EXPECT_EQ(kvs.values["attention.head_count_kv"].type, GgufType::UINT32);
+    EXPECT_EQ(kvs.values["attention.head_count_kv"].as_u32(), 1u);
+    const GgufValue& ffn = kvs.values["feed_forward_length"];
+    ASSERT_EQ(ffn.type, GgufType::ARRAY);
+    EXPECT_EQ(ffn.elem_type, GgufType::INT32);
+    ASSERT_EQ(ffn.array.size(), 6u);
+    for (size_t i = 0; i < 6; ++i)
+        EXPECT_EQ(std::get<int64_t>(ffn.array[i]), i < 3 ? 128 : 256) << i;
+    // KV sharing without the double-wide MLP: one feed_forward_length.
+    G4Kvs narrow = g4_kvs(e2b_config(R"(, "use_double_wide_mlp": false)"));
+    EXPECT_EQ(narrow.values["feed_forward_length"].type, GgufType::UINT32);
+    EXPECT_EQ(narrow.values["feed_forward_length"].as_u32(), 128u);
+    EXPECT_EQ(e2b_config(R"(, "use_double_wide_mlp": false)").layer_kinds,
+              (std::vector<uint8_t>{0, 0, 1, 4, 4, 5}));
+}
+
+// google/gemma-4-E2B-it's own numbers (its config.json text_config: 35 layers, four sliding then
+// one full, the last 20 KV-shared, hidden 1536, intermediate 6144 doubled on the shared layers,
+// 1 kv head, head_dim 256 / global 512, per-layer inputs of 256): the loader's shapes and the
+// converter's feed_forward_length.
+TEST(Gemma4Registry, E2bRealNumbers) {
+    std::string types = "[";
+    for (int i = 0; i < 35; ++i)
+        types += std::string(i ? ", " : "") +
+                 (i % 5 == 4 ? "\"full_attention\"" : "\"sliding_attention\"");
+    types += "]";
+    nlohmann::json root = nlohmann::json::parse(g4_json(kE2b, types));
+    nlohmann::json& text = root["text_config"];
+    for (const auto& [key, value] : {std::pair<const char*, uint32_t>{"hidden_size", 1536},
+                                     {"intermediate_size", 6144},
+                                     {"num_hidden_layers", 35},
+                                     {"num_attention_heads", 8},
+                                     {"head_dim", 256},
+                                     {"global_head_dim", 512},
+                                     {"hidden_size_per_layer_input", 256},
+                                     {"num_kv_shared_layers", 20},
+                                     {"vocab_size", 262144},
+                                     {"vocab_size_per_layer_input", 262144},
+                                     {"sliding_window", 512}})
+        text[key] = value;
+    const ModelConfig c = parse_model_config(root);
+    EXPECT_EQ(config_problems(g4(), c), std::vector<std::string>{});
+    using Ne = std::vector<int64_t>;
+    EXPECT_EQ(expected_ne(g4(), c, "per_layer_token_embd.weight"), (Ne{8960, 262144}));
+    EXPECT_EQ(expected_ne(g4(), c, "per_layer_model_proj.weight"), (Ne{1536, 8960}));
+    EXPECT_EQ(expected_ne(g4(), c, "blk.14.ffn_gate.weight"), (Ne{1536, 6144}));
+    EXPECT_EQ(expected_ne(g4(), c, "blk.15.ffn_gate.weight"), (Ne{1536, 12288}));
+    EXPECT_EQ(expected_ne(g4(), c, "blk.14.attn_k.weight"), (Ne{1536, 512}));
+    EXPECT_EQ(expected_ne(g4(), c, "blk.13.attn_k.weight"), (Ne{1536, 256}));
+    G4Kvs kvs = g4_kvs(c);
+    const GgufValue& ffn = kvs.values["feed_forward_length"];
+    ASSERT_EQ(ffn.array.size(), 35u);
+    EXPECT_EQ(std::get<int64_t>(ffn.array[14]), 6144);
+    EXPECT_EQ(std::get<int64_t>(ffn.array[15]), 12288);
+    EXPECT_EQ(kvs.values["attention.shared_kv_layers"].as_u32(), 20u);
+}
+
+TEST(Gemma4Registry, E2bRefusals) {
+    // The last two layers with keys of their own must be sliding then full: llama.cpp's loader
+    // reuses layer L - shared - 2 for sliding layers and L - shared - 1 for full ones.
+    EXPECT_TRUE(lists(config_problems(g4(), e2b_config(R"(, "num_kv_shared_layers": 2)")),
+                      "layers 2 and 3 (the last before the 2 KV-shared layers) are "
+                      "full_attention and sliding_attention"));
+    // Fewer than 2 layers of their own: llama.cpp asserts.
+    EXPECT_TRUE(lists(config_problems(g4(), e2b_config(R"(, "num_kv_shared_layers": 5)")),
+                      "num_kv_shared_layers 5 leaves fewer than 2"));
 }
 
 }  // namespace

@@ -114,5 +114,44 @@ TEST(RefGemma4, MoeShapesAndCounts) {
     EXPECT_EQ(parse_ref_config(named).num_experts_per_tok, 1u);
 }
 
+// google/gemma-4-E2B-it's layout in small: 4 layers, the last 2 KV-shared with a double-wide MLP,
+// per-layer inputs of 8. transformers' Gemma4TextModel: embed_tokens_per_layer [vocab_size_per_
+// layer_input, L * 8], per_layer_model_projection [L * 8, hidden], per_layer_projection_norm [8];
+// Gemma4TextDecoderLayer: per_layer_input_gate [8, hidden], per_layer_projection [hidden, 8],
+// post_per_layer_input_norm [hidden]; Gemma4TextMLP: intermediate_size * 2 from layer 2 on.
+TEST(RefGemma4, E2bShapes) {
+    const std::string text = R"({"model_type": "gemma4", "text_config": {
+        "model_type": "gemma4_text", "hidden_size": 64, "intermediate_size": 128,
+        "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 1,
+        "head_dim": 16, "global_head_dim": 32, "vocab_size": 100, "vocab_size_per_layer_input": 100,
+        "hidden_size_per_layer_input": 8, "num_kv_shared_layers": 2, "use_double_wide_mlp": true,
+        "max_position_embeddings": 4096, "layer_types": ["sliding_attention", "full_attention",
+        "sliding_attention", "full_attention"]}})";
+    const RefConfig c = parse_ref_config(text);
+    EXPECT_EQ(c.per_layer_input_width, 8u);
+    EXPECT_EQ(c.kv_shared_layers, 2u);
+    EXPECT_TRUE(c.double_wide_mlp);
+    using Shape = std::vector<int64_t>;
+    const std::pair<const char*, Shape> rows[] = {
+        {"embed_tokens_per_layer.weight", {100, 32}},
+        {"per_layer_model_projection.weight", {32, 64}},
+        {"per_layer_projection_norm.weight", {8}},
+        {"layers.0.per_layer_input_gate.weight", {8, 64}},
+        {"layers.3.per_layer_projection.weight", {64, 8}},
+        {"layers.2.post_per_layer_input_norm.weight", {64}},
+        {"layers.1.mlp.gate_proj.weight", {128, 64}},
+        {"layers.2.mlp.up_proj.weight", {256, 64}},
+        {"layers.3.mlp.down_proj.weight", {64, 256}},
+        {"layers.3.self_attn.k_proj.weight", {32, 64}},  // kept in the checkpoint, unused
+    };
+    for (const auto& [name, shape] : rows) EXPECT_EQ(expected_hf_shape(c, name), shape) << name;
+    // Without the double-wide MLP every layer keeps intermediate_size.
+    std::string narrow = text;
+    narrow.replace(narrow.find(R"("use_double_wide_mlp": true)"), 27,
+                   R"("use_double_wide_mlp": false)");
+    EXPECT_EQ(expected_hf_shape(parse_ref_config(narrow), "layers.3.mlp.down_proj.weight"),
+              (Shape{64, 128}));
+}
+
 }  // namespace
 }  // namespace rebox::verify_ref
