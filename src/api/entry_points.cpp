@@ -38,16 +38,8 @@ std::optional<Plan> plan_mmproj(const ConvertOptions& options, const SourceModel
                               "file; leave out --mmproj");
         return std::nullopt;
     }
-    if (options.quantize) {
-        if (options.mmproj)
-            throw_input_error("", "--mmproj",
-                              "convert --quantize does not write the mmproj file yet; convert "
-                              "without --quantize, or add --no-mmproj");
-        text_plan.notes.push_back(
-            "--quantize: the vision tower's mmproj file is not written (convert without "
-            "--quantize writes it)");
-        return std::nullopt;
-    }
+    // convert --quantize: the projector is written exactly, as llama-quantize leaves the
+    // converter's mmproj file (`rebox quantize` quantizes one on request).
     if (!mmproj->blockers.empty()) throw Error(options.model_dir.string(), mmproj->blockers);
     // The text plan's note about the left-out tower now says where it went.
     for (std::string& note : text_plan.notes)

@@ -170,10 +170,55 @@ void write_tensors(const SourceModel& source, const Plan& plan, const ShardedLay
 
 namespace convert_detail {
 
+MmprojOutput plan_mmproj_output(const Plan* mmproj, const std::filesystem::path& mmproj_path,
+                                ConvertReport& result,
+                                std::vector<std::filesystem::path>& targets) {
+    MmprojOutput out;
+    if (mmproj == nullptr) return out;
+    out.plan = mmproj;
+    std::vector<GgufTensorInfo> infos;
+    for (const TensorPlan& tp : mmproj->tensors)
+        infos.push_back({tp.gguf_name, tp.ne, tp.type, 0, tp.nbytes});
+    out.layout = make_sharded_layout(mmproj->kvs, infos, SplitLimits{});
+    result.mmproj = mmproj_path;
+    result.mmproj_bytes = out.layout.shards[0].file_size();
+    for (const auto& path : result.outputs)
+        if (std::filesystem::weakly_canonical(path) ==
+            std::filesystem::weakly_canonical(mmproj_path))
+            throw_input_error(mmproj_path.string(), "--mmproj",
+                              "is the text model's output too; choose another path");
+    targets.push_back(mmproj_path);
+    return out;
+}
+
+void open_mmproj_output(const ConvertOptions& options, const ConvertReport& result,
+                        MmprojOutput& mmproj) {
+    if (mmproj.plan == nullptr) return;
+    mmproj.file = std::make_unique<AtomicOutput>(result.mmproj, options.force);
+    mmproj.file->resize(result.mmproj_bytes);
+    mmproj.file->pwrite(mmproj.layout.shards[0].serialize_metadata(), 0);
+}
+
+void write_mmproj_output(const ConvertOptions& options, const SourceModel& source,
+                         const ConvertReport& result, unsigned threads, MmprojOutput& mmproj,
+                         ConvertOutputs& outputs) {
+    if (mmproj.plan == nullptr) return;
+    std::vector<std::unique_ptr<AtomicOutput>> files;
+    files.push_back(std::move(mmproj.file));
+    write_tensors(source, *mmproj.plan, mmproj.layout, files, threads, {}, result.mmproj_bytes,
+                  nullptr);
+    // verify's own read-back of the mmproj (its values against the source, its KVs), folded into
+    // the text model's verdict: committed with the text model's files (renamed before them), or
+    // discarded with them.
+    if (options.verify) outputs.also_verified = verify_mmproj(source.dir, files[0]->temp_path());
+    outputs.files.push_back(std::move(files[0]));
+}
+
 ConvertReport write_conversion(const ConvertOptions& options, const SourceModel& source,
                                const Plan& plan, std::chrono::steady_clock::time_point start,
                                const Plan* mmproj, const std::filesystem::path& mmproj_path) {
-    if (options.quantize) return convert_quantized(options, source, plan, start);
+    if (options.quantize)
+        return convert_quantized(options, source, plan, start, mmproj, mmproj_path);
     ConvertReport result;
     std::vector<GgufTensorInfo> infos;
     for (const TensorPlan& tp : plan.tensors)
@@ -183,46 +228,17 @@ ConvertReport write_conversion(const ConvertOptions& options, const SourceModel&
                        options.split.no_tensor_first_split;
     result.outputs = output_paths(options.output, layout.shards.size(), split);
     std::vector<std::filesystem::path> targets = result.outputs;
-    ShardedLayout mmproj_layout;
-    if (mmproj != nullptr) {
-        std::vector<GgufTensorInfo> mmproj_infos;
-        for (const TensorPlan& tp : mmproj->tensors)
-            mmproj_infos.push_back({tp.gguf_name, tp.ne, tp.type, 0, tp.nbytes});
-        mmproj_layout = make_sharded_layout(mmproj->kvs, mmproj_infos, SplitLimits{});
-        result.mmproj = mmproj_path;
-        result.mmproj_bytes = mmproj_layout.shards[0].file_size();
-        for (const auto& path : result.outputs)
-            if (std::filesystem::weakly_canonical(path) ==
-                std::filesystem::weakly_canonical(mmproj_path))
-                throw_input_error(mmproj_path.string(), "--mmproj",
-                                  "is the text model's output too; choose another path");
-        targets.push_back(mmproj_path);
-    }
+    MmprojOutput projector = plan_mmproj_output(mmproj, mmproj_path, result, targets);
     refuse_output_over_input(*source.model_dir, targets);
     for (const GgufLayout& shard : layout.shards) result.output_bytes += shard.file_size();
 
     const unsigned threads =
         options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     ConvertOutputs outputs = open_outputs(options, source, layout, result.outputs, threads);
-    // The mmproj's temporary file (an existing target without --force refused before any write).
-    std::vector<std::unique_ptr<AtomicOutput>> mmproj_files;
-    if (mmproj != nullptr) {
-        mmproj_files.push_back(std::make_unique<AtomicOutput>(mmproj_path, options.force));
-        mmproj_files[0]->resize(result.mmproj_bytes);
-        mmproj_files[0]->pwrite(mmproj_layout.shards[0].serialize_metadata(), 0);
-    }
+    open_mmproj_output(options, result, projector);
     write_tensors(source, plan, layout, outputs.files, threads, options.progress,
                   result.output_bytes, outputs.verify.get());
-    if (mmproj != nullptr) {
-        write_tensors(source, *mmproj, mmproj_layout, mmproj_files, threads, {},
-                      result.mmproj_bytes, nullptr);
-        // verify's own read-back of the mmproj (its values against the source, its KVs), folded
-        // into the text model's verdict: committed with the text model's files (renamed before
-        // them), or discarded with them.
-        if (options.verify)
-            outputs.also_verified = verify_mmproj(source.dir, mmproj_files[0]->temp_path());
-        outputs.files.push_back(std::move(mmproj_files[0]));
-    }
+    write_mmproj_output(options, source, result, threads, projector, outputs);
     finish_outputs(outputs, result);
     result.seconds_total = seconds_since(start);
     return result;

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "chunk_encoder.hpp"
+#include "convert.hpp"
 #include "convert_outputs.hpp"
 #include "format/atomic_output.hpp"
 #include "format/atomic_output_set.hpp"
@@ -115,7 +116,8 @@ QuantizeReport quantize_report(const Plan& plan, const QuantizeChoices& choices)
 }
 
 ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel& source,
-                                const Plan& plan, std::chrono::steady_clock::time_point start) {
+                                const Plan& plan, std::chrono::steady_clock::time_point start,
+                                const Plan* mmproj, const std::filesystem::path& mmproj_path) {
     QuantizeOptions qopts = *options.quantize;
     qopts.split = options.split;
     qopts.dry_run = false;
@@ -125,12 +127,15 @@ ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel
     ConvertReport result;
     result.quantize = quantize_report(plan, choices);
     result.outputs = output_paths(options.output, choices.layout.shards.size(), split);
-    refuse_output_over_input(*source.model_dir, result.outputs);
+    std::vector<std::filesystem::path> targets = result.outputs;
+    MmprojOutput projector = plan_mmproj_output(mmproj, mmproj_path, result, targets);
+    refuse_output_over_input(*source.model_dir, targets);
     result.output_bytes = result.quantize->output_bytes;
 
     const unsigned threads =
         options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     ConvertOutputs outputs = open_outputs(options, source, choices.layout, result.outputs, threads);
+    open_mmproj_output(options, result, projector);
     VerifySession* verify = outputs.verify.get();
     std::vector<const MappedFile*> mappings;
     for (const auto& file : source.files) mappings.push_back(file->mapping());
@@ -164,6 +169,7 @@ ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel
             !call_progress(options.progress, Progress{"convert", done, result.output_bytes}))
             throw Error(ExitClass::cancelled, "", "", "cancelled by the progress callback");
     }
+    write_mmproj_output(options, source, result, threads, projector, outputs);
     finish_outputs(outputs, result);
     if (result.written) {
         result.quantize->written = true;

@@ -21,8 +21,11 @@ QuantizeChoices choose_for_plan(const Plan& plan, const SourceModel& source,
 QuantizeReport quantize_report(const Plan& plan, const QuantizeChoices& choices);
 
 // Writes, verifies (options.verify) and commits the quantized outputs of a plan without BLOCKERs
-// (the report's plan is the caller's to fill).
+// (the report's plan is the caller's to fill), and the mmproj (may be null) exactly beside them,
+// all or nothing.
 ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel& source,
-                                const Plan& plan, std::chrono::steady_clock::time_point start);
+                                const Plan& plan, std::chrono::steady_clock::time_point start,
+                                const Plan* mmproj = nullptr,
+                                const std::filesystem::path& mmproj_path = {});
 
 }  // namespace rebox::convert_detail

@@ -223,5 +223,31 @@ TEST_F(MmprojConvert, RefusalsLeaveNeitherFile) {
     EXPECT_TRUE(fs::exists(mmproj));
 }
 
+// convert --quantize: the text model quantized, the projector written exactly beside it (as
+// llama-quantize leaves the converter's mmproj file): byte for byte the exact conversion's mmproj,
+// both verified before either is committed; an mmproj already there refuses both.
+TEST_F(MmprojConvert, QuantizeWritesTheExactProjectorBeside) {
+    const fs::path model = make_fixture("bf16", "--format float");
+    ASSERT_EQ(convert(model, work_ / "exact.gguf").exit_code, 0);
+    const fs::path out = work_ / "q.gguf", mmproj = work_ / "mmproj-q.gguf";
+    test::write_file(mmproj, std::string("old"));
+    auto run = convert(model, out, "--quantize q8_0");
+    EXPECT_EQ(run.exit_code, 1) << run.output;
+    EXPECT_FALSE(fs::exists(out));
+    EXPECT_EQ(test::read_file(mmproj), "old");
+    fs::remove(mmproj);
+    run = convert(model, out, "--quantize q8_0");
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    ASSERT_TRUE(fs::exists(mmproj));
+    EXPECT_EQ(test::read_file(mmproj), test::read_file(work_ / "mmproj-exact.gguf"));
+    const auto text = GgufFile::open(out);
+    bool quantized = false;
+    for (const GgufTensorInfo& t : text->tensors()) quantized |= t.type == GgmlType::Q8_0;
+    EXPECT_TRUE(quantized);
+    const auto verify =
+        test::run(quoted(test::rebox_cli()) + " verify " + quoted(model) + " " + quoted(out));
+    EXPECT_EQ(verify.exit_code, 0) << verify.output;
+}
+
 }  // namespace
 }  // namespace rebox
