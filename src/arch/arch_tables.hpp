@@ -17,6 +17,7 @@ const Architecture& qwen3_architecture();
 const Architecture& qwen2_architecture();
 const Architecture& qwen2vl_architecture();
 const Architecture& qwen3vl_architecture();
+const Architecture& qwen3vlmoe_architecture();
 const Architecture& llama_architecture();
 const Architecture& qwen3_moe_architecture();
 const Architecture& qwen2_moe_architecture();

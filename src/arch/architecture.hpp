@@ -146,6 +146,14 @@ enum class RowTransform : uint8_t {
     // every z (arch/transforms.hpp qkvz_source_rows). Whole rows move: exact for every encoding.
     qkvz_qkv,
     qkvz_z,
+    // Qwen3-VL-MoE's fused experts, stored transposed (Qwen3VLMoeTextModel.modify_tensors):
+    // mlp.experts.gate_up_proj [E, hidden, 2F] gives ffn_gate_exps its first F columns and
+    // ffn_up_exps its last F (split_parts), each expert transposed to [F, hidden];
+    // mlp.experts.down_proj [E, F, hidden] is transposed to [hidden, F] per expert. Single values
+    // move: exact for float sources only (plan/expert_transpose.hpp).
+    experts_t_first_half,
+    experts_t_second_half,
+    experts_t,
 };
 
 // What happens to the values of a float tensor (a norm) on the way to GGUF.

@@ -80,8 +80,70 @@ constexpr Architecture kQwen3vl = [] {
     return a;
 }();
 
+// qwen3vlmoe (Qwen3-VL-30B-A3B, 235B-A22B: Qwen3VLMoeForConditionalGeneration's text model;
+// Qwen3VLMoeTextModel -> Qwen3MoeModel -> Qwen2MoeModel -> TextModel, src/models/qwen3vlmoe.cpp):
+// qwen3's attention and in every layer the router and experts. transformers stores the experts
+// fused and transposed against llama.cpp's layout: mlp.experts.gate_up_proj [E, hidden, 2F] (gate
+// columns, then up) and mlp.experts.down_proj [E, F, hidden], each expert transposed by the
+// converter (RowTransform::experts_t_*); per-expert tensors are stacked as qwen3moe's.
+constexpr std::string_view kMoeModelTypes[] = {"qwen3_vl_moe"};
+constexpr TensorSpec transposed_experts(std::string_view hf, std::string_view gguf, bool down,
+                                        RowTransform rows) {
+    TensorSpec spec{hf,
+                    gguf,
+                    optional,
+                    absent,
+                    3,
+                    down ? std::array{Dim::expert_ffn, Dim::hidden, Dim::experts}
+                         : std::array{Dim::hidden, Dim::expert_ffn, Dim::experts},
+                    rows};
+    spec.hf_bare = true;
+    return spec;
+}
+constexpr auto kMoeLayer =
+    join(kQwen3Attention, kQwenMoeFfn,
+         std::array{transposed_experts("mlp.experts.gate_up_proj", "ffn_gate_exps", false,
+                                       RowTransform::experts_t_first_half),
+                    transposed_experts("mlp.experts.gate_up_proj", "ffn_up_exps", false,
+                                       RowTransform::experts_t_second_half),
+                    transposed_experts("mlp.experts.down_proj", "ffn_down_exps", true,
+                                       RowTransform::experts_t)});
+// Qwen2MoeModel's order: TextModel's (sections before rope_theta, the expert counts after the
+// epsilon, key/value length from head_dim), expert_feed_forward_length, then n_deepstack_layers.
+constexpr ArchKv kMoeKvs[] = {ArchKv::block_count,
+                              ArchKv::context_length,
+                              ArchKv::embedding_length,
+                              ArchKv::feed_forward_length_given,
+                              ArchKv::head_count,
+                              ArchKv::head_count_kv,
+                              ArchKv::rope_dimension_sections_given,
+                              ArchKv::rope_freq_base,
+                              ArchKv::rms_epsilon,
+                              ArchKv::expert_count,
+                              ArchKv::expert_used_count,
+                              ArchKv::key_length_given,
+                              ArchKv::value_length_given,
+                              ArchKv::expert_feed_forward_length,
+                              ArchKv::n_deepstack_layers};
+
+bool claims_qwen3vlmoe(const nlohmann::json& root) {
+    const auto archs = root.find("architectures");
+    if (archs == root.end() || !archs->is_array() || archs->empty()) return false;
+    return (*archs)[0] == "Qwen3VLMoeForConditionalGeneration";
+}
+
+constexpr Architecture kQwen3vlMoe = [] {
+    Architecture a{"qwen3vlmoe", kMoeModelTypes, kFirst, kMoeLayer, kLast, kMoeKvs, {}, kLeftOut};
+    a.claims_config = claims_qwen3vlmoe;
+    a.finish_config = read_qwen3vl;
+    // qwen3vlmoe.cpp passes the .scale of attention and the output; its experts take none.
+    a.nvfp4_scales = {.output = true};
+    return a;
+}();
+
 }  // namespace qwen3vl_record
 
 const Architecture& qwen3vl_architecture() { return qwen3vl_record::kQwen3vl; }
+const Architecture& qwen3vlmoe_architecture() { return qwen3vl_record::kQwen3vlMoe; }
 
 }  // namespace rebox::arch::detail

@@ -48,6 +48,7 @@ const Architecture* const kArchitectures[] = {
     &detail::glm4_moe_lite_architecture(),
     &detail::qwen2vl_architecture(),
     &detail::qwen3vl_architecture(),
+    &detail::qwen3vlmoe_architecture(),
     &detail::nemotron_h_architecture(),
     &detail::nemotron_h_moe_architecture(),
 };
@@ -574,7 +575,9 @@ std::optional<std::vector<int64_t>> expected_ne(const Architecture& arch, const 
 std::vector<TensorRef> split_parts(const Architecture& arch, const TensorRef& ref) {
     std::vector<TensorRef> parts;
     if (ref.spec->rows != RowTransform::mla_k_b && ref.spec->rows != RowTransform::mla_v_b &&
-        ref.spec->rows != RowTransform::first_half_rows && ref.spec->rows != RowTransform::qkvz_qkv)
+        ref.spec->rows != RowTransform::first_half_rows &&
+        ref.spec->rows != RowTransform::qkvz_qkv &&
+        ref.spec->rows != RowTransform::experts_t_first_half)
         return parts;
     bool after = false;
     for (const TensorSpec& spec : arch.layer) {
@@ -726,6 +729,9 @@ uint32_t transform_heads(RowTransform transform, const ModelConfig& config) {
         case RowTransform::v_heads_columns:
         case RowTransform::qkvz_qkv:
         case RowTransform::qkvz_z:
+        case RowTransform::experts_t_first_half:
+        case RowTransform::experts_t_second_half:
+        case RowTransform::experts_t:
             return 0;
         case RowTransform::mla_k_b:
         case RowTransform::mla_v_b:

@@ -237,7 +237,8 @@ void encode_chunk_unchecked(const SourceTensor& source, const TensorPlan& plan, 
             const uint64_t at = chunk.first + k;
             const uint64_t j = at % t.rows, c = at / t.rows % t.columns,
                            h = at / (t.rows * t.columns);
-            encode_values(source, plan, (h * t.head_rows + j) * t.columns + c, 1,
+            const uint64_t stride = t.source_columns != 0 ? t.source_columns : t.columns;
+            encode_values(source, plan, (h * t.head_rows + j) * stride + t.column_offset + c, 1,
                           out.subspan(k * width, width));
         }
         return;

@@ -23,6 +23,7 @@
 #include "model/pooling.hpp"
 #include "model/st_dense.hpp"
 #include "model/tokenizer_vocab.hpp"
+#include "plan/expert_transpose.hpp"
 #include "plan/global_scale.hpp"
 #include "plan/layer_scalars.hpp"
 #include "plan/mla_split.hpp"
@@ -900,6 +901,9 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
             if (!attach_deinterleave(part.spec->rows, tensor, &tensor_plan, &plan.blockers)) return;
             if (!plan_detail::attach_qkvz_split(part.spec->rows, config, tensor,
                                                 source_group(tensor), &tensor_plan, &plan.blockers))
+                return;
+            if (!plan_detail::attach_expert_transpose(part.spec->rows, tensor, &tensor_plan,
+                                                      &plan.blockers))
                 return;
             if (part.spec->rows == arch::RowTransform::skip_position_offset &&
                 !attach_position_slice(config, tensor, &tensor_plan, &plan.blockers))

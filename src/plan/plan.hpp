@@ -67,11 +67,13 @@ struct TensorPlan {
     // row is encoded from its source row by the same code as an unpermuted tensor.
     std::vector<uint32_t> row_source;
     uint64_t row_values = 0;
-    // A per-head transpose (deepseek2's attn_k_b, plan/mla_split.hpp): GGUF value
-    // (h*columns + c)*rows + j is source value (h*head_rows + j)*columns + c, each value encoded
-    // on its own (the plan allows it for one-value encodings only). heads 0: none.
+    // A per-head transpose (deepseek2's attn_k_b, plan/mla_split.hpp; Qwen3-VL-MoE's fused
+    // experts, plan/expert_transpose.hpp): GGUF value (h*columns + c)*rows + j is source value
+    // (h*head_rows + j)*source_columns + column_offset + c (source_columns 0: columns), each
+    // value encoded on its own (the plan allows it for one-value encodings only). heads 0: none.
     struct HeadTranspose {
         uint64_t heads = 0, head_rows = 0, rows = 0, columns = 0;
+        uint64_t source_columns = 0, column_offset = 0;
     };
     HeadTranspose transpose;
     // Stacked experts (docs/architectures.md): GGUF values [e*expert_values, (e+1)*expert_values)

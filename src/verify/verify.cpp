@@ -642,7 +642,8 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
     // checkpoint's "mtp.layers.K" (the largest K + 1).
     if (!ref_arch->mtp_prefix.empty() && s.config.mtp_layers == 0)
         s.config.mtp_layers = verify_ref::counted_mtp_layers(index, ref_arch->mtp_prefix);
-    if (ref_arch->fused_experts) verify_ref::split_fused_experts(index);
+    if (ref_arch->fused_experts)
+        verify_ref::split_fused_experts(index, ref_arch->fused_experts_transposed);
     if (ref_arch->qkvz_split) verify_ref::split_qkvz(index, s.config);
     s.dense_files = verify_ref::index_ref_dense(model_dir, s.config, index);
     {  // config.json's counts against the source's own shapes, before anything is sized by them

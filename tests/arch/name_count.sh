@@ -35,6 +35,7 @@ declare -A names=(
   [deepseek2]='"deepseek2" "deepseek_v3" "deepseek_v2" "kimi_k2"'
   [qwen2vl]='"qwen2vl" "qwen2_vl" "qwen2_5_vl" "Qwen2VLForConditionalGeneration" "Qwen2_5_VLForConditionalGeneration" "qwen2vl_merger" "qwen2.5vl_merger"'
   [qwen3vl]='"qwen3vl" "qwen3_vl" "Qwen3VLForConditionalGeneration" "qwen3vl_merger"'
+  [qwen3vlmoe]='"qwen3vlmoe" "qwen3_vl_moe" "Qwen3VLMoeForConditionalGeneration"'
   [nemotron_h]='"nemotron_h" "nemotron_h_moe"'
 )
 for arch in $(printf '%s\n' "${!names[@]}" | sort); do

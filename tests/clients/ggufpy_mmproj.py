@@ -45,6 +45,7 @@ CLASSES = {"Gemma3ForConditionalGeneration": ("gemma.py", "Gemma3VisionModel"),
            "Qwen2VLForConditionalGeneration": ("qwenvl.py", "Qwen2VLVisionModel"),
            "Qwen2_5_VLForConditionalGeneration": ("qwenvl.py", "Qwen2VLVisionModel"),
            "Qwen3VLForConditionalGeneration": ("qwen3vl.py", "Qwen3VLVisionModel"),
+           "Qwen3VLMoeForConditionalGeneration": ("qwen3vl.py", "Qwen3VLVisionModel"),  # the same register line
            "Qwen3_5ForConditionalGeneration": ("qwen3vl.py", "Qwen3VLVisionModel"),
            "Qwen3_5MoeForConditionalGeneration": ("qwen3vl.py", "Qwen3VLVisionModel")}
 hf_arch = ((src.config.get("vision_config") or {}).get("architectures") or src.config["architectures"])[0]

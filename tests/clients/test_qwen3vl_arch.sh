@@ -21,6 +21,9 @@
 #  - rebox quantize of the BF16 mmproj to Q8_0, Q4_K_M and Q6_K: llama-quantize's file byte for byte;
 #  - bad input, each one line, exit 2 and neither file: a temporal_patch_size of 3, mergers whose output is not
 #    the text model's width, a deepstack index past the tower, and a preprocessor_config.json without image_std.
+#  - Qwen3-VL-MoE (qwen3vl_moe_restore.py on the BF16 fixture: router and fused, transposed experts): the
+#    text model (default and --outtype f32) against Qwen3VLMoeTextModel's chain, its mmproj against the
+#    converter, rebox verify, and llama.cpp's embeddings of the pair (cos >= 0.999);
 # Usage: bash tests/clients/test_qwen3vl_arch.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -52,7 +55,21 @@ for case in "${cases[@]}"; do
   triples+=("$dir" "$WORK/$name.gguf" "$types")
   loads+=("$WORK/$name.gguf")
 done
+# Qwen3-VL-MoE (qwen3vlmoe): the BF16 fixture re-stored in Qwen3-VL-30B-A3B's layout
+# (qwen3vl_moe_restore.py: a router and 4 experts per layer, fused and transposed as transformers
+# stores them); the converter transposes each expert, and so must rebox; the tower is the same.
+moe="$WORK/q3vl-moe"
+rm -rf "$moe"
+"$GGUFPY_PYTHON" "$CLIENTS_DIR/qwen3vl_moe_restore.py" "$WORK/q3vl" "$moe"
+"$REBOX" convert "$moe" -o "$moe.gguf" --quiet
+"$REBOX" convert "$moe" -o "$moe-f32.gguf" --outtype f32 --no-mmproj --quiet
+[[ -f "$WORK/mmproj-q3vl-moe.gguf" ]] || { echo "FAIL: no mmproj-q3vl-moe.gguf" >&2; exit 1; }
+"$REBOX" verify "$moe" "$moe.gguf" >/dev/null
+ggufpy "$CLIENTS_DIR/ggufpy_mmproj.py" "$BUILD/llama-src" "$moe" "$WORK/mmproj-q3vl-moe.gguf" bf16
+triples+=("$moe" "$moe.gguf" F32,BF16 "$moe" "$moe-f32.gguf" F32)
 ggufpy "$CLIENTS_DIR/ggufpy_qwen3vl.py" "$BUILD/llama-src" "${triples[@]}"
+node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 4 --min-cos 0.999 \
+  "qwen3vlmoe:$moe.gguf:$moe-f32.gguf"
 echo "qwen3vl text models and mmproj files compared with llama.cpp's converter ($(clients_elapsed))"
 out="$(node "$CLIENTS_DIR/llama_load.mjs" "${loads[@]}")"
 [[ $(grep -c '^LOADED' <<<"$out") -eq ${#loads[@]} ]] || { echo "FAIL: llama.cpp refused: $out" >&2; exit 1; }

@@ -28,7 +28,9 @@ using D = VisionDim;
 using T = VisionDtype;
 using S = VisionSplit;
 
-constexpr std::string_view kArchitectures[] = {"Qwen3VLForConditionalGeneration"};
+// Qwen3VLVisionModel is registered for both (conversion/qwen3vl.py): the MoE's tower is the same.
+constexpr std::string_view kArchitectures[] = {"Qwen3VLForConditionalGeneration",
+                                               "Qwen3VLMoeForConditionalGeneration"};
 // "model.visual." (the published layout) reaches the table as "visual." (mmproj_plan strips
 // "model."), as Qwen3VLVisionModel.filter_tensors renames it.
 constexpr std::string_view kPrefixes[] = {"visual."};

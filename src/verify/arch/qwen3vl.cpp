@@ -7,6 +7,7 @@
 // when the key is missing), written even when 0. An NVFP4 factor is applied on attention and the
 // output (src/models/qwen3vl.cpp: its feed-forward takes none).
 #include "rebox/error.hpp"
+#include "verify/arch/expected_shapes.hpp"
 #include "verify/arch/ref_arch.hpp"
 #include "verify/metadata/kv_checker.hpp"
 
@@ -61,6 +62,31 @@ void check_qwen3vl_kvs(KvChecker& kv, const std::string& arch, const RefConfig& 
     kv.expect_u32(arch + ".n_deepstack_layers", config.deepstack_layers);
 }
 
+bool qwen3vlmoe_selected(const nlohmann::json& root, std::string_view) {
+    const auto archs = root.find("architectures");
+    if (archs == root.end() || !archs->is_array() || archs->empty()) return false;
+    return (*archs)[0] == "Qwen3VLMoeForConditionalGeneration";
+}
+
+// qwen3vlmoe's MoE feed-forward, HF order: the transposed fused experts under the names verify
+// gives their parts ([E, F, hidden] for gate / up, [E, hidden, F] for down), else the decoders'
+// MoE shapes (router, per-expert tensors).
+std::optional<std::vector<int64_t>> qwen3vlmoe_shape(const RefConfig& c, std::string_view name) {
+    uint64_t layer = 0;
+    std::string_view rest;
+    if (!ref_layer(name, &layer, &rest)) return std::nullopt;
+    const int64_t hidden = c.hidden_size, experts = c.num_experts;
+    const int64_t moe_ffn = c.moe_intermediate_size.value_or(0);
+    if (rest == "mlp.experts.gate_proj.weight" || rest == "mlp.experts.up_proj.weight")
+        return std::vector<int64_t>{experts, moe_ffn, hidden};
+    if (rest == "mlp.experts.down_proj.weight")
+        return std::vector<int64_t>{experts, hidden, moe_ffn};
+    if (rest == "mlp.gate_proj.weight" || rest == "mlp.up_proj.weight" ||
+        rest == "mlp.down_proj.weight")
+        return std::vector<int64_t>{0};  // a dense feed-forward: a shape no source has
+    return expected_moe_shape(c, rest);
+}
+
 }  // namespace qwen3vl_ref
 
 const RefArch& ref_qwen3vl() {
@@ -73,6 +99,26 @@ const RefArch& ref_qwen3vl() {
                                .kvs = kQwen3vlKvs,
                                .check_kvs = check_qwen3vl_kvs,
                                .scale_roles = kScaleAttention | kScaleOutput};
+    return kArch;
+}
+
+// verify's qwen3vlmoe (Qwen3VLMoeForConditionalGeneration; Qwen3VLMoeTextModel on Qwen3MoeModel,
+// src/models/qwen3vlmoe.cpp): qwen3vl's attention, KVs and sections, and in every layer the
+// router and experts, fused and transposed as transformers stores them (verify's own split,
+// sources/fused_experts_index.hpp). An NVFP4 factor only on attention and the output.
+const RefArch& ref_qwen3vlmoe() {
+    using namespace qwen3vl_ref;
+    static constexpr std::string_view kModelTypes[] = {"qwen3_vl_moe"};
+    static const RefArch kArch{.gguf_arch = "qwen3vlmoe",
+                               .model_types = kModelTypes,
+                               .selects = qwen3vlmoe_selected,
+                               .finish_config = qwen3vl_fields,
+                               .shape = qwen3vlmoe_shape,
+                               .kvs = kQwen3vlKvs,
+                               .check_kvs = check_qwen3vl_kvs,
+                               .scale_roles = kScaleAttention | kScaleOutput,
+                               .fused_experts = true,
+                               .fused_experts_transposed = true};
     return kArch;
 }
 

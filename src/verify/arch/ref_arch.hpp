@@ -151,6 +151,9 @@ struct RefArch {
     // up rows, per expert) and mlp.experts.down_proj are the stacked experts' sources when the
     // checkpoint has them (sources/fused_experts_index.hpp).
     bool fused_experts = false;
+    // ... stored transposed (Qwen3VLMoeTextModel: gate_up_proj [E, hidden, 2F], down_proj [E, F,
+    // hidden]), each expert transposed by the converter.
+    bool fused_experts_transposed = false;
     // config.json may have no intermediate_size (Qwen3_5MoeTextConfig has none): then TextModel
     // writes no feed_forward_length (RefConfig::intermediate_size_given).
     bool intermediate_size_optional = false;

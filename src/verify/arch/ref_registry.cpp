@@ -29,6 +29,7 @@ const RefArch& ref_smollm3();
 const RefArch& ref_mistral3();
 const RefArch& ref_qwen2vl();
 const RefArch& ref_qwen3vl();
+const RefArch& ref_qwen3vlmoe();
 const RefArch& ref_apertus();
 const RefArch& ref_qwen35();
 const RefArch& ref_qwen35moe();
@@ -55,7 +56,7 @@ std::span<const RefArch* const> all_ref_archs() {
         &detail::ref_qwen35(),        &detail::ref_qwen35moe(),       &detail::ref_qwen3next(),
         &detail::ref_glm4moe(),       &detail::ref_gemma4(),          &detail::ref_deepseek2(),
         &detail::ref_glm4_moe_lite(), &detail::ref_qwen2vl(),         &detail::ref_qwen3vl(),
-        &detail::ref_nemotron_h(),    &detail::ref_nemotron_h_moe(),
+        &detail::ref_qwen3vlmoe(),    &detail::ref_nemotron_h(),      &detail::ref_nemotron_h_moe(),
     };
     return kArchs;
 }

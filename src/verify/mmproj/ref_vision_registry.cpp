@@ -22,7 +22,8 @@ const RefVisionFamily* find_ref_vision_family(const nlohmann::json& config) {
     if (name == "Gemma3ForConditionalGeneration") return &ref_gemma3_vision();
     if (name == "Qwen2VLForConditionalGeneration") return &ref_qwen2vl_vision();
     if (name == "Qwen2_5_VLForConditionalGeneration") return &ref_qwen25vl_vision();
-    if (name == "Qwen3VLForConditionalGeneration") return &ref_qwen3vl_vision();
+    if (name == "Qwen3VLForConditionalGeneration" || name == "Qwen3VLMoeForConditionalGeneration")
+        return &ref_qwen3vl_vision();
     if (name == "Qwen3_5ForConditionalGeneration" || name == "Qwen3_5MoeForConditionalGeneration")
         return &ref_qwen35_vision();
     return nullptr;

@@ -43,6 +43,11 @@ void widen(const SourceTensor& source, uint64_t first, std::span<float> out) {
 void widen_row(const ValueJob& job, uint64_t row, std::span<float> out) {
     const uint64_t row_values = out.size();
     const SourceTensor& source = *job.source;
+    if (source.transposed_rows != 0) {  // Qwen3-VL-MoE's transposed experts: value by value
+        for (uint64_t j = 0; j < row_values; ++j)
+            widen(source, source.transposed_source_value(row * row_values + j), out.subspan(j, 1));
+        return;
+    }
     if (source.deinterleave != 0) {  // gpt-oss gate/up: every other row; fused experts: halves
         widen(source, source.deinterleaved_source_row(row) * row_values, out);
         return;

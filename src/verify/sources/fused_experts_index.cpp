@@ -19,9 +19,40 @@ void rename_fused_entry(SourceIndex& index, size_t i, const std::string& name) {
     add_by_stripped_name(index, i);
 }
 
+// The transposed layout: down_proj [E, F, hidden] read as [E, hidden, F]; gate_up_proj [E, hidden,
+// 2F] as gate [E, F, hidden] and up [E, F, hidden].
+void split_transposed(SourceIndex& index, size_t i) {
+    SourceTensor& entry = index.entries[i];
+    const std::string name = entry.name;
+    const uint64_t rows = static_cast<uint64_t>(entry.shape[1]),
+                   columns = static_cast<uint64_t>(entry.shape[2]);
+    entry.transposed_rows = rows;
+    entry.transposed_columns = columns;
+    if (name.ends_with(kFusedDown)) {
+        std::swap(entry.shape[1], entry.shape[2]);
+        rename_fused_entry(index, i, name + ".weight");
+        return;
+    }
+    const std::string head = name.substr(0, name.size() - kFusedGateUp.size()) + "mlp.experts.";
+    if (columns % 2 != 0) {
+        entry.problem = error_message(entry.file, name,
+                                      "shape " + shape_text(entry.shape) +
+                                          " has no even last dim of gate columns then up columns");
+        return;
+    }
+    entry.shape = {entry.shape[0], static_cast<int64_t>(columns / 2), static_cast<int64_t>(rows)};
+    entry.element_count /= 2;
+    SourceTensor up = entry;
+    up.transposed_offset = columns / 2;
+    rename_fused_entry(index, i, head + "gate_proj.weight");
+    up.name = head + "up_proj.weight";
+    index.entries.push_back(std::move(up));
+    add_by_stripped_name(index, index.entries.size() - 1);
+}
+
 }  // namespace
 
-void split_fused_experts(SourceIndex& index) {
+void split_fused_experts(SourceIndex& index, bool transposed) {
     const size_t count = index.entries.size();
     for (size_t i = 0; i < count; ++i) {
         SourceTensor& entry = index.entries[i];
@@ -29,6 +60,10 @@ void split_fused_experts(SourceIndex& index) {
         const bool fused_float = !entry.quantized && !entry.prequant && !entry.fp4 &&
                                  entry.problem.empty() && entry.shape.size() == 3;
         if (!fused_float) continue;
+        if (transposed && (name.ends_with(kFusedDown) || name.ends_with(kFusedGateUp))) {
+            split_transposed(index, i);
+            continue;
+        }
         if (name.ends_with(kFusedDown)) {
             rename_fused_entry(index, i, name + ".weight");
             continue;

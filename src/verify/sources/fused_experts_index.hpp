@@ -12,7 +12,10 @@ namespace rebox::verify_ref {
 
 // Splits and renames the fused float expert entries of `index` in place (entries and
 // by_stripped_name); quantized ones and every other entry stay as they are.
-void split_fused_experts(SourceIndex& index);
+// `transposed` (Qwen3VLMoeTextModel.modify_tensors): the fused tensors are stored transposed,
+// gate_up_proj [E, hidden, 2F] (gate columns, then up) and down_proj [E, F, hidden]; the entries
+// become [E, F, hidden] / [E, hidden, F] read through SourceTensor::transposed_source_value.
+void split_fused_experts(SourceIndex& index, bool transposed = false);
 
 // The name the converter gives the stacked tensor of a per-expert name pattern (one "{e}"):
 // "layers.N.mlp.experts.{e}.gate_proj.weight" -> "layers.N.mlp.experts.gate_proj.weight".

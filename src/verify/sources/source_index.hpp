@@ -49,6 +49,16 @@ struct SourceTensor {
     uint64_t deinterleave_row_values = 0;
     uint64_t half_rows = 0;
     uint64_t qkvz_heads = 0, qkvz_key_rows = 0, qkvz_value_rows = 0;
+    // Qwen3-VL-MoE's transposed fused experts (fused_experts_index.hpp): the entry is [E, K, R],
+    // each expert the transpose of the source's [R, C] columns [offset, offset + K) (gate: 0, up:
+    // K = C / 2, down: all). 0: not transposed; else the source's R and C.
+    uint64_t transposed_rows = 0, transposed_columns = 0, transposed_offset = 0;
+    // The source value entry value `i` is (transposed_rows != 0).
+    uint64_t transposed_source_value(uint64_t i) const {
+        const uint64_t r = transposed_rows, kept = static_cast<uint64_t>(shape[1]);
+        const uint64_t e = i / (kept * r), c = i / r % kept, j = i % r;
+        return (e * r + j) * transposed_columns + transposed_offset + c;
+    }
     // The source row kept row `row` is (deinterleave != 0).
     uint64_t deinterleaved_source_row(uint64_t row) const {
         if (deinterleave >= 5) {

@@ -77,6 +77,11 @@ void expected_values(const ValueJob& job, uint64_t begin, std::span<uint8_t> cod
     const auto fill = [&](uint64_t source_first, std::span<float> part) {
         fill_from(source, source_first + job.source_skip, codes, part, result, job.gguf_type);
     };
+    if (source.transposed_rows != 0) {  // Qwen3-VL-MoE's transposed experts: value by value
+        for (size_t k = 0; k < out.size(); ++k)
+            fill(source.transposed_source_value(begin + k), out.subspan(k, 1));
+        return;
+    }
     if (source.deinterleave != 0) {  // gpt-oss gate/up: every other row; fused experts: halves
         const uint64_t width = source.deinterleave_row_values;
         for (size_t k = 0; k < out.size();) {
@@ -207,8 +212,8 @@ void compare_range(const ValueJob& job, uint64_t first, uint64_t count, std::spa
     // widens to exactly one binary32 pattern), so one bulk compare settles the chunk; only a
     // chunk that differs is widened and scanned for its first mismatch.
     const uint64_t same_width = source.quantized || source.prequant || job.rope_head_rows != 0 ||
-                                        source.deinterleave != 0 || !job.experts.empty() ||
-                                        job.norm_plus_one || job.neg_exp ||
+                                        source.deinterleave != 0 || source.transposed_rows != 0 ||
+                                        !job.experts.empty() || job.norm_plus_one || job.neg_exp ||
                                         job.vhead_value_heads != 0 || job.mla_part != 0
                                     ? 0
                                 : same_float_type(job.gguf_type, source.float_dtype)
@@ -254,7 +259,18 @@ std::vector<std::span<const uint8_t>> job_bytes(const ValueJob& job, uint64_t fi
                 (last + layout.block_size - 1) / layout.block_size * layout.block_bytes));
     // A permuted tensor's unit reads source rows from anywhere in its heads: released whole.
     if ((job.rope_head_rows != 0 || job.vhead_value_heads != 0) && count < job.values) return parts;
-    if (job.mla_part != 0) return parts;  // the other part reads the same source
+    if (job.mla_part != 0) return parts;     // the other part reads the same source
+    if (job.source->transposed_rows != 0) {  // values from across each expert: at the end
+        if (count == job.values)
+            append_source_bytes(*job.source, 0,
+                                job.source->transposed_offset != 0 ||
+                                        job.source->transposed_columns !=
+                                            static_cast<uint64_t>(job.source->shape[1])
+                                    ? 2 * job.values
+                                    : job.values,
+                                parts);
+        return parts;
+    }
     if (job.source->deinterleave != 0) {  // every other source row: released whole, at the end
         if (count == job.values)
             append_source_bytes(*job.source, 0, job.source->deinterleaved_whole_values(), parts);

@@ -40,10 +40,10 @@ TEST(ArchRegistry, LookupByModelTypeAndGgufName) {
         "olmo2, olmo3, smollm3, ministral3, apertus, qwen3_5_text, qwen3_5, qwen3_5_moe_text, "
         "qwen3_5_moe, qwen3_next, glm4_moe, "
         "gemma4_text, gemma4, deepseek_v3, deepseek_v2, kimi_k2, glm4_moe_lite, qwen2_vl, "
-        "qwen2_5_vl, qwen3_vl, nemotron_h");
+        "qwen2_5_vl, qwen3_vl, qwen3_vl_moe, nemotron_h");
     // gemma-embedding accepts no model_type of its own (gemma3_text + Gemma3TextModel selects it),
     // nor does nemotron_h_moe (nemotron_h + num_experts_per_tok selects it).
-    EXPECT_EQ(all_architectures().size(), 32u);
+    EXPECT_EQ(all_architectures().size(), 33u);
 }
 
 // bert: the names of docs/architectures.md (llama.cpp's tensor_mapping for MODEL_ARCH.BERT), with
