@@ -50,5 +50,8 @@ void quantize_iq2_s_row(const float* x, uint8_t* y, int64_t n_per_row, const flo
 // The 3-bit i-quants, with an imatrix or without one (qw null: weights x^2).
 void quantize_iq3_xxs_row(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
 void quantize_iq3_s_row(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
+// IQ1_S needs an imatrix (as in ggml); IQ1_M takes one or none (weights x^2).
+void quantize_iq1_s_row(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
+void quantize_iq1_m_row(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
 
 }  // namespace rebox::quant

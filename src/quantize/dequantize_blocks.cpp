@@ -391,6 +391,54 @@ void iq3_s(const uint8_t* x, float* y, int64_t nb) {
     }
 }
 
+// The 1-bit grid: a code l (2 bits each in the compact grid) is l - 1, shifted by +-0.125.
+float iq1_value(uint16_t point, int j, float dl, float delta) {
+    return dl * (static_cast<float>(((point >> (2 * j)) & 3) - 1) + delta);
+}
+
+// block_iq1_s: d, qs[32] (low 8 bits of the grid indices), qh[8] (uint16: 3 high bits per
+// index, the 3-bit scale in bits 12..14, the shift's sign in bit 15).
+void iq1_s(const uint8_t* x, float* y, int64_t nb) {
+    for (int64_t i = 0; i < nb; ++i, x += 50) {
+        const float d = load_fp16(x);
+        for (int ib = 0; ib < 8; ++ib) {
+            const uint16_t qh = load_u16(x + 34 + 2 * ib);
+            const float dl = d * static_cast<float>(2 * ((qh >> 12) & 7) + 1);
+            const float delta = qh & 0x8000 ? -0.125f : 0.125f;
+            for (int l = 0; l < 4; ++l, y += 8) {
+                const int index = x[2 + 4 * ib + l] | (((qh >> (3 * l)) & 7) << 8);
+                for (int j = 0; j < 8; ++j)
+                    y[j] = iq1_value(iq_grid_data::kIq1Grid[index], j, dl, delta);
+            }
+        }
+    }
+}
+
+// block_iq1_m: qs[32], qh[16] (per byte two groups: 3 high index bits and a shift sign bit
+// each), scales[8] (four uint16: 3-bit scales, the fp16 scale in their top nibbles).
+void iq1_m(const uint8_t* x, float* y, int64_t nb) {
+    for (int64_t i = 0; i < nb; ++i, x += 56) {
+        uint16_t sc[4];
+        for (int k = 0; k < 4; ++k) sc[k] = load_u16(x + 48 + 2 * k);
+        const auto scale = static_cast<uint16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) |
+                                                 ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000));
+        const float d = fp16_to_fp32(scale);
+        for (int ib = 0; ib < 8; ++ib) {
+            const float dl[2] = {
+                d * static_cast<float>(2 * ((sc[ib / 2] >> (6 * (ib % 2) + 0)) & 7) + 1),
+                d * static_cast<float>(2 * ((sc[ib / 2] >> (6 * (ib % 2) + 3)) & 7) + 1)};
+            for (int l = 0; l < 4; ++l, y += 8) {
+                const uint8_t qh = x[32 + 2 * ib + l / 2];
+                const int shift = l % 2 ? 4 : 0;
+                const int index = x[4 * ib + l] | (((qh >> shift) & 7) << 8);
+                const float delta = (qh >> shift) & 8 ? -0.125f : 0.125f;
+                for (int j = 0; j < 8; ++j)
+                    y[j] = iq1_value(iq_grid_data::kIq1Grid[index], j, dl[l / 2], delta);
+            }
+        }
+    }
+}
+
 }  // namespace
 
 void dequantize_row_scalar(GgmlType type, const void* src, float* dst, int64_t n) {
@@ -469,6 +517,12 @@ void dequantize_row_scalar(GgmlType type, const void* src, float* dst, int64_t n
             return;
         case GgmlType::IQ2_S:
             iq2_s(x, dst, n / 256);
+            return;
+        case GgmlType::IQ1_S:
+            iq1_s(x, dst, n / 256);
+            return;
+        case GgmlType::IQ1_M:
+            iq1_m(x, dst, n / 256);
             return;
         case GgmlType::IQ3_XXS:
             iq3_xxs(x, dst, n / 256);

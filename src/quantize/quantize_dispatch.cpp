@@ -62,6 +62,10 @@ TypeKernels kernels_for(GgmlType type) {
             return {nullptr, quantize_iq2_xs_row};
         case GgmlType::IQ2_S:
             return {nullptr, quantize_iq2_s_row};
+        case GgmlType::IQ1_S:
+            return {nullptr, quantize_iq1_s_row};
+        case GgmlType::IQ1_M:
+            return {nullptr, quantize_iq1_m_row};
         case GgmlType::IQ3_XXS:
             return {nullptr, quantize_iq3_xxs_row};
         case GgmlType::IQ3_S:

@@ -50,8 +50,8 @@ std::vector<float> ggml_floats(GgmlType type, const std::vector<uint8_t>& blocks
 // One super-block per grid point, d = 1 (fp16 0x3c00), every scale code and sign bit 0, the point
 // at index g in the first slot: the first `values` floats ggml decodes must be db * m(l_i) for
 // the codes l_i the embedded data gives, with ggml-common.h's grids: IQ2 m = {8, 25, 43}[l]
-// (db = 0.125), IQ3_XXS m = {4, 12, ..., 52, 62}[l] (8l + 4 but 62 for l = 7; db = 0.25),
-// IQ3_S m = 2l + 1 (db = 1).
+// (db = 0.125), IQ1_S / IQ1_M m = l - 1 + 0.125 (db = 1), IQ3_XXS m = {4, 12, ..., 52, 62}[l] (8l +
+// 4 but 62 for l = 7; db = 0.25), IQ3_S m = 2l + 1 (db = 1).
 struct GridCase {
     GgmlType type;
     const uint16_t* data;
@@ -66,6 +66,8 @@ float grid_magnitude(GgmlType type, int l) {
         constexpr float kIq2[4] = {8.f, 25.f, 43.f, -1.f};
         return kIq2[l];
     }
+    if (type == GgmlType::IQ1_S || type == GgmlType::IQ1_M)
+        return static_cast<float>(l - 1) + 0.125f;
     if (type == GgmlType::IQ3_XXS) {
         constexpr float kIq3Xxs[8] = {4.f, 12.f, 20.f, 28.f, 36.f, 44.f, 52.f, 62.f};
         return kIq3Xxs[l];
@@ -84,6 +86,17 @@ void place_point(GgmlType type, int g, uint8_t* block) {
             block[2] = static_cast<uint8_t>(g & 0xff);
             block[3] = static_cast<uint8_t>(g >> 8);
             break;
+        case GgmlType::IQ1_S:  // qs[0] and bits 0..2 of qh[0] (uint16 at byte 34)
+            block[2] = static_cast<uint8_t>(g & 0xff);
+            block[34] = static_cast<uint8_t>(g >> 8);
+            break;
+        case GgmlType::IQ1_M:  // no d: the fp16 1.0 (0x3c00) in the scales' top nibbles
+            block[1] = 0;
+            block[0] = static_cast<uint8_t>(g & 0xff);
+            block[32] = static_cast<uint8_t>(g >> 8);
+            block[48 + 5] = 0xc0;  // sc[2] |= 0xc << 12
+            block[48 + 7] = 0x30;  // sc[3] |= 0x3 << 12
+            break;
         case GgmlType::IQ2_S:  // qs[0] and bits 0..1 of qh[0]
             block[2] = static_cast<uint8_t>(g & 0xff);
             block[66] = static_cast<uint8_t>(g >> 8);
@@ -98,7 +111,9 @@ void place_point(GgmlType type, int g, uint8_t* block) {
 TEST(IquantGridData, EveryGridPointDecodesInGgmlAsTheDataSays) {
     REBOX_REQUIRE_GGML_ORACLE();
     using namespace iq_grid_data;
-    const GridCase cases[] = {{GgmlType::IQ2_XXS, kIq2GridXxs, 256, 8, 2, 0.125f},
+    const GridCase cases[] = {{GgmlType::IQ1_S, kIq1Grid, 2048, 8, 2, 1.f},
+                              {GgmlType::IQ1_M, kIq1Grid, 2048, 8, 2, 1.f},
+                              {GgmlType::IQ2_XXS, kIq2GridXxs, 256, 8, 2, 0.125f},
                               {GgmlType::IQ2_XS, kIq2GridXs, 512, 8, 2, 0.125f},
                               {GgmlType::IQ2_S, kIq2GridS, 1024, 8, 2, 0.125f},
                               {GgmlType::IQ3_XXS, kIq3GridXxs, 256, 4, 3, 0.25f},
@@ -120,8 +135,8 @@ TEST(IquantGridData, EveryGridPointDecodesInGgmlAsTheDataSays) {
     }
 }
 
-const GgmlType kTypes[] = {GgmlType::IQ2_XXS, GgmlType::IQ2_XS, GgmlType::IQ2_S, GgmlType::IQ3_XXS,
-                           GgmlType::IQ3_S};
+const GgmlType kTypes[] = {GgmlType::IQ1_S, GgmlType::IQ1_M,   GgmlType::IQ2_XXS, GgmlType::IQ2_XS,
+                           GgmlType::IQ2_S, GgmlType::IQ3_XXS, GgmlType::IQ3_S};
 
 class IquantOracle : public ::testing::TestWithParam<GgmlType> {};
 
@@ -162,7 +177,10 @@ std::optional<std::vector<uint8_t>> ggml_bytes_or_abort(GgmlType type, const Qua
     if (child == 0) {
         setenv("GGML_NO_BACKTRACE", "1", 1);
         const int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0) dup2(devnull, STDERR_FILENO);
+        if (devnull >= 0) {
+            dup2(devnull, STDOUT_FILENO);
+            dup2(devnull, STDERR_FILENO);
+        }
         const size_t written = GgmlOracle::instance().quantize(type, c.values.data(), shared,
                                                                c.nrows, c.n_per_row, imatrix);
         _exit(written == bytes ? 0 : 3);
