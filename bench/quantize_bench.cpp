@@ -119,14 +119,16 @@ class RatioReporter : public benchmark::ConsoleReporter {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const GgmlType types[] = {GgmlType::Q4_K, GgmlType::Q6_K, GgmlType::Q8_0,   GgmlType::Q4_0,
-                              GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_1,   GgmlType::Q2_K,
-                              GgmlType::Q3_K, GgmlType::Q5_K, GgmlType::IQ4_NL, GgmlType::IQ4_XS,
-                              GgmlType::MXFP4};
+    const GgmlType types[] = {GgmlType::Q4_K,  GgmlType::Q6_K,   GgmlType::Q8_0,   GgmlType::Q4_0,
+                              GgmlType::Q4_1,  GgmlType::Q5_0,   GgmlType::Q5_1,   GgmlType::Q2_K,
+                              GgmlType::Q3_K,  GgmlType::Q5_K,   GgmlType::IQ4_NL, GgmlType::IQ4_XS,
+                              GgmlType::MXFP4, GgmlType::IQ2_XXS};
     for (GgmlType type : types) {
         for (bool with_imatrix : {false, true}) {
             if ((type == GgmlType::Q8_0 || type == GgmlType::MXFP4) && with_imatrix)
                 continue;  // ignored by ggml: the same as ref
+            if (type == GgmlType::IQ2_XXS && !with_imatrix)
+                continue;  // ggml requires an imatrix (rebox refuses, ggml aborts)
             const std::string key =
                 rebox::ggml_type_name(type) + (with_imatrix ? " imatrix" : " ref");
             for (const char* contender : {"ggml", "sse2", "avx2", "rebox"}) {

@@ -385,9 +385,13 @@ QuantizeReport quantize_gguf(const std::filesystem::path& input,
 // ggml_quantize_chunk(type, src, dst, 0, nrows, n_per_row, imatrix) (llama.cpp v0.4.0 / ggml
 // 0.23.0, x86-64 build). imatrix: one weight per column (n_per_row floats) or nullptr, which takes
 // ggml's reference path (not the same as an all-ones imatrix); Q8_0 and MXFP4 ignore it, as ggml
-// does. Types: Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, MXFP4.
+// does. Types: Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, MXFP4,
+// NVFP4, TQ1_0, TQ2_0, Q1_0, Q2_0 and the i-quants IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S,
+// IQ3_XXS, IQ3_S.
 // Returns nrows x row size bytes. Throws Error (input class) for another type, n_per_row not a
-// multiple of the block size, or a negative count.
+// multiple of the block size, a negative count, no imatrix for IQ2_XXS / IQ2_XS / IQ1_S (ggml
+// requires one), or a row whose grid search meets a NaN (values or imatrix whose squares overflow),
+// where ggml aborts.
 std::size_t quantize_rows(GgmlType type, const float* src, void* dst, int64_t nrows,
                           int64_t n_per_row, const float* imatrix = nullptr);
 

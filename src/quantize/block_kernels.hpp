@@ -42,4 +42,16 @@ void quantize_tq2_0_ref(const float* x, uint8_t* y, int64_t nblocks);
 void quantize_q1_0_ref(const float* x, uint8_t* y, int64_t nblocks);
 void quantize_q2_0_ref(const float* x, uint8_t* y, int64_t nblocks);
 
+// IQ2_XXS and IQ2_XS: ggml requires an imatrix for them (qw is never null here).
+void quantize_iq2_xxs_row(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
+void quantize_iq2_xs_row(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
+// IQ2_S takes an imatrix or none (qw null: weights sigma2/4 + x^2).
+void quantize_iq2_s_row(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
+// The 3-bit i-quants, with an imatrix or without one (qw null: weights x^2).
+void quantize_iq3_xxs_row(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
+void quantize_iq3_s_row(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
+// IQ1_S needs an imatrix (as in ggml); IQ1_M takes one or none (weights x^2).
+void quantize_iq1_s_row(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
+void quantize_iq1_m_row(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
+
 }  // namespace rebox::quant

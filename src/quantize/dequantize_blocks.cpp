@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "quantize/ggml_scalar.hpp"
+#include "quantize/iq_grid_data.hpp"
 #include "quantize/k_block_layout.hpp"
 #include "quantize/quantize.hpp"
 
@@ -276,6 +277,168 @@ void nvfp4(const uint8_t* x, float* y, int64_t nb) {
     }
 }
 
+// The 2-bit i-quants: a grid point's 8 codes l (2 bits each in the compact grid) are the
+// magnitudes {8, 25, 43}[l]; 7 stored sign bits get an eighth that makes their count even
+// (ggml's ksigns_iq2xs), and a set bit j negates value j (kmask_iq2xs).
+constexpr float kIq2Magnitudes[3] = {8.f, 25.f, 43.f};
+
+unsigned even_signs(unsigned signs7) {
+    return signs7 | (static_cast<unsigned>(std::popcount(signs7) & 1) << 7);
+}
+
+void iq2_group(uint16_t point, unsigned signs, float db, float* y) {
+    for (int j = 0; j < 8; ++j)
+        y[j] = db * kIq2Magnitudes[(point >> (2 * j)) & 3] * ((signs >> j) & 1 ? -1.f : 1.f);
+}
+
+// block_iq2_xxs: d, then per 32 values two uint32: four grid indices (bytes), and four 7-bit
+// sign groups with the 4-bit scale in bits 28..31.
+void iq2_xxs(const uint8_t* x, float* y, int64_t nb) {
+    for (int64_t i = 0; i < nb; ++i, x += 66) {
+        const float d = load_fp16(x);
+        for (int ib32 = 0; ib32 < 8; ++ib32) {
+            const uint8_t* q = x + 2 + 8 * ib32;
+            const uint32_t aux1 = load_u32(q + 4);
+            const float db = d * (0.5f + static_cast<float>(aux1 >> 28)) * 0.25f;
+            for (int l = 0; l < 4; ++l, y += 8)
+                iq2_group(iq_grid_data::kIq2GridXxs[q[l]], even_signs((aux1 >> (7 * l)) & 127), db,
+                          y);
+        }
+    }
+}
+
+// block_iq2_xs: d, qs[32] (uint16: grid index in bits 0..8, signs in 9..15), scales[8] (two
+// 4-bit scales per 32 values, one per 16).
+void iq2_xs(const uint8_t* x, float* y, int64_t nb) {
+    for (int64_t i = 0; i < nb; ++i, x += 74) {
+        const float d = load_fp16(x);
+        for (int ib32 = 0; ib32 < 8; ++ib32) {
+            const uint8_t sc = x[66 + ib32];
+            const float db[2] = {d * (0.5f + static_cast<float>(sc & 0xf)) * 0.25f,
+                                 d * (0.5f + static_cast<float>(sc >> 4)) * 0.25f};
+            for (int l = 0; l < 4; ++l, y += 8) {
+                const uint16_t q = load_u16(x + 2 + 2 * (4 * ib32 + l));
+                iq2_group(iq_grid_data::kIq2GridXs[q & 511], even_signs(q >> 9u), db[l / 2], y);
+            }
+        }
+    }
+}
+
+// block_iq2_s: d, qs[32] (low 8 bits of the grid indices), signs[32] (8 bits per 8 values),
+// qh[8] (bits 8..9 of the indices, four per byte), scales[8] (4 bits per 16 values).
+void iq2_s(const uint8_t* x, float* y, int64_t nb) {
+    for (int64_t i = 0; i < nb; ++i, x += 82) {
+        const float d = load_fp16(x);
+        for (int ib32 = 0; ib32 < 8; ++ib32) {
+            const uint8_t sc = x[74 + ib32];
+            const float db[2] = {d * (0.5f + static_cast<float>(sc & 0xf)) * 0.25f,
+                                 d * (0.5f + static_cast<float>(sc >> 4)) * 0.25f};
+            for (int l = 0; l < 4; ++l, y += 8) {
+                const int slot = 4 * ib32 + l;
+                const int index = x[2 + slot] | (((x[66 + ib32] >> (2 * l)) & 3) << 8);
+                iq2_group(iq_grid_data::kIq2GridS[index], x[34 + slot], db[l / 2], y);
+            }
+        }
+    }
+}
+
+// block_iq3_xxs: d, qs[64] (grid indices, 4 values each), then per 32 values a uint32 of four
+// 7-bit sign groups and the 4-bit scale in bits 28..31. A code l of the grid is the magnitude
+// {4, 12, 20, 28, 36, 44, 52, 62}[l] (8l + 4 but for the last).
+constexpr float kIq3XxsMagnitudes[8] = {4.f, 12.f, 20.f, 28.f, 36.f, 44.f, 52.f, 62.f};
+
+void iq3_xxs(const uint8_t* x, float* y, int64_t nb) {
+    for (int64_t i = 0; i < nb; ++i, x += 98) {
+        const float d = load_fp16(x);
+        const uint8_t* qs = x + 2;
+        for (int ib32 = 0; ib32 < 8; ++ib32, qs += 8) {
+            const uint32_t aux = load_u32(x + 66 + 4 * ib32);
+            const float db = d * (0.5f + static_cast<float>(aux >> 28)) * 0.5f;
+            for (int l = 0; l < 4; ++l, y += 8) {
+                const unsigned s7 = (aux >> (7 * l)) & 127;
+                const unsigned signs = s7 | (static_cast<unsigned>(std::popcount(s7) & 1) << 7);
+                for (int half = 0; half < 2; ++half) {
+                    const uint16_t point = iq_grid_data::kIq3GridXxs[qs[2 * l + half]];
+                    for (int j = 0; j < 4; ++j) {
+                        const float value = kIq3XxsMagnitudes[(point >> (3 * j)) & 7];
+                        y[4 * half + j] = db * value * ((signs >> (4 * half + j)) & 1 ? -1.f : 1.f);
+                    }
+                }
+            }
+        }
+    }
+}
+
+// block_iq3_s: d, qs[64] (low 8 bits of the grid indices), qh[8] (their 9th bits), signs[32]
+// (one bit per value), scales[4] (two 4-bit scales per 64 values). A code l is 2l + 1.
+void iq3_s(const uint8_t* x, float* y, int64_t nb) {
+    for (int64_t i = 0; i < nb; ++i, x += 110) {
+        const float d = load_fp16(x);
+        for (int ib32 = 0; ib32 < 8; ++ib32) {
+            const uint8_t sc = x[106 + ib32 / 2];
+            const float db = d * static_cast<float>(1 + 2 * (ib32 % 2 ? sc >> 4 : sc & 0xf));
+            for (int l = 0; l < 8; ++l, y += 4) {
+                const int slot = 8 * ib32 + l;
+                const int index = x[2 + slot] | (((x[66 + slot / 8] >> (slot % 8)) & 1) << 8);
+                const uint16_t point = iq_grid_data::kIq3GridS[index];
+                const uint8_t signs = x[74 + 4 * ib32 + l / 2];
+                for (int j = 0; j < 4; ++j) {
+                    const auto value = static_cast<float>(2 * ((point >> (3 * j)) & 7) + 1);
+                    y[j] = db * value * ((signs >> (4 * (l % 2) + j)) & 1 ? -1.f : 1.f);
+                }
+            }
+        }
+    }
+}
+
+// The 1-bit grid: a code l (2 bits each in the compact grid) is l - 1, shifted by +-0.125.
+float iq1_value(uint16_t point, int j, float dl, float delta) {
+    return dl * (static_cast<float>(((point >> (2 * j)) & 3) - 1) + delta);
+}
+
+// block_iq1_s: d, qs[32] (low 8 bits of the grid indices), qh[8] (uint16: 3 high bits per
+// index, the 3-bit scale in bits 12..14, the shift's sign in bit 15).
+void iq1_s(const uint8_t* x, float* y, int64_t nb) {
+    for (int64_t i = 0; i < nb; ++i, x += 50) {
+        const float d = load_fp16(x);
+        for (int ib = 0; ib < 8; ++ib) {
+            const uint16_t qh = load_u16(x + 34 + 2 * ib);
+            const float dl = d * static_cast<float>(2 * ((qh >> 12) & 7) + 1);
+            const float delta = qh & 0x8000 ? -0.125f : 0.125f;
+            for (int l = 0; l < 4; ++l, y += 8) {
+                const int index = x[2 + 4 * ib + l] | (((qh >> (3 * l)) & 7) << 8);
+                for (int j = 0; j < 8; ++j)
+                    y[j] = iq1_value(iq_grid_data::kIq1Grid[index], j, dl, delta);
+            }
+        }
+    }
+}
+
+// block_iq1_m: qs[32], qh[16] (per byte two groups: 3 high index bits and a shift sign bit
+// each), scales[8] (four uint16: 3-bit scales, the fp16 scale in their top nibbles).
+void iq1_m(const uint8_t* x, float* y, int64_t nb) {
+    for (int64_t i = 0; i < nb; ++i, x += 56) {
+        uint16_t sc[4];
+        for (int k = 0; k < 4; ++k) sc[k] = load_u16(x + 48 + 2 * k);
+        const auto scale = static_cast<uint16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) |
+                                                 ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000));
+        const float d = fp16_to_fp32(scale);
+        for (int ib = 0; ib < 8; ++ib) {
+            const float dl[2] = {
+                d * static_cast<float>(2 * ((sc[ib / 2] >> (6 * (ib % 2) + 0)) & 7) + 1),
+                d * static_cast<float>(2 * ((sc[ib / 2] >> (6 * (ib % 2) + 3)) & 7) + 1)};
+            for (int l = 0; l < 4; ++l, y += 8) {
+                const uint8_t qh = x[32 + 2 * ib + l / 2];
+                const int shift = l % 2 ? 4 : 0;
+                const int index = x[4 * ib + l] | (((qh >> shift) & 7) << 8);
+                const float delta = (qh >> shift) & 8 ? -0.125f : 0.125f;
+                for (int j = 0; j < 8; ++j)
+                    y[j] = iq1_value(iq_grid_data::kIq1Grid[index], j, dl[l / 2], delta);
+            }
+        }
+    }
+}
+
 }  // namespace
 
 void dequantize_row_scalar(GgmlType type, const void* src, float* dst, int64_t n) {
@@ -345,6 +508,27 @@ void dequantize_row_scalar(GgmlType type, const void* src, float* dst, int64_t n
             return;
         case GgmlType::TQ2_0:
             tq2_0(x, dst, n / 256);
+            return;
+        case GgmlType::IQ2_XXS:
+            iq2_xxs(x, dst, n / 256);
+            return;
+        case GgmlType::IQ2_XS:
+            iq2_xs(x, dst, n / 256);
+            return;
+        case GgmlType::IQ2_S:
+            iq2_s(x, dst, n / 256);
+            return;
+        case GgmlType::IQ1_S:
+            iq1_s(x, dst, n / 256);
+            return;
+        case GgmlType::IQ1_M:
+            iq1_m(x, dst, n / 256);
+            return;
+        case GgmlType::IQ3_XXS:
+            iq3_xxs(x, dst, n / 256);
+            return;
+        case GgmlType::IQ3_S:
+            iq3_s(x, dst, n / 256);
             return;
         default:
             return;  // the caller validated the type

@@ -11,7 +11,8 @@
 
 namespace rebox::quant {
 
-// The 18 block types quantize_rows writes (Q4_0 ... MXFP4, NVFP4, TQ1_0, TQ2_0, Q1_0, Q2_0).
+// The 25 block types quantize_rows writes (Q4_0 ... MXFP4, NVFP4, TQ1_0, TQ2_0, Q1_0, Q2_0,
+// IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S).
 bool is_quantized_type(GgmlType type);
 // Those plus F32, F16 and BF16.
 bool is_dequantizable_type(GgmlType type);
@@ -20,6 +21,11 @@ bool is_dequantizable_type(GgmlType type);
 // class) for an unsupported type, n_per_row not a positive multiple of the block size, a
 // negative row count, or a size that overflows.
 std::size_t checked_quantized_size(GgmlType type, int64_t nrows, int64_t n_per_row);
+// ggml_quantize_requires_imatrix: IQ2_XXS, IQ2_XS and IQ1_S have no path without one.
+bool requires_imatrix(GgmlType type);
+// Throws Error (input class), llama-quantize's reason, when `type` requires an imatrix and it is
+// null.
+void check_imatrix_given(GgmlType type, const float* imatrix);
 // Throws Error (input class) unless `type` dequantizes and n is a non-negative multiple of its
 // block size.
 void check_dequantize_args(GgmlType type, int64_t n);

@@ -29,6 +29,13 @@ bool is_quantized_type(GgmlType type) {
         case GgmlType::TQ2_0:
         case GgmlType::Q1_0:
         case GgmlType::Q2_0:
+        case GgmlType::IQ2_XXS:
+        case GgmlType::IQ2_XS:
+        case GgmlType::IQ2_S:
+        case GgmlType::IQ1_S:
+        case GgmlType::IQ1_M:
+        case GgmlType::IQ3_XXS:
+        case GgmlType::IQ3_S:
             return true;
         default:
             return false;
@@ -52,10 +59,10 @@ namespace {
 std::size_t checked_quantized_size(GgmlType type, int64_t nrows, int64_t n_per_row) {
     const std::string what = "quantize_rows(" + ggml_type_name(type) + ")";
     if (!is_quantized_type(type)) {
-        fail(
-            what, "type " + ggml_type_name(type) + " has no quantizer",
-            "Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K..Q6_K, IQ4_NL, IQ4_XS, MXFP4, NVFP4, TQ1_0, TQ2_0, "
-            "Q1_0 or Q2_0");
+        fail(what, "type " + ggml_type_name(type) + " has no quantizer",
+             "Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K..Q6_K, IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, "
+             "IQ3_XXS, IQ3_S, "
+             "IQ4_NL, IQ4_XS, MXFP4, NVFP4, TQ1_0, TQ2_0, Q1_0 or Q2_0");
     }
     const GgmlTypeTraits traits = *ggml_type_traits(type);
     if (nrows < 0) fail(what, "nrows is " + std::to_string(nrows), "nrows >= 0");
@@ -73,6 +80,18 @@ std::size_t checked_quantized_size(GgmlType type, int64_t nrows, int64_t n_per_r
              "a tensor that fits in memory");
     }
     return static_cast<std::size_t>(row_size * static_cast<uint64_t>(nrows));
+}
+
+bool requires_imatrix(GgmlType type) {
+    return type == GgmlType::IQ2_XXS || type == GgmlType::IQ2_XS || type == GgmlType::IQ1_S;
+}
+
+void check_imatrix_given(GgmlType type, const float* imatrix) {
+    if (imatrix != nullptr || !requires_imatrix(type)) return;
+    fail("quantize_rows(" + ggml_type_name(type) + ")",
+         "this quantization requires an importance matrix (" + ggml_type_name(type) +
+             " has no search without one, as in ggml)",
+         "an imatrix (rebox quantize --imatrix FILE, as llama-quantize --imatrix)");
 }
 
 void check_dequantize_args(GgmlType type, int64_t n) {

@@ -14,7 +14,7 @@ using RefKernel = void (*)(const float*, uint8_t*, int64_t nblocks);
 using RowKernel = void (*)(const float*, uint8_t*, int64_t n_per_row, const float* qw);
 
 struct TypeKernels {
-    RefKernel ref;       // null: the row kernel also runs without an imatrix (IQ4_NL, IQ4_XS)
+    RefKernel ref;  // null: the row kernel also runs without an imatrix (IQ4_NL, IQ4_XS, IQ3_*)
     RowKernel weighted;  // null: the imatrix is ignored (or changes nothing)
 };
 
@@ -56,6 +56,20 @@ TypeKernels kernels_for(GgmlType type) {
             return {quantize_q1_0_ref, nullptr};
         case GgmlType::Q2_0:
             return {quantize_q2_0_ref, nullptr};
+        case GgmlType::IQ2_XXS:
+            return {nullptr, quantize_iq2_xxs_row};
+        case GgmlType::IQ2_XS:
+            return {nullptr, quantize_iq2_xs_row};
+        case GgmlType::IQ2_S:
+            return {nullptr, quantize_iq2_s_row};
+        case GgmlType::IQ1_S:
+            return {nullptr, quantize_iq1_s_row};
+        case GgmlType::IQ1_M:
+            return {nullptr, quantize_iq1_m_row};
+        case GgmlType::IQ3_XXS:
+            return {nullptr, quantize_iq3_xxs_row};
+        case GgmlType::IQ3_S:
+            return {nullptr, quantize_iq3_s_row};
         default:
             return {nullptr, nullptr};
     }
@@ -84,6 +98,7 @@ std::size_t quantize_rows_scalar(GgmlType type, const float* src, void* dst, int
 std::size_t quantize_rows_with(KernelPath path, GgmlType type, const float* src, void* dst,
                                int64_t nrows, int64_t n_per_row, const float* imatrix) {
     const std::size_t bytes = checked_quantized_size(type, nrows, n_per_row);
+    check_imatrix_given(type, imatrix);
     if (nrows == 0) return 0;
     if (path != KernelPath::scalar &&
         quantize_rows_simd(path, type, src, dst, nrows, n_per_row, imatrix)) {

@@ -1,5 +1,4 @@
-// llama_tensor_get_type and its helpers, rule for rule. Branches for file types rebox does not
-// offer (the IQ1/IQ2/IQ3 mixtures) are left out: they only ever match those types.
+// llama_tensor_get_type and its helpers, rule for rule, the IQ1/IQ2/IQ3 mixtures included.
 #include "recipe/type_choice.hpp"
 
 #include <algorithm>
@@ -15,6 +14,13 @@ using F = QuantFtype;
 using T = GgmlType;
 
 uint32_t block_of(GgmlType type) { return ggml_type_traits(type)->block_size; }
+
+// The 1- and 2-bit i-quant file types, which share one branch of rules.
+bool iq1_iq2_ftype(QuantFtype f) {
+    return f == F::MOSTLY_IQ2_XXS || f == F::MOSTLY_IQ2_XS || f == F::MOSTLY_IQ1_S ||
+           f == F::MOSTLY_IQ2_S || f == F::MOSTLY_IQ2_M || f == F::MOSTLY_IQ1_M;
+}
+bool iq2_s_or_m(QuantFtype f) { return f == F::MOSTLY_IQ2_S || f == F::MOSTLY_IQ2_M; }
 
 bool use_more_bits(int i_layer, int n_layers) {
     return i_layer < n_layers / 8 || i_layer >= 7 * n_layers / 8 ||
@@ -124,6 +130,13 @@ class Chooser {
         if (ncols % block_of(target) == 0) return target;
         GgmlType result = target;
         switch (target) {
+            case T::IQ1_S:
+            case T::IQ1_M:
+            case T::IQ2_XXS:
+            case T::IQ2_XS:
+            case T::IQ2_S:
+            case T::IQ3_XXS:
+            case T::IQ3_S:
             case T::IQ4_XS:
                 result = T::IQ4_NL;
                 break;
@@ -180,6 +193,7 @@ class Chooser {
             if (recipe_.output_tensor_type) return *recipe_.output_tensor_type;
             if (ftype == F::MOSTLY_MXFP4_MOE || falcon || t.ne[0] % block_of(new_type) != 0)
                 return T::Q8_0;
+            if (iq1_iq2_ftype(ftype) || ftype == F::MOSTLY_IQ3_XXS) return T::Q5_K;
             return new_type != T::Q8_0 ? T::Q6_K : new_type;
         }
         if (ftype == F::MOSTLY_MXFP4_MOE) {
@@ -194,8 +208,37 @@ class Chooser {
         }
         if (category == TensorCategory::token_embd) {
             if (recipe_.token_embedding_type) return *recipe_.token_embedding_type;
+            if (ftype == F::MOSTLY_IQ2_XXS || ftype == F::MOSTLY_IQ2_XS ||
+                ftype == F::MOSTLY_IQ1_S || ftype == F::MOSTLY_IQ1_M)
+                return T::Q2_K;
+            if (iq2_s_or_m(ftype) || ftype == F::MOSTLY_IQ3_XXS) return T::IQ3_S;
             if (ftype == F::MOSTLY_TQ1_0 || ftype == F::MOSTLY_TQ2_0 || ftype == F::MOSTLY_Q2_0)
                 return T::Q4_K;
+            return new_type;
+        }
+        if (iq1_iq2_ftype(ftype)) {
+            // One branch for every tensor of these files: attn_v, attn_k of 8 experts, the
+            // first eighth of ffn_down (counted, no layer parsed) and attn_output change.
+            if (category_is_attn_v(category)) {
+                if (shape_.n_gqa() >= 4 || n_expert >= 4)
+                    new_type = T::Q4_K;
+                else
+                    new_type = iq2_s_or_m(ftype) ? T::IQ3_S : T::Q2_K;
+                ++counters_.i_attention_wv;
+            } else if (n_expert == 8 && category == TensorCategory::attn_k) {
+                new_type = T::Q4_K;
+            } else if (category == TensorCategory::ffn_down) {
+                if (counters_.i_ffn_down < counters_.n_ffn / 8)
+                    new_type = iq2_s_or_m(ftype) ? T::IQ3_S : T::Q2_K;
+                ++counters_.i_ffn_down;
+            } else if (category == TensorCategory::attn_output) {
+                if (n_expert == 8)
+                    new_type = T::Q5_K;
+                else if (ftype == F::MOSTLY_IQ1_S || ftype == F::MOSTLY_IQ1_M)
+                    new_type = T::IQ2_XXS;
+                else if (iq2_s_or_m(ftype))
+                    new_type = T::IQ3_S;
+            }
             return new_type;
         }
         if (category_is_attn_v(category)) {
@@ -203,6 +246,15 @@ class Chooser {
             if (ftype == F::MOSTLY_Q2_K) {
                 new_type = shape_.n_gqa() >= 4 ? T::Q4_K : T::Q3_K;
             } else if (ftype == F::MOSTLY_Q2_K_S && shape_.n_gqa() >= 4) {
+                new_type = T::Q4_K;
+            } else if (ftype == F::MOSTLY_IQ3_XXS) {
+                new_type = shape_.n_gqa() >= 4    ? T::Q4_K
+                           : !recipe_.has_imatrix ? T::IQ3_S
+                                                  : T::IQ3_XXS;
+            } else if ((ftype == F::MOSTLY_IQ3_XS || ftype == F::MOSTLY_IQ3_S) &&
+                       shape_.n_gqa() >= 4) {
+                new_type = T::Q4_K;
+            } else if (ftype == F::MOSTLY_IQ3_M) {
                 new_type = T::Q4_K;
             } else if (ftype == F::MOSTLY_Q3_K_M) {
                 new_type = i < 2 ? T::Q5_K : T::Q4_K;
@@ -222,18 +274,33 @@ class Chooser {
             ++counters_.i_attention_wv;
             return new_type;
         }
-        if (category == TensorCategory::attn_k) return n_expert == 8 ? T::Q8_0 : new_type;
-        if (category == TensorCategory::attn_q) return new_type;
+        if (category == TensorCategory::attn_k) {
+            if (n_expert == 8) return T::Q8_0;
+            if (ftype == F::MOSTLY_IQ3_XS) return T::IQ3_XXS;
+            if (ftype == F::MOSTLY_IQ3_XXS) return T::IQ2_S;
+            return new_type;
+        }
+        if (category == TensorCategory::attn_q) {
+            if (ftype == F::MOSTLY_IQ3_XS) return T::IQ3_XXS;
+            if (ftype == F::MOSTLY_IQ3_XXS) return T::IQ2_S;
+            return new_type;
+        }
         if (category == TensorCategory::ffn_down) {
             const auto [i_layer, n_layer] = layer_info(counters_.i_ffn_down, t.name);
             if (ftype == F::MOSTLY_Q2_K) {
                 new_type = T::Q3_K;
             } else if (ftype == F::MOSTLY_Q2_K_S) {
                 if (i_layer < n_layer / 8) new_type = T::Q4_K;
+            } else if (ftype == F::MOSTLY_IQ3_XXS && !recipe_.has_imatrix) {
+                new_type = i_layer < n_layer / 8 ? T::Q4_K : T::Q3_K;
             } else if (ftype == F::MOSTLY_Q3_K_M) {
                 new_type = i_layer < n_layer / 16                       ? T::Q5_K
                            : !falcon || use_more_bits(i_layer, n_layer) ? T::Q4_K
                                                                         : T::Q3_K;
+            } else if (ftype == F::MOSTLY_IQ3_M &&
+                       (i_layer < n_layer / 8 ||
+                        (n_expert == 8 && use_more_bits(i_layer, n_layer)))) {
+                new_type = T::Q4_K;
             } else if (ftype == F::MOSTLY_Q3_K_L) {
                 new_type = falcon ? T::Q4_K : T::Q5_K;
             } else if (ftype == F::MOSTLY_Q4_K_M) {
@@ -261,17 +328,23 @@ class Chooser {
         if (category == TensorCategory::attn_output) {
             if (!falcon) {
                 if (n_expert == 8) {
-                    if (ftype == F::MOSTLY_Q2_K || ftype == F::MOSTLY_Q3_K_S ||
+                    if (ftype == F::MOSTLY_Q2_K || ftype == F::MOSTLY_IQ3_XS ||
+                        ftype == F::MOSTLY_IQ3_XXS || ftype == F::MOSTLY_Q3_K_S ||
                         ftype == F::MOSTLY_Q3_K_M || ftype == F::MOSTLY_IQ4_NL ||
                         ftype == F::MOSTLY_Q4_K_S || ftype == F::MOSTLY_Q4_K_M ||
+                        ftype == F::MOSTLY_IQ3_S || ftype == F::MOSTLY_IQ3_M ||
                         ftype == F::MOSTLY_IQ4_XS)
                         new_type = T::Q5_K;
                 } else if (ftype == F::MOSTLY_Q2_K) {
                     new_type = T::Q3_K;
+                } else if (ftype == F::MOSTLY_IQ3_XXS) {
+                    new_type = T::IQ3_S;
                 } else if (ftype == F::MOSTLY_Q3_K_M) {
                     new_type = T::Q4_K;
                 } else if (ftype == F::MOSTLY_Q3_K_L) {
                     new_type = T::Q5_K;
+                } else if (ftype == F::MOSTLY_IQ3_M) {
+                    new_type = T::Q4_K;
                 }
             } else if (ftype == F::MOSTLY_Q3_K_L) {
                 new_type = T::Q4_K;
@@ -280,12 +353,14 @@ class Chooser {
         }
         // attn_qkv never gets here (it is attn_v-like, above). ffn_gate / ffn_up: the layer is
         // still parsed (and checked) for expert models; only IQ3_XS changes their type.
-        if (category == TensorCategory::ffn_gate) {
-            layer_info(counters_.i_ffn_gate, t.name);
-            ++counters_.i_ffn_gate;
-        } else if (category == TensorCategory::ffn_up) {
-            layer_info(counters_.i_ffn_up, t.name);
-            ++counters_.i_ffn_up;
+        if (category == TensorCategory::ffn_gate || category == TensorCategory::ffn_up) {
+            int& counter =
+                category == TensorCategory::ffn_gate ? counters_.i_ffn_gate : counters_.i_ffn_up;
+            const std::pair<int, int> info = layer_info(counter, t.name);
+            if (ftype == F::MOSTLY_IQ3_XS && info.first >= info.second / 8 &&
+                info.first < 7 * info.second / 8)
+                new_type = T::IQ3_XXS;
+            ++counter;
         }
         return new_type;
     }
@@ -294,9 +369,18 @@ class Chooser {
         if (name == "token_embd.weight" || name == "per_layer_token_embd.weight" ||
             name == "output.weight")
             return false;
-        // IQ1/IQ2/IQ3_XXS targets are not among rebox's types; Q2_K needs one only in a Q2_K_S
-        // file.
-        return type == T::Q2_K && recipe_.ftype == F::MOSTLY_Q2_K_S;
+        // tensor_requires_imatrix: the IQ1/IQ2/IQ3_XXS targets always; Q2_K only in a Q2_K_S file.
+        switch (type) {
+            case T::IQ3_XXS:
+            case T::IQ2_XXS:
+            case T::IQ2_XS:
+            case T::IQ2_S:
+            case T::IQ1_M:
+            case T::IQ1_S:
+                return true;
+            default:
+                return type == T::Q2_K && recipe_.ftype == F::MOSTLY_Q2_K_S;
+        }
     }
 
     const QuantModelShape& shape_;

@@ -26,8 +26,12 @@ import gguf
 llama_quantize, rebox, work, write_types = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split()
 rng = np.random.default_rng(20261201)
 problems = []
-ALL_TYPES = ("Q1_0 Q2_0 Q4_0 Q4_1 MXFP4_MOE Q5_0 Q5_1 TQ1_0 TQ2_0 Q8_0 Q2_K Q2_K_S Q3_K_S Q3_K_M "
-             "Q3_K_L Q4_K_S Q4_K_M Q5_K_S Q5_K_M Q6_K IQ4_NL IQ4_XS F16 BF16 F32").split()
+ALL_TYPES = ("Q1_0 Q2_0 Q4_0 Q4_1 MXFP4_MOE Q5_0 Q5_1 IQ2_XXS IQ2_XS IQ2_S IQ2_M IQ1_S IQ1_M "
+             "TQ1_0 TQ2_0 Q8_0 Q2_K Q2_K_S IQ3_XXS IQ3_S IQ3_M IQ3_XS Q3_K_S Q3_K_M Q3_K_L Q4_K_S "
+             "Q4_K_M Q5_K_S Q5_K_M Q6_K IQ4_NL IQ4_XS F16 BF16 F32").split()
+# ggml types llama-quantize refuses to write without an imatrix (tensor_requires_imatrix), but in
+# token_embd / output.
+IMATRIX_TYPES = {"IQ3_XXS", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ1_M", "IQ1_S"}
 
 
 def values(shape, dtype):
@@ -274,8 +278,12 @@ def imatrix_cases():
         write_gguf_imatrix(full, imatrix_entries(spec, False))
         write_gguf_imatrix(partial, imatrix_entries(spec, True))
         write_legacy_imatrix(legacy, imatrix_entries(spec, True))
-        cases = [(full, ["Q2_K_S", "Q4_K_M", "IQ4_XS"]), (partial, ["Q4_0", "Q4_K_S"]),
-                 (legacy, ["Q4_K_M", "Q5_0"])]
+        # The i-quant files: every IQ file type on both models but IQ1_S / IQ1_M, one each (each
+        # llama-quantize run spends ~18 s building ggml's 2048-point IQ1 neighbour table).
+        iq1 = ["IQ1_S"] if model == "llama-f16" else ["IQ1_M"]
+        cases = [(full, ["Q2_K_S", "Q4_K_M", "IQ4_XS", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ2_M",
+                         "IQ3_XXS", "IQ3_XS", "IQ3_S", "IQ3_M", *iq1]),
+                 (partial, ["Q4_0", "Q4_K_S"]), (legacy, ["Q4_K_M", "Q5_0"])]
         for imatrix, qtypes in cases:
             for qtype in qtypes:
                 tag = f"{model}_{qtype}_imatrix_{os.path.basename(imatrix)}"
@@ -283,6 +291,8 @@ def imatrix_cases():
                 checked_files += 1
         # Q2_K_S with an entry missing: both refuse.
         refuse_both_with(path, "Q2_K_S", ["--imatrix", partial], model + "_Q2_K_S_partial",
+                         "no entry")
+        refuse_both_with(path, "IQ2_XXS", ["--imatrix", partial], model + "_IQ2_XXS_partial",
                          "no entry")
     # Refusals: no metadata, wrong size, non-finite values.
     spec = MODELS["llama-f16"]
@@ -378,8 +388,9 @@ def compare_types(name, path, qtypes, file_types):
             checked_recipes += 1
             # Files only where every type llama-quantize chose has its kernel in this build.
             needed = {t for _, t in theirs} - {"F32", "F16", "BF16"}
-            needs_imatrix = qtype == "Q2_K_S" and any(
-                t == "Q2_K" and n not in ("token_embd.weight", "output.weight") for n, t in theirs)
+            needs_imatrix = any(
+                (t in IMATRIX_TYPES or (qtype == "Q2_K_S" and t == "Q2_K"))
+                and n not in ("token_embd.weight", "output.weight") for n, t in theirs)
             if needs_imatrix:
                 refuse_both(path, qtype, tag.replace(" ", "_"))
             elif qtype in write_types and needed <= set(write_types) and (
@@ -398,7 +409,8 @@ for name, spec in MODELS.items():
 mmproj = os.path.join(work, "mmproj-gemma3.gguf")
 write_mmproj(mmproj)
 # The types whose recipe reads n_gqa(): llama.cpp's n_head(0) aborts on a model without layers.
-CLIP_ABORT_TYPES = {"Q2_K", "Q2_K_S", "IQ4_NL", "IQ4_XS"}
+CLIP_ABORT_TYPES = {"Q2_K", "Q2_K_S", "IQ4_NL", "IQ4_XS", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ2_M",
+                    "IQ1_S", "IQ1_M", "IQ3_XXS", "IQ3_S", "IQ3_XS"}
 compare_types("mmproj", mmproj, [t for t in ALL_TYPES if t not in CLIP_ABORT_TYPES],
               {"Q8_0", "Q4_K_M", "Q4_0", "Q5_K_M", "Q6_K", "F16"})
 for qtype in sorted(CLIP_ABORT_TYPES):

@@ -44,9 +44,10 @@ ToolCommand add_quantize_command(CLI::App& app) {
         ->required();
     cmd->add_option("OUT", args->output, "output .gguf")->required();
     cmd->add_option("TYPE", args->options.type,
-                    "Q1_0 Q2_0 Q4_0 Q4_1 MXFP4_MOE Q5_0 Q5_1 TQ1_0 TQ2_0 Q8_0 Q2_K Q2_K_S Q3_K_S "
-                    "Q3_K_M Q3_K_L Q4_K_S Q4_K_M "
-                    "Q5_K_S Q5_K_M Q6_K IQ4_NL IQ4_XS F16 BF16 F32 (any case)")
+                    "Q1_0 Q2_0 Q4_0 Q4_1 MXFP4_MOE Q5_0 Q5_1 IQ2_XXS IQ2_XS IQ2_S IQ2_M IQ1_S "
+                    "IQ1_M TQ1_0 TQ2_0 Q8_0 Q2_K Q2_K_S IQ3_XXS IQ3_S IQ3_M IQ3_XS Q3_K_S "
+                    "Q3_K_M Q3_K_L Q4_K_S Q4_K_M Q5_K_S Q5_K_M Q6_K IQ4_NL IQ4_XS F16 BF16 F32 "
+                    "(any case; IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ2_M need --imatrix)")
         ->required();
     QuantizeOptions& o = args->options;
     cmd->add_option("--output-tensor-type", o.output_tensor_type, "type of output.weight");
