@@ -22,13 +22,6 @@ namespace iq2_quants {
 constexpr int kQK = 256;
 constexpr int kMaxQ = 3;
 
-[[noreturn]] void off_grid(const char* type) {
-    throw Error(ExitClass::input, std::string("quantize_rows(") + type + ")", "",
-                "a block's grid search found no grid point (NaN or Inf in the row, its imatrix "
-                "or their products), where ggml aborts",
-                "finite values and imatrix weights whose squares fit in a float");
-}
-
 float fmax_ggml(float a, float b) { return a > b ? a : b; }  // ggml's MAX(a, b)
 
 // Splits the signs off 8 values: xval = |x| but for one value when the count of negatives is odd
@@ -78,28 +71,8 @@ bool snap_to_grid(const IqTables& t, const float* xval, const float* waux, float
                   int8_t* L, const char* type) {
     const int key = codes_at(xval, id, L);
     if (t.map[static_cast<size_t>(key)] >= 0) return true;
-    if (iq_best_neighbour(t, key, xval, waux, scale, L) < 0) off_grid(type);
+    if (iq_best_neighbour(t, key, xval, waux, scale, L) < 0) iq_off_grid(type);
     return false;
-}
-
-void weighted_sums(int n, const float* weight, const float* xval, const int8_t* L, float& sumqx,
-                   float& sumq2) {
-    sumqx = 0;
-    sumq2 = 0;
-    for (int i = 0; i < n; ++i) {
-        const float w = weight[i];
-        const auto q = static_cast<float>(2 * L[i] + 1);
-        sumqx += w * xval[i] * q;
-        sumq2 += w * q * q;
-    }
-}
-
-int grid_index_of(const IqTables& t, const int8_t* L, const char* type) {
-    int key = 0;
-    for (int i = 0; i < 8; ++i) key |= L[i] << (2 * i);
-    if (key < 0 || key >= static_cast<int>(t.map.size()) || t.map[static_cast<size_t>(key)] < 0)
-        off_grid(type);
-    return t.map[static_cast<size_t>(key)];
 }
 
 float super_block_sigma2(const float* xbl) {
@@ -136,7 +109,7 @@ float search16(const IqTables& t, const float* weight, const float* xval, const 
             on_grid_aux[k] =
                 snap_to_grid(t, xval + 8 * k, waux + 8 * k, id, this_scale, Laux + 8 * k, type);
         float sumqx, sumq2;
-        weighted_sums(16, weight, xval, Laux, sumqx, sumq2);
+        iq_weighted_sums(16, weight, xval, Laux, sumqx, sumq2);
         if (sumq2 > 0 && sumqx * sumqx > best * sumq2) {
             scale = sumqx / sumq2;
             best = scale * sumqx;
@@ -152,7 +125,7 @@ float search16(const IqTables& t, const float* weight, const float* xval, const 
             snap_to_grid(t, xval + 8 * k, waux + 8 * k, id, scale, L + 8 * k, type);
         }
         float sumqx, sumq2;
-        weighted_sums(16, weight, xval, L, sumqx, sumq2);
+        iq_weighted_sums(16, weight, xval, L, sumqx, sumq2);
         if (sumq2 > 0) scale = sumqx / sumq2;
     }
     return scale;
@@ -198,7 +171,7 @@ void quantize_iq2_xxs_row(const float* x, uint8_t* y, int64_t n_per_row, const f
                     snap_to_grid(t, xval + 8 * k, waux + 8 * k, id, this_scale, Laux + 8 * k,
                                  "IQ2_XXS");
                 float sumqx, sumq2;
-                weighted_sums(32, weight, xval, Laux, sumqx, sumq2);
+                iq_weighted_sums(32, weight, xval, Laux, sumqx, sumq2);
                 if (sumq2 > 0 && sumqx * sumqx > best * sumq2) {
                     scale = sumqx / sumq2;
                     best = scale * sumqx;
@@ -210,7 +183,7 @@ void quantize_iq2_xxs_row(const float* x, uint8_t* y, int64_t n_per_row, const f
                 for (int k = 0; k < 4; ++k)
                     snap_to_grid(t, xval + 8 * k, waux + 8 * k, id, scale, L + 8 * k, "IQ2_XXS");
                 float sumqx, sumq2;
-                weighted_sums(32, weight, xval, L, sumqx, sumq2);
+                iq_weighted_sums(32, weight, xval, L, sumqx, sumq2);
                 if (sumq2 > 0) scale = sumqx / sumq2;
             }
             if (scale < 0) {
@@ -218,11 +191,11 @@ void quantize_iq2_xxs_row(const float* x, uint8_t* y, int64_t n_per_row, const f
                 for (auto& s : block_signs) s = static_cast<uint8_t>(~s & 127);
             }
             for (int k = 0; k < 4; ++k) {
-                const int grid_index = grid_index_of(t, L + 8 * k, "IQ2_XXS");
+                const int grid_index = iq_grid_index(t, L + 8 * k, "IQ2_XXS");
                 q2[2 * ib + 0] |= static_cast<uint32_t>(grid_index) << (8 * k);
                 q2[2 * ib + 1] |= static_cast<uint32_t>(block_signs[k]) << (7 * k);
             }
-            if (!(scale >= 0)) off_grid("IQ2_XXS");  // ggml: GGML_ASSERT(scale >= 0)
+            if (!(scale >= 0)) iq_off_grid("IQ2_XXS");  // ggml: GGML_ASSERT(scale >= 0)
             scales[ib] = scale;
             max_scale = fmax_ggml(max_scale, scale);
         }
@@ -267,10 +240,10 @@ void quantize_iq2_xs_row(const float* x, uint8_t* y, int64_t n_per_row, const fl
                 for (auto& s : block_signs) s = static_cast<uint8_t>(~s & 127);
             }
             for (int k = 0; k < 2; ++k) {
-                const int grid_index = grid_index_of(t, L + 8 * k, "IQ2_XS");
+                const int grid_index = iq_grid_index(t, L + 8 * k, "IQ2_XS");
                 q2[2 * ib + k] = static_cast<uint16_t>(grid_index | (block_signs[k] << 9));
             }
-            if (!(scale >= 0)) off_grid("IQ2_XS");
+            if (!(scale >= 0)) iq_off_grid("IQ2_XS");
             scales[ib] = scale;
             max_scale = fmax_ggml(max_scale, scale);
         }
@@ -336,14 +309,14 @@ void quantize_iq2_s_row(const float* x, uint8_t* y, int64_t n_per_row, const flo
                 for (auto& s : block_signs) s = static_cast<uint8_t>(~s);
             }
             for (int k = 0; k < 2; ++k) {
-                const int grid_index = grid_index_of(t, L + 8 * k, "IQ2_S");
+                const int grid_index = iq_grid_index(t, L + 8 * k, "IQ2_S");
                 const int i8 = 2 * ib + k;
                 y[2 + i8] = static_cast<uint8_t>(grid_index & 255);
                 y[66 + i8 / 4] =
                     static_cast<uint8_t>(y[66 + i8 / 4] | ((grid_index >> 8) << (2 * (i8 % 4))));
                 y[2 + 32 + i8] = block_signs[k];
             }
-            if (!(scale >= 0)) off_grid("IQ2_S");
+            if (!(scale >= 0)) iq_off_grid("IQ2_S");
             scales[ib] = scale;
             max_scale = fmax_ggml(max_scale, scale);
         }

@@ -21,13 +21,6 @@ namespace iq3_quants {
 constexpr int kQK = 256;
 constexpr int kMaxQ = 8;
 
-[[noreturn]] void off_grid(const char* type) {
-    throw Error(ExitClass::input, std::string("quantize_rows(") + type + ")", "",
-                "a block's grid search found no grid point (NaN or Inf in the row, its imatrix "
-                "or their products), where ggml aborts",
-                "finite values and imatrix weights whose squares fit in a float");
-}
-
 float fmax_ggml(float a, float b) { return a > b ? a : b; }
 
 // Codes of 4 values on the grid at inverse scale id; true when the first guess is on it.
@@ -41,28 +34,8 @@ bool snap4(const IqTables& t, const float* xval, const float* waux, float id, fl
         key |= l << (3 * i);
     }
     if (t.map[static_cast<size_t>(key)] >= 0) return true;
-    if (iq_best_neighbour(t, key, xval, waux, scale, L) < 0) off_grid(type);
+    if (iq_best_neighbour(t, key, xval, waux, scale, L) < 0) iq_off_grid(type);
     return false;
-}
-
-void weighted_sums32(const float* weight, const float* xval, const int8_t* L, float& sumqx,
-                     float& sumq2) {
-    sumqx = 0;
-    sumq2 = 0;
-    for (int i = 0; i < 32; ++i) {
-        const float w = weight[i];
-        const auto q = static_cast<float>(2 * L[i] + 1);
-        sumqx += w * xval[i] * q;
-        sumq2 += w * q * q;
-    }
-}
-
-int grid_index4(const IqTables& t, const int8_t* L, const char* type) {
-    int key = 0;
-    for (int i = 0; i < 4; ++i) key |= L[i] << (3 * i);
-    if (key < 0 || key >= static_cast<int>(t.map.size()) || t.map[static_cast<size_t>(key)] < 0)
-        off_grid(type);
-    return t.map[static_cast<size_t>(key)];
 }
 
 void weights32(const float* xb, const float* qw, float sigma2, float* weight, float* waux) {
@@ -103,7 +76,7 @@ float search32(const IqTables& t, const float* weight, const float* xval, const 
             on_grid_aux[k] =
                 snap4(t, xval + 4 * k, waux + 4 * k, id, this_scale, Laux + 4 * k, type);
         float sumqx, sumq2;
-        weighted_sums32(weight, xval, Laux, sumqx, sumq2);
+        iq_weighted_sums(32, weight, xval, Laux, sumqx, sumq2);
         if (sumq2 > 0 && sumqx * sumqx > best * sumq2) {
             scale = sumqx / sumq2;
             best = scale * sumqx;
@@ -120,7 +93,7 @@ float search32(const IqTables& t, const float* weight, const float* xval, const 
             snap4(t, xval + 4 * k, waux + 4 * k, id, scale, L + 4 * k, type);
         }
         float sumqx, sumq2;
-        weighted_sums32(weight, xval, L, sumqx, sumq2);
+        iq_weighted_sums(32, weight, xval, L, sumqx, sumq2);
         if (sumq2 > 0) scale = sumqx / sumq2;
     }
     return scale;
@@ -186,12 +159,12 @@ void quantize_iq3_xxs_row(const float* x, uint8_t* y, int64_t n_per_row, const f
                 for (auto& s : block_signs) s = static_cast<uint8_t>(~s & 127);
             }
             for (int k = 0; k < 8; ++k)
-                q3[8 * ib + k] = static_cast<uint8_t>(grid_index4(t, L + 4 * k, "IQ3_XXS"));
+                q3[8 * ib + k] = static_cast<uint8_t>(iq_grid_index(t, L + 4 * k, "IQ3_XXS"));
             scales_and_signs[ib] = static_cast<uint32_t>(block_signs[0]) |
                                    (static_cast<uint32_t>(block_signs[1]) << 7) |
                                    (static_cast<uint32_t>(block_signs[2]) << 14) |
                                    (static_cast<uint32_t>(block_signs[3]) << 21);
-            if (!(scale >= 0)) off_grid("IQ3_XXS");
+            if (!(scale >= 0)) iq_off_grid("IQ3_XXS");
             scales[ib] = scale;
             max_scale = fmax_ggml(max_scale, scale);
         }
@@ -251,7 +224,7 @@ void quantize_iq3_s_row(const float* x, uint8_t* y, int64_t n_per_row, const flo
                 for (auto& s : block_signs) s = static_cast<uint8_t>(~s);
             }
             for (int k = 0; k < 8; ++k) {
-                const int grid_index = grid_index4(t, L + 4 * k, "IQ3_S");
+                const int grid_index = iq_grid_index(t, L + 4 * k, "IQ3_S");
                 qs[k] = static_cast<uint8_t>(grid_index & 255);
                 const int slot = ib * 8 + k;
                 qh[slot / 8] =
@@ -260,7 +233,7 @@ void quantize_iq3_s_row(const float* x, uint8_t* y, int64_t n_per_row, const flo
             qs += 8;
             for (int k = 0; k < 4; ++k) signs[k] = block_signs[k];
             signs += 4;
-            if (!(scale >= 0)) off_grid("IQ3_S");
+            if (!(scale >= 0)) iq_off_grid("IQ3_S");
             scales[ib] = scale;
             max_scale = fmax_ggml(max_scale, scale);
         }

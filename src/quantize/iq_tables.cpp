@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cfloat>
 #include <mutex>
+#include <string>
 
 #include "quantize/iq_grid_data.hpp"
+#include "rebox/error.hpp"
 
 namespace rebox::quant {
 
@@ -119,6 +121,33 @@ int iq_best_neighbour(const IqTables& t, int key, const float* xval, const float
     const int8_t* q = t.point(best);
     for (int i = 0; i < t.values; ++i) L[i] = static_cast<int8_t>((q[i] - 1) / 2);
     return best;
+}
+
+void iq_off_grid(const char* type) {
+    throw Error(ExitClass::input, std::string("quantize_rows(") + type + ")", "",
+                "a block's grid search found no grid point (NaN or Inf in the row, its imatrix "
+                "or their products), where ggml aborts",
+                "finite values and imatrix weights whose squares fit in a float");
+}
+
+void iq_weighted_sums(int n, const float* weight, const float* xval, const int8_t* L, float& sumqx,
+                      float& sumq2) {
+    sumqx = 0;
+    sumq2 = 0;
+    for (int i = 0; i < n; ++i) {
+        const float w = weight[i];
+        const auto q = static_cast<float>(2 * L[i] + 1);
+        sumqx += w * xval[i] * q;
+        sumq2 += w * q * q;
+    }
+}
+
+int iq_grid_index(const IqTables& t, const int8_t* L, const char* type) {
+    int key = 0;
+    for (int i = 0; i < t.values; ++i) key |= L[i] << (t.bits * i);
+    if (key < 0 || key >= static_cast<int>(t.map.size()) || t.map[static_cast<size_t>(key)] < 0)
+        iq_off_grid(type);
+    return t.map[static_cast<size_t>(key)];
 }
 
 }  // namespace rebox::quant

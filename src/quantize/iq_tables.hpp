@@ -34,4 +34,16 @@ const IqTables& iq_tables(IqGrid grid);
 int iq_best_neighbour(const IqTables& t, int key, const float* xval, const float* weight,
                       float scale, int8_t* L);
 
+// The helpers every i-quant search shares:
+// a block whose search found no grid point (a NaN or Inf reached it, where ggml aborts): one
+// input error naming the type.
+[[noreturn]] void iq_off_grid(const char* type);
+// sum weight[i] * xval[i] * (2L[i]+1) and sum weight[i] * (2L[i]+1)^2 over n values, in ggml's
+// order (the same float sequence as its loops).
+void iq_weighted_sums(int n, const float* weight, const float* xval, const int8_t* L, float& sumqx,
+                      float& sumq2);
+// The grid index of the t.values codes L (key sum L[i] << (t.bits * i)); iq_off_grid when the
+// key is not on the grid.
+int iq_grid_index(const IqTables& t, const int8_t* L, const char* type);
+
 }  // namespace rebox::quant
