@@ -19,6 +19,10 @@ fs::path report_path(const fs::path& out_dir, const ManifestEntry& entry) {
     return out_dir / (entry.name + ".json");
 }
 
+fs::path mmproj_path(const fs::path& out_dir, const ManifestEntry& entry) {
+    return out_dir / ("mmproj-" + entry.name + ".gguf");
+}
+
 json failure_record(const Manifest& manifest, uint64_t index, const ManifestEntry& entry,
                     int exit_code, const std::string& message, double seconds) {
     return {{"batch",
@@ -123,6 +127,22 @@ IndexState index_state(const fs::path& out_dir, const ManifestEntry& entry) {
         state.detail = "outputs hold " + std::to_string(on_disk) + " bytes, the report says " +
                        std::to_string(bytes->get<uint64_t>());
         return state;
+    }
+    // The projector the report names (a multimodal checkpoint): there, at its reported size.
+    const auto mmproj = report.find("mmproj");
+    if (mmproj != report.end() && !mmproj->is_null()) {
+        const auto mmproj_bytes = report.find("mmproj_bytes");
+        std::error_code ec;
+        const uint64_t size =
+            mmproj->is_string()
+                ? fs::file_size(out_dir / fs::path(mmproj->get<std::string>()).filename(), ec)
+                : 0;
+        if (!mmproj->is_string() || ec || mmproj_bytes == report.end() ||
+            !mmproj_bytes->is_number_unsigned() || size != mmproj_bytes->get<uint64_t>()) {
+            state.detail = "the mmproj file the report names is missing or not its size";
+            return state;
+        }
+        on_disk += size;
     }
     state.verdict = Verdict::ok;
     state.bytes = on_disk;

@@ -1,6 +1,7 @@
-// What a batch index leaves in the output folder: DIR/NAME.gguf (or its shards) and DIR/NAME.json,
-// which is convert's report on success and a failure record otherwise. Decides whether an index is
-// already done (the retry of a finished pod is a no-op) and renders the summary of a whole run.
+// What a batch index leaves in the output folder: DIR/NAME.gguf (or its shards),
+// DIR/mmproj-NAME.gguf for a multimodal checkpoint, and DIR/NAME.json, which is convert's report on
+// success and a failure record otherwise. Decides whether an index is already done (the retry of a
+// finished pod is a no-op) and renders the summary of a whole run.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,9 @@ namespace rebox::fleet {
 
 std::filesystem::path gguf_path(const std::filesystem::path& out_dir, const ManifestEntry& entry);
 std::filesystem::path report_path(const std::filesystem::path& out_dir, const ManifestEntry& entry);
+// The vision projector convert writes beside DIR/NAME.gguf for a multimodal checkpoint:
+// DIR/mmproj-NAME.gguf (part of the index's outputs: checked by index_state, removed on a redo).
+std::filesystem::path mmproj_path(const std::filesystem::path& out_dir, const ManifestEntry& entry);
 
 // The failure record written when convert did not succeed (convert writes no report then).
 nlohmann::json failure_record(const Manifest& manifest, uint64_t index, const ManifestEntry& entry,

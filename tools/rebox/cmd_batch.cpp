@@ -92,6 +92,7 @@ int convert_one(const BatchArgs& batch) {
     // The old GGUF goes too, so a failure never leaves an earlier run's file beside its record.
     fs::remove(fleet::report_path(out_dir, entry), ec);
     fs::remove(fleet::gguf_path(out_dir, entry), ec);
+    fs::remove(fleet::mmproj_path(out_dir, entry), ec);  // a projector an interrupted run left
 
     const auto start = std::chrono::steady_clock::now();
     const auto elapsed = [&] {

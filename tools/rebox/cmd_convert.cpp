@@ -60,6 +60,7 @@ int run_convert(const ConvertArgs& args, ConvertOutcome* outcome) {
              }()},
             {"mmproj", result.mmproj.empty() ? nlohmann::json(nullptr)
                                              : nlohmann::json(result.mmproj.string())},
+            {"mmproj_bytes", result.mmproj_bytes},
             {"outtype", args.outtype},
             {"written", result.written},
             {"output_bytes", result.output_bytes},

@@ -201,6 +201,38 @@ TEST_F(BatchCli, RepeatedIndexIsANoOpAndAnUnreportedGgufIsRedone) {
     EXPECT_EQ(report(out / "blocked.json")["exit_code"], 2);
 }
 
+// A multimodal checkpoint: the index's outputs are the text model and mmproj-NAME.gguf beside it.
+// A finished pair is a no-op; a missing projector makes the index unfinished (until now only the
+// text model's files were checked, so a lost projector passed as done); a pod killed after the
+// pair's commit but before the report leaves both files, and the redo replaces both.
+TEST_F(BatchCli, MultimodalPairIsPartOfTheIndex) {
+    const ScratchDir dir;
+    const fs::path model = dir / "zoo/vision";
+    ASSERT_EQ(run(quoted(mkfixture_cli()) + " " + quoted(model) +
+                  " --preset tiny --tokenizer small --arch gemma3 --multimodal --format float")
+                  .exit_code,
+              0);
+    const fs::path manifest = dir / "zoo/models.tsv";
+    write_file(manifest, "vision\tvision\n");
+    const fs::path out = dir / "out";
+    ASSERT_EQ(batch(manifest, out, "--index 0").exit_code, 0);
+    ASSERT_TRUE(fs::exists(out / "mmproj-vision.gguf"));
+    const std::string projector = read_file(out / "mmproj-vision.gguf");
+    EXPECT_NE(batch(manifest, out, "--index 0").out.find("already converted"), std::string::npos);
+
+    fs::remove(out / "mmproj-vision.gguf");  // the projector lost: not done
+    RunResult redo = batch(manifest, out, "--index 0");
+    EXPECT_EQ(redo.exit_code, 0) << redo.output;
+    EXPECT_EQ(redo.out.find("already converted"), std::string::npos) << redo.out;
+    EXPECT_EQ(read_file(out / "mmproj-vision.gguf"), projector);
+
+    fs::remove(out / "vision.json");  // killed between the commit and the report
+    redo = batch(manifest, out, "--index 0");
+    EXPECT_EQ(redo.exit_code, 0) << redo.output;
+    EXPECT_EQ(read_file(out / "mmproj-vision.gguf"), projector);
+    EXPECT_EQ(report(out / "vision.json")["verification"]["ok"], true);
+}
+
 TEST_F(BatchCli, IndexPrecedenceFlagThenJobCompletionIndexThenSlurm) {
     const ScratchDir dir;
     const fs::path manifest = write_manifest();
