@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Qwen3.5 dense (qwen35) and MoE (qwen35moe), and Qwen3-Next (qwen3next: rebox-mkfixture --arch
-# qwen3next, the fused in_proj_qkvz / in_proj_ba, BF16, mcq-v1 and mlx-lm's qwen3_next layout) against llama.cpp's own code: the
+# qwen3next, the fused in_proj_qkvz / in_proj_ba, BF16, mcq-v1, mlx-lm's qwen3_next layout, and GPTQ,
+# AWQ and compressed-tensors int4 with every matrix but the embedding / head quantized) against llama.cpp's own code: the
 # tiny BF16 fixtures
 # (rebox-mkfixture --arch qwen35: 4 layers, full attention every 2nd, 2 key / 4 value heads, 1 MTP
 # layer; --arch qwen35moe: the same with 4 experts and a shared expert in every layer, fused
@@ -21,13 +22,14 @@
 #    NVFP4 blocks plus each module's weight_scale_2 as <tensor>.scale, the oracle above multiplying
 #    each .scale into its tensor's values (float64, rounded once) before the bit-for-bit comparison;
 #    the F32 twin of each is gguf-py's fold of the same file (ggufpy_fold_scales.py);
-#  - llama_embed_pairs.mjs (one llama.cpp process): llama.cpp v0.4.0 loads all twenty-eight files and each
+#  - llama_embed_pairs.mjs (one llama.cpp process): llama.cpp v0.4.0 loads all thirty-four files and each
 #    pair's embeddings agree (cos >= 0.999; the mcq-v1 MoE pair >= 0.998, measured 0.9982, and the MLX
 #    dense pair >= 0.997, measured 0.9980: the values are bit-identical (above), but llama.cpp
 #    multiplies Q4_1 with Q8_1-rounded activations, and the experts' gated sum carries that rounding
 #    further than a dense layer does; the qwen3next mcq-v1 pair >= 0.98, measured 0.9863, the same
 #    cause not investigated further, its BF16 pair >= 0.999, its MLX pair >= 0.998, measured
-#    0.9993); the GPTQ / compressed-tensors / AWQ pairs >= 0.99 / 0.98 /
+#    0.9993, its GPTQ / AWQ pairs >= 0.999 (0.9993 / 0.9997) and its compressed-tensors pair >= 0.98
+#    (0.9843, the prequant content as for qwen35's)); the GPTQ / compressed-tensors / AWQ pairs >= 0.99 / 0.98 /
 #    0.997, measured 0.9916 / 0.9833 / 0.9982: their fixture content (prequant_content.cpp: codes
 #    over the whole range, random scales) differs from the others', the values are bit-identical
 #    above, and the gap was not investigated further);
@@ -63,7 +65,14 @@ nextm="$WORK/qwen3next-mlx"
 "$MKFIXTURE" "$next" --preset tiny --arch qwen3next --force >/dev/null
 "$MKFIXTURE" "$nextq" --preset tiny --arch qwen3next --format mcq --force >/dev/null
 "$MKFIXTURE" "$nextm" --preset tiny --arch qwen3next --format mlx --force >/dev/null
-for d in "$dir" "$moe" "$mcq" "$moeq" "$mlx" "$moem" "$gptq" "$ct" "$awq" "$next" "$nextq" "$nextm"; do
+nextg="$WORK/qwen3next-gptq"
+nexta="$WORK/qwen3next-awq"
+nextc="$WORK/qwen3next-ct"
+"$MKFIXTURE" "$nextg" --preset tiny --arch qwen3next --format gptq --force >/dev/null
+"$MKFIXTURE" "$nexta" --preset tiny --arch qwen3next --format awq --force >/dev/null
+"$MKFIXTURE" "$nextc" --preset tiny --arch qwen3next --format compressed-tensors --force >/dev/null
+for d in "$dir" "$moe" "$mcq" "$moeq" "$mlx" "$moem" "$gptq" "$ct" "$awq" "$next" "$nextq" "$nextm" "$nextg" "$nexta" \
+  "$nextc"; do
   "$REBOX" convert "$d" -o "$d.gguf" --quiet
   "$REBOX" convert "$d" -o "$d-f32.gguf" --outtype f32 --quiet
   "$REBOX" verify "$d" "$d.gguf" >/dev/null
@@ -93,8 +102,10 @@ ggufpy "$CLIENTS_DIR/ggufpy_qwen35.py" "$BUILD/llama-src" "$dir" "$dir.gguf" F32
   "$nv" "$nv.gguf" F32,BF16,NVFP4 "$moen" "$moen.gguf" F32,BF16,F16,NVFP4 \
   "$next" "$next.gguf" F32,BF16 "$next" "$next-f32.gguf" F32 \
   "$nextq" "$nextq.gguf" F32,Q4_1 "$nextq" "$nextq-f32.gguf" F32 \
-  "$nextm" "$nextm.gguf" F32,BF16,Q4_1 "$nextm" "$nextm-f32.gguf" F32
-echo "qwen35, qwen35moe (BF16, mcq-v1, MLX, GPTQ, compressed-tensors, AWQ, NVFP4) and qwen3next (BF16, mcq-v1, MLX) converted, verified and compared with llama.cpp's converter ($(clients_elapsed))"
+  "$nextm" "$nextm.gguf" F32,BF16,Q4_1 "$nextm" "$nextm-f32.gguf" F32 \
+  "$nextg" "$nextg.gguf" F32,F16,Q4_0 "$nexta" "$nexta.gguf" F32,F16,Q4_0,Q4_1,Q5_0 \
+  "$nextc" "$nextc.gguf" F32,BF16,Q4_0 "$nextc" "$nextc-f32.gguf" F32
+echo "qwen35, qwen35moe (BF16, mcq-v1, MLX, GPTQ, compressed-tensors, AWQ, NVFP4) and qwen3next (BF16, mcq-v1, MLX, GPTQ, AWQ, compressed-tensors) converted, verified and compared with llama.cpp's converter ($(clients_elapsed))"
 node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 4 --min-cos 0.999 \
   "qwen35:$dir.gguf:$dir-f32.gguf" "qwen35moe:$moe.gguf:$moe-f32.gguf" "qwen35-mcq:$mcq.gguf:$mcq-f32.gguf" \
   "qwen35moe-mcq:$moeq.gguf:$moeq-f32.gguf:0.998" "qwen35-mlx:$mlx.gguf:$mlx-f32.gguf:0.997" \
@@ -102,7 +113,8 @@ node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --l
   "qwen35-ct:$ct.gguf:$ct-f32.gguf:0.98" "qwen35-awq:$awq.gguf:$awq-f32.gguf:0.997" \
   "qwen35-nvfp4:$nv.gguf:$nv-f32.gguf" "qwen35moe-nvfp4:$moen.gguf:$moen-f32.gguf" \
   "qwen3next:$next.gguf:$next-f32.gguf" "qwen3next-mcq:$nextq.gguf:$nextq-f32.gguf:0.98" \
-  "qwen3next-mlx:$nextm.gguf:$nextm-f32.gguf:0.998"
+  "qwen3next-mlx:$nextm.gguf:$nextm-f32.gguf:0.998" "qwen3next-gptq:$nextg.gguf:$nextg-f32.gguf" \
+  "qwen3next-awq:$nexta.gguf:$nexta-f32.gguf" "qwen3next-ct:$nextc.gguf:$nextc-f32.gguf:0.98"
 
 bad="$WORK/qwen35-layer-types"
 "$MKFIXTURE" "$bad" --preset tiny --arch qwen35 --qwen35-defect layer-types --force >/dev/null

@@ -321,8 +321,10 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
         write_text(out_dir / "tokenizer.json", tokenizer.dump(2));
     }
     const std::string& format = options.format;
-    if (options.next && format != "float" && format != "mcq" && format != "mlx")
-        throw std::runtime_error("--arch qwen3next: --format float, mcq or mlx");
+    if (options.next && format != "float" && format != "mcq" && format != "mlx" &&
+        format != "gptq" && format != "awq" && format != "compressed-tensors")
+        throw std::runtime_error(
+            "--arch qwen3next: --format float, mcq, mlx, gptq, awq or compressed-tensors");
     const bool nvidia = format == "modelopt-nvfp4" || format == "ct-nvfp4";
     const bool int4 = format == "gptq" || format == "awq" || format == "compressed-tensors";
     if (format != "float" && format != "mcq" && format != "mlx" && !nvidia && !int4)
@@ -371,7 +373,7 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
     write_text(out_dir / "config.json", config.dump(2) + "\n");
     if (int4 || nvidia) {
         std::map<std::string, std::pair<int, int>> unused;
-        ModelPlan plan = quant_plan(vocab, options.moe, lin_dim, format, unused);
+        ModelPlan plan = quant_plan(vocab, options.moe, lin_dim, format, unused, options.next);
         if (int4) {  // GPTQModel's defaults for these uploads: 4 bits, groups of 32, symmetric
             PrequantOptions pq;  // (AWQ: asymmetric, its only kind)
             pq.format = format;
@@ -386,9 +388,11 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
             add_nvidia_fp4_quantization(out_dir, nv);
             write_nvidia_fp4_model_files(out_dir, plan, 1, options.seed, nv);
         }
-        return std::string(options.moe ? "qwen35moe" : "qwen35") + ", " + format + ", vocab " +
-               std::to_string(vocab) + ", " + std::to_string(plan.units.size()) +
-               " tensors, 4 layers + 1 MTP layer";
+        return std::string(options.next  ? "qwen3next"
+                           : options.moe ? "qwen35moe"
+                                         : "qwen35") +
+               ", " + format + ", vocab " + std::to_string(vocab) + ", " +
+               std::to_string(plan.units.size()) + " tensors, 4 layers + 1 MTP layer";
     }
     if (mlx) {
         MlxOptions mlx_options;

@@ -44,7 +44,8 @@ struct Qwen35Options {
     // in_proj_b and the MTP layer float; value heads of 32) | "modelopt-nvfp4" | "ct-nvfp4" (every
     // matrix but the embedding and routers NVFP4; value heads of 64, whole GGUF NVFP4 blocks).
     // narrow-heads: value heads of half a GGUF block (16; NVFP4 32).
-    // qwen3next: "float", "mcq" or "mlx" (mlx-lm's qwen3_next: "model.*", no text_config).
+    // qwen3next: "float", "mcq", "mlx" (mlx-lm's qwen3_next: "model.*", no text_config), "gptq",
+    // "awq" or "compressed-tensors" (in_proj_qkvz and in_proj_ba quantized too).
     std::string format = "float";
     // --qwen35-vision (float only): Qwen3_5(Moe)ForConditionalGeneration as published, the text
     // model under "model.language_model." with text_config, and the Qwen3.5 vision tower under
