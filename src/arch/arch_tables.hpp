@@ -59,6 +59,9 @@ inline constexpr std::string_view kBertModelBuffers[] = {"embeddings.position_id
 
 // config.json's field `name`, null when absent or null.
 const nlohmann::json* config_field(const nlohmann::json& root, const char* name);
+// config.json's architectures[0] (the class llama.cpp's converter picks by), "" when there is no
+// such string.
+std::string_view first_architecture(const nlohmann::json& root);
 // A whole number of config.json from `low` to `cap` (an input error otherwise); nullopt when absent
 // or null.
 std::optional<uint32_t> config_count(const nlohmann::json& root, const char* name, uint32_t low,

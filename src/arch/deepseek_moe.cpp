@@ -25,6 +25,13 @@ const nlohmann::json* config_field(const nlohmann::json& root, const char* name)
     return it == root.end() || it->is_null() ? nullptr : &*it;
 }
 
+std::string_view first_architecture(const nlohmann::json& root) {
+    const auto archs = root.find("architectures");
+    if (archs == root.end() || !archs->is_array() || archs->empty() || !archs->front().is_string())
+        return {};
+    return archs->front().get_ref<const std::string&>();
+}
+
 std::optional<uint32_t> config_count(const nlohmann::json& root, const char* name, uint32_t low,
                                      uint32_t cap) {
     const nlohmann::json* value = config_field(root, name);

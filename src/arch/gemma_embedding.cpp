@@ -83,9 +83,8 @@ constexpr ConfigDefault kDefaults[] = {
 // architecture is Gemma3TextModel is EmbeddingGemma.
 bool claims_embedding_gemma_config(const json& root) {
     const auto type = root.find("model_type");
-    const auto archs = root.find("architectures");
-    return type != root.end() && *type == "gemma3_text" && archs != root.end() &&
-           archs->is_array() && !archs->empty() && archs->front() == "Gemma3TextModel";
+    return type != root.end() && *type == "gemma3_text" &&
+           first_architecture(root) == "Gemma3TextModel";
 }
 
 // What llama.cpp's gemma-embedding graph hard-codes, checked against config.json (after the

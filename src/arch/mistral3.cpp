@@ -47,9 +47,7 @@ constexpr ExtraTensor kExtras[] = {ExtraTensor::rope_freqs_llama3};
 constexpr std::string_view kLeftOut[] = {"vision_tower.", "multi_modal_projector."};
 
 bool claims_mistral3(const nlohmann::json& root) {
-    const auto archs = root.find("architectures");
-    if (archs == root.end() || !archs->is_array() || archs->empty()) return false;
-    const auto& first = (*archs)[0];
+    const std::string_view first = first_architecture(root);
     const auto model_type = root.find("model_type");
     const bool mistral4 = model_type != root.end() && *model_type == "mistral4";
     return !mistral4 &&

@@ -66,9 +66,7 @@ constexpr ArchKv kKvs[] = {ArchKv::block_count,
 constexpr std::string_view kLeftOut[] = {"visual."};
 
 bool claims_qwen2vl(const nlohmann::json& root) {
-    const auto archs = root.find("architectures");
-    if (archs == root.end() || !archs->is_array() || archs->empty()) return false;
-    const auto& first = (*archs)[0];
+    const std::string_view first = first_architecture(root);
     return first == "Qwen2VLForConditionalGeneration" ||
            first == "Qwen2_5_VLForConditionalGeneration" || first == "Qwen2VLModel";
 }

@@ -45,9 +45,7 @@ constexpr ArchKv kKvs[] = {ArchKv::block_count,
 constexpr std::string_view kLeftOut[] = {"visual."};
 
 bool claims_qwen3vl(const nlohmann::json& root) {
-    const auto archs = root.find("architectures");
-    if (archs == root.end() || !archs->is_array() || archs->empty()) return false;
-    return (*archs)[0] == "Qwen3VLForConditionalGeneration";
+    return first_architecture(root) == "Qwen3VLForConditionalGeneration";
 }
 
 // transformers' Qwen3VLVisionConfig default for deepstack_visual_indexes (the converter reads the
@@ -127,9 +125,7 @@ constexpr ArchKv kMoeKvs[] = {ArchKv::block_count,
                               ArchKv::n_deepstack_layers};
 
 bool claims_qwen3vlmoe(const nlohmann::json& root) {
-    const auto archs = root.find("architectures");
-    if (archs == root.end() || !archs->is_array() || archs->empty()) return false;
-    return (*archs)[0] == "Qwen3VLMoeForConditionalGeneration";
+    return first_architecture(root) == "Qwen3VLMoeForConditionalGeneration";
 }
 
 constexpr Architecture kQwen3vlMoe = [] {

@@ -10,9 +10,7 @@ namespace rebox::verify_ref::detail {
 namespace gemma_embedding_ref {
 
 bool selects(const nlohmann::json& root, std::string_view model_type) {
-    const auto archs = root.find("architectures");
-    return model_type == "gemma3_text" && archs != root.end() && archs->is_array() &&
-           !archs->empty() && (*archs)[0] == "Gemma3TextModel";
+    return model_type == "gemma3_text" && ref_first_architecture(root) == "Gemma3TextModel";
 }
 
 std::optional<std::vector<int64_t>> dense_shape(const RefConfig& c, std::string_view name) {

@@ -17,11 +17,9 @@ constexpr RefKv kMistral3Kvs[] = {RefKv::rope_freq_base,         RefKv::rms_epsi
                                   RefKv::rope_dimension_count,   RefKv::rope_scaling_yarn};
 
 bool mistral3_selected(const nlohmann::json& root, std::string_view model_type) {
-    const auto archs = root.find("architectures");
-    if (model_type == "mistral4" || archs == root.end() || !archs->is_array() || archs->empty())
-        return false;
-    return (*archs)[0] == "Mistral3ForConditionalGeneration" ||
-           (*archs)[0] == "Ministral3ForCausalLM";
+    const std::string_view first = ref_first_architecture(root);
+    return model_type != "mistral4" &&
+           (first == "Mistral3ForConditionalGeneration" || first == "Ministral3ForCausalLM");
 }
 
 // Ministral3Model.set_gguf_parameters reads the two from rope_parameters (else rope_scaling).

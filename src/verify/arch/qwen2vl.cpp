@@ -16,10 +16,9 @@ constexpr RefKv kQwen2vlKvs[] = {RefKv::rope_freq_base, RefKv::rms_epsilon,
                                  RefKv::head_dim_lengths_given};
 
 bool qwen2vl_selected(const nlohmann::json& root, std::string_view) {
-    const auto archs = root.find("architectures");
-    if (archs == root.end() || !archs->is_array() || archs->empty()) return false;
-    return (*archs)[0] == "Qwen2VLForConditionalGeneration" ||
-           (*archs)[0] == "Qwen2_5_VLForConditionalGeneration" || (*archs)[0] == "Qwen2VLModel";
+    const std::string_view first = ref_first_architecture(root);
+    return first == "Qwen2VLForConditionalGeneration" ||
+           first == "Qwen2_5_VLForConditionalGeneration" || first == "Qwen2VLModel";
 }
 
 const char* rope_block(const nlohmann::json& root) {

@@ -18,9 +18,7 @@ constexpr RefKv kQwen3vlKvs[] = {RefKv::rope_freq_base, RefKv::rms_epsilon,
                                  RefKv::head_dim_lengths_given};
 
 bool qwen3vl_selected(const nlohmann::json& root, std::string_view) {
-    const auto archs = root.find("architectures");
-    if (archs == root.end() || !archs->is_array() || archs->empty()) return false;
-    return (*archs)[0] == "Qwen3VLForConditionalGeneration";
+    return ref_first_architecture(root) == "Qwen3VLForConditionalGeneration";
 }
 
 void qwen3vl_fields(const nlohmann::json& root, RefConfig& c) {
@@ -63,9 +61,7 @@ void check_qwen3vl_kvs(KvChecker& kv, const std::string& arch, const RefConfig& 
 }
 
 bool qwen3vlmoe_selected(const nlohmann::json& root, std::string_view) {
-    const auto archs = root.find("architectures");
-    if (archs == root.end() || !archs->is_array() || archs->empty()) return false;
-    return (*archs)[0] == "Qwen3VLMoeForConditionalGeneration";
+    return ref_first_architecture(root) == "Qwen3VLMoeForConditionalGeneration";
 }
 
 // qwen3vlmoe's MoE feed-forward, HF order: the transposed fused experts under the names verify

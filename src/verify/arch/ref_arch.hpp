@@ -192,6 +192,8 @@ void fill_gemma3_text_defaults(nlohmann::json& root, bool embedding);
 // config.json's field `key`, null when absent or null; a whole number of it from `low` to `cap`
 // (an input error otherwise), nullopt when absent.
 const nlohmann::json* ref_field(const nlohmann::json& root, const char* key);
+// config.json's architectures[0], "" when there is no such string.
+std::string_view ref_first_architecture(const nlohmann::json& root);
 std::optional<uint32_t> ref_count(const nlohmann::json& root, const char* key, uint32_t cap,
                                   uint32_t low = 0);
 // "layers.N.REST" (N up to 9 digits) -> N and REST; false for other names (ref_deepseek_moe.cpp).

@@ -13,6 +13,13 @@ const nlohmann::json* ref_field(const nlohmann::json& root, const char* key) {
     return it == root.end() || it->is_null() ? nullptr : &*it;
 }
 
+std::string_view ref_first_architecture(const nlohmann::json& root) {
+    const auto archs = root.find("architectures");
+    if (archs == root.end() || !archs->is_array() || archs->empty() || !archs->front().is_string())
+        return {};
+    return archs->front().get_ref<const std::string&>();
+}
+
 std::optional<uint32_t> ref_count(const nlohmann::json& root, const char* key, uint32_t cap,
                                   uint32_t low) {
     const nlohmann::json* value = ref_field(root, key);
