@@ -3,6 +3,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <system_error>
 
@@ -74,6 +75,17 @@ double total_seconds(const json& report) {
     return 0;
 }
 
+// The size of an output the report names, found by its file name inside DIR (the folder may be
+// mounted elsewhere than where it was written); nullopt when the name is no string or the file
+// is not there.
+std::optional<uint64_t> size_in_dir(const fs::path& out_dir, const json& name) {
+    if (!name.is_string()) return std::nullopt;
+    std::error_code ec;
+    const uint64_t size = fs::file_size(out_dir / fs::path(name.get<std::string>()).filename(), ec);
+    if (ec) return std::nullopt;
+    return size;
+}
+
 }  // namespace
 
 IndexState index_state(const fs::path& out_dir, const ManifestEntry& entry) {
@@ -110,18 +122,13 @@ IndexState index_state(const fs::path& out_dir, const ManifestEntry& entry) {
     }
     uint64_t on_disk = 0;
     for (const json& file : *files) {
-        // By file name inside DIR: the folder may be mounted elsewhere than where it was written.
-        std::error_code ec;
-        const uint64_t size =
-            file.is_string()
-                ? fs::file_size(out_dir / fs::path(file.get<std::string>()).filename(), ec)
-                : 0;
-        if (!file.is_string() || ec) {
+        const std::optional<uint64_t> size = size_in_dir(out_dir, file);
+        if (!size) {
             state.detail =
                 "output " + (file.is_string() ? file.get<std::string>() : "?") + " is missing";
             return state;
         }
-        on_disk += size;
+        on_disk += *size;
     }
     if (on_disk != bytes->get<uint64_t>()) {
         state.detail = "outputs hold " + std::to_string(on_disk) + " bytes, the report says " +
@@ -132,17 +139,13 @@ IndexState index_state(const fs::path& out_dir, const ManifestEntry& entry) {
     const auto mmproj = report.find("mmproj");
     if (mmproj != report.end() && !mmproj->is_null()) {
         const auto mmproj_bytes = report.find("mmproj_bytes");
-        std::error_code ec;
-        const uint64_t size =
-            mmproj->is_string()
-                ? fs::file_size(out_dir / fs::path(mmproj->get<std::string>()).filename(), ec)
-                : 0;
-        if (!mmproj->is_string() || ec || mmproj_bytes == report.end() ||
-            !mmproj_bytes->is_number_unsigned() || size != mmproj_bytes->get<uint64_t>()) {
+        const std::optional<uint64_t> size = size_in_dir(out_dir, *mmproj);
+        if (!size || mmproj_bytes == report.end() || !mmproj_bytes->is_number_unsigned() ||
+            *size != mmproj_bytes->get<uint64_t>()) {
             state.detail = "the mmproj file the report names is missing or not its size";
             return state;
         }
-        on_disk += size;
+        on_disk += *size;
     }
     state.verdict = Verdict::ok;
     state.bytes = on_disk;

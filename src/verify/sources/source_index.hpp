@@ -74,8 +74,11 @@ struct SourceTensor {
                    ? 2 * row + second
                    : row / half_rows * 2 * half_rows + row % half_rows + second * half_rows;
     }
-    // The values of the whole source the kept rows come from (deinterleave != 0).
-    uint64_t deinterleaved_whole_values() const {
+    // The values of the whole source the entry's values come from (deinterleave != 0 or
+    // transposed_rows != 0).
+    uint64_t whole_source_values() const {
+        if (transposed_rows != 0)
+            return static_cast<uint64_t>(shape[0]) * transposed_rows * transposed_columns;
         return deinterleave >= 5 ? qkvz_heads * (2 * qkvz_key_rows + 2 * qkvz_value_rows) *
                                        deinterleave_row_values
                                  : 2 * element_count;

@@ -259,21 +259,12 @@ std::vector<std::span<const uint8_t>> job_bytes(const ValueJob& job, uint64_t fi
                 (last + layout.block_size - 1) / layout.block_size * layout.block_bytes));
     // A permuted tensor's unit reads source rows from anywhere in its heads: released whole.
     if ((job.rope_head_rows != 0 || job.vhead_value_heads != 0) && count < job.values) return parts;
-    if (job.mla_part != 0) return parts;     // the other part reads the same source
-    if (job.source->transposed_rows != 0) {  // values from across each expert: at the end
+    if (job.mla_part != 0) return parts;  // the other part reads the same source
+    // Rows or single values gathered from across the source (de-interleaved or split rows,
+    // transposed experts): the source released whole, at the end.
+    if (job.source->deinterleave != 0 || job.source->transposed_rows != 0) {
         if (count == job.values)
-            append_source_bytes(*job.source, 0,
-                                job.source->transposed_offset != 0 ||
-                                        job.source->transposed_columns !=
-                                            static_cast<uint64_t>(job.source->shape[1])
-                                    ? 2 * job.values
-                                    : job.values,
-                                parts);
-        return parts;
-    }
-    if (job.source->deinterleave != 0) {  // every other source row: released whole, at the end
-        if (count == job.values)
-            append_source_bytes(*job.source, 0, job.source->deinterleaved_whole_values(), parts);
+            append_source_bytes(*job.source, 0, job.source->whole_source_values(), parts);
         return parts;
     }
     if (job.source->prequant) {  // values read across the whole source: released when done
