@@ -5,7 +5,9 @@ gguf-py (llama.cpp's own reader, opened read-write on the copy), never with rebo
   --unpermute-qk     every F32 blk.N.attn_q/attn_k.weight put back into Hugging Face row order: the
                      inverse of llama.cpp's LlamaModel.permute (rows of each head as
                      [head, D/2, 2] -> [head, 2, D/2]), i.e. a llama file written without the permutation
-Usage: forward_break.py IN.gguf OUT.gguf [--set KEY=VALUE]... [--unpermute-qk]
+  --shift SUFFIX=D   D added to every value of each F32 tensor whose name ends with SUFFIX, e.g.
+                     attn_q_norm.weight=-1: a (1 + w) norm written without its + 1
+Usage: forward_break.py IN.gguf OUT.gguf [--set KEY=VALUE]... [--unpermute-qk] [--shift SUFFIX=D]...
 """
 import argparse
 import shutil
@@ -18,6 +20,7 @@ ap.add_argument("input")
 ap.add_argument("output")
 ap.add_argument("--set", action="append", default=[])
 ap.add_argument("--unpermute-qk", action="store_true")
+ap.add_argument("--shift", action="append", default=[])
 args = ap.parse_args()
 
 shutil.copyfile(args.input, args.output)
@@ -52,3 +55,13 @@ if args.unpermute_qk:
     print(f"  {args.output}: {changed} attn_q/attn_k tensors put back into HF row order")
     if changed == 0:
         raise SystemExit("forward_break.py: no attn_q/attn_k tensor found")
+for shift in args.shift:
+    suffix, _, delta = shift.partition("=")
+    hits = [t for t in reader.tensors if t.name.endswith(suffix)]
+    for t in hits:
+        if t.tensor_type != gguf.GGMLQuantizationType.F32:
+            raise SystemExit(f"forward_break.py: {t.name} is {t.tensor_type.name}; --shift needs F32")
+        t.data[...] = np.array(t.data) + np.float32(delta)
+    print(f"  {args.output}: {float(delta):+g} added to {len(hits)} *{suffix} tensors")
+    if not hits:
+        raise SystemExit(f"forward_break.py: no tensor ends with {suffix}")

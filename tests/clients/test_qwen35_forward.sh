@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Qwen3.5's maths, not only its tensors (issue 37): the tiny BF16 checkpoints of
+# `rebox-mkfixture --arch qwen35` (4 layers: gated delta-net, gated attention, alternating; 2 key /
+# 4 value heads, so the value-head order matters; an MTP layer the trunk ignores) and `--arch
+# qwen35moe` (the same with a router, 4 fused experts of which 2 are used, and a gated shared expert)
+# are converted by rebox (BF16 kept, and --outtype f32), and llama.cpp v0.4.0 (node-llama-cpp) gives
+# the last-token embedding of 6 corpus lines in each file. qwen35_forward.py, a float64 numpy forward
+# pass written from transformers' modeling_qwen3_5 / modeling_qwen3_5_moe (the (1 + w) RMSNorms, the
+# gated RMSNorm, the causal conv1d, the recurrent gated delta rule with grouped value heads, the
+# query/gate split of q_proj, the partial interleaved-mrope rotary, the sigmoid output gate, the
+# top-k renormalised router and the sigmoid-gated shared expert) over the safetensors alone, must
+# agree with each at cos >= 0.999 on every line. A copy of the dense F32 file with q_norm written
+# without its + 1 (forward_break.py, gguf-py) must fall below that bound.
+# Usage: bash tests/clients/test_qwen35_forward.sh BUILD_DIR
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/gguf_py.sh"
+clients_init qwen35_forward "${1:-}"
+ggufpy_setup "$BUILD"
+
+dense="$WORK/qwen35"
+moe="$WORK/qwen35moe"
+"$MKFIXTURE" "$dense" --preset tiny --arch qwen35 --force >/dev/null
+"$MKFIXTURE" "$moe" --preset tiny --arch qwen35moe --force >/dev/null
+for d in "$dense" "$moe"; do
+  "$REBOX" convert "$d" -o "$d.gguf" --quiet
+  "$REBOX" convert "$d" -o "$d-f32.gguf" --outtype f32 --quiet
+done
+ggufpy "$CLIENTS_DIR/forward_break.py" "$dense-f32.gguf" "$dense-qnorm.gguf" --shift attn_q_norm.weight=-1
+
+node "$CLIENTS_DIR/forward_embed.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 6 \
+  "$dense:$dense.gguf,$dense-f32.gguf,$dense-qnorm.gguf" "$moe:$moe.gguf,$moe-f32.gguf"
+"$GGUFPY_PYTHON" "$CLIENTS_DIR/qwen35_forward.py" "$dense" "$dense.ids.json" "$dense.json" "$dense-f32.json" \
+  --broken "$dense-qnorm.json" --min-cos 0.999
+"$GGUFPY_PYTHON" "$CLIENTS_DIR/qwen35_forward.py" "$moe" "$moe.ids.json" "$moe.json" "$moe-f32.json" \
+  --min-cos 0.999
+echo "PASS test_qwen35_forward ($(clients_elapsed))"
