@@ -56,8 +56,7 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from source_values import Source  # noqa: E402
+from source_values import Source
 
 args, broken, min_cos = sys.argv[1:], [], 0.999
 while "--min-cos" in args or "--broken" in args:
