@@ -62,10 +62,10 @@ std::string json_text(simdjson::dom::element value) {
 // One tensor entry: {"dtype": NAME, "shape": [dims], "data_offsets": [begin, end]}.
 StTensorInfo parse_tensor_entry(const std::string& file, std::string_view name,
                                 simdjson::dom::element entry, uint64_t data_size) {
-    const std::string field = printable(name);
+    const auto field = [&] { return printable(name); };  // built only for a message
     simdjson::dom::object object;
     if (entry.get(object) != simdjson::SUCCESS)
-        throw_input_error(file, field, "tensor entry is " + json_text(entry),
+        throw_input_error(file, field(), "tensor entry is " + json_text(entry),
                           "an object with dtype, shape, data_offsets");
     std::optional<simdjson::dom::element> dtype_value, shape_value, offsets_value;
     for (auto [key, value] : object) {
@@ -75,7 +75,7 @@ StTensorInfo parse_tensor_entry(const std::string& file, std::string_view name,
         if (key == "data_offsets") slot = &offsets_value;
         if (slot == nullptr) continue;  // unknown keys are ignored, as serde does
         if (slot->has_value())
-            throw_input_error(file, field, "\"" + std::string(key) + "\" appears twice",
+            throw_input_error(file, field(), "\"" + std::string(key) + "\" appears twice",
                               "each field once");
         *slot = value;
     }
@@ -83,7 +83,7 @@ StTensorInfo parse_tensor_entry(const std::string& file, std::string_view name,
          {std::pair{&dtype_value, "dtype"}, std::pair{&shape_value, "shape"},
           std::pair{&offsets_value, "data_offsets"}}) {
         if (!slot->has_value())
-            throw_input_error(file, field, std::string("missing \"") + key + "\"",
+            throw_input_error(file, field(), std::string("missing \"") + key + "\"",
                               "an object with dtype, shape, data_offsets");
     }
 
@@ -92,23 +92,23 @@ StTensorInfo parse_tensor_entry(const std::string& file, std::string_view name,
 
     std::string_view dtype_name;
     if (dtype_value->get(dtype_name) != simdjson::SUCCESS)
-        throw_input_error(file, field, "dtype is " + json_text(*dtype_value),
+        throw_input_error(file, field(), "dtype is " + json_text(*dtype_value),
                           "a dtype name string");
     const std::optional<StDtype> dtype = st_dtype_from_name(dtype_name);
     if (!dtype)
-        throw_input_error(file, field, "unknown dtype \"" + printable(dtype_name) + "\"",
+        throw_input_error(file, field(), "unknown dtype \"" + printable(dtype_name) + "\"",
                           dtype_list());
     info.dtype = *dtype;
 
     simdjson::dom::array shape;
     if (shape_value->get(shape) != simdjson::SUCCESS)
-        throw_input_error(file, field, "shape is " + json_text(*shape_value),
+        throw_input_error(file, field(), "shape is " + json_text(*shape_value),
                           "an array of non-negative integers");
     size_t axis = 0;
     for (simdjson::dom::element dim_value : shape) {
         uint64_t dim = 0;
         if (!as_unsigned(dim_value, &dim) || dim > static_cast<uint64_t>(INT64_MAX))
-            throw_input_error(file, field,
+            throw_input_error(file, field(),
                               "shape[" + std::to_string(axis) + "] is " + json_text(dim_value),
                               "a non-negative integer");
         info.shape.push_back(static_cast<int64_t>(dim));
@@ -117,18 +117,18 @@ StTensorInfo parse_tensor_entry(const std::string& file, std::string_view name,
 
     simdjson::dom::array offsets;
     if (offsets_value->get(offsets) != simdjson::SUCCESS || offsets.size() != 2)
-        throw_input_error(file, field, "data_offsets is " + json_text(*offsets_value),
+        throw_input_error(file, field(), "data_offsets is " + json_text(*offsets_value),
                           "[begin, end] of two non-negative integers");
     if (!as_unsigned(offsets.at(0).value_unsafe(), &info.begin) ||
         !as_unsigned(offsets.at(1).value_unsafe(), &info.end))
-        throw_input_error(file, field, "data_offsets is " + json_text(*offsets_value),
+        throw_input_error(file, field(), "data_offsets is " + json_text(*offsets_value),
                           "[begin, end] of two non-negative integers");
     if (info.begin > info.end)
-        throw_input_error(file, field,
+        throw_input_error(file, field(),
                           "data_offsets " + offsets_text(info.begin, info.end) + " has begin > end",
                           "begin <= end");
     if (info.end > data_size)
-        throw_input_error(file, field,
+        throw_input_error(file, field(),
                           "data_offsets end " + std::to_string(info.end) +
                               " is past the end of the data area (" + std::to_string(data_size) +
                               " bytes)",
@@ -138,18 +138,18 @@ StTensorInfo parse_tensor_entry(const std::string& file, std::string_view name,
     for (int64_t dim : info.shape) {
         if (__builtin_mul_overflow(element_count, static_cast<uint64_t>(dim), &element_count))
             throw_input_error(
-                file, field,
+                file, field(),
                 "element count of shape " + shape_text(info.shape) + " overflows 64 bits",
                 "a shape whose byte size fits the file");
     }
     uint64_t byte_count = 0;
     if (__builtin_mul_overflow(element_count, st_dtype_size(info.dtype), &byte_count))
-        throw_input_error(file, field,
+        throw_input_error(file, field(),
                           "byte size of shape " + shape_text(info.shape) + " x " +
                               std::string(dtype_name) + " overflows 64 bits",
                           "a shape whose byte size fits the file");
     if (byte_count != info.end - info.begin)
-        throw_input_error(file, field,
+        throw_input_error(file, field(),
                           "shape " + shape_text(info.shape) + " x " + std::string(dtype_name) +
                               " (" + std::to_string(st_dtype_size(info.dtype)) + " bytes) is " +
                               std::to_string(byte_count) + " bytes but data_offsets " +
@@ -193,17 +193,17 @@ void check_tiling(const std::string& file, const std::vector<StTensorInfo>& tens
     const StTensorInfo* previous = nullptr;
     for (size_t index : order) {
         const StTensorInfo& tensor = tensors[index];
-        const std::string span = offsets_text(tensor.begin, tensor.end);
+        const auto span = [&] { return offsets_text(tensor.begin, tensor.end); };
         if (tensor.begin < covered)
             throw_input_error(file, printable(tensor.name),
-                              "data_offsets " + span + " overlaps tensor \"" +
+                              "data_offsets " + span() + " overlaps tensor \"" +
                                   printable(previous->name) + "\" which ends at " +
                                   std::to_string(covered),
                               "begin == " + std::to_string(covered));
         if (tensor.begin > covered)
             throw_input_error(
                 file, printable(tensor.name),
-                "data_offsets " + span + " leaves a hole of " +
+                "data_offsets " + span() + " leaves a hole of " +
                     std::to_string(tensor.begin - covered) + " bytes after " +
                     (previous ? "tensor \"" + printable(previous->name) + "\"" : "the data start"),
                 "begin == " + std::to_string(covered));
@@ -277,28 +277,36 @@ void SafetensorsFile::load(std::span<const uint8_t> bytes) {
         throw_input_error(file, "header", "JSON is " + json_text(root) + ", not an object",
                           "a JSON object of tensor entries");
 
-    std::unordered_set<std::string_view> seen_keys;  // views into the parsed header
+    // tensors_ never reallocates below (reserved for every key), so the index's views of its
+    // names stay valid, and the index is also the duplicate check: one hash table per file.
+    // (The header's size limit keeps the key count far below NameIndex's 2^32 positions.)
+    const size_t keys = root_object.size();
+    tensors_.reserve(keys);
+    index_by_name_.reserve(keys);
+    const auto name_at = [this](size_t i) -> std::string_view { return tensors_[i].name; };
+    bool seen_metadata = false;
     for (auto [key, value] : root_object) {
-        if (!seen_keys.insert(key).second)
+        if (key == "__metadata__" ? seen_metadata
+                                  : index_by_name_.find(key, name_at) != NameIndex::npos)
             throw_input_error(file, printable(key), "duplicate tensor name", "unique names");
         if (key == "__metadata__") {
+            seen_metadata = true;
             metadata_ = parse_metadata(file, value);
         } else {
             tensors_.push_back(parse_tensor_entry(file, key, value, data_size));
+            index_by_name_.insert_absent(tensors_.back().name, tensors_.size() - 1);
         }
     }
     check_tiling(file, tensors_, data_size);
-    // Built after the last push_back: the views point into tensors_' final storage.
-    index_by_name_.reserve(tensors_.size());
-    for (size_t i = 0; i < tensors_.size(); ++i) index_by_name_.emplace(tensors_[i].name, i);
 
     bytes_ = bytes;
     header_size_ = header_size;
 }
 
 const StTensorInfo* SafetensorsFile::find(std::string_view name) const {
-    const auto found = index_by_name_.find(name);
-    return found == index_by_name_.end() ? nullptr : &tensors_[found->second];
+    const size_t at = index_by_name_.find(
+        name, [this](size_t i) -> std::string_view { return tensors_[i].name; });
+    return at == NameIndex::npos ? nullptr : &tensors_[at];
 }
 
 std::span<const uint8_t> SafetensorsFile::data(const StTensorInfo& tensor) const {

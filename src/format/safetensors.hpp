@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "format/mapped_file.hpp"
+#include "format/name_index.hpp"
 
 namespace rebox {
 
@@ -85,7 +86,7 @@ class SafetensorsFile {
     std::span<const uint8_t> bytes_;
     uint64_t header_size_ = 0;
     std::vector<StTensorInfo> tensors_;
-    std::unordered_map<std::string_view, size_t> index_by_name_;  // name -> position in tensors_
+    NameIndex index_by_name_;  // name -> position in tensors_
     std::map<std::string, std::string> metadata_;
 };
 
@@ -102,13 +103,16 @@ class SafetensorsModel {
     static SafetensorsModel open(const std::filesystem::path& model_dir);
     const std::vector<std::shared_ptr<SafetensorsFile>>& files() const { return files_; }
     // The tensor named `name` in any file, or nullptr: one hash look-up in an index built once
-    // by open() (names are unique across shards: open() refuses a tensor in two shards).
+    // by open() (names are unique across shards: open() refuses a tensor in two shards). The
+    // pointer stays valid while this model lives.
     const StLocated* find(std::string_view name) const;
 
   private:
     std::vector<std::shared_ptr<SafetensorsFile>> files_;
-    // Views of the names held by files_' tensors (the files are shared, so copies stay valid).
-    std::unordered_map<std::string_view, StLocated> index_by_name_;
+    // Every tensor of files_, in file order (the files are shared, so copies stay valid); one
+    // file is looked up through its own index, shards through index_by_name_ (into located_).
+    std::vector<StLocated> located_;
+    NameIndex index_by_name_;
 };
 
 }  // namespace rebox
