@@ -2,11 +2,11 @@
 // (nvidia_fp4_index.hpp). A module whose parts disagree is an entry with a problem naming the part.
 #include "verify/sources/nvidia_fp4_index.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <map>
 #include <nlohmann/json.hpp>
 
 #include "rebox/error.hpp"
@@ -51,15 +51,15 @@ std::optional<float> scalar(const Part& part, std::string* why) {
     return value;
 }
 
-void bind_module(NvidiaFp4Layout layout, const std::string& module,
-                 const std::map<std::string, Part>& parts, const Part& weight,
-                 SourceTensor& entry) {
+void bind_module(NvidiaFp4Layout layout, const std::string& module, const SafetensorsModel& model,
+                 const Part& weight, SourceTensor& entry) {
     const bool mx = layout == NvidiaFp4Layout::ct_mxfp4;
     const uint64_t group = mx ? 32 : 16;
     const std::string& file = entry.file;
-    const auto part = [&](const char* suffix) -> const Part* {
-        const auto it = parts.find(module + suffix);
-        return it == parts.end() ? nullptr : &it->second;
+    const auto part = [&](const char* suffix) -> std::optional<Part> {
+        const StLocated* at = model.find(module + suffix);
+        if (at == nullptr) return std::nullopt;
+        return Part{at->file, at->info};
     };
     const auto& ws = weight.info->shape;
     if (weight.info->dtype != StDtype::U8 || ws.size() != 2 || ws[0] < 1 || ws[1] < 1) {
@@ -70,7 +70,7 @@ void bind_module(NvidiaFp4Layout layout, const std::string& module,
         return;
     }
     const uint64_t rows = static_cast<uint64_t>(ws[0]), cols = 2 * static_cast<uint64_t>(ws[1]);
-    const Part* scales = part(".weight_scale");
+    const std::optional<Part> scales = part(".weight_scale");
     const std::vector<int64_t> scale_shape = {ws[0], static_cast<int64_t>(cols / group)};
     if (cols % group != 0 || !scales ||
         !(scales->info->dtype == StDtype::U8 || (!mx && scales->info->dtype == StDtype::F8_E4M3)) ||
@@ -97,7 +97,7 @@ void bind_module(NvidiaFp4Layout layout, const std::string& module,
     }
     std::string why;
     if (layout == NvidiaFp4Layout::modelopt_nvfp4) {
-        const Part* s2 = part(".weight_scale_2");
+        const std::optional<Part> s2 = part(".weight_scale_2");
         const auto value = s2 ? scalar(*s2, &why) : std::nullopt;
         if (!value) {
             entry.problem = error_message(file, module + ".weight_scale_2", s2 ? why : "missing",
@@ -107,7 +107,7 @@ void bind_module(NvidiaFp4Layout layout, const std::string& module,
         entry.has_scale2 = true;
         entry.scale2 = *value;
     } else if (layout == NvidiaFp4Layout::ct_nvfp4) {
-        const Part* g = part(".weight_global_scale");
+        const std::optional<Part> g = part(".weight_global_scale");
         const auto value = g ? scalar(*g, &why) : std::nullopt;
         if (!value) {
             entry.problem = error_message(file, module + ".weight_global_scale",
@@ -154,9 +154,14 @@ std::optional<NvidiaFp4Layout> nvidia_fp4_layout(const std::filesystem::path& mo
 }
 
 SourceIndex index_nvidia_fp4_source(const SafetensorsModel& model, NvidiaFp4Layout layout) {
-    std::map<std::string, Part> parts;
+    // Every tensor, in name order (the order entries and problems are listed in); look-ups by
+    // name go to the model's own index.
+    std::vector<Part> parts;
     for (const auto& file : model.files())
-        for (const StTensorInfo& info : file->tensors()) parts[info.name] = {file.get(), &info};
+        for (const StTensorInfo& info : file->tensors()) parts.push_back({file.get(), &info});
+    std::sort(parts.begin(), parts.end(),
+              [](const Part& a, const Part& b) { return a.info->name < b.info->name; });
+    const auto has = [&](const std::string& name) { return model.find(name) != nullptr; };
     const bool modelopt = layout == NvidiaFp4Layout::modelopt_nvfp4;
     const std::string main_suffix = modelopt ? ".weight" : ".weight_packed";
     const std::vector<std::string> part_suffixes =
@@ -165,12 +170,13 @@ SourceIndex index_nvidia_fp4_source(const SafetensorsModel& model, NvidiaFp4Layo
                  : std::vector<std::string>{".weight_scale", ".weight_global_scale",
                                             ".input_global_scale", ".weight_shape"};
     SourceIndex index;
-    for (const auto& [name, part] : parts) {
+    for (const Part& part : parts) {
+        const std::string& name = part.info->name;
         bool is_part = false;
         for (const std::string& suffix : part_suffixes)
             if (const std::string module = without(name, suffix); !module.empty()) {
                 is_part = true;
-                if (!parts.count(module + main_suffix))
+                if (!has(module + main_suffix))
                     index.problems.push_back(
                         error_message(part.file->display_name(), name,
                                       "has no " + module + main_suffix + " to belong to"));
@@ -180,7 +186,7 @@ SourceIndex index_nvidia_fp4_source(const SafetensorsModel& model, NvidiaFp4Layo
         entry.file = part.file->display_name();
         const std::string module = without(name, main_suffix);
         // ModelOpt: a P.weight without P.weight_scale is a module left unquantized.
-        if (module.empty() || (modelopt && !parts.count(module + ".weight_scale"))) {
+        if (module.empty() || (modelopt && !has(module + ".weight_scale"))) {
             entry.name = name;
             entry.shape = part.info->shape;
             entry.element_count = part.info->element_count();
@@ -189,7 +195,7 @@ SourceIndex index_nvidia_fp4_source(const SafetensorsModel& model, NvidiaFp4Layo
             continue;
         }
         entry.name = module + ".weight";
-        bind_module(layout, module, parts, part, entry);
+        bind_module(layout, module, model, part, entry);
         index.entries.push_back(std::move(entry));
     }
     for (size_t i = 0; i < index.entries.size(); ++i) add_by_stripped_name(index, i);

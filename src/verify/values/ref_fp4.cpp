@@ -2,6 +2,8 @@
 // ggml's (from its dequantizers).
 #include "verify/values/ref_fp4.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace rebox::verify_ref {
@@ -40,13 +42,34 @@ float ue4m3_half(uint8_t x) {
 
 void expected_from_fp4(const Fp4Source& source, uint64_t first, std::span<float> out,
                        bool plus_zero) {
-    for (size_t i = 0; i < out.size(); ++i) {
+    // The 16 E2M1 values once (ggml reads -0 as +0), then one scale per run of a group.
+    float values[16];
+    for (uint8_t code = 0; code < 16; ++code)
+        values[code] = plus_zero && code == 8 ? 0.0f : e2m1(code);
+    // Every scale byte's value, computed once per process from the definitions above.
+    static const std::array<float, 256> kE4m3 = [] {
+        std::array<float, 256> table{};
+        for (int byte = 0; byte < 256; ++byte) table[byte] = e4m3(static_cast<uint8_t>(byte));
+        return table;
+    }();
+    static const std::array<float, 256> kE8m0 = [] {
+        std::array<float, 256> table{};
+        for (int byte = 0; byte < 256; ++byte) table[byte] = std::ldexp(1.0f, byte - 127);
+        return table;
+    }();
+    const std::array<float, 256>& scales = source.nvfp4 ? kE4m3 : kE8m0;
+    const uint64_t group = source.group;
+    for (size_t i = 0; i < out.size();) {
         const uint64_t k = first + i;
-        const uint8_t byte = source.codes[k / 2];
-        const uint8_t code = k % 2 == 0 ? byte & 0xf : byte >> 4;
-        const uint8_t s = source.scales[k / source.group];
-        const float scale = source.nvfp4 ? e4m3(s) : std::ldexp(1.0f, int{s} - 127);
-        out[i] = plus_zero && code == 8 ? 0.0f : e2m1(code) * scale;  // ggml reads -0 as +0
+        const float scale = scales[source.scales[k / group]];
+        const size_t run =
+            static_cast<size_t>(std::min<uint64_t>(group - k % group, out.size() - i));
+        for (size_t j = 0; j < run; ++j) {
+            const uint64_t at = k + j;
+            const uint8_t byte = source.codes[at / 2];
+            out[i + j] = values[at % 2 == 0 ? byte & 0xf : byte >> 4] * scale;
+        }
+        i += run;
     }
 }
 
