@@ -32,9 +32,14 @@ class BackgroundWriteback {
         uint64_t offset, length;
     };
     void run();
+    // Bytes queued before the thread is woken, and the gap two ranges may leave and still be one
+    // call.
+    static constexpr uint64_t kBatchBytes = uint64_t{8} << 20, kGapBytes = uint64_t{1} << 20;
     std::mutex mutex_;
     std::condition_variable wake_;
     std::deque<Range> queue_;
+    uint64_t queued_bytes_ = 0;  // since the last batch was taken
+    bool batch_ready_ = false;   // queued_bytes_ reached kBatchBytes
     bool stopping_ = false;
     std::thread thread_;
 };
