@@ -26,10 +26,12 @@ Fuse decoder, unk <unk>, byte_fallback and fuse_unk true) without a post-process
 holds no add_bos_token from SpecialVocab (Gemma4Model writes its own, last). LlamaHfVocab marks CONTROL
 the ids of the tokenizer's special tokens; google/gemma-4-31B-it's tokenizer_config.json names them as
 bos / eos / unk / pad / mask_token, as model-specific top-level keys (sot_token, eot_token, ...) and in
-extra_special_tokens ["<|video|>"]; this tokenizer_config.json is that one with each key naming the
-token the vocabulary file has as CONTROL or USER_DEFINED (Gemma4Model's visible tokens) at the same id.
-Those 24 tokens are tokenizer.json's added_tokens (special true); the chat template is
-chat_template.jinja, as google/gemma-4-31B-it ships it.
+extra_special_tokens ["<|video|>"]; this tokenizer_config.json has those special-token keys (and a
+few plain ones), each checked to name a token the vocabulary file has CONTROL or USER_DEFINED
+(Gemma4Model's visible tokens), and together all of those. The 24 tokens are tokenizer.json's
+added_tokens (special true); the real file may list more (Gemma's <unusedN> are added tokens in Gemma 3's):
+LlamaHfVocab's types do not depend on that, all ids being below model.vocab's size, and no test text holds
+such a token. The chat template is chat_template.jinja, as google/gemma-4-31B-it ships it.
 
 The vocabulary file is read with gguf_fast (gguf-py's GGUFReader takes seconds per 500k-entry array).
 Writes FIXTURE_DIR.tests.json (the test strings and ids of VOCAB.gguf.inp / .out, and the

@@ -7,7 +7,8 @@ pre, model, the special ids, the add_* flags, the chat template), and rebox's fi
 tokenizer.* key, except these, each checked to be exactly what is said:
   - tokenizer.ggml.add_bos_token / add_eos_token false where the vocabulary file has no such key: the
     converter writes a flag only when tokenizer_config.json or a TemplateProcessing post-processor sets one,
-    rebox always writes both (Ollama's reader defaults a missing add_bos_token to true: docs/check.md), and
+    rebox always writes both (Ollama's pre-0.30 Go engine defaults a missing add_bos_token to true:
+    docs/check.md), and
     llama.cpp's default for both is false for these tokenizers (src/llama-vocab.cpp: add_bos / add_eos
     start false and only other pre types turn add_bos on), so the file tokenizes the same;
   - qwen35: the [PAD<id>] fillers past the real tokens are USER_DEFINED (4) in the vocabulary file and
