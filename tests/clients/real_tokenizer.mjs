@@ -1,15 +1,15 @@
-// llama.cpp v0.4.0 (node-llama-cpp, vocab only) on rebox's GGUF of a checkpoint holding a real tokenizer
-// (real_tokenizer_fixture.py: Qwen3.5's or Gemma 4's, rebuilt from llama.cpp's own vocabulary file):
+// llama.cpp v0.4.0 (node-llama-cpp, vocab only) on rebox's GGUF of a checkpoint holding the tokenizer of
+// llama.cpp's own qwen35 or gemma-4 vocabulary file (rebuilt by real_tokenizer_fixture.py):
 //  1. each test string of the vocabulary file's .inp tokenizes to exactly the ids of its .out, the ids
-//     Hugging Face's real tokenizer gave (llama.cpp's tests/test-tokenizer-0.cpp: no BOS, special-token
+//     a Hugging Face tokenizer gave (llama.cpp's tests/test-tokenizer-0.cpp: no BOS, special-token
 //     text not parsed); @lenml/tokenizers (transformers.js' port of Hugging Face tokenizers) on the
 //     rebuilt tokenizer.json gives the same ids, which checks the rebuilt files themselves;
 //  2. over corpus files (corpus.txt, corpus_marks.txt: combining marks in Devanagari, Thai, Vietnamese,
 //     decomposed accents, ... which Qwen3.5's split regex keeps in the letter runs and Qwen2's does not)
 //     llama.cpp and @lenml/tokenizers agree on every line, with special-token text parsed
 //     (tokenize(line, true) against encode(line)) and as plain text (no CONTROL id may appear); every
-//     line as it is: neither tokenizer.json has an NFC normalizer (Qwen3.5's, unlike Qwen2's and Qwen3's,
-//     has none: real_tokenizer_fixture.py), so decomposed accents reach the split regex as they are;
+//     line as it is: neither tokenizer.json has an NFC normalizer (the qwen35 one, unlike Qwen2's and Qwen3's,
+//     has none, as its .out ids show: real_tokenizer_fixture.py), so decomposed accents reach the split regex as they are;
 //  3. the special tokens as llama.cpp reads them: BOS / EOS ids and whether a BOS is prepended, each
 //     added token CONTROL (text matched only with special parsing) or, for Gemma 4's visible channel /
 //     tool tokens, USER_DEFINED, and each detokenizing to its text.
@@ -68,7 +68,7 @@ for (const added of tokenizerJson.added_tokens) {
     fail(`detokenize([${added.id}]) = ${JSON.stringify(model.detokenize([added.id], true))}`);
 }
 
-// 1. The vocabulary file's own test strings and the real tokenizer's ids.
+// 1. The vocabulary file's own test strings and Hugging Face's ids.
 let llamaExact = 0, referenceExact = 0;
 tests.forEach(({text, ids}, n) => {
   const got = model.tokenize(text, false);
@@ -115,7 +115,7 @@ lines.forEach((line, n) => {
 await model.dispose();
 await llama.dispose();
 console.log(`  ${kind}: ${tests.length} test strings of the vocabulary file: llama.cpp ${llamaExact}/${tests.length}, ` +
-  `@lenml/tokenizers on the rebuilt tokenizer.json ${referenceExact}/${tests.length} equal to the real tokenizer's ids`);
+  `@lenml/tokenizers on the rebuilt tokenizer.json ${referenceExact}/${tests.length} equal to Hugging Face's .out ids`);
 console.log(`  ${kind}: ${corpusLines} corpus lines (${markLines} with combining marks) ` +
   `+ ${lines.length - corpusLines} special-token lines, ${tokens} tokens: special on ${exact}/${lines.length}, ` +
   `special off ${exactPlain}/${plainChecked} identical; ${controlIds.size} CONTROL, ${spec.visible.length} USER_DEFINED added tokens`);
@@ -124,4 +124,4 @@ if (problems.length) {
   for (const p of problems.slice(0, 30)) console.log("  " + p);
   process.exit(1);
 }
-console.log(`ok: ${kind}: llama.cpp on rebox's file tokenizes as the real tokenizer`);
+console.log(`ok: ${kind}: llama.cpp on rebox's file tokenizes as Hugging Face's tokenizer`);

@@ -1,7 +1,9 @@
-"""Puts a real Qwen3.5 or Gemma 4 tokenizer into a tiny rebox-mkfixture checkpoint.
+"""Puts the Qwen3.5 or Gemma 4 tokenizer of llama.cpp's vocabulary files into a tiny rebox-mkfixture checkpoint.
 
-llama.cpp ships, in its source tree's models/, the vocabulary GGUFs its converter wrote from the real
-tokenizers (ggml-vocab-qwen35.gguf, ggml-vocab-gemma-4.gguf; convert_hf_to_gguf_update.py). This script
+llama.cpp ships, in its source tree's models/, vocabulary GGUFs its converter wrote (convert_hf_to_gguf_update.py):
+ggml-vocab-gemma-4.gguf from Gemma 4's tokenizer, and ggml-vocab-qwen35.gguf, which is byte for byte its
+ggml-vocab-qwen2.gguf with the pre string "qwen35" (Qwen2's 151,936-entry table; released Qwen3.5 checkpoints
+have 248,320 rows). This script
 rebuilds from such a file the tokenizer files a Hugging Face checkpoint ships, and places them in
 FIXTURE_DIR (a `rebox-mkfixture --arch qwen35|gemma4 --format float` checkpoint), whose config.json
 vocab_size and embedding / output rows are then widened to the real vocabulary (each new row a copy of
@@ -11,9 +13,9 @@ qwen35 (gpt2 BPE, the converter's _set_vocab_gpt2): tokenizer.json has the file'
 model.vocab (byte-level text, ids 0..n-1), its merges as [left, right] pairs (no token holds a space),
 its CONTROL tokens as added_tokens with special true, and the pre_tokenizer / decoder of Qwen's
 tokenizer.json with the Split regex llama.cpp's src/llama-vocab.cpp quotes as the "original regex from
-tokenizer.json" for LLAMA_VOCAB_PRE_TYPE_QWEN35. Unlike Qwen2's and Qwen3's it has no NFC normalizer: the
-.out ids of the file's decomposed test strings ("e" U+0301 -> [68, 53839], "e" then the lone mark) are what
-Hugging Face gives without one (NFC would give the single token 963 for "\u00e9"). The file's [PAD<id>] entries are not
+tokenizer.json" for LLAMA_VOCAB_PRE_TYPE_QWEN35, and no normalizer: unlike Qwen2's and Qwen3's NFC one,
+as the .out ids of the file's decomposed test strings show ("e" U+0301 -> [68, 53839], "e" then the lone
+mark; NFC would give the single token 963 for "\u00e9"). The file's [PAD<id>] entries are not
 tokens: get_vocab_base pads the token list to config.json vocab_size with them. tokenizer_config.json is
 Qwen's (bos_token null, eos / pad <|endoftext|>, the file's chat template) and config.json gets
 bos_token_id / eos_token_id = the file's ids (gguf-py SpecialVocab takes a BOS that tokenizer_config.json

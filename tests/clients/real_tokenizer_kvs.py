@@ -1,7 +1,7 @@
-"""Every tokenizer.* KV of rebox's GGUF against llama.cpp's vocabulary file for the same real tokenizer.
+"""Every tokenizer.* KV of rebox's GGUF against llama.cpp's vocabulary file for the same tokenizer.
 
 The vocabulary file (models/ggml-vocab-qwen35.gguf, models/ggml-vocab-gemma-4.gguf in llama.cpp's source) is
-the converter's output on the real tokenizer that real_tokenizer_fixture.py rebuilt into the checkpoint, so
+the converter's output on the tokenizer that real_tokenizer_fixture.py rebuilt into the checkpoint, so
 each key it holds must be in rebox's file with the same type and value (tokens, token types, scores, merges,
 pre, model, the special ids, the add_* flags, the chat template), and rebox's file may hold no other
 tokenizer.* key, except these, each checked to be exactly what is said:

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# The real Qwen3.5 (qwen35) and Gemma 4 (gemma4) tokenizers, from the vocabulary files llama.cpp's
-# converter wrote from them and llama.cpp ships in its source (models/ggml-vocab-qwen35.gguf,
-# models/ggml-vocab-gemma-4.gguf, with .inp / .out: test strings and the ids Hugging Face's tokenizer gave).
+# The Qwen3.5 (qwen35) and Gemma 4 (gemma4) tokenizers, from the vocabulary files llama.cpp ships in its
+# source with .inp / .out (test strings and the ids a Hugging Face tokenizer gave):
+# models/ggml-vocab-gemma-4.gguf, the converter's output on Gemma 4's tokenizer, and
+# models/ggml-vocab-qwen35.gguf, Qwen3.5's pre-tokenizer over Qwen2's 151,936-entry table (byte for byte
+# ggml-vocab-qwen2.gguf but for the pre string; released Qwen3.5 checkpoints have 248,320 rows, a table
+# the bundle does not hold).
 # real_tokenizer_fixture.py rebuilds the tokenizer files (tokenizer.json, tokenizer_config.json, Gemma 4's
 # chat_template.jinja) into a tiny rebox-mkfixture checkpoint of each family whose embedding and output
 # rows are widened to the real vocabulary; rebox converts it, rebox verify passes, then
