@@ -2,6 +2,7 @@
 // shared tokenizer.json reading (tokens placed at their ids, merges, gguf-py SpecialVocab).
 #include "tokenizer_gemma4.hpp"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string_view>
 #include <unordered_map>
@@ -44,17 +45,30 @@ void gemma4_add_named(const nlohmann::json& entry, const std::string& field,
 }
 
 // transformers' all_special_tokens: the named special tokens, additional_special_tokens and
-// extra_special_tokens (a list, or a dict of named model tokens), each with the field naming it.
+// extra_special_tokens (a list, or a dict of named model tokens), each with the field naming it,
+// and the model-specific tokens Gemma 4's own tokenizer_config.json names at its top level
+// (sot_token, eot_token, think_token, ...: any other key ending in "_token" whose value is a
+// token string or {"content": ...}; booleans such as add_bos_token are not tokens). The
+// converter's output on google/gemma-4's tokenizer (llama.cpp's models/ggml-vocab-gemma-4.gguf)
+// has every one of those CONTROL.
 std::vector<std::pair<std::string, std::string>> gemma4_special_tokens(
     const std::filesystem::path& model_dir) {
     std::vector<std::pair<std::string, std::string>> out;
     const std::filesystem::path path = model_dir / "tokenizer_config.json";
     if (!std::filesystem::exists(path)) return out;
     const nlohmann::json config = read_json_object(path);
-    for (const char* field : {"bos_token", "eos_token", "unk_token", "sep_token", "pad_token",
-                              "cls_token", "mask_token"})
-        if (const auto it = config.find(field); it != config.end())
-            gemma4_add_named(*it, field, out);
+    constexpr std::string_view kNamed[] = {"bos_token", "eos_token", "unk_token", "sep_token",
+                                           "pad_token", "cls_token", "mask_token"};
+    for (const std::string_view field : kNamed)
+        if (const auto it = config.find(std::string(field)); it != config.end())
+            gemma4_add_named(*it, std::string(field), out);
+    for (const auto& [key, entry] : config.items()) {
+        if (!key.ends_with("_token") || std::ranges::find(kNamed, key) != std::end(kNamed))
+            continue;
+        if (entry.is_string() ||
+            (entry.is_object() && entry.contains("content") && entry["content"].is_string()))
+            gemma4_add_named(entry, key, out);
+    }
     for (const char* field : {"additional_special_tokens", "extra_special_tokens"}) {
         const auto it = config.find(field);
         if (it == config.end() || it->is_null()) continue;

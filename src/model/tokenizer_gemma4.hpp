@@ -21,7 +21,8 @@ void check_gemma4_tokenizer(const simdjson::dom::element& root, const simdjson::
 // Scores and token types of the placed table (`vocab.tokens`, no holes); `base_count`: the number
 // of model.vocab entries (transformers' vocab_size: ids below it are the model's own). The special
 // tokens are those tokenizer_config.json names (bos / eos / unk / sep / pad / cls / mask,
-// additional_special_tokens, extra_special_tokens). Throws a blocker-class rebox::Error naming
+// additional_special_tokens, extra_special_tokens, and any other top-level "*_token" key holding a
+// token, as Gemma 4's sot_token / eot_token / ...). Throws a blocker-class rebox::Error naming
 // tokenizer.json for a hole in the ids or a named special token the vocabulary lacks, an
 // input-class one for a malformed tokenizer_config.json.
 void apply_gemma4_vocab(const std::filesystem::path& model_dir, size_t base_count,

@@ -14,8 +14,10 @@ both namespaces come in the converter's order.
 LlamaHfVocab asks transformers' AutoTokenizer for the vocabulary (transformers is not installed here), so a
 stand-in answers from the folder's files what a fast tokenizer answers: get_vocab (model.vocab plus the added
 tokens), vocab_size (model.vocab's size), get_added_vocab (added_tokens), all_special_tokens / ids (the tokens
-tokenizer_config.json names: bos, eos, unk, sep, pad, cls, mask, additional_special_tokens and
-extra_special_tokens, as transformers v5 lists them).
+tokenizer_config.json names: bos, eos, unk, sep, pad, cls, mask, additional_special_tokens,
+extra_special_tokens and any other top-level "*_token" key holding a token, as Gemma 4's sot_token / eot_token /
+...: the converter's output on Gemma 4's own tokenizer, llama.cpp's models/ggml-vocab-gemma-4.gguf, has those
+CONTROL).
 
 Usage: ggufpy_gemma4.py LLAMA_SRC MODEL_DIR FILE.gguf TYPES [MODEL_DIR FILE.gguf TYPES ...]
 """
@@ -49,6 +51,9 @@ class StandInFastTokenizer:
         for key in ("additional_special_tokens", "extra_special_tokens"):
             extra = cfg.get(key) or []
             named += list(extra.values()) if isinstance(extra, dict) else list(extra)
+        seven = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token")
+        named += [v for k, v in cfg.items() if k.endswith("_token") and k not in seven and
+                  (isinstance(v, str) or (isinstance(v, dict) and isinstance(v.get("content"), str)))]
         self.all_special_tokens = []
         for entry in named:
             text = entry.get("content") if isinstance(entry, dict) else entry

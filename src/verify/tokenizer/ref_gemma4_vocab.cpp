@@ -30,7 +30,9 @@ bool g4ref_byte_text(std::string_view text) {
 }
 
 // tokenizer_config.json's special tokens as transformers lists them: the seven named ones, then
-// additional_special_tokens and extra_special_tokens (a list or an object of named tokens).
+// additional_special_tokens and extra_special_tokens (a list or an object of named tokens), then
+// every other top-level key ending in "_token" whose value is a token (a string or {"content"}):
+// Gemma 4's sot_token, eot_token, think_token, ... (its converted vocabulary has them CONTROL).
 std::vector<std::pair<std::string, std::string>> g4ref_named(const std::filesystem::path& dir) {
     std::vector<std::pair<std::string, std::string>> out;  // text, key
     const std::filesystem::path path = dir / "tokenizer_config.json";
@@ -53,6 +55,15 @@ std::vector<std::pair<std::string, std::string>> g4ref_named(const std::filesyst
             g4ref_bad("tokenizer_config.json", key, "not a list or an object of tokens");
         for (const auto& [name, entry] : config[key].items())
             take(entry, std::string(key) + "." + name);
+    }
+    static const std::set<std::string> kSeven = {"bos_token", "eos_token", "unk_token", "sep_token",
+                                                 "pad_token", "cls_token", "mask_token"};
+    for (const auto& [key, entry] : config.items()) {
+        const bool token_key = key.size() > 6 && key.compare(key.size() - 6, 6, "_token") == 0;
+        if (!token_key || kSeven.count(key)) continue;
+        if (entry.is_string() ||
+            (entry.is_object() && entry.contains("content") && entry["content"].is_string()))
+            take(entry, key);
     }
     return out;
 }

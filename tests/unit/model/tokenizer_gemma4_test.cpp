@@ -96,6 +96,28 @@ TEST(ModelTokenizerGemma4, TokensScoresTypesMergesAndIds) {
     EXPECT_EQ(*v.chat_template, "{{ bos_token }}");
 }
 
+// google/gemma-4's own tokenizer_config.json names its model tokens at the top level (sot_token,
+// think_token, ...; extra_special_tokens is a list): each is a special token, CONTROL unless shown,
+// as the converter's output on that tokenizer (llama.cpp's models/ggml-vocab-gemma-4.gguf) has
+// them. Booleans such as add_bos_token end in "_token" but name no token.
+TEST(ModelTokenizerGemma4, TopLevelModelTokensAreSpecial) {
+    G4TokParts parts;
+    parts.config = R"({"bos_token": "<bos>", "eos_token": "<eos>", "unk_token": "<unk>",
+        "pad_token": "<pad>", "add_bos_token": true, "sot_token": "<|turn>",
+        "soc_token": {"content": "<|channel>"}, "image_token": null, "extra_special_tokens": []})";
+    const TokenizerVocab v = g4tok_read(parts);
+    // <pad> <eos> <bos> <unk> CONTROL 3; <mask> named nowhere now: NORMAL 1; <|turn> (sot_token)
+    // CONTROL; <|channel> (soc_token) named but shown: USER_DEFINED 4; <|"|> shown: 4.
+    const std::vector<int32_t> types = {3, 3, 3, 3, 1, 3, 4, 4, 6, 1, 1, 1, 1, 1, 4};
+    EXPECT_EQ(v.token_types, types);
+    G4TokParts missing;  // a top-level model token the vocabulary lacks
+    missing.config = R"({"bos_token": "<bos>", "eot_token": "<turn|>"})";
+    const Error e = g4tok_error(missing);
+    EXPECT_EQ(e.exit_class(), ExitClass::blocker);
+    EXPECT_EQ(e.file(), "tokenizer_config.json");
+    EXPECT_EQ(e.field(), "eot_token");
+}
+
 TEST(ModelTokenizerGemma4, KvsInTheConvertersOrder) {
     const TokenizerVocab vocab = g4tok_read({});
     const ModelConfig config = test::qwen3_embedding_06b_config();

@@ -62,6 +62,20 @@ TEST(RefGemma4, VocabularyWorkedByHand) {
     EXPECT_THROW(read_ref_tokenizer(plain.path(), 10, false, true), Error);
 }
 
+// Gemma 4's own tokenizer_config.json layout: the model tokens as top-level "*_token" keys.
+TEST(RefGemma4, TopLevelModelTokensAreSpecial) {
+    test::ScratchDir dir;
+    dir.write("tokenizer.json", g4ref_tokenizer_json("true"));
+    dir.write("tokenizer_config.json", R"({"bos_token": "<bos>", "eos_token": "<eos>",
+        "add_bos_token": true, "stc_token": "<|tool_call>", "think_token": {"content": "<|think|>"},
+        "extra_special_tokens": []})");
+    const RefTokenizer t = read_ref_tokenizer(dir.path(), 10, false, true);
+    ASSERT_TRUE(t.vocab.has_value());
+    // <pad> named nowhere: NORMAL 1; <eos> <bos> CONTROL 3; <|tool_call> shown: 4; <|think|>
+    // (think_token) CONTROL; <0xFF> BYTE; <y> past model.vocab: USER_DEFINED.
+    EXPECT_EQ(t.vocab->token_types, (std::vector<int32_t>{1, 3, 3, 4, 3, 6, 1, 1, 1, 4}));
+}
+
 TEST(RefGemma4, ProportionalRopeFreqs) {
     RefConfig c;
     c.full_layers = RefConfig::FullAttentionLayers{.head_dim = 32, .partial_rotary_factor = 0.25};
