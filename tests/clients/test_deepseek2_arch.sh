@@ -3,7 +3,9 @@
 # deepseek2: MLA with q_lora_rank, layer 0 dense, layers 1-2 MoE with 4 experts and a shared expert, an
 # MTP stand-in) in BF16, mcq-v1 (4 bits; attn_k_b as exact F32 with --allow-lossless-fallback) and MLX
 # (mlx-lm's deepseek_v3: kv_b_proj stored split as embed_q / unembed_out, read as attn_k_b / attn_v_b in
-# Q4_1 without a fallback), and without q_lora_rank in BF16, and GLM-4.7-Flash (--arch glm4_moe_lite: the same
+# Q4_1 without a fallback), Kimi-K2-Thinking's layout (--format compressed-tensors: the routed experts
+# pack-quantized 4-bit / 32 symmetric with BF16 scales, carried as Q4_0; the rest BF16), and without
+# q_lora_rank in BF16, and GLM-4.7-Flash (--arch glm4_moe_lite: the same
 # layers, a whole MTP layer kept, GLM's tokenizer; BF16 and mcq-v1), is converted by default and with --outtype f32, then
 #  - rebox verify passes on every file;
 #  - ggufpy_deepseek2.py (one process): every tensor (name, type, ne, values bit for bit; kv_b_proj split
@@ -24,13 +26,14 @@ clients_init deepseek2_arch "${1:-}"
 ggufpy_setup "$BUILD"
 
 compare=() pairs=()
-for variant in float mcq mlx plain glm-lite glm-lite-mcq; do
+for variant in float mcq mlx kimi plain glm-lite glm-lite-mcq; do
   dir="$WORK/deepseek2-$variant"
   arch=deepseek2
   case $variant in
     float) make=(--format float) conv=() types=F32,BF16 ;;
     mcq) make=(--format mcq) conv=(--allow-lossless-fallback) types=F32,Q4_1 ;;
     mlx) make=(--format mlx) conv=() types=F32,Q4_1 ;;
+    kimi) make=(--format compressed-tensors) conv=() types=F32,BF16,Q4_0 ;;
     plain) make=(--format float --no-q-lora) conv=() types=F32,BF16 ;;
     glm-lite) arch=glm4_moe_lite make=(--format float) conv=() types=F32,BF16 ;;
     glm-lite-mcq) arch=glm4_moe_lite make=(--format mcq) conv=(--allow-lossless-fallback) types=F32,Q4_1 ;;

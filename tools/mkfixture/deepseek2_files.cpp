@@ -2,6 +2,7 @@
 // content from the float and mcq-v1 writers every other fixture uses.
 #include "deepseek2_files.hpp"
 
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -14,6 +15,7 @@
 #include "json_files.hpp"
 #include "mlx_files.hpp"
 #include "model_plan.hpp"
+#include "prequant_files.hpp"
 #include "tokenizer_files.hpp"
 
 namespace mkfixture {
@@ -210,6 +212,18 @@ ModelPlan ds_plan(const Deepseek2Options& o, int64_t vocab) {
     }
     u.push_back(vector_unit("model.norm.weight", kHidden, 1.0, 0.05));
     u.push_back(quant_unit("lm_head.weight", vocab, kHidden, q));
+    // Kimi-K2-Thinking / K2.5 (compressed-tensors pack-quantized, 4 bits in groups of 32,
+    // symmetric): the routed experts only; attention, the dense and shared MLPs, the router, the
+    // embedding and lm_head stay BF16.
+    if (o.format == "compressed-tensors")
+        for (PlanUnit& unit : u)
+            if (unit.quantized && unit.quant.name.find(".mlp.experts.") == std::string::npos) {
+                const QuantTensor& m = unit.quant;
+                PlanUnit plain =
+                    vector_unit(m.name, m.rows * m.cols, 0.0, 1.0 / std::sqrt(double(m.cols)));
+                plain.norm.dims = {m.rows, m.cols};
+                unit = plain;
+            }
     return plan;
 }
 
@@ -249,9 +263,11 @@ void use_deepseek_v3_pre_tokenizer(const fs::path& out_dir) {
 std::string write_deepseek2_fixture(const std::filesystem::path& out_dir,
                                     const Deepseek2Options& o) {
     using namespace deepseek2_fixture;
-    if (o.format != "float" && o.format != "mcq" && o.format != "mlx")
-        throw std::runtime_error("--arch deepseek2: --format float, mcq or mlx, not " + o.format);
-    if (o.glm_lite && (o.format == "mlx" || o.no_q_lora))
+    if (o.format != "float" && o.format != "mcq" && o.format != "mlx" &&
+        o.format != "compressed-tensors")
+        throw std::runtime_error(
+            "--arch deepseek2: --format float, mcq, mlx or compressed-tensors, not " + o.format);
+    if (o.glm_lite && (o.format == "mlx" || o.format == "compressed-tensors" || o.no_q_lora))
         throw std::runtime_error("--arch glm4_moe_lite: --format float or mcq, with q_lora_rank");
     int64_t vocab = 0;
     if (o.glm_lite) {
@@ -268,6 +284,14 @@ std::string write_deepseek2_fixture(const std::filesystem::path& out_dir,
     const ModelPlan plan = ds_plan(o, vocab);
     if (o.format == "mcq") {
         write_model_files(out_dir, plan, 1, o.seed);
+    } else if (o.format == "compressed-tensors") {
+        PrequantOptions pq;  // Kimi-K2-Thinking's: 4 bits, groups of 32, symmetric, BF16 scales
+        pq.format = o.format;
+        pq.sym = true;
+        pq.scale_dtype = "bf16";
+        check_prequant_options(pq, &plan);
+        add_prequant_quantization(out_dir, pq);
+        write_prequant_model_files(out_dir, plan, 1, o.seed, pq);
     } else if (o.format == "mlx") {
         write_mlx_model_files(out_dir, plan, 1, o.seed, MlxOptions{});
         add_mlx_quantization(out_dir, MlxOptions{});
