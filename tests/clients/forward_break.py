@@ -7,7 +7,9 @@ gguf-py (llama.cpp's own reader, opened read-write on the copy), never with rebo
                      [head, D/2, 2] -> [head, 2, D/2]), i.e. a llama file written without the permutation
   --shift SUFFIX=D   D added to every value of each F32 tensor whose name ends with SUFFIX, e.g.
                      attn_q_norm.weight=-1: a (1 + w) norm written without its + 1
-Usage: forward_break.py IN.gguf OUT.gguf [--set KEY=VALUE]... [--unpermute-qk] [--shift SUFFIX=D]...
+  --fill SUFFIX=V    every value of each F32 tensor whose name ends with SUFFIX set to V, e.g.
+                     rope_freqs.weight=1: Gemma 4's proportional rope turned into a plain one
+Usage: forward_break.py IN.gguf OUT.gguf [--set KEY=VALUE]... [--unpermute-qk] [--shift SUFFIX=D]... [--fill SUFFIX=V]...
 """
 import argparse
 import shutil
@@ -21,6 +23,7 @@ ap.add_argument("output")
 ap.add_argument("--set", action="append", default=[])
 ap.add_argument("--unpermute-qk", action="store_true")
 ap.add_argument("--shift", action="append", default=[])
+ap.add_argument("--fill", action="append", default=[])
 args = ap.parse_args()
 
 shutil.copyfile(args.input, args.output)
@@ -63,5 +66,15 @@ for shift in args.shift:
             raise SystemExit(f"forward_break.py: {t.name} is {t.tensor_type.name}; --shift needs F32")
         t.data[...] = np.array(t.data) + np.float32(delta)
     print(f"  {args.output}: {float(delta):+g} added to {len(hits)} *{suffix} tensors")
+    if not hits:
+        raise SystemExit(f"forward_break.py: no tensor ends with {suffix}")
+for fill in args.fill:
+    suffix, _, value = fill.partition("=")
+    hits = [t for t in reader.tensors if t.name.endswith(suffix)]
+    for t in hits:
+        if t.tensor_type != gguf.GGMLQuantizationType.F32:
+            raise SystemExit(f"forward_break.py: {t.name} is {t.tensor_type.name}; --fill needs F32")
+        t.data[...] = np.float32(value)
+    print(f"  {args.output}: {len(hits)} *{suffix} tensors set to {float(value):g}")
     if not hits:
         raise SystemExit(f"forward_break.py: no tensor ends with {suffix}")

@@ -9,7 +9,9 @@
 # contract leaves the 3-D fused experts float, F32), and the E2B / E4B layout
 # (--gemma4-e2b: per-layer input embeddings, the last 3 of 6 layers KV-shared with a double-wide MLP,
 # their unused k_proj / v_proj / k_norm kept as google/gemma-4-E2B-it stores them) in BF16, in mcq-v1
-# and in MLX (mlx-lm's sanitize drops the KV-shared layers' k / v), are each converted as they are and
+# and in MLX (mlx-lm's sanitize drops the KV-shared layers' k / v), and the dense and E2B layouts in
+# GPTQ and AWQ as GPTQModel saves them (the decoder layers' projections 4-bit, the rest F16; the
+# KV-shared layers without k / v), are each converted as they are and
 # with --outtype f32, then
 #  - rebox verify passes on every file;
 #  - ggufpy_gemma4.py: every tensor (values bit for bit against the chain run on the source's values,
@@ -18,7 +20,8 @@
 #    the bundle's Gemma4Model -> Gemma3Model -> TextModel -> ModelBase chain writes, its set_vocab run
 #    through gguf-py's own LlamaHfVocab / SpecialVocab;
 #  - gemma4_llama.mjs (one llama.cpp process): llama.cpp tokenizes test strings exactly as the
-#    tokenizer.json does (@lenml/tokenizers), and each file (BF16, mcq's and MLX's Q4_1) agrees with its
+#    tokenizer.json does (@lenml/tokenizers), and each file (BF16, mcq's and MLX's Q4_1, GPTQ's Q4_0,
+#    AWQ's Q4_0 / Q4_1 / Q5_0) agrees with its
 #    f32 twin (cos >= 0.999), its embeddings and its next-token log-probabilities, and generates;
 #  - ggufpy_verify_kvs.py: each KV of the BF16 and BF16 MoE files changed or deleted makes rebox verify
 #    fail naming it;
@@ -34,6 +37,7 @@ ggufpy_setup "$BUILD"
 
 dir="$WORK/gemma4" mcq="$WORK/gemma4-mcq" mlx="$WORK/gemma4-mlx" moe="$WORK/gemma4-moe"
 e2b="$WORK/gemma4-e2b" e2b_mcq="$WORK/gemma4-e2b-mcq" e2b_mlx="$WORK/gemma4-e2b-mlx" moe_mcq="$WORK/gemma4-moe-mcq"
+gptq="$WORK/gemma4-gptq" awq="$WORK/gemma4-awq" e2b_gptq="$WORK/gemma4-e2b-gptq" e2b_awq="$WORK/gemma4-e2b-awq"
 "$MKFIXTURE" "$dir" --preset tiny --arch gemma4 --force >/dev/null
 "$MKFIXTURE" "$mcq" --preset tiny --arch gemma4 --format mcq --force >/dev/null
 "$MKFIXTURE" "$mlx" --preset tiny --arch gemma4 --format mlx --recipe mixed_3_4 --force >/dev/null
@@ -47,14 +51,26 @@ e2b="$WORK/gemma4-e2b" e2b_mcq="$WORK/gemma4-e2b-mcq" e2b_mlx="$WORK/gemma4-e2b-
   >/dev/null
 "$MKFIXTURE" "$e2b_mlx" --preset tiny --arch gemma4 --gemma4-e2b --format mlx --recipe mixed_3_4 \
   --force >/dev/null
+# GPTQ and AWQ as GPTQModel saves Gemma4ForConditionalGeneration: each decoder layer's projections
+# (E2B's per-layer input gate and projection too; a KV-shared layer has no k / v) 4-bit in groups of
+# 32, the embeddings, per_layer_model_projection and the vision tower F16.
+for f in gptq awq; do
+  "$MKFIXTURE" "$WORK/gemma4-$f" --preset tiny --arch gemma4 --format $f --force >/dev/null
+  "$MKFIXTURE" "$WORK/gemma4-e2b-$f" --preset tiny --arch gemma4 --gemma4-e2b --format $f --force \
+    >/dev/null
+done
 triples=() pairs=()
-for d in "$dir" "$mcq" "$mlx" "$moe" "$moe_mcq" "$e2b" "$e2b_mcq" "$e2b_mlx"; do
+for d in "$dir" "$mcq" "$mlx" "$moe" "$moe_mcq" "$e2b" "$e2b_mcq" "$e2b_mlx" "$gptq" "$awq" "$e2b_gptq" \
+  "$e2b_awq"; do
   "$REBOX" convert "$d" -o "$d.gguf" --quiet
   "$REBOX" convert "$d" -o "$d-f32.gguf" --outtype f32 --quiet
   "$REBOX" verify "$d" "$d.gguf" >/dev/null
   "$REBOX" verify "$d" "$d-f32.gguf" >/dev/null
   types=F32,Q4_1
   [[ $d == "$dir" || $d == "$moe" || $d == "$e2b" ]] && types=F32,BF16
+  # GPTQ (symmetric: Q4_0) and AWQ (Q4_0 / Q4_1 / Q5_0 as its groups allow); F16 embeddings
+  [[ $d == "$gptq" || $d == "$e2b_gptq" ]] && types=F32,F16,Q4_0
+  [[ $d == "$awq" || $d == "$e2b_awq" ]] && types=F32,F16,Q4_0,Q4_1,Q5_0
   triples+=("$d" "$d.gguf" "$types" "$d" "$d-f32.gguf" F32)
   pairs+=("$d.gguf:$d-f32.gguf")
 done

@@ -16,6 +16,7 @@
 #include "mlx_files.hpp"
 #include "mlx_recipe.hpp"
 #include "model_plan.hpp"
+#include "prequant_files.hpp"
 #include "seeded_bf16.hpp"
 
 namespace mkfixture {
@@ -189,7 +190,8 @@ std::vector<G4Tensor> g4_tensors(int64_t vocab, const Gemma4Options& options, co
         tensors.push_back({prefix + "per_layer_projection_norm.weight", {l.per_layer}, 1.0, 0.1});
     }
     for (int64_t layer = 0; layer < l.layers; ++layer) {
-        g4_add_layer(tensors, prefix, layer, options.moe || l.e2b, l, format == "mlx");
+        g4_add_layer(tensors, prefix, layer, options.moe || l.e2b, l,
+                     format == "mlx" || format == "gptq" || format == "awq");
         if (options.moe)
             g4_add_moe(tensors, prefix + "layers." + std::to_string(layer) + ".",
                        layer != 0 || options.defect != "no-router-scale");
@@ -206,12 +208,35 @@ std::vector<G4Tensor> g4_tensors(int64_t vocab, const Gemma4Options& options, co
 // gemma4_text has no quant predicate: each Linear and the Embedding), the norms and layer_scalar
 // float. mcq: the embedding and layer 0 at 4 bits in groups of 64, later layers at 3 bits in groups
 // of 32; MLX: the recipe asked for (apply_mlx_recipe).
+// GPTQ / AWQ: GPTQModel's gemma4 definition (Gemma4ForConditionalGenerationGPTQ: its module tree
+// walks model.language_model.layers.N) quantizes each decoder layer's q/k/v/o_proj, the MLP's
+// gate/up/down_proj and E2B's per_layer_input_gate / per_layer_projection, 4 bits in groups of 32
+// here; the embeddings, per_layer_model_projection and the vision tower stay float (F16).
+bool g4_int4_quantized(const std::string& name) {
+    if (name.find(".layers.") == std::string::npos ||
+        name.find("vision_tower") != std::string::npos)
+        return false;
+    return name.ends_with("_proj.weight") || name.ends_with("per_layer_input_gate.weight") ||
+           name.ends_with("per_layer_projection.weight");
+}
+
 ModelPlan g4_plan(const std::vector<G4Tensor>& tensors, int64_t vocab, const std::string& format,
                   const G4Layout& l) {
     ModelPlan plan;
     plan.dims = Dims{kG4Hidden, l.layers, kG4Heads, l.kv_heads, kG4HeadDim, kG4Ff, vocab};
     plan.dims.embedding_rows = vocab;
+    const bool int4 = format == "gptq" || format == "awq";
     for (const G4Tensor& t : tensors) {
+        if (int4 && t.shape.size() == 2 && !g4_int4_quantized(t.name)) {
+            PlanUnit unit = vector_unit(t.name, t.shape[0] * t.shape[1], t.center, t.spread);
+            unit.norm.dims = t.shape;
+            plan.units.push_back(unit);
+            continue;
+        }
+        if (int4 && t.shape.size() == 2) {
+            plan.units.push_back(quant_unit(t.name, t.shape[0], t.shape[1], LayerQuant{4, 32}));
+            continue;
+        }
         if (t.shape.size() == 2) {
             const bool wide = format == "mlx" || t.name.find("layers.") == std::string::npos ||
                               t.name.find("layers.0.") != std::string::npos;
@@ -246,9 +271,11 @@ std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& o
         throw std::runtime_error("--gemma4-e2b and --gemma4-moe: one layout at a time");
     const G4Layout layout = g4_layout(options.e2b);
     const std::string& format = options.format;
-    if (format != "float" && format != "mcq" && format != "mlx")
-        throw std::runtime_error("--arch gemma4: --format float, mcq or mlx, not " + format);
-    if (options.moe && format == "mlx")
+    const bool int4 = format == "gptq" || format == "awq";
+    if (format != "float" && format != "mcq" && format != "mlx" && !int4)
+        throw std::runtime_error("--arch gemma4: --format float, mcq, mlx, gptq or awq, not " +
+                                 format);
+    if (options.moe && format != "float" && format != "mcq")
         throw std::runtime_error("--gemma4-moe: --format float or mcq");
     const int64_t vocab = write_gemma4_tokenizer(out_dir);
     {
@@ -266,6 +293,13 @@ std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& o
         ModelPlan plan = g4_plan(tensors, vocab, format, layout);
         if (format == "mcq") {
             write_model_files(out_dir, plan, 1, options.seed);
+        } else if (int4) {  // GPTQModel's defaults: symmetric GPTQ; AWQ asymmetric (its only kind)
+            PrequantOptions pq;
+            pq.format = format;
+            pq.sym = format != "awq";
+            check_prequant_options(pq, &plan);
+            add_prequant_quantization(out_dir, pq);
+            write_prequant_model_files(out_dir, plan, 1, options.seed, pq);
         } else {
             MlxOptions mlx;
             mlx.overrides = apply_mlx_recipe(plan, options.recipe);

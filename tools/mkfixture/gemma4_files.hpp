@@ -6,7 +6,10 @@
 // Gemma-4-shaped tokenizer (gemma4_tokenizer.hpp). --format mcq writes the same tensors in mcq-v1
 // (the embedding and layer 0 4-bit / 64, later layers 3-bit / 32, norms and layer_scalar F32);
 // --format mlx as mlx-lm saves a conversion with --recipe (names under "language_model.model.",
-// every matrix quantized, the vision tower dropped, norms and layer_scalar BF16). `moe` (float, or
+// every matrix quantized, the vision tower dropped, norms and layer_scalar BF16); --format gptq /
+// awq as GPTQModel saves it (each decoder layer's projections 4-bit in groups of 32, GPTQ
+// symmetric, AWQ asymmetric; the embeddings, per_layer_model_projection, the vision tower stand-in,
+// norms and layer_scalar F16; the KV-shared layers without k / v / k_norm). `moe` (float, or
 // mcq with the 3-D fused experts F32: mcq-v1 holds 2-D weights only): the 26B-A4B layout, every
 // layer with the MoE block beside its MLP: 2 experts of 32, both used (router.proj, router.scale,
 // router.per_expert_scale, the fused experts.gate_up_proj and experts.down_proj, three more
@@ -26,10 +29,10 @@ struct Gemma4Options {
     std::string defect;
     bool moe = false;
     // The E2B / E4B layout: per-layer input embeddings, the last layers KV-shared with a
-    // double-wide MLP (gemma4_files.cpp G4Layout); --format float, mcq or mlx (mlx-lm drops the
-    // KV-shared layers' k_proj / v_proj / k_norm).
+    // double-wide MLP (gemma4_files.cpp G4Layout); --format float, mcq, mlx, gptq or awq (mlx-lm
+    // and GPTQModel drop the KV-shared layers' k_proj / v_proj / k_norm).
     bool e2b = false;
-    std::string format = "float";     // float (BF16) | mcq | mlx
+    std::string format = "float";     // float (BF16) | mcq | mlx | gptq | awq
     std::string recipe = "uniform4";  // mlx: an MLX recipe (mlx_recipe.hpp)
     uint64_t seed = 1;
 };

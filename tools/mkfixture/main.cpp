@@ -153,7 +153,8 @@ int main(int argc, char** argv) {
            "deepseek2's sizes with GLM's tokenizer and a whole MTP layer; --format float or "
            "mcq) | "
            "gemma4 (tiny only: Gemma4ForConditionalGeneration; --format float (bf16, the "
-           "default), mcq or mlx (with --recipe); "
+           "default), mcq, mlx (with --recipe), gptq or awq (GPTQModel's layout: the decoder "
+           "layers' projections 4-bit in groups of 32, the rest F16); "
            "3 sliding-window layers then a full-attention one with global_head_dim 32, 1 kv head "
            "and no v_proj, a layer_scalar per layer, tied, a vision tower stand-in) | "
            "nemotron_h (tiny only: NemotronHForCausalLM in BF16, 6 layers 'M-M*-M': Mamba2, "
@@ -466,7 +467,7 @@ int main(int argc, char** argv) {
                 throw std::runtime_error("--arch " + arch + ": --preset tiny only");
             if (arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next") {
                 refuse_decoder_options(app, "--arch " + arch, false);
-            } else {  // gemma4: float (BF16), mcq or mlx (with --recipe)
+            } else {  // gemma4: float (BF16), mcq, mlx (with --recipe), gptq or awq
                 refuse_decoder_options(app, "--arch gemma4", false, true);
                 if (app.count("--recipe") && format != "mlx")
                     throw std::runtime_error("--recipe needs --format mlx");
