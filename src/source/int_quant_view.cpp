@@ -56,15 +56,17 @@ void int_row_codes(const IntQuantView& v, int64_t row, int64_t col0, size_t coun
             }
             return;
         }
-        case IntCodeLayout::row_words: {
+        case IntCodeLayout::row_words: {  // each word once, its codes lsb first
             const uint64_t per_word = 32 / static_cast<uint64_t>(v.bits);
             const uint64_t words_per_row =
                 (static_cast<uint64_t>(v.cols) + per_word - 1) / per_word;
-            for (size_t i = 0; i < count; ++i) {
+            for (size_t i = 0; i < count;) {
                 const uint64_t k = static_cast<uint64_t>(col0) + i;
-                const unsigned shift = static_cast<unsigned>((k % per_word) * v.bits);
-                out[i] = static_cast<int16_t>(
-                    (word_at(v.codes, r * words_per_row + k / per_word) >> shift) & mask);
+                uint32_t word = word_at(v.codes, r * words_per_row + k / per_word) >>
+                                static_cast<unsigned>((k % per_word) * v.bits);
+                for (uint64_t at = k % per_word; at < per_word && i < count;
+                     ++at, ++i, word >>= v.bits)
+                    out[i] = static_cast<int16_t>(word & mask);
             }
             return;
         }

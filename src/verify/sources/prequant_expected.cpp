@@ -3,7 +3,10 @@
 // most 9 + 24 significant bits) is rounded once to binary32 and checked to be that value.
 #include "verify/sources/prequant_expected.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <limits>
 
 #include "verify/sources/prequant_unpack.hpp"
 
@@ -83,6 +86,25 @@ int64_t zero_at(const PrequantSource& source, uint64_t g, uint64_t o) {
     return 0;
 }
 
+// Codes k0 .. k0+run-1 of row o; compressed-tensors' packed rows word by word (the codes of a
+// word are lsb first), every other layout through code_at.
+void codes_of_run(const PrequantSource& source, uint64_t o, uint64_t k0, uint64_t run,
+                  int64_t* codes) {
+    if (source.layout != PrequantLayout::ct_packed || 32 % source.bits != 0) {
+        for (uint64_t j = 0; j < run; ++j) codes[j] = code_at(source, o, k0 + j);
+        return;
+    }
+    const uint64_t per_word = 32 / source.bits;
+    const uint32_t mask = (1u << source.bits) - 1u;
+    const uint8_t* row = source.weight.data() + 4 * o * source.weight_words_per_row;
+    for (uint64_t j = 0; j < run;) {
+        const uint64_t k = k0 + j;
+        uint32_t word = load_u32le(row + 4 * (k / per_word)) >> (source.bits * (k % per_word));
+        for (uint64_t at = k % per_word; at < per_word && j < run; ++at, ++j, word >>= source.bits)
+            codes[j] = word & mask;
+    }
+}
+
 }  // namespace
 
 PrequantParts prequant_parts(const PrequantSource& source, uint64_t o, uint64_t k) {
@@ -95,30 +117,41 @@ PrequantParts prequant_parts(const PrequantSource& source, uint64_t o, uint64_t 
 
 void expected_from_prequant(const PrequantSource& source, uint64_t first, std::span<float> out,
                             PrequantInexact& inexact) {
-    // Zero point and scale are read again only when the (row, group) changes.
-    uint64_t cached_o = std::numeric_limits<uint64_t>::max(), cached_g = 0;
-    int64_t z = 0;
-    double scale = 0.0;
-    for (size_t i = 0; i < out.size(); ++i) {
+    // Runs of one row and, without g_idx, one group: zero point and scale read once per run, the
+    // row and column advanced instead of divided out per value.
+    int64_t codes[64];
+    for (size_t i = 0; i < out.size();) {
         const uint64_t index = first + i;
-        const uint64_t o = index / source.in, k = index % source.in;
-        const uint64_t g = group_of(source, k);
-        if (o != cached_o || g != cached_g) {
-            cached_o = o, cached_g = g;
-            z = zero_at(source, g, o);
-            scale = prequant_scale(source, g, o);
+        const uint64_t o = index / source.in, k0 = index % source.in;
+        uint64_t run = std::min<uint64_t>(source.in - k0, out.size() - i);
+        if (source.g_idx.empty()) run = std::min<uint64_t>(run, source.group - k0 % source.group);
+        run = std::min<uint64_t>(run, std::size(codes));
+        const uint64_t g = group_of(source, k0);
+        if (!source.g_idx.empty())  // act-order: the run ends where the group changes
+            for (uint64_t j = 1; j < run; ++j)
+                if (group_of(source, k0 + j) != g) {
+                    run = j;
+                    break;
+                }
+        const int64_t z = zero_at(source, g, o);
+        const double scale = prequant_scale(source, g, o);
+        codes_of_run(source, o, k0, run, codes);
+        for (uint64_t j = 0; j < run; ++j) {
+            const double value = static_cast<double>(codes[j] - z) * scale;
+            // A finite fp64 value beyond binary32's range becomes an infinity (a plain cast would
+            // be undefined behaviour) and is reported like any other value that is not a
+            // binary32 value.
+            float& slot = out[i + j];
+            slot = std::isfinite(value) && std::fabs(value) > std::numeric_limits<float>::max()
+                       ? std::copysign(std::numeric_limits<float>::infinity(),
+                                       static_cast<float>(value > 0 ? 1 : -1))
+                       : static_cast<float>(value);
+            if (!(static_cast<double>(slot) == value) && index + j < inexact.index) {
+                inexact.index = index + j;
+                inexact.value = value;
+            }
         }
-        const double value = static_cast<double>(code_at(source, o, k) - z) * scale;
-        // A finite fp64 value beyond binary32's range becomes an infinity (a plain cast would be
-        // undefined behaviour) and is reported like any other value that is not a binary32 value.
-        out[i] = std::isfinite(value) && std::fabs(value) > std::numeric_limits<float>::max()
-                     ? std::copysign(std::numeric_limits<float>::infinity(),
-                                     static_cast<float>(value > 0 ? 1 : -1))
-                     : static_cast<float>(value);
-        if (!(static_cast<double>(out[i]) == value) && index < inexact.index) {
-            inexact.index = index;
-            inexact.value = value;
-        }
+        i += static_cast<size_t>(run);
     }
 }
 
