@@ -84,8 +84,10 @@ def main():
     blobs = {n: b for n, b in blobs.items() if not routed.match(n)}
     blobs.update({n: (widened(n, *b) if qwen else b) for n, b in read_tensors(
         os.path.join(args.expert_template, "model.safetensors")).items() if routed.match(n)})
-    if qwen:
+    if qwen:  # the MTP layer's BF16 experts are widened with the routed ones
         config["moe_intermediate_size"] *= 2
+        blobs = {n: (widened(n, *b) if n.startswith("mtp.") and ".mlp.experts." in n else b)
+                 for n, b in blobs.items()}
 
     # The template layer each layer copies: qwen35 by layer kind (interval 4), kimi layer 0 dense
     # and layer 1 for every MoE layer (template layer 3, the MTP stand-in, is left out).
