@@ -214,10 +214,24 @@ ModelPlan quant_plan(int64_t vocab, bool moe, int64_t lin_dim, const std::string
     // The MTP layer stays float in the HF-layout quantized checkpoints (GPTQModel's uploads; for
     // NVFP4 also because llama.cpp v0.4.0 fails to load a file whose MTP layer has .scale
     // tensors unless it loads that layer: its scale pass skips the layer's absent weights).
-    const auto linear = [&u, q, mlx, int4](const std::string& name, int64_t rows, int64_t cols,
-                                           int64_t experts = 0) {
+    // Qwen3.5 MoE, each tool as its published uploads hold it (the dense model and Qwen3-Next
+    // quantize every projection): GPTQ as Qwen/Qwen3.5-35B-A3B-GPTQ-Int4 (GPTQModel with
+    // `dynamic` leaving every *attn*, *shared_expert* and *mtp* module float: the routed experts
+    // only); compressed-tensors as llm-compressor's Qwen3.5-MoE W4A16 example (linear_attn, the
+    // routers, embedding, head and MTP layer ignored: self_attn, the routed and shared experts);
+    // AWQ as GPTQModel's qwen3_5_moe module tree (self_attn, in_proj_qkv / in_proj_z / out_proj
+    // and both kinds of experts; in_proj_a / in_proj_b and the routers float).
+    const bool moe_gptq = moe && !next && format == "gptq";
+    const bool moe_ct = moe && !next && format == "compressed-tensors";
+    const auto kept_float = [moe_gptq, moe_ct](const std::string& name) {
+        if (name.find(".layers.") == std::string::npos) return false;  // embedding, head
+        return (moe_gptq && name.find(".mlp.experts.") == std::string::npos) ||
+               (moe_ct && name.find(".linear_attn.") != std::string::npos);
+    };
+    const auto linear = [&u, q, mlx, int4, kept_float](const std::string& name, int64_t rows,
+                                                       int64_t cols, int64_t experts = 0) {
         if ((int4 && (name.ends_with("in_proj_a.weight") || name.ends_with("in_proj_b.weight"))) ||
-            (!mlx && name.starts_with("mtp."))) {
+            (!mlx && name.starts_with("mtp.")) || (int4 && kept_float(name))) {
             PlanUnit unit = vector_unit(name, rows * cols, 0.0, 1.0 / std::sqrt(double(cols)));
             unit.norm.dims = {rows, cols};
             u.push_back(unit);
@@ -266,6 +280,15 @@ ModelPlan quant_plan(int64_t vocab, bool moe, int64_t lin_dim, const std::string
             return;
         }
         for (const char* router : {"mlp.gate", "mlp.shared_expert_gate"}) {
+            const int64_t rows = std::string(router) == "mlp.gate" ? kExperts : 1;
+            if (int4 && !next) {
+                // Float as every upload keeps them, and decisive as the float fixture's (wide
+                // logits), so the F16 / BF16 router and its F32 twin pick the same experts.
+                PlanUnit unit = vector_unit(p + router + ".weight", rows * kHidden, 0.0, 1.0);
+                unit.norm.dims = {rows, kHidden};
+                u.push_back(unit);
+                continue;
+            }
             u.push_back(quant_unit(p + router + ".weight",
                                    std::string(router) == "mlp.gate" ? kExperts : 1, kHidden,
                                    mlx ? LayerQuant{8, 64} : q));
@@ -301,6 +324,43 @@ ModelPlan quant_plan(int64_t vocab, bool moe, int64_t lin_dim, const std::string
         u.push_back(vector_unit(std::string(norm) + ".weight", kHidden, 0.0, 0.1));
     layer("mtp.layers.0.", true);
     return plan;
+}
+
+// quantization_config as the Qwen3.5 MoE uploads write it (quant_plan): GPTQModel's `dynamic`
+// negative rules on Qwen/Qwen3.5-35B-A3B-GPTQ-Int4, llm-compressor's `ignore` (every float Linear
+// module by name, the head included). The readers take what is quantized from the tensors.
+void say_float_modules(const fs::path& out_dir, const std::string& format, const ModelPlan& plan) {
+    if (format != "gptq" && format != "compressed-tensors") return;
+    const fs::path path = out_dir / "config.json";
+    nlohmann::ordered_json config;
+    {
+        std::ifstream in(path);
+        config = nlohmann::ordered_json::parse(in);
+    }
+    nlohmann::ordered_json& q = config["quantization_config"];
+    if (format == "gptq") {
+        q["dynamic"] = {{"-:.*attn.*", nlohmann::ordered_json::object()},
+                        {"-:.*shared_expert.*", nlohmann::ordered_json::object()},
+                        {"-:.*mtp.*", nlohmann::ordered_json::object()},
+                        {"-:.*visual.*", nlohmann::ordered_json::object()}};
+    } else {
+        nlohmann::ordered_json ignore = nlohmann::ordered_json::array();
+        for (const PlanUnit& unit : plan.units) {
+            const std::string& name = unit.quantized ? unit.quant.name : unit.norm.name;
+            const bool matrix = unit.quantized ? true : unit.norm.dims.size() == 2;
+            if (!matrix || name.find("embed_tokens") != std::string::npos ||
+                !name.ends_with(".weight"))
+                continue;
+            const bool linear_float = !unit.quantized || name.ends_with("mlp.gate.weight") ||
+                                      name.ends_with("shared_expert_gate.weight") ||
+                                      name == "lm_head.weight";
+            if (linear_float) ignore.push_back(name.substr(0, name.size() - 7));
+        }
+        q["ignore"] = ignore;
+    }
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << config.dump(2) << "\n";
+    if (!out) throw std::runtime_error(path.string() + ": cannot write");
 }
 
 }  // namespace
@@ -381,6 +441,7 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
             pq.scale_dtype = format == "compressed-tensors" ? "bf16" : "f16";
             check_prequant_options(pq, &plan);
             add_prequant_quantization(out_dir, pq);
+            if (options.moe && !options.next) say_float_modules(out_dir, format, plan);
             write_prequant_model_files(out_dir, plan, 1, options.seed, pq);
         } else {
             NvidiaFp4Options nv;
