@@ -23,8 +23,9 @@
 #  - ModelOpt NVFP4 of both (every matrix but the embedding and routers NVFP4, the MTP layer BF16):
 #    NVFP4 blocks plus each module's weight_scale_2 as <tensor>.scale, the oracle above multiplying
 #    each .scale into its tensor's values (float64, rounded once) before the bit-for-bit comparison;
-#    the F32 twin of each is gguf-py's fold of the same file (ggufpy_fold_scales.py);
-#  - llama_embed_pairs.mjs (one llama.cpp process): llama.cpp v0.4.0 loads all forty files and each
+#    the F32 twin of each is gguf-py's fold of the same file (ggufpy_fold_scales.py); the same for
+#    qwen3next in NVIDIA's Qwen3-Next layout and with its gated delta-net NVFP4 at factor 1;
+#  - llama_embed_pairs.mjs (one llama.cpp process): llama.cpp v0.4.0 loads all forty-four files and each
 #    pair's embeddings agree (cos >= 0.999; the mcq-v1 MoE pair >= 0.998, measured 0.9982, and the MLX
 #    dense pair >= 0.997, measured 0.9980: the values are bit-identical (above), but llama.cpp
 #    multiplies Q4_1 with Q8_1-rounded activations, and the experts' gated sum carries that rounding
@@ -95,7 +96,15 @@ nv="$WORK/qwen35-nvfp4"
 moen="$WORK/qwen35moe-nvfp4"
 "$MKFIXTURE" "$nv" --preset tiny --arch qwen35 --format modelopt-nvfp4 --force >/dev/null
 "$MKFIXTURE" "$moen" --preset tiny --arch qwen35moe --format modelopt-nvfp4 --force >/dev/null
-for d in "$nv" "$moen"; do
+# qwen3next as nvidia/Qwen3-Next-80B-A3B-Instruct-NVFP4 holds it (experts and o_proj NVFP4, the gated
+# delta-net BF16), and with in_proj_qkvz / in_proj_ba / out_proj NVFP4 at a factor of 1 (the split
+# moving whole NVFP4 rows; the qwen3next graph applies no .scale there, so no other factor converts).
+nextn="$WORK/qwen3next-nvfp4"
+nextno="$WORK/qwen3next-nvfp4-gdn"
+"$MKFIXTURE" "$nextn" --preset tiny --arch qwen3next --format modelopt-nvfp4 --force >/dev/null
+"$MKFIXTURE" "$nextno" --preset tiny --arch qwen3next --format modelopt-nvfp4 --qwen35-defect gdn-nvfp4-one \
+  --force >/dev/null
+for d in "$nv" "$moen" "$nextn" "$nextno"; do
   "$REBOX" convert "$d" -o "$d.gguf" --quiet --allow-lossless-fallback
   "$REBOX" verify "$d" "$d.gguf" >/dev/null
   ggufpy "$CLIENTS_DIR/ggufpy_fold_scales.py" "$d.gguf" "$d-f32.gguf"
@@ -117,8 +126,9 @@ ggufpy "$CLIENTS_DIR/ggufpy_qwen35.py" "$BUILD/llama-src" "$dir" "$dir.gguf" F32
   "$nextc" "$nextc.gguf" F32,BF16,Q4_0 "$nextc" "$nextc-f32.gguf" F32 \
   "$moeg" "$moeg.gguf" F32,F16,Q4_0 "$moeg" "$moeg-f32.gguf" F32 \
   "$moea" "$moea.gguf" F32,F16,Q4_0,Q4_1,Q5_0 "$moea" "$moea-f32.gguf" F32 \
-  "$moec" "$moec.gguf" F32,BF16,Q4_0 "$moec" "$moec-f32.gguf" F32
-echo "qwen35, qwen35moe (BF16, mcq-v1, MLX, GPTQ, compressed-tensors, AWQ, NVFP4) and qwen3next (BF16, mcq-v1, MLX, GPTQ, AWQ, compressed-tensors) converted, verified and compared with llama.cpp's converter ($(clients_elapsed))"
+  "$moec" "$moec.gguf" F32,BF16,Q4_0 "$moec" "$moec-f32.gguf" F32 \
+  "$nextn" "$nextn.gguf" F32,BF16,F16,NVFP4 "$nextno" "$nextno.gguf" F32,BF16,F16,NVFP4
+echo "qwen35, qwen35moe (BF16, mcq-v1, MLX, GPTQ, compressed-tensors, AWQ, NVFP4) and qwen3next (BF16, mcq-v1, MLX, GPTQ, AWQ, compressed-tensors, NVFP4) converted, verified and compared with llama.cpp's converter ($(clients_elapsed))"
 node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 4 --min-cos 0.999 \
   "qwen35:$dir.gguf:$dir-f32.gguf" "qwen35moe:$moe.gguf:$moe-f32.gguf" "qwen35-mcq:$mcq.gguf:$mcq-f32.gguf" \
   "qwen35moe-mcq:$moeq.gguf:$moeq-f32.gguf:0.998" "qwen35-mlx:$mlx.gguf:$mlx-f32.gguf:0.997" \
@@ -129,7 +139,8 @@ node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --l
   "qwen3next-mlx:$nextm.gguf:$nextm-f32.gguf:0.998" "qwen3next-gptq:$nextg.gguf:$nextg-f32.gguf" \
   "qwen3next-awq:$nexta.gguf:$nexta-f32.gguf" "qwen3next-ct:$nextc.gguf:$nextc-f32.gguf:0.98" \
   "qwen35moe-gptq:$moeg.gguf:$moeg-f32.gguf:0.998" "qwen35moe-awq:$moea.gguf:$moea-f32.gguf:0.997" \
-  "qwen35moe-ct:$moec.gguf:$moec-f32.gguf:0.995"
+  "qwen35moe-ct:$moec.gguf:$moec-f32.gguf:0.995" "qwen3next-nvfp4:$nextn.gguf:$nextn-f32.gguf" \
+  "qwen3next-nvfp4-gdn:$nextno.gguf:$nextno-f32.gguf"
 
 bad="$WORK/qwen35-layer-types"
 "$MKFIXTURE" "$bad" --preset tiny --arch qwen35 --qwen35-defect layer-types --force >/dev/null

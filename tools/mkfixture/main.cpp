@@ -143,8 +143,8 @@ int main(int argc, char** argv) {
            "compressed-tensors quantize what Qwen's GPTQ-Int4, GPTQModel's AWQ and "
            "llm-compressor's W4A16 uploads quantize) | qwen3next (tiny only: "
            "Qwen3NextForCausalLM: qwen35moe's shapes with in_proj_qkvz / in_proj_ba, experts per "
-           "expert, no mtp_num_hidden_layers; --format float, mcq, mlx, gptq, awq or "
-           "compressed-tensors) | glm4moe (tiny only: "
+           "expert, no mtp_num_hidden_layers; --format float, mcq, mlx, gptq, awq, "
+           "compressed-tensors or modelopt-nvfp4) | glm4moe (tiny only: "
            "Glm4MoeForCausalLM, layer 0 dense, "
            "layer 1 MoE with 4 experts and a shared expert, 1 MTP layer; --format float (bf16), "
            "mcq or mlx) | deepseek2 (tiny only: DeepseekV3ForCausalLM with MLA, layer 0 dense, "
@@ -196,7 +196,10 @@ int main(int argc, char** argv) {
         "attention against full_attention_interval) | no-a-log (layer 0 without "
         "A_log) | heads (3 value heads under 2 key heads) | expert-missing (--arch qwen35moe: "
         "the MTP layer's last expert without up_proj) | narrow-heads (--format mcq: value "
-        "heads of 16, half a Q4_1 block)");
+        "heads of 16, half a Q4_1 block) | gdn-nvfp4 (--arch qwen3next --format "
+        "modelopt-nvfp4: in_proj_qkvz, in_proj_ba and out_proj NVFP4 too, whose .scale the "
+        "qwen3next graph does not apply) | gdn-nvfp4-one (the same with factors of exactly 1: "
+        "converts)");
     std::string gemma4_defect;
     app.add_option("--gemma4-defect", gemma4_defect,
                    "--arch gemma4, a checkpoint that must be refused: layer-types (3 entries for "

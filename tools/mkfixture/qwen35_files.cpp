@@ -29,8 +29,8 @@ namespace fs = std::filesystem;
 constexpr int64_t kHidden = 64, kLayers = 4, kInterval = 2, kHeads = 4, kKvHeads = 2, kHeadDim = 32,
                   kFf = 128, kKeyHeads = 2, kValueHeads = 4, kKernel = 4, kMtpLayers = 1,
                   kExperts = 4, kExpertsUsed = 2, kExpertFf = 32, kSharedFf = 96;
-constexpr const char* kDefects[] = {"layer-types",    "no-a-log",     "heads",
-                                    "expert-missing", "narrow-heads", nullptr};
+constexpr const char* kDefects[] = {"layer-types",  "no-a-log",  "heads",         "expert-missing",
+                                    "narrow-heads", "gdn-nvfp4", "gdn-nvfp4-one", nullptr};
 
 // Qwen3.5's tokenizer.json split regex (Qwen2's, with combining marks \p{M} in the letter runs).
 constexpr const char* kQwen35SplitRegex =
@@ -200,7 +200,8 @@ void add_layer(std::vector<Tensor>& t, const std::string& p, bool full, bool a_l
 // by their own rules. conv1d, dt_bias and A_log are float everywhere (no quantizer touches a
 // Conv1d or a plain parameter).
 ModelPlan quant_plan(int64_t vocab, bool moe, int64_t lin_dim, const std::string& format,
-                     std::map<std::string, std::pair<int, int>>& overrides, bool next = false) {
+                     std::map<std::string, std::pair<int, int>>& overrides, bool next = false,
+                     bool gdn_nvfp4 = false) {
     const bool mlx = format == "mlx";
     // GPTQ / AWQ / compressed-tensors int4 (GPTQModel's Qwen3.5 uploads): in_proj_a / in_proj_b
     // and the MTP layer stay float.
@@ -221,17 +222,28 @@ ModelPlan quant_plan(int64_t vocab, bool moe, int64_t lin_dim, const std::string
     // routers, embedding, head and MTP layer ignored: self_attn, the routed and shared experts);
     // AWQ as GPTQModel's qwen3_5_moe module tree (self_attn, in_proj_qkv / in_proj_z / out_proj
     // and both kinds of experts; in_proj_a / in_proj_b and the routers float).
+    // Qwen3-Next NVFP4 as nvidia/Qwen3-Next-80B-A3B-Instruct-NVFP4 (ModelOpt) holds it: the routed
+    // and shared experts and o_proj NVFP4; q_proj / k_proj / v_proj, the whole gated delta-net,
+    // the head (and the routers, embedding, MTP layer) BF16. gdn_nvfp4: in_proj_qkvz, in_proj_ba
+    // and out_proj NVFP4 too (ModelOpt's default of every Linear).
     const bool moe_gptq = moe && !next && format == "gptq";
     const bool moe_ct = moe && !next && format == "compressed-tensors";
-    const auto kept_float = [moe_gptq, moe_ct](const std::string& name) {
+    const bool next_nv = next && format == "modelopt-nvfp4";
+    const auto kept_float = [moe_gptq, moe_ct, next_nv, gdn_nvfp4](const std::string& name) {
+        if (next_nv && name == "lm_head.weight") return true;
         if (name.find(".layers.") == std::string::npos) return false;  // embedding, head
+        if (next_nv)
+            return (!gdn_nvfp4 && name.find(".linear_attn.") != std::string::npos) ||
+                   name.ends_with("self_attn.q_proj.weight") ||
+                   name.ends_with("self_attn.k_proj.weight") ||
+                   name.ends_with("self_attn.v_proj.weight");
         return (moe_gptq && name.find(".mlp.experts.") == std::string::npos) ||
                (moe_ct && name.find(".linear_attn.") != std::string::npos);
     };
     const auto linear = [&u, q, mlx, int4, kept_float](const std::string& name, int64_t rows,
                                                        int64_t cols, int64_t experts = 0) {
         if ((int4 && (name.ends_with("in_proj_a.weight") || name.ends_with("in_proj_b.weight"))) ||
-            (!mlx && name.starts_with("mtp.")) || (int4 && kept_float(name))) {
+            (!mlx && name.starts_with("mtp.")) || kept_float(name)) {
             PlanUnit unit = vector_unit(name, rows * cols, 0.0, 1.0 / std::sqrt(double(cols)));
             unit.norm.dims = {rows, cols};
             u.push_back(unit);
@@ -382,9 +394,15 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
     }
     const std::string& format = options.format;
     if (options.next && format != "float" && format != "mcq" && format != "mlx" &&
-        format != "gptq" && format != "awq" && format != "compressed-tensors")
+        format != "gptq" && format != "awq" && format != "compressed-tensors" &&
+        format != "modelopt-nvfp4")
         throw std::runtime_error(
-            "--arch qwen3next: --format float, mcq, mlx, gptq, awq or compressed-tensors");
+            "--arch qwen3next: --format float, mcq, mlx, gptq, awq, compressed-tensors or "
+            "modelopt-nvfp4");
+    const bool gdn_nvfp4 = options.defect == "gdn-nvfp4" || options.defect == "gdn-nvfp4-one";
+    if (gdn_nvfp4 && !(options.next && format == "modelopt-nvfp4"))
+        throw std::runtime_error(
+            "--qwen35-defect gdn-nvfp4(-one): --arch qwen3next --format modelopt-nvfp4 only");
     const bool nvidia = format == "modelopt-nvfp4" || format == "ct-nvfp4";
     const bool int4 = format == "gptq" || format == "awq" || format == "compressed-tensors";
     if (format != "float" && format != "mcq" && format != "mlx" && !nvidia && !int4)
@@ -433,7 +451,8 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
     write_text(out_dir / "config.json", config.dump(2) + "\n");
     if (int4 || nvidia) {
         std::map<std::string, std::pair<int, int>> unused;
-        ModelPlan plan = quant_plan(vocab, options.moe, lin_dim, format, unused, options.next);
+        ModelPlan plan =
+            quant_plan(vocab, options.moe, lin_dim, format, unused, options.next, gdn_nvfp4);
         if (int4) {  // GPTQModel's defaults for these uploads: 4 bits, groups of 32, symmetric
             PrequantOptions pq;  // (AWQ: asymmetric, its only kind)
             pq.format = format;
@@ -446,6 +465,7 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
         } else {
             NvidiaFp4Options nv;
             nv.format = format;
+            if (options.defect == "gdn-nvfp4-one") nv.scale_one_part = ".linear_attn.";
             add_nvidia_fp4_quantization(out_dir, nv);
             write_nvidia_fp4_model_files(out_dir, plan, 1, options.seed, nv);
         }
