@@ -69,12 +69,13 @@ bool prepare_output_dir(const std::string& out_dir, bool force, bool whole) {
 // modernbert, gemma4) takes none of: one refusal naming the first given, "OPTION does not apply to
 // WHAT". --format is refused only with with_format; --recipe is left to the family with_recipe.
 void refuse_decoder_options(const CLI::App& app, const std::string& what, bool with_format,
-                            bool with_recipe = false) {
+                            bool with_recipe = false, bool with_hidden = false) {
     for (const char* option : {"--tokenizer", "--tokenizer-json", "--defect", "--shards",
                                "--recipe", "--bits", "--hidden", "--scale-dtype", "--corners",
                                "--untied", "--tied", "--prefix-model", "--dtype", "--format"})
         if (app.count(option) && (with_format || std::string_view(option) != "--format") &&
-            (!with_recipe || std::string_view(option) != "--recipe"))
+            (!with_recipe || std::string_view(option) != "--recipe") &&
+            (!with_hidden || std::string_view(option) != "--hidden"))
             throw std::runtime_error(std::string(option) + " does not apply to " + what);
 }
 
@@ -233,7 +234,9 @@ int main(int argc, char** argv) {
     app.add_option("--experts", moe_options.experts, "MoE: experts per layer (default 4)");
     app.add_option("--hidden", moe_options.hidden,
                    "tiny: hidden_size (a multiple of 32, default 64; e.g. 96 with --arch mistral: "
-                   "layer 0's groups of 64 cross its rows of 96 values)");
+                   "layer 0's groups of 64 cross its rows of 96 values; --arch qwen35 / qwen35moe "
+                   "/ qwen3next, float: 64 or a multiple of 256, every matrix row then a multiple "
+                   "of 256 values)");
     app.add_option("--experts-used", moe_options.experts_used,
                    "MoE: experts used per token (default 2)");
     app.add_option("--moe-ffn", moe_options.moe_ffn,
@@ -468,7 +471,7 @@ int main(int argc, char** argv) {
             if (preset != "tiny")
                 throw std::runtime_error("--arch " + arch + ": --preset tiny only");
             if (arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next") {
-                refuse_decoder_options(app, "--arch " + arch, false);
+                refuse_decoder_options(app, "--arch " + arch, false, false, true);
             } else {  // gemma4: float (BF16), mcq or mlx (with --recipe)
                 refuse_decoder_options(app, "--arch gemma4", false, true);
                 if (app.count("--recipe") && format != "mlx")
@@ -488,7 +491,7 @@ int main(int argc, char** argv) {
                     ? mkfixture::write_qwen35_fixture(
                           out, {qwen35_defect, seed, arch == "qwen35moe" || arch == "qwen3next",
                                 arch == "qwen3next", app.count("--format") ? format : "float",
-                                qwen35_vision})
+                                qwen35_vision, moe_options.hidden ? moe_options.hidden : 64})
                     : mkfixture::write_gemma4_fixture(out, gemma4);
             mkfixture::append_extra_tensors(out, extra_tensors);
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";

@@ -43,6 +43,25 @@ void use_qwen35_regex(nlohmann::ordered_json& node) {
         for (auto& child : node) use_qwen35_regex(child);
 }
 
+// The widths of the tiny fixture (hidden 64, the constants above), or of a wide one whose every
+// matrix row is a multiple of 256 values (hidden a multiple of 256: head_dim hidden / 2, so the
+// attention output's input 2 * hidden; linear-attention heads of hidden / 4, so out_proj's input
+// hidden; feed-forward 2 * hidden, experts and shared expert hidden), so that the K quant types
+// apply to every tensor instead of their fallbacks.
+struct Widths {
+    int64_t hidden = kHidden, head_dim = kHeadDim, ff = kFf, expert_ff = kExpertFf,
+            shared_ff = kSharedFf;
+};
+
+Widths widths_for(int64_t hidden) {
+    if (hidden == kHidden) return {};
+    if (hidden <= 0 || hidden % 256 != 0)
+        throw std::runtime_error(
+            "--arch qwen35 / qwen35moe / qwen3next: --hidden 64 (the default) "
+            "or a multiple of 256");
+    return {hidden, hidden / 2, 2 * hidden, hidden, hidden};
+}
+
 struct Tensor {
     std::string name;
     std::vector<int64_t> shape;
@@ -56,16 +75,16 @@ void write_text(const fs::path& path, const std::string& text) {
     if (!out) throw std::runtime_error(path.string() + ": cannot write");
 }
 
-nlohmann::ordered_json config_json(int64_t vocab, const std::string& defect, bool moe,
-                                   int64_t lin_dim, bool next) {
+nlohmann::ordered_json config_json(const Widths& wd, int64_t vocab, const std::string& defect,
+                                   bool moe, int64_t lin_dim, bool next) {
     nlohmann::ordered_json c;
     c["architectures"] = {next  ? "Qwen3NextForCausalLM"
                           : moe ? "Qwen3_5MoeForCausalLM"
                                 : "Qwen3_5ForCausalLM"};
     c["model_type"] = next ? "qwen3_next" : moe ? "qwen3_5_moe_text" : "qwen3_5_text";
-    c["hidden_size"] = kHidden;
+    c["hidden_size"] = wd.hidden;
     if (next) {  // Qwen3-Next's config.json has both (decoder_sparse_step 1: MoE everywhere)
-        c["intermediate_size"] = kFf;
+        c["intermediate_size"] = wd.ff;
         c["decoder_sparse_step"] = 1;
         c["mlp_only_layers"] = nlohmann::ordered_json::array();
         c["norm_topk_prob"] = true;
@@ -73,15 +92,15 @@ nlohmann::ordered_json config_json(int64_t vocab, const std::string& defect, boo
     if (moe) {  // Qwen3.5 MoE's text config has no intermediate_size
         c["num_experts"] = kExperts;
         c["num_experts_per_tok"] = kExpertsUsed;
-        c["moe_intermediate_size"] = kExpertFf;
-        c["shared_expert_intermediate_size"] = kSharedFf;
+        c["moe_intermediate_size"] = wd.expert_ff;
+        c["shared_expert_intermediate_size"] = wd.shared_ff;
     } else {
-        c["intermediate_size"] = kFf;
+        c["intermediate_size"] = wd.ff;
     }
     c["num_hidden_layers"] = kLayers;
     c["num_attention_heads"] = kHeads;
     c["num_key_value_heads"] = kKvHeads;
-    c["head_dim"] = kHeadDim;
+    c["head_dim"] = wd.head_dim;
     c["linear_conv_kernel_dim"] = kKernel;
     c["linear_key_head_dim"] = lin_dim;
     c["linear_value_head_dim"] = lin_dim;
@@ -118,70 +137,74 @@ nlohmann::ordered_json config_json(int64_t vocab, const std::string& defect, boo
 
 // The MoE feed-forward of layer `p`: router, experts (fused as transformers saves them, or one
 // tensor per expert and projection), shared expert and its gate.
-void add_moe_ffn(std::vector<Tensor>& t, const std::string& p, bool fused, bool drop_last_up) {
-    const double w = 1.0 / std::sqrt(double(kHidden));
-    const double w_down = 1.0 / std::sqrt(double(kExpertFf));
+void add_moe_ffn(std::vector<Tensor>& t, const Widths& wd, const std::string& p, bool fused,
+                 bool drop_last_up) {
+    const double w = 1.0 / std::sqrt(double(wd.hidden));
+    const double w_down = 1.0 / std::sqrt(double(wd.expert_ff));
     // A decisive router (wide logits), so BF16 and F32 arithmetic pick the same experts.
-    t.push_back({p + "mlp.gate.weight", {kExperts, kHidden}, 0, 1.0});
+    t.push_back({p + "mlp.gate.weight", {kExperts, wd.hidden}, 0, 1.0});
     if (fused) {
-        t.push_back({p + "mlp.experts.gate_up_proj", {kExperts, 2 * kExpertFf, kHidden}, 0, w});
-        t.push_back({p + "mlp.experts.down_proj", {kExperts, kHidden, kExpertFf}, 0, w_down});
+        t.push_back(
+            {p + "mlp.experts.gate_up_proj", {kExperts, 2 * wd.expert_ff, wd.hidden}, 0, w});
+        t.push_back({p + "mlp.experts.down_proj", {kExperts, wd.hidden, wd.expert_ff}, 0, w_down});
     } else {
         for (int64_t e = 0; e < kExperts; ++e) {
             const std::string x = p + "mlp.experts." + std::to_string(e) + ".";
-            t.push_back({x + "gate_proj.weight", {kExpertFf, kHidden}, 0, w});
+            t.push_back({x + "gate_proj.weight", {wd.expert_ff, wd.hidden}, 0, w});
             if (!(drop_last_up && e == kExperts - 1))
-                t.push_back({x + "up_proj.weight", {kExpertFf, kHidden}, 0, w});
-            t.push_back({x + "down_proj.weight", {kHidden, kExpertFf}, 0, w_down});
+                t.push_back({x + "up_proj.weight", {wd.expert_ff, wd.hidden}, 0, w});
+            t.push_back({x + "down_proj.weight", {wd.hidden, wd.expert_ff}, 0, w_down});
         }
     }
-    t.push_back({p + "mlp.shared_expert.gate_proj.weight", {kSharedFf, kHidden}, 0, w});
-    t.push_back({p + "mlp.shared_expert.up_proj.weight", {kSharedFf, kHidden}, 0, w});
+    t.push_back({p + "mlp.shared_expert.gate_proj.weight", {wd.shared_ff, wd.hidden}, 0, w});
+    t.push_back({p + "mlp.shared_expert.up_proj.weight", {wd.shared_ff, wd.hidden}, 0, w});
     t.push_back({p + "mlp.shared_expert.down_proj.weight",
-                 {kHidden, kSharedFf},
+                 {wd.hidden, wd.shared_ff},
                  0,
-                 1.0 / std::sqrt(double(kSharedFf))});
-    t.push_back({p + "mlp.shared_expert_gate.weight", {1, kHidden}, 0, w});
+                 1.0 / std::sqrt(double(wd.shared_ff))});
+    t.push_back({p + "mlp.shared_expert_gate.weight", {1, wd.hidden}, 0, w});
 }
 
 // The decoder layer `p` ("model.layers.N." or "mtp.layers.K."): gated attention when `full`; a
 // MoE feed-forward when `moe` (its experts fused when `fused`).
-void add_layer(std::vector<Tensor>& t, const std::string& p, bool full, bool a_log, bool moe,
-               bool fused, int64_t lin_dim, bool drop_last_up = false, bool next = false) {
-    const double w = 1.0 / std::sqrt(double(kHidden));
-    t.push_back({p + "input_layernorm.weight", {kHidden}, 0.0, 0.1});
+void add_layer(std::vector<Tensor>& t, const Widths& wd, const std::string& p, bool full,
+               bool a_log, bool moe, bool fused, int64_t lin_dim, bool drop_last_up = false,
+               bool next = false) {
+    const double w = 1.0 / std::sqrt(double(wd.hidden));
+    t.push_back({p + "input_layernorm.weight", {wd.hidden}, 0.0, 0.1});
     if (full) {
-        t.push_back({p + "self_attn.q_proj.weight", {2 * kHeads * kHeadDim, kHidden}, 0, w});
-        t.push_back({p + "self_attn.k_proj.weight", {kKvHeads * kHeadDim, kHidden}, 0, w});
-        t.push_back({p + "self_attn.v_proj.weight", {kKvHeads * kHeadDim, kHidden}, 0, w});
-        t.push_back({p + "self_attn.o_proj.weight", {kHidden, kHeads * kHeadDim}, 0, w});
-        t.push_back({p + "self_attn.q_norm.weight", {kHeadDim}, 0.0, 0.1});
-        t.push_back({p + "self_attn.k_norm.weight", {kHeadDim}, 0.0, 0.1});
+        t.push_back({p + "self_attn.q_proj.weight", {2 * kHeads * wd.head_dim, wd.hidden}, 0, w});
+        t.push_back({p + "self_attn.k_proj.weight", {kKvHeads * wd.head_dim, wd.hidden}, 0, w});
+        t.push_back({p + "self_attn.v_proj.weight", {kKvHeads * wd.head_dim, wd.hidden}, 0, w});
+        t.push_back({p + "self_attn.o_proj.weight", {wd.hidden, kHeads * wd.head_dim}, 0, w});
+        t.push_back({p + "self_attn.q_norm.weight", {wd.head_dim}, 0.0, 0.1});
+        t.push_back({p + "self_attn.k_norm.weight", {wd.head_dim}, 0.0, 0.1});
     } else {
         const int64_t v = kValueHeads * lin_dim, conv = 2 * kKeyHeads * lin_dim + v;
         if (next) {  // per key head: q, k, then its value heads' v and z rows; then b and a
-            t.push_back({p + "linear_attn.in_proj_qkvz.weight", {conv + v, kHidden}, 0, w});
-            t.push_back({p + "linear_attn.in_proj_ba.weight", {2 * kValueHeads, kHidden}, 0, w});
+            t.push_back({p + "linear_attn.in_proj_qkvz.weight", {conv + v, wd.hidden}, 0, w});
+            t.push_back({p + "linear_attn.in_proj_ba.weight", {2 * kValueHeads, wd.hidden}, 0, w});
         } else {
-            t.push_back({p + "linear_attn.in_proj_qkv.weight", {conv, kHidden}, 0, w});
-            t.push_back({p + "linear_attn.in_proj_z.weight", {v, kHidden}, 0, w});
-            t.push_back({p + "linear_attn.in_proj_b.weight", {kValueHeads, kHidden}, 0, w});
-            t.push_back({p + "linear_attn.in_proj_a.weight", {kValueHeads, kHidden}, 0, w});
+            t.push_back({p + "linear_attn.in_proj_qkv.weight", {conv, wd.hidden}, 0, w});
+            t.push_back({p + "linear_attn.in_proj_z.weight", {v, wd.hidden}, 0, w});
+            t.push_back({p + "linear_attn.in_proj_b.weight", {kValueHeads, wd.hidden}, 0, w});
+            t.push_back({p + "linear_attn.in_proj_a.weight", {kValueHeads, wd.hidden}, 0, w});
         }
         t.push_back({p + "linear_attn.conv1d.weight", {conv, 1, kKernel}, 0, 0.5});
         t.push_back({p + "linear_attn.dt_bias", {kValueHeads}, 0.0, 0.5});
         if (a_log) t.push_back({p + "linear_attn.A_log", {kValueHeads}, 0, 0, true});
         t.push_back({p + "linear_attn.norm.weight", {lin_dim}, 1.0, 0.05});
-        t.push_back({p + "linear_attn.out_proj.weight", {kHidden, v}, 0, w});
+        t.push_back({p + "linear_attn.out_proj.weight", {wd.hidden, v}, 0, w});
     }
-    t.push_back({p + "post_attention_layernorm.weight", {kHidden}, 0.0, 0.1});
+    t.push_back({p + "post_attention_layernorm.weight", {wd.hidden}, 0.0, 0.1});
     if (moe) {
-        add_moe_ffn(t, p, fused, drop_last_up);
+        add_moe_ffn(t, wd, p, fused, drop_last_up);
         return;
     }
-    t.push_back({p + "mlp.gate_proj.weight", {kFf, kHidden}, 0, w});
-    t.push_back({p + "mlp.up_proj.weight", {kFf, kHidden}, 0, w});
-    t.push_back({p + "mlp.down_proj.weight", {kHidden, kFf}, 0, 1.0 / std::sqrt(double(kFf))});
+    t.push_back({p + "mlp.gate_proj.weight", {wd.ff, wd.hidden}, 0, w});
+    t.push_back({p + "mlp.up_proj.weight", {wd.ff, wd.hidden}, 0, w});
+    t.push_back(
+        {p + "mlp.down_proj.weight", {wd.hidden, wd.ff}, 0, 1.0 / std::sqrt(double(wd.ff))});
 }
 
 // The checkpoint as units for the quantized writers (mlx_files, prequant_files,
@@ -413,15 +436,21 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
     if (options.vision && format != "float")
         throw std::runtime_error("--qwen35-vision: --format float only");
     const bool narrow = options.defect == "narrow-heads";
+    const Widths wd = widths_for(options.hidden);
+    if (wd.hidden != kHidden && (format != "float" || options.vision || !options.defect.empty()))
+        throw std::runtime_error(
+            "--hidden with --arch qwen35 / qwen35moe / qwen3next: --format "
+            "float only, without --qwen35-vision or --qwen35-defect");
     // Value heads a whole number of quantization groups and GGUF blocks (mcq-v1 / Q4_1, GPTQ /
     // compressed-tensors / Q4_0: 32; MLX groups 64; NVFP4's GGUF blocks 64), or half a GGUF block
     // (narrow: 16; NVFP4 32; an MLX group of 64 is two Q4_1 blocks, so 32 would still move).
-    const int64_t lin_dim = narrow          ? (nvidia ? 32 : 16)
-                            : mlx || nvidia ? 64
-                            : mcq || int4   ? 32
-                                            : 16;
+    const int64_t lin_dim = narrow                 ? (nvidia ? 32 : 16)
+                            : mlx || nvidia        ? 64
+                            : mcq || int4          ? 32
+                            : wd.hidden != kHidden ? wd.hidden / 4
+                                                   : 16;
     nlohmann::ordered_json config =
-        config_json(vocab, options.defect, options.moe, lin_dim, options.next);
+        config_json(wd, vocab, options.defect, options.moe, lin_dim, options.next);
     if (mlx && !options.next) {  // the multimodal config.json mlx_lm.convert copies (no vision)
         nlohmann::ordered_json top;
         top["architectures"] = {options.moe ? "Qwen3_5MoeForConditionalGeneration"
@@ -442,7 +471,7 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
         top["text_config"] = config;
         top["tie_word_embeddings"] = false;
         top["video_token_id"] = 248057;
-        top["vision_config"] = qwen35_vision_config(kHidden);
+        top["vision_config"] = qwen35_vision_config(wd.hidden);
         top["vision_end_token_id"] = 248054;
         top["vision_start_token_id"] = 248053;
         config = top;
@@ -490,25 +519,27 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
 
     std::vector<Tensor> tensors;
     const std::string m = options.vision ? "model.language_model." : "model.";
-    tensors.push_back({m + "embed_tokens.weight", {vocab, kHidden}, 0, 0.5});
+    tensors.push_back({m + "embed_tokens.weight", {vocab, wd.hidden}, 0, 0.5});
     for (int64_t layer = 0; layer < kLayers; ++layer)
-        add_layer(tensors, m + "layers." + std::to_string(layer) + ".",
+        add_layer(tensors, wd, m + "layers." + std::to_string(layer) + ".",
                   (layer + 1) % kInterval == 0, !(options.defect == "no-a-log" && layer == 0),
                   options.moe, !mcq && !options.next, lin_dim, false, options.next);
-    tensors.push_back({m + "norm.weight", {kHidden}, 0.0, 0.1});
+    tensors.push_back({m + "norm.weight", {wd.hidden}, 0.0, 0.1});
     if (options.vision)
-        for (const Qwen3vlTowerTensor& t : qwen3vl_tower_tensors(kHidden, 2, 0))
+        for (const Qwen3vlTowerTensor& t : qwen3vl_tower_tensors(wd.hidden, 2, 0))
             tensors.push_back({t.name, t.shape, t.center, t.spread});
-    tensors.push_back({"lm_head.weight", {vocab, kHidden}, 0, 1.0 / std::sqrt(double(kHidden))});
-    tensors.push_back({"mtp.fc.weight", {kHidden, 2 * kHidden}, 0, 1.0 / std::sqrt(2.0 * kHidden)});
-    tensors.push_back({"mtp.pre_fc_norm_embedding.weight", {kHidden}, 0.0, 0.1});
-    tensors.push_back({"mtp.pre_fc_norm_hidden.weight", {kHidden}, 0.0, 0.1});
-    tensors.push_back({"mtp.norm.weight", {kHidden}, 0.0, 0.1});
-    add_layer(tensors, "mtp.layers.0.", true, true, options.moe, false, lin_dim,
+    tensors.push_back(
+        {"lm_head.weight", {vocab, wd.hidden}, 0, 1.0 / std::sqrt(double(wd.hidden))});
+    tensors.push_back(
+        {"mtp.fc.weight", {wd.hidden, 2 * wd.hidden}, 0, 1.0 / std::sqrt(2.0 * wd.hidden)});
+    tensors.push_back({"mtp.pre_fc_norm_embedding.weight", {wd.hidden}, 0.0, 0.1});
+    tensors.push_back({"mtp.pre_fc_norm_hidden.weight", {wd.hidden}, 0.0, 0.1});
+    tensors.push_back({"mtp.norm.weight", {wd.hidden}, 0.0, 0.1});
+    add_layer(tensors, wd, "mtp.layers.0.", true, true, options.moe, false, lin_dim,
               options.defect == "expert-missing", options.next);
     if (mcq) {  // every matrix but the routers mcq-v1 4-bit / 32; the rest F32 alike
         ModelPlan plan;
-        plan.dims = Dims{kHidden, kLayers, kHeads, kKvHeads, kHeadDim, kFf, vocab};
+        plan.dims = Dims{wd.hidden, kLayers, kHeads, kKvHeads, wd.head_dim, wd.ff, vocab};
         plan.dims.embedding_rows = vocab;
         for (const Tensor& t : tensors) {
             // The routers stay float (as MLX keeps them at 8 bits): a 4-bit router's narrow

@@ -52,6 +52,10 @@ struct Qwen35Options {
     // "model.visual." (qwen3vl_files.hpp's tower without deepstack mergers, its merger 64 wide),
     // vision_config and preprocessor_config.json.
     bool vision = false;
+    // --hidden (float only): 64, or a multiple of 256 for a wide fixture whose every matrix row is
+    // a multiple of 256 values (head_dim hidden / 2, linear-attention heads of hidden / 4,
+    // feed-forward 2 * hidden, experts and shared expert hidden).
+    int64_t hidden = 64;
 };
 
 // Writes config.json, model.safetensors and the tokenizer files into out_dir (which exists and is
