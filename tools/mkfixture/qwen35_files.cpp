@@ -219,9 +219,10 @@ void add_layer(std::vector<Tensor>& t, const Widths& wd, const std::string& p, b
 // stays BF16 (the experts' and the shared expert's down_proj), the experts stacked (switch_mlp).
 // Otherwise (GPTQ, compressed-tensors, NVFP4): the Hugging Face layout of the float fixture (MTP
 // layer and head kept, per-expert experts, norms unshifted around 0) with every matrix a quantized
-// unit; the writers keep the embedding, lm_head (GPTQ / compressed-tensors) and the routers float
-// by their own rules. conv1d, dt_bias and A_log are float everywhere (no quantizer touches a
-// Conv1d or a plain parameter).
+// unit but those each tool keeps float (below); the writers keep the embedding, lm_head (GPTQ /
+// compressed-tensors) and the routers float by their own rules (qwen35moe's int4 routers are float
+// units with the float fixture's wide logits). conv1d, dt_bias and A_log are float everywhere (no
+// quantizer touches a Conv1d or a plain parameter).
 ModelPlan quant_plan(int64_t vocab, bool moe, int64_t lin_dim, const std::string& format,
                      std::map<std::string, std::pair<int, int>>& overrides, bool next = false,
                      bool gdn_nvfp4 = false) {
