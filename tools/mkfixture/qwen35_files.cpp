@@ -225,7 +225,7 @@ void add_layer(std::vector<Tensor>& t, const Widths& wd, const std::string& p, b
 // quantizer touches a Conv1d or a plain parameter).
 ModelPlan quant_plan(int64_t vocab, bool moe, int64_t lin_dim, const std::string& format,
                      std::map<std::string, std::pair<int, int>>& overrides, bool next = false,
-                     bool gdn_nvfp4 = false) {
+                     bool gdn_nvfp4 = false, bool multimodal = false) {
     const bool mlx = format == "mlx";
     // GPTQ / AWQ / compressed-tensors int4 (GPTQModel's Qwen3.5 uploads): in_proj_a / in_proj_b
     // and the MTP layer stay float.
@@ -348,7 +348,19 @@ ModelPlan quant_plan(int64_t vocab, bool moe, int64_t lin_dim, const std::string
     };
     // mlx-lm's qwen3_5 keeps the multimodal checkpoint's "language_model."; qwen3_next is text
     // only.
-    const std::string m = mlx && !next ? "language_model.model." : "model.";
+    // multimodal: Qwen3_5MoeForConditionalGeneration's names (the text model under
+    // "model.language_model.", the Qwen3.5 vision tower float under "model.visual.").
+    const std::string m = mlx && !next ? "language_model.model."
+                          : multimodal ? "model.language_model."
+                                       : "model.";
+    if (multimodal)
+        for (const Qwen3vlTowerTensor& t : qwen3vl_tower_tensors(kHidden, 2, 0)) {
+            int64_t length = 1;
+            for (const int64_t d : t.shape) length *= d;
+            PlanUnit unit = vector_unit(t.name, length, t.center, t.spread);
+            if (t.shape.size() > 1) unit.norm.dims = t.shape;
+            u.push_back(unit);
+        }
     linear(m + "embed_tokens.weight", vocab, kHidden);
     for (int64_t i = 0; i < kLayers; ++i)
         layer(m + "layers." + std::to_string(i) + ".", (i + 1) % kInterval == 0);
@@ -462,7 +474,9 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
         top["text_config"] = config;
         config = top;
     }
-    if (options.vision) {  // Qwen/Qwen3.5-*'s multimodal config.json
+    // Qwen/Qwen3.5-35B-A3B-GPTQ-Int4 is the multimodal model, its vision tower BF16 (`dynamic`).
+    const bool multimodal = options.vision || (options.moe && !options.next && format == "gptq");
+    if (multimodal) {  // Qwen/Qwen3.5-*'s multimodal config.json
         nlohmann::ordered_json top;
         top["architectures"] = {options.moe ? "Qwen3_5MoeForConditionalGeneration"
                                             : "Qwen3_5ForConditionalGeneration"};
@@ -481,8 +495,8 @@ std::string write_qwen35_fixture(const fs::path& out_dir, const Qwen35Options& o
     write_text(out_dir / "config.json", config.dump(2) + "\n");
     if (int4 || nvidia) {
         std::map<std::string, std::pair<int, int>> unused;
-        ModelPlan plan =
-            quant_plan(vocab, options.moe, lin_dim, format, unused, options.next, gdn_nvfp4);
+        ModelPlan plan = quant_plan(vocab, options.moe, lin_dim, format, unused, options.next,
+                                    gdn_nvfp4, multimodal);
         if (int4) {  // GPTQModel's defaults for these uploads: 4 bits, groups of 32, symmetric
             PrequantOptions pq;  // (AWQ: asymmetric, its only kind)
             pq.format = format;
