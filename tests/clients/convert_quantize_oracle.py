@@ -3,8 +3,9 @@ applied to rebox's exact float conversion of the same checkpoint.
 
 For float checkpoints (rebox-mkfixture --format float: BF16, F16, F32; qwen3, llama with its q/k
 row permutation, qwen3_moe with stacked experts, gemma with its norm + 1, deepseek2 with kv_b_proj
-split into attn_k_b / attn_v_b) and several TYPEs, with and
-without a legacy imatrix.dat, the one-pass file must equal llama-quantize's file byte for byte
+split into attn_k_b / attn_v_b; qwen35 / qwen35moe / qwen3next, also with --hidden 256 so that every
+row takes the K types, where `rebox quantize` of the exact file is compared too) and several TYPEs,
+with and without a legacy imatrix.dat, the one-pass file must equal llama-quantize's file byte for byte
 (`cmp`), and `rebox plan --quantize --json` must list llama-quantize's tensor types. For mcq-v1
 and GPTQ checkpoints the tensors convert carries exactly as blocks (Q4_1, Q4_0, ...) keep their exact bytes, the float
 ones hold llama-quantize's bytes (--allow-requantize, which only changes the block tensors), and
@@ -70,7 +71,9 @@ def write_legacy_imatrix(path, gguf_path, seed):
         f.write(struct.pack("<i", 10) + struct.pack("<i", len(dataset)) + dataset)
 
 
-def compare_one_pass(model, tag, qtype, imatrix=None, options=()):
+def compare_one_pass(model, tag, qtype, imatrix=None, options=(), gguf_quantize=False):
+    """convert --quantize against llama-quantize of the exact file; with gguf_quantize also
+    `rebox quantize` of that same exact file."""
     exact = os.path.join(work, f"{tag}-exact.gguf")
     if not os.path.exists(exact):
         run([rebox, "convert", model, "-o", exact, "--quiet"], f"{tag} exact convert")
@@ -90,6 +93,14 @@ def compare_one_pass(model, tag, qtype, imatrix=None, options=()):
                         f"(tensors differing: {differing[:5]}, or the KVs)")
     else:
         print(f"ok {label}: {os.path.getsize(one_pass)} bytes identical")
+    if gguf_quantize:
+        requantized = os.path.join(work, f"{tag}-{qtype}-rebox-quantize.gguf")
+        run([rebox, "quantize", exact, requantized, qtype.upper()] + extra, f"{label} rebox quantize")
+        if os.path.exists(requantized) and not filecmp.cmp(reference, requantized, shallow=False):
+            problems.append(f"{label}: rebox quantize of the exact file differs from llama-quantize's")
+        elif os.path.exists(requantized):
+            print(f"ok {label}: rebox quantize identical too")
+            os.remove(requantized)
     # plan --quantize names the types llama-quantize wrote.
     result = run([rebox, "plan", model, "--quantize", qtype, "--json"] + extra, f"{label} plan")
     if result.returncode == 0:
@@ -122,13 +133,21 @@ def float_cases():
         # qwen3next: in_proj_qkvz split into attn_qkv / attn_gate rows before quantizing, verify
         # re-quantizing each part from its gathered source rows.
         ("qwen3next-bf16", ["--format", "float", "--arch", "qwen3next"], ["q4_k_m"]),
+        # The three at --hidden 256 (every matrix row a multiple of 256 values): the K types
+        # themselves on attn_qkv / attn_gate / ssm_* / ffn_*_exps / nextn.eh_proj, not fallbacks.
+        ("wide-qwen35-bf16", ["--format", "float", "--arch", "qwen35", "--hidden", "256"],
+         ["q4_k_m", "q2_k", "q6_k", "iq4_xs"]),
+        ("wide-qwen35moe-bf16", ["--format", "float", "--arch", "qwen35moe", "--hidden", "256"],
+         ["q4_k_m", "q2_k", "q6_k"]),
+        ("wide-qwen3next-bf16", ["--format", "float", "--arch", "qwen3next", "--hidden", "256"],
+         ["q4_k_m", "q2_k", "q6_k"]),
         # kv_b_proj split into attn_k_b (transposed) and attn_v_b (row slices), quantized in one pass.
         ("deepseek2-bf16", ["--format", "float", "--arch", "deepseek2"], ["q4_k_m", "q8_0"]),
     ]
     for tag, args, types in cases:
         model = fixture(tag, args)
         for qtype in types:
-            compare_one_pass(model, tag, qtype)
+            compare_one_pass(model, tag, qtype, gguf_quantize=tag.startswith("wide-qwen"))
     # With an importance matrix (entries named by GGUF tensor names), incl. a type that needs one.
     model = os.path.join(work, "qwen3-bf16")
     exact = os.path.join(work, "qwen3-bf16-exact.gguf")

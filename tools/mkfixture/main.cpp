@@ -69,12 +69,13 @@ bool prepare_output_dir(const std::string& out_dir, bool force, bool whole) {
 // modernbert, gemma4) takes none of: one refusal naming the first given, "OPTION does not apply to
 // WHAT". --format is refused only with with_format; --recipe is left to the family with_recipe.
 void refuse_decoder_options(const CLI::App& app, const std::string& what, bool with_format,
-                            bool with_recipe = false) {
+                            bool with_recipe = false, bool with_hidden = false) {
     for (const char* option : {"--tokenizer", "--tokenizer-json", "--defect", "--shards",
                                "--recipe", "--bits", "--hidden", "--scale-dtype", "--corners",
                                "--untied", "--tied", "--prefix-model", "--dtype", "--format"})
         if (app.count(option) && (with_format || std::string_view(option) != "--format") &&
-            (!with_recipe || std::string_view(option) != "--recipe"))
+            (!with_recipe || std::string_view(option) != "--recipe") &&
+            (!with_hidden || std::string_view(option) != "--hidden"))
             throw std::runtime_error(std::string(option) + " does not apply to " + what);
 }
 
@@ -139,10 +140,12 @@ int main(int argc, char** argv) {
            "experts in every layer: 4 of width 32, fused gate_up_proj in the main layers, per "
            "expert in the MTP layer, and a shared expert; both --format float, mcq, mlx, gptq, "
            "awq, "
-           "compressed-tensors, modelopt-nvfp4 or ct-nvfp4) | qwen3next (tiny only: "
+           "compressed-tensors, modelopt-nvfp4 or ct-nvfp4; qwen35moe's gptq / awq / "
+           "compressed-tensors quantize what Qwen's GPTQ-Int4, GPTQModel's AWQ and "
+           "llm-compressor's W4A16 uploads quantize) | qwen3next (tiny only: "
            "Qwen3NextForCausalLM: qwen35moe's shapes with in_proj_qkvz / in_proj_ba, experts per "
-           "expert, no mtp_num_hidden_layers; --format float, mcq, mlx, gptq, awq or "
-           "compressed-tensors) | glm4moe (tiny only: "
+           "expert, no mtp_num_hidden_layers; --format float, mcq, mlx, gptq, awq, "
+           "compressed-tensors or modelopt-nvfp4) | glm4moe (tiny only: "
            "Glm4MoeForCausalLM, layer 0 dense, "
            "layer 1 MoE with 4 experts and a shared expert, 1 MTP layer; --format float (bf16), "
            "mcq or mlx) | deepseek2 (tiny only: DeepseekV3ForCausalLM with MLA, layer 0 dense, "
@@ -197,7 +200,10 @@ int main(int argc, char** argv) {
         "attention against full_attention_interval) | no-a-log (layer 0 without "
         "A_log) | heads (3 value heads under 2 key heads) | expert-missing (--arch qwen35moe: "
         "the MTP layer's last expert without up_proj) | narrow-heads (--format mcq: value "
-        "heads of 16, half a Q4_1 block)");
+        "heads of 16, half a Q4_1 block) | gdn-nvfp4 (--arch qwen3next --format "
+        "modelopt-nvfp4: in_proj_qkvz, in_proj_ba and out_proj NVFP4 too, whose .scale the "
+        "qwen3next graph does not apply) | gdn-nvfp4-one (the same with factors of exactly 1: "
+        "converts)");
     std::string gemma4_defect;
     app.add_option("--gemma4-defect", gemma4_defect,
                    "--arch gemma4, a checkpoint that must be refused: layer-types (3 entries for "
@@ -231,7 +237,9 @@ int main(int argc, char** argv) {
     app.add_option("--experts", moe_options.experts, "MoE: experts per layer (default 4)");
     app.add_option("--hidden", moe_options.hidden,
                    "tiny: hidden_size (a multiple of 32, default 64; e.g. 96 with --arch mistral: "
-                   "layer 0's groups of 64 cross its rows of 96 values)");
+                   "layer 0's groups of 64 cross its rows of 96 values; --arch qwen35 / qwen35moe "
+                   "/ qwen3next, float: 64 or a multiple of 256, every matrix row then a multiple "
+                   "of 256 values)");
     app.add_option("--experts-used", moe_options.experts_used,
                    "MoE: experts used per token (default 2)");
     app.add_option("--moe-ffn", moe_options.moe_ffn,
@@ -466,7 +474,7 @@ int main(int argc, char** argv) {
             if (preset != "tiny")
                 throw std::runtime_error("--arch " + arch + ": --preset tiny only");
             if (arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next") {
-                refuse_decoder_options(app, "--arch " + arch, false);
+                refuse_decoder_options(app, "--arch " + arch, false, false, true);
             } else {  // gemma4: float (BF16), mcq, mlx (with --recipe), gptq or awq
                 refuse_decoder_options(app, "--arch gemma4", false, true);
                 if (app.count("--recipe") && format != "mlx")
@@ -486,7 +494,7 @@ int main(int argc, char** argv) {
                     ? mkfixture::write_qwen35_fixture(
                           out, {qwen35_defect, seed, arch == "qwen35moe" || arch == "qwen3next",
                                 arch == "qwen3next", app.count("--format") ? format : "float",
-                                qwen35_vision})
+                                qwen35_vision, moe_options.hidden ? moe_options.hidden : 64})
                     : mkfixture::write_gemma4_fixture(out, gemma4);
             mkfixture::append_extra_tensors(out, extra_tensors);
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";

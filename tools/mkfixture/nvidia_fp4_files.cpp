@@ -85,6 +85,8 @@ void write_scales(std::ostream& out, const QuantTensor& t, uint64_t seed,
 // tensors weight_global_scale = 448 * 6 / amax, amax of weights near 0.05 (1 with ffn_scale_one).
 float global_factor(const QuantTensor& t, uint64_t seed, const NvidiaFp4Options& options) {
     if (options.ffn_scale_one && t.name.find(".mlp.") != std::string::npos) return 1.0f;
+    if (!options.scale_one_part.empty() && t.name.find(options.scale_one_part) != std::string::npos)
+        return 1.0f;
     SplitMix64 rng = stream_for(seed, t.name + ".global");
     const double amax = rng.uniform(0.03, 0.12);
     return static_cast<float>(is_modelopt(options) ? amax / (6.0 * 448.0) : 448.0 * 6.0 / amax);

@@ -27,6 +27,8 @@ struct NvidiaFp4Options {
     // Every mlp.* weight gets a per-tensor factor of exactly 1 (the graphs of qwen2, gemma, phi3
     // ignore FFN .scale tensors: such a checkpoint converts).
     bool ffn_scale_one = false;
+    // Every weight whose name holds this (when not empty) gets a factor of exactly 1 too.
+    std::string scale_one_part;
 };
 
 // Adds the quantization block to config.json (compressed-tensors) or writes hf_quant_config.json

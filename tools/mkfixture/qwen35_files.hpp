@@ -30,7 +30,9 @@ struct Qwen35Options {
     // (linear_num_value_heads 3, not a multiple of linear_num_key_heads 2) | expert-missing
     // (qwen35moe: the MTP layer's last expert without up_proj) | narrow-heads (mcq: value heads
     // of 16, so out_proj's head_v_dim column blocks are half a Q4_1 block): checkpoints rebox
-    // must refuse.
+    // must refuse. gdn-nvfp4 (qwen3next modelopt-nvfp4: in_proj_qkvz, in_proj_ba and out_proj
+    // NVFP4 with ModelOpt's factors, which the qwen3next graph ignores: refused) | gdn-nvfp4-one
+    // (the same with factors of exactly 1: converts).
     std::string defect;
     uint64_t seed = 1;
     bool moe = false;   // --arch qwen35moe (and qwen3next)
@@ -41,17 +43,23 @@ struct Qwen35Options {
     // expert) | "mlx" (mlx-lm's qwen3_5 / qwen3_5_moe checkpoint after its sanitize: 4 bits in
     // groups of 64, routers 8 bits, value heads of 64, no MTP layer, norms already + 1) | "gptq" |
     // "awq" | "compressed-tensors" (4 bits in groups of 32, GPTQModel's module choice: in_proj_a /
-    // in_proj_b and the MTP layer float; value heads of 32) | "modelopt-nvfp4" | "ct-nvfp4" (every
-    // matrix but the embedding and routers NVFP4; value heads of 64, whole GGUF NVFP4 blocks).
-    // narrow-heads: value heads of half a GGUF block (16; NVFP4 32).
-    // qwen3next: "float", "mcq", "mlx" (mlx-lm's qwen3_next: "model.*", no text_config), "gptq",
-    // "awq" or "compressed-tensors" (in_proj_qkvz and in_proj_ba quantized too).
+    // in_proj_b and the MTP layer float; value heads of 32; qwen35moe as each tool's uploads:
+    // GPTQ the routed experts only, compressed-tensors all but linear_attn) | "modelopt-nvfp4" |
+    // "ct-nvfp4" (every matrix but the embedding and routers NVFP4; value heads of 64, whole GGUF
+    // NVFP4 blocks). narrow-heads: value heads of half a GGUF block (16; NVFP4 32). qwen3next:
+    // "float", "mcq", "mlx" (mlx-lm's qwen3_next: "model.*", no text_config), "gptq", "awq",
+    // "compressed-tensors" (in_proj_qkvz and in_proj_ba quantized too) or "modelopt-nvfp4"
+    // (nvidia/Qwen3-Next-80B-A3B-Instruct-NVFP4's layout: experts and o_proj NVFP4).
     std::string format = "float";
     // --qwen35-vision (float only): Qwen3_5(Moe)ForConditionalGeneration as published, the text
     // model under "model.language_model." with text_config, and the Qwen3.5 vision tower under
     // "model.visual." (qwen3vl_files.hpp's tower without deepstack mergers, its merger 64 wide),
     // vision_config and preprocessor_config.json.
     bool vision = false;
+    // --hidden (float only): 64, or a multiple of 256 for a wide fixture whose every matrix row is
+    // a multiple of 256 values (head_dim hidden / 2, linear-attention heads of hidden / 4,
+    // feed-forward 2 * hidden, experts and shared expert hidden).
+    int64_t hidden = 64;
 };
 
 // Writes config.json, model.safetensors and the tokenizer files into out_dir (which exists and is
