@@ -2,6 +2,10 @@
 hf_forward.py can hold BF16 and Q4_1/Q5_1 files to a tight bound (--kernel-pass). ggml-cpu converts the
 activations to the weight type's vec_dot_type before every product (ggml_compute_forward_mul_mat):
   BF16 weights -> BF16 activations: round to nearest even to 8 mantissa bits (GGML_FP32_TO_BF16);
+  F16 weights -> F16 activations (GGML_CPU_FP32_TO_FP16: round to nearest even);
+  Q4_0 / Q5_0 / Q8_0 weights -> Q8_0 activations (quantize_row_q8_0): per block of 32 values
+    d = amax / 127, q = round(x * 127 / amax) (the AVX2 row rounds half to even), d stored as fp16; the
+    product of a block is d_w * d * sum(q_w * q), i.e. w times q * fp16(d);
   Q4_1 / Q5_1 weights -> Q8_1 activations (quantize_row_q8_1): per block of 32 values d = amax / 127,
     q = round(x * 127 / amax), d stored as fp16 and s = fp16(d * sum(q)); the product of a block
     w = q_w * d_w + m_w is then d_w * d * sum(q_w * q) + m_w * s.
@@ -17,6 +21,20 @@ def bf16_round(x):
     bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
     bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
     return bits.astype(np.uint32).view(np.float32).astype(np.float64)
+
+
+def f16_round(x):
+    return np.asarray(x, dtype=np.float32).astype(np.float16).astype(np.float64)
+
+
+def q8_0(x):
+    """x [T, n] -> x as ggml-cpu's Q8_0 row holds it (q * fp16(d) per block of 32)."""
+    blocks = np.asarray(x, dtype=np.float32).reshape(x.shape[0], -1, BLOCK)
+    amax = np.abs(blocks).max(axis=-1, keepdims=True)
+    d = amax / np.float32(127)
+    inverse = np.where(amax != 0, np.float32(127) / np.where(amax != 0, amax, 1), 0).astype(np.float32)
+    q = np.rint(blocks * inverse).astype(np.float64)
+    return (q * d.astype(np.float16).astype(np.float64)).reshape(x.shape)
 
 
 def q8_1(x):

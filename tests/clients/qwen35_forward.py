@@ -44,7 +44,15 @@ MoE block), by function; the trunk only (Qwen3_5TextModel: the mtp.* layers are 
                                 x += mlp(post_attention_layernorm(x))
   Qwen3_5TextModel              embed_tokens, layers, norm -> last_hidden_state
 
+With --kernel the reference adds the one rounding llama.cpp's CPU products add to a linear layer's input
+for the weight type rebox writes (llama_cpu_rounding.py): mcq-v1 tensors are Q4_1 (x as Q8_1, the
+block's min the source's), GPTQ / compressed-tensors symmetric int4 tensors Q4_0 (x as Q8_0), float
+tensors their own type (BF16 / F16 x rounded so, F32 untouched); dense checkpoints only. It is the model
+of the quantized file's arithmetic, against which its cosine is held to the same bound as the F32
+twin's against the plain pass.
+
 Usage: qwen35_forward.py MODEL_DIR IDS.json VECS.json... [--broken VECS.json]... [--min-cos 0.999]
+                         [--kernel]
   IDS.json: token id lists; VECS.json: {"vectors": [...]}, llama.cpp's last-token embedding of each list
   (forward_embed.mjs), one file per GGUF of the same checkpoint. Prints the cosines of the last position's
   final hidden state per file; exit 1 when any is below --min-cos, or when a --broken file (a GGUF
@@ -59,6 +67,8 @@ import numpy as np
 from source_values import Source
 
 args, broken, min_cos = sys.argv[1:], [], 0.999
+KERNEL = "--kernel" in args
+args = [a for a in args if a != "--kernel"]
 while "--min-cos" in args or "--broken" in args:
     i = args.index("--min-cos" if "--min-cos" in args else "--broken")
     if args[i] == "--min-cos":
@@ -73,6 +83,36 @@ cfg = src.config.get("text_config", src.config)
 
 def f64(name):
     return src.values(name).astype(np.float64)
+
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import llama_cpu_rounding as rounding  # noqa: E402
+
+
+def lin(x, name):
+    """x W^T; with --kernel, x first rounded as ggml-cpu rounds it for the weight's type in rebox's file."""
+    w = f64(name)
+    if not KERNEL:
+        return x @ w.T
+    x2 = np.atleast_2d(x)
+    if src.format == "mcq-v1" and name in src.mcq:
+        meta = src.mcq[name]
+        rows, cols = meta["shape"]
+        if meta["group"] % rounding.BLOCK:
+            raise SystemExit(f"qwen35_forward.py: {name}: group {meta['group']} is not whole Q4_1 blocks")
+        mins = np.frombuffer(src.tensors[name + ".mins"].bytes.tobytes(), dtype="<f2")
+        first_of_block = np.arange(0, rows * cols, rounding.BLOCK)
+        block_min = mins[first_of_block // meta["group"]].astype(np.float64).reshape(rows, -1)
+        y = rounding.q8_1_product(x2, w, block_min)
+    elif src.format in ("gptq", "compressed-tensors") and src.is_quantized(name):
+        y = rounding.q8_0(x2) @ w.T  # symmetric int4 -> Q4_0
+    elif not src.is_quantized(name):
+        dtype = src.tensors[name].dtype
+        rounded = {"BF16": rounding.bf16_round, "F16": rounding.f16_round}.get(dtype)
+        y = (rounded(x2) if rounded else x2) @ w.T
+    else:
+        raise SystemExit(f"qwen35_forward.py: {name}: llama.cpp's rounding is not modelled for {src.format}")
+    return y.reshape(*np.shape(x)[:-1], w.shape[0])
 
 
 H, NH, NKV, D = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
@@ -115,10 +155,10 @@ def apply_rope(x):  # x [heads, n, D]
 
 def attention(x, p):
     n = x.shape[0]
-    qg = (x @ f64(p + "q_proj.weight").T).reshape(n, NH, 2 * D)
+    qg = lin(x, p + "q_proj.weight").reshape(n, NH, 2 * D)
     q, gate = qg[..., :D], qg[..., D:].reshape(n, NH * D)
-    k = (x @ f64(p + "k_proj.weight").T).reshape(n, NKV, D)
-    v = (x @ f64(p + "v_proj.weight").T).reshape(n, NKV, D).transpose(1, 0, 2)
+    k = lin(x, p + "k_proj.weight").reshape(n, NKV, D)
+    v = lin(x, p + "v_proj.weight").reshape(n, NKV, D).transpose(1, 0, 2)
     q = apply_rope(rms_1p(q, f64(p + "q_norm.weight")).transpose(1, 0, 2))
     k = apply_rope(rms_1p(k, f64(p + "k_norm.weight")).transpose(1, 0, 2))
     k, v = np.repeat(k, NH // NKV, axis=0), np.repeat(v, NH // NKV, axis=0)
@@ -128,12 +168,12 @@ def attention(x, p):
     probs = np.exp(scores)
     probs /= probs.sum(axis=-1, keepdims=True)
     out = (probs @ v).transpose(1, 0, 2).reshape(n, NH * D)
-    return (out * sigmoid(gate)) @ f64(p + "o_proj.weight").T
+    return lin(out * sigmoid(gate), p + "o_proj.weight")
 
 
 def gated_delta_net(x, p):
     n = x.shape[0]
-    mixed = x @ f64(p + "in_proj_qkv.weight").T  # [n, conv_dim]
+    mixed = lin(x, p + "in_proj_qkv.weight")  # [n, conv_dim]
     w = f64(p + "conv1d.weight")[:, 0, :]  # [conv_dim, K]
     padded = np.concatenate([np.zeros((K - 1, mixed.shape[1])), mixed], axis=0)
     conv = sum(padded[j : j + n] * w[:, j] for j in range(K))
@@ -141,9 +181,9 @@ def gated_delta_net(x, p):
     q = conv[:, : NK * DK].reshape(n, NK, DK)
     k = conv[:, NK * DK : 2 * NK * DK].reshape(n, NK, DK)
     v = conv[:, 2 * NK * DK :].reshape(n, NV, DV)
-    z = (x @ f64(p + "in_proj_z.weight").T).reshape(n, NV, DV)
-    beta = sigmoid(x @ f64(p + "in_proj_b.weight").T)  # [n, NV]
-    a = x @ f64(p + "in_proj_a.weight").T + f64(p + "dt_bias")
+    z = lin(x, p + "in_proj_z.weight").reshape(n, NV, DV)
+    beta = sigmoid(lin(x, p + "in_proj_b.weight"))  # [n, NV]
+    a = lin(x, p + "in_proj_a.weight") + f64(p + "dt_bias")
     g = -np.exp(f64(p + "A_log")) * np.logaddexp(0, a)  # softplus
     q = np.repeat(l2norm(q), NV // NK, axis=1) * DK**-0.5  # repeat_interleave on the head axis
     k = np.repeat(l2norm(k), NV // NK, axis=1)
@@ -156,12 +196,11 @@ def gated_delta_net(x, p):
         state += k[t][:, :, None] * delta[:, None, :]
         out[t] = np.einsum("hkv,hk->hv", state, q[t])
     out = rms_gated(out, f64(p + "norm.weight"), z).reshape(n, NV * DV)
-    return out @ f64(p + "out_proj.weight").T
+    return lin(out, p + "out_proj.weight")
 
 
 def mlp(x, p):
-    return (silu(x @ f64(p + "gate_proj.weight").T) * (x @ f64(p + "up_proj.weight").T)) @ f64(
-        p + "down_proj.weight").T
+    return lin(silu(lin(x, p + "gate_proj.weight")) * lin(x, p + "up_proj.weight"), p + "down_proj.weight")
 
 
 def experts(p):
@@ -175,9 +214,11 @@ def experts(p):
 
 
 def moe(x, p):
-    logits = x @ f64(p + "gate.weight").T
+    logits = lin(x, p + "gate.weight")
     probs = np.exp(logits - logits.max(axis=-1, keepdims=True))
     probs /= probs.sum(axis=-1, keepdims=True)
+    if KERNEL:
+        raise SystemExit("qwen35_forward.py: --kernel models dense checkpoints only")
     ex = experts(p)
     out = np.zeros_like(x)
     for t in range(x.shape[0]):
@@ -187,7 +228,7 @@ def moe(x, p):
             gate, up, down = ex[e]
             out[t] += wt * (down @ (silu(gate @ x[t]) * (up @ x[t])))
     shared = mlp(x, p + "shared_expert.")
-    return out + sigmoid(x @ f64(p + "shared_expert_gate.weight").T) * shared
+    return out + sigmoid(lin(x, p + "shared_expert_gate.weight")) * shared
 
 
 def forward(ids):
