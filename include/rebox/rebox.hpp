@@ -275,6 +275,12 @@ struct ConvertOptions {
     // one is an input error; no_mmproj writes the text model only (a note says what was left out).
     std::optional<std::filesystem::path> mmproj;
     bool no_mmproj = false;
+    // --fp8-as-q8, llama.cpp's converter's choice of that name (lossy, never the default; not with
+    // `quantize`): each FP8 tensor of two or more dims is written as Q8_0 quantized from its
+    // binary32 products e4m3 x scale, every other tensor as the converter's output type (--outtype,
+    // or its auto heuristic) holds it. The file says rebox.fp8.rounded_to = F32; verify
+    // re-quantizes the Q8_0 tensors from its own products.
+    bool fp8_as_q8 = false;
 };
 
 struct ConvertReport {

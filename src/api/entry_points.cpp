@@ -9,6 +9,7 @@
 #include "convert/convert.hpp"
 #include "convert/convert_quantized.hpp"
 #include "format/gguf_shards.hpp"
+#include "plan/fp8_as_q8.hpp"
 #include "plan/fp8_rules.hpp"
 #include "plan/mmproj_plan.hpp"
 #include "plan/plan.hpp"
@@ -58,16 +59,30 @@ PlanReport plan_model(const std::filesystem::path& model_dir, const PlanOptions&
     return make_plan_report(make_plan(source, options), &source);
 }
 
-ConvertReport convert_model(const ConvertOptions& options) {
+ConvertReport convert_model(const ConvertOptions& requested) {
     const auto start = std::chrono::steady_clock::now();
-    SourceModel source = read_source_model(options.model_dir);
+    SourceModel source = read_source_model(requested.model_dir);
+    ConvertOptions options = requested;
     PlanOptions plan_options = options.plan;
-    if (options.quantize)  // FP8: the converter's rounding, then llama-quantize (the lossy path)
-        plan_options.fp8_rounded_to =
-            plan_detail::fp8_converter_outtype(source, plan_options.outtype);
+    const std::optional<GgmlType> fp8_outtype =
+        plan_detail::fp8_converter_outtype(source, plan_options.outtype);
+    if (options.fp8_as_q8) {  // the converter's --fp8-as-q8: binary32 products, then Q8_0
+        if (options.quantize)
+            throw_input_error("--fp8-as-q8", "", "is not taken with --quantize",
+                              "one of them: --fp8-as-q8 writes FP8 tensors as Q8_0, --quantize "
+                              "quantizes the whole file");
+        if (!fp8_outtype)
+            throw_input_error(options.model_dir.string(), "", "has no FP8 tensor for --fp8-as-q8",
+                              "an FP8 checkpoint, or a conversion without --fp8-as-q8");
+        plan_options.fp8_rounded_to = GgmlType::F32;
+    } else if (options.quantize) {  // FP8: the converter's rounding, then llama-quantize
+        plan_options.fp8_rounded_to = fp8_outtype;
+    }
     Plan plan = make_plan(source, plan_options);
     // make_plan already carries the source's blockers: adding them again listed each one twice.
     if (!plan.blockers.empty()) throw Error(options.model_dir.string(), plan.blockers);
+    if (options.fp8_as_q8)  // the rest as the converter's output type (llama-quantize to it)
+        options.quantize = QuantizeOptions{.type = std::string(ggml_type_name(*fp8_outtype))};
     std::optional<Plan> mmproj = plan_mmproj(options, source, plan);
     const std::filesystem::path mmproj_path = !mmproj          ? std::filesystem::path()
                                               : options.mmproj ? *options.mmproj

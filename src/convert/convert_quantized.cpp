@@ -17,6 +17,7 @@
 #include "format/gguf_shards.hpp"
 #include "format/mapped_file.hpp"
 #include "input_guard.hpp"
+#include "plan/fp8_as_q8.hpp"
 #include "progress_call.hpp"
 #include "quantize_file/tensor_writer.hpp"
 #include "rebox/error.hpp"
@@ -74,9 +75,13 @@ TensorRows planned_rows(const SourceModel& source, const TensorPlan& tp,
 }  // namespace
 
 QuantizeChoices choose_for_plan(const Plan& plan, const SourceModel& source,
-                                const QuantizeOptions& options) {
+                                const QuantizeOptions& options, bool fp8_as_q8) {
     std::vector<QuantizeInputTensor> tensors;
-    for (const TensorPlan& tp : plan.tensors) tensors.push_back({tp.gguf_name, tp.ne, tp.type});
+    for (const TensorPlan& tp : plan.tensors) {
+        tensors.push_back({tp.gguf_name, tp.ne, tp.type});
+        if (fp8_as_q8 && plan_detail::fp8_forced_q8_0(source, tp))
+            tensors.back().forced = GgmlType::Q8_0;
+    }
     QuantizeOptions effective = options;
     effective.allow_requantize = false;  // exact blocks stay exact
     // Not options of convert --quantize: the file must stay the exact conversion's, which verify
@@ -147,7 +152,7 @@ ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel
     QuantizeOptions qopts = *options.quantize;
     qopts.split = options.split;
     qopts.dry_run = false;
-    const QuantizeChoices choices = choose_for_plan(plan, source, qopts);
+    const QuantizeChoices choices = choose_for_plan(plan, source, qopts, options.fp8_as_q8);
     const bool split = options.split.max_bytes > 0 || options.split.max_tensors > 0 ||
                        options.split.no_tensor_first_split;
     ConvertReport result;

@@ -14,8 +14,9 @@
 namespace rebox::convert_detail {
 
 // llama-quantize's choices for the planned tensors and KVs (convert writes alignment 32).
+// fp8_as_q8: the tensors dequantized from FP8 are Q8_0 whatever the recipe says (--fp8-as-q8).
 QuantizeChoices choose_for_plan(const Plan& plan, const SourceModel& source,
-                                const QuantizeOptions& options);
+                                const QuantizeOptions& options, bool fp8_as_q8 = false);
 
 // The report lines of the choices (outputs and sizes as laid out).
 QuantizeReport quantize_report(const Plan& plan, const QuantizeChoices& choices);

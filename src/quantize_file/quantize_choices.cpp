@@ -225,6 +225,14 @@ QuantizeChoices choose_quantized_output(const std::vector<GgufKV>& input_kvs,
         jt.name = sorted[i].name;
         jt.choice = choices[i];
         jt.target = choices[i].type;
+        if (source.forced) {
+            jt.target = *source.forced;
+            jt.choice.type = *source.forced;
+            jt.choice.allows_quantization = true;
+            jt.choice.reason = "--fp8-as-q8: dequantized from FP8, " +
+                               ggml_type_name(*source.forced) +
+                               " as the converter's tensor_force_quant writes it";
+        }
         const GgmlType from = source.type;
         if (jt.target != from && ggml_type_is_quantized(from)) {
             if (options.allow_requantize) {

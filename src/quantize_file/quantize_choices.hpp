@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct QuantizeInputTensor {
     GgmlType type = GgmlType::F32;
     size_t shard = 0;
     uint64_t offset = 0;
+    // convert --fp8-as-q8 (the converter's tensor_force_quant): this type whatever the recipe
+    // says, as the converter forces it before llama-quantize's rules would apply.
+    std::optional<GgmlType> forced;
 };
 
 struct QuantizeTensorChoice {

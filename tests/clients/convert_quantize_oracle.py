@@ -264,6 +264,56 @@ def fp8_case(scales, qtypes):
             print(f"ok {label}: every tensor as the converter ({outtype}) + llama-quantize, verified")
 
 
+def fp8_as_q8_case(scales):
+    """--fp8-as-q8 (the converter's option: tensor_force_quant makes every FP8-dequantized tensor of
+    two or more dims Q8_0, quantized from its binary32 products). The reference, rebuilt without
+    rebox's quantizer: fp8_dequant.py --f32 stores the products unrounded as F32 tensors (the other
+    tensors as they are), rebox converts that float checkpoint exactly, and each F32 matrix of it
+    (the FP8 ones, and only they) is quantized by gguf-py's own Q8_0 (gguf.quants.quantize, the
+    converter's code path); every tensor of convert --fp8-as-q8 must equal it, the file type must
+    be the converter's output type, and `rebox verify` re-derives it."""
+    label = f"fp8-{scales} --fp8-as-q8"
+    model = os.path.join(work, f"fp8-{scales}", "model")
+    dequant = os.path.join(work, f"fp8-{scales}-f32", "model")
+    if os.path.exists(os.path.dirname(dequant)):
+        subprocess.run(["rm", "-rf", os.path.dirname(dequant)])
+    os.makedirs(os.path.dirname(dequant))
+    outtype = run([sys.executable, os.path.join(os.path.dirname(__file__), "fp8_dequant.py"), model,
+                   dequant, "--f32"], f"{label} dequant").stdout.strip()
+    floats = os.path.join(work, f"fp8-{scales}-f32.gguf")
+    ours_path = os.path.join(work, f"fp8-{scales}-q8-rebox.gguf")
+    run([rebox, "convert", dequant, "-o", floats, "--quiet", "-f"], f"{label} exact convert")
+    run([rebox, "convert", model, "-o", ours_path, "--fp8-as-q8", "--quiet", "-f"], f"{label} convert")
+    if not (os.path.exists(floats) and os.path.exists(ours_path)):
+        return
+    ours = {t.name: (t.tensor_type.name, t.data.tobytes()) for t in gguf.GGUFReader(ours_path).tensors}
+    expected, forced = {}, 0
+    for t in gguf.GGUFReader(floats).tensors:
+        if t.tensor_type == gguf.GGMLQuantizationType.F32 and len(t.shape) >= 2:
+            values = np.asarray(t.data, dtype=np.float32).reshape(t.data.shape)
+            expected[t.name] = ("Q8_0", gguf.quants.quantize(values, gguf.GGMLQuantizationType.Q8_0).tobytes())
+            forced += 1
+        else:
+            expected[t.name] = (t.tensor_type.name, t.data.tobytes())
+    def header(path):
+        with open(path, "rb") as f:
+            return json.loads(f.read(int.from_bytes(f.read(8), "little")))
+    fp8_tensors = sum(k.endswith("_scale_inv") for f in os.listdir(model) if f.endswith(".safetensors")
+                      for k in header(os.path.join(model, f)))
+    if forced != fp8_tensors or forced == 0:
+        problems.append(f"{label}: {forced} F32 matrices in the reference, {fp8_tensors} FP8 tensors in the source")
+    differing = [n for n, t in expected.items() if ours.get(n) != t]
+    if differing or set(ours) != set(expected):
+        problems.append(f"{label}: tensors differ from gguf-py's Q8_0 of the products: {differing[:5]}")
+    ft = int(gguf.GGUFReader(ours_path).fields["general.file_type"].parts[-1][0])
+    want = {"BF16": 32, "F16": 1}[outtype]
+    if ft != want:
+        problems.append(f"{label}: general.file_type {ft}, the converter's {outtype} is {want}")
+    if run([rebox, "verify", model, ours_path], f"{label} verify").returncode == 0 and not differing:
+        print(f"ok {label}: {forced} Q8_0 tensors as gguf-py quantizes the products, the rest as "
+              f"the {outtype} file, verified")
+
+
 def refusals():
     model = os.path.join(work, "qwen3-bf16")
     result = run([rebox, "convert", model, "-o", os.path.join(work, "x.gguf"), "--outtype", "q4_k_m"],
@@ -303,6 +353,7 @@ packed_case("mcq", [])
 packed_case("gptq", ["--format", "gptq"])
 fp8_case("f32", ["q4_k_m", "q8_0"])
 fp8_case("bf16", ["q4_k_m"])
+fp8_as_q8_case("f32")
 refusals()
 for p in problems:
     print("FAIL " + p)

@@ -9,7 +9,10 @@ tensors are not yet dequantized then), rounded to that type by gguf-py's own `gg
 float tensor, its `weight_scale_inv` is dropped, and config.json loses its quantization_config:
 rebox's exact conversion of OUT_DIR is then the converter's file, which llama-quantize quantizes.
 
-Usage: fp8_dequant.py FP8_DIR OUT_DIR   (prints the output type: BF16 or F16)
+With --f32 the products are stored unrounded, as F32 tensors (what --fp8-as-q8 quantizes to Q8_0:
+the converter's tensor_force_quant sees the binary32 products).
+
+Usage: fp8_dequant.py FP8_DIR OUT_DIR [--f32]   (prints the output type: BF16 or F16)
 """
 import json
 import os
@@ -20,6 +23,7 @@ import numpy as np
 import gguf
 
 src, dst = sys.argv[1:3]
+keep_f32 = "--f32" in sys.argv[3:]
 shutil.copytree(src, dst)
 parts = sorted(x for x in os.listdir(src) if x.endswith(".safetensors"))
 
@@ -73,11 +77,12 @@ for f in parts:
             per_value = np.repeat(np.repeat(scale, br, axis=0), bc, axis=1)[:rows, :cols]
             codes = np.frombuffer(data, dtype=np.uint8).reshape(rows, cols)
             product = E4M3[codes] * per_value  # float32 x float32: one rounding, as torch's
-            if outtype == "BF16":
-                data = gguf.quants.quantize(product, gguf.GGMLQuantizationType.BF16).tobytes()
+            if keep_f32:
+                data, dtype = product.astype("<f4").tobytes(), "F32"
+            elif outtype == "BF16":
+                data, dtype = gguf.quants.quantize(product, gguf.GGMLQuantizationType.BF16).tobytes(), outtype
             else:
-                data = product.astype(np.float16).tobytes()
-            dtype = outtype
+                data, dtype = product.astype(np.float16).tobytes(), outtype
         out[name] = {"dtype": dtype, "shape": entry["shape"], "data_offsets": [offset, offset + len(data)]}
         blobs.append(data)
         offset += len(data)

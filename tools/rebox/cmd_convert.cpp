@@ -31,6 +31,7 @@ int run_convert(const ConvertArgs& args, ConvertOutcome* outcome) {
     options.quantize = args.quantize.options();
     if (args.mmproj) options.mmproj = *args.mmproj;
     options.no_mmproj = args.no_mmproj;
+    options.fp8_as_q8 = args.fp8_as_q8;
 
     const auto modelfile = modelfile_path(args.output);
     if (args.modelfile && !args.force && std::filesystem::exists(modelfile))

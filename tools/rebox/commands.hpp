@@ -48,6 +48,7 @@ struct ConvertArgs {
     bool modelfile = false;                     // also write OUT.Modelfile for Ollama
     std::optional<std::string> mmproj;          // --mmproj PATH: where the vision tower goes
     bool no_mmproj = false;                     // --no-mmproj: the text model only
+    bool fp8_as_q8 = false;                     // --fp8-as-q8: FP8 tensors as Q8_0 (lossy)
     QuantizeRecipeArgs quantize;                // --quantize: llama-quantize's file, one pass
 };
 // What a finished conversion reports back to a caller that records it (rebox batch).

@@ -190,6 +190,10 @@ void add_model_convert_options(CLI::App& command, ConvertArgs& args, bool& no_ve
     command.add_flag("--no-mmproj", args.no_mmproj,
                      "write the text model only, leaving a vision tower out (default: also "
                      "mmproj-NAME.gguf beside the output)");
+    command.add_flag("--fp8-as-q8", args.fp8_as_q8,
+                     "an FP8 checkpoint's FP8 tensors as Q8_0 quantized from their binary32 "
+                     "products, as llama.cpp's converter --fp8-as-q8 writes them (lossy; the rest "
+                     "as --outtype / its auto type; not with --quantize)");
     add_quantize_recipe_options(command, args.quantize,
                                 "write llama-quantize's file of this conversion in one pass (no "
                                 "intermediate file)");
