@@ -58,24 +58,15 @@ Usage: gemma4_forward.py MODEL_DIR IDS.json VECS.json... [--broken VECS.json]...
   final hidden state per file; exit 1 when any is below --min-cos, or when a --broken file (a GGUF
   broken on purpose) is not below it on some line.
 """
-import json
 import math
-import os
 import sys
 
 import numpy as np
 
+import forward_cosines
 from source_values import Source
 
-args, broken, min_cos = sys.argv[1:], [], 0.999
-while "--min-cos" in args or "--broken" in args:
-    i = args.index("--min-cos" if "--min-cos" in args else "--broken")
-    if args[i] == "--min-cos":
-        min_cos = float(args[i + 1])
-    else:
-        broken.append(args[i + 1])
-    del args[i : i + 2]
-model_dir, ids_path, vec_paths = args[0], args[1], args[2:]
+model_dir, ids_path, vec_paths, broken, min_cos, flags = forward_cosines.parse(sys.argv[1:])
 src = Source(model_dir)
 cfg = src.config.get("text_config", src.config)
 # transformers' Gemma4ForConditionalGeneration saves "model.language_model.", Gemma4ForCausalLM "model.",
@@ -209,22 +200,4 @@ def forward(ids):
     return rms(x, f64("norm.weight"))
 
 
-id_lists = json.load(open(ids_path))
-wants = [forward(np.array(ids))[-1] for ids in id_lists]
-failed = False
-for path in vec_paths + broken:
-    vectors = json.load(open(path))["vectors"]
-    cosines = [float(w @ np.asarray(g, dtype=np.float64) /
-                     (np.linalg.norm(w) * np.linalg.norm(np.asarray(g, dtype=np.float64))))
-               for w, g in zip(wants, vectors)]
-    complete = len(cosines) == len(id_lists)
-    # a broken file must fall below the bound on some line, a good one stay at or above it on all
-    ok = complete and (min(cosines) < min_cos if path in broken else min(cosines) >= min_cos)
-    failed |= not ok
-    print(f"  HF Gemma 4 forward (numpy) vs llama.cpp on {os.path.basename(path)}"
-          f"{' (broken on purpose: must fall below)' if path in broken else ''}: {len(cosines)} lines, "
-          f"cosine min {min(cosines):.6f} mean {sum(cosines) / len(cosines):.6f} (bound {min_cos})"
-          + ("" if ok else "  <- FAIL"))
-if failed:
-    print("FAIL: gemma4_forward: a file on the wrong side of the bound")
-    sys.exit(1)
+sys.exit(forward_cosines.judge("Gemma 4", forward, ids_path, vec_paths, broken, min_cos))

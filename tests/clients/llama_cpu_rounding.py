@@ -27,23 +27,25 @@ def f16_round(x):
     return np.asarray(x, dtype=np.float32).astype(np.float16).astype(np.float64)
 
 
-def q8_0(x):
-    """x [T, n] -> x as ggml-cpu's Q8_0 row holds it (q * fp16(d) per block of 32)."""
+def q8_blocks(x):
+    """x [T, n] -> (q [T, n/32, 32], d [T, n/32, 1]) as quantize_row_q8_0 / _q8_1 compute them:
+    d = amax / 127, q = round(x * 127 / amax) (half to even, as the AVX2 rows round)."""
     blocks = np.asarray(x, dtype=np.float32).reshape(x.shape[0], -1, BLOCK)
     amax = np.abs(blocks).max(axis=-1, keepdims=True)
     d = amax / np.float32(127)
     inverse = np.where(amax != 0, np.float32(127) / np.where(amax != 0, amax, 1), 0).astype(np.float32)
-    q = np.rint(blocks * inverse).astype(np.float64)
+    return np.rint(blocks * inverse).astype(np.float64), d
+
+
+def q8_0(x):
+    """x [T, n] -> x as ggml-cpu's Q8_0 row holds it (q * fp16(d) per block of 32)."""
+    q, d = q8_blocks(x)
     return (q * d.astype(np.float16).astype(np.float64)).reshape(x.shape)
 
 
 def q8_1(x):
     """x [T, n] -> (x rounded as Q8_1 [T, n/32, 32], the fp16 block sums s [T, n/32])."""
-    blocks = np.asarray(x, dtype=np.float32).reshape(x.shape[0], -1, BLOCK)
-    amax = np.abs(blocks).max(axis=-1, keepdims=True)
-    d = amax / np.float32(127)
-    inverse = np.where(amax != 0, np.float32(127) / np.where(amax != 0, amax, 1), 0).astype(np.float32)
-    q = np.round(blocks * inverse).astype(np.float64)
+    q, d = q8_blocks(x)
     d16 = d.astype(np.float16).astype(np.float64)
     sums = (d * q.sum(axis=-1, keepdims=True).astype(np.float32)).astype(np.float16).astype(np.float64)
     return q * d16, sums[..., 0]
