@@ -15,15 +15,65 @@
 namespace rebox {
 namespace {
 
-constexpr std::string_view kScaleInv = ".weight_scale_inv";
 constexpr int64_t kMaxBlockSide = int64_t{1} << 20;
 
 struct Fp8Config {
-    int64_t block_rows = 0, block_cols = 0;
+    int64_t block_rows = 0, block_cols = 0;  // block_cols 0: the whole row (one scale per row)
+    std::string_view scale_suffix = ".weight_scale_inv";
 };
+
+// The one config group's "weights" of a compressed-tensors quantization_config, or nullptr.
+const nlohmann::json* ct_weights(const nlohmann::json& q) {
+    const auto groups = q.find("config_groups");
+    if (groups == q.end() || !groups->is_object() || groups->size() != 1) return nullptr;
+    const auto weights = groups->begin()->find("weights");
+    return weights == groups->begin()->end() || !weights->is_object() ? nullptr : &*weights;
+}
+
+std::string text_at(const nlohmann::json& object, const char* key) {
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// llm-compressor's FP8: the channel strategy (one scale per output row) or the block strategy
+// (block_structure [rows, cols]); conversion/base.py's dequant_model multiplies either.
+Fp8Config read_ct_fp8_config(const nlohmann::json& q, prequant::PackedReader& reader) {
+    const nlohmann::json& weights = *ct_weights(q);
+    Fp8Config config;
+    config.scale_suffix = ".weight_scale";
+    const std::string strategy = text_at(weights, "strategy");
+    const auto group = weights.find("group_size");
+    if (group != weights.end() && !group->is_null())
+        reader.block_config("quantization_config.config_groups.weights.group_size",
+                            "'" + group->dump() + "' is set (llama.cpp's converter asserts none)",
+                            "FP8 with the channel or block strategy");
+    if (strategy == "channel") {
+        config.block_rows = 1;
+        return config;
+    }
+    const auto sizes = weights.find("block_structure");
+    if (strategy != "block" || sizes == weights.end()) {
+        reader.block_config("quantization_config.config_groups.weights.strategy",
+                            "'" + strategy + "' is not supported",
+                            "FP8 with the channel or the block strategy (block_structure)");
+        return config;
+    }
+    if (sizes->is_array() && sizes->size() == 2 && (*sizes)[0].is_number_integer() &&
+        (*sizes)[1].is_number_integer()) {
+        config.block_rows = (*sizes)[0].get<int64_t>();
+        config.block_cols = (*sizes)[1].get<int64_t>();
+    }
+    if (config.block_rows < 1 || config.block_cols < 1 || config.block_rows > kMaxBlockSide ||
+        config.block_cols > kMaxBlockSide)
+        reader.block_config("quantization_config.config_groups.weights.block_structure",
+                            "'" + sizes->dump() + "' is not two block sides in 1..2^20",
+                            "two positive integers, e.g. [128, 128]");
+    return config;
+}
 
 Fp8Config read_fp8_config(const ModelDir& model_dir, prequant::PackedReader& reader) {
     const nlohmann::json* q = prequant::quantization_config(model_dir.config());
+    if (is_ct_fp8(model_dir.config())) return read_ct_fp8_config(*q, reader);
     if (const auto fmt = q->find("fmt"); fmt != q->end() && *fmt != "e4m3")
         reader.block_config("quantization_config.fmt", "'" + fmt->dump() + "' is not supported",
                             "FP8 checkpoints in e4m3 (float8_e4m3fn)");
@@ -69,7 +119,7 @@ void read_fp8_module(prequant::PackedReader& reader, const Fp8Config& config,
     v.rows = w.shape[0];
     v.cols = w.shape[1];
     v.block_rows = config.block_rows;
-    v.block_cols = config.block_cols;
+    v.block_cols = config.block_cols == 0 ? v.cols : config.block_cols;
     const std::string why = "for " + name + " " + detail::shape_text(w.shape) + " in blocks of " +
                             std::to_string(v.block_rows) + "x" + std::to_string(v.block_cols);
     if (!reader.expect(name, *weight, {StDtype::F8_E4M3}, w.shape, "") ||
@@ -117,34 +167,48 @@ void read_fp8_module(prequant::PackedReader& reader, const Fp8Config& config,
 
 }  // namespace
 
+bool is_ct_fp8(const nlohmann::json& config) {
+    const nlohmann::json* q = prequant::quantization_config(config);
+    if (q == nullptr || text_at(*q, "quant_method") != "compressed-tensors") return false;
+    const nlohmann::json* weights = ct_weights(*q);
+    if (weights == nullptr) return false;
+    std::string format = text_at(*q, "format");
+    if (const std::string group = text_at(q->at("config_groups").begin().value(), "format");
+        !group.empty())
+        format = group;
+    const auto bits = weights->find("num_bits");
+    return format == "float-quantized" && text_at(*weights, "type") == "float" &&
+           bits != weights->end() && *bits == 8;
+}
+
 SourceModel read_fp8_model(const ModelDir& model_dir) {
     SourceModel model;
     model.dir = model_dir.path();
     model.format = "fp8";
     prequant::PackedReader reader(model_dir, model);
     const Fp8Config config = read_fp8_config(model_dir, reader);
+    const std::string_view suffix = config.scale_suffix;
     for (const auto& file : model_dir.safetensors().files())
         for (const StTensorInfo& info : file->tensors()) {
             const prequant::Located where{file.get(), &info};
             const std::string& name = info.name;
-            if (name.size() > kScaleInv.size() && name.ends_with(kScaleInv)) {
-                read_fp8_module(reader, config, name.substr(0, name.size() - kScaleInv.size()),
-                                where);
+            if (name.size() > suffix.size() && name.ends_with(suffix)) {
+                read_fp8_module(reader, config, name.substr(0, name.size() - suffix.size()), where);
                 continue;
             }
             // ModelBase.dequant_model drops the unused activation scales.
             if (name.ends_with(".activation_scale") || name.ends_with("_activation_scale"))
                 continue;
             if (name.ends_with(".weight") &&
-                reader.find(name.substr(0, name.size() - 7) + std::string(kScaleInv)))
+                reader.find(name.substr(0, name.size() - 7) + std::string(suffix)))
                 continue;  // read with its scale
             if (info.dtype == StDtype::F8_E4M3) {
-                reader.block(name, where,
-                             "F8_E4M3 tensor has no scale (expected " +
-                                 (name.ends_with(".weight") ? name + "_scale_inv"
-                                                            : name + ".weight_scale_inv") +
-                                 ")",
-                             "store the weight_scale_inv beside each FP8 weight");
+                const std::string scale =
+                    (name.ends_with(".weight") ? name.substr(0, name.size() - 7) : name) +
+                    std::string(suffix);
+                reader.block(
+                    name, where, "F8_E4M3 tensor has no scale (expected " + scale + ")",
+                    "store the " + std::string(suffix.substr(1)) + " beside each FP8 weight");
                 continue;
             }
             reader.add_float(where);

@@ -28,6 +28,7 @@ std::string detect_source_format(const ModelDir& model_dir) {
         const std::string method = prequant::quant_method(model_dir.config());
         if (method == "compressed-tensors" && ct_fp4_format(model_dir.config()))
             return "compressed-tensors-fp4";
+        if (method == "compressed-tensors" && is_ct_fp8(model_dir.config())) return "fp8";
         if (method == "gptq" || method == "awq" || method == "compressed-tensors") return method;
         if (method == "mxfp4") return method;  // gpt-oss: OCP MXFP4 experts
         if (method == "fp8") return method;    // E4M3 with block scales (weight_scale_inv)

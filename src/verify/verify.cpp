@@ -604,8 +604,8 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
     const verify_ref::PrequantConfig prequant =
         verify_ref::read_prequant_config(model_dir / "config.json");
     const auto nvidia_fp4 = verify_ref::nvidia_fp4_layout(model_dir);
-    const auto fp8_blocks = verify_ref::fp8_block_size(model_dir / "config.json");
-    s.index = fp8_blocks   ? verify_ref::index_fp8_source(model, *fp8_blocks)
+    const auto fp8_layout = verify_ref::fp8_layout(model_dir / "config.json");
+    s.index = fp8_layout   ? verify_ref::index_fp8_source(model, *fp8_layout)
               : nvidia_fp4 ? verify_ref::index_nvidia_fp4_source(model, *nvidia_fp4)
               : verify_ref::is_gpt_oss_source(model_dir / "config.json")
                   ? verify_ref::index_gpt_oss_source(model)

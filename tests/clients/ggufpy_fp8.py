@@ -6,7 +6,11 @@ Source side (DeepSeek-V3's "FP8 Weights" and the OCP 8-bit floating point spec):
 quantization_config gives weight_block_size [br, bc]; P.weight is F8_E4M3 [out, in], E4M3FN decoded
 here from its bits (sign, exponent bias 7, 3 mantissa bits, subnormals m * 2^-9, S.1111.111 NaN);
 P.weight_scale_inv is F32 / BF16 / F16 [ceil(out/br), ceil(in/bc)]; value = e4m3 * scale of the block,
-in float64 (exact). GGUF side: llama.cpp's GGUFReader and gguf.quants.dequantize, widened to float64.
+in float64 (exact). llm-compressor's compressed-tensors FP8 (quant_method compressed-tensors, one config
+group of 8-bit float weights, format float-quantized; compressed-tensors' docs and conversion/base.py's
+dequant_model): P.weight_scale, [out, 1] with strategy "channel" (one scale per output row) or
+[ceil(out/br), ceil(in/bc)] with strategy "block" and block_structure [br, bc].
+GGUF side: llama.cpp's GGUFReader and gguf.quants.dequantize, widened to float64.
 Which GGUF tensor holds which source tensor comes from `rebox plan --json`.
 
 Usage: ggufpy_fp8.py MODEL_DIR FILE.gguf PLAN.json EXPECTED_TYPE|any
@@ -21,7 +25,14 @@ from source_values import first_difference, float_values, read_safetensors
 
 model_dir, gguf_path, plan_path, want_type = sys.argv[1:5]
 config = json.load(open(f"{model_dir}/config.json"))
-br, bc = config["quantization_config"]["weight_block_size"]
+q = config["quantization_config"]
+if q["quant_method"] == "fp8":
+    suffix, (br, bc) = "_scale_inv", q["weight_block_size"]
+else:
+    weights = next(iter(q["config_groups"].values()))["weights"]
+    assert weights["type"] == "float" and weights["num_bits"] == 8, weights
+    suffix = "_scale"
+    br, bc = (1, None) if weights["strategy"] == "channel" else weights["block_structure"]
 tensors, _ = read_safetensors(f"{model_dir}/model.safetensors")
 
 
@@ -38,11 +49,12 @@ E4M3 = e4m3_table()
 
 
 def source_values(name):
-    w, s = tensors[name], tensors[name + "_scale_inv"]
+    w, s = tensors[name], tensors[name + suffix]
     rows, cols = w.shape
+    block_cols = bc or cols  # channel: one scale for the whole row
     codes = np.asarray(w.bytes).reshape(rows, cols)
     scale = float_values(s).astype(np.float64).reshape(s.shape)  # exact widening
-    per_value = scale[np.arange(rows)[:, None] // br, np.arange(cols)[None, :] // bc]
+    per_value = scale[np.arange(rows)[:, None] // br, np.arange(cols)[None, :] // block_cols]
     return E4M3[codes] * per_value
 
 
@@ -55,7 +67,7 @@ for t in gguf.GGUFReader(gguf_path).tensors:
         problems.append(f"{t.name}: not in the plan")
         continue
     source = entry["source_name"]
-    if source + "_scale_inv" not in tensors:
+    if source + suffix not in tensors:
         continue
     fp8 += 1
     kind = t.tensor_type.name

@@ -99,13 +99,16 @@ void append_fp8_entries(std::vector<StTensor>& out, const PlanUnit& unit, uint64
                        s.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
                    }});
     if (target && options.defect == "no-scale") return;
-    const int64_t srows = (q.rows + options.block_rows - 1) / options.block_rows +
+    const bool channel = options.layout == "ct-channel";
+    const int64_t block_rows = channel ? 1 : options.block_rows;
+    const int64_t block_cols = channel ? q.cols : options.block_cols;
+    const int64_t srows = (q.rows + block_rows - 1) / block_rows +
                           (target && options.defect == "scale-shape" ? 1 : 0);
-    const int64_t scols = (q.cols + options.block_cols - 1) / options.block_cols;
+    const int64_t scols = (q.cols + block_cols - 1) / block_cols;
     const std::string dtype = options.scales == "bf16"  ? "BF16"
                               : options.scales == "f16" ? "F16"
                                                         : "F32";
-    out.push_back({q.name + "_scale_inv",
+    out.push_back({q.name + (options.layout == "fp8" ? "_scale_inv" : "_scale"),
                    dtype,
                    {srows, scols},
                    static_cast<uint64_t>(srows * scols * scale_width(options)),
@@ -127,12 +130,52 @@ void add_fp8_quantization(const fs::path& out_dir, const Fp8Options& options) {
         std::ifstream in(path);
         config = nlohmann::ordered_json::parse(in);
     }
-    config["quantization_config"] = {
-        {"activation_scheme", "dynamic"},
-        {"fmt", "e4m3"},
-        {"quant_method", "fp8"},
-        {"weight_block_size", {options.block_rows, options.block_cols}}};
-    if (options.scales == "pow2") config["quantization_config"]["scale_fmt"] = "ue8m0";
+    if (options.layout == "fp8") {
+        config["quantization_config"] = {
+            {"activation_scheme", "dynamic"},
+            {"fmt", "e4m3"},
+            {"quant_method", "fp8"},
+            {"weight_block_size", {options.block_rows, options.block_cols}}};
+        if (options.scales == "pow2") config["quantization_config"]["scale_fmt"] = "ue8m0";
+    } else {  // llm-compressor's FP8_DYNAMIC (channel) / FP8_BLOCK schemes
+        const bool block = options.layout == "ct-block";
+        const nlohmann::ordered_json weights = {
+            {"num_bits", 8},
+            {"type", "float"},
+            {"symmetric", true},
+            {"group_size", nullptr},
+            {"strategy", block ? "block" : "channel"},
+            {"block_structure", block
+                                    ? nlohmann::ordered_json{options.block_rows, options.block_cols}
+                                    : nlohmann::ordered_json(nullptr)},
+            {"dynamic", false},
+            {"actorder", nullptr},
+            {"observer", "minmax"},
+            {"observer_kwargs", nlohmann::ordered_json::object()}};
+        const nlohmann::ordered_json activations = {
+            {"num_bits", 8},
+            {"type", "float"},
+            {"symmetric", true},
+            {"group_size", block ? nlohmann::ordered_json(128) : nlohmann::ordered_json(nullptr)},
+            {"strategy", block ? "group" : "token"},
+            {"dynamic", true},
+            {"observer", nullptr}};
+        config["quantization_config"] = {{"config_groups",
+                                          {{"group_0",
+                                            {{"targets", {"Linear"}},
+                                             {"weights", weights},
+                                             {"input_activations", activations},
+                                             {"output_activations", nullptr},
+                                             {"format", "float-quantized"}}}}},
+                                         {"format", "float-quantized"},
+                                         {"global_compression_ratio", nullptr},
+                                         {"ignore", {"lm_head"}},
+                                         {"kv_cache_scheme", nullptr},
+                                         {"quant_method", "compressed-tensors"},
+                                         {"quantization_status", "compressed"},
+                                         {"sparsity_config", nlohmann::ordered_json::object()},
+                                         {"version", "0.12.2"}};
+    }
     config["torch_dtype"] = "bfloat16";
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out << config.dump(2) << "\n";

@@ -3,8 +3,9 @@
 // transformers' finegrained_fp8), independent of rebox's reader: P.weight F8_E4M3 [out, in] (OCP
 // E4M3FN bytes), P.weight_scale_inv [ceil(out/br), ceil(in/bc)] with value = e4m3 * scale per
 // block (edge blocks partial), config.json quantization_config {activation_scheme "dynamic", fmt
-// "e4m3", quant_method "fp8", weight_block_size [br, bc]}. Embeddings, lm_head, norms and MoE
-// routers stay BF16 (as in Qwen/Qwen3-*-FP8).
+// "e4m3", quant_method "fp8", weight_block_size [br, bc]}; or compressed-tensors' float-quantized
+// layout (Fp8Options::layout). Embeddings, lm_head, norms and MoE routers stay BF16 (as in
+// Qwen/Qwen3-*-FP8).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,10 @@ struct Fp8Options {
     // 24 significant bits, as DeepSeek-V3: products binary32 cannot hold).
     std::string scales = "bf16";
     int64_t block_rows = 128, block_cols = 128;
+    // fp8 (DeepSeek-V3 / Qwen: P.weight_scale_inv, quant_method fp8) | ct-channel / ct-block
+    // (llm-compressor's compressed-tensors float-quantized FP8: P.weight_scale, one per output row
+    // [out, 1] or per block [ceil(out/br), ceil(in/bc)], strategy channel / block).
+    std::string layout = "fp8";
     // "" | nan (q_proj's first code 0x7F) | scale-shape (q_proj's scale one block row too many) |
     // no-scale (q_proj without its weight_scale_inv).
     std::string defect;

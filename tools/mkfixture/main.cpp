@@ -391,6 +391,11 @@ int main(int argc, char** argv) {
     std::vector<int64_t> fp8_block;
     app.add_option("--fp8-block", fp8_block, "--format fp8: weight_block_size ROWS COLS (128 128)")
         ->expected(2);
+    app.add_option("--fp8-layout", fp8.layout,
+                   "--format fp8: fp8 (default: weight_scale_inv, quant_method fp8) | ct-channel | "
+                   "ct-block (compressed-tensors float-quantized: weight_scale per output row or "
+                   "per --fp8-block block)")
+        ->check(CLI::IsMember({"fp8", "ct-channel", "ct-block"}));
     app.add_option("--fp8-defect", fp8.defect,
                    "--format fp8, model.layers.0.self_attn.q_proj refused: nan (a code 0x7F) | "
                    "scale-shape (one block row too many) | no-scale (no weight_scale_inv)")
@@ -570,9 +575,10 @@ int main(int argc, char** argv) {
             return 0;
         }
         const bool is_fp8 = format == "fp8";
-        if (!is_fp8 &&
-            (app.count("--fp8-scales") || app.count("--fp8-block") || app.count("--fp8-defect")))
-            throw std::runtime_error("--fp8-scales/--fp8-block/--fp8-defect need --format fp8");
+        if (!is_fp8 && (app.count("--fp8-scales") || app.count("--fp8-block") ||
+                        app.count("--fp8-defect") || app.count("--fp8-layout")))
+            throw std::runtime_error(
+                "--fp8-scales/--fp8-block/--fp8-defect/--fp8-layout need --format fp8");
         if (fp8_block.size() == 2) fp8.block_rows = fp8_block[0], fp8.block_cols = fp8_block[1];
         if (fp8.block_rows < 1 || fp8.block_cols < 1)
             throw std::runtime_error("--fp8-block: two positive sizes");

@@ -1,4 +1,4 @@
-// ref_e4m3 / expected_from_fp8 / fp8_block_size (fp8_source.hpp): E4M3 decoded by assembling the
+// ref_e4m3 / expected_from_fp8 / fp8_layout (fp8_source.hpp): E4M3 decoded by assembling the
 // binary64 bit pattern (normal) or by scaling the mantissa (subnormal), the block's scale widened
 // exactly, their product rounded once to binary32 and checked.
 #include "verify/sources/fp8_source.hpp"
@@ -111,8 +111,7 @@ float ref_round_to_bf16(float value) {
     return std::signbit(value) ? -rounded : rounded;
 }
 
-std::optional<std::pair<uint64_t, uint64_t>> fp8_block_size(
-    const std::filesystem::path& config_path) {
+std::optional<Fp8Layout> fp8_layout(const std::filesystem::path& config_path) {
     std::ifstream in(config_path);
     if (!in) return std::nullopt;
     const nlohmann::json root = nlohmann::json::parse(in, nullptr, false);
@@ -120,19 +119,50 @@ std::optional<std::pair<uint64_t, uint64_t>> fp8_block_size(
     std::string field;
     const nlohmann::json* block =
         find_quant_block(root, {"quantization_config"}, "quant_method", &field);
-    if (block == nullptr || (*block)["quant_method"] != "fp8") return std::nullopt;
-    const auto sizes = block->find("weight_block_size");
-    const auto side = [&](size_t k) -> uint64_t {
-        if (sizes == block->end() || !sizes->is_array() || sizes->size() != 2 ||
-            !(*sizes)[k].is_number_unsigned())
-            return 0;
-        return (*sizes)[k].get<uint64_t>();
+    if (block == nullptr) return std::nullopt;
+    const auto side_of = [&](const nlohmann::json& sizes, size_t k) -> uint64_t {
+        if (!sizes.is_array() || sizes.size() != 2 || !sizes[k].is_number_unsigned()) return 0;
+        return sizes[k].get<uint64_t>();
     };
-    const uint64_t rows = side(0), cols = side(1);
-    if (rows == 0 || cols == 0 || rows > (uint64_t{1} << 20) || cols > (uint64_t{1} << 20))
-        throw Error(ExitClass::input, config_path.string(), field + ".weight_block_size",
-                    "not two block sides in 1..2^20 (verify reads block-quantized FP8 only)");
-    return std::make_pair(rows, cols);
+    Fp8Layout layout;
+    std::string sizes_field;
+    nlohmann::json sizes;
+    if ((*block)["quant_method"] == "fp8") {
+        layout.scale_suffix = "_scale_inv";
+        sizes = block->value("weight_block_size", nlohmann::json());
+        sizes_field = field + ".weight_block_size";
+    } else if ((*block)["quant_method"] == "compressed-tensors") {
+        // One config group of 8-bit float weights, format float-quantized (the group's or the
+        // block's own "format").
+        const auto groups = block->find("config_groups");
+        if (groups == block->end() || !groups->is_object() || groups->size() != 1)
+            return std::nullopt;
+        const nlohmann::json& group = groups->begin().value();
+        const nlohmann::json weights = group.value("weights", nlohmann::json());
+        const std::string format = group.value("format", block->value("format", std::string()));
+        if (format != "float-quantized" || !weights.is_object() ||
+            weights.value("type", std::string()) != "float" || weights.value("num_bits", 0) != 8)
+            return std::nullopt;
+        layout.scale_suffix = "_scale";
+        const std::string strategy = weights.value("strategy", std::string());
+        if (strategy == "channel") {
+            layout.block_rows = 1;
+            return layout;  // block_cols 0: one scale per row
+        }
+        sizes = strategy == "block" ? weights.value("block_structure", nlohmann::json())
+                                    : nlohmann::json();
+        sizes_field = field + ".config_groups.weights.block_structure";
+    } else {
+        return std::nullopt;
+    }
+    layout.block_rows = side_of(sizes, 0);
+    layout.block_cols = side_of(sizes, 1);
+    const uint64_t limit = uint64_t{1} << 20;
+    if (layout.block_rows == 0 || layout.block_cols == 0 || layout.block_rows > limit ||
+        layout.block_cols > limit)
+        throw Error(ExitClass::input, config_path.string(), sizes_field,
+                    "not two block sides in 1..2^20 (verify reads block- or channel-scaled FP8)");
+    return layout;
 }
 
 }  // namespace rebox::verify_ref

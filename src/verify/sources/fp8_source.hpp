@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <span>
 
 #include "format/safetensors.hpp"
@@ -43,8 +44,16 @@ double ref_e4m3(uint8_t byte);
 void expected_from_fp8(const Fp8Source& source, uint64_t first, std::span<float> out,
                        PrequantInexact& inexact);
 
-// config.json's weight_block_size [br, bc] when its quantization_config says quant_method "fp8";
+// How an FP8 checkpoint scales its weights: blocks of block_rows x block_cols values (block_cols
+// 0: the whole row, compressed-tensors' channel strategy), each P.weight scaled by P + the suffix.
+struct Fp8Layout {
+    uint64_t block_rows = 0, block_cols = 0;
+    std::string scale_suffix;  // "_scale_inv" (quant_method fp8) or "_scale" (compressed-tensors)
+};
+
+// config.json's FP8 layout: quant_method "fp8" with weight_block_size [br, bc], or
+// compressed-tensors float-quantized 8-bit float weights with the channel or block strategy;
 // nullopt otherwise. A malformed block size is an input error (rebox::Error).
-std::optional<std::pair<uint64_t, uint64_t>> fp8_block_size(const std::filesystem::path& config);
+std::optional<Fp8Layout> fp8_layout(const std::filesystem::path& config);
 
 }  // namespace rebox::verify_ref

@@ -8,11 +8,8 @@
 namespace rebox::verify_ref {
 namespace {
 
-constexpr std::string_view kScaleSuffix = "_scale_inv";  // P.weight_scale_inv of P.weight
-
 // Fills entry.fp8_source from the weight and its scale, or sets entry.problem.
-void bind_fp8(const Part& weight, const Part& scale, std::pair<uint64_t, uint64_t> block,
-              SourceTensor& entry) {
+void bind_fp8(const Part& weight, const Part& scale, const Fp8Layout& layout, SourceTensor& entry) {
     const StTensorInfo& w = *weight.info;
     const std::string& file = weight.file->display_name();
     if (w.dtype != StDtype::F8_E4M3 || w.shape.size() != 2 || w.shape[0] < 1 || w.shape[1] < 1) {
@@ -25,8 +22,8 @@ void bind_fp8(const Part& weight, const Part& scale, std::pair<uint64_t, uint64_
     Fp8Source f;
     f.rows = static_cast<uint64_t>(w.shape[0]);
     f.cols = static_cast<uint64_t>(w.shape[1]);
-    f.block_rows = block.first;
-    f.block_cols = block.second;
+    f.block_rows = layout.block_rows;
+    f.block_cols = layout.block_cols == 0 ? f.cols : layout.block_cols;  // 0: the whole row
     f.scale_cols = (f.cols + f.block_cols - 1) / f.block_cols;
     const uint64_t scale_rows = (f.rows + f.block_rows - 1) / f.block_rows;
     const std::vector<int64_t> want = {static_cast<int64_t>(scale_rows),
@@ -54,8 +51,7 @@ void bind_fp8(const Part& weight, const Part& scale, std::pair<uint64_t, uint64_
 
 }  // namespace
 
-SourceIndex index_fp8_source(const SafetensorsModel& model,
-                             std::pair<uint64_t, uint64_t> block_size) {
+SourceIndex index_fp8_source(const SafetensorsModel& model, const Fp8Layout& layout) {
     Parts parts;
     for (const auto& file : model.files())
         for (const StTensorInfo& info : file->tensors()) parts[info.name] = {file.get(), &info};
@@ -65,19 +61,19 @@ SourceIndex index_fp8_source(const SafetensorsModel& model,
         SourceTensor entry;
         entry.name = name;
         entry.file = part.file->display_name();
-        if (name.ends_with(kScaleSuffix)) {
-            const std::string weight = name.substr(0, name.size() - kScaleSuffix.size());
-            if (!weight.ends_with(".weight") || find_part(parts, weight) == nullptr)
+        if (name.ends_with(".weight" + layout.scale_suffix)) {
+            const std::string weight = name.substr(0, name.size() - layout.scale_suffix.size());
+            if (find_part(parts, weight) == nullptr)
                 index.problems.push_back(
                     error_message(entry.file, name, "has no FP8 weight " + weight + " beside it"));
             continue;
         }
         entry.shape = part.info->shape;
         entry.element_count = part.info->element_count();
-        if (const Part* scale = find_part(parts, name + std::string(kScaleSuffix))) {
+        if (const Part* scale = find_part(parts, name + std::string(layout.scale_suffix))) {
             entry.quantized = true;
             entry.fp8 = true;
-            bind_fp8(part, *scale, block_size, entry);
+            bind_fp8(part, *scale, layout, entry);
         } else {
             bind_plain(*part.file, *part.info, entry);
         }

@@ -103,7 +103,7 @@ struct Fp8Checkpoint {
              {{"quant_method", "fp8"},
               {"weight_block_size", block_size}}}}.dump();
         write_safetensors(dir.path() / "model.safetensors", tensors, {});
-        const auto blocks = verify_ref::fp8_block_size(dir.path() / "config.json");
+        const auto blocks = verify_ref::fp8_layout(dir.path() / "config.json");
         if (!blocks) throw std::runtime_error("test: no fp8 block size");
         model = std::make_unique<SafetensorsModel>(SafetensorsModel::open(dir.path()));
         return verify_ref::index_fp8_source(*model, *blocks);
