@@ -13,7 +13,7 @@
 #    chain writes for the matching --outtype;
 #  - rebox check takes the pair (the projection's ne[1] is the text model's width);
 #  - llama.cpp's own mtmd (llama-mtmd-cli from the bundle's tools/mtmd, lib/llama_mtmd.sh) loads the BF16 pair,
-#    encodes tools/mtmd/test-1.jpeg through the gemma4v graph (70 image tokens) and generates 4 tokens;
+#    encodes tools/mtmd/test-1.jpeg through the gemma4v graph (--image-max-tokens 70) and generates 4 tokens;
 #  - bad input, each one line, exit 2 and neither file: a projector whose input is twice the tower's width, and a
 #    processor_config.json without image_std.
 # Usage: bash tests/clients/test_gemma4_mmproj.sh BUILD_DIR
