@@ -7,7 +7,8 @@
 // clip.vision.projector_type, layer_norm_epsilon 1e-6 for a vision_config without
 // layer_norm_eps). The patch embedding's values as transformers' Linear [32, 8 x 8 x 3] (pixels by
 // row, column, channel) reshaped and permuted to the Conv2D [32, 3, 8, 8]: GGUF (o, c, y, x) is
-// source (o, (8 y + x) 3 + c). The E2B layout's clipping bounds ([] buffers) as [1] F32; rebox
+// source (o, (8 y + x) 3 + c). The E2B layout's clipping bounds ([] buffers) as [1] F32; an audio
+// tower left out of both files with notes; rebox
 // check takes the pair (gemma4v's output width is the projection's ne[1]); the refusals leave
 // neither file.
 #include <gtest/gtest.h>
@@ -162,6 +163,27 @@ TEST_F(Gemma4Mmproj, ClippedLinearsCarryTheirBounds) {
         EXPECT_EQ(t->type, GgmlType::F32) << bound;
         EXPECT_EQ(f32_at(*mm, bound, 0), bf16_at(*st, source, 0)) << bound;
     }
+}
+
+// An audio tower (E2B / E4B have one): left out of the text model and of the mmproj, with notes
+// that say so; the mmproj holds the vision encoder alone.
+TEST_F(Gemma4Mmproj, AudioTowerLeftOutWithANote) {
+    const fs::path model =
+        make_fixture("audio",
+                     "--format float --extra-tensor model.audio_tower.output_proj.weight:F32 "
+                     "--extra-tensor model.embed_audio.embedding_projection.weight:F32");
+    const auto run = test::run(quoted(test::rebox_cli()) + " convert " + quoted(model) + " -o " +
+                               quoted(work_ / "g.gguf"));
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_NE(run.output.find("33 multimodal tensor(s) left out of the text model, 31 of them "
+                              "written to the mmproj file"),
+              std::string::npos)
+        << run.output;
+    EXPECT_NE(run.output.find("2 audio tower tensor(s) left out of the mmproj"), std::string::npos)
+        << run.output;
+    const auto mm = GgufFile::open(work_ / "mmproj-g.gguf");
+    EXPECT_EQ(mm->tensors().size(), 31u);
+    EXPECT_EQ(mm->find("clip.has_audio_encoder"), nullptr);
 }
 
 // One line naming what is wrong, exit 2, and neither file.
