@@ -12,6 +12,7 @@
 #    order (clip.vision.projector_type gemma4v, image_size 224), equal what the bundle's Gemma4VisionAudioModel
 #    chain writes for the matching --outtype;
 #  - rebox check takes the pair (the projection's ne[1] is the text model's width);
+#  - rebox quantize of the BF16 and E2B mmproj files to Q8_0 and Q4_K_M: llama-quantize's file byte for byte;
 #  - llama.cpp's own mtmd (llama-mtmd-cli from the bundle's tools/mtmd, lib/llama_mtmd.sh) loads the BF16 pair,
 #    encodes tools/mtmd/test-1.jpeg through the gemma4v graph (--image-max-tokens 70) and generates 4 tokens;
 #  - bad input, each one line, exit 2 and neither file: a projector whose input is twice the tower's width, and a
@@ -21,6 +22,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/gguf_py.sh"
 source "$(dirname "$0")/lib/llama_mtmd.sh"
+source "$(dirname "$0")/lib/llama_quantize.sh"
 clients_init gemma4_mmproj "${1:-}"
 ggufpy_setup "$BUILD"
 
@@ -44,6 +46,20 @@ for case in "${cases[@]}"; do
     { echo "FAIL: rebox check refused the $name pair" >&2; exit 1; }
 done
 echo "gemma4 mmproj files compared with llama.cpp's converter ($(clients_elapsed))"
+
+# rebox quantize on the gemma4v mmproj (the 3-D position table, the [1] clipping bounds, the reordered patch
+# embedding) writes llama-quantize v0.4.0's bytes (its dummy LLM_ARCH_CLIP).
+llama_quantize_setup
+for name in g4 g4-e2b; do
+  for type in Q8_0 Q4_K_M; do
+    "$LLAMA_QUANTIZE" "$WORK/mmproj-$name.gguf" "$WORK/llama-$name-$type.gguf" "$type" >/dev/null 2>&1 ||
+      { echo "FAIL: llama-quantize refused mmproj-$name.gguf for $type" >&2; exit 1; }
+    "$REBOX" quantize "$WORK/mmproj-$name.gguf" "$WORK/rebox-$name-$type.gguf" "$type" >/dev/null
+    cmp "$WORK/llama-$name-$type.gguf" "$WORK/rebox-$name-$type.gguf" ||
+      { echo "FAIL: rebox quantize $type of mmproj-$name.gguf differs from llama-quantize's" >&2; exit 1; }
+  done
+done
+echo "rebox quantize of the gemma4 mmproj files: Q8_0, Q4_K_M byte for byte as llama-quantize ($(clients_elapsed))"
 
 llama_mtmd_setup
 "$LLAMA_MTMD_CLI" -m "$WORK/g4.gguf" --mmproj "$WORK/mmproj-g4.gguf" \
