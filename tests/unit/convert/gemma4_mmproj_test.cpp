@@ -8,11 +8,12 @@
 // layer_norm_eps). The patch embedding's values as transformers' Linear [32, 8 x 8 x 3] (pixels by
 // row, column, channel) reshaped and permuted to the Conv2D [32, 3, 8, 8]: GGUF (o, c, y, x) is
 // source (o, (8 y + x) 3 + c). The E2B layout's clipping bounds ([] buffers) as [1] F32; an audio
-// tower left out of both files with notes; rebox
+// tower left out of both files with notes; verify's own reorder catches two swapped values; rebox
 // check takes the pair (gemma4v's output width is the projection's ne[1]); the refusals leave
 // neither file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -184,6 +185,33 @@ TEST_F(Gemma4Mmproj, AudioTowerLeftOutWithANote) {
     const auto mm = GgufFile::open(work_ / "mmproj-g.gguf");
     EXPECT_EQ(mm->tensors().size(), 31u);
     EXPECT_EQ(mm->find("clip.has_audio_encoder"), nullptr);
+}
+
+// rebox verify checks the mmproj with its own reading of the reorder: the patch embedding with two
+// values of a row swapped (as a wrong pixel order would leave them) is a MISMATCH, exit 3.
+TEST_F(Gemma4Mmproj, VerifyCatchesAPatchEmbeddingInAnotherOrder) {
+    const fs::path model = make_fixture("bf16", "--format float");
+    ASSERT_EQ(convert(model, work_ / "g.gguf").exit_code, 0);
+    const std::string verify =
+        quoted(test::rebox_cli()) + " verify " + quoted(model) + " " + quoted(work_ / "g.gguf");
+    auto run = test::run(verify);
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    const fs::path mmproj = work_ / "mmproj-g.gguf";
+    std::vector<uint8_t> bytes = test::read_file_bytes(mmproj);
+    {
+        const auto file = GgufFile::open(mmproj);
+        const GgufTensorInfo* patch = file->find_tensor("v.patch_embd.weight");
+        ASSERT_NE(patch, nullptr);
+        const uint64_t at = file->data_offset() + patch->offset;
+        // Values 0 and 1 of row 0: channel 0, pixels (0, 0) and (0, 1); distinct draws.
+        ASSERT_NE(std::memcmp(bytes.data() + at, bytes.data() + at + 4, 4), 0);
+        std::swap_ranges(bytes.begin() + at, bytes.begin() + at + 4, bytes.begin() + at + 4);
+    }
+    const fs::path moved = work_ / "swapped.gguf";
+    test::write_file(moved, bytes);
+    run = test::run(verify + " --mmproj " + quoted(moved));
+    EXPECT_EQ(run.exit_code, 3) << run.output;
+    EXPECT_NE(run.output.find("MISMATCH v.patch_embd.weight"), std::string::npos) << run.output;
 }
 
 // One line naming what is wrong, exit 2, and neither file.
