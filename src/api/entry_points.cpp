@@ -3,6 +3,7 @@
 // live in their folders (source/, plan/, convert/, verify/).
 #include <chrono>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "api/plan_report.hpp"
@@ -42,13 +43,22 @@ std::optional<Plan> plan_mmproj(const ConvertOptions& options, const SourceModel
     // convert --quantize: the projector is written exactly, as llama-quantize leaves the
     // converter's mmproj file (`rebox quantize` quantizes one on request).
     if (!mmproj->blockers.empty()) throw Error(options.model_dir.string(), mmproj->blockers);
-    // The text plan's note about the left-out tower now says where it went.
+    // The text plan's note about the left-out tower now says where it went (all of it, or the
+    // part the mmproj takes: Gemma 4's audio tower is left out of both, with the mmproj's note).
+    std::set<size_t> taken;
+    for (const TensorPlan& tp : mmproj->tensors) taken.insert(tp.source_index);
     for (std::string& note : text_plan.notes)
         if (const size_t at = note.find(" vision tower / multimodal projector tensor(s) left out");
-            at != std::string::npos)
-            note = note.substr(0, at) +
-                   " vision tower / multimodal projector tensor(s) written to the mmproj file, "
-                   "beside the text model";
+            at != std::string::npos) {
+            const std::string count = note.substr(0, at);
+            note = std::to_string(taken.size()) == count
+                       ? count +
+                             " vision tower / multimodal projector tensor(s) written to the mmproj "
+                             "file, beside the text model"
+                       : count + " multimodal tensor(s) left out of the text model, " +
+                             std::to_string(taken.size()) +
+                             " of them written to the mmproj file beside it";
+        }
     return mmproj;
 }
 

@@ -171,6 +171,8 @@ void check_mmproj(CheckContext& ctx) {
     else if (projector == "gemma3")
         check_projector_tensors(ctx, projector,
                                 {"mm.input_projection.weight", "mm.soft_emb_norm.weight"});
+    else if (projector == "gemma4v")  // std_bias / std_scale and the clip bounds are optional
+        check_projector_tensors(ctx, projector, {"mm.input_projection.weight"});
     else if (projector == "qwen2vl_merger" || projector == "qwen2.5vl_merger") {
         check_projector_tensors(ctx, projector,
                                 {"mm.0.weight", "mm.0.bias", "mm.2.weight", "mm.2.bias"});
@@ -219,12 +221,14 @@ static uint64_t mmproj_deepstack_layers(const CheckContext& ctx) {
 }
 
 std::optional<uint64_t> mmproj_output_width(const CheckContext& ctx) {
-    // clip_n_mmproj_embd: gemma3 takes mm.input_projection's ne[0]; qwen2vl_merger and
-    // qwen2.5vl_merger mm.2.bias's ne[0].
-    if (const auto* proj = ctx.find_tensor("mm.input_projection.weight"); proj != nullptr)
-        return static_cast<uint64_t>(proj->info->ne.at(0));
+    // clip_n_mmproj_embd: gemma3 takes mm.input_projection's ne[0], gemma4v (a Linear weight,
+    // [vision, text]) its ne[1]; qwen2vl_merger and qwen2.5vl_merger mm.2.bias's ne[0].
     const GgufValue* type = ctx.find("clip.projector_type");
+    if (type == nullptr) type = ctx.find("clip.vision.projector_type");
     const std::string* name = type != nullptr ? type->as_string() : nullptr;
+    if (const auto* proj = ctx.find_tensor("mm.input_projection.weight"); proj != nullptr)
+        return static_cast<uint64_t>(
+            proj->info->ne.at(name != nullptr && *name == "gemma4v" ? 1 : 0));
     if (name != nullptr && (*name == "qwen2vl_merger" || *name == "qwen2.5vl_merger"))
         if (const auto* bias = ctx.find_tensor("mm.2.bias"); bias != nullptr)
             return static_cast<uint64_t>(bias->info->ne.at(0));

@@ -51,6 +51,7 @@ struct VisionNumbers {
     uint32_t channels = 0, text_hidden = 0;
     // Read only where a family's table uses them (0: vision_config has none).
     uint32_t merge = 0, temporal = 0, mlp_ratio = 0, positions = 0;
+    uint32_t axis_positions = 0, head_dim = 0, kv_heads = 0;
     // The layers the record's indexed rows attach to (VisionArchitecture::index_key), in order.
     std::vector<int64_t> indexes;
 };
@@ -152,6 +153,18 @@ int64_t dim_value(VisionDim dim, const VisionNumbers& n) {
             return int64_t{n.hidden} * n.mlp_ratio;
         case VisionDim::positions:
             return n.positions;
+        case VisionDim::two:
+            return 2;
+        case VisionDim::axis_positions:
+            return n.axis_positions;
+        case VisionDim::patch_pixels:
+            return int64_t{n.channels} * n.patch_size * n.patch_size;
+        case VisionDim::q_width:
+            return int64_t{n.heads} * n.head_dim;
+        case VisionDim::kv_width:
+            return int64_t{n.kv_heads} * n.head_dim;
+        case VisionDim::head_dim:
+            return n.head_dim;
     }
     return 0;
 }
@@ -182,6 +195,18 @@ const char* dim_source(VisionDim dim) {
             return "vision_config.hidden_size x mlp_ratio";
         case VisionDim::positions:
             return "vision_config.num_position_embeddings";
+        case VisionDim::two:
+            return "2";
+        case VisionDim::axis_positions:
+            return "vision_config.position_embedding_size";
+        case VisionDim::patch_pixels:
+            return "3 x vision_config.patch_size^2";
+        case VisionDim::q_width:
+            return "vision_config.num_attention_heads x head_dim";
+        case VisionDim::kv_width:
+            return "vision_config.num_key_value_heads x head_dim";
+        case VisionDim::head_dim:
+            return "vision_config.head_dim";
     }
     return "";
 }
@@ -249,6 +274,42 @@ bool attach_split(arch::VisionSplit split, const SourceTensor& source, TensorPla
     using arch::VisionSplit;
     if (split == VisionSplit::none) return true;
     const std::vector<int64_t>& shape = source.shape;
+    if (split == VisionSplit::hwc_to_chw) {
+        // [out, p x p x 3] -> [out, 3, p, p]: GGUF value (o, c, y, x) is source value
+        // (o, (y p + x) 3 + c); each value a row of one.
+        const auto out = static_cast<uint64_t>(shape[0]);
+        const auto row = static_cast<uint64_t>(shape[1]);
+        uint64_t p = 0;
+        while ((p + 1) * (p + 1) * 3 <= row) ++p;
+        if (p * p * 3 != row || out * row > (uint64_t{1} << 31)) {
+            blockers->push_back({source.name,
+                                 "is [" + std::to_string(out) + ", " + std::to_string(row) +
+                                     "], not a patch embedding of 3 x p x p pixels per row",
+                                 "use the config.json that belongs to these weights"});
+            return false;
+        }
+        std::vector<uint32_t> row_source(out * row);
+        for (uint64_t o = 0; o < out; ++o)
+            for (uint64_t c = 0; c < 3; ++c)
+                for (uint64_t i = 0; i < p * p; ++i)
+                    row_source[o * row + c * p * p + i] =
+                        static_cast<uint32_t>(o * row + i * 3 + c);
+        if (const auto problem = plan_detail::row_move_problem(tp->type, 1, 0)) {
+            blockers->push_back(
+                {source.name,
+                 "is reordered into " + tp->gguf_name + " value by value, but " + *problem,
+                 "--outtype f32 (every value moves on its own)"});
+            return false;
+        }
+        tp->row_source = std::move(row_source);
+        tp->row_values = 1;
+        tp->ne = {static_cast<int64_t>(p), static_cast<int64_t>(p), 3, static_cast<int64_t>(out)};
+        tp->nbytes = ggml_nbytes(tp->type, tp->ne).value_or(0);
+        tp->note += std::string(tp->note.empty() ? "" : "; ") +
+                    "the Linear patch embedding's pixels (row, column, channel) laid out as the "
+                    "Conv2D [out, channel, row, column]";
+        return true;
+    }
     const bool third = split == VisionSplit::third_0 || split == VisionSplit::third_1 ||
                        split == VisionSplit::third_2;
     uint64_t rows = 0, row_values = 0;
@@ -324,7 +385,13 @@ bool plan_vision_tensor(const SourceTensor& whole, size_t index, const VisionMat
         folded.shape = {whole.shape[0], whole.shape[1] * whole.shape[2], whole.shape[3],
                         whole.shape[4]};
     }
-    const SourceTensor& tensor = conv3d ? folded : whole;
+    // A 0-d buffer: the converter unsqueezes it to [1].
+    const bool scalar = whole.shape.empty();
+    if (scalar) {
+        folded = whole;
+        folded.shape = {1};
+    }
+    const SourceTensor& tensor = conv3d || scalar ? folded : whole;
     const std::string record = std::string(family) + " vision";
     if (spec.dtype == VisionDtype::f32)
         return plan_detail::plan_exact_f32(tensor, index, match.gguf_name, record,
@@ -375,6 +442,9 @@ bool check_vision_shape(const SourceTensor& tensor, const VisionMatch& match,
         sources += (d ? ", " : "") + std::string(dim_source(spec.shape[d]));
     }
     if (tensor.shape == expected) return true;
+    // A scalar: a 0-d buffer, or one value of shape [1].
+    if (spec.dims == 0 && tensor.shape == std::vector<int64_t>{1}) return true;
+    if (spec.dims == 0) sources = "a scalar";
     const auto text = [](const std::vector<int64_t>& shape) {
         std::string out = "[";
         for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
@@ -414,7 +484,8 @@ std::vector<GgufKV> mmproj_kvs(const VisionArchitecture& arch, const VisionInput
     kvs.push_back({"clip.vision.image_mean", GgufValue::f32_array(mean)});
     kvs.push_back({"clip.vision.image_std", GgufValue::f32_array(std_dev)});
     // The family's class: its projector type first, then its own keys.
-    kvs.push_back({"clip.projector_type", GgufValue::str(std::string(arch.projector_type))});
+    kvs.push_back(
+        {std::string(arch.projector_key), GgufValue::str(std::string(arch.projector_type))});
     if (arch.family_kvs) arch.family_kvs(inputs, &kvs, blockers);
     kvs.push_back({"general.quantization_version", GgufValue::u32(2)});  // GGML_QNT_VERSION
     return kvs;
@@ -430,9 +501,20 @@ std::optional<Plan> make_mmproj_plan(const SourceModel& source, const PlanOption
     if (arch == nullptr) return std::nullopt;
     // The tensors the mmproj takes, with their index in the source.
     std::vector<std::pair<size_t, std::string>> members;
-    for (size_t i = 0; i < source.tensors.size(); ++i)
-        if (auto name = vision_name(*arch, source.tensors[i].name))
+    size_t left_out = 0;
+    for (size_t i = 0; i < source.tensors.size(); ++i) {
+        if (auto name = vision_name(*arch, source.tensors[i].name)) {
             members.emplace_back(i, std::move(*name));
+            continue;
+        }
+        std::string_view name = source.tensors[i].name;
+        if (name.starts_with("model.")) name.remove_prefix(6);
+        for (const std::string_view prefix : arch->left_out)
+            if (name.starts_with(prefix)) {
+                ++left_out;
+                break;
+            }
+    }
     if (members.empty()) return std::nullopt;
 
     Plan plan;
@@ -458,6 +540,9 @@ std::optional<Plan> make_mmproj_plan(const SourceModel& source, const PlanOption
     n.temporal = optional_count(vision, "temporal_patch_size");
     n.mlp_ratio = optional_count(vision, "mlp_ratio");
     n.positions = optional_count(vision, "num_position_embeddings");
+    n.axis_positions = optional_count(vision, "position_embedding_size");
+    n.head_dim = optional_count(vision, "head_dim");
+    n.kv_heads = optional_count(vision, "num_key_value_heads");
     if (!arch->indexed.empty()) {
         // Each entry a layer of the tower, as the converter's is_deepstack_layers[idx] needs.
         const std::string field = "config.json: vision_config." + std::string(arch->index_key);
@@ -536,9 +621,9 @@ std::optional<Plan> make_mmproj_plan(const SourceModel& source, const PlanOption
                 plan.blockers.push_back({tensor.name, "maps to " + match.gguf_name + " twice",
                                          "keep one of the two tensors"});
     }
-    const auto take = [&](const std::string& gguf_name) {
+    const auto take = [&](const std::string& gguf_name, bool optional) {
         const auto it = named.find(gguf_name);
-        if (it == named.end() && refused.count(gguf_name)) return;
+        if (it == named.end() && (refused.count(gguf_name) || optional)) return;
         if (it == named.end()) {
             plan.blockers.push_back(
                 {gguf_name,
@@ -553,16 +638,20 @@ std::optional<Plan> make_mmproj_plan(const SourceModel& source, const PlanOption
                                &plan.blockers))
             plan.tensors.push_back(std::move(tp));
     };
-    for (const VisionTensorSpec& spec : arch->first) take(std::string(spec.gguf));
+    for (const VisionTensorSpec& spec : arch->first) take(std::string(spec.gguf), spec.optional);
     for (uint32_t layer = 0; layer < n.blocks; ++layer)
-        for (const VisionTensorSpec& spec : arch->layer) take(with_layer(spec.gguf, layer));
+        for (const VisionTensorSpec& spec : arch->layer)
+            take(with_layer(spec.gguf, layer), spec.optional);
     for (const int64_t layer : n.indexes)
-        for (const VisionTensorSpec& spec : arch->indexed) take(with_layer(spec.gguf, layer));
-    for (const VisionTensorSpec& spec : arch->last) take(std::string(spec.gguf));
+        for (const VisionTensorSpec& spec : arch->indexed)
+            take(with_layer(spec.gguf, layer), spec.optional);
+    for (const VisionTensorSpec& spec : arch->last) take(std::string(spec.gguf), spec.optional);
     if (skipped > 0)
         plan.notes.push_back(
             std::to_string(skipped) +
             " vision tensor(s) llama.cpp's converter skips left out of the mmproj");
+    if (left_out > 0)
+        plan.notes.push_back(std::to_string(left_out) + " " + std::string(arch->left_out_note));
 
     VisionInputs inputs{&vision, &preprocessor, &config, n.text_hidden, n.image_size, n.patch_size};
     plan.kvs = mmproj_kvs(*arch, inputs, n, *mean, *std_dev, plan, source, options, &plan.blockers);

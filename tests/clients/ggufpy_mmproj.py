@@ -1,7 +1,8 @@
 """A rebox mmproj GGUF (the vision tower and projector beside a text model) against llama.cpp's own mmproj
 conversion of the same checkpoint, as `convert_hf_to_gguf.py --mmproj` writes it.
 
-The converter's class chain from the bundle (Gemma3VisionModel, or Qwen2VLVisionModel for Qwen2-VL / Qwen2.5-VL,
+The converter's class chain from the bundle (Gemma3VisionModel, Gemma4VisionAudioModel for Gemma 4 (no audio_config:
+vision only), or Qwen2VLVisionModel for Qwen2-VL / Qwen2.5-VL,
 -> MmprojModel -> ModelBase, conversion/gemma.py / qwenvl.py and base.py, run as written by converter_run.py;
 chosen by config.json's architectures[0] as the converter chooses it) gives the KVs (general.architecture, general.type from
 set_type, then every key set_gguf_parameters writes) and, per source tensor, filter_tensors + modify_tensors
@@ -47,7 +48,8 @@ CLASSES = {"Gemma3ForConditionalGeneration": ("gemma.py", "Gemma3VisionModel"),
            "Qwen3VLForConditionalGeneration": ("qwen3vl.py", "Qwen3VLVisionModel"),
            "Qwen3VLMoeForConditionalGeneration": ("qwen3vl.py", "Qwen3VLVisionModel"),  # the same register line
            "Qwen3_5ForConditionalGeneration": ("qwen3vl.py", "Qwen3VLVisionModel"),
-           "Qwen3_5MoeForConditionalGeneration": ("qwen3vl.py", "Qwen3VLVisionModel")}
+           "Qwen3_5MoeForConditionalGeneration": ("qwen3vl.py", "Qwen3VLVisionModel"),
+           "Gemma4ForConditionalGeneration": ("gemma.py", "Gemma4VisionAudioModel")}
 hf_arch = ((src.config.get("vision_config") or {}).get("architectures") or src.config["architectures"])[0]
 conv = Converter(llama_src, [CLASSES[hf_arch], ("base.py", "MmprojModel"), ("base.py", "ModelBase")],
                  model_dir, copy.deepcopy(src.config), class_constants=True,
@@ -83,10 +85,26 @@ class AsTorch:
         return self.array
 
 
+class TorchLike(np.ndarray):
+    """The torch tensor methods Gemma4VisionAudioModel.modify_tensors calls on its input, as torch defines them:
+    unsqueeze (a new axis), permute (an axis order), contiguous (the same values)."""
+
+    def unsqueeze(self, dim):
+        return np.expand_dims(self, dim).view(TorchLike)
+
+    def permute(self, *dims):
+        return np.transpose(self, dims).view(TorchLike)
+
+    def contiguous(self):
+        return np.ascontiguousarray(self).view(TorchLike)
+
+
 rules = converter_type_rules()
 wanted = {}  # GGUF name -> (qtype, float32 values as the file holds them, values before the type, source)
 for hf in src.names():
     native = src.native(hf)
+    if hf_arch == "Gemma4ForConditionalGeneration":
+        native = np.asarray(native).view(TorchLike)
     fed = hf[len("model."):] if hf.startswith("model.visual.") else hf
     for g, data in conv.tensors(fed, native, block_id(hf)):
         qtype, stored = rules(conv.obj, hf, g, block_id(hf), AsTorch(np.asarray(data)))

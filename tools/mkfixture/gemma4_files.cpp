@@ -13,6 +13,7 @@
 
 #include "gemma4_tokenizer.hpp"
 #include "hf_files.hpp"
+#include "json_files.hpp"
 #include "mlx_files.hpp"
 #include "mlx_recipe.hpp"
 #include "model_plan.hpp"
@@ -62,6 +63,66 @@ G4Layout g4_layout(bool e2b) {
     return {kE2bLayers, kE2bKvHeads, kE2bShared, kE2bPerLayer, true};
 }
 
+// The vision tower (Gemma4VisionModel) and its projector (embed_vision, Gemma4MultimodalEmbedder)
+// at tiny sizes, with the names transformers saves Gemma4ForConditionalGeneration under
+// (model.vision_tower.*, model.embed_vision.*) and the vision_config keys of google/gemma-4's
+// config.json files: 2 layers of width 32 (2 heads of 16, 2 kv heads), an MLP of 64, patches of 8
+// x 8 pooled 3 x 3, a position table of 128 per axis. The dense and MoE layouts standardize
+// (std_bias / std_scale, as the 26B-A4B and 31B towers do) without clipped linears; the E2B
+// layout has the clipped linears (input_min / input_max / output_min / output_max scalars on each
+// projection, as E2B / E4B store them) and no standardization.
+constexpr int64_t kG4VisionHidden = 32, kG4VisionLayers = 2, kG4VisionHeads = 2,
+                  kG4VisionHeadDim = 16, kG4VisionFf = 64, kG4VisionPatch = 8, kG4VisionPooling = 3,
+                  kG4VisionPositions = 128;
+
+nlohmann::ordered_json g4_vision_config(bool clipped) {
+    nlohmann::ordered_json v;
+    v["attention_bias"] = false;
+    v["attention_dropout"] = 0.0;
+    v["default_output_length"] = 280;
+    v["head_dim"] = kG4VisionHeadDim;
+    v["hidden_activation"] = "gelu_pytorch_tanh";
+    v["hidden_size"] = kG4VisionHidden;
+    v["intermediate_size"] = kG4VisionFf;
+    v["max_position_embeddings"] = 131072;
+    v["model_type"] = "gemma4_vision";
+    v["num_attention_heads"] = kG4VisionHeads;
+    v["num_hidden_layers"] = kG4VisionLayers;
+    v["num_key_value_heads"] = kG4VisionHeads;
+    v["patch_size"] = kG4VisionPatch;
+    v["pooling_kernel_size"] = kG4VisionPooling;
+    v["position_embedding_size"] = kG4VisionPositions;
+    v["rms_norm_eps"] = 1e-06;
+    v["rope_parameters"] = {{"rope_theta", 100.0}, {"rope_type", "default"}};
+    v["standardize"] = !clipped;
+    v["use_clipped_linears"] = clipped;
+    return v;
+}
+
+// processor_config.json as google/gemma-4 ships it: the image processor's keys under
+// "image_processor" (no normalization: mean 0, std 1; 280 soft tokens).
+void write_g4_processor_config(const fs::path& out_dir) {
+    nlohmann::ordered_json image;
+    image["do_convert_rgb"] = true;
+    image["do_normalize"] = false;
+    image["do_rescale"] = true;
+    image["do_resize"] = true;
+    image["image_mean"] = {0.0, 0.0, 0.0};
+    image["image_processor_type"] = "Gemma4ImageProcessor";
+    image["image_seq_length"] = 280;
+    image["image_std"] = {1.0, 1.0, 1.0};
+    image["max_soft_tokens"] = 280;
+    image["patch_size"] = kG4VisionPatch;
+    image["pooling_kernel_size"] = kG4VisionPooling;
+    image["resample"] = 3;
+    image["rescale_factor"] = 1.0 / 255.0;
+    nlohmann::ordered_json processor;
+    processor["image_processor"] = image;
+    processor["image_seq_length"] = 280;
+    processor["processor_class"] = "Gemma4Processor";
+    write_json_file(out_dir / "processor_config.json", processor, 2);
+}
+
 nlohmann::ordered_json g4_config(int64_t vocab, const std::string& defect, bool moe,
                                  const G4Layout& l) {
     nlohmann::ordered_json text;
@@ -106,7 +167,7 @@ nlohmann::ordered_json g4_config(int64_t vocab, const std::string& defect, bool 
     c["architectures"] = {"Gemma4ForConditionalGeneration"};
     c["model_type"] = "gemma4";
     c["text_config"] = text;
-    c["vision_config"] = {{"model_type", "gemma4_vision"}, {"hidden_size", 32}};
+    c["vision_config"] = g4_vision_config(l.e2b);
     c["tie_word_embeddings"] = true;
     c["torch_dtype"] = "bfloat16";
     return c;
@@ -172,6 +233,58 @@ void g4_add_layer(std::vector<G4Tensor>& t, const std::string& prefix, int64_t l
     t.push_back({p + "layer_scalar", {1}, 0.5, 0.25});
 }
 
+// The vision tower and projector (left out of the text GGUF, written to the mmproj file). The
+// patch embedder is a Linear over each patch's pixels (row, column, channel), the position table
+// [2, positions, width] one table per axis; each projection a Gemma4ClippableLinear (its weight
+// under ".linear.", its clipping bounds as 0-d buffers). defect "projector-width": the
+// projector takes twice the tower's width (a checkpoint rebox must refuse).
+void g4_add_vision_tower(std::vector<G4Tensor>& t, bool clipped, const std::string& defect) {
+    const std::string v = "model.vision_tower.";
+    const int64_t h = kG4VisionHidden, q = kG4VisionHeads * kG4VisionHeadDim;
+    const int64_t pixels = 3 * kG4VisionPatch * kG4VisionPatch;
+    t.push_back(
+        {v + "patch_embedder.input_proj.weight", {h, pixels}, 0, 1.0 / std::sqrt(double(pixels))});
+    t.push_back(
+        {v + "patch_embedder.position_embedding_table", {2, kG4VisionPositions, h}, 0, 0.1});
+    const auto linear = [&](const std::string& p, int64_t rows, int64_t cols) {
+        t.push_back({p + ".linear.weight", {rows, cols}, 0, 1.0 / std::sqrt(double(cols))});
+        if (!clipped) return;
+        t.push_back({p + ".input_min", {}, -6.0, 1.0});
+        t.push_back({p + ".input_max", {}, 6.0, 1.0});
+        t.push_back({p + ".output_min", {}, -6.0, 1.0});
+        t.push_back({p + ".output_max", {}, 6.0, 1.0});
+    };
+    for (int64_t layer = 0; layer < kG4VisionLayers; ++layer) {
+        const std::string p = v + "encoder.layers." + std::to_string(layer) + ".";
+        t.push_back({p + "input_layernorm.weight", {h}, 1.0, 0.1});
+        linear(p + "self_attn.q_proj", q, h);
+        linear(p + "self_attn.k_proj", q, h);
+        linear(p + "self_attn.v_proj", q, h);
+        linear(p + "self_attn.o_proj", h, q);
+        t.push_back({p + "self_attn.q_norm.weight", {kG4VisionHeadDim}, 1.0, 0.1});
+        t.push_back({p + "self_attn.k_norm.weight", {kG4VisionHeadDim}, 1.0, 0.1});
+        t.push_back({p + "post_attention_layernorm.weight", {h}, 1.0, 0.1});
+        t.push_back({p + "pre_feedforward_layernorm.weight", {h}, 1.0, 0.1});
+        linear(p + "mlp.gate_proj", kG4VisionFf, h);
+        linear(p + "mlp.up_proj", kG4VisionFf, h);
+        linear(p + "mlp.down_proj", h, kG4VisionFf);
+        t.push_back({p + "post_feedforward_layernorm.weight", {h}, 1.0, 0.1});
+    }
+    if (!clipped) {
+        t.push_back({v + "std_bias", {h}, 0, 0.1});
+        t.push_back({v + "std_scale", {h}, 1.0, 0.1});
+    }
+    const int64_t width = defect == "projector-width" ? 2 * h : h;
+    t.push_back({"model.embed_vision.embedding_projection.weight",
+                 {kG4Hidden, width},
+                 0,
+                 1.0 / std::sqrt(double(width))});
+}
+
+bool g4_is_vision(const std::string& name) {
+    return name.starts_with("model.vision_tower.") || name.starts_with("model.embed_vision.");
+}
+
 // The tensors in transformers' order. The vision tower stand-in is left out of MLX checkpoints
 // (mlx-lm's gemma4.Model.sanitize drops vision_tower / embed_vision).
 std::vector<G4Tensor> g4_tensors(int64_t vocab, const Gemma4Options& options, const G4Layout& l) {
@@ -198,9 +311,7 @@ std::vector<G4Tensor> g4_tensors(int64_t vocab, const Gemma4Options& options, co
     }
     tensors.push_back({prefix + "norm.weight", {kG4Hidden}, 1.0, 0.1});
     if (format == "mlx") return tensors;
-    // A vision tower stand-in: left out of the text GGUF.
-    tensors.push_back({"model.vision_tower.encoder.layers.0.mlp.up_proj.weight", {32, 32}, 0, 0.1});
-    tensors.push_back({"model.embed_vision.embedding_projection.weight", {kG4Hidden, 32}, 0, 0.1});
+    g4_add_vision_tower(tensors, l.e2b, options.defect);
     return tensors;
 }
 
@@ -227,6 +338,16 @@ ModelPlan g4_plan(const std::vector<G4Tensor>& tensors, int64_t vocab, const std
     plan.dims.embedding_rows = vocab;
     const bool int4 = format == "gptq" || format == "awq";
     for (const G4Tensor& t : tensors) {
+        // The vision tower stays float in every format (the quantizers leave it so).
+        if (g4_is_vision(t.name)) {
+            int64_t length = 1;
+            for (const int64_t d : t.shape) length *= d;
+            PlanUnit unit = vector_unit(t.name, length, t.center, t.spread);
+            if (t.shape.size() > 1) unit.norm.dims = t.shape;
+            unit.norm.scalar = t.shape.empty();
+            plan.units.push_back(unit);
+            continue;
+        }
         if (int4 && t.shape.size() == 2 && !g4_int4_quantized(t.name)) {
             PlanUnit unit = vector_unit(t.name, t.shape[0] * t.shape[1], t.center, t.spread);
             unit.norm.dims = t.shape;
@@ -261,7 +382,8 @@ ModelPlan g4_plan(const std::vector<G4Tensor>& tensors, int64_t vocab, const std
 
 std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& options) {
     if (!options.defect.empty() && options.defect != "layer-types" &&
-        options.defect != "no-router-scale" && options.defect != "no-per-layer-embeddings")
+        options.defect != "no-router-scale" && options.defect != "no-per-layer-embeddings" &&
+        options.defect != "projector-width")
         throw std::runtime_error("--gemma4-defect: unknown '" + options.defect + "'");
     if (options.defect == "no-router-scale" && !options.moe)
         throw std::runtime_error("--gemma4-defect no-router-scale needs --gemma4-moe");
@@ -278,6 +400,7 @@ std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& o
     if (options.moe && format != "float" && format != "mcq")
         throw std::runtime_error("--gemma4-moe: --format float or mcq");
     const int64_t vocab = write_gemma4_tokenizer(out_dir);
+    if (format != "mlx") write_g4_processor_config(out_dir);
     {
         std::ofstream out(out_dir / "config.json", std::ios::binary);
         out << g4_config(vocab, options.defect, options.moe, layout).dump(2) << "\n";

@@ -8,12 +8,15 @@
 // --format mlx as mlx-lm saves a conversion with --recipe (names under "language_model.model.",
 // every matrix quantized, the vision tower dropped, norms and layer_scalar BF16); --format gptq /
 // awq as GPTQModel saves it (each decoder layer's projections 4-bit in groups of 32, GPTQ
-// symmetric, AWQ asymmetric; the embeddings, per_layer_model_projection, the vision tower stand-in,
-// norms and layer_scalar F16; the KV-shared layers without k / v / k_norm). `moe` (float, or
-// mcq with the 3-D fused experts F32: mcq-v1 holds 2-D weights only): the 26B-A4B layout, every
-// layer with the MoE block beside its MLP: 2 experts of 32, both used (router.proj, router.scale,
-// router.per_expert_scale, the fused experts.gate_up_proj and experts.down_proj, three more
-// norms).
+// symmetric, AWQ asymmetric; the embeddings, per_layer_model_projection, the vision tower,
+// norms and layer_scalar F16; the KV-shared layers without k / v / k_norm). Every format but mlx
+// holds a tiny vision tower and projector with transformers' names (model.vision_tower.*,
+// model.embed_vision.*; float: BF16 like the rest, mcq: F32, gptq / awq: F16) and google's
+// processor_config.json; the E2B layout's tower has clipped linears, the others standardize. `moe`
+// (float, or mcq with the 3-D fused experts F32: mcq-v1 holds 2-D weights only): the 26B-A4B
+// layout, every layer with the MoE block beside its MLP: 2 experts of 32, both used (router.proj,
+// router.scale, router.per_expert_scale, the fused experts.gate_up_proj and experts.down_proj,
+// three more norms).
 #pragma once
 
 #include <cstdint>

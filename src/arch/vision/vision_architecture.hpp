@@ -22,17 +22,23 @@ namespace rebox::arch {
 // A size read from the vision inputs, for a tensor's expected shape.
 enum class VisionDim : uint8_t {
     one,
-    hidden,        // vision_config hidden_size
-    intermediate,  // vision_config intermediate_size
-    text_hidden,   // text_config hidden_size (clip.vision.projection_dim)
-    channels,      // vision_config num_channels
-    patch,         // vision_config patch_size
-    patches,       // (image_size / patch_size)^2: the position table's rows
-    qkv,           // 3 x hidden: a fused q/k/v projection's rows
-    merged,        // hidden x spatial_merge_size^2: a patch merger's input width
-    temporal,      // vision_config temporal_patch_size: a Conv3D patch embedding's depth
-    mlp_width,     // hidden x mlp_ratio: the block MLP's width where vision_config gives a ratio
-    positions,     // vision_config num_position_embeddings: a learned position table's rows
+    hidden,          // vision_config hidden_size
+    intermediate,    // vision_config intermediate_size
+    text_hidden,     // text_config hidden_size (clip.vision.projection_dim)
+    channels,        // vision_config num_channels
+    patch,           // vision_config patch_size
+    patches,         // (image_size / patch_size)^2: the position table's rows
+    qkv,             // 3 x hidden: a fused q/k/v projection's rows
+    merged,          // hidden x spatial_merge_size^2: a patch merger's input width
+    temporal,        // vision_config temporal_patch_size: a Conv3D patch embedding's depth
+    mlp_width,       // hidden x mlp_ratio: the block MLP's width where vision_config gives a ratio
+    positions,       // vision_config num_position_embeddings: a learned position table's rows
+    two,             // 2: one table per image axis (Gemma 4's position table)
+    axis_positions,  // vision_config position_embedding_size: rows per axis table
+    patch_pixels,    // 3 x patch_size^2: a patch's pixels as a Linear's inputs
+    q_width,         // num_attention_heads x head_dim
+    kv_width,        // num_key_value_heads x head_dim
+    head_dim,        // vision_config head_dim
 };
 
 // One source tensor written as several GGUF tensors (the converter's modify_tensors split): which
@@ -46,6 +52,11 @@ enum class VisionSplit : uint8_t {
     // [out, in, kh, kw] (the converter asserts a temporal size of 2).
     temporal_0,
     temporal_1,
+    // A Linear patch embedding [out, p x p x 3] (each row a patch's pixels by row, column,
+    // channel) written as the Conv2D [out, 3, p, p] clip.cpp convolves with (Gemma 4's
+    // input_proj: the converter's reshape(out, p, p, 3).permute(0, 3, 1, 2)). Every value moves on
+    // its own, so every float type carries it exactly.
+    hwc_to_chw,
 };
 
 // How the converter picks a tensor's GGUF type (MmprojModel.tensor_force_quant and the family's
@@ -67,7 +78,11 @@ struct VisionTensorSpec {
     VisionDtype dtype = VisionDtype::weight;
     ValueTransform value = ValueTransform::none;
     VisionSplit split = VisionSplit::none;  // the source shape is the whole one
+    // Written when the checkpoint holds it (the converter writes what it finds, clip.cpp loads it
+    // as optional); not required otherwise.
+    bool optional = false;
 };
+// dims 0: a scalar (a 0-d buffer, or [1]); the converter unsqueezes it to the GGUF [1].
 
 // The family's inputs as the converter sees them: vision_config (its defaults filled in),
 // preprocessor_config.json merged with processor_config.json, the text model's width.
@@ -82,6 +97,13 @@ struct VisionInputs {
 struct VisionArchitecture {
     std::string_view family;          // "gemma3": docs and notes
     std::string_view projector_type;  // clip.projector_type
+    // The key the projector type is written under: clip.projector_type, or
+    // clip.vision.projector_type (the converter's mixed-modality classes, e.g. Gemma 4's).
+    std::string_view projector_key = "clip.projector_type";
+    // Source names under these prefixes ("model." dropped) belong to another encoder rebox leaves
+    // out of the mmproj (Gemma 4's audio tower); a note says how many and why.
+    std::span<const std::string_view> left_out;
+    std::string_view left_out_note;
     // config.json architectures[0] (vision_config.architectures[0] when present) it converts.
     std::span<const std::string_view> hf_architectures;
     // Source names under these prefixes belong to the mmproj ("model." before them is dropped).
@@ -113,6 +135,7 @@ const VisionArchitecture& qwen2vl_vision_architecture();
 const VisionArchitecture& qwen25vl_vision_architecture();
 const VisionArchitecture& qwen3vl_vision_architecture();
 const VisionArchitecture& qwen35_vision_architecture();
+const VisionArchitecture& gemma4_vision_architecture();
 }  // namespace detail
 
 }  // namespace rebox::arch

@@ -59,6 +59,12 @@ std::optional<SourceFloat> source_float(StDtype dtype) {
 
 // The GGUF tensor's row-major shape: the source's, or the part the converter cuts out.
 std::vector<int64_t> part_shape(const RefVisionTensor& want) {
+    if (want.scalar) return {1};
+    if (want.pixels_to_channels && want.source_shape.size() == 2) {
+        int64_t p = 0;
+        while ((p + 1) * (p + 1) * 3 <= want.source_shape[1]) ++p;
+        return {want.source_shape[0], 3, p, p};
+    }
     std::vector<int64_t> shape = want.source_shape;
     if (want.slice_axis < 0) return shape;
     if (want.slice_drops_axis)
@@ -71,6 +77,16 @@ std::vector<int64_t> part_shape(const RefVisionTensor& want) {
 // The part's values, gathered from the whole source's (row-major): for each index before the
 // axis, the slice's indices along it, each with everything after it.
 std::vector<float> cut_part(const RefVisionTensor& want, const std::vector<float>& whole) {
+    if (want.pixels_to_channels) {
+        const int64_t out = want.source_shape[0], row = want.source_shape[1], pp = row / 3;
+        std::vector<float> moved(whole.size());
+        for (int64_t o = 0; o < out; ++o)
+            for (int64_t c = 0; c < 3; ++c)
+                for (int64_t i = 0; i < pp; ++i)
+                    moved[static_cast<size_t>(o * row + c * pp + i)] =
+                        whole[static_cast<size_t>(o * row + i * 3 + c)];
+        return moved;
+    }
     if (want.slice_axis < 0) return whole;
     const auto axis = static_cast<size_t>(want.slice_axis);
     int64_t outer = 1, inner = 1;
@@ -106,7 +122,9 @@ TensorCheck check_tensor(const RefVisionTensor& want, const GgufFile& file,
         return check;
     }
     check.gguf_type = ggml_type_name(got->type);
-    if (src->info->shape != want.source_shape) {
+    const bool one_value =
+        want.scalar && src->info->shape == std::vector<int64_t>{1};  // stored as [1]: the same
+    if (src->info->shape != want.source_shape && !one_value) {
         check.problem = "the source's shape is not the one the configs imply";
         return check;
     }
@@ -192,7 +210,7 @@ std::vector<GgufKV> expected_kvs(const RefVisionFamily& family, const RefVisionN
                                 ": missing, the mmproj cannot hold it");
         kvs.push_back({std::string("clip.vision.") + key, GgufValue::f32_array(values)});
     }
-    kvs.push_back({"clip.projector_type", GgufValue::str(family.projector_type)});
+    kvs.push_back({family.projector_key, GgufValue::str(family.projector_type)});
     for (GgufKV& kv : family.family_kvs(n, vision, preprocessor, config))
         kvs.push_back(std::move(kv));
     kvs.push_back({"general.quantization_version", GgufValue::u32(2)});  // prepare_metadata's last
@@ -243,6 +261,9 @@ VerifyReport verify_mmproj(const std::filesystem::path& model_dir,
     n.mlp_ratio = std::max<int64_t>(first_count(vision, {"mlp_ratio"}), 0);
     n.text_hidden = first_count(text, {"hidden_size"});
     n.positions = std::max<int64_t>(first_count(vision, {"num_position_embeddings"}), 0);
+    n.head_dim = std::max<int64_t>(first_count(vision, {"head_dim"}), 0);
+    n.kv_heads = std::max<int64_t>(first_count(vision, {"num_key_value_heads"}), 0);
+    n.axis_positions = std::max<int64_t>(first_count(vision, {"position_embedding_size"}), 0);
     if (const auto list = vision.find("deepstack_visual_indexes");
         list != vision.end() && list->is_array())
         for (const json& index : *list) {
@@ -271,6 +292,9 @@ VerifyReport verify_mmproj(const std::filesystem::path& model_dir,
     const std::vector<RefVisionTensor> wanted = family->tensors(n);
     std::set<std::string> expected_names;
     for (const RefVisionTensor& want : wanted) {
+        if (want.optional && source.find(want.source_name) == nullptr &&
+            source.find("model." + want.source_name) == nullptr)
+            continue;  // the checkpoint has none, nor may the file
         expected_names.insert(want.gguf_name);
         TensorCheck check = check_tensor(want, *file, source);
         ++report.copied_total;

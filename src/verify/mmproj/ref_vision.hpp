@@ -26,6 +26,8 @@ struct RefVisionNumbers {
     // otherwise.
     int64_t positions = 0;
     std::vector<int64_t> deepstack;
+    // Gemma 4's: head_dim, num_key_value_heads, position_embedding_size (0 when absent).
+    int64_t head_dim = 0, kv_heads = 0, axis_positions = 0;
 };
 
 enum class RefVisionType {
@@ -46,6 +48,13 @@ struct RefVisionTensor {
     int slice_axis = -1;
     int64_t slice_begin = 0, slice_count = 0;
     bool slice_drops_axis = false;
+    // Written only where the source holds it (a clipped linear's bounds, Gemma 4's std_bias).
+    bool optional = false;
+    // A 0-d source (source_shape {}): the converter writes it as [1].
+    bool scalar = false;
+    // Gemma 4's Linear patch embedding [out, p x p x 3] written as the Conv2D [out, 3, p, p]:
+    // GGUF value (o, c, y, x) is source value (o, (y p + x) 3 + c).
+    bool pixels_to_channels = false;
 };
 
 struct RefVisionFamily {
@@ -60,6 +69,8 @@ struct RefVisionFamily {
                                       const nlohmann::json& config) = nullptr;
     // The converter's renames of vision_config keys, after the defaults (nullptr: none).
     void (*prepare)(nlohmann::json& vision) = nullptr;
+    // The key the projector type is written under (a mixed-modality class: clip.vision.*).
+    const char* projector_key = "clip.projector_type";
 };
 
 // The families verify knows, in src/verify/arch/<family>_vision.cpp.
@@ -68,6 +79,7 @@ const RefVisionFamily& ref_qwen2vl_vision();
 const RefVisionFamily& ref_qwen25vl_vision();
 const RefVisionFamily& ref_qwen3vl_vision();
 const RefVisionFamily& ref_qwen35_vision();
+const RefVisionFamily& ref_gemma4_vision();
 
 // The family for config.json's architectures[0] (vision_config's when it names one); nullptr when
 // verify knows none.
