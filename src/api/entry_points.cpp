@@ -91,8 +91,10 @@ ConvertReport convert_model(const ConvertOptions& requested) {
     Plan plan = make_plan(source, plan_options);
     // make_plan already carries the source's blockers: adding them again listed each one twice.
     if (!plan.blockers.empty()) throw Error(options.model_dir.string(), plan.blockers);
-    if (options.fp8_as_q8)  // the rest as the converter's output type (llama-quantize to it)
-        options.quantize = QuantizeOptions{.type = std::string(ggml_type_name(*fp8_outtype))};
+    if (options.fp8_as_q8) {  // the rest as the converter's output type (llama-quantize to it)
+        options.quantize.emplace();
+        options.quantize->type = std::string(ggml_type_name(*fp8_outtype));
+    }
     std::optional<Plan> mmproj = plan_mmproj(options, source, plan);
     const std::filesystem::path mmproj_path = !mmproj          ? std::filesystem::path()
                                               : options.mmproj ? *options.mmproj
