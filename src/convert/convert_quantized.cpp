@@ -47,7 +47,7 @@ TensorRows planned_rows(const SourceModel& source, const TensorPlan& tp,
         if (!tp.expert_sources.empty()) {  // the quantize writer's chunks stay in one expert
             const uint64_t expert = c.first / tp.expert_values;
             c.source_index = tp.expert_sources.at(expert);
-            c.source_first = c.first - expert * tp.expert_values;
+            c.source_first = c.first - expert * tp.expert_values + tp.expert_first(expert);
         }
         return c;
     };

@@ -13,7 +13,9 @@
 // mcq with the 3-D fused experts F32: mcq-v1 holds 2-D weights only): the 26B-A4B layout, every
 // layer with the MoE block beside its MLP: 2 experts of 32, both used (router.proj, router.scale,
 // router.per_expert_scale, the fused experts.gate_up_proj and experts.down_proj, three more
-// norms).
+// norms); --format mlx as mlx-lm saves the MoE model: experts of 64, split into
+// experts.switch_glu.gate_proj / up_proj / down_proj (4-bit, group 64), the router's proj at 8
+// bits (mlx-lm's gemma4_text quant_predicate), its two scales and the norms BF16.
 #pragma once
 
 #include <cstdint>
