@@ -11,6 +11,16 @@ namespace rebox::plan_detail {
 
 using detail::shape_text;
 
+namespace {
+
+// "4-bit, group 64" or "BF16": how a half is stored.
+std::string storage(const SourceTensor& t) {
+    if (!t.is_quantized()) return float_dtype_name(t.float_dtype);
+    return std::to_string(t.quant_bits()) + "-bit, group " + std::to_string(t.quant_group());
+}
+
+}  // namespace
+
 bool plan_expert_fuse(const SourceModel& source, const FuseGroup& group, uint32_t experts,
                       const PlanOptions& options, TensorPlan* plan,
                       std::vector<Blocker>* blockers) {
@@ -37,7 +47,7 @@ bool plan_expert_fuse(const SourceModel& source, const FuseGroup& group, uint32_
         blockers->push_back(Blocker{up.name,
                                     "shape " + shape_text(up.shape) + " but " + gate.name +
                                         " has " + shape_text(gate.shape) + ": " + group.gguf_name +
-                                        " fuses the two row for row",
+                                        " fuses the two expert by expert",
                                     "use the checkpoint's own gate and up projections"});
         return false;
     }
@@ -47,15 +57,14 @@ bool plan_expert_fuse(const SourceModel& source, const FuseGroup& group, uint32_
         return false;
     if (gate_plan.type != up_plan.type || gate_plan.encoding != up_plan.encoding ||
         gate.quant_bits() != up.quant_bits() || gate.quant_group() != up.quant_group()) {
-        blockers->push_back(Blocker{
-            up.name,
-            "plans as " + ggml_type_name(up_plan.type) + " (" + std::to_string(up.quant_bits()) +
-                "-bit, group " + std::to_string(up.quant_group()) + ") but " + gate.name + " as " +
-                ggml_type_name(gate_plan.type) + " (" + std::to_string(gate.quant_bits()) +
-                "-bit, group " + std::to_string(gate.quant_group()) + "): " + group.gguf_name +
-                " is one tensor of one type",
-            "re-export with one bits / group_size for switch_glu.gate_proj and up_proj (or "
-            "--outtype f32)"});
+        blockers->push_back(
+            Blocker{up.name,
+                    "is " + storage(up) + " (planned " + ggml_type_name(up_plan.type) + ") but " +
+                        gate.name + " is " + storage(gate) + " (planned " +
+                        ggml_type_name(gate_plan.type) + "): the two halves of " + group.gguf_name +
+                        " are encoded as one tensor and must be stored alike",
+                    "re-export with one bits / group_size for switch_glu.gate_proj and up_proj, as "
+                    "mlx-lm's uniform recipes give them"});
         return false;
     }
     const uint64_t rows = static_cast<uint64_t>(gate.shape[1]);

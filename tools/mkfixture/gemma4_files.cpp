@@ -126,7 +126,8 @@ constexpr const char* kG4MlxPrefix = "language_model.model.";
 // three more norms. `mlx`: as mlx-lm's gemma4_text sanitize leaves them, gate_up_proj split at
 // dim -2 into experts.switch_glu.gate_proj / up_proj [E, F, hidden] and down_proj renamed
 // experts.switch_glu.down_proj (".weight" added: each a SwitchLinear).
-void g4_add_moe(std::vector<G4Tensor>& t, const std::string& p, bool router_scale, bool mlx) {
+void g4_add_moe(std::vector<G4Tensor>& t, const std::string& p, bool router_scale, bool mlx,
+                bool up = true) {
     const double w = 1.0 / std::sqrt(double(kG4Hidden));
     const int64_t ff = g4_expert_ff(mlx ? "mlx" : "");
     t.push_back({p + "router.proj.weight", {kG4Experts, kG4Hidden}, 0, w});
@@ -135,7 +136,9 @@ void g4_add_moe(std::vector<G4Tensor>& t, const std::string& p, bool router_scal
     const double down = 1.0 / std::sqrt(double(ff));
     if (mlx) {
         t.push_back({p + "experts.switch_glu.gate_proj.weight", {kG4Experts, ff, kG4Hidden}, 0, w});
-        t.push_back({p + "experts.switch_glu.up_proj.weight", {kG4Experts, ff, kG4Hidden}, 0, w});
+        if (up)
+            t.push_back(
+                {p + "experts.switch_glu.up_proj.weight", {kG4Experts, ff, kG4Hidden}, 0, w});
         t.push_back(
             {p + "experts.switch_glu.down_proj.weight", {kG4Experts, kG4Hidden, ff}, 0, down});
     } else {
@@ -205,7 +208,8 @@ std::vector<G4Tensor> g4_tensors(int64_t vocab, const Gemma4Options& options, co
                      format == "mlx" || format == "gptq" || format == "awq");
         if (options.moe)
             g4_add_moe(tensors, prefix + "layers." + std::to_string(layer) + ".",
-                       layer != 0 || options.defect != "no-router-scale", format == "mlx");
+                       layer != 0 || options.defect != "no-router-scale", format == "mlx",
+                       layer != 0 || options.defect != "no-expert-up");
     }
     tensors.push_back({prefix + "norm.weight", {kG4Hidden}, 1.0, 0.1});
     if (format == "mlx") return tensors;
@@ -278,12 +282,17 @@ ModelPlan g4_plan(const std::vector<G4Tensor>& tensors, int64_t vocab, const std
 
 std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& options) {
     if (!options.defect.empty() && options.defect != "layer-types" &&
-        options.defect != "no-router-scale" && options.defect != "no-per-layer-embeddings")
+        options.defect != "no-router-scale" && options.defect != "no-per-layer-embeddings" &&
+        options.defect != "no-expert-up" && options.defect != "expert-up-8bit")
         throw std::runtime_error("--gemma4-defect: unknown '" + options.defect + "'");
     if (options.defect == "no-router-scale" && !options.moe)
         throw std::runtime_error("--gemma4-defect no-router-scale needs --gemma4-moe");
     if (options.defect == "no-per-layer-embeddings" && !options.e2b)
         throw std::runtime_error("--gemma4-defect no-per-layer-embeddings needs --gemma4-e2b");
+    if ((options.defect == "no-expert-up" || options.defect == "expert-up-8bit") &&
+        (!options.moe || options.format != "mlx"))
+        throw std::runtime_error("--gemma4-defect " + options.defect +
+                                 " needs --gemma4-moe --format mlx");
     if (options.e2b && options.moe)
         throw std::runtime_error("--gemma4-e2b and --gemma4-moe: one layout at a time");
     const G4Layout layout = g4_layout(options.e2b);
@@ -328,6 +337,13 @@ std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& o
                 if (unit.quantized && unit.quant.name.ends_with("router.proj.weight")) {
                     unit.quant.bits = unit.quant.meta_bits = 8;
                     unit.quant.group = unit.quant.meta_group = 64;
+                    mlx.overrides[unit.quant.name.substr(0, unit.quant.name.size() - 7)] = {8, 64};
+                }
+            // A recipe that gives layer 0's up half other bits than its gate half.
+            for (PlanUnit& unit : plan.units)
+                if (options.defect == "expert-up-8bit" && unit.quantized &&
+                    unit.quant.name.ends_with("layers.0.experts.switch_glu.up_proj.weight")) {
+                    unit.quant.bits = unit.quant.meta_bits = 8;
                     mlx.overrides[unit.quant.name.substr(0, unit.quant.name.size() - 7)] = {8, 64};
                 }
             add_mlx_quantization(out_dir, mlx);

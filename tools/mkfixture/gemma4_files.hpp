@@ -28,6 +28,8 @@ struct Gemma4Options {
     // "" | layer-types (config.json layer_types has 3 entries for 4 layers) | no-router-scale
     // (moe: layer 0 without router.scale): a checkpoint rebox must refuse.
     // | no-per-layer-embeddings (--gemma4-e2b: no embed_tokens_per_layer)
+    // | no-expert-up (--gemma4-moe --format mlx: layer 0 without experts.switch_glu.up_proj)
+    // | expert-up-8bit (--gemma4-moe --format mlx: layer 0's up_proj at 8 bits, its gate at 4)
     std::string defect;
     bool moe = false;
     // The E2B / E4B layout: per-layer input embeddings, the last layers KV-shared with a

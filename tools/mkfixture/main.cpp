@@ -208,7 +208,10 @@ int main(int argc, char** argv) {
     app.add_option("--gemma4-defect", gemma4_defect,
                    "--arch gemma4, a checkpoint that must be refused: layer-types (3 entries for "
                    "4 layers) | no-router-scale (--gemma4-moe: layer 0 without router.scale) "
-                   "| no-per-layer-embeddings (--gemma4-e2b: no embed_tokens_per_layer)");
+                   "| no-per-layer-embeddings (--gemma4-e2b: no embed_tokens_per_layer) "
+                   "| no-expert-up (--gemma4-moe --format mlx: layer 0 without "
+                   "experts.switch_glu.up_proj) | expert-up-8bit (the same with layer 0's up_proj "
+                   "at 8 bits, its gate at 4)");
     bool gemma4_e2b = false;
     app.add_flag("--gemma4-e2b", gemma4_e2b,
                  "--arch gemma4: the E2B / E4B layout, 6 layers whose last 3 share the keys and "
