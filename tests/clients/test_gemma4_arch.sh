@@ -8,7 +8,8 @@
 # fused experts.gate_up_proj / down_proj of 2 experts and three more norms; and in mcq-v1, whose 2-D
 # contract leaves the 3-D fused experts float, F32; and in MLX as mlx-lm saves it: experts of 64 split
 # by its sanitize into experts.switch_glu.gate_proj / up_proj / down_proj, 4-bit / 64, the router's proj
-# 8-bit, fused back by rebox into ffn_gate_up_exps), and the E2B / E4B layout
+# 8-bit, fused back by rebox into ffn_gate_up_exps; and as mlx-lm's conversion without -q leaves it, BF16
+# under the same names), and the E2B / E4B layout
 # (--gemma4-e2b: per-layer input embeddings, the last 3 of 6 layers KV-shared with a double-wide MLP,
 # their unused k_proj / v_proj / k_norm kept as google/gemma-4-E2B-it stores them) in BF16, in mcq-v1
 # and in MLX (mlx-lm's sanitize drops the KV-shared layers' k / v), and the dense and E2B layouts in
@@ -40,7 +41,7 @@ clients_init gemma4_arch "${1:-}"
 ggufpy_setup "$BUILD"
 
 dir="$WORK/gemma4" mcq="$WORK/gemma4-mcq" mlx="$WORK/gemma4-mlx" moe="$WORK/gemma4-moe"
-moe_mlx="$WORK/gemma4-moe-mlx"
+moe_mlx="$WORK/gemma4-moe-mlx" moe_mlx_bf16="$WORK/gemma4-moe-mlx-bf16"
 e2b="$WORK/gemma4-e2b" e2b_mcq="$WORK/gemma4-e2b-mcq" e2b_mlx="$WORK/gemma4-e2b-mlx" moe_mcq="$WORK/gemma4-moe-mcq"
 gptq="$WORK/gemma4-gptq" awq="$WORK/gemma4-awq" e2b_gptq="$WORK/gemma4-e2b-gptq" e2b_awq="$WORK/gemma4-e2b-awq"
 "$MKFIXTURE" "$dir" --preset tiny --arch gemma4 --force >/dev/null
@@ -49,6 +50,8 @@ gptq="$WORK/gemma4-gptq" awq="$WORK/gemma4-awq" e2b_gptq="$WORK/gemma4-e2b-gptq"
 "$MKFIXTURE" "$moe" --preset tiny --arch gemma4 --gemma4-moe --force >/dev/null
 "$MKFIXTURE" "$moe_mcq" --preset tiny --arch gemma4 --gemma4-moe --format mcq --force >/dev/null
 "$MKFIXTURE" "$moe_mlx" --preset tiny --arch gemma4 --gemma4-moe --format mlx --force >/dev/null
+"$MKFIXTURE" "$moe_mlx_bf16" --preset tiny --arch gemma4 --gemma4-moe --format mlx \
+  --gemma4-mlx-unquantized --force >/dev/null
 "$MKFIXTURE" "$e2b" --preset tiny --arch gemma4 --gemma4-e2b --force >/dev/null
 # Seed 3: with the default seed's random weights one test string's last hidden state has an outlier
 # whose Q8_1 activation rounding (llama.cpp's Q4_1 kernels) puts its embedding at cos 0.9985 from the
@@ -66,14 +69,14 @@ for f in gptq awq; do
     >/dev/null
 done
 triples=() pairs=()
-for d in "$dir" "$mcq" "$mlx" "$moe" "$moe_mcq" "$moe_mlx" "$e2b" "$e2b_mcq" "$e2b_mlx" "$gptq" "$awq" "$e2b_gptq" \
+for d in "$dir" "$mcq" "$mlx" "$moe" "$moe_mcq" "$moe_mlx" "$moe_mlx_bf16" "$e2b" "$e2b_mcq" "$e2b_mlx" "$gptq" "$awq" "$e2b_gptq" \
   "$e2b_awq"; do
   "$REBOX" convert "$d" -o "$d.gguf" --quiet
   "$REBOX" convert "$d" -o "$d-f32.gguf" --outtype f32 --quiet
   "$REBOX" verify "$d" "$d.gguf" >/dev/null
   "$REBOX" verify "$d" "$d-f32.gguf" >/dev/null
   types=F32,Q4_1
-  [[ $d == "$dir" || $d == "$moe" || $d == "$e2b" ]] && types=F32,BF16
+  [[ $d == "$dir" || $d == "$moe" || $d == "$moe_mlx_bf16" || $d == "$e2b" ]] && types=F32,BF16
   # GPTQ (symmetric: Q4_0) and AWQ (Q4_0 / Q4_1 / Q5_0 as its groups allow); F16 embeddings
   [[ $d == "$gptq" || $d == "$e2b_gptq" ]] && types=F32,F16,Q4_0
   [[ $d == "$awq" || $d == "$e2b_awq" ]] && types=F32,F16,Q4_0,Q4_1,Q5_0

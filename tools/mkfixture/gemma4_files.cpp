@@ -317,7 +317,9 @@ std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& o
                      : std::string(", 4 layers (3 sliding, 1 full)")) +
         (options.moe ? ", MoE: 2 experts of " + std::to_string(g4_expert_ff(format)) + ", both used"
                      : std::string());
-    if (format != "float") {
+    if (options.mlx_unquantized && format != "mlx")
+        throw std::runtime_error("--gemma4-mlx-unquantized needs --format mlx");
+    if (format != "float" && !options.mlx_unquantized) {
         ModelPlan plan = g4_plan(tensors, vocab, format, layout);
         if (format == "mcq") {
             write_model_files(out_dir, plan, 1, options.seed);
@@ -357,8 +359,10 @@ std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& o
         stored.push_back(seeded_bf16(t.name, t.shape, options.seed, [t](SplitMix64& rng) {
             return t.center + t.spread * rng.uniform(-1.0, 1.0);
         }));
-    write_safetensors(out_dir / "model.safetensors", stored, {{"format", "pt"}});
-    return "gemma4, vocab " + std::to_string(vocab) + ", " + std::to_string(stored.size()) +
+    write_safetensors(out_dir / "model.safetensors", stored,
+                      {{"format", options.mlx_unquantized ? "mlx" : "pt"}});
+    return "gemma4, " + std::string(options.mlx_unquantized ? "mlx (unquantized), " : "") +
+           "vocab " + std::to_string(vocab) + ", " + std::to_string(stored.size()) +
            " BF16 tensors" + shape;
 }
 

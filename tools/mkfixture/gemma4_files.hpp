@@ -38,6 +38,9 @@ struct Gemma4Options {
     bool e2b = false;
     std::string format = "float";     // float (BF16) | mcq | mlx | gptq | awq
     std::string recipe = "uniform4";  // mlx: an MLX recipe (mlx_recipe.hpp)
+    // mlx: mlx-lm's conversion without -q (its names and sanitize, every tensor BF16, no
+    // "quantization" block).
+    bool mlx_unquantized = false;
     uint64_t seed = 1;
 };
 

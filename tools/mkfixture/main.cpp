@@ -218,8 +218,13 @@ int main(int argc, char** argv) {
                  "values of earlier ones (double-wide MLP), per-layer input embeddings of 64");
     bool gemma4_moe = false;
     app.add_flag("--gemma4-moe", gemma4_moe,
-                 "--arch gemma4 (--format float or mcq): the 26B-A4B layout, a MoE block of 2 "
-                 "experts of 32 (both used) beside each layer's MLP");
+                 "--arch gemma4 (--format float, mcq or mlx): the 26B-A4B layout, a MoE block of 2 "
+                 "experts of 32 (MLX: 64, split into switch_glu gate / up / down; both used) "
+                 "beside each layer's MLP");
+    bool gemma4_mlx_unquantized = false;
+    app.add_flag("--gemma4-mlx-unquantized", gemma4_mlx_unquantized,
+                 "--arch gemma4 --format mlx: mlx-lm's conversion without -q (its names and "
+                 "sanitize, every tensor BF16, no quantization block)");
     std::string encoder_pooling;
     app.add_option("--pooling", encoder_pooling,
                    "bert / xlm-roberta / nomic-bert: sentence-transformers pooling cls | mean | "
@@ -491,6 +496,7 @@ int main(int argc, char** argv) {
                 .e2b = gemma4_e2b,
                 .format = app.count("--format") ? format : "float",
                 .recipe = recipe,
+                .mlx_unquantized = gemma4_mlx_unquantized,
                 .seed = seed};
             const std::string summary =
                 arch != "gemma4"
