@@ -19,6 +19,10 @@ PlanReport make_plan_report(Plan&& plan, const SourceModel* source) {
         t.note = tp.note;
         t.experts = tp.expert_sources.size();
         t.expert_values = tp.expert_values;
+        if (!tp.expert_firsts.empty()) {  // fused from two sources: two pieces per expert
+            t.experts /= 2;
+            t.expert_values *= 2;
+        }
         t.zero_code_groups_get_zero_scale = tp.zero_code_groups_get_zero_scale;
         if (source != nullptr && !tp.is_computed() && tp.source_index < source->tensors.size()) {
             const SourceTensor& st = source->tensors[tp.source_index];

@@ -154,6 +154,13 @@ enum class RowTransform : uint8_t {
     experts_t_first_half,
     experts_t_second_half,
     experts_t,
+    // mlx-lm's split experts (gemma4's SwitchGLU: experts.switch_glu.gate_proj and up_proj, each
+    // [E, F, cols]) fused into the one GGUF tensor [E, 2F, cols] the converter writes from
+    // transformers' experts.gate_up_proj: each expert's F gate rows, then its F up rows. Both
+    // specs name the same GGUF tensor; the plan pairs the two sources (plan/expert_fuse.hpp).
+    // Whole rows move: exact for every encoding.
+    fused_gate_rows,
+    fused_up_rows,
 };
 
 // What happens to the values of a float tensor (a norm) on the way to GGUF.

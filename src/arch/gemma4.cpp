@@ -18,7 +18,8 @@
 // hidden] (gate rows, then up rows, per expert) kept fused as ffn_gate_up_exps and
 // experts.down_proj as ffn_down_exps (both stored without ".weight", as filter_tensors appends it;
 // the 3-D tensors are copied as they are), and the extra norms pre_ffw_norm_2 / post_ffw_norm_1 /
-// post_ffw_norm_2. KVs: TextModel's expert_count (num_experts) and expert_used_count
+// post_ffw_norm_2. From MLX (mlx-lm's switch_glu, gate and up apart) the two halves are fused
+// back, whole rows per expert. KVs: TextModel's expert_count (num_experts) and expert_used_count
 // (top_k_experts), Gemma4Model's expert_feed_forward_length (moe_intermediate_size).
 // E2B / E4B: the per-layer input embeddings (embed_tokens_per_layer -> per_layer_token_embd, kept
 // whole in the embeddings' type, per_layer_model_projection -> per_layer_model_proj,
@@ -91,6 +92,16 @@ constexpr TensorSpec moe_bare(std::string_view hf, std::string_view gguf, Dim wi
 constexpr TensorSpec moe_fused(std::string_view hf, std::string_view gguf, Dim columns, Dim rows) {
     TensorSpec spec{hf, gguf, required, absent, 3, {columns, rows, Dim::experts}};
     spec.hf_bare = true;
+    spec.kinds = kMoeBit;
+    return spec;
+}
+// mlx-lm's experts (gemma4_text.Model.sanitize: gate_up_proj split at dim -2 into
+// experts.switch_glu.gate_proj / up_proj [E, F_e, hidden], down_proj renamed
+// experts.switch_glu.down_proj [E, hidden, F_e], each quantized like any SwitchLinear): the
+// halves fused back into ffn_gate_up_exps (`fuse`, plan/expert_fuse.hpp), down copied as it is.
+constexpr TensorSpec moe_mlx(std::string_view hf, std::string_view gguf, Dim columns, Dim rows,
+                             RowTransform fuse = RowTransform::none) {
+    TensorSpec spec{hf, gguf, optional, absent, 3, {columns, rows, Dim::experts}, fuse};
     spec.kinds = kMoeBit;
     return spec;
 }
@@ -175,6 +186,11 @@ constexpr TensorSpec kLayer[] = {
     norm("post_feedforward_layernorm_2", "post_ffw_norm_2", Dim::hidden, kMoeBit),
     moe_fused("experts.gate_up_proj", "ffn_gate_up_exps", Dim::hidden, Dim::expert_ffn_x2),
     moe_fused("experts.down_proj", "ffn_down_exps", Dim::expert_ffn, Dim::hidden),
+    moe_mlx("experts.switch_glu.gate_proj", "ffn_gate_up_exps", Dim::hidden, Dim::expert_ffn,
+            RowTransform::fused_gate_rows),
+    moe_mlx("experts.switch_glu.up_proj", "ffn_gate_up_exps", Dim::hidden, Dim::expert_ffn,
+            RowTransform::fused_up_rows),
+    moe_mlx("experts.switch_glu.down_proj", "ffn_down_exps", Dim::expert_ffn, Dim::hidden),
     // The loader's per-expert factor on the experts' output (optional there).
     moe_bare("router.per_expert_scale", "ffn_down_exps.scale", Dim::experts, optional),
     // The per-layer input (E2B / E4B), in the loader's order: gate, projection, norm.
@@ -405,14 +421,15 @@ void prepare_gemma4_moe(nlohmann::json& root) {
     if (moe && !gemma4_given(root, "num_experts"))
         throw_input_error("config.json", "num_experts", "is missing",
                           "the expert count of the MoE block (enable_moe_block is true)");
-    // mlx-lm stores the experts as switch_glu.gate_proj / up_proj apart, which the fused
-    // ffn_gate_up_exps would need interleaved per expert; no other quantized layout is known yet.
-    for (const char* field : {"quantization", "quantization_config"})
-        if (moe && gemma4_given(root, field))
-            throw Error(ExitClass::blocker, "config.json", field,
-                        "is set: Gemma 4's MoE block is written from float checkpoints only (a "
-                        "quantized one's experts are not laid out as the fused ffn_gate_up_exps)",
-                        "convert the BF16 checkpoint (google/gemma-4-26B-A4B-it)");
+    // mlx-lm's checkpoints ("quantization", beside the same block as quantization_config) are
+    // read (their split experts fused back); no GPTQ / AWQ / compressed-tensors / NVFP4 layout
+    // of the experts is known yet.
+    const auto config = root.find("quantization_config");
+    if (moe && !gemma4_given(root, "quantization") && config != root.end() && !config->is_null())
+        throw Error(ExitClass::blocker, "config.json", "quantization_config",
+                    "is set: Gemma 4's MoE block is written from float and MLX checkpoints only "
+                    "(no other producer's layout of the quantized experts is known)",
+                    "convert the BF16 checkpoint (google/gemma-4-26B-A4B-it) or an MLX one");
     if (!moe && gemma4_given(root, "num_experts"))
         throw Error(ExitClass::blocker, "config.json", "num_experts",
                     "is set while enable_moe_block is not: the converter writes expert_count "

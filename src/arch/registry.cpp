@@ -732,6 +732,8 @@ uint32_t transform_heads(RowTransform transform, const ModelConfig& config) {
         case RowTransform::experts_t_first_half:
         case RowTransform::experts_t_second_half:
         case RowTransform::experts_t:
+        case RowTransform::fused_gate_rows:
+        case RowTransform::fused_up_rows:
             return 0;
         case RowTransform::mla_k_b:
         case RowTransform::mla_v_b:

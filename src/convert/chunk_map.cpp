@@ -28,7 +28,8 @@ std::vector<Chunk> split_into_chunks(const Plan& plan, uint64_t output_bytes) {
             const uint64_t n = std::min(units_per_chunk, source_end - u);
             Chunk chunk{i, u * unit.values, n * unit.values, u * unit.bytes, n * unit.bytes};
             chunk.source_index = stacked ? tp.expert_sources[source] : tp.source_index;
-            chunk.source_first = (u - source * units_per_source) * unit.values;
+            chunk.source_first = (u - source * units_per_source) * unit.values +
+                                 (stacked ? tp.expert_first(source) : 0);
             chunks.push_back(chunk);
             u += n;
         }

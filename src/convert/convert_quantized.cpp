@@ -48,26 +48,45 @@ TensorRows planned_rows(const SourceModel& source, const TensorPlan& tp,
         if (!tp.expert_sources.empty()) {  // the quantize writer's chunks stay in one expert
             const uint64_t expert = c.first / tp.expert_values;
             c.source_index = tp.expert_sources.at(expert);
-            c.source_first = c.first - expert * tp.expert_values;
+            c.source_first = c.first - expert * tp.expert_values + tp.expert_first(expert);
         }
         return c;
     };
-    rows.read = [&source, &tp, chunk_of](int64_t first, int64_t count,
-                                         std::vector<uint8_t>& scratch) {
-        const Chunk c = chunk_of(first, count);
-        const SourceTensor& tensor = tp.is_computed() ? kNoSource : source.tensors[c.source_index];
-        Chunk local = c;
-        local.first = c.source_first;
-        scratch.resize(c.out_bytes);
-        encode_chunk(tensor, tp, tp.row_source.empty() ? local : c, scratch);
+    // The writer's chunks stay in one expert; an expert of a fused tensor (gemma4's gate_up from
+    // MLX) is two pieces from two sources: each chunk is read piece by piece.
+    const auto for_each_piece = [&tp, n](int64_t first, int64_t count, const auto& visit) {
+        if (tp.expert_sources.empty()) return visit(first, count);
+        const int64_t piece_rows = static_cast<int64_t>(tp.expert_values / n);
+        for (int64_t row = first; row < first + count;) {
+            const int64_t end = std::min(first + count, (row / piece_rows + 1) * piece_rows);
+            visit(row, end - row);
+            row = end;
+        }
+    };
+    rows.read = [&source, &tp, chunk_of, for_each_piece, row_bytes](int64_t first, int64_t count,
+                                                                    std::vector<uint8_t>& scratch) {
+        scratch.resize(static_cast<uint64_t>(count) * row_bytes);
+        for_each_piece(first, count, [&](int64_t piece_first, int64_t piece_count) {
+            const Chunk c = chunk_of(piece_first, piece_count);
+            const SourceTensor& tensor =
+                tp.is_computed() ? kNoSource : source.tensors[c.source_index];
+            Chunk local = c;
+            local.first = c.source_first;
+            encode_chunk(tensor, tp, tp.row_source.empty() ? local : c,
+                         std::span<uint8_t>(scratch).subspan(
+                             static_cast<uint64_t>(piece_first - first) * row_bytes, c.out_bytes));
+        });
         return std::span<const uint8_t>(scratch);
     };
     // A permuted tensor's chunks read rows spread over its heads: released with the tensor.
     if (!tp.is_computed() && tp.row_source.empty() && tp.transpose.heads == 0)
-        rows.release = [&source, chunk_of, &mappings](int64_t first, int64_t count) {
-            const Chunk c = chunk_of(first, count);
-            release_source_values(mappings, source.tensors[c.source_index], c.source_first,
-                                  c.count);
+        rows.release = [&source, chunk_of, for_each_piece, &mappings](int64_t first,
+                                                                      int64_t count) {
+            for_each_piece(first, count, [&](int64_t piece_first, int64_t piece_count) {
+                const Chunk c = chunk_of(piece_first, piece_count);
+                release_source_values(mappings, source.tensors[c.source_index], c.source_first,
+                                      c.count);
+            });
         };
     return rows;
 }

@@ -31,8 +31,9 @@ void release_planned_tensor(const std::vector<const MappedFile*>& mappings,
         const SourceTensor& tensor = source.tensors[tp.source_index];
         release_source_values(mappings, tensor, 0, tensor.element_count());
     }
-    for (const size_t expert : tp.expert_sources)
-        release_source_values(mappings, source.tensors[expert], 0, tp.expert_values);
+    for (size_t piece = 0; piece < tp.expert_sources.size(); ++piece)
+        release_source_values(mappings, source.tensors[tp.expert_sources[piece]],
+                              tp.expert_first(piece), tp.expert_values);
 }
 
 std::array<std::span<const uint8_t>, 3> source_bytes(const SourceTensor& source, uint64_t first,
@@ -84,16 +85,17 @@ size_t page_size() {
 template <class Visit>
 void for_each_planned_range(const SourceModel& source, const TensorPlan& tp, Visit&& visit) {
     if (tp.is_computed()) return;
-    const auto ranges_of = [&](const SourceTensor& tensor, uint64_t count) {
-        for (const auto bytes : source_bytes(tensor, 0, count))
+    const auto ranges_of = [&](const SourceTensor& tensor, uint64_t first, uint64_t count) {
+        for (const auto bytes : source_bytes(tensor, first, count))
             if (!bytes.empty()) visit(bytes);
     };
     if (tp.expert_sources.empty()) {
         const SourceTensor& tensor = source.tensors[tp.source_index];
-        ranges_of(tensor, tensor.element_count());
+        ranges_of(tensor, 0, tensor.element_count());
     }
-    for (const size_t expert : tp.expert_sources)
-        ranges_of(source.tensors[expert], tp.expert_values);
+    for (size_t piece = 0; piece < tp.expert_sources.size(); ++piece)
+        ranges_of(source.tensors[tp.expert_sources[piece]], tp.expert_first(piece),
+                  tp.expert_values);
 }
 
 // The pages a range only partly covers (its first and last), each once.

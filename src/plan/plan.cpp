@@ -23,6 +23,7 @@
 #include "model/pooling.hpp"
 #include "model/st_dense.hpp"
 #include "model/tokenizer_vocab.hpp"
+#include "plan/expert_fuse.hpp"
 #include "plan/expert_transpose.hpp"
 #include "plan/global_scale.hpp"
 #include "plan/layer_scalars.hpp"
@@ -791,6 +792,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
         read_vocab(source, config, options, &plan.blockers, &plan.notes);
     std::map<std::string, std::string> seen;                        // gguf name -> source name
     std::map<std::string, plan_detail::ExpertGroup> expert_groups;  // by gguf name
+    std::map<std::string, plan_detail::FuseGroup> fuse_groups;      // by gguf name
     size_t left_out = 0, mtp_left_out = 0;
     plan_detail::LayerScalars layer_scalars(*arch, config.num_hidden_layers);
     for (size_t i = 0; i < source.tensors.size(); ++i) {
@@ -821,6 +823,23 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
         }
 
         const std::string& gguf_name = ref->gguf_name;
+        // mlx-lm's split gate or up experts: planned once both halves are gathered.
+        if (ref->spec->rows == arch::RowTransform::fused_gate_rows ||
+            ref->spec->rows == arch::RowTransform::fused_up_rows) {
+            plan_detail::FuseGroup& group = fuse_groups[gguf_name];
+            group.gguf_name = gguf_name;
+            std::optional<size_t>& slot =
+                ref->spec->rows == arch::RowTransform::fused_gate_rows ? group.gate : group.up;
+            if (slot) {
+                plan.blockers.push_back(Blocker{
+                    tensor.name,
+                    "the same half of " + gguf_name + " as '" + source.tensors[*slot].name + "'",
+                    "keep one of the two tensors"});
+                continue;
+            }
+            slot = i;
+            continue;
+        }
         if (ref->expert) {  // one expert of a stacked tensor: planned once all are gathered
             if (*ref->expert >= config.num_experts) {
                 plan.blockers.push_back(
@@ -950,6 +969,24 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
         }
         TensorPlan tensor_plan;
         if (!plan_detail::plan_expert_stack(source, group, options, &tensor_plan, &plan.blockers))
+            continue;
+        if (!check_against_config(*arch, config, source.tensors[tensor_plan.source_index],
+                                  tensor_plan, &plan.blockers))
+            continue;
+        plan.tensors.push_back(std::move(tensor_plan));
+    }
+    for (const auto& [gguf_name, group] : fuse_groups) {
+        const size_t first = group.gate ? *group.gate : *group.up;
+        const auto [it, inserted] = seen.emplace(gguf_name, source.tensors[first].name);
+        if (!inserted) {
+            plan.blockers.push_back(Blocker{source.tensors[first].name,
+                                            "maps to " + gguf_name + " like '" + it->second + "'",
+                                            "keep either the fused or the split experts"});
+            continue;
+        }
+        TensorPlan tensor_plan;
+        if (!plan_detail::plan_expert_fuse(source, group, config.num_experts, options, &tensor_plan,
+                                           &plan.blockers))
             continue;
         if (!check_against_config(*arch, config, source.tensors[tensor_plan.source_index],
                                   tensor_plan, &plan.blockers))

@@ -82,6 +82,14 @@ struct TensorPlan {
     // never cross an expert (convert streams one expert at a time). Empty: one source tensor.
     std::vector<size_t> expert_sources;
     uint64_t expert_values = 0;
+    // Pieces that start inside their source (plan/expert_fuse.hpp: gemma4's gate_up from mlx-lm's
+    // gate and up, piece 2e + k is expert e of source k, at e * expert_values): GGUF values
+    // [p*expert_values, (p+1)*expert_values) are source values [expert_firsts[p], + expert_values)
+    // of expert_sources[p]. Empty: every piece starts at value 0.
+    std::vector<uint64_t> expert_firsts;
+    uint64_t expert_first(size_t piece) const {
+        return expert_firsts.empty() ? 0 : expert_firsts[piece];
+    }
     // source_index == kComputed: the tensor's F32 values (e.g. rope_freqs.weight).
     std::vector<float> computed;
     bool is_computed() const { return source_index == kComputed; }

@@ -415,6 +415,66 @@ bool gather_experts(const SourceIndex& index, const std::string& pattern, const 
     return true;
 }
 
+// gemma4 from MLX: the fused experts.gate_up_proj [E, 2F, cols] the converter writes, read from
+// mlx-lm's switch_glu gate and up halves ([E, F, cols] each, sanitize's split of dim -2): GGUF
+// expert e is the gate's expert e, then the up's. `fused` becomes the stand-in entry (the gate's
+// storage under the fused name and shape), `job` gets the pieces.
+bool pair_switch_glu(const SourceIndex& index, const std::string& fused_name,
+                     const verify_ref::SwitchGluNames& names, const RefConfig& config,
+                     std::vector<size_t>& times_used, SourceTensor& fused, ValueJob& job,
+                     TensorCheck& check) {
+    const SourceTensor* halves[2] = {nullptr, nullptr};
+    const std::string* wanted[2] = {&names.gate_or_down, &names.up};
+    for (size_t k = 0; k < 2; ++k) {
+        const auto found = index.by_stripped_name.find(*wanted[k]);
+        if (found == index.by_stripped_name.end()) {
+            check.problem =
+                error_message(*wanted[k], fused_name + "'s " + (k ? "up" : "gate") + " half",
+                              "missing from the source",
+                              "experts.switch_glu.gate_proj and up_proj both, as "
+                              "mlx-lm's sanitize splits gate_up_proj");
+            return false;
+        }
+        ++times_used[found->second];
+        halves[k] = &index.entries[found->second];
+    }
+    for (const SourceTensor* half : halves) {
+        if (!half->problem.empty()) {
+            check.problem = half->problem;
+            return false;
+        }
+        const auto expected = verify_ref::expected_hf_shape(config, strip_model_prefix(half->name));
+        if (!expected || half->shape.size() != 3 || trimmed(*expected) != trimmed(half->shape)) {
+            check.problem = error_message(
+                half->file, half->name,
+                "source shape " + shape_text(half->shape) + " disagrees with config.json",
+                expected ? shape_text(*expected) : "[num_experts, moe_intermediate_size, hidden]");
+            return false;
+        }
+    }
+    const SourceTensor& gate = *halves[0];
+    const SourceTensor& up = *halves[1];
+    if (gate.quantized != up.quantized || gate.prequant != up.prequant || gate.fp4 != up.fp4 ||
+        gate.fp8 != up.fp8 || (!gate.quantized && gate.float_dtype != up.float_dtype)) {
+        check.problem = error_message(up.file, up.name, "stored unlike " + gate.name,
+                                      "the same storage for both halves");
+        return false;
+    }
+    const uint64_t experts = static_cast<uint64_t>(gate.shape[0]);
+    const uint64_t half_values = gate.element_count / experts;
+    fused = gate;
+    fused.name = fused_name;
+    fused.shape = {gate.shape[0], 2 * gate.shape[1], gate.shape[2]};
+    fused.element_count = 2 * gate.element_count;
+    for (uint64_t e = 0; e < experts; ++e)
+        for (const SourceTensor* half : halves) {
+            job.experts.push_back(half);
+            job.expert_firsts.push_back(e * half_values);
+        }
+    job.expert_values = half_values;
+    return true;
+}
+
 // The tensors config.json asks the architecture to generate, by GGUF name (verify's own table of
 // which architecture computes which, ref_transforms.hpp).
 std::map<std::string, GeneratedTensor> wanted_generated(const verify_ref::RefArch& arch,
@@ -768,11 +828,39 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
             have_merged ? merged
             : experts   ? std::optional<std::string>(arch::stacked_name(*ref->spec, *ref->layer))
                         : hf_tensor_name(config.model_type, info.name, config.num_hidden_layers);
+        // gemma4 from MLX: mlx-lm's switch_glu tensors where the fused names are absent.
+        const std::optional<verify_ref::SwitchGluNames> glu =
+            ref_arch->mlx_switch_glu && hf_name &&
+                    !index.by_stripped_name.count(std::string(strip_model_prefix(*hf_name)))
+                ? verify_ref::switch_glu_names(strip_model_prefix(*hf_name))
+                : std::nullopt;
+        if (glu && !glu->up.empty()) {  // gate_up: the two halves, paired expert by expert
+            SourceTensor& fused = stacked_entries.emplace_back();
+            ValueJob pieces;
+            check.source_name = glu->gate_or_down + " + " + glu->up;
+            if (pair_switch_glu(index, strip_model_prefix(*hf_name), *glu, config, times_used,
+                                fused, pieces, check)) {
+                check.re_encoded = fused.quantized;
+                // The report counted each half as a source tensor; the GGUF tensor is one check.
+                (check.re_encoded ? report.re_encoded_total : report.copied_total) -= 1;
+                ValueJob job;
+                if (prepare_job(gguf, tensor, fused, config, false, 0, check, job)) {
+                    job.experts = std::move(pieces.experts);
+                    job.expert_firsts = std::move(pieces.expert_firsts);
+                    job.expert_values = pieces.expert_values;
+                    add_job(job, report.tensors.size(), info);
+                }
+            }
+            report.tensors.push_back(std::move(check));
+            continue;
+        }
         // Qwen3-Next's in_proj_qkvz, split by verify's own reading (qkvz_index.hpp).
         const std::optional<std::string> qkvz_part =
             ref_arch->qkvz_split && hf_name ? verify_ref::qkvz_part_name(*hf_name, info.name)
                                             : std::nullopt;
-        const std::string lookup = qkvz_part ? *qkvz_part : hf_name.value_or(std::string());
+        const std::string lookup = qkvz_part ? *qkvz_part
+                                   : glu     ? glu->gate_or_down
+                                             : hf_name.value_or(std::string());
         auto found = hf_name ? index.by_stripped_name.find(std::string(strip_model_prefix(lookup)))
                              : index.by_stripped_name.end();
         // A task head's checkpoint spells the base model's names with its prefix ("bert.").

@@ -159,7 +159,12 @@ def moe(x, p):
     probs = np.exp(logits - logits.max(axis=-1, keepdims=True))
     probs /= probs.sum(axis=-1, keepdims=True)
     per_expert = f64(p + "router.per_expert_scale")
-    gate_up, down = f64(p + "experts.gate_up_proj"), f64(p + "experts.down_proj")
+    if PREFIX + p + "experts.gate_up_proj" in src.names():
+        gate_up, down = f64(p + "experts.gate_up_proj"), f64(p + "experts.down_proj")
+    else:  # mlx-lm's sanitize split gate_up_proj in 2 along axis -2 (switch_glu): joined back here
+        glu = p + "experts.switch_glu."
+        gate_up = np.concatenate([f64(glu + "gate_proj.weight"), f64(glu + "up_proj.weight")], axis=-2)
+        down = f64(glu + "down_proj.weight")
     ff = gate_up.shape[1] // 2
     xin = rms(x, f64(p + "pre_feedforward_layernorm_2.weight"))
     out = np.zeros_like(x)

@@ -1,7 +1,7 @@
 """Rebox-converted Gemma 4 GGUFs against llama.cpp's own converter class chain from the bundle, bit for bit.
 
-For each MODEL_DIR FILE.gguf TYPES triple: the source's values (source_values.py, the dequantized checkpoint)
-go through Gemma4Model -> Gemma3Model -> TextModel -> ModelBase (converter_run.py, run as written):
+For each MODEL_DIR FILE.gguf TYPES triple: the source's values (source_values.py, the dequantized checkpoint;
+an MLX MoE one with mlx-lm's sanitize undone, hf_tensors) go through Gemma4Model -> Gemma3Model -> TextModel -> ModelBase (converter_run.py, run as written):
 generate_extra_tensors gives the computed rope_freqs, filter_tensors + modify_tensors every other tensor (the
 vision tower skipped, layer_scalar given ".weight", the embedding cut to the tokenizer's size). Then
 set_gguf_parameters and Gemma4Model.set_vocab write the KVs, set_vocab through gguf-py's own LlamaHfVocab and
@@ -81,6 +81,27 @@ def plain(value):
     return value.decode("utf-8") if isinstance(value, bytes) else value
 
 
+def hf_tensors(src):
+    """[(name, values)] as transformers' Gemma 4 checkpoint holds them. An MLX MoE one with mlx-lm's
+    gemma4_text Model.sanitize undone: experts.switch_glu.gate_proj / up_proj ([E, F, hidden] each, its
+    mx.split of experts.gate_up_proj in 2 along axis -2) concatenated back along that axis, and
+    experts.switch_glu.down_proj.weight named experts.down_proj again."""
+    out = []
+    for name in src.names():
+        if ".experts.switch_glu." not in name:
+            out.append((name, src.values(name)))
+            continue
+        head, proj = name.split(".experts.switch_glu.")
+        if proj == "gate_proj.weight":
+            up = src.values(head + ".experts.switch_glu.up_proj.weight")
+            out.append((head + ".experts.gate_up_proj", np.concatenate([src.values(name), up], axis=-2)))
+        elif proj == "down_proj.weight":
+            out.append((head + ".experts.down_proj", src.values(name)))
+        elif proj != "up_proj.weight":
+            raise SystemExit(f"{name}: not a switch_glu projection mlx-lm's gemma4_text saves")
+    return out
+
+
 def check(llama_src, model_dir, gguf_path, expect_types):
     problems = []
     src = Source(model_dir)
@@ -90,8 +111,8 @@ def check(llama_src, model_dir, gguf_path, expect_types):
     wanted, origin = {}, {}
     for g, data in conv.obj.generate_extra_tensors():
         wanted[g], origin[g] = np.asarray(data, dtype=np.float32), "(generated from config.json)"
-    for name in src.names():
-        for g, data in conv.tensors(name, src.values(name), block_id(name)):
+    for name, values in hf_tensors(src):
+        for g, data in conv.tensors(name, values, block_id(name)):
             wanted[g], origin[g] = np.asarray(data, dtype=np.float32), name
     conv.obj.set_gguf_parameters()
     conv.obj.set_vocab()

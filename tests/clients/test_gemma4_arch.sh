@@ -6,7 +6,10 @@
 # in MLX as mlx-lm saves a mixed_3_4 conversion (every matrix quantized, the vision tower dropped), and
 # the MoE layout of 26B-A4B (--gemma4-moe, BF16: every layer's MLP beside a router, its two scales, the
 # fused experts.gate_up_proj / down_proj of 2 experts and three more norms; and in mcq-v1, whose 2-D
-# contract leaves the 3-D fused experts float, F32), and the E2B / E4B layout
+# contract leaves the 3-D fused experts float, F32; and in MLX as mlx-lm saves it: experts of 64 split
+# by its sanitize into experts.switch_glu.gate_proj / up_proj / down_proj, 4-bit / 64, the router's proj
+# 8-bit, fused back by rebox into ffn_gate_up_exps; and as mlx-lm's conversion without -q leaves it, BF16
+# under the same names), and the E2B / E4B layout
 # (--gemma4-e2b: per-layer input embeddings, the last 3 of 6 layers KV-shared with a double-wide MLP,
 # their unused k_proj / v_proj / k_norm kept as google/gemma-4-E2B-it stores them) in BF16, in mcq-v1
 # and in MLX (mlx-lm's sanitize drops the KV-shared layers' k / v), and the dense and E2B layouts in
@@ -15,7 +18,8 @@
 # with --outtype f32, then
 #  - rebox verify passes on every file;
 #  - ggufpy_gemma4.py: every tensor (values bit for bit against the chain run on the source's values,
-#    dequantized for mcq / MLX by source_values.py; rope_freqs computed), every gemma4.* KV and every
+#    dequantized for mcq / MLX by source_values.py, the MLX MoE one with mlx-lm's sanitize undone: gate
+#    and up concatenated back into experts.gate_up_proj; rope_freqs computed), every gemma4.* KV and every
 #    tokenizer.* KV (tokens, scores, token types, merges, ids, flags, chat template), in order, equal what
 #    the bundle's Gemma4Model -> Gemma3Model -> TextModel -> ModelBase chain writes, its set_vocab run
 #    through gguf-py's own LlamaHfVocab / SpecialVocab;
@@ -27,7 +31,8 @@
 #    fail naming it;
 #  - bad input is refused: one BLOCKER line, exit 2, no file (a layer_types of the wrong length, a
 #    tokenizer.json that is not Gemma's BPE, a tokenizer_config.json naming a token the vocabulary lacks,
-#    a MoE layer without its router.scale, an E2B without embed_tokens_per_layer).
+#    a MoE layer without its router.scale, an MLX MoE layer without its switch_glu.up_proj, an E2B without
+#    embed_tokens_per_layer).
 # Usage: bash tests/clients/test_gemma4_arch.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -36,6 +41,7 @@ clients_init gemma4_arch "${1:-}"
 ggufpy_setup "$BUILD"
 
 dir="$WORK/gemma4" mcq="$WORK/gemma4-mcq" mlx="$WORK/gemma4-mlx" moe="$WORK/gemma4-moe"
+moe_mlx="$WORK/gemma4-moe-mlx" moe_mlx_bf16="$WORK/gemma4-moe-mlx-bf16"
 e2b="$WORK/gemma4-e2b" e2b_mcq="$WORK/gemma4-e2b-mcq" e2b_mlx="$WORK/gemma4-e2b-mlx" moe_mcq="$WORK/gemma4-moe-mcq"
 gptq="$WORK/gemma4-gptq" awq="$WORK/gemma4-awq" e2b_gptq="$WORK/gemma4-e2b-gptq" e2b_awq="$WORK/gemma4-e2b-awq"
 "$MKFIXTURE" "$dir" --preset tiny --arch gemma4 --force >/dev/null
@@ -43,6 +49,9 @@ gptq="$WORK/gemma4-gptq" awq="$WORK/gemma4-awq" e2b_gptq="$WORK/gemma4-e2b-gptq"
 "$MKFIXTURE" "$mlx" --preset tiny --arch gemma4 --format mlx --recipe mixed_3_4 --force >/dev/null
 "$MKFIXTURE" "$moe" --preset tiny --arch gemma4 --gemma4-moe --force >/dev/null
 "$MKFIXTURE" "$moe_mcq" --preset tiny --arch gemma4 --gemma4-moe --format mcq --force >/dev/null
+"$MKFIXTURE" "$moe_mlx" --preset tiny --arch gemma4 --gemma4-moe --format mlx --force >/dev/null
+"$MKFIXTURE" "$moe_mlx_bf16" --preset tiny --arch gemma4 --gemma4-moe --format mlx \
+  --gemma4-mlx-unquantized --force >/dev/null
 "$MKFIXTURE" "$e2b" --preset tiny --arch gemma4 --gemma4-e2b --force >/dev/null
 # Seed 3: with the default seed's random weights one test string's last hidden state has an outlier
 # whose Q8_1 activation rounding (llama.cpp's Q4_1 kernels) puts its embedding at cos 0.9985 from the
@@ -60,14 +69,14 @@ for f in gptq awq; do
     >/dev/null
 done
 triples=() pairs=()
-for d in "$dir" "$mcq" "$mlx" "$moe" "$moe_mcq" "$e2b" "$e2b_mcq" "$e2b_mlx" "$gptq" "$awq" "$e2b_gptq" \
+for d in "$dir" "$mcq" "$mlx" "$moe" "$moe_mcq" "$moe_mlx" "$moe_mlx_bf16" "$e2b" "$e2b_mcq" "$e2b_mlx" "$gptq" "$awq" "$e2b_gptq" \
   "$e2b_awq"; do
   "$REBOX" convert "$d" -o "$d.gguf" --quiet
   "$REBOX" convert "$d" -o "$d-f32.gguf" --outtype f32 --quiet
   "$REBOX" verify "$d" "$d.gguf" >/dev/null
   "$REBOX" verify "$d" "$d-f32.gguf" >/dev/null
   types=F32,Q4_1
-  [[ $d == "$dir" || $d == "$moe" || $d == "$e2b" ]] && types=F32,BF16
+  [[ $d == "$dir" || $d == "$moe" || $d == "$moe_mlx_bf16" || $d == "$e2b" ]] && types=F32,BF16
   # GPTQ (symmetric: Q4_0) and AWQ (Q4_0 / Q4_1 / Q5_0 as its groups allow); F16 embeddings
   [[ $d == "$gptq" || $d == "$e2b_gptq" ]] && types=F32,F16,Q4_0
   [[ $d == "$awq" || $d == "$e2b_awq" ]] && types=F32,F16,Q4_0,Q4_1,Q5_0
@@ -99,6 +108,10 @@ bad="$WORK/gemma4-no-router-scale"
 "$MKFIXTURE" "$bad" --preset tiny --arch gemma4 --gemma4-moe --gemma4-defect no-router-scale \
   --force >/dev/null
 clients_refused "$bad" "blk.0.ffn_gate_inp.scale: the gemma4 graph requires"
+bad="$WORK/gemma4-moe-mlx-no-up"
+"$MKFIXTURE" "$bad" --preset tiny --arch gemma4 --gemma4-moe --format mlx --gemma4-defect no-expert-up \
+  --force >/dev/null
+clients_refused "$bad" "switch_glu.gate_proj.weight: has no up_proj beside it"
 bad="$WORK/gemma4-e2b-no-per-layer-embeddings"
 "$MKFIXTURE" "$bad" --preset tiny --arch gemma4 --gemma4-e2b --gemma4-defect no-per-layer-embeddings \
   --force >/dev/null

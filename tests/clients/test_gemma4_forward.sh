@@ -6,8 +6,9 @@
 # last 3 of 6 layers KV-shared with a double-wide MLP) and --gemma4-moe (a router with its scale and
 # per-expert scale beside every layer's MLP, fused experts, three more norms) are converted by rebox
 # (BF16 kept, and --outtype f32), and llama.cpp v0.4.0 (node-llama-cpp) gives the last-token embedding
-# of 6 corpus lines in each file (and in the F32 files of the E2B layout from GPTQ and the dense one
-# from AWQ, against the forward pass on their dequantized codes) (lines longer than the fixture's sliding window of 32 tokens, so the
+# of 6 corpus lines in each file (and in the F32 files of the E2B layout from GPTQ, the dense one
+# from AWQ and the MoE one from MLX, whose experts mlx-lm stores split as switch_glu gate / up / down,
+# against the forward pass on their dequantized codes) (lines longer than the fixture's sliding window of 32 tokens, so the
 # window masks keys). gemma4_forward.py, a float64 numpy forward pass written from transformers'
 # modeling_gemma4 (plain-weight RMSNorms, the weightless v_norm, scaling 1, the sliding mask, the two
 # rope kinds, KV sharing, per-layer inputs, the router and experts, layer_scalar) over the safetensors
@@ -23,17 +24,18 @@ clients_init gemma4_forward "${1:-}"
 ggufpy_setup "$BUILD"
 
 dense="$WORK/gemma4" e2b="$WORK/gemma4-e2b" moe="$WORK/gemma4-moe"
-gptq="$WORK/gemma4-e2b-gptq" awq="$WORK/gemma4-awq"
+gptq="$WORK/gemma4-e2b-gptq" awq="$WORK/gemma4-awq" moe_mlx="$WORK/gemma4-moe-mlx"
 "$MKFIXTURE" "$dense" --preset tiny --arch gemma4 --force >/dev/null
 "$MKFIXTURE" "$e2b" --preset tiny --arch gemma4 --gemma4-e2b --force >/dev/null
 "$MKFIXTURE" "$moe" --preset tiny --arch gemma4 --gemma4-moe --force >/dev/null
 "$MKFIXTURE" "$gptq" --preset tiny --arch gemma4 --gemma4-e2b --format gptq --force >/dev/null
 "$MKFIXTURE" "$awq" --preset tiny --arch gemma4 --format awq --force >/dev/null
+"$MKFIXTURE" "$moe_mlx" --preset tiny --arch gemma4 --gemma4-moe --format mlx --force >/dev/null
 for d in "$dense" "$e2b" "$moe"; do
   "$REBOX" convert "$d" -o "$d.gguf" --quiet
   "$REBOX" convert "$d" -o "$d-f32.gguf" --outtype f32 --quiet
 done
-for d in "$gptq" "$awq"; do
+for d in "$gptq" "$awq" "$moe_mlx"; do
   "$REBOX" convert "$d" -o "$d-f32.gguf" --outtype f32 --quiet
 done
 ggufpy "$CLIENTS_DIR/forward_break.py" "$dense-f32.gguf" "$dense-plus1.gguf" --shift norm.weight=1
@@ -41,7 +43,8 @@ ggufpy "$CLIENTS_DIR/forward_break.py" "$dense-f32.gguf" "$dense-plainrope.gguf"
 
 node "$CLIENTS_DIR/forward_embed.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 6 \
   "$dense:$dense.gguf,$dense-f32.gguf,$dense-plus1.gguf,$dense-plainrope.gguf" \
-  "$e2b:$e2b.gguf,$e2b-f32.gguf" "$moe:$moe.gguf,$moe-f32.gguf" "$gptq:$gptq-f32.gguf" "$awq:$awq-f32.gguf"
+  "$e2b:$e2b.gguf,$e2b-f32.gguf" "$moe:$moe.gguf,$moe-f32.gguf" "$gptq:$gptq-f32.gguf" "$awq:$awq-f32.gguf" \
+  "$moe_mlx:$moe_mlx-f32.gguf"
 # The F32 files carry the maths at 0.999. The BF16 files also go through llama.cpp's BF16 kernels, which
 # round the activations to BF16 before each product; with Gemma 4's attention scale of 1 and the dense
 # fixture's q/k norms near 1 the softmax is sharp, and that rounding alone puts one line of the dense
@@ -55,8 +58,9 @@ for d in "$dense" "$e2b" "$moe"; do
   "$GGUFPY_PYTHON" "$CLIENTS_DIR/gemma4_forward.py" "$d" "$d.ids.json" "$d.json" --min-cos 0.995
 done
 # GPTQ (E2B layout, symmetric) and AWQ (dense, asymmetric): the forward pass on source_values.py's
-# dequantization, w = (q - z) * s, of the packed codes; llama.cpp on rebox's F32 file.
-for d in "$gptq" "$awq"; do
+# dequantization, w = (q - z) * s, of the packed codes; MLX (MoE layout): w = code * scale + bias, the
+# switch_glu halves joined back; llama.cpp on rebox's F32 file.
+for d in "$gptq" "$awq" "$moe_mlx"; do
   "$GGUFPY_PYTHON" "$CLIENTS_DIR/gemma4_forward.py" "$d" "$d.ids.json" "$d-f32.json" --min-cos 0.999
 done
 echo "PASS test_gemma4_forward ($(clients_elapsed))"

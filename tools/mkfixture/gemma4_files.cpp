@@ -29,6 +29,9 @@ constexpr int64_t kG4Hidden = 64, kG4Layers = 4, kG4Heads = 4, kG4KvHeads = 2, k
                   kG4FullHeadDim = 32, kG4FullKvHeads = 1, kG4Ff = 128;
 // The MoE variant: 2 experts of 32, both used (no routing tie can flip between two files).
 constexpr int64_t kG4Experts = 2, kG4ExpertsUsed = 2, kG4ExpertFf = 32;
+// MLX: experts of 64, as mlx-lm quantizes down_proj in groups of 64 along them (26B-A4B's 704 is
+// 11 of them).
+int64_t g4_expert_ff(const std::string& format) { return format == "mlx" ? 64 : kG4ExpertFf; }
 
 // The quantized and MoE fixtures' q/k norm weights. Gemma 4 scores attention with scale 1 (the q/k
 // norms replace 1/sqrt(head_dim)): with norms near 1 the softmax is sharp enough that llama.cpp's
@@ -124,7 +127,7 @@ void write_g4_processor_config(const fs::path& out_dir) {
 }
 
 nlohmann::ordered_json g4_config(int64_t vocab, const std::string& defect, bool moe,
-                                 const G4Layout& l) {
+                                 const G4Layout& l, int64_t expert_ff) {
     nlohmann::ordered_json text;
     text["model_type"] = "gemma4_text";
     text["hidden_size"] = kG4Hidden;
@@ -153,7 +156,7 @@ nlohmann::ordered_json g4_config(int64_t vocab, const std::string& defect, bool 
     text["enable_moe_block"] = moe;
     text["num_experts"] = moe ? nlohmann::ordered_json(kG4Experts) : nullptr;
     text["top_k_experts"] = moe ? nlohmann::ordered_json(kG4ExpertsUsed) : nullptr;
-    text["moe_intermediate_size"] = moe ? nlohmann::ordered_json(kG4ExpertFf) : nullptr;
+    text["moe_intermediate_size"] = moe ? nlohmann::ordered_json(expert_ff) : nullptr;
     text["hidden_activation"] = "gelu_pytorch_tanh";
     text["rope_parameters"] = {
         {"full_attention",
@@ -181,17 +184,28 @@ constexpr const char* kG4MlxPrefix = "language_model.model.";
 
 // The MoE block of one layer as transformers' Gemma4TextDecoderLayer holds it: the router (its
 // norm has no weight), the fused experts as [E, rows, cols] parameters (gate rows then up rows),
-// three more norms.
-void g4_add_moe(std::vector<G4Tensor>& t, const std::string& p, bool router_scale) {
+// three more norms. `mlx`: as mlx-lm's gemma4_text sanitize leaves them, gate_up_proj split at
+// dim -2 into experts.switch_glu.gate_proj / up_proj [E, F, hidden] and down_proj renamed
+// experts.switch_glu.down_proj (".weight" added: each a SwitchLinear).
+void g4_add_moe(std::vector<G4Tensor>& t, const std::string& p, bool router_scale, bool mlx,
+                bool up = true) {
     const double w = 1.0 / std::sqrt(double(kG4Hidden));
+    const int64_t ff = g4_expert_ff(mlx ? "mlx" : "");
     t.push_back({p + "router.proj.weight", {kG4Experts, kG4Hidden}, 0, w});
     if (router_scale) t.push_back({p + "router.scale", {kG4Hidden}, 1.0, 0.1});
     t.push_back({p + "router.per_expert_scale", {kG4Experts}, 1.0, 0.2});
-    t.push_back({p + "experts.gate_up_proj", {kG4Experts, 2 * kG4ExpertFf, kG4Hidden}, 0, w});
-    t.push_back({p + "experts.down_proj",
-                 {kG4Experts, kG4Hidden, kG4ExpertFf},
-                 0,
-                 1.0 / std::sqrt(double(kG4ExpertFf))});
+    const double down = 1.0 / std::sqrt(double(ff));
+    if (mlx) {
+        t.push_back({p + "experts.switch_glu.gate_proj.weight", {kG4Experts, ff, kG4Hidden}, 0, w});
+        if (up)
+            t.push_back(
+                {p + "experts.switch_glu.up_proj.weight", {kG4Experts, ff, kG4Hidden}, 0, w});
+        t.push_back(
+            {p + "experts.switch_glu.down_proj.weight", {kG4Experts, kG4Hidden, ff}, 0, down});
+    } else {
+        t.push_back({p + "experts.gate_up_proj", {kG4Experts, 2 * ff, kG4Hidden}, 0, w});
+        t.push_back({p + "experts.down_proj", {kG4Experts, kG4Hidden, ff}, 0, down});
+    }
     for (const char* norm : {"pre_feedforward_layernorm_2", "post_feedforward_layernorm_1",
                              "post_feedforward_layernorm_2"})
         t.push_back({p + norm + ".weight", {kG4Hidden}, 1.0, 0.1});
@@ -307,7 +321,8 @@ std::vector<G4Tensor> g4_tensors(int64_t vocab, const Gemma4Options& options, co
                      format == "mlx" || format == "gptq" || format == "awq");
         if (options.moe)
             g4_add_moe(tensors, prefix + "layers." + std::to_string(layer) + ".",
-                       layer != 0 || options.defect != "no-router-scale");
+                       layer != 0 || options.defect != "no-router-scale", format == "mlx",
+                       layer != 0 || options.defect != "no-expert-up");
     }
     tensors.push_back({prefix + "norm.weight", {kG4Hidden}, 1.0, 0.1});
     if (format == "mlx") return tensors;
@@ -358,6 +373,12 @@ ModelPlan g4_plan(const std::vector<G4Tensor>& tensors, int64_t vocab, const std
             plan.units.push_back(quant_unit(t.name, t.shape[0], t.shape[1], LayerQuant{4, 32}));
             continue;
         }
+        if (t.shape.size() == 3 && format == "mlx") {  // mlx-lm's SwitchLinear experts
+            PlanUnit unit = quant_unit(t.name, t.shape[0] * t.shape[1], t.shape[2], {4, 64});
+            unit.quant.experts = t.shape[0];
+            plan.units.push_back(unit);
+            continue;
+        }
         if (t.shape.size() == 2) {
             const bool wide = format == "mlx" || t.name.find("layers.") == std::string::npos ||
                               t.name.find("layers.0.") != std::string::npos;
@@ -383,12 +404,17 @@ ModelPlan g4_plan(const std::vector<G4Tensor>& tensors, int64_t vocab, const std
 std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& options) {
     if (!options.defect.empty() && options.defect != "layer-types" &&
         options.defect != "no-router-scale" && options.defect != "no-per-layer-embeddings" &&
-        options.defect != "projector-width")
+        options.defect != "projector-width" && options.defect != "no-expert-up" &&
+        options.defect != "expert-up-8bit")
         throw std::runtime_error("--gemma4-defect: unknown '" + options.defect + "'");
     if (options.defect == "no-router-scale" && !options.moe)
         throw std::runtime_error("--gemma4-defect no-router-scale needs --gemma4-moe");
     if (options.defect == "no-per-layer-embeddings" && !options.e2b)
         throw std::runtime_error("--gemma4-defect no-per-layer-embeddings needs --gemma4-e2b");
+    if ((options.defect == "no-expert-up" || options.defect == "expert-up-8bit") &&
+        (!options.moe || options.format != "mlx"))
+        throw std::runtime_error("--gemma4-defect " + options.defect +
+                                 " needs --gemma4-moe --format mlx");
     if (options.e2b && options.moe)
         throw std::runtime_error("--gemma4-e2b and --gemma4-moe: one layout at a time");
     const G4Layout layout = g4_layout(options.e2b);
@@ -397,13 +423,14 @@ std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& o
     if (format != "float" && format != "mcq" && format != "mlx" && !int4)
         throw std::runtime_error("--arch gemma4: --format float, mcq, mlx, gptq or awq, not " +
                                  format);
-    if (options.moe && format != "float" && format != "mcq")
-        throw std::runtime_error("--gemma4-moe: --format float or mcq");
+    if (options.moe && format != "float" && format != "mcq" && format != "mlx")
+        throw std::runtime_error("--gemma4-moe: --format float, mcq or mlx");
     const int64_t vocab = write_gemma4_tokenizer(out_dir);
     if (format != "mlx") write_g4_processor_config(out_dir);
     {
         std::ofstream out(out_dir / "config.json", std::ios::binary);
-        out << g4_config(vocab, options.defect, options.moe, layout).dump(2) << "\n";
+        out << g4_config(vocab, options.defect, options.moe, layout, g4_expert_ff(format)).dump(2)
+            << "\n";
         if (!out) throw std::runtime_error((out_dir / "config.json").string() + ": cannot write");
     }
     const std::vector<G4Tensor> tensors = g4_tensors(vocab, options, layout);
@@ -411,8 +438,11 @@ std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& o
         (options.e2b ? std::string(", E2B layout: 6 layers (the last 3 KV-shared, double-wide), "
                                    "per-layer inputs of 64")
                      : std::string(", 4 layers (3 sliding, 1 full)")) +
-        (options.moe ? ", MoE: 2 experts of 32, both used" : "");
-    if (format != "float") {
+        (options.moe ? ", MoE: 2 experts of " + std::to_string(g4_expert_ff(format)) + ", both used"
+                     : std::string());
+    if (options.mlx_unquantized && format != "mlx")
+        throw std::runtime_error("--gemma4-mlx-unquantized needs --format mlx");
+    if (format != "float" && !options.mlx_unquantized) {
         ModelPlan plan = g4_plan(tensors, vocab, format, layout);
         if (format == "mcq") {
             write_model_files(out_dir, plan, 1, options.seed);
@@ -426,6 +456,21 @@ std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& o
         } else {
             MlxOptions mlx;
             mlx.overrides = apply_mlx_recipe(plan, options.recipe);
+            // mlx-lm's gemma4_text quant_predicate: the router's proj at 8 bits in groups of 64,
+            // listed per module in "quantization".
+            for (PlanUnit& unit : plan.units)
+                if (unit.quantized && unit.quant.name.ends_with("router.proj.weight")) {
+                    unit.quant.bits = unit.quant.meta_bits = 8;
+                    unit.quant.group = unit.quant.meta_group = 64;
+                    mlx.overrides[unit.quant.name.substr(0, unit.quant.name.size() - 7)] = {8, 64};
+                }
+            // A recipe that gives layer 0's up half other bits than its gate half.
+            for (PlanUnit& unit : plan.units)
+                if (options.defect == "expert-up-8bit" && unit.quantized &&
+                    unit.quant.name.ends_with("layers.0.experts.switch_glu.up_proj.weight")) {
+                    unit.quant.bits = unit.quant.meta_bits = 8;
+                    mlx.overrides[unit.quant.name.substr(0, unit.quant.name.size() - 7)] = {8, 64};
+                }
             add_mlx_quantization(out_dir, mlx);
             write_mlx_model_files(out_dir, plan, 1, options.seed, mlx);
         }
@@ -437,8 +482,10 @@ std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& o
         stored.push_back(seeded_bf16(t.name, t.shape, options.seed, [t](SplitMix64& rng) {
             return t.center + t.spread * rng.uniform(-1.0, 1.0);
         }));
-    write_safetensors(out_dir / "model.safetensors", stored, {{"format", "pt"}});
-    return "gemma4, vocab " + std::to_string(vocab) + ", " + std::to_string(stored.size()) +
+    write_safetensors(out_dir / "model.safetensors", stored,
+                      {{"format", options.mlx_unquantized ? "mlx" : "pt"}});
+    return "gemma4, " + std::string(options.mlx_unquantized ? "mlx (unquantized), " : "") +
+           "vocab " + std::to_string(vocab) + ", " + std::to_string(stored.size()) +
            " BF16 tensors" + shape;
 }
 

@@ -16,7 +16,9 @@
 // (float, or mcq with the 3-D fused experts F32: mcq-v1 holds 2-D weights only): the 26B-A4B
 // layout, every layer with the MoE block beside its MLP: 2 experts of 32, both used (router.proj,
 // router.scale, router.per_expert_scale, the fused experts.gate_up_proj and experts.down_proj,
-// three more norms).
+// three more norms); --format mlx as mlx-lm saves the MoE model: experts of 64, split into
+// experts.switch_glu.gate_proj / up_proj / down_proj (4-bit, group 64), the router's proj at 8
+// bits (mlx-lm's gemma4_text quant_predicate), its two scales and the norms BF16.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +31,8 @@ struct Gemma4Options {
     // "" | layer-types (config.json layer_types has 3 entries for 4 layers) | no-router-scale
     // (moe: layer 0 without router.scale): a checkpoint rebox must refuse.
     // | no-per-layer-embeddings (--gemma4-e2b: no embed_tokens_per_layer)
+    // | no-expert-up (--gemma4-moe --format mlx: layer 0 without experts.switch_glu.up_proj)
+    // | expert-up-8bit (--gemma4-moe --format mlx: layer 0's up_proj at 8 bits, its gate at 4)
     std::string defect;
     bool moe = false;
     // The E2B / E4B layout: per-layer input embeddings, the last layers KV-shared with a
@@ -37,6 +41,9 @@ struct Gemma4Options {
     bool e2b = false;
     std::string format = "float";     // float (BF16) | mcq | mlx | gptq | awq
     std::string recipe = "uniform4";  // mlx: an MLX recipe (mlx_recipe.hpp)
+    // mlx: mlx-lm's conversion without -q (its names and sanitize, every tensor BF16, no
+    // "quantization" block).
+    bool mlx_unquantized = false;
     uint64_t seed = 1;
 };
 

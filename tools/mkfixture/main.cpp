@@ -209,15 +209,23 @@ int main(int argc, char** argv) {
                    "--arch gemma4, a checkpoint that must be refused: layer-types (3 entries for "
                    "4 layers) | no-router-scale (--gemma4-moe: layer 0 without router.scale) "
                    "| no-per-layer-embeddings (--gemma4-e2b: no embed_tokens_per_layer) | "
-                   "projector-width (embed_vision's projection takes twice the vision width)");
+                   "projector-width (embed_vision's projection takes twice the vision width) "
+                   "| no-expert-up (--gemma4-moe --format mlx: layer 0 without "
+                   "experts.switch_glu.up_proj) | expert-up-8bit (the same with layer 0's up_proj "
+                   "at 8 bits, its gate at 4)");
     bool gemma4_e2b = false;
     app.add_flag("--gemma4-e2b", gemma4_e2b,
                  "--arch gemma4: the E2B / E4B layout, 6 layers whose last 3 share the keys and "
                  "values of earlier ones (double-wide MLP), per-layer input embeddings of 64");
     bool gemma4_moe = false;
     app.add_flag("--gemma4-moe", gemma4_moe,
-                 "--arch gemma4 (--format float or mcq): the 26B-A4B layout, a MoE block of 2 "
-                 "experts of 32 (both used) beside each layer's MLP");
+                 "--arch gemma4 (--format float, mcq or mlx): the 26B-A4B layout, a MoE block of 2 "
+                 "experts of 32 (MLX: 64, split into switch_glu gate / up / down; both used) "
+                 "beside each layer's MLP");
+    bool gemma4_mlx_unquantized = false;
+    app.add_flag("--gemma4-mlx-unquantized", gemma4_mlx_unquantized,
+                 "--arch gemma4 --format mlx: mlx-lm's conversion without -q (its names and "
+                 "sanitize, every tensor BF16, no quantization block)");
     std::string encoder_pooling;
     app.add_option("--pooling", encoder_pooling,
                    "bert / xlm-roberta / nomic-bert: sentence-transformers pooling cls | mean | "
@@ -494,6 +502,7 @@ int main(int argc, char** argv) {
                 .e2b = gemma4_e2b,
                 .format = app.count("--format") ? format : "float",
                 .recipe = recipe,
+                .mlx_unquantized = gemma4_mlx_unquantized,
                 .seed = seed};
             const std::string summary =
                 arch != "gemma4"

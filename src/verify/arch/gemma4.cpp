@@ -10,7 +10,9 @@
 // The MoE block (26B-A4B: num_experts set): the dense MLP stays, and each layer adds the router
 // (router.proj [E, hidden], router.scale [hidden], router.per_expert_scale [E]), the fused experts
 // (experts.gate_up_proj [E, 2 * moe_intermediate_size, hidden], experts.down_proj
-// [E, hidden, moe_intermediate_size], stored as they are) and three more norms; TextModel's
+// [E, hidden, moe_intermediate_size], stored as they are; from MLX, mlx-lm's switch_glu gate and
+// up halves [E, moe_intermediate_size, hidden] paired again, each expert's gate rows then its up
+// rows, and switch_glu.down_proj) and three more norms; TextModel's
 // find_hparam takes top_k_experts for the used-expert count (after num_experts_per_tok) and
 // Gemma4Model expert_intermediate_size before moe_intermediate_size.
 // E2B / E4B: the per-layer input embeddings (embed_tokens_per_layer [vocab_size,
@@ -69,6 +71,11 @@ std::optional<std::vector<int64_t>> gemma4_ref_moe_shape(const RefConfig& c,
     if (rest == "router.per_expert_scale") return Shape{experts};
     if (rest == "experts.gate_up_proj") return Shape{experts, 2 * expert_ffn, hidden};
     if (rest == "experts.down_proj") return Shape{experts, hidden, expert_ffn};
+    // mlx-lm's split of them (gemma4_text.Model.sanitize), each a SwitchLinear.
+    if (rest == "experts.switch_glu.gate_proj.weight" ||
+        rest == "experts.switch_glu.up_proj.weight")
+        return Shape{experts, expert_ffn, hidden};
+    if (rest == "experts.switch_glu.down_proj.weight") return Shape{experts, hidden, expert_ffn};
     if (rest == "pre_feedforward_layernorm_2.weight" ||
         rest == "post_feedforward_layernorm_1.weight" ||
         rest == "post_feedforward_layernorm_2.weight")
@@ -254,7 +261,8 @@ const RefArch& ref_gemma4() {
         .proportional_rope_freqs = true,
         .scale_roles = kScaleAttention | kScaleFfn | kScaleExperts | kScaleOutput,
         .gemma4_vocab = true,
-        .own_context_and_ffn = true};
+        .own_context_and_ffn = true,
+        .mlx_switch_glu = true};
     return kArch;
 }
 

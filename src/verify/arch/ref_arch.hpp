@@ -168,6 +168,10 @@ struct RefArch {
     bool mamba2 = false;
     std::optional<std::vector<int64_t>> (*mamba2_shape)(const RefConfig& config,
                                                         std::string_view gguf_tensor) = nullptr;
+    // Gemma4Model's fused experts.gate_up_proj / down_proj, which mlx-lm stores split as
+    // experts.switch_glu.gate_proj / up_proj / down_proj (sources/fused_experts_index.hpp
+    // switch_glu_names): verify pairs the halves itself when the fused names are absent.
+    bool mlx_switch_glu = false;
 
     bool lists(RefKv kv) const {
         for (const RefKv listed : kvs)

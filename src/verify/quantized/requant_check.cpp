@@ -54,7 +54,9 @@ void widen_row(const ValueJob& job, uint64_t row, std::span<float> out) {
     }
     if (!job.experts.empty()) {
         const uint64_t rows_per_expert = job.expert_values / row_values;
-        widen(*job.experts[row / rows_per_expert], row % rows_per_expert * row_values, out);
+        const uint64_t piece = row / rows_per_expert;
+        widen(*job.experts[piece], job.piece_first(piece) + row % rows_per_expert * row_values,
+              out);
         return;
     }
     const uint64_t stride = job.mla_nope + job.mla_v, rank = job.mla_rank;
@@ -233,9 +235,11 @@ void check_requantized_tensors(std::span<RequantTask> tasks, bool full, unsigned
                 } else {
                     const uint64_t rows_per_expert = job.expert_values / n;
                     const uint64_t e = unit.first_row / rows_per_expert;
+                    const uint64_t skip = job.piece_first(e) / n;
                     release_mapped(
-                        mappings, source_rows(*job.experts[e], unit.first_row - e * rows_per_expert,
-                                              unit.end_row - e * rows_per_expert, n));
+                        mappings,
+                        source_rows(*job.experts[e], skip + unit.first_row - e * rows_per_expert,
+                                    skip + unit.end_row - e * rows_per_expert, n));
                 }
             }
         } catch (...) {

@@ -90,6 +90,16 @@ void split_fused_experts(SourceIndex& index, bool transposed) {
     }
 }
 
+std::optional<SwitchGluNames> switch_glu_names(std::string_view fused) {
+    constexpr std::string_view kGateUp = ".experts.gate_up_proj", kDown = ".experts.down_proj";
+    const bool gate_up = fused.ends_with(kGateUp);
+    if (!gate_up && !fused.ends_with(kDown)) return std::nullopt;
+    const std::string head(fused.substr(0, fused.size() - (gate_up ? kGateUp : kDown).size()));
+    const std::string glu = head + ".experts.switch_glu.";
+    if (gate_up) return SwitchGluNames{glu + "gate_proj.weight", glu + "up_proj.weight"};
+    return SwitchGluNames{glu + "down_proj.weight", ""};
+}
+
 std::string merged_experts_name(std::string_view pattern) {
     std::string name(pattern);
     if (const size_t at = name.find("{e}."); at != std::string::npos) name.erase(at, 4);

@@ -100,7 +100,8 @@ void expected_values(const ValueJob& job, uint64_t begin, std::span<uint8_t> cod
             const uint64_t expert = index / job.expert_values, at = index % job.expert_values;
             const size_t run =
                 static_cast<size_t>(std::min<uint64_t>(job.expert_values - at, out.size() - k));
-            fill_from(*job.experts[expert], at, codes, out.subspan(k, run), result, job.gguf_type);
+            fill_from(*job.experts[expert], job.piece_first(expert) + at, codes,
+                      out.subspan(k, run), result, job.gguf_type);
             k += run;
         }
         return;
@@ -282,7 +283,8 @@ std::vector<std::span<const uint8_t>> job_bytes(const ValueJob& job, uint64_t fi
         const uint64_t expert = at / job.expert_values;
         const uint64_t local = at % job.expert_values;
         const uint64_t end = std::min(last, (expert + 1) * job.expert_values);
-        append_source_bytes(*job.experts[expert], local, local + (end - at), parts);
+        const uint64_t from = job.piece_first(expert) + local;
+        append_source_bytes(*job.experts[expert], from, from + (end - at), parts);
         at = end;
     }
     return parts;

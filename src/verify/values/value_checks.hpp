@@ -35,6 +35,13 @@ struct ValueJob {
     // experts[i / expert_values] (source == experts[0]). Empty: the one source holds every value.
     std::vector<const SourceTensor*> experts;
     uint64_t expert_values = 0;
+    // Pieces that start inside their source (gemma4's gate_up from mlx-lm's switch_glu gate and
+    // up: piece 2e + k is expert e of half k): GGUF value i is value i % expert_values +
+    // expert_firsts[i / expert_values] of experts[i / expert_values]. Empty: every piece from 0.
+    std::vector<uint64_t> expert_firsts;
+    uint64_t piece_first(uint64_t piece) const {
+        return expert_firsts.empty() ? 0 : expert_firsts[piece];
+    }
     // gemma norms: the GGUF holds the source value + 1 as the converter computes it
     // (ref_norm_shift.hpp). The source is a float tensor (the caller checked).
     bool norm_plus_one = false;

@@ -429,6 +429,33 @@ TEST(Gemma4Registry, MoeNamesBothWays) {
     EXPECT_FALSE(resolve_gguf(g4(), "blk.0.ffn_gate_exps.weight").has_value());
 }
 
+// mlx-lm's gemma4_text sanitize: experts.gate_up_proj split at dim -2 into
+// experts.switch_glu.gate_proj / up_proj (".weight": SwitchLinear modules), experts.down_proj
+// renamed experts.switch_glu.down_proj. The halves name the one fused GGUF tensor (each its rows
+// of it); the GGUF name still reads back as transformers' fused parameter.
+TEST(Gemma4Registry, MoeMlxNames) {
+    const std::tuple<const char*, const char*, RowTransform> rows[] = {
+        {"language_model.model.layers.1.experts.switch_glu.gate_proj.weight",
+         "blk.1.ffn_gate_up_exps.weight", RowTransform::fused_gate_rows},
+        {"language_model.model.layers.1.experts.switch_glu.up_proj.weight",
+         "blk.1.ffn_gate_up_exps.weight", RowTransform::fused_up_rows},
+        {"language_model.model.layers.2.experts.switch_glu.down_proj.weight",
+         "blk.2.ffn_down_exps.weight", RowTransform::none},
+    };
+    for (const auto& [hf, gguf, transform] : rows) {
+        const auto ref = resolve_hf(g4(), hf);
+        ASSERT_TRUE(ref.has_value()) << hf;
+        EXPECT_EQ(ref->gguf_name, gguf) << hf;
+        EXPECT_EQ(ref->spec->rows, transform) << hf;
+        EXPECT_EQ(ref->spec->role, SourceRole::plain) << hf;
+    }
+    EXPECT_EQ(resolve_gguf(g4(), "blk.1.ffn_gate_up_exps.weight")->hf_name,
+              "layers.1.experts.gate_up_proj");
+    EXPECT_EQ(resolve_gguf(g4(), "blk.2.ffn_down_exps.weight")->hf_name,
+              "layers.2.experts.down_proj");
+    EXPECT_FALSE(resolve_hf(g4(), "layers.0.experts.switch_glu.gate_proj").has_value());
+}
+
 TEST(Gemma4Registry, MoeShapesAndRequiredTensors) {
     const ModelConfig c = g4_config(kMoe);
     EXPECT_EQ(c.num_experts, 2u);
@@ -522,19 +549,26 @@ TEST(Gemma4Registry, MoeRefusals) {
         EXPECT_EQ(e.exit_class(), ExitClass::blocker);
         EXPECT_EQ(e.field(), "num_experts");
     }
-    // A quantized MoE checkpoint (MLX's "quantization", a GPTQ / AWQ / compressed-tensors
-    // "quantization_config"): a BLOCKER naming the field; a quantized dense one is converted.
-    for (const char* field : {"quantization", "quantization_config"}) {
+    // A MoE checkpoint quantized by anything but MLX (a GPTQ / AWQ / compressed-tensors
+    // "quantization_config" without mlx-lm's "quantization" beside it): a BLOCKER naming the
+    // field. MLX's (mlx-lm writes both keys) and any quantized dense one are converted.
+    {
         nlohmann::json root = nlohmann::json::parse(g4_json(kMoe));
-        root[field] = {{"bits", 4}, {"group_size", 64}};
+        root["quantization_config"] = {{"quant_method", "gptq"}, {"bits", 4}};
         try {
             parse_model_config(root);
-            ADD_FAILURE() << field;
+            ADD_FAILURE() << "GPTQ MoE";
         } catch (const Error& e) {
-            EXPECT_EQ(e.exit_class(), ExitClass::blocker) << field;
-            EXPECT_EQ(e.field(), field);
+            EXPECT_EQ(e.exit_class(), ExitClass::blocker);
+            EXPECT_EQ(e.field(), "quantization_config");
         }
-        root = nlohmann::json::parse(g4_json());
+        root["quantization"] = root["quantization_config"] = {{"bits", 4}, {"group_size", 64}};
+        EXPECT_NO_THROW(parse_model_config(root)) << "MLX MoE";
+        root.erase("quantization_config");
+        EXPECT_NO_THROW(parse_model_config(root)) << "MLX MoE, quantization only";
+    }
+    for (const char* field : {"quantization", "quantization_config"}) {
+        nlohmann::json root = nlohmann::json::parse(g4_json());
         root[field] = {{"bits", 4}, {"group_size", 64}};
         EXPECT_NO_THROW(parse_model_config(root)) << field;
     }

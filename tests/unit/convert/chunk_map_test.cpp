@@ -59,6 +59,41 @@ TEST(ChunkMap, StackedExpertsAreCutPerExpert) {
                                                  });
 }
 
+TEST(ChunkMap, FusedPiecesStartInsideTheirSource) {
+    // gemma4's ffn_gate_up_exps from mlx-lm's split halves: 2 experts, each [2 gate rows, 2 up
+    // rows] of 64 (128 values per half-expert); pieces gate e0, up e0, gate e1, up e1 from sources
+    // 4 (gate) and 6 (up), expert 1's halves starting 128 values into each source.
+    Plan plan;
+    TensorPlan tp;
+    tp.gguf_name = "blk.0.ffn_gate_up_exps.weight";
+    tp.type = GgmlType::Q4_1;
+    tp.encoding = Encoding::q4_1_repack;
+    tp.ne = {64, 4, 2};
+    tp.nbytes = 320;
+    tp.source_index = 4;
+    tp.expert_sources = {4, 6, 4, 6};
+    tp.expert_firsts = {0, 0, 128, 128};
+    tp.expert_values = 128;
+    plan.tensors.push_back(tp);
+    expect_chunks(split_into_chunks(plan, 1000), {
+                                                     {0, 128, 0, 80, 4, 0},
+                                                     {128, 128, 80, 80, 6, 0},
+                                                     {256, 128, 160, 80, 4, 128},
+                                                     {384, 128, 240, 80, 6, 128},
+                                                 });
+    // Smaller chunks keep their offset inside the piece too.
+    expect_chunks(split_into_chunks(plan, 60), {
+                                                   {0, 96, 0, 60, 4, 0},
+                                                   {96, 32, 60, 20, 4, 96},
+                                                   {128, 96, 80, 60, 6, 0},
+                                                   {224, 32, 140, 20, 6, 96},
+                                                   {256, 96, 160, 60, 4, 128},
+                                                   {352, 32, 220, 20, 4, 224},
+                                                   {384, 96, 240, 60, 6, 128},
+                                                   {480, 32, 300, 20, 6, 224},
+                                               });
+}
+
 TEST(ChunkMap, PlainTensorsReadTheirOneSource) {
     // F32 tensor of 10 values (4 bytes each) from source 2, chunks of 16 bytes: 4 + 4 + 2 values.
     Plan plan;

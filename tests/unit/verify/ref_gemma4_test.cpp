@@ -11,6 +11,7 @@
 #include "rebox/error.hpp"
 #include "test_files.hpp"
 #include "verify/arch/expected_shapes.hpp"
+#include "verify/sources/fused_experts_index.hpp"
 #include "verify/sources/ref_config.hpp"
 #include "verify/tokenizer/ref_tokenizer.hpp"
 #include "verify/values/ref_rope.hpp"
@@ -113,6 +114,10 @@ TEST(RefGemma4, MoeShapesAndCounts) {
         {"layers.1.post_feedforward_layernorm_1.weight", {64}},
         {"layers.1.post_feedforward_layernorm_2.weight", {64}},
         {"layers.0.mlp.gate_proj.weight", {128, 64}},  // the dense MLP beside them
+        // mlx-lm's sanitize: gate_up_proj's halves of dim -2, down_proj renamed.
+        {"layers.1.experts.switch_glu.gate_proj.weight", {3, 24, 64}},
+        {"layers.1.experts.switch_glu.up_proj.weight", {3, 24, 64}},
+        {"layers.0.experts.switch_glu.down_proj.weight", {3, 64, 24}},
     };
     for (const auto& [name, shape] : rows) EXPECT_EQ(expected_hf_shape(c, name), shape) << name;
     // A dense Gemma 4 has none of them.
@@ -126,6 +131,16 @@ TEST(RefGemma4, MoeShapesAndCounts) {
     named.replace(named.find(R"("top_k_experts": 2)"), 18,
                   R"("top_k_experts": 2, "num_experts_per_tok": 1)");
     EXPECT_EQ(parse_ref_config(named).num_experts_per_tok, 1u);
+    // verify's own names of mlx-lm's split experts for the fused ones it expects.
+    const auto gate_up = switch_glu_names("layers.1.experts.gate_up_proj");
+    ASSERT_TRUE(gate_up.has_value());
+    EXPECT_EQ(gate_up->gate_or_down, "layers.1.experts.switch_glu.gate_proj.weight");
+    EXPECT_EQ(gate_up->up, "layers.1.experts.switch_glu.up_proj.weight");
+    const auto down = switch_glu_names("layers.0.experts.down_proj");
+    ASSERT_TRUE(down.has_value());
+    EXPECT_EQ(down->gate_or_down, "layers.0.experts.switch_glu.down_proj.weight");
+    EXPECT_EQ(down->up, "");
+    EXPECT_FALSE(switch_glu_names("layers.0.mlp.down_proj.weight").has_value());
 }
 
 // google/gemma-4-E2B-it's layout in small: 4 layers, the last 2 KV-shared with a double-wide MLP,
