@@ -97,9 +97,11 @@ QuantizeChoices choose_for_plan(const Plan& plan, const SourceModel& source,
                                 const QuantizeOptions& options, bool fp8_as_q8) {
     std::vector<QuantizeInputTensor> tensors;
     for (const TensorPlan& tp : plan.tensors) {
-        tensors.push_back({tp.gguf_name, tp.ne, tp.type});
-        if (fp8_as_q8 && plan_detail::fp8_forced_q8_0(source, tp))
-            tensors.back().forced = GgmlType::Q8_0;
+        QuantizeInputTensor& t = tensors.emplace_back();
+        t.name = tp.gguf_name;
+        t.ne = tp.ne;
+        t.type = tp.type;
+        if (fp8_as_q8 && plan_detail::fp8_forced_q8_0(source, tp)) t.forced = GgmlType::Q8_0;
     }
     QuantizeOptions effective = options;
     effective.allow_requantize = false;  // exact blocks stay exact
