@@ -154,8 +154,10 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const RefArch* arch
     const std::string source =
         std::filesystem::exists(model_dir / "sentencepiece.bpe.model") && ref.model == "t5"
             ? "sentencepiece.bpe.model"
-        : std::filesystem::exists(model_dir / "tokenizer.json") ? "tokenizer.json"
-                                                                : "tokenizer.model";
+        : std::filesystem::exists(model_dir / "tokenizer.json")  ? "tokenizer.json"
+        : std::filesystem::exists(model_dir / "tokenizer.model") ? "tokenizer.model"
+        : std::filesystem::exists(model_dir / "tiktoken.model")  ? "tiktoken.model"
+                                                                 : "tokenizer.model";
     if (vocab.tokens.size() != token_count) {
         kv.problem("tokenizer.ggml.tokens", std::to_string(token_count) + " tokens",
                    std::to_string(vocab.tokens.size()) + " from " + source);
