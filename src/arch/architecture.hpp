@@ -476,6 +476,10 @@ struct Architecture {
     // The family's own GGUF tokenizer model when its converter class writes one of its own
     // (gemma4: Gemma4Model.set_vocab's "gemma4"); empty: the model follows the tokenizer's shape.
     std::string_view tokenizer_model = {};
+    // The converter class reads a tiktoken vocabulary (tiktoken.model + tokenization_kimi.py, no
+    // tokenizer.json) as DeepseekV2Model.set_vocab's "kimi-k2" branch does
+    // (model/tokenizer_tiktoken.hpp); false: such a folder is a BLOCKER naming tiktoken.model.
+    bool tiktoken_vocab = false;
     // Why this family's tokenizer is not written yet: the plan refuses it with this BLOCKER
     // (naming tokenizer.json) and still plans every tensor. Empty: the tokenizer is read as usual.
     std::string_view tokenizer_blocker = {};

@@ -205,6 +205,9 @@ constexpr Architecture kDeepseek2 = [] {
     a.config_checks = deepseek2_checks;
     a.rope_yarn = true;
     a.drops_mtp_layers = true;
+    // Kimi-K2 / K2-Thinking / K2.5 ship tiktoken.model (DeepseekV2Model.set_vocab's kimi-k2
+    // branch).
+    a.tiktoken_vocab = true;
     // deepseek2.cpp applies the .scale of the attention output and the output only.
     a.nvfp4_scales = {.output = true};
     return a;
@@ -230,6 +233,7 @@ constexpr Architecture kGlm4MoeLite = [] {
     a.kvs = kLiteKvs;
     a.finish_config = read_glm4_moe_lite;
     a.finish_vocab = glm_vocab;
+    a.tiktoken_vocab = false;  // _set_vocab_glm reads tokenizer.json only
     a.drops_mtp_layers = false;
     a.mtp_probe = "nextn.eh_proj";  // the loader's trunk-only probe
     return a;

@@ -22,6 +22,7 @@
 #include "model/model_card_metadata.hpp"
 #include "model/pooling.hpp"
 #include "model/st_dense.hpp"
+#include "model/tokenizer_tiktoken.hpp"
 #include "model/tokenizer_vocab.hpp"
 #include "plan/expert_fuse.hpp"
 #include "plan/expert_transpose.hpp"
@@ -149,6 +150,38 @@ using detail::shape_text;
 
 using arch::Architecture;
 
+// Kimi-K2's tiktoken.model (tokenizer_tiktoken.hpp), for the families whose converter class reads
+// it; a malformed file is an input error, what cannot be carried one BLOCKER naming its file.
+std::optional<TokenizerVocab> read_tiktoken_vocab(const SourceModel& source,
+                                                  const ModelConfig& config,
+                                                  const PlanOptions& options,
+                                                  std::vector<Blocker>* blockers) {
+    const Architecture* architecture = arch::find_architecture(config.model_type);
+    if (architecture == nullptr || !architecture->tiktoken_vocab) {
+        blockers->push_back(Blocker{
+            "tiktoken.model",
+            "a tiktoken vocabulary without tokenizer.json: llama.cpp's converter reads one for "
+            "deepseek2 (Kimi-K2) only",
+            "convert the tokenizer to a tokenizer.json (transformers' PreTrainedTokenizerFast) and "
+            "put it into " +
+                source.dir.string()});
+        return std::nullopt;
+    }
+    try {
+        TokenizerVocab vocab = read_tiktoken_tokenizer(
+            source.dir, TokenizerOptions{config.vocab_size, options.tokenizer_pre,
+                                         source.model_dir && source.model_dir->has_config()
+                                             ? &source.model_dir->config()
+                                             : nullptr});
+        return vocab;
+    } catch (const Error& e) {
+        if (e.exit_class() != ExitClass::blocker) throw;
+        blockers->push_back(
+            Blocker{e.file(), error_message("", e.field(), e.problem()), e.expected()});
+        return std::nullopt;
+    }
+}
+
 std::optional<TokenizerVocab> read_vocab(const SourceModel& source, const ModelConfig& config,
                                          const PlanOptions& options, std::vector<Blocker>* blockers,
                                          std::vector<std::string>* notes) {
@@ -156,16 +189,9 @@ std::optional<TokenizerVocab> read_vocab(const SourceModel& source, const ModelC
         !std::filesystem::exists(source.dir / "tokenizer.model") &&
         !std::filesystem::exists(source.dir / "sentencepiece.bpe.model")) {
         // A tiktoken vocabulary (Kimi-K2's tiktoken.model), which llama.cpp's converter rebuilds
-        // into byte-level BPE tokens and merges through transformers' AutoTokenizer.
+        // into byte-level BPE tokens and merges (tokenizer_tiktoken.hpp).
         if (std::filesystem::exists(source.dir / "tiktoken.model"))
-            blockers->push_back(Blocker{
-                "tiktoken.model",
-                "a tiktoken vocabulary without tokenizer.json: rebox does not rebuild tiktoken "
-                "ranks into BPE tokens and merges (llama.cpp's converter does, through "
-                "transformers)",
-                "convert the tokenizer to a tokenizer.json (transformers' "
-                "PreTrainedTokenizerFast) and put it into " +
-                    source.dir.string()});
+            return read_tiktoken_vocab(source, config, options, blockers);
         else
             blockers->push_back(
                 Blocker{"tokenizer.json", "no tokenizer.json: the GGUF would not be runnable",

@@ -43,9 +43,11 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const RefArch* arch
                      std::vector<std::string>& unchecked) {
     const GgufSet& gguf = kv.gguf_;
     // tokenizer.json, or a SentencePiece tokenizer.model / sentencepiece.bpe.model in its place.
-    const bool has_tokenizer_json = std::filesystem::exists(model_dir / "tokenizer.json") ||
-                                    std::filesystem::exists(model_dir / "tokenizer.model") ||
-                                    std::filesystem::exists(model_dir / "sentencepiece.bpe.model");
+    const bool has_tokenizer_json =
+        std::filesystem::exists(model_dir / "tokenizer.json") ||
+        std::filesystem::exists(model_dir / "tokenizer.model") ||
+        std::filesystem::exists(model_dir / "sentencepiece.bpe.model") ||
+        std::filesystem::exists(model_dir / "tiktoken.model");
     kv.handled("tokenizer.ggml.tokens");
     const GgufValue* tokens = gguf.find("tokenizer.ggml.tokens");
     if (tokens == nullptr) {
@@ -85,8 +87,9 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const RefArch* arch
         ref = read_ref_tokenizer(model_dir, config.vocab_size, arch && arch->encoder_bpe,
                                  arch && arch->gemma4_vocab);
     } catch (const Error& e) {
-        kv.problem(std::filesystem::exists(model_dir / "tokenizer.json") ? "tokenizer.json"
-                                                                         : "tokenizer.model",
+        kv.problem(std::filesystem::exists(model_dir / "tokenizer.json")   ? "tokenizer.json"
+                   : std::filesystem::exists(model_dir / "tiktoken.model") ? "tiktoken.model"
+                                                                           : "tokenizer.model",
                    std::string("cannot derive the tokenizer: ") + e.what());
         return;
     }
@@ -151,8 +154,10 @@ void check_tokenizer(KvChecker& kv, const RefConfig& config, const RefArch* arch
     const std::string source =
         std::filesystem::exists(model_dir / "sentencepiece.bpe.model") && ref.model == "t5"
             ? "sentencepiece.bpe.model"
-        : std::filesystem::exists(model_dir / "tokenizer.json") ? "tokenizer.json"
-                                                                : "tokenizer.model";
+        : std::filesystem::exists(model_dir / "tokenizer.json")  ? "tokenizer.json"
+        : std::filesystem::exists(model_dir / "tokenizer.model") ? "tokenizer.model"
+        : std::filesystem::exists(model_dir / "tiktoken.model")  ? "tiktoken.model"
+                                                                 : "tokenizer.model";
     if (vocab.tokens.size() != token_count) {
         kv.problem("tokenizer.ggml.tokens", std::to_string(token_count) + " tokens",
                    std::to_string(vocab.tokens.size()) + " from " + source);

@@ -216,6 +216,13 @@ RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir, uint64_t
         out.chat_template = source_chat_template(model_dir);
         return out;
     }
+    if (!std::filesystem::exists(json_path) &&
+        !std::filesystem::exists(model_dir / "tokenizer.model") &&
+        std::filesystem::exists(model_dir / "tiktoken.model")) {
+        out = read_ref_tiktoken(model_dir, vocab_size);
+        out.chat_template = source_chat_template(model_dir);
+        return out;
+    }
     if (!std::filesystem::exists(json_path)) {
         if (!std::filesystem::exists(model_dir / "tokenizer.model")) return out;
         out.present = true;

@@ -39,6 +39,12 @@ struct RefTokenizer {
 RefTokenizer read_ref_tokenizer(const std::filesystem::path& model_dir, uint64_t vocab_size = 0,
                                 bool encoder_bpe = false, bool gemma4_vocab = false);
 
+// A tiktoken vocabulary (tiktoken.model + tokenization_kimi.py + tokenizer_config.json, no
+// tokenizer.json), as DeepseekV2Model.set_vocab's kimi-k2 branch writes it (ref_tiktoken.cpp):
+// "gpt2", pre "kimi-k2" when pat_str is Kimi-K2's, merges rebuilt from the ranks, tokens and
+// types, special ids. Throws rebox::Error (input) naming the file for a malformed one.
+RefTokenizer read_ref_tiktoken(const std::filesystem::path& model_dir, uint64_t vocab_size);
+
 // llama.cpp's pre-tokenizer name for a tokenizer.json Split regex, nullopt when unknown.
 std::optional<std::string> ref_pre_for_regex(std::string_view regex);
 
