@@ -22,6 +22,20 @@ struct Fp8Config {
     std::string_view scale_suffix = ".weight_scale_inv";
 };
 
+// Two block sides [rows, cols] in 1..2^20 into config, or an input error naming `field`.
+void read_block_sides(const nlohmann::json& sizes, const std::string& field,
+                      prequant::PackedReader& reader, Fp8Config& config) {
+    if (sizes.is_array() && sizes.size() == 2 && sizes[0].is_number_integer() &&
+        sizes[1].is_number_integer()) {
+        config.block_rows = sizes[0].get<int64_t>();
+        config.block_cols = sizes[1].get<int64_t>();
+    }
+    if (config.block_rows < 1 || config.block_cols < 1 || config.block_rows > kMaxBlockSide ||
+        config.block_cols > kMaxBlockSide)
+        reader.block_config(field, "'" + sizes.dump() + "' is not two block sides in 1..2^20",
+                            "two positive integers, e.g. [128, 128]");
+}
+
 // The one config group's "weights" of a compressed-tensors quantization_config, or nullptr.
 const nlohmann::json* ct_weights(const nlohmann::json& q) {
     const auto groups = q.find("config_groups");
@@ -58,16 +72,8 @@ Fp8Config read_ct_fp8_config(const nlohmann::json& q, prequant::PackedReader& re
                             "FP8 with the channel or the block strategy (block_structure)");
         return config;
     }
-    if (sizes->is_array() && sizes->size() == 2 && (*sizes)[0].is_number_integer() &&
-        (*sizes)[1].is_number_integer()) {
-        config.block_rows = (*sizes)[0].get<int64_t>();
-        config.block_cols = (*sizes)[1].get<int64_t>();
-    }
-    if (config.block_rows < 1 || config.block_cols < 1 || config.block_rows > kMaxBlockSide ||
-        config.block_cols > kMaxBlockSide)
-        reader.block_config("quantization_config.config_groups.weights.block_structure",
-                            "'" + sizes->dump() + "' is not two block sides in 1..2^20",
-                            "two positive integers, e.g. [128, 128]");
+    read_block_sides(*sizes, "quantization_config.config_groups.weights.block_structure", reader,
+                     config);
     return config;
 }
 
@@ -83,16 +89,7 @@ Fp8Config read_fp8_config(const ModelDir& model_dir, prequant::PackedReader& rea
                             "is missing: per-tensor or per-channel FP8 scales are not supported",
                             "block-quantized FP8 (weight_block_size [128, 128])");
     Fp8Config config;
-    if (sizes->is_array() && sizes->size() == 2 && (*sizes)[0].is_number_integer() &&
-        (*sizes)[1].is_number_integer()) {
-        config.block_rows = (*sizes)[0].get<int64_t>();
-        config.block_cols = (*sizes)[1].get<int64_t>();
-    }
-    if (config.block_rows < 1 || config.block_cols < 1 || config.block_rows > kMaxBlockSide ||
-        config.block_cols > kMaxBlockSide)
-        reader.block_config("quantization_config.weight_block_size",
-                            "'" + sizes->dump() + "' is not two block sides in 1..2^20",
-                            "two positive integers, e.g. [128, 128]");
+    read_block_sides(*sizes, "quantization_config.weight_block_size", reader, config);
     return config;
 }
 
