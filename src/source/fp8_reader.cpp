@@ -9,6 +9,7 @@
 
 #include "format/shape_text.hpp"
 #include "prequant_common.hpp"
+#include "source/fp4_checkpoint_reader.hpp"
 #include "source/fp8_values.hpp"
 #include "source_helpers.hpp"
 
@@ -20,6 +21,7 @@ constexpr int64_t kMaxBlockSide = int64_t{1} << 20;
 struct Fp8Config {
     int64_t block_rows = 0, block_cols = 0;  // block_cols 0: the whole row (one scale per row)
     std::string_view scale_suffix = ".weight_scale_inv";
+    bool per_tensor = false;  // ModelOpt FP8: one scale for the whole weight ([] or [1])
 };
 
 // Two block sides [rows, cols] in 1..2^20 into config, or an input error naming `field`.
@@ -78,6 +80,12 @@ Fp8Config read_ct_fp8_config(const nlohmann::json& q, prequant::PackedReader& re
 }
 
 Fp8Config read_fp8_config(const ModelDir& model_dir, prequant::PackedReader& reader) {
+    if (modelopt_quant_algo(model_dir) == "FP8") {  // conversion/base.py's "modelopt" branch
+        Fp8Config config;
+        config.scale_suffix = ".weight_scale";
+        config.per_tensor = true;
+        return config;
+    }
     const nlohmann::json* q = prequant::quantization_config(model_dir.config());
     if (is_ct_fp8(model_dir.config())) return read_ct_fp8_config(*q, reader);
     if (const auto fmt = q->find("fmt"); fmt != q->end() && *fmt != "e4m3")
@@ -115,13 +123,16 @@ void read_fp8_module(prequant::PackedReader& reader, const Fp8Config& config,
     Fp8View v;
     v.rows = w.shape[0];
     v.cols = w.shape[1];
-    v.block_rows = config.block_rows;
-    v.block_cols = config.block_cols == 0 ? v.cols : config.block_cols;
+    v.block_rows = config.per_tensor ? v.rows : config.block_rows;
+    v.block_cols = config.per_tensor || config.block_cols == 0 ? v.cols : config.block_cols;
     const std::string why = "for " + name + " " + detail::shape_text(w.shape) + " in blocks of " +
                             std::to_string(v.block_rows) + "x" + std::to_string(v.block_cols);
     if (!reader.expect(name, *weight, {StDtype::F8_E4M3}, w.shape, "") ||
         !reader.expect(name, scale, {StDtype::F32, StDtype::BF16, StDtype::F16},
-                       {v.scale_rows(), v.scale_cols()}, why))
+                       !config.per_tensor ? std::vector<int64_t>{v.scale_rows(), v.scale_cols()}
+                       : scale.info->shape.empty() ? std::vector<int64_t>{}
+                                                   : std::vector<int64_t>{1},
+                       why))
         return;
     v.scale_dtype = *source_detail::float_dtype(scale.info->dtype);
     v.codes = weight->file->data(w);
@@ -193,8 +204,11 @@ SourceModel read_fp8_model(const ModelDir& model_dir) {
                 read_fp8_module(reader, config, name.substr(0, name.size() - suffix.size()), where);
                 continue;
             }
-            // ModelBase.dequant_model drops the unused activation scales.
-            if (name.ends_with(".activation_scale") || name.ends_with("_activation_scale"))
+            // ModelBase.dequant_model drops the unused activation scales (ModelOpt's input, k and
+            // v scales too).
+            if (name.ends_with(".activation_scale") || name.ends_with("_activation_scale") ||
+                (config.per_tensor && (name.ends_with(".input_scale") ||
+                                       name.ends_with(".k_scale") || name.ends_with(".v_scale"))))
                 continue;
             if (name.ends_with(".weight") &&
                 reader.find(name.substr(0, name.size() - 7) + std::string(suffix)))

@@ -23,7 +23,8 @@
 namespace rebox {
 
 std::string detect_source_format(const ModelDir& model_dir) {
-    if (modelopt_quant_algo(model_dir)) return "modelopt";
+    if (const auto algo = modelopt_quant_algo(model_dir))
+        return *algo == "FP8" ? "fp8" : "modelopt";
     if (model_dir.has_config()) {
         const std::string method = prequant::quant_method(model_dir.config());
         if (method == "compressed-tensors" && ct_fp4_format(model_dir.config()))

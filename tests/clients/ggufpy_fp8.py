@@ -9,13 +9,15 @@ P.weight_scale_inv is F32 / BF16 / F16 [ceil(out/br), ceil(in/bc)]; value = e4m3
 in float64 (exact). llm-compressor's compressed-tensors FP8 (quant_method compressed-tensors, one config
 group of 8-bit float weights, format float-quantized; compressed-tensors' docs and conversion/base.py's
 dequant_model): P.weight_scale, [out, 1] with strategy "channel" (one scale per output row) or
-[ceil(out/br), ceil(in/bc)] with strategy "block" and block_structure [br, bc].
+[ceil(out/br), ceil(in/bc)] with strategy "block" and block_structure [br, bc]. ModelOpt's FP8 export
+(hf_quant_config.json quant_algo FP8): P.weight_scale F32 [] for the whole weight.
 GGUF side: llama.cpp's GGUFReader and gguf.quants.dequantize, widened to float64.
 Which GGUF tensor holds which source tensor comes from `rebox plan --json`.
 
 Usage: ggufpy_fp8.py MODEL_DIR FILE.gguf PLAN.json EXPECTED_TYPE|any
 """
 import json
+import os
 import sys
 
 import numpy as np
@@ -25,8 +27,11 @@ from source_values import first_difference, float_values, read_safetensors
 
 model_dir, gguf_path, plan_path, want_type = sys.argv[1:5]
 config = json.load(open(f"{model_dir}/config.json"))
-q = config["quantization_config"]
-if q["quant_method"] == "fp8":
+q = config.get("quantization_config", {})
+if os.path.exists(f"{model_dir}/hf_quant_config.json"):  # ModelOpt FP8: one scale per weight
+    assert json.load(open(f"{model_dir}/hf_quant_config.json"))["quantization"]["quant_algo"] == "FP8"
+    suffix, br, bc = "_scale", None, None
+elif q["quant_method"] == "fp8":
     suffix, (br, bc) = "_scale_inv", q["weight_block_size"]
 else:
     weights = next(iter(q["config_groups"].values()))["weights"]
@@ -51,10 +56,10 @@ E4M3 = e4m3_table()
 def source_values(name):
     w, s = tensors[name], tensors[name + suffix]
     rows, cols = w.shape
-    block_cols = bc or cols  # channel: one scale for the whole row
+    block_rows, block_cols = br or rows, bc or cols  # channel: the whole row; ModelOpt: the weight
     codes = np.asarray(w.bytes).reshape(rows, cols)
-    scale = float_values(s).astype(np.float64).reshape(s.shape)  # exact widening
-    per_value = scale[np.arange(rows)[:, None] // br, np.arange(cols)[None, :] // block_cols]
+    scale = float_values(s).astype(np.float64).reshape(-1, 1 if br is None else s.shape[-1])  # exact
+    per_value = scale[np.arange(rows)[:, None] // block_rows, np.arange(cols)[None, :] // block_cols]
     return E4M3[codes] * per_value
 
 

@@ -3,7 +3,8 @@
 # DeepSeek-V3 / Qwen3 -FP8 store them (BF16 scales in 128 x 128 blocks; F16 scales in 48 x 40
 # blocks, partial at the edges; F32 powers of two), and as llm-compressor's compressed-tensors FP8
 # stores them (--fp8-layout ct-channel: BF16 weight_scale per output row; ct-block: F32 powers of two
-# in 48 x 40 blocks), rebox converts each with
+# in 48 x 40 blocks) and as ModelOpt exports FP8 (--fp8-layout modelopt: hf_quant_config.json, one F32
+# scale of 20 significant bits per weight), rebox converts each with
 # --allow-lossless-fallback, and gguf-py (GGUFReader + gguf.quants.dequantize) must read every
 # value exactly as ggufpy_fp8.py computes it in float64 from the checkpoint's raw bytes; the power-
 # of-two file must be BF16 throughout. A deepseek2 fixture re-stored as FP8 (fp8_restore.py,
@@ -20,7 +21,8 @@ ggufpy_setup "$BUILD"
 files=()
 for spec in "bf16:bf16:any:" "f16:f16:any:--fp8-block 48 40" "pow2:pow2:BF16:" \
   "ct-channel:bf16:any:--fp8-layout ct-channel" \
-  "ct-block:pow2:BF16:--fp8-layout ct-block --fp8-block 48 40"; do
+  "ct-block:pow2:BF16:--fp8-layout ct-block --fp8-block 48 40" \
+  "modelopt:f32-short:F32:--fp8-layout modelopt"; do
   IFS=: read -r name scales want extra <<<"$spec"
   dir="$WORK/fp8-$name"
   # shellcheck disable=SC2086 # $extra is a list of options

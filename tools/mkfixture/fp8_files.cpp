@@ -100,17 +100,26 @@ void append_fp8_entries(std::vector<StTensor>& out, const PlanUnit& unit, uint64
                    }});
     if (target && options.defect == "no-scale") return;
     const bool channel = options.layout == "ct-channel";
-    const int64_t block_rows = channel ? 1 : options.block_rows;
-    const int64_t block_cols = channel ? q.cols : options.block_cols;
+    const bool per_tensor = options.layout == "modelopt";
+    const int64_t block_rows = channel ? 1 : per_tensor ? q.rows : options.block_rows;
+    const int64_t block_cols = channel || per_tensor ? q.cols : options.block_cols;
     const int64_t srows = (q.rows + block_rows - 1) / block_rows +
                           (target && options.defect == "scale-shape" ? 1 : 0);
     const int64_t scols = (q.cols + block_cols - 1) / block_cols;
     const std::string dtype = options.scales == "bf16"  ? "BF16"
                               : options.scales == "f16" ? "F16"
                                                         : "F32";
-    out.push_back({q.name + (options.layout == "fp8" ? "_scale_inv" : "_scale"),
-                   dtype,
-                   {srows, scols},
+    // ModelOpt FP8: one F32 scale of shape [] per weight, and the static activation scale beside.
+    const std::vector<int64_t> scale_shape =
+        per_tensor && srows == 1 ? std::vector<int64_t>{} : std::vector<int64_t>{srows, scols};
+    if (per_tensor) {
+        const std::string module = q.name.substr(0, q.name.size() - std::string("weight").size());
+        out.push_back({module + "input_scale", "F32", {}, 4, [](std::ostream& s) {
+                           const float one = 0.0125f;
+                           s.write(reinterpret_cast<const char*>(&one), 4);
+                       }});
+    }
+    out.push_back({q.name + (options.layout == "fp8" ? "_scale_inv" : "_scale"), dtype, scale_shape,
                    static_cast<uint64_t>(srows * scols * scale_width(options)),
                    [q, seed, srows, scols, options](std::ostream& s) {
                        SplitMix64 rng = stream_for(seed, q.name + ".fp8_scales");
@@ -124,6 +133,20 @@ void append_fp8_entries(std::vector<StTensor>& out, const PlanUnit& unit, uint64
 }  // namespace
 
 void add_fp8_quantization(const fs::path& out_dir, const Fp8Options& options) {
+    if (options.layout == "modelopt") {  // ModelOpt's export: hf_quant_config.json beside
+        std::ofstream side(out_dir / "hf_quant_config.json", std::ios::binary | std::ios::trunc);
+        side << nlohmann::ordered_json{{"producer", {{"name", "modelopt"}, {"version", "0.29.0"}}},
+                                       {"quantization",
+                                        {{"quant_algo", "FP8"},
+                                         {"kv_cache_quant_algo", nullptr},
+                                         {"exclude_modules", {"lm_head"}}}}}
+                    .dump(4)
+             << "\n";
+        if (!side)
+            throw std::runtime_error((out_dir / "hf_quant_config.json").string() +
+                                     ": cannot write");
+        return;
+    }
     const fs::path path = out_dir / "config.json";
     nlohmann::ordered_json config;
     {

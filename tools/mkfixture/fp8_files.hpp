@@ -24,7 +24,9 @@ struct Fp8Options {
     int64_t block_rows = 128, block_cols = 128;
     // fp8 (DeepSeek-V3 / Qwen: P.weight_scale_inv, quant_method fp8) | ct-channel / ct-block
     // (llm-compressor's compressed-tensors float-quantized FP8: P.weight_scale, one per output row
-    // [out, 1] or per block [ceil(out/br), ceil(in/bc)], strategy channel / block).
+    // [out, 1] or per block [ceil(out/br), ceil(in/bc)], strategy channel / block) | modelopt
+    // (ModelOpt's FP8 export: hf_quant_config.json quant_algo FP8, P.weight_scale F32 [] for the
+    // whole weight, P.input_scale F32 []).
     std::string layout = "fp8";
     // "" | nan (q_proj's first code 0x7F) | scale-shape (q_proj's scale one block row too many) |
     // no-scale (q_proj without its weight_scale_inv).

@@ -403,8 +403,9 @@ int main(int argc, char** argv) {
     app.add_option("--fp8-layout", fp8.layout,
                    "--format fp8: fp8 (default: weight_scale_inv, quant_method fp8) | ct-channel | "
                    "ct-block (compressed-tensors float-quantized: weight_scale per output row or "
-                   "per --fp8-block block)")
-        ->check(CLI::IsMember({"fp8", "ct-channel", "ct-block"}));
+                   "per --fp8-block block) | modelopt (hf_quant_config.json FP8, one scale per "
+                   "weight)")
+        ->check(CLI::IsMember({"fp8", "ct-channel", "ct-block", "modelopt"}));
     app.add_option("--fp8-defect", fp8.defect,
                    "--format fp8, model.layers.0.self_attn.q_proj refused: nan (a code 0x7F) | "
                    "scale-shape (one block row too many) | no-scale (no weight_scale_inv)")

@@ -112,6 +112,14 @@ float ref_round_to_bf16(float value) {
 }
 
 std::optional<Fp8Layout> fp8_layout(const std::filesystem::path& config_path) {
+    if (std::ifstream side(config_path.parent_path() / "hf_quant_config.json"); side) {
+        const nlohmann::json j = nlohmann::json::parse(side, nullptr, false);
+        const nlohmann::json* q =
+            j.is_object() && j.contains("quantization") ? &j["quantization"] : nullptr;
+        if (q && q->is_object() && q->value("quant_algo", std::string()) == "FP8")
+            return Fp8Layout{0, 0, "_scale", true};
+        return std::nullopt;
+    }
     std::ifstream in(config_path);
     if (!in) return std::nullopt;
     const nlohmann::json root = nlohmann::json::parse(in, nullptr, false);

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
-#include <string>
 #include <span>
+#include <string>
 
 #include "format/safetensors.hpp"
 #include "verify/sources/prequant_expected.hpp"
@@ -48,12 +48,14 @@ void expected_from_fp8(const Fp8Source& source, uint64_t first, std::span<float>
 // 0: the whole row, compressed-tensors' channel strategy), each P.weight scaled by P + the suffix.
 struct Fp8Layout {
     uint64_t block_rows = 0, block_cols = 0;
-    std::string scale_suffix;  // "_scale_inv" (quant_method fp8) or "_scale" (compressed-tensors)
+    std::string scale_suffix;  // "_scale_inv" (quant_method fp8) or "_scale" (the others)
+    bool per_tensor = false;   // ModelOpt FP8: one scale ([] or [1]) for the whole weight
 };
 
 // config.json's FP8 layout: quant_method "fp8" with weight_block_size [br, bc], or
-// compressed-tensors float-quantized 8-bit float weights with the channel or block strategy;
-// nullopt otherwise. A malformed block size is an input error (rebox::Error).
+// compressed-tensors float-quantized 8-bit float weights with the channel or block strategy, or
+// (hf_quant_config.json beside it) ModelOpt's quant_algo "FP8"; nullopt otherwise. A malformed
+// block size is an input error (rebox::Error).
 std::optional<Fp8Layout> fp8_layout(const std::filesystem::path& config);
 
 }  // namespace rebox::verify_ref

@@ -22,12 +22,17 @@ void bind_fp8(const Part& weight, const Part& scale, const Fp8Layout& layout, So
     Fp8Source f;
     f.rows = static_cast<uint64_t>(w.shape[0]);
     f.cols = static_cast<uint64_t>(w.shape[1]);
-    f.block_rows = layout.block_rows;
-    f.block_cols = layout.block_cols == 0 ? f.cols : layout.block_cols;  // 0: the whole row
+    f.block_rows = layout.per_tensor ? f.rows : layout.block_rows;
+    f.block_cols = layout.per_tensor || layout.block_cols == 0 ? f.cols : layout.block_cols;
     f.scale_cols = (f.cols + f.block_cols - 1) / f.block_cols;
     const uint64_t scale_rows = (f.rows + f.block_rows - 1) / f.block_rows;
-    const std::vector<int64_t> want = {static_cast<int64_t>(scale_rows),
-                                       static_cast<int64_t>(f.scale_cols)};
+    // ModelOpt's one scale per weight is stored as [] or [1].
+    const bool one =
+        scale.info->shape.empty() || (scale.info->shape.size() == 1 && scale.info->shape[0] == 1);
+    const std::vector<int64_t> want =
+        layout.per_tensor ? (one ? scale.info->shape : std::vector<int64_t>{1})
+                          : std::vector<int64_t>{static_cast<int64_t>(scale_rows),
+                                                 static_cast<int64_t>(f.scale_cols)};
     if (!source_float(scale.info->dtype, &f.scale_dtype) || scale.info->shape != want) {
         entry.problem =
             error_message(scale.file->display_name(), scale.info->name,
@@ -58,6 +63,9 @@ SourceIndex index_fp8_source(const SafetensorsModel& model, const Fp8Layout& lay
     SourceIndex index;
     for (const auto& [name, part] : parts) {
         if (name.ends_with(".activation_scale") || name.ends_with("_activation_scale")) continue;
+        if (layout.per_tensor && (name.ends_with(".input_scale") || name.ends_with(".k_scale") ||
+                                  name.ends_with(".v_scale")))
+            continue;  // ModelOpt's activation and KV-cache scales: not weights
         SourceTensor entry;
         entry.name = name;
         entry.file = part.file->display_name();
