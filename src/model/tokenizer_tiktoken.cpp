@@ -10,6 +10,7 @@
 
 #include "json_file.hpp"
 #include "model/tokenizer_special.hpp"
+#include "model/tokenizer_unigram.hpp"
 #include "rebox/error.hpp"
 
 namespace rebox {
@@ -43,33 +44,15 @@ int tt_base64_value(char c) {
     return -1;
 }
 
-// Canonical standard base64 (RFC 4648 with '=' padding); nullopt for anything else.
+// Canonical standard base64: tokenizer_unigram's decode_base64 (RFC 4648, '=' padding) with the
+// bits the padding drops zero and at least one byte; nullopt for anything else.
 std::optional<std::string> tt_decode_base64(std::string_view text) {
-    if (text.empty() || text.size() % 4 != 0) return std::nullopt;
-    size_t pad = 0;
-    if (text.back() == '=') pad = text[text.size() - 2] == '=' ? 2 : 1;
-    std::string out;
-    out.reserve(text.size() / 4 * 3);
-    for (size_t i = 0; i < text.size(); i += 4) {
-        const bool last = i + 4 == text.size();
-        std::array<int, 4> v{};
-        for (size_t k = 0; k < 4; ++k) {
-            const bool is_pad = last && k >= 4 - pad;
-            v[k] = is_pad ? 0 : tt_base64_value(text[i + k]);
-            if (v[k] < 0) return std::nullopt;
-        }
-        const uint32_t word = (static_cast<uint32_t>(v[0]) << 18) |
-                              (static_cast<uint32_t>(v[1]) << 12) |
-                              (static_cast<uint32_t>(v[2]) << 6) | static_cast<uint32_t>(v[3]);
-        out.push_back(static_cast<char>(word >> 16));
-        if (!(last && pad == 2)) out.push_back(static_cast<char>((word >> 8) & 0xff));
-        if (!(last && pad >= 1)) out.push_back(static_cast<char>(word & 0xff));
-        // Non-canonical: bits the padding drops must be zero.
-        if (last && pad == 2 && (v[1] & 0x0f) != 0) return std::nullopt;
-        if (last && pad == 1 && (v[2] & 0x03) != 0) return std::nullopt;
-    }
-    if (out.empty()) return std::nullopt;
-    return out;
+    const std::optional<std::vector<uint8_t>> bytes = detail::decode_base64(text);
+    if (!bytes || bytes->empty()) return std::nullopt;
+    const size_t pad = text.ends_with("==") ? 2 : text.ends_with('=') ? 1 : 0;
+    if (pad == 2 && (tt_base64_value(text[text.size() - 3]) & 0x0f) != 0) return std::nullopt;
+    if (pad == 1 && (tt_base64_value(text[text.size() - 2]) & 0x03) != 0) return std::nullopt;
+    return std::string(bytes->begin(), bytes->end());
 }
 
 bool tt_is_space(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f'; }
