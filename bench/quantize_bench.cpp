@@ -42,6 +42,13 @@ size_t output_bytes(GgmlType type) {
     return static_cast<size_t>(kRows * kWidth / traits->block_size) * traits->type_size;
 }
 
+// The lane path a contender names ("sse2", "avx2", "avx512"), scalar for "ggml" / "rebox".
+KernelPath lane_path(const std::string& contender) {
+    for (KernelPath path : {KernelPath::sse2, KernelPath::avx2, KernelPath::avx512})
+        if (contender == rebox::quant::kernel_path_name(path)) return path;
+    return KernelPath::scalar;
+}
+
 // contender: "ggml", "rebox" (rebox::quantize_rows) or a lane path name.
 void run(benchmark::State& state, GgmlType type, bool with_imatrix, const std::string& contender) {
     const Data& d = data();
@@ -51,9 +58,7 @@ void run(benchmark::State& state, GgmlType type, bool with_imatrix, const std::s
         state.SkipWithError(("no oracle: " + oracle().error()).c_str());
         return;
     }
-    KernelPath path = KernelPath::scalar;
-    if (contender == "sse2") path = KernelPath::sse2;
-    if (contender == "avx2") path = KernelPath::avx2;
+    const KernelPath path = lane_path(contender);
     if (path != KernelPath::scalar && !rebox::quant::kernel_path_supported(path)) {
         state.SkipWithError("this CPU lacks the path");
         return;
@@ -131,18 +136,15 @@ int main(int argc, char** argv) {
                 continue;  // ggml requires an imatrix (rebox refuses, ggml aborts)
             const std::string key =
                 rebox::ggml_type_name(type) + (with_imatrix ? " imatrix" : " ref");
-            for (const char* contender : {"ggml", "sse2", "avx2", "rebox"}) {
+            for (const char* contender : {"ggml", "sse2", "avx2", "avx512", "rebox"}) {
                 const std::string c = contender;
-                const bool lanes = c == "sse2" || c == "avx2";
-                if (lanes) {  // only types with a lane kernel
+                const KernelPath path = lane_path(c);
+                if (path != KernelPath::scalar) {  // only types with a lane kernel
                     std::vector<float> probe(256, 1.f);
                     std::vector<uint8_t> sink(1024);
-                    if (!rebox::quant::kernel_path_supported(c == "avx2" ? KernelPath::avx2
-                                                                         : KernelPath::sse2))
-                        continue;
-                    if (!rebox::quant::quantize_rows_simd(
-                            c == "avx2" ? KernelPath::avx2 : KernelPath::sse2, type, probe.data(),
-                            sink.data(), 1, 256, nullptr))
+                    if (!rebox::quant::kernel_path_supported(path)) continue;
+                    if (!rebox::quant::quantize_rows_simd(path, type, probe.data(), sink.data(), 1,
+                                                          256, nullptr))
                         continue;
                 }
                 benchmark::RegisterBenchmark((key + "/" + c).c_str(), [type, with_imatrix,

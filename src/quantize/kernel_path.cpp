@@ -1,5 +1,6 @@
-// Picks the kernels' instruction set at run time: AVX2 when the CPU has it, else SSE2 (the x86-64
-// baseline), scalar elsewhere; REBOX_KERNEL_PATH=scalar|sse2|avx2 overrides it when supported.
+// Picks the kernels' instruction set at run time: AVX-512 (F, DQ, BW and VL) when the CPU has it,
+// else AVX2, else SSE2 (the x86-64 baseline), scalar elsewhere; REBOX_KERNEL_PATH=
+// scalar|sse2|avx2|avx512 overrides it when supported.
 #include "quantize/kernel_path.hpp"
 
 #include <cstdlib>
@@ -16,6 +17,8 @@ const char* kernel_path_name(KernelPath path) {
             return "sse2";
         case KernelPath::avx2:
             return "avx2";
+        case KernelPath::avx512:
+            return "avx512";
     }
     return "scalar";
 }
@@ -29,9 +32,13 @@ bool kernel_path_supported(KernelPath path) {
             return true;
         case KernelPath::avx2:
             return __builtin_cpu_supports("avx2");
+        case KernelPath::avx512:
+            return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                   __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
 #else
         case KernelPath::sse2:
         case KernelPath::avx2:
+        case KernelPath::avx512:
             return false;
 #endif
     }
@@ -42,10 +49,12 @@ KernelPath best_kernel_path() {
     // An override naming a path this CPU lacks (or no path) is ignored: the bytes are the same on
     // every path, so only the speed changes.
     if (const char* forced = std::getenv("REBOX_KERNEL_PATH")) {
-        for (KernelPath path : {KernelPath::scalar, KernelPath::sse2, KernelPath::avx2})
+        for (KernelPath path :
+             {KernelPath::scalar, KernelPath::sse2, KernelPath::avx2, KernelPath::avx512})
             if (std::strcmp(forced, kernel_path_name(path)) == 0 && kernel_path_supported(path))
                 return path;
     }
+    if (kernel_path_supported(KernelPath::avx512)) return KernelPath::avx512;
     if (kernel_path_supported(KernelPath::avx2)) return KernelPath::avx2;
     if (kernel_path_supported(KernelPath::sse2)) return KernelPath::sse2;
     return KernelPath::scalar;

@@ -1,7 +1,8 @@
 // Q4_K and Q5_K in lanes (ggml's quantize_row_q{4,5}_K_ref and quantize_row_q{4,5}_K_impl, which
 // differ only in nmax, the ref search's constants and the code packing): lane k runs the scale
-// search of sub-block k (32 values) of a super-block, then requantizes it; the per-super-block
-// steps (max of the scales, 6-bit packing, make_qp_quants) stay scalar, as in ggml.
+// search of sub-block k (32 values) of a super-block (16 lanes: of two consecutive super-blocks),
+// then requantizes it; the per-super-block steps (max of the scales, 6-bit packing,
+// make_qp_quants) stay scalar, as in ggml.
 #pragma once
 
 #include <cstdint>
@@ -53,18 +54,28 @@ struct Q5K {
     }
 };
 
+// Super-blocks one step quantizes together: lane k runs sub-block k of 8 * kSuperBlocksPerStep
+// consecutive sub-blocks, so 16 lanes take two super-blocks (4 and 8 lanes one).
+template <class V>
+constexpr int kSuperBlocksPerStep = V::kWidth > 8 ? V::kWidth / 8 : 1;
+
 // Requantizes the lanes' sub-blocks with the stored fp16 d/dmin and 6-bit scales (ggml's second
-// pass), for sub-blocks first .. first+W-1, and packs all 256 codes when the super-block is done.
+// pass): lane k is sub-block first + k of the step, in super-block (first + k) / 8 of `blocks`;
+// lanes past `subblocks` (the step's last super-block is missing) keep their codes.
 template <class V, class T>
-void q4_k_requant(const typename V::F* x, int first, const uint8_t* block, typename V::F* L) {
+void q4_k_requant(const typename V::F* x, int first, int subblocks, const uint8_t* blocks,
+                  typename V::F* L) {
     constexpr int W = V::kWidth;
     alignas(32) float d_lane[W], dm_lane[W];
-    const float d = load_half(block), dmin = load_half(block + 2);
     for (int k = 0; k < W; ++k) {
+        const int j = first + k;
+        d_lane[k] = dm_lane[k] = 0.f;
+        if (j >= subblocks) continue;
+        const uint8_t* block = blocks + T::kBlockBytes * (j / 8);
         uint8_t sc, m;
-        unpack_scale_min_k4(first + k, block + 4, &sc, &m);
-        d_lane[k] = d * static_cast<float>(sc);
-        dm_lane[k] = dmin * static_cast<float>(m);
+        unpack_scale_min_k4(j % 8, block + 4, &sc, &m);
+        d_lane[k] = load_half(block) * static_cast<float>(sc);
+        dm_lane[k] = load_half(block + 2) * static_cast<float>(m);
     }
     const typename V::F dv = V::load(d_lane), dmv = V::load(dm_lane);
     const typename V::F skip = V::eq(dv, V::zero());  // if (!d) continue: keep the search's codes
@@ -75,46 +86,11 @@ void q4_k_requant(const typename V::F* x, int first, const uint8_t* block, typen
     }
 }
 
-// One super-block; imatrix == nullptr is the _ref path, else the _impl path with this super-block's
-// 256 weights and the sum of x^2 over the super-block.
-template <class V, class T>
-void q4_k_super_block(const float* x, const float* imatrix, float sum_x2, uint8_t* block) {
-    using F = typename V::F;
-    constexpr int W = V::kWidth;
-    constexpr int kGroups = 8 / W;
-    F xt[kGroups][32], Lt[kGroups][32];
-    alignas(32) float scales[8], mins[8], sw[8];
-    for (int g = 0; g < kGroups; ++g) {
-        F* xg = xt[g];
-        transpose_in<V, 32>(x + 32 * W * g, W, xg);
-        F w[32];
-        if (!imatrix) {
-            F sum_x2 = V::zero();
-            for (int i = 0; i < 32; ++i) sum_x2 = V::add(sum_x2, V::mul(xg[i], xg[i]));
-            const F av_x = V::sqrt(V::div(sum_x2, V::set1(32.f)));
-            for (int i = 0; i < 32; ++i) w[i] = V::add(av_x, V::abs(xg[i]));
-            F the_min;
-            const F scale = make_qkx_lanes<V, 32, false, false>(
-                xg, w, T::kNmax, T::kRefRmin, T::kRefRdelta, T::kRefNstep, Lt[g], &the_min);
-            V::store(scales + W * g, scale);
-            V::store(mins + W * g, the_min);
-        } else {
-            F qw[32];
-            transpose_in<V, 32>(imatrix + 32 * W * g, W, qw);
-            const F s2 = V::set1(2 * sum_x2 / 256);  // sigma2 = 2*sum_x2/QK_K
-            F sumw = V::zero();
-            for (int i = 0; i < 32; ++i) {
-                w[i] = V::mul(qw[i], V::sqrt(V::add(s2, V::mul(xg[i], xg[i]))));
-                sumw = V::add(sumw, w[i]);
-            }
-            V::store(sw + W * g, sumw);
-            F the_min;
-            const F scale = make_qkx_lanes<V, 32, false, true>(xg, w, T::kNmax, -0.9f, 0.05f, 36,
-                                                               Lt[g], &the_min);
-            V::store(scales + W * g, scale);
-            V::store(mins + W * g, the_min);
-        }
-    }
+// The per-super-block scalar step of ggml: the 6-bit scales and mins of the 8 sub-blocks and the
+// fp16 d/dmin, from the search's scales / mins (and the imatrix path's sub-block weights sw).
+template <class T>
+void q4_k_pack_scales(const float* scales, const float* mins, const float* sw, bool imatrix,
+                      uint8_t* block) {
     std::memset(block, 0, T::kBlockBytes);
     uint8_t* packed_scales = block + 4;
     if (!imatrix) {
@@ -143,20 +119,98 @@ void q4_k_super_block(const float* x, const float* imatrix, float sum_x2, uint8_
         store_half(block, d_block);
         store_half(block + 2, m_block);
     }
-    alignas(32) uint8_t L[256];
-    for (int g = 0; g < kGroups; ++g) {
-        q4_k_requant<V, T>(xt[g], W * g, block, Lt[g]);
-        transpose_codes_out<V, 32>(Lt[g], W, L + 32 * W * g);
-    }
-    T::pack(L, block);
 }
 
-// quantize_q4_K / quantize_q5_K.
+// `count` (1 .. kSuperBlocksPerStep) consecutive super-blocks of one row; imatrix == nullptr is
+// the _ref path, else the _impl path with these super-blocks' weights and each one's sum of x^2.
+template <class V, class T>
+void q4_k_super_blocks(const float* x, const float* imatrix, const float* sum_x2, int count,
+                       uint8_t* blocks) {
+    using F = typename V::F;
+    constexpr int W = V::kWidth;
+    constexpr int kSuper = kSuperBlocksPerStep<V>;
+    constexpr int kGroups = 8 * kSuper / W;
+    const int subblocks = 8 * count;
+    F xt[kGroups][32], Lt[kGroups][32];
+    alignas(32) float scales[8 * kSuper], mins[8 * kSuper], sw[8 * kSuper];
+    for (int g = 0; g < kGroups; ++g) {
+        F* xg = xt[g];
+        const int lanes = subblocks - W * g < W ? subblocks - W * g : W;
+        transpose_in<V, 32>(x + 32 * W * g, lanes, xg);
+        F w[32];
+        if (!imatrix) {
+            F sum_x2_lanes = V::zero();
+            for (int i = 0; i < 32; ++i) sum_x2_lanes = V::add(sum_x2_lanes, V::mul(xg[i], xg[i]));
+            const F av_x = V::sqrt(V::div(sum_x2_lanes, V::set1(32.f)));
+            for (int i = 0; i < 32; ++i) w[i] = V::add(av_x, V::abs(xg[i]));
+            F the_min;
+            const F scale = make_qkx_lanes<V, 32, false, false>(
+                xg, w, T::kNmax, T::kRefRmin, T::kRefRdelta, T::kRefNstep, Lt[g], &the_min);
+            V::store(scales + W * g, scale);
+            V::store(mins + W * g, the_min);
+        } else {
+            F qw[32];
+            transpose_in<V, 32>(imatrix + 32 * W * g, lanes, qw);
+            alignas(32) float s2_lane[W];  // sigma2 = 2*sum_x2/QK_K of each lane's super-block
+            for (int k = 0; k < W; ++k) {
+                const int j = W * g + k;
+                s2_lane[k] = j < subblocks ? 2 * sum_x2[j / 8] / 256 : 0.f;
+            }
+            const F s2 = V::load(s2_lane);
+            F sumw = V::zero();
+            for (int i = 0; i < 32; ++i) {
+                w[i] = V::mul(qw[i], V::sqrt(V::add(s2, V::mul(xg[i], xg[i]))));
+                sumw = V::add(sumw, w[i]);
+            }
+            V::store(sw + W * g, sumw);
+            F the_min;
+            const F scale = make_qkx_lanes<V, 32, false, true>(xg, w, T::kNmax, -0.9f, 0.05f, 36,
+                                                               Lt[g], &the_min);
+            V::store(scales + W * g, scale);
+            V::store(mins + W * g, the_min);
+        }
+    }
+    for (int s = 0; s < count; ++s)
+        q4_k_pack_scales<T>(scales + 8 * s, mins + 8 * s, sw + 8 * s, imatrix != nullptr,
+                            blocks + T::kBlockBytes * s);
+    alignas(32) uint8_t L[256 * kSuper];
+    for (int g = 0; g < kGroups; ++g) {
+        q4_k_requant<V, T>(xt[g], W * g, subblocks, blocks, Lt[g]);
+        const int lanes = subblocks - W * g < W ? subblocks - W * g : W;
+        if (lanes > 0) transpose_codes_out<V, 32>(Lt[g], lanes, L + 32 * W * g);
+    }
+    for (int s = 0; s < count; ++s) T::pack(L + 256 * s, blocks + T::kBlockBytes * s);
+}
+
+// quantize_q4_K / quantize_q5_K: each row's super-blocks kSuperBlocksPerStep at a time (the last
+// step of a row may hold fewer). The imatrix path's sums of x^2 are taken W super-blocks at a time
+// in lanes first (W is a multiple of kSuperBlocksPerStep).
 template <class V, class T>
 void q4_k_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
                const float* imatrix) {
-    for_each_super_block<V, SuperBlock<T::kBlockBytes, q4_k_super_block<V, T>>>(src, dst, nrows,
-                                                                                n_per_row, imatrix);
+    constexpr int W = V::kWidth;
+    constexpr int kSuper = kSuperBlocksPerStep<V>;
+    static_assert(W % kSuper == 0);
+    const int64_t blocks_per_row = n_per_row / 256;
+    for (int64_t row = 0; row < nrows; ++row) {
+        const float* x = src + row * n_per_row;
+        uint8_t* out = dst + row * blocks_per_row * T::kBlockBytes;
+        for (int64_t b0 = 0; b0 < blocks_per_row; b0 += W) {
+            const int chunk = static_cast<int>(blocks_per_row - b0 < W ? blocks_per_row - b0 : W);
+            float sum_x2[W] = {};
+            if (imatrix) {
+                const float* bases[W];
+                for (int k = 0; k < chunk; ++k) bases[k] = x + 256 * (b0 + k);
+                sum_squares_lanes<V>(bases, chunk, 256, sum_x2);
+            }
+            for (int s = 0; s < chunk; s += kSuper) {
+                const int64_t b = b0 + s;
+                const int count = chunk - s < kSuper ? chunk - s : kSuper;
+                q4_k_super_blocks<V, T>(x + 256 * b, imatrix ? imatrix + 256 * b : nullptr,
+                                        sum_x2 + s, count, out + T::kBlockBytes * b);
+            }
+        }
+    }
 }
 
 }  // namespace

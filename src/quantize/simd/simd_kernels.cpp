@@ -10,8 +10,9 @@ bool quantize_rows_simd(KernelPath path, GgmlType type, const float* src, void* 
                         int64_t n_per_row, const float* imatrix) {
 #if defined(__x86_64__)
     if (path == KernelPath::scalar || !kernel_path_supported(path)) return false;
-    const simd::LaneKernel kernel =
-        path == KernelPath::avx2 ? simd::lane_kernel_avx2(type) : simd::lane_kernel_sse2(type);
+    const simd::LaneKernel kernel = path == KernelPath::avx512 ? simd::lane_kernel_avx512(type)
+                                    : path == KernelPath::avx2 ? simd::lane_kernel_avx2(type)
+                                                               : simd::lane_kernel_sse2(type);
     if (!kernel) return false;
     kernel(src, static_cast<uint8_t*>(dst), nrows, n_per_row, imatrix);
     return true;

@@ -9,7 +9,7 @@
 
 namespace rebox::quant {
 
-// Quantizes nrows x n_per_row values with `path` (sse2 or avx2) when this file has a lane kernel
+// Quantizes nrows x n_per_row values with `path` (sse2, avx2 or avx512) when this file has a lane kernel
 // for (type, imatrix given or not); returns false, writing nothing, when it has none (the caller
 // then runs the scalar kernel). Arguments are already validated by the caller.
 bool quantize_rows_simd(KernelPath path, GgmlType type, const float* src, void* dst, int64_t nrows,

@@ -103,7 +103,8 @@ TEST_P(QuantizeOracle, ScalarKernelsMatchGgmlWithImatrix) {
 TEST_P(QuantizeOracle, EveryKernelPathThisCpuRunsMatchesGgml) {
     REBOX_REQUIRE_GGML_ORACLE();
     int paths_run = 0;
-    for (const auto path : {quant::KernelPath::sse2, quant::KernelPath::avx2}) {
+    for (const auto path :
+         {quant::KernelPath::sse2, quant::KernelPath::avx2, quant::KernelPath::avx512}) {
         if (!quant::kernel_path_supported(path)) continue;
         ++paths_run;
         for (const bool with_imatrix : {false, true}) {
@@ -111,7 +112,8 @@ TEST_P(QuantizeOracle, EveryKernelPathThisCpuRunsMatchesGgml) {
                               std::max<int64_t>(1, test::quant_test_values() / 10));
         }
     }
-    if (paths_run == 0) GTEST_SKIP() << "no SSE2/AVX2 kernel path in this build or on this CPU";
+    if (paths_run == 0)
+        GTEST_SKIP() << "no SSE2/AVX2/AVX-512 kernel path in this build or on this CPU";
 }
 
 // Rows split into chunks (as a thread pool would) through the public API give ggml's bytes for

@@ -1,7 +1,8 @@
-// The lane kernels (SSE2 and AVX2) against llama.cpp's own ggml_quantize_chunk (the prebuilt
-// libggml-base.so, dlopen'ed): the same bytes for every covered type, with and without an imatrix,
-// on generated checkpoint-like rows of widths 256..8192 and on adversarial rows. The number of
-// generated values per type/mode/path is REBOX_QUANT_TEST_VALUES (default 2^20).
+// The lane kernels (SSE2, AVX2 and AVX-512; a path this CPU lacks is skipped) against llama.cpp's
+// own ggml_quantize_chunk (the prebuilt libggml-base.so, dlopen'ed): the same bytes for every
+// covered type, with and without an imatrix, on generated checkpoint-like rows of widths 256..8192
+// and on adversarial rows. The number of generated values per type/mode/path is
+// REBOX_QUANT_TEST_VALUES (default 2^20).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -171,7 +172,7 @@ std::vector<LaneCase> lane_cases() {
          {GgmlType::Q2_K, GgmlType::Q3_K, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K,
           GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q4_1, GgmlType::Q5_1})
         for (bool imatrix : {false, true})
-            for (KernelPath path : {KernelPath::sse2, KernelPath::avx2})
+            for (KernelPath path : {KernelPath::sse2, KernelPath::avx2, KernelPath::avx512})
                 cases.push_back({type, imatrix, path});
     return cases;
 }
@@ -203,9 +204,16 @@ TEST(KernelPath, EnvironmentOverridesWhenSupported) {
     // Without AVX2 the override is ignored and the best supported path (SSE2) is taken.
     EXPECT_EQ(quant::best_kernel_path(),
               __builtin_cpu_supports("avx2") ? KernelPath::avx2 : KernelPath::sse2);
+    setenv("REBOX_KERNEL_PATH", "avx512", 1);
+    const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+    const KernelPath best = avx512                           ? KernelPath::avx512
+                            : __builtin_cpu_supports("avx2") ? KernelPath::avx2
+                                                             : KernelPath::sse2;
+    EXPECT_EQ(quant::best_kernel_path(), best);
+    EXPECT_EQ(quant::kernel_path_supported(KernelPath::avx512), avx512);
     unsetenv("REBOX_KERNEL_PATH");
-    EXPECT_EQ(quant::best_kernel_path(),
-              __builtin_cpu_supports("avx2") ? KernelPath::avx2 : KernelPath::sse2);
+    EXPECT_EQ(quant::best_kernel_path(), best);
     EXPECT_TRUE(quant::kernel_path_supported(KernelPath::sse2));
 #endif
 #if defined(__x86_64__)
