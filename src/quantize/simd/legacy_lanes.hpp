@@ -5,6 +5,8 @@
 // block.
 #pragma once
 
+#include <emmintrin.h>
+
 #include <cmath>
 #include <cstdint>
 
@@ -77,15 +79,19 @@ inline void q4_pack_codes(const uint8_t* codes, uint8_t* qs) {
 }
 
 // 5-bit codes (as bytes) of one block: low nibbles into qs as above, bit 4 of code j at bit j of
-// the little-endian uint32 qh.
+// the little-endian uint32 qh. Byte logic on SSE2 (the x86-64 baseline): shifting each 16-bit
+// word left by 3 moves every byte's bit 4 to its bit 7, which movemask gathers; any byte value
+// packs as ggml's scalar loop packs it.
 inline void q5_pack_codes(const uint8_t* codes, uint8_t* qh_bytes, uint8_t* qs) {
-    uint32_t qh = 0;
-    for (int j = 0; j < 16; ++j) {
-        const uint8_t xi0 = codes[j], xi1 = codes[j + 16];
-        qs[j] = static_cast<uint8_t>((xi0 & 0x0F) | ((xi1 & 0x0F) << 4));
-        qh |= ((xi0 & 0x10u) >> 4) << j;
-        qh |= ((xi1 & 0x10u) >> 4) << (j + 16);
-    }
+    const __m128i first = _mm_loadu_si128(reinterpret_cast<const __m128i*>(codes));
+    const __m128i second = _mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + 16));
+    const __m128i nibble = _mm_set1_epi8(0x0F);
+    const __m128i packed =
+        _mm_or_si128(_mm_and_si128(first, nibble),
+                     _mm_slli_epi16(_mm_and_si128(second, nibble), 4));  // no carry: nibbles
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(qs), packed);
+    const uint32_t qh = static_cast<uint32_t>(_mm_movemask_epi8(_mm_slli_epi16(first, 3))) |
+                        static_cast<uint32_t>(_mm_movemask_epi8(_mm_slli_epi16(second, 3))) << 16;
     for (int k = 0; k < 4; ++k) qh_bytes[k] = static_cast<uint8_t>(qh >> (8 * k));
 }
 
