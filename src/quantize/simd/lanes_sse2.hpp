@@ -41,6 +41,8 @@ struct Sse2 {
     static F select(F mask, F a, F b) {
         return _mm_or_ps(_mm_and_ps(mask, b), _mm_andnot_ps(mask, a));
     }
+    // x < y ? b : a, per lane (one compare and one blend: no mask vector in between).
+    static F select_lt(F x, F y, F a, F b) { return select(lt(x, y), a, b); }
     static F zero_where(F mask, F a) { return _mm_andnot_ps(mask, a); }
     static int any(F mask) { return _mm_movemask_ps(mask); }
     // ggml's nearest_int bit trick, (bits(f + 12582912.f) & 0x7fffff) - 0x400000, as a float
