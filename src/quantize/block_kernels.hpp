@@ -33,6 +33,10 @@ void quantize_q6_k_weighted(const float* x, uint8_t* y, int64_t n_per_row, const
 void quantize_iq4_nl_row(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
 void quantize_iq4_xs_row(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);
 void quantize_mxfp4_ref(const float* x, uint8_t* y, int64_t nblocks);
+// MXFP4's E8M0 exponent of a block whose largest |x| is amax (ggml's floorf(log2f(amax)) - 2 + 127,
+// 0 for amax = 0), and in *d_half the scale its codes are searched against (half of 2^(e-127)). The
+// scalar kernel and the lanes share it, so libm's log2f is called from one place.
+uint8_t mxfp4_block_exponent(float amax, float* d_half);
 void quantize_nvfp4_ref(const float* x, uint8_t* y, int64_t nblocks);
 
 // Ternary and 1/2-bit types: the reference quantizer only (ggml ignores the imatrix, or runs

@@ -30,17 +30,22 @@ int best_index(float x, float d) {
 
 }  // namespace
 
+uint8_t mxfp4_block_exponent(float amax, float* d_half) {
+    // ggml's (uint8_t)(float): x86 truncation to int32, low byte kept.
+    const auto e = static_cast<uint8_t>(
+        amax > 0.0f ? truncate_like_x86(std::floor(log2f(amax)) - 2 + 127) : 0);
+    *d_half = e8m0_to_fp32_half(e);
+    return e;
+}
+
 void quantize_mxfp4_ref(const float* x, uint8_t* y, int64_t nblocks) {
     for (int64_t i = 0; i < nblocks; ++i, x += 32, y += 17) {
         float amax = 0.0f;
         for (int j = 0; j < 32; ++j) {
             if (amax < std::fabs(x[j])) amax = std::fabs(x[j]);
         }
-        // ggml's (uint8_t)(float): x86 truncation to int32, low byte kept.
-        const auto e = static_cast<uint8_t>(
-            amax > 0.0f ? truncate_like_x86(std::floor(log2f(amax)) - 2 + 127) : 0);
-        const float d = e8m0_to_fp32_half(e);
-        y[0] = e;
+        float d;
+        y[0] = mxfp4_block_exponent(amax, &d);
         for (int j = 0; j < 16; ++j) {
             const int lo = best_index(x[j], d);
             const int hi = best_index(x[j + 16], d);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "quantize/simd/fp4_lanes.hpp"
 #include "quantize/simd/iq4_lanes.hpp"
 #include "quantize/simd/legacy_lanes.hpp"
 #include "quantize/simd/q2_k_lanes.hpp"
@@ -39,6 +40,8 @@ simd::LaneKernel lane_kernel(GgmlType type) {
             return block32_rows<V, Q41>;
         case GgmlType::Q5_1:
             return block32_rows<V, Q51>;
+        case GgmlType::MXFP4:
+            return mxfp4_rows<V>;
         case GgmlType::IQ4_NL:
             return iq4_nl_rows<V>;
         case GgmlType::IQ4_XS:

@@ -168,9 +168,10 @@ TEST_P(LaneKernelVsGgml, NanRowsMatchGgml) {
 
 std::vector<LaneCase> lane_cases() {
     std::vector<LaneCase> cases;
-    for (GgmlType type : {GgmlType::Q2_K, GgmlType::Q3_K, GgmlType::Q4_K, GgmlType::Q5_K,
-                          GgmlType::Q6_K, GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q5_0,
-                          GgmlType::Q4_1, GgmlType::Q5_1, GgmlType::IQ4_NL, GgmlType::IQ4_XS})
+    for (GgmlType type :
+         {GgmlType::Q2_K, GgmlType::Q3_K, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K,
+          GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q4_1, GgmlType::Q5_1,
+          GgmlType::IQ4_NL, GgmlType::IQ4_XS, GgmlType::MXFP4})
         for (bool imatrix : {false, true})
             for (KernelPath path : {KernelPath::sse2, KernelPath::avx2, KernelPath::avx512})
                 cases.push_back({type, imatrix, path});
@@ -184,7 +185,7 @@ TEST(LaneKernels, DeclineWhatTheyDoNotCover) {
     std::vector<uint8_t> out(256, 0xEE);
     EXPECT_FALSE(quant::quantize_rows_simd(KernelPath::scalar, GgmlType::Q4_K, values.data(),
                                            out.data(), 1, 256, nullptr));
-    EXPECT_FALSE(quant::quantize_rows_simd(KernelPath::sse2, GgmlType::MXFP4, values.data(),
+    EXPECT_FALSE(quant::quantize_rows_simd(KernelPath::sse2, GgmlType::IQ2_XXS, values.data(),
                                            out.data(), 1, 256, nullptr));
     EXPECT_FALSE(quant::quantize_rows_simd(KernelPath::sse2, GgmlType::F16, values.data(),
                                            out.data(), 1, 256, nullptr));
