@@ -4,6 +4,8 @@
 // super-block: too small a loop to be worth lanes).
 #pragma once
 
+#include <emmintrin.h>
+
 #include <cstdint>
 #include <cstring>
 
@@ -53,12 +55,22 @@ inline void unpack_scale_min_k4(int j, const uint8_t* q, uint8_t* sc, uint8_t* m
 }
 
 // Q2_K's and Q3_K's 2-bit codes: per 128-value half j, qs[j/4 + l] holds codes j+l, j+l+32, j+l+64
-// and j+l+96 at bits 0, 2, 4, 6.
+// and j+l+96 at bits 0, 2, 4, 6. SSE2 (the x86-64 baseline), 16 bytes at a time: the codes are
+// below 4 (the searches clamp them), so shifting 16-bit words by 2, 4 or 6 keeps each code in its
+// own byte.
 inline void pack_2bit_codes(const uint8_t* L, uint8_t* qs) {
     for (int j = 0; j < 256; j += 128)
-        for (int l = 0; l < 32; ++l)
-            qs[j / 4 + l] = static_cast<uint8_t>(L[j + l] | (L[j + l + 32] << 2) |
-                                                 (L[j + l + 64] << 4) | (L[j + l + 96] << 6));
+        for (int l = 0; l < 32; l += 16) {
+            const uint8_t* c = L + j + l;
+            const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c));
+            const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c + 32));
+            const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c + 64));
+            const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c + 96));
+            const __m128i packed =
+                _mm_or_si128(_mm_or_si128(a, _mm_slli_epi16(b, 2)),
+                             _mm_or_si128(_mm_slli_epi16(d, 4), _mm_slli_epi16(e, 6)));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(qs + j / 4 + l), packed);
+        }
 }
 
 // ggml's make_qp_quants: the scalar kernels' one (scale_search.cpp, built without -mavx2), called

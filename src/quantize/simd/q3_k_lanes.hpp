@@ -78,16 +78,24 @@ inline int q3_k_unpack_scale(int j, const uint8_t* scales) {
     return sc;
 }
 
+// Codes 0..7: the high bit of code j goes to bit j/32 of hmask[j%32] (the block is zeroed), the
+// low two bits to qs. SSE2 byte compares, 32 codes (one hmask bit) at a time.
 inline void q3_k_pack_codes(uint8_t* L, uint8_t* block) {
-    uint8_t* hmask = block;
-    uint8_t* qs = block + 32;
-    for (int j = 0; j < 256; ++j) {  // the high bit of code j goes to bit j/32 of hmask[j%32]
-        if (L[j] > 3) {
-            hmask[j % 32] |= static_cast<uint8_t>(1 << (j / 32));
-            L[j] -= 4;
-        }
+    const __m128i three = _mm_set1_epi8(3), four = _mm_set1_epi8(4);
+    __m128i low_half = _mm_setzero_si128(), high_half = _mm_setzero_si128();
+    for (int g = 0; g < 8; ++g) {
+        __m128i* codes = reinterpret_cast<__m128i*>(L + 32 * g);
+        const __m128i a = _mm_loadu_si128(codes), b = _mm_loadu_si128(codes + 1);
+        const __m128i a_high = _mm_cmpgt_epi8(a, three), b_high = _mm_cmpgt_epi8(b, three);
+        const __m128i bit = _mm_set1_epi8(static_cast<char>(1 << g));
+        low_half = _mm_or_si128(low_half, _mm_and_si128(a_high, bit));
+        high_half = _mm_or_si128(high_half, _mm_and_si128(b_high, bit));
+        _mm_storeu_si128(codes, _mm_sub_epi8(a, _mm_and_si128(a_high, four)));
+        _mm_storeu_si128(codes + 1, _mm_sub_epi8(b, _mm_and_si128(b_high, four)));
     }
-    pack_2bit_codes(L, qs);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(block), low_half);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(block + 16), high_half);
+    pack_2bit_codes(L, block + 32);
 }
 
 template <class V>
