@@ -2,7 +2,7 @@
 // IQ3_S), built from the compact grids the way ggml-quants.c's iq2xs_init_impl / iq3xs_init_impl
 // define them, with code of its own. The grid points themselves are read from
 // quantize/iq_grid_data.hpp: read-only data (no code), shared with the writer and checked entry by
-// entry against ggml's dequantizers by tests/unit/quantize/iq_grid_oracle_test.cpp.
+// entry against ggml's dequantizers by tests/unit/quantize/iquant_oracle_test.cpp.
 //
 // A grid point holds `values` codes l of `bits` bits (8 x 2 bits for the 2-bit and 1-bit grids,
 // 4 x 3 bits for the 3-bit ones); its key is sum l_i << (bits * i), its coordinates 2l + 1. A key
