@@ -204,7 +204,8 @@ float signed_value(float magnitude_times_scale, uint32_t signs, int j) {
 
 // Eight values of a 2-bit grid point at scale db.
 void iq2_group(uint16_t entry, uint32_t signs, float db, float* y) {
-    for (int j = 0; j < 8; ++j) y[j] = signed_value(db * kIq2Magnitude[grid_code(entry, 2, j)], signs, j);
+    for (int j = 0; j < 8; ++j)
+        y[j] = signed_value(db * kIq2Magnitude[grid_code(entry, 2, j)], signs, j);
 }
 
 void iq2_xxs(const uint8_t* block, float* y) {
@@ -281,8 +282,8 @@ void iq3_s(const uint8_t* block, float* y) {
             const uint8_t sign_byte = signs[4 * ib + group / 2];
             for (int j = 0; j < 4; ++j)
                 y[32 * ib + 4 * group + j] =
-                    signed_value(db * static_cast<float>(2 * grid_code(entry, 3, j) + 1),
-                                 sign_byte, 4 * (group % 2) + j);
+                    signed_value(db * static_cast<float>(2 * grid_code(entry, 3, j) + 1), sign_byte,
+                                 4 * (group % 2) + j);
         }
     }
 }
@@ -315,8 +316,9 @@ void iq1_m(const uint8_t* block, float* y) {
     const uint8_t* qs = block;
     const uint8_t* qh = block + 32;
     for (int ib = 0; ib < 8; ++ib) {
-        const float dl[2] = {d * static_cast<float>(2 * ((sc[ib / 2] >> (6 * (ib % 2))) & 7) + 1),
-                             d * static_cast<float>(2 * ((sc[ib / 2] >> (6 * (ib % 2) + 3)) & 7) + 1)};
+        const float dl[2] = {
+            d * static_cast<float>(2 * ((sc[ib / 2] >> (6 * (ib % 2))) & 7) + 1),
+            d * static_cast<float>(2 * ((sc[ib / 2] >> (6 * (ib % 2) + 3)) & 7) + 1)};
         for (int l = 0; l < 4; ++l) {
             const uint8_t h = qh[2 * ib + l / 2];
             const int nibble = (h >> (4 * (l % 2))) & 0xf;  // 3 index bits, then the shift bit

@@ -71,7 +71,8 @@ RefIqGrid build(Grid which) {
         g.list_start[static_cast<size_t>(key)] = static_cast<uint32_t>(g.neighbours.size());
         if (g.index_of_key[static_cast<size_t>(key)] >= 0 || !searchable(key, spec)) continue;
         int position[8];
-        for (int i = 0; i < spec.values; ++i) position[i] = 2 * ((key >> (spec.bits * i)) & mask) + 1;
+        for (int i = 0; i < spec.values; ++i)
+            position[i] = 2 * ((key >> (spec.bits * i)) & mask) + 1;
         // levels: the nwant smallest distinct distances, ascending (nwant <= 3).
         int levels[3];
         int have = 0;
@@ -94,8 +95,7 @@ RefIqGrid build(Grid which) {
                 if (distance[static_cast<size_t>(j)] == levels[level])
                     g.neighbours.push_back(static_cast<uint16_t>(j));
     }
-    g.list_start[static_cast<size_t>(spec.key_count)] =
-        static_cast<uint32_t>(g.neighbours.size());
+    g.list_start[static_cast<size_t>(spec.key_count)] = static_cast<uint32_t>(g.neighbours.size());
     return g;
 }
 

@@ -9,8 +9,8 @@
 // that is not a grid point has a neighbour list: every grid point whose squared distance to it is
 // one of the `nwant` smallest distances that occur (3 for the 1-bit grid and IQ3_S's, 1 for
 // IQ2_S's, 2 for IQ2_XXS's, IQ2_XS's and IQ3_XXS's), ordered by distance, then by grid index (ggml
-// sorts (distance, index) pairs). Built once per grid on first use (std::call_once): a verify of a file without
-// i-quants builds nothing.
+// sorts (distance, index) pairs). Built once per grid on first use (std::call_once): a verify of a
+// file without i-quants builds nothing.
 #pragma once
 
 #include <cstdint>
@@ -25,16 +25,14 @@ struct RefIqGrid {
     int values = 0;              // codes per point: 8 or 4
     int bits = 0;                // bits per code in a key: 2 or 3
     std::vector<int8_t> points;  // point j's coordinates 2l + 1 at [j * values, (j + 1) * values)
-    std::vector<int32_t> index_of_key;   // grid index, or -1 for a key that is not on the grid
-    std::vector<uint32_t> list_start;    // key k's neighbours: [list_start[k], list_start[k + 1])
-    std::vector<uint16_t> neighbours;    // grid indices
+    std::vector<int32_t> index_of_key;  // grid index, or -1 for a key that is not on the grid
+    std::vector<uint32_t> list_start;   // key k's neighbours: [list_start[k], list_start[k + 1])
+    std::vector<uint16_t> neighbours;   // grid indices
 
     const int8_t* point(int index) const { return points.data() + index * values; }
     int key_count() const { return static_cast<int>(index_of_key.size()); }
     // The grid index of `key`; -1 when the key is off the grid or out of range.
-    int index(uint32_t key) const {
-        return key < index_of_key.size() ? index_of_key[key] : -1;
-    }
+    int index(uint32_t key) const { return key < index_of_key.size() ? index_of_key[key] : -1; }
     // The neighbour list of an off-grid key (empty for a grid point or a key out of range: a
     // 2-bit key with a code 3, which no search can form, has no list).
     std::span<const uint16_t> neighbours_of(uint32_t key) const {

@@ -22,7 +22,8 @@ bool ref_quant_layout(uint32_t ggml_type_id, RefQuantLayout* layout);
 // Its name ("Q4_K"), or nullptr for a type verify does not re-quantize.
 const char* ref_quant_type_name(uint32_t ggml_type_id);
 // True for the types ggml quantizes only with an importance matrix (IQ2_XXS, IQ2_XS, IQ1_S:
-// ggml_quantize_requires_imatrix); verify cannot re-derive them without the one they were made with.
+// ggml_quantize_requires_imatrix); verify cannot re-derive them without the one they were made
+// with.
 bool ref_quant_requires_importance(uint32_t ggml_type_id);
 
 // One row of a tensor about to be re-quantized: its values, its importance (the imatrix entry

@@ -119,8 +119,8 @@ int index_or_zero(const RefIqGrid& g, const int8_t* codes) {
 
 // The neighbour of an off-grid key with the least sum root_weight*(scale*q - xval)^2 (the first
 // of equals); its codes (q - 1) / 2 go to `codes`. -1 (codes kept) when none scores (NaN).
-int nearest_neighbour(const RefIqGrid& g, uint32_t key, const float* xval,
-                      const float* root_weight, float scale, int8_t* codes) {
+int nearest_neighbour(const RefIqGrid& g, uint32_t key, const float* xval, const float* root_weight,
+                      float scale, int8_t* codes) {
     float best = FLT_MAX;
     int best_index = -1;
     for (const uint16_t candidate : g.neighbours_of(key)) {
@@ -144,10 +144,11 @@ int nearest_neighbour(const RefIqGrid& g, uint32_t key, const float* xval,
 
 // One group's codes at inverse scale `id`, snapped to the grid at `scale`; true when the codes
 // were a grid point already.
-bool snap_group(const RefIqGrid& g, int kmax, const float* xval, const float* root_weight,
-                float id, float scale, int8_t* codes) {
+bool snap_group(const RefIqGrid& g, int kmax, const float* xval, const float* root_weight, float id,
+                float scale, int8_t* codes) {
     for (int i = 0; i < g.values; ++i)
-        codes[i] = static_cast<int8_t>(clamp_code(nearest_int(0.5f * (id * xval[i] - 1)), kmax - 1));
+        codes[i] =
+            static_cast<int8_t>(clamp_code(nearest_int(0.5f * (id * xval[i] - 1)), kmax - 1));
     const uint32_t key = key_of(g, codes);
     if (g.index(key) >= 0) return true;
     nearest_neighbour(g, key, xval, root_weight, scale, codes);
@@ -234,7 +235,7 @@ void square_roots(int n, const float* weight, float* root_weight) {
 // ---- IQ1_S / IQ1_M
 
 constexpr float kDelta = 0.125f;
-constexpr float kShiftedUp[3] = {-1 + kDelta, kDelta, 1 + kDelta};    // ggml's x_p
+constexpr float kShiftedUp[3] = {-1 + kDelta, kDelta, 1 + kDelta};     // ggml's x_p
 constexpr float kShiftedDown[3] = {-1 - kDelta, -kDelta, 1 - kDelta};  // x_m
 
 // ggml's (value, index) record: qsort sees the value, the index rides along.
@@ -321,10 +322,11 @@ void iq2_xxs(const float* x, const float* importance, uint8_t* out) {
         int8_t codes[32];
         uint8_t signs[4];
         // ggml asserts an importance: a plain row (verify refuses it first) weighs x^2 here.
-        value_weights(xb, importance ? importance + 32 * ib : nullptr, sigma2, 32,
-                      Plain::x_squared, weight);
+        value_weights(xb, importance ? importance + 32 * ib : nullptr, sigma2, 32, Plain::x_squared,
+                      weight);
         square_roots(32, weight, root_weight);
-        for (int k = 0; k < 4; ++k) signs[k] = even_magnitudes(xb + 8 * k, weight + 8 * k, xval + 8 * k);
+        for (int k = 0; k < 4; ++k)
+            signs[k] = even_magnitudes(xb + 8 * k, weight + 8 * k, xval + 8 * k);
         float max = xval[0];
         for (int i = 1; i < 32; ++i) max = larger(max, xval[i]);
         if (max < 1e-15f) {
@@ -397,10 +399,11 @@ void iq2_xs(const float* x, const float* importance, uint8_t* out) {
         float weight[16], root_weight[16], xval[16];
         int8_t codes[16] = {};
         uint8_t signs[2];
-        value_weights(xb, importance ? importance + 16 * ib : nullptr, sigma2, 16,
-                      Plain::x_squared, weight);
+        value_weights(xb, importance ? importance + 16 * ib : nullptr, sigma2, 16, Plain::x_squared,
+                      weight);
         square_roots(16, weight, root_weight);
-        for (int k = 0; k < 2; ++k) signs[k] = even_magnitudes(xb + 8 * k, weight + 8 * k, xval + 8 * k);
+        for (int k = 0; k < 2; ++k)
+            signs[k] = even_magnitudes(xb + 8 * k, weight + 8 * k, xval + 8 * k);
         float max = xval[0];
         for (int i = 1; i < 16; ++i) max = larger(max, xval[i]);
         if (max < 1e-15f) {
@@ -424,16 +427,16 @@ void iq2_xs(const float* x, const float* importance, uint8_t* out) {
     const float id = 1 / d;
     for (int w = 0; w < 32; ++w) store_u16le(out + 2 + 2 * w, words[w]);
     for (int ib = 0; ib < 16; ++ib)
-        out[66 + ib / 2] = static_cast<uint8_t>(out[66 + ib / 2] |
-                                                (scale_code(id, scales[ib]) << (4 * (ib % 2))));
+        out[66 + ib / 2] =
+            static_cast<uint8_t>(out[66 + ib / 2] | (scale_code(id, scales[ib]) << (4 * (ib % 2))));
 }
 
 void iq2_s(const float* x, const float* importance, uint8_t* out) {
     const RefIqGrid& g = iq_grids::grid(Grid::iq2_s);
     const TrialSearch search{g, 16, 3, 9, 0.1f, false};
     std::memset(out, 0, 82);
-    uint8_t* qs = out + 2;       // 32 low bytes of grid indices, then 32 sign bytes
-    uint8_t* qh = out + 66;      // 2 high bits per group
+    uint8_t* qs = out + 2;   // 32 low bytes of grid indices, then 32 sign bytes
+    uint8_t* qh = out + 66;  // 2 high bits per group
     uint8_t* scale_codes = out + 74;
     float scales[16];
     float max_scale = 0;
@@ -462,7 +465,8 @@ void iq2_s(const float* x, const float* importance, uint8_t* out) {
             const int group = 2 * ib + k;
             const int index = index_or_zero(g, codes + 8 * k);
             qs[group] = static_cast<uint8_t>(index & 255);
-            qh[group / 4] = static_cast<uint8_t>(qh[group / 4] | ((index >> 8) << (2 * (group % 4))));
+            qh[group / 4] =
+                static_cast<uint8_t>(qh[group / 4] | ((index >> 8) << (2 * (group % 4))));
             qs[32 + group] = signs[k];
         }
         scales[ib] = scale;
@@ -491,10 +495,11 @@ void iq3_xxs(const float* x, const float* importance, uint8_t* out) {
         float weight[32], root_weight[32], xval[32];
         int8_t codes[32] = {};
         uint8_t signs[4];
-        value_weights(xb, importance ? importance + 32 * ib : nullptr, sigma2, 32,
-                      Plain::x_squared, weight);
+        value_weights(xb, importance ? importance + 32 * ib : nullptr, sigma2, 32, Plain::x_squared,
+                      weight);
         square_roots(32, weight, root_weight);
-        for (int k = 0; k < 4; ++k) signs[k] = even_magnitudes(xb + 8 * k, weight + 8 * k, xval + 8 * k);
+        for (int k = 0; k < 4; ++k)
+            signs[k] = even_magnitudes(xb + 8 * k, weight + 8 * k, xval + 8 * k);
         float max = xval[0];
         for (int i = 1; i < 32; ++i) max = larger(max, xval[i]);
         if (max < 1e-8f) {
@@ -508,9 +513,9 @@ void iq3_xxs(const float* x, const float* importance, uint8_t* out) {
         }
         for (int k = 0; k < 8; ++k)
             indices[8 * ib + k] = static_cast<uint8_t>(index_or_zero(g, codes + 4 * k));
-        signs_and_scale[ib] = static_cast<uint32_t>(signs[0]) | (static_cast<uint32_t>(signs[1]) << 7) |
-                              (static_cast<uint32_t>(signs[2]) << 14) |
-                              (static_cast<uint32_t>(signs[3]) << 21);
+        signs_and_scale[ib] =
+            static_cast<uint32_t>(signs[0]) | (static_cast<uint32_t>(signs[1]) << 7) |
+            (static_cast<uint32_t>(signs[2]) << 14) | (static_cast<uint32_t>(signs[3]) << 21);
         scales[ib] = scale;
         max_scale = larger(max_scale, scale);
     }
@@ -520,8 +525,9 @@ void iq3_xxs(const float* x, const float* importance, uint8_t* out) {
     const float id = 1 / d;
     std::memcpy(out + 2, indices, 64);
     for (int ib = 0; ib < 8; ++ib)
-        store_u32le(out + 66 + 4 * ib,
-                    signs_and_scale[ib] | (static_cast<uint32_t>(scale_code(id, scales[ib])) << 28));
+        store_u32le(
+            out + 66 + 4 * ib,
+            signs_and_scale[ib] | (static_cast<uint32_t>(scale_code(id, scales[ib])) << 28));
 }
 
 void iq3_s(const float* x, const float* importance, uint8_t* out) {
@@ -542,8 +548,8 @@ void iq3_s(const float* x, const float* importance, uint8_t* out) {
         float weight[32], root_weight[32], xval[32];
         int8_t codes[32] = {};
         uint8_t signs[4];
-        value_weights(xb, importance ? importance + 32 * ib : nullptr, sigma2, 32,
-                      Plain::x_squared, weight);
+        value_weights(xb, importance ? importance + 32 * ib : nullptr, sigma2, 32, Plain::x_squared,
+                      weight);
         square_roots(32, weight, root_weight);
         for (int k = 0; k < 4; ++k) signs[k] = magnitudes(xb + 8 * k, xval + 8 * k);
         float max = xval[0];

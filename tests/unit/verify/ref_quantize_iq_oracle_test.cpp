@@ -31,9 +31,8 @@ struct IqType {
     bool needs_importance;  // ggml_quantize_requires_imatrix (checked against ggml below)
 };
 
-constexpr IqType kIqTypes[] = {{19, "IQ1_S", true},    {29, "IQ1_M", false},
-                               {16, "IQ2_XXS", true},  {17, "IQ2_XS", true},
-                               {22, "IQ2_S", false},   {18, "IQ3_XXS", false},
+constexpr IqType kIqTypes[] = {{19, "IQ1_S", true},  {29, "IQ1_M", false}, {16, "IQ2_XXS", true},
+                               {17, "IQ2_XS", true}, {22, "IQ2_S", false}, {18, "IQ3_XXS", false},
                                {21, "IQ3_S", false}};
 
 std::string hex(const uint8_t* bytes, size_t count) {
@@ -217,8 +216,8 @@ TEST_P(RefDequantizeIqOracle, ValuesEqualGgml) {
                                                         static_cast<int64_t>(theirs.size())));
     uint64_t differing = 0;
     for (size_t b = 0; b < count; ++b) {
-        ASSERT_TRUE(dequantize_lossy_block(type.id, blocks.data() + b * layout.block_bytes,
-                                           mine.data()));
+        ASSERT_TRUE(
+            dequantize_lossy_block(type.id, blocks.data() + b * layout.block_bytes, mine.data()));
         for (int j = 0; j < 256; ++j) {
             const float t = theirs[b * 256 + static_cast<size_t>(j)];
             if (std::memcmp(&mine[static_cast<size_t>(j)], &t, sizeof t) != 0 && ++differing <= 3)
