@@ -112,31 +112,6 @@ QuantizeChoices choose_for_plan(const Plan& plan, const SourceModel& source,
     effective.keep_split = false;  // a checkpoint has no input shards to keep
     QuantizeChoices choices = choose_quantized_output(plan.kvs, tensors, kGgufDefaultAlignment,
                                                       effective, source.dir.string());
-    // The i-quants IQ1_S..IQ3_S: rebox quantize writes them byte for byte, but verify has no
-    // re-quantizer of its own for them yet, and convert --quantize verifies every tensor it
-    // writes. One BLOCKER, nothing written.
-    for (const QuantizeTensorChoice& c : choices.tensors) {
-        switch (c.target) {
-            case GgmlType::IQ1_S:
-            case GgmlType::IQ1_M:
-            case GgmlType::IQ2_XXS:
-            case GgmlType::IQ2_XS:
-            case GgmlType::IQ2_S:
-            case GgmlType::IQ3_XXS:
-            case GgmlType::IQ3_S:
-                throw Error(source.dir.string(),
-                            {Blocker{plan.tensors[c.input_index].gguf_name,
-                                     "convert --quantize to " + ggml_type_name(c.target) +
-                                         ": verify cannot re-derive the i-quants yet, and "
-                                         "convert --quantize verifies every tensor it writes",
-                                     "convert to BF16/F16, then `rebox quantize FILE OUT " +
-                                         std::string(choices.ftype.name) +
-                                         " --imatrix IMATRIX` (byte-identical to "
-                                         "llama-quantize)"}});
-            default:
-                break;
-        }
-    }
     return choices;
 }
 

@@ -60,6 +60,10 @@ std::string quant_shape_problem(const QuantTensorShape& in) {
                std::to_string(in.values_per_row) + " values needs " +
                std::to_string(rows * blocks_per_row * layout.block_bytes) +
                "; the file is truncated or the tensor's type or shape is wrong";
+    if (in.importance.empty() && ref_quant_requires_importance(in.ggml_type))
+        return name + ": " + type +
+               " is quantized with an importance matrix only (ggml has no path without one), "
+               "so verify needs the one it was made with; pass it with --imatrix FILE";
     if (!in.importance.empty()) {
         const uint64_t slices = in.importance.size() / in.values_per_row;
         if (in.importance.size() % in.values_per_row != 0 || slices == 0 || rows % slices != 0)

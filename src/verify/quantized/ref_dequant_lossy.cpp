@@ -2,13 +2,17 @@
 // (ggml-common.h): Q2_K scales[16] qs[64] d dmin; Q3_K hmask[32] qs[64] scales[12] d; Q4_K d dmin
 // scales[12] qs[128]; Q5_K d dmin scales[12] qh[32] qs[128]; Q6_K ql[128] qh[64] scales[16] d;
 // IQ4_NL d qs[16]; IQ4_XS d scales_h scales_l[4] qs[128]; MXFP4 e qs[16]; TQ1_0 qs[48] qh[4] d;
-// TQ2_0 qs[64] d; Q1_0 d qs[16]; Q2_0 d qs[16].
+// TQ2_0 qs[64] d; Q1_0 d qs[16]; Q2_0 d qs[16]; IQ2_XXS d qs[64]; IQ2_XS d qs[64] scales[8];
+// IQ2_S d qs[32] signs[32] qh[8] scales[8]; IQ3_XXS d qs[64] scales_and_signs[32]; IQ3_S d qs[64]
+// qh[8] signs[32] scales[4]; IQ1_S d qs[32] qh[16]; IQ1_M qs[32] qh[16] scales[8]. The i-quant
+// grid points are read from quantize/iq_grid_data.hpp (shared read-only data, no code).
 #include "verify/quantized/ref_dequant_lossy.hpp"
 
 #include <cmath>
 #include <cstring>
 #include <span>
 
+#include "quantize/iq_grid_data.hpp"
 #include "verify/values/ref_dequant.hpp"
 #include "verify/values/ref_fp4.hpp"
 #include "verify/values/ref_half.hpp"
@@ -178,6 +182,153 @@ void q2_0(const uint8_t* block, float* y) {
         y[v] = static_cast<float>(((block[2 + v / 4] >> (2 * (v % 4))) & 3) - 1) * d;
 }
 
+// ---- The lattice i-quants. A compact grid entry holds a point's codes l (2 bits each for the
+// 2-bit and 1-bit grids, 3 bits for the 3-bit ones); ggml-common.h's grids decode them as
+// magnitudes {8, 25, 43}[l] (IQ2), {4, 12, 20, 28, 36, 44, 52, 62}[l] (IQ3_XXS), 2l + 1 (IQ3_S)
+// and l - 1 (IQ1, shifted by +-0.125). IQ2_XXS / IQ2_XS / IQ3_XXS store 7 sign bits per 8 values
+// and an eighth that makes their count even (ksigns_iq2xs); bit j negates value j.
+constexpr float kIq2Magnitude[4] = {8, 25, 43, 0};
+constexpr float kIq3XxsMagnitude[8] = {4, 12, 20, 28, 36, 44, 52, 62};
+
+int grid_code(uint16_t entry, int bits, int i) { return (entry >> (bits * i)) & ((1 << bits) - 1); }
+
+uint32_t even_sign_bits(uint32_t seven) {
+    uint32_t parity = 0;
+    for (int i = 0; i < 7; ++i) parity ^= (seven >> i) & 1;
+    return seven | (parity << 7);
+}
+
+float signed_value(float magnitude_times_scale, uint32_t signs, int j) {
+    return magnitude_times_scale * ((signs >> j) & 1 ? -1.f : 1.f);
+}
+
+// Eight values of a 2-bit grid point at scale db.
+void iq2_group(uint16_t entry, uint32_t signs, float db, float* y) {
+    for (int j = 0; j < 8; ++j)
+        y[j] = signed_value(db * kIq2Magnitude[grid_code(entry, 2, j)], signs, j);
+}
+
+void iq2_xxs(const uint8_t* block, float* y) {
+    const float d = half_at(block);
+    for (int ib = 0; ib < 8; ++ib) {
+        const uint8_t* words = block + 2 + 8 * ib;
+        const uint32_t aux = load_u32le(words + 4);
+        const float db = d * (0.5f + static_cast<float>(aux >> 28)) * 0.25f;
+        for (int l = 0; l < 4; ++l)
+            iq2_group(iq_grid_data::kIq2GridXxs[words[l]], even_sign_bits((aux >> (7 * l)) & 127),
+                      db, y + 32 * ib + 8 * l);
+    }
+}
+
+void iq2_xs(const uint8_t* block, float* y) {
+    const float d = half_at(block);
+    for (int ib = 0; ib < 8; ++ib) {
+        const uint8_t scales = block[66 + ib];
+        const float db[2] = {d * (0.5f + static_cast<float>(scales & 0xf)) * 0.25f,
+                             d * (0.5f + static_cast<float>(scales >> 4)) * 0.25f};
+        for (int l = 0; l < 4; ++l) {
+            const uint16_t word = load_u16le(block + 2 + 2 * (4 * ib + l));
+            iq2_group(iq_grid_data::kIq2GridXs[word & 511], even_sign_bits(word >> 9), db[l / 2],
+                      y + 32 * ib + 8 * l);
+        }
+    }
+}
+
+void iq2_s(const uint8_t* block, float* y) {
+    const float d = half_at(block);
+    const uint8_t* qs = block + 2;
+    const uint8_t* signs = block + 34;
+    const uint8_t* qh = block + 66;
+    for (int ib = 0; ib < 8; ++ib) {
+        const uint8_t scales = block[74 + ib];
+        const float db[2] = {d * (0.5f + static_cast<float>(scales & 0xf)) * 0.25f,
+                             d * (0.5f + static_cast<float>(scales >> 4)) * 0.25f};
+        for (int l = 0; l < 4; ++l) {
+            const int index = qs[4 * ib + l] | (((qh[ib] >> (2 * l)) & 3) << 8);
+            iq2_group(iq_grid_data::kIq2GridS[index], signs[4 * ib + l], db[l / 2],
+                      y + 32 * ib + 8 * l);
+        }
+    }
+}
+
+void iq3_xxs(const uint8_t* block, float* y) {
+    const float d = half_at(block);
+    for (int ib = 0; ib < 8; ++ib) {
+        const uint32_t aux = load_u32le(block + 66 + 4 * ib);
+        const float db = d * (0.5f + static_cast<float>(aux >> 28)) * 0.5f;
+        for (int l = 0; l < 4; ++l) {
+            const uint32_t signs = even_sign_bits((aux >> (7 * l)) & 127);
+            for (int half = 0; half < 2; ++half) {
+                const uint16_t entry = iq_grid_data::kIq3GridXxs[block[2 + 8 * ib + 2 * l + half]];
+                for (int j = 0; j < 4; ++j)
+                    y[32 * ib + 8 * l + 4 * half + j] = signed_value(
+                        db * kIq3XxsMagnitude[grid_code(entry, 3, j)], signs, 4 * half + j);
+            }
+        }
+    }
+}
+
+void iq3_s(const uint8_t* block, float* y) {
+    const float d = half_at(block);
+    const uint8_t* qs = block + 2;
+    const uint8_t* qh = block + 66;
+    const uint8_t* signs = block + 74;
+    for (int ib = 0; ib < 8; ++ib) {
+        const int code = (block[106 + ib / 2] >> (4 * (ib % 2))) & 0xf;
+        const float db = d * static_cast<float>(1 + 2 * code);
+        for (int group = 0; group < 8; ++group) {
+            const int index = qs[8 * ib + group] | (((qh[ib] >> group) & 1) << 8);
+            const uint16_t entry = iq_grid_data::kIq3GridS[index];
+            const uint8_t sign_byte = signs[4 * ib + group / 2];
+            for (int j = 0; j < 4; ++j)
+                y[32 * ib + 4 * group + j] =
+                    signed_value(db * static_cast<float>(2 * grid_code(entry, 3, j) + 1), sign_byte,
+                                 4 * (group % 2) + j);
+        }
+    }
+}
+
+// Eight IQ1 values: dl * (l - 1 + delta).
+void iq1_group(uint16_t entry, float dl, float delta, float* y) {
+    for (int j = 0; j < 8; ++j)
+        y[j] = dl * (static_cast<float>(grid_code(entry, 2, j) - 1) + delta);
+}
+
+void iq1_s(const uint8_t* block, float* y) {
+    const float d = half_at(block);
+    for (int ib = 0; ib < 8; ++ib) {
+        const uint16_t high = load_u16le(block + 34 + 2 * ib);
+        const float dl = d * static_cast<float>(2 * ((high >> 12) & 7) + 1);
+        const float delta = high & 0x8000 ? -0.125f : 0.125f;
+        for (int l = 0; l < 4; ++l) {
+            const int index = block[2 + 4 * ib + l] | (((high >> (3 * l)) & 7) << 8);
+            iq1_group(iq_grid_data::kIq1Grid[index], dl, delta, y + 32 * ib + 8 * l);
+        }
+    }
+}
+
+void iq1_m(const uint8_t* block, float* y) {
+    uint16_t sc[4];
+    for (int i = 0; i < 4; ++i) sc[i] = load_u16le(block + 48 + 2 * i);
+    const auto half_bits = static_cast<uint16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) |
+                                                 ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000));
+    const float d = half_bits_to_float(half_bits);
+    const uint8_t* qs = block;
+    const uint8_t* qh = block + 32;
+    for (int ib = 0; ib < 8; ++ib) {
+        const float dl[2] = {
+            d * static_cast<float>(2 * ((sc[ib / 2] >> (6 * (ib % 2))) & 7) + 1),
+            d * static_cast<float>(2 * ((sc[ib / 2] >> (6 * (ib % 2) + 3)) & 7) + 1)};
+        for (int l = 0; l < 4; ++l) {
+            const uint8_t h = qh[2 * ib + l / 2];
+            const int nibble = (h >> (4 * (l % 2))) & 0xf;  // 3 index bits, then the shift bit
+            const int index = qs[4 * ib + l] | ((nibble & 7) << 8);
+            const float delta = nibble & 8 ? -0.125f : 0.125f;
+            iq1_group(iq_grid_data::kIq1Grid[index], dl[l / 2], delta, y + 32 * ib + 8 * l);
+        }
+    }
+}
+
 }  // namespace
 
 bool dequantize_lossy_block(uint32_t ggml_type_id, const uint8_t* block, float* out) {
@@ -234,6 +385,27 @@ bool dequantize_lossy_block(uint32_t ggml_type_id, const uint8_t* block, float* 
             return true;
         case 42:
             q2_0(block, out);
+            return true;
+        case 16:
+            iq2_xxs(block, out);
+            return true;
+        case 17:
+            iq2_xs(block, out);
+            return true;
+        case 22:
+            iq2_s(block, out);
+            return true;
+        case 18:
+            iq3_xxs(block, out);
+            return true;
+        case 21:
+            iq3_s(block, out);
+            return true;
+        case 19:
+            iq1_s(block, out);
+            return true;
+        case 29:
+            iq1_m(block, out);
             return true;
         default:
             return false;

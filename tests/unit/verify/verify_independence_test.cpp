@@ -1,8 +1,8 @@
 // verify's expectations must not come from the writer's code, or a mistake there would agree with
 // itself. Every file of src/verify/, in every subfolder: no src/model/ tokenizer header
 // (tokenizer_vocab, tokenizer_spm, tokenizer_special) or the writer's read_tokenizer; no header of
-// the writer's pipeline (plan/, encode/, quantize/, convert/, source/ other than the opened
-// checkpoint folder ModelDir that convert hands over).
+// the writer's pipeline (plan/, encode/, quantize/ other than the i-quant grid data, convert/,
+// source/ other than the opened checkpoint folder ModelDir that convert hands over).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -43,10 +43,18 @@ TEST(VerifyTokenizerIndependence, NoWriterTokenizerCodeInVerify) {
 
 TEST(VerifyTokenizerIndependence, NoWriterPipelineCodeInVerify) {
     const std::string kModelDir = "#include \"source/model_dir.hpp\"";
+    // The one quantize/ header verify may read: the i-quant grid points, constant data without
+    // code (checked against ggml's dequantizers by iquant_oracle_test), never the writer's
+    // searches or neighbour tables.
+    const std::string kGridData = "#include \"quantize/iq_grid_data.hpp\"";
     for (const auto& [path, source] : verify_sources()) {
-        for (const char* banned : {"#include \"plan/", "#include \"encode/", "#include \"quantize/",
-                                   "#include \"convert/", "#include \"../"})
+        for (const char* banned :
+             {"#include \"plan/", "#include \"encode/", "#include \"convert/", "#include \"../"})
             EXPECT_EQ(source.find(banned), std::string::npos) << path << " includes " << banned;
+        for (size_t at = source.find("#include \"quantize/"); at != std::string::npos;
+             at = source.find("#include \"quantize/", at + 1))
+            EXPECT_EQ(source.compare(at, kGridData.size(), kGridData), 0)
+                << path << " includes a quantize/ header other than iq_grid_data.hpp";
         for (size_t at = source.find("#include \"source/"); at != std::string::npos;
              at = source.find("#include \"source/", at + 1))
             EXPECT_EQ(source.compare(at, kModelDir.size(), kModelDir), 0)
