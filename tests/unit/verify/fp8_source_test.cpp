@@ -55,7 +55,8 @@ TEST(VerifyFp8, ExpectedValuesTakeEachBlocksScale) {
     codes[4] = 0x3C;   // 1.5 in block (0, 1)
     codes[14] = 0xC0;  // -2 in block (1, 1)
     const std::vector<uint8_t> scales = le16({0x3C00, 0x4400, 0x3800, 0x4800});
-    verify_ref::Fp8Source f{3, 5, 2, 3, 2, codes, scales, verify_ref::SourceFloat::F16};
+    verify_ref::Fp8Source f{3,           5, 2, 3, 2, codes, scales, verify_ref::SourceFloat::F16,
+                            std::nullopt};
     float out[15];
     verify_ref::PrequantInexact inexact;
     verify_ref::expected_from_fp8(f, 0, out, inexact);
@@ -70,7 +71,8 @@ TEST(VerifyFp8, AProductBinary32CannotHoldIsReported) {
     const float scale = 1.00000012f;
     std::vector<uint8_t> scales(4);
     std::memcpy(scales.data(), &scale, 4);
-    verify_ref::Fp8Source f{2, 2, 128, 128, 1, codes, scales, verify_ref::SourceFloat::F32};
+    verify_ref::Fp8Source f{
+        2, 2, 128, 128, 1, codes, scales, verify_ref::SourceFloat::F32, std::nullopt};
     float out[4];
     verify_ref::PrequantInexact inexact;
     verify_ref::expected_from_fp8(f, 0, out, inexact);

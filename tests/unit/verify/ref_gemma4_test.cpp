@@ -79,7 +79,8 @@ TEST(RefGemma4, TopLevelModelTokensAreSpecial) {
 
 TEST(RefGemma4, ProportionalRopeFreqs) {
     RefConfig c;
-    c.full_layers = RefConfig::FullAttentionLayers{.head_dim = 32, .partial_rotary_factor = 0.25};
+    c.full_layers = RefConfig::FullAttentionLayers{
+        .head_dim = 32, .kv_heads = std::nullopt, .partial_rotary_factor = 0.25};
     // D 32, p 0.25: int(32 * 0.25 / 2) = 4 ones, then 12 of 1e30 (16 in all).
     std::vector<float> want(16, 1e30f);
     for (int i = 0; i < 4; ++i) want[i] = 1.0f;
