@@ -36,7 +36,7 @@ import gguf
 import numpy as np
 
 from converter_compare import field_value, same_value
-from converter_run import Converter, block_id
+from converter_run import Converter, block_id, static_method
 from source_values import Source
 
 llama_src, model_dir, gguf_path, outtype = sys.argv[1:5]
@@ -49,10 +49,14 @@ CLASSES = {"Gemma3ForConditionalGeneration": ("gemma.py", "Gemma3VisionModel"),
            "Qwen3VLMoeForConditionalGeneration": ("qwen3vl.py", "Qwen3VLVisionModel"),  # the same register line
            "Qwen3_5ForConditionalGeneration": ("qwen3vl.py", "Qwen3VLVisionModel"),
            "Qwen3_5MoeForConditionalGeneration": ("qwen3vl.py", "Qwen3VLVisionModel"),
-           "Gemma4ForConditionalGeneration": ("gemma.py", "Gemma4VisionAudioModel")}
+           "Gemma4ForConditionalGeneration": ("gemma.py", "Gemma4VisionAudioModel"),
+           "Mistral3ForConditionalGeneration": ("llava.py", "LlavaVisionModel")}
 hf_arch = ((src.config.get("vision_config") or {}).get("architectures") or src.config["architectures"])[0]
+# LlavaVisionModel calls LlamaModel.permute (llama.py), a class outside its chain: that @staticmethod as written.
+extra = {"LlamaModel": type("LlamaModel", (), {"permute": staticmethod(
+    static_method(llama_src, "llama.py", "LlamaModel", "permute"))})} if hf_arch.startswith("Mistral3") else {}
 conv = Converter(llama_src, [CLASSES[hf_arch], ("base.py", "MmprojModel"), ("base.py", "ModelBase")],
-                 model_dir, copy.deepcopy(src.config), class_constants=True,
+                 model_dir, copy.deepcopy(src.config), class_constants=True, extra_globals=extra,
                  attrs={"_fp8_as_q8": False, "_fp8_dequantized": set()})  # ModelBase.__init__'s defaults
 conv.obj.ftype = {"bf16": gguf.LlamaFileType.MOSTLY_BF16, "f16": gguf.LlamaFileType.MOSTLY_F16,
                   "f32": gguf.LlamaFileType.ALL_F32}[outtype]
@@ -101,18 +105,38 @@ class TorchLike(np.ndarray):
 
 rules = converter_type_rules()
 wanted = {}  # GGUF name -> (qtype, float32 values as the file holds them, values before the type, source)
-for hf in src.names():
-    native = src.native(hf)
-    if hf_arch == "Gemma4ForConditionalGeneration":
-        native = np.asarray(native).view(TorchLike)
-    fed = hf[len("model."):] if hf.startswith("model.visual.") else hf
-    for g, data in conv.tensors(fed, native, block_id(hf)):
+
+
+def want(hf, produced):
+    for g, data in produced:
         qtype, stored = rules(conv.obj, hf, g, block_id(hf), AsTorch(np.asarray(data)))
         values = np.asarray(stored, dtype=np.float32) if qtype == gguf.GGMLQuantizationType.F32 else \
             np.asarray(gguf.quants.dequantize(stored, qtype), dtype=np.float32)
         if g in wanted:
             problems.append(f"{wanted[g][3]} and {hf} both become {g}")
         wanted[g] = (qtype, values.reshape(np.asarray(data).shape), np.asarray(data, dtype=np.float32), hf)
+
+
+for hf in src.names():
+    if hf_arch.startswith("Mistral3") and not hf.startswith(("vision_tower.", "multi_modal_projector.",
+                                                             "language_model.model.embed_tokens.")):
+        continue  # the text model: LlavaVisionModel writes none of it (its filter and modify_tensors drop it)
+    native = src.native(hf)
+    if hf_arch == "Gemma4ForConditionalGeneration":
+        native = np.asarray(native).view(TorchLike)
+    fed = hf[len("model."):] if hf.startswith("model.visual.") else hf
+    want(hf, conv.tensors(fed, native, block_id(hf)))
+    if hf.endswith("embed_tokens.weight") and hf_arch.startswith("Mistral3"):
+        # v0.4.0's MmprojModel.filter_tensors drops every "language_model." name, so the converter's own run
+        # writes no v.token_embd.img_break (checked: conv.tensors gave nothing for it); the row comes from
+        # LlavaVisionModel.modify_tensors fed the embedding under the name ModelBase.filter_tensors gives it
+        # (docs/architectures.md "Vision").
+        if "v.token_embd.img_break" in wanted:
+            problems.append("the bundle's converter now writes v.token_embd.img_break itself: drop the row feed")
+        base_name = conv.bound("filter_tensors", len(conv.chain) - 1)((hf, None))[0]
+        want(hf, conv.obj.modify_tensors(native, base_name, None))
+        if "v.token_embd.img_break" not in wanted:
+            problems.append("LlavaVisionModel.modify_tensors copied no [IMG_BREAK] row from " + hf)
 if not wanted:
     problems.append("llama.cpp's converter writes no tensor for this checkpoint")
 
