@@ -2,7 +2,8 @@
 conversion of the same checkpoint, as `convert_hf_to_gguf.py --mmproj` writes it.
 
 The converter's class chain from the bundle (Gemma3VisionModel, Gemma4VisionAudioModel for Gemma 4 (no audio_config:
-vision only), or Qwen2VLVisionModel for Qwen2-VL / Qwen2.5-VL,
+vision only), Qwen2VLVisionModel for Qwen2-VL / Qwen2.5-VL, Qwen3VLVisionModel, or LlavaVisionModel for Mistral 3
+(conversion/llava.py, with LlamaModel.permute from llama.py as written),
 -> MmprojModel -> ModelBase, conversion/gemma.py / qwenvl.py and base.py, run as written by converter_run.py;
 chosen by config.json's architectures[0] as the converter chooses it) gives the KVs (general.architecture, general.type from
 set_type, then every key set_gguf_parameters writes) and, per source tensor, filter_tensors + modify_tensors
@@ -23,6 +24,12 @@ v0.4.0's Qwen2VLVisionModel.filter_tensors keeps only names starting with "visua
 a transformers >= 4.52 checkpoint, whose tower is "model.visual.*" (docs/architectures.md "Vision"); the script
 feeds it such names without "model." (as the bundle's Qwen3VLVisionModel strips it), the tensors it would then
 write.
+
+v0.4.0's MmprojModel.filter_tensors drops every "language_model." name, so LlavaVisionModel never sees the text
+embedding whose [IMG_BREAK] row it copies into v.token_embd.img_break, and the converter's own file of an HF
+Mistral 3 lacks the row clip.cpp requires (docs/architectures.md "Vision"). The script checks that the converter's
+run writes no such row, then feeds the embedding to LlavaVisionModel.modify_tensors under the name
+ModelBase.filter_tensors gives it: that row, through prepare_tensors' type statements, is the one compared.
 
 Usage: ggufpy_mmproj.py LLAMA_SRC MODEL_DIR MMPROJ.gguf OUTTYPE   (OUTTYPE: the converter's --outtype the
 file corresponds to: bf16, f16 or f32)

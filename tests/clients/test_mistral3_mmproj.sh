@@ -12,7 +12,8 @@
 #    bundle's LlavaVisionModel -> MmprojModel -> ModelBase chain writes for the matching --outtype; and
 #    v.token_embd.img_break equals what LlavaVisionModel.modify_tensors makes of the text embedding (v0.4.0's
 #    MmprojModel.filter_tensors drops the embedding before it, so the converter's own file lacks that row);
-#  - rebox check takes the pair (the projection's width is the text model's);
+#  - rebox check takes the pair (the projection's width is the text model's), with no warning; the mmproj without
+#    v.token_embd.img_break (as v0.4.0's own converter writes it) is one FINDING, and mtmd refuses that file;
 #  - rebox quantize of the BF16 mmproj to Q8_0 and Q4_K_M: llama-quantize's file byte for byte;
 #  - llama.cpp's own mtmd (llama-mtmd-cli from the bundle's tools/mtmd, lib/llama_mtmd.sh) loads the BF16 pair,
 #    encodes tools/mtmd/test-1.jpeg through the pixtral graph (patch merger, [IMG_BREAK] after each row) and
@@ -67,6 +68,26 @@ llama_mtmd_setup
   --chat-template mistral-v7 >"$WORK/m3-mtmd.log" 2>&1 ||
   { tail -20 "$WORK/m3-mtmd.log"; echo "FAIL: llama-mtmd-cli on the mistral3 pair" >&2; exit 1; }
 echo "ok: llama.cpp's mtmd loaded the mistral3 pair, encoded an image and generated ($(clients_elapsed))"
+
+# rebox check reads the pixtral projector whole (0 warnings); an mmproj without v.token_embd.img_break (what
+# v0.4.0's converter writes for an HF Mistral 3) is one FINDING, and mtmd refuses to load it.
+out="$("$REBOX" check "$WORK/m3.gguf")" || { echo "FAIL: rebox check on the pair: $out" >&2; exit 1; }
+grep -q "^OK: 2 file(s), .* 0 warning(s)" <<<"$out" || { echo "FAIL: the pair not checked whole: $out" >&2; exit 1; }
+"$REBOX" meta -q "$WORK/mmproj-m3.gguf" -o "$WORK/no-break.gguf" \
+  --rename-tensor v.token_embd.img_break=v.token_embd.unused
+set +e
+out="$("$REBOX" check "$WORK/m3.gguf" --mmproj "$WORK/no-break.gguf")"
+code=$?
+set -e
+[[ $code -eq 1 && "$(grep -c '^FINDING: ' <<<"$out")" == 1 ]] && grep -q "^FINDING: .*v.token_embd.img_break missing" <<<"$out" ||
+  { echo "FAIL: rebox check took an mmproj without the [IMG_BREAK] row (exit $code): $out" >&2; exit 1; }
+if "$LLAMA_MTMD_CLI" -m "$WORK/m3.gguf" --mmproj "$WORK/no-break.gguf" \
+  --image "$GGUFPY_SRC/tools/mtmd/test-1.jpeg" --image-max-tokens 64 -p "describe" -n 1 -t 2 --temp 0 \
+  --chat-template mistral-v7 >"$WORK/no-break.log" 2>&1; then
+  echo "FAIL: llama-mtmd-cli took a pixtral mmproj without v.token_embd.img_break" >&2
+  exit 1
+fi
+echo "ok: without the [IMG_BREAK] row rebox check finds it missing and mtmd refuses the file ($(clients_elapsed))"
 
 refused() {  # NAME PATTERN EDIT MKFIXTURE_FLAGS... (EDIT: python on d, the fixture's folder, or "")
   local name="$1" pattern="$2" edit="$3"
