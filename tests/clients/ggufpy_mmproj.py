@@ -31,8 +31,9 @@ Mistral 3 lacks the row clip.cpp requires (docs/architectures.md "Vision"). The 
 run writes no such row, then feeds the embedding to LlavaVisionModel.modify_tensors under the name
 ModelBase.filter_tensors gives it: that row, through prepare_tensors' type statements, is the one compared.
 
-Usage: ggufpy_mmproj.py LLAMA_SRC MODEL_DIR MMPROJ.gguf OUTTYPE   (OUTTYPE: the converter's --outtype the
-file corresponds to: bf16, f16 or f32)
+Usage: ggufpy_mmproj.py LLAMA_SRC MODEL_DIR MMPROJ.gguf OUTTYPE [OUT.gguf]   (OUTTYPE: the converter's --outtype the
+file corresponds to: bf16, f16 or f32; OUT.gguf: also write the converter's own mmproj file there, every tensor and
+KV as above, in its order, for mtmd to load beside rebox's)
 """
 import ast
 import copy
@@ -114,6 +115,9 @@ rules = converter_type_rules()
 wanted = {}  # GGUF name -> (qtype, float32 values as the file holds them, values before the type, source)
 
 
+stored_bytes = {}  # GGUF name -> the array prepare_tensors hands GGUFWriter.add_tensor
+
+
 def want(hf, produced):
     for g, data in produced:
         qtype, stored = rules(conv.obj, hf, g, block_id(hf), AsTorch(np.asarray(data)))
@@ -122,6 +126,7 @@ def want(hf, produced):
         if g in wanted:
             problems.append(f"{wanted[g][3]} and {hf} both become {g}")
         wanted[g] = (qtype, values.reshape(np.asarray(data).shape), np.asarray(data, dtype=np.float32), hf)
+        stored_bytes[g] = stored
 
 
 for hf in src.names():
@@ -210,6 +215,17 @@ for key, value in want_kvs.items():
 for name in fields:
     if name.startswith("clip.") and name not in want_kvs:
         problems.append(f"KV {name}: the converter writes no such key")
+
+if len(sys.argv) > 5 and not problems:
+    # The converter's own file (OUT.gguf): its KVs (GGUFWriter's general.architecture, set_type's general.type,
+    # set_gguf_parameters') and its tensors in its order, added as prepare_tensors adds them.
+    writer = conv.obj.gguf_writer
+    for g, data in stored_bytes.items():
+        writer.add_tensor(g, data, raw_dtype=wanted[g][0])
+    writer.write_header_to_file(path=sys.argv[5])
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
 
 if problems:
     print(f"FAIL {gguf_path}:")
