@@ -23,7 +23,8 @@ for bit.
 v0.4.0's Qwen2VLVisionModel.filter_tensors keeps only names starting with "visual.", so it writes no tensor for
 a transformers >= 4.52 checkpoint, whose tower is "model.visual.*" (docs/architectures.md "Vision"); the script
 feeds it such names without "model." (as the bundle's Qwen3VLVisionModel strips it), the tensors it would then
-write.
+write. LlavaVisionModel likewise keeps only names starting with "vision_tower." / "multi_modal_projector.": a
+Mistral 3 checkpoint in that layout ("model.vision_tower.*", "model.language_model.*") is fed without "model.".
 
 v0.4.0's MmprojModel.filter_tensors drops every "language_model." name, so LlavaVisionModel never sees the text
 embedding whose [IMG_BREAK] row it copies into v.token_embd.img_break, and the converter's own file of an HF
@@ -130,13 +131,15 @@ def want(hf, produced):
 
 
 for hf in src.names():
-    if hf_arch.startswith("Mistral3") and not hf.startswith(("vision_tower.", "multi_modal_projector.",
-                                                             "language_model.model.embed_tokens.")):
-        continue  # the text model: LlavaVisionModel writes none of it (its filter and modify_tensors drop it)
+    fed = hf[len("model."):] if hf.startswith("model.visual.") else hf
+    if hf_arch.startswith("Mistral3"):
+        fed = hf[len("model."):] if hf.startswith("model.") else hf
+        if not fed.startswith(("vision_tower.", "multi_modal_projector.", "language_model.model.embed_tokens.",
+                               "language_model.embed_tokens.")):
+            continue  # the text model: LlavaVisionModel writes none of it (its filter and modify_tensors drop it)
     native = src.native(hf)
     if hf_arch == "Gemma4ForConditionalGeneration":
         native = np.asarray(native).view(TorchLike)
-    fed = hf[len("model."):] if hf.startswith("model.visual.") else hf
     want(hf, conv.tensors(fed, native, block_id(hf)))
     if hf.endswith("embed_tokens.weight") and hf_arch.startswith("Mistral3"):
         # v0.4.0's MmprojModel.filter_tensors drops every "language_model." name, so the converter's own run
@@ -145,7 +148,7 @@ for hf in src.names():
         # (docs/architectures.md "Vision").
         if "v.token_embd.img_break" in wanted:
             problems.append("the bundle's converter now writes v.token_embd.img_break itself: drop the row feed")
-        base_name = conv.bound("filter_tensors", len(conv.chain) - 1)((hf, None))[0]
+        base_name = conv.bound("filter_tensors", len(conv.chain) - 1)((fed, None))[0]
         want(hf, conv.obj.modify_tensors(native, base_name, None))
         if "v.token_embd.img_break" not in wanted:
             problems.append("LlavaVisionModel.modify_tensors copied no [IMG_BREAK] row from " + hf)

@@ -3,8 +3,9 @@
 # (rebox-mkfixture --arch mistral3 --multimodal: Mistral-Small-3.1-24B-Instruct-2503's layout, the text model under
 # language_model.model., a 3-layer tower vision_tower.* and its projector multi_modal_projector.* with the patch
 # merger, PixtralImageProcessor's preprocessor_config.json, PixtralProcessor's processor_config.json, [IMG_BREAK] an
-# added token) in three cases: BF16 (--outtype auto and f32) and AWQ (4-bit text model, F16 tower and embedding),
-# each converted by rebox (NAME.gguf and mmproj-NAME.gguf), then
+# added token) in four cases: BF16 (--outtype auto and f32), AWQ (4-bit text model, F16 tower and embedding) and BF16
+# in transformers >= 4.52's layout (--vl-split: model.vision_tower.*, model.language_model.*, which v0.4.0's
+# LlavaVisionModel skips: ggufpy_mmproj.py feeds it the names without "model."), each converted by rebox (NAME.gguf and mmproj-NAME.gguf), then
 #  - rebox verify passes on the pair;
 #  - ggufpy_mmproj.py: every mmproj tensor (the patch convolution, attn_q / attn_k through the bundle's
 #    LlamaModel.permute, the norms as F32, mm.input_norm, mm.patch_merger, mm.1 / mm.2) bit for bit and every KV in
@@ -34,6 +35,7 @@ cases=(
   "m3:--format float::bf16"
   "m3-f32:--format float:--outtype f32:f32"
   "m3-awq:--format awq::f16"
+  "m3-split:--format float --vl-split::bf16"
 )
 for case in "${cases[@]}"; do
   IFS=: read -r name fixture_flags convert_flags outtype <<<"$case"

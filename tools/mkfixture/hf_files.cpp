@@ -483,7 +483,7 @@ void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_
         return;
     }
     if (arch == "mistral3" && multimodal) {
-        write_mistral3_vision_config(out_dir, d, tied, bos_id, eos_id);
+        write_mistral3_vision_config(out_dir, d, tied, bos_id, eos_id, vl_split);
         return;
     }
     if (arch == "mistral3") {

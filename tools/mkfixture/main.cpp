@@ -263,7 +263,9 @@ int main(int argc, char** argv) {
     int64_t vl_temporal = 2, vl_merger_width = 0;
     app.add_flag("--vl-split", vl_split,
                  "--arch qwen2_vl / qwen2_5_vl: transformers >= 4.52's layout "
-                 "(model.language_model.*, model.visual.*, text_config)");
+                 "(model.language_model.*, model.visual.*, text_config); --arch mistral3 "
+                 "--multimodal: model.language_model.*, model.vision_tower.*, "
+                 "model.multi_modal_projector.*, lm_head");
     app.add_option(
         "--vl-temporal", vl_temporal,
         "--arch qwen2_vl / qwen2_5_vl / qwen3_vl: the patch embedding's temporal size (default 2; "

@@ -24,9 +24,11 @@ ojson read_json(const std::filesystem::path& path) {
 }  // namespace
 
 void append_pixtral_tower(std::vector<PlanUnit>& units, int64_t text_hidden,
-                          int64_t projector_input) {
-    const auto tensor = [&](const std::string& name, std::vector<int64_t> dims, double center,
+                          int64_t projector_input, bool split_layout) {
+    const std::string model = split_layout ? "model." : "";
+    const auto tensor = [&](const std::string& stem, std::vector<int64_t> dims, double center,
                             double spread) {
+        const std::string name = model + stem;
         int64_t length = 1;
         for (const int64_t d : dims) length *= d;
         PlanUnit unit = vector_unit(name, length, center, spread);
@@ -55,7 +57,7 @@ void append_pixtral_tower(std::vector<PlanUnit>& units, int64_t text_hidden,
 }
 
 void write_mistral3_vision_config(const std::filesystem::path& out_dir, const Dims& d, bool tied,
-                                  int64_t bos_id, int64_t eos_id) {
+                                  int64_t bos_id, int64_t eos_id, bool split_layout) {
     // Mistral-Small-3.1-24B-Instruct-2503's text_config keys (model_type mistral, no yarn).
     ojson text{{"attention_dropout", 0.0},
                {"head_dim", d.head_dim},
@@ -97,7 +99,7 @@ void write_mistral3_vision_config(const std::filesystem::path& out_dir, const Di
                        {"text_config", text},
                        {"tie_word_embeddings", tied},
                        {"torch_dtype", "bfloat16"},
-                       {"transformers_version", "4.50.0.dev0"},
+                       {"transformers_version", split_layout ? "4.53.1" : "4.50.0.dev0"},
                        {"vision_config", vision},
                        {"vision_feature_layer", -1}};
     write_json_file(out_dir / "config.json", config, 2);

@@ -22,12 +22,13 @@ namespace mkfixture {
 // ffn_norm, gate/up [64, 32], down [32, 64]; 3 so that gguf-py's map reaches linear_2), the
 // projector (norm, patch_merger [32, 128], linear_1 [text_hidden, 32] or projector_width wide,
 // linear_2 [text_hidden, text_hidden]); projector_input 0: the tower's width.
+// split_layout: the names under "model." (transformers >= 4.52's save_pretrained).
 void append_pixtral_tower(std::vector<PlanUnit>& units, int64_t text_hidden,
-                          int64_t projector_input);
+                          int64_t projector_input, bool split_layout = false);
 // config.json (Mistral-Small-3.1-24B-Instruct-2503's keys at tiny sizes), preprocessor_config.json
 // and processor_config.json.
 void write_mistral3_vision_config(const std::filesystem::path& out_dir, const Dims& d, bool tied,
-                                  int64_t bos_id, int64_t eos_id);
+                                  int64_t bos_id, int64_t eos_id, bool split_layout = false);
 // Appends [IMG_BREAK] to tokenizer.json's added_tokens and tokenizer_config.json's
 // added_tokens_decoder with the next id; returns the new token count.
 int64_t add_img_break_token(const std::filesystem::path& out_dir, int64_t token_count);

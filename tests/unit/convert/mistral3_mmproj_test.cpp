@@ -1,14 +1,14 @@
 // rebox convert on rebox-mkfixture --arch mistral3 --multimodal (Mistral-Small-3.1's layout: a
 // Pixtral tower of 3 layers of width 32, 2 heads of 16, MLP 64, patches of 14 x 14, image_size
 // 224, spatial_merge_size 2, and the projector to the text width 64; [IMG_BREAK] the tokenizer's
-// last added token, id 459): the mmproj beside the text model with llama.cpp's pixtral names, ne
-// and types, and its keys worked out by hand from the fixture's config.json and LlavaVisionModel
-// (conversion/llava.py: layer_norm_epsilon 1e-5 for a vision_config without layer_norm_eps,
-// clip.use_silu for hidden_act silu, spatial_merge_size from the top level). attn_q / attn_k by
-// LlamaModel.permute(w, 2, 2), worked by hand: heads of 16 rows, GGUF row 2i + j of a head is its
-// source row i + 8 j. v.token_embd.img_break is row 459 of the text embedding as F32. verify
-// catches an unpermuted row; the refusals (a quantized embedding, a projector wider than the tower)
-// leave neither file.
+// last added token, id 459; also in transformers >= 4.52's layout): the mmproj beside the text
+// model with llama.cpp's pixtral names, ne and types, and its keys worked out by hand from the
+// fixture's config.json and LlavaVisionModel (conversion/llava.py: layer_norm_epsilon 1e-5 for a
+// vision_config without layer_norm_eps, clip.use_silu for hidden_act silu, spatial_merge_size from
+// the top level). attn_q / attn_k by LlamaModel.permute(w, 2, 2), worked by hand: heads of 16 rows,
+// GGUF row 2i + j of a head is its source row i + 8 j. v.token_embd.img_break is row 459 of the
+// text embedding as F32. verify catches an unpermuted row; the refusals (a quantized embedding, a
+// projector wider than the tower) leave neither file.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -141,6 +141,22 @@ TEST_F(Mistral3Mmproj, WritesThePixtralProjectorAsTheConverter) {
     const auto check = test::run(quoted(test::rebox_cli()) + " check " + quoted(work_ / "m.gguf"));
     EXPECT_EQ(check.exit_code, 0) << check.output;
     EXPECT_NE(check.output.find("OK: 2 file(s)"), std::string::npos) << check.output;
+}
+
+// transformers >= 4.52's layout (model.vision_tower.*, model.language_model.*): the same file.
+TEST_F(Mistral3Mmproj, SplitLayoutReadsAlike) {
+    const fs::path model = make_fixture("split", "--multimodal --vl-split --format float");
+    const auto run = convert(model, work_ / "s.gguf");
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    const auto mm = GgufFile::open(work_ / "mmproj-s.gguf");
+    EXPECT_EQ(mm->tensors().size(), 2u + 3 * 9 + 5);
+    const auto st = SafetensorsFile::open(model / "model.safetensors");
+    for (const size_t i : {size_t{0}, size_t{63}})
+        EXPECT_EQ(gguf_at(*mm, "v.token_embd.img_break", i),
+                  bf16_at(*st, "model.language_model.embed_tokens.weight", 459 * 64 + i));
+    EXPECT_EQ(gguf_at(*mm, "v.blk.2.attn_k.weight", 1 * 32 + 5),
+              bf16_at(*st, "model.vision_tower.transformer.layers.2.attention.k_proj.weight",
+                      8 * 32 + 5));
 }
 
 // Without --multimodal the fixture's tower is stand-ins and config.json has no vision_config: the
