@@ -7,7 +7,7 @@
 // rope_parameters, whose mscale_all_dim (as given, not x0.1 as in deepseek2) and
 // llama_4_scaling_beta become rope.scaling.yarn_log_multiplier and attention.temperature_scale.
 // Mistral3ForConditionalGeneration's text model is written (language_model. stripped); its vision
-// tower and projector are left out (their own GGUF is issue 40).
+// tower and projector are left out of it (the mmproj file's: src/arch/vision/pixtral_vision.cpp).
 #include <nlohmann/json.hpp>
 #include <string>
 

@@ -204,6 +204,16 @@ void check_mmproj(CheckContext& ctx) {
                                     "fc1.weight; mtmd's qwen3vl_merger deepstack merger uses it: "
                                     "convert the vision tower again");
         }
+    } else if (projector == "pixtral") {
+        // mm.1 / mm.2 weights (biases optional) and the [IMG_BREAK] row; Mistral 3.1's patch
+        // merger is optional, but its graph then multiplies by mm.input_norm.
+        check_projector_tensors(ctx, projector,
+                                {"mm.1.weight", "mm.2.weight", "v.token_embd.img_break"});
+        if (ctx.find_tensor("mm.patch_merger.weight") != nullptr &&
+            ctx.find_tensor("mm.input_norm.weight") == nullptr)
+            ctx.finding("mm.input_norm.weight",
+                        "missing beside mm.patch_merger.weight; mtmd's pixtral graph normalizes "
+                        "with it before the merger: convert the vision tower again");
     } else
         ctx.warning("clip.projector_type",
                     "\"" + projector + "\": rebox does not check this projector's tensors");
@@ -232,6 +242,10 @@ std::optional<uint64_t> mmproj_output_width(const CheckContext& ctx) {
     if (name != nullptr && (*name == "qwen2vl_merger" || *name == "qwen2.5vl_merger"))
         if (const auto* bias = ctx.find_tensor("mm.2.bias"); bias != nullptr)
             return static_cast<uint64_t>(bias->info->ne.at(0));
+    // pixtral: mm.2.weight's ne[1] (a Linear weight, [text, text]).
+    if (name != nullptr && *name == "pixtral")
+        if (const auto* proj = ctx.find_tensor("mm.2.weight"); proj != nullptr)
+            return static_cast<uint64_t>(proj->info->ne.at(1));
     // qwen3vl_merger: the main path and one per deepstack merger, each mm.2.bias's width.
     if (name != nullptr && *name == "qwen3vl_merger")
         if (const auto* bias = ctx.find_tensor("mm.2.bias"); bias != nullptr)

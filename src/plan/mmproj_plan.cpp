@@ -14,6 +14,7 @@
 #include <span>
 
 #include "arch/architecture.hpp"
+#include "arch/transforms.hpp"
 #include "arch/vision/vision_architecture.hpp"
 #include "model/json_file.hpp"
 #include "plan/row_moves.hpp"
@@ -52,6 +53,9 @@ struct VisionNumbers {
     // Read only where a family's table uses them (0: vision_config has none).
     uint32_t merge = 0, temporal = 0, mlp_ratio = 0, positions = 0;
     uint32_t axis_positions = 0, head_dim = 0, kv_heads = 0;
+    // text_config vocab_size, and the row VisionSplit::token_row takes (-1: none).
+    uint32_t text_vocab = 0;
+    int64_t token_row = -1;
     // The layers the record's indexed rows attach to (VisionArchitecture::index_key), in order.
     std::vector<int64_t> indexes;
 };
@@ -125,6 +129,43 @@ std::optional<std::vector<float>> read_float_list(const json& preprocessor, cons
     return values;
 }
 
+// The id of an added token as LlavaVisionModel.get_token_id finds it: tokenizer_config.json's
+// added_tokens_decoder, else tokenizer.json's added_tokens; a Blocker when neither has it (the
+// converter raises) or the id is 0 (the converter then writes no row, which clip.cpp requires).
+int64_t added_token_id(const std::filesystem::path& dir, std::string_view token,
+                       std::vector<Blocker>* blockers) {
+    const std::string text(token);
+    int64_t id = -1;
+    if (std::filesystem::is_regular_file(dir / "tokenizer_config.json")) {
+        const json cfg = detail::read_json_object(dir / "tokenizer_config.json");
+        const auto decoder = cfg.find("added_tokens_decoder");
+        if (decoder != cfg.end() && decoder->is_object())
+            for (const auto& [key, entry] : decoder->items())
+                if (id < 0 && entry.is_object() && entry.value("content", std::string()) == text &&
+                    !key.empty() && key.size() < 10 &&
+                    key.find_first_not_of("0123456789") == std::string::npos)
+                    id = std::stoll(key);
+    }
+    if (id < 0 && std::filesystem::is_regular_file(dir / "tokenizer.json")) {
+        const json tok = detail::read_json_object(dir / "tokenizer.json");
+        const auto added = tok.find("added_tokens");
+        if (added != tok.end() && added->is_array())
+            for (const json& entry : *added)
+                if (id < 0 && entry.is_object() && entry.value("content", std::string()) == text &&
+                    entry.contains("id") && entry["id"].is_number_integer())
+                    id = entry["id"].get<int64_t>();
+    }
+    if (id <= 0)
+        blockers->push_back(
+            {"tokenizer_config.json / tokenizer.json: " + text,
+             id < 0 ? "is not an added token; the mmproj needs its embedding row (llama.cpp's "
+                      "converter: \"Token '" +
+                          text + "' not found\")"
+                    : "has id 0, whose row llama.cpp's converter never copies",
+             "add the checkpoint's tokenizer files, or convert with --no-mmproj"});
+    return id;
+}
+
 int64_t dim_value(VisionDim dim, const VisionNumbers& n) {
     switch (dim) {
         case VisionDim::one:
@@ -165,6 +206,8 @@ int64_t dim_value(VisionDim dim, const VisionNumbers& n) {
             return int64_t{n.kv_heads} * n.head_dim;
         case VisionDim::head_dim:
             return n.head_dim;
+        case VisionDim::text_vocab:
+            return n.text_vocab;
     }
     return 0;
 }
@@ -207,6 +250,8 @@ const char* dim_source(VisionDim dim) {
             return "vision_config.num_key_value_heads x head_dim";
         case VisionDim::head_dim:
             return "vision_config.head_dim";
+        case VisionDim::text_vocab:
+            return "text_config.vocab_size";
     }
     return "";
 }
@@ -269,11 +314,66 @@ std::vector<VisionMatch> match_vision_name(const VisionArchitecture& arch, const
 // values. q/k/v: the source's rows [k n/3, (k+1) n/3) (a bias: single values). A Conv3D
 // [out, in, T, kh, kw] seen as out x in x T rows of kh x kw: part t takes every T-th row from t,
 // and its ne drops the temporal dim. A BLOCKER where the output type's blocks would mix two rows.
-bool attach_split(arch::VisionSplit split, const SourceTensor& source, TensorPlan* tp,
-                  std::vector<Blocker>* blockers) {
+bool attach_split(arch::VisionSplit split, const SourceTensor& source, const VisionNumbers& n,
+                  TensorPlan* tp, std::vector<Blocker>* blockers) {
     using arch::VisionSplit;
     if (split == VisionSplit::none) return true;
     const std::vector<int64_t>& shape = source.shape;
+    if (split == VisionSplit::rope_pairs) {
+        // LlamaModel.permute(w, n_head, n_head): whole rows, as the text models' q / k.
+        const auto rows = static_cast<uint64_t>(shape[0]);
+        const auto rows_map = arch::rope_pair_source_rows(rows, n.heads);
+        const uint64_t row_values = source.element_count() / rows;
+        if (!rows_map) {
+            blockers->push_back({source.name,
+                                 std::to_string(rows) + " rows do not split into " +
+                                     std::to_string(n.heads) +
+                                     " heads of an even size (vision_config.num_attention_heads, "
+                                     "LlamaModel.permute)",
+                                 std::string(kFixConfig)});
+            return false;
+        }
+        if (const auto problem = plan_detail::row_move_problem(
+                tp->type, row_values,
+                source.quant_group() > 0 ? static_cast<uint64_t>(source.quant_group()) : 0)) {
+            blockers->push_back(
+                {source.name,
+                 "is permuted into " + tp->gguf_name + " by whole rows, but " + *problem,
+                 "--outtype f32 (every value moves on its own)"});
+            return false;
+        }
+        tp->row_source = *rows_map;
+        tp->row_values = row_values;
+        tp->note += std::string(tp->note.empty() ? "" : "; ") + "rows permuted for rope";
+        return true;
+    }
+    if (split == VisionSplit::token_row) {
+        // data_torch[id] of the text embedding: one whole row, F32 (a 1-D tensor).
+        if (source.is_quantized() || source.fp8) {
+            blockers->push_back(
+                {source.name,
+                 "is quantized; the mmproj's v.token_embd.img_break is its row " +
+                     std::to_string(n.token_row) +
+                     " as float values, which rebox does not dequantize into the mmproj",
+                 "a checkpoint whose text embedding is float (AWQ, GPTQ and compressed-tensors "
+                 "keep it float), or convert with --no-mmproj"});
+            return false;
+        }
+        if (n.token_row < 0 || n.token_row >= shape[0]) {
+            blockers->push_back({source.name,
+                                 "has " + std::to_string(shape[0]) + " rows, no row " +
+                                     std::to_string(n.token_row) + " for the token",
+                                 std::string(kFixConfig)});
+            return false;
+        }
+        tp->row_source = {static_cast<uint32_t>(n.token_row)};
+        tp->row_values = static_cast<uint64_t>(shape[1]);
+        tp->ne = {shape[1]};
+        tp->nbytes = 4 * static_cast<uint64_t>(shape[1]);
+        tp->note += std::string(tp->note.empty() ? "" : "; ") + "row " +
+                    std::to_string(n.token_row) + " of the text embedding";
+        return true;
+    }
     if (split == VisionSplit::hwc_to_chw) {
         // [out, p x p x 3] -> [out, 3, p, p]: GGUF value (o, c, y, x) is source value
         // (o, (y p + x) 3 + c); each value a row of one.
@@ -364,17 +464,22 @@ bool attach_split(arch::VisionSplit split, const SourceTensor& source, TensorPla
 
 // The source name the record's table uses: "model." in front dropped (transformers >= 4.50
 // saves the tower as model.vision_tower.*); nullopt for a name outside the record's prefixes.
+// The text model's tensors (a family that takes a row of them) as "language_model.<name>" in both
+// layouts: "language_model.model.*" (transformers < 4.52) and "model.language_model.*".
 std::optional<std::string> vision_name(const VisionArchitecture& arch, std::string_view name) {
     if (name.starts_with("model.")) name.remove_prefix(6);
+    std::string normalized(name);
+    if (normalized.starts_with("language_model.model."))
+        normalized.erase(std::string_view("language_model.").size(), 6);
     for (const std::string_view prefix : arch.prefixes)
-        if (name.starts_with(prefix)) return std::string(name);
+        if (normalized.starts_with(prefix)) return normalized;
     return std::nullopt;
 }
 
 // The tensor's type: the record's dtype rule, then rebox's exactness (plan/tensor_rules.hpp).
 bool plan_vision_tensor(const SourceTensor& whole, size_t index, const VisionMatch& match,
-                        const PlanOptions& options, std::string_view family, TensorPlan* tp,
-                        std::vector<Blocker>* blockers) {
+                        const PlanOptions& options, std::string_view family, const VisionNumbers& n,
+                        TensorPlan* tp, std::vector<Blocker>* blockers) {
     const VisionTensorSpec& spec = *match.spec;
     // A Conv3D source is planned as 4-D (GGUF holds at most 4 dims): [out, in x T, kh, kw], the
     // same bytes; attach_split then takes its parts.
@@ -395,7 +500,8 @@ bool plan_vision_tensor(const SourceTensor& whole, size_t index, const VisionMat
     const std::string record = std::string(family) + " vision";
     if (spec.dtype == VisionDtype::f32)
         return plan_detail::plan_exact_f32(tensor, index, match.gguf_name, record,
-                                           "embedding table", tp, blockers);
+                                           "embedding table", tp, blockers) &&
+               attach_split(spec.split, whole, n, tp, blockers);
     if (spec.dtype == VisionDtype::f16_when_exact) {
         // The converter forces F16. Exact in F16: the converter's bytes; otherwise exact F32
         // values rather than the converter's rounding (rebox never rounds a value).
@@ -427,7 +533,7 @@ bool plan_vision_tensor(const SourceTensor& whole, size_t index, const VisionMat
         !plan_detail::plan_exact_f32(tensor, index, match.gguf_name, record, "patch embedding", tp,
                                      blockers))
         return false;
-    if (!attach_split(spec.split, whole, tp, blockers)) return false;
+    if (!attach_split(spec.split, whole, n, tp, blockers)) return false;
     return plan_detail::attach_value_transform(spec.value, tensor, tp, blockers);
 }
 
@@ -526,6 +632,7 @@ std::optional<Plan> make_mmproj_plan(const SourceModel& source, const PlanOption
         if (!vision.contains(std::string(d.field)))
             vision[std::string(d.field)] = json::parse(d.json_value);
     if (arch->prepare_vision) arch->prepare_vision(vision);
+    if (arch->prepare_with_config) arch->prepare_with_config(vision, config);
     VisionNumbers n;
     n.image_size = read_count(vision, std::array{std::string_view("image_size")}, "vision_config.",
                               &plan.blockers);
@@ -568,6 +675,9 @@ std::optional<Plan> make_mmproj_plan(const SourceModel& source, const PlanOption
         text.update(config["text_config"]);
     n.text_hidden = read_count(text, std::array{std::string_view("hidden_size")}, "text_config.",
                                &plan.blockers);
+    n.text_vocab = optional_count(text, "vocab_size");
+    if (!arch->row_token.empty())
+        n.token_row = added_token_id(source.dir, arch->row_token, &plan.blockers);
     if (n.hidden && n.heads && n.hidden % n.heads != 0)
         plan.blockers.push_back({"config.json: vision_config.num_attention_heads",
                                  std::to_string(n.heads) + " heads do not divide hidden_size " +
@@ -634,7 +744,7 @@ std::optional<Plan> make_mmproj_plan(const SourceModel& source, const PlanOption
         }
         const auto& [index, match] = it->second;
         TensorPlan tp;
-        if (plan_vision_tensor(source.tensors[index], index, match, options, arch->family, &tp,
+        if (plan_vision_tensor(source.tensors[index], index, match, options, arch->family, n, &tp,
                                &plan.blockers))
             plan.tensors.push_back(std::move(tp));
     };

@@ -2,7 +2,8 @@
 conversion of the same checkpoint, as `convert_hf_to_gguf.py --mmproj` writes it.
 
 The converter's class chain from the bundle (Gemma3VisionModel, Gemma4VisionAudioModel for Gemma 4 (no audio_config:
-vision only), or Qwen2VLVisionModel for Qwen2-VL / Qwen2.5-VL,
+vision only), Qwen2VLVisionModel for Qwen2-VL / Qwen2.5-VL, Qwen3VLVisionModel, or LlavaVisionModel for Mistral 3
+(conversion/llava.py, with LlamaModel.permute from llama.py as written),
 -> MmprojModel -> ModelBase, conversion/gemma.py / qwenvl.py and base.py, run as written by converter_run.py;
 chosen by config.json's architectures[0] as the converter chooses it) gives the KVs (general.architecture, general.type from
 set_type, then every key set_gguf_parameters writes) and, per source tensor, filter_tensors + modify_tensors
@@ -22,10 +23,18 @@ for bit.
 v0.4.0's Qwen2VLVisionModel.filter_tensors keeps only names starting with "visual.", so it writes no tensor for
 a transformers >= 4.52 checkpoint, whose tower is "model.visual.*" (docs/architectures.md "Vision"); the script
 feeds it such names without "model." (as the bundle's Qwen3VLVisionModel strips it), the tensors it would then
-write.
+write. LlavaVisionModel likewise keeps only names starting with "vision_tower." / "multi_modal_projector.": a
+Mistral 3 checkpoint in that layout ("model.vision_tower.*", "model.language_model.*") is fed without "model.".
 
-Usage: ggufpy_mmproj.py LLAMA_SRC MODEL_DIR MMPROJ.gguf OUTTYPE   (OUTTYPE: the converter's --outtype the
-file corresponds to: bf16, f16 or f32)
+v0.4.0's MmprojModel.filter_tensors drops every "language_model." name, so LlavaVisionModel never sees the text
+embedding whose [IMG_BREAK] row it copies into v.token_embd.img_break, and the converter's own file of an HF
+Mistral 3 lacks the row clip.cpp requires (docs/architectures.md "Vision"). The script checks that the converter's
+run writes no such row, then feeds the embedding to LlavaVisionModel.modify_tensors under the name
+ModelBase.filter_tensors gives it: that row, through prepare_tensors' type statements, is the one compared.
+
+Usage: ggufpy_mmproj.py LLAMA_SRC MODEL_DIR MMPROJ.gguf OUTTYPE [OUT.gguf]   (OUTTYPE: the converter's --outtype the
+file corresponds to: bf16, f16 or f32; OUT.gguf: also write the converter's own mmproj file there, every tensor and
+KV as above, in its order, for mtmd to load beside rebox's)
 """
 import ast
 import copy
@@ -36,7 +45,7 @@ import gguf
 import numpy as np
 
 from converter_compare import field_value, same_value
-from converter_run import Converter, block_id
+from converter_run import Converter, block_id, static_method
 from source_values import Source
 
 llama_src, model_dir, gguf_path, outtype = sys.argv[1:5]
@@ -49,10 +58,14 @@ CLASSES = {"Gemma3ForConditionalGeneration": ("gemma.py", "Gemma3VisionModel"),
            "Qwen3VLMoeForConditionalGeneration": ("qwen3vl.py", "Qwen3VLVisionModel"),  # the same register line
            "Qwen3_5ForConditionalGeneration": ("qwen3vl.py", "Qwen3VLVisionModel"),
            "Qwen3_5MoeForConditionalGeneration": ("qwen3vl.py", "Qwen3VLVisionModel"),
-           "Gemma4ForConditionalGeneration": ("gemma.py", "Gemma4VisionAudioModel")}
+           "Gemma4ForConditionalGeneration": ("gemma.py", "Gemma4VisionAudioModel"),
+           "Mistral3ForConditionalGeneration": ("llava.py", "LlavaVisionModel")}
 hf_arch = ((src.config.get("vision_config") or {}).get("architectures") or src.config["architectures"])[0]
+# LlavaVisionModel calls LlamaModel.permute (llama.py), a class outside its chain: that @staticmethod as written.
+extra = {"LlamaModel": type("LlamaModel", (), {"permute": staticmethod(
+    static_method(llama_src, "llama.py", "LlamaModel", "permute"))})} if hf_arch.startswith("Mistral3") else {}
 conv = Converter(llama_src, [CLASSES[hf_arch], ("base.py", "MmprojModel"), ("base.py", "ModelBase")],
-                 model_dir, copy.deepcopy(src.config), class_constants=True,
+                 model_dir, copy.deepcopy(src.config), class_constants=True, extra_globals=extra,
                  attrs={"_fp8_as_q8": False, "_fp8_dequantized": set()})  # ModelBase.__init__'s defaults
 conv.obj.ftype = {"bf16": gguf.LlamaFileType.MOSTLY_BF16, "f16": gguf.LlamaFileType.MOSTLY_F16,
                   "f32": gguf.LlamaFileType.ALL_F32}[outtype]
@@ -101,18 +114,44 @@ class TorchLike(np.ndarray):
 
 rules = converter_type_rules()
 wanted = {}  # GGUF name -> (qtype, float32 values as the file holds them, values before the type, source)
-for hf in src.names():
-    native = src.native(hf)
-    if hf_arch == "Gemma4ForConditionalGeneration":
-        native = np.asarray(native).view(TorchLike)
-    fed = hf[len("model."):] if hf.startswith("model.visual.") else hf
-    for g, data in conv.tensors(fed, native, block_id(hf)):
+
+
+stored_bytes = {}  # GGUF name -> the array prepare_tensors hands GGUFWriter.add_tensor
+
+
+def want(hf, produced):
+    for g, data in produced:
         qtype, stored = rules(conv.obj, hf, g, block_id(hf), AsTorch(np.asarray(data)))
         values = np.asarray(stored, dtype=np.float32) if qtype == gguf.GGMLQuantizationType.F32 else \
             np.asarray(gguf.quants.dequantize(stored, qtype), dtype=np.float32)
         if g in wanted:
             problems.append(f"{wanted[g][3]} and {hf} both become {g}")
         wanted[g] = (qtype, values.reshape(np.asarray(data).shape), np.asarray(data, dtype=np.float32), hf)
+        stored_bytes[g] = stored
+
+
+for hf in src.names():
+    fed = hf[len("model."):] if hf.startswith("model.visual.") else hf
+    if hf_arch.startswith("Mistral3"):
+        fed = hf[len("model."):] if hf.startswith("model.") else hf
+        if not fed.startswith(("vision_tower.", "multi_modal_projector.", "language_model.model.embed_tokens.",
+                               "language_model.embed_tokens.")):
+            continue  # the text model: LlavaVisionModel writes none of it (its filter and modify_tensors drop it)
+    native = src.native(hf)
+    if hf_arch == "Gemma4ForConditionalGeneration":
+        native = np.asarray(native).view(TorchLike)
+    want(hf, conv.tensors(fed, native, block_id(hf)))
+    if hf.endswith("embed_tokens.weight") and hf_arch.startswith("Mistral3"):
+        # v0.4.0's MmprojModel.filter_tensors drops every "language_model." name, so the converter's own run
+        # writes no v.token_embd.img_break (checked: conv.tensors gave nothing for it); the row comes from
+        # LlavaVisionModel.modify_tensors fed the embedding under the name ModelBase.filter_tensors gives it
+        # (docs/architectures.md "Vision").
+        if "v.token_embd.img_break" in wanted:
+            problems.append("the bundle's converter now writes v.token_embd.img_break itself: drop the row feed")
+        base_name = conv.bound("filter_tensors", len(conv.chain) - 1)((fed, None))[0]
+        want(hf, conv.obj.modify_tensors(native, base_name, None))
+        if "v.token_embd.img_break" not in wanted:
+            problems.append("LlavaVisionModel.modify_tensors copied no [IMG_BREAK] row from " + hf)
 if not wanted:
     problems.append("llama.cpp's converter writes no tensor for this checkpoint")
 
@@ -179,6 +218,17 @@ for key, value in want_kvs.items():
 for name in fields:
     if name.startswith("clip.") and name not in want_kvs:
         problems.append(f"KV {name}: the converter writes no such key")
+
+if len(sys.argv) > 5 and not problems:
+    # The converter's own file (OUT.gguf): its KVs (GGUFWriter's general.architecture, set_type's general.type,
+    # set_gguf_parameters') and its tensors in its order, added as prepare_tensors adds them.
+    writer = conv.obj.gguf_writer
+    for g, data in stored_bytes.items():
+        writer.add_tensor(g, data, raw_dtype=wanted[g][0])
+    writer.write_header_to_file(path=sys.argv[5])
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
 
 if problems:
     print(f"FAIL {gguf_path}:")

@@ -13,7 +13,8 @@
 # a BF16 tower of 4 blocks with the learned position table, the fused attn_qkv and 2 deepstack mergers beside a
 # 3-layer text model whose input mtmd holds at hidden_size x (1 + n_deepstack_layers)) through qwen3vl_merger, and
 # the Qwen3.5 tower (rebox-mkfixture --arch qwen35 --qwen35-vision: the same projector, no deepstack mergers)
-# beside its qwen35 text model.
+# beside its qwen35 text model. The float Gemma 3 pair's image embeddings equal those of the converter-made mmproj
+# (the bundle's Gemma3VisionModel chain written by gguf-py) beside the same text model (cos >= 0.999).
 # The projection against a 96-wide text model is refused by mtmd ("mismatch between text model
 # (n_embd = 96) and mmproj (n_embd = 64)"), so the check is one that can fail.
 # Usage: bash tests/clients/test_mmproj_mtmd.sh BUILD_DIR
@@ -38,6 +39,17 @@ for format in float mcq; do
     { tail -20 "$WORK/$format.log"; echo "FAIL: llama-mtmd-cli on the $format pair" >&2; exit 1; }
   echo "ok: llama.cpp's mtmd loaded the $format pair, encoded an image and generated ($(clients_elapsed))"
 done
+# The converter-made mmproj of the float (BF16) fixture (ggufpy_mmproj.py: the bundle's Gemma3VisionModel chain,
+# written by gguf-py's GGUFWriter as prepare_tensors writes it, its projection forced to F16) beside the same text
+# model: mtmd's image embeddings (clip.cpp's MTMD_DEBUG_EMBEDDINGS dump) equal rebox's pair's, cos >= 0.999.
+ggufpy "$CLIENTS_DIR/ggufpy_mmproj.py" "$BUILD/llama-src" "$WORK/float" "$WORK/mmproj-float.gguf" bf16 \
+  "$WORK/converter-mmproj-float.gguf" >/dev/null
+for which in mmproj-float converter-mmproj-float; do
+  rm -f "$WORK/$which.emb"
+  MTMD_DEBUG_EMBEDDINGS="$WORK/$which.emb" mtmd "$WORK/float.gguf" "$WORK/$which.gguf" "$WORK/$which-embd.log" ||
+    { tail -20 "$WORK/$which-embd.log"; echo "FAIL: llama-mtmd-cli with $which.gguf" >&2; exit 1; }
+done
+ggufpy "$CLIENTS_DIR/mtmd_embd_cos.py" "$WORK/mmproj-float.emb" "$WORK/converter-mmproj-float.emb" 0.999
 for arch in qwen2_vl qwen2_5_vl qwen3_vl; do
   dir="$WORK/$arch"
   "$MKFIXTURE" "$dir" --preset tiny --tokenizer small --arch "$arch" --format float --no-pooling >/dev/null

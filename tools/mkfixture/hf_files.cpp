@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "json_files.hpp"
+#include "mistral3_vision_files.hpp"
 #include "qwen2vl_files.hpp"
 #include "qwen3vl_files.hpp"
 #include "safetensors_writer.hpp"
@@ -321,9 +322,10 @@ ojson smollm3_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id) {
 }
 
 // config.json of a Mistral3ForConditionalGeneration with a ministral3 text model (Ministral 3 /
-// Devstral Small 2's layout): the text numbers and the yarn rope_parameters in text_config, a
-// Pixtral vision_config; head_dim apart from hidden/heads; mscale_all_dim 1 (0.1 would be
-// deepseek2's factor) and llama_4_scaling_beta 0.1.
+// Devstral Small 2's layout): the text numbers and the yarn rope_parameters in text_config; no
+// vision_config (the tower's tensors are stand-ins the text model leaves out, not a tower an
+// mmproj could hold: --multimodal writes a whole one); head_dim apart from hidden/heads;
+// mscale_all_dim 1 (0.1 would be deepseek2's factor) and llama_4_scaling_beta 0.1.
 ojson mistral3_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id) {
     ojson text{{"attention_dropout", 0.0}};
     if (bos_id >= 0) text["bos_token_id"] = bos_id;
@@ -361,16 +363,6 @@ ojson mistral3_config(const Dims& d, bool tied, int64_t bos_id, int64_t eos_id) 
                  {"text_config", text},
                  {"tie_word_embeddings", tied},
                  {"torch_dtype", "bfloat16"},
-                 {"vision_config", ojson{{"head_dim", 16},
-                                         {"hidden_act", "silu"},
-                                         {"hidden_size", 32},
-                                         {"image_size", 64},
-                                         {"intermediate_size", 64},
-                                         {"model_type", "pixtral"},
-                                         {"num_attention_heads", 2},
-                                         {"num_hidden_layers", 1},
-                                         {"patch_size", 16},
-                                         {"rope_theta", 10000.0}}},
                  {"vision_feature_layer", -1}};
 }
 
@@ -488,6 +480,10 @@ void write_config_json(const fs::path& out_dir, const Dims& d, bool tied, int64_
     }
     if (arch == "apertus") {
         write_json_file(out_dir / "config.json", apertus_config(d, tied, bos_id, eos_id), 2);
+        return;
+    }
+    if (arch == "mistral3" && multimodal) {
+        write_mistral3_vision_config(out_dir, d, tied, bos_id, eos_id, vl_split);
         return;
     }
     if (arch == "mistral3") {

@@ -22,6 +22,7 @@
 #include "glm4moe_files.hpp"
 #include "gpt_oss_files.hpp"
 #include "hf_files.hpp"
+#include "mistral3_vision_files.hpp"
 #include "mlx_files.hpp"
 #include "mlx_recipe.hpp"
 #include "model_plan.hpp"
@@ -262,7 +263,9 @@ int main(int argc, char** argv) {
     int64_t vl_temporal = 2, vl_merger_width = 0;
     app.add_flag("--vl-split", vl_split,
                  "--arch qwen2_vl / qwen2_5_vl: transformers >= 4.52's layout "
-                 "(model.language_model.*, model.visual.*, text_config)");
+                 "(model.language_model.*, model.visual.*, text_config); --arch mistral3 "
+                 "--multimodal: model.language_model.*, model.vision_tower.*, "
+                 "model.multi_modal_projector.*, lm_head");
     app.add_option(
         "--vl-temporal", vl_temporal,
         "--arch qwen2_vl / qwen2_5_vl / qwen3_vl: the patch embedding's temporal size (default 2; "
@@ -270,11 +273,15 @@ int main(int argc, char** argv) {
     app.add_option(
         "--vl-merger-width", vl_merger_width,
         "--arch qwen2_vl / qwen2_5_vl / qwen3_vl: the mergers' output width (default: the text "
-        "model's hidden_size; another width makes a checkpoint that must be refused)");
+        "model's hidden_size; another width makes a checkpoint that must be refused); "
+        "--arch mistral3 --multimodal: the projector's input width (default: the tower's 32)");
     app.add_flag("--multimodal", multimodal,
                  "gemma3: Gemma3ForConditionalGeneration layout (text model under "
                  "language_model.model., text_config, a tiny float SigLIP tower and projector, "
-                 "preprocessor_config.json)");
+                 "preprocessor_config.json); mistral3: Mistral-Small-3.1-24B-Instruct-2503's "
+                 "layout (text model under language_model.model., a tiny float Pixtral tower "
+                 "and projector, preprocessor / processor configs, [IMG_BREAK] in the "
+                 "tokenizer)");
     app.add_option("--tokenizer", tokenizer,
                    "small | qwen3 | llama3 | llama2 | gemma3 | none (default: small for tiny, "
                    "qwen3 for the qwen3 presets)")
@@ -727,7 +734,10 @@ int main(int argc, char** argv) {
         mkfixture::TokenizerOptions tok{tokenizer,
                                         tokenizer == "qwen3" ? qwen3_tokenizer : tokenizer_json,
                                         embedding_eos, defect == "no-merges"};
-        const int64_t token_count = mkfixture::write_tokenizer_files(out, tok);
+        int64_t token_count = mkfixture::write_tokenizer_files(out, tok);
+        // Pixtral's mmproj takes the [IMG_BREAK] row of the text embedding.
+        if (arch == "mistral3" && multimodal && token_count > 0)
+            token_count = mkfixture::add_img_break_token(out, token_count);
 
         mkfixture::PlanOptions options;
         options.preset = preset;

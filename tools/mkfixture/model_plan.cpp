@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "mistral3_vision_files.hpp"
 #include "qwen2vl_files.hpp"
 #include "qwen3vl_files.hpp"
 
@@ -214,10 +215,13 @@ ModelPlan make_plan(const PlanOptions& options) {
                                  "smollm3, mistral3, apertus, qwen2_vl, qwen2_5_vl or qwen3_vl)");
     if (gemma && options.arch != "gemma" && !gemma2_norms)
         throw std::runtime_error("--arch: unknown architecture '" + options.arch + "'");
-    if (options.multimodal && !gemma3)
-        throw std::runtime_error("--multimodal applies to --arch gemma3");
+    if (options.multimodal && !gemma3 && !mistral3)
+        throw std::runtime_error("--multimodal applies to --arch gemma3 and mistral3");
+    // mistral3 --multimodal: --vl-merger-width is the projector's input width (linear_1).
+    // --vl-split: transformers >= 4.52's layout (model.language_model.*, model.vision_tower.*).
+    const bool pixtral_width = mistral3 && options.multimodal && options.vl_temporal == 2;
     if ((options.vl_split || options.vl_temporal != 2 || options.vl_merger_width) && !qwen2vl &&
-        !qwen3vl)
+        !qwen3vl && !pixtral_width)
         throw std::runtime_error(
             "--vl-split / --vl-temporal apply to --arch qwen2_vl / qwen2_5_vl / qwen3_vl");
     if (options.vl_split && qwen3vl)
@@ -270,8 +274,10 @@ ModelPlan make_plan(const PlanOptions& options) {
         throw std::runtime_error("--attention-bias applies to --arch llama/mistral");
     const bool qkv_bias = qwen2 || seed_oss || options.attention_bias;
     // mistral3: Mistral3ForConditionalGeneration as transformers 5 saves it (Ministral 3).
-    const std::string prefix = qwen2vl                ? qwen2vl_text_prefix(options.vl_split)
-                               : qwen3vl              ? qwen3vl_text_prefix()
+    const std::string prefix = qwen2vl   ? qwen2vl_text_prefix(options.vl_split)
+                               : qwen3vl ? qwen3vl_text_prefix()
+                               : options.multimodal && mistral3 && options.vl_split
+                                   ? "model.language_model."
                                : options.multimodal   ? "language_model.model."
                                : mistral3             ? "model.language_model."
                                : options.prefix_model ? "model."
@@ -340,7 +346,7 @@ ModelPlan make_plan(const PlanOptions& options) {
             units.push_back(norm(p + "post_feedforward_layernorm.weight", d.hidden));
     }
     units.push_back(norm(prefix + "norm.weight", d.hidden));
-    if (options.multimodal) append_siglip_tower(units, d.hidden);
+    if (options.multimodal && gemma3) append_siglip_tower(units, d.hidden);
     if (qwen2vl)
         append_qwen2vl_tower(units, options.arch,
                              options.vl_merger_width ? options.vl_merger_width : d.hidden,
@@ -348,7 +354,9 @@ ModelPlan make_plan(const PlanOptions& options) {
     if (qwen3vl)
         append_qwen3vl_tower(units, options.vl_merger_width ? options.vl_merger_width : d.hidden,
                              options.vl_temporal);
-    if (mistral3) {
+    if (mistral3 && options.multimodal) {
+        append_pixtral_tower(units, d.hidden, options.vl_merger_width, options.vl_split);
+    } else if (mistral3) {
         // Stand-ins for the Pixtral tower and the projector: not part of the text GGUF.
         units.push_back(norm_unit("model.vision_tower.ln_pre.weight", 32));
         units.push_back(
@@ -356,8 +364,12 @@ ModelPlan make_plan(const PlanOptions& options) {
         units.push_back(quant_unit("model.multi_modal_projector.linear_1.weight", 64, 64, {4, 64}));
         units.push_back(norm_unit("model.multi_modal_projector.norm.weight", 32));
     }
-    if (options.untied)  // lm_head stays unprefixed, like HF checkpoints
-        units.push_back(quant_unit("lm_head.weight", d.vocab, d.hidden, embedding));
+    // lm_head stays unprefixed, like HF checkpoints (Mistral Small 3.1's under language_model.)
+    if (options.untied)
+        units.push_back(quant_unit(mistral3 && options.multimodal && !options.vl_split
+                                       ? "language_model.lm_head.weight"
+                                       : "lm_head.weight",
+                                   d.vocab, d.hidden, embedding));
 
     if (options.corners) {
         const std::string layer0 = prefix + "layers.0.";

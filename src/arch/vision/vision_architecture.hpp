@@ -39,6 +39,7 @@ enum class VisionDim : uint8_t {
     q_width,         // num_attention_heads x head_dim
     kv_width,        // num_key_value_heads x head_dim
     head_dim,        // vision_config head_dim
+    text_vocab,      // text_config vocab_size: the text embedding's rows
 };
 
 // One source tensor written as several GGUF tensors (the converter's modify_tensors split): which
@@ -57,6 +58,12 @@ enum class VisionSplit : uint8_t {
     // input_proj: the converter's reshape(out, p, p, 3).permute(0, 3, 1, 2)). Every value moves on
     // its own, so every float type carries it exactly.
     hwc_to_chw,
+    // llama's LlamaModel.permute over vision_config num_attention_heads (q and k alike: the
+    // converter passes n_head for both), whole rows: Pixtral's q_proj / k_proj in HF format.
+    rope_pairs,
+    // One row of the text model's embedding [vocab, width] as a 1-D [width] tensor: the row of the
+    // added token VisionArchitecture::row_token (Pixtral's [IMG_BREAK], data_torch[id]).
+    token_row,
 };
 
 // How the converter picks a tensor's GGUF type (MmprojModel.tensor_force_quant and the family's
@@ -120,6 +127,12 @@ struct VisionArchitecture {
     std::span<const ConfigDefault> vision_defaults;
     // The converter's renames of vision_config keys (after the defaults), before anything reads it.
     void (*prepare_vision)(nlohmann::json& vision) = nullptr;
+    // The converter's renames that read config.json as a whole (after prepare_vision): Pixtral's
+    // spatial_merge_size from the top level.
+    void (*prepare_with_config)(nlohmann::json& vision, const nlohmann::json& config) = nullptr;
+    // The added token (tokenizer_config.json added_tokens_decoder, else tokenizer.json
+    // added_tokens) whose embedding row a VisionSplit::token_row row takes; empty: none.
+    std::string_view row_token;
     // The family's own KVs, appended after MmprojModel's common ones; a value it cannot write is a
     // Blocker naming the file and field.
     void (*family_kvs)(const VisionInputs& in, std::vector<GgufKV>* kvs,
@@ -136,6 +149,7 @@ const VisionArchitecture& qwen25vl_vision_architecture();
 const VisionArchitecture& qwen3vl_vision_architecture();
 const VisionArchitecture& qwen35_vision_architecture();
 const VisionArchitecture& gemma4_vision_architecture();
+const VisionArchitecture& pixtral_vision_architecture();
 }  // namespace detail
 
 }  // namespace rebox::arch

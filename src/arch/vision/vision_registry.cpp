@@ -12,6 +12,7 @@ const VisionArchitecture* find_vision_architecture(const nlohmann::json& config)
         &detail::gemma3_vision_architecture(),   &detail::qwen2vl_vision_architecture(),
         &detail::qwen25vl_vision_architecture(), &detail::qwen3vl_vision_architecture(),
         &detail::qwen35_vision_architecture(),   &detail::gemma4_vision_architecture(),
+        &detail::pixtral_vision_architecture(),
     };
     if (!config.is_object()) return nullptr;
     const auto vision = config.find("vision_config");

@@ -19,6 +19,7 @@
 #include "verify/values/ref_dequant.hpp"
 #include "verify/values/ref_expected.hpp"
 #include "verify/values/ref_norm_shift.hpp"
+#include "verify/values/ref_rope.hpp"
 
 namespace rebox {
 namespace {
@@ -77,6 +78,17 @@ std::vector<int64_t> part_shape(const RefVisionTensor& want) {
 // The part's values, gathered from the whole source's (row-major): for each index before the
 // axis, the slice's indices along it, each with everything after it.
 std::vector<float> cut_part(const RefVisionTensor& want, const std::vector<float>& whole) {
+    if (want.rope_heads > 0) {
+        const auto rows = static_cast<uint64_t>(want.source_shape[0]);
+        const uint64_t width = whole.size() / rows, head_rows = rows / want.rope_heads;
+        std::vector<float> moved(whole.size());
+        for (uint64_t r = 0; r < rows; ++r) {
+            const uint64_t from = verify_ref::rope_source_row(r, head_rows);
+            std::copy_n(whole.begin() + static_cast<int64_t>(from * width), width,
+                        moved.begin() + static_cast<int64_t>(r * width));
+        }
+        return moved;
+    }
     if (want.pixels_to_channels) {
         const int64_t out = want.source_shape[0], row = want.source_shape[1], pp = row / 3;
         std::vector<float> moved(whole.size());
@@ -103,6 +115,29 @@ std::vector<float> cut_part(const RefVisionTensor& want, const std::vector<float
     return part;
 }
 
+// An added token's id as the converter's get_token_id finds it: tokenizer_config.json's
+// added_tokens_decoder first, then tokenizer.json's added_tokens; -1 when neither has it.
+int64_t token_id(const std::filesystem::path& dir, const std::string& token) {
+    if (std::filesystem::exists(dir / "tokenizer_config.json")) {
+        const json cfg = detail::read_json_object(dir / "tokenizer_config.json");
+        if (cfg.contains("added_tokens_decoder") && cfg["added_tokens_decoder"].is_object())
+            for (const auto& [id, entry] : cfg["added_tokens_decoder"].items())
+                if (entry.is_object() && entry.contains("content") && entry["content"] == token &&
+                    !id.empty() && id.size() < 10 &&
+                    id.find_first_not_of("0123456789") == std::string::npos)
+                    return std::stoll(id);
+    }
+    if (std::filesystem::exists(dir / "tokenizer.json")) {
+        const json tok = detail::read_json_object(dir / "tokenizer.json");
+        if (tok.contains("added_tokens") && tok["added_tokens"].is_array())
+            for (const json& entry : tok["added_tokens"])
+                if (entry.is_object() && entry.contains("content") && entry["content"] == token &&
+                    entry.contains("id") && entry["id"].is_number_integer())
+                    return entry["id"].get<int64_t>();
+    }
+    return -1;
+}
+
 bool exact_in_fp16(float value) {
     return static_cast<double>(value) == verify_ref::round_to_fp16(value);
 }
@@ -117,6 +152,10 @@ TensorCheck check_tensor(const RefVisionTensor& want, const GgufFile& file,
     // transformers >= 4.50 saves a multimodal model's parts under "model." (model.visual.*).
     const StLocated* src = source.find(want.source_name);
     if (src == nullptr) src = source.find("model." + want.source_name);
+    // The text model's tensors: "language_model.model.*" before 4.52, "model.language_model.*".
+    constexpr std::string_view kText = "language_model.model.";
+    if (src == nullptr && want.source_name.starts_with(kText))
+        src = source.find("model.language_model." + want.source_name.substr(kText.size()));
     if (got == nullptr || src == nullptr) {
         check.problem = got == nullptr ? "missing from the mmproj file" : "no such source tensor";
         return check;
@@ -243,6 +282,7 @@ VerifyReport verify_mmproj(const std::filesystem::path& model_dir,
     for (const auto& [key, value] : family->defaults)
         if (!vision.contains(key)) vision[key] = json::parse(value);
     if (family->prepare) family->prepare(vision);
+    if (family->prepare_with_config) family->prepare_with_config(vision, config);
     json text = config;
     if (config.contains("text_config") && config["text_config"].is_object())
         text.update(config["text_config"]);
@@ -260,6 +300,15 @@ VerifyReport verify_mmproj(const std::filesystem::path& model_dir,
     n.temporal = std::max<int64_t>(first_count(vision, {"temporal_patch_size"}), 0);
     n.mlp_ratio = std::max<int64_t>(first_count(vision, {"mlp_ratio"}), 0);
     n.text_hidden = first_count(text, {"hidden_size"});
+    n.text_vocab = std::max<int64_t>(first_count(text, {"vocab_size"}), 0);
+    if (family->row_token != nullptr) {
+        n.token_row = token_id(model_dir, family->row_token);
+        if (n.token_row <= 0) {
+            report.problems.push_back(std::string("tokenizer files: no added token ") +
+                                      family->row_token + " with an id above 0 for the mmproj");
+            return report;
+        }
+    }
     n.positions = std::max<int64_t>(first_count(vision, {"num_position_embeddings"}), 0);
     n.head_dim = std::max<int64_t>(first_count(vision, {"head_dim"}), 0);
     n.kv_heads = std::max<int64_t>(first_count(vision, {"num_key_value_heads"}), 0);

@@ -28,6 +28,9 @@ struct RefVisionNumbers {
     std::vector<int64_t> deepstack;
     // Gemma 4's: head_dim, num_key_value_heads, position_embedding_size (0 when absent).
     int64_t head_dim = 0, kv_heads = 0, axis_positions = 0;
+    // Pixtral's: text_config vocab_size, and the id of the token whose embedding row the mmproj
+    // holds (-1: none).
+    int64_t text_vocab = 0, token_row = -1;
 };
 
 enum class RefVisionType {
@@ -55,6 +58,9 @@ struct RefVisionTensor {
     // Gemma 4's Linear patch embedding [out, p x p x 3] written as the Conv2D [out, 3, p, p]:
     // GGUF value (o, c, y, x) is source value (o, (y p + x) 3 + c).
     bool pixels_to_channels = false;
+    // LlamaModel.permute with this many heads (Pixtral's q / k in HF format): GGUF row r holds
+    // the source row verify_ref::rope_source_row gives; 0: rows in order.
+    int64_t rope_heads = 0;
 };
 
 struct RefVisionFamily {
@@ -71,6 +77,12 @@ struct RefVisionFamily {
     void (*prepare)(nlohmann::json& vision) = nullptr;
     // The key the projector type is written under (a mixed-modality class: clip.vision.*).
     const char* projector_key = "clip.projector_type";
+    // The added token whose text embedding row the mmproj holds (Pixtral's [IMG_BREAK]), or
+    // nullptr; verify finds its id in the tokenizer files itself.
+    const char* row_token = nullptr;
+    // The converter's reading of config.json's top level into vision_config (Pixtral's
+    // spatial_merge_size), after the defaults; nullptr: none.
+    void (*prepare_with_config)(nlohmann::json& vision, const nlohmann::json& config) = nullptr;
 };
 
 // The families verify knows, in src/verify/arch/<family>_vision.cpp.
@@ -80,6 +92,7 @@ const RefVisionFamily& ref_qwen25vl_vision();
 const RefVisionFamily& ref_qwen3vl_vision();
 const RefVisionFamily& ref_qwen35_vision();
 const RefVisionFamily& ref_gemma4_vision();
+const RefVisionFamily& ref_pixtral_vision();
 
 // The family for config.json's architectures[0] (vision_config's when it names one); nullptr when
 // verify knows none.

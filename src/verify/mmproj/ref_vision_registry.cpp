@@ -21,6 +21,7 @@ const RefVisionFamily* find_ref_vision_family(const nlohmann::json& config) {
     if (name.empty()) name = first(config);
     if (name == "Gemma3ForConditionalGeneration") return &ref_gemma3_vision();
     if (name == "Gemma4ForConditionalGeneration") return &ref_gemma4_vision();
+    if (name == "Mistral3ForConditionalGeneration") return &ref_pixtral_vision();
     if (name == "Qwen2VLForConditionalGeneration") return &ref_qwen2vl_vision();
     if (name == "Qwen2_5_VLForConditionalGeneration") return &ref_qwen25vl_vision();
     if (name == "Qwen3VLForConditionalGeneration" || name == "Qwen3VLMoeForConditionalGeneration")
