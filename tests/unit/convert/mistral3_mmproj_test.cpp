@@ -121,7 +121,7 @@ TEST_F(Mistral3Mmproj, WritesThePixtralProjectorAsTheConverter) {
     const auto st = SafetensorsFile::open(model / "model.safetensors");
     // q / k: GGUF row (head h, 2 i + j) holds source row 16 h + i + 8 j; 32 values a row.
     const std::string layer1 = "vision_tower.transformer.layers.1.attention.";
-    for (const auto [gguf_row, source_row] :
+    for (const auto& [gguf_row, source_row] :
          {std::pair<size_t, size_t>{0, 0}, {1, 8}, {2, 1}, {15, 15}, {17, 24}, {30, 23}})
         for (const char* qk : {"q", "k"})
             for (const size_t col : {size_t{0}, size_t{31}})
