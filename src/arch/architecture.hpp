@@ -86,6 +86,10 @@ enum class Dim : uint8_t {
     ssm_groups,
     ssm_group_width,
     ssm_conv_kernel,  // conv_kernel (conv1d's taps per channel)
+    // LatentMoE (ModelConfig::moe_latent_size, Nemotron 3 Super): the latent width, and the width
+    // the routed experts work at (the latent width when there is one, else hidden_size).
+    moe_latent,
+    expert_width,
     // Per-layer input embeddings (ModelConfig::per_layer_input_width, gemma4's E2B / E4B): the
     // per-layer width, and it times num_hidden_layers (the table holding every layer's slice).
     per_layer_input,
@@ -183,6 +187,9 @@ enum class Presence : uint8_t {
     // required when the model has per-layer input embeddings (ModelConfig::per_layer_input_width
     // not 0, gemma4's E2B / E4B), optional otherwise
     required_with_per_layer_input,
+    // required when config.json has a moe_latent_size (ModelConfig::moe_latent_size: the latent
+    // projections, without which the experts' width does not meet the hidden state), absent else
+    required_with_moe_latent,
 };
 
 // How a tensor's source values are stored, beyond a plain copy of one source tensor.
@@ -394,6 +401,8 @@ enum class ArchKv : uint8_t {
     rope_freq_base_given,
     rope_dimension_count_hidden,
     rope_scaling_finetuned_false,
+    // NemotronHModel: moe_latent_size (UINT32), when config.json has one.
+    moe_latent_size,
 };
 
 // Tensors computed from config.json rather than read from the source.

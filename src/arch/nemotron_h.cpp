@@ -19,8 +19,10 @@
 // relu² experts with only up/down, stacked, and a shared expert (up/down); the Mamba2 and
 // attention layers as above. NVFP4 (ModelOpt): llama.cpp's graphs multiply in the .scale of
 // ssm_in / ssm_out (mamba-base.cpp) and of the shared expert besides attention, FFN, experts and
-// output. The latent projections (fc1/fc2_latent_proj, moe_latent_size:
-// Nemotron 3 Super) and the MTP layers (num_nextn_predict_layers) are not written yet: BLOCKER.
+// output. Nemotron 3 Super's LatentMoE (config.json moe_latent_size): each 'E' layer also has
+// fc1_latent_proj [latent, hidden] -> ffn_latent_down and fc2_latent_proj [hidden, latent] ->
+// ffn_latent_up, its experts work at the latent width, and moe_latent_size is written. The MTP
+// layers (num_nextn_predict_layers) are not written yet: BLOCKER.
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -121,8 +123,34 @@ constexpr TensorSpec kMoeLayer[] = {
         spec.bare = true;
         return spec;
     }(),
-    moe_row(experts_row("mixer.experts.{e}.up_proj", "ffn_up_exps", {}, false)),
-    moe_row(experts_row("mixer.experts.{e}.down_proj", "ffn_down_exps", {}, true)),
+    // LatentMoE (Nemotron 3 Super): fc1_latent_proj takes the hidden state down to
+    // moe_latent_size before the experts, fc2_latent_proj lifts their sum back (nemotron-h.cpp's
+    // ffn_latent_down / ffn_latent_up, plain ggml_mul_mat: no NVFP4 .scale applied).
+    moe_row({"mixer.fc1_latent_proj",
+             "ffn_latent_down",
+             Presence::required_with_moe_latent,
+             absent,
+             2,
+             {Dim::hidden, Dim::moe_latent}}),
+    moe_row({"mixer.fc2_latent_proj",
+             "ffn_latent_up",
+             Presence::required_with_moe_latent,
+             absent,
+             2,
+             {Dim::moe_latent, Dim::hidden}}),
+    // The routed experts work at the latent width when there is one.
+    [] {
+        TensorSpec spec =
+            moe_row(experts_row("mixer.experts.{e}.up_proj", "ffn_up_exps", {}, false));
+        spec.ne = {Dim::expert_width, Dim::expert_ffn, Dim::experts};
+        return spec;
+    }(),
+    [] {
+        TensorSpec spec =
+            moe_row(experts_row("mixer.experts.{e}.down_proj", "ffn_down_exps", {}, true));
+        spec.ne = {Dim::expert_ffn, Dim::expert_width, Dim::experts};
+        return spec;
+    }(),
     moe_row({"mixer.shared_experts.up_proj",
              "ffn_up_shexp",
              required,
@@ -203,6 +231,7 @@ constexpr ArchKv kMoeKvs[] = {
     ArchKv::expert_shared_count,
     ArchKv::expert_weights_norm,
     ArchKv::expert_weights_scale,
+    ArchKv::moe_latent_size,
 };
 
 // transformers' NemotronHConfig defaults, under the names it saves them as.
@@ -299,15 +328,17 @@ void read_dense(const nlohmann::json& root, ModelConfig& config) {
 void read_moe(const nlohmann::json& root, ModelConfig& config) {
     read_nemotron_h(root, config, true);
     read_moe_routing(root, config);  // the score function: nemotron-h-moe.cpp's sigmoid always
-    // Nemotron 3 Super's latent projections and the MTP layer NemotronHModel folds into one
-    // trailing block: not written yet.
+    // Nemotron 3 Super's LatentMoE width (NemotronHConfig's default: None).
     if (const auto latent = root.find("moe_latent_size");
-        latent != root.end() && !latent->is_null())
-        throw Error(ExitClass::blocker, "config.json", "moe_latent_size",
-                    "is " + latent->dump() +
-                        ": the latent projections (fc1/fc2_latent_proj) are "
-                        "not written by rebox yet",
-                    "convert with llama.cpp's convert_hf_to_gguf.py for now");
+        latent != root.end() && !latent->is_null()) {
+        if (!latent->is_number_unsigned() || latent->get<uint64_t>() == 0 ||
+            latent->get<uint64_t>() > (1u << 16))
+            throw_input_error("config.json", "moe_latent_size", "is " + latent->dump(),
+                              "a whole number from 1 to 65536 (the experts' latent width), or "
+                              "null");
+        config.moe_latent_size = static_cast<uint32_t>(latent->get<uint64_t>());
+    }
+    // The MTP layer NemotronHModel folds into one trailing block: not written yet.
     if (const auto nextn = root.find("num_nextn_predict_layers");
         nextn != root.end() && nextn->is_number() && nextn->get<double>() != 0)
         throw Error(ExitClass::blocker, "config.json", "num_nextn_predict_layers",

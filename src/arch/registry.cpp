@@ -95,6 +95,8 @@ bool split_layer_index(std::string_view text, uint32_t* layer, std::string_view*
 }
 
 bool loads(const TensorSpec& spec, bool is_bias) {
+    // (a required_with_moe_latent row loads whatever config.json says: the shape check refuses
+    // a latent projection a config without moe_latent_size has no width for)
     return (is_bias ? spec.bias : spec.weight) != Presence::absent;
 }
 
@@ -324,6 +326,10 @@ int64_t resolve_dim(Dim dim, const ModelConfig& c) {
             if (dim == Dim::ssm_group_width) return m.groups == 0 ? 0 : inner / m.groups;
             return m.conv_kernel;
         }
+        case Dim::moe_latent:
+            return c.moe_latent_size.value_or(0);
+        case Dim::expert_width:
+            return c.moe_latent_size.value_or(c.hidden_size);
         case Dim::per_layer_input:
             return c.per_layer_input_width;
         case Dim::per_layer_input_all:
@@ -601,6 +607,7 @@ void add_required(const Architecture& arch, const ModelConfig& config, const Ten
                   std::optional<uint32_t> layer, std::vector<std::string>& names) {
     if (spec.weight == Presence::required ||
         (spec.weight == Presence::required_unless_tied && !config.tie_word_embeddings) ||
+        (spec.weight == Presence::required_with_moe_latent && config.moe_latent_size) ||
         (spec.weight == Presence::required_with_per_layer_input &&
          config.per_layer_input_width != 0))
         names.push_back(make_ref(arch, spec, layer, false)->gguf_name);
@@ -892,6 +899,11 @@ std::string explain_dim(Dim dim, const ModelConfig& c) {
         case Dim::o_mla_width:
             formula = heads + " * v_head_dim";
             break;
+        case Dim::moe_latent:
+            return "moe_latent_size " + std::to_string(resolve_dim(dim, c));
+        case Dim::expert_width:
+            return c.moe_latent_size ? "moe_latent_size " + std::to_string(*c.moe_latent_size)
+                                     : "hidden_size " + std::to_string(c.hidden_size);
         case Dim::per_layer_input:
             return "hidden_size_per_layer_input " + std::to_string(c.per_layer_input_width);
         case Dim::per_layer_input_all:

@@ -5,7 +5,9 @@
 # (--format mcq: every matrix 4-bit / 32) are converted by default (BF16 kept / mcq-v1 as Q4_1; F32
 # norms, ssm_a, ssm_d, ssm_dt, ssm_conv1d), and so are the tiny nemotron_h_moe fixture (--arch
 # nemotron_h_moe: "MEM*EM", 4 relu² experts with a router, its score-correction bias and a shared
-# expert) and its mcq-v1 twin (routers float), each also with --outtype f32 and each verified by
+# expert) and its mcq-v1 twin (routers float), and the same with Nemotron 3 Super's LatentMoE
+# (--nemotron-h-latent: moe_latent_size 32, fc1_latent_proj / fc2_latent_proj on each 'E' layer,
+# latent-wide experts) in BF16 and mcq-v1, each also with --outtype f32 and each verified by
 # convert, then
 #  - rebox verify passes again, and rebox check finds nothing (it reads the layer kinds back from
 #    the per-layer feed_forward_length / head_count_kv arrays, as llama.cpp's loader does);
@@ -19,8 +21,8 @@
 #    it (ggufpy_nvfp4_formats.py), the .scale kept on ssm_in / ssm_out and the shared expert too (the
 #    Mamba2 graph and nemotron-h.cpp multiply them in), llama.cpp agreeing with the folded F32 twins
 #    and disagreeing with a twin whose factors are doubled;
-#  - a pattern one layer short (bad input, exit 1) and a MoE config with moe_latent_size (Nemotron 3
-#    Super's latent projections, not written yet: BLOCKER, exit 2) are refused: one line, no file.
+#  - a pattern one layer short (bad input, exit 1) and a LatentMoE checkpoint without one
+#    fc2_latent_proj (BLOCKER, exit 2) are refused: one line, no file.
 # Usage: bash tests/clients/test_nemotronh_arch.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -32,27 +34,36 @@ dir="$WORK/nemotronh"
 mcq="$WORK/nemotronh-mcq"
 moe="$WORK/nemotronh-moe"
 moeq="$WORK/nemotronh-moe-mcq"
+lat="$WORK/nemotronh-latent"
+latq="$WORK/nemotronh-latent-mcq"
 "$MKFIXTURE" "$dir" --preset tiny --arch nemotron_h --force >/dev/null
 "$MKFIXTURE" "$mcq" --preset tiny --arch nemotron_h --format mcq --force >/dev/null
 "$MKFIXTURE" "$moe" --preset tiny --arch nemotron_h_moe --force >/dev/null
 "$MKFIXTURE" "$moeq" --preset tiny --arch nemotron_h_moe --format mcq --force >/dev/null
-for d in "$dir" "$mcq" "$moe" "$moeq"; do  # convert verifies each file (verify's own records)
+"$MKFIXTURE" "$lat" --preset tiny --arch nemotron_h_moe --nemotron-h-latent --force >/dev/null
+"$MKFIXTURE" "$latq" --preset tiny --arch nemotron_h_moe --nemotron-h-latent --format mcq \
+  --force >/dev/null
+all=("$dir" "$mcq" "$moe" "$moeq" "$lat" "$latq")
+for d in "${all[@]}"; do  # convert verifies each file (verify's own records)
   "$REBOX" convert "$d" -o "$d.gguf" --quiet
   "$REBOX" convert "$d" -o "$d-f32.gguf" --outtype f32 --quiet
 done
 "$REBOX" verify "$dir" "$dir.gguf" >/dev/null
 "$REBOX" verify "$moe" "$moe.gguf" >/dev/null
-for d in "$dir" "$mcq" "$moe" "$moeq"; do  # the layer kinds read back from the per-layer arrays
+"$REBOX" verify "$lat" "$lat.gguf" >/dev/null
+for d in "${all[@]}"; do  # the layer kinds read back from the per-layer arrays
   "$REBOX" check "$d.gguf" >/dev/null || { "$REBOX" check "$d.gguf"; exit 1; }
 done
 ggufpy "$CLIENTS_DIR/ggufpy_nemotronh.py" "$BUILD/llama-src" "$dir" "$dir.gguf" F32,BF16 \
   "$dir" "$dir-f32.gguf" F32 "$mcq" "$mcq.gguf" F32,Q4_1 "$mcq" "$mcq-f32.gguf" F32 \
   "$moe" "$moe.gguf" F32,BF16 "$moe" "$moe-f32.gguf" F32 "$moeq" "$moeq.gguf" F32,Q4_1 \
-  "$moeq" "$moeq-f32.gguf" F32
-echo "nemotron_h, nemotron_h_moe (BF16, mcq-v1) converted, verified and compared with llama.cpp's converter ($(clients_elapsed))"
+  "$moeq" "$moeq-f32.gguf" F32 "$lat" "$lat.gguf" F32,BF16 "$lat" "$lat-f32.gguf" F32 \
+  "$latq" "$latq.gguf" F32,Q4_1 "$latq" "$latq-f32.gguf" F32
+echo "nemotron_h, nemotron_h_moe, LatentMoE (BF16, mcq-v1) converted, verified and compared with llama.cpp's converter ($(clients_elapsed))"
 node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 4 --min-cos 0.999 \
   "nemotron_h:$dir.gguf:$dir-f32.gguf" "nemotron_h-mcq:$mcq.gguf:$mcq-f32.gguf" \
-  "nemotron_h_moe:$moe.gguf:$moe-f32.gguf" "nemotron_h_moe-mcq:$moeq.gguf:$moeq-f32.gguf"
+  "nemotron_h_moe:$moe.gguf:$moe-f32.gguf" "nemotron_h_moe-mcq:$moeq.gguf:$moeq-f32.gguf" \
+  "latent:$lat.gguf:$lat-f32.gguf" "latent-mcq:$latq.gguf:$latq-f32.gguf"
 
 # ModelOpt NVFP4 (every matrix but the embedding and routers): each FP4 value and .scale as the
 # format defines it, on the 15 / 19 tensors whose graph applies .scale (attention, ssm_in / ssm_out,
@@ -92,5 +103,5 @@ refused() {  # ARCH DEFECT CODE TEXT: converting the defective fixture exits COD
   [[ $(grep -c "$3" <<<"$out") -eq 1 ]] || { echo "FAIL: $1: not one line with '$3': $out"; exit 1; }
 }
 refused nemotron_h pattern-length 1 "hybrid_override_pattern.*num_hidden_layers 6"  # bad input
-refused nemotron_h_moe latent 2 "moe_latent_size"  # BLOCKER: Super's latent projections
+refused nemotron_h_moe latent-missing 2 "blk.1.ffn_latent_up.weight"  # BLOCKER: a projection short
 echo "PASS test_nemotronh_arch ($(clients_elapsed))"

@@ -28,6 +28,7 @@ constexpr const char* kPattern = "M-M*-M";
 // nemotron_h_moe: 'E' layers of 4 routed experts of 64 (2 used) and a shared expert of 64.
 constexpr const char* kMoePattern = "MEM*EM";
 constexpr int64_t kExperts = 4, kExpertsUsed = 2, kExpertFf = 64, kSharedFf = 64;
+constexpr int64_t kLatent = 32;  // --nemotron-h-latent: moe_latent_size
 
 struct Tensor {
     std::string name;
@@ -36,7 +37,8 @@ struct Tensor {
     bool log_uniform = false;  // A_log: log(uniform(1, 16))
 };
 
-nlohmann::ordered_json config_json(int64_t vocab, const std::string& defect, bool moe) {
+nlohmann::ordered_json config_json(int64_t vocab, const std::string& defect, bool moe,
+                                   bool latent) {
     const std::string pattern = moe ? kMoePattern : kPattern;
     nlohmann::ordered_json c;
     c["architectures"] = {"NemotronHForCausalLM"};
@@ -94,7 +96,7 @@ nlohmann::ordered_json config_json(int64_t vocab, const std::string& defect, boo
         c["n_group"] = 1;
         c["topk_group"] = 1;
         c["norm_topk_prob"] = true;
-        if (defect == "latent") c["moe_latent_size"] = 32;
+        if (latent || defect == "latent-missing") c["moe_latent_size"] = kLatent;
     }
     c["torch_dtype"] = "bfloat16";
     return c;
@@ -103,7 +105,10 @@ nlohmann::ordered_json config_json(int64_t vocab, const std::string& defect, boo
 std::string write(const fs::path& out_dir, const NemotronHOptions& options) {
     if (options.format != "float" && options.format != "mcq" && options.format != "modelopt-nvfp4")
         throw std::runtime_error("--arch nemotron_h: --format float, mcq or modelopt-nvfp4");
-    if (!options.defect.empty() && options.defect != "pattern-length" && options.defect != "latent")
+    if (options.latent && !options.moe)
+        throw std::runtime_error("--nemotron-h-latent needs --arch nemotron_h_moe");
+    if (!options.defect.empty() && options.defect != "pattern-length" &&
+        options.defect != "latent-missing")
         throw std::runtime_error("--nemotron-h-defect: unknown '" + options.defect + "'");
     TokenizerOptions tok;
     tok.kind = "small";
@@ -112,7 +117,7 @@ std::string write(const fs::path& out_dir, const NemotronHOptions& options) {
     const int64_t vocab = (write_tokenizer_files(out_dir, tok) + 7) / 8 * 8;
     {
         std::ofstream out(out_dir / "config.json", std::ios::binary);
-        out << config_json(vocab, options.defect, options.moe).dump(2) << "\n";
+        out << config_json(vocab, options.defect, options.moe, options.latent).dump(2) << "\n";
         if (!out) throw std::runtime_error((out_dir / "config.json").string() + ": cannot write");
     }
     const double w = 1.0 / std::sqrt(double(kHidden));
@@ -146,11 +151,15 @@ std::string write(const fs::path& out_dir, const NemotronHOptions& options) {
             // A decisive router (wide logits), so BF16 and F32 arithmetic pick the same experts.
             t.push_back({m + "gate.weight", {kExperts, kHidden}, 0, 1.0});
             t.push_back({m + "gate.e_score_correction_bias", {kExperts}, 0, 0.1});
+            // LatentMoE: the experts work at the latent width between the two projections.
+            const bool latent = options.latent || options.defect == "latent-missing";
+            const int64_t width = latent ? kLatent : kHidden;
             for (int64_t e = 0; e < kExperts; ++e) {
                 const std::string x = m + "experts." + std::to_string(e) + ".";
-                t.push_back({x + "up_proj.weight", {kExpertFf, kHidden}, 0, w});
+                t.push_back(
+                    {x + "up_proj.weight", {kExpertFf, width}, 0, 1.0 / std::sqrt(double(width))});
                 t.push_back({x + "down_proj.weight",
-                             {kHidden, kExpertFf},
+                             {width, kExpertFf},
                              0,
                              1.0 / std::sqrt(double(kExpertFf))});
             }
@@ -159,6 +168,14 @@ std::string write(const fs::path& out_dir, const NemotronHOptions& options) {
                          {kHidden, kSharedFf},
                          0,
                          1.0 / std::sqrt(double(kSharedFf))});
+            if (latent) {
+                t.push_back({m + "fc1_latent_proj.weight", {kLatent, kHidden}, 0, w});
+                if (options.defect != "latent-missing" || layer != 1)
+                    t.push_back({m + "fc2_latent_proj.weight",
+                                 {kHidden, kLatent},
+                                 0,
+                                 1.0 / std::sqrt(double(kLatent))});
+            }
         } else {
             t.push_back({m + "up_proj.weight", {kFf, kHidden}, 0, w});
             t.push_back({m + "down_proj.weight", {kHidden, kFf}, 0, 1.0 / std::sqrt(double(kFf))});

@@ -10,7 +10,10 @@
 // ssm_a = -exp(A_log), A and D as [heads, 1], the norm as [n_groups, d_inner / n_groups], conv1d
 // squeezed. KVs: context_length 2^20, per-layer feed_forward_length / head_count_kv arrays,
 // rope.dimension_count = hidden_size // num_attention_heads, the ssm.* sizes,
-// rope.scaling.finetuned false, key/value length = head_dim.
+// rope.scaling.finetuned false, key/value length = head_dim. nemotron_h_moe with moe_latent_size
+// (Nemotron 3 Super's LatentMoE): an 'E' layer also has mixer.fc1_latent_proj [latent, hidden]
+// and mixer.fc2_latent_proj [hidden, latent], its experts are [moe_ffn, latent] / [latent,
+// moe_ffn], and moe_latent_size is written after expert_weights_scale.
 #include <string>
 
 #include "rebox/error.hpp"
@@ -100,6 +103,14 @@ std::optional<std::vector<int64_t>> nemotron_h_shape(const RefConfig& c, std::st
     const int64_t moe_ffn = c.moe_intermediate_size.value_or(0);
     const int64_t shared = c.shared_expert_intermediate_size.value_or(0);
     const int64_t experts = c.num_experts;
+    // LatentMoE: fc1_latent_proj [latent, hidden] and fc2_latent_proj [hidden, latent] around
+    // experts that work at the latent width.
+    const int64_t latent = c.moe_latent_size.value_or(0);
+    const int64_t width = c.moe_latent_size ? latent : hidden;
+    if (rest == "mixer.fc1_latent_proj.weight")
+        return kind == 'E' && latent != 0 ? Shape{latent, hidden} : wrong_kind;
+    if (rest == "mixer.fc2_latent_proj.weight")
+        return kind == 'E' && latent != 0 ? Shape{hidden, latent} : wrong_kind;
     if (rest == "mixer.gate.weight") return kind == 'E' ? Shape{experts, hidden} : wrong_kind;
     if (rest == "mixer.gate.e_score_correction_bias")
         return kind == 'E' ? Shape{experts} : wrong_kind;
@@ -115,9 +126,9 @@ std::optional<std::vector<int64_t>> nemotron_h_shape(const RefConfig& c, std::st
         const bool stacked = tail.substr(0, dot) == "{e}";
         tail.remove_prefix(dot + 1);
         if (tail == "up_proj.weight")
-            return stacked ? Shape{experts, moe_ffn, hidden} : Shape{moe_ffn, hidden};
+            return stacked ? Shape{experts, moe_ffn, width} : Shape{moe_ffn, width};
         if (tail == "down_proj.weight")
-            return stacked ? Shape{experts, hidden, moe_ffn} : Shape{hidden, moe_ffn};
+            return stacked ? Shape{experts, width, moe_ffn} : Shape{width, moe_ffn};
     }
     if (rest == "mixer.up_proj.weight")
         return kind == '-' ? Shape{int64_t{c.intermediate_size}, hidden} : wrong_kind;
@@ -180,6 +191,7 @@ void check_nemotron_h_moe_kvs(KvChecker& kv, const std::string& arch, const RefC
         kv.expect_f32(arch + ".expert_weights_scale", *config.routed_scaling_factor);
     else
         kv.expect_absent(arch + ".expert_weights_scale", none);
+    kv.expect_optional(arch + ".moe_latent_size", config.moe_latent_size, none);
 }
 
 // NemotronHModel is nemotron_h_moe when config.json has num_experts_per_tok.
@@ -204,6 +216,8 @@ void moe_names(nlohmann::json& root) {
 void nemotron_h_moe_config(const nlohmann::json& root, RefConfig& c) {
     nemotron_h_config(root, c);
     read_ref_moe_routing(root, c);
+    // NemotronHModel writes moe_latent_size when config.json has one (not null).
+    c.moe_latent_size = ref_count(root, "moe_latent_size", 65536, 1);
 }
 
 }  // namespace nemotron_h_ref

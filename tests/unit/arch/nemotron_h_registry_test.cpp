@@ -8,6 +8,7 @@
 // with their per-layer arrays, and the refusals.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -262,9 +263,58 @@ TEST(NemotronHMoeRegistry, ClaimedNamesShapesAndKvs) {
     EXPECT_EQ(keys, want);
 }
 
+// Nemotron 3 Super's LatentMoE (config.json moe_latent_size): fc1_latent_proj / fc2_latent_proj
+// (gguf-py's ffn_latent_down / ffn_latent_up) on the 'E' layers, with llama.cpp's nemotron_h
+// loader's ne {n_embd, latent} / {latent, n_embd}, the experts {latent, n_ff_exp, E} /
+// {n_ff_exp, latent, E}, and NemotronHModel's moe_latent_size after expert_weights_scale.
+TEST(NemotronHMoeRegistry, LatentMoe) {
+    const Architecture* moe = find_architecture("nemotron_h_moe");
+    ASSERT_NE(moe, nullptr);
+    const ModelConfig c = nh_moe_config(R"(, "moe_latent_size": 16)");
+    ASSERT_TRUE(c.moe_latent_size.has_value());
+    const std::tuple<const char*, const char*, std::vector<int64_t>> rows[] = {
+        {"backbone.layers.4.mixer.fc1_latent_proj.weight",
+         "blk.4.ffn_latent_down.weight",
+         {64, 16}},
+        {"backbone.layers.4.mixer.fc2_latent_proj.weight", "blk.4.ffn_latent_up.weight", {16, 64}},
+        {"backbone.layers.4.mixer.experts.1.up_proj.weight",
+         "blk.4.ffn_up_exps.weight",
+         {16, 32, 4}},
+        {"backbone.layers.4.mixer.experts.1.down_proj.weight",
+         "blk.4.ffn_down_exps.weight",
+         {32, 16, 4}},
+        {"backbone.layers.4.mixer.shared_experts.up_proj.weight",  // the shared expert: hidden
+         "blk.4.ffn_up_shexp.weight",
+         {64, 48}},
+    };
+    for (const auto& [hf, gguf, ne] : rows) {
+        const auto ref = resolve_hf(*moe, hf, 6);
+        ASSERT_TRUE(ref.has_value()) << hf;
+        EXPECT_EQ(ref->gguf_name, gguf);
+        EXPECT_EQ(expected_ne(*moe, c, gguf), ne) << gguf;
+    }
+    // Required on every 'E' layer with a latent size, on none without.
+    const auto required = required_tensors(*moe, c);
+    EXPECT_EQ(std::count(required.begin(), required.end(), "blk.1.ffn_latent_up.weight"), 1);
+    const auto plain = required_tensors(*moe, nh_moe_config());
+    EXPECT_EQ(std::count(plain.begin(), plain.end(), "blk.1.ffn_latent_up.weight"), 0);
+    ModelMetadataInput input;
+    input.config = &c;
+    std::string last;
+    for (const GgufKV& kv : build_model_metadata(input))
+        if (kv.key.starts_with("nemotron_h_moe.")) {
+            last = kv.key;
+            if (kv.key == "nemotron_h_moe.moe_latent_size")
+                EXPECT_EQ(kv.value.type, GgufType::UINT32);
+        }
+    EXPECT_EQ(last, "nemotron_h_moe.moe_latent_size");
+    EXPECT_THROW(nh_moe_config(R"(, "moe_latent_size": 0)"), Error);
+    EXPECT_THROW(nh_moe_config(R"(, "moe_latent_size": "32")"), Error);
+    EXPECT_FALSE(nh_moe_config(R"(, "moe_latent_size": null)").moe_latent_size.has_value());
+}
+
 TEST(NemotronHMoeRegistry, Refusals) {
-    // Nemotron 3 Super's latent projections and the MTP block: BLOCKERs naming the field.
-    EXPECT_THROW(nh_moe_config(R"(, "moe_latent_size": 32)"), Error);
+    // The MTP block: a BLOCKER naming the field.
     EXPECT_THROW(nh_moe_config(R"(, "num_nextn_predict_layers": 1)"), Error);
     // No RMS epsilon under either name: the converter writes none, the loader needs one.
     EXPECT_THROW(nh_config(R"(, "rms_norm_eps": null)").rms_norm_eps, Error);
