@@ -172,22 +172,31 @@ std::optional<TensorRef> resolve(const Architecture& arch, std::string_view name
 
 // _QwenMtpMixin.filter_tensors: "mtp.layers.K.REST" is "layers.{main_layers + K}.REST", and
 // "mtp.X.SUFFIX" with X one of mtp_renames is "layers.{main_layers}.{stem}.SUFFIX". Other names
-// (and every name when the architecture has no MTP layers) stay.
+// (and every name when the architecture has no MTP layers) stay. With mtp_fold (NemotronHModel's
+// _MTP_SPECIAL_RENAMES, then its fold) the renames first, and every K is layer main_layers.
 std::string mtp_to_layer(const Architecture& arch, std::string_view name, uint32_t main_layers) {
     const std::string_view prefix = arch.mtp_layer_prefix;
     if (prefix.empty() || main_layers == 0) return std::string(name);
+    const auto renamed = [&]() -> std::optional<std::string> {
+        for (const auto& [hf, stem] : arch.mtp_renames) {
+            if (!name.starts_with(hf) || name.size() <= hf.size() || name[hf.size()] != '.')
+                continue;
+            const std::string_view suffix = name.substr(hf.size() + 1);
+            if (suffix.find('.') != std::string_view::npos) continue;  // "mtp.X.SUFFIX" only
+            return std::string(kHfLayerPrefix) + std::to_string(main_layers) + "." +
+                   std::string(stem) + "." + std::string(suffix);
+        }
+        return std::nullopt;
+    };
+    if (arch.mtp_fold)
+        if (auto name_in_layer = renamed()) return *name_in_layer;
     uint32_t index = 0;
     std::string_view rest;
     if (name.starts_with(prefix) && split_layer_index(name.substr(prefix.size()), &index, &rest))
-        return std::string(kHfLayerPrefix) + std::to_string(uint64_t{main_layers} + index) + "." +
+        return std::string(kHfLayerPrefix) +
+               std::to_string(uint64_t{main_layers} + (arch.mtp_fold ? 0 : index)) + "." +
                std::string(rest);
-    for (const auto& [hf, stem] : arch.mtp_renames) {
-        if (!name.starts_with(hf) || name.size() <= hf.size() || name[hf.size()] != '.') continue;
-        const std::string_view suffix = name.substr(hf.size() + 1);
-        if (suffix.find('.') != std::string_view::npos) continue;  // "mtp.X.SUFFIX" only
-        return std::string(kHfLayerPrefix) + std::to_string(main_layers) + "." + std::string(stem) +
-               "." + std::string(suffix);
-    }
+    if (auto name_in_layer = renamed()) return *name_in_layer;
     return std::string(name);
 }
 
@@ -202,8 +211,11 @@ void layer_to_mtp(const Architecture& arch, uint32_t main_layers, TensorRef& ref
             ref.hf_name = *ref.layer == main_layers ? std::string(hf) + suffix : std::string();
             return;
         }
-    ref.hf_name = std::string(arch.mtp_layer_prefix) + std::to_string(*ref.layer - main_layers) +
-                  "." + std::string(ref.spec->hf) + suffix;
+    const uint32_t index = !arch.mtp_fold ? *ref.layer - main_layers
+                           : (ref.spec->kinds & arch.mtp_fold_second_kinds) ? 1
+                                                                            : 0;
+    ref.hf_name = std::string(arch.mtp_layer_prefix) + std::to_string(index) + "." +
+                  std::string(ref.spec->hf) + suffix;
 }
 
 // The kind of `layer` (ModelConfig::layer_kinds; 0 without them), 255 past the last layer of a
@@ -620,7 +632,7 @@ std::vector<std::string> required_mtp_tensors(const Architecture& arch, const Mo
     for (uint32_t layer = config.num_hidden_layers;
          layer < config.num_hidden_layers + config.nextn_layers; ++layer)
         for (const TensorSpec& spec : arch.layer)
-            if (holds(spec, layer_kind(config, layer)))
+            if (holds(spec, layer_kind(config, layer)) && !spec.trunk_only)
                 add_required(arch, config, spec, layer, names);
     return names;
 }

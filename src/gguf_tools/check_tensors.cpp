@@ -244,6 +244,19 @@ void check_tensor_set(CheckContext& ctx) {
                         tensor.shard);
             continue;
         }
+        if (const auto layer = arch::layer_of(tensor_name);
+            layer && *layer >= config.num_hidden_layers) {
+            const auto ref = arch::resolve_gguf(*entry, tensor_name);
+            if (ref && ref->spec->trunk_only) {
+                ctx.finding(tensor_name,
+                            "is on the MTP layer " + std::to_string(*layer) +
+                                ", where llama.cpp's " + name +
+                                " loader creates no such tensor; it refuses the file (\"wrong "
+                                "number of tensors\")",
+                            tensor.shard);
+                continue;
+            }
+        }
         if (std::find(expected->begin(), expected->end(), 0) != expected->end()) continue;
         if (trimmed(*expected) != trimmed(tensor.info->ne))
             ctx.finding(tensor_name,

@@ -700,7 +700,8 @@ void settle_mtp_layers(const SourceModel& source, Plan& plan) {
         if (digits > 0 && digits < rest.size() && rest[digits] == '.')
             counted = std::max(counted, layer + 1);
     }
-    if (config.nextn_layers == 0 && counted > 0 && counted <= 64) {
+    // (NemotronHModel folds its mtp.layers.0 and .1 into one block: only config.json counts them)
+    if (config.nextn_layers == 0 && counted > 0 && counted <= 64 && !arch->mtp_fold) {
         plan.notes.push_back("config.json has no mtp_num_hidden_layers: the checkpoint's " +
                              std::to_string(counted) +
                              " MTP layer(s) counted from its mtp.layers.* tensors, as llama.cpp's "
@@ -710,7 +711,8 @@ void settle_mtp_layers(const SourceModel& source, Plan& plan) {
         return;
     }
     if (config.nextn_layers == 0 || any) return;
-    plan.notes.push_back("config.json: mtp_num_hidden_layers " +
+    plan.notes.push_back(std::string("config.json: ") +
+                         (arch->mtp_fold ? "num_nextn_predict_layers " : "mtp_num_hidden_layers ") +
                          std::to_string(config.nextn_layers) +
                          ", but the checkpoint holds no MTP tensor (mlx-lm drops them): written "
                          "without MTP layers, as llama.cpp's converter writes them with --no-mtp");
@@ -1030,6 +1032,25 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
                              plan.arch +
                              " GGUF holds the text model only (llama.cpp's converter writes "
                              "them to a separate mmproj file)");
+    {  // rows the converter writes on an MTP layer that the loader creates on the trunk only
+        std::vector<std::string> trunk_only;
+        for (const TensorPlan& tensor : plan.tensors)
+            if (const auto layer = arch::layer_of(tensor.gguf_name);
+                layer && *layer >= config.num_hidden_layers)
+                if (const auto ref = arch::resolve_gguf(*arch, tensor.gguf_name);
+                    ref && ref->spec->trunk_only)
+                    trunk_only.push_back(tensor.gguf_name);
+        if (!trunk_only.empty())
+            plan.notes.push_back(
+                trunk_only.front() +
+                (trunk_only.size() > 1 ? " and " + std::to_string(trunk_only.size() - 1) + " more"
+                                       : std::string()) +
+                " written on the MTP block as llama.cpp's converter writes them; llama.cpp's " +
+                plan.arch +
+                " loader creates no such tensor there and refuses the file (\"wrong number of "
+                "tensors\"): leave the checkpoint's mtp.* tensors out for a file it loads (as "
+                "convert_hf_to_gguf.py --no-mtp writes it)");
+    }
     if (mtp_left_out > 0)
         plan.notes.push_back(std::to_string(mtp_left_out) +
                              " multi-token-prediction layer tensor(s) (layers from "

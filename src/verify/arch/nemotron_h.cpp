@@ -78,7 +78,21 @@ std::optional<std::vector<int64_t>> nemotron_h_shape(const RefConfig& c, std::st
     if (name == "backbone.embeddings.weight") return Shape{int64_t{c.vocab_size}, hidden};
     if (name == "backbone.norm_f.weight") return Shape{hidden};
     std::string_view rest;
-    const char kind = layer_kind(c, name, &rest);
+    char kind = layer_kind(c, name, &rest);
+    // NemotronHModel's MTP block (nemotron_h_moe with num_nextn_predict_layers): mtp.layers.0 is
+    // an attention layer with the NextN input fusion, mtp.layers.1 a MoE layer with the head's
+    // final norm, each with its own norm.
+    if (kind == 0 && c.mtp_layers != 0 && !c.hybrid_pattern.empty()) {
+        for (const auto& [prefix, sub_kind] : {std::pair{std::string_view("mtp.layers.0."), '*'},
+                                               std::pair{std::string_view("mtp.layers.1."), 'E'}})
+            if (name.starts_with(prefix)) {
+                rest = name.substr(prefix.size());
+                kind = sub_kind;
+            }
+        if (kind == '*' && (rest == "enorm.weight" || rest == "hnorm.weight")) return Shape{hidden};
+        if (kind == '*' && rest == "eh_proj.weight") return Shape{hidden, 2 * hidden};
+        if (kind == 'E' && rest == "final_layernorm.weight") return Shape{hidden};
+    }
     if (kind == 0) return std::nullopt;
     const Shape wrong_kind{0};  // a tensor of another kind of layer: a shape no source has
     if (rest == "norm.weight") return Shape{hidden};
@@ -157,6 +171,11 @@ void check_nemotron_h_kvs(KvChecker& kv, const std::string& arch, const RefConfi
                                     : 0);
         kv_heads.push_back(kind == '*' ? config.num_key_value_heads : 0);
     }
+    // The folded MTP block, registered as an attention and a MoE layer both.
+    for (uint32_t i = 0; i < config.mtp_layers; ++i) {
+        ffn.push_back(config.moe_intermediate_size.value_or(0));
+        kv_heads.push_back(config.num_key_value_heads);
+    }
     check_numbers(kv, arch + ".feed_forward_length", GgufType::INT32, ffn);
     check_numbers(kv, arch + ".attention.head_count_kv", GgufType::INT32, kv_heads);
     if (config.rope_theta_given)
@@ -192,6 +211,10 @@ void check_nemotron_h_moe_kvs(KvChecker& kv, const std::string& arch, const RefC
     else
         kv.expect_absent(arch + ".expert_weights_scale", none);
     kv.expect_optional(arch + ".moe_latent_size", config.moe_latent_size, none);
+    if (config.mtp_layers != 0)
+        kv.expect_u32(arch + ".nextn_predict_layers", config.mtp_layers);
+    else
+        kv.expect_absent(arch + ".nextn_predict_layers", "no MTP block kept");
 }
 
 // NemotronHModel is nemotron_h_moe when config.json has num_experts_per_tok.
@@ -218,6 +241,9 @@ void nemotron_h_moe_config(const nlohmann::json& root, RefConfig& c) {
     read_ref_moe_routing(root, c);
     // NemotronHModel writes moe_latent_size when config.json has one (not null).
     c.moe_latent_size = ref_count(root, "moe_latent_size", 65536, 1);
+    // ... and folds its one MTP block (num_nextn_predict_layers 1, which it asserts) after the
+    // last layer.
+    c.mtp_layers = ref_count(root, "num_nextn_predict_layers", 1).value_or(0);
 }
 
 }  // namespace nemotron_h_ref
@@ -256,11 +282,13 @@ const RefArch& ref_nemotron_h_moe() {
                                .own_head_count_kv = true,
                                .rope_permute_qk = true,
                                .scale_roles = kScaleAttention | kScaleExperts | kScaleOutput |
-                                              kScaleSsm | kScaleSharedExperts,
+                                              kScaleSsm | kScaleSharedExperts | kScaleNextn,
+                               .mtp_prefix = "mtp.",
                                .own_context_and_ffn = true,
                                .nemotron_vocab = true,
                                .mamba2 = true,
-                               .mamba2_shape = nemotron_h_reshaped};
+                               .mamba2_shape = nemotron_h_reshaped,
+                               .mtp_fold = true};
     return kArch;
 }
 
