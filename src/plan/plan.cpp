@@ -822,6 +822,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     std::map<std::string, plan_detail::ExpertGroup> expert_groups;  // by gguf name
     std::map<std::string, plan_detail::FuseGroup> fuse_groups;      // by gguf name
     size_t left_out = 0, mtp_left_out = 0;
+    std::string mtp_unfolded;  // the first mtp.* tensor of a fold config.json counts no block for
     plan_detail::LayerScalars layer_scalars(*arch, config.num_hidden_layers);
     for (size_t i = 0; i < source.tensors.size(); ++i) {
         const SourceTensor& tensor = source.tensors[i];
@@ -836,6 +837,12 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
         if (const auto layer = arch::hf_layer_index(*arch, tensor.name);
             arch->drops_mtp_layers && layer && *layer >= config.num_hidden_layers) {
             ++mtp_left_out;
+            continue;
+        }
+        // NemotronHModel folds the mtp.* tensors only when config.json counts the block.
+        if (arch->mtp_fold && config.nextn_layers == 0 &&
+            arch::strip_model_prefix(tensor.name).starts_with(arch->mtp_layer_prefix)) {
+            if (mtp_unfolded.empty()) mtp_unfolded = tensor.name;
             continue;
         }
         const auto ref = arch::resolve_hf(*arch, tensor.name, config.num_hidden_layers);
@@ -1032,6 +1039,13 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
                              plan.arch +
                              " GGUF holds the text model only (llama.cpp's converter writes "
                              "them to a separate mmproj file)");
+    if (!mtp_unfolded.empty())
+        plan.blockers.push_back(Blocker{
+            mtp_unfolded,
+            "is an MTP tensor, but config.json has no num_nextn_predict_layers (or 0): " +
+                plan.arch + "'s converter folds the mtp.* tensors only when it is 1",
+            "use the config.json that belongs to these weights (num_nextn_predict_layers 1), or "
+            "leave every mtp.* tensor out"});
     {  // rows the converter writes on an MTP layer that the loader creates on the trunk only
         std::vector<std::string> trunk_only;
         for (const TensorPlan& tensor : plan.tensors)

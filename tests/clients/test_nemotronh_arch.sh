@@ -28,8 +28,8 @@
 #    creates no latent projections on the MTP block); the same checkpoint without its mtp.*
 #    tensors is written without the block (as --no-mtp) and loads;
 #  - a pattern one layer short (bad input, exit 1), a LatentMoE checkpoint without one
-#    fc2_latent_proj and an MTP block without its final_layernorm (BLOCKERs, exit 2) are refused:
-#    one line, no file.
+#    fc2_latent_proj, an MTP block without its final_layernorm and mtp.* tensors that config.json
+#    counts no block for (BLOCKERs, exit 2) are refused: one line, no file.
 # Usage: bash tests/clients/test_nemotronh_arch.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -151,4 +151,5 @@ refused() {  # ARCH DEFECT CODE TEXT: converting the defective fixture exits COD
 refused nemotron_h pattern-length 1 "hybrid_override_pattern.*num_hidden_layers 6"  # bad input
 refused nemotron_h_moe latent-missing 2 "blk.1.ffn_latent_up.weight"  # BLOCKER: a projection short
 refused nemotron_h_moe mtp-partial 2 "blk.6.nextn.shared_head_norm.weight"  # BLOCKER: MTP partial
+refused nemotron_h_moe mtp-no-count 2 "num_nextn_predict_layers"  # BLOCKER: mtp.* not counted
 echo "PASS test_nemotronh_arch ($(clients_elapsed))"

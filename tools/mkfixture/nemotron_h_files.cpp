@@ -115,7 +115,8 @@ std::string write(const fs::path& out_dir, const NemotronHOptions& options) {
         throw std::runtime_error(
             "--nemotron-h-latent / --nemotron-h-mtp need --arch nemotron_h_moe");
     if (!options.defect.empty() && options.defect != "pattern-length" &&
-        options.defect != "latent-missing" && options.defect != "mtp-partial")
+        options.defect != "latent-missing" && options.defect != "mtp-partial" &&
+        options.defect != "mtp-no-count")
         throw std::runtime_error("--nemotron-h-defect: unknown '" + options.defect + "'");
     TokenizerOptions tok;
     tok.kind = "small";
@@ -196,7 +197,7 @@ std::string write(const fs::path& out_dir, const NemotronHOptions& options) {
     // Nemotron 3 Super's MTP layers (mtp_hybrid_override_pattern "*E"): mtp.layers.0 the NextN
     // input fusion (enorm, hnorm, eh_proj [hidden, 2 * hidden]) and an attention sub-layer,
     // mtp.layers.1 a MoE sub-layer and the head's final_layernorm; each with its own norm.
-    if (options.mtp || options.defect == "mtp-partial") {
+    if (options.mtp || options.defect == "mtp-partial" || options.defect == "mtp-no-count") {
         t.push_back({"mtp.layers.0.enorm.weight", {kHidden}, 1.0, 0.1});
         t.push_back({"mtp.layers.0.hnorm.weight", {kHidden}, 1.0, 0.1});
         t.push_back({"mtp.layers.0.eh_proj.weight",

@@ -18,7 +18,8 @@ struct NemotronHOptions {
     // "" | pattern-length (hybrid_override_pattern one layer short) | latent-missing
     // (nemotron_h_moe: the --nemotron-h-latent checkpoint without layer 1's fc2_latent_proj) |
     // mtp-partial (nemotron_h_moe: the --nemotron-h-mtp checkpoint without
-    // mtp.layers.1.final_layernorm): checkpoints rebox must refuse.
+    // mtp.layers.1.final_layernorm) | mtp-no-count (its mtp.* tensors with a config.json without
+    // num_nextn_predict_layers): checkpoints rebox must refuse.
     std::string defect;
     uint64_t seed = 1;
     // "float" (BF16) | "mcq" (every matrix mcq-v1 4-bit in groups of 32: embeddings, in_proj,
