@@ -16,8 +16,9 @@
 #    a correctly rounded exp standing in for torch's) and every nemotron_h.* KV, in order, equal what
 #    the bundle's NemotronHModel chain writes for the same checkpoint (the mcq-v1 one dequantized by
 #    source_values.py, the Q4_1 tensors dequantized by gguf-py);
-#  - llama_embed_pairs.mjs (one llama.cpp process): llama.cpp v0.4.0 loads all eight files and each
-#    pair's embeddings agree (cos >= 0.999);
+#  - llama_embed_pairs.mjs (one llama.cpp process): llama.cpp v0.4.0 loads all sixteen files and
+#    each pair's embeddings agree (cos >= 0.999); llama_generate_pairs.mjs: the LatentMoE and MTP
+#    files generate, their next-token log-probabilities agreeing with their F32 twins' (cos >= 0.999);
 #  - ModelOpt NVFP4 of both (--format modelopt-nvfp4): every FP4 value and .scale as the format defines
 #    it (ggufpy_nvfp4_formats.py), the .scale kept on ssm_in / ssm_out and the shared expert too (the
 #    Mamba2 graph and nemotron-h.cpp multiply them in), llama.cpp agreeing with the folded F32 twins
@@ -77,6 +78,9 @@ echo "nemotron_h, nemotron_h_moe, LatentMoE, MTP (BF16, mcq-v1) converted, verif
 node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 4 --min-cos 0.999 \
   "nemotron_h:$dir.gguf:$dir-f32.gguf" "nemotron_h-mcq:$mcq.gguf:$mcq-f32.gguf" \
   "nemotron_h_moe:$moe.gguf:$moe-f32.gguf" "nemotron_h_moe-mcq:$moeq.gguf:$moeq-f32.gguf" \
+  "latent:$lat.gguf:$lat-f32.gguf" "latent-mcq:$latq.gguf:$latq-f32.gguf" \
+  "mtp:$mtp.gguf:$mtp-f32.gguf" "mtp-mcq:$mtpq.gguf:$mtpq-f32.gguf"
+node "$CLIENTS_DIR/llama_generate_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --min-cos 0.999 \
   "latent:$lat.gguf:$lat-f32.gguf" "latent-mcq:$latq.gguf:$latq-f32.gguf" \
   "mtp:$mtp.gguf:$mtp-f32.gguf" "mtp-mcq:$mtpq.gguf:$mtpq-f32.gguf"
 
