@@ -86,6 +86,10 @@ enum class Dim : uint8_t {
     ssm_groups,
     ssm_group_width,
     ssm_conv_kernel,  // conv_kernel (conv1d's taps per channel)
+    // LatentMoE (ModelConfig::moe_latent_size, Nemotron 3 Super): the latent width, and the width
+    // the routed experts work at (the latent width when there is one, else hidden_size).
+    moe_latent,
+    expert_width,
     // Per-layer input embeddings (ModelConfig::per_layer_input_width, gemma4's E2B / E4B): the
     // per-layer width, and it times num_hidden_layers (the table holding every layer's slice).
     per_layer_input,
@@ -183,6 +187,9 @@ enum class Presence : uint8_t {
     // required when the model has per-layer input embeddings (ModelConfig::per_layer_input_width
     // not 0, gemma4's E2B / E4B), optional otherwise
     required_with_per_layer_input,
+    // required when config.json has a moe_latent_size (ModelConfig::moe_latent_size: the latent
+    // projections, without which the experts' width does not meet the hidden state), absent else
+    required_with_moe_latent,
 };
 
 // How a tensor's source values are stored, beyond a plain copy of one source tensor.
@@ -239,6 +246,11 @@ struct TensorSpec {
     // Mamba2's A [heads] -> [heads, 1], norm [d_inner] -> [n_groups, d_inner / n_groups]). Float
     // sources only: a quantized one is a BLOCKER.
     bool reshape = false;
+    // llama.cpp's loader creates this row on the trunk's layers only, never on the MTP layers
+    // after them (nemotron_h_moe's latent projections, v0.4.0): the converter still writes it
+    // there when the checkpoint has it, and the loader then counts a tensor it did not create and
+    // refuses the file ("wrong number of tensors"). Never required on an MTP layer.
+    bool trunk_only = false;
 };
 
 // The {arch}.* hyper-parameter KVs an architecture writes, in the order listed.
@@ -394,6 +406,8 @@ enum class ArchKv : uint8_t {
     rope_freq_base_given,
     rope_dimension_count_hidden,
     rope_scaling_finetuned_false,
+    // NemotronHModel: moe_latent_size (UINT32), when config.json has one.
+    moe_latent_size,
 };
 
 // Tensors computed from config.json rather than read from the source.
@@ -496,6 +510,14 @@ struct Architecture {
     // ("mtp.fc" -> "eh_proj") the first MTP layer's `stem` in the layer table. Empty: none.
     std::string_view mtp_layer_prefix = {};
     std::span<const std::pair<std::string_view, std::string_view>> mtp_renames = {};
+    // NemotronHModel's fold: every "mtp.layers.K.REST" is layer num_hidden_layers' REST whatever
+    // K (its attention sub-layer mtp.layers.0 and its MoE sub-layer mtp.layers.1 become one
+    // block), and mtp_renames hold whole source stems ("mtp.layers.1.norm" ->
+    // "post_attention_layernorm"), looked up first. Back from GGUF, a row of the layer kinds
+    // mtp_fold_second_kinds (TensorSpec::kinds bits) is spelled mtp.layers.1, any other
+    // mtp.layers.0.
+    bool mtp_fold = false;
+    uint8_t mtp_fold_second_kinds = 0;
     // A loader that takes its MTP layers all or nothing by one probe tensor (glm4moe loads them
     // only when blk.{num_hidden_layers}.nextn.eh_proj is there): with the probe present, every MTP
     // layer's required rows are required too (required_mtp_tensors). Empty: they stay optional.

@@ -299,13 +299,14 @@ std::optional<GgufValue> arch_kv_value(arch::ArchKv key, const ModelConfig& conf
         case ArchKv::feed_forward_length_mlp_layers:
         case ArchKv::head_count_kv_attention_layers: {
             // One INT32 per layer: the value on the layers of the kind (nemotron_h: 1 the
-            // attention layers, 2 the MLP or MoE layers), 0 on the others.
+            // attention layers, 2 the MLP or MoE layers, 3 the folded MTP block, which
+            // NemotronHModel registers as both), 0 on the others.
             const bool ffn = key == ArchKv::feed_forward_length_mlp_layers;
             std::vector<int32_t> values;
             for (const uint8_t kind : config.layer_kinds)
                 values.push_back(
-                    kind != (ffn ? 2 : 1) ? 0
-                    : !ffn                ? static_cast<int32_t>(config.num_key_value_heads)
+                    kind != (ffn ? 2 : 1) && kind != 3 ? 0
+                    : !ffn ? static_cast<int32_t>(config.num_key_value_heads)
                     : config.num_experts != 0  // nemotron_h_moe: the experts' width
                         ? static_cast<int32_t>(config.moe_intermediate_size.value_or(0))
                         : static_cast<int32_t>(config.intermediate_size));
@@ -319,6 +320,9 @@ std::optional<GgufValue> arch_kv_value(arch::ArchKv key, const ModelConfig& conf
             return u32_value(config.hidden_size / config.num_attention_heads);
         case ArchKv::rope_scaling_finetuned_false:
             return bool_value(false);
+        case ArchKv::moe_latent_size:
+            if (!config.moe_latent_size) return std::nullopt;
+            return u32_value(*config.moe_latent_size);
         default:
             break;
     }
@@ -502,6 +506,8 @@ const char* arch_kv_suffix(arch::ArchKv key) {
             return "rope.dimension_count";
         case ArchKv::rope_scaling_finetuned_false:
             return "rope.scaling.finetuned";
+        case ArchKv::moe_latent_size:
+            return "moe_latent_size";
         case ArchKv::expert_gating_func_named:
             return "expert_gating_func";
         case ArchKv::key_length_mla_kv_given:

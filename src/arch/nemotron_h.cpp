@@ -19,8 +19,14 @@
 // relu² experts with only up/down, stacked, and a shared expert (up/down); the Mamba2 and
 // attention layers as above. NVFP4 (ModelOpt): llama.cpp's graphs multiply in the .scale of
 // ssm_in / ssm_out (mamba-base.cpp) and of the shared expert besides attention, FFN, experts and
-// output. The latent projections (fc1/fc2_latent_proj, moe_latent_size:
-// Nemotron 3 Super) and the MTP layers (num_nextn_predict_layers) are not written yet: BLOCKER.
+// output. Nemotron 3 Super's LatentMoE (config.json moe_latent_size): each 'E' layer also has
+// fc1_latent_proj [latent, hidden] -> ffn_latent_down and fc2_latent_proj [hidden, latent] ->
+// ffn_latent_up, its experts work at the latent width, and moe_latent_size is written. Its MTP
+// layers (num_nextn_predict_layers 1) are folded as NemotronHModel folds them: mtp.layers.0
+// (attention with the NextN input fusion) and mtp.layers.1 (MoE with the head's final norm) become
+// one block at num_hidden_layers (layer kind 3, counted as attention and MoE in the arrays), and
+// nextn_predict_layers is written last. The v0.4.0 loader creates no latent projections on that
+// block, so it refuses Super's (trunk_only): written as the converter writes it, with a note.
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -35,8 +41,11 @@ using enum Presence;
 
 // The layer kinds (ModelConfig::layer_kinds values) and their TensorSpec::kinds bits; the KV
 // arrays (gguf_metadata.cpp) read kind 1 as attention and kind 2 as MLP.
-constexpr uint8_t kMamba = 0, kAttention = 1, kMlp = 2;
-constexpr uint8_t kMambaBit = 1u << kMamba, kAttentionBit = 1u << kAttention, kMlpBit = 1u << kMlp;
+// nemotron_h_moe's folded MTP block (kind 3) holds an attention and a MoE sub-layer: the KV arrays
+// count it as both.
+constexpr uint8_t kMamba = 0, kAttention = 1, kMlp = 2, kMtp = 3;
+constexpr uint8_t kMambaBit = 1u << kMamba, kAttentionBit = 1u << kAttention, kMlpBit = 1u << kMlp,
+                  kMtpBit = 1u << kMtp;
 
 constexpr std::string_view kModelTypes[] = {"nemotron_h"};
 constexpr std::string_view kHeadPrefixes[] = {"backbone."};
@@ -96,7 +105,26 @@ constexpr TensorSpec kLayer[] = {
 };
 // nemotron_h_moe: the Mamba2 and attention rows, then the MoE mixer on kind 2 ('E').
 constexpr TensorSpec moe_row(TensorSpec spec) {
-    spec.kinds = kMlpBit;
+    spec.kinds = kMlpBit | kMtpBit;
+    return spec;
+}
+// An attention row, also on the folded MTP block (its mtp.layers.0 sub-layer).
+constexpr TensorSpec mtp_attention(TensorSpec spec) {
+    spec.kinds |= kMtpBit;
+    return spec;
+}
+// A row of the folded MTP block only (NemotronHModel's _MTP_SPECIAL_RENAMES: the NextN input
+// fusion, the MoE sub-layer's norm, the head's final norm), under its name in the layer.
+constexpr TensorSpec mtp_row(std::string_view hf, std::string_view gguf, Dim columns, Dim rows = {},
+                             uint8_t rank = 1) {
+    TensorSpec spec{hf, gguf, required, absent, rank, {columns, rows}};
+    spec.kinds = kMtpBit;
+    return spec;
+}
+constexpr TensorSpec latent_row(std::string_view hf, std::string_view gguf, Dim columns, Dim rows) {
+    TensorSpec spec =
+        moe_row({hf, gguf, Presence::required_with_moe_latent, absent, 2, {columns, rows}});
+    spec.trunk_only = true;
     return spec;
 }
 constexpr TensorSpec kMoeLayer[] = {
@@ -108,10 +136,10 @@ constexpr TensorSpec kMoeLayer[] = {
     kLayer[5],
     kLayer[6],
     kLayer[7],
-    kLayer[8],
-    kLayer[9],
-    kLayer[10],
-    kLayer[11],
+    mtp_attention(kLayer[8]),
+    mtp_attention(kLayer[9]),
+    mtp_attention(kLayer[10]),
+    mtp_attention(kLayer[11]),
     moe_row(router_row("mixer.gate", "ffn_gate_inp")),
     [] {  // the router's score correction, exact F32 like the router
         TensorSpec spec =
@@ -121,8 +149,25 @@ constexpr TensorSpec kMoeLayer[] = {
         spec.bare = true;
         return spec;
     }(),
-    moe_row(experts_row("mixer.experts.{e}.up_proj", "ffn_up_exps", {}, false)),
-    moe_row(experts_row("mixer.experts.{e}.down_proj", "ffn_down_exps", {}, true)),
+    // LatentMoE (Nemotron 3 Super): fc1_latent_proj takes the hidden state down to
+    // moe_latent_size before the experts, fc2_latent_proj lifts their sum back (nemotron-h.cpp's
+    // ffn_latent_down / ffn_latent_up, plain ggml_mul_mat: no NVFP4 .scale applied). The converter
+    // writes the MTP block's too; the v0.4.0 loader creates them on the trunk only (trunk_only).
+    latent_row("mixer.fc1_latent_proj", "ffn_latent_down", Dim::hidden, Dim::moe_latent),
+    latent_row("mixer.fc2_latent_proj", "ffn_latent_up", Dim::moe_latent, Dim::hidden),
+    // The routed experts work at the latent width when there is one.
+    [] {
+        TensorSpec spec =
+            moe_row(experts_row("mixer.experts.{e}.up_proj", "ffn_up_exps", {}, false));
+        spec.ne = {Dim::expert_width, Dim::expert_ffn, Dim::experts};
+        return spec;
+    }(),
+    [] {
+        TensorSpec spec =
+            moe_row(experts_row("mixer.experts.{e}.down_proj", "ffn_down_exps", {}, true));
+        spec.ne = {Dim::expert_ffn, Dim::expert_width, Dim::experts};
+        return spec;
+    }(),
     moe_row({"mixer.shared_experts.up_proj",
              "ffn_up_shexp",
              required,
@@ -135,6 +180,14 @@ constexpr TensorSpec kMoeLayer[] = {
              absent,
              2,
              {Dim::shared_ffn, Dim::hidden}}),
+    // The folded MTP block (Nemotron 3 Super's num_nextn_predict_layers, kept by default as the
+    // converter keeps it): mtp.layers.0's enorm / hnorm / eh_proj (the NextN input fusion, one
+    // [2 * hidden] row per output), mtp.layers.1's norm and final_layernorm.
+    mtp_row("enorm", "nextn.enorm", Dim::hidden),
+    mtp_row("hnorm", "nextn.hnorm", Dim::hidden),
+    mtp_row("eh_proj", "nextn.eh_proj", Dim::hidden_x2, Dim::hidden, 2),
+    mtp_row("post_attention_layernorm", "post_attention_norm", Dim::hidden),
+    mtp_row("shared_head.norm", "nextn.shared_head_norm", Dim::hidden),
 };
 
 constexpr TensorSpec kLast[] = {
@@ -203,6 +256,8 @@ constexpr ArchKv kMoeKvs[] = {
     ArchKv::expert_shared_count,
     ArchKv::expert_weights_norm,
     ArchKv::expert_weights_scale,
+    ArchKv::moe_latent_size,
+    ArchKv::nextn_predict_layers,
 };
 
 // transformers' NemotronHConfig defaults, under the names it saves them as.
@@ -299,22 +354,34 @@ void read_dense(const nlohmann::json& root, ModelConfig& config) {
 void read_moe(const nlohmann::json& root, ModelConfig& config) {
     read_nemotron_h(root, config, true);
     read_moe_routing(root, config);  // the score function: nemotron-h-moe.cpp's sigmoid always
-    // Nemotron 3 Super's latent projections and the MTP layer NemotronHModel folds into one
-    // trailing block: not written yet.
+    // Nemotron 3 Super's LatentMoE width (NemotronHConfig's default: None).
     if (const auto latent = root.find("moe_latent_size");
-        latent != root.end() && !latent->is_null())
-        throw Error(ExitClass::blocker, "config.json", "moe_latent_size",
-                    "is " + latent->dump() +
-                        ": the latent projections (fc1/fc2_latent_proj) are "
-                        "not written by rebox yet",
-                    "convert with llama.cpp's convert_hf_to_gguf.py for now");
+        latent != root.end() && !latent->is_null()) {
+        if (!latent->is_number_unsigned() || latent->get<uint64_t>() == 0 ||
+            latent->get<uint64_t>() > (1u << 16))
+            throw_input_error("config.json", "moe_latent_size", "is " + latent->dump(),
+                              "a whole number from 1 to 65536 (the experts' latent width), or "
+                              "null");
+        config.moe_latent_size = static_cast<uint32_t>(latent->get<uint64_t>());
+    }
+    // The MTP layers (mtp.layers.0 attention, mtp.layers.1 MoE) NemotronHModel folds into one
+    // trailing block at num_hidden_layers, registered as both an attention and a MoE layer.
     if (const auto nextn = root.find("num_nextn_predict_layers");
-        nextn != root.end() && nextn->is_number() && nextn->get<double>() != 0)
-        throw Error(ExitClass::blocker, "config.json", "num_nextn_predict_layers",
-                    "is " + nextn->dump() +
-                        ": the MTP block NemotronHModel folds in is not "
-                        "written by rebox yet",
-                    "convert with llama.cpp's convert_hf_to_gguf.py --no-mtp for now");
+        nextn != root.end() && !nextn->is_null()) {
+        if (!nextn->is_number_unsigned() || nextn->get<uint64_t>() > 64)
+            throw_input_error("config.json", "num_nextn_predict_layers", "is " + nextn->dump(),
+                              "a whole number (0 or 1)");
+        if (nextn->get<uint64_t>() > 1)
+            throw Error(ExitClass::blocker, "config.json", "num_nextn_predict_layers",
+                        "is " + nextn->dump() +
+                            ": NemotronHModel folds exactly one MTP block (it asserts "
+                            "num_nextn_predict_layers == 1), and llama.cpp's nemotron_h_moe "
+                            "graph runs one",
+                        "leave the mtp.* tensors out (a trunk-only checkpoint converts, as "
+                        "convert_hf_to_gguf.py --no-mtp writes it)");
+        config.nextn_layers = static_cast<uint32_t>(nextn->get<uint64_t>());
+        config.layer_kinds.resize(config.num_hidden_layers + config.nextn_layers, kMtp);
+    }
 }
 
 // NemotronHModel picks nemotron_h_moe when config.json (or its llm_config) has
@@ -442,18 +509,44 @@ void nemotron_h_moe_vocab(TokenizerVocab& vocab, bool given) {
     vocab.add_bos = add_bos;
 }
 
+// NemotronHModel._MTP_SPECIAL_RENAMES: the MTP tensors that are not named like a layer's.
+constexpr std::pair<std::string_view, std::string_view> kMtpRenames[] = {
+    {"mtp.layers.0.enorm", "enorm"},
+    {"mtp.layers.0.hnorm", "hnorm"},
+    {"mtp.layers.0.eh_proj", "eh_proj"},
+    {"mtp.layers.1.norm", "post_attention_layernorm"},
+    {"mtp.layers.1.final_layernorm", "shared_head.norm"},
+};
+
+// The layer kinds follow the MTP layer count as the plan settles it (none when the checkpoint
+// holds no mtp.* tensor: written as the converter's --no-mtp writes it); rebox check reads the
+// folded block back from the arrays (kind 3: both values set).
+void moe_layer_kinds(ModelConfig& config) {
+    mamba2_from_ssm_kvs(config);
+    if (config.layer_kinds.size() >= config.num_hidden_layers)
+        config.layer_kinds.resize(config.num_hidden_layers + config.nextn_layers, kMtp);
+}
+
 constexpr Architecture kNemotronHMoe = [] {
     Architecture a{"nemotron_h_moe", {}, kFirst, kMoeLayer, kLast, kMoeKvs, {}, {}, kDefaults};
     a.hf_head_prefixes = kHeadPrefixes;
+    a.mtp_layer_prefix = "mtp.layers.";
+    a.mtp_renames = kMtpRenames;
+    a.mtp_fold = true;
+    a.mtp_fold_second_kinds = kMlpBit;  // the MoE sub-layer's rows are mtp.layers.1's
+    // The loader creates every MTP row (skipped unless asked for) once the block is there: all
+    // or none, eh_proj standing for it.
+    a.mtp_probe = "nextn.eh_proj";
     a.claims_config = claims_moe;
     a.prepare_config = moe_names;
     a.finish_config = read_moe;
-    a.set_layer_kinds = mamba2_from_ssm_kvs;
+    a.set_layer_kinds = moe_layer_kinds;
     a.config_checks = nemotron_h_moe_checks;
     a.finish_vocab = nemotron_h_moe_vocab;
     // nemotron-h-moe's graph applies the .scale of attention, the experts, the shared expert and
     // the output.
-    a.nvfp4_scales = {.output = true, .experts = true, .ssm = true, .shared_experts = true};
+    a.nvfp4_scales = {
+        .output = true, .experts = true, .ssm = true, .shared_experts = true, .nextn = true};
     return a;
 }();
 

@@ -95,6 +95,8 @@ bool split_layer_index(std::string_view text, uint32_t* layer, std::string_view*
 }
 
 bool loads(const TensorSpec& spec, bool is_bias) {
+    // (a required_with_moe_latent row loads whatever config.json says: the shape check refuses
+    // a latent projection a config without moe_latent_size has no width for)
     return (is_bias ? spec.bias : spec.weight) != Presence::absent;
 }
 
@@ -170,22 +172,31 @@ std::optional<TensorRef> resolve(const Architecture& arch, std::string_view name
 
 // _QwenMtpMixin.filter_tensors: "mtp.layers.K.REST" is "layers.{main_layers + K}.REST", and
 // "mtp.X.SUFFIX" with X one of mtp_renames is "layers.{main_layers}.{stem}.SUFFIX". Other names
-// (and every name when the architecture has no MTP layers) stay.
+// (and every name when the architecture has no MTP layers) stay. With mtp_fold (NemotronHModel's
+// _MTP_SPECIAL_RENAMES, then its fold) the renames first, and every K is layer main_layers.
 std::string mtp_to_layer(const Architecture& arch, std::string_view name, uint32_t main_layers) {
     const std::string_view prefix = arch.mtp_layer_prefix;
     if (prefix.empty() || main_layers == 0) return std::string(name);
+    const auto renamed = [&]() -> std::optional<std::string> {
+        for (const auto& [hf, stem] : arch.mtp_renames) {
+            if (!name.starts_with(hf) || name.size() <= hf.size() || name[hf.size()] != '.')
+                continue;
+            const std::string_view suffix = name.substr(hf.size() + 1);
+            if (suffix.find('.') != std::string_view::npos) continue;  // "mtp.X.SUFFIX" only
+            return std::string(kHfLayerPrefix) + std::to_string(main_layers) + "." +
+                   std::string(stem) + "." + std::string(suffix);
+        }
+        return std::nullopt;
+    };
+    if (arch.mtp_fold)
+        if (auto name_in_layer = renamed()) return *name_in_layer;
     uint32_t index = 0;
     std::string_view rest;
     if (name.starts_with(prefix) && split_layer_index(name.substr(prefix.size()), &index, &rest))
-        return std::string(kHfLayerPrefix) + std::to_string(uint64_t{main_layers} + index) + "." +
+        return std::string(kHfLayerPrefix) +
+               std::to_string(uint64_t{main_layers} + (arch.mtp_fold ? 0 : index)) + "." +
                std::string(rest);
-    for (const auto& [hf, stem] : arch.mtp_renames) {
-        if (!name.starts_with(hf) || name.size() <= hf.size() || name[hf.size()] != '.') continue;
-        const std::string_view suffix = name.substr(hf.size() + 1);
-        if (suffix.find('.') != std::string_view::npos) continue;  // "mtp.X.SUFFIX" only
-        return std::string(kHfLayerPrefix) + std::to_string(main_layers) + "." + std::string(stem) +
-               "." + std::string(suffix);
-    }
+    if (auto name_in_layer = renamed()) return *name_in_layer;
     return std::string(name);
 }
 
@@ -200,8 +211,11 @@ void layer_to_mtp(const Architecture& arch, uint32_t main_layers, TensorRef& ref
             ref.hf_name = *ref.layer == main_layers ? std::string(hf) + suffix : std::string();
             return;
         }
-    ref.hf_name = std::string(arch.mtp_layer_prefix) + std::to_string(*ref.layer - main_layers) +
-                  "." + std::string(ref.spec->hf) + suffix;
+    const uint32_t index = !arch.mtp_fold ? *ref.layer - main_layers
+                           : (ref.spec->kinds & arch.mtp_fold_second_kinds) ? 1
+                                                                            : 0;
+    ref.hf_name = std::string(arch.mtp_layer_prefix) + std::to_string(index) + "." +
+                  std::string(ref.spec->hf) + suffix;
 }
 
 // The kind of `layer` (ModelConfig::layer_kinds; 0 without them), 255 past the last layer of a
@@ -324,6 +338,10 @@ int64_t resolve_dim(Dim dim, const ModelConfig& c) {
             if (dim == Dim::ssm_group_width) return m.groups == 0 ? 0 : inner / m.groups;
             return m.conv_kernel;
         }
+        case Dim::moe_latent:
+            return c.moe_latent_size.value_or(0);
+        case Dim::expert_width:
+            return c.moe_latent_size.value_or(c.hidden_size);
         case Dim::per_layer_input:
             return c.per_layer_input_width;
         case Dim::per_layer_input_all:
@@ -601,6 +619,7 @@ void add_required(const Architecture& arch, const ModelConfig& config, const Ten
                   std::optional<uint32_t> layer, std::vector<std::string>& names) {
     if (spec.weight == Presence::required ||
         (spec.weight == Presence::required_unless_tied && !config.tie_word_embeddings) ||
+        (spec.weight == Presence::required_with_moe_latent && config.moe_latent_size) ||
         (spec.weight == Presence::required_with_per_layer_input &&
          config.per_layer_input_width != 0))
         names.push_back(make_ref(arch, spec, layer, false)->gguf_name);
@@ -613,7 +632,7 @@ std::vector<std::string> required_mtp_tensors(const Architecture& arch, const Mo
     for (uint32_t layer = config.num_hidden_layers;
          layer < config.num_hidden_layers + config.nextn_layers; ++layer)
         for (const TensorSpec& spec : arch.layer)
-            if (holds(spec, layer_kind(config, layer)))
+            if (holds(spec, layer_kind(config, layer)) && !spec.trunk_only)
                 add_required(arch, config, spec, layer, names);
     return names;
 }
@@ -892,6 +911,11 @@ std::string explain_dim(Dim dim, const ModelConfig& c) {
         case Dim::o_mla_width:
             formula = heads + " * v_head_dim";
             break;
+        case Dim::moe_latent:
+            return "moe_latent_size " + std::to_string(resolve_dim(dim, c));
+        case Dim::expert_width:
+            return c.moe_latent_size ? "moe_latent_size " + std::to_string(*c.moe_latent_size)
+                                     : "hidden_size " + std::to_string(c.hidden_size);
         case Dim::per_layer_input:
             return "hidden_size_per_layer_input " + std::to_string(c.per_layer_input_width);
         case Dim::per_layer_input_all:

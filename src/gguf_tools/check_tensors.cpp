@@ -101,6 +101,8 @@ ModelConfig config_from_kvs(const CheckContext& ctx, const std::string& a) {
         c.shared_expert_intermediate_size = v;
     // DeepSeek-style routing: the shared experts' count and the leading dense layers.
     if (const uint32_t v = u32_or(ctx, a + ".expert_shared_count", 0)) c.n_shared_experts = v;
+    // LatentMoE (nemotron_h_moe): the experts' width.
+    if (const uint32_t v = u32_or(ctx, a + ".moe_latent_size", 0)) c.moe_latent_size = v;
     if (const uint32_t v = u32_or(ctx, a + ".leading_dense_block_count", 0))
         c.leading_dense_blocks = v;
     // gemma-embedding's Dense projections, as its loader sizes dense_2 / dense_3.
@@ -139,7 +141,8 @@ ModelConfig config_from_kvs(const CheckContext& ctx, const std::string& a) {
     }
     // One feed-forward width and one kv-head count per layer (nemotron_h): the loader's rule, a
     // layer recurrent where both are 0, attention where only the width is, a feed-forward layer
-    // otherwise (ModelConfig::layer_kinds 0, 1, 2); the sizes from the non-zero entries.
+    // otherwise (ModelConfig::layer_kinds 0, 1, 2), and both where both are set (nemotron_h_moe's
+    // folded MTP block after the last layer: 3); the sizes from the non-zero entries.
     const GgufValue* widths = ctx.find(a + ".feed_forward_length");
     const GgufValue* kv_heads = ctx.find(a + ".attention.head_count_kv");
     if (!c.full_attention && widths != nullptr && kv_heads != nullptr && widths->is_array() &&
@@ -151,7 +154,10 @@ ModelConfig config_from_kvs(const CheckContext& ctx, const std::string& a) {
         };
         for (size_t i = 0; i < widths->array.size(); ++i) {
             const uint32_t width = entry(widths->array[i]), heads = entry(kv_heads->array[i]);
-            c.layer_kinds.push_back(width != 0 ? 2 : heads != 0 ? 1 : 0);
+            c.layer_kinds.push_back(width != 0 && heads != 0 ? 3
+                                    : width != 0             ? 2
+                                    : heads != 0             ? 1
+                                                             : 0);
             if (width != 0) c.intermediate_size = width;
             if (heads != 0) c.num_key_value_heads = heads;
         }
@@ -237,6 +243,19 @@ void check_tensor_set(CheckContext& ctx) {
                             "(\"wrong number of tensors\")",
                         tensor.shard);
             continue;
+        }
+        if (const auto layer = arch::layer_of(tensor_name);
+            layer && *layer >= config.num_hidden_layers) {
+            const auto ref = arch::resolve_gguf(*entry, tensor_name);
+            if (ref && ref->spec->trunk_only) {
+                ctx.finding(tensor_name,
+                            "is on the MTP layer " + std::to_string(*layer) +
+                                ", where llama.cpp's " + name +
+                                " loader creates no such tensor; it refuses the file (\"wrong "
+                                "number of tensors\")",
+                            tensor.shard);
+                continue;
+            }
         }
         if (std::find(expected->begin(), expected->end(), 0) != expected->end()) continue;
         if (trimmed(*expected) != trimmed(tensor.info->ne))

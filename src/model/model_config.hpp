@@ -132,6 +132,10 @@ struct ModelConfig {
         uint32_t head_dim = 0;
     };
     std::optional<Mamba2> mamba2;
+    // Nemotron 3 Super's LatentMoE (nemotron_h_moe): config.json moe_latent_size, the width the
+    // routed experts work in between fc1_latent_proj and fc2_latent_proj; nullopt: none (the
+    // experts work at hidden_size).
+    std::optional<uint32_t> moe_latent_size;
     // config.json has a rope_theta (top level or rope_parameters): TextModel writes rope.freq_base
     // only then (ArchKv::rope_freq_base_given).
     bool rope_theta_given = false;

@@ -700,7 +700,8 @@ void settle_mtp_layers(const SourceModel& source, Plan& plan) {
         if (digits > 0 && digits < rest.size() && rest[digits] == '.')
             counted = std::max(counted, layer + 1);
     }
-    if (config.nextn_layers == 0 && counted > 0 && counted <= 64) {
+    // (NemotronHModel folds its mtp.layers.0 and .1 into one block: only config.json counts them)
+    if (config.nextn_layers == 0 && counted > 0 && counted <= 64 && !arch->mtp_fold) {
         plan.notes.push_back("config.json has no mtp_num_hidden_layers: the checkpoint's " +
                              std::to_string(counted) +
                              " MTP layer(s) counted from its mtp.layers.* tensors, as llama.cpp's "
@@ -710,7 +711,8 @@ void settle_mtp_layers(const SourceModel& source, Plan& plan) {
         return;
     }
     if (config.nextn_layers == 0 || any) return;
-    plan.notes.push_back("config.json: mtp_num_hidden_layers " +
+    plan.notes.push_back(std::string("config.json: ") +
+                         (arch->mtp_fold ? "num_nextn_predict_layers " : "mtp_num_hidden_layers ") +
                          std::to_string(config.nextn_layers) +
                          ", but the checkpoint holds no MTP tensor (mlx-lm drops them): written "
                          "without MTP layers, as llama.cpp's converter writes them with --no-mtp");
@@ -820,6 +822,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     std::map<std::string, plan_detail::ExpertGroup> expert_groups;  // by gguf name
     std::map<std::string, plan_detail::FuseGroup> fuse_groups;      // by gguf name
     size_t left_out = 0, mtp_left_out = 0;
+    std::string mtp_unfolded;  // the first mtp.* tensor of a fold config.json counts no block for
     plan_detail::LayerScalars layer_scalars(*arch, config.num_hidden_layers);
     for (size_t i = 0; i < source.tensors.size(); ++i) {
         const SourceTensor& tensor = source.tensors[i];
@@ -834,6 +837,12 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
         if (const auto layer = arch::hf_layer_index(*arch, tensor.name);
             arch->drops_mtp_layers && layer && *layer >= config.num_hidden_layers) {
             ++mtp_left_out;
+            continue;
+        }
+        // NemotronHModel folds the mtp.* tensors only when config.json counts the block.
+        if (arch->mtp_fold && config.nextn_layers == 0 &&
+            arch::strip_model_prefix(tensor.name).starts_with(arch->mtp_layer_prefix)) {
+            if (mtp_unfolded.empty()) mtp_unfolded = tensor.name;
             continue;
         }
         const auto ref = arch::resolve_hf(*arch, tensor.name, config.num_hidden_layers);
@@ -1030,6 +1039,32 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
                              plan.arch +
                              " GGUF holds the text model only (llama.cpp's converter writes "
                              "them to a separate mmproj file)");
+    if (!mtp_unfolded.empty())
+        plan.blockers.push_back(Blocker{
+            mtp_unfolded,
+            "is an MTP tensor, but config.json has no num_nextn_predict_layers (or 0): " +
+                plan.arch + "'s converter folds the mtp.* tensors only when it is 1",
+            "use the config.json that belongs to these weights (num_nextn_predict_layers 1), or "
+            "leave every mtp.* tensor out"});
+    {  // rows the converter writes on an MTP layer that the loader creates on the trunk only
+        std::vector<std::string> trunk_only;
+        for (const TensorPlan& tensor : plan.tensors)
+            if (const auto layer = arch::layer_of(tensor.gguf_name);
+                layer && *layer >= config.num_hidden_layers)
+                if (const auto ref = arch::resolve_gguf(*arch, tensor.gguf_name);
+                    ref && ref->spec->trunk_only)
+                    trunk_only.push_back(tensor.gguf_name);
+        if (!trunk_only.empty())
+            plan.notes.push_back(
+                trunk_only.front() +
+                (trunk_only.size() > 1 ? " and " + std::to_string(trunk_only.size() - 1) + " more"
+                                       : std::string()) +
+                " written on the MTP block as llama.cpp's converter writes them; llama.cpp's " +
+                plan.arch +
+                " loader creates no such tensor there and refuses the file (\"wrong number of "
+                "tensors\"): leave the checkpoint's mtp.* tensors out for a file it loads (as "
+                "convert_hf_to_gguf.py --no-mtp writes it)");
+    }
     if (mtp_left_out > 0)
         plan.notes.push_back(std::to_string(mtp_left_out) +
                              " multi-token-prediction layer tensor(s) (layers from "

@@ -700,7 +700,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         s.config.mtp_layers = 0;
     // _QwenMtpMixin: config.json without mtp_num_hidden_layers (Qwen3-Next's) counts the
     // checkpoint's "mtp.layers.K" (the largest K + 1).
-    if (!ref_arch->mtp_prefix.empty() && s.config.mtp_layers == 0)
+    if (!ref_arch->mtp_prefix.empty() && s.config.mtp_layers == 0 && !ref_arch->mtp_fold)
         s.config.mtp_layers = verify_ref::counted_mtp_layers(index, ref_arch->mtp_prefix);
     if (ref_arch->fused_experts)
         verify_ref::split_fused_experts(index, ref_arch->fused_experts_transposed);

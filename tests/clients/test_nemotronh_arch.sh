@@ -5,22 +5,32 @@
 # (--format mcq: every matrix 4-bit / 32) are converted by default (BF16 kept / mcq-v1 as Q4_1; F32
 # norms, ssm_a, ssm_d, ssm_dt, ssm_conv1d), and so are the tiny nemotron_h_moe fixture (--arch
 # nemotron_h_moe: "MEM*EM", 4 relu² experts with a router, its score-correction bias and a shared
-# expert) and its mcq-v1 twin (routers float), each also with --outtype f32 and each verified by
-# convert, then
+# expert) and its mcq-v1 twin (routers float), and the same with Nemotron 3 Super's LatentMoE
+# (--nemotron-h-latent: moe_latent_size 32, fc1_latent_proj / fc2_latent_proj on each 'E' layer,
+# latent-wide experts) in BF16 and mcq-v1, and with Nemotron 3 Super's MTP layers
+# (--nemotron-h-mtp: mtp.layers.0 / .1, which NemotronHModel folds into one block 6) in BF16 and
+# mcq-v1, each also with --outtype f32 and each verified by convert, then
 #  - rebox verify passes again, and rebox check finds nothing (it reads the layer kinds back from
 #    the per-layer feed_forward_length / head_count_kv arrays, as llama.cpp's loader does);
 #  - ggufpy_nemotronh.py (one process): every tensor (name, type, ne, values bit for bit; ssm_a with
 #    a correctly rounded exp standing in for torch's) and every nemotron_h.* KV, in order, equal what
 #    the bundle's NemotronHModel chain writes for the same checkpoint (the mcq-v1 one dequantized by
 #    source_values.py, the Q4_1 tensors dequantized by gguf-py);
-#  - llama_embed_pairs.mjs (one llama.cpp process): llama.cpp v0.4.0 loads all eight files and each
-#    pair's embeddings agree (cos >= 0.999);
+#  - llama_embed_pairs.mjs (one llama.cpp process): llama.cpp v0.4.0 loads all sixteen files and
+#    each pair's embeddings agree (cos >= 0.999); llama_generate_pairs.mjs: the LatentMoE and MTP
+#    files generate, their next-token log-probabilities agreeing with their F32 twins' (cos >= 0.999);
 #  - ModelOpt NVFP4 of both (--format modelopt-nvfp4): every FP4 value and .scale as the format defines
 #    it (ggufpy_nvfp4_formats.py), the .scale kept on ssm_in / ssm_out and the shared expert too (the
 #    Mamba2 graph and nemotron-h.cpp multiply them in), llama.cpp agreeing with the folded F32 twins
 #    and disagreeing with a twin whose factors are doubled;
-#  - a pattern one layer short (bad input, exit 1) and a MoE config with moe_latent_size (Nemotron 3
-#    Super's latent projections, not written yet: BLOCKER, exit 2) are refused: one line, no file.
+#  - Super's whole shape (LatentMoE and MTP, whose MoE sub-layer has the latent projections too):
+#    the files equal the converter's, rebox check names the MTP block's two latent projections,
+#    and llama.cpp v0.4.0 refuses them as check says ("wrong number of tensors": its loader
+#    creates no latent projections on the MTP block); the same checkpoint without its mtp.*
+#    tensors is written without the block (as --no-mtp) and loads;
+#  - a pattern one layer short (bad input, exit 1), a LatentMoE checkpoint without one
+#    fc2_latent_proj, an MTP block without its final_layernorm and mtp.* tensors that config.json
+#    counts no block for (BLOCKERs, exit 2) are refused: one line, no file.
 # Usage: bash tests/clients/test_nemotronh_arch.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -32,27 +42,78 @@ dir="$WORK/nemotronh"
 mcq="$WORK/nemotronh-mcq"
 moe="$WORK/nemotronh-moe"
 moeq="$WORK/nemotronh-moe-mcq"
+lat="$WORK/nemotronh-latent"
+latq="$WORK/nemotronh-latent-mcq"
+mtp="$WORK/nemotronh-mtp"
+mtpq="$WORK/nemotronh-mtp-mcq"
 "$MKFIXTURE" "$dir" --preset tiny --arch nemotron_h --force >/dev/null
 "$MKFIXTURE" "$mcq" --preset tiny --arch nemotron_h --format mcq --force >/dev/null
 "$MKFIXTURE" "$moe" --preset tiny --arch nemotron_h_moe --force >/dev/null
 "$MKFIXTURE" "$moeq" --preset tiny --arch nemotron_h_moe --format mcq --force >/dev/null
-for d in "$dir" "$mcq" "$moe" "$moeq"; do  # convert verifies each file (verify's own records)
+"$MKFIXTURE" "$lat" --preset tiny --arch nemotron_h_moe --nemotron-h-latent --force >/dev/null
+"$MKFIXTURE" "$latq" --preset tiny --arch nemotron_h_moe --nemotron-h-latent --format mcq \
+  --force >/dev/null
+"$MKFIXTURE" "$mtp" --preset tiny --arch nemotron_h_moe --nemotron-h-mtp --force >/dev/null
+"$MKFIXTURE" "$mtpq" --preset tiny --arch nemotron_h_moe --nemotron-h-mtp --format mcq \
+  --force >/dev/null
+all=("$dir" "$mcq" "$moe" "$moeq" "$lat" "$latq" "$mtp" "$mtpq")
+for d in "${all[@]}"; do  # convert verifies each file (verify's own records)
   "$REBOX" convert "$d" -o "$d.gguf" --quiet
   "$REBOX" convert "$d" -o "$d-f32.gguf" --outtype f32 --quiet
 done
 "$REBOX" verify "$dir" "$dir.gguf" >/dev/null
 "$REBOX" verify "$moe" "$moe.gguf" >/dev/null
-for d in "$dir" "$mcq" "$moe" "$moeq"; do  # the layer kinds read back from the per-layer arrays
+"$REBOX" verify "$lat" "$lat.gguf" >/dev/null
+"$REBOX" verify "$mtp" "$mtp.gguf" >/dev/null
+for d in "${all[@]}"; do  # the layer kinds read back from the per-layer arrays
   "$REBOX" check "$d.gguf" >/dev/null || { "$REBOX" check "$d.gguf"; exit 1; }
 done
 ggufpy "$CLIENTS_DIR/ggufpy_nemotronh.py" "$BUILD/llama-src" "$dir" "$dir.gguf" F32,BF16 \
   "$dir" "$dir-f32.gguf" F32 "$mcq" "$mcq.gguf" F32,Q4_1 "$mcq" "$mcq-f32.gguf" F32 \
   "$moe" "$moe.gguf" F32,BF16 "$moe" "$moe-f32.gguf" F32 "$moeq" "$moeq.gguf" F32,Q4_1 \
-  "$moeq" "$moeq-f32.gguf" F32
-echo "nemotron_h, nemotron_h_moe (BF16, mcq-v1) converted, verified and compared with llama.cpp's converter ($(clients_elapsed))"
+  "$moeq" "$moeq-f32.gguf" F32 "$lat" "$lat.gguf" F32,BF16 "$lat" "$lat-f32.gguf" F32 \
+  "$latq" "$latq.gguf" F32,Q4_1 "$latq" "$latq-f32.gguf" F32 "$mtp" "$mtp.gguf" F32,BF16 \
+  "$mtp" "$mtp-f32.gguf" F32 "$mtpq" "$mtpq.gguf" F32,Q4_1 "$mtpq" "$mtpq-f32.gguf" F32
+echo "nemotron_h, nemotron_h_moe, LatentMoE, MTP (BF16, mcq-v1) converted, verified and compared with llama.cpp's converter ($(clients_elapsed))"
 node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 4 --min-cos 0.999 \
   "nemotron_h:$dir.gguf:$dir-f32.gguf" "nemotron_h-mcq:$mcq.gguf:$mcq-f32.gguf" \
-  "nemotron_h_moe:$moe.gguf:$moe-f32.gguf" "nemotron_h_moe-mcq:$moeq.gguf:$moeq-f32.gguf"
+  "nemotron_h_moe:$moe.gguf:$moe-f32.gguf" "nemotron_h_moe-mcq:$moeq.gguf:$moeq-f32.gguf" \
+  "latent:$lat.gguf:$lat-f32.gguf" "latent-mcq:$latq.gguf:$latq-f32.gguf" \
+  "mtp:$mtp.gguf:$mtp-f32.gguf" "mtp-mcq:$mtpq.gguf:$mtpq-f32.gguf"
+node "$CLIENTS_DIR/llama_generate_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --min-cos 0.999 \
+  "latent:$lat.gguf:$lat-f32.gguf" "latent-mcq:$latq.gguf:$latq-f32.gguf" \
+  "mtp:$mtp.gguf:$mtp-f32.gguf" "mtp-mcq:$mtpq.gguf:$mtpq-f32.gguf"
+
+# Super's whole shape: LatentMoE and the MTP block, whose MoE sub-layer has the projections too.
+sup="$WORK/nemotronh-super"
+supq="$WORK/nemotronh-super-mcq"
+"$MKFIXTURE" "$sup" --preset tiny --arch nemotron_h_moe --nemotron-h-latent --nemotron-h-mtp \
+  --force >/dev/null
+"$MKFIXTURE" "$supq" --preset tiny --arch nemotron_h_moe --nemotron-h-latent --nemotron-h-mtp \
+  --format mcq --force >/dev/null
+for d in "$sup" "$supq"; do
+  "$REBOX" convert "$d" -o "$d.gguf" --quiet
+  set +e
+  out="$("$REBOX" check "$d.gguf" 2>&1)"
+  set -e
+  [[ $(grep -c "FINDING.*blk.6.ffn_latent_\(down\|up\).weight is on the MTP layer 6" <<<"$out") -eq 2 ]] ||
+    { echo "FAIL: rebox check does not name the MTP block's latent projections: $out"; exit 1; }
+done
+ggufpy "$CLIENTS_DIR/ggufpy_nemotronh.py" "$BUILD/llama-src" "$sup" "$sup.gguf" F32,BF16 \
+  "$supq" "$supq.gguf" F32,Q4_1
+# The same checkpoint without its mtp.* tensors (config.json still counts the block): written
+# without it, as the converter's --no-mtp writes it.
+trunk="$WORK/nemotronh-super-trunk"
+rm -rf "$trunk" && mkdir -p "$trunk" && cp "$lat"/* "$trunk"/
+ggufpy -c 'import json, sys
+p = sys.argv[1] + "/config.json"; c = json.load(open(p)); c["num_nextn_predict_layers"] = 1
+c["mtp_hybrid_override_pattern"] = "*E"; json.dump(c, open(p, "w"), indent=2)' "$trunk"
+"$REBOX" convert "$trunk" -o "$trunk.gguf" --quiet
+node "$CLIENTS_DIR/llama_load.mjs" "$sup.gguf" "$trunk.gguf" >"$sup.load.txt"
+grep -q "^REFUSED $sup.gguf: .*wrong number of tensors; expected 71, got 69" "$sup.load.txt" ||
+  { echo "FAIL: llama.cpp v0.4.0 was expected to refuse Super's MTP block with latent projections"; cat "$sup.load.txt"; exit 1; }
+grep -q "^LOADED $trunk.gguf" "$sup.load.txt" || { cat "$sup.load.txt"; exit 1; }
+echo "  Super (LatentMoE + MTP): as the converter writes it; llama.cpp v0.4.0 refuses it as rebox check says; trunk-only loads"
 
 # ModelOpt NVFP4 (every matrix but the embedding and routers): each FP4 value and .scale as the
 # format defines it, on the 15 / 19 tensors whose graph applies .scale (attention, ssm_in / ssm_out,
@@ -92,5 +153,7 @@ refused() {  # ARCH DEFECT CODE TEXT: converting the defective fixture exits COD
   [[ $(grep -c "$3" <<<"$out") -eq 1 ]] || { echo "FAIL: $1: not one line with '$3': $out"; exit 1; }
 }
 refused nemotron_h pattern-length 1 "hybrid_override_pattern.*num_hidden_layers 6"  # bad input
-refused nemotron_h_moe latent 2 "moe_latent_size"  # BLOCKER: Super's latent projections
+refused nemotron_h_moe latent-missing 2 "blk.1.ffn_latent_up.weight"  # BLOCKER: a projection short
+refused nemotron_h_moe mtp-partial 2 "blk.6.nextn.shared_head_norm.weight"  # BLOCKER: MTP partial
+refused nemotron_h_moe mtp-no-count 2 "num_nextn_predict_layers"  # BLOCKER: mtp.* not counted
 echo "PASS test_nemotronh_arch ($(clients_elapsed))"

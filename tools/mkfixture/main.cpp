@@ -175,8 +175,20 @@ int main(int argc, char** argv) {
     std::string nemotron_h_defect;
     app.add_option("--nemotron-h-defect", nemotron_h_defect,
                    "--arch nemotron_h / nemotron_h_moe, a checkpoint that must be refused: "
-                   "pattern-length (hybrid_override_pattern one layer short) | latent "
-                   "(nemotron_h_moe: moe_latent_size given)");
+                   "pattern-length (hybrid_override_pattern one layer short) | latent-missing "
+                   "(nemotron_h_moe: the --nemotron-h-latent checkpoint without layer 1's "
+                   "fc2_latent_proj) | mtp-partial (nemotron_h_moe: the --nemotron-h-mtp "
+                   "checkpoint without mtp.layers.1.final_layernorm) | mtp-no-count "
+                   "(its mtp.* tensors, config.json without num_nextn_predict_layers)");
+    bool nemotron_h_mtp = false;
+    app.add_flag("--nemotron-h-mtp", nemotron_h_mtp,
+                 "--arch nemotron_h_moe: Nemotron 3 Super's MTP layers (num_nextn_predict_layers "
+                 "1: mtp.layers.0 attention with the NextN input fusion, mtp.layers.1 MoE with "
+                 "final_layernorm)");
+    bool nemotron_h_latent = false;
+    app.add_flag("--nemotron-h-latent", nemotron_h_latent,
+                 "--arch nemotron_h_moe: Nemotron 3 Super's LatentMoE (moe_latent_size 32, "
+                 "fc1_latent_proj / fc2_latent_proj on each 'E' layer, latent-wide experts)");
     bool deepseek2_no_q_lora = false;
     app.add_flag("--no-q-lora", deepseek2_no_q_lora,
                  "--arch deepseek2: q_lora_rank null (q_proj instead of q_a_proj / q_b_proj)");
@@ -523,7 +535,8 @@ int main(int argc, char** argv) {
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
             return 0;
         }
-        if (arch == "nemotron_h" || arch == "nemotron_h_moe" || !nemotron_h_defect.empty()) {
+        if (arch == "nemotron_h" || arch == "nemotron_h_moe" || !nemotron_h_defect.empty() ||
+            nemotron_h_latent || nemotron_h_mtp) {
             if (arch != "nemotron_h" && arch != "nemotron_h_moe")
                 throw std::runtime_error("--nemotron-h-defect needs --arch nemotron_h");
             if (preset != "tiny")
@@ -533,7 +546,7 @@ int main(int argc, char** argv) {
             prepare_output_dir(out_dir, force, true);
             const std::string summary = mkfixture::write_nemotron_h_fixture(
                 out, {nemotron_h_defect, seed, app.count("--format") ? format : "float",
-                      arch == "nemotron_h_moe"});
+                      arch == "nemotron_h_moe", nemotron_h_latent, nemotron_h_mtp});
             mkfixture::append_extra_tensors(out, extra_tensors);
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
             return 0;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -28,6 +29,7 @@ constexpr const char* kPattern = "M-M*-M";
 // nemotron_h_moe: 'E' layers of 4 routed experts of 64 (2 used) and a shared expert of 64.
 constexpr const char* kMoePattern = "MEM*EM";
 constexpr int64_t kExperts = 4, kExpertsUsed = 2, kExpertFf = 64, kSharedFf = 64;
+constexpr int64_t kLatent = 32;  // --nemotron-h-latent: moe_latent_size
 
 struct Tensor {
     std::string name;
@@ -36,7 +38,8 @@ struct Tensor {
     bool log_uniform = false;  // A_log: log(uniform(1, 16))
 };
 
-nlohmann::ordered_json config_json(int64_t vocab, const std::string& defect, bool moe) {
+nlohmann::ordered_json config_json(int64_t vocab, const std::string& defect, bool moe, bool latent,
+                                   bool mtp) {
     const std::string pattern = moe ? kMoePattern : kPattern;
     nlohmann::ordered_json c;
     c["architectures"] = {"NemotronHForCausalLM"};
@@ -94,7 +97,12 @@ nlohmann::ordered_json config_json(int64_t vocab, const std::string& defect, boo
         c["n_group"] = 1;
         c["topk_group"] = 1;
         c["norm_topk_prob"] = true;
-        if (defect == "latent") c["moe_latent_size"] = 32;
+        if (latent || defect == "latent-missing") c["moe_latent_size"] = kLatent;
+        if (mtp || defect == "mtp-partial") {  // NemotronHConfig's MTP fields, as Nemotron 3
+                                               // Super's config.json has them
+            c["num_nextn_predict_layers"] = 1;
+            c["mtp_hybrid_override_pattern"] = "*E";
+        }
     }
     c["torch_dtype"] = "bfloat16";
     return c;
@@ -103,7 +111,12 @@ nlohmann::ordered_json config_json(int64_t vocab, const std::string& defect, boo
 std::string write(const fs::path& out_dir, const NemotronHOptions& options) {
     if (options.format != "float" && options.format != "mcq" && options.format != "modelopt-nvfp4")
         throw std::runtime_error("--arch nemotron_h: --format float, mcq or modelopt-nvfp4");
-    if (!options.defect.empty() && options.defect != "pattern-length" && options.defect != "latent")
+    if ((options.latent || options.mtp) && !options.moe)
+        throw std::runtime_error(
+            "--nemotron-h-latent / --nemotron-h-mtp need --arch nemotron_h_moe");
+    if (!options.defect.empty() && options.defect != "pattern-length" &&
+        options.defect != "latent-missing" && options.defect != "mtp-partial" &&
+        options.defect != "mtp-no-count")
         throw std::runtime_error("--nemotron-h-defect: unknown '" + options.defect + "'");
     TokenizerOptions tok;
     tok.kind = "small";
@@ -112,7 +125,8 @@ std::string write(const fs::path& out_dir, const NemotronHOptions& options) {
     const int64_t vocab = (write_tokenizer_files(out_dir, tok) + 7) / 8 * 8;
     {
         std::ofstream out(out_dir / "config.json", std::ios::binary);
-        out << config_json(vocab, options.defect, options.moe).dump(2) << "\n";
+        out << config_json(vocab, options.defect, options.moe, options.latent, options.mtp).dump(2)
+            << "\n";
         if (!out) throw std::runtime_error((out_dir / "config.json").string() + ": cannot write");
     }
     const double w = 1.0 / std::sqrt(double(kHidden));
@@ -120,11 +134,11 @@ std::string write(const fs::path& out_dir, const NemotronHOptions& options) {
     std::vector<Tensor> t;
     t.push_back({"backbone.embeddings.weight", {vocab, kHidden}, 0, 0.5});
     const std::string pattern = options.moe ? kMoePattern : kPattern;
-    for (size_t layer = 0; layer < pattern.size(); ++layer) {
-        const std::string p = "backbone.layers." + std::to_string(layer) + ".";
-        t.push_back({p + "norm.weight", {kHidden}, 1.0, 0.1});
-        const std::string m = p + "mixer.";
-        if (pattern[layer] == 'M') {
+    // One layer's mixer of kind `kind` under `m` ("backbone.layers.N.mixer."); `layer`: its index
+    // (the MTP block's sub-layers: none).
+    const bool latent = options.latent || options.defect == "latent-missing";
+    const auto mixer = [&](const std::string& m, char kind, std::optional<size_t> layer) {
+        if (kind == 'M') {
             t.push_back({m + "in_proj.weight", {inner + channels + kMambaHeads, kHidden}, 0, w});
             t.push_back({m + "conv1d.weight", {channels, 1, kKernel}, 0, 0.5});
             t.push_back({m + "conv1d.bias", {channels}, 0, 0.1});
@@ -134,7 +148,7 @@ std::string write(const fs::path& out_dir, const NemotronHOptions& options) {
             t.push_back({m + "norm.weight", {inner}, 1.0, 0.05});
             t.push_back(
                 {m + "out_proj.weight", {kHidden, inner}, 0, 1.0 / std::sqrt(double(inner))});
-        } else if (pattern[layer] == '*') {
+        } else if (kind == '*') {
             t.push_back({m + "q_proj.weight", {kHeads * kHeadDim, kHidden}, 0, w});
             t.push_back({m + "k_proj.weight", {kKvHeads * kHeadDim, kHidden}, 0, w});
             t.push_back({m + "v_proj.weight", {kKvHeads * kHeadDim, kHidden}, 0, w});
@@ -142,15 +156,18 @@ std::string write(const fs::path& out_dir, const NemotronHOptions& options) {
                          {kHidden, kHeads * kHeadDim},
                          0,
                          1.0 / std::sqrt(double(kHeads * kHeadDim))});
-        } else if (pattern[layer] == 'E') {
+        } else if (kind == 'E') {
             // A decisive router (wide logits), so BF16 and F32 arithmetic pick the same experts.
             t.push_back({m + "gate.weight", {kExperts, kHidden}, 0, 1.0});
             t.push_back({m + "gate.e_score_correction_bias", {kExperts}, 0, 0.1});
+            // LatentMoE: the experts work at the latent width between the two projections.
+            const int64_t width = latent ? kLatent : kHidden;
             for (int64_t e = 0; e < kExperts; ++e) {
                 const std::string x = m + "experts." + std::to_string(e) + ".";
-                t.push_back({x + "up_proj.weight", {kExpertFf, kHidden}, 0, w});
+                t.push_back(
+                    {x + "up_proj.weight", {kExpertFf, width}, 0, 1.0 / std::sqrt(double(width))});
                 t.push_back({x + "down_proj.weight",
-                             {kHidden, kExpertFf},
+                             {width, kExpertFf},
                              0,
                              1.0 / std::sqrt(double(kExpertFf))});
             }
@@ -159,10 +176,40 @@ std::string write(const fs::path& out_dir, const NemotronHOptions& options) {
                          {kHidden, kSharedFf},
                          0,
                          1.0 / std::sqrt(double(kSharedFf))});
+            if (latent) {
+                t.push_back({m + "fc1_latent_proj.weight", {kLatent, kHidden}, 0, w});
+                if (options.defect != "latent-missing" || layer != 1)
+                    t.push_back({m + "fc2_latent_proj.weight",
+                                 {kHidden, kLatent},
+                                 0,
+                                 1.0 / std::sqrt(double(kLatent))});
+            }
         } else {
             t.push_back({m + "up_proj.weight", {kFf, kHidden}, 0, w});
             t.push_back({m + "down_proj.weight", {kHidden, kFf}, 0, 1.0 / std::sqrt(double(kFf))});
         }
+    };
+    for (size_t layer = 0; layer < pattern.size(); ++layer) {
+        const std::string p = "backbone.layers." + std::to_string(layer) + ".";
+        t.push_back({p + "norm.weight", {kHidden}, 1.0, 0.1});
+        mixer(p + "mixer.", pattern[layer], layer);
+    }
+    // Nemotron 3 Super's MTP layers (mtp_hybrid_override_pattern "*E"): mtp.layers.0 the NextN
+    // input fusion (enorm, hnorm, eh_proj [hidden, 2 * hidden]) and an attention sub-layer,
+    // mtp.layers.1 a MoE sub-layer and the head's final_layernorm; each with its own norm.
+    if (options.mtp || options.defect == "mtp-partial" || options.defect == "mtp-no-count") {
+        t.push_back({"mtp.layers.0.enorm.weight", {kHidden}, 1.0, 0.1});
+        t.push_back({"mtp.layers.0.hnorm.weight", {kHidden}, 1.0, 0.1});
+        t.push_back({"mtp.layers.0.eh_proj.weight",
+                     {kHidden, 2 * kHidden},
+                     0,
+                     1.0 / std::sqrt(double(2 * kHidden))});
+        t.push_back({"mtp.layers.0.norm.weight", {kHidden}, 1.0, 0.1});
+        mixer("mtp.layers.0.mixer.", '*', std::nullopt);
+        t.push_back({"mtp.layers.1.norm.weight", {kHidden}, 1.0, 0.1});
+        mixer("mtp.layers.1.mixer.", 'E', std::nullopt);
+        if (options.defect != "mtp-partial")
+            t.push_back({"mtp.layers.1.final_layernorm.weight", {kHidden}, 1.0, 0.1});
     }
     t.push_back({"backbone.norm_f.weight", {kHidden}, 1.0, 0.1});
     t.push_back({"lm_head.weight", {vocab, kHidden}, 0, w});

@@ -15,8 +15,11 @@
 namespace mkfixture {
 
 struct NemotronHOptions {
-    // "" | pattern-length (hybrid_override_pattern one layer short) | latent (nemotron_h_moe:
-    // moe_latent_size given, as Nemotron 3 Super's): checkpoints rebox must refuse.
+    // "" | pattern-length (hybrid_override_pattern one layer short) | latent-missing
+    // (nemotron_h_moe: the --nemotron-h-latent checkpoint without layer 1's fc2_latent_proj) |
+    // mtp-partial (nemotron_h_moe: the --nemotron-h-mtp checkpoint without
+    // mtp.layers.1.final_layernorm) | mtp-no-count (its mtp.* tensors with a config.json without
+    // num_nextn_predict_layers): checkpoints rebox must refuse.
     std::string defect;
     uint64_t seed = 1;
     // "float" (BF16) | "mcq" (every matrix mcq-v1 4-bit in groups of 32: embeddings, in_proj,
@@ -28,6 +31,16 @@ struct NemotronHOptions {
     // e_score_correction_bias, 4 relu² experts of 64 (up/down only, 2 used) and a shared expert
     // of 64; n_group / topk_group 1, routed_scaling_factor 2.5, norm_topk_prob.
     bool moe = false;
+    // nemotron_h_moe with Nemotron 3 Super's LatentMoE (NVIDIA-Nemotron-3-Super-120B-A12B's
+    // config.json moe_latent_size, transformers' NemotronHMoE): moe_latent_size 32 (half the
+    // hidden size), each 'E' layer with mixer.fc1_latent_proj [32, hidden] and
+    // mixer.fc2_latent_proj [hidden, 32], its experts' up [64, 32] and down [32, 64].
+    bool latent = false;
+    // nemotron_h_moe with Nemotron 3 Super's MTP layers (num_nextn_predict_layers 1,
+    // mtp_hybrid_override_pattern "*E"): mtp.layers.0.{enorm, hnorm, eh_proj, norm, mixer.q/k/v/
+    // o_proj} and mtp.layers.1.{norm, mixer.<the 'E' mixer>, final_layernorm}; with `latent` its
+    // MoE sub-layer has the latent projections too, as Super's has.
+    bool mtp = false;
 };
 
 // Writes config.json, model.safetensors and the tokenizer files into out_dir (which exists and is

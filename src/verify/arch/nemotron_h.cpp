@@ -10,7 +10,10 @@
 // ssm_a = -exp(A_log), A and D as [heads, 1], the norm as [n_groups, d_inner / n_groups], conv1d
 // squeezed. KVs: context_length 2^20, per-layer feed_forward_length / head_count_kv arrays,
 // rope.dimension_count = hidden_size // num_attention_heads, the ssm.* sizes,
-// rope.scaling.finetuned false, key/value length = head_dim.
+// rope.scaling.finetuned false, key/value length = head_dim. nemotron_h_moe with moe_latent_size
+// (Nemotron 3 Super's LatentMoE): an 'E' layer also has mixer.fc1_latent_proj [latent, hidden]
+// and mixer.fc2_latent_proj [hidden, latent], its experts are [moe_ffn, latent] / [latent,
+// moe_ffn], and moe_latent_size is written after expert_weights_scale.
 #include <string>
 
 #include "rebox/error.hpp"
@@ -75,7 +78,21 @@ std::optional<std::vector<int64_t>> nemotron_h_shape(const RefConfig& c, std::st
     if (name == "backbone.embeddings.weight") return Shape{int64_t{c.vocab_size}, hidden};
     if (name == "backbone.norm_f.weight") return Shape{hidden};
     std::string_view rest;
-    const char kind = layer_kind(c, name, &rest);
+    char kind = layer_kind(c, name, &rest);
+    // NemotronHModel's MTP block (nemotron_h_moe with num_nextn_predict_layers): mtp.layers.0 is
+    // an attention layer with the NextN input fusion, mtp.layers.1 a MoE layer with the head's
+    // final norm, each with its own norm.
+    if (kind == 0 && c.mtp_layers != 0 && !c.hybrid_pattern.empty()) {
+        for (const auto& [prefix, sub_kind] : {std::pair{std::string_view("mtp.layers.0."), '*'},
+                                               std::pair{std::string_view("mtp.layers.1."), 'E'}})
+            if (name.starts_with(prefix)) {
+                rest = name.substr(prefix.size());
+                kind = sub_kind;
+            }
+        if (kind == '*' && (rest == "enorm.weight" || rest == "hnorm.weight")) return Shape{hidden};
+        if (kind == '*' && rest == "eh_proj.weight") return Shape{hidden, 2 * hidden};
+        if (kind == 'E' && rest == "final_layernorm.weight") return Shape{hidden};
+    }
     if (kind == 0) return std::nullopt;
     const Shape wrong_kind{0};  // a tensor of another kind of layer: a shape no source has
     if (rest == "norm.weight") return Shape{hidden};
@@ -100,6 +117,14 @@ std::optional<std::vector<int64_t>> nemotron_h_shape(const RefConfig& c, std::st
     const int64_t moe_ffn = c.moe_intermediate_size.value_or(0);
     const int64_t shared = c.shared_expert_intermediate_size.value_or(0);
     const int64_t experts = c.num_experts;
+    // LatentMoE: fc1_latent_proj [latent, hidden] and fc2_latent_proj [hidden, latent] around
+    // experts that work at the latent width.
+    const int64_t latent = c.moe_latent_size.value_or(0);
+    const int64_t width = c.moe_latent_size ? latent : hidden;
+    if (rest == "mixer.fc1_latent_proj.weight")
+        return kind == 'E' && latent != 0 ? Shape{latent, hidden} : wrong_kind;
+    if (rest == "mixer.fc2_latent_proj.weight")
+        return kind == 'E' && latent != 0 ? Shape{hidden, latent} : wrong_kind;
     if (rest == "mixer.gate.weight") return kind == 'E' ? Shape{experts, hidden} : wrong_kind;
     if (rest == "mixer.gate.e_score_correction_bias")
         return kind == 'E' ? Shape{experts} : wrong_kind;
@@ -115,9 +140,9 @@ std::optional<std::vector<int64_t>> nemotron_h_shape(const RefConfig& c, std::st
         const bool stacked = tail.substr(0, dot) == "{e}";
         tail.remove_prefix(dot + 1);
         if (tail == "up_proj.weight")
-            return stacked ? Shape{experts, moe_ffn, hidden} : Shape{moe_ffn, hidden};
+            return stacked ? Shape{experts, moe_ffn, width} : Shape{moe_ffn, width};
         if (tail == "down_proj.weight")
-            return stacked ? Shape{experts, hidden, moe_ffn} : Shape{hidden, moe_ffn};
+            return stacked ? Shape{experts, width, moe_ffn} : Shape{width, moe_ffn};
     }
     if (rest == "mixer.up_proj.weight")
         return kind == '-' ? Shape{int64_t{c.intermediate_size}, hidden} : wrong_kind;
@@ -145,6 +170,11 @@ void check_nemotron_h_kvs(KvChecker& kv, const std::string& arch, const RefConfi
                       : kind == 'E' ? config.moe_intermediate_size.value_or(0)
                                     : 0);
         kv_heads.push_back(kind == '*' ? config.num_key_value_heads : 0);
+    }
+    // The folded MTP block, registered as an attention and a MoE layer both.
+    for (uint32_t i = 0; i < config.mtp_layers; ++i) {
+        ffn.push_back(config.moe_intermediate_size.value_or(0));
+        kv_heads.push_back(config.num_key_value_heads);
     }
     check_numbers(kv, arch + ".feed_forward_length", GgufType::INT32, ffn);
     check_numbers(kv, arch + ".attention.head_count_kv", GgufType::INT32, kv_heads);
@@ -180,6 +210,11 @@ void check_nemotron_h_moe_kvs(KvChecker& kv, const std::string& arch, const RefC
         kv.expect_f32(arch + ".expert_weights_scale", *config.routed_scaling_factor);
     else
         kv.expect_absent(arch + ".expert_weights_scale", none);
+    kv.expect_optional(arch + ".moe_latent_size", config.moe_latent_size, none);
+    if (config.mtp_layers != 0)
+        kv.expect_u32(arch + ".nextn_predict_layers", config.mtp_layers);
+    else
+        kv.expect_absent(arch + ".nextn_predict_layers", "no MTP block kept");
 }
 
 // NemotronHModel is nemotron_h_moe when config.json has num_experts_per_tok.
@@ -204,6 +239,11 @@ void moe_names(nlohmann::json& root) {
 void nemotron_h_moe_config(const nlohmann::json& root, RefConfig& c) {
     nemotron_h_config(root, c);
     read_ref_moe_routing(root, c);
+    // NemotronHModel writes moe_latent_size when config.json has one (not null).
+    c.moe_latent_size = ref_count(root, "moe_latent_size", 65536, 1);
+    // ... and folds its one MTP block (num_nextn_predict_layers 1, which it asserts) after the
+    // last layer.
+    c.mtp_layers = ref_count(root, "num_nextn_predict_layers", 1).value_or(0);
 }
 
 }  // namespace nemotron_h_ref
@@ -242,11 +282,13 @@ const RefArch& ref_nemotron_h_moe() {
                                .own_head_count_kv = true,
                                .rope_permute_qk = true,
                                .scale_roles = kScaleAttention | kScaleExperts | kScaleOutput |
-                                              kScaleSsm | kScaleSharedExperts,
+                                              kScaleSsm | kScaleSharedExperts | kScaleNextn,
+                               .mtp_prefix = "mtp.",
                                .own_context_and_ffn = true,
                                .nemotron_vocab = true,
                                .mamba2 = true,
-                               .mamba2_shape = nemotron_h_reshaped};
+                               .mamba2_shape = nemotron_h_reshaped,
+                               .mtp_fold = true};
     return kArch;
 }
 

@@ -172,6 +172,9 @@ struct RefArch {
     // experts.switch_glu.gate_proj / up_proj / down_proj (sources/fused_experts_index.hpp
     // switch_glu_names): verify pairs the halves itself when the fused names are absent.
     bool mlx_switch_glu = false;
+    // NemotronHModel folds mtp.layers.0 and mtp.layers.1 into one block: config.json alone counts
+    // the MTP layers (never the checkpoint's mtp.layers.K).
+    bool mtp_fold = false;
 
     bool lists(RefKv kv) const {
         for (const RefKv listed : kvs)

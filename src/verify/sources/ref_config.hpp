@@ -102,6 +102,8 @@ struct RefConfig {
     };
     std::optional<Mamba2> mamba2;
     std::string hybrid_pattern;
+    // nemotron_h_moe's LatentMoE width (Nemotron 3 Super's moe_latent_size); nullopt: none.
+    std::optional<uint32_t> moe_latent_size;
     bool rope_theta_given = false;
     uint32_t mtp_layers = 0;
     std::vector<int64_t> mrope_section;

@@ -8,6 +8,7 @@
 // with their per-layer arrays, and the refusals.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -262,10 +263,123 @@ TEST(NemotronHMoeRegistry, ClaimedNamesShapesAndKvs) {
     EXPECT_EQ(keys, want);
 }
 
+// Nemotron 3 Super's LatentMoE (config.json moe_latent_size): fc1_latent_proj / fc2_latent_proj
+// (gguf-py's ffn_latent_down / ffn_latent_up) on the 'E' layers, with llama.cpp's nemotron_h
+// loader's ne {n_embd, latent} / {latent, n_embd}, the experts {latent, n_ff_exp, E} /
+// {n_ff_exp, latent, E}, and NemotronHModel's moe_latent_size after expert_weights_scale.
+TEST(NemotronHMoeRegistry, LatentMoe) {
+    const Architecture* moe = find_architecture("nemotron_h_moe");
+    ASSERT_NE(moe, nullptr);
+    const ModelConfig c = nh_moe_config(R"(, "moe_latent_size": 16)");
+    ASSERT_TRUE(c.moe_latent_size.has_value());
+    const std::tuple<const char*, const char*, std::vector<int64_t>> rows[] = {
+        {"backbone.layers.4.mixer.fc1_latent_proj.weight",
+         "blk.4.ffn_latent_down.weight",
+         {64, 16}},
+        {"backbone.layers.4.mixer.fc2_latent_proj.weight", "blk.4.ffn_latent_up.weight", {16, 64}},
+        {"backbone.layers.4.mixer.experts.1.up_proj.weight",
+         "blk.4.ffn_up_exps.weight",
+         {16, 32, 4}},
+        {"backbone.layers.4.mixer.experts.1.down_proj.weight",
+         "blk.4.ffn_down_exps.weight",
+         {32, 16, 4}},
+        {"backbone.layers.4.mixer.shared_experts.up_proj.weight",  // the shared expert: hidden
+         "blk.4.ffn_up_shexp.weight",
+         {64, 48}},
+    };
+    for (const auto& [hf, gguf, ne] : rows) {
+        const auto ref = resolve_hf(*moe, hf, 6);
+        ASSERT_TRUE(ref.has_value()) << hf;
+        EXPECT_EQ(ref->gguf_name, gguf);
+        EXPECT_EQ(expected_ne(*moe, c, gguf), ne) << gguf;
+    }
+    // Required on every 'E' layer with a latent size, on none without.
+    const auto required = required_tensors(*moe, c);
+    EXPECT_EQ(std::count(required.begin(), required.end(), "blk.1.ffn_latent_up.weight"), 1);
+    const auto plain = required_tensors(*moe, nh_moe_config());
+    EXPECT_EQ(std::count(plain.begin(), plain.end(), "blk.1.ffn_latent_up.weight"), 0);
+    ModelMetadataInput input;
+    input.config = &c;
+    std::string last;
+    for (const GgufKV& kv : build_model_metadata(input))
+        if (kv.key.starts_with("nemotron_h_moe.")) {
+            last = kv.key;
+            if (kv.key == "nemotron_h_moe.moe_latent_size")
+                EXPECT_EQ(kv.value.type, GgufType::UINT32);
+        }
+    EXPECT_EQ(last, "nemotron_h_moe.moe_latent_size");
+    EXPECT_THROW(nh_moe_config(R"(, "moe_latent_size": 0)"), Error);
+    EXPECT_THROW(nh_moe_config(R"(, "moe_latent_size": "32")"), Error);
+    EXPECT_FALSE(nh_moe_config(R"(, "moe_latent_size": null)").moe_latent_size.has_value());
+}
+
+// NemotronHModel's MTP fold (num_nextn_predict_layers 1): mtp.layers.0 (attention, with the NextN
+// input fusion) and mtp.layers.1 (MoE, with the head's final norm) become one block at
+// num_hidden_layers, _MTP_SPECIAL_RENAMES naming five of them, registered as both an attention
+// and a MoE layer in the per-layer arrays; block_count counts it and nextn_predict_layers comes
+// last. The v0.4.0 loader creates no latent projections on it (trunk_only).
+TEST(NemotronHMoeRegistry, MtpFold) {
+    const Architecture* moe = find_architecture("nemotron_h_moe");
+    ASSERT_NE(moe, nullptr);
+    const ModelConfig c =
+        nh_moe_config(R"(, "num_nextn_predict_layers": 1, "moe_latent_size": 16)");
+    EXPECT_EQ(c.nextn_layers, 1u);
+    const std::tuple<const char*, const char*, std::vector<int64_t>> rows[] = {
+        {"mtp.layers.0.enorm.weight", "blk.6.nextn.enorm.weight", {64}},
+        {"mtp.layers.0.hnorm.weight", "blk.6.nextn.hnorm.weight", {64}},
+        {"mtp.layers.0.eh_proj.weight", "blk.6.nextn.eh_proj.weight", {128, 64}},
+        {"mtp.layers.0.norm.weight", "blk.6.attn_norm.weight", {64}},
+        {"mtp.layers.0.mixer.q_proj.weight", "blk.6.attn_q.weight", {64, 128}},
+        {"mtp.layers.0.mixer.o_proj.weight", "blk.6.attn_output.weight", {128, 64}},
+        {"mtp.layers.1.norm.weight", "blk.6.post_attention_norm.weight", {64}},
+        {"mtp.layers.1.mixer.gate.weight", "blk.6.ffn_gate_inp.weight", {64, 4}},
+        {"mtp.layers.1.mixer.experts.2.up_proj.weight", "blk.6.ffn_up_exps.weight", {16, 32, 4}},
+        {"mtp.layers.1.mixer.fc1_latent_proj.weight", "blk.6.ffn_latent_down.weight", {64, 16}},
+        {"mtp.layers.1.mixer.shared_experts.down_proj.weight",
+         "blk.6.ffn_down_shexp.weight",
+         {48, 64}},
+        {"mtp.layers.1.final_layernorm.weight", "blk.6.nextn.shared_head_norm.weight", {64}},
+    };
+    for (const auto& [hf, gguf, ne] : rows) {
+        const auto ref = resolve_hf(*moe, hf, 6);
+        ASSERT_TRUE(ref.has_value()) << hf;
+        EXPECT_EQ(ref->gguf_name, gguf);
+        EXPECT_EQ(expected_ne(*moe, c, gguf), ne) << gguf;
+        // Back from GGUF: the checkpoint's own spelling (the experts as their pattern).
+        const auto back = resolve_gguf(*moe, gguf, 6);
+        ASSERT_TRUE(back.has_value()) << gguf;
+        if (back->spec->hf.find("{e}") == std::string_view::npos) EXPECT_EQ(back->hf_name, hf);
+    }
+    EXPECT_EQ(resolve_gguf(*moe, "blk.6.ffn_up_exps.weight", 6)->hf_name,
+              "mtp.layers.1.mixer.experts.{e}.up_proj.weight");
+    // Mamba2 rows are no MTP rows.
+    EXPECT_EQ(expected_ne(*moe, c, "blk.6.ssm_in.weight"), std::nullopt);
+    const auto mtp_required = required_mtp_tensors(*moe, c);
+    EXPECT_EQ(std::count(mtp_required.begin(), mtp_required.end(), "blk.6.nextn.eh_proj.weight"),
+              1);
+    EXPECT_EQ(std::count(mtp_required.begin(), mtp_required.end(), "blk.6.ffn_latent_down.weight"),
+              0);
+    ModelMetadataInput input;
+    input.config = &c;
+    std::string last;
+    for (const GgufKV& kv : build_model_metadata(input)) {
+        if (!kv.key.starts_with("nemotron_h_moe.")) continue;
+        last = kv.key;
+        std::vector<int64_t> values;
+        for (const auto& item : kv.value.array) values.push_back(std::get<int64_t>(item));
+        if (kv.key == "nemotron_h_moe.feed_forward_length")
+            EXPECT_EQ(values, (std::vector<int64_t>{0, 32, 0, 0, 32, 0, 32}));
+        if (kv.key == "nemotron_h_moe.attention.head_count_kv")
+            EXPECT_EQ(values, (std::vector<int64_t>{0, 0, 0, 2, 0, 0, 2}));
+        if (kv.key == "nemotron_h_moe.block_count")
+            EXPECT_EQ(std::get<uint64_t>(kv.value.scalar), 7u);
+    }
+    EXPECT_EQ(last, "nemotron_h_moe.nextn_predict_layers");
+}
+
 TEST(NemotronHMoeRegistry, Refusals) {
-    // Nemotron 3 Super's latent projections and the MTP block: BLOCKERs naming the field.
-    EXPECT_THROW(nh_moe_config(R"(, "moe_latent_size": 32)"), Error);
-    EXPECT_THROW(nh_moe_config(R"(, "num_nextn_predict_layers": 1)"), Error);
+    // More than the one MTP block NemotronHModel folds: a BLOCKER naming the field.
+    EXPECT_THROW(nh_moe_config(R"(, "num_nextn_predict_layers": 2)"), Error);
     // No RMS epsilon under either name: the converter writes none, the loader needs one.
     EXPECT_THROW(nh_config(R"(, "rms_norm_eps": null)").rms_norm_eps, Error);
     // A '-' layer in a MoE pattern.
