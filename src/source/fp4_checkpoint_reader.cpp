@@ -7,7 +7,9 @@
 // KV-cache calibration); compressed-tensors P.weight_packed
 // U8 [out, in/2] with P.weight_scale F8_E4M3 [out, in/16] and P.weight_global_scale F32 [1] g
 // (the weight is E2M1 * s / g: scale2 = fl32(1/g), marked inexact when that differs from 1/g), or
-// P.weight_scale U8 E8M0 [out, in/32] for mxfp4. Every refusal is a Blocker naming the tensor.
+// P.weight_scale U8 E8M0 [out, in/32] for mxfp4. A compressed-tensors mixed-precision
+// checkpoint's FP8 modules (P.weight F8_E4M3 + P.weight_scale) are refused one BLOCKER each.
+// Every refusal is a Blocker naming the tensor.
 #include "source/fp4_checkpoint_reader.hpp"
 
 #include <cmath>
@@ -56,12 +58,20 @@ class Fp4CheckpointReader {
                 });
             return;
         }
-        reader_.walk(
-            {".weight_packed"},
-            {".weight_scale", ".weight_global_scale", ".input_global_scale", ".weight_shape"},
-            [this](const std::string& module, const Located& where) {
-                read_module(module, where);
-            });
+        // A compressed-tensors mixed-precision checkpoint (unsloth's NVFP4 uploads) holds FP8
+        // config groups beside the FP4 one: their modules are P.weight F8_E4M3 with
+        // P.weight_scale (and P.input_scale), each one BLOCKER on P.weight.
+        reader_.walk({".weight_packed", ".weight"},
+                     {".weight_scale", ".weight_global_scale", ".input_global_scale",
+                      ".weight_shape", ".input_scale"},
+                     [this](const std::string& module, const Located& where) {
+                         if (where.info->name.ends_with(".weight_packed"))
+                             read_module(module, where);
+                         else if (where.info->dtype == StDtype::F8_E4M3)
+                             block_fp8_module(module, where);
+                         else
+                             add_float_module(module, where);
+                     });
     }
 
   private:
@@ -92,6 +102,40 @@ class Fp4CheckpointReader {
         }
         return value;
     }
+
+    // The FP8 module of a mixed-precision checkpoint: E4M3 codes times a scale per row (or block)
+    // have no ggml block type, and rebox carries FP8 exactly (as F32) only from an all-FP8
+    // checkpoint (docs/formats.md §6).
+    void block_fp8_module(const std::string& module, const Located& weight) {
+        const Located* scale = reader_.find(module + ".weight_scale");
+        reader_.block(
+            module + ".weight", weight,
+            weight.info->name + " is F8_E4M3 " + shape_text(weight.info->shape) +
+                (scale ? " with " + scale->info->name + " " +
+                             std::string(st_dtype_name(scale->info->dtype)) + " " +
+                             shape_text(scale->info->shape)
+                       : std::string(" without a weight_scale")) +
+                ": an FP8 module of a mixed-precision checkpoint (FP8 beside " + fp4_name() +
+                "); no ggml block type holds E4M3 codes times their scales, and rebox carries "
+                "FP8 (exactly, as F32) only from a checkpoint that is FP8 throughout",
+            "convert the model's BF16 or all-FP8 release; llama.cpp's converter refuses a "
+            "checkpoint with more than one config group too");
+    }
+
+    // A float P.weight of a compressed-tensors checkpoint; a quantization part beside it (a
+    // weight_scale without weight_packed) is a stray one.
+    void add_float_module(const std::string& module, const Located& weight) {
+        for (const char* suffix :
+             {".weight_scale", ".weight_global_scale", ".input_global_scale", ".weight_shape"})
+            if (const Located* part = reader_.find(module + suffix))
+                reader_.block(part->info->name, *part,
+                              part->info->name + " has no quantized weight beside it (expected " +
+                                  module + ".weight_packed)",
+                              "store every part of the quantized module, or remove the stray one");
+        reader_.add_float(weight);
+    }
+
+    const char* fp4_name() const { return layout_ == Layout::ct_mxfp4 ? "MXFP4" : "NVFP4"; }
 
     void read_module(const std::string& module, const Located& weight) {
         const std::string name = module + ".weight";
@@ -197,14 +241,18 @@ std::optional<std::string> modelopt_quant_algo(const ModelDir& dir) {
 std::optional<Fp4Kind> ct_fp4_format(const nlohmann::json& config) {
     const nlohmann::json* q = prequant::quantization_config(config);
     if (!q) return std::nullopt;
-    std::string format = json_string(*q, "format");
+    const auto kind_of = [](const std::string& format) -> std::optional<Fp4Kind> {
+        if (format == "nvfp4-pack-quantized") return Fp4Kind::nvfp4;
+        if (format == "mxfp4-pack-quantized") return Fp4Kind::mxfp4;
+        return std::nullopt;
+    };
+    // A mixed-precision checkpoint names each group's format; any FP4 group makes it this
+    // reader's (its FP8 groups are refused per module).
     if (const auto groups = q->find("config_groups"); groups != q->end() && groups->is_object())
         for (const auto& [key, group] : groups->items())
-            if (group.is_object() && !json_string(group, "format").empty())
-                format = json_string(group, "format");
-    if (format == "nvfp4-pack-quantized") return Fp4Kind::nvfp4;
-    if (format == "mxfp4-pack-quantized") return Fp4Kind::mxfp4;
-    return std::nullopt;
+            if (group.is_object())
+                if (const auto kind = kind_of(json_string(group, "format"))) return kind;
+    return kind_of(json_string(*q, "format"));
 }
 
 SourceModel read_modelopt_nvfp4_model(const ModelDir& model_dir) {

@@ -192,6 +192,68 @@ TEST(Fp4CheckpointReader, TheFactorMustBeThereAndPositive) {
     expect_blocker(read(wide), "expected one F32 value per tensor");
 }
 
+// compressed-tensors mixed-precision (unsloth's NVFP4 uploads: an FP8 channel group beside the
+// NVFP4 one, in either order): the NVFP4 modules are read, and each FP8 module is one BLOCKER on
+// its weight (not one on the weight and another on its stray scale).
+TEST(Fp4CheckpointReader, CompressedTensorsMixedPrecisionBlocksEachFp8Module) {
+    for (const bool fp8_group_first : {true, false}) {
+        Fp4Dir fp4("ct-nvfp4");
+        const std::string k = "model.layers.0.self_attn.k_proj";
+        const std::string v = "model.layers.0.self_attn.v_proj";
+        for (const std::string& module : {k, v}) {
+            fp4.tensors.push_back(
+                {module + ".weight", "F8_E4M3", {2, 64}, std::vector<uint8_t>(128, 0x38)});
+            fp4.tensors.push_back({module + ".weight_scale",
+                                   "BF16",
+                                   {2, 1},
+                                   std::vector<uint8_t>{0x80, 0x3f, 0x00, 0x40}});
+        }
+        ScratchDir dir("fp4-checkpoint-reader-mixed");
+        fp4.write(dir.path());
+        nlohmann::json config = nlohmann::json::parse(std::ifstream(dir.path() / "config.json"));
+        const nlohmann::json fp8 = {
+            {"format", "float-quantized"},
+            {"targets", {"re:.*k_proj", "re:.*v_proj"}},
+            {"weights", {{"num_bits", 8}, {"type", "float"}, {"strategy", "channel"}}}};
+        const nlohmann::json nvfp4 = config["quantization_config"]["config_groups"]["group_0"];
+        config["quantization_config"]["format"] = "mixed-precision";
+        config["quantization_config"]["config_groups"] =
+            fp8_group_first ? nlohmann::json{{"group_0", fp8}, {"group_1", nvfp4}}
+                            : nlohmann::json{{"group_0", nvfp4}, {"group_1", fp8}};
+        std::ofstream(dir.path() / "config.json") << config.dump(2);
+        const SourceModel model = read_source_model(dir.path());
+        EXPECT_EQ(model.format, "compressed-tensors");
+        ASSERT_EQ(model.blockers.size(), 2u) << model.blockers[0].reason;
+        EXPECT_EQ(model.blockers[0].tensor, k + ".weight");
+        EXPECT_EQ(model.blockers[1].tensor, v + ".weight");
+        for (const Blocker& b : model.blockers) {
+            EXPECT_NE(b.reason.find("is F8_E4M3 [2, 64] with"), std::string::npos) << b.reason;
+            EXPECT_NE(b.reason.find("mixed-precision checkpoint (FP8 beside NVFP4)"),
+                      std::string::npos)
+                << b.reason;
+            EXPECT_NE(b.fix.find("BF16 or all-FP8 release"), std::string::npos) << b.fix;
+        }
+        EXPECT_EQ(only_fp4(model).name, kQ + ".weight");
+    }
+}
+
+// A float weight of a compressed-tensors checkpoint with a quantization part beside it but no
+// weight_packed: the part is a stray one, as before mixed-precision checkpoints were read.
+TEST(Fp4CheckpointReader, CompressedTensorsStrayScaleBesideAFloatWeight) {
+    Fp4Dir fp4("ct-nvfp4");
+    fp4.tensors.push_back(
+        {"model.layers.0.mlp.up_proj.weight", "BF16", {2, 64}, std::vector<uint8_t>(256, 0)});
+    fp4.tensors.push_back({"model.layers.0.mlp.up_proj.weight_scale",
+                           "F8_E4M3",
+                           {2, 4},
+                           std::vector<uint8_t>(8, 0x38)});
+    const SourceModel model = read(fp4);
+    ASSERT_EQ(model.blockers.size(), 1u);
+    EXPECT_EQ(model.blockers[0].tensor, "model.layers.0.mlp.up_proj.weight_scale");
+    EXPECT_NE(model.blockers[0].reason.find("has no quantized weight beside it"),
+              std::string::npos);
+}
+
 // ModelOpt's mixed-precision export (NVFP4 and FP8 modules in one checkpoint) stops the run; its
 // pure FP8 export is read by the FP8 reader (Fp8Convert.CompressedTensorsChannelAndBlockScales).
 TEST(Fp4CheckpointReader, ModelOptOtherAlgorithmsStop) {
