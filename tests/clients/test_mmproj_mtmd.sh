@@ -13,8 +13,9 @@
 # a BF16 tower of 4 blocks with the learned position table, the fused attn_qkv and 2 deepstack mergers beside a
 # 3-layer text model whose input mtmd holds at hidden_size x (1 + n_deepstack_layers)) through qwen3vl_merger, and
 # the Qwen3.5 tower (rebox-mkfixture --arch qwen35 --qwen35-vision: the same projector, no deepstack mergers)
-# beside its qwen35 text model. The float Gemma 3 pair's image embeddings equal those of the converter-made mmproj
-# (the bundle's Gemma3VisionModel chain written by gguf-py) beside the same text model (cos >= 0.999).
+# beside its qwen35 text model. Each of these five float pairs' image embeddings (clip.cpp's dump, deepstack
+# features included) equal those of the converter-made mmproj of the same fixture (the bundle's Gemma3VisionModel,
+# Qwen2VLVisionModel or Qwen3VLVisionModel chain written by gguf-py) beside the same text model (cos >= 0.999).
 # The projection against a 96-wide text model is refused by mtmd ("mismatch between text model
 # (n_embd = 96) and mmproj (n_embd = 64)"), so the check is one that can fail.
 # Usage: bash tests/clients/test_mmproj_mtmd.sh BUILD_DIR
@@ -31,44 +32,30 @@ mtmd() {  # TEXT MMPROJ LOG
   "$LLAMA_MTMD_CLI" -m "$1" --mmproj "$2" --image "$GGUFPY_SRC/tools/mtmd/test-1.jpeg" -p "describe" \
     -n 4 -t 2 --temp 0 --chat-template gemma >"$3" 2>&1
 }
-for format in float mcq; do
-  dir="$WORK/$format"
-  "$MKFIXTURE" "$dir" --preset tiny --tokenizer small --arch gemma3 --multimodal --format "$format" >/dev/null
-  "$REBOX" convert "$dir" -o "$WORK/$format.gguf" --quiet
-  mtmd "$WORK/$format.gguf" "$WORK/mmproj-$format.gguf" "$WORK/$format.log" ||
-    { tail -20 "$WORK/$format.log"; echo "FAIL: llama-mtmd-cli on the $format pair" >&2; exit 1; }
-  echo "ok: llama.cpp's mtmd loaded the $format pair, encoded an image and generated ($(clients_elapsed))"
-done
-# The converter-made mmproj of the float (BF16) fixture (ggufpy_mmproj.py: the bundle's Gemma3VisionModel chain,
-# written by gguf-py's GGUFWriter as prepare_tensors writes it, its projection forced to F16) beside the same text
-# model: mtmd's image embeddings (clip.cpp's MTMD_DEBUG_EMBEDDINGS dump) equal rebox's pair's, cos >= 0.999.
-ggufpy "$CLIENTS_DIR/ggufpy_mmproj.py" "$BUILD/llama-src" "$WORK/float" "$WORK/mmproj-float.gguf" bf16 \
-  "$WORK/converter-mmproj-float.gguf" >/dev/null
-for which in mmproj-float converter-mmproj-float; do
-  rm -f "$WORK/$which.emb"
-  MTMD_DEBUG_EMBEDDINGS="$WORK/$which.emb" mtmd "$WORK/float.gguf" "$WORK/$which.gguf" "$WORK/$which-embd.log" ||
-    { tail -20 "$WORK/$which-embd.log"; echo "FAIL: llama-mtmd-cli with $which.gguf" >&2; exit 1; }
-done
-ggufpy "$CLIENTS_DIR/mtmd_embd_cos.py" "$WORK/mmproj-float.emb" "$WORK/converter-mmproj-float.emb" 0.999
+"$MKFIXTURE" "$WORK/mcq" --preset tiny --tokenizer small --arch gemma3 --multimodal --format mcq >/dev/null
+"$REBOX" convert "$WORK/mcq" -o "$WORK/mcq.gguf" --quiet
+mtmd "$WORK/mcq.gguf" "$WORK/mmproj-mcq.gguf" "$WORK/mcq.log" ||
+  { tail -20 "$WORK/mcq.log"; echo "FAIL: llama-mtmd-cli on the mcq pair" >&2; exit 1; }
+echo "ok: llama.cpp's mtmd loaded the mcq pair, encoded an image and generated ($(clients_elapsed))"
+# Each float (BF16) pair generates, and its image embeddings equal those of the converter-made mmproj (ggufpy_mmproj.py:
+# the bundle's MmprojModel class chain for the family, written by gguf-py's GGUFWriter as prepare_tensors writes it;
+# Gemma 3's projection forced to F16) beside the same text model, cos >= 0.999 (lib/llama_mtmd.sh).
+"$MKFIXTURE" "$WORK/float" --preset tiny --tokenizer small --arch gemma3 --multimodal --format float >/dev/null
+"$REBOX" convert "$WORK/float" -o "$WORK/float.gguf" --quiet
+llama_mtmd_converter_cos gemma3 "$WORK/float" "$WORK/float.gguf" "$WORK/mmproj-float.gguf" bf16 --chat-template gemma
 for arch in qwen2_vl qwen2_5_vl qwen3_vl; do
   dir="$WORK/$arch"
   "$MKFIXTURE" "$dir" --preset tiny --tokenizer small --arch "$arch" --format float --no-pooling >/dev/null
   "$REBOX" convert "$dir" -o "$WORK/$arch.gguf" --quiet
-  "$LLAMA_MTMD_CLI" -m "$WORK/$arch.gguf" --mmproj "$WORK/mmproj-$arch.gguf" \
-    --image "$GGUFPY_SRC/tools/mtmd/test-1.jpeg" --image-max-tokens 16 -p "describe" -n 4 -t 2 --temp 0 \
-    --chat-template chatml >"$WORK/$arch.log" 2>&1 ||
-    { tail -20 "$WORK/$arch.log"; echo "FAIL: llama-mtmd-cli on the $arch pair" >&2; exit 1; }
-  echo "ok: llama.cpp's mtmd loaded the $arch pair, encoded an image and generated ($(clients_elapsed))"
+  llama_mtmd_converter_cos "$arch" "$dir" "$WORK/$arch.gguf" "$WORK/mmproj-$arch.gguf" bf16 \
+    --image-max-tokens 16 --chat-template chatml
 done
 # The Qwen3.5 tower (qwen3vl_merger without deepstack mergers) beside a qwen35 text model.
 dir="$WORK/qwen35"
 "$MKFIXTURE" "$dir" --preset tiny --arch qwen35 --qwen35-vision >/dev/null
 "$REBOX" convert "$dir" -o "$WORK/qwen35.gguf" --quiet
-"$LLAMA_MTMD_CLI" -m "$WORK/qwen35.gguf" --mmproj "$WORK/mmproj-qwen35.gguf" \
-  --image "$GGUFPY_SRC/tools/mtmd/test-1.jpeg" --image-max-tokens 16 -p "describe" -n 4 -t 2 --temp 0 \
-  --chat-template chatml >"$WORK/qwen35.log" 2>&1 ||
-  { tail -20 "$WORK/qwen35.log"; echo "FAIL: llama-mtmd-cli on the qwen35 pair" >&2; exit 1; }
-echo "ok: llama.cpp's mtmd loaded the qwen35 pair, encoded an image and generated ($(clients_elapsed))"
+llama_mtmd_converter_cos qwen35 "$dir" "$WORK/qwen35.gguf" "$WORK/mmproj-qwen35.gguf" bf16 \
+  --image-max-tokens 16 --chat-template chatml
 # A text model 96 wide against the 64-wide projection: mtmd must refuse the pair.
 dir="$WORK/wide"
 "$MKFIXTURE" "$dir" --preset tiny --tokenizer small --arch gemma3 --format float --hidden 96 >/dev/null

@@ -23,11 +23,14 @@
 #    the text model's width, a deepstack index past the tower, and a preprocessor_config.json without image_std.
 #  - Qwen3-VL-MoE (qwen3vl_moe_restore.py on the BF16 fixture: router and fused, transposed experts): the
 #    text model (default and --outtype f32) against Qwen3VLMoeTextModel's chain, its mmproj against the
-#    converter, rebox verify, and llama.cpp's embeddings of the pair (cos >= 0.999);
+#    converter, rebox verify, and llama.cpp's embeddings of the pair (cos >= 0.999); llama.cpp's own mtmd
+#    (lib/llama_mtmd.sh) loads the text + mmproj pair, encodes an image and generates 4 tokens, the image
+#    embeddings equal to those of the converter-made mmproj beside the same text model (cos >= 0.999);
 # Usage: bash tests/clients/test_qwen3vl_arch.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/gguf_py.sh"
+source "$(dirname "$0")/lib/llama_mtmd.sh"
 source "$(dirname "$0")/lib/llama_quantize.sh"
 clients_init qwen3vl_arch "${1:-}"
 ggufpy_setup "$BUILD"
@@ -71,6 +74,11 @@ ggufpy "$CLIENTS_DIR/ggufpy_qwen3vl.py" "$BUILD/llama-src" "${triples[@]}"
 node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 4 --min-cos 0.999 \
   "qwen3vlmoe:$moe.gguf:$moe-f32.gguf"
 echo "qwen3vl text models and mmproj files compared with llama.cpp's converter ($(clients_elapsed))"
+# mtmd loads the Qwen3-VL-MoE pair (the qwen3vlmoe text model's input held at hidden_size x (1 + 2 deepstack
+# layers)), encodes an image and generates; its image embeddings equal the converter-made mmproj's (lib/llama_mtmd.sh).
+llama_mtmd_setup
+llama_mtmd_converter_cos q3vl-moe "$moe" "$moe.gguf" "$WORK/mmproj-q3vl-moe.gguf" bf16 \
+  --image-max-tokens 16 --chat-template chatml
 out="$(node "$CLIENTS_DIR/llama_load.mjs" "${loads[@]}")"
 [[ $(grep -c '^LOADED' <<<"$out") -eq ${#loads[@]} ]] || { echo "FAIL: llama.cpp refused: $out" >&2; exit 1; }
 echo "llama.cpp v0.4.0 loads the ${#loads[@]} qwen3vl text models ($(clients_elapsed))"

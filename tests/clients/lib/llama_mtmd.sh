@@ -37,3 +37,38 @@ llama_mtmd_setup() {
   fi
   exec {lock_fd}>&-
 }
+
+# rebox's pair against the converter-made pair in llama.cpp's mtmd: llama-mtmd-cli loads TEXT.gguf beside rebox's
+# MMPROJ.gguf, encodes tools/mtmd/test-1.jpeg and generates 4 tokens (the exit status: the pair loads, mtmd's n_embd
+# check passes, the image encodes), clip.cpp dumping the image embeddings (MTMD_DEBUG_EMBEDDINGS=PATH);
+# ggufpy_mmproj.py, after checking MMPROJ against the bundle's MmprojModel class chain, writes that chain's own
+# mmproj of MODEL_DIR (every tensor and KV as prepare_tensors hands them to gguf-py's GGUFWriter) to
+# $WORK/converter-NAME.gguf; mtmd encodes the same image through it beside the same TEXT model, and
+# mtmd_embd_cos.py asks for the same shape and every token's cos >= 0.999.
+# Usage: llama_mtmd_converter_cos NAME MODEL_DIR TEXT.gguf MMPROJ.gguf OUTTYPE MTMD_ARGS...
+#   (after llama_mtmd_setup; OUTTYPE: the converter's --outtype MMPROJ corresponds to; MTMD_ARGS: the chat
+#   template and image-token limit the family needs)
+llama_mtmd_converter_cos() {
+  local name="$1" model_dir="$2" text="$3" mmproj="$4" outtype="$5"
+  shift 5
+  local converter="$WORK/converter-$name.gguf" which file tokens
+  rm -f "$converter"
+  ggufpy "$CLIENTS_DIR/ggufpy_mmproj.py" "$BUILD/llama-src" "$model_dir" "$mmproj" "$outtype" "$converter" \
+    >/dev/null || { echo "FAIL: ggufpy_mmproj.py on $mmproj" >&2; return 1; }
+  [[ -s "$converter" ]] || { echo "FAIL: the converter wrote no mmproj for $model_dir" >&2; return 1; }
+  for which in rebox converter; do
+    file="$mmproj" tokens=4
+    [[ $which == converter ]] && file="$converter" tokens=1
+    rm -f "$WORK/$name-$which.emb"
+    MTMD_DEBUG_EMBEDDINGS="$WORK/$name-$which.emb" "$LLAMA_MTMD_CLI" -m "$text" --mmproj "$file" \
+      --image "$GGUFPY_SRC/tools/mtmd/test-1.jpeg" -p "describe" -n "$tokens" -t 2 --temp 0 "$@" \
+      >"$WORK/$name-$which.log" 2>&1 ||
+      { tail -20 "$WORK/$name-$which.log"; echo "FAIL: llama-mtmd-cli on $text with $file" >&2; return 1; }
+    [[ -s "$WORK/$name-$which.emb" ]] ||
+      { echo "FAIL: llama-mtmd-cli wrote no image embeddings with $file" >&2; return 1; }
+  done
+  echo "ok: llama.cpp's mtmd loaded the $name pair, encoded an image and generated ($(clients_elapsed))"
+  printf '%s, rebox vs converter mmproj: ' "$name"
+  ggufpy "$CLIENTS_DIR/mtmd_embd_cos.py" "$WORK/$name-rebox.emb" "$WORK/$name-converter.emb" 0.999 ||
+    { echo "FAIL: mtmd's image embeddings through rebox's $name mmproj and the converter's differ" >&2; return 1; }
+}
