@@ -355,15 +355,15 @@ bool g4_int4_quantized(const std::string& name) {
 // attention, embeddings and the vision tower BF16); compressed-tensors nvfp4-pack-quantized as
 // the AutoRound / llm-compressor uploads of gemma-4-31B-it hold it (every decoder layer's
 // attention and MLP projection; the vision tower, embed_vision and embed_tokens BF16).
-// `per_layer_nv` (--gemma4-defect per-layer-nvfp4): E2B's per_layer_input_gate /
-// per_layer_projection NVFP4 too, whose .scale the gemma4 graph does not apply.
+// `per_layer_nv` (--gemma4-defect per-layer-nvfp4): E2B's layer 0 per_layer_input_gate NVFP4
+// too (ModelOpt's default of every Linear), whose .scale the gemma4 graph does not apply.
 bool g4_fp4_or_ct_quantized(const std::string& name, const std::string& format, bool per_layer_nv) {
     if (name.find(".layers.") == std::string::npos ||
         name.find("vision_tower") != std::string::npos)
         return false;
     if (name.ends_with("per_layer_input_gate.weight") ||
         name.ends_with("per_layer_projection.weight"))
-        return per_layer_nv;
+        return per_layer_nv && name.ends_with(".layers.0.per_layer_input_gate.weight");
     if (format == "modelopt-nvfp4") return name.find(".mlp.") != std::string::npos;
     return name.ends_with("_proj.weight");
 }

@@ -38,8 +38,8 @@ struct Gemma4Options {
     // | no-per-layer-embeddings (--gemma4-e2b: no embed_tokens_per_layer)
     // | no-expert-up (--gemma4-moe --format mlx: layer 0 without experts.switch_glu.up_proj)
     // | expert-up-8bit (--gemma4-moe --format mlx: layer 0's up_proj at 8 bits, its gate at 4)
-    // | per-layer-nvfp4 (--gemma4-e2b --format modelopt-nvfp4|ct-nvfp4: per_layer_input_gate /
-    // per_layer_projection NVFP4 with factors other than 1, which the gemma4 graph ignores)
+    // | per-layer-nvfp4 (--gemma4-e2b --format modelopt-nvfp4|ct-nvfp4: layer 0's
+    // per_layer_input_gate NVFP4 with a factor other than 1, which the gemma4 graph ignores)
     std::string defect;
     bool moe = false;
     // The E2B / E4B layout: per-layer input embeddings, the last layers KV-shared with a

@@ -217,7 +217,7 @@ int main(int argc, char** argv) {
                    "| no-expert-up (--gemma4-moe --format mlx: layer 0 without "
                    "experts.switch_glu.up_proj) | expert-up-8bit (the same with layer 0's up_proj "
                    "at 8 bits, its gate at 4) | per-layer-nvfp4 (--gemma4-e2b --format "
-                   "modelopt-nvfp4|ct-nvfp4: per_layer_input_gate / per_layer_projection NVFP4, "
+                   "modelopt-nvfp4|ct-nvfp4: layer 0's per_layer_input_gate NVFP4, "
                    "whose .scale the gemma4 graph does not apply)");
     bool gemma4_e2b = false;
     app.add_flag("--gemma4-e2b", gemma4_e2b,
