@@ -20,7 +20,8 @@
 #    cos >= 0.999) and generates: llama.cpp applies the attention, FFN and output .scale tensors;
 #  - bad input is refused: one BLOCKER line, exit 2, no file: an E2B checkpoint whose layer 0
 #    per_layer_input_gate is NVFP4 with a factor other than 1 (the gemma4 graph applies no .scale
-#    to per_layer_input_gate / per_layer_projection: blk.N.inp_gate / proj).
+#    to per_layer_input_gate / per_layer_projection: blk.N.inp_gate / proj), and the MoE layout
+#    with a compressed-tensors quantization_config (its quantized experts' layouts are not carried).
 # Usage: bash tests/clients/test_gemma4_formats.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -56,4 +57,22 @@ bad="$WORK/gemma4-e2b-per-layer-nvfp4"
 "$MKFIXTURE" "$bad" --preset tiny --arch gemma4 --gemma4-e2b --format modelopt-nvfp4 \
   --gemma4-defect per-layer-nvfp4 --force >/dev/null
 clients_refused "$bad" "llama.cpp's gemma4 graph ignores blk.0.inp_gate.scale"
+# The MoE layout (26B-A4B) with a compressed-tensors quantization_config: no producer's layout of its
+# quantized experts is carried (docs/architectures.md "gemma4").
+bad="$WORK/gemma4-moe-ct"
+"$MKFIXTURE" "$bad" --preset tiny --arch gemma4 --gemma4-moe --force >/dev/null
+"$GGUFPY_PYTHON" - "$bad/config.json" "$ct/config.json" <<'PY'
+import json, sys
+config, ct = (json.load(open(p)) for p in sys.argv[1:3])
+config["quantization_config"] = ct["quantization_config"]
+json.dump(config, open(sys.argv[1], "w"), indent=2)
+PY
+set +e
+out="$("$REBOX" convert "$bad" -o "$bad.gguf" 2>&1)"
+code=$?
+set -e
+[[ $code -eq 2 && ! -e "$bad.gguf" && $(wc -l <<<"$out") -eq 1 ]] &&
+  grep -qF "config.json: quantization_config: is set: Gemma 4's MoE block is written from float and MLX" \
+    <<<"$out" || { echo "FAIL: $bad: exit $code (expected 2, one line, no file)"; echo "$out"; exit 1; }
+echo "  $(basename "$bad"): refused: $out"
 echo "PASS test_gemma4_formats ($(clients_elapsed))"
