@@ -162,6 +162,7 @@ def check(llama_src, model_dir, gguf_path, expect_types):
     for g, data in conv.obj.generate_extra_tensors():
         wanted[g], origin[g] = np.asarray(data, dtype=np.float32), "(generated from config.json)"
     tensors = hf_tensors(src)
+    nvfp4 = nvfp4_tensors(src)
     for name, values in tensors:
         for g, data in conv.tensors(name, values, block_id(name)):
             wanted[g], origin[g] = np.asarray(data, dtype=np.float32), name
@@ -172,14 +173,15 @@ def check(llama_src, model_dir, gguf_path, expect_types):
                 for key, value in conv.obj.gguf_writer.kv_data[0].items() if not key.startswith("general.")}
     found, reader, same, types_seen = compare_gguf(gguf_path, wanted, origin, want_kvs, arch, expect_types,
                                                    kv_prefixes=("tokenizer.",), in_order=True,
-                                                   fold_scales=nvfp4_tensors(src) is not None)
+                                                   fold_scales=nvfp4 is not None)
     problems += found
     got_order = [k for k in reader.fields if k.startswith("tokenizer.")]
     want_order = [k for k in want_kvs if k.startswith("tokenizer.")]
     if got_order != want_order:
         problems.append(f"tokenizer KV order {got_order}, the converter writes {want_order}")
     n_tok = sum(1 for k in want_kvs if k.startswith("tokenizer."))
-    print(f"  {gguf_path.rsplit('/', 1)[-1]} ({src.format}): {same}/{len(reader.tensors)} tensors, "
+    label = src.format if nvfp4 is None else "NVFP4"
+    print(f"  {gguf_path.rsplit('/', 1)[-1]} ({label}): {same}/{len(reader.tensors)} tensors, "
           f"{len(want_kvs) - n_tok} {arch} and {n_tok} tokenizer KVs as llama.cpp's converter writes them; "
           f"types {types_seen}")
     return [f"{gguf_path}: {p}" for p in problems]

@@ -4,6 +4,8 @@
 #  - compressed-tensors pack-quantized as llm-compressor's W4A16 (each decoder layer's attention and
 #    MLP projections 4-bit in groups of 32, symmetric, BF16 scales; its ignore list: lm_head, the
 #    vision tower, embed_vision; the embeddings BF16), converted as it is (Q4_0) and --outtype f32;
+#    and the E2B layout so (its per-layer input gate / projection ignored too, BF16; the KV-shared
+#    layers without k / v / k_norm, which transformers never loads);
 #  - ModelOpt NVFP4 as nvidia/Gemma-4-31B-IT-NVFP4 holds it (the MLP's gate / up / down_proj NVFP4
 #    with their weight_scale_2; attention, embeddings and the vision tower BF16);
 #  - compressed-tensors nvfp4-pack-quantized as the community uploads of gemma-4-31B-it hold it
@@ -30,13 +32,18 @@ clients_init gemma4_formats "${1:-}"
 ggufpy_setup "$BUILD"
 
 ct="$WORK/gemma4-ct" mo="$WORK/gemma4-modelopt-nvfp4" cn="$WORK/gemma4-ct-nvfp4"
+e2b="$WORK/gemma4-e2b-ct"
 "$MKFIXTURE" "$ct" --preset tiny --arch gemma4 --format compressed-tensors --force >/dev/null
+"$MKFIXTURE" "$e2b" --preset tiny --arch gemma4 --gemma4-e2b --format compressed-tensors --force \
+  >/dev/null
 "$MKFIXTURE" "$mo" --preset tiny --arch gemma4 --format modelopt-nvfp4 --force >/dev/null
 "$MKFIXTURE" "$cn" --preset tiny --arch gemma4 --format ct-nvfp4 --force >/dev/null
-"$REBOX" convert "$ct" -o "$ct.gguf" --quiet
-"$REBOX" convert "$ct" -o "$ct-f32.gguf" --outtype f32 --quiet
-"$REBOX" verify "$ct" "$ct.gguf" >/dev/null
-"$REBOX" verify "$ct" "$ct-f32.gguf" >/dev/null
+for d in "$ct" "$e2b"; do
+  "$REBOX" convert "$d" -o "$d.gguf" --quiet
+  "$REBOX" convert "$d" -o "$d-f32.gguf" --outtype f32 --quiet
+  "$REBOX" verify "$d" "$d.gguf" >/dev/null
+  "$REBOX" verify "$d" "$d-f32.gguf" >/dev/null
+done
 "$REBOX" convert "$mo" -o "$mo.gguf" --quiet
 "$REBOX" verify "$mo" "$mo.gguf" >/dev/null
 "$REBOX" convert "$cn" -o "$cn.gguf" --quiet --allow-inexact-global-scale
@@ -48,10 +55,11 @@ out="$("$REBOX" verify "$cn" "$cn.gguf")"
 for d in "$mo" "$cn"; do ggufpy "$CLIENTS_DIR/ggufpy_fold_scales.py" "$d.gguf" "$d-f32.gguf"; done
 ggufpy "$CLIENTS_DIR/ggufpy_gemma4.py" "$BUILD/llama-src" \
   "$ct" "$ct.gguf" F32,BF16,Q4_0 "$ct" "$ct-f32.gguf" F32 \
+  "$e2b" "$e2b.gguf" F32,BF16,Q4_0 "$e2b" "$e2b-f32.gguf" F32 \
   "$mo" "$mo.gguf" F32,BF16,NVFP4 "$cn" "$cn.gguf" F32,BF16,NVFP4 \
   2>"$WORK/ggufpy.err" || { cat "$WORK/ggufpy.err"; exit 1; }
 node "$CLIENTS_DIR/gemma4_llama.mjs" "$ct" --min-cos 0.999 --logits "$ct.gguf:$ct-f32.gguf" \
-  "$mo.gguf:$mo-f32.gguf" "$cn.gguf:$cn-f32.gguf"
+  "$e2b.gguf:$e2b-f32.gguf" "$mo.gguf:$mo-f32.gguf" "$cn.gguf:$cn-f32.gguf"
 
 bad="$WORK/gemma4-e2b-per-layer-nvfp4"
 "$MKFIXTURE" "$bad" --preset tiny --arch gemma4 --gemma4-e2b --format modelopt-nvfp4 \

@@ -214,7 +214,8 @@ void g4_add_moe(std::vector<G4Tensor>& t, const std::string& p, bool router_scal
 
 // One decoder layer. A KV-shared layer keeps its k_proj / v_proj / k_norm in the checkpoint (as
 // google/gemma-4-E2B-it stores them, unused) unless `drop_shared_kv` (mlx-lm's sanitize drops
-// them); E2B's layers add the per-layer input gate, projection and norm.
+// them; the quantizers that load the model through transformers, GPTQModel, llm-compressor and
+// ModelOpt, never see them); E2B's layers add the per-layer input gate, projection and norm.
 void g4_add_layer(std::vector<G4Tensor>& t, const std::string& prefix, int64_t layer, bool soft_qk,
                   const G4Layout& l, bool drop_shared_kv) {
     const std::string p = prefix + "layers." + std::to_string(layer) + ".";
@@ -319,7 +320,7 @@ std::vector<G4Tensor> g4_tensors(int64_t vocab, const Gemma4Options& options, co
     }
     for (int64_t layer = 0; layer < l.layers; ++layer) {
         g4_add_layer(tensors, prefix, layer, options.moe || l.e2b, l,
-                     format == "mlx" || format == "gptq" || format == "awq");
+                     format != "float" && format != "mcq");
         if (options.moe)
             g4_add_moe(tensors, prefix + "layers." + std::to_string(layer) + ".",
                        layer != 0 || options.defect != "no-router-scale", format == "mlx",
