@@ -422,13 +422,17 @@ void prepare_gemma4_moe(nlohmann::json& root) {
         throw_input_error("config.json", "num_experts", "is missing",
                           "the expert count of the MoE block (enable_moe_block is true)");
     // mlx-lm's checkpoints ("quantization", beside the same block as quantization_config) are
-    // read (their split experts fused back); no GPTQ / AWQ / compressed-tensors / NVFP4 layout
-    // of the experts is known yet.
+    // read (their split experts fused back); no GPTQ / AWQ / compressed-tensors layout of the
+    // experts is known yet, and NVFP4's (ModelOpt's per-expert modules, which Gemma4Model reads
+    // by folding router.per_expert_scale into each down_proj's weight_scale_2: a rounded F32
+    // product) is not carried. The dense model converts from each of them.
     const auto config = root.find("quantization_config");
     if (moe && !gemma4_given(root, "quantization") && config != root.end() && !config->is_null())
         throw Error(ExitClass::blocker, "config.json", "quantization_config",
                     "is set: Gemma 4's MoE block is written from float and MLX checkpoints only "
-                    "(no other producer's layout of the quantized experts is known)",
+                    "(no GPTQ / AWQ / compressed-tensors layout of its fused experts is known; "
+                    "NVFP4 per-expert modules would need router.per_expert_scale folded into "
+                    "each down_proj factor, a rounded product)",
                     "convert the BF16 checkpoint (google/gemma-4-26B-A4B-it) or an MLX one");
     if (!moe && gemma4_given(root, "num_experts"))
         throw Error(ExitClass::blocker, "config.json", "num_experts",

@@ -1,7 +1,8 @@
 """Rebox-converted Gemma 4 GGUFs against llama.cpp's own converter class chain from the bundle, bit for bit.
 
 For each MODEL_DIR FILE.gguf TYPES triple: the source's values (source_values.py, the dequantized checkpoint;
-an MLX MoE one with mlx-lm's sanitize undone, hf_tensors) go through Gemma4Model -> Gemma3Model -> TextModel -> ModelBase (converter_run.py, run as written):
+an MLX MoE one with mlx-lm's sanitize undone, hf_tensors; an NVFP4 one's FP4 linears by the formats' own
+definitions, nvfp4_tensors, each GGUF .scale then multiplied into its weight as llama.cpp's graph does) go through Gemma4Model -> Gemma3Model -> TextModel -> ModelBase (converter_run.py, run as written):
 generate_extra_tensors gives the computed rope_freqs, filter_tensors + modify_tensors every other tensor (the
 vision tower skipped, layer_scalar given ".weight", the embedding cut to the tokenizer's size). Then
 set_gguf_parameters and Gemma4Model.set_vocab write the KVs, set_vocab through gguf-py's own LlamaHfVocab and
@@ -31,7 +32,7 @@ import gguf
 
 from converter_compare import compare_gguf, run_triples
 from converter_run import Converter, block_id
-from source_values import Source
+from source_values import Source, float_values
 from torch_shim import Torch
 
 
@@ -81,11 +82,60 @@ def plain(value):
     return value.decode("utf-8") if isinstance(value, bytes) else value
 
 
+# E2M1 by its bits (code 8 is -0).
+E2M1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6])
+
+
+def e4m3(byte):
+    """OCP E4M3 (4 exponent bits, bias 7, 3 mantissa bits) as float64."""
+    b = np.asarray(byte, dtype=np.int64)
+    sign = np.where(b & 0x80, -1.0, 1.0)
+    e, m = (b >> 3) & 0xF, b & 7
+    return sign * np.where(e == 0, m / 8.0 * 2.0 ** -6, (1 + m / 8.0) * 2.0 ** (e - 7.0))
+
+
+def nvfp4_tensors(src):
+    """[(name, values)] of an NVFP4 checkpoint, each FP4 linear as its float32 weight, or None for any
+    other source. ModelOpt (nvfp4_tensor.py: P.weight U8 [out, in/2], element 2i in the low nibble;
+    P.weight_scale E4M3 [out, in/16]; P.weight_scale_2 F32): E2M1 * scale * scale_2. compressed-tensors
+    nvfp4-pack-quantized (P.weight_packed, P.weight_scale, P.weight_global_scale g): E2M1 * scale *
+    float32(1 / g), the per-tensor factor a GGUF .scale can hold (F32; the conversion takes
+    --allow-inexact-global-scale for it, as docs/formats.md §2.2 says). Products in float64 (exact),
+    then float32. Every other tensor as it is stored."""
+    mo = {n[: -len(".weight_scale_2")] for n in src.tensors if n.endswith(".weight_scale_2")}
+    ct = {n[: -len(".weight_global_scale")] for n in src.tensors if n.endswith(".weight_global_scale")}
+    if not mo and not ct:
+        return None
+    parts = set()
+    for m in mo:
+        parts |= {m + p for p in (".weight", ".weight_scale", ".weight_scale_2", ".input_scale")}
+    for m in ct:
+        parts |= {m + p for p in (".weight_packed", ".weight_scale", ".weight_global_scale",
+                                  ".input_global_scale")}
+    out = [(n, float_values(t).reshape(t.shape)) for n, t in sorted(src.tensors.items()) if n not in parts]
+    for m in sorted(mo | ct):
+        packed_t = src.tensors[m + (".weight" if m in mo else ".weight_packed")]
+        packed = np.asarray(packed_t.bytes, dtype=np.uint8)
+        rows, half = packed_t.shape
+        codes = np.stack([packed & 0xF, packed >> 4], axis=-1).reshape(rows, 2 * half)
+        scales = e4m3(np.asarray(src.tensors[m + ".weight_scale"].bytes)).reshape(rows, -1)
+        if m in mo:
+            factor = float(float_values(src.tensors[m + ".weight_scale_2"]).ravel()[0])
+        else:
+            g = float_values(src.tensors[m + ".weight_global_scale"]).ravel()[0]
+            factor = float(np.float32(1) / np.float32(g))
+        out.append((m + ".weight", (E2M1[codes] * np.repeat(scales, 16, axis=1) * factor).astype(np.float32)))
+    return out
+
+
 def hf_tensors(src):
     """[(name, values)] as transformers' Gemma 4 checkpoint holds them. An MLX MoE one with mlx-lm's
     gemma4_text Model.sanitize undone: experts.switch_glu.gate_proj / up_proj ([E, F, hidden] each, its
     mx.split of experts.gate_up_proj in 2 along axis -2) concatenated back along that axis, and
     experts.switch_glu.down_proj.weight named experts.down_proj again."""
+    nvfp4 = nvfp4_tensors(src)
+    if nvfp4 is not None:
+        return nvfp4
     out = []
     for name in src.names():
         if ".experts.switch_glu." not in name:
@@ -111,7 +161,9 @@ def check(llama_src, model_dir, gguf_path, expect_types):
     wanted, origin = {}, {}
     for g, data in conv.obj.generate_extra_tensors():
         wanted[g], origin[g] = np.asarray(data, dtype=np.float32), "(generated from config.json)"
-    for name, values in hf_tensors(src):
+    tensors = hf_tensors(src)
+    nvfp4 = nvfp4_tensors(src)
+    for name, values in tensors:
         for g, data in conv.tensors(name, values, block_id(name)):
             wanted[g], origin[g] = np.asarray(data, dtype=np.float32), name
     conv.obj.set_gguf_parameters()
@@ -120,14 +172,16 @@ def check(llama_src, model_dir, gguf_path, expect_types):
     want_kvs = {key: (value.type, plain(value.value))
                 for key, value in conv.obj.gguf_writer.kv_data[0].items() if not key.startswith("general.")}
     found, reader, same, types_seen = compare_gguf(gguf_path, wanted, origin, want_kvs, arch, expect_types,
-                                                   kv_prefixes=("tokenizer.",), in_order=True)
+                                                   kv_prefixes=("tokenizer.",), in_order=True,
+                                                   fold_scales=nvfp4 is not None)
     problems += found
     got_order = [k for k in reader.fields if k.startswith("tokenizer.")]
     want_order = [k for k in want_kvs if k.startswith("tokenizer.")]
     if got_order != want_order:
         problems.append(f"tokenizer KV order {got_order}, the converter writes {want_order}")
     n_tok = sum(1 for k in want_kvs if k.startswith("tokenizer."))
-    print(f"  {gguf_path.rsplit('/', 1)[-1]} ({src.format}): {same}/{len(reader.tensors)} tensors, "
+    label = src.format if nvfp4 is None else "NVFP4"
+    print(f"  {gguf_path.rsplit('/', 1)[-1]} ({label}): {same}/{len(reader.tensors)} tensors, "
           f"{len(want_kvs) - n_tok} {arch} and {n_tok} tokenizer KVs as llama.cpp's converter writes them; "
           f"types {types_seen}")
     return [f"{gguf_path}: {p}" for p in problems]

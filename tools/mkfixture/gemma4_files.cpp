@@ -17,6 +17,7 @@
 #include "mlx_files.hpp"
 #include "mlx_recipe.hpp"
 #include "model_plan.hpp"
+#include "nvidia_fp4_files.hpp"
 #include "prequant_files.hpp"
 #include "seeded_bf16.hpp"
 
@@ -213,7 +214,8 @@ void g4_add_moe(std::vector<G4Tensor>& t, const std::string& p, bool router_scal
 
 // One decoder layer. A KV-shared layer keeps its k_proj / v_proj / k_norm in the checkpoint (as
 // google/gemma-4-E2B-it stores them, unused) unless `drop_shared_kv` (mlx-lm's sanitize drops
-// them); E2B's layers add the per-layer input gate, projection and norm.
+// them; the quantizers that load the model through transformers, GPTQModel, llm-compressor and
+// ModelOpt, never see them); E2B's layers add the per-layer input gate, projection and norm.
 void g4_add_layer(std::vector<G4Tensor>& t, const std::string& prefix, int64_t layer, bool soft_qk,
                   const G4Layout& l, bool drop_shared_kv) {
     const std::string p = prefix + "layers." + std::to_string(layer) + ".";
@@ -318,7 +320,7 @@ std::vector<G4Tensor> g4_tensors(int64_t vocab, const Gemma4Options& options, co
     }
     for (int64_t layer = 0; layer < l.layers; ++layer) {
         g4_add_layer(tensors, prefix, layer, options.moe || l.e2b, l,
-                     format == "mlx" || format == "gptq" || format == "awq");
+                     format != "float" && format != "mcq");
         if (options.moe)
             g4_add_moe(tensors, prefix + "layers." + std::to_string(layer) + ".",
                        layer != 0 || options.defect != "no-router-scale", format == "mlx",
@@ -346,13 +348,48 @@ bool g4_int4_quantized(const std::string& name) {
            name.ends_with("per_layer_projection.weight");
 }
 
+// compressed-tensors W4A16 (llm-compressor's Gemma 4 recipes: targets Linear, ignore lm_head,
+// re:.*vision_tower.*, re:.*embed_vision.*, and for E2B / E4B re:.*per_layer_input_gate.* /
+// re:.*per_layer_projection.*): every decoder layer's attention and MLP projection, 4 bits in
+// groups of 32, symmetric; the embeddings (no Linear) BF16.
+// NVFP4: ModelOpt as nvidia/Gemma-4-31B-IT-NVFP4 holds it (the MLP's gate / up / down_proj only;
+// attention, embeddings and the vision tower BF16); compressed-tensors nvfp4-pack-quantized as
+// the AutoRound / llm-compressor uploads of gemma-4-31B-it hold it (every decoder layer's
+// attention and MLP projection; the vision tower, embed_vision and embed_tokens BF16).
+// `per_layer_nv` (--gemma4-defect per-layer-nvfp4): E2B's layer 0 per_layer_input_gate NVFP4
+// too (ModelOpt's default of every Linear), whose .scale the gemma4 graph does not apply.
+bool g4_fp4_or_ct_quantized(const std::string& name, const std::string& format, bool per_layer_nv) {
+    if (name.find(".layers.") == std::string::npos ||
+        name.find("vision_tower") != std::string::npos)
+        return false;
+    if (name.ends_with("per_layer_input_gate.weight") ||
+        name.ends_with("per_layer_projection.weight"))
+        return per_layer_nv && name.ends_with(".layers.0.per_layer_input_gate.weight");
+    if (format == "modelopt-nvfp4") return name.find(".mlp.") != std::string::npos;
+    return name.ends_with("_proj.weight");
+}
+
 ModelPlan g4_plan(const std::vector<G4Tensor>& tensors, int64_t vocab, const std::string& format,
-                  const G4Layout& l) {
+                  const G4Layout& l, bool per_layer_nv = false) {
     ModelPlan plan;
     plan.dims = Dims{kG4Hidden, l.layers, kG4Heads, l.kv_heads, kG4HeadDim, kG4Ff, vocab};
     plan.dims.embedding_rows = vocab;
     const bool int4 = format == "gptq" || format == "awq";
+    const bool ct_or_nv =
+        format == "compressed-tensors" || format == "modelopt-nvfp4" || format == "ct-nvfp4";
     for (const G4Tensor& t : tensors) {
+        if (ct_or_nv && !g4_is_vision(t.name) && t.shape.size() == 2) {
+            if (g4_fp4_or_ct_quantized(t.name, format, per_layer_nv)) {
+                plan.units.push_back(
+                    quant_unit(t.name, t.shape[0], t.shape[1],
+                               LayerQuant{4, format == "compressed-tensors" ? 32 : 16}));
+            } else {
+                PlanUnit unit = vector_unit(t.name, t.shape[0] * t.shape[1], t.center, t.spread);
+                unit.norm.dims = t.shape;
+                plan.units.push_back(unit);
+            }
+            continue;
+        }
         // The vision tower stays float in every format (the quantizers leave it so).
         if (g4_is_vision(t.name)) {
             int64_t length = 1;
@@ -399,14 +436,52 @@ ModelPlan g4_plan(const std::vector<G4Tensor>& tensors, int64_t vocab, const std
     return plan;
 }
 
+// The float modules as each tool's config names them (g4_fp4_or_ct_quantized): llm-compressor's
+// `ignore` (lm_head, the vision tower, embed_vision; E2B's per-layer input modules; NVFP4 adds
+// the embedding), ModelOpt's hf_quant_config.json exclude_modules (attention, embeddings, the
+// vision tower). The readers take what is quantized from the tensors.
+void g4_say_float_modules(const fs::path& out_dir, const std::string& format, const G4Layout& l) {
+    nlohmann::ordered_json ignore = {"lm_head", "re:.*vision_tower.*", "re:.*embed_vision.*"};
+    if (l.per_layer != 0) {
+        ignore.push_back("re:.*per_layer_input_gate.*");
+        ignore.push_back("re:.*per_layer_projection.*");
+    }
+    if (format == "modelopt-nvfp4") {
+        const fs::path path = out_dir / "hf_quant_config.json";
+        nlohmann::ordered_json side;
+        {
+            std::ifstream in(path);
+            side = nlohmann::ordered_json::parse(in);
+        }
+        side["quantization"]["exclude_modules"] = {"lm_head", "model.language_model.embed_tokens*",
+                                                   "*self_attn*", "*vision_tower*",
+                                                   "*embed_vision*"};
+        write_json_file(path, side, 4);
+        return;
+    }
+    if (format == "ct-nvfp4") ignore.push_back("re:.*embed_tokens.*");
+    const fs::path path = out_dir / "config.json";
+    nlohmann::ordered_json config;
+    {
+        std::ifstream in(path);
+        config = nlohmann::ordered_json::parse(in);
+    }
+    config["quantization_config"]["ignore"] = ignore;
+    write_json_file(path, config, 2);
+}
+
 }  // namespace
 
 std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& options) {
     if (!options.defect.empty() && options.defect != "layer-types" &&
         options.defect != "no-router-scale" && options.defect != "no-per-layer-embeddings" &&
         options.defect != "projector-width" && options.defect != "no-expert-up" &&
-        options.defect != "expert-up-8bit")
+        options.defect != "expert-up-8bit" && options.defect != "per-layer-nvfp4")
         throw std::runtime_error("--gemma4-defect: unknown '" + options.defect + "'");
+    if (options.defect == "per-layer-nvfp4" &&
+        (!options.e2b || (options.format != "modelopt-nvfp4" && options.format != "ct-nvfp4")))
+        throw std::runtime_error(
+            "--gemma4-defect per-layer-nvfp4 needs --gemma4-e2b --format modelopt-nvfp4|ct-nvfp4");
     if (options.defect == "no-router-scale" && !options.moe)
         throw std::runtime_error("--gemma4-defect no-router-scale needs --gemma4-moe");
     if (options.defect == "no-per-layer-embeddings" && !options.e2b)
@@ -420,9 +495,13 @@ std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& o
     const G4Layout layout = g4_layout(options.e2b);
     const std::string& format = options.format;
     const bool int4 = format == "gptq" || format == "awq";
-    if (format != "float" && format != "mcq" && format != "mlx" && !int4)
-        throw std::runtime_error("--arch gemma4: --format float, mcq, mlx, gptq or awq, not " +
-                                 format);
+    const bool ct = format == "compressed-tensors";
+    const bool nvidia = format == "modelopt-nvfp4" || format == "ct-nvfp4";
+    if (format != "float" && format != "mcq" && format != "mlx" && !int4 && !ct && !nvidia)
+        throw std::runtime_error(
+            "--arch gemma4: --format float, mcq, mlx, gptq, awq, compressed-tensors, "
+            "modelopt-nvfp4 or ct-nvfp4, not " +
+            format);
     if (options.moe && format != "float" && format != "mcq" && format != "mlx")
         throw std::runtime_error("--gemma4-moe: --format float, mcq or mlx");
     const int64_t vocab = write_gemma4_tokenizer(out_dir);
@@ -443,9 +522,24 @@ std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& o
     if (options.mlx_unquantized && format != "mlx")
         throw std::runtime_error("--gemma4-mlx-unquantized needs --format mlx");
     if (format != "float" && !options.mlx_unquantized) {
-        ModelPlan plan = g4_plan(tensors, vocab, format, layout);
+        ModelPlan plan =
+            g4_plan(tensors, vocab, format, layout, options.defect == "per-layer-nvfp4");
         if (format == "mcq") {
             write_model_files(out_dir, plan, 1, options.seed);
+        } else if (ct) {  // llm-compressor W4A16 with groups of 32, BF16 scales
+            PrequantOptions pq;
+            pq.format = format;
+            pq.scale_dtype = "bf16";
+            check_prequant_options(pq, &plan);
+            add_prequant_quantization(out_dir, pq);
+            g4_say_float_modules(out_dir, format, layout);
+            write_prequant_model_files(out_dir, plan, 1, options.seed, pq);
+        } else if (nvidia) {
+            NvidiaFp4Options nv;
+            nv.format = format;
+            add_nvidia_fp4_quantization(out_dir, nv);
+            g4_say_float_modules(out_dir, format, layout);
+            write_nvidia_fp4_model_files(out_dir, plan, 1, options.seed, nv);
         } else if (int4) {  // GPTQModel's defaults: symmetric GPTQ; AWQ asymmetric (its only kind)
             PrequantOptions pq;
             pq.format = format;

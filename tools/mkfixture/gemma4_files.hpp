@@ -9,7 +9,12 @@
 // every matrix quantized, the vision tower dropped, norms and layer_scalar BF16); --format gptq /
 // awq as GPTQModel saves it (each decoder layer's projections 4-bit in groups of 32, GPTQ
 // symmetric, AWQ asymmetric; the embeddings, per_layer_model_projection, the vision tower,
-// norms and layer_scalar F16; the KV-shared layers without k / v / k_norm). Every format but mlx
+// norms and layer_scalar F16; the KV-shared layers without k / v / k_norm); --format
+// compressed-tensors as llm-compressor's W4A16 saves it (pack-quantized, each decoder layer's
+// projections 4-bit / 32 symmetric with BF16 scales, the rest BF16); --format modelopt-nvfp4 as
+// nvidia/Gemma-4-31B-IT-NVFP4 holds it (the MLP's projections NVFP4, attention BF16) and
+// ct-nvfp4 as compressed-tensors nvfp4-pack-quantized uploads hold it (attention and MLP
+// NVFP4); the embeddings and the vision tower BF16 in each (gemma4_files.cpp). Every format but mlx
 // holds a tiny vision tower and projector with transformers' names (model.vision_tower.*,
 // model.embed_vision.*; float: BF16 like the rest, mcq: F32, gptq / awq: F16) and google's
 // processor_config.json; the E2B layout's tower has clipped linears, the others standardize. `moe`
@@ -33,13 +38,16 @@ struct Gemma4Options {
     // | no-per-layer-embeddings (--gemma4-e2b: no embed_tokens_per_layer)
     // | no-expert-up (--gemma4-moe --format mlx: layer 0 without experts.switch_glu.up_proj)
     // | expert-up-8bit (--gemma4-moe --format mlx: layer 0's up_proj at 8 bits, its gate at 4)
+    // | per-layer-nvfp4 (--gemma4-e2b --format modelopt-nvfp4|ct-nvfp4: layer 0's
+    // per_layer_input_gate NVFP4 with a factor other than 1, which the gemma4 graph ignores)
     std::string defect;
     bool moe = false;
     // The E2B / E4B layout: per-layer input embeddings, the last layers KV-shared with a
     // double-wide MLP (gemma4_files.cpp G4Layout); --format float, mcq, mlx, gptq or awq (mlx-lm
     // and GPTQModel drop the KV-shared layers' k_proj / v_proj / k_norm).
     bool e2b = false;
-    std::string format = "float";     // float (BF16) | mcq | mlx | gptq | awq
+    // float (BF16) | mcq | mlx | gptq | awq | compressed-tensors | modelopt-nvfp4 | ct-nvfp4
+    std::string format = "float";
     std::string recipe = "uniform4";  // mlx: an MLX recipe (mlx_recipe.hpp)
     // mlx: mlx-lm's conversion without -q (its names and sanitize, every tensor BF16, no
     // "quantization" block).

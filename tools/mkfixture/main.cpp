@@ -158,7 +158,10 @@ int main(int argc, char** argv) {
            "mcq) | "
            "gemma4 (tiny only: Gemma4ForConditionalGeneration; --format float (bf16, the "
            "default), mcq, mlx (with --recipe), gptq or awq (GPTQModel's layout: the decoder "
-           "layers' projections 4-bit in groups of 32, the rest F16); "
+           "layers' projections 4-bit in groups of 32, the rest F16), compressed-tensors "
+           "(llm-compressor W4A16: the same projections, groups of 32, the rest BF16), "
+           "modelopt-nvfp4 (as nvidia/Gemma-4-31B-IT-NVFP4: the MLP NVFP4) or ct-nvfp4 "
+           "(attention and MLP NVFP4); "
            "3 sliding-window layers then a full-attention one with global_head_dim 32, 1 kv head "
            "and no v_proj, a layer_scalar per layer, tied, a vision tower stand-in) | "
            "nemotron_h (tiny only: NemotronHForCausalLM in BF16, 6 layers 'M-M*-M': Mamba2, "
@@ -225,7 +228,9 @@ int main(int argc, char** argv) {
                    "projector-width (embed_vision's projection takes twice the vision width) "
                    "| no-expert-up (--gemma4-moe --format mlx: layer 0 without "
                    "experts.switch_glu.up_proj) | expert-up-8bit (the same with layer 0's up_proj "
-                   "at 8 bits, its gate at 4)");
+                   "at 8 bits, its gate at 4) | per-layer-nvfp4 (--gemma4-e2b --format "
+                   "modelopt-nvfp4|ct-nvfp4: layer 0's per_layer_input_gate NVFP4, "
+                   "whose .scale the gemma4 graph does not apply)");
     bool gemma4_e2b = false;
     app.add_flag("--gemma4-e2b", gemma4_e2b,
                  "--arch gemma4: the E2B / E4B layout, 6 layers whose last 3 share the keys and "

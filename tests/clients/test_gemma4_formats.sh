@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Gemma 4 dense (gemma4) from compressed-tensors int4 and NVFP4, against llama.cpp's own code. The
+# tiny fixture of test_gemma4_arch.sh (rebox-mkfixture --arch gemma4) as three tools save it:
+#  - compressed-tensors pack-quantized as llm-compressor's W4A16 (each decoder layer's attention and
+#    MLP projections 4-bit in groups of 32, symmetric, BF16 scales; its ignore list: lm_head, the
+#    vision tower, embed_vision; the embeddings BF16), converted as it is (Q4_0) and --outtype f32;
+#    and the E2B layout so (its per-layer input gate / projection ignored too, BF16; the KV-shared
+#    layers without k / v / k_norm, which transformers never loads);
+#  - ModelOpt NVFP4 as nvidia/Gemma-4-31B-IT-NVFP4 holds it (the MLP's gate / up / down_proj NVFP4
+#    with their weight_scale_2; attention, embeddings and the vision tower BF16);
+#  - compressed-tensors nvfp4-pack-quantized as the community uploads of gemma-4-31B-it hold it
+#    (attention and MLP NVFP4; its per-tensor factor 1 / weight_global_scale is carried as the
+#    nearest F32, so the conversion takes --allow-inexact-global-scale);
+# the NVFP4 files' F32 twins are the same files with every .scale multiplied in by gguf-py
+# (ggufpy_fold_scales.py), not rebox. Then
+#  - rebox verify passes on every file;
+#  - ggufpy_gemma4.py: every tensor (values bit for bit against the bundle's Gemma4Model chain run on
+#    the source dequantized by the formats' own definitions: (q - z) * s for compressed-tensors, E2M1 *
+#    scale * factor for NVFP4, each .scale of the GGUF multiplied into its weight as llama.cpp's graph
+#    does), every gemma4.* and tokenizer.* KV, in order;
+#  - gemma4_llama.mjs: each file agrees with its F32 twin (embeddings and next-token log-probabilities,
+#    cos >= 0.999) and generates: llama.cpp applies the attention, FFN and output .scale tensors;
+#  - bad input is refused: one BLOCKER line, exit 2, no file: an E2B checkpoint whose layer 0
+#    per_layer_input_gate is NVFP4 with a factor other than 1 (the gemma4 graph applies no .scale
+#    to per_layer_input_gate / per_layer_projection: blk.N.inp_gate / proj), and the MoE layout
+#    with a compressed-tensors quantization_config (its quantized experts' layouts are not carried).
+# Usage: bash tests/clients/test_gemma4_formats.sh BUILD_DIR
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/gguf_py.sh"
+clients_init gemma4_formats "${1:-}"
+ggufpy_setup "$BUILD"
+
+ct="$WORK/gemma4-ct" mo="$WORK/gemma4-modelopt-nvfp4" cn="$WORK/gemma4-ct-nvfp4"
+e2b="$WORK/gemma4-e2b-ct"
+"$MKFIXTURE" "$ct" --preset tiny --arch gemma4 --format compressed-tensors --force >/dev/null
+"$MKFIXTURE" "$e2b" --preset tiny --arch gemma4 --gemma4-e2b --format compressed-tensors --force \
+  >/dev/null
+"$MKFIXTURE" "$mo" --preset tiny --arch gemma4 --format modelopt-nvfp4 --force >/dev/null
+"$MKFIXTURE" "$cn" --preset tiny --arch gemma4 --format ct-nvfp4 --force >/dev/null
+for d in "$ct" "$e2b"; do
+  "$REBOX" convert "$d" -o "$d.gguf" --quiet
+  "$REBOX" convert "$d" -o "$d-f32.gguf" --outtype f32 --quiet
+  "$REBOX" verify "$d" "$d.gguf" >/dev/null
+  "$REBOX" verify "$d" "$d-f32.gguf" >/dev/null
+done
+"$REBOX" convert "$mo" -o "$mo.gguf" --quiet
+"$REBOX" verify "$mo" "$mo.gguf" >/dev/null
+"$REBOX" convert "$cn" -o "$cn.gguf" --quiet --allow-inexact-global-scale
+# verify accepts it, reporting each inexact factor NOT BIT-IDENTICAL (27 .scale tensors, nothing else)
+out="$("$REBOX" verify "$cn" "$cn.gguf")"
+[[ $(grep -c '^NOT BIT-IDENTICAL blk\.[0-9]*\.[a-z_]*\.scale ' <<<"$out") -eq 27 &&
+  $(grep -c '^NOT BIT-IDENTICAL' <<<"$out") -eq 27 ]] ||
+  { echo "FAIL: rebox verify on $cn.gguf: 27 inexact .scale tensors expected"; echo "$out"; exit 1; }
+for d in "$mo" "$cn"; do ggufpy "$CLIENTS_DIR/ggufpy_fold_scales.py" "$d.gguf" "$d-f32.gguf"; done
+ggufpy "$CLIENTS_DIR/ggufpy_gemma4.py" "$BUILD/llama-src" \
+  "$ct" "$ct.gguf" F32,BF16,Q4_0 "$ct" "$ct-f32.gguf" F32 \
+  "$e2b" "$e2b.gguf" F32,BF16,Q4_0 "$e2b" "$e2b-f32.gguf" F32 \
+  "$mo" "$mo.gguf" F32,BF16,NVFP4 "$cn" "$cn.gguf" F32,BF16,NVFP4 \
+  2>"$WORK/ggufpy.err" || { cat "$WORK/ggufpy.err"; exit 1; }
+node "$CLIENTS_DIR/gemma4_llama.mjs" "$ct" --min-cos 0.999 --logits "$ct.gguf:$ct-f32.gguf" \
+  "$e2b.gguf:$e2b-f32.gguf" "$mo.gguf:$mo-f32.gguf" "$cn.gguf:$cn-f32.gguf"
+
+bad="$WORK/gemma4-e2b-per-layer-nvfp4"
+"$MKFIXTURE" "$bad" --preset tiny --arch gemma4 --gemma4-e2b --format modelopt-nvfp4 \
+  --gemma4-defect per-layer-nvfp4 --force >/dev/null
+clients_refused "$bad" "llama.cpp's gemma4 graph ignores blk.0.inp_gate.scale"
+# The MoE layout (26B-A4B) with a compressed-tensors quantization_config: no producer's layout of its
+# quantized experts is carried (docs/architectures.md "gemma4").
+bad="$WORK/gemma4-moe-ct"
+"$MKFIXTURE" "$bad" --preset tiny --arch gemma4 --gemma4-moe --force >/dev/null
+"$GGUFPY_PYTHON" - "$bad/config.json" "$ct/config.json" <<'PY'
+import json, sys
+config, ct = (json.load(open(p)) for p in sys.argv[1:3])
+config["quantization_config"] = ct["quantization_config"]
+json.dump(config, open(sys.argv[1], "w"), indent=2)
+PY
+set +e
+out="$("$REBOX" convert "$bad" -o "$bad.gguf" 2>&1)"
+code=$?
+set -e
+[[ $code -eq 2 && ! -e "$bad.gguf" && $(wc -l <<<"$out") -eq 1 ]] &&
+  grep -qF "config.json: quantization_config: is set: Gemma 4's MoE block is written from float and MLX" \
+    <<<"$out" || { echo "FAIL: $bad: exit $code (expected 2, one line, no file)"; echo "$out"; exit 1; }
+echo "  $(basename "$bad"): refused: $out"
+echo "PASS test_gemma4_formats ($(clients_elapsed))"
