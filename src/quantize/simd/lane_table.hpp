@@ -42,6 +42,8 @@ simd::LaneKernel lane_kernel(GgmlType type) {
             return block32_rows<V, Q51>;
         case GgmlType::MXFP4:
             return mxfp4_rows<V>;
+        case GgmlType::NVFP4:
+            return nvfp4_rows<V>;
         case GgmlType::IQ4_NL:
             return iq4_nl_rows<V>;
         case GgmlType::IQ4_XS:

@@ -171,7 +171,7 @@ std::vector<LaneCase> lane_cases() {
     for (GgmlType type :
          {GgmlType::Q2_K, GgmlType::Q3_K, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K,
           GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q4_1, GgmlType::Q5_1,
-          GgmlType::IQ4_NL, GgmlType::IQ4_XS, GgmlType::MXFP4})
+          GgmlType::IQ4_NL, GgmlType::IQ4_XS, GgmlType::MXFP4, GgmlType::NVFP4})
         for (bool imatrix : {false, true})
             for (KernelPath path : {KernelPath::sse2, KernelPath::avx2, KernelPath::avx512})
                 cases.push_back({type, imatrix, path});
