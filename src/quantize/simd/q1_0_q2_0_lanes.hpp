@@ -11,6 +11,8 @@
 // x86 gives INT32_MIN) clamps to 0, as in ggml. Four codes per byte, value 4j + k at bits 2k.
 #pragma once
 
+#include <emmintrin.h>
+
 #include <cstdint>
 #include <cstring>
 
@@ -85,12 +87,19 @@ void q2_0_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
         for (int j = 0; j < kVecs; ++j) codes[j] = q2_0_code<V>(V::mul(v[j], idv));
         alignas(16) uint8_t c[64];
         V::store_bytes(c, codes, kVecs);
-        for (int j = 0; j < 16; ++j) {
-            // Codes 4j..4j+3 are bytes 0..3 of w (each below 4); move them to bits 0, 2, 4, 6.
-            uint32_t w;
-            std::memcpy(&w, c + 4 * j, 4);
-            block[2 + j] = static_cast<uint8_t>((w | (w >> 6) | (w >> 12) | (w >> 18)) & 0xff);
+        // Codes 4j..4j+3 are bytes 0..3 of 32-bit word j (each below 4); w | w >> 6 | w >> 12 |
+        // w >> 18 moves them to bits 0, 2, 4, 6 of its low byte, then the words pack to bytes.
+        __m128i words[4];
+        for (int k = 0; k < 4; ++k) {
+            const __m128i w = _mm_load_si128(reinterpret_cast<const __m128i*>(c + 16 * k));
+            const __m128i packed =
+                _mm_or_si128(_mm_or_si128(w, _mm_srli_epi32(w, 6)),
+                             _mm_or_si128(_mm_srli_epi32(w, 12), _mm_srli_epi32(w, 18)));
+            words[k] = _mm_and_si128(packed, _mm_set1_epi32(0xff));
         }
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(block + 2),
+                         _mm_packus_epi16(_mm_packs_epi32(words[0], words[1]),
+                                          _mm_packs_epi32(words[2], words[3])));
     }
 }
 
