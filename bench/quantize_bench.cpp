@@ -124,14 +124,18 @@ class RatioReporter : public benchmark::ConsoleReporter {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const GgmlType types[] = {GgmlType::Q4_K,  GgmlType::Q6_K,   GgmlType::Q8_0,   GgmlType::Q4_0,
-                              GgmlType::Q4_1,  GgmlType::Q5_0,   GgmlType::Q5_1,   GgmlType::Q2_K,
-                              GgmlType::Q3_K,  GgmlType::Q5_K,   GgmlType::IQ4_NL, GgmlType::IQ4_XS,
-                              GgmlType::MXFP4, GgmlType::IQ2_XXS};
+    const GgmlType types[] = {
+        GgmlType::Q4_K,   GgmlType::Q6_K,   GgmlType::Q8_0,  GgmlType::Q4_0,    GgmlType::Q4_1,
+        GgmlType::Q5_0,   GgmlType::Q5_1,   GgmlType::Q2_K,  GgmlType::Q3_K,    GgmlType::Q5_K,
+        GgmlType::IQ4_NL, GgmlType::IQ4_XS, GgmlType::MXFP4, GgmlType::IQ2_XXS, GgmlType::NVFP4,
+        GgmlType::TQ1_0,  GgmlType::TQ2_0,  GgmlType::Q1_0,  GgmlType::Q2_0};
     for (GgmlType type : types) {
         for (bool with_imatrix : {false, true}) {
-            if ((type == GgmlType::Q8_0 || type == GgmlType::MXFP4) && with_imatrix)
-                continue;  // ignored by ggml: the same as ref
+            if ((type == GgmlType::Q8_0 || type == GgmlType::MXFP4 || type == GgmlType::NVFP4 ||
+                 type == GgmlType::TQ1_0 || type == GgmlType::TQ2_0 || type == GgmlType::Q1_0 ||
+                 type == GgmlType::Q2_0) &&
+                with_imatrix)
+                continue;  // ignored by ggml (Q1_0/Q2_0: the same reference per row): as ref
             if (type == GgmlType::IQ2_XXS && !with_imatrix)
                 continue;  // ggml requires an imatrix (rebox refuses, ggml aborts)
             const std::string key =

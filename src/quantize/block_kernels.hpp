@@ -38,6 +38,10 @@ void quantize_mxfp4_ref(const float* x, uint8_t* y, int64_t nblocks);
 // scalar kernel and the lanes share it, so libm's log2f is called from one place.
 uint8_t mxfp4_block_exponent(float amax, float* d_half);
 void quantize_nvfp4_ref(const float* x, uint8_t* y, int64_t nblocks);
+// NVFP4's UE4M3 scale of a 16-value sub-block whose largest |x| is amax (ggml's
+// ggml_fp32_to_ue4m3(amax / 6)), and in *d_half the scale its codes are searched against (the
+// scale read back, halved). Shared by the scalar kernel and the lanes.
+uint8_t nvfp4_sub_block_scale(float amax, float* d_half);
 
 // Ternary and 1/2-bit types: the reference quantizer only (ggml ignores the imatrix, or runs
 // the same reference per row).
@@ -45,6 +49,9 @@ void quantize_tq1_0_ref(const float* x, uint8_t* y, int64_t nblocks);
 void quantize_tq2_0_ref(const float* x, uint8_t* y, int64_t nblocks);
 void quantize_q1_0_ref(const float* x, uint8_t* y, int64_t nblocks);
 void quantize_q2_0_ref(const float* x, uint8_t* y, int64_t nblocks);
+// ggml's GGML_FP32_TO_FP16 of d into y[0..1] (NaN as 0x7e00 with its sign), out of line so the
+// lane kernels' AVX2 / AVX-512 translation units compile no copy of it.
+void store_ggml_fp16(uint8_t* y, float d);
 
 // IQ2_XXS and IQ2_XS: ggml requires an imatrix for them (qw is never null here).
 void quantize_iq2_xxs_row(const float* x, uint8_t* y, int64_t n_per_row, const float* qw);

@@ -54,6 +54,12 @@ void quantize_mxfp4_ref(const float* x, uint8_t* y, int64_t nblocks) {
     }
 }
 
+uint8_t nvfp4_sub_block_scale(float amax, float* d_half) {
+    const uint8_t ue = fp32_to_ue4m3(amax / 6.0f);
+    *d_half = ue4m3_to_fp32_half(ue);
+    return ue;
+}
+
 void quantize_nvfp4_ref(const float* x, uint8_t* y, int64_t nblocks) {
     for (int64_t i = 0; i < nblocks; ++i, y += 36) {
         for (int s = 0; s < 4; ++s, x += 16) {
@@ -61,9 +67,8 @@ void quantize_nvfp4_ref(const float* x, uint8_t* y, int64_t nblocks) {
             for (int j = 0; j < 16; ++j) {
                 if (amax < std::fabs(x[j])) amax = std::fabs(x[j]);
             }
-            const uint8_t ue = fp32_to_ue4m3(amax / 6.0f);
-            y[s] = ue;
-            const float d = ue4m3_to_fp32_half(ue);
+            float d;
+            y[s] = nvfp4_sub_block_scale(amax, &d);
             for (int j = 0; j < 8; ++j) {
                 const int lo = best_index(x[j], d);
                 const int hi = best_index(x[j + 8], d);

@@ -10,6 +10,8 @@
 
 namespace rebox::quant {
 
+void store_ggml_fp16(uint8_t* y, float d) { store_fp16(y, d); }
+
 void quantize_q1_0_ref(const float* x, uint8_t* y, int64_t nblocks) {
     for (int64_t i = 0; i < nblocks; ++i, x += 128, y += 18) {
         float sum_abs = 0.0f;

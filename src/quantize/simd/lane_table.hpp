@@ -7,12 +7,14 @@
 #include "quantize/simd/fp4_lanes.hpp"
 #include "quantize/simd/iq4_lanes.hpp"
 #include "quantize/simd/legacy_lanes.hpp"
+#include "quantize/simd/q1_0_q2_0_lanes.hpp"
 #include "quantize/simd/q2_k_lanes.hpp"
 #include "quantize/simd/q3_k_lanes.hpp"
 #include "quantize/simd/q4_1_q5_1_lanes.hpp"
 #include "quantize/simd/q4_k_q5_k_lanes.hpp"
 #include "quantize/simd/q6_k_lanes.hpp"
 #include "quantize/simd/simd_entries.hpp"
+#include "quantize/simd/ternary_lanes.hpp"
 
 namespace rebox::quant::lanes {
 namespace {
@@ -42,6 +44,16 @@ simd::LaneKernel lane_kernel(GgmlType type) {
             return block32_rows<V, Q51>;
         case GgmlType::MXFP4:
             return mxfp4_rows<V>;
+        case GgmlType::NVFP4:
+            return nvfp4_rows<V>;
+        case GgmlType::TQ1_0:
+            return tq1_0_rows<V>;
+        case GgmlType::TQ2_0:
+            return tq2_0_rows<V>;
+        case GgmlType::Q1_0:
+            return q1_0_rows<V>;
+        case GgmlType::Q2_0:
+            return q2_0_rows<V>;
         case GgmlType::IQ4_NL:
             return iq4_nl_rows<V>;
         case GgmlType::IQ4_XS:

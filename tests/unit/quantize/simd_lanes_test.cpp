@@ -171,7 +171,8 @@ std::vector<LaneCase> lane_cases() {
     for (GgmlType type :
          {GgmlType::Q2_K, GgmlType::Q3_K, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K,
           GgmlType::Q8_0, GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q4_1, GgmlType::Q5_1,
-          GgmlType::IQ4_NL, GgmlType::IQ4_XS, GgmlType::MXFP4})
+          GgmlType::IQ4_NL, GgmlType::IQ4_XS, GgmlType::MXFP4, GgmlType::NVFP4, GgmlType::TQ1_0,
+          GgmlType::TQ2_0, GgmlType::Q1_0, GgmlType::Q2_0})
         for (bool imatrix : {false, true})
             for (KernelPath path : {KernelPath::sse2, KernelPath::avx2, KernelPath::avx512})
                 cases.push_back({type, imatrix, path});
@@ -179,6 +180,40 @@ std::vector<LaneCase> lane_cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Lanes, LaneKernelVsGgml, testing::ValuesIn(lane_cases()), case_name);
+
+// Infinities and blocks so small that 1/amax overflows: the TQ1_0/TQ2_0/Q1_0/Q2_0/NVFP4 lanes
+// take v = x * (1/amax) = +-inf or NaN (0 * inf) there, where ggml's lroundf / (int)roundf give
+// x86's out-of-range integer. Probed for those types (the other types' rows hold no infinities).
+class LaneKernelInfVsGgml : public LaneKernelVsGgml {};
+
+TEST_P(LaneKernelInfVsGgml, InfAndTinyRowsMatchGgml) {
+    const int64_t width = 256;
+    const float inf = std::numeric_limits<float>::infinity();
+    const float tiny = std::numeric_limits<float>::denorm_min();
+    std::vector<float> values = test::checkpoint_rows(4, width, false, test::ValueGrid::bf16, 11);
+    values[5] = inf;           // row 0: +inf among ordinary values
+    values[width + 9] = -inf;  // row 1: -inf, twice
+    values[width + 200] = inf;
+    for (int64_t j = 0; j < width; ++j)  // row 2: subnormals and zeros, 1/amax = inf
+        values[2 * width + j] = j % 3 == 0 ? 0.f : (j % 2 ? tiny : -3 * tiny);
+    for (int64_t j = 0; j < width; ++j)  // row 3: every value infinite or zero
+        values[3 * width + j] = j % 4 == 0 ? 0.f : (j % 2 ? inf : -inf);
+    const auto im = test::importance_matrix(width, 13);
+    expect_same_bytes("rows with infinities and tiny values", values, width,
+                      GetParam().imatrix ? im.data() : nullptr);
+}
+
+std::vector<LaneCase> inf_lane_cases() {
+    std::vector<LaneCase> cases;
+    for (const LaneCase& c : lane_cases())
+        if (c.type == GgmlType::TQ1_0 || c.type == GgmlType::TQ2_0 || c.type == GgmlType::Q1_0 ||
+            c.type == GgmlType::Q2_0 || c.type == GgmlType::NVFP4)
+            cases.push_back(c);
+    return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Lanes, LaneKernelInfVsGgml, testing::ValuesIn(inf_lane_cases()),
+                         case_name);
 
 TEST(LaneKernels, DeclineWhatTheyDoNotCover) {
     std::vector<float> values(256, 1.f);
