@@ -142,6 +142,44 @@ bool exact_in_fp16(float value) {
     return static_cast<double>(value) == verify_ref::round_to_fp16(value);
 }
 
+// The source tensor for a reference name: as named, under "model." (transformers >= 4.50), the
+// text model's "model.language_model.*" for "language_model.model.*" (transformers >= 4.52), or
+// mlx-vlm's "vision_tower.*" for the published "visual.*" (its sanitize's rename; *mlx_vlm set).
+const StLocated* find_source(const SafetensorsModel& source, const std::string& name,
+                             bool* mlx_vlm = nullptr) {
+    if (mlx_vlm) *mlx_vlm = false;
+    if (const StLocated* src = source.find(name)) return src;
+    if (const StLocated* src = source.find("model." + name)) return src;
+    constexpr std::string_view kText = "language_model.model.";
+    if (name.starts_with(kText))
+        return source.find("model.language_model." + name.substr(kText.size()));
+    constexpr std::string_view kVisual = "visual.";
+    if (name.starts_with(kVisual)) {
+        const StLocated* src = source.find("vision_tower." + name.substr(kVisual.size()));
+        if (src && mlx_vlm) *mlx_vlm = true;
+        return src;
+    }
+    return nullptr;
+}
+
+// mlx-vlm's sanitize stores a Conv3D [out, in, T, kh, kw] as transpose(0, 2, 3, 4, 1):
+// [out, T, kh, kw, in]. The values back in [out, in, T, kh, kw] order.
+std::vector<float> from_channel_last(const std::vector<int64_t>& shape,
+                                     const std::vector<float>& stored) {
+    const int64_t out = shape[0], in = shape[1], depth = shape[2], kh = shape[3], kw = shape[4];
+    std::vector<float> values(stored.size());
+    for (int64_t o = 0; o < out; ++o)
+        for (int64_t c = 0; c < in; ++c)
+            for (int64_t t = 0; t < depth; ++t)
+                for (int64_t y = 0; y < kh; ++y)
+                    for (int64_t x = 0; x < kw; ++x)
+                        values[static_cast<size_t>((((o * in + c) * depth + t) * kh + y) * kw +
+                                                   x)] =
+                            stored[static_cast<size_t>((((o * depth + t) * kh + y) * kw + x) * in +
+                                                       c)];
+    return values;
+}
+
 // One tensor: type rule, ne, values.
 TensorCheck check_tensor(const RefVisionTensor& want, const GgufFile& file,
                          const SafetensorsModel& source) {
@@ -149,13 +187,8 @@ TensorCheck check_tensor(const RefVisionTensor& want, const GgufFile& file,
     check.gguf_name = want.gguf_name;
     check.source_name = want.source_name;
     const GgufTensorInfo* got = file.find_tensor(want.gguf_name);
-    // transformers >= 4.50 saves a multimodal model's parts under "model." (model.visual.*).
-    const StLocated* src = source.find(want.source_name);
-    if (src == nullptr) src = source.find("model." + want.source_name);
-    // The text model's tensors: "language_model.model.*" before 4.52, "model.language_model.*".
-    constexpr std::string_view kText = "language_model.model.";
-    if (src == nullptr && want.source_name.starts_with(kText))
-        src = source.find("model.language_model." + want.source_name.substr(kText.size()));
+    bool mlx_vlm = false;
+    const StLocated* src = find_source(source, want.source_name, &mlx_vlm);
     if (got == nullptr || src == nullptr) {
         check.problem = got == nullptr ? "missing from the mmproj file" : "no such source tensor";
         return check;
@@ -163,7 +196,12 @@ TensorCheck check_tensor(const RefVisionTensor& want, const GgufFile& file,
     check.gguf_type = ggml_type_name(got->type);
     const bool one_value =
         want.scalar && src->info->shape == std::vector<int64_t>{1};  // stored as [1]: the same
-    if (src->info->shape != want.source_shape && !one_value) {
+    // mlx-vlm's channel-last Conv3D.
+    const std::vector<int64_t>& w = want.source_shape;
+    const bool channel_last =
+        mlx_vlm && w.size() == 5 &&
+        src->info->shape == std::vector<int64_t>{w[0], w[2], w[3], w[4], w[1]};
+    if (src->info->shape != want.source_shape && !one_value && !channel_last) {
         check.problem = "the source's shape is not the one the configs imply";
         return check;
     }
@@ -181,6 +219,7 @@ TensorCheck check_tensor(const RefVisionTensor& want, const GgufFile& file,
     }
     std::vector<float> whole(src->info->element_count());
     verify_ref::expected_from_float(*dtype, src->file->data(*src->info), 0, whole);
+    if (channel_last) whole = from_channel_last(want.source_shape, whole);
     if (want.add_one) verify_ref::add_one_as_converter(*dtype, whole);
     const std::vector<float> expected = cut_part(want, whole);
     const uint64_t count = expected.size();
@@ -341,8 +380,7 @@ VerifyReport verify_mmproj(const std::filesystem::path& model_dir,
     const std::vector<RefVisionTensor> wanted = family->tensors(n);
     std::set<std::string> expected_names;
     for (const RefVisionTensor& want : wanted) {
-        if (want.optional && source.find(want.source_name) == nullptr &&
-            source.find("model." + want.source_name) == nullptr)
+        if (want.optional && find_source(source, want.source_name) == nullptr)
             continue;  // the checkpoint has none, nor may the file
         expected_names.insert(want.gguf_name);
         TensorCheck check = check_tensor(want, *file, source);
