@@ -18,6 +18,10 @@ namespace mkfixture {
 
 // Renames every unit of `plan` (and the MLX per-module overrides) as mlx-vlm saves them and gives
 // the patch embedding its channel-last shape (the fixture's values are drawn in that layout).
-void apply_mlx_vlm_layout(ModelPlan& plan, std::map<std::string, std::pair<int, int>>& overrides);
+// quantized_tower: legacy mlx-vlm (<= v0.1.x, no --skip-vision), whose nn.quantize took every
+// Linear of the tower too: each 2-D vision_tower.*.weight becomes affine 4-bit with groups of 32
+// (the tower's 32-wide rows hold no group of 64), listed as a per-module override.
+void apply_mlx_vlm_layout(ModelPlan& plan, std::map<std::string, std::pair<int, int>>& overrides,
+                          bool quantized_tower = false);
 
 }  // namespace mkfixture

@@ -15,6 +15,7 @@
 #include "format/safetensors.hpp"
 #include "model/json_file.hpp"
 #include "ref_vision.hpp"
+#include "verify/sources/mlx_source_index.hpp"
 #include "verify/values/ref_compare.hpp"
 #include "verify/values/ref_dequant.hpp"
 #include "verify/values/ref_expected.hpp"
@@ -181,8 +182,11 @@ std::vector<float> from_channel_last(const std::vector<int64_t>& shape,
 }
 
 // One tensor: type rule, ne, values.
+// mlx: verify's own index of an MLX source (nullptr otherwise): a tower Linear quantized by
+// legacy mlx-vlm (affine codes, scales, biases) is read through it, its values w = q * scale + bias
+// in binary32 as mlx computes them.
 TensorCheck check_tensor(const RefVisionTensor& want, const GgufFile& file,
-                         const SafetensorsModel& source) {
+                         const SafetensorsModel& source, const verify_ref::SourceIndex* mlx) {
     TensorCheck check;
     check.gguf_name = want.gguf_name;
     check.source_name = want.source_name;
@@ -194,14 +198,23 @@ TensorCheck check_tensor(const RefVisionTensor& want, const GgufFile& file,
         return check;
     }
     check.gguf_type = ggml_type_name(got->type);
+    // A quantized MLX module: its logical [rows, cols] from verify's own index.
+    const verify_ref::SourceTensor* quantized = nullptr;
+    if (mlx != nullptr)
+        for (const verify_ref::SourceTensor& entry : mlx->entries)
+            if (entry.name == src->info->name && entry.quantized && !entry.fp4) quantized = &entry;
+    if (quantized != nullptr && !quantized->problem.empty()) {
+        check.problem = quantized->problem;
+        return check;
+    }
+    const std::vector<int64_t>& stored_shape = quantized ? quantized->shape : src->info->shape;
     const bool one_value =
-        want.scalar && src->info->shape == std::vector<int64_t>{1};  // stored as [1]: the same
+        want.scalar && stored_shape == std::vector<int64_t>{1};  // stored as [1]: the same
     // mlx-vlm's channel-last Conv3D.
     const std::vector<int64_t>& w = want.source_shape;
-    const bool channel_last =
-        mlx_vlm && w.size() == 5 &&
-        src->info->shape == std::vector<int64_t>{w[0], w[2], w[3], w[4], w[1]};
-    if (src->info->shape != want.source_shape && !one_value && !channel_last) {
+    const bool channel_last = mlx_vlm && w.size() == 5 &&
+                              stored_shape == std::vector<int64_t>{w[0], w[2], w[3], w[4], w[1]};
+    if (stored_shape != want.source_shape && !one_value && !channel_last) {
         check.problem = "the source's shape is not the one the configs imply";
         return check;
     }
@@ -213,12 +226,20 @@ TensorCheck check_tensor(const RefVisionTensor& want, const GgufFile& file,
         return check;
     }
     const auto dtype = source_float(src->info->dtype);
-    if (!dtype) {
-        check.problem = "the source is not F32 / F16 / BF16 (verify checks float towers only)";
+    if (!dtype && quantized == nullptr) {
+        check.problem =
+            "the source is not F32 / F16 / BF16 nor MLX affine-quantized (verify reads no other)";
         return check;
     }
-    std::vector<float> whole(src->info->element_count());
-    verify_ref::expected_from_float(*dtype, src->file->data(*src->info), 0, whole);
+    std::vector<float> whole;
+    if (quantized != nullptr) {
+        whole.resize(quantized->element_count);
+        std::vector<uint8_t> codes(whole.size());
+        verify_ref::expected_from_quantized(quantized->quant, 0, codes, whole);
+    } else {
+        whole.resize(src->info->element_count());
+        verify_ref::expected_from_float(*dtype, src->file->data(*src->info), 0, whole);
+    }
     if (channel_last) whole = from_channel_last(want.source_shape, whole);
     if (want.add_one) verify_ref::add_one_as_converter(*dtype, whole);
     const std::vector<float> expected = cut_part(want, whole);
@@ -234,6 +255,14 @@ TensorCheck check_tensor(const RefVisionTensor& want, const GgufFile& file,
         for (const float v : expected) all_fp16 = all_fp16 && exact_in_fp16(v);
         type_ok = all_fp16 ? f16 : f32;
     }
+    // A quantized source (legacy mlx-vlm): carried in a block type; the values below are the proof.
+    verify_ref::DecodableType layout{};
+    const auto type_id = static_cast<uint32_t>(got->type);
+    const bool blocks = quantized != nullptr && !f32 && !f16 && !bf16 &&
+                        verify_ref::decodable_type(type_id, &layout) &&
+                        count % layout.block_size == 0;
+    if (quantized != nullptr && want.type == RefVisionType::exact_float)
+        type_ok = type_ok || blocks;
     if (!type_ok) {
         check.problem =
             "type " + check.gguf_type + " is not the one llama.cpp's converter writes" +
@@ -245,6 +274,7 @@ TensorCheck check_tensor(const RefVisionTensor& want, const GgufFile& file,
     if (f32) verify_ref::dequantize_f32(bytes, values);
     if (f16) verify_ref::dequantize_f16(bytes, values);
     if (bf16) verify_ref::dequantize_bf16(bytes, values);
+    if (blocks) verify_ref::dequantize_range(type_id, bytes, 0, values);
     verify_ref::CompareResult result;
     verify_ref::compare_values(expected, values, 0, result);
     check.values = count;
@@ -375,6 +405,9 @@ VerifyReport verify_mmproj(const std::filesystem::path& model_dir,
     const json preprocessor = merged_preprocessor(model_dir);
     const auto file = GgufFile::open(mmproj_gguf);
     const SafetensorsModel source = SafetensorsModel::open(model_dir);
+    std::optional<verify_ref::SourceIndex> mlx;
+    if (verify_ref::is_mlx_source(source, model_dir / "config.json"))
+        mlx = verify_ref::index_mlx_source(source, model_dir / "config.json");
 
     // Tensors: exactly the expected set, each checked.
     const std::vector<RefVisionTensor> wanted = family->tensors(n);
@@ -383,7 +416,7 @@ VerifyReport verify_mmproj(const std::filesystem::path& model_dir,
         if (want.optional && find_source(source, want.source_name) == nullptr)
             continue;  // the checkpoint has none, nor may the file
         expected_names.insert(want.gguf_name);
-        TensorCheck check = check_tensor(want, *file, source);
+        TensorCheck check = check_tensor(want, *file, source, mlx ? &*mlx : nullptr);
         ++report.copied_total;
         if (check.identical) ++report.copied_identical;
         report.max_abs_error = std::max(report.max_abs_error, check.max_abs_error);
