@@ -7,8 +7,9 @@ that llama.cpp's converter (which reads only the published names) can be run on 
   VisionModel.sanitize of all three: patch_embed.proj.weight, PyTorch [out, in, T, kh, kw], stored as
   v.transpose(0, 2, 3, 4, 1) = [out, T, kh, kw, in]   (undone: transpose(0, 4, 1, 2, 3)).
 
-Only the tower's tensors are written (they are float: mlx-vlm's quant predicate skips vision_tower); the
-text model's are the text comparison's business. config.json loses its MLX `quantization` /
+Only the tower's tensors are written (float: current mlx-vlm's quant predicate skips vision_tower); the text
+model's are the text comparison's business. A tower Linear quantized by legacy mlx-vlm (U32 codes beside .scales
+/ .biases) is written as its F32 values, w = code * scale + bias in float32 (source_values.py's MLX reading). config.json loses its MLX `quantization` /
 `quantization_config` (nothing left is quantized); the other files are copied.
 
 Usage: mlxvlm_restore.py MLX_VLM_DIR OUT_DIR
@@ -20,12 +21,15 @@ import sys
 
 import numpy as np
 
+from source_values import Source
+
 src, dst = sys.argv[1:3]
 shutil.copytree(src, dst, ignore=shutil.ignore_patterns("*.safetensors", "*.safetensors.index.json"))
 config = json.load(open(f"{src}/config.json"))
 qwen3 = config["architectures"][0].startswith("Qwen3")
 published = "model.visual." if qwen3 else "visual."
 SIZES = {"BF16": 2, "F16": 2, "F32": 4}
+source = Source(src)
 out, blobs, offset = {}, [], 0
 for f in sorted(x for x in os.listdir(src) if x.endswith(".safetensors")):
     raw = open(f"{src}/{f}", "rb").read()
@@ -33,10 +37,14 @@ for f in sorted(x for x in os.listdir(src) if x.endswith(".safetensors")):
     header = json.loads(raw[8 : 8 + n])
     header.pop("__metadata__", None)
     for name, e in header.items():
-        if not name.startswith("vision_tower."):
+        if not name.startswith("vision_tower.") or name.endswith((".scales", ".biases")):
             continue
         begin, end = e["data_offsets"]
         data, shape = raw[8 + n + begin : 8 + n + end], e["shape"]
+        if e["dtype"] == "U32":
+            values = np.ascontiguousarray(source.values(name), dtype="<f4")
+            e = {"dtype": "F32"}
+            data, shape = values.tobytes(), list(values.shape)
         if name.endswith("patch_embed.proj.weight") and len(shape) == 5:
             words = np.frombuffer(data, dtype={2: "<u2", 4: "<u4"}[SIZES[e["dtype"]]]).reshape(shape)
             words = np.ascontiguousarray(words.transpose(0, 4, 1, 2, 3))

@@ -11,7 +11,14 @@
 #  - llama.cpp's mtmd (lib/llama_mtmd.sh) loads the Qwen2.5-VL and Qwen3-VL pairs, encodes an image and
 #    generates, the image embeddings equal those of the converter-made mmproj beside the same text model
 #    (cos >= 0.999);
-#  - verify goes red (exit 3) when one value of the stored channel-last patch embedding is changed.
+#  - verify goes red (exit 3) when one value of the stored channel-last patch embedding is changed;
+#  - legacy mlx-vlm's quantized tower (--mlx-vlm-quantized-tower: every tower Linear affine 4-bit, groups of 32):
+#    rebox carries each in a ggml block type, verify passes, and goes red when one code of the fused qkv is
+#    changed; gguf-py's dequantization of every such tensor equals, bit for bit, the converter's F32 conversion of
+#    the tower dequantized by the test's own MLX reading (mlxvlm_restore.py, source_values.py;
+#    ggufpy_mmproj.py with MMPROJ_BLOCK_TYPES=1), and mtmd's image embeddings through the pair equal those
+#    through the converter's F32 mmproj (cos >= 0.999: clip.cpp multiplies block-type weights by Q8-rounded
+#    activations).
 # Usage: bash tests/clients/test_mlxvlm_qwenvl.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -34,25 +41,45 @@ for arch in qwen2_vl qwen2_5_vl qwen3_vl; do
 done
 echo "mlx-vlm mmproj files compared with llama.cpp's converter ($(clients_elapsed))"
 
+# Legacy mlx-vlm: the tower's Linears quantized.
+qt="$WORK/qtower"
+"$MKFIXTURE" "$qt" --preset tiny --tokenizer small --no-pooling --arch qwen2_5_vl --format mlx --mlx-vlm \
+  --mlx-vlm-quantized-tower --force >/dev/null
+"$REBOX" convert "$qt" -o "$WORK/qtower.gguf" --quiet
+"$REBOX" verify "$qt" "$WORK/qtower.gguf" >/dev/null
+ggufpy "$CLIENTS_DIR/mlxvlm_restore.py" "$qt" "$WORK/qtower-hf"
+MMPROJ_BLOCK_TYPES=1 ggufpy "$CLIENTS_DIR/ggufpy_mmproj.py" "$BUILD/llama-src" "$WORK/qtower-hf" \
+  "$WORK/mmproj-qtower.gguf" f32
+
+flip() {  # SAFETENSORS TENSOR: the low bit of the tensor's first byte
+  ggufpy - "$1" "$2" <<'PY'
+import json, sys
+path, name = sys.argv[1:3]
+raw = bytearray(open(path, "rb").read())
+n = int.from_bytes(raw[:8], "little")
+raw[8 + n + json.loads(raw[8:8 + n])[name]["data_offsets"][0]] ^= 0x01
+open(path, "wb").write(raw)
+PY
+}
+red() {  # MODEL_DIR NAME GGUF_TENSOR: verify of NAME's pair must fail on that tensor
+  set +e
+  out="$("$REBOX" verify "$1" "$WORK/$2.gguf" --mmproj "$WORK/mmproj-$2.gguf" 2>&1)"
+  code=$?
+  set -e
+  [[ $code -eq 3 ]] && grep -q "MISMATCH $3 " <<<"$out" ||
+    { echo "FAIL: verify took a changed $3 source value (exit $code): $out" >&2; exit 1; }
+}
+rm -rf "$qt-bad" && cp -r "$qt" "$qt-bad"
+flip "$qt-bad/model.safetensors" vision_tower.blocks.0.attn.qkv.weight
+red "$qt-bad" qtower v.blk.0.attn_q.weight
+echo "ok: legacy mlx-vlm's quantized tower carried in block types and verified ($(clients_elapsed))"
+
 # One value of the stored patch embedding changed (its first BF16 value's low byte): verify must go red
 # (exit 3, a mismatch).
 bad="$WORK/qwen2_5_vl-bad"
 rm -rf "$bad" && cp -r "$WORK/qwen2_5_vl" "$bad"
-ggufpy - "$bad/model.safetensors" <<'PY'
-import json, sys
-path = sys.argv[1]
-raw = bytearray(open(path, "rb").read())
-n = int.from_bytes(raw[:8], "little")
-begin = json.loads(raw[8:8 + n])["vision_tower.patch_embed.proj.weight"]["data_offsets"][0]
-raw[8 + n + begin] ^= 0x01
-open(path, "wb").write(raw)
-PY
-set +e
-out="$("$REBOX" verify "$bad" "$WORK/qwen2_5_vl.gguf" --mmproj "$WORK/mmproj-qwen2_5_vl.gguf" 2>&1)"
-code=$?
-set -e
-[[ $code -eq 3 ]] && grep -q "MISMATCH v.patch_embd.weight" <<<"$out" ||
-  { echo "FAIL: verify took a changed patch embedding value (exit $code): $out" >&2; exit 1; }
+flip "$bad/model.safetensors" vision_tower.patch_embed.proj.weight
+red "$bad" qwen2_5_vl v.patch_embd.weight
 echo "ok: verify refuses the mmproj against a changed tower value"
 
 llama_mtmd_setup
@@ -60,4 +87,6 @@ for arch in qwen2_5_vl qwen3_vl; do
   llama_mtmd_converter_cos "$arch" "$WORK/$arch-hf" "$WORK/$arch.gguf" "$WORK/mmproj-$arch.gguf" bf16 \
     --image-max-tokens 16 --chat-template chatml
 done
+MMPROJ_BLOCK_TYPES=1 llama_mtmd_converter_cos qtower "$WORK/qtower-hf" "$WORK/qtower.gguf" \
+  "$WORK/mmproj-qtower.gguf" f32 --image-max-tokens 16 --chat-template chatml
 echo "PASS test_mlxvlm_qwenvl ($(clients_elapsed))"
