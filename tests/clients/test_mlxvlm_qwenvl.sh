@@ -12,7 +12,8 @@
 #    generates, the image embeddings equal those of the converter-made mmproj beside the same text model
 #    (cos >= 0.999);
 #  - verify goes red (exit 3) when one value of the stored channel-last patch embedding is changed;
-#  - legacy mlx-vlm's quantized tower (--mlx-vlm-quantized-tower: every tower Linear affine 4-bit, groups of 32):
+#  - legacy mlx-vlm's quantized tower (--mlx-vlm-quantized-tower: every 2-D tower weight affine 4-bit, groups of
+#    32; Qwen2.5-VL, and Qwen3-VL whose quantized pos_embed is written as exact F32 values):
 #    rebox carries each in a ggml block type, verify passes, and goes red when one code of the fused qkv is
 #    changed; gguf-py's dequantization of every such tensor equals, bit for bit, the converter's F32 conversion of
 #    the tower dequantized by the test's own MLX reading (mlxvlm_restore.py, source_values.py;
@@ -50,6 +51,15 @@ qt="$WORK/qtower"
 ggufpy "$CLIENTS_DIR/mlxvlm_restore.py" "$qt" "$WORK/qtower-hf"
 MMPROJ_BLOCK_TYPES=1 ggufpy "$CLIENTS_DIR/ggufpy_mmproj.py" "$BUILD/llama-src" "$WORK/qtower-hf" \
   "$WORK/mmproj-qtower.gguf" f32
+
+# Qwen3-VL's: its quantized pos_embed written as exact F32 values (the converter's F32 position table).
+"$MKFIXTURE" "$qt-q3" --preset tiny --tokenizer small --no-pooling --arch qwen3_vl --format mlx --mlx-vlm \
+  --mlx-vlm-quantized-tower --force >/dev/null
+"$REBOX" convert "$qt-q3" -o "$WORK/qtower-q3.gguf" --quiet
+"$REBOX" verify "$qt-q3" "$WORK/qtower-q3.gguf" >/dev/null
+ggufpy "$CLIENTS_DIR/mlxvlm_restore.py" "$qt-q3" "$WORK/qtower-q3-hf"
+MMPROJ_BLOCK_TYPES=1 ggufpy "$CLIENTS_DIR/ggufpy_mmproj.py" "$BUILD/llama-src" "$WORK/qtower-q3-hf" \
+  "$WORK/mmproj-qtower-q3.gguf" f32
 
 flip() {  # SAFETENSORS TENSOR: the low bit of the tensor's first byte
   ggufpy - "$1" "$2" <<'PY'
