@@ -4,6 +4,8 @@
 # sanitize names language_model.model.* / language_model.lm_head, the float BF16 tower under vision_tower.*
 # with its Conv3D patch embedding stored channel-last [out, T, kh, kw, in]), each converted by rebox, then
 #  - rebox verify passes on the text model and the mmproj;
+#  - ggufpy_qwen2vl.py / ggufpy_qwen3vl.py: every text tensor and KV equal the bundle's Qwen2VLModel /
+#    Qwen3VLTextModel chain on the same (dequantized) source;
 #  - ggufpy_mmproj.py: every mmproj tensor (the two temporal slices of the patch embedding moved back to
 #    [out, in, kh, kw]) and every KV, in order, equal what the bundle's Qwen2VLVisionModel / Qwen3VLVisionModel
 #    chain writes from the published-layout equivalent of the same tower (mlxvlm_restore.py: mlx-vlm's
@@ -40,7 +42,12 @@ for arch in qwen2_vl qwen2_5_vl qwen3_vl; do
   ggufpy "$CLIENTS_DIR/mlxvlm_restore.py" "$dir" "$WORK/$arch-hf"
   ggufpy "$CLIENTS_DIR/ggufpy_mmproj.py" "$BUILD/llama-src" "$WORK/$arch-hf" "$WORK/mmproj-$arch.gguf" bf16
 done
-echo "mlx-vlm mmproj files compared with llama.cpp's converter ($(clients_elapsed))"
+# The text models: every tensor (dequantized) and KV as the bundle's Qwen2VLModel / Qwen3VLTextModel chain
+# writes them from the same source (ModelBase.filter_tensors strips mlx-vlm's "language_model." itself).
+ggufpy "$CLIENTS_DIR/ggufpy_qwen2vl.py" "$BUILD/llama-src" "$WORK/qwen2_vl" "$WORK/qwen2_vl.gguf" F32,Q4_1 \
+  "$WORK/qwen2_5_vl" "$WORK/qwen2_5_vl.gguf" F32,Q4_1
+ggufpy "$CLIENTS_DIR/ggufpy_qwen3vl.py" "$BUILD/llama-src" "$WORK/qwen3_vl" "$WORK/qwen3_vl.gguf" F32,Q4_1
+echo "mlx-vlm text models and mmproj files compared with llama.cpp's converter ($(clients_elapsed))"
 
 # Legacy mlx-vlm: the tower's Linears quantized.
 qt="$WORK/qtower"
