@@ -62,8 +62,9 @@ constexpr ArchKv kKvs[] = {ArchKv::block_count,
                            ArchKv::rms_epsilon,
                            ArchKv::key_length_given,
                            ArchKv::value_length_given};
-// The vision tower and its merger (after "model." / "language_model." are stripped).
-constexpr std::string_view kLeftOut[] = {"visual."};
+// The vision tower and its merger (after "model." / "language_model." are stripped; mlx-vlm names
+// it vision_tower.).
+constexpr std::string_view kLeftOut[] = {"visual.", "vision_tower."};
 
 bool claims_qwen2vl(const nlohmann::json& root) {
     const std::string_view first = first_architecture(root);

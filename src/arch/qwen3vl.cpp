@@ -41,8 +41,8 @@ constexpr ArchKv kKvs[] = {ArchKv::block_count,
                            ArchKv::value_length_given,
                            ArchKv::n_deepstack_layers};
 // The vision tower, its merger and deepstack mergers (after "model." / "language_model." are
-// stripped).
-constexpr std::string_view kLeftOut[] = {"visual."};
+// stripped; mlx-vlm names it vision_tower.).
+constexpr std::string_view kLeftOut[] = {"visual.", "vision_tower."};
 
 bool claims_qwen3vl(const nlohmann::json& root) {
     return first_architecture(root) == "Qwen3VLForConditionalGeneration";

@@ -261,6 +261,8 @@ struct VisionMatch {
     const VisionTensorSpec* spec = nullptr;
     std::string gguf_name;
     int64_t layer = -1;
+    // mlx-vlm's Conv3D patch embedding, stored channel-last [out, T, kh, kw, in].
+    bool channel_last = false;
 };
 
 std::string with_layer(std::string_view pattern, int64_t layer) {
@@ -315,7 +317,7 @@ std::vector<VisionMatch> match_vision_name(const VisionArchitecture& arch, const
 // [out, in, T, kh, kw] seen as out x in x T rows of kh x kw: part t takes every T-th row from t,
 // and its ne drops the temporal dim. A BLOCKER where the output type's blocks would mix two rows.
 bool attach_split(arch::VisionSplit split, const SourceTensor& source, const VisionNumbers& n,
-                  TensorPlan* tp, std::vector<Blocker>* blockers) {
+                  bool channel_last, TensorPlan* tp, std::vector<Blocker>* blockers) {
     using arch::VisionSplit;
     if (split == VisionSplit::none) return true;
     const std::vector<int64_t>& shape = source.shape;
@@ -423,7 +425,7 @@ bool attach_split(arch::VisionSplit split, const SourceTensor& source, const Vis
         for (uint64_t r = 0; r < rows; ++r)
             row_source.push_back(static_cast<uint32_t>(part * rows + r));
     } else {
-        const uint64_t depth = static_cast<uint64_t>(shape[2]);
+        const uint64_t depth = static_cast<uint64_t>(shape[channel_last ? 1 : 2]);
         if (depth != 2) {
             if (split == VisionSplit::temporal_1) return false;  // said once, for part 0
             blockers->push_back(
@@ -435,11 +437,31 @@ bool attach_split(arch::VisionSplit split, const SourceTensor& source, const Vis
                  "a checkpoint with temporal_patch_size 2, or convert with --no-mmproj"});
             return false;
         }
-        row_values = static_cast<uint64_t>(shape[3] * shape[4]);
-        rows = static_cast<uint64_t>(shape[0] * shape[1]);
         const uint64_t t = split == VisionSplit::temporal_1 ? 1 : 0;
-        for (uint64_t r = 0; r < rows; ++r)
-            row_source.push_back(static_cast<uint32_t>(r * depth + t));
+        if (channel_last) {
+            // mlx-vlm's [out, T, kh, kw, in]: GGUF value (o, c, y, x) of part t is source value
+            // (o, t, y, x, c); each value a row of one.
+            const auto out = static_cast<uint64_t>(shape[0]), kh = static_cast<uint64_t>(shape[2]),
+                       kw = static_cast<uint64_t>(shape[3]), in = static_cast<uint64_t>(shape[4]);
+            if (out * depth * kh * kw * in >= (uint64_t{1} << 31)) {
+                blockers->push_back({source.name, "is too large a patch embedding to reorder",
+                                     "convert with --no-mmproj"});
+                return false;
+            }
+            row_values = 1;
+            rows = out * in * kh * kw;
+            for (uint64_t o = 0; o < out; ++o)
+                for (uint64_t c = 0; c < in; ++c)
+                    for (uint64_t y = 0; y < kh; ++y)
+                        for (uint64_t x = 0; x < kw; ++x)
+                            row_source.push_back(static_cast<uint32_t>(
+                                (((o * depth + t) * kh + y) * kw + x) * in + c));
+        } else {
+            row_values = static_cast<uint64_t>(shape[3] * shape[4]);
+            rows = static_cast<uint64_t>(shape[0] * shape[1]);
+            for (uint64_t r = 0; r < rows; ++r)
+                row_source.push_back(static_cast<uint32_t>(r * depth + t));
+        }
     }
     const int64_t group = source.quant_group();
     if (const auto problem = plan_detail::row_move_problem(
@@ -453,12 +475,17 @@ bool attach_split(arch::VisionSplit split, const SourceTensor& source, const Vis
     tp->row_values = row_values;
     if (third) {
         tp->ne.back() /= 3;
+    } else if (channel_last) {  // each part is [out, in, kh, kw]
+        tp->ne = {shape[3], shape[2], shape[4], shape[0]};
     } else {  // planned as the 4-D [out, in x T, kh, kw]; each part is [out, in, kh, kw]
         tp->ne = {shape[4], shape[3], shape[1], shape[0]};
     }
     tp->nbytes = ggml_nbytes(tp->type, tp->ne).value_or(0);
     tp->note += std::string(tp->note.empty() ? "" : "; ") +
-                (third ? "one third of the fused q/k/v rows" : "one temporal slice of the Conv3D");
+                (third          ? "one third of the fused q/k/v rows"
+                 : channel_last ? "one temporal slice of mlx-vlm's channel-last Conv3D, moved to "
+                                  "[out, in, kh, kw] value by value"
+                                : "one temporal slice of the Conv3D");
     return true;
 }
 
@@ -469,6 +496,10 @@ bool attach_split(arch::VisionSplit split, const SourceTensor& source, const Vis
 std::optional<std::string> vision_name(const VisionArchitecture& arch, std::string_view name) {
     if (name.starts_with("model.")) name.remove_prefix(6);
     std::string normalized(name);
+    // mlx-vlm's tower name ("vision_tower.blocks.0..." for the published "visual.blocks.0...").
+    if (!arch.mlx_vlm_prefix.empty() && !arch.prefixes.empty() &&
+        normalized.starts_with(arch.mlx_vlm_prefix))
+        normalized = std::string(arch.prefixes[0]) + normalized.substr(arch.mlx_vlm_prefix.size());
     if (normalized.starts_with("language_model.model."))
         normalized.erase(std::string_view("language_model.").size(), 6);
     for (const std::string_view prefix : arch.prefixes)
@@ -501,7 +532,7 @@ bool plan_vision_tensor(const SourceTensor& whole, size_t index, const VisionMat
     if (spec.dtype == VisionDtype::f32)
         return plan_detail::plan_exact_f32(tensor, index, match.gguf_name, record,
                                            "embedding table", tp, blockers) &&
-               attach_split(spec.split, whole, n, tp, blockers);
+               attach_split(spec.split, whole, n, match.channel_last, tp, blockers);
     if (spec.dtype == VisionDtype::f16_when_exact) {
         // The converter forces F16. Exact in F16: the converter's bytes; otherwise exact F32
         // values rather than the converter's rounding (rebox never rounds a value).
@@ -533,7 +564,7 @@ bool plan_vision_tensor(const SourceTensor& whole, size_t index, const VisionMat
         !plan_detail::plan_exact_f32(tensor, index, match.gguf_name, record, "patch embedding", tp,
                                      blockers))
         return false;
-    if (!attach_split(spec.split, whole, n, tp, blockers)) return false;
+    if (!attach_split(spec.split, whole, n, match.channel_last, tp, blockers)) return false;
     return plan_detail::attach_value_transform(spec.value, tensor, tp, blockers);
 }
 
@@ -543,9 +574,12 @@ bool check_vision_shape(const SourceTensor& tensor, const VisionMatch& match,
     const VisionTensorSpec& spec = *match.spec;
     std::vector<int64_t> expected;
     std::string sources;
-    for (uint8_t d = 0; d < spec.dims; ++d) {
+    // mlx-vlm's channel-last Conv3D: [out, in, T, kh, kw] stored as [out, T, kh, kw, in].
+    constexpr uint8_t kChannelLast[] = {0, 2, 3, 4, 1};
+    for (uint8_t i = 0; i < spec.dims; ++i) {
+        const uint8_t d = match.channel_last ? kChannelLast[i] : i;
         expected.push_back(dim_value(spec.shape[d], numbers));
-        sources += (d ? ", " : "") + std::string(dim_source(spec.shape[d]));
+        sources += (i ? ", " : "") + std::string(dim_source(spec.shape[d]));
     }
     if (tensor.shape == expected) return true;
     // A scalar: a 0-d buffer, or one value of shape [1].
@@ -705,7 +739,10 @@ std::optional<Plan> make_mmproj_plan(const SourceModel& source, const PlanOption
             ++skipped;
             continue;
         }
-        const std::vector<VisionMatch> matches = match_vision_name(*arch, name, n.indexes);
+        std::vector<VisionMatch> matches = match_vision_name(*arch, name, n.indexes);
+        const bool mlx_vlm =
+            !arch->mlx_vlm_prefix.empty() && tensor.name.starts_with(arch->mlx_vlm_prefix);
+        for (VisionMatch& match : matches) match.channel_last = mlx_vlm && match.spec->dims == 5;
         if (matches.empty()) {
             plan.blockers.push_back(
                 {tensor.name,

@@ -32,6 +32,11 @@ Mistral 3 lacks the row clip.cpp requires (docs/architectures.md "Vision"). The 
 run writes no such row, then feeds the embedding to LlavaVisionModel.modify_tensors under the name
 ModelBase.filter_tensors gives it: that row, through prepare_tensors' type statements, is the one compared.
 
+A legacy mlx-vlm checkpoint's quantized tower (MMPROJ_BLOCK_TYPES=1 in the environment; MODEL_DIR then holds the
+tower's values dequantized to F32 by mlxvlm_restore.py): a tensor the converter writes in F32 may be held in a
+ggml block type whose values, dequantized by gguf-py, equal the converter's bit for bit (the exact carriage of
+the MLX codes); general.file_type then names that block type, not the converter's F32.
+
 Usage: ggufpy_mmproj.py LLAMA_SRC MODEL_DIR MMPROJ.gguf OUTTYPE [OUT.gguf]   (OUTTYPE: the converter's --outtype the
 file corresponds to: bf16, f16 or f32; OUT.gguf: also write the converter's own mmproj file there, every tensor and
 KV as above, in its order, for mtmd to load beside rebox's)
@@ -49,6 +54,8 @@ from converter_run import Converter, block_id, static_method
 from source_values import Source
 
 llama_src, model_dir, gguf_path, outtype = sys.argv[1:5]
+block_types = os.environ.get("MMPROJ_BLOCK_TYPES") == "1"
+FLOAT_TYPES = (gguf.GGMLQuantizationType.F32, gguf.GGMLQuantizationType.F16, gguf.GGMLQuantizationType.BF16)
 problems = []
 src = Source(model_dir)
 CLASSES = {"Gemma3ForConditionalGeneration": ("gemma.py", "Gemma3VisionModel"),
@@ -156,7 +163,7 @@ if not wanted:
     problems.append("llama.cpp's converter writes no tensor for this checkpoint")
 
 reader = gguf.GGUFReader(gguf_path)
-seen, exact_f32 = set(), 0
+seen, exact_f32, blocks_held = set(), 0, 0
 for t in reader.tensors:
     seen.add(t.name)
     if t.name not in wanted:
@@ -169,6 +176,9 @@ for t in reader.tensors:
         continue
     got = (np.asarray(t.data, dtype=np.float32) if t.tensor_type == gguf.GGMLQuantizationType.F32
            else np.asarray(gguf.quants.dequantize(t.data, t.tensor_type), dtype=np.float32)).reshape(want.shape)
+    if block_types and t.tensor_type not in FLOAT_TYPES and qtype == gguf.GGMLQuantizationType.F32:
+        qtype = t.tensor_type  # the values below are the check
+        blocks_held += 1
     if t.tensor_type != qtype:
         # The one allowed difference: F32 where the converter's F16 rounds.
         rounds = (want.view(np.uint32) != unrounded.view(np.uint32)).any()
@@ -213,6 +223,8 @@ for key, value in want_kvs.items():
         if not same:
             problems.append(f"KV {key}: {got!r} ({field.types[-1].name}), the converter writes {value!r} "
                             f"({elem.name})")
+    elif block_types and key == "general.file_type":
+        continue
     elif not same_value(field.types[0], value, got):
         problems.append(f"KV {key}: {got!r}, the converter writes {value!r}")
 for name in fields:
@@ -236,4 +248,5 @@ if problems:
         print("  " + p)
     sys.exit(1)
 print(f"ok {os.path.basename(gguf_path)}: {len(wanted)} tensors as llama.cpp's mmproj conversion "
-      f"({exact_f32} exact F32 where its F16 rounds), {len(want_kvs)} KVs equal, in its order")
+      f"({exact_f32} exact F32 where its F16 rounds{f', {blocks_held} in a block type' if block_types else ''}), "
+      f"{len(want_kvs)} KVs equal, in its order")

@@ -25,6 +25,7 @@
 #include "mistral3_vision_files.hpp"
 #include "mlx_files.hpp"
 #include "mlx_recipe.hpp"
+#include "mlx_vlm_layout.hpp"
 #include "model_plan.hpp"
 #include "modernbert_files.hpp"
 #include "nemotron_h_files.hpp"
@@ -292,6 +293,15 @@ int main(int argc, char** argv) {
         "--arch qwen2_vl / qwen2_5_vl / qwen3_vl: the mergers' output width (default: the text "
         "model's hidden_size; another width makes a checkpoint that must be refused); "
         "--arch mistral3 --multimodal: the projector's input width (default: the tower's 32)");
+    bool mlx_vlm = false;
+    app.add_flag("--mlx-vlm", mlx_vlm,
+                 "--arch qwen2_vl / qwen2_5_vl / qwen3_vl --format mlx: mlx_vlm.convert's layout "
+                 "(its sanitize's names language_model.model.*, language_model.lm_head, "
+                 "vision_tower.*, and the Conv3D patch embedding stored channel-last)");
+    bool mlx_vlm_quantized_tower = false;
+    app.add_flag("--mlx-vlm-quantized-tower", mlx_vlm_quantized_tower,
+                 "with --mlx-vlm: legacy mlx-vlm's quantized tower (every 2-D Linear weight under "
+                 "vision_tower.* affine 4-bit, groups of 32, a per-module override)");
     app.add_flag("--multimodal", multimodal,
                  "gemma3: Gemma3ForConditionalGeneration layout (text model under "
                  "language_model.model., text_config, a tiny float SigLIP tower and projector, "
@@ -778,6 +788,14 @@ int main(int argc, char** argv) {
         options.vl_merger_width = vl_merger_width;
         mkfixture::ModelPlan plan = mkfixture::make_plan(options);
         if (is_mlx) mlx.overrides = mkfixture::apply_mlx_recipe(plan, recipe);
+        if (mlx_vlm_quantized_tower && !mlx_vlm)
+            throw std::runtime_error("--mlx-vlm-quantized-tower needs --mlx-vlm");
+        if (mlx_vlm) {
+            if (!is_mlx || (arch != "qwen2_vl" && arch != "qwen2_5_vl" && arch != "qwen3_vl"))
+                throw std::runtime_error(
+                    "--mlx-vlm needs --format mlx and --arch qwen2_vl, qwen2_5_vl or qwen3_vl");
+            mkfixture::apply_mlx_vlm_layout(plan, mlx.overrides, mlx_vlm_quantized_tower);
+        }
         if (is_fp4) {  // every quantized module in the mode, embeddings and routers included
             mlx.overrides.clear();
             for (mkfixture::PlanUnit& unit : plan.units)

@@ -187,6 +187,7 @@ constexpr VisionArchitecture kQwen3Vision = [] {
     a.projector_type = "qwen3vl_merger";
     a.hf_architectures = kArchitectures;
     a.prefixes = kPrefixes;
+    a.mlx_vlm_prefix = "vision_tower.";
     a.first = kFirst;
     a.layer = kLayer;
     a.last = kLast;

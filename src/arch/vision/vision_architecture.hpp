@@ -115,6 +115,10 @@ struct VisionArchitecture {
     std::span<const std::string_view> hf_architectures;
     // Source names under these prefixes belong to the mmproj ("model." before them is dropped).
     std::span<const std::string_view> prefixes;
+    // mlx-vlm's name for prefixes[0] (its sanitize renames "visual." to "vision_tower."; empty:
+    // none). Such a checkpoint stores a Conv3D patch embedding channel-last, [out, T, kh, kw, in]
+    // (sanitize's transpose(0, 2, 3, 4, 1)), which the plan moves back value by value.
+    std::string_view mlx_vlm_prefix;
     // Source names containing one of these are skipped, as the converter's filter_tensors does.
     std::span<const std::string_view> skipped;
     std::span<const VisionTensorSpec> first, layer, last;

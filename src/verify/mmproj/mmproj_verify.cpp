@@ -15,6 +15,7 @@
 #include "format/safetensors.hpp"
 #include "model/json_file.hpp"
 #include "ref_vision.hpp"
+#include "verify/sources/mlx_source_index.hpp"
 #include "verify/values/ref_compare.hpp"
 #include "verify/values/ref_dequant.hpp"
 #include "verify/values/ref_expected.hpp"
@@ -142,28 +143,78 @@ bool exact_in_fp16(float value) {
     return static_cast<double>(value) == verify_ref::round_to_fp16(value);
 }
 
+// The source tensor for a reference name: as named, under "model." (transformers >= 4.50), the
+// text model's "model.language_model.*" for "language_model.model.*" (transformers >= 4.52), or
+// mlx-vlm's "vision_tower.*" for the published "visual.*" (its sanitize's rename; *mlx_vlm set).
+const StLocated* find_source(const SafetensorsModel& source, const std::string& name,
+                             bool* mlx_vlm = nullptr) {
+    if (mlx_vlm) *mlx_vlm = false;
+    if (const StLocated* src = source.find(name)) return src;
+    if (const StLocated* src = source.find("model." + name)) return src;
+    constexpr std::string_view kText = "language_model.model.";
+    if (name.starts_with(kText))
+        return source.find("model.language_model." + name.substr(kText.size()));
+    constexpr std::string_view kVisual = "visual.";
+    if (name.starts_with(kVisual)) {
+        const StLocated* src = source.find("vision_tower." + name.substr(kVisual.size()));
+        if (src && mlx_vlm) *mlx_vlm = true;
+        return src;
+    }
+    return nullptr;
+}
+
+// mlx-vlm's sanitize stores a Conv3D [out, in, T, kh, kw] as transpose(0, 2, 3, 4, 1):
+// [out, T, kh, kw, in]. The values back in [out, in, T, kh, kw] order.
+std::vector<float> from_channel_last(const std::vector<int64_t>& shape,
+                                     const std::vector<float>& stored) {
+    const int64_t out = shape[0], in = shape[1], depth = shape[2], kh = shape[3], kw = shape[4];
+    std::vector<float> values(stored.size());
+    for (int64_t o = 0; o < out; ++o)
+        for (int64_t c = 0; c < in; ++c)
+            for (int64_t t = 0; t < depth; ++t)
+                for (int64_t y = 0; y < kh; ++y)
+                    for (int64_t x = 0; x < kw; ++x)
+                        values[static_cast<size_t>((((o * in + c) * depth + t) * kh + y) * kw +
+                                                   x)] =
+                            stored[static_cast<size_t>((((o * depth + t) * kh + y) * kw + x) * in +
+                                                       c)];
+    return values;
+}
+
 // One tensor: type rule, ne, values.
+// mlx: verify's own index of an MLX source (nullptr otherwise): a tower Linear quantized by
+// legacy mlx-vlm (affine codes, scales, biases) is read through it, its values w = q * scale + bias
+// in binary32 as mlx computes them.
 TensorCheck check_tensor(const RefVisionTensor& want, const GgufFile& file,
-                         const SafetensorsModel& source) {
+                         const SafetensorsModel& source, const verify_ref::SourceIndex* mlx) {
     TensorCheck check;
     check.gguf_name = want.gguf_name;
     check.source_name = want.source_name;
     const GgufTensorInfo* got = file.find_tensor(want.gguf_name);
-    // transformers >= 4.50 saves a multimodal model's parts under "model." (model.visual.*).
-    const StLocated* src = source.find(want.source_name);
-    if (src == nullptr) src = source.find("model." + want.source_name);
-    // The text model's tensors: "language_model.model.*" before 4.52, "model.language_model.*".
-    constexpr std::string_view kText = "language_model.model.";
-    if (src == nullptr && want.source_name.starts_with(kText))
-        src = source.find("model.language_model." + want.source_name.substr(kText.size()));
+    bool mlx_vlm = false;
+    const StLocated* src = find_source(source, want.source_name, &mlx_vlm);
     if (got == nullptr || src == nullptr) {
         check.problem = got == nullptr ? "missing from the mmproj file" : "no such source tensor";
         return check;
     }
     check.gguf_type = ggml_type_name(got->type);
+    // A quantized MLX module: its logical [rows, cols] from verify's own index.
+    const verify_ref::SourceTensor* quantized = nullptr;
+    if (mlx != nullptr)
+        for (const verify_ref::SourceTensor& entry : mlx->entries)
+            if (entry.name == src->info->name && entry.quantized && !entry.fp4) quantized = &entry;
+    if (quantized != nullptr && !quantized->problem.empty()) {
+        check.problem = quantized->problem;
+        return check;
+    }
+    const std::vector<int64_t>& stored_shape = quantized ? quantized->shape : src->info->shape;
     const bool one_value =
-        want.scalar && src->info->shape == std::vector<int64_t>{1};  // stored as [1]: the same
-    if (src->info->shape != want.source_shape && !one_value) {
+        want.scalar && stored_shape == std::vector<int64_t>{1};  // stored as [1]: the same
+    // mlx-vlm's channel-last Conv3D.
+    const std::vector<int64_t>& w = want.source_shape;
+    const bool channel_last = mlx_vlm && w.size() == 5 &&
+                              stored_shape == std::vector<int64_t>{w[0], w[2], w[3], w[4], w[1]};
+    if (stored_shape != want.source_shape && !one_value && !channel_last) {
         check.problem = "the source's shape is not the one the configs imply";
         return check;
     }
@@ -175,12 +226,21 @@ TensorCheck check_tensor(const RefVisionTensor& want, const GgufFile& file,
         return check;
     }
     const auto dtype = source_float(src->info->dtype);
-    if (!dtype) {
-        check.problem = "the source is not F32 / F16 / BF16 (verify checks float towers only)";
+    if (!dtype && quantized == nullptr) {
+        check.problem =
+            "the source is not F32 / F16 / BF16 nor MLX affine-quantized (verify reads no other)";
         return check;
     }
-    std::vector<float> whole(src->info->element_count());
-    verify_ref::expected_from_float(*dtype, src->file->data(*src->info), 0, whole);
+    std::vector<float> whole;
+    if (quantized != nullptr) {
+        whole.resize(quantized->element_count);
+        std::vector<uint8_t> codes(whole.size());
+        verify_ref::expected_from_quantized(quantized->quant, 0, codes, whole);
+    } else {
+        whole.resize(src->info->element_count());
+        verify_ref::expected_from_float(*dtype, src->file->data(*src->info), 0, whole);
+    }
+    if (channel_last) whole = from_channel_last(want.source_shape, whole);
     if (want.add_one) verify_ref::add_one_as_converter(*dtype, whole);
     const std::vector<float> expected = cut_part(want, whole);
     const uint64_t count = expected.size();
@@ -195,6 +255,14 @@ TensorCheck check_tensor(const RefVisionTensor& want, const GgufFile& file,
         for (const float v : expected) all_fp16 = all_fp16 && exact_in_fp16(v);
         type_ok = all_fp16 ? f16 : f32;
     }
+    // A quantized source (legacy mlx-vlm): carried in a block type; the values below are the proof.
+    verify_ref::DecodableType layout{};
+    const auto type_id = static_cast<uint32_t>(got->type);
+    const bool blocks = quantized != nullptr && !f32 && !f16 && !bf16 &&
+                        verify_ref::decodable_type(type_id, &layout) &&
+                        count % layout.block_size == 0;
+    if (quantized != nullptr && want.type == RefVisionType::exact_float)
+        type_ok = type_ok || blocks;
     if (!type_ok) {
         check.problem =
             "type " + check.gguf_type + " is not the one llama.cpp's converter writes" +
@@ -206,6 +274,7 @@ TensorCheck check_tensor(const RefVisionTensor& want, const GgufFile& file,
     if (f32) verify_ref::dequantize_f32(bytes, values);
     if (f16) verify_ref::dequantize_f16(bytes, values);
     if (bf16) verify_ref::dequantize_bf16(bytes, values);
+    if (blocks) verify_ref::dequantize_range(type_id, bytes, 0, values);
     verify_ref::CompareResult result;
     verify_ref::compare_values(expected, values, 0, result);
     check.values = count;
@@ -336,16 +405,18 @@ VerifyReport verify_mmproj(const std::filesystem::path& model_dir,
     const json preprocessor = merged_preprocessor(model_dir);
     const auto file = GgufFile::open(mmproj_gguf);
     const SafetensorsModel source = SafetensorsModel::open(model_dir);
+    std::optional<verify_ref::SourceIndex> mlx;
+    if (verify_ref::is_mlx_source(source, model_dir / "config.json"))
+        mlx = verify_ref::index_mlx_source(source, model_dir / "config.json");
 
     // Tensors: exactly the expected set, each checked.
     const std::vector<RefVisionTensor> wanted = family->tensors(n);
     std::set<std::string> expected_names;
     for (const RefVisionTensor& want : wanted) {
-        if (want.optional && source.find(want.source_name) == nullptr &&
-            source.find("model." + want.source_name) == nullptr)
+        if (want.optional && find_source(source, want.source_name) == nullptr)
             continue;  // the checkpoint has none, nor may the file
         expected_names.insert(want.gguf_name);
-        TensorCheck check = check_tensor(want, *file, source);
+        TensorCheck check = check_tensor(want, *file, source, mlx ? &*mlx : nullptr);
         ++report.copied_total;
         if (check.identical) ++report.copied_identical;
         report.max_abs_error = std::max(report.max_abs_error, check.max_abs_error);

@@ -59,6 +59,10 @@ TEST(Qwen2vlRegistry, NamesBothWaysInBothLayouts) {
         {"model.language_model.layers.0.mlp.gate_proj.weight", "blk.0.ffn_gate.weight"},
         {"model.norm.weight", "output_norm.weight"},
         {"lm_head.weight", "output.weight"},
+        // mlx-vlm's sanitize: "model" -> "language_model.model", "lm_head" ->
+        // "language_model.lm_head".
+        {"language_model.model.layers.1.self_attn.v_proj.bias", "blk.1.attn_v.bias"},
+        {"language_model.lm_head.weight", "output.weight"},
     };
     for (const auto& [hf, gguf] : rows) {
         const auto ref = resolve_hf(a, hf);
@@ -67,8 +71,11 @@ TEST(Qwen2vlRegistry, NamesBothWaysInBothLayouts) {
         EXPECT_EQ(ref->spec->rows, RowTransform::none) << hf;  // NEOX rope: no permutation
         ASSERT_TRUE(resolve_gguf(a, gguf).has_value()) << gguf;
     }
-    for (const char* vision : {"visual.blocks.0.attn.qkv.weight", "visual.merger.mlp.0.weight",
-                               "model.visual.patch_embed.proj.weight"}) {
+    for (const char* vision :
+         {"visual.blocks.0.attn.qkv.weight", "visual.merger.mlp.0.weight",
+          "model.visual.patch_embed.proj.weight",
+          // mlx-vlm's sanitize: "visual" -> "vision_tower".
+          "vision_tower.blocks.0.attn.qkv.weight", "vision_tower.patch_embed.proj.weight"}) {
         EXPECT_FALSE(resolve_hf(a, vision).has_value()) << vision;
         EXPECT_TRUE(is_left_out(a, vision)) << vision;
     }
