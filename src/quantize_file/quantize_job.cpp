@@ -9,7 +9,8 @@ QuantizeJob make_quantize_job(const std::filesystem::path& input,
     QuantizeJob job{{}, GgufSet::open(input), {}, {}, {}, {}, {}, false};
     std::vector<QuantizeInputTensor> tensors;
     for (const GgufSet::Tensor& t : job.input.tensors())
-        tensors.push_back({t.info->name, t.info->ne, t.info->type, t.shard, t.info->offset});
+        tensors.push_back(
+            {t.info->name, t.info->ne, t.info->type, t.shard, t.info->offset, std::nullopt});
     QuantizeChoices choices = choose_quantized_output(
         job.input.kvs(), tensors, job.input.shard(0).alignment(), options, input.string());
     job.ftype = choices.ftype;
