@@ -533,6 +533,12 @@ struct Architecture {
     // Which tensors' NVFP4 per-tensor factor (`<tensor>.scale`) llama.cpp's graph multiplies in
     // (the *_s arguments of src/models/<arch>.cpp); a factor other than 1 elsewhere is a BLOCKER.
     GraphScales nvfp4_scales = {};
+    // A per-layer [num_experts] float source (the name after "layers.N.") that llama.cpp's
+    // converter multiplies into each stacked ffn_down_exps expert's NVFP4 per-tensor factor when
+    // those experts are NVFP4 per-expert modules, instead of writing it as ffn_down_exps.scale
+    // itself (gemma4's router.per_expert_scale: Gemma4Model._generate_nvfp4_tensors, the F32
+    // product weight_scale_2 * per_expert_scale[e]). Empty: none.
+    std::string_view nvfp4_down_exps_factor{};
 
     // --- Hooks: what one family does that a table does not say (null: nothing) ---------------
     // Picks this architecture for a config.json (text_config merged) whatever its model_type says,
@@ -666,7 +672,8 @@ std::string expert_name(std::string_view pattern, uint32_t e);
 // The pre-stacked (MLX) source name of an experts tensor of `layer`, unprefixed.
 std::string stacked_name(const TensorSpec& spec, uint32_t layer);
 
-// True when the architecture has mixture-of-experts tensors.
+// True when every model of the architecture has mixture-of-experts tensors (a stacked-experts row
+// that is not optional).
 bool has_experts(const Architecture& arch);
 
 // What in config.json this architecture cannot write (one reason each), e.g. an MoE config without

@@ -665,8 +665,10 @@ std::string stacked_name(const TensorSpec& spec, uint32_t layer) {
 }
 
 bool has_experts(const Architecture& arch) {
+    // An optional stacked row (gemma4's ModelOpt per-expert modules, beside a MoE block a dense
+    // model lacks) does not make every model of the family a MoE one.
     for (const TensorSpec& spec : arch.layer)
-        if (spec.role == SourceRole::experts) return true;
+        if (spec.role == SourceRole::experts && spec.weight != Presence::optional) return true;
     return false;
 }
 

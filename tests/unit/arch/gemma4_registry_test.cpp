@@ -549,7 +549,7 @@ TEST(Gemma4Registry, MoeRefusals) {
         EXPECT_EQ(e.exit_class(), ExitClass::blocker);
         EXPECT_EQ(e.field(), "num_experts");
     }
-    // A MoE checkpoint quantized by anything but MLX (a GPTQ / AWQ / compressed-tensors
+    // A MoE checkpoint quantized by anything but MLX or ModelOpt (a GPTQ / AWQ / compressed-tensors
     // "quantization_config" without mlx-lm's "quantization" beside it): a BLOCKER naming the
     // field. MLX's (mlx-lm writes both keys) and any quantized dense one are converted.
     {
@@ -566,6 +566,12 @@ TEST(Gemma4Registry, MoeRefusals) {
         EXPECT_NO_THROW(parse_model_config(root)) << "MLX MoE";
         root.erase("quantization_config");
         EXPECT_NO_THROW(parse_model_config(root)) << "MLX MoE, quantization only";
+        // ModelOpt NVFP4 (its per-expert modules stacked, the router's factor folded).
+        root.erase("quantization");
+        root["quantization_config"] = {{"quant_method", "modelopt"}, {"quant_algo", "NVFP4"}};
+        EXPECT_NO_THROW(parse_model_config(root)) << "ModelOpt MoE";
+        root["quantization_config"] = {{"quant_method", "compressed-tensors"}};
+        EXPECT_THROW(parse_model_config(root), Error) << "compressed-tensors MoE";
     }
     for (const char* field : {"quantization", "quantization_config"}) {
         nlohmann::json root = nlohmann::json::parse(g4_json());
