@@ -423,10 +423,26 @@ TEST(Gemma4Registry, MoeNamesBothWays) {
     EXPECT_EQ(fused->spec->role, SourceRole::plain);
     EXPECT_EQ(fused->spec->rows, RowTransform::none);
     for (const char* refused : {"model.language_model.layers.0.router.norm.weight",
-                                "model.language_model.layers.0.experts.0.down_proj.weight",
+                                "model.language_model.layers.0.experts.0.down_proj.bias",
                                 "model.language_model.layers.0.router.per_expert_scale.weight"})
         EXPECT_FALSE(resolve_hf(g4(), refused).has_value()) << refused;
-    EXPECT_FALSE(resolve_gguf(g4(), "blk.0.ffn_gate_exps.weight").has_value());
+    // ModelOpt NVFP4's per-expert modules (ModelBase._generate_nvfp4_tensors' regex
+    // .experts.(\d+).(gate_proj|up_proj|down_proj).weight, stacked per layer and projection into
+    // FFN_GATE_EXP / FFN_UP_EXP / FFN_DOWN_EXP: ffn_gate_exps / ffn_up_exps / ffn_down_exps).
+    const std::tuple<const char*, const char*, uint32_t> split[] = {
+        {"model.language_model.layers.0.experts.1.gate_proj.weight", "blk.0.ffn_gate_exps.weight",
+         1},
+        {"model.language_model.layers.2.experts.0.up_proj.weight", "blk.2.ffn_up_exps.weight", 0},
+        {"model.language_model.layers.3.experts.1.down_proj.weight", "blk.3.ffn_down_exps.weight",
+         1},
+    };
+    for (const auto& [hf, gguf, expert] : split) {
+        const auto ref = resolve_hf(g4(), hf);
+        ASSERT_TRUE(ref.has_value()) << hf;
+        EXPECT_EQ(ref->gguf_name, gguf) << hf;
+        EXPECT_EQ(ref->expert, std::optional<uint32_t>(expert)) << hf;
+        EXPECT_EQ(ref->spec->role, SourceRole::experts) << hf;
+    }
 }
 
 // mlx-lm's gemma4_text sanitize: experts.gate_up_proj split at dim -2 into
@@ -479,7 +495,10 @@ TEST(Gemma4Registry, MoeShapesAndRequiredTensors) {
         {"blk.3.attn_k.weight", Ne{64, 32}},     // the full layer keeps its own widths
         {"blk.0.attn_k.weight", Ne{64, 32}},
         {"blk.3.attn_q.weight", Ne{64, 128}},
-        {"blk.0.ffn_gate_exps.weight", std::nullopt},
+        // ModelOpt's per-expert modules, stacked apart: {n_embd, n_ff_exp, n_expert}.
+        {"blk.0.ffn_gate_exps.weight", Ne{64, 32, 2}},
+        {"blk.2.ffn_up_exps.weight", Ne{64, 32, 2}},
+        {"blk.0.ffn_gate_up.weight", std::nullopt},
     };
     for (const auto& [name, ne] : rows) EXPECT_EQ(expected_ne(g4(), c, name), ne) << name;
     EXPECT_EQ(explain_dim(Dim::expert_ffn_x2, c),
