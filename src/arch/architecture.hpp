@@ -647,6 +647,11 @@ std::optional<std::vector<int64_t>> expected_ne(const Architecture& arch, const 
 // Every tensor the graph requires for this config, in output order (extras not included).
 std::vector<std::string> required_tensors(const Architecture& arch, const ModelConfig& config);
 
+// What a loader takes instead of a required tensor when that one is absent, all of them together:
+// ffn_gate_exps beside ffn_up_exps for a fused ffn_gate_up_exps (gemma4's loader: transformers'
+// fused experts, or ModelOpt's per-expert modules stacked apart). Empty: nothing stands in.
+std::vector<std::string> required_alternatives(std::string_view gguf_name);
+
 // The other GGUF tensors the source tensor of `ref` is split into (RowTransform::mla_k_b /
 // mla_v_b, first_half_rows / second_half_rows): the later rows of the layer table with the same HF
 // stem, for the same layer. Empty for a tensor that is not split; resolve_hf gives the first part.

@@ -652,6 +652,13 @@ std::vector<std::string> required_tensors(const Architecture& arch, const ModelC
     return names;
 }
 
+std::vector<std::string> required_alternatives(std::string_view gguf_name) {
+    constexpr std::string_view kFused = ".ffn_gate_up_exps.weight";
+    if (!gguf_name.ends_with(kFused)) return {};
+    const std::string stem(gguf_name.substr(0, gguf_name.size() - kFused.size()));
+    return {stem + ".ffn_gate_exps.weight", stem + ".ffn_up_exps.weight"};
+}
+
 std::string expert_name(std::string_view pattern, uint32_t e) {
     std::string name(pattern);
     const size_t at = name.find(kExpertPlaceholder);

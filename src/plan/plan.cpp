@@ -1076,17 +1076,15 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     for (const Blocker& blocker : source.blockers)
         if (const auto ref = arch::resolve_hf(*arch, blocker.tensor, config.num_hidden_layers))
             seen.emplace(ref->gguf_name, blocker.tensor);
-    // llama.cpp's loaders take ffn_gate_up_exps, or ffn_gate_exps beside ffn_up_exps when it is
-    // absent (gemma4: the fused experts of transformers, or per-expert modules stacked apart).
-    const auto split_gate_up = [&](const std::string& name) {
-        constexpr std::string_view kFused = ".ffn_gate_up_exps.weight";
-        if (!name.ends_with(kFused)) return false;
-        const std::string stem = name.substr(0, name.size() - kFused.size());
-        return seen.count(stem + ".ffn_gate_exps.weight") &&
-               seen.count(stem + ".ffn_up_exps.weight");
+    // A fused ffn_gate_up_exps may be stood in for by ffn_gate_exps beside ffn_up_exps.
+    const auto stood_in = [&](const std::string& name) {
+        const std::vector<std::string> alternatives = arch::required_alternatives(name);
+        return !alternatives.empty() &&
+               std::all_of(alternatives.begin(), alternatives.end(),
+                           [&](const std::string& a) { return seen.count(a) != 0; });
     };
     for (const std::string& name : arch::required_tensors(*arch, config)) {
-        if (!seen.count(name) && !split_gate_up(name))
+        if (!seen.count(name) && !stood_in(name))
             plan.blockers.push_back(Blocker{
                 name,
                 "the " + plan.arch + " graph requires " + name + " and no source tensor maps to it",

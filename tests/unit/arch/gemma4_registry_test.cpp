@@ -515,6 +515,11 @@ TEST(Gemma4Registry, MoeShapesAndRequiredTensors) {
             EXPECT_TRUE(has("blk." + std::to_string(layer) + "." + name)) << layer << name;
     // The loader takes down_exps_s as TENSOR_NOT_REQUIRED.
     EXPECT_FALSE(has("blk.0.ffn_down_exps.scale"));
+    // gemma4.cpp loads ffn_gate_exps and ffn_up_exps when ffn_gate_up_exps is absent (ModelOpt's
+    // per-expert modules, stacked apart).
+    EXPECT_EQ(required_alternatives("blk.2.ffn_gate_up_exps.weight"),
+              (std::vector<std::string>{"blk.2.ffn_gate_exps.weight", "blk.2.ffn_up_exps.weight"}));
+    EXPECT_TRUE(required_alternatives("blk.2.ffn_down_exps.weight").empty());
     // The dense required set (2 + 4 * 12) plus 7 MoE tensors per layer.
     EXPECT_EQ(required.size(), 2u + 4 * (12 + 7));
     // A dense config requires none of them.
