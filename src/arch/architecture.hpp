@@ -533,6 +533,12 @@ struct Architecture {
     // Which tensors' NVFP4 per-tensor factor (`<tensor>.scale`) llama.cpp's graph multiplies in
     // (the *_s arguments of src/models/<arch>.cpp); a factor other than 1 elsewhere is a BLOCKER.
     GraphScales nvfp4_scales = {};
+    // A per-layer [num_experts] float source (the name after "layers.N.") that llama.cpp's
+    // converter multiplies into each stacked ffn_down_exps expert's NVFP4 per-tensor factor when
+    // those experts are NVFP4 per-expert modules, instead of writing it as ffn_down_exps.scale
+    // itself (gemma4's router.per_expert_scale: Gemma4Model._generate_nvfp4_tensors, the F32
+    // product weight_scale_2 * per_expert_scale[e]). Empty: none.
+    std::string_view nvfp4_down_exps_factor{};
 
     // --- Hooks: what one family does that a table does not say (null: nothing) ---------------
     // Picks this architecture for a config.json (text_config merged) whatever its model_type says,
@@ -641,6 +647,11 @@ std::optional<std::vector<int64_t>> expected_ne(const Architecture& arch, const 
 // Every tensor the graph requires for this config, in output order (extras not included).
 std::vector<std::string> required_tensors(const Architecture& arch, const ModelConfig& config);
 
+// What a loader takes instead of a required tensor when that one is absent, all of them together:
+// ffn_gate_exps beside ffn_up_exps for a fused ffn_gate_up_exps (gemma4's loader: transformers'
+// fused experts, or ModelOpt's per-expert modules stacked apart). Empty: nothing stands in.
+std::vector<std::string> required_alternatives(std::string_view gguf_name);
+
 // The other GGUF tensors the source tensor of `ref` is split into (RowTransform::mla_k_b /
 // mla_v_b, first_half_rows / second_half_rows): the later rows of the layer table with the same HF
 // stem, for the same layer. Empty for a tensor that is not split; resolve_hf gives the first part.
@@ -666,7 +677,8 @@ std::string expert_name(std::string_view pattern, uint32_t e);
 // The pre-stacked (MLX) source name of an experts tensor of `layer`, unprefixed.
 std::string stacked_name(const TensorSpec& spec, uint32_t layer);
 
-// True when the architecture has mixture-of-experts tensors.
+// True when every model of the architecture has mixture-of-experts tensors (a stacked-experts row
+// that is not optional).
 bool has_experts(const Architecture& arch);
 
 // What in config.json this architecture cannot write (one reason each), e.g. an MoE config without

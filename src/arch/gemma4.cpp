@@ -105,6 +105,14 @@ constexpr TensorSpec moe_mlx(std::string_view hf, std::string_view gguf, Dim col
     spec.kinds = kMoeBit;
     return spec;
 }
+// Per-expert modules stacked into one GGUF tensor each (experts_row), on the MoE layers; optional
+// (the fused experts are the float layout).
+constexpr TensorSpec moe_split(std::string_view hf, std::string_view gguf, bool down) {
+    TensorSpec spec = experts_row(hf, gguf, {}, down);
+    spec.weight = optional;
+    spec.kinds = kMoeBit;
+    return spec;
+}
 constexpr TensorSpec moe_router() {
     TensorSpec spec = router_row("router.proj", "ffn_gate_inp");
     spec.kinds = kMoeBit;
@@ -191,6 +199,13 @@ constexpr TensorSpec kLayer[] = {
     moe_mlx("experts.switch_glu.up_proj", "ffn_gate_up_exps", Dim::hidden, Dim::expert_ffn,
             RowTransform::fused_up_rows),
     moe_mlx("experts.switch_glu.down_proj", "ffn_down_exps", Dim::expert_ffn, Dim::hidden),
+    // ModelOpt NVFP4 (its Gemma 4 MoE plugin unfuses the experts into per-expert Linear modules
+    // experts.{e}.gate_proj / up_proj / down_proj): ModelBase._generate_nvfp4_tensors stacks each
+    // into ffn_gate_exps / ffn_up_exps / ffn_down_exps, gate and up apart (the loader takes them
+    // when ffn_gate_up_exps is absent).
+    moe_split("experts.{e}.gate_proj", "ffn_gate_exps", false),
+    moe_split("experts.{e}.up_proj", "ffn_up_exps", false),
+    moe_split("experts.{e}.down_proj", "ffn_down_exps", true),
     // The loader's per-expert factor on the experts' output (optional there).
     moe_bare("router.per_expert_scale", "ffn_down_exps.scale", Dim::experts, optional),
     // The per-layer input (E2B / E4B), in the loader's order: gate, projection, norm.
@@ -422,18 +437,22 @@ void prepare_gemma4_moe(nlohmann::json& root) {
         throw_input_error("config.json", "num_experts", "is missing",
                           "the expert count of the MoE block (enable_moe_block is true)");
     // mlx-lm's checkpoints ("quantization", beside the same block as quantization_config) are
-    // read (their split experts fused back); no GPTQ / AWQ / compressed-tensors layout of the
-    // experts is known yet, and NVFP4's (ModelOpt's per-expert modules, which Gemma4Model reads
-    // by folding router.per_expert_scale into each down_proj's weight_scale_2: a rounded F32
-    // product) is not carried. The dense model converts from each of them.
+    // read (their split experts fused back), and ModelOpt NVFP4's per-expert modules (stacked,
+    // router.per_expert_scale folded into each down_proj factor as Gemma4Model does); no GPTQ /
+    // AWQ / compressed-tensors layout of the experts is known yet. The dense model converts from
+    // each of them.
     const auto config = root.find("quantization_config");
-    if (moe && !gemma4_given(root, "quantization") && config != root.end() && !config->is_null())
+    const bool modelopt = config != root.end() && config->is_object() &&
+                          config->contains("quant_method") &&
+                          (*config)["quant_method"] == "modelopt";
+    if (moe && !gemma4_given(root, "quantization") && !modelopt && config != root.end() &&
+        !config->is_null())
         throw Error(ExitClass::blocker, "config.json", "quantization_config",
-                    "is set: Gemma 4's MoE block is written from float and MLX checkpoints only "
-                    "(no GPTQ / AWQ / compressed-tensors layout of its fused experts is known; "
-                    "NVFP4 per-expert modules would need router.per_expert_scale folded into "
-                    "each down_proj factor, a rounded product)",
-                    "convert the BF16 checkpoint (google/gemma-4-26B-A4B-it) or an MLX one");
+                    "is set: Gemma 4's MoE block is written from float, MLX and ModelOpt NVFP4 "
+                    "checkpoints only (no GPTQ / AWQ / compressed-tensors layout of its experts "
+                    "is known)",
+                    "convert the BF16 checkpoint (google/gemma-4-26B-A4B-it), an MLX one or a "
+                    "ModelOpt NVFP4 one");
     if (!moe && gemma4_given(root, "num_experts"))
         throw Error(ExitClass::blocker, "config.json", "num_experts",
                     "is set while enable_moe_block is not: the converter writes expert_count "
@@ -463,6 +482,7 @@ constexpr Architecture kGemma4 = [] {
     a.tokenizer_model = "gemma4";  // Gemma4Model.set_vocab (model/tokenizer_gemma4.hpp)
     // gemma4.cpp passes the .scale of the FFN, the experts and the output besides attention.
     a.nvfp4_scales = {.output = true, .dense_ffn = true, .experts = true};
+    a.nvfp4_down_exps_factor = "router.per_expert_scale";
     return a;
 }();
 

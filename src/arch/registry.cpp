@@ -652,6 +652,13 @@ std::vector<std::string> required_tensors(const Architecture& arch, const ModelC
     return names;
 }
 
+std::vector<std::string> required_alternatives(std::string_view gguf_name) {
+    constexpr std::string_view kFused = ".ffn_gate_up_exps.weight";
+    if (!gguf_name.ends_with(kFused)) return {};
+    const std::string stem(gguf_name.substr(0, gguf_name.size() - kFused.size()));
+    return {stem + ".ffn_gate_exps.weight", stem + ".ffn_up_exps.weight"};
+}
+
 std::string expert_name(std::string_view pattern, uint32_t e) {
     std::string name(pattern);
     const size_t at = name.find(kExpertPlaceholder);
@@ -665,8 +672,10 @@ std::string stacked_name(const TensorSpec& spec, uint32_t layer) {
 }
 
 bool has_experts(const Architecture& arch) {
+    // An optional stacked row (gemma4's ModelOpt per-expert modules, beside a MoE block a dense
+    // model lacks) does not make every model of the family a MoE one.
     for (const TensorSpec& spec : arch.layer)
-        if (spec.role == SourceRole::experts) return true;
+        if (spec.role == SourceRole::experts && spec.weight != Presence::optional) return true;
     return false;
 }
 

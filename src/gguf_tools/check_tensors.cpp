@@ -218,8 +218,14 @@ void check_tensor_set(CheckContext& ctx) {
             ctx.finding(name + key, "is " + std::to_string(value) + ", not 0 or " + name +
                                         ".embedding_length " + std::to_string(config.hidden_size) +
                                         "; llama.cpp asserts it and aborts");
+    const auto stood_in = [&](const std::string& required) {
+        const std::vector<std::string> alternatives = arch::required_alternatives(required);
+        return !alternatives.empty() &&
+               std::all_of(alternatives.begin(), alternatives.end(),
+                           [&](const std::string& a) { return ctx.find_tensor(a) != nullptr; });
+    };
     for (const std::string& required : arch::required_tensors(*entry, config))
-        if (!ctx.split_incomplete && ctx.find_tensor(required) == nullptr)
+        if (!ctx.split_incomplete && ctx.find_tensor(required) == nullptr && !stood_in(required))
             ctx.finding(required, "is missing; llama.cpp's " + name +
                                       " graph requires it (\"missing tensor\")");
     for (const CheckContext::Tensor& tensor : ctx.tensors) {

@@ -6,11 +6,16 @@
 // 1 is left out (as llama.cpp's converter skips trivial scales).
 #include "plan/global_scale.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <optional>
 #include <set>
+#include <string_view>
 
 #include "arch/architecture.hpp"
 #include "rebox/ggml_type.hpp"
+#include "source/source_values.hpp"
 
 namespace rebox::plan_detail {
 namespace {
@@ -33,12 +38,49 @@ std::string float_text(double value) {
     return text;
 }
 
+// The architecture's per-expert factor folded into a stacked ffn_down_exps' NVFP4 factors
+// (Architecture::nvfp4_down_exps_factor): the plan of `stem`.scale planned from that source (its
+// index in plan.tensors), whose values multiply each expert's factor as the converter does, one
+// F32 product each (s * r[e] of two F32 tensors: one rounding). A product that is not the exact
+// one is marked inexact like fl32(1/g): `error` the largest relative distance. None: nullopt.
+std::optional<size_t> fold_expert_factor(const SourceModel& source, const Plan& plan,
+                                         std::string_view factor, const std::string& stem,
+                                         std::vector<float>& factors, bool& inexact,
+                                         double& worst) {
+    if (factor.empty() || !stem.ends_with(".ffn_down_exps")) return std::nullopt;
+    for (size_t i = 0; i < plan.tensors.size(); ++i) {
+        const TensorPlan& t = plan.tensors[i];
+        if (t.is_computed() || t.gguf_name != stem + ".scale") continue;
+        const SourceTensor& r = source.tensors[t.source_index];
+        if (!r.name.ends_with("." + std::string(factor)) || r.element_count() != factors.size())
+            continue;
+        std::vector<float> values(factors.size());
+        source_values_f32(r, 0, values.size(), values.data());
+        for (size_t e = 0; e < factors.size(); ++e) {
+            const float product = factors[e] * values[e];
+            // Both are floats: their double product is exact (at most 48 significant bits).
+            const double exact = static_cast<double>(factors[e]) * values[e];
+            if (static_cast<double>(product) != exact) {
+                inexact = true;
+                worst = std::max(worst, std::fabs(product - exact) / std::fabs(exact));
+            }
+            factors[e] = product;
+        }
+        return i;
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 void plan_global_scales(const SourceModel& source, const PlanOptions& options, Plan& plan) {
     std::set<std::string> names;
     for (const TensorPlan& t : plan.tensors) names.insert(t.gguf_name);
     std::vector<TensorPlan> added;
+    std::vector<size_t> folded;  // the factor tensors folded into the experts' factors
+    const arch::Architecture* architecture = arch::find_architecture(plan.arch);
+    const std::string_view expert_factor =
+        architecture ? architecture->nvfp4_down_exps_factor : std::string_view{};
     for (const TensorPlan& t : plan.tensors) {
         if (t.is_computed()) continue;
         std::vector<size_t> sources = t.expert_sources;
@@ -57,15 +99,27 @@ void plan_global_scales(const SourceModel& source, const PlanOptions& options, P
             }
             factors.push_back(f);
         }
-        if (!any || all_one) continue;
+        if (!any) continue;
+        const bool inexact_before = inexact;
+        const std::optional<size_t> fold = fold_expert_factor(
+            source, plan, expert_factor, t.gguf_name.substr(0, t.gguf_name.size() - 7), factors,
+            inexact, worst);
+        if (fold) {
+            folded.push_back(*fold);
+            all_one = std::all_of(factors.begin(), factors.end(), [](float f) { return f == 1; });
+        }
+        if (all_one) continue;
         const SourceTensor& first = source.tensors[sources.front()];
         const std::string role = role_of(t.gguf_name);
         const std::string scale_name = t.gguf_name.substr(0, t.gguf_name.size() - 7) + ".scale";
-        const std::string what =
-            std::string(first.fp4->origin) + " per-tensor factor " +
-            (first.fp4->origin == std::string("ModelOpt") ? "weight_scale_2"
-                                                          : "1/weight_global_scale");
-        const arch::Architecture* architecture = arch::find_architecture(plan.arch);
+        std::string what = std::string(first.fp4->origin) + " per-tensor factor " +
+                           (first.fp4->origin == std::string("ModelOpt") ? "weight_scale_2"
+                                                                         : "1/weight_global_scale");
+        if (fold) what += " times " + std::string(expert_factor);
+        // What GGUF holds instead of the exact factor, for the messages.
+        const std::string held =
+            fold && !inexact_before ? "fl32(weight_scale_2 * " + std::string(expert_factor) + "[e])"
+                                    : "fl32(1/global_scale)";
         if (architecture == nullptr || !arch::graph_applies_nvfp4_scale(*architecture, role)) {
             plan.blockers.push_back(
                 Blocker{first.name,
@@ -99,9 +153,10 @@ void plan_global_scales(const SourceModel& source, const PlanOptions& options, P
         if (inexact && !options.allow_inexact_global_scale) {
             plan.blockers.push_back(Blocker{
                 first.name,
-                "GGUF can hold only fl32(1/global_scale) = " + float_text(factors.front()) +
-                    " as " + scale_name + ", off by " + float_text(worst) +
-                    " relative: every value would differ from E2M1 * s / g",
+                "GGUF can hold only " + held + " = " + float_text(factors.front()) + " as " +
+                    scale_name + ", off by " + float_text(worst) +
+                    " relative: every value would differ from E2M1 * s * " +
+                    (held.starts_with("fl32(1/") ? "(1/g)" : "the exact factor"),
                 "pass --allow-inexact-global-scale to accept it (the tensor is then reported "
                 "not bit-identical)"});
             continue;
@@ -114,15 +169,19 @@ void plan_global_scales(const SourceModel& source, const PlanOptions& options, P
         scale.ne = {static_cast<int64_t>(factors.size())};
         scale.nbytes = 4 * factors.size();
         scale.encoding = Encoding::copy_f32;
-        scale.note = inexact ? "fl32(1/weight_global_scale) of " + first.name +
-                                   ": NOT bit-identical (off by up to " + float_text(worst) +
-                                   " relative; --allow-inexact-global-scale)"
-                             : what + " of " + first.name + ", verbatim";
+        scale.note =
+            inexact ? held + " of " + first.name + ": NOT bit-identical (off by up to " +
+                          float_text(worst) + " relative; --allow-inexact-global-scale)"
+                    : what + " of " + first.name + (fold ? ", one F32 product each" : ", verbatim");
         if (inexact)
-            plan.notes.push_back(scale_name + ": not bit-identical (fl32(1/global_scale), off by " +
+            plan.notes.push_back(scale_name + ": not bit-identical (" + held + ", off by " +
                                  float_text(worst) + " relative; --allow-inexact-global-scale)");
         added.push_back(std::move(scale));
     }
+    // A folded factor is no tensor of its own (the converter pops it).
+    std::sort(folded.begin(), folded.end());
+    for (auto it = folded.rbegin(); it != folded.rend(); ++it)
+        plan.tensors.erase(plan.tensors.begin() + static_cast<std::ptrdiff_t>(*it));
     for (TensorPlan& t : added) plan.tensors.push_back(std::move(t));
 }
 

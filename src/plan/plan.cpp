@@ -1076,8 +1076,15 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     for (const Blocker& blocker : source.blockers)
         if (const auto ref = arch::resolve_hf(*arch, blocker.tensor, config.num_hidden_layers))
             seen.emplace(ref->gguf_name, blocker.tensor);
+    // A fused ffn_gate_up_exps may be stood in for by ffn_gate_exps beside ffn_up_exps.
+    const auto stood_in = [&](const std::string& name) {
+        const std::vector<std::string> alternatives = arch::required_alternatives(name);
+        return !alternatives.empty() &&
+               std::all_of(alternatives.begin(), alternatives.end(),
+                           [&](const std::string& a) { return seen.count(a) != 0; });
+    };
     for (const std::string& name : arch::required_tensors(*arch, config)) {
-        if (!seen.count(name))
+        if (!seen.count(name) && !stood_in(name))
             plan.blockers.push_back(Blocker{
                 name,
                 "the " + plan.arch + " graph requires " + name + " and no source tensor maps to it",

@@ -11,12 +11,14 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <deque>
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
 #include <thread>
 
 #include "arch/architecture.hpp"
@@ -46,6 +48,7 @@
 #include "verify/sources/ref_dense.hpp"
 #include "verify/sources/source_index.hpp"
 #include "verify/values/ref_dequant.hpp"
+#include "verify/values/ref_expected.hpp"
 #include "verify/values/ref_layer_scalars.hpp"
 #include "verify/values/ref_rope.hpp"
 #include "verify/values/value_checks.hpp"
@@ -269,8 +272,10 @@ struct GeneratedTensor {
     std::string source;   // what the values come from, for the report
     std::string problem;  // non-empty: config.json cannot give the values
     bool seen = false;
-    // compressed-tensors NVFP4 .scale: fl32(1/g) is off from 1/g by this much (relative).
+    // compressed-tensors NVFP4 .scale: fl32(1/g) is off from 1/g by this much (relative); or a
+    // folded factor's F32 products off from the exact ones (`inexact_what` says which).
     double inexact_error = 0;
+    std::string inexact_what = "fl32(1/global_scale) is off from 1/global_scale";
 };
 
 // A comparison's outcome in the tensor's check: the mismatch count, the largest error and the
@@ -312,9 +317,8 @@ void check_generated(const GgufSet& gguf, const GgufSet::Tensor& tensor,
     if (check.identical && generated.inexact_error > 0) {
         char text[160];
         std::snprintf(text, sizeof text,
-                      "not bit-identical: fl32(1/global_scale) is off from 1/global_scale by %.3g "
-                      "relative (--allow-inexact-global-scale)",
-                      generated.inexact_error);
+                      "not bit-identical: %s by %.3g relative (--allow-inexact-global-scale)",
+                      generated.inexact_what.c_str(), generated.inexact_error);
         check.identical = false;
         check.not_bit_identical = text;
     }
@@ -323,9 +327,46 @@ void check_generated(const GgufSet& gguf, const GgufSet::Tensor& tensor,
 // ModelOpt / compressed-tensors NVFP4: each weight's per-tensor factor other than 1 must be in
 // the GGUF as F32 <weight>.scale ([1], or [num_experts] for stacked experts), and only where
 // llama.cpp's graph of the architecture multiplies it in (verify's own table).
+// Gemma4Model._generate_nvfp4_tensors: router.per_expert_scale of layer N multiplied into each of
+// layer N's down_proj experts' factors (an F32 product, s() * r()[i]); the factor source is then
+// no tensor of its own (its name goes to `folded`). Returns the largest relative distance of a
+// product from the exact one (0: every product exact).
+double fold_down_exps_factor(const verify_ref::RefArch& ref_arch, const SourceIndex& index,
+                             const std::string& weight, std::vector<float>& values,
+                             std::set<std::string>& folded, bool& done) {
+    done = false;
+    constexpr std::string_view kDown = ".ffn_down_exps.weight";
+    if (ref_arch.nvfp4_down_exps_factor.empty() || !weight.starts_with("blk.") ||
+        !weight.ends_with(kDown))
+        return 0;
+    const std::string layer = weight.substr(4, weight.size() - 4 - kDown.size());
+    const std::string name = "layers." + layer + "." + std::string(ref_arch.nvfp4_down_exps_factor);
+    const auto found = index.by_stripped_name.find(name);
+    if (found == index.by_stripped_name.end()) return 0;
+    const SourceTensor& entry = index.entries[found->second];
+    if (!entry.problem.empty() || entry.quantized || entry.prequant || entry.fp4 || entry.fp8 ||
+        entry.element_count != values.size())
+        return 0;  // reported as that tensor's own problem
+    std::vector<float> r(values.size());
+    verify_ref::expected_from_float(entry.float_dtype, entry.float_data, 0, r);
+    double worst = 0;
+    for (size_t e = 0; e < values.size(); ++e) {
+        const float product = values[e] * r[e];
+        const double exact = static_cast<double>(values[e]) * static_cast<double>(r[e]);
+        if (static_cast<double>(product) != exact)
+            worst =
+                std::max(worst, std::abs(static_cast<double>(product) - exact) / std::abs(exact));
+        values[e] = product;
+    }
+    folded.insert(entry.name);
+    done = true;
+    return worst;
+}
+
 void add_wanted_scales(const arch::Architecture& arch, const verify_ref::RefArch& ref_arch,
                        const RefConfig& config, const SourceIndex& index, const GgufSet& gguf,
-                       std::map<std::string, GeneratedTensor>& wanted) {
+                       std::map<std::string, GeneratedTensor>& wanted,
+                       std::set<std::string>& folded) {
     std::map<std::string, std::pair<std::vector<float>, double>> scales;  // by GGUF weight
     std::map<std::string, std::string> first_source;
     for (const SourceTensor& entry : index.entries) {
@@ -341,6 +382,9 @@ void add_wanted_scales(const arch::Architecture& arch, const verify_ref::RefArch
     }
     for (auto& [weight, pair] : scales) {
         auto& [values, error] = pair;
+        bool done = false;
+        const double fold_error =
+            fold_down_exps_factor(ref_arch, index, weight, values, folded, done);
         bool all_one = true;
         for (const float v : values) all_one &= v == 1.0f;
         if (all_one) continue;  // llama.cpp's converter writes no trivial scale
@@ -348,7 +392,14 @@ void add_wanted_scales(const arch::Architecture& arch, const verify_ref::RefArch
         GeneratedTensor g;
         g.values = values;
         g.source = first_source[weight] + " per-tensor factor";
-        g.inexact_error = error;
+        g.inexact_error = std::max(error, fold_error);
+        if (done) {
+            g.source += " times " + std::string(ref_arch.nvfp4_down_exps_factor);
+            if (error == 0)
+                g.inexact_what = "fl32(weight_scale_2 * " +
+                                 std::string(ref_arch.nvfp4_down_exps_factor) +
+                                 "[e]) is off from the exact product";
+        }
         const GgufSet::Tensor* stored = gguf.find_tensor(weight);
         if (!verify_ref::ref_graph_applies_scale(ref_arch.gguf_arch, weight))
             g.problem = "the source's per-tensor factor is not 1 and llama.cpp's " +
@@ -574,7 +625,7 @@ std::string VerifyReport::summary() const {
                       (requantized_full ? " (every block)" : " (sampled)")) +
            (inexact.empty() ? std::string()
                             : "; NOT bit-identical by request (--allow-inexact-global-scale, "
-                              "fl32(1/global_scale)): " +
+                              "a per-tensor factor GGUF holds only rounded to F32): " +
                                   inexact);
 }
 
@@ -712,7 +763,8 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         verify_ref::check_ref_config_against_shapes(config, shapes);
     }
     s.generated = wanted_generated(*ref_arch, config);
-    add_wanted_scales(*arch, *ref_arch, config, index, gguf, s.generated);
+    std::set<std::string> folded;  // sources multiplied into a generated factor
+    add_wanted_scales(*arch, *ref_arch, config, index, gguf, s.generated, folded);
     std::map<std::string, GeneratedTensor>& generated = s.generated;
     report.problems = std::move(index.problems);
     s.layer_scalars = verify_ref::expected_layer_scalars(*ref_arch, config.num_hidden_layers, index,
@@ -724,6 +776,7 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
             ref_arch->encoder && ref && ref->spec->role == arch::SourceRole::classifier)
             reranker = true;
     const auto dropped = [&](const SourceTensor& entry) {
+        if (folded.count(entry.name)) return true;  // part of a generated .scale
         if (verify_ref::is_skipped_buffer(ref_arch->bert_model_class, entry.name)) return true;
         if (arch::is_left_out(*arch, entry.name)) return true;
         if (verify_ref::match_ref_layer_scalar(*ref_arch, entry.name)) return true;  // a KV
@@ -785,10 +838,18 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
         // Whether the tensor stacks experts is verify's (its GGUF name); the per-expert source
         // names are the registry's.
         // An MTP layer's experts are spelled as the checkpoint has them ("mtp.layers.K.").
-        const auto ref = verify_ref::ref_is_stacked_experts(info.name)
-                             ? arch::resolve_gguf(*arch, info.name, config.num_hidden_layers)
-                             : std::nullopt;
-        const bool experts = ref && ref->spec->role == arch::SourceRole::experts && ref->layer;
+        auto ref = verify_ref::ref_is_stacked_experts(info.name)
+                       ? arch::resolve_gguf(*arch, info.name, config.num_hidden_layers)
+                       : std::nullopt;
+        bool experts = ref && ref->spec->role == arch::SourceRole::experts && ref->layer;
+        // gemma4 from ModelOpt NVFP4: per-expert modules in verify's own spelling, when the
+        // checkpoint holds them.
+        if (ref && ref->layer && !experts && ref_arch->split_experts)
+            if (const auto pattern = ref_arch->split_experts(info.name);
+                pattern && index.by_stripped_name.count(arch::expert_name(*pattern, 0))) {
+                ref->hf_name = *pattern;
+                experts = true;
+            }
         // transformers' fused experts, split by verify's own reading (fused_experts_index.hpp).
         const std::optional<std::string> merged =
             experts && ref_arch->fused_experts

@@ -1,7 +1,7 @@
 """Writes a twin of an NVFP4 GGUF in which each llama.cpp per-tensor factor is multiplied in: every
-weight N.weight with a tensor N.scale ([1], or [experts] for stacked experts) becomes F32
+NVFP4 weight N.weight with a tensor N.scale ([1], or [experts] for stacked experts) becomes F32
 dequantize(N.weight) * scale (gguf-py's dequantize, the product in float64, rounded once to float32),
-the N.scale tensors are left out, every other tensor and every KV is copied as it is (general.file_type
+those N.scale tensors are left out, every other tensor and every KV is copied as it is (general.file_type
 0). A file whose outputs llama.cpp must reproduce if its graph applies the .scale tensors.
 
 Usage: ggufpy_fold_scales.py IN.gguf OUT.gguf
@@ -13,9 +13,9 @@ import gguf
 
 
 def write_f32_twin(reader, path, replaced):
-    """Copies the file `reader` reads to `path` without its .scale tensors: every KV as it is
-    (general.file_type 0), the tensors named in `replaced` (name -> float32 values, ggml shape
-    order) as F32, every other tensor's bytes unchanged."""
+    """Copies the file `reader` reads to `path` without the .scale tensors of the weights named in
+    `replaced` (name -> float32 values, ggml shape order), written as F32: every KV as it is
+    (general.file_type 0), every other tensor's bytes unchanged."""
     arch = reader.fields["general.architecture"].contents()
     writer = gguf.GGUFWriter(path, arch, use_temp_file=False)
     for key, field in reader.fields.items():
@@ -28,7 +28,7 @@ def write_f32_twin(reader, path, replaced):
             continue
         writer.add_key_value(key, 0 if key == "general.file_type" else value, main, sub_type=sub)
     for t in reader.tensors:
-        if t.name.endswith(".scale"):
+        if t.name.endswith(".scale") and t.name[: -len(".scale")] + ".weight" in replaced:
             continue
         if t.name in replaced:
             writer.add_tensor(t.name, np.ascontiguousarray(replaced[t.name]))
@@ -46,13 +46,14 @@ def write_f32_twin(reader, path, replaced):
 
 
 def folded_weights(reader):
-    """Each weight N.weight with a tensor N.scale ([1], or [experts] for stacked experts), as
-    dequantize(N.weight) * scale in float64, rounded once to float32."""
+    """Each NVFP4 weight N.weight with a tensor N.scale ([1], or [experts] for stacked experts), as
+    dequantize(N.weight) * scale in float64, rounded once to float32. (Another weight's .scale is no
+    per-tensor factor: gemma4's router ffn_gate_inp.scale [hidden] scales the router's input.)"""
     scales = {t.name[: -len(".scale")] + ".weight": np.asarray(t.data, dtype=np.float64).ravel()
               for t in reader.tensors if t.name.endswith(".scale")}
     folded = {}
     for t in reader.tensors:
-        if t.name not in scales:
+        if t.name not in scales or t.tensor_type != gguf.GGMLQuantizationType.NVFP4:
             continue
         ne = [int(n) for n in t.shape]
         values = np.asarray(gguf.quants.dequantize(t.data, t.tensor_type), dtype=np.float64)

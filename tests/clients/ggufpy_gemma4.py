@@ -187,4 +187,5 @@ def check(llama_src, model_dir, gguf_path, expect_types):
     return [f"{gguf_path}: {p}" for p in problems]
 
 
-run_triples(check, sys.argv, __doc__)
+if __name__ == "__main__":
+    run_triples(check, sys.argv, __doc__)

@@ -32,7 +32,11 @@ constexpr int64_t kG4Hidden = 64, kG4Layers = 4, kG4Heads = 4, kG4KvHeads = 2, k
 constexpr int64_t kG4Experts = 2, kG4ExpertsUsed = 2, kG4ExpertFf = 32;
 // MLX: experts of 64, as mlx-lm quantizes down_proj in groups of 64 along them (26B-A4B's 704 is
 // 11 of them).
-int64_t g4_expert_ff(const std::string& format) { return format == "mlx" ? 64 : kG4ExpertFf; }
+// ModelOpt NVFP4: 64 too (down_proj's rows a whole ggml NVFP4 super-block of 64, as the
+// converter's repack needs).
+int64_t g4_expert_ff(const std::string& format) {
+    return format == "mlx" || format == "modelopt-nvfp4" ? 64 : kG4ExpertFf;
+}
 
 // The quantized and MoE fixtures' q/k norm weights. Gemma 4 scores attention with scale 1 (the q/k
 // norms replace 1/sqrt(head_dim)): with norms near 1 the softmax is sharp enough that llama.cpp's
@@ -188,10 +192,13 @@ constexpr const char* kG4MlxPrefix = "language_model.model.";
 // three more norms. `mlx`: as mlx-lm's gemma4_text sanitize leaves them, gate_up_proj split at
 // dim -2 into experts.switch_glu.gate_proj / up_proj [E, F, hidden] and down_proj renamed
 // experts.switch_glu.down_proj (".weight" added: each a SwitchLinear).
+// `split` (ModelOpt NVFP4): as ModelOpt's Gemma 4 MoE export holds them, each expert its own
+// Linear modules experts.E.gate_proj / up_proj [F, hidden] and down_proj [hidden, F] (the
+// converter's ModelBase._generate_nvfp4_tensors reads these names), the router BF16.
 void g4_add_moe(std::vector<G4Tensor>& t, const std::string& p, bool router_scale, bool mlx,
-                bool up = true) {
+                bool up = true, bool split = false) {
     const double w = 1.0 / std::sqrt(double(kG4Hidden));
-    const int64_t ff = g4_expert_ff(mlx ? "mlx" : "");
+    const int64_t ff = g4_expert_ff(mlx ? "mlx" : split ? "modelopt-nvfp4" : "");
     t.push_back({p + "router.proj.weight", {kG4Experts, kG4Hidden}, 0, w});
     if (router_scale) t.push_back({p + "router.scale", {kG4Hidden}, 1.0, 0.1});
     t.push_back({p + "router.per_expert_scale", {kG4Experts}, 1.0, 0.2});
@@ -203,6 +210,13 @@ void g4_add_moe(std::vector<G4Tensor>& t, const std::string& p, bool router_scal
                 {p + "experts.switch_glu.up_proj.weight", {kG4Experts, ff, kG4Hidden}, 0, w});
         t.push_back(
             {p + "experts.switch_glu.down_proj.weight", {kG4Experts, kG4Hidden, ff}, 0, down});
+    } else if (split) {
+        for (int64_t e = 0; e < kG4Experts; ++e) {
+            const std::string x = p + "experts." + std::to_string(e) + ".";
+            t.push_back({x + "gate_proj.weight", {ff, kG4Hidden}, 0, w});
+            t.push_back({x + "up_proj.weight", {ff, kG4Hidden}, 0, w});
+            t.push_back({x + "down_proj.weight", {kG4Hidden, ff}, 0, down});
+        }
     } else {
         t.push_back({p + "experts.gate_up_proj", {kG4Experts, 2 * ff, kG4Hidden}, 0, w});
         t.push_back({p + "experts.down_proj", {kG4Experts, kG4Hidden, ff}, 0, down});
@@ -324,7 +338,7 @@ std::vector<G4Tensor> g4_tensors(int64_t vocab, const Gemma4Options& options, co
         if (options.moe)
             g4_add_moe(tensors, prefix + "layers." + std::to_string(layer) + ".",
                        layer != 0 || options.defect != "no-router-scale", format == "mlx",
-                       layer != 0 || options.defect != "no-expert-up");
+                       layer != 0 || options.defect != "no-expert-up", format == "modelopt-nvfp4");
     }
     tensors.push_back({prefix + "norm.weight", {kG4Hidden}, 1.0, 0.1});
     if (format == "mlx") return tensors;
@@ -365,7 +379,9 @@ bool g4_fp4_or_ct_quantized(const std::string& name, const std::string& format, 
     if (name.ends_with("per_layer_input_gate.weight") ||
         name.ends_with("per_layer_projection.weight"))
         return per_layer_nv && name.ends_with(".layers.0.per_layer_input_gate.weight");
-    if (format == "modelopt-nvfp4") return name.find(".mlp.") != std::string::npos;
+    if (format == "modelopt-nvfp4")
+        return name.find(".mlp.") != std::string::npos ||
+               name.find(".experts.") != std::string::npos;
     return name.ends_with("_proj.weight");
 }
 
@@ -453,9 +469,10 @@ void g4_say_float_modules(const fs::path& out_dir, const std::string& format, co
             std::ifstream in(path);
             side = nlohmann::ordered_json::parse(in);
         }
-        side["quantization"]["exclude_modules"] = {"lm_head", "model.language_model.embed_tokens*",
-                                                   "*self_attn*", "*vision_tower*",
-                                                   "*embed_vision*"};
+        side["quantization"]["exclude_modules"] = {
+            "lm_head",        "model.language_model.embed_tokens*",
+            "*self_attn*",    "*vision_tower*",
+            "*embed_vision*", "model.language_model.layers.*.router*"};
         write_json_file(path, side, 4);
         return;
     }
@@ -502,8 +519,9 @@ std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& o
             "--arch gemma4: --format float, mcq, mlx, gptq, awq, compressed-tensors, "
             "modelopt-nvfp4 or ct-nvfp4, not " +
             format);
-    if (options.moe && format != "float" && format != "mcq" && format != "mlx")
-        throw std::runtime_error("--gemma4-moe: --format float, mcq or mlx");
+    if (options.moe && format != "float" && format != "mcq" && format != "mlx" &&
+        format != "modelopt-nvfp4")
+        throw std::runtime_error("--gemma4-moe: --format float, mcq, mlx or modelopt-nvfp4");
     const int64_t vocab = write_gemma4_tokenizer(out_dir);
     if (format != "mlx") write_g4_processor_config(out_dir);
     {

@@ -238,9 +238,10 @@ int main(int argc, char** argv) {
                  "values of earlier ones (double-wide MLP), per-layer input embeddings of 64");
     bool gemma4_moe = false;
     app.add_flag("--gemma4-moe", gemma4_moe,
-                 "--arch gemma4 (--format float, mcq or mlx): the 26B-A4B layout, a MoE block of 2 "
-                 "experts of 32 (MLX: 64, split into switch_glu gate / up / down; both used) "
-                 "beside each layer's MLP");
+                 "--arch gemma4 (--format float, mcq, mlx or modelopt-nvfp4): the 26B-A4B "
+                 "layout, a MoE block of 2 experts of 32 (MLX: 64, split into switch_glu gate / "
+                 "up / down; ModelOpt NVFP4: 64, per-expert gate_proj / up_proj / down_proj "
+                 "modules; both used) beside each layer's MLP");
     bool gemma4_mlx_unquantized = false;
     app.add_flag("--gemma4-mlx-unquantized", gemma4_mlx_unquantized,
                  "--arch gemma4 --format mlx: mlx-lm's conversion without -q (its names and "

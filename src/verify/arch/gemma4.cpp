@@ -76,6 +76,19 @@ std::optional<std::vector<int64_t>> gemma4_ref_moe_shape(const RefConfig& c,
         rest == "experts.switch_glu.up_proj.weight")
         return Shape{experts, expert_ffn, hidden};
     if (rest == "experts.switch_glu.down_proj.weight") return Shape{experts, hidden, expert_ffn};
+    // ModelOpt NVFP4's per-expert modules: experts.E.gate_proj / up_proj [F, hidden], down_proj
+    // [hidden, F] (transformers Linear layout).
+    if (rest.starts_with("experts.")) {
+        std::string_view tail = rest.substr(8);
+        const size_t dot = tail.find('.');
+        if (dot != std::string_view::npos && dot > 0 && dot < 7 &&
+            tail.substr(0, dot).find_first_not_of("0123456789") == std::string_view::npos) {
+            tail.remove_prefix(dot + 1);
+            if (tail == "gate_proj.weight" || tail == "up_proj.weight")
+                return Shape{expert_ffn, hidden};
+            if (tail == "down_proj.weight") return Shape{hidden, expert_ffn};
+        }
+    }
     if (rest == "pre_feedforward_layernorm_2.weight" ||
         rest == "post_feedforward_layernorm_1.weight" ||
         rest == "post_feedforward_layernorm_2.weight")
@@ -206,6 +219,22 @@ std::optional<std::vector<int64_t>> gemma4_ref_shape(const RefConfig& c, std::st
     return std::nullopt;
 }
 
+// "blk.N.ffn_{gate,up,down}_exps.weight" -> "layers.N.experts.{e}.{gate,up,down}_proj.weight":
+// ModelOpt's per-expert modules, which ModelBase._generate_nvfp4_tensors stacks.
+std::optional<std::string> gemma4_split_experts(std::string_view gguf) {
+    if (!gguf.starts_with("blk.")) return std::nullopt;
+    gguf.remove_prefix(4);
+    const size_t dot = gguf.find('.');
+    if (dot == std::string_view::npos || dot == 0) return std::nullopt;
+    const std::string_view layer = gguf.substr(0, dot), rest = gguf.substr(dot + 1);
+    if (layer.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
+    for (const std::string_view part : {"gate", "up", "down"})
+        if (rest == "ffn_" + std::string(part) + "_exps.weight")
+            return "layers." + std::string(layer) + ".experts.{e}." + std::string(part) +
+                   "_proj.weight";
+    return std::nullopt;
+}
+
 // gemma4: Gemma4Model's per-layer and per-kind KVs (TextModel's head_count_kv rewritten as an
 // INT32 array when the full layers' kv heads are named).
 void check_gemma4_kvs(KvChecker& kv, const std::string& arch, const RefConfig& config) {
@@ -262,7 +291,9 @@ const RefArch& ref_gemma4() {
         .scale_roles = kScaleAttention | kScaleFfn | kScaleExperts | kScaleOutput,
         .gemma4_vocab = true,
         .own_context_and_ffn = true,
-        .mlx_switch_glu = true};
+        .mlx_switch_glu = true,
+        .split_experts = gemma4_split_experts,
+        .nvfp4_down_exps_factor = "router.per_expert_scale"};
     return kArch;
 }
 

@@ -172,6 +172,14 @@ struct RefArch {
     // experts.switch_glu.gate_proj / up_proj / down_proj (sources/fused_experts_index.hpp
     // switch_glu_names): verify pairs the halves itself when the fused names are absent.
     bool mlx_switch_glu = false;
+    // Gemma4Model from ModelOpt NVFP4: a stacked ffn_*_exps tensor's per-expert source pattern
+    // ("layers.N.experts.{e}.down_proj.weight", verify's own spelling) where the checkpoint holds
+    // per-expert modules; nullopt for other names.
+    std::optional<std::string> (*split_experts)(std::string_view gguf_name) = nullptr;
+    // ... and the per-layer [num_experts] float source (after "layers.N.") the converter
+    // multiplies into those down_proj experts' NVFP4 factors (one F32 product each) instead of
+    // writing it: gemma4's router.per_expert_scale.
+    std::string_view nvfp4_down_exps_factor{};
     // NemotronHModel folds mtp.layers.0 and mtp.layers.1 into one block: config.json alone counts
     // the MTP layers (never the checkpoint's mtp.layers.K).
     bool mtp_fold = false;

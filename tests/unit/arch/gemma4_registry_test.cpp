@@ -423,10 +423,26 @@ TEST(Gemma4Registry, MoeNamesBothWays) {
     EXPECT_EQ(fused->spec->role, SourceRole::plain);
     EXPECT_EQ(fused->spec->rows, RowTransform::none);
     for (const char* refused : {"model.language_model.layers.0.router.norm.weight",
-                                "model.language_model.layers.0.experts.0.down_proj.weight",
+                                "model.language_model.layers.0.experts.0.down_proj.bias",
                                 "model.language_model.layers.0.router.per_expert_scale.weight"})
         EXPECT_FALSE(resolve_hf(g4(), refused).has_value()) << refused;
-    EXPECT_FALSE(resolve_gguf(g4(), "blk.0.ffn_gate_exps.weight").has_value());
+    // ModelOpt NVFP4's per-expert modules (ModelBase._generate_nvfp4_tensors' regex
+    // .experts.(\d+).(gate_proj|up_proj|down_proj).weight, stacked per layer and projection into
+    // FFN_GATE_EXP / FFN_UP_EXP / FFN_DOWN_EXP: ffn_gate_exps / ffn_up_exps / ffn_down_exps).
+    const std::tuple<const char*, const char*, uint32_t> split[] = {
+        {"model.language_model.layers.0.experts.1.gate_proj.weight", "blk.0.ffn_gate_exps.weight",
+         1},
+        {"model.language_model.layers.2.experts.0.up_proj.weight", "blk.2.ffn_up_exps.weight", 0},
+        {"model.language_model.layers.3.experts.1.down_proj.weight", "blk.3.ffn_down_exps.weight",
+         1},
+    };
+    for (const auto& [hf, gguf, expert] : split) {
+        const auto ref = resolve_hf(g4(), hf);
+        ASSERT_TRUE(ref.has_value()) << hf;
+        EXPECT_EQ(ref->gguf_name, gguf) << hf;
+        EXPECT_EQ(ref->expert, std::optional<uint32_t>(expert)) << hf;
+        EXPECT_EQ(ref->spec->role, SourceRole::experts) << hf;
+    }
 }
 
 // mlx-lm's gemma4_text sanitize: experts.gate_up_proj split at dim -2 into
@@ -479,7 +495,10 @@ TEST(Gemma4Registry, MoeShapesAndRequiredTensors) {
         {"blk.3.attn_k.weight", Ne{64, 32}},     // the full layer keeps its own widths
         {"blk.0.attn_k.weight", Ne{64, 32}},
         {"blk.3.attn_q.weight", Ne{64, 128}},
-        {"blk.0.ffn_gate_exps.weight", std::nullopt},
+        // ModelOpt's per-expert modules, stacked apart: {n_embd, n_ff_exp, n_expert}.
+        {"blk.0.ffn_gate_exps.weight", Ne{64, 32, 2}},
+        {"blk.2.ffn_up_exps.weight", Ne{64, 32, 2}},
+        {"blk.0.ffn_gate_up.weight", std::nullopt},
     };
     for (const auto& [name, ne] : rows) EXPECT_EQ(expected_ne(g4(), c, name), ne) << name;
     EXPECT_EQ(explain_dim(Dim::expert_ffn_x2, c),
@@ -496,6 +515,11 @@ TEST(Gemma4Registry, MoeShapesAndRequiredTensors) {
             EXPECT_TRUE(has("blk." + std::to_string(layer) + "." + name)) << layer << name;
     // The loader takes down_exps_s as TENSOR_NOT_REQUIRED.
     EXPECT_FALSE(has("blk.0.ffn_down_exps.scale"));
+    // gemma4.cpp loads ffn_gate_exps and ffn_up_exps when ffn_gate_up_exps is absent (ModelOpt's
+    // per-expert modules, stacked apart).
+    EXPECT_EQ(required_alternatives("blk.2.ffn_gate_up_exps.weight"),
+              (std::vector<std::string>{"blk.2.ffn_gate_exps.weight", "blk.2.ffn_up_exps.weight"}));
+    EXPECT_TRUE(required_alternatives("blk.2.ffn_down_exps.weight").empty());
     // The dense required set (2 + 4 * 12) plus 7 MoE tensors per layer.
     EXPECT_EQ(required.size(), 2u + 4 * (12 + 7));
     // A dense config requires none of them.
@@ -549,7 +573,7 @@ TEST(Gemma4Registry, MoeRefusals) {
         EXPECT_EQ(e.exit_class(), ExitClass::blocker);
         EXPECT_EQ(e.field(), "num_experts");
     }
-    // A MoE checkpoint quantized by anything but MLX (a GPTQ / AWQ / compressed-tensors
+    // A MoE checkpoint quantized by anything but MLX or ModelOpt (a GPTQ / AWQ / compressed-tensors
     // "quantization_config" without mlx-lm's "quantization" beside it): a BLOCKER naming the
     // field. MLX's (mlx-lm writes both keys) and any quantized dense one are converted.
     {
@@ -566,6 +590,12 @@ TEST(Gemma4Registry, MoeRefusals) {
         EXPECT_NO_THROW(parse_model_config(root)) << "MLX MoE";
         root.erase("quantization_config");
         EXPECT_NO_THROW(parse_model_config(root)) << "MLX MoE, quantization only";
+        // ModelOpt NVFP4 (its per-expert modules stacked, the router's factor folded).
+        root.erase("quantization");
+        root["quantization_config"] = {{"quant_method", "modelopt"}, {"quant_algo", "NVFP4"}};
+        EXPECT_NO_THROW(parse_model_config(root)) << "ModelOpt MoE";
+        root["quantization_config"] = {{"quant_method", "compressed-tensors"}};
+        EXPECT_THROW(parse_model_config(root), Error) << "compressed-tensors MoE";
     }
     for (const char* field : {"quantization", "quantization_config"}) {
         nlohmann::json root = nlohmann::json::parse(g4_json());

@@ -119,6 +119,10 @@ TEST(RefGemma4, MoeShapesAndCounts) {
         {"layers.1.experts.switch_glu.gate_proj.weight", {3, 24, 64}},
         {"layers.1.experts.switch_glu.up_proj.weight", {3, 24, 64}},
         {"layers.0.experts.switch_glu.down_proj.weight", {3, 64, 24}},
+        // ModelOpt's per-expert Linear modules ([out, in]).
+        {"layers.1.experts.2.gate_proj.weight", {24, 64}},
+        {"layers.0.experts.0.up_proj.weight", {24, 64}},
+        {"layers.1.experts.1.down_proj.weight", {64, 24}},
     };
     for (const auto& [name, shape] : rows) EXPECT_EQ(expected_hf_shape(c, name), shape) << name;
     // A dense Gemma 4 has none of them.
