@@ -4,8 +4,9 @@
 # smollm3: llama's q/k permutation, every 4th layer without rope; mistral3: a Mistral3ForConditionalGeneration with a
 # ministral3 text model, its yarn block and a vision tower left out; apertus: q/k norms, xIELU parameters as xielu.* arrays)
 # against llama.cpp's own code, for every input format: each
-# family's tiny fixture in mcq-v1, MLX, plain BF16, GPTQ and AWQ (4-bit) is converted by default (Q4_1,
-# BF16 kept for the float checkpoint, Q4_0 / Q4_1 / Q5_0 for GPTQ / AWQ) and with --outtype f32, then
+# family's tiny fixture in mcq-v1, MLX, plain BF16, GPTQ, AWQ and compressed-tensors int4 (4-bit) is
+# converted by default (Q4_1, BF16 kept for the float checkpoint, Q4_0 / Q4_1 / Q5_0 for GPTQ / AWQ,
+# Q4_0 for compressed-tensors) and with --outtype f32, then
 #  - rebox verify passes on both files;
 #  - ggufpy_llama_shaped.py (one process for every file): every tensor (name, type, ne, values bit for
 #    bit) and every {arch}.* KV equal what the bundle's converter class chain (SeedOssModel / Olmo2Model / SmolLM3Model /
@@ -21,7 +22,7 @@ clients_init llama_shaped_arch "${1:-}"
 ggufpy_setup "$BUILD"
 
 families=(seed_oss olmo2 olmo3 smollm3 mistral3 apertus)
-formats=(mcq mlx float gptq awq)
+formats=(mcq mlx float gptq awq compressed-tensors)
 pairs=()
 for family in "${families[@]}"; do
   checks=()
@@ -38,6 +39,8 @@ for family in "${families[@]}"; do
     # GPTQ (symmetric: Q4_0) and AWQ (Q4_0 / Q4_1 / Q5_0 as its groups allow); F16 embedding / head
     [[ $format == gptq ]] && default_types=F32,F16,Q4_0
     [[ $format == awq ]] && default_types=F32,F16,Q4_0,Q4_1,Q5_0
+    # compressed-tensors int4 (llm-compressor's W4A16: symmetric groups of 32, Q4_0); BF16 embedding / head
+    [[ $format == compressed-tensors ]] && default_types=F32,BF16,Q4_0
     checks+=("$dir" "$dir.gguf" "$default_types" "$dir" "$dir-f32.gguf" F32)
     pairs+=("$family-$format:$dir.gguf:$dir-f32.gguf")
   done
