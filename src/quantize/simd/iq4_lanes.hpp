@@ -20,6 +20,7 @@ namespace {
 constexpr float kIq4Grid[16] = {-127.f, -104.f, -83.f, -65.f, -49.f, -35.f, -22.f, -10.f,
                                 1.f,    13.f,   25.f,  38.f,  53.f,  69.f,  89.f,  113.f};
 constexpr int kIq4Ntry = 7;
+constexpr int kIq4XsBlockBytes = 136;  // d, scales_h, scales_l[4], qs[128]
 
 // best_index_int8(16, kvalues_iq4nl, x) per lane, as the grid value (and, when index != nullptr,
 // its index as a float). The bisection ends at ml = mu - 1 with grid[ml] <= x < grid[mu], where
@@ -150,19 +151,15 @@ void iq4_nl_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_ro
     }
 }
 
+// `count` (1 .. kSuperBlocksPerStep) consecutive IQ4_XS super-blocks of one row, given each one's
+// sum of x^2 in index order (imatrix path only; sigma2 = that sum * (2/256), as ggml scales it).
 template <class V>
-constexpr int kIq4XsSuperBlocksPerStep = V::kWidth > 8 ? V::kWidth / 8 : 1;
-
-// `count` (1 .. kIq4XsSuperBlocksPerStep) consecutive IQ4_XS super-blocks of one row, given each
-// one's sigma2 = sum(x^2) * (2/256) (imatrix path only).
-template <class V>
-void iq4_xs_super_blocks(const float* x, const float* imatrix, const float* sigma2, int count,
+void iq4_xs_super_blocks(const float* x, const float* imatrix, const float* sum_x2, int count,
                          uint8_t* blocks) {
     using F = typename V::F;
     constexpr int W = V::kWidth;
-    constexpr int kSuper = kIq4XsSuperBlocksPerStep<V>;
+    constexpr int kSuper = kSuperBlocksPerStep<V>;
     constexpr int kGroups = 8 * kSuper / W;
-    constexpr int kBlockBytes = 136;  // d, scales_h, scales_l[4], qs[128]
     const int subblocks = 8 * count;
     F xt[kGroups][32];
     alignas(32) float scales[8 * kSuper];
@@ -173,7 +170,7 @@ void iq4_xs_super_blocks(const float* x, const float* imatrix, const float* sigm
         alignas(32) float s2_lane[W] = {};
         if (imatrix) {
             transpose_in<V, 32>(imatrix + 32 * W * g, lanes, qw);
-            for (int k = 0; k < lanes; ++k) s2_lane[k] = sigma2[(W * g + k) / 8];
+            for (int k = 0; k < lanes; ++k) s2_lane[k] = sum_x2[(W * g + k) / 8] * (2.f / 256.f);
         }
         iq4_weights<V>(xt[g], imatrix ? qw : nullptr, V::load(s2_lane), w);
         V::store(scales + W * g, iq4_best_scale<V>(xt[g], w));
@@ -181,7 +178,7 @@ void iq4_xs_super_blocks(const float* x, const float* imatrix, const float* sigm
     alignas(32) float idl[8 * kSuper] = {};
     for (int s = 0; s < count; ++s) {
         const float* sc = scales + 8 * s;
-        uint8_t* y = blocks + kBlockBytes * s;
+        uint8_t* y = blocks + kIq4XsBlockBytes * s;
         float max_scale = 0, amax_scale = 0;
         for (int ib = 0; ib < 8; ++ib) {
             const float abs_d = std::fabs(sc[ib]);
@@ -215,38 +212,15 @@ void iq4_xs_super_blocks(const float* x, const float* imatrix, const float* sigm
     }
     for (int s = 0; s < count; ++s)
         for (int ib = 0; ib < 8; ++ib)
-            iq4_pack_nibbles(L + 256 * s + 32 * ib, blocks + kBlockBytes * s + 8 + 16 * ib);
+            iq4_pack_nibbles(L + 256 * s + 32 * ib, blocks + kIq4XsBlockBytes * s + 8 + 16 * ib);
 }
 
-// quantize_iq4_xs: each row's super-blocks kIq4XsSuperBlocksPerStep at a time; with an imatrix,
-// each super-block's sum of x^2 in index order is taken W super-blocks at a time first.
+// quantize_iq4_xs.
 template <class V>
 void iq4_xs_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
                  const float* imatrix) {
-    constexpr int W = V::kWidth;
-    constexpr int kSuper = kIq4XsSuperBlocksPerStep<V>;
-    constexpr int kBlockBytes = 136;
-    const int64_t blocks_per_row = n_per_row / 256;
-    for (int64_t row = 0; row < nrows; ++row) {
-        const float* x = src + row * n_per_row;
-        uint8_t* out = dst + row * blocks_per_row * kBlockBytes;
-        for (int64_t b0 = 0; b0 < blocks_per_row; b0 += W) {
-            const int chunk = static_cast<int>(blocks_per_row - b0 < W ? blocks_per_row - b0 : W);
-            float sigma2[W] = {};
-            if (imatrix) {
-                const float* bases[W];
-                for (int k = 0; k < chunk; ++k) bases[k] = x + 256 * (b0 + k);
-                sum_squares_lanes<V>(bases, chunk, 256, sigma2);
-                for (int k = 0; k < chunk; ++k) sigma2[k] *= 2.f / 256.f;
-            }
-            for (int s = 0; s < chunk; s += kSuper) {
-                const int64_t b = b0 + s;
-                const int count = chunk - s < kSuper ? chunk - s : kSuper;
-                iq4_xs_super_blocks<V>(x + 256 * b, imatrix ? imatrix + 256 * b : nullptr,
-                                       sigma2 + s, count, out + kBlockBytes * b);
-            }
-        }
-    }
+    for_each_super_block_step<V, kIq4XsBlockBytes>(src, dst, nrows, n_per_row, imatrix,
+                                                   iq4_xs_super_blocks<V>);
 }
 
 }  // namespace

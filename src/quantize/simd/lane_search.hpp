@@ -249,5 +249,43 @@ void for_each_super_block(const float* src, uint8_t* dst, int64_t nrows, int64_t
     }
 }
 
+// Super-blocks one step of an 8-sub-block kernel quantizes together (Q4_K, Q5_K, IQ4_XS: lane k
+// runs sub-block k of 8 * this many consecutive super-blocks): 16 lanes take two, 4 and 8 lanes
+// one.
+template <class V>
+constexpr int kSuperBlocksPerStep = V::kWidth > 8 ? V::kWidth / 8 : 1;
+
+// Every row's 256-value super-blocks (rows back to back), kSuperBlocksPerStep at a time (the last
+// step of a row may hold fewer), as step(x, imatrix of those super-blocks or nullptr, each one's
+// sum of x^2 in index order (imatrix paths only), count, out). The sums are taken W super-blocks at
+// a time in lanes first (W is a multiple of kSuperBlocksPerStep).
+template <class V, int kBlockBytes, class Step>
+void for_each_super_block_step(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
+                               const float* imatrix, Step step) {
+    constexpr int W = V::kWidth;
+    constexpr int kSuper = kSuperBlocksPerStep<V>;
+    static_assert(W % kSuper == 0);
+    const int64_t blocks_per_row = n_per_row / 256;
+    for (int64_t row = 0; row < nrows; ++row) {
+        const float* x = src + row * n_per_row;
+        uint8_t* out = dst + row * blocks_per_row * kBlockBytes;
+        for (int64_t b0 = 0; b0 < blocks_per_row; b0 += W) {
+            const int chunk = static_cast<int>(blocks_per_row - b0 < W ? blocks_per_row - b0 : W);
+            float sum_x2[W] = {};
+            if (imatrix) {
+                const float* bases[W];
+                for (int k = 0; k < chunk; ++k) bases[k] = x + 256 * (b0 + k);
+                sum_squares_lanes<V>(bases, chunk, 256, sum_x2);
+            }
+            for (int s = 0; s < chunk; s += kSuper) {
+                const int64_t b = b0 + s;
+                const int count = chunk - s < kSuper ? chunk - s : kSuper;
+                step(x + 256 * b, imatrix ? imatrix + 256 * b : nullptr, sum_x2 + s, count,
+                     out + kBlockBytes * b);
+            }
+        }
+    }
+}
+
 }  // namespace
 }  // namespace rebox::quant::lanes

@@ -54,11 +54,6 @@ struct Q5K {
     }
 };
 
-// Super-blocks one step quantizes together: lane k runs sub-block k of 8 * kSuperBlocksPerStep
-// consecutive sub-blocks, so 16 lanes take two super-blocks (4 and 8 lanes one).
-template <class V>
-constexpr int kSuperBlocksPerStep = V::kWidth > 8 ? V::kWidth / 8 : 1;
-
 // Requantizes the lanes' sub-blocks with the stored fp16 d/dmin and 6-bit scales (ggml's second
 // pass): lane k is sub-block first + k of the step, in super-block (first + k) / 8 of `blocks`;
 // lanes past `subblocks` (the step's last super-block is missing) keep their codes.
@@ -182,35 +177,12 @@ void q4_k_super_blocks(const float* x, const float* imatrix, const float* sum_x2
     for (int s = 0; s < count; ++s) T::pack(L + 256 * s, blocks + T::kBlockBytes * s);
 }
 
-// quantize_q4_K / quantize_q5_K: each row's super-blocks kSuperBlocksPerStep at a time (the last
-// step of a row may hold fewer). The imatrix path's sums of x^2 are taken W super-blocks at a time
-// in lanes first (W is a multiple of kSuperBlocksPerStep).
+// quantize_q4_K / quantize_q5_K.
 template <class V, class T>
 void q4_k_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
                const float* imatrix) {
-    constexpr int W = V::kWidth;
-    constexpr int kSuper = kSuperBlocksPerStep<V>;
-    static_assert(W % kSuper == 0);
-    const int64_t blocks_per_row = n_per_row / 256;
-    for (int64_t row = 0; row < nrows; ++row) {
-        const float* x = src + row * n_per_row;
-        uint8_t* out = dst + row * blocks_per_row * T::kBlockBytes;
-        for (int64_t b0 = 0; b0 < blocks_per_row; b0 += W) {
-            const int chunk = static_cast<int>(blocks_per_row - b0 < W ? blocks_per_row - b0 : W);
-            float sum_x2[W] = {};
-            if (imatrix) {
-                const float* bases[W];
-                for (int k = 0; k < chunk; ++k) bases[k] = x + 256 * (b0 + k);
-                sum_squares_lanes<V>(bases, chunk, 256, sum_x2);
-            }
-            for (int s = 0; s < chunk; s += kSuper) {
-                const int64_t b = b0 + s;
-                const int count = chunk - s < kSuper ? chunk - s : kSuper;
-                q4_k_super_blocks<V, T>(x + 256 * b, imatrix ? imatrix + 256 * b : nullptr,
-                                        sum_x2 + s, count, out + T::kBlockBytes * b);
-            }
-        }
-    }
+    for_each_super_block_step<V, T::kBlockBytes>(src, dst, nrows, n_per_row, imatrix,
+                                                 q4_k_super_blocks<V, T>);
 }
 
 }  // namespace
