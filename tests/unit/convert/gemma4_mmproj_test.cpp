@@ -20,6 +20,7 @@
 
 #include "format/gguf_file.hpp"
 #include "format/safetensors.hpp"
+#include "stored_values.hpp"
 #include "test_files.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
@@ -46,25 +47,6 @@ class Gemma4Mmproj : public ::testing::Test {
     test::ScratchDir scratch_;
     fs::path work_ = scratch_.path();
 };
-
-// A BF16 value of the source, widened.
-float bf16_at(const SafetensorsFile& st, const std::string& name, size_t index) {
-    const StTensorInfo* info = st.find(name);
-    EXPECT_NE(info, nullptr) << name;
-    if (info == nullptr) return 0;
-    const auto bytes = st.data(*info);
-    return std::bit_cast<float>(static_cast<uint32_t>(bytes[2 * index] | bytes[2 * index + 1] << 8)
-                                << 16);
-}
-
-float f32_at(const GgufFile& file, const std::string& name, size_t index) {
-    const GgufTensorInfo* t = file.find_tensor(name);
-    EXPECT_NE(t, nullptr) << name;
-    if (t == nullptr) return 0;
-    float value = 0;
-    std::memcpy(&value, file.tensor_data(*t).data() + 4 * index, 4);
-    return value;
-}
 
 TEST_F(Gemma4Mmproj, WritesTheGemma4vProjectorAsTheConverter) {
     const fs::path model = make_fixture("bf16", "--format float");
@@ -126,13 +108,14 @@ TEST_F(Gemma4Mmproj, WritesTheGemma4vProjectorAsTheConverter) {
     const auto st = SafetensorsFile::open(model / "model.safetensors");
     const std::string input_proj = "model.vision_tower.patch_embedder.input_proj.weight";
     for (const auto [o, c, y, x] : {std::array<size_t, 4>{0, 0, 0, 1}, {1, 2, 3, 5}, {31, 1, 7, 0}})
-        EXPECT_EQ(f32_at(*mm, "v.patch_embd.weight", ((o * 3 + c) * 8 + y) * 8 + x),
-                  bf16_at(*st, input_proj, o * 192 + (8 * y + x) * 3 + c))
+        EXPECT_EQ(test::gguf_value(*mm, "v.patch_embd.weight", ((o * 3 + c) * 8 + y) * 8 + x),
+                  test::safetensors_bf16(*st, input_proj, o * 192 + (8 * y + x) * 3 + c))
             << o << " " << c << " " << y << " " << x;
     // The position table as it is: axis 1, position 5, element 7.
-    EXPECT_EQ(f32_at(*mm, "v.position_embd.weight", (1 * 128 + 5) * 32 + 7),
-              bf16_at(*st, "model.vision_tower.patch_embedder.position_embedding_table",
-                      (1 * 128 + 5) * 32 + 7));
+    EXPECT_EQ(
+        test::gguf_value(*mm, "v.position_embd.weight", (1 * 128 + 5) * 32 + 7),
+        test::safetensors_bf16(*st, "model.vision_tower.patch_embedder.position_embedding_table",
+                               (1 * 128 + 5) * 32 + 7));
     // rebox check takes the pair: the projection's ne[1] (64) is the text model's width.
     const auto check = test::run(quoted(test::rebox_cli()) + " check " + quoted(work_ / "g.gguf"));
     EXPECT_EQ(check.exit_code, 0) << check.output;
@@ -162,7 +145,7 @@ TEST_F(Gemma4Mmproj, ClippedLinearsCarryTheirBounds) {
         ASSERT_NE(t, nullptr) << bound;
         EXPECT_EQ(t->ne, std::vector<int64_t>{1}) << bound;
         EXPECT_EQ(t->type, GgmlType::F32) << bound;
-        EXPECT_EQ(f32_at(*mm, bound, 0), bf16_at(*st, source, 0)) << bound;
+        EXPECT_EQ(test::gguf_value(*mm, bound, 0), test::safetensors_bf16(*st, source, 0)) << bound;
     }
 }
 

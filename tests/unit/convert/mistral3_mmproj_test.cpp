@@ -16,6 +16,7 @@
 
 #include "format/gguf_file.hpp"
 #include "format/safetensors.hpp"
+#include "stored_values.hpp"
 #include "test_files.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
@@ -42,30 +43,6 @@ class Mistral3Mmproj : public ::testing::Test {
     test::ScratchDir scratch_;
     fs::path work_ = scratch_.path();
 };
-
-float bf16_at(const SafetensorsFile& st, const std::string& name, size_t index) {
-    const StTensorInfo* info = st.find(name);
-    EXPECT_NE(info, nullptr) << name;
-    if (info == nullptr) return 0;
-    const auto bytes = st.data(*info);
-    return std::bit_cast<float>(static_cast<uint32_t>(bytes[2 * index] | bytes[2 * index + 1] << 8)
-                                << 16);
-}
-
-float gguf_at(const GgufFile& file, const std::string& name, size_t index) {
-    const GgufTensorInfo* t = file.find_tensor(name);
-    EXPECT_NE(t, nullptr) << name;
-    if (t == nullptr) return 0;
-    const uint8_t* data = file.tensor_data(*t).data();
-    if (t->type == GgmlType::F32) {
-        float value = 0;
-        std::memcpy(&value, data + 4 * index, 4);
-        return value;
-    }
-    EXPECT_EQ(t->type, GgmlType::BF16) << name;
-    return std::bit_cast<float>(static_cast<uint32_t>(data[2 * index] | data[2 * index + 1] << 8)
-                                << 16);
-}
 
 TEST_F(Mistral3Mmproj, WritesThePixtralProjectorAsTheConverter) {
     const fs::path model = make_fixture("bf16", "--multimodal --format float");
@@ -125,17 +102,19 @@ TEST_F(Mistral3Mmproj, WritesThePixtralProjectorAsTheConverter) {
          {std::pair<size_t, size_t>{0, 0}, {1, 8}, {2, 1}, {15, 15}, {17, 24}, {30, 23}})
         for (const char* qk : {"q", "k"})
             for (const size_t col : {size_t{0}, size_t{31}})
-                EXPECT_EQ(gguf_at(*mm, std::string("v.blk.1.attn_") + qk + ".weight",
-                                  gguf_row * 32 + col),
-                          bf16_at(*st, layer1 + qk + "_proj.weight", source_row * 32 + col))
+                EXPECT_EQ(test::gguf_value(*mm, std::string("v.blk.1.attn_") + qk + ".weight",
+                                           gguf_row * 32 + col),
+                          test::safetensors_bf16(*st, layer1 + qk + "_proj.weight",
+                                                 source_row * 32 + col))
                     << qk << " row " << gguf_row;
     // v is not permuted.
-    EXPECT_EQ(gguf_at(*mm, "v.blk.1.attn_v.weight", 1 * 32 + 3),
-              bf16_at(*st, layer1 + "v_proj.weight", 1 * 32 + 3));
+    EXPECT_EQ(test::gguf_value(*mm, "v.blk.1.attn_v.weight", 1 * 32 + 3),
+              test::safetensors_bf16(*st, layer1 + "v_proj.weight", 1 * 32 + 3));
     // [IMG_BREAK] (id 459): row 459 of the text embedding, 64 values.
     for (const size_t i : {size_t{0}, size_t{17}, size_t{63}})
-        EXPECT_EQ(gguf_at(*mm, "v.token_embd.img_break", i),
-                  bf16_at(*st, "language_model.model.embed_tokens.weight", 459 * 64 + i))
+        EXPECT_EQ(
+            test::gguf_value(*mm, "v.token_embd.img_break", i),
+            test::safetensors_bf16(*st, "language_model.model.embed_tokens.weight", 459 * 64 + i))
             << i;
     // rebox check takes the pair: the projection's ne[1] (64) is the text model's width.
     const auto check = test::run(quoted(test::rebox_cli()) + " check " + quoted(work_ / "m.gguf"));
@@ -152,11 +131,13 @@ TEST_F(Mistral3Mmproj, SplitLayoutReadsAlike) {
     EXPECT_EQ(mm->tensors().size(), 2u + 3 * 9 + 5);
     const auto st = SafetensorsFile::open(model / "model.safetensors");
     for (const size_t i : {size_t{0}, size_t{63}})
-        EXPECT_EQ(gguf_at(*mm, "v.token_embd.img_break", i),
-                  bf16_at(*st, "model.language_model.embed_tokens.weight", 459 * 64 + i));
-    EXPECT_EQ(gguf_at(*mm, "v.blk.2.attn_k.weight", 1 * 32 + 5),
-              bf16_at(*st, "model.vision_tower.transformer.layers.2.attention.k_proj.weight",
-                      8 * 32 + 5));
+        EXPECT_EQ(
+            test::gguf_value(*mm, "v.token_embd.img_break", i),
+            test::safetensors_bf16(*st, "model.language_model.embed_tokens.weight", 459 * 64 + i));
+    EXPECT_EQ(
+        test::gguf_value(*mm, "v.blk.2.attn_k.weight", 1 * 32 + 5),
+        test::safetensors_bf16(
+            *st, "model.vision_tower.transformer.layers.2.attention.k_proj.weight", 8 * 32 + 5));
 }
 
 // Without --multimodal the fixture's tower is stand-ins and config.json has no vision_config: the

@@ -14,6 +14,7 @@
 
 #include "format/gguf_file.hpp"
 #include "format/safetensors.hpp"
+#include "stored_values.hpp"
 #include "test_files.hpp"
 #include "test_paths.hpp"
 #include "test_process.hpp"
@@ -43,24 +44,6 @@ class MlxVlmMmproj : public ::testing::Test {
     fs::path work_ = scratch_.path();
 };
 
-float stored_bf16(const SafetensorsFile& st, const std::string& name, size_t index) {
-    const StTensorInfo* info = st.find(name);
-    EXPECT_NE(info, nullptr) << name;
-    if (info == nullptr) return 0;
-    const auto bytes = st.data(*info);
-    return std::bit_cast<float>(static_cast<uint32_t>(bytes[2 * index] | bytes[2 * index + 1] << 8)
-                                << 16);
-}
-
-float mmproj_f32(const GgufFile& file, const std::string& name, size_t index) {
-    const GgufTensorInfo* t = file.find_tensor(name);
-    EXPECT_NE(t, nullptr) << name;
-    if (t == nullptr) return 0;
-    float value = 0;
-    std::memcpy(&value, file.tensor_data(*t).data() + 4 * index, 4);
-    return value;
-}
-
 TEST_F(MlxVlmMmproj, ChannelLastPatchEmbeddingMovedBack) {
     const fs::path model = make_fixture("mlx", "");
     const auto run = convert(model, work_ / "q.gguf");
@@ -81,8 +64,9 @@ TEST_F(MlxVlmMmproj, ChannelLastPatchEmbeddingMovedBack) {
             const uint64_t o = p[0], c = p[1], y = p[2], x = p[3];
             const size_t gguf_index = ((o * 3 + c) * 14 + y) * 14 + x;
             const size_t stored_index = (((o * 2 + t) * 14 + y) * 14 + x) * 3 + c;
-            EXPECT_EQ(mmproj_f32(*file, names[t], gguf_index),
-                      stored_bf16(*st, "vision_tower.patch_embed.proj.weight", stored_index))
+            EXPECT_EQ(
+                test::gguf_value(*file, names[t], gguf_index),
+                test::safetensors_bf16(*st, "vision_tower.patch_embed.proj.weight", stored_index))
                 << names[t] << " (" << o << ", " << c << ", " << y << ", " << x << ")";
         }
     }
