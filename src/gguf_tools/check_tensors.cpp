@@ -3,7 +3,10 @@
 // the ne llama.cpp's create_tensor expects ("tensor 'X' has wrong shape", "missing tensor");
 // a per-layer tensor of a layer past block_count, or one the table does not know, is what
 // llama.cpp refuses as "wrong number of tensors" (the second is a warning: the table lists what
-// rebox writes, llama.cpp may create a few more optional tensors).
+// rebox writes, llama.cpp may create a few more optional tensors). The per-tensor `.scale` /
+// `.input_scale` factors (NVFP4) are checked as llama_model::load_tensors' generic pass creates
+// them, for every architecture: beside a weight of its list, {1}, or {n_expert} for stacked
+// experts.
 #include <algorithm>
 #include <cstdint>
 #include <utility>
@@ -176,6 +179,57 @@ std::vector<int64_t> trimmed(std::vector<int64_t> ne) {
     return ne;
 }
 
+// llama_model::load_tensors (llama-model.cpp), after each architecture's own tensors: an optional
+// `<role>.scale` for these roles when the layer has the role's weight (`output.scale` only when
+// `output` is NVFP4), and an `.input_scale` beside each; the scale of stacked experts has one value
+// per expert, the rest one value.
+constexpr std::string_view kScaledLayerRoles[] = {
+    "attn_q",         "attn_k",         "attn_v",
+    "attn_output",    "attn_qkv",       "attn_gate",
+    "ffn_gate",       "ffn_down",       "ffn_up",
+    "ffn_gate_shexp", "ffn_down_shexp", "ffn_up_shexp",
+    "ffn_gate_exps",  "ffn_down_exps",  "ffn_up_exps",
+    "ssm_in",         "ssm_out",        "ssm_alpha",
+    "ssm_beta",       "nextn.eh_proj",  "nextn.shared_head_head"};
+
+// A factor tensor the loader's generic pass creates: its expected ne, or a finding's text when
+// the weight it belongs to is absent (the loader then creates no factor and refuses the file);
+// nullopt for any other name.
+std::optional<std::variant<std::vector<int64_t>, std::string>> loader_scale(const CheckContext& ctx,
+                                                                            std::string_view name,
+                                                                            int64_t experts) {
+    std::string_view base = name;
+    if (base.ends_with(".input_scale"))
+        base.remove_suffix(std::string_view(".input_scale").size());
+    else if (base.ends_with(".scale"))
+        base.remove_suffix(std::string_view(".scale").size());
+    else
+        return std::nullopt;
+    std::string_view role = base;
+    if (role.starts_with("blk.")) {
+        const size_t dot = role.find('.', 4);
+        if (dot == std::string_view::npos) return std::nullopt;
+        role.remove_prefix(dot + 1);
+        if (std::find(std::begin(kScaledLayerRoles), std::end(kScaledLayerRoles), role) ==
+            std::end(kScaledLayerRoles))
+            return std::nullopt;
+    } else if (role != "output") {
+        return std::nullopt;
+    }
+    const std::string weight = std::string(base) + ".weight";
+    const CheckContext::Tensor* owner = ctx.find_tensor(weight);
+    if (owner == nullptr)
+        return std::string("has no " + weight +
+                           " beside it; llama.cpp creates the factor only for a "
+                           "weight it loads and refuses the file (\"wrong number of tensors\")");
+    if (role == "output" && owner->info->type != GgmlType::NVFP4)
+        return std::string(
+            "belongs to an output that is not NVFP4; llama.cpp creates the factor "
+            "only for an NVFP4 output and refuses the file (\"wrong number of "
+            "tensors\")");
+    return std::vector<int64_t>{role.ends_with("_exps") ? experts : 1};
+}
+
 bool is_extra_tensor(std::string_view name) {
     for (arch::ExtraTensor extra :
          {arch::ExtraTensor::rope_freqs_llama3, arch::ExtraTensor::rope_factors_long,
@@ -243,6 +297,18 @@ void check_tensor_set(CheckContext& ctx) {
         }
         const auto expected = arch::expected_ne(*entry, config, tensor_name);
         if (!expected) {
+            if (const auto scale = loader_scale(ctx, tensor_name, config.num_experts)) {
+                if (const std::string* problem = std::get_if<std::string>(&*scale))
+                    ctx.finding(tensor_name, *problem, tensor.shard);
+                else if (const auto& ne = std::get<std::vector<int64_t>>(*scale);
+                         trimmed(ne) != trimmed(tensor.info->ne))
+                    ctx.finding(tensor_name,
+                                "has ne " + detail::shape_text(tensor.info->ne) +
+                                    " but llama.cpp expects " + detail::shape_text(ne) +
+                                    " (\"wrong shape\")",
+                                tensor.shard);
+                continue;
+            }
             ctx.warning(tensor_name,
                         "is not in rebox's " + name +
                             " table; llama.cpp refuses a tensor its graph does not create "

@@ -4,10 +4,14 @@ with one change. Clean copies llama.cpp loads (another alignment, the KVs in rev
 split set gguf-py shards itself) and one broken copy per rule (a known key of the wrong type, a
 missing required key, a tensor of the wrong shape, deleted merges, a general.name that
 triggers llama.cpp's Phi-3 rule on a vocabulary without </s>, a split set whose first
-shard's split.count is wrong (3 or 1 for 2 shards), a set without its last shard, no add_bos_token, a truncated file). Prints one line per case:
+shard's split.count is wrong (3 or 1 for 2 shards), a set without its last shard, no add_bos_token, a truncated file).
+From an NVFP4 model: its clean copy, and the per-tensor `.scale` factors llama.cpp's loader
+refuses (one of shape [2], one beside a weight the file lacks, an `output.scale` beside a
+non-NVFP4 output). Prints one line per case:
 "NAME FIRST_FILE", the list test_check.sh runs rebox check and llama.cpp on.
 
-Usage: ggufpy_check_cases.py MODEL.gguf WORK_DIR SMALL_VOCAB_MODEL.gguf (a vocabulary without </s>)
+Usage: ggufpy_check_cases.py MODEL.gguf WORK_DIR SMALL_VOCAB_MODEL.gguf (a vocabulary without </s>,
+       with an untied BF16/F16 output) NVFP4_MODEL.gguf
 """
 import os
 import sys
@@ -17,7 +21,7 @@ import numpy as np
 import gguf
 from gguf import GGUFReader, GGUFValueType as T, GGUFWriter
 
-source, work, small_vocab = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
+source, work, small_vocab, nvfp4 = sys.argv[1], Path(sys.argv[2]), sys.argv[3], sys.argv[4]
 reader = GGUFReader(source)
 
 
@@ -40,8 +44,9 @@ def tensor_bytes(t):
     return np.asarray(t.data).view(np.uint8).reshape(byte_shape)
 
 
-def write(path, kvs, r=reader, alignment=None, split_max_tensors=0, replace=None):
-    """Writes kvs and r's tensors (bytes unchanged unless `replace` maps a name to new F32 data)."""
+def write(path, kvs, r=reader, alignment=None, split_max_tensors=0, replace=None, extra=None):
+    """Writes kvs and r's tensors (bytes unchanged unless `replace` maps a name to new F32 data),
+    then `extra`'s (name → F32 data) after them."""
     arch = next(v for k, v, _, _ in kvs if k == "general.architecture")
     w = GGUFWriter(path, arch, use_temp_file=False, split_max_tensors=split_max_tensors)
     for key, value, vtype, sub in kvs:
@@ -54,6 +59,8 @@ def write(path, kvs, r=reader, alignment=None, split_max_tensors=0, replace=None
             w.add_tensor(t.name, replace[t.name])
         else:
             w.add_tensor(t.name, tensor_bytes(t), raw_dtype=t.tensor_type)
+    for name, data in (extra or {}).items():
+        w.add_tensor(name, data)
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
@@ -125,6 +132,21 @@ gap_dir.mkdir()
 for shard in shards[:-1]:
     os.link(shard, gap_dir / shard.name)
 cases.append(("bad_missing_shard", gap_dir / shards[0].name))
+
+# NVFP4: the factors llama_model::load_tensors' generic pass creates ({1} beside a weight it loads;
+# output.scale only beside an NVFP4 output), and three it refuses.
+nv = GGUFReader(nvfp4)
+nv_kvs = read_kvs(nv)
+assert any(t.tensor_type == gguf.GGMLQuantizationType.NVFP4 for t in nv.tensors), nvfp4
+case("clean_nvfp4", r=nv, kvs=nv_kvs)
+assert any(t.name == "blk.0.attn_q.scale" for t in nv.tensors)
+assert not any(t.name.startswith("blk.0.attn_gate") for t in nv.tensors)
+one = np.ones(1, dtype=np.float32)
+case("bad_scale_shape", r=nv, kvs=nv_kvs, replace={"blk.0.attn_q.scale": np.ones(2, dtype=np.float32)})
+case("bad_scale_orphan", r=nv, kvs=nv_kvs, extra={"blk.0.attn_gate.scale": one})
+small_output = next(t for t in small.tensors if t.name == "output.weight")
+assert small_output.tensor_type != gguf.GGMLQuantizationType.NVFP4
+case("bad_output_scale", r=small, kvs=read_kvs(small), extra={"output.scale": one})
 
 data = Path(source).read_bytes()
 (work / "bad_truncated.gguf").write_bytes(data[: len(data) - 4096])
