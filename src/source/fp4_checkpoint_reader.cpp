@@ -128,10 +128,7 @@ class Fp4CheckpointReader {
         for (const char* suffix :
              {".weight_scale", ".weight_global_scale", ".input_global_scale", ".weight_shape"})
             if (const Located* part = reader_.find(module + suffix))
-                reader_.block(part->info->name, *part,
-                              part->info->name + " has no quantized weight beside it (expected " +
-                                  module + ".weight_packed)",
-                              "store every part of the quantized module, or remove the stray one");
+                reader_.block_stray_part(*part, module + ".weight_packed");
         reader_.add_float(weight);
     }
 

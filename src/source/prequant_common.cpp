@@ -138,16 +138,19 @@ void PackedReader::walk(
             for (const std::string& suffix : part_suffixes)
                 if (const auto module = module_of(info.name, suffix)) {
                     if (!anchored(*module))
-                        block(info.name, where,
-                              info.name + " has no quantized weight beside it (expected " +
-                                  *module + anchor_suffixes.front() + ")",
-                              "store every part of the quantized module, or remove the stray one");
+                        block_stray_part(where, *module + anchor_suffixes.front());
                     handled = true;
                     break;
                 }
             if (!handled) add_float(where);
         }
     }
+}
+
+void PackedReader::block_stray_part(const Located& part, const std::string& expected) {
+    block(part.info->name, part,
+          part.info->name + " has no quantized weight beside it (expected " + expected + ")",
+          "store every part of the quantized module, or remove the stray one");
 }
 
 void PackedReader::add_float(const Located& where) {

@@ -74,6 +74,10 @@ class PackedReader {
     // The quantized weight `name` ([v.rows, v.cols], stored in `anchor`'s file) as a SourceTensor.
     void add_int_quant(const std::string& name, const Located& anchor, const IntQuantView& v);
 
+    // A part of a quantized module stored without the module's weight (`expected`, e.g.
+    // P.weight_packed): one blocker on the part.
+    void block_stray_part(const Located& part, const std::string& expected);
+
     SourceModel& model() { return model_; }
     // The tensor as an ordinary float SourceTensor, or a blocker when its dtype is not a float.
     void add_float(const Located& where);
