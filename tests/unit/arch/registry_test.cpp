@@ -229,7 +229,7 @@ TEST(ArchRegistry, RopeScalingPolicy) {
     const Architecture& qwen3 = *find_architecture("qwen3");
     ModelConfig c = llama_config();
     EXPECT_FALSE(plan_rope_scaling(llama, c).rope_freqs);  // none
-    c.rope_scaling = RopeScalingConfig{"llama3", 32.0, 1.0, 4.0, 8192, {}, {}, {}};
+    c.rope_scaling = RopeScalingConfig{"llama3", 32.0, 1.0, 4.0, 8192, {}, {}, {}, {}, {}, {}, {}};
     RopeScalingPlan p = plan_rope_scaling(llama, c);
     EXPECT_TRUE(p.rope_freqs);
     EXPECT_FALSE(p.blocker.has_value());
@@ -237,12 +237,12 @@ TEST(ArchRegistry, RopeScalingPolicy) {
     c.rope_scaling->type = "Llama3";  // generate_extra_tensors lower-cases it
     EXPECT_TRUE(plan_rope_scaling(llama, c).rope_freqs);
     EXPECT_TRUE(plan_rope_scaling(qwen3, c).blocker.has_value());  // only LlamaModel does llama3
-    c.rope_scaling = RopeScalingConfig{"linear", 2.0, {}, {}, {}, {}, {}, {}};
+    c.rope_scaling = RopeScalingConfig{"linear", 2.0, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
     p = plan_rope_scaling(llama, c);
     EXPECT_EQ(p.kv_type, "linear");
     EXPECT_EQ(p.kv_factor, 2.0f);
     for (const char* type : {"yarn", "dynamic", "longrope", "su"}) {
-        c.rope_scaling = RopeScalingConfig{type, 4.0, {}, {}, 4096, {}, {}, {}};
+        c.rope_scaling = RopeScalingConfig{type, 4.0, {}, {}, 4096, {}, {}, {}, {}, {}, {}, {}};
         p = plan_rope_scaling(llama, c);
         ASSERT_TRUE(p.blocker.has_value()) << type;
         EXPECT_NE(p.blocker->find(std::string("'") + type + "'"), std::string::npos) << *p.blocker;

@@ -119,10 +119,15 @@ TEST(SeedOssRegistry, KvsInTextModelOrderWithValues) {
         if (!kv.key.starts_with("seed_oss.")) continue;
         keys.push_back(kv.key);
         if (kv.key == "seed_oss.attention.key_length" ||
-            kv.key == "seed_oss.attention.value_length")
+            kv.key == "seed_oss.attention.value_length") {
             EXPECT_EQ(kv.value.as_u32(), 32u) << kv.key;  // head_dim, not 64 / 4
-        if (kv.key == "seed_oss.rope.freq_base") EXPECT_EQ(kv.value.as_f32(), 1e7f);
-        if (kv.key == "seed_oss.context_length") EXPECT_EQ(kv.value.as_u32(), 524288u);
+        }
+        if (kv.key == "seed_oss.rope.freq_base") {
+            EXPECT_EQ(kv.value.as_f32(), 1e7f);
+        }
+        if (kv.key == "seed_oss.context_length") {
+            EXPECT_EQ(kv.value.as_u32(), 524288u);
+        }
     }
     // rope_type "default": TextModel writes no rope.scaling KV; v0.4.0's TextModel writes no
     // rope.dimension_count.

@@ -89,8 +89,12 @@ TEST(SmolLm3Registry, KvsInLlamaModelOrder) {
     for (const GgufKV& kv : build_model_metadata(input)) {
         if (!kv.key.starts_with("smollm3.")) continue;
         keys.push_back(kv.key.substr(8));
-        if (kv.key == "smollm3.rope.dimension_count") EXPECT_EQ(kv.value.as_u32(), 16u);  // 64/4
-        if (kv.key == "smollm3.vocab_size") EXPECT_EQ(kv.value.as_u32(), 100u);
+        if (kv.key == "smollm3.rope.dimension_count") {
+            EXPECT_EQ(kv.value.as_u32(), 16u);  // 64/4
+        }
+        if (kv.key == "smollm3.vocab_size") {
+            EXPECT_EQ(kv.value.as_u32(), 100u);
+        }
     }
     const std::vector<std::string> want = {
         "context_length",       "embedding_length",
