@@ -68,6 +68,11 @@ struct PlanOptions {
     // llama-quantize then quantizes. nullopt: FP8 tensors are carried exactly or refused.
     // fp8_converter_outtype() gives the converter's choice.
     std::optional<GgmlType> fp8_rounded_to;
+    // convert_hf_to_gguf.py --no-mtp (--no-nextn): the multi-token-prediction layers are left
+    // out (block_count counts the main layers, no nextn_predict_layers KV), for the families whose
+    // converter class takes it (Qwen3.5 / 3.6, Qwen3-Next, GLM-4.5+, GLM-4.7-Flash, Nemotron-H);
+    // for any other an input error, as the converter refuses it. Default: MTP layers kept.
+    bool no_mtp = false;
 };
 
 // One GGUF tensor of the plan and where it comes from.
@@ -174,6 +179,8 @@ struct VerifyOptions {
     // The importance matrix the file was quantized with (llama.cpp's GGUF imatrix or the legacy
     // imatrix.dat): lossy tensors are re-quantized with its entries, as llama-quantize uses them.
     std::optional<std::filesystem::path> imatrix;
+    // The file was converted with --no-mtp: the source's MTP layers are expected to be absent.
+    bool no_mtp = false;
 };
 
 // The independent read-back proof: every GGUF tensor dequantized by verify's own code and compared

@@ -522,6 +522,10 @@ struct Architecture {
     // only when blk.{num_hidden_layers}.nextn.eh_proj is there): with the probe present, every MTP
     // layer's required rows are required too (required_mtp_tensors). Empty: they stay optional.
     std::string_view mtp_probe = {};
+    // The converter class takes --no-mtp (its supports_mtp_export): PlanOptions::no_mtp leaves the
+    // MTP layers out (block_count the main layers, no nextn_predict_layers); for any other
+    // architecture that option is an input error, as the converter refuses it.
+    bool supports_no_mtp = false;
     // The layers at or past num_hidden_layers are left out with a note (DeepseekV2Model.skip_mtp
     // drops the MTP layers llama.cpp's deepseek2 graph does not run).
     bool drops_mtp_layers = false;

@@ -236,6 +236,7 @@ constexpr Architecture kGlm4MoeLite = [] {
     a.tiktoken_vocab = false;  // _set_vocab_glm reads tokenizer.json only
     a.drops_mtp_layers = false;
     a.mtp_probe = "nextn.eh_proj";  // the loader's trunk-only probe
+    a.supports_no_mtp = true;       // Glm4MoeLiteModel (DeepseekV2Model does not take it)
     return a;
 }();
 

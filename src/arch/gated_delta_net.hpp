@@ -160,6 +160,7 @@ constexpr Architecture hybrid_record(std::string_view gguf_arch,
     a.config_checks = linear_attention_checks;
     a.mtp_layer_prefix = "mtp.layers.";
     a.mtp_renames = kMtpRenames;
+    a.supports_no_mtp = true;  // _QwenMtpMixin
     return a;
 }
 

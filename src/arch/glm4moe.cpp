@@ -194,6 +194,7 @@ constexpr Architecture kGlm4Moe = [] {
     a.config_checks = glm4moe_checks;
     a.finish_vocab = glm_vocab;
     a.mtp_probe = "nextn.eh_proj";  // the loader's trunk-only probe
+    a.supports_no_mtp = true;
     // glm4-moe.cpp applies the .scale of attention and the output only.
     a.nvfp4_scales = {.output = true};
     return a;

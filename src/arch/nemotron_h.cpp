@@ -494,6 +494,7 @@ constexpr Architecture kNemotronH = [] {
     a.prepare_config = rms_eps_name;
     a.finish_config = read_dense;
     a.set_layer_kinds = mamba2_from_ssm_kvs;
+    a.supports_no_mtp = true;  // NemotronHModel takes it for both of its architectures
     a.config_checks = nemotron_h_checks;
     a.finish_vocab = nemotron_h_vocab;
     // nemotron-h.cpp applies the .scale of attention, the MLP's up/down and the output, and the
@@ -537,6 +538,7 @@ constexpr Architecture kNemotronHMoe = [] {
     // The loader creates every MTP row (skipped unless asked for) once the block is there: all
     // or none, eh_proj standing for it.
     a.mtp_probe = "nextn.eh_proj";
+    a.supports_no_mtp = true;
     a.claims_config = claims_moe;
     a.prepare_config = moe_names;
     a.finish_config = read_moe;

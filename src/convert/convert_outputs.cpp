@@ -31,6 +31,7 @@ ConvertOutputs open_outputs(const ConvertOptions& options, const SourceModel& so
         VerifyOptions verify_options;
         verify_options.threads = threads;
         verify_options.tokenizer_pre = options.plan.tokenizer_pre;
+        verify_options.no_mtp = options.plan.no_mtp;
         // convert --quantize --imatrix: the lossy tensors are re-quantized with the same matrix.
         if (options.quantize && options.quantize->imatrix)
             verify_options.imatrix = *options.quantize->imatrix;

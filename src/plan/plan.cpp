@@ -720,6 +720,34 @@ void settle_mtp_layers(const SourceModel& source, Plan& plan) {
     if (arch->set_layer_kinds) arch->set_layer_kinds(config);
 }
 
+// --no-mtp: the main layers only, as the converter's class writes them with it; an input error
+// for a class that does not take the option (the converter exits with an error). The MTP source
+// tensors are left out in make_plan.
+void leave_out_mtp_layers(const PlanOptions& options, Plan& plan) {
+    if (!options.no_mtp) return;
+    ModelConfig& config = plan.config;
+    const Architecture* arch = arch::find_architecture(config.model_type);
+    if (arch == nullptr) return;  // the unsupported model_type is the BLOCKER
+    if (!arch->supports_no_mtp)
+        throw Error(ExitClass::input, "--no-mtp", "",
+                    "llama.cpp's converter takes it only for the families whose MTP layers it "
+                    "writes (Qwen3.5 / 3.6, Qwen3-Next, GLM-4.5+, GLM-4.7-Flash, Nemotron-H), "
+                    "not for this " +
+                        std::string(arch->gguf_arch) + " checkpoint",
+                    "one of those families, or no --no-mtp");
+    config.nextn_layers = 0;
+    config.nextn_layers_given = false;
+    if (arch->set_layer_kinds) arch->set_layer_kinds(config);
+}
+
+// An MTP layer's source tensor: "mtp.*" (Qwen3.5, Qwen3-Next, Nemotron-H) or a layer at or past
+// num_hidden_layers (GLM-4.5+, GLM-4.7-Flash).
+bool is_mtp_source(const Architecture& arch, std::string_view hf_name, uint32_t num_hidden_layers) {
+    if (arch::strip_model_prefix(hf_name).starts_with("mtp.")) return true;
+    const auto layer = arch::hf_layer_index(arch, hf_name);
+    return layer && *layer >= num_hidden_layers;
+}
+
 // True when a source tensor is the architecture's classifier head (cls.output).
 bool has_classifier(const Architecture& arch, const SourceModel& source) {
     for (const SourceTensor& tensor : source.tensors)
@@ -756,6 +784,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     settle_mtp_layers(source, plan);
     plan.source_bytes = total_file_bytes(source);
     plan.blockers = source.blockers;
+    leave_out_mtp_layers(options, plan);
     const ModelConfig& config = plan.config;
     {  // before anything is sized from a count of config.json
         std::vector<std::vector<int64_t>> shapes;
@@ -821,7 +850,7 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
     std::map<std::string, std::string> seen;                        // gguf name -> source name
     std::map<std::string, plan_detail::ExpertGroup> expert_groups;  // by gguf name
     std::map<std::string, plan_detail::FuseGroup> fuse_groups;      // by gguf name
-    size_t left_out = 0, mtp_left_out = 0;
+    size_t left_out = 0, mtp_left_out = 0, no_mtp_left_out = 0;
     std::string mtp_unfolded;  // the first mtp.* tensor of a fold config.json counts no block for
     plan_detail::LayerScalars layer_scalars(*arch, config.num_hidden_layers);
     for (size_t i = 0; i < source.tensors.size(); ++i) {
@@ -832,6 +861,10 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
         }
         if (const auto scalar = arch::match_layer_scalar(*arch, tensor.name)) {
             layer_scalars.take(tensor, *scalar, &plan.blockers);
+            continue;
+        }
+        if (options.no_mtp && is_mtp_source(*arch, tensor.name, config.num_hidden_layers)) {
+            ++no_mtp_left_out;
             continue;
         }
         if (const auto layer = arch::hf_layer_index(*arch, tensor.name);
@@ -1062,9 +1095,16 @@ Plan make_plan(const SourceModel& source, const PlanOptions& options) {
                 " written on the MTP block as llama.cpp's converter writes them; llama.cpp's " +
                 plan.arch +
                 " loader creates no such tensor there and refuses the file (\"wrong number of "
-                "tensors\"): leave the checkpoint's mtp.* tensors out for a file it loads (as "
-                "convert_hf_to_gguf.py --no-mtp writes it)");
+                "tensors\"): convert with --no-mtp for a file it loads (the MTP block left "
+                "out, as convert_hf_to_gguf.py --no-mtp writes it)");
     }
+    if (no_mtp_left_out > 0)
+        plan.notes.push_back(std::to_string(no_mtp_left_out) +
+                             " multi-token-prediction tensor(s) left out (--no-mtp): block_count "
+                             "counts the " +
+                             std::to_string(config.num_hidden_layers) +
+                             " main layers and no nextn_predict_layers is written, as "
+                             "convert_hf_to_gguf.py --no-mtp writes the file");
     if (mtp_left_out > 0)
         plan.notes.push_back(std::to_string(mtp_left_out) +
                              " multi-token-prediction layer tensor(s) (layers from "

@@ -753,6 +753,11 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
     // checkpoint's "mtp.layers.K" (the largest K + 1).
     if (!ref_arch->mtp_prefix.empty() && s.config.mtp_layers == 0 && !ref_arch->mtp_fold)
         s.config.mtp_layers = verify_ref::counted_mtp_layers(index, ref_arch->mtp_prefix);
+    // convert --no-mtp: the main layers only, no nextn_predict_layers.
+    if (options.no_mtp) {
+        s.config.mtp_layers = 0;
+        s.config.nextn_given = false;
+    }
     if (ref_arch->fused_experts)
         verify_ref::split_fused_experts(index, ref_arch->fused_experts_transposed);
     if (ref_arch->qkvz_split) verify_ref::split_qkvz(index, s.config);
@@ -784,6 +789,12 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
             verify_ref::hf_layer_at_or_past(strip_model_prefix(entry.name),
                                             config.num_hidden_layers))
             return true;  // an MTP layer DeepseekV2Model leaves out
+        // --no-mtp: "mtp.*" (Qwen3.5, Qwen3-Next, Nemotron-H), or a layer at or past
+        // num_hidden_layers (GLM).
+        if (options.no_mtp && (strip_model_prefix(entry.name).starts_with("mtp.") ||
+                               verify_ref::hf_layer_at_or_past(strip_model_prefix(entry.name),
+                                                               config.num_hidden_layers)))
+            return true;
         const auto ref = arch::resolve_hf(*arch, entry.name, config.num_hidden_layers);
         return ref && ref->spec->role == arch::SourceRole::reranker_pooler && !reranker;
     };

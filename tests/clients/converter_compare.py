@@ -11,6 +11,15 @@ import numpy as np
 import gguf
 
 
+def no_mtp_option(expect_types):
+    """TYPES of a MODEL_DIR FILE.gguf TYPES triple, with ":no-mtp" appended for a file converted
+    with --no-mtp: (types, True); the converter is then run as convert_hf_to_gguf.py --no-mtp runs
+    it (its class's no_mtp set)."""
+    if expect_types.endswith(":no-mtp"):
+        return expect_types[: -len(":no-mtp")], True
+    return expect_types, False
+
+
 def field_value(field):
     def one(index):
         part = field.parts[index]

@@ -25,7 +25,7 @@ import sys
 
 import numpy as np
 
-from converter_compare import compare_gguf, run_triples
+from converter_compare import compare_gguf, no_mtp_option, run_triples
 from converter_run import Converter, block_id
 from source_values import Source
 
@@ -113,15 +113,18 @@ def pre_tokenizer_problems(llama_src, model_dir, reader):
 
 def check(llama_src, model_dir, gguf_path, expect_types):
     problems = []
+    expect_types, no_mtp = no_mtp_option(expect_types)
     logging.getLogger("gguf.gguf_writer").setLevel(logging.ERROR)  # expert_count written twice
     src = Source(model_dir)
     lite = src.config.get("model_type") == "glm4_moe_lite"
+    assert lite or not no_mtp, "DeepseekV2Model does not take --no-mtp"
+    left_out = 0
     chain = LITE_CHAIN if lite else CHAIN
     attrs = {"_experts": None, **class_constants(llama_src, *CHAIN[0])}
     if lite:  # Glm4MoeLiteModel's own constants, and index_tensors' main layer count
         attrs.update(class_constants(llama_src, *LITE_CHAIN[0]))
         attrs["_n_main_layers"] = src.config["num_hidden_layers"]
-        attrs.update(no_mtp=False, mtp_only=False)  # ModelBase's defaults: no --no-mtp / --mtp
+        attrs.update(no_mtp=no_mtp, mtp_only=False)  # ModelBase's defaults unless --no-mtp
     conv = Converter(llama_src, chain, model_dir, dict(src.config), attrs=attrs,
                      extra_globals={"torch": Torch, "re": re})
     # As ModelBase.write: the tensors first (modify_tensors views kv_b_proj by config.json's
@@ -129,6 +132,10 @@ def check(llama_src, model_dir, gguf_path, expect_types):
     wanted, origin = {}, {}
     for name, values in kv_b_joined(src.hf_tensors()):
         kept = conv.obj.filter_tensors((name, None))
+        if kept is None and no_mtp and block_id(name) is not None and \
+                block_id(name) >= src.config["num_hidden_layers"]:
+            left_out += 1  # --no-mtp
+            continue
         if kept is None:
             problems.append(f"source tensor {name}: the converter skips it")
             continue
@@ -146,6 +153,8 @@ def check(llama_src, model_dir, gguf_path, expect_types):
     if left:
         problems.append(f"experts left unprocessed by the converter: {left[:4]}")
 
+    if no_mtp and left_out == 0:
+        problems.append("--no-mtp asked, but the checkpoint has no MTP layer tensor to leave out")
     found, reader, same, types = compare_gguf(gguf_path, wanted, origin, want_kvs, arch, expect_types)
     problems += found
     order = [k for k in want_kvs if k.startswith(arch + ".") and ".rope.scaling." not in k]

@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 
-from converter_compare import compare_gguf, field_value, run_triples
+from converter_compare import compare_gguf, field_value, no_mtp_option, run_triples
 from converter_run import Converter, block_id
 from source_values import Source
 
@@ -35,10 +35,12 @@ class Torch:
 
 def check(llama_src, model_dir, gguf_path, expect_types):
     problems = []
+    expect_types, no_mtp = no_mtp_option(expect_types)
     logging.getLogger("gguf.gguf_writer").setLevel(logging.ERROR)  # expert_count written twice
     src = Source(model_dir)
     layers = src.config["num_hidden_layers"]
-    attrs = {"_experts": None, "no_mtp": False, "mtp_only": False, "_n_main_layers": layers}
+    attrs = {"_experts": None, "no_mtp": no_mtp, "mtp_only": False, "_n_main_layers": layers}
+    left_out = 0
     conv = Converter(llama_src, CHAIN, model_dir, dict(src.config), attrs=attrs,
                      extra_globals={"torch": Torch, "re": re})
     conv.obj.set_gguf_parameters()
@@ -48,6 +50,9 @@ def check(llama_src, model_dir, gguf_path, expect_types):
     wanted, origin = {}, {}
     for name, values in src.hf_tensors():
         kept = conv.obj.filter_tensors((name, None))
+        if kept is None and no_mtp and block_id(name) is not None and block_id(name) >= layers:
+            left_out += 1  # --no-mtp
+            continue
         if kept is None:
             problems.append(f"source tensor {name}: the converter skips it")
             continue
@@ -60,6 +65,8 @@ def check(llama_src, model_dir, gguf_path, expect_types):
     if left:
         problems.append(f"experts left unprocessed by the converter: {left[:4]}")
 
+    if no_mtp and left_out == 0:
+        problems.append("--no-mtp asked, but the checkpoint has no MTP layer tensor to leave out")
     found, reader, same, types = compare_gguf(gguf_path, wanted, origin, want_kvs, arch, expect_types,
                                               in_order=True)
     problems += found

@@ -26,7 +26,7 @@ import sys
 
 import numpy as np
 
-from converter_compare import compare_gguf, run_triples
+from converter_compare import compare_gguf, no_mtp_option, run_triples
 from converter_run import Converter, block_id
 from ggufpy_qwen35 import T, Torch, NUMPY_EXP_OFF
 from source_values import Source
@@ -55,22 +55,24 @@ class ExplicitSelf:
         return call
 
 
-def converter(llama_src, model_dir, hparams):
+def converter(llama_src, model_dir, hparams, no_mtp=False):
     holder = [None]
     refs = {cls: ExplicitSelf(holder, i) for i, (_, cls) in enumerate(CHAIN)
             if cls in ("Mamba2Model", "GraniteMoeModel", "ModelBase")}
     conv = Converter.__new__(Converter)
     holder[0] = conv
     Converter.__init__(conv, llama_src, CHAIN, model_dir, hparams,
-                       attrs={"no_mtp": False, "mtp_only": False},
+                       attrs={"no_mtp": no_mtp, "mtp_only": False},
                        extra_globals={"torch": Torch, **refs}, class_constants=True)
     return conv
 
 
 def check(llama_src, model_dir, gguf_path, expect_types):
     problems = []
+    expect_types, no_mtp = no_mtp_option(expect_types)
     src = Source(model_dir)
-    conv = converter(llama_src, model_dir, dict(src.config))
+    conv = converter(llama_src, model_dir, dict(src.config), no_mtp)
+    left_out = 0
     conv.obj.set_gguf_parameters()
     arch = conv.obj.gguf_writer.arch
     want_kvs = {key: (value.type, value.value) for key, value in conv.obj.gguf_writer.kv_data[0].items()
@@ -79,6 +81,9 @@ def check(llama_src, model_dir, gguf_path, expect_types):
     NUMPY_EXP_OFF[0] = 0
     for name in src.names():
         kept = conv.obj.filter_tensors((name, None))
+        if kept is None and no_mtp and name.startswith("mtp."):
+            left_out += 1  # --no-mtp
+            continue
         if kept is None:
             problems.append(f"source tensor {name}: the converter skips it")
             continue
@@ -87,7 +92,8 @@ def check(llama_src, model_dir, gguf_path, expect_types):
             if g in wanted:
                 problems.append(f"{origin[g]} and {name} both become {g}")
             wanted[g], origin[g] = np.asarray(data, dtype=np.float32), name
-
+    if no_mtp and left_out == 0:
+        problems.append("--no-mtp asked, but the checkpoint has no mtp.* tensor to leave out")
     found, reader, same, types = compare_gguf(gguf_path, wanted, origin, want_kvs, arch, expect_types,
                                               in_order=True)
     problems += found

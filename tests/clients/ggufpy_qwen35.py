@@ -27,7 +27,7 @@ from decimal import Decimal, getcontext
 
 import numpy as np
 
-from converter_compare import compare_gguf, field_value, run_triples
+from converter_compare import compare_gguf, field_value, no_mtp_option, run_triples
 from converter_run import Converter, block_id
 from source_values import Source
 
@@ -165,11 +165,12 @@ def hf_checkpoint(src):
 
 def check(llama_src, model_dir, gguf_path, expect_types):
     problems = []
+    expect_types, asked_no_mtp = no_mtp_option(expect_types)
     src = Source(model_dir)
     config, tensors = hf_checkpoint(src)
     layers = config["num_hidden_layers"]
     # A checkpoint without any mtp.* tensor (mlx-lm drops them) is converted with --no-mtp.
-    no_mtp = not any(name.startswith("mtp.") for name, _ in tensors)
+    no_mtp = asked_no_mtp or not any(name.startswith("mtp.") for name, _ in tensors)
     attrs = {"_experts": None, "no_mtp": no_mtp, "mtp_only": False, "_original_block_count": layers,
              "opt_num_mtp_layers": 0,
              "block_count": layers + (0 if no_mtp else config.get("mtp_num_hidden_layers", 0))}
@@ -199,6 +200,8 @@ def check(llama_src, model_dir, gguf_path, expect_types):
         kept = conv.obj.filter_tensors((name, None))
         if kept is None and name.startswith("model.visual."):
             continue  # the vision tower: the mmproj's (ggufpy_mmproj.py)
+        if kept is None and asked_no_mtp and name.startswith("mtp."):
+            continue  # --no-mtp
         if kept is None:
             problems.append(f"source tensor {name}: the converter skips it")
             continue

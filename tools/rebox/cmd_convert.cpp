@@ -24,6 +24,7 @@ int run_convert(const ConvertArgs& args, ConvertOutcome* outcome) {
     if (args.metadata) options.plan.metadata_file = *args.metadata;
     options.plan.allow_lossless_fallback = args.allow_lossless_fallback;
     options.plan.allow_inexact_global_scale = args.allow_inexact_global_scale;
+    options.plan.no_mtp = args.no_mtp;
     options.verify = args.verify;
     options.force = args.force;
     options.threads = args.threads;

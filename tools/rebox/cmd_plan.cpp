@@ -65,6 +65,7 @@ int run_plan(const PlanArgs& args) {
     options.tokenizer_pre = args.tokenizer_pre;
     options.allow_lossless_fallback = args.allow_lossless_fallback;
     options.allow_inexact_global_scale = args.allow_inexact_global_scale;
+    options.no_mtp = args.no_mtp;
     if (args.name) options.name = *args.name;
     if (args.metadata) options.metadata_file = *args.metadata;
     if (const auto quantize = args.quantize.options()) {

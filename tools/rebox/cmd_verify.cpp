@@ -30,6 +30,7 @@ int run_verify(const VerifyArgs& args) {
     VerifyOptions options;
     options.threads = args.threads;
     options.tokenizer_pre = args.tokenizer_pre;
+    options.no_mtp = args.no_mtp;
     options.full = args.full;
     if (args.imatrix) options.imatrix = *args.imatrix;
     VerifyReport report = verify_gguf(args.model_dir, args.gguf, options);

@@ -48,6 +48,7 @@ struct ConvertArgs {
     bool modelfile = false;                     // also write OUT.Modelfile for Ollama
     std::optional<std::string> mmproj;          // --mmproj PATH: where the vision tower goes
     bool no_mmproj = false;                     // --no-mmproj: the text model only
+    bool no_mtp = false;                        // --no-mtp: the MTP layers left out
     bool fp8_as_q8 = false;                     // --fp8-as-q8: FP8 tensors as Q8_0 (lossy)
     QuantizeRecipeArgs quantize;                // --quantize: llama-quantize's file, one pass
 };
@@ -75,6 +76,7 @@ struct PlanArgs {
     std::string outtype = "auto";  // auto | q4_1 | f32 | f16 | bf16
     bool allow_lossless_fallback = false;
     bool allow_inexact_global_scale = false;
+    bool no_mtp = false;
     std::optional<std::string> tokenizer_pre;
     QuantizeRecipeArgs quantize;
     std::optional<std::string> name;
@@ -91,6 +93,7 @@ struct VerifyArgs {
     bool full = false;                         // lossy tensors: every block, not the sample
     std::optional<std::string> imatrix;        // the imatrix the file was quantized with
     std::optional<std::string> mmproj;         // the mmproj beside it (default: found beside)
+    bool no_mtp = false;                       // converted with --no-mtp
 };
 int run_verify(const VerifyArgs& args);
 

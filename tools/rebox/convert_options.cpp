@@ -93,6 +93,9 @@ const char* const kFallbackHelp =
     "as an exact F16 copy, or F32 when a value does not fit fp16 (without it they are BLOCKERs "
     "that say how much bigger the file would get)";
 
+const char* const kNoMtpHelp =
+    "leave the multi-token-prediction layers out, as convert_hf_to_gguf.py --no-mtp writes the "
+    "file (Qwen3.5 / 3.6, Qwen3-Next, GLM-4.5+, GLM-4.7-Flash, Nemotron-H; default: kept)";
 const char* const kInexactGlobalScaleHelp =
     "NOT EXACT: convert compressed-tensors NVFP4 although GGUF can only hold fl32(1/global_scale) "
     "as the tensor's .scale (up to 2^-24 relative off; those tensors are reported not "
@@ -190,6 +193,7 @@ void add_model_convert_options(CLI::App& command, ConvertArgs& args, bool& no_ve
     command.add_flag("--no-mmproj", args.no_mmproj,
                      "write the text model only, leaving a vision tower out (default: also "
                      "mmproj-NAME.gguf beside the output)");
+    command.add_flag("--no-mtp,--no-nextn", args.no_mtp, kNoMtpHelp);
     command.add_flag("--fp8-as-q8", args.fp8_as_q8,
                      "an FP8 checkpoint's FP8 tensors as Q8_0 quantized from their binary32 "
                      "products, as llama.cpp's converter --fp8-as-q8 writes them (lossy; the rest "

@@ -17,6 +17,7 @@ const std::vector<std::string>& outtype_names();
 extern const char* const kOuttypeHelp;
 extern const char* const kFallbackHelp;
 extern const char* const kInexactGlobalScaleHelp;
+extern const char* const kNoMtpHelp;
 extern const char* const kNameHelp;
 extern const char* const kMetadataHelp;
 // --outtype takes convert's exact types only. A quantization type (what convert_hf_to_gguf users

@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
     plan_cmd->add_flag("--allow-lossless-fallback", plan.allow_lossless_fallback, kFallbackHelp);
     plan_cmd->add_flag("--allow-inexact-global-scale", plan.allow_inexact_global_scale,
                        kInexactGlobalScaleHelp);
+    plan_cmd->add_flag("--no-mtp,--no-nextn", plan.no_mtp, kNoMtpHelp);
     plan_cmd->add_option("--tokenizer-pre", plan.tokenizer_pre,
                          "tokenizer.ggml.pre to use when the pre-tokenizer regex is unknown");
     add_quantize_recipe_options(*plan_cmd, plan.quantize,
@@ -91,6 +92,9 @@ int main(int argc, char** argv) {
     verify_cmd->add_option("--mmproj", verify.mmproj,
                            "the vision tower's mmproj file to check too (default: "
                            "mmproj-NAME.gguf beside NAME.gguf, when it exists)");
+    verify_cmd->add_flag("--no-mtp,--no-nextn", verify.no_mtp,
+                         "the file was converted with --no-mtp: the checkpoint's MTP layers are "
+                         "not expected in it");
     verify_cmd->add_option("--tokenizer-pre", verify.tokenizer_pre,
                            "the pre-tokenizer name the file was converted with (default: derived "
                            "from tokenizer.json)");
