@@ -1,5 +1,5 @@
 """A Hugging Face forward pass of a Qwen3.5 text checkpoint (dense Qwen3_5ForCausalLM, or MoE
-Qwen3_5MoeForCausalLM) in numpy (float64): the reference for llama.cpp's output on rebox's GGUF. Nothing
+Qwen3_5MoeForCausalLM; or Qwen3NextForCausalLM, from transformers' modeling_qwen3_next) in numpy (float64): the reference for llama.cpp's output on rebox's GGUF. Nothing
 here reads the GGUF or shares code with rebox or with the converter reference: the weights are the
 safetensors' values (source_values.py, BF16 widened exactly), widened to float64.
 
@@ -32,9 +32,15 @@ MoE block), by function; the trunk only (Qwen3_5TextModel: the mtp.* layers are 
                                 per value head a state S [dk, dv] = 0; each token: S *= exp(g);
                                 delta = (v - S^T k) * beta; S += k delta^T; out = S^T q
                                 then Qwen3_5RMSNormGated(out, z) per value head, out_proj
+  Qwen3NextGatedDeltaNet        (a qwen3_next checkpoint) the same recurrence; its inputs from
+                                fix_query_key_value_ordering: in_proj_qkvz viewed per key head as
+                                [q (head_k_dim) | k (head_k_dim) | v (r * head_v_dim) | z (r * head_v_dim)],
+                                r = num_v/num_k, in_proj_ba per key head as [b (r) | a (r)]; q, k, v
+                                flattened and concatenated as the conv input
   Qwen3_5MLP                    down(silu(gate(x)) * up(x))
   Qwen3_5MoeSparseMoeBlock      Qwen3_5MoeTopKRouter: softmax over all experts' logits, top-k, the k
-                                weights divided by their sum (always; no norm_topk_prob in Qwen3.5);
+                                weights divided by their sum (always; no norm_topk_prob in Qwen3.5;
+                                Qwen3-Next's Qwen2MoeSparseMoeBlock when norm_topk_prob);
                                 Qwen3_5MoeExperts: gate_up_proj [E, 2*ff, H] -> chunk(2): gate first,
                                 up second, down(silu(gate) * up) * weight (per-expert
                                 experts.N.{gate,up,down}_proj read the same way); plus
@@ -47,7 +53,9 @@ MoE block), by function; the trunk only (Qwen3_5TextModel: the mtp.* layers are 
 With --kernel the reference adds the one rounding llama.cpp's CPU products add to a linear layer's input
 for the weight type rebox writes (llama_cpu_rounding.py): mcq-v1 tensors are Q4_1 (x as Q8_1, the
 block's min the source's), GPTQ / compressed-tensors symmetric int4 tensors Q4_0 (x as Q8_0), float
-tensors their own type (BF16 / F16 x rounded so, F32 untouched); dense checkpoints only. It is the model
+tensors their own type (BF16 / F16 x rounded so, F32 untouched), each expert's products by its own
+tensor's type (a fused expert tensor's float type), the routers F32 (untouched) as the converter
+writes them. It is the model
 of the quantized file's arithmetic, against which its cosine is held to the same bound as the F32
 twin's against the plain pass.
 
@@ -72,16 +80,34 @@ src = Source(model_dir)
 cfg = src.config.get("text_config", src.config)
 
 
+# Qwen3_5(Moe)ForConditionalGeneration's text model is under model.language_model.
+TEXT = "model.language_model." if any(n.startswith("model.language_model.") for n in src.tensors) \
+    else "model."
+
+
+def real(name):
+    """The checkpoint's name of a text-model tensor named as Qwen3_5ForCausalLM names it."""
+    return TEXT + name[len("model."):] if name.startswith("model.") else name
+
+
+NAMES = set(src.names())  # the checkpoint's tensors by name (a quantized one's parts as one)
+
+
 def f64(name):
-    return src.values(name).astype(np.float64)
+    return src.values(real(name)).astype(np.float64)
 
 
 
-def lin(x, name):
-    """x W^T; with --kernel, x first rounded as ggml-cpu rounds it for the weight's type in rebox's file."""
-    w = f64(name)
-    if not KERNEL:
-        return x @ w.T
+ROUTERS = ("mlp.gate.weight", "mlp.shared_expert_gate.weight")
+
+
+def lin(x, name, w=None):
+    """x W^T; with --kernel, x first rounded as ggml-cpu rounds it for the weight's type in rebox's file.
+    W is the tensor `name`, or `w` taken from it (one expert of a fused tensor)."""
+    w = f64(name) if w is None else w
+    name = real(name)
+    if not KERNEL or name.endswith(ROUTERS):  # the routers are F32 in the file, as the converter
+        return x @ w.T                        # writes ffn_gate_inp / ffn_gate_inp_shexp
     x2 = np.atleast_2d(x)
     if src.format == "mcq-v1" and name in src.mcq:
         meta = src.mcq[name]
@@ -159,9 +185,27 @@ def attention(x, p):
     return lin(out * sigmoid(gate), p + "o_proj.weight")
 
 
+def qwen3next_projections(x, p):
+    """Qwen3NextGatedDeltaNet.fix_query_key_value_ordering: in_proj_qkvz holds, per key head, its
+    query and key, then the value and z rows of its NV/NK value heads; in_proj_ba per key head its
+    NV/NK b then a. Returns (the conv input q|k|v, z [n, NV, DV], b [n, NV], a [n, NV])."""
+    n, r = x.shape[0], NV // NK
+    qkvz = lin(x, p + "in_proj_qkvz.weight").reshape(n, NK, 2 * DK + 2 * r * DV)
+    ba = lin(x, p + "in_proj_ba.weight").reshape(n, NK, 2 * r)
+    q, k = qkvz[..., :DK], qkvz[..., DK : 2 * DK]
+    v, z = qkvz[..., 2 * DK : 2 * DK + r * DV], qkvz[..., 2 * DK + r * DV :]
+    mixed = np.concatenate([q.reshape(n, -1), k.reshape(n, -1), v.reshape(n, -1)], axis=-1)
+    return mixed, z.reshape(n, NV, DV), ba[..., :r].reshape(n, NV), ba[..., r:].reshape(n, NV)
+
+
 def gated_delta_net(x, p):
     n = x.shape[0]
-    mixed = lin(x, p + "in_proj_qkv.weight")  # [n, conv_dim]
+    if real(p + "in_proj_qkvz.weight") in NAMES:  # Qwen3-Next
+        mixed, z, b, a = qwen3next_projections(x, p)
+    else:
+        mixed = lin(x, p + "in_proj_qkv.weight")  # [n, conv_dim]
+        z = lin(x, p + "in_proj_z.weight").reshape(n, NV, DV)
+        b, a = lin(x, p + "in_proj_b.weight"), lin(x, p + "in_proj_a.weight")
     w = f64(p + "conv1d.weight")[:, 0, :]  # [conv_dim, K]
     padded = np.concatenate([np.zeros((K - 1, mixed.shape[1])), mixed], axis=0)
     conv = sum(padded[j : j + n] * w[:, j] for j in range(K))
@@ -169,9 +213,8 @@ def gated_delta_net(x, p):
     q = conv[:, : NK * DK].reshape(n, NK, DK)
     k = conv[:, NK * DK : 2 * NK * DK].reshape(n, NK, DK)
     v = conv[:, 2 * NK * DK :].reshape(n, NV, DV)
-    z = lin(x, p + "in_proj_z.weight").reshape(n, NV, DV)
-    beta = sigmoid(lin(x, p + "in_proj_b.weight"))  # [n, NV]
-    a = lin(x, p + "in_proj_a.weight") + f64(p + "dt_bias")
+    beta = sigmoid(b)  # [n, NV]
+    a = a + f64(p + "dt_bias")
     g = -np.exp(f64(p + "A_log")) * np.logaddexp(0, a)  # softplus
     q = np.repeat(l2norm(q), NV // NK, axis=1) * DK**-0.5  # repeat_interleave on the head axis
     k = np.repeat(l2norm(k), NV // NK, axis=1)
@@ -193,7 +236,7 @@ def mlp(x, p):
 
 def experts(p):
     """[(gate [ff, H], up [ff, H], down [H, ff])] per expert, from the fused or per-expert tensors."""
-    if p + "experts.gate_up_proj" in src.tensors:
+    if real(p + "experts.gate_up_proj") in NAMES:
         gate_up, down = f64(p + "experts.gate_up_proj"), f64(p + "experts.down_proj")
         ff = gate_up.shape[1] // 2
         return [(gate_up[e, :ff], gate_up[e, ff:], down[e]) for e in range(gate_up.shape[0])]
@@ -201,20 +244,29 @@ def experts(p):
             for e in range(cfg["num_experts"])]
 
 
+def expert_names(p, e):
+    """The source tensors of expert e's gate, up and down (the fused ones, or its own)."""
+    if real(p + "experts.gate_up_proj") in NAMES:
+        return p + "experts.gate_up_proj", p + "experts.gate_up_proj", p + "experts.down_proj"
+    return tuple(f"{p}experts.{e}.{proj}_proj.weight" for proj in ("gate", "up", "down"))
+
+
 def moe(x, p):
     logits = lin(x, p + "gate.weight")
     probs = np.exp(logits - logits.max(axis=-1, keepdims=True))
     probs /= probs.sum(axis=-1, keepdims=True)
-    if KERNEL:
-        raise SystemExit("qwen35_forward.py: --kernel models dense checkpoints only")
     ex = experts(p)
     out = np.zeros_like(x)
     for t in range(x.shape[0]):
         chosen = np.argsort(-probs[t], kind="stable")[: cfg["num_experts_per_tok"]]
-        weights = probs[t, chosen] / probs[t, chosen].sum()
+        weights = probs[t, chosen]
+        if cfg.get("norm_topk_prob", True):  # Qwen3.5 always; Qwen3-Next's Qwen2MoeSparseMoeBlock by config
+            weights = weights / weights.sum()
         for e, wt in zip(chosen, weights):
             gate, up, down = ex[e]
-            out[t] += wt * (down @ (silu(gate @ x[t]) * (up @ x[t])))
+            gate_name, up_name, down_name = expert_names(p, e)
+            hidden = silu(lin(x[t], gate_name, gate)) * lin(x[t], up_name, up)
+            out[t] += wt * lin(hidden, down_name, down)
     shared = mlp(x, p + "shared_expert.")
     return out + sigmoid(lin(x, p + "shared_expert_gate.weight")) * shared
 

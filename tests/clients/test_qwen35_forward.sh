@@ -18,6 +18,10 @@
 # 0.999997 (compressed-tensors), against 0.9990 and 0.9840 without the model, so the gap between
 # these files and their twins is llama.cpp's arithmetic, not their values; GPTQ >= 0.998 (0.9981,
 # from 0.9910: the rest of its gap is not modelled).
+# Qwen3-Next (`--arch qwen3next`: in_proj_qkvz / in_proj_ba per key head, the pass following
+# modeling_qwen3_next's fix_query_key_value_ordering) in BF16 and F32 at cos >= 0.999, its F32 copy
+# with q_norm's + 1 undone below; and the mcq-v1 and compressed-tensors MoE fixtures of qwen35moe
+# and qwen3next, each expert's products modelled by its own tensor's type, at cos >= 0.999.
 # Usage: bash tests/clients/test_qwen35_forward.sh BUILD_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -51,7 +55,30 @@ for format in mcq gptq compressed-tensors; do
   "$REBOX" convert "$d" -o "$d-f32.gguf" --outtype f32 --quiet
   quant+=("$d:$d.gguf,$d-f32.gguf")
 done
+# Qwen3-Next (in_proj_qkvz / in_proj_ba per key head) in BF16 and F32, and the quantized MoE and
+# Qwen3-Next fixtures whose distance from their F32 twins is llama.cpp's activation rounding.
+next="$WORK/qwen3next"
+"$MKFIXTURE" "$next" --preset tiny --arch qwen3next --force >/dev/null
+"$REBOX" convert "$next" -o "$next.gguf" --quiet
+"$REBOX" convert "$next" -o "$next-f32.gguf" --outtype f32 --quiet
+ggufpy "$CLIENTS_DIR/forward_break.py" "$next-f32.gguf" "$next-qnorm.gguf" --shift attn_q_norm.weight=-1
+quant+=("$next:$next.gguf,$next-f32.gguf,$next-qnorm.gguf")
+moe_quant=()
+for case in qwen35moe:mcq qwen35moe:compressed-tensors qwen3next:mcq qwen3next:compressed-tensors; do
+  d="$WORK/${case%%:*}-${case#*:}"
+  "$MKFIXTURE" "$d" --preset tiny --arch "${case%%:*}" --format "${case#*:}" --force >/dev/null
+  "$REBOX" convert "$d" -o "$d.gguf" --quiet
+  moe_quant+=("$d")
+  quant+=("$d:$d.gguf")
+done
 node "$CLIENTS_DIR/forward_embed.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 6 "${quant[@]}"
+"$GGUFPY_PYTHON" "$CLIENTS_DIR/qwen35_forward.py" "$next" "$next.ids.json" "$next.json" "$next-f32.json" \
+  --broken "$next-qnorm.json" --min-cos 0.999
+# Measured without the model of the rounding 0.9985 / 0.9951 (Qwen3.5 MoE mcq-v1 / compressed-tensors)
+# and 0.9814 / 0.9843 (Qwen3-Next); with it 0.99995 / 0.99964 / 0.999998 / 0.99994.
+for d in "${moe_quant[@]}"; do
+  "$GGUFPY_PYTHON" "$CLIENTS_DIR/qwen35_forward.py" "$d" "$d.ids.json" "$d.json" --kernel --min-cos 0.999
+done
 for format in mcq gptq compressed-tensors; do
   d="$WORK/qwen35-$format"
   "$GGUFPY_PYTHON" "$CLIENTS_DIR/qwen35_forward.py" "$d" "$d.ids.json" "$d-f32.json" --min-cos 0.999
