@@ -134,8 +134,12 @@ TEST(ApertusRegistry, KvsInLlamaModelOrderThenXielu) {
             EXPECT_EQ(kv.value.elem_type, GgufType::FLOAT32);
             ASSERT_EQ(kv.value.array.size(), 2u);
         }
-        if (kv.key == "xielu.alpha_n") EXPECT_EQ(std::get<double>(kv.value.array[1]), 0.25);
-        if (kv.key == "apertus.rope.dimension_count") EXPECT_EQ(kv.value.as_u32(), 16u);
+        if (kv.key == "xielu.alpha_n") {
+            EXPECT_EQ(std::get<double>(kv.value.array[1]), 0.25);
+        }
+        if (kv.key == "apertus.rope.dimension_count") {
+            EXPECT_EQ(kv.value.as_u32(), 16u);
+        }
     }
     const std::vector<std::string> want = {
         "context_length",       "embedding_length",

@@ -24,7 +24,11 @@ struct Fp4Plan {
         SourceTensor t;
         t.name = hf;
         t.shape = {1, 64};
-        Fp4View v{Fp4Kind::nvfp4, 16, codes, scales};
+        Fp4View v;
+        v.kind = Fp4Kind::nvfp4;
+        v.group = 16;
+        v.codes = codes;
+        v.scales = scales;
         v.origin = inexact ? "compressed-tensors" : "ModelOpt";
         if (scale2 != 0) v.scale2 = scale2;
         v.scale2_inexact = inexact;

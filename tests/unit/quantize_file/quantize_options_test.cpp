@@ -119,14 +119,17 @@ std::vector<GgufKV> tiny_llama_kvs() {
 }
 
 std::vector<QuantizeInputTensor> tiny_llama_tensors() {
-    std::vector<QuantizeInputTensor> list{{"token_embd.weight", {256, 64}, GgmlType::F16},
-                                          {"output.weight", {256, 64}, GgmlType::F16}};
+    std::vector<QuantizeInputTensor> list{{"token_embd.weight", {256, 64}, GgmlType::F16, 0, 0, {}},
+                                          {"output.weight", {256, 64}, GgmlType::F16, 0, 0, {}}};
     for (int l = 0; l < 4; ++l)
         for (const char* role : {"attn_norm", "attn_v", "ffn_down"})
             list.push_back({"blk." + std::to_string(l) + "." + role + ".weight",
                             std::string(role) == "attn_norm" ? std::vector<int64_t>{256}
                                                              : std::vector<int64_t>{256, 256},
-                            std::string(role) == "attn_norm" ? GgmlType::F32 : GgmlType::F16});
+                            std::string(role) == "attn_norm" ? GgmlType::F32 : GgmlType::F16,
+                            0,
+                            0,
+                            {}});
     return list;
 }
 
@@ -267,9 +270,9 @@ TEST(KeepSplit, InputOrderAndOneOutputPerInputShard) {
     // Inputs as a split set holds them; llama's order (order) is by name, the input's by
     // (shard, offset).
     const std::vector<QuantizeInputTensor> inputs = {
-        {"blk.0.b.weight", {32, 2}, GgmlType::F32, 1, 128},
-        {"blk.0.a.weight", {32, 2}, GgmlType::F32, 1, 0},
-        {"token_embd.weight", {32, 4}, GgmlType::F32, 0, 0},
+        {"blk.0.b.weight", {32, 2}, GgmlType::F32, 1, 128, {}},
+        {"blk.0.a.weight", {32, 2}, GgmlType::F32, 1, 0, {}},
+        {"token_embd.weight", {32, 4}, GgmlType::F32, 0, 0, {}},
     };
     std::vector<size_t> order = {0, 1, 2};  // shard 1 at offset 128, shard 1 at 0, shard 0
     std::vector<RecipeTensor> renamed = {{"blk.0.b.weight", {32, 2}, GgmlType::F32},

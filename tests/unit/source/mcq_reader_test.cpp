@@ -84,7 +84,9 @@ TEST_F(McqReader, GoodFileYieldsQuantAndFloatTensors) {
             EXPECT_EQ(t.float_dtype, FloatDtype::F32);
             EXPECT_EQ(t.float_data.size(), 512u);
         }
-        if (t.name == "layers.0.input_layernorm.weight") EXPECT_EQ(t.float_dtype, FloatDtype::BF16);
+        if (t.name == "layers.0.input_layernorm.weight") {
+            EXPECT_EQ(t.float_dtype, FloatDtype::BF16);
+        }
     }
 }
 

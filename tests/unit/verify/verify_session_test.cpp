@@ -49,7 +49,9 @@ VerifyReport stream_into(const Converted& c, const std::vector<uint8_t>& data, c
     std::copy(c.bytes.begin(), c.bytes.begin() + static_cast<long>(c.data_offset),
               header_only.begin());
     write_file(path, header_only);
-    VerifySession session(c.model, GgufSet::open_files({path}), VerifyOptions{2});
+    VerifyOptions options;
+    options.threads = 2;
+    VerifySession session(c.model, GgufSet::open_files({path}), options);
     *ran_early = session.run_ready_unit();
     const int fd = ::open(path.c_str(), O_WRONLY);
     EXPECT_GE(fd, 0);
