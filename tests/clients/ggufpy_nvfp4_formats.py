@@ -59,6 +59,7 @@ for f in sorted(os.listdir(model_dir)):
     if f.endswith(".safetensors"):
         tensors.update(read_safetensors(os.path.join(model_dir, f)))
 cfg = json.load(open(os.path.join(model_dir, "config.json")))
+cfg = {**cfg, **cfg.get("text_config", {})}  # Mistral3ForConditionalGeneration: the text model's numbers
 if os.path.exists(os.path.join(model_dir, "hf_quant_config.json")):
     layout = "modelopt"
     assert json.load(open(os.path.join(model_dir, "hf_quant_config.json")))["quantization"]["quant_algo"] == "NVFP4"
@@ -105,9 +106,10 @@ def module_values(module):
 
 
 plan = json.load(open(plan_path))
-# llama, and nemotron_h* (GraniteHybridModel keeps LlamaModel's undo_permute)
+# llama, mistral3 (Ministral3Model is a LlamaModel) and nemotron_h* (GraniteHybridModel keeps
+# LlamaModel's undo_permute)
 permute = static_method(llama_src, "llama.py", "LlamaModel", "permute") if plan["arch"] in (
-    "llama", "nemotron_h", "nemotron_h_moe") else None
+    "llama", "mistral3", "nemotron_h", "nemotron_h_moe") else None
 by_name = {t["gguf_name"]: t for t in plan["tensors"]}
 reader = gguf.GGUFReader(gguf_path)
 gguf_tensors = {t.name: t for t in reader.tensors}

@@ -47,6 +47,7 @@ check modelopt-nvfp4 mixtral 15                      # llama graph: attention, e
 check modelopt-nvfp4 qwen2 8 --fp4-ffn-scale-one     # attention only (FFN factors 1)
 check modelopt-nvfp4 qwen2_moe 9 --fp4-ffn-scale-one # attention, output
 check modelopt-nvfp4 gemma2 8 --fp4-ffn-scale-one
+check modelopt-nvfp4 mistral3 15                     # llama graph: attention (q/k rows permuted), FFN, output
 check ct-nvfp4 qwen3 14 --allow-inexact-global-scale
 check ct-nvfp4 llama 15 --allow-inexact-global-scale
 check ct-mxfp4 qwen3 0
