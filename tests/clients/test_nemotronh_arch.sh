@@ -150,7 +150,7 @@ for variant in nemotron_h nemotron_h_moe latent; do
     # compressed-tensors pair 0.9988 (the rest >= 0.9994): their values are bit-exact above, but
     # on this content llama.cpp's Q8_1 activation rounding flips the top-2 expert choice against
     # the F32 twin on some tokens. With every expert used (num_experts_per_tok 4: no choice to
-    # flip) the same weights agree >= 0.999 (0.9997 / 0.9992).
+    # flip) the same weights agree >= 0.999 (0.9992 / 0.9997).
     min=0.999
     [[ $variant-$fmt == latent-compressed-tensors ]] && min=0.998
     if [[ $variant-$fmt == nemotron_h_moe-mlx || $variant-$fmt == nemotron_h_moe-compressed-tensors ]]; then
