@@ -70,7 +70,8 @@ void drop_tensor(const fs::path& path, const std::string& dropped) {
         const uint64_t begin = entry["data_offsets"][0], end = entry["data_offsets"][1];
         const std::string bytes = raw.substr(base + begin, end - begin);
         kept.push_back(
-            {name, entry["dtype"], entry["shape"].get<std::vector<int64_t>>(), end - begin,
+            {name, entry["dtype"].get<std::string>(), entry["shape"].get<std::vector<int64_t>>(),
+             end - begin,
              [bytes](std::ostream& s) { s.write(bytes.data(), std::streamsize(bytes.size())); }});
     }
     if (!found) throw std::runtime_error(path.string() + ": no tensor " + dropped + " to drop");
