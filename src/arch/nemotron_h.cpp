@@ -155,16 +155,17 @@ constexpr TensorSpec kMoeLayer[] = {
     // writes the MTP block's too; the v0.4.0 loader creates them on the trunk only (trunk_only).
     latent_row("mixer.fc1_latent_proj", "ffn_latent_down", Dim::hidden, Dim::moe_latent),
     latent_row("mixer.fc2_latent_proj", "ffn_latent_up", Dim::moe_latent, Dim::hidden),
-    // The routed experts work at the latent width when there is one.
+    // The routed experts work at the latent width when there is one. mlx-lm's sanitize stores
+    // them stacked: up_proj as mixer.switch_mlp.fc1, down_proj as fc2 ([E, rows, cols]).
     [] {
-        TensorSpec spec =
-            moe_row(experts_row("mixer.experts.{e}.up_proj", "ffn_up_exps", {}, false));
+        TensorSpec spec = moe_row(
+            experts_row("mixer.experts.{e}.up_proj", "ffn_up_exps", "mixer.switch_mlp.fc1", false));
         spec.ne = {Dim::expert_width, Dim::expert_ffn, Dim::experts};
         return spec;
     }(),
     [] {
-        TensorSpec spec =
-            moe_row(experts_row("mixer.experts.{e}.down_proj", "ffn_down_exps", {}, true));
+        TensorSpec spec = moe_row(experts_row("mixer.experts.{e}.down_proj", "ffn_down_exps",
+                                              "mixer.switch_mlp.fc2", true));
         spec.ne = {Dim::expert_ffn, Dim::expert_width, Dim::experts};
         return spec;
     }(),

@@ -867,8 +867,16 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
                 ? std::optional<std::string>(verify_ref::merged_experts_name(ref->hf_name))
                 : std::nullopt;
         const bool have_merged = merged && index.by_stripped_name.count(*merged);
-        if (experts && !have_merged &&
-            !index.by_stripped_name.count(arch::stacked_name(*ref->spec, *ref->layer))) {
+        // An MLX pre-stacked source, also under a checkpoint's prefix (nemotron_h's "backbone.").
+        bool have_stacked = false;
+        if (experts && !have_merged) {
+            const std::string stacked = arch::stacked_name(*ref->spec, *ref->layer);
+            have_stacked = index.by_stripped_name.count(stacked) != 0;
+            for (const std::string_view prefix : arch->hf_head_prefixes)
+                have_stacked =
+                    have_stacked || index.by_stripped_name.count(std::string(prefix) + stacked);
+        }
+        if (experts && !have_merged && !have_stacked) {
             std::vector<const SourceTensor*> experts;
             SourceTensor& stacked = stacked_entries.emplace_back();
             // A checkpoint that spells its names with a prefix (nemotron_h's "backbone.").

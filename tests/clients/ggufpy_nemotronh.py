@@ -2,7 +2,9 @@
 num_experts_per_tok) against llama.cpp's own converter class chain from the bundle, bit for bit, several
 files in one process.
 
-For each MODEL_DIR FILE.gguf TYPES triple: the source's values (source_values.py) go through
+For each MODEL_DIR FILE.gguf TYPES triple: the source's values (source_values.py: float, mcq-v1, MLX,
+GPTQ, AWQ and compressed-tensors dequantized; an MLX one with mlx-lm's sanitize undone, hf_checkpoint)
+go through
 NemotronHModel -> GraniteHybridModel -> Mamba2Model -> GraniteMoeModel -> GraniteModel -> LlamaModel ->
 TextModel -> ModelBase (run as written by converter_run.py; torch stood in for by numpy, exp by the
 correctly rounded float32 exp as in ggufpy_qwen35.py): filter_tensors (dt_bias -> dt_proj.bias),
@@ -67,11 +69,38 @@ def converter(llama_src, model_dir, hparams, no_mtp=False):
     return conv
 
 
+MLX_EXPERTS = {"fc1": "up_proj", "fc2": "down_proj"}
+
+
+def hf_checkpoint(src):
+    """(config, [(name, values)]) of the checkpoint as transformers holds it. An MLX one has mlx-lm's
+    nemotron_h Model.sanitize undone (as read in mlx-lm): conv1d [channels, kernel, 1] back to
+    [channels, 1, kernel], switch_mlp.fc1 / fc2 [E, out, in] as the E per-expert up_proj / down_proj
+    tensors it stacked (slice e = expert e); sanitize's dropped mtp.* tensors stay absent. Others: F16
+    values as float16, as prepare_tensors keeps them (A_log's exp in F16)."""
+    if src.format != "mlx":
+        return dict(src.config), [(n, src.native(n)) for n in src.names()]
+    config = {k: v for k, v in src.config.items() if k not in ("quantization", "quantization_config")}
+    out = []
+    for name in src.names():
+        values = src.values(name)
+        if name.endswith("conv1d.weight"):
+            values = np.ascontiguousarray(np.transpose(values, (0, 2, 1)))
+        if ".switch_mlp." in name:
+            head, proj = name.split(".switch_mlp.")
+            proj = MLX_EXPERTS[proj[: -len(".weight")]]
+            out += [(f"{head}.experts.{e}.{proj}.weight", values[e]) for e in range(values.shape[0])]
+            continue
+        out.append((name, values))
+    return config, out
+
+
 def check(llama_src, model_dir, gguf_path, expect_types):
     problems = []
     expect_types, no_mtp = no_mtp_option(expect_types)
     src = Source(model_dir)
-    conv = converter(llama_src, model_dir, dict(src.config), no_mtp)
+    config, tensors = hf_checkpoint(src)
+    conv = converter(llama_src, model_dir, config, no_mtp)
     left_out = 0
     conv.obj.set_gguf_parameters()
     arch = conv.obj.gguf_writer.arch
@@ -79,7 +108,7 @@ def check(llama_src, model_dir, gguf_path, expect_types):
                 if not key.startswith("general.")}
     wanted, origin = {}, {}
     NUMPY_EXP_OFF[0] = 0
-    for name in src.names():
+    for name, values in tensors:
         kept = conv.obj.filter_tensors((name, None))
         if kept is None and no_mtp and name.startswith("mtp."):
             left_out += 1  # --no-mtp
@@ -88,7 +117,7 @@ def check(llama_src, model_dir, gguf_path, expect_types):
             problems.append(f"source tensor {name}: the converter skips it")
             continue
         renamed = kept[0]
-        for g, data in conv.obj.modify_tensors(src.values(name).view(T), renamed, block_id(renamed)):
+        for g, data in conv.obj.modify_tensors(values.view(T), renamed, block_id(renamed)):
             if g in wanted:
                 problems.append(f"{origin[g]} and {name} both become {g}")
             wanted[g], origin[g] = np.asarray(data, dtype=np.float32), name

@@ -183,7 +183,10 @@ int main(int argc, char** argv) {
                    "(nemotron_h_moe: the --nemotron-h-latent checkpoint without layer 1's "
                    "fc2_latent_proj) | mtp-partial (nemotron_h_moe: the --nemotron-h-mtp "
                    "checkpoint without mtp.layers.1.final_layernorm) | mtp-no-count "
-                   "(its mtp.* tensors, config.json without num_nextn_predict_layers)");
+                   "(its mtp.* tensors, config.json without num_nextn_predict_layers) | "
+                   "mlx-missing-scales (nemotron_h_moe --format mlx: layer 1's switch_mlp.fc1 "
+                   "without its .scales) | gptq-actorder (--format gptq with a true act-order "
+                   "g_idx)");
     bool nemotron_h_mtp = false;
     app.add_flag("--nemotron-h-mtp", nemotron_h_mtp,
                  "--arch nemotron_h_moe: Nemotron 3 Super's MTP layers (num_nextn_predict_layers "

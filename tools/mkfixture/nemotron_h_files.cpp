@@ -6,14 +6,17 @@
 
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <vector>
 
 #include "hf_files.hpp"
+#include "mlx_files.hpp"
 #include "model_plan.hpp"
 #include "nvidia_fp4_files.hpp"
+#include "prequant_files.hpp"
 #include "seeded_bf16.hpp"
 #include "tokenizer_files.hpp"
 
@@ -36,7 +39,44 @@ struct Tensor {
     std::vector<int64_t> shape;
     double center = 0, spread = 1;
     bool log_uniform = false;  // A_log: log(uniform(1, 16))
+    // MLX: mlx-lm's sanitize stacks the experts' up_proj / down_proj into switch_mlp.fc1 / fc2
+    // [experts, rows, cols]; the count here (0: an ordinary tensor).
+    int64_t experts = 0;
 };
+
+// Rewrites `path` without the tensor `dropped` (the other tensors' bytes and the metadata kept).
+void drop_tensor(const fs::path& path, const std::string& dropped) {
+    std::ifstream in(path, std::ios::binary);
+    const std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) throw std::runtime_error(path.string() + ": cannot read");
+    uint64_t header_len = 0;
+    for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | uint8_t(raw[size_t(i)]);
+    const nlohmann::ordered_json header =
+        nlohmann::ordered_json::parse(raw.substr(8, size_t(header_len)));
+    const size_t base = 8 + size_t(header_len);
+    std::vector<StTensor> kept;
+    std::vector<std::pair<std::string, std::string>> metadata;
+    bool found = false;
+    for (const auto& [name, entry] : header.items()) {
+        if (name == "__metadata__") {
+            for (const auto& [key, value] : entry.items())
+                metadata.emplace_back(key, value.get<std::string>());
+            continue;
+        }
+        if (name == dropped) {
+            found = true;
+            continue;
+        }
+        const uint64_t begin = entry["data_offsets"][0], end = entry["data_offsets"][1];
+        const std::string bytes = raw.substr(base + begin, end - begin);
+        kept.push_back(
+            {name, entry["dtype"].get<std::string>(), entry["shape"].get<std::vector<int64_t>>(),
+             end - begin,
+             [bytes](std::ostream& s) { s.write(bytes.data(), std::streamsize(bytes.size())); }});
+    }
+    if (!found) throw std::runtime_error(path.string() + ": no tensor " + dropped + " to drop");
+    write_safetensors(path, kept, metadata);
+}
 
 nlohmann::ordered_json config_json(int64_t vocab, const std::string& defect, bool moe, bool latent,
                                    bool mtp) {
@@ -109,15 +149,26 @@ nlohmann::ordered_json config_json(int64_t vocab, const std::string& defect, boo
 }
 
 std::string write(const fs::path& out_dir, const NemotronHOptions& options) {
-    if (options.format != "float" && options.format != "mcq" && options.format != "modelopt-nvfp4")
-        throw std::runtime_error("--arch nemotron_h: --format float, mcq or modelopt-nvfp4");
+    const std::string& format = options.format;
+    const bool mlx = format == "mlx";
+    const bool int4 = format == "gptq" || format == "awq" || format == "compressed-tensors";
+    if (format != "float" && format != "mcq" && format != "modelopt-nvfp4" && !mlx && !int4)
+        throw std::runtime_error(
+            "--arch nemotron_h: --format float, mcq, modelopt-nvfp4, mlx, gptq, awq or "
+            "compressed-tensors");
     if ((options.latent || options.mtp) && !options.moe)
         throw std::runtime_error(
             "--nemotron-h-latent / --nemotron-h-mtp need --arch nemotron_h_moe");
     if (!options.defect.empty() && options.defect != "pattern-length" &&
         options.defect != "latent-missing" && options.defect != "mtp-partial" &&
-        options.defect != "mtp-no-count")
+        options.defect != "mtp-no-count" && options.defect != "mlx-missing-scales" &&
+        options.defect != "gptq-actorder")
         throw std::runtime_error("--nemotron-h-defect: unknown '" + options.defect + "'");
+    if (options.defect == "mlx-missing-scales" && !(mlx && options.moe))
+        throw std::runtime_error(
+            "--nemotron-h-defect mlx-missing-scales needs --arch nemotron_h_moe --format mlx");
+    if (options.defect == "gptq-actorder" && format != "gptq")
+        throw std::runtime_error("--nemotron-h-defect gptq-actorder needs --format gptq");
     TokenizerOptions tok;
     tok.kind = "small";
     // vocab_size a multiple of 8, as Nemotron's (131072): the tokenizer's ids and "[PAD<id>]"
@@ -140,7 +191,11 @@ std::string write(const fs::path& out_dir, const NemotronHOptions& options) {
     const auto mixer = [&](const std::string& m, char kind, std::optional<size_t> layer) {
         if (kind == 'M') {
             t.push_back({m + "in_proj.weight", {inner + channels + kMambaHeads, kHidden}, 0, w});
-            t.push_back({m + "conv1d.weight", {channels, 1, kKernel}, 0, 0.5});
+            // mlx-lm's sanitize moves conv1d's kernel axis: [channels, kernel, 1].
+            t.push_back({m + "conv1d.weight",
+                         mlx ? std::vector<int64_t>{channels, kKernel, 1}
+                             : std::vector<int64_t>{channels, 1, kKernel},
+                         0, 0.5});
             t.push_back({m + "conv1d.bias", {channels}, 0, 0.1});
             t.push_back({m + "dt_bias", {kMambaHeads}, 0.0, 0.5});
             t.push_back({m + "A_log", {kMambaHeads}, 0, 0, true});
@@ -162,7 +217,21 @@ std::string write(const fs::path& out_dir, const NemotronHOptions& options) {
             t.push_back({m + "gate.e_score_correction_bias", {kExperts}, 0, 0.1});
             // LatentMoE: the experts work at the latent width between the two projections.
             const int64_t width = latent ? kLatent : kHidden;
-            for (int64_t e = 0; e < kExperts; ++e) {
+            if (mlx) {  // sanitize's stacks: up_proj as switch_mlp.fc1, down_proj as fc2
+                t.push_back({m + "switch_mlp.fc1.weight",
+                             {kExperts, kExpertFf, width},
+                             0,
+                             1.0 / std::sqrt(double(width)),
+                             false,
+                             kExperts});
+                t.push_back({m + "switch_mlp.fc2.weight",
+                             {kExperts, width, kExpertFf},
+                             0,
+                             1.0 / std::sqrt(double(kExpertFf)),
+                             false,
+                             kExperts});
+            }
+            for (int64_t e = 0; e < kExperts && !mlx; ++e) {
                 const std::string x = m + "experts." + std::to_string(e) + ".";
                 t.push_back(
                     {x + "up_proj.weight", {kExpertFf, width}, 0, 1.0 / std::sqrt(double(width))});
@@ -197,7 +266,9 @@ std::string write(const fs::path& out_dir, const NemotronHOptions& options) {
     // Nemotron 3 Super's MTP layers (mtp_hybrid_override_pattern "*E"): mtp.layers.0 the NextN
     // input fusion (enorm, hnorm, eh_proj [hidden, 2 * hidden]) and an attention sub-layer,
     // mtp.layers.1 a MoE sub-layer and the head's final_layernorm; each with its own norm.
-    if (options.mtp || options.defect == "mtp-partial" || options.defect == "mtp-no-count") {
+    // mlx-lm's sanitize drops every mtp.* tensor.
+    if ((options.mtp || options.defect == "mtp-partial" || options.defect == "mtp-no-count") &&
+        !mlx) {
         t.push_back({"mtp.layers.0.enorm.weight", {kHidden}, 1.0, 0.1});
         t.push_back({"mtp.layers.0.hnorm.weight", {kHidden}, 1.0, 0.1});
         t.push_back({"mtp.layers.0.eh_proj.weight",
@@ -214,16 +285,30 @@ std::string write(const fs::path& out_dir, const NemotronHOptions& options) {
     t.push_back({"backbone.norm_f.weight", {kHidden}, 1.0, 0.1});
     t.push_back({"lm_head.weight", {vocab, kHidden}, 0, w});
 
-    const bool nvfp4 = options.format == "modelopt-nvfp4";
-    if (options.format == "mcq" || nvfp4) {  // every matrix mcq-v1 4-bit / 32 (or ModelOpt NVFP4)
+    const bool nvfp4 = format == "modelopt-nvfp4";
+    // mcq: every matrix mcq-v1 4-bit / 32; ModelOpt NVFP4 (the embedding and routers BF16).
+    // MLX as mlx-lm's quantize leaves it: every Linear and the Embedding (switch_mlp's experts
+    // too) 4-bit / 64 whose input width 64 divides; the router (MoEGate's plain weight), conv1d,
+    // the norms, dt_bias, A_log and D float (BF16).
+    // GPTQ / AWQ / compressed-tensors int4 (GPTQModel / AutoAWQ / llm-compressor W4A16 uploads
+    // of Nemotron 3 Nano: in_proj, out_proj, attention, experts and shared experts 4-bit, the
+    // router FP32/BF16, embeddings and lm_head float): every *_proj Linear 4-bit in groups of 32
+    // (GPTQ and compressed-tensors symmetric, AWQ asymmetric); the writer keeps embeddings and
+    // lm_head float, the routers are float units.
+    if (format == "mcq" || nvfp4 || mlx || int4) {
         ModelPlan plan;
         plan.dims = Dims{kHidden, int64_t(pattern.size()), kHeads, kKvHeads, kHeadDim, kFf, vocab};
         plan.dims.embedding_rows = vocab;
+        const LayerQuant q{4, mlx ? 64 : 32};
         for (const Tensor& x : t) {
             // The routers stay float (a 4-bit router's narrow logits let llama.cpp's Q8_1
             // activation rounding pick other experts than the F32 twin).
-            if (x.shape.size() == 2 && !x.name.ends_with("mixer.gate.weight")) {
-                plan.units.push_back(quant_unit(x.name, x.shape[0], x.shape[1], LayerQuant{4, 32}));
+            if ((x.shape.size() == 2 || x.experts != 0) && !x.name.ends_with("mixer.gate.weight")) {
+                const int64_t rows = x.experts != 0 ? x.shape[0] * x.shape[1] : x.shape[0];
+                PlanUnit unit = quant_unit(x.name, rows, x.shape.back(), q);
+                unit.quant.experts = x.experts;
+                unit.quant.mlx_float = mlx && x.shape.back() % q.group != 0;
+                plan.units.push_back(unit);
                 continue;
             }
             int64_t values = 1;
@@ -235,13 +320,29 @@ std::string write(const fs::path& out_dir, const NemotronHOptions& options) {
             plan.units.push_back(unit);
         }
         if (nvfp4) {  // the embedding and routers stay BF16, as ModelOpt leaves them
-            const NvidiaFp4Options nv{.format = options.format};
+            const NvidiaFp4Options nv{.format = format};
             add_nvidia_fp4_quantization(out_dir, nv);
             write_nvidia_fp4_model_files(out_dir, plan, 1, options.seed, nv);
+        } else if (mlx) {
+            const MlxOptions mo;
+            add_mlx_quantization(out_dir, mo);
+            write_mlx_model_files(out_dir, plan, 1, options.seed, mo);
+            if (options.defect == "mlx-missing-scales")
+                drop_tensor(out_dir / "model.safetensors",
+                            "backbone.layers.1.mixer.switch_mlp.fc1.scales");
+        } else if (int4) {  // GPTQModel's default: symmetric; AWQ asymmetric (its only kind)
+            PrequantOptions pq;
+            pq.format = format;
+            pq.sym = format != "awq";
+            pq.scale_dtype = format == "compressed-tensors" ? "bf16" : "f16";
+            if (options.defect == "gptq-actorder") pq.desc_act = "actorder";
+            check_prequant_options(pq, &plan);
+            add_prequant_quantization(out_dir, pq);
+            write_prequant_model_files(out_dir, plan, 1, options.seed, pq);
         } else {
             write_model_files(out_dir, plan, 1, options.seed);
         }
-        return std::string(options.moe ? "nemotron_h_moe" : "nemotron_h") + ", " + options.format +
+        return std::string(options.moe ? "nemotron_h_moe" : "nemotron_h") + ", " + format +
                ", vocab " + std::to_string(vocab) + ", " + std::to_string(plan.units.size()) +
                " tensors, 6 layers " + pattern;
     }

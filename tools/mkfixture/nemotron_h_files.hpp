@@ -19,12 +19,18 @@ struct NemotronHOptions {
     // (nemotron_h_moe: the --nemotron-h-latent checkpoint without layer 1's fc2_latent_proj) |
     // mtp-partial (nemotron_h_moe: the --nemotron-h-mtp checkpoint without
     // mtp.layers.1.final_layernorm) | mtp-no-count (its mtp.* tensors with a config.json without
-    // num_nextn_predict_layers): checkpoints rebox must refuse.
+    // num_nextn_predict_layers) | mlx-missing-scales (nemotron_h_moe --format mlx: layer 1's
+    // switch_mlp.fc1 without its .scales) | gptq-actorder (--format gptq with desc_act and a true
+    // act-order g_idx in every projection): checkpoints rebox must refuse.
     std::string defect;
     uint64_t seed = 1;
     // "float" (BF16) | "mcq" (every matrix mcq-v1 4-bit in groups of 32: embeddings, in_proj,
     // out_proj, q/k/v/o, up/down, lm_head; the norms, conv1d and its bias, dt_bias, A_log and D
-    // F32).
+    // F32) | "modelopt-nvfp4" | "mlx" (mlx-lm's nemotron_h layout: conv1d [channels, kernel,
+    // 1], the experts stacked as switch_mlp.fc1 (up) / fc2 (down), no mtp.* tensors; every
+    // Linear and the embedding 4-bit / 64 where 64 divides the input width, the routers, norms
+    // and Mamba2 vectors BF16) | "gptq" | "awq" | "compressed-tensors" (every *_proj Linear 4-bit
+    // in groups of 32; embeddings, lm_head and the routers float).
     std::string format = "float";
     // --arch nemotron_h_moe: NemotronHForCausalLM with num_experts_per_tok (Nemotron 3 Nano):
     // pattern "MEM*EM", each 'E' layer a router mixer.gate [4, hidden] with its

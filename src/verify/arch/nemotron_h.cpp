@@ -13,7 +13,9 @@
 // rope.scaling.finetuned false, key/value length = head_dim. nemotron_h_moe with moe_latent_size
 // (Nemotron 3 Super's LatentMoE): an 'E' layer also has mixer.fc1_latent_proj [latent, hidden]
 // and mixer.fc2_latent_proj [hidden, latent], its experts are [moe_ffn, latent] / [latent,
-// moe_ffn], and moe_latent_size is written after expert_weights_scale.
+// moe_ffn], and moe_latent_size is written after expert_weights_scale. From MLX (mlx-lm's
+// nemotron_h sanitize): conv1d [channels, kernel, 1], the experts stacked as
+// mixer.switch_mlp.fc1 (up, [experts, moe_ffn, width]) and fc2 (down, [experts, width, moe_ffn]).
 #include <string>
 
 #include "rebox/error.hpp"
@@ -144,6 +146,11 @@ std::optional<std::vector<int64_t>> nemotron_h_shape(const RefConfig& c, std::st
         if (tail == "down_proj.weight")
             return stacked ? Shape{experts, width, moe_ffn} : Shape{width, moe_ffn};
     }
+    // mlx-lm's sanitize: the experts' up_proj stacked as switch_mlp.fc1, down_proj as fc2.
+    if (rest == "mixer.switch_mlp.fc1.weight")
+        return kind == 'E' ? Shape{experts, moe_ffn, width} : wrong_kind;
+    if (rest == "mixer.switch_mlp.fc2.weight")
+        return kind == 'E' ? Shape{experts, width, moe_ffn} : wrong_kind;
     if (rest == "mixer.up_proj.weight")
         return kind == '-' ? Shape{int64_t{c.intermediate_size}, hidden} : wrong_kind;
     if (rest == "mixer.down_proj.weight")

@@ -213,6 +213,11 @@ TEST(NemotronHMoeRegistry, ClaimedNamesShapesAndKvs) {
          "blk.1.ffn_down_shexp.weight",
          {48, 64}},
         {"backbone.layers.2.mixer.A_log", "blk.2.ssm_a", {1, 8}},
+        // mlx-lm's sanitize: up_proj stacked as switch_mlp.fc1, down_proj as fc2.
+        {"backbone.layers.4.mixer.switch_mlp.fc1.weight", "blk.4.ffn_up_exps.weight", {64, 32, 4}},
+        {"backbone.layers.4.mixer.switch_mlp.fc2.weight",
+         "blk.4.ffn_down_exps.weight",
+         {32, 64, 4}},
     };
     for (const auto& [hf, gguf, ne] : rows) {
         const auto ref = resolve_hf(*moe, hf, 6);
