@@ -320,7 +320,8 @@ std::string write(const fs::path& out_dir, const NemotronHOptions& options) {
             plan.units.push_back(unit);
         }
         if (nvfp4) {  // the embedding and routers stay BF16, as ModelOpt leaves them
-            const NvidiaFp4Options nv{.format = format};
+            NvidiaFp4Options nv;
+            nv.format = format;
             add_nvidia_fp4_quantization(out_dir, nv);
             write_nvidia_fp4_model_files(out_dir, plan, 1, options.seed, nv);
         } else if (mlx) {
