@@ -121,7 +121,9 @@ class MlxReader {
             return;
         }
         if (auto base = strip_suffix(info.name, ".biases")) {
-            if (!find(*base + ".scales"))
+            // With the module's packed weight there, the weight's own line names the missing
+            // scales.
+            if (!find(*base + ".scales") && !find(*base + ".weight"))
                 block(info.name, file, "quantization biases without '" + *base + ".scales'",
                       "store the module's scales, or remove the stray biases");
             return;
@@ -131,6 +133,14 @@ class MlxReader {
             return;
         }
         const std::optional<FloatDtype> dtype = float_dtype(info.dtype);
+        if (auto base = strip_suffix(info.name, ".weight");
+            !dtype && base && find(*base + ".biases")) {
+            block(info.name, file,
+                  "packed codes (" + std::string(st_dtype_name(info.dtype)) + ") with '" + *base +
+                      ".biases' but no '" + *base + ".scales'",
+                  "store the module's scales beside its weight and biases");
+            return;
+        }
         if (!dtype) {
             block(info.name, file,
                   "dtype " + std::string(st_dtype_name(info.dtype)) +
