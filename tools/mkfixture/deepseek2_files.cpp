@@ -336,6 +336,7 @@ std::string write_deepseek2_fixture(const std::filesystem::path& out_dir,
         NvidiaFp4Options nv;
         nv.format = o.format;
         nv.ffn_scale_one = o.ffn_scale_one;
+        nv.small_scales_when_one = true;
         if (o.nvfp4_kv_b) nv.scale_one_part = "kv_b_proj";
         add_nvidia_fp4_quantization(out_dir, nv);
         // The modules this layout leaves BF16, as the release's exclude_modules names them.

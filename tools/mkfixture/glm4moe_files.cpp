@@ -247,6 +247,7 @@ std::string write_glm4moe_fixture(const fs::path& out_dir, const Glm4MoeOptions&
         NvidiaFp4Options nv;
         nv.format = o.format;
         nv.ffn_scale_one = o.ffn_scale_one;
+        nv.small_scales_when_one = true;
         add_nvidia_fp4_quantization(out_dir, nv);
         ojson side = read_json_file(out_dir / "hf_quant_config.json");
         side["quantization"]["exclude_modules"] = {"lm_head", "model.embed_tokens", "*mlp.gate",
