@@ -55,6 +55,16 @@ for variant in float mcq mlx kimi gptq awq nvfp4 plain glm-lite glm-lite-mcq; do
 done
 ggufpy "$CLIENTS_DIR/ggufpy_deepseek2.py" "$BUILD/llama-src" "${compare[@]}"
 echo "deepseek2 converted, verified and compared with llama.cpp's converter ($(clients_elapsed))"
+# compressed-tensors nvfp4-pack-quantized (the same modules): every FP4 value and .scale as the
+# format defines it (ggufpy_nvfp4_formats.py: the factor float32(1) / weight_global_scale, not exact,
+# so the file needs --allow-inexact-global-scale and block value * .scale is not the real weight).
+ct="$WORK/deepseek2-ct-nvfp4"
+"$MKFIXTURE" "$ct" --preset tiny --arch deepseek2 --format ct-nvfp4 --fp4-ffn-scale-one --force >/dev/null
+"$REBOX" convert "$ct" -o "$ct.gguf" --allow-inexact-global-scale --quiet
+"$REBOX" verify "$ct" "$ct.gguf" >/dev/null
+"$REBOX" plan "$ct" --json --allow-inexact-global-scale >"$ct.plan.json"
+ggufpy "$CLIENTS_DIR/ggufpy_nvfp4_formats.py" "$GGUFPY_SRC" "$ct" "$ct.gguf" "$ct.plan.json" \
+  --scales 3 --expect-inexact
 node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 3 --min-cos 0.999 \
   "${pairs[@]}"
 

@@ -42,6 +42,16 @@ for fmt in float mcq mlx gptq awq modelopt-nvfp4; do
 done
 ggufpy "$CLIENTS_DIR/ggufpy_glm4moe.py" "$BUILD/llama-src" "${compare[@]}"
 echo "glm4moe converted, verified and compared with llama.cpp's converter ($(clients_elapsed))"
+# compressed-tensors nvfp4-pack-quantized (the same modules): every FP4 value and .scale as the
+# format defines it (ggufpy_nvfp4_formats.py: the factor float32(1) / weight_global_scale, not exact,
+# so the file needs --allow-inexact-global-scale and block value * .scale is not the real weight).
+ct="$WORK/glm4moe-ct-nvfp4"
+"$MKFIXTURE" "$ct" --preset tiny --arch glm4moe --format ct-nvfp4 --fp4-ffn-scale-one --force >/dev/null
+"$REBOX" convert "$ct" -o "$ct.gguf" --allow-inexact-global-scale --quiet
+"$REBOX" verify "$ct" "$ct.gguf" >/dev/null
+"$REBOX" plan "$ct" --json --allow-inexact-global-scale >"$ct.plan.json"
+ggufpy "$CLIENTS_DIR/ggufpy_nvfp4_formats.py" "$GGUFPY_SRC" "$ct" "$ct.gguf" "$ct.plan.json" \
+  --scales 8 --expect-inexact
 node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 3 --min-cos 0.999 \
   "${pairs[@]}"
 

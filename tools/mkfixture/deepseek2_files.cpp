@@ -35,7 +35,8 @@ struct Widths {
     int64_t kv_lora, ff, moe_ff;
 };
 Widths widths_for(const std::string& format) {
-    return format == "modelopt-nvfp4" ? Widths{64, 128, 64} : Widths{32, 96, 32};
+    return format == "modelopt-nvfp4" || format == "ct-nvfp4" ? Widths{64, 128, 64}
+                                                              : Widths{32, 96, 32};
 }
 
 // DeepSeek-V3's config.json fields at the fixture's sizes.
@@ -138,7 +139,7 @@ ojson glm_lite_config(int64_t vocab, int64_t endoftext, int64_t user, int64_t ob
 ModelPlan ds_plan(const Deepseek2Options& o, int64_t vocab) {
     const Widths w = widths_for(o.format);
     const int64_t kKvLora = w.kv_lora, kFf = w.ff, kMoeFf = w.moe_ff;
-    const LayerQuant q{4, o.format == "modelopt-nvfp4" ? 16 : 32};
+    const LayerQuant q{4, o.format == "modelopt-nvfp4" || o.format == "ct-nvfp4" ? 16 : 32};
     const bool mlx = o.format == "mlx";
     ModelPlan plan;
     Dims& d = plan.dims;
@@ -238,7 +239,7 @@ ModelPlan ds_plan(const Deepseek2Options& o, int64_t vocab) {
     //   self_attn but o_proj, the embedding, the routers and lm_head): every mlp.* projection
     //   (dense, routed and shared experts) and o_proj NVFP4, the rest of attention BF16;
     //   nvfp4_kv_b makes kv_b_proj NVFP4 too (ModelOpt's default of every Linear).
-    const bool nvfp4 = o.format == "modelopt-nvfp4";
+    const bool nvfp4 = o.format == "modelopt-nvfp4" || o.format == "ct-nvfp4";
     const auto stays_float = [&o, nvfp4](const std::string& name) {
         if (o.format == "compressed-tensors")
             return name.find(".mlp.experts.") == std::string::npos;
@@ -298,18 +299,19 @@ std::string write_deepseek2_fixture(const std::filesystem::path& out_dir,
     using namespace deepseek2_fixture;
     if (o.format != "float" && o.format != "mcq" && o.format != "mlx" &&
         o.format != "compressed-tensors" && o.format != "gptq" && o.format != "awq" &&
-        o.format != "modelopt-nvfp4")
+        o.format != "modelopt-nvfp4" && o.format != "ct-nvfp4")
         throw std::runtime_error(
-            "--arch deepseek2: --format float, mcq, mlx, compressed-tensors, gptq, awq or "
-            "modelopt-nvfp4, not " +
+            "--arch deepseek2: --format float, mcq, mlx, compressed-tensors, gptq, awq, "
+            "modelopt-nvfp4 or ct-nvfp4, not " +
             o.format);
     if (o.glm_lite && o.format != "float" && o.format != "mcq")
         throw std::runtime_error("--arch glm4_moe_lite: --format float or mcq, with q_lora_rank");
     if (o.glm_lite && o.no_q_lora)
         throw std::runtime_error("--arch glm4_moe_lite: --format float or mcq, with q_lora_rank");
-    if ((o.nvfp4_kv_b || o.ffn_scale_one) && o.format != "modelopt-nvfp4")
+    if ((o.nvfp4_kv_b || o.ffn_scale_one) && o.format != "modelopt-nvfp4" && o.format != "ct-nvfp4")
         throw std::runtime_error(
-            "--nvfp4-kv-b / --fp4-ffn-scale-one with --arch deepseek2: --format modelopt-nvfp4");
+            "--nvfp4-kv-b / --fp4-ffn-scale-one with --arch deepseek2: --format modelopt-nvfp4 or "
+            "ct-nvfp4");
     int64_t vocab = 0;
     if (o.glm_lite) {
         int64_t endoftext = 0, user = 0, observation = 0;
@@ -332,13 +334,24 @@ std::string write_deepseek2_fixture(const std::filesystem::path& out_dir,
         check_prequant_options(pq, &plan);
         add_prequant_quantization(out_dir, pq);
         write_prequant_model_files(out_dir, plan, 1, o.seed, pq);
-    } else if (o.format == "modelopt-nvfp4") {
+    } else if (o.format == "modelopt-nvfp4" || o.format == "ct-nvfp4") {
         NvidiaFp4Options nv;
         nv.format = o.format;
         nv.ffn_scale_one = o.ffn_scale_one;
         nv.small_scales_when_one = true;
         if (o.nvfp4_kv_b) nv.scale_one_part = "kv_b_proj";
         add_nvidia_fp4_quantization(out_dir, nv);
+        if (o.format == "ct-nvfp4") {  // llm-compressor's ignore: the same modules by regex
+            ojson config = read_json_file(out_dir / "config.json");
+            config["quantization_config"]["ignore"] = {
+                "lm_head", "model.embed_tokens", "re:.*mlp.gate$",
+                o.nvfp4_kv_b ? "re:.*self_attn.(q_a_proj|q_b_proj|kv_a_proj_with_mqa)$"
+                             : "re:.*self_attn.(q_a_proj|q_b_proj|kv_a_proj_with_mqa|kv_b_proj)$"};
+            write_ds_json(out_dir / "config.json", config);
+            write_nvidia_fp4_model_files(out_dir, plan, 1, o.seed, nv);
+            return std::string("deepseek2, ct-nvfp4, vocab ") + std::to_string(vocab) + ", " +
+                   std::to_string(plan.units.size()) + " tensors";
+        }
         // The modules this layout leaves BF16, as the release's exclude_modules names them.
         ojson side = read_json_file(out_dir / "hf_quant_config.json");
         ojson exclude = {"lm_head",

@@ -87,7 +87,7 @@ ojson config_json(int64_t vocab, int64_t endoftext, int64_t user, int64_t observ
 ModelPlan glm4moe_plan(const Glm4MoeOptions& o, int64_t vocab) {
     const bool mlx = o.format == "mlx";
     const bool int4 = o.format == "gptq" || o.format == "awq";
-    const bool nvfp4 = o.format == "modelopt-nvfp4";
+    const bool nvfp4 = o.format == "modelopt-nvfp4" || o.format == "ct-nvfp4";
     const bool mtp = !o.trunk_only && !mlx;  // mlx-lm's sanitize drops the MTP layer
     const LayerQuant wide{4, 64};
     ModelPlan plan;
@@ -208,11 +208,12 @@ int64_t write_glm_tokenizer(const fs::path& out_dir, int64_t* endoftext, int64_t
 
 std::string write_glm4moe_fixture(const fs::path& out_dir, const Glm4MoeOptions& o) {
     if (o.format != "float" && o.format != "mcq" && o.format != "mlx" && o.format != "gptq" &&
-        o.format != "awq" && o.format != "modelopt-nvfp4")
+        o.format != "awq" && o.format != "modelopt-nvfp4" && o.format != "ct-nvfp4")
         throw std::runtime_error(
-            "--arch glm4moe: --format float, mcq, mlx, gptq, awq or modelopt-nvfp4, not " +
+            "--arch glm4moe: --format float, mcq, mlx, gptq, awq, modelopt-nvfp4 or ct-nvfp4, "
+            "not " +
             o.format);
-    if (o.ffn_scale_one && o.format != "modelopt-nvfp4")
+    if (o.ffn_scale_one && o.format != "modelopt-nvfp4" && o.format != "ct-nvfp4")
         throw std::runtime_error(
             "--fp4-ffn-scale-one with --arch glm4moe: --format modelopt-nvfp4");
     if (!o.defect.empty() && o.defect != "expert-missing" && o.defect != "no-shared-count" &&
@@ -243,12 +244,21 @@ std::string write_glm4moe_fixture(const fs::path& out_dir, const Glm4MoeOptions&
         check_prequant_options(pq, &plan);
         add_prequant_quantization(out_dir, pq);
         write_prequant_model_files(out_dir, plan, 1, o.seed, pq);
-    } else if (o.format == "modelopt-nvfp4") {
+    } else if (o.format == "modelopt-nvfp4" || o.format == "ct-nvfp4") {
         NvidiaFp4Options nv;
         nv.format = o.format;
         nv.ffn_scale_one = o.ffn_scale_one;
         nv.small_scales_when_one = true;
         add_nvidia_fp4_quantization(out_dir, nv);
+        if (o.format == "ct-nvfp4") {  // llm-compressor's ignore: the same modules by regex
+            ojson config = read_json_file(out_dir / "config.json");
+            config["quantization_config"]["ignore"] = {"lm_head", "model.embed_tokens",
+                                                       "re:.*mlp.gate$", "re:model.layers.2.*"};
+            write_json_file(out_dir / "config.json", config);
+            write_nvidia_fp4_model_files(out_dir, plan, 1, o.seed, nv);
+            return "glm4moe, ct-nvfp4, vocab " + std::to_string(vocab) + ", " +
+                   std::to_string(plan.units.size()) + " tensors";
+        }
         ojson side = read_json_file(out_dir / "hf_quant_config.json");
         side["quantization"]["exclude_modules"] = {"lm_head", "model.embed_tokens", "*mlp.gate",
                                                    "model.layers.2*"};
