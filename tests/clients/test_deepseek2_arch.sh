@@ -22,6 +22,8 @@
 #    their f32 twins and their embeddings agree (cos >= 0.999) (its loader requires q_lora_rank of any
 #    deepseek2 but the "lite" layer counts, so the q_proj file is compared with the converter only);
 #  - an mcq-v1 checkpoint without the fallback is refused: one line per kv_b_proj, exit 2, no file;
+#  - llama.cpp applies the NVFP4 file's attn_output.scale: its embeddings agree with the folded F32
+#    twin's and not with a twin whose factors are doubled;
 #  - NVFP4 experts whose factor is not 1 are refused: one line per stacked tensor, exit 2, no file.
 # Usage: bash tests/clients/test_deepseek2_arch.sh BUILD_DIR
 set -euo pipefail
@@ -76,6 +78,26 @@ set -e
 [[ $code -eq 2 && ! -e "$bad-refused.gguf" ]] || { echo "FAIL: mcq k_b: exit $code"; echo "$out"; exit 1; }
 [[ $(grep -c "layers.1.self_attn.kv_b_proj" <<<"$out") -eq 1 ]] || { echo "FAIL: not one line: $out"; exit 1; }
 grep -q -- "--allow-lossless-fallback" <<<"$out" || { echo "FAIL: no fix named: $out"; exit 1; }
+# llama.cpp multiplies in attn_output.scale (deepseek2.cpp's wo_s): the NVFP4 file's embeddings agree
+# with a twin whose FP4 weights are F32 with every .scale folded in (ggufpy_nvfp4_formats.py: values
+# and factors by the format's definition, block value * .scale exactly the real weight), and not with
+# a twin whose factors are folded in twice.
+nv="$WORK/deepseek2-nvfp4"
+"$REBOX" plan "$nv" --json >"$nv.plan.json"
+ggufpy "$CLIENTS_DIR/ggufpy_nvfp4_formats.py" "$GGUFPY_SRC" "$nv" "$nv.gguf" "$nv.plan.json" \
+  --scales 3 --expect-exact --fold "$nv-fold.gguf"
+ggufpy "$CLIENTS_DIR/ggufpy_nvfp4_formats.py" "$GGUFPY_SRC" "$nv" "$nv.gguf" "$nv.plan.json" \
+  --scales 3 --fold "$nv-wrong.gguf" --fold-wrong-factor >/dev/null
+node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 2 --min-cos 0.999 \
+  "deepseek2-nvfp4-folded:$nv.gguf:$nv-fold.gguf"
+if node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 2 --min-cos 0.999 \
+  "wrong-factor:$nv.gguf:$nv-wrong.gguf" >"$nv-wrong.txt" 2>&1; then
+  echo "FAIL: a twin with doubled factors agrees with the NVFP4 file (is attn_output.scale applied at all?)"
+  cat "$nv-wrong.txt"
+  exit 1
+fi
+echo "  a twin with doubled factors disagrees ($(grep -o 'min cosine [0-9][0-9.]*' "$nv-wrong.txt" | head -1))"
+
 # NVFP4 with the experts' real factors (weight_scale_2 != 1): the deepseek2 graph ignores
 # ffn_*_exps.scale, so each stacked expert tensor is one BLOCKER line naming it, exit 2, no file.
 bad="$WORK/deepseek2-nvfp4-factors"
