@@ -438,8 +438,8 @@ struct LayerScalarKv {
     std::string_view key;  // the whole GGUF key, e.g. "xielu.alpha_n"
 };
 
-// The tensors besides attention (q, k, v, qkv, output: build_qkv and wo_s in every graph) whose
-// NVFP4 `.scale` the graph applies.
+// The tensors besides attention (q, k, v, qkv, output: build_qkv and wo_s in every graph but
+// deepseek2's, see attention_output_only) whose NVFP4 `.scale` the graph applies.
 struct GraphScales {
     bool output = false;     // output.weight
     bool dense_ffn = false;  // ffn_gate / ffn_up / ffn_down
@@ -449,6 +449,9 @@ struct GraphScales {
     bool ssm = false;             // ssm_in / ssm_out (the Mamba2 layers' build_lora_mm: nemotron_h)
     bool shared_experts = false;  // ffn_gate_shexp / ffn_up_shexp / ffn_down_shexp
     bool nextn = false;           // nextn.eh_proj (the MTP head's projection)
+    // Of the attention roles only attn_output (deepseek2's MLA: its q / kv products are plain
+    // ggml_mul_mat calls; wo goes through build_attn with wo_s).
+    bool attention_output_only = false;
 };
 
 struct Architecture {

@@ -208,8 +208,10 @@ constexpr Architecture kDeepseek2 = [] {
     // Kimi-K2 / K2-Thinking / K2.5 ship tiktoken.model (DeepseekV2Model.set_vocab's kimi-k2
     // branch).
     a.tiktoken_vocab = true;
-    // deepseek2.cpp applies the .scale of the attention output and the output only.
-    a.nvfp4_scales = {.output = true};
+    // deepseek2.cpp applies the .scale of the attention output (build_attn's wo_s) and the
+    // output only: attn_q (no q_lora_rank), attn_q_a / attn_q_b, attn_kv_a_mqa, attn_k_b /
+    // attn_v_b, the feed-forward and the experts are plain products.
+    a.nvfp4_scales = {.output = true, .attention_output_only = true};
     return a;
 }();
 

@@ -472,10 +472,11 @@ bool graph_applies_nvfp4_scale(const Architecture& arch, std::string_view role) 
     const auto in = [role](std::span<const std::string_view> roles) {
         return std::find(roles.begin(), roles.end(), role) != roles.end();
     };
-    if (in(kAttention)) return true;  // every registry graph uses build_qkv and wo_s
+    const GraphScales& scales = arch.nvfp4_scales;
+    // Every registry graph uses build_qkv and wo_s, but deepseek2's MLA multiplies its q by hand.
+    if (in(kAttention)) return !scales.attention_output_only || role == "attn_output";
     static constexpr std::string_view kLinearAttention[] = {"attn_gate", "ssm_beta", "ssm_alpha",
                                                             "ssm_out"};
-    const GraphScales& scales = arch.nvfp4_scales;
     return (scales.output && role == "output") || (scales.dense_ffn && in(kDenseFfn)) ||
            (scales.experts && in(kExperts)) || (scales.linear_attention && in(kLinearAttention)) ||
            (scales.ssm && in(kSsm)) || (scales.shared_experts && in(kSharedExperts)) ||

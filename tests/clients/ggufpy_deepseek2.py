@@ -155,7 +155,10 @@ def check(llama_src, model_dir, gguf_path, expect_types):
 
     if no_mtp and left_out == 0:
         problems.append("--no-mtp asked, but the checkpoint has no MTP layer tensor to leave out")
-    found, reader, same, types = compare_gguf(gguf_path, wanted, origin, want_kvs, arch, expect_types)
+    # ModelOpt NVFP4: each N.scale (llama.cpp's factor of an NVFP4 N.weight) multiplied into N.weight
+    # as the graph applies it, against the converter on the dequantized checkpoint.
+    found, reader, same, types = compare_gguf(gguf_path, wanted, origin, want_kvs, arch, expect_types,
+                                              fold_scales=src.format == "modelopt-nvfp4")
     problems += found
     order = [k for k in want_kvs if k.startswith(arch + ".") and ".rope.scaling." not in k]
     got = [k for k in reader.fields if k.startswith(arch + ".") and ".rope.scaling." not in k]

@@ -67,8 +67,9 @@ def check(llama_src, model_dir, gguf_path, expect_types):
 
     if no_mtp and left_out == 0:
         problems.append("--no-mtp asked, but the checkpoint has no MTP layer tensor to leave out")
+    # ModelOpt NVFP4: each N.scale multiplied into its NVFP4 N.weight, as llama.cpp's graph applies it.
     found, reader, same, types = compare_gguf(gguf_path, wanted, origin, want_kvs, arch, expect_types,
-                                              in_order=True)
+                                              in_order=True, fold_scales=src.format == "modelopt-nvfp4")
     problems += found
     pre = field_value(reader.fields["tokenizer.ggml.pre"])
     if pre != "glm4":

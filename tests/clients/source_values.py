@@ -18,6 +18,12 @@ Formats:
           compressed-tensors pack-quantized:
           32//bits whole fields per word, signed codes stored + 2^(bits-1), zero points packed along dim 0;
           int-quantized: I8 codes); w = (q - z) * s computed in float64 (exact), then float32.
+  ModelOpt NVFP4 (hf_quant_config.json quant_algo NVFP4; docs/formats.md): P.weight U8 [out, in/2], element
+          2i in the low nibble of byte i, an E2M1 code (sign, 2 exponent bits, 1 mantissa bit);
+          P.weight_scale one E4M3 byte (4 exponent bits, bias 7, 3 mantissa bits) per 16 values;
+          P.weight_scale_2 the F32 per-tensor factor; w = E2M1 * scale * factor in float64 (at most
+          2 + 4 + 24 significant bits: exact), then float32; code 8 is -0 (an NVFP4 GGUF reads it
+          back as +0: ggml's E2M1 table has no negative zero, which converter_compare allows for).
 """
 import json
 import os
@@ -125,6 +131,12 @@ class Source:
         qc = self.config.get("quantization_config") or {}
         self.pq = qc if qc.get("quant_method") in ("gptq", "awq", "compressed-tensors") else None
         self.pq_modules = {}  # "P.weight" -> module path P of a quantized linear
+        self.nvfp4 = set()  # ModelOpt NVFP4: the "P.weight" names with a P.weight_scale
+        side = os.path.join(model_dir, "hf_quant_config.json")
+        if os.path.exists(side) and json.load(open(side))["quantization"].get("quant_algo") == "NVFP4":
+            self.format = "modelopt-nvfp4"
+            self.nvfp4 = {n for n, t in self.tensors.items() if n.endswith(".weight") and t.dtype == "U8"
+                          and n[: -len(".weight")] + ".weight_scale" in self.tensors}
         if self.pq:
             self.format = qc["quant_method"]
             marker = {"gptq": ".qweight", "awq": ".qweight"}.get(self.format, ".weight_packed")
@@ -139,6 +151,10 @@ class Source:
 
     def names(self):
         """The logical tensor names (quantized triples counted once)."""
+        if self.nvfp4:
+            parts = {n[: -len(".weight")] + p for n in self.nvfp4
+                     for p in (".weight_scale", ".weight_scale_2", ".input_scale")}
+            return sorted(n for n in self.tensors if n not in parts)
         if self.pq:
             parts = {m + p for m in self.pq_modules.values() for p in self.PQ_PARTS + (".weight",)}
             return sorted(set(self.pq_modules) | {n for n in self.tensors if n not in parts})
@@ -169,6 +185,8 @@ class Source:
         return out
 
     def is_quantized(self, name):
+        if self.nvfp4:
+            return name in self.nvfp4
         if self.pq:
             return name in self.pq_modules
         if self.mcq:
@@ -263,7 +281,23 @@ class Source:
             return np.arange(n_in) // (n_in if group in (-1, None) else group)
         return np.arange(n_in) // (n_in // self.tensors[m + ".weight_scale"].shape[1])
 
+    def nvfp4_values(self, name):
+        t, module = self.tensors[name], name[: -len(".weight")]
+        b = np.frombuffer(t.bytes.tobytes(), dtype=np.uint8)
+        codes = np.empty(b.size * 2, dtype=np.int64)
+        codes[0::2], codes[1::2] = b & 15, b >> 4
+        e, m = (codes >> 1) & 3, (codes & 1).astype(np.float64)
+        e2m1 = np.where(codes & 8, -1.0, 1.0) * np.where(e == 0, m * 0.5, (1.0 + m * 0.5) * 2.0 ** (e - 1.0))
+        sb = np.frombuffer(self.tensors[module + ".weight_scale"].bytes.tobytes(), dtype=np.uint8).astype(np.int64)
+        se, sm = (sb >> 3) & 15, (sb & 7).astype(np.float64)
+        scale = np.where(sb & 128, -1.0, 1.0) * np.where(se == 0, sm / 8 * 2.0 ** -6, (1 + sm / 8) * 2.0 ** (se - 7.0))
+        factor = float(float_values(self.tensors[module + ".weight_scale_2"])[0])
+        value = e2m1 * np.repeat(scale, 16) * factor
+        return value.astype(np.float32).reshape(t.shape[0], t.shape[1] * 2)
+
     def values(self, name):
+        if name in self.nvfp4:
+            return self.nvfp4_values(name)
         if self.pq and name in self.pq_modules:
             q, z, s = self.pq_parts(name)
             return ((q - z).astype(np.float64) * s).astype(np.float32)  # exact: <= 9 x 11 bits

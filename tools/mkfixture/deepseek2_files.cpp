@@ -15,6 +15,7 @@
 #include "json_files.hpp"
 #include "mlx_files.hpp"
 #include "model_plan.hpp"
+#include "nvidia_fp4_files.hpp"
 #include "prequant_files.hpp"
 #include "tokenizer_files.hpp"
 
@@ -24,12 +25,23 @@ namespace deepseek2_fixture {
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
-constexpr int64_t kHidden = 64, kHeads = 4, kQLora = 32, kKvLora = 32, kNope = 32, kRope = 8,
-                  kV = 16, kFf = 96, kLayers = 3, kDenseLayers = 1, kExperts = 4, kExpertsUsed = 2,
-                  kMoeFf = 32, kShared = 1;
+constexpr int64_t kHidden = 64, kHeads = 4, kQLora = 32, kNope = 32, kRope = 8, kV = 16,
+                  kLayers = 3, kDenseLayers = 1, kExperts = 4, kExpertsUsed = 2, kShared = 1;
+
+// The widths an NVFP4 weight's GGUF blocks (64 values) must divide: kv_lora_rank (attn_v_b's
+// rows), the dense and expert feed-forward widths (the down projections' rows) are 64 and 128
+// there; elsewhere 32 and 96, half a block and one and a half.
+struct Widths {
+    int64_t kv_lora, ff, moe_ff;
+};
+Widths widths_for(const std::string& format) {
+    return format == "modelopt-nvfp4" || format == "ct-nvfp4" ? Widths{64, 128, 64}
+                                                              : Widths{32, 96, 32};
+}
 
 // DeepSeek-V3's config.json fields at the fixture's sizes.
-ojson ds_config(int64_t vocab, bool no_q_lora) {
+ojson ds_config(int64_t vocab, bool no_q_lora, const Widths& w) {
+    const int64_t kKvLora = w.kv_lora, kFf = w.ff, kMoeFf = w.moe_ff;
     return ojson{{"architectures", {"DeepseekV3ForCausalLM"}},
                  {"attention_bias", false},
                  {"attention_dropout", 0.0},
@@ -79,6 +91,8 @@ ojson ds_config(int64_t vocab, bool no_q_lora) {
 // GLM-4.7-Flash's config.json fields (zai-org/GLM-4.7-Flash: Glm4MoeLiteForCausalLM, no
 // scoring_func, no rope scaling, one MTP layer) at the fixture's sizes.
 ojson glm_lite_config(int64_t vocab, int64_t endoftext, int64_t user, int64_t observation) {
+    const Widths w = widths_for("float");
+    const int64_t kKvLora = w.kv_lora, kFf = w.ff, kMoeFf = w.moe_ff;
     return ojson{{"architectures", {"Glm4MoeLiteForCausalLM"}},
                  {"attention_bias", false},
                  {"attention_dropout", 0.0},
@@ -123,7 +137,9 @@ ojson glm_lite_config(int64_t vocab, int64_t endoftext, int64_t user, int64_t ob
 // [heads, kv_lora, nope] and unembed_out [heads, v, kv_lora], the experts stacked (switch_mlp),
 // the router (MoEGate's plain weight) and its bias float, no MTP layer.
 ModelPlan ds_plan(const Deepseek2Options& o, int64_t vocab) {
-    const LayerQuant q{4, 32};
+    const Widths w = widths_for(o.format);
+    const int64_t kKvLora = w.kv_lora, kFf = w.ff, kMoeFf = w.moe_ff;
+    const LayerQuant q{4, o.format == "modelopt-nvfp4" || o.format == "ct-nvfp4" ? 16 : 32};
     const bool mlx = o.format == "mlx";
     ModelPlan plan;
     Dims& d = plan.dims;
@@ -212,12 +228,30 @@ ModelPlan ds_plan(const Deepseek2Options& o, int64_t vocab) {
     }
     u.push_back(vector_unit("model.norm.weight", kHidden, 1.0, 0.05));
     u.push_back(quant_unit("lm_head.weight", vocab, kHidden, q));
-    // Kimi-K2-Thinking / K2.5 (compressed-tensors pack-quantized, 4 bits in groups of 32,
-    // symmetric): the routed experts only; attention, the dense and shared MLPs, the router, the
-    // embedding and lm_head stay BF16.
-    if (o.format == "compressed-tensors")
+    // Which weights each format leaves float:
+    // - Kimi-K2-Thinking / K2.5 (compressed-tensors pack-quantized, 4 bits in groups of 32,
+    //   symmetric): the routed experts only are int4; attention, the dense and shared MLPs, the
+    //   router, the embedding and lm_head stay BF16.
+    // - GPTQ / AWQ (GPTQModel's and AutoAWQ's DeepSeek-V3 module trees: every nn.Linear of a
+    //   decoder layer, kv_b_proj included): the writers keep the embedding, lm_head and the
+    //   router (MoEGate's plain parameter, no Linear) float themselves.
+    // - ModelOpt NVFP4 as nvidia/DeepSeek-R1-0528-FP4-v2 (its hf_quant_config.json excludes
+    //   self_attn but o_proj, the embedding, the routers and lm_head): every mlp.* projection
+    //   (dense, routed and shared experts) and o_proj NVFP4, the rest of attention BF16;
+    //   nvfp4_kv_b makes kv_b_proj NVFP4 too (ModelOpt's default of every Linear).
+    const bool nvfp4 = o.format == "modelopt-nvfp4" || o.format == "ct-nvfp4";
+    const auto stays_float = [&o, nvfp4](const std::string& name) {
+        if (o.format == "compressed-tensors")
+            return name.find(".mlp.experts.") == std::string::npos;
+        if (!nvfp4) return false;
+        if (name == "lm_head.weight") return true;
+        if (o.nvfp4_kv_b && name.ends_with("kv_b_proj.weight")) return false;
+        return name.find(".self_attn.") != std::string::npos &&
+               !name.ends_with("self_attn.o_proj.weight");
+    };
+    if (o.format == "compressed-tensors" || nvfp4)
         for (PlanUnit& unit : u)
-            if (unit.quantized && unit.quant.name.find(".mlp.experts.") == std::string::npos) {
+            if (unit.quantized && stays_float(unit.quant.name)) {
                 const QuantTensor& m = unit.quant;
                 PlanUnit plain =
                     vector_unit(m.name, m.rows * m.cols, 0.0, 1.0 / std::sqrt(double(m.cols)));
@@ -264,11 +298,20 @@ std::string write_deepseek2_fixture(const std::filesystem::path& out_dir,
                                     const Deepseek2Options& o) {
     using namespace deepseek2_fixture;
     if (o.format != "float" && o.format != "mcq" && o.format != "mlx" &&
-        o.format != "compressed-tensors")
+        o.format != "compressed-tensors" && o.format != "gptq" && o.format != "awq" &&
+        o.format != "modelopt-nvfp4" && o.format != "ct-nvfp4")
         throw std::runtime_error(
-            "--arch deepseek2: --format float, mcq, mlx or compressed-tensors, not " + o.format);
-    if (o.glm_lite && (o.format == "mlx" || o.format == "compressed-tensors" || o.no_q_lora))
+            "--arch deepseek2: --format float, mcq, mlx, compressed-tensors, gptq, awq, "
+            "modelopt-nvfp4 or ct-nvfp4, not " +
+            o.format);
+    if (o.glm_lite && o.format != "float" && o.format != "mcq")
         throw std::runtime_error("--arch glm4_moe_lite: --format float or mcq, with q_lora_rank");
+    if (o.glm_lite && o.no_q_lora)
+        throw std::runtime_error("--arch glm4_moe_lite: --format float or mcq, with q_lora_rank");
+    if ((o.nvfp4_kv_b || o.ffn_scale_one) && o.format != "modelopt-nvfp4" && o.format != "ct-nvfp4")
+        throw std::runtime_error(
+            "--nvfp4-kv-b / --fp4-ffn-scale-one with --arch deepseek2: --format modelopt-nvfp4 or "
+            "ct-nvfp4");
     int64_t vocab = 0;
     if (o.glm_lite) {
         int64_t endoftext = 0, user = 0, observation = 0;
@@ -279,11 +322,48 @@ std::string write_deepseek2_fixture(const std::filesystem::path& out_dir,
         vocab = write_tokenizer_files(out_dir,
                                       TokenizerOptions{.kind = "small", .real_tokenizer_json = {}});
         use_deepseek_v3_pre_tokenizer(out_dir);
-        write_ds_json(out_dir / "config.json", ds_config(vocab, o.no_q_lora));
+        write_ds_json(out_dir / "config.json", ds_config(vocab, o.no_q_lora, widths_for(o.format)));
     }
     const ModelPlan plan = ds_plan(o, vocab);
     if (o.format == "mcq") {
         write_model_files(out_dir, plan, 1, o.seed);
+    } else if (o.format == "gptq" || o.format == "awq") {
+        PrequantOptions pq;  // GPTQModel's / AutoAWQ's defaults: 4 bits, groups of 32 (AWQ asym)
+        pq.format = o.format;
+        pq.sym = o.format == "gptq";
+        check_prequant_options(pq, &plan);
+        add_prequant_quantization(out_dir, pq);
+        write_prequant_model_files(out_dir, plan, 1, o.seed, pq);
+    } else if (o.format == "modelopt-nvfp4" || o.format == "ct-nvfp4") {
+        NvidiaFp4Options nv;
+        nv.format = o.format;
+        nv.ffn_scale_one = o.ffn_scale_one;
+        nv.small_scales_when_one = true;
+        if (o.nvfp4_kv_b) nv.scale_one_part = "kv_b_proj";
+        add_nvidia_fp4_quantization(out_dir, nv);
+        if (o.format == "ct-nvfp4") {  // llm-compressor's ignore: the same modules by regex
+            ojson config = read_json_file(out_dir / "config.json");
+            config["quantization_config"]["ignore"] = {
+                "lm_head", "model.embed_tokens", "re:.*mlp.gate$",
+                o.nvfp4_kv_b ? "re:.*self_attn.(q_a_proj|q_b_proj|kv_a_proj_with_mqa)$"
+                             : "re:.*self_attn.(q_a_proj|q_b_proj|kv_a_proj_with_mqa|kv_b_proj)$"};
+            write_ds_json(out_dir / "config.json", config);
+            write_nvidia_fp4_model_files(out_dir, plan, 1, o.seed, nv);
+            return std::string("deepseek2, ct-nvfp4, vocab ") + std::to_string(vocab) + ", " +
+                   std::to_string(plan.units.size()) + " tensors";
+        }
+        // The modules this layout leaves BF16, as the release's exclude_modules names them.
+        ojson side = read_json_file(out_dir / "hf_quant_config.json");
+        ojson exclude = {"lm_head",
+                         "model.embed_tokens",
+                         "*mlp.gate",
+                         "*self_attn.q_a_proj",
+                         "*self_attn.q_b_proj",
+                         "*self_attn.kv_a_proj_with_mqa"};
+        if (!o.nvfp4_kv_b) exclude.push_back("*self_attn.kv_b_proj");
+        side["quantization"]["exclude_modules"] = exclude;
+        write_ds_json(out_dir / "hf_quant_config.json", side);
+        write_nvidia_fp4_model_files(out_dir, plan, 1, o.seed, nv);
     } else if (o.format == "compressed-tensors") {
         PrequantOptions pq;  // Kimi-K2-Thinking's: 4 bits, groups of 32, symmetric, BF16 scales
         pq.format = o.format;

@@ -19,9 +19,14 @@
 namespace mkfixture {
 
 struct Deepseek2Options {
-    std::string format = "float";  // float (bf16) | mcq | mlx
-    bool no_q_lora = false;        // q_lora_rank null: q_proj instead of q_a/q_b
-    bool glm_lite = false;         // GLM-4.7-Flash (--arch glm4_moe_lite)
+    std::string format =
+        "float";  // float (bf16) | mcq | mlx | compressed-tensors | gptq | awq | modelopt-nvfp4
+    bool no_q_lora = false;  // q_lora_rank null: q_proj instead of q_a/q_b
+    bool glm_lite = false;   // GLM-4.7-Flash (--arch glm4_moe_lite)
+    // modelopt-nvfp4: every mlp.* factor exactly 1 (deepseek2's graph ignores their .scale), and
+    // kv_b_proj NVFP4 too (its factor 1).
+    bool ffn_scale_one = false;
+    bool nvfp4_kv_b = false;
     uint64_t seed = 1;
 };
 

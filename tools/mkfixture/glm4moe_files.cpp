@@ -2,6 +2,7 @@
 // content from the float, mcq-v1 and MLX writers every other fixture uses.
 #include "glm4moe_files.hpp"
 
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -13,6 +14,8 @@
 #include "json_files.hpp"
 #include "mlx_files.hpp"
 #include "model_plan.hpp"
+#include "nvidia_fp4_files.hpp"
+#include "prequant_files.hpp"
 #include "tokenizer_files.hpp"
 
 namespace mkfixture {
@@ -77,8 +80,14 @@ ojson config_json(int64_t vocab, int64_t endoftext, int64_t user, int64_t observ
 // The checkpoint's tensors in transformers' order. mcq: layer 0 and the tables at 4 bits in groups
 // of 64, later layers at 3 bits in groups of 32, the router at 8 bits; MLX: mlx-lm's 4 bits / 64
 // everywhere, the router (MoEGate's plain weight, no Linear) float, the experts stacked.
+// GPTQ / AWQ (GPTQModel's glm4_moe module tree, as QuantTrio's GLM-4.5-Air / GLM-4.6 uploads):
+// every projection 4 bits in groups of 32, the MTP layer's too; the writers keep the embedding,
+// lm_head and the router float. ModelOpt NVFP4 (its default of every Linear): every projection
+// NVFP4 in groups of 16, lm_head and the whole MTP layer BF16.
 ModelPlan glm4moe_plan(const Glm4MoeOptions& o, int64_t vocab) {
     const bool mlx = o.format == "mlx";
+    const bool int4 = o.format == "gptq" || o.format == "awq";
+    const bool nvfp4 = o.format == "modelopt-nvfp4" || o.format == "ct-nvfp4";
     const bool mtp = !o.trunk_only && !mlx;  // mlx-lm's sanitize drops the MTP layer
     const LayerQuant wide{4, 64};
     ModelPlan plan;
@@ -92,7 +101,10 @@ ModelPlan glm4moe_plan(const Glm4MoeOptions& o, int64_t vocab) {
     const int64_t shared = kMoeFf * kShared;
     for (int64_t i = 0; i < kLayers + (mtp ? kMtpLayers : 0); ++i) {
         const std::string p = "model.layers." + std::to_string(i) + ".";
-        const LayerQuant q = mlx || i == 0 ? wide : LayerQuant{3, 32};
+        const LayerQuant q = int4            ? LayerQuant{4, 32}
+                             : nvfp4         ? LayerQuant{4, 16}
+                             : mlx || i == 0 ? wide
+                                             : LayerQuant{3, 32};
         u.push_back(vector_unit(p + "input_layernorm.weight", kHidden, 1.0, 0.05));
         u.push_back(quant_unit(p + "self_attn.q_proj.weight", q_width, kHidden, q));
         u.push_back(vector_unit(p + "self_attn.q_proj.bias", q_width, 0.0, 0.1));
@@ -144,6 +156,16 @@ ModelPlan glm4moe_plan(const Glm4MoeOptions& o, int64_t vocab) {
     }
     u.push_back(vector_unit("model.norm.weight", kHidden, 1.0, 0.05));
     u.push_back(quant_unit("lm_head.weight", vocab, kHidden, wide));
+    if (nvfp4)
+        for (PlanUnit& unit : u)
+            if (unit.quantized && (unit.quant.name == "lm_head.weight" ||
+                                   unit.quant.name.starts_with("model.layers.2."))) {
+                const QuantTensor& m = unit.quant;
+                PlanUnit plain =
+                    vector_unit(m.name, m.rows * m.cols, 0.0, 1.0 / std::sqrt(double(m.cols)));
+                plain.norm.dims = {m.rows, m.cols};
+                unit = plain;
+            }
     if (o.defect == "expert-missing") {
         const std::string last =
             "model.layers.1.mlp.experts." + std::to_string(kExperts - 1) + ".up_proj.weight";
@@ -185,8 +207,15 @@ int64_t write_glm_tokenizer(const fs::path& out_dir, int64_t* endoftext, int64_t
 }
 
 std::string write_glm4moe_fixture(const fs::path& out_dir, const Glm4MoeOptions& o) {
-    if (o.format != "float" && o.format != "mcq" && o.format != "mlx")
-        throw std::runtime_error("--arch glm4moe: --format float, mcq or mlx, not " + o.format);
+    if (o.format != "float" && o.format != "mcq" && o.format != "mlx" && o.format != "gptq" &&
+        o.format != "awq" && o.format != "modelopt-nvfp4" && o.format != "ct-nvfp4")
+        throw std::runtime_error(
+            "--arch glm4moe: --format float, mcq, mlx, gptq, awq, modelopt-nvfp4 or ct-nvfp4, "
+            "not " +
+            o.format);
+    if (o.ffn_scale_one && o.format != "modelopt-nvfp4" && o.format != "ct-nvfp4")
+        throw std::runtime_error(
+            "--fp4-ffn-scale-one with --arch glm4moe: --format modelopt-nvfp4");
     if (!o.defect.empty() && o.defect != "expert-missing" && o.defect != "no-shared-count" &&
         o.defect != "mtp-partial")
         throw std::runtime_error(
@@ -208,6 +237,33 @@ std::string write_glm4moe_fixture(const fs::path& out_dir, const Glm4MoeOptions&
     } else if (o.format == "mlx") {
         write_mlx_model_files(out_dir, plan, 1, o.seed, MlxOptions{});
         add_mlx_quantization(out_dir, MlxOptions{});
+    } else if (o.format == "gptq" || o.format == "awq") {
+        PrequantOptions pq;  // 4 bits, groups of 32; AWQ asymmetric, its only kind
+        pq.format = o.format;
+        pq.sym = o.format == "gptq";
+        check_prequant_options(pq, &plan);
+        add_prequant_quantization(out_dir, pq);
+        write_prequant_model_files(out_dir, plan, 1, o.seed, pq);
+    } else if (o.format == "modelopt-nvfp4" || o.format == "ct-nvfp4") {
+        NvidiaFp4Options nv;
+        nv.format = o.format;
+        nv.ffn_scale_one = o.ffn_scale_one;
+        nv.small_scales_when_one = true;
+        add_nvidia_fp4_quantization(out_dir, nv);
+        if (o.format == "ct-nvfp4") {  // llm-compressor's ignore: the same modules by regex
+            ojson config = read_json_file(out_dir / "config.json");
+            config["quantization_config"]["ignore"] = {"lm_head", "model.embed_tokens",
+                                                       "re:.*mlp.gate$", "re:model.layers.2.*"};
+            write_json_file(out_dir / "config.json", config);
+            write_nvidia_fp4_model_files(out_dir, plan, 1, o.seed, nv);
+            return "glm4moe, ct-nvfp4, vocab " + std::to_string(vocab) + ", " +
+                   std::to_string(plan.units.size()) + " tensors";
+        }
+        ojson side = read_json_file(out_dir / "hf_quant_config.json");
+        side["quantization"]["exclude_modules"] = {"lm_head", "model.embed_tokens", "*mlp.gate",
+                                                   "model.layers.2*"};
+        write_json_file(out_dir / "hf_quant_config.json", side);
+        write_nvidia_fp4_model_files(out_dir, plan, 1, o.seed, nv);
     } else {
         write_float_model_files(out_dir, plan, 1, o.seed, FloatOptions{"bf16", ""});
     }

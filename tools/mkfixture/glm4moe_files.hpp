@@ -16,9 +16,10 @@
 namespace mkfixture {
 
 struct Glm4MoeOptions {
-    std::string format = "float";  // float (bf16) | mcq | mlx
+    std::string format = "float";  // float (bf16) | mcq | mlx | gptq | awq | modelopt-nvfp4
     bool trunk_only = false;       // no MTP weights (config.json still names the MTP layer)
     std::string defect;  // "" | expert-missing | no-shared-count | mtp-partial (no layers.2.hnorm)
+    bool ffn_scale_one = false;  // modelopt-nvfp4: every mlp.* factor exactly 1
     uint64_t seed = 1;
 };
 

@@ -150,10 +150,16 @@ int main(int argc, char** argv) {
            "compressed-tensors or modelopt-nvfp4) | glm4moe (tiny only: "
            "Glm4MoeForCausalLM, layer 0 dense, "
            "layer 1 MoE with 4 experts and a shared expert, 1 MTP layer; --format float (bf16), "
-           "mcq or mlx) | deepseek2 (tiny only: DeepseekV3ForCausalLM with MLA, layer 0 dense, "
+           "mcq, mlx, gptq, awq (every projection 4-bit / 32, the router, embedding and head "
+           "float) or modelopt-nvfp4 (every Linear but lm_head NVFP4, the MTP layer BF16; "
+           "--fp4-ffn-scale-one)) | deepseek2 (tiny only: DeepseekV3ForCausalLM with MLA, "
+           "layer 0 dense, "
            "layers 1-2 MoE with 4 experts and a shared expert, an MTP stand-in; --format float "
-           "(bf16), mcq, mlx or compressed-tensors (Kimi-K2-Thinking's layout: the routed "
-           "experts 4-bit / 32 symmetric, the rest BF16); --no-q-lora) | glm4_moe_lite (tiny only: "
+           "(bf16), mcq, mlx, compressed-tensors (Kimi-K2-Thinking's layout: the routed "
+           "experts 4-bit / 32 symmetric, the rest BF16), gptq or awq (every projection "
+           "4-bit / 32, kv_b_proj included), modelopt-nvfp4 (as nvidia/DeepSeek-R1-0528-FP4-v2: "
+           "the MLPs and o_proj NVFP4, kv_lora_rank 64 and feed-forward widths 128 / 64; "
+           "--fp4-ffn-scale-one, --nvfp4-kv-b); --no-q-lora) | glm4_moe_lite (tiny only: "
            "GLM-4.7-Flash, "
            "deepseek2's sizes with GLM's tokenizer and a whole MTP layer; --format float or "
            "mcq) | "
@@ -199,6 +205,9 @@ int main(int argc, char** argv) {
     bool deepseek2_no_q_lora = false;
     app.add_flag("--no-q-lora", deepseek2_no_q_lora,
                  "--arch deepseek2: q_lora_rank null (q_proj instead of q_a_proj / q_b_proj)");
+    bool deepseek2_nvfp4_kv_b = false;
+    app.add_flag("--nvfp4-kv-b", deepseek2_nvfp4_kv_b,
+                 "--arch deepseek2 --format modelopt-nvfp4: kv_b_proj NVFP4 too (factor 1)");
     std::string glm4moe_defect;
     app.add_option("--glm4moe-defect", glm4moe_defect,
                    "--arch glm4moe, a checkpoint that must be refused: expert-missing (layer 1's "
@@ -579,6 +588,7 @@ int main(int argc, char** argv) {
                 .format = app.count("--format") ? format : "float",
                 .trunk_only = glm4moe_trunk_only,
                 .defect = glm4moe_defect,
+                .ffn_scale_one = nv.ffn_scale_one,
                 .seed = seed};
             const fs::path out(out_dir);
             prepare_output_dir(out_dir, force, true);
@@ -587,7 +597,10 @@ int main(int argc, char** argv) {
             std::cout << "rebox-mkfixture: wrote " << out_dir << " (tiny, " << summary << ")\n";
             return 0;
         }
-        if (arch == "deepseek2" || arch == "glm4_moe_lite" || deepseek2_no_q_lora) {
+        if (arch == "deepseek2" || arch == "glm4_moe_lite" || deepseek2_no_q_lora ||
+            deepseek2_nvfp4_kv_b) {
+            if (deepseek2_nvfp4_kv_b && arch != "deepseek2")
+                throw std::runtime_error("--nvfp4-kv-b needs --arch deepseek2");
             if (deepseek2_no_q_lora && arch != "deepseek2")
                 throw std::runtime_error("--no-q-lora needs --arch deepseek2");
             if (preset != "tiny")
@@ -597,6 +610,8 @@ int main(int argc, char** argv) {
                 .format = app.count("--format") ? format : "float",
                 .no_q_lora = deepseek2_no_q_lora,
                 .glm_lite = arch == "glm4_moe_lite",
+                .ffn_scale_one = nv.ffn_scale_one,
+                .nvfp4_kv_b = deepseek2_nvfp4_kv_b,
                 .seed = seed};
             const fs::path out(out_dir);
             prepare_output_dir(out_dir, force, true);

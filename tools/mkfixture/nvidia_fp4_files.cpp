@@ -64,13 +64,19 @@ void write_codes(std::ostream& out, const QuantTensor& t, uint64_t seed) {
     }
 }
 
+bool factor_is_one(const QuantTensor& t, const NvidiaFp4Options& options);
+
 void write_scales(std::ostream& out, const QuantTensor& t, uint64_t seed,
                   const NvidiaFp4Options& options) {
     SplitMix64 rng = stream_for(seed, t.name + ".block_scales");
     std::vector<char> bytes(static_cast<size_t>(t.rows * (t.cols / group_of(options))));
+    const bool small = options.small_scales_when_one && factor_is_one(t, options);
     for (char& b : bytes) {
-        // E4M3 exponent field 8..15 (2 .. 448 with the mantissa; 0x7f excluded), or E8M0 2^-10..-6
-        const uint32_t e = 8 + rng.uniform_bits(3), m = rng.uniform_bits(3);
+        // E4M3 exponent field 8..15 (2 .. 448 with the mantissa; 0x7f excluded), or E8M0 2^-10..-6;
+        // small: exponent field 0..3 (never the zero scale)
+        const uint32_t e = (small ? 0 : 8) + rng.uniform_bits(small ? 2 : 3);
+        uint32_t m = rng.uniform_bits(3);
+        if (small && e == 0 && m == 0) m = 1;
         b = static_cast<char>(is_mx(options) ? 117 + rng.uniform_bits(8) % 5
                                              : (e == 15 && m == 7 ? 0x7e : e << 3 | m));
     }
@@ -83,10 +89,14 @@ void write_scales(std::ostream& out, const QuantTensor& t, uint64_t seed,
 
 // The per-tensor factor of a module: ModelOpt weight_scale_2 = amax / (6 * 448), compressed-
 // tensors weight_global_scale = 448 * 6 / amax, amax of weights near 0.05 (1 with ffn_scale_one).
+bool factor_is_one(const QuantTensor& t, const NvidiaFp4Options& options) {
+    return (options.ffn_scale_one && t.name.find(".mlp.") != std::string::npos) ||
+           (!options.scale_one_part.empty() &&
+            t.name.find(options.scale_one_part) != std::string::npos);
+}
+
 float global_factor(const QuantTensor& t, uint64_t seed, const NvidiaFp4Options& options) {
-    if (options.ffn_scale_one && t.name.find(".mlp.") != std::string::npos) return 1.0f;
-    if (!options.scale_one_part.empty() && t.name.find(options.scale_one_part) != std::string::npos)
-        return 1.0f;
+    if (factor_is_one(t, options)) return 1.0f;
     SplitMix64 rng = stream_for(seed, t.name + ".global");
     const double amax = rng.uniform(0.03, 0.12);
     return static_cast<float>(is_modelopt(options) ? amax / (6.0 * 448.0) : 448.0 * 6.0 / amax);

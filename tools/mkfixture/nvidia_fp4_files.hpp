@@ -29,6 +29,10 @@ struct NvidiaFp4Options {
     bool ffn_scale_one = false;
     // Every weight whose name holds this (when not empty) gets a factor of exactly 1 too.
     std::string scale_one_part;
+    // A module whose factor is 1 gets the block scales such a module would have (amax / 6 of
+    // weights near 0.05 in E4M3 itself: exponent fields 0..3, 2^-9 .. 0.117) rather than the
+    // 2 .. 448 that a factor near 2^-15 pairs with, so a graph runs on values of a model's size.
+    bool small_scales_when_one = false;
 };
 
 // Adds the quantization block to config.json (compressed-tensors) or writes hf_quant_config.json

@@ -36,14 +36,16 @@ int claimed_bits(const PrequantOptions& o) {
     return o.defect == "bits-not-allowed" && o.format == "awq" ? 8 : o.bits;
 }
 
-// The projections (Qwen3.5's gated delta-net in_proj_qkv / in_proj_z and Gemma 4 E2B's per-layer
-// input gate / projection among them), not the embedding or lm_head.
+// The projections (Qwen3.5's gated delta-net in_proj_qkv / in_proj_z, Gemma 4 E2B's per-layer
+// input gate / projection and DeepSeek-V3's kv_a_proj_with_mqa among them), not the embedding or
+// lm_head.
 bool is_quantized_linear(const PlanUnit& u) {
     const std::string& name = u.quant.name;
     return u.quantized &&
            (name.ends_with("_proj.weight") || name.ends_with("in_proj_qkv.weight") ||
             name.ends_with("in_proj_z.weight") || name.ends_with("per_layer_input_gate.weight") ||
-            name.ends_with("per_layer_projection.weight"));
+            name.ends_with("per_layer_projection.weight") ||
+            name.ends_with("kv_a_proj_with_mqa.weight"));
 }
 
 void put_u16(std::string& out, uint16_t v) {

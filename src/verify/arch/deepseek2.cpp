@@ -145,7 +145,7 @@ const RefArch& ref_glm4_moe_lite() {
                                .kvs = kDeepseek2Kvs,
                                .check_kvs = check_deepseek2_kvs,
                                .own_head_count_kv = true,
-                               .scale_roles = kScaleOutput,
+                               .scale_roles = kScaleAttentionOutput | kScaleOutput,
                                .mtp_in_layers = true,
                                .glm_vocab = true,
                                .mla_kv_b_split = true};
@@ -163,7 +163,7 @@ const RefArch& ref_deepseek2() {
                                .kvs = kDeepseek2Kvs,
                                .check_kvs = check_deepseek2_kvs,
                                .own_head_count_kv = true,
-                               .scale_roles = kScaleOutput,
+                               .scale_roles = kScaleAttentionOutput | kScaleOutput,
                                .mla_kv_b_split = true,
                                .mla_k_b_presplit = "self_attn.embed_q",
                                .mla_v_b_presplit = "self_attn.unembed_out",

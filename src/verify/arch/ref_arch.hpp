@@ -51,7 +51,7 @@ enum class RefKv : uint8_t {
 
 // The GGUF tensors whose NVFP4 per-tensor factor (<weight>.scale) llama.cpp's graph of the
 // architecture multiplies in (build_lora_mm's scale argument), by role.
-enum RefScaleRoles : uint8_t {
+enum RefScaleRoles : uint16_t {
     kScaleNone = 0,
     kScaleAttention = 1,         // attn_q / attn_k / attn_v / attn_qkv / attn_output
     kScaleFfn = 2,               // ffn_gate / ffn_up / ffn_down
@@ -61,6 +61,9 @@ enum RefScaleRoles : uint8_t {
     kScaleSharedExperts = 32,    // ffn_{gate,up,down}_shexp
     kScaleNextn = 64,            // nextn.eh_proj
     kScaleSsm = 128,             // ssm_in / ssm_out (Mamba2 layers)
+    // attn_output alone: deepseek2's MLA, whose q / q_a / q_b / kv_a_mqa / k_b / v_b products are
+    // plain ggml_mul_mat calls and take no scale, while wo goes through build_attn with wo_s.
+    kScaleAttentionOutput = 256,
 };
 
 // A per-layer scalar source tensor the converter writes as one entry of a FLOAT32 array KV, not
@@ -116,7 +119,7 @@ struct RefArch {
     bool phi3_rope_factors = false;
     // gemma4: rope_freqs for the full layers' "proportional" rope (RefConfig::full_layers).
     bool proportional_rope_freqs = false;
-    uint8_t scale_roles = kScaleNone;
+    uint16_t scale_roles = kScaleNone;
     // sentence-transformers Dense modules beside the model (2_Dense, 3_Dense) are part of it.
     bool dense_modules = false;
     // Tokenizer: the pre-tokenizer name of a lone ByteLevel pre-tokenizer (llama.cpp names it by

@@ -219,11 +219,12 @@ bool ref_graph_applies_scale(std::string_view gguf_arch, const std::string& gguf
     const bool shexp =
         role == "ffn_gate_shexp" || role == "ffn_up_shexp" || role == "ffn_down_shexp";
     const RefArch* arch = find_ref_arch(gguf_arch);  // its record's scale_roles
-    const uint8_t roles = arch != nullptr ? arch->scale_roles : uint8_t{kScaleNone};
-    return (attention && (roles & kScaleAttention)) || (ffn && (roles & kScaleFfn)) ||
-           (exps && (roles & kScaleExperts)) || (output && (roles & kScaleOutput)) ||
-           (linear && (roles & kScaleLinearAttention)) || (ssm && (roles & kScaleSsm)) ||
-           (shexp && (roles & kScaleSharedExperts)) ||
+    const uint16_t roles = arch != nullptr ? arch->scale_roles : uint16_t{kScaleNone};
+    return (attention && (roles & kScaleAttention)) ||
+           (role == "attn_output" && (roles & kScaleAttentionOutput)) ||
+           (ffn && (roles & kScaleFfn)) || (exps && (roles & kScaleExperts)) ||
+           (output && (roles & kScaleOutput)) || (linear && (roles & kScaleLinearAttention)) ||
+           (ssm && (roles & kScaleSsm)) || (shexp && (roles & kScaleSharedExperts)) ||
            (role == "nextn.eh_proj" && (roles & kScaleNextn));
 }
 

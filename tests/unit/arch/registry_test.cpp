@@ -315,6 +315,23 @@ TEST(ArchRegistry, Nvfp4ScalesFollowEachGraph) {
     }
 }
 
+// deepseek2 (src/models/deepseek2.cpp): MLA's q (attn_q without q_lora_rank, attn_q_a / attn_q_b)
+// and kv products (attn_kv_a_mqa, attn_k_b, attn_v_b) are plain ggml_mul_mat calls; only wo goes
+// through build_attn with wo_s, and the head through build_lora_mm with output_s. The dense FFN,
+// the experts and the shared experts take none.
+TEST(ArchRegistry, Nvfp4ScalesOfDeepseek2) {
+    for (const char* model_type : {"deepseek_v3", "kimi_k2", "glm4_moe_lite"}) {
+        SCOPED_TRACE(model_type);
+        const Architecture* a = find_architecture(model_type);
+        ASSERT_NE(a, nullptr);
+        EXPECT_TRUE(graph_applies_nvfp4_scale(*a, "attn_output"));
+        EXPECT_TRUE(graph_applies_nvfp4_scale(*a, "output"));
+        for (const char* role : {"attn_q", "attn_q_a", "attn_q_b", "attn_kv_a_mqa", "attn_k_b",
+                                 "attn_v_b", "ffn_gate", "ffn_down_exps", "ffn_up_shexp"})
+            EXPECT_FALSE(graph_applies_nvfp4_scale(*a, role)) << role;
+    }
+}
+
 // EmbeddingGemma claims a config.json by something other than model_type, only a gemma3_text
 // config whose architectures[0] is Gemma3TextModel (mistral3's claim: mistral3_registry_test).
 TEST(ArchRegistry, ClaimingArchitecture) {
