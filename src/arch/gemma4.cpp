@@ -436,23 +436,11 @@ void prepare_gemma4_moe(nlohmann::json& root) {
     if (moe && !gemma4_given(root, "num_experts"))
         throw_input_error("config.json", "num_experts", "is missing",
                           "the expert count of the MoE block (enable_moe_block is true)");
-    // mlx-lm's checkpoints ("quantization", beside the same block as quantization_config) are
-    // read (their split experts fused back), and ModelOpt NVFP4's per-expert modules (stacked,
-    // router.per_expert_scale folded into each down_proj factor as Gemma4Model does); no GPTQ /
-    // AWQ / compressed-tensors layout of the experts is known yet. The dense model converts from
-    // each of them.
-    const auto config = root.find("quantization_config");
-    const bool modelopt = config != root.end() && config->is_object() &&
-                          config->contains("quant_method") &&
-                          (*config)["quant_method"] == "modelopt";
-    if (moe && !gemma4_given(root, "quantization") && !modelopt && config != root.end() &&
-        !config->is_null())
-        throw Error(ExitClass::blocker, "config.json", "quantization_config",
-                    "is set: Gemma 4's MoE block is written from float, MLX and ModelOpt NVFP4 "
-                    "checkpoints only (no GPTQ / AWQ / compressed-tensors layout of its experts "
-                    "is known)",
-                    "convert the BF16 checkpoint (google/gemma-4-26B-A4B-it), an MLX one or a "
-                    "ModelOpt NVFP4 one");
+    // Every checkpoint format is read as the dense model's: mlx-lm's (its split experts fused
+    // back), ModelOpt NVFP4's per-expert modules (stacked, router.per_expert_scale folded into each
+    // down_proj factor as Gemma4Model does), and GPTQ / AWQ / compressed-tensors ones, whose tools
+    // quantize Linear modules only: transformers' fused experts (parameters, not Linear modules)
+    // stay float there, and are carried as the float MoE's are.
     if (!moe && gemma4_given(root, "num_experts"))
         throw Error(ExitClass::blocker, "config.json", "num_experts",
                     "is set while enable_moe_block is not: the converter writes expert_count "

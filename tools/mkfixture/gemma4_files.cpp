@@ -356,7 +356,8 @@ std::vector<G4Tensor> g4_tensors(int64_t vocab, const Gemma4Options& options, co
 // here; the embeddings, per_layer_model_projection and the vision tower stay float (F16).
 bool g4_int4_quantized(const std::string& name) {
     if (name.find(".layers.") == std::string::npos ||
-        name.find("vision_tower") != std::string::npos)
+        name.find("vision_tower") != std::string::npos ||
+        name.ends_with("router.proj.weight"))  // the MoE router stays float (the tools' MoE rule)
         return false;
     return name.ends_with("_proj.weight") || name.ends_with("per_layer_input_gate.weight") ||
            name.ends_with("per_layer_projection.weight");
@@ -374,7 +375,7 @@ bool g4_int4_quantized(const std::string& name) {
 // too (ModelOpt's default of every Linear), whose .scale the gemma4 graph does not apply.
 bool g4_fp4_or_ct_quantized(const std::string& name, const std::string& format, bool per_layer_nv) {
     if (name.find(".layers.") == std::string::npos ||
-        name.find("vision_tower") != std::string::npos)
+        name.find("vision_tower") != std::string::npos || name.ends_with("router.proj.weight"))
         return false;
     if (name.ends_with("per_layer_input_gate.weight") ||
         name.ends_with("per_layer_projection.weight"))
@@ -477,6 +478,7 @@ void g4_say_float_modules(const fs::path& out_dir, const std::string& format, co
         return;
     }
     if (format == "ct-nvfp4") ignore.push_back("re:.*embed_tokens.*");
+    ignore.push_back("re:.*router.*");  // the MoE router (no module of that name in a dense model)
     const fs::path path = out_dir / "config.json";
     nlohmann::ordered_json config;
     {
@@ -519,9 +521,10 @@ std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& o
             "--arch gemma4: --format float, mcq, mlx, gptq, awq, compressed-tensors, "
             "modelopt-nvfp4 or ct-nvfp4, not " +
             format);
-    if (options.moe && format != "float" && format != "mcq" && format != "mlx" &&
-        format != "modelopt-nvfp4")
-        throw std::runtime_error("--gemma4-moe: --format float, mcq, mlx or modelopt-nvfp4");
+    if (options.moe && format == "ct-nvfp4")
+        throw std::runtime_error(
+            "--gemma4-moe: --format float, mcq, mlx, gptq, awq, compressed-tensors or "
+            "modelopt-nvfp4");
     const int64_t vocab = write_gemma4_tokenizer(out_dir);
     if (format != "mlx") write_g4_processor_config(out_dir);
     {

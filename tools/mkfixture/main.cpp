@@ -250,7 +250,9 @@ int main(int argc, char** argv) {
                  "values of earlier ones (double-wide MLP), per-layer input embeddings of 64");
     bool gemma4_moe = false;
     app.add_flag("--gemma4-moe", gemma4_moe,
-                 "--arch gemma4 (--format float, mcq, mlx or modelopt-nvfp4): the 26B-A4B "
+                 "--arch gemma4 (--format float, mcq, mlx, gptq, awq, compressed-tensors or "
+                 "modelopt-nvfp4; gptq / awq / compressed-tensors: the fused experts and router "
+                 "float, as those tools leave them): the 26B-A4B "
                  "layout, a MoE block of 2 experts of 32 (MLX: 64, split into switch_glu gate / "
                  "up / down; ModelOpt NVFP4: 64, per-expert gate_proj / up_proj / down_proj "
                  "modules; both used) beside each layer's MLP");

@@ -573,29 +573,24 @@ TEST(Gemma4Registry, MoeRefusals) {
         EXPECT_EQ(e.exit_class(), ExitClass::blocker);
         EXPECT_EQ(e.field(), "num_experts");
     }
-    // A MoE checkpoint quantized by anything but MLX or ModelOpt (a GPTQ / AWQ / compressed-tensors
-    // "quantization_config" without mlx-lm's "quantization" beside it): a BLOCKER naming the
-    // field. MLX's (mlx-lm writes both keys) and any quantized dense one are converted.
+    // A MoE checkpoint's quantization block is no reason to refuse it: GPTQ / AWQ /
+    // compressed-tensors quantize Linear modules only (the fused experts stay float), MLX and
+    // ModelOpt NVFP4 have their own readers; the tensors say what is quantized.
     {
         nlohmann::json root = nlohmann::json::parse(g4_json(kMoe));
-        root["quantization_config"] = {{"quant_method", "gptq"}, {"bits", 4}};
-        try {
-            parse_model_config(root);
-            ADD_FAILURE() << "GPTQ MoE";
-        } catch (const Error& e) {
-            EXPECT_EQ(e.exit_class(), ExitClass::blocker);
-            EXPECT_EQ(e.field(), "quantization_config");
+        for (const nlohmann::json& block :
+             {nlohmann::json{{"quant_method", "gptq"}, {"bits", 4}},
+              nlohmann::json{{"quant_method", "awq"}, {"bits", 4}},
+              nlohmann::json{{"quant_method", "compressed-tensors"}},
+              nlohmann::json{{"quant_method", "modelopt"}, {"quant_algo", "NVFP4"}},
+              nlohmann::json{{"bits", 4}, {"group_size", 64}}}) {
+            root["quantization_config"] = block;
+            EXPECT_NO_THROW(parse_model_config(root)) << block.dump();
         }
-        root["quantization"] = root["quantization_config"] = {{"bits", 4}, {"group_size", 64}};
+        root["quantization"] = root["quantization_config"];
         EXPECT_NO_THROW(parse_model_config(root)) << "MLX MoE";
         root.erase("quantization_config");
         EXPECT_NO_THROW(parse_model_config(root)) << "MLX MoE, quantization only";
-        // ModelOpt NVFP4 (its per-expert modules stacked, the router's factor folded).
-        root.erase("quantization");
-        root["quantization_config"] = {{"quant_method", "modelopt"}, {"quant_algo", "NVFP4"}};
-        EXPECT_NO_THROW(parse_model_config(root)) << "ModelOpt MoE";
-        root["quantization_config"] = {{"quant_method", "compressed-tensors"}};
-        EXPECT_THROW(parse_model_config(root), Error) << "compressed-tensors MoE";
     }
     for (const char* field : {"quantization", "quantization_config"}) {
         nlohmann::json root = nlohmann::json::parse(g4_json());
