@@ -134,8 +134,20 @@ bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const Sourc
     // verify re-quantizes the source (check_quantized_tensor checks the data size itself). So is
     // an FP8 source on the lossy path (its values rounded as the converter rounds them).
     const bool fp8_rounded = source.fp8 && source.fp8_source.rounded_to.has_value();
-    if (((!source.quantized && !source.prequant) || fp8_rounded) &&
-        verify_ref::ref_quant_type_name(ggml_type_id(info.type)) != nullptr) {
+    // A quantized source whose exact carriage is an F16 / F32 copy, which convert --quantize then
+    // quantizes like a float tensor: an FP4 source in any block type but its own, the transposed
+    // attn_k_b of a quantized kv_b_proj (no block type holds transposed groups), and any source in
+    // a K or i-quant type (exact carriage uses Q4_0 / Q4_1 / Q5_0 / Q5_1 / Q8_0 blocks only).
+    const uint32_t type_id = ggml_type_id(info.type);
+    const bool legacy_block = info.type == GgmlType::Q4_0 || info.type == GgmlType::Q4_1 ||
+                              info.type == GgmlType::Q5_0 || info.type == GgmlType::Q5_1 ||
+                              info.type == GgmlType::Q8_0;
+    const bool fp4_block = info.type == GgmlType::MXFP4 || info.type == GgmlType::NVFP4;
+    const bool from_exact_copy =
+        source.quantized && !source.fp8 &&
+        (source.fp4 ? !fp4_block : job.mla_part == 1 || (!legacy_block && !fp4_block));
+    if (((!source.quantized && !source.prequant) || fp8_rounded || from_exact_copy) &&
+        verify_ref::ref_quant_type_name(type_id) != nullptr) {
         if (hf_order_shape(info.ne) != trimmed(kept_shape)) {
             check.problem = error_message(
                 file, info.name, "shape (ne reversed) " + shape_text(hf_order_shape(info.ne)),

@@ -170,22 +170,25 @@ def float_cases():
                      options=("--tensor-type", "ffn_down=iq4_nl", "--tensor-type-file", type_file))
 
 
-def packed_case(tag, args):
+def packed_case(tag, args, convert_args=()):
     """A packed checkpoint: block tensors keep the exact conversion's bytes; float ones get
-    llama-quantize's (of the exact file, --allow-requantize: it changes only the block tensors)."""
+    llama-quantize's (of the exact file, --allow-requantize: it changes only the block tensors).
+    With --allow-lossless-fallback the float ones include the exact F16 / F32 copies of quantized
+    tensors no block type holds (deepseek2's transposed attn_k_b, NVFP4 rows of 32 / 96)."""
     model = fixture(tag, args)
     exact = os.path.join(work, f"{tag}-exact.gguf")
-    run([rebox, "convert", model, "-o", exact, "--quiet"], f"{tag} exact convert")
+    run([rebox, "convert", model, "-o", exact, "--quiet"] + list(convert_args), f"{tag} exact convert")
     one_pass = os.path.join(work, f"{tag}-q4_k_m.gguf")
     report_path = os.path.join(work, f"{tag}-q4_k_m.json")
     run([rebox, "convert", model, "-o", one_pass, "--quantize", "q4_k_m", "--json", report_path,
-         "--quiet"], f"{tag} convert --quantize")
+         "--quiet"] + list(convert_args), f"{tag} convert --quantize")
     reference = os.path.join(work, f"{tag}-llama.gguf")
     run([llama_quantize, "--allow-requantize", exact, reference, "Q4_K_M", "2"], f"{tag} llama-quantize")
     if not all(os.path.exists(p) for p in (exact, one_pass, reference)):
         return
     exact_t, ours, theirs = tensors_of(exact), tensors_of(one_pass), tensors_of(reference)
-    blocks = [n for n, (ty, _, _) in exact_t.items() if ty in ("Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0")]
+    blocks = [n for n, (ty, _, _) in exact_t.items()
+              if ty in ("Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "NVFP4", "MXFP4")]
     if not blocks:
         problems.append(f"{tag}: the exact conversion has no block tensor (fixture changed?)")
     for name in blocks:
@@ -351,6 +354,9 @@ os.makedirs(work, exist_ok=True)
 float_cases()
 packed_case("mcq", [])
 packed_case("gptq", ["--format", "gptq"])
+packed_case("deepseek2-mcq", ["--arch", "deepseek2", "--format", "mcq"], ["--allow-lossless-fallback"])
+packed_case("qwen35moe-nvfp4", ["--arch", "qwen35moe", "--format", "modelopt-nvfp4"],
+            ["--allow-lossless-fallback"])
 fp8_case("f32", ["q4_k_m", "q8_0"])
 fp8_case("bf16", ["q4_k_m"])
 fp8_as_q8_case("f32")

@@ -2,7 +2,8 @@
 // whole rope head groups, so a unit's source rows are one contiguous range; deepseek2's kv_b_proj
 // parts gather their rows from kv_b_proj's heads, and Qwen3.5's reordered value heads theirs from
 // the source's value-head order), units taken by the threads in order, each
-// checked row widened to F32 (verify's expected_from_float) into the thread's one-row buffer; the
+// checked row widened to F32 (verify's expected values of its source) into the thread's one-row
+// buffer; the
 // parts merge per tensor in row order, so the record does not depend on the thread count.
 #include "verify/quantized/requant_check.hpp"
 
@@ -23,18 +24,28 @@
 namespace rebox::verify_ref {
 namespace {
 
-// Values [first, first + out.size()) of one float source, widened in chunks; of an FP8 source on
-// the lossy path, its products rounded as the converter rounds them (fp8_source.hpp).
+// Values [first, first + out.size()) of one source, in chunks: a float source's widened; an FP8
+// source's on the lossy path, its products rounded as the converter rounds them (fp8_source.hpp);
+// a quantized source's (a tensor the exact file holds as its exact F16 / F32 copy, e.g. an mcq-v1
+// kv_b_proj's attn_k_b or an NVFP4 expert stack of narrow rows) its exact values, as the exact
+// value check computes them (the FP4 code -0 stays -0 in a float copy).
 void widen(const SourceTensor& source, uint64_t first, std::span<float> out) {
+    uint8_t codes[kChunkValues];
     for (uint64_t done = 0; done < out.size(); done += kChunkValues) {
         const uint64_t count = std::min<uint64_t>(kChunkValues, out.size() - done);
-        if (source.fp8) {
-            PrequantInexact unused;
-            expected_from_fp8(source.fp8_source, first + done, out.subspan(done, count), unused);
-            continue;
-        }
-        expected_from_float(source.float_dtype, source.float_data, first + done,
-                            out.subspan(done, count));
+        const std::span<float> part = out.subspan(done, count);
+        PrequantInexact unused;
+        if (source.fp8)
+            expected_from_fp8(source.fp8_source, first + done, part, unused);
+        else if (source.prequant)
+            expected_from_prequant(source.pq, first + done, part, unused);
+        else if (source.fp4)
+            expected_from_fp4(source.fp4_source, first + done, part, false);
+        else if (source.quantized)
+            expected_from_quantized(source.quant, first + done, std::span<uint8_t>(codes, count),
+                                    part);
+        else
+            expected_from_float(source.float_dtype, source.float_data, first + done, part);
     }
 }
 
