@@ -12,8 +12,9 @@
 # glm4moe fixture: compressed-tensors float-quantized, channel strategy, BF16 weight_scale per row)
 # converts with the fallback (F32: BF16 scales), verifies, and every tensor and glm4moe KV equals what
 # the bundle's Glm4MoeModel chain writes for the checkpoint dequantized as the converter does
-# (fp8_dequant.py --f32); one weight_scale of the wrong shape is one BLOCKER, exit 2, no file.
-# llama.cpp (node-llama-cpp, one process) loads every file.
+# (fp8_dequant.py --f32), and llama.cpp's embeddings of it agree with its F32 twin's (cos >= 0.999); one
+# weight_scale of the wrong shape is one BLOCKER, exit 2, no file. llama.cpp (node-llama-cpp, one
+# process) loads every file.
 # F32 scales of 24 significant bits (DeepSeek-V3): a BLOCKER line, exit 2, no file.
 # Usage: bash tests/clients/test_fp8.sh BUILD_DIR
 set -euo pipefail
@@ -62,7 +63,9 @@ glm="$WORK/glm-fp8"
 "$REBOX" verify "$glm" "$glm.gguf" >/dev/null
 ggufpy "$CLIENTS_DIR/fp8_dequant.py" "$glm" "$glm-deq" --f32 >/dev/null
 ggufpy "$CLIENTS_DIR/ggufpy_glm4moe.py" "$GGUFPY_SRC" "$glm-deq" "$glm.gguf" F32,BF16
-files+=("$glm.gguf")
+"$REBOX" convert "$glm" -o "$glm-f32.gguf" --outtype f32 --quiet
+node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 2 --min-cos 0.999 \
+  "glm4moe-fp8:$glm.gguf:$glm-f32.gguf"
 cp -r "$glm" "$glm-bad"
 "$GGUFPY_PYTHON" - "$glm-bad/model.safetensors" <<'PY'
 import json, sys
