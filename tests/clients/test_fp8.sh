@@ -13,8 +13,8 @@
 # converts with the fallback (F32: BF16 scales), verifies, and every tensor and glm4moe KV equals what
 # the bundle's Glm4MoeModel chain writes for the checkpoint dequantized as the converter does
 # (fp8_dequant.py --f32), and llama.cpp's embeddings of it agree with its F32 twin's (cos >= 0.999); one
-# weight_scale of the wrong shape is one BLOCKER, exit 2, no file. llama.cpp (node-llama-cpp, one
-# process) loads every file.
+# weight_scale of the wrong shape is one BLOCKER, exit 2, no file. GLM-4.7-Flash re-stored the same way
+# against the Glm4MoeLiteModel chain likewise. llama.cpp (node-llama-cpp, one process) loads every file.
 # F32 scales of 24 significant bits (DeepSeek-V3): a BLOCKER line, exit 2, no file.
 # Usage: bash tests/clients/test_fp8.sh BUILD_DIR
 set -euo pipefail
@@ -63,6 +63,15 @@ glm="$WORK/glm-fp8"
 "$REBOX" verify "$glm" "$glm.gguf" >/dev/null
 ggufpy "$CLIENTS_DIR/fp8_dequant.py" "$glm" "$glm-deq" --f32 >/dev/null
 ggufpy "$CLIENTS_DIR/ggufpy_glm4moe.py" "$GGUFPY_SRC" "$glm-deq" "$glm.gguf" F32,BF16
+# GLM-4.7-Flash (deepseek2 with its MTP layer) in the same layout: kv_b_proj's FP8 rows split and
+# attn_k_b transposed as exact float copies, against the Glm4MoeLiteModel chain.
+"$MKFIXTURE" "$WORK/lite-float" --preset tiny --arch glm4_moe_lite --force >/dev/null
+"$GGUFPY_PYTHON" "$CLIENTS_DIR/fp8_restore.py" "$WORK/lite-float" "$WORK/lite-fp8" --ct-channel
+"$REBOX" convert "$WORK/lite-fp8" -o "$WORK/lite-fp8.gguf" --allow-lossless-fallback --quiet
+"$REBOX" verify "$WORK/lite-fp8" "$WORK/lite-fp8.gguf" >/dev/null
+ggufpy "$CLIENTS_DIR/fp8_dequant.py" "$WORK/lite-fp8" "$WORK/lite-fp8-deq" --f32 >/dev/null
+ggufpy "$CLIENTS_DIR/ggufpy_deepseek2.py" "$GGUFPY_SRC" "$WORK/lite-fp8-deq" "$WORK/lite-fp8.gguf" F32,BF16
+files+=("$WORK/lite-fp8.gguf")
 "$REBOX" convert "$glm" -o "$glm-f32.gguf" --outtype f32 --quiet
 node "$CLIENTS_DIR/llama_embed_pairs.mjs" --corpus "$CLIENTS_DIR/corpus.txt" --lines 2 --min-cos 0.999 \
   "glm4moe-fp8:$glm.gguf:$glm-f32.gguf"
