@@ -135,8 +135,9 @@ ojson glm_lite_config(int64_t vocab, int64_t endoftext, int64_t user, int64_t ob
 // Whether GLM-4.7-Flash's checkpoint holds its MTP layer (layers.3): mlx-lm's glm4_moe_lite
 // sanitize drops every layer at or above num_hidden_layers, and ModelOpt's export writes the
 // layers transformers loads (NVIDIA/Model-Optimizer#750: the MTP weights copied back by hand), so
-// those two are trunk-only; float, mcq-v1 and GPTQModel's / AutoAWQ's uploads keep it (its
-// projections quantized like any layer's, its embed_tokens and shared_head.head float).
+// those two are trunk-only; float and mcq-v1 keep it, and GPTQ / AWQ keep it as QuantTrio's
+// glm4moe uploads do (its projections quantized like any layer's, its embed_tokens and
+// shared_head.head float).
 bool glm_lite_keeps_mtp(const Deepseek2Options& o) {
     return o.glm_lite && o.format != "mlx" && o.format != "modelopt-nvfp4";
 }
