@@ -9,6 +9,10 @@ tensors are not yet dequantized then), rounded to that type by gguf-py's own `gg
 float tensor, its `weight_scale_inv` is dropped, and config.json loses its quantization_config:
 rebox's exact conversion of OUT_DIR is then the converter's file, which llama-quantize quantizes.
 
+A compressed-tensors `float-quantized` checkpoint (config_groups) is read the same way with its
+`weight_scale` names: the `channel` strategy one scale per row ([out, 1], a block of one row by the
+whole width, as `dequant_simple` broadcasts it), the `block` strategy its `block_structure`.
+
 With --f32 the products are stored unrounded, as F32 tensors (what --fp8-as-q8 quantizes to Q8_0:
 the converter's tensor_force_quant sees the binary32 products).
 
@@ -45,7 +49,14 @@ for f in parts:
         break
 
 config = json.load(open(f"{src}/config.json"))
-br, bc = config["quantization_config"]["weight_block_size"]
+qc = config["quantization_config"]
+suffix = "_scale_inv"
+if qc.get("quant_method") == "compressed-tensors":
+    weights = next(iter(qc["config_groups"].values()))["weights"]
+    suffix = "_scale"
+    br, bc = weights["block_structure"] if weights["strategy"] == "block" else (1, 1 << 62)
+else:
+    br, bc = qc["weight_block_size"]
 b = np.arange(256)
 e, m = (b >> 3) & 15, (b & 7).astype(np.float64)
 E4M3 = np.where(b & 0x80, -1.0, 1.0) * np.where(e == 0, m / 8 * 2.0 ** -6, (1 + m / 8) * 2.0 ** (e - 7.0))
@@ -67,14 +78,14 @@ for f in parts:
     meta = header.pop("__metadata__", None)
     out, blobs, offset = {}, [], 0
     for name, entry in header.items():
-        if name.endswith("_scale_inv"):
+        if name.endswith(suffix):
             continue
         begin, end = entry["data_offsets"]
         data, dtype = raw[8 + n + begin : 8 + n + end], entry["dtype"]
         if dtype == "F8_E4M3":
             rows, cols = entry["shape"]
-            scale = scale_values(raw, 8 + n, header[name + "_scale_inv"]).reshape(-(-rows // br), -(-cols // bc))
-            per_value = np.repeat(np.repeat(scale, br, axis=0), bc, axis=1)[:rows, :cols]
+            scale = scale_values(raw, 8 + n, header[name + suffix]).reshape(-(-rows // br), -(-cols // bc))
+            per_value = np.repeat(np.repeat(scale, br, axis=0), min(bc, cols), axis=1)[:rows, :cols]
             codes = np.frombuffer(data, dtype=np.uint8).reshape(rows, cols)
             product = E4M3[codes] * per_value  # float32 x float32: one rounding, as torch's
             if keep_f32:

@@ -10,7 +10,9 @@
 # NVFP4 as nvidia/DeepSeek-R1-0528-FP4-v2 (the MLPs and o_proj NVFP4, every mlp.* factor 1; the
 # file's attn_output.scale multiplied in as the graph applies it), and without
 # q_lora_rank in BF16, and GLM-4.7-Flash (--arch glm4_moe_lite: the same
-# layers, a whole MTP layer kept, GLM's tokenizer; BF16 and mcq-v1), is converted by default and with --outtype f32, then
+# layers, a whole MTP layer kept, GLM's tokenizer; BF16 and mcq-v1, GPTQ and AWQ with the MTP layer
+# quantized like any layer, MLX (mlx-lm's glm4_moe_lite: pre-split, trunk only) and ModelOpt NVFP4
+# (trunk only, every mlp.* factor 1)), is converted by default and with --outtype f32, then
 #  - rebox verify passes on every file;
 #  - ggufpy_deepseek2.py (one process): every tensor (name, type, ne, values bit for bit; kv_b_proj split
 #    into attn_k_b / attn_v_b by the converter's own code) and every deepseek2.* KV equal what the
@@ -33,7 +35,8 @@ clients_init deepseek2_arch "${1:-}"
 ggufpy_setup "$BUILD"
 
 compare=() pairs=()
-for variant in float mcq mlx kimi gptq awq nvfp4 plain glm-lite glm-lite-mcq; do
+for variant in float mcq mlx kimi gptq awq nvfp4 plain glm-lite glm-lite-mcq glm-lite-mlx glm-lite-gptq \
+  glm-lite-awq glm-lite-nvfp4; do
   dir="$WORK/deepseek2-$variant"
   arch=deepseek2
   case $variant in
@@ -47,6 +50,11 @@ for variant in float mcq mlx kimi gptq awq nvfp4 plain glm-lite glm-lite-mcq; do
     plain) make=(--format float --no-q-lora) conv=() types=F32,BF16 ;;
     glm-lite) arch=glm4_moe_lite make=(--format float) conv=() types=F32,BF16 ;;
     glm-lite-mcq) arch=glm4_moe_lite make=(--format mcq) conv=(--allow-lossless-fallback) types=F32,Q4_1 ;;
+    glm-lite-mlx) arch=glm4_moe_lite make=(--format mlx) conv=() types=F32,Q4_1 ;;
+    glm-lite-gptq) arch=glm4_moe_lite make=(--format gptq) conv=(--allow-lossless-fallback) types=F32,F16,Q4_0 ;;
+    glm-lite-awq) arch=glm4_moe_lite make=(--format awq) conv=(--allow-lossless-fallback) types=F32,F16,Q4_1,Q5_0 ;;
+    glm-lite-nvfp4)
+      arch=glm4_moe_lite make=(--format modelopt-nvfp4 --fp4-ffn-scale-one) conv=() types=F32,BF16,NVFP4 ;;
   esac
   "$MKFIXTURE" "$dir" --preset tiny --arch $arch "${make[@]}" --force >/dev/null
   "$REBOX" convert "$dir" -o "$dir.gguf" "${conv[@]}" --quiet

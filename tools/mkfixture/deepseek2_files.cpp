@@ -90,8 +90,8 @@ ojson ds_config(int64_t vocab, bool no_q_lora, const Widths& w) {
 
 // GLM-4.7-Flash's config.json fields (zai-org/GLM-4.7-Flash: Glm4MoeLiteForCausalLM, no
 // scoring_func, no rope scaling, one MTP layer) at the fixture's sizes.
-ojson glm_lite_config(int64_t vocab, int64_t endoftext, int64_t user, int64_t observation) {
-    const Widths w = widths_for("float");
+ojson glm_lite_config(int64_t vocab, int64_t endoftext, int64_t user, int64_t observation,
+                      const Widths& w) {
     const int64_t kKvLora = w.kv_lora, kFf = w.ff, kMoeFf = w.moe_ff;
     return ojson{{"architectures", {"Glm4MoeLiteForCausalLM"}},
                  {"attention_bias", false},
@@ -132,6 +132,16 @@ ojson glm_lite_config(int64_t vocab, int64_t endoftext, int64_t user, int64_t ob
                  {"vocab_size", vocab}};
 }
 
+// Whether GLM-4.7-Flash's checkpoint holds its MTP layer (layers.3): mlx-lm's glm4_moe_lite
+// sanitize drops every layer at or above num_hidden_layers, and ModelOpt's export writes the
+// layers transformers loads (NVIDIA/Model-Optimizer#750: the MTP weights copied back by hand), so
+// those two are trunk-only; float and mcq-v1 keep it, and GPTQ / AWQ keep it as QuantTrio's
+// glm4moe uploads do (its projections quantized like any layer's, its embed_tokens and
+// shared_head.head float).
+bool glm_lite_keeps_mtp(const Deepseek2Options& o) {
+    return o.glm_lite && o.format != "mlx" && o.format != "modelopt-nvfp4";
+}
+
 // The checkpoint's tensors in transformers' order. mcq: 4 bits in groups of 32, the router at 8.
 // MLX (mlx-lm's deepseek_v3 after its sanitize): 4 bits / 32, kv_b_proj stored split as embed_q
 // [heads, kv_lora, nope] and unembed_out [heads, v, kv_lora], the experts stacked (switch_mlp),
@@ -150,7 +160,7 @@ ModelPlan ds_plan(const Deepseek2Options& o, int64_t vocab) {
     u.push_back(quant_unit("model.embed_tokens.weight", vocab, kHidden, q));
     const int64_t q_width = kHeads * (kNope + kRope), shared = kMoeFf * kShared;
     // GLM-4.7-Flash's MTP layer (layers.3) is a whole MoE layer, then the MTP head.
-    for (int64_t i = 0; i < kLayers + (o.glm_lite ? 1 : 0); ++i) {
+    for (int64_t i = 0; i < kLayers + (glm_lite_keeps_mtp(o) ? 1 : 0); ++i) {
         const std::string p = "model.layers." + std::to_string(i) + ".";
         u.push_back(vector_unit(p + "input_layernorm.weight", kHidden, 1.0, 0.05));
         if (o.no_q_lora) {
@@ -304,10 +314,10 @@ std::string write_deepseek2_fixture(const std::filesystem::path& out_dir,
             "--arch deepseek2: --format float, mcq, mlx, compressed-tensors, gptq, awq, "
             "modelopt-nvfp4 or ct-nvfp4, not " +
             o.format);
-    if (o.glm_lite && o.format != "float" && o.format != "mcq")
-        throw std::runtime_error("--arch glm4_moe_lite: --format float or mcq, with q_lora_rank");
-    if (o.glm_lite && o.no_q_lora)
-        throw std::runtime_error("--arch glm4_moe_lite: --format float or mcq, with q_lora_rank");
+    if (o.glm_lite && (o.no_q_lora || o.format == "compressed-tensors" || o.format == "ct-nvfp4"))
+        throw std::runtime_error(
+            "--arch glm4_moe_lite: --format float, mcq, mlx, gptq, awq or modelopt-nvfp4, with "
+            "q_lora_rank");
     if ((o.nvfp4_kv_b || o.ffn_scale_one) && o.format != "modelopt-nvfp4" && o.format != "ct-nvfp4")
         throw std::runtime_error(
             "--nvfp4-kv-b / --fp4-ffn-scale-one with --arch deepseek2: --format modelopt-nvfp4 or "
@@ -317,7 +327,7 @@ std::string write_deepseek2_fixture(const std::filesystem::path& out_dir,
         int64_t endoftext = 0, user = 0, observation = 0;
         vocab = write_glm_tokenizer(out_dir, &endoftext, &user, &observation);
         write_ds_json(out_dir / "config.json",
-                      glm_lite_config(vocab, endoftext, user, observation));
+                      glm_lite_config(vocab, endoftext, user, observation, widths_for(o.format)));
     } else {
         vocab = write_tokenizer_files(out_dir,
                                       TokenizerOptions{.kind = "small", .real_tokenizer_json = {}});
@@ -389,7 +399,8 @@ std::string write_deepseek2_fixture(const std::filesystem::path& out_dir,
     }
     return std::string(o.glm_lite ? "glm4_moe_lite (deepseek2)" : "deepseek2") + ", " +
            (o.format == "float" ? std::string("bf16") : o.format) + ", vocab " +
-           std::to_string(vocab) + (o.no_q_lora ? ", no q_lora_rank" : "") + ", " +
+           std::to_string(vocab) + (o.no_q_lora ? ", no q_lora_rank" : "") +
+           (o.glm_lite && !glm_lite_keeps_mtp(o) ? ", trunk only" : "") + ", " +
            std::to_string(plan.units.size()) + " tensors";
 }
 

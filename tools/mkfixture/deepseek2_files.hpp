@@ -9,7 +9,8 @@
 // (mlx-lm's deepseek_v3 after its sanitize: embed_q / unembed_out, switch_mlp, no MTP layer).
 // --arch glm4_moe_lite: GLM-4.7-Flash (Glm4MoeLiteForCausalLM) at the same sizes, with its
 // config.json fields, GLM's tokenizer and a whole MTP layer (layers.3: the MoE layer, then
-// embed_tokens, eh_proj, enorm, hnorm and shared_head), bf16 or mcq-v1.
+// embed_tokens, eh_proj, enorm, hnorm and shared_head) in bf16, mcq-v1, GPTQ or AWQ; MLX
+// (mlx-lm's glm4_moe_lite: deepseek_v3's sanitize) and ModelOpt NVFP4 trunk-only.
 #pragma once
 
 #include <cstdint>

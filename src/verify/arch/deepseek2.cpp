@@ -133,7 +133,7 @@ void check_deepseek2_kvs(KvChecker& kv, const std::string& arch, const RefConfig
 // GLM-4.7-Flash (Glm4MoeLiteForCausalLM; converter class Glm4MoeLiteModel in conversion/glm.py, a
 // DeepseekV2Model): the same layers, and the MTP layers from num_hidden_layers on kept (each a
 // MoE layer with the MTP head: eh_proj, enorm, hnorm, embed_tokens, shared_head.*), GLM's
-// vocabulary.
+// vocabulary; MLX's pre-split embed_q / unembed_out as for DeepSeek-V3.
 const RefArch& ref_glm4_moe_lite() {
     using namespace deepseek2_ref;
     static constexpr std::string_view kModelTypes[] = {"glm4_moe_lite"};
@@ -148,7 +148,10 @@ const RefArch& ref_glm4_moe_lite() {
                                .scale_roles = kScaleAttentionOutput | kScaleOutput,
                                .mtp_in_layers = true,
                                .glm_vocab = true,
-                               .mla_kv_b_split = true};
+                               .mla_kv_b_split = true,
+                               // mlx-lm's glm4_moe_lite sanitize splits kv_b_proj as deepseek_v3's
+                               .mla_k_b_presplit = "self_attn.embed_q",
+                               .mla_v_b_presplit = "self_attn.unembed_out"};
     return kArch;
 }
 

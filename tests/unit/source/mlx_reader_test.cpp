@@ -149,12 +149,24 @@ TEST(MlxReader, BiasesWithoutScalesIsABlocker) {
     MlxDir mlx = four_bit_dir();
     mlx.remove(kDown + ".scales");
     const SourceModel model = read(mlx);
-    // The weight is then a plain U32 tensor (also refused) and the biases are stray.
-    ASSERT_EQ(model.blockers.size(), 2u);
+    // One line for the module: the packed weight's, naming the missing scales (its biases add
+    // none).
+    ASSERT_EQ(model.blockers.size(), 1u);
     EXPECT_EQ(model.blockers[0].tensor, kDown + ".weight");
     EXPECT_NE(model.blockers[0].reason.find("U32"), std::string::npos);
-    EXPECT_EQ(model.blockers[1].tensor, kDown + ".biases");
-    EXPECT_NE(model.blockers[1].reason.find("without"), std::string::npos);
+    EXPECT_NE(model.blockers[0].reason.find("no '" + kDown + ".scales'"), std::string::npos)
+        << model.blockers[0].reason;
+}
+
+// Biases whose module has neither weight nor scales are stray: their own line.
+TEST(MlxReader, StrayBiasesAreABlocker) {
+    MlxDir mlx = four_bit_dir();
+    mlx.remove(kDown + ".scales");
+    mlx.remove(kDown + ".weight");
+    const SourceModel model = read(mlx);
+    ASSERT_EQ(model.blockers.size(), 1u);
+    EXPECT_EQ(model.blockers[0].tensor, kDown + ".biases");
+    EXPECT_NE(model.blockers[0].reason.find("without"), std::string::npos);
 }
 
 TEST(MlxReader, OverrideFalseWithScalesIsABlocker) {
