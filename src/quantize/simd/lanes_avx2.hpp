@@ -48,6 +48,10 @@ struct Avx2 {
     static F select_lt(F x, F y, F a, F b) {
         return _mm256_blendv_ps(a, b, _mm256_cmp_ps(x, y, _CMP_LT_OQ));
     }
+    // x <= y ? b : a, per lane.
+    static F select_le(F x, F y, F a, F b) {
+        return _mm256_blendv_ps(a, b, _mm256_cmp_ps(x, y, _CMP_LE_OQ));
+    }
     static F zero_where(F mask, F a) { return _mm256_andnot_ps(mask, a); }
     static int any(F mask) { return _mm256_movemask_ps(mask); }
     // ggml's nearest_int bit trick, (bits(f + 12582912.f) & 0x7fffff) - 0x400000, as a float

@@ -55,6 +55,10 @@ struct Avx512 {
     static F select_lt(F x, F y, F a, F b) {
         return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, y, _CMP_LT_OQ), a, b);
     }
+    // x <= y ? b : a, per lane.
+    static F select_le(F x, F y, F a, F b) {
+        return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, y, _CMP_LE_OQ), a, b);
+    }
     static F zero_where(F mask, F a) { return _mm512_andnot_ps(mask, a); }
     static int any(F mask) { return mask_bits(mask); }
     // ggml's nearest_int bit trick, (bits(f + 12582912.f) & 0x7fffff) - 0x400000, as a float

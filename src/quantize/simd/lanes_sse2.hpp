@@ -45,6 +45,8 @@ struct Sse2 {
     }
     // x < y ? b : a, per lane (one compare and one blend: no mask vector in between).
     static F select_lt(F x, F y, F a, F b) { return select(lt(x, y), a, b); }
+    // x <= y ? b : a, per lane.
+    static F select_le(F x, F y, F a, F b) { return select(le(x, y), a, b); }
     static F zero_where(F mask, F a) { return _mm_andnot_ps(mask, a); }
     static int any(F mask) { return _mm_movemask_ps(mask); }
     // ggml's nearest_int bit trick, (bits(f + 12582912.f) & 0x7fffff) - 0x400000, as a float
