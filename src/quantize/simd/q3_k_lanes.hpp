@@ -16,50 +16,62 @@ namespace {
 
 constexpr int kQ3KBlockBytes = 110;  // hmask[32], qs[64], scales[12], d
 
-// make_q3_quants(16, nmax, x, L, do_rmse = true): signed codes L = l + nmax (0 for an all-zero
-// group); up to 5 coordinate-descent tries, each lane updating its sums element by element in
-// order. A lane whose try changed nothing has stopped in ggml; another try leaves it unchanged.
-template <class V, int kN>
-typename V::F make_q3_lanes(const typename V::F* x, int nmax, typename V::F* L) {
+// make_q3_quants(16, nmax, x, L, do_rmse = true) on kChains independent lane groups at once:
+// signed codes L = l + nmax (0 for an all-zero group) and the scale per lane into scale[c]; up to
+// 5 coordinate-descent tries, each lane updating its sums element by element in order. A lane
+// whose try changed nothing has stopped in ggml; another try leaves it unchanged, so the chains
+// run until no lane of any chain changes. Each element's step is a chain of dependent operations
+// through sumlx / suml2 (a division among them); the chains' steps are interleaved, element by
+// element, so one chain's latency is spent on the others' work.
+template <class V, int kN, int kChains>
+void make_q3_lanes(const typename V::F (*x)[kN], int nmax, typename V::F (*L)[kN],
+                   typename V::F* scale) {
     using F = typename V::F;
-    F max;
-    const F all_zero = largest_magnitude<V, kN>(x, &max);
     const F lo = V::set1(static_cast<float>(-nmax)), hi = V::set1(static_cast<float>(nmax - 1));
-    const F iscale = V::div(V::set1(static_cast<float>(-nmax)), max);
-    F w[kN], wx[kN];
-    F sumlx = V::zero(), suml2 = V::zero();
-    for (int i = 0; i < kN; ++i) {
-        w[i] = V::mul(x[i], x[i]);
-        wx[i] = V::mul(w[i], x[i]);
-        L[i] = nearest_int_clamped<V>(V::mul(iscale, x[i]), lo, hi);
-        sumlx = V::add(sumlx, V::mul(wx[i], L[i]));
-        suml2 = V::add(suml2, V::mul(V::mul(w[i], L[i]), L[i]));
-    }
     const F zero = V::zero();
+    F w[kChains][kN], wx[kChains][kN], sumlx[kChains], suml2[kChains], all_zero[kChains];
+    for (int c = 0; c < kChains; ++c) {
+        F max;
+        all_zero[c] = largest_magnitude<V, kN>(x[c], &max);
+        const F iscale = V::div(V::set1(static_cast<float>(-nmax)), max);
+        sumlx[c] = V::zero();
+        suml2[c] = V::zero();
+        for (int i = 0; i < kN; ++i) {
+            w[c][i] = V::mul(x[c][i], x[c][i]);
+            wx[c][i] = V::mul(w[c][i], x[c][i]);
+            L[c][i] = nearest_int_clamped<V>(V::mul(iscale, x[c][i]), lo, hi);
+            sumlx[c] = V::add(sumlx[c], V::mul(wx[c][i], L[c][i]));
+            suml2[c] = V::add(suml2[c], V::mul(V::mul(w[c][i], L[c][i]), L[c][i]));
+        }
+    }
     for (int itry = 0; itry < 5; ++itry) {
         F changed = V::zero();
         for (int i = 0; i < kN; ++i) {
-            F slx = V::sub(sumlx, V::mul(wx[i], L[i]));
-            const F positive = V::gt(slx, zero);
-            F sl2 = V::sub(suml2, V::mul(V::mul(w[i], L[i]), L[i]));
-            const F new_l = nearest_int_clamped<V>(V::div(V::mul(x[i], sl2), slx), lo, hi);
-            const F differs = V::zero_where(V::eq(new_l, L[i]), positive);
-            slx = V::add(slx, V::mul(wx[i], new_l));
-            sl2 = V::add(sl2, V::mul(V::mul(w[i], new_l), new_l));
-            const F better =
-                V::gt(V::mul(V::mul(slx, slx), suml2), V::mul(V::mul(sumlx, sumlx), sl2));
-            const F take = V::and_(differs, V::and_(V::gt(sl2, zero), better));
-            L[i] = V::select(take, L[i], new_l);
-            sumlx = V::select(take, sumlx, slx);
-            suml2 = V::select(take, suml2, sl2);
-            changed = V::or_(changed, take);
+            for (int c = 0; c < kChains; ++c) {
+                F slx = V::sub(sumlx[c], V::mul(wx[c][i], L[c][i]));
+                const F positive = V::gt(slx, zero);
+                F sl2 = V::sub(suml2[c], V::mul(V::mul(w[c][i], L[c][i]), L[c][i]));
+                const F new_l = nearest_int_clamped<V>(V::div(V::mul(x[c][i], sl2), slx), lo, hi);
+                const F differs = V::zero_where(V::eq(new_l, L[c][i]), positive);
+                slx = V::add(slx, V::mul(wx[c][i], new_l));
+                sl2 = V::add(sl2, V::mul(V::mul(w[c][i], new_l), new_l));
+                const F better = V::gt(V::mul(V::mul(slx, slx), suml2[c]),
+                                       V::mul(V::mul(sumlx[c], sumlx[c]), sl2));
+                const F take = V::and_(differs, V::and_(V::gt(sl2, zero), better));
+                L[c][i] = V::select(take, L[c][i], new_l);
+                sumlx[c] = V::select(take, sumlx[c], slx);
+                suml2[c] = V::select(take, suml2[c], sl2);
+                changed = V::or_(changed, take);
+            }
         }
         if (!V::any(changed)) break;
     }
     const F offset = V::set1(static_cast<float>(nmax));
-    for (int i = 0; i < kN; ++i) L[i] = V::zero_where(all_zero, V::add(L[i], offset));
-    const F scale = V::select(V::gt(suml2, zero), zero, V::div(sumlx, suml2));
-    return V::zero_where(all_zero, scale);
+    for (int c = 0; c < kChains; ++c) {
+        for (int i = 0; i < kN; ++i) L[c][i] = V::zero_where(all_zero[c], V::add(L[c][i], offset));
+        const F sc = V::select(V::gt(suml2[c], zero), zero, V::div(sumlx[c], suml2[c]));
+        scale[c] = V::zero_where(all_zero[c], sc);
+    }
 }
 
 // The 6-bit scale l (0..63) of sub-block j into Q3_K's scales[12].
@@ -98,20 +110,22 @@ inline void q3_k_pack_codes(uint8_t* L, uint8_t* block) {
     pack_2bit_codes(L, block + 32);
 }
 
+// The rest of a super-block once its 16 sub-blocks' searches are done (xt, Lt: its kGroups lane
+// groups; scales: the 16 sub-block scales; sw: their weight sums, imatrix path only).
+template <class V>
+void q3_k_finish(const typename V::F (*xt)[16], typename V::F (*Lt)[16], const float* scales,
+                 const float* sw, bool imatrix, uint8_t* block);
+
 template <class V>
 void q3_k_super_block(const float* x, const float* imatrix, float sum_x2, uint8_t* block) {
     using F = typename V::F;
     constexpr int W = V::kWidth;
     constexpr int kGroups = 16 / W;
     F xt[kGroups][16], Lt[kGroups][16];
-    alignas(32) float scales[16], sw[16];
+    alignas(64) float scales[16], sw[16];
     const F sigma2 = V::set1(2 * sum_x2 / 256);
     for (int g = 0; g < kGroups; ++g) {
         transpose_in<V, 16>(x + 16 * W * g, W, xt[g]);
-        if (!imatrix) {
-            V::store(scales + W * g, make_q3_lanes<V, 16>(xt[g], 4, Lt[g]));
-            continue;
-        }
         F qw[16], w[16];
         transpose_in<V, 16>(imatrix + 16 * W * g, W, qw);
         F sumw = V::zero();
@@ -122,6 +136,15 @@ void q3_k_super_block(const float* x, const float* imatrix, float sum_x2, uint8_
         V::store(sw + W * g, sumw);
         V::store(scales + W * g, make_qx_lanes<V, 16>(xt[g], w, 4, Lt[g]));
     }
+    q3_k_finish<V>(xt, Lt, scales, sw, imatrix != nullptr, block);
+}
+
+template <class V>
+void q3_k_finish(const typename V::F (*xt)[16], typename V::F (*Lt)[16], const float* scales,
+                 const float* sw, bool imatrix, uint8_t* block) {
+    using F = typename V::F;
+    constexpr int W = V::kWidth;
+    constexpr int kGroups = 16 / W;
     std::memset(block, 0, kQ3KBlockBytes);
     uint8_t* packed_scales = block + 96;
     if (!imatrix) {
@@ -167,11 +190,43 @@ void q3_k_super_block(const float* x, const float* imatrix, float sum_x2, uint8_
     q3_k_pack_codes(L, block);
 }
 
+// quantize_row_q3_K_ref on kSuper consecutive super-blocks: their 16 * kSuper sub-blocks' searches
+// run as 16 * kSuper / W interleaved chains of lanes, then each super-block is finished alone.
+template <class V, int kSuper>
+void q3_k_ref_super_blocks(const float* x, uint8_t* out) {
+    using F = typename V::F;
+    constexpr int W = V::kWidth;
+    constexpr int kChains = 16 * kSuper / W;
+    F xt[kChains][16], Lt[kChains][16], scale[kChains];
+    for (int c = 0; c < kChains; ++c) transpose_in<V, 16>(x + 16 * W * c, W, xt[c]);
+    make_q3_lanes<V, 16, kChains>(xt, 4, Lt, scale);
+    alignas(64) float scales[16 * kSuper];
+    for (int c = 0; c < kChains; ++c) V::store(scales + W * c, scale[c]);
+    for (int s = 0; s < kSuper; ++s)
+        q3_k_finish<V>(xt + 16 / W * s, Lt + 16 / W * s, scales + 16 * s, nullptr, false,
+                       out + kQ3KBlockBytes * s);
+}
+
+// Super-blocks whose searches run together on the ref path: four chains of lanes (four
+// super-blocks on 16 lanes, two on 8, one on 4).
+template <class V>
+constexpr int kQ3KRefSuperBlocks = V::kWidth / 4;
+
 template <class V>
 void q3_k_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
                const float* imatrix) {
-    for_each_super_block<V, SuperBlock<kQ3KBlockBytes, q3_k_super_block<V>>>(src, dst, nrows,
-                                                                             n_per_row, imatrix);
+    if (imatrix) {
+        for_each_super_block<V, SuperBlock<kQ3KBlockBytes, q3_k_super_block<V>>>(
+            src, dst, nrows, n_per_row, imatrix);
+        return;
+    }
+    // ggml's ref path runs the super-blocks of all rows back to back.
+    constexpr int kSuper = kQ3KRefSuperBlocks<V>;
+    const int64_t total = nrows * (n_per_row / 256);
+    int64_t b = 0;
+    for (; b + kSuper <= total; b += kSuper)
+        q3_k_ref_super_blocks<V, kSuper>(src + 256 * b, dst + kQ3KBlockBytes * b);
+    for (; b < total; ++b) q3_k_ref_super_blocks<V, 1>(src + 256 * b, dst + kQ3KBlockBytes * b);
 }
 
 }  // namespace
