@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -278,6 +279,32 @@ std::vector<LaneCase> mxfp4_lane_cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Lanes, LaneKernelMxfp4VsGgml, testing::ValuesIn(mxfp4_lane_cases()),
+                         case_name);
+
+// Q3_K's ref search runs its later coordinate-descent tries only for the sub-blocks whose first
+// try changed a code, gathered into full lanes per batch of 16 super-blocks. Uniform values make
+// about 30% of sub-blocks change (checkpoint-like rows about 15%), so a batch holds more of them
+// than one gathering of 4 x 16 lanes takes.
+class LaneKernelQ3KVsGgml : public LaneKernelVsGgml {};
+
+TEST_P(LaneKernelQ3KVsGgml, ManyLaterTriesMatchGgml) {
+    const int64_t width = 4096;
+    std::mt19937 rng(23);
+    std::uniform_real_distribution<float> uniform(-1.f, 1.f);
+    std::vector<float> values(4 * width);
+    for (float& v : values) v = uniform(rng);
+    const auto im = test::importance_matrix(width, 19);
+    expect_same_bytes("uniform rows", values, width, GetParam().imatrix ? im.data() : nullptr);
+}
+
+std::vector<LaneCase> q3_k_lane_cases() {
+    std::vector<LaneCase> cases;
+    for (const LaneCase& c : lane_cases())
+        if (c.type == GgmlType::Q3_K) cases.push_back(c);
+    return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Lanes, LaneKernelQ3KVsGgml, testing::ValuesIn(q3_k_lane_cases()),
                          case_name);
 
 TEST(LaneKernels, DeclineWhatTheyDoNotCover) {
