@@ -111,6 +111,29 @@ struct Avx2 {
                     << (8 * j);
         *bit4 = bits;
     }
+    // x[i] lane k = src[16 * k + i] for i < 16, k < kWidth: kWidth rows of 16 floats transposed
+    // (as transpose_in<V, 16> with every lane used), by shuffles.
+    static void transpose16(const float* src, F* x) {
+        for (int half = 0; half < 2; ++half) {  // elements 0..7, then 8..15: two 8 x 8 transposes
+            F r[8], t[8], u[8];
+            for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(src + 16 * k + 8 * half);
+            for (int k = 0; k < 8; k += 2) {
+                t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
+                t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
+            }
+            for (int k = 0; k < 8; k += 4) {
+                u[k] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(1, 0, 1, 0));
+                u[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(3, 2, 3, 2));
+                u[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(1, 0, 1, 0));
+                u[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(3, 2, 3, 2));
+            }
+            F* out = x + 8 * half;
+            for (int j = 0; j < 4; ++j) {
+                out[j] = _mm256_permute2f128_ps(u[j], u[j + 4], 0x20);
+                out[j + 4] = _mm256_permute2f128_ps(u[j], u[j + 4], 0x31);
+            }
+        }
+    }
     template <bool kMin>
     static F pick(F a, F b) {
         return kMin ? _mm256_min_ps(a, b) : _mm256_max_ps(a, b);

@@ -113,6 +113,25 @@ struct Avx512 {
         *bit4 = static_cast<uint32_t>(_mm512_test_epi32_mask(a, sixteen)) |
                 static_cast<uint32_t>(_mm512_test_epi32_mask(b, sixteen)) << 16;
     }
+    // x[i] lane k = src[16 * k + i] for i < 16, k < kWidth: kWidth rows of 16 floats transposed
+    // (as transpose_in<V, 16> with every lane used), by shuffles.
+    static void transpose16(const float* src, F* x) {
+        // Four rounds of interleaving row r with row r + 8 (a perfect shuffle) transpose 16 x 16.
+        const __m512i lo =
+            _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+        const __m512i hi =
+            _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+        F r[16], t[16];
+        for (int k = 0; k < 16; ++k) r[k] = _mm512_loadu_ps(src + 16 * k);
+        for (int round = 0; round < 4; ++round) {
+            for (int k = 0; k < 8; ++k) {
+                t[2 * k] = _mm512_permutex2var_ps(r[k], lo, r[k + 8]);
+                t[2 * k + 1] = _mm512_permutex2var_ps(r[k], hi, r[k + 8]);
+            }
+            for (int k = 0; k < 16; ++k) r[k] = t[k];
+        }
+        for (int i = 0; i < 16; ++i) x[i] = r[i];
+    }
     template <bool kMin>
     static F pick(F a, F b) {
         return kMin ? _mm512_min_ps(a, b) : _mm512_max_ps(a, b);

@@ -105,6 +105,16 @@ struct Sse2 {
                 << (4 * j);
         *bit4 = bits;
     }
+    // x[i] lane k = src[16 * k + i] for i < 16, k < kWidth: kWidth rows of 16 floats transposed
+    // (as transpose_in<V, 16> with every lane used), by shuffles.
+    static void transpose16(const float* src, F* x) {
+        for (int q = 0; q < 4; ++q) {  // elements 4q..4q+3: a 4 x 4 transpose
+            F r0 = _mm_loadu_ps(src + 4 * q), r1 = _mm_loadu_ps(src + 16 + 4 * q);
+            F r2 = _mm_loadu_ps(src + 32 + 4 * q), r3 = _mm_loadu_ps(src + 48 + 4 * q);
+            _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+            x[4 * q] = r0, x[4 * q + 1] = r1, x[4 * q + 2] = r2, x[4 * q + 3] = r3;
+        }
+    }
     template <bool kMin>
     static F pick(F a, F b) {
         return kMin ? _mm_min_ps(a, b) : _mm_max_ps(a, b);

@@ -106,6 +106,21 @@ inline int q3_k_unpack_scale(int j, const uint8_t* scales) {
     return sc;
 }
 
+// out[16 * s + i] = in[16 * i + s]: four rounds of interleaving row r with row r + 8 (SSE2).
+inline void transpose_16x16_bytes(const uint8_t* in, uint8_t* out) {
+    __m128i r[16], t[16];
+    for (int i = 0; i < 16; ++i)
+        r[i] = _mm_load_si128(reinterpret_cast<const __m128i*>(in + 16 * i));
+    for (int round = 0; round < 4; ++round) {
+        for (int i = 0; i < 8; ++i) {
+            t[2 * i] = _mm_unpacklo_epi8(r[i], r[i + 8]);
+            t[2 * i + 1] = _mm_unpackhi_epi8(r[i], r[i + 8]);
+        }
+        for (int i = 0; i < 16; ++i) r[i] = t[i];
+    }
+    for (int i = 0; i < 16; ++i) _mm_store_si128(reinterpret_cast<__m128i*>(out + 16 * i), r[i]);
+}
+
 // Codes 0..7: the high bit of code j goes to bit j/32 of hmask[j%32] (the block is zeroed), the
 // low two bits to qs. SSE2 byte compares, 32 codes (one hmask bit) at a time.
 inline void q3_k_pack_codes(uint8_t* L, uint8_t* block) {
@@ -195,14 +210,18 @@ void q3_k_finish(const typename V::F (*xt)[16], typename V::F (*Lt)[16], const f
         store_half(block + 108, d_lanes[0]);
     }
     const float d = load_half(block + 108);
-    alignas(32) uint8_t L[256];
+    alignas(64) uint8_t rows[256];  // rows[16 * i + s]: code i of sub-block s
     for (int g = 0; g < kGroups; ++g) {
-        alignas(32) float d_lane[W];
+        alignas(64) float d_lane[W];
         for (int k = 0; k < W; ++k)
             d_lane[k] = d * static_cast<float>(q3_k_unpack_scale(W * g + k, packed_scales));
         requantize_symmetric<V, 16>(xt[g], V::load(d_lane), -4.f, 3.f, 4.f, Lt[g]);
-        transpose_codes_out<V, 16>(Lt[g], W, L + 16 * W * g);
+        alignas(64) uint8_t bytes[16 * W];  // (uint8_t)(int)L, bytes[W * i + k]
+        V::store_bytes(bytes, Lt[g], 16);
+        for (int i = 0; i < 16; ++i) std::memcpy(rows + 16 * i + W * g, bytes + W * i, W);
     }
+    alignas(32) uint8_t L[256];
+    transpose_16x16_bytes(rows, L);
     q3_k_pack_codes(L, block);
 }
 
@@ -227,7 +246,7 @@ void q3_k_first_tries(const float* src, Q3KRefBatch<V>& b, int c0) {
     using F = typename V::F;
     constexpr int W = V::kWidth;
     F xt[kC][16], Lt[kC][16], sx[kC], s2[kC], az[kC], ch[kC];
-    for (int c = 0; c < kC; ++c) transpose_in<V, 16>(src + 16 * W * (c0 + c), W, xt[c]);
+    for (int c = 0; c < kC; ++c) V::transpose16(src + 16 * W * (c0 + c), xt[c]);
     q3_first_try<V, kC>(xt, Lt, sx, s2, az, ch);
     for (int c = 0; c < kC; ++c) {
         for (int i = 0; i < 16; ++i) {
