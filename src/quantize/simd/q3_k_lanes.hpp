@@ -226,15 +226,14 @@ void q3_k_finish(const typename V::F (*xt)[16], typename V::F (*Lt)[16], const f
 }
 
 // The sub-block searches of up to kQ3KBatch super-blocks of ggml's ref path, one lane per
-// sub-block, kept transposed in memory (chain c = 16 / W * super-block + group: lane k of vector
-// i holds element i of sub-block W * c + k).
+// sub-block: codes and sums kept transposed in memory (chain c = 16 / W * super-block + group:
+// lane k of vector i holds element i of sub-block W * c + k); the values are read from the source.
 constexpr int kQ3KBatch = 16;
 
 template <class V>
 struct Q3KRefBatch {
     static constexpr int W = V::kWidth;
     static constexpr int kChains = 16 * kQ3KBatch / W;
-    alignas(64) float x[kChains][16][W];
     alignas(64) float L[kChains][16][W];
     alignas(64) float sumlx[kChains][W], suml2[kChains][W], all_zero[kChains][W];
     alignas(64) float changed[kChains][W];
@@ -250,7 +249,6 @@ void q3_k_first_tries(const float* src, Q3KRefBatch<V>& b, int c0) {
     q3_first_try<V, kC>(xt, Lt, sx, s2, az, ch);
     for (int c = 0; c < kC; ++c) {
         for (int i = 0; i < 16; ++i) {
-            V::store(b.x[c0 + c][i], xt[c][i]);
             V::store(b.L[c0 + c][i], Lt[c][i]);
         }
         V::store(b.sumlx[c0 + c], sx[c]);
@@ -267,7 +265,7 @@ constexpr int kQ3KMoreChains = 4;
 // lanes (unused lanes hold zeros: slx = 0 is not positive, so they never change), tries 2..5,
 // and scattered back.
 template <class V>
-void q3_k_later_tries(Q3KRefBatch<V>& b, int nchains) {
+void q3_k_later_tries(const float* src, Q3KRefBatch<V>& b, int nchains) {
     using F = typename V::F;
     constexpr int W = V::kWidth;
     constexpr int kC = kQ3KMoreChains;
@@ -278,11 +276,15 @@ void q3_k_later_tries(Q3KRefBatch<V>& b, int nchains) {
             if (b.changed[c][k] != 0.f) pending[npending++] = c * W + k;  // all-ones: a NaN
     for (int p0 = 0; p0 < npending; p0 += kC * W) {
         const int n = npending - p0 < kC * W ? npending - p0 : kC * W;
-        alignas(64) float x[kC][16][W] = {}, L[kC][16][W] = {}, sx[kC][W] = {}, s2[kC][W] = {};
+        alignas(64) float x[kC][16][W], L[kC][16][W], sx[kC][W], s2[kC][W];
+        for (int s = n; s < kC * W; ++s) {  // unused lanes: zeros
+            for (int i = 0; i < 16; ++i) x[s / W][i][s % W] = L[s / W][i][s % W] = 0.f;
+            sx[s / W][s % W] = s2[s / W][s % W] = 0.f;
+        }
         for (int s = 0; s < n; ++s) {
             const int c = pending[p0 + s] / W, k = pending[p0 + s] % W;
             for (int i = 0; i < 16; ++i) {
-                x[s / W][i][s % W] = b.x[c][i][k];
+                x[s / W][i][s % W] = src[16 * (W * c + k) + i];
                 L[s / W][i][s % W] = b.L[c][i][k];
             }
             sx[s / W][s % W] = b.sumlx[c][k];
@@ -323,7 +325,7 @@ void q3_k_ref_batch(const float* src, uint8_t* out, int nsuper, Q3KRefBatch<V>& 
     for (; c + kQ3KMoreChains <= nchains; c += kQ3KMoreChains)
         q3_k_first_tries<V, kQ3KMoreChains>(src, b, c);
     for (; c < nchains; c += kGroups) q3_k_first_tries<V, kGroups>(src, b, c);
-    q3_k_later_tries<V>(b, nchains);
+    q3_k_later_tries<V>(src, b, nchains);
     const F zero = V::zero(), offset = V::set1(4.f);
     for (int s = 0; s < nsuper; ++s) {
         F xt[kGroups][16], Lt[kGroups][16];
@@ -331,8 +333,8 @@ void q3_k_ref_batch(const float* src, uint8_t* out, int nsuper, Q3KRefBatch<V>& 
         for (int g = 0; g < kGroups; ++g) {
             const int ch = kGroups * s + g;
             const F az = V::load(b.all_zero[ch]);
+            V::transpose16(src + 16 * W * ch, xt[g]);
             for (int i = 0; i < 16; ++i) {
-                xt[g][i] = V::load(b.x[ch][i]);
                 Lt[g][i] = V::zero_where(az, V::add(V::load(b.L[ch][i]), offset));  // L + nmax
             }
             const F sx = V::load(b.sumlx[ch]), s2 = V::load(b.suml2[ch]);
