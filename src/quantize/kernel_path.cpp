@@ -31,7 +31,7 @@ bool kernel_path_supported(KernelPath path) {
         case KernelPath::sse2:
             return true;
         case KernelPath::avx2:
-            return __builtin_cpu_supports("avx2");
+            return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
         case KernelPath::avx512:
             return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");

@@ -55,6 +55,10 @@ struct Avx512 {
     static F select_lt(F x, F y, F a, F b) {
         return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, y, _CMP_LT_OQ), a, b);
     }
+    // x <= y ? b : a, per lane.
+    static F select_le(F x, F y, F a, F b) {
+        return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, y, _CMP_LE_OQ), a, b);
+    }
     static F zero_where(F mask, F a) { return _mm512_andnot_ps(mask, a); }
     static int any(F mask) { return mask_bits(mask); }
     // ggml's nearest_int bit trick, (bits(f + 12582912.f) & 0x7fffff) - 0x400000, as a float
@@ -80,6 +84,80 @@ struct Avx512 {
         __m128 m = _mm_min_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
         m = _mm_min_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
         return _mm_cvtss_f32(_mm_min_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1))));
+    }
+    // Lane k of the result: the smallest (largest) lane of v[k], k < 16 (no NaN lanes: then the
+    // order does not matter). A transposing reduction: 4 vectors at a time within each 128-bit
+    // chunk (unpack, min, unpack, min), then across the chunks (vshuff32x4).
+    static F hmin_each(const F* v) { return reduce_each<true>(v); }
+    static F hmax_each(const F* v) { return reduce_each<false>(v); }
+    // fp16 bits of each lane, round to nearest even (vcvtps2ph: binary16 subnormals, overflow to
+    // infinity, a NaN kept quiet with its top payload bits, as float_to_half).
+    static void store_halves(uint16_t* dst, F v) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst),
+                            _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    }
+    // 32 codes from y (element j in lane j % kWidth of y[j / kWidth]): c = (int)y truncated, with
+    // limit > 0 c = MIN(limit, c); qs[j] = (c_j & 15) | (c_{j+16} & 15) << 4 and bit j of
+    // *bit4 = c_j & 16. A NaN truncates to INT_MIN, whose nibble and bit 4 are 0.
+    static void store_nibbles(const F* y, int limit, uint8_t* qs, uint32_t* bit4) {
+        __m512i a = _mm512_cvttps_epi32(y[0]), b = _mm512_cvttps_epi32(y[1]);
+        if (limit > 0) {
+            a = _mm512_min_epi32(a, _mm512_set1_epi32(limit));
+            b = _mm512_min_epi32(b, _mm512_set1_epi32(limit));
+        }
+        const __m512i nibble = _mm512_set1_epi32(15);
+        const __m512i t = _mm512_or_si512(_mm512_and_si512(a, nibble),
+                                          _mm512_slli_epi32(_mm512_and_si512(b, nibble), 4));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(qs), _mm512_cvtepi32_epi8(t));
+        const __m512i sixteen = _mm512_set1_epi32(16);
+        *bit4 = static_cast<uint32_t>(_mm512_test_epi32_mask(a, sixteen)) |
+                static_cast<uint32_t>(_mm512_test_epi32_mask(b, sixteen)) << 16;
+    }
+    // x[i] lane k = src[16 * k + i] for i < 16, k < kWidth: kWidth rows of 16 floats transposed
+    // (as transpose_in<V, 16> with every lane used), by shuffles.
+    static void transpose16(const float* src, F* x) {
+        // Four rounds of interleaving row r with row r + 8 (a perfect shuffle) transpose 16 x 16.
+        const __m512i lo =
+            _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+        const __m512i hi =
+            _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+        F r[16], t[16];
+        for (int k = 0; k < 16; ++k) r[k] = _mm512_loadu_ps(src + 16 * k);
+        for (int round = 0; round < 4; ++round) {
+            for (int k = 0; k < 8; ++k) {
+                t[2 * k] = _mm512_permutex2var_ps(r[k], lo, r[k + 8]);
+                t[2 * k + 1] = _mm512_permutex2var_ps(r[k], hi, r[k + 8]);
+            }
+            for (int k = 0; k < 16; ++k) r[k] = t[k];
+        }
+        for (int i = 0; i < 16; ++i) x[i] = r[i];
+    }
+    template <bool kMin>
+    static F pick(F a, F b) {
+        return kMin ? _mm512_min_ps(a, b) : _mm512_max_ps(a, b);
+    }
+    // Per 128-bit chunk: [a, b, c, d] each reduced over the chunk's 4 lanes.
+    template <bool kMin>
+    static F reduce4(F a, F b, F c, F d) {
+        const F ab = pick<kMin>(_mm512_unpacklo_ps(a, b), _mm512_unpackhi_ps(a, b));
+        const F cd = pick<kMin>(_mm512_unpacklo_ps(c, d), _mm512_unpackhi_ps(c, d));
+        const __m512d abd = _mm512_castps_pd(ab), cdd = _mm512_castps_pd(cd);
+        return pick<kMin>(_mm512_castpd_ps(_mm512_unpacklo_pd(abd, cdd)),
+                          _mm512_castpd_ps(_mm512_unpackhi_pd(abd, cdd)));
+    }
+    // Chunks [p0 c0 op c1, p0 c2 op c3, p1 c0 op c1, p1 c2 op c3].
+    template <bool kMin>
+    static F reduce_chunks(F p0, F p1) {
+        return pick<kMin>(_mm512_shuffle_f32x4(p0, p1, _MM_SHUFFLE(2, 0, 2, 0)),
+                          _mm512_shuffle_f32x4(p0, p1, _MM_SHUFFLE(3, 1, 3, 1)));
+    }
+    template <bool kMin>
+    static F reduce_each(const F* v) {
+        const F p0 = reduce4<kMin>(v[0], v[1], v[2], v[3]);
+        const F p1 = reduce4<kMin>(v[4], v[5], v[6], v[7]);
+        const F p2 = reduce4<kMin>(v[8], v[9], v[10], v[11]);
+        const F p3 = reduce4<kMin>(v[12], v[13], v[14], v[15]);
+        return reduce_chunks<kMin>(reduce_chunks<kMin>(p0, p1), reduce_chunks<kMin>(p2, p3));
     }
     // Bytes (uint8_t)(int)v of nvec vectors, as C's float -> integer -> byte conversion: truncate
     // to int32, keep the low byte (vpmovdb truncates).

@@ -16,50 +16,78 @@ namespace {
 
 constexpr int kQ3KBlockBytes = 110;  // hmask[32], qs[64], scales[12], d
 
-// make_q3_quants(16, nmax, x, L, do_rmse = true): signed codes L = l + nmax (0 for an all-zero
-// group); up to 5 coordinate-descent tries, each lane updating its sums element by element in
-// order. A lane whose try changed nothing has stopped in ggml; another try leaves it unchanged.
-template <class V, int kN>
-typename V::F make_q3_lanes(const typename V::F* x, int nmax, typename V::F* L) {
+// make_q3_quants(16, nmax = 4, x, L, do_rmse = true), ggml's Q3_K ref search, on lanes: each lane
+// one 16-value sub-block, its codes l in [-4, 3] and its sums updated element by element in
+// ggml's order. Split in two so lanes do not wait for the slowest: the initial codes and the first
+// try for every sub-block (q3_first_try), then the later tries (up to 4, q3_more_tries) only for
+// the sub-blocks whose first try changed a code, gathered into full lanes. A try that changes
+// nothing ends ggml's loop; a further try of that unchanged state computes the same values and
+// changes nothing again, so a lane that stopped may keep running beside the others. Each
+// element's step is a chain of dependent operations through sumlx / suml2 (a division among
+// them), so kChains vectors of lanes run interleaved, element by element, and one chain's latency
+// is spent on the others' work.
+template <class V, int kChains>
+typename V::F q3_try(const typename V::F (*x)[16], typename V::F (*L)[16], typename V::F* sumlx,
+                     typename V::F* suml2, typename V::F* changed) {
     using F = typename V::F;
-    F max;
-    const F all_zero = largest_magnitude<V, kN>(x, &max);
-    const F lo = V::set1(static_cast<float>(-nmax)), hi = V::set1(static_cast<float>(nmax - 1));
-    const F iscale = V::div(V::set1(static_cast<float>(-nmax)), max);
-    F w[kN], wx[kN];
-    F sumlx = V::zero(), suml2 = V::zero();
-    for (int i = 0; i < kN; ++i) {
-        w[i] = V::mul(x[i], x[i]);
-        wx[i] = V::mul(w[i], x[i]);
-        L[i] = nearest_int_clamped<V>(V::mul(iscale, x[i]), lo, hi);
-        sumlx = V::add(sumlx, V::mul(wx[i], L[i]));
-        suml2 = V::add(suml2, V::mul(V::mul(w[i], L[i]), L[i]));
-    }
-    const F zero = V::zero();
-    for (int itry = 0; itry < 5; ++itry) {
-        F changed = V::zero();
-        for (int i = 0; i < kN; ++i) {
-            F slx = V::sub(sumlx, V::mul(wx[i], L[i]));
+    const F lo = V::set1(-4.f), hi = V::set1(3.f), zero = V::zero();
+    F any = V::zero();
+    for (int c = 0; c < kChains; ++c) changed[c] = V::zero();
+    for (int i = 0; i < 16; ++i) {
+        for (int c = 0; c < kChains; ++c) {
+            const F w = V::mul(x[c][i], x[c][i]), wx = V::mul(w, x[c][i]);
+            F slx = V::sub(sumlx[c], V::mul(wx, L[c][i]));
             const F positive = V::gt(slx, zero);
-            F sl2 = V::sub(suml2, V::mul(V::mul(w[i], L[i]), L[i]));
-            const F new_l = nearest_int_clamped<V>(V::div(V::mul(x[i], sl2), slx), lo, hi);
-            const F differs = V::zero_where(V::eq(new_l, L[i]), positive);
-            slx = V::add(slx, V::mul(wx[i], new_l));
-            sl2 = V::add(sl2, V::mul(V::mul(w[i], new_l), new_l));
+            F sl2 = V::sub(suml2[c], V::mul(V::mul(w, L[c][i]), L[c][i]));
+            const F new_l = nearest_int_clamped<V>(V::div(V::mul(x[c][i], sl2), slx), lo, hi);
+            const F differs = V::zero_where(V::eq(new_l, L[c][i]), positive);
+            slx = V::add(slx, V::mul(wx, new_l));
+            sl2 = V::add(sl2, V::mul(V::mul(w, new_l), new_l));
             const F better =
-                V::gt(V::mul(V::mul(slx, slx), suml2), V::mul(V::mul(sumlx, sumlx), sl2));
+                V::gt(V::mul(V::mul(slx, slx), suml2[c]), V::mul(V::mul(sumlx[c], sumlx[c]), sl2));
             const F take = V::and_(differs, V::and_(V::gt(sl2, zero), better));
-            L[i] = V::select(take, L[i], new_l);
-            sumlx = V::select(take, sumlx, slx);
-            suml2 = V::select(take, suml2, sl2);
-            changed = V::or_(changed, take);
+            L[c][i] = V::select(take, L[c][i], new_l);
+            sumlx[c] = V::select(take, sumlx[c], slx);
+            suml2[c] = V::select(take, suml2[c], sl2);
+            changed[c] = V::or_(changed[c], take);
         }
-        if (!V::any(changed)) break;
     }
-    const F offset = V::set1(static_cast<float>(nmax));
-    for (int i = 0; i < kN; ++i) L[i] = V::zero_where(all_zero, V::add(L[i], offset));
-    const F scale = V::select(V::gt(suml2, zero), zero, V::div(sumlx, suml2));
-    return V::zero_where(all_zero, scale);
+    for (int c = 0; c < kChains; ++c) any = V::or_(any, changed[c]);
+    return any;
+}
+
+// The initial codes and sums and the first try; all_zero: the lanes whose largest |x| is below
+// GROUP_MAX_EPS (ggml returns 0 and codes 0 for them at once; their lanes run and are masked
+// later). changed: the lanes the first try changed (all-zero lanes excluded).
+template <class V, int kChains>
+void q3_first_try(const typename V::F (*x)[16], typename V::F (*L)[16], typename V::F* sumlx,
+                  typename V::F* suml2, typename V::F* all_zero, typename V::F* changed) {
+    using F = typename V::F;
+    const F lo = V::set1(-4.f), hi = V::set1(3.f);
+    for (int c = 0; c < kChains; ++c) {
+        F max;
+        all_zero[c] = largest_magnitude<V, 16>(x[c], &max);
+        const F iscale = V::div(V::set1(-4.f), max);  // -nmax / max
+        sumlx[c] = V::zero();
+        suml2[c] = V::zero();
+        for (int i = 0; i < 16; ++i) {
+            const F w = V::mul(x[c][i], x[c][i]);
+            L[c][i] = nearest_int_clamped<V>(V::mul(iscale, x[c][i]), lo, hi);
+            sumlx[c] = V::add(sumlx[c], V::mul(V::mul(w, x[c][i]), L[c][i]));
+            suml2[c] = V::add(suml2[c], V::mul(V::mul(w, L[c][i]), L[c][i]));
+        }
+    }
+    q3_try<V, kChains>(x, L, sumlx, suml2, changed);
+    for (int c = 0; c < kChains; ++c) changed[c] = V::zero_where(all_zero[c], changed[c]);
+}
+
+// Tries 2 to 5, until a try changes no lane.
+template <class V, int kChains>
+void q3_more_tries(const typename V::F (*x)[16], typename V::F (*L)[16], typename V::F* sumlx,
+                   typename V::F* suml2) {
+    typename V::F changed[kChains];
+    for (int itry = 1; itry < 5; ++itry)
+        if (!V::any(q3_try<V, kChains>(x, L, sumlx, suml2, changed))) break;
 }
 
 // The 6-bit scale l (0..63) of sub-block j into Q3_K's scales[12].
@@ -76,6 +104,21 @@ inline int q3_k_unpack_scale(int j, const uint8_t* scales) {
     int8_t sc = static_cast<int8_t>(j < 8 ? scales[j] & 0xF : scales[j - 8] >> 4);
     sc = static_cast<int8_t>((sc | (((scales[8 + j % 4] >> (2 * (j / 4))) & 3) << 4)) - 32);
     return sc;
+}
+
+// out[16 * s + i] = in[16 * i + s]: four rounds of interleaving row r with row r + 8 (SSE2).
+inline void transpose_16x16_bytes(const uint8_t* in, uint8_t* out) {
+    __m128i r[16], t[16];
+    for (int i = 0; i < 16; ++i)
+        r[i] = _mm_load_si128(reinterpret_cast<const __m128i*>(in + 16 * i));
+    for (int round = 0; round < 4; ++round) {
+        for (int i = 0; i < 8; ++i) {
+            t[2 * i] = _mm_unpacklo_epi8(r[i], r[i + 8]);
+            t[2 * i + 1] = _mm_unpackhi_epi8(r[i], r[i + 8]);
+        }
+        for (int i = 0; i < 16; ++i) r[i] = t[i];
+    }
+    for (int i = 0; i < 16; ++i) _mm_store_si128(reinterpret_cast<__m128i*>(out + 16 * i), r[i]);
 }
 
 // Codes 0..7: the high bit of code j goes to bit j/32 of hmask[j%32] (the block is zeroed), the
@@ -98,20 +141,22 @@ inline void q3_k_pack_codes(uint8_t* L, uint8_t* block) {
     pack_2bit_codes(L, block + 32);
 }
 
+// The rest of a super-block once its 16 sub-blocks' searches are done (xt, Lt: its kGroups lane
+// groups; scales: the 16 sub-block scales; sw: their weight sums, imatrix path only).
+template <class V>
+void q3_k_finish(const typename V::F (*xt)[16], typename V::F (*Lt)[16], const float* scales,
+                 const float* sw, bool imatrix, uint8_t* block);
+
 template <class V>
 void q3_k_super_block(const float* x, const float* imatrix, float sum_x2, uint8_t* block) {
     using F = typename V::F;
     constexpr int W = V::kWidth;
     constexpr int kGroups = 16 / W;
     F xt[kGroups][16], Lt[kGroups][16];
-    alignas(32) float scales[16], sw[16];
+    alignas(64) float scales[16], sw[16];
     const F sigma2 = V::set1(2 * sum_x2 / 256);
     for (int g = 0; g < kGroups; ++g) {
         transpose_in<V, 16>(x + 16 * W * g, W, xt[g]);
-        if (!imatrix) {
-            V::store(scales + W * g, make_q3_lanes<V, 16>(xt[g], 4, Lt[g]));
-            continue;
-        }
         F qw[16], w[16];
         transpose_in<V, 16>(imatrix + 16 * W * g, W, qw);
         F sumw = V::zero();
@@ -122,6 +167,15 @@ void q3_k_super_block(const float* x, const float* imatrix, float sum_x2, uint8_
         V::store(sw + W * g, sumw);
         V::store(scales + W * g, make_qx_lanes<V, 16>(xt[g], w, 4, Lt[g]));
     }
+    q3_k_finish<V>(xt, Lt, scales, sw, imatrix != nullptr, block);
+}
+
+template <class V>
+void q3_k_finish(const typename V::F (*xt)[16], typename V::F (*Lt)[16], const float* scales,
+                 const float* sw, bool imatrix, uint8_t* block) {
+    using F = typename V::F;
+    constexpr int W = V::kWidth;
+    constexpr int kGroups = 16 / W;
     std::memset(block, 0, kQ3KBlockBytes);
     uint8_t* packed_scales = block + 96;
     if (!imatrix) {
@@ -156,22 +210,157 @@ void q3_k_super_block(const float* x, const float* imatrix, float sum_x2, uint8_
         store_half(block + 108, d_lanes[0]);
     }
     const float d = load_half(block + 108);
-    alignas(32) uint8_t L[256];
+    alignas(64) uint8_t rows[256];  // rows[16 * i + s]: code i of sub-block s
     for (int g = 0; g < kGroups; ++g) {
-        alignas(32) float d_lane[W];
+        alignas(64) float d_lane[W];
         for (int k = 0; k < W; ++k)
             d_lane[k] = d * static_cast<float>(q3_k_unpack_scale(W * g + k, packed_scales));
         requantize_symmetric<V, 16>(xt[g], V::load(d_lane), -4.f, 3.f, 4.f, Lt[g]);
-        transpose_codes_out<V, 16>(Lt[g], W, L + 16 * W * g);
+        alignas(64) uint8_t bytes[16 * W];  // (uint8_t)(int)L, bytes[W * i + k]
+        V::store_bytes(bytes, Lt[g], 16);
+        for (int i = 0; i < 16; ++i) std::memcpy(rows + 16 * i + W * g, bytes + W * i, W);
     }
+    alignas(32) uint8_t L[256];
+    transpose_16x16_bytes(rows, L);
     q3_k_pack_codes(L, block);
+}
+
+// The sub-block searches of up to kQ3KBatch super-blocks of ggml's ref path, one lane per
+// sub-block: codes and sums kept transposed in memory (chain c = 16 / W * super-block + group:
+// lane k of vector i holds element i of sub-block W * c + k); the values are read from the source.
+constexpr int kQ3KBatch = 16;
+
+template <class V>
+struct Q3KRefBatch {
+    static constexpr int W = V::kWidth;
+    static constexpr int kChains = 16 * kQ3KBatch / W;
+    alignas(64) float L[kChains][16][W];
+    alignas(64) float sumlx[kChains][W], suml2[kChains][W], all_zero[kChains][W];
+    alignas(64) float changed[kChains][W];
+};
+
+// Chains c0 .. c0 + kC - 1 of the batch: transposed in, initial pass and first try, stored.
+template <class V, int kC>
+void q3_k_first_tries(const float* src, Q3KRefBatch<V>& b, int c0) {
+    using F = typename V::F;
+    constexpr int W = V::kWidth;
+    F xt[kC][16], Lt[kC][16], sx[kC], s2[kC], az[kC], ch[kC];
+    for (int c = 0; c < kC; ++c) V::transpose16(src + 16 * W * (c0 + c), xt[c]);
+    q3_first_try<V, kC>(xt, Lt, sx, s2, az, ch);
+    for (int c = 0; c < kC; ++c) {
+        for (int i = 0; i < 16; ++i) {
+            V::store(b.L[c0 + c][i], Lt[c][i]);
+        }
+        V::store(b.sumlx[c0 + c], sx[c]);
+        V::store(b.suml2[c0 + c], s2[c]);
+        V::store(b.all_zero[c0 + c], az[c]);
+        V::store(b.changed[c0 + c], ch[c]);
+    }
+}
+
+// Four chains of lanes per step on the later tries.
+constexpr int kQ3KMoreChains = 4;
+
+// The sub-blocks whose first try changed a code, gathered kQ3KMoreChains * W at a time into
+// lanes (unused lanes hold zeros: slx = 0 is not positive, so they never change), tries 2..5,
+// and scattered back.
+template <class V>
+void q3_k_later_tries(const float* src, Q3KRefBatch<V>& b, int nchains) {
+    using F = typename V::F;
+    constexpr int W = V::kWidth;
+    constexpr int kC = kQ3KMoreChains;
+    int pending[16 * kQ3KBatch];
+    int npending = 0;
+    for (int c = 0; c < nchains; ++c)
+        for (int k = 0; k < W; ++k)
+            if (b.changed[c][k] != 0.f) pending[npending++] = c * W + k;  // all-ones: a NaN
+    for (int p0 = 0; p0 < npending; p0 += kC * W) {
+        const int n = npending - p0 < kC * W ? npending - p0 : kC * W;
+        alignas(64) float x[kC][16][W], L[kC][16][W], sx[kC][W], s2[kC][W];
+        for (int s = n; s < kC * W; ++s) {  // unused lanes: zeros
+            for (int i = 0; i < 16; ++i) x[s / W][i][s % W] = L[s / W][i][s % W] = 0.f;
+            sx[s / W][s % W] = s2[s / W][s % W] = 0.f;
+        }
+        for (int s = 0; s < n; ++s) {
+            const int c = pending[p0 + s] / W, k = pending[p0 + s] % W;
+            for (int i = 0; i < 16; ++i) {
+                x[s / W][i][s % W] = src[16 * (W * c + k) + i];
+                L[s / W][i][s % W] = b.L[c][i][k];
+            }
+            sx[s / W][s % W] = b.sumlx[c][k];
+            s2[s / W][s % W] = b.suml2[c][k];
+        }
+        F xt[kC][16], Lt[kC][16], sumlx[kC], suml2[kC];
+        for (int c = 0; c < kC; ++c) {
+            for (int i = 0; i < 16; ++i) {
+                xt[c][i] = V::load(x[c][i]);
+                Lt[c][i] = V::load(L[c][i]);
+            }
+            sumlx[c] = V::load(sx[c]);
+            suml2[c] = V::load(s2[c]);
+        }
+        q3_more_tries<V, kC>(xt, Lt, sumlx, suml2);
+        for (int c = 0; c < kC; ++c) {
+            for (int i = 0; i < 16; ++i) V::store(L[c][i], Lt[c][i]);
+            V::store(sx[c], sumlx[c]);
+            V::store(s2[c], suml2[c]);
+        }
+        for (int s = 0; s < n; ++s) {
+            const int c = pending[p0 + s] / W, k = pending[p0 + s] % W;
+            for (int i = 0; i < 16; ++i) b.L[c][i][k] = L[s / W][i][s % W];
+            b.sumlx[c][k] = sx[s / W][s % W];
+            b.suml2[c][k] = s2[s / W][s % W];
+        }
+    }
+}
+
+// quantize_row_q3_K_ref on nsuper (<= kQ3KBatch) consecutive super-blocks.
+template <class V>
+void q3_k_ref_batch(const float* src, uint8_t* out, int nsuper, Q3KRefBatch<V>& b) {
+    using F = typename V::F;
+    constexpr int W = V::kWidth;
+    constexpr int kGroups = 16 / W;
+    const int nchains = nsuper * kGroups;
+    int c = 0;
+    for (; c + kQ3KMoreChains <= nchains; c += kQ3KMoreChains)
+        q3_k_first_tries<V, kQ3KMoreChains>(src, b, c);
+    for (; c < nchains; c += kGroups) q3_k_first_tries<V, kGroups>(src, b, c);
+    q3_k_later_tries<V>(src, b, nchains);
+    const F zero = V::zero(), offset = V::set1(4.f);
+    for (int s = 0; s < nsuper; ++s) {
+        F xt[kGroups][16], Lt[kGroups][16];
+        alignas(64) float scales[16];
+        for (int g = 0; g < kGroups; ++g) {
+            const int ch = kGroups * s + g;
+            const F az = V::load(b.all_zero[ch]);
+            V::transpose16(src + 16 * W * ch, xt[g]);
+            for (int i = 0; i < 16; ++i) {
+                Lt[g][i] = V::zero_where(az, V::add(V::load(b.L[ch][i]), offset));  // L + nmax
+            }
+            const F sx = V::load(b.sumlx[ch]), s2 = V::load(b.suml2[ch]);
+            // suml2 > 0 ? sumlx / suml2 : 0; 0 for an all-zero group
+            V::store(scales + W * g,
+                     V::zero_where(az, V::select(V::gt(s2, zero), zero, V::div(sx, s2))));
+        }
+        q3_k_finish<V>(xt, Lt, scales, nullptr, false, out + kQ3KBlockBytes * s);
+    }
 }
 
 template <class V>
 void q3_k_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
                const float* imatrix) {
-    for_each_super_block<V, SuperBlock<kQ3KBlockBytes, q3_k_super_block<V>>>(src, dst, nrows,
-                                                                             n_per_row, imatrix);
+    if (imatrix) {
+        for_each_super_block<V, SuperBlock<kQ3KBlockBytes, q3_k_super_block<V>>>(
+            src, dst, nrows, n_per_row, imatrix);
+        return;
+    }
+    // ggml's ref path runs the super-blocks of all rows back to back.
+    const int64_t total = nrows * (n_per_row / 256);
+    Q3KRefBatch<V> batch;
+    for (int64_t b = 0; b < total; b += kQ3KBatch) {
+        const int n = static_cast<int>(total - b < kQ3KBatch ? total - b : kQ3KBatch);
+        q3_k_ref_batch<V>(src + 256 * b, dst + kQ3KBlockBytes * b, n, batch);
+    }
 }
 
 }  // namespace

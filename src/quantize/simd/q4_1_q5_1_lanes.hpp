@@ -32,23 +32,22 @@ struct AffineSearch {
 
 struct Q41 : AffineSearch<15> {
     static constexpr int kBlockBytes = 20;  // d, m, qs[16]
-    static constexpr bool kRefClamp =
-        true;  // MIN(15, (int8_t)(x0 + 0.5f)); Q5_1: (uint8_t)(x0 + 0.5f)
+    // y = (x - min)*id + 0.5f per element: MIN(15, (int8_t)y) (Q5_1: (uint8_t)y) in nibbles.
     template <class V>
-    static void pack_ref(const typename V::F* codes, uint8_t* block) {
-        q4_0_pack<V>(codes, block + 4);
+    static void pack_ref(const typename V::F* y, uint8_t* block) {
+        uint32_t bit4;
+        V::store_nibbles(y, 15, block + 4, &bit4);
     }
     static void pack(const uint8_t* codes, uint8_t* block) { q4_pack_codes(codes, block + 4); }
 };
 
 struct Q51 : AffineSearch<31> {
     static constexpr int kBlockBytes = 24;  // d, m, qh[4], qs[16]
-    static constexpr bool kRefClamp = false;
     template <class V>
-    static void pack_ref(const typename V::F* codes, uint8_t* block) {
-        alignas(32) uint8_t bytes[32];
-        codes_to_bytes<V>(codes, bytes);
-        pack(bytes, block);
+    static void pack_ref(const typename V::F* y, uint8_t* block) {
+        uint32_t qh;
+        V::store_nibbles(y, 0, block + 8, &qh);
+        for (int k = 0; k < 4; ++k) block[4 + k] = static_cast<uint8_t>(qh >> (8 * k));
     }
     static void pack(const uint8_t* codes, uint8_t* block) {
         q5_pack_codes(codes, block + 4, block + 8);
@@ -67,34 +66,109 @@ float first_equal(const typename V::F* v, const float* x, float value) {
     return value;
 }
 
+// ggml's own scan of one block: the strict `<` / `>` keep the first of equal values and skip a NaN.
+inline void block_min_max(const float* x, float* min, float* max) {
+    float lo = FLT_MAX, hi = -FLT_MAX;
+    for (int j = 0; j < 32; ++j) {
+        if (x[j] < lo) lo = x[j];
+        if (x[j] > hi) hi = x[j];
+    }
+    *min = lo;
+    *max = hi;
+}
+
+// The codes of one block from its min and 1/d: (x - min)*id + 0.5f, truncated; Q4_1 takes
+// MIN(15, ...), Q5_1 keeps the low byte (a NaN's code is 0 in both, as in the scalar kernels).
+template <class V, class T>
+void qx_1_ref_codes(const float* x, float min, float id, uint8_t* block) {
+    using F = typename V::F;
+    constexpr int kVecs = 32 / V::kWidth;
+    const F idv = V::set1(id), minv = V::set1(min), half = V::set1(0.5f);
+    F y[kVecs];
+    for (int j = 0; j < kVecs; ++j)
+        y[j] = V::add(V::mul(V::sub(V::loadu(x + V::kWidth * j), minv), idv), half);
+    T::template pack_ref<V>(y, block);
+}
+
+// One block alone (a row's last blocks when fewer than a lane width remain).
+template <class V, class T>
+void qx_1_ref_block(const float* x, uint8_t* block) {
+    using F = typename V::F;
+    constexpr int kVecs = 32 / V::kWidth;
+    F v[kVecs];
+    F min_lanes = V::set1(FLT_MAX), max_lanes = V::set1(-FLT_MAX);
+    for (int j = 0; j < kVecs; ++j) {
+        v[j] = V::loadu(x + V::kWidth * j);
+        min_lanes = V::min(v[j], min_lanes);  // if (v < min) min = v: a NaN is skipped
+        max_lanes = V::max(v[j], max_lanes);
+    }
+    const float min = first_equal<V>(v, x, V::hmin(min_lanes));
+    const float max = first_equal<V>(v, x, V::hmax(max_lanes));
+    const float d = (max - min) / static_cast<float>(T::kNmax);
+    const float id = d ? 1.0f / d : 0.0f;
+    store_half(block, d);
+    store_half(block + 2, min);
+    qx_1_ref_codes<V, T>(x, min, id, block);
+}
+
+// kWidth consecutive blocks at once: each block's min and max over its 32 values as one vector
+// (the accumulator second, so a NaN is skipped as ggml's strict scan skips it), the vectors
+// reduced across their lanes by one transposing reduction (lane k: block k), and d, id and the
+// two fp16 values computed for all blocks in lanes, with ggml's operations per block. A block
+// whose min or max is a zero takes ggml's scan (the first of +0 / -0 is kept, and fp16 tells them
+// apart).
+template <class V, class T>
+void qx_1_ref_group(const float* src, uint8_t* dst) {
+    using F = typename V::F;
+    constexpr int kW = V::kWidth;
+    constexpr int kVecs = 32 / kW;
+    F mins[kW], maxs[kW];
+    for (int k = 0; k < kW; ++k) {
+        F lo = V::set1(FLT_MAX), hi = V::set1(-FLT_MAX);
+        for (int j = 0; j < kVecs; ++j) {
+            const F v = V::loadu(src + 32 * k + kW * j);
+            lo = V::min(v, lo);
+            hi = V::max(v, hi);
+        }
+        mins[k] = lo;
+        maxs[k] = hi;
+    }
+    F minv = V::hmin_each(mins), maxv = V::hmax_each(maxs);
+    const F zero = V::zero();
+    alignas(64) float min_of[kW], max_of[kW], id_of[kW];
+    if (V::any(V::or_(V::eq(minv, zero), V::eq(maxv, zero)))) {
+        V::store(min_of, minv);
+        V::store(max_of, maxv);
+        for (int k = 0; k < kW; ++k)
+            if (min_of[k] == 0.f || max_of[k] == 0.f)
+                block_min_max(src + 32 * k, &min_of[k], &max_of[k]);
+        minv = V::load(min_of);
+        maxv = V::load(max_of);
+    }
+    const F d = V::div(V::sub(maxv, minv), V::set1(static_cast<float>(T::kNmax)));
+    const F id = V::select(V::eq(d, zero), V::div(V::set1(1.0f), d), zero);  // d ? 1/d : 0
+    alignas(64) uint16_t d_half[kW], min_half[kW];
+    V::store_halves(d_half, d);
+    V::store_halves(min_half, minv);
+    V::store(min_of, minv);
+    V::store(id_of, id);
+    for (int k = 0; k < kW; ++k) {
+        uint8_t* block = dst + T::kBlockBytes * k;
+        block[0] = static_cast<uint8_t>(d_half[k] & 0xff);
+        block[1] = static_cast<uint8_t>(d_half[k] >> 8);
+        block[2] = static_cast<uint8_t>(min_half[k] & 0xff);
+        block[3] = static_cast<uint8_t>(min_half[k] >> 8);
+        qx_1_ref_codes<V, T>(src + 32 * k, min_of[k], id_of[k], block);
+    }
+}
+
 // quantize_row_q4_1_ref / quantize_row_q5_1_ref (T = Q41 / Q51).
 template <class V, class T>
 void qx_1_ref_rows(const float* src, uint8_t* dst, int64_t nblocks) {
-    using F = typename V::F;
-    constexpr int kVecs = 32 / V::kWidth;
-    for (int64_t b = 0; b < nblocks; ++b) {
-        const float* x = src + 32 * b;
-        uint8_t* block = dst + T::kBlockBytes * b;
-        F v[kVecs];
-        F min_lanes = V::set1(FLT_MAX), max_lanes = V::set1(-FLT_MAX);
-        for (int j = 0; j < kVecs; ++j) {
-            v[j] = V::loadu(x + V::kWidth * j);
-            min_lanes = V::min(v[j], min_lanes);  // if (v < min) min = v: a NaN is skipped
-            max_lanes = V::max(v[j], max_lanes);
-        }
-        const float min = first_equal<V>(v, x, V::hmin(min_lanes));
-        const float max = first_equal<V>(v, x, V::hmax(max_lanes));
-        const float d = (max - min) / static_cast<float>(T::kNmax);
-        const float id = d ? 1.0f / d : 0.0f;
-        store_half(block, d);
-        store_half(block + 2, min);
-        const F idv = V::set1(id), minv = V::set1(min), half = V::set1(0.5f), top = V::set1(15.f);
-        for (int j = 0; j < kVecs; ++j) {
-            v[j] = V::trunc_to_int(V::add(V::mul(V::sub(v[j], minv), idv), half));
-            if (T::kRefClamp) v[j] = V::min(v[j], top);
-        }
-        T::template pack_ref<V>(v, block);
-    }
+    int64_t b = 0;
+    for (; b + V::kWidth <= nblocks; b += V::kWidth)
+        qx_1_ref_group<V, T>(src + 32 * b, dst + T::kBlockBytes * b);
+    for (; b < nblocks; ++b) qx_1_ref_block<V, T>(src + 32 * b, dst + T::kBlockBytes * b);
 }
 
 // quantize_q4_0 / quantize_q5_0 / quantize_q4_1 / quantize_q5_1 (T = Q40 / Q50 / Q41 / Q51): the

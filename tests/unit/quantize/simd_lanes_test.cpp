@@ -6,9 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -183,7 +186,9 @@ INSTANTIATE_TEST_SUITE_P(Lanes, LaneKernelVsGgml, testing::ValuesIn(lane_cases()
 
 // Infinities and blocks so small that 1/amax overflows: the TQ1_0/TQ2_0/Q1_0/Q2_0/NVFP4 lanes
 // take v = x * (1/amax) = +-inf or NaN (0 * inf) there, where ggml's lroundf / (int)roundf give
-// x86's out-of-range integer. Probed for those types (the other types' rows hold no infinities).
+// x86's out-of-range integer. Probed for those types, for MXFP4 (an infinite amax, whose exponent
+// and codes take ggml's own search) and for Q5_1's ref path (d = inf or NaN in fp16, codes of
+// (x - min) * 0 = NaN; Q4_1's (int8_t) of a NaN code is undefined, as in NanRowsMatchGgml).
 class LaneKernelInfVsGgml : public LaneKernelVsGgml {};
 
 TEST_P(LaneKernelInfVsGgml, InfAndTinyRowsMatchGgml) {
@@ -207,12 +212,99 @@ std::vector<LaneCase> inf_lane_cases() {
     std::vector<LaneCase> cases;
     for (const LaneCase& c : lane_cases())
         if (c.type == GgmlType::TQ1_0 || c.type == GgmlType::TQ2_0 || c.type == GgmlType::Q1_0 ||
-            c.type == GgmlType::Q2_0 || c.type == GgmlType::NVFP4)
+            c.type == GgmlType::Q2_0 || c.type == GgmlType::NVFP4 || c.type == GgmlType::MXFP4 ||
+            (c.type == GgmlType::Q5_1 && !c.imatrix))
             cases.push_back(c);
     return cases;
 }
 
 INSTANTIATE_TEST_SUITE_P(Lanes, LaneKernelInfVsGgml, testing::ValuesIn(inf_lane_cases()),
+                         case_name);
+
+// MXFP4's exponent floor(log2f(amax)) near every power of two: one block per amax, for every
+// binade of normal floats the 64 floats at each end of it and the 128 floats around each edge
+// of the lanes' 4096-float guard bands (inside them the exponent is libm's; outside it is read
+// from the bits), plus subnormal amaxes. The block's other values sit on the midpoints between
+// neighbouring grid magnitudes (m_i + m_{i+1}) / 2 * 2^(E-3) and one float either side, both
+// signs, where ggml's first-wins search must keep the lower entry on a tie.
+class LaneKernelMxfp4VsGgml : public LaneKernelVsGgml {};
+
+std::vector<float> mxfp4_power_of_two_blocks() {
+    constexpr uint32_t kGuard = 4096;
+    std::vector<uint32_t> amax_bits;
+    for (uint32_t field = 1; field <= 254; ++field)
+        for (uint32_t m = 0; m < 64; ++m) {
+            for (uint32_t mantissa : {m, kGuard - 64 + m, kGuard + m, 0x7fffffu - kGuard - 63 + m,
+                                      0x7fffffu - kGuard + 1 + m, 0x7fffffu - 63 + m})
+                amax_bits.push_back(field << 23 | mantissa);
+        }
+    for (uint32_t m = 1; m < 0x800000u; m = m * 3 + 1) amax_bits.push_back(m);  // subnormals
+    while (amax_bits.size() % 128) amax_bits.push_back(0x3f800000u);  // whole 4096-value rows
+    constexpr float kMid[7] = {0.5f, 1.5f, 2.5f, 3.5f, 5.f, 7.f, 10.f};
+    std::vector<float> values;
+    values.reserve(amax_bits.size() * 32);
+    for (size_t b = 0; b < amax_bits.size(); ++b) {
+        float amax;
+        std::memcpy(&amax, &amax_bits[b], sizeof amax);
+        const float d = std::ldexp(1.f, std::ilogb(amax) - 3);
+        for (int j = 0; j < 32; ++j) {
+            if (j == static_cast<int>(b % 32)) {
+                values.push_back(b % 3 ? amax : -amax);
+                continue;
+            }
+            float v = kMid[j % 7] * d;
+            const int nudge = (j / 7) % 3;
+            if (nudge == 0) v = std::nextafter(v, 0.f);
+            if (nudge == 2) v = std::nextafter(v, std::numeric_limits<float>::infinity());
+            if (!(v < amax)) v = 7.f * d;
+            values.push_back(j % 2 ? -v : v);
+        }
+    }
+    return values;
+}
+
+TEST_P(LaneKernelMxfp4VsGgml, AmaxNearPowersOfTwoMatchGgml) {
+    const int64_t width = 4096;
+    const auto values = mxfp4_power_of_two_blocks();
+    const auto im = test::importance_matrix(width, 17);
+    expect_same_bytes("blocks whose amax is near a power of two", values, width,
+                      GetParam().imatrix ? im.data() : nullptr);
+}
+
+std::vector<LaneCase> mxfp4_lane_cases() {
+    std::vector<LaneCase> cases;
+    for (const LaneCase& c : lane_cases())
+        if (c.type == GgmlType::MXFP4) cases.push_back(c);
+    return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Lanes, LaneKernelMxfp4VsGgml, testing::ValuesIn(mxfp4_lane_cases()),
+                         case_name);
+
+// Q3_K's ref search runs its later coordinate-descent tries only for the sub-blocks whose first
+// try changed a code, gathered into full lanes per batch of 16 super-blocks. Uniform values make
+// about 30% of sub-blocks change (checkpoint-like rows about 15%), so a batch holds more of them
+// than one gathering of 4 x 16 lanes takes.
+class LaneKernelQ3KVsGgml : public LaneKernelVsGgml {};
+
+TEST_P(LaneKernelQ3KVsGgml, ManyLaterTriesMatchGgml) {
+    const int64_t width = 4096;
+    std::mt19937 rng(23);
+    std::uniform_real_distribution<float> uniform(-1.f, 1.f);
+    std::vector<float> values(4 * width);
+    for (float& v : values) v = uniform(rng);
+    const auto im = test::importance_matrix(width, 19);
+    expect_same_bytes("uniform rows", values, width, GetParam().imatrix ? im.data() : nullptr);
+}
+
+std::vector<LaneCase> q3_k_lane_cases() {
+    std::vector<LaneCase> cases;
+    for (const LaneCase& c : lane_cases())
+        if (c.type == GgmlType::Q3_K) cases.push_back(c);
+    return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Lanes, LaneKernelQ3KVsGgml, testing::ValuesIn(q3_k_lane_cases()),
                          case_name);
 
 TEST(LaneKernels, DeclineWhatTheyDoNotCover) {

@@ -96,6 +96,17 @@ inline std::vector<AdversarialRow> adversarial_rows(int64_t width) {
         [](size_t i) { return i % 3 == 0 ? -0.f : (i % 3 == 1 ? 0.f : 0.5f); });
     add("signed zeros, +0 first",
         [](size_t i) { return i % 3 == 0 ? 0.f : (i % 3 == 1 ? -0.f : -0.5f); });
+    // Per 32-value block: a zero of each sign at places that move from block to block, the
+    // block's other values all positive (even blocks: the min is a zero) or all negative (odd
+    // blocks: the max is); ggml keeps the first of the two zeros.
+    add("signed zeros moving within blocks", [](size_t i) {
+        const size_t b = i / 32, j = i % 32;
+        const bool minus_first = b % 4 < 2;
+        if (j == b % 32) return minus_first ? -0.f : 0.f;
+        if (j == (b * 7 + 3) % 32 && b % 32 != (b * 7 + 3) % 32) return minus_first ? 0.f : -0.f;
+        const float v = 0.25f + 0.1f * static_cast<float>(j % 5);
+        return b % 2 ? -v : v;
+    });
     add("two levels", [](size_t i) { return i % 5 ? 1.f : 0.f; });
     add("sparse", [&](size_t i) { return i % 17 == 0 ? normal(rng) : 0.f; });
     add("fp16 limits",
