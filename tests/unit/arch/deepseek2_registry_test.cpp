@@ -399,7 +399,9 @@ TEST(Deepseek2Registry, Glm47FlashKeepsTheMtpLayer) {
     input.config = &none;
     for (const GgufKV& entry : build_model_metadata(input)) {
         EXPECT_NE(entry.key, "deepseek2.nextn_predict_layers");
-        if (entry.key == "deepseek2.block_count") EXPECT_EQ(entry.value.as_u32(), 3u);
+        if (entry.key == "deepseek2.block_count") {
+            EXPECT_EQ(entry.value.as_u32(), 3u);
+        }
     }
     // DeepSeek-V3's own num_nextn_predict_layers is not read: its MTP layer is dropped.
     EXPECT_EQ(ds_config().nextn_layers, 0u);

@@ -208,10 +208,18 @@ TEST(Glm4MoeRegistry, KvsInTheConvertersOrder) {
     for (const GgufKV& entry : build_model_metadata(input)) {
         if (!entry.key.starts_with("glm4moe.")) continue;
         keys.push_back(entry.key.substr(8));
-        if (entry.key == "glm4moe.rope.dimension_count") EXPECT_EQ(entry.value.as_u32(), 16u);
-        if (entry.key == "glm4moe.block_count") EXPECT_EQ(entry.value.as_u32(), 3u);
-        if (entry.key == "glm4moe.nextn_predict_layers") EXPECT_EQ(entry.value.as_u32(), 0u);
-        if (entry.key == "glm4moe.expert_gating_func") EXPECT_EQ(entry.value.as_u32(), 2u);
+        if (entry.key == "glm4moe.rope.dimension_count") {
+            EXPECT_EQ(entry.value.as_u32(), 16u);
+        }
+        if (entry.key == "glm4moe.block_count") {
+            EXPECT_EQ(entry.value.as_u32(), 3u);
+        }
+        if (entry.key == "glm4moe.nextn_predict_layers") {
+            EXPECT_EQ(entry.value.as_u32(), 0u);
+        }
+        if (entry.key == "glm4moe.expert_gating_func") {
+            EXPECT_EQ(entry.value.as_u32(), 2u);
+        }
     }
     ASSERT_EQ(keys.size(), want.size());
     EXPECT_EQ(keys[12], "expert_gating_func");

@@ -309,8 +309,9 @@ TEST(NemotronHMoeRegistry, LatentMoe) {
     for (const GgufKV& kv : build_model_metadata(input))
         if (kv.key.starts_with("nemotron_h_moe.")) {
             last = kv.key;
-            if (kv.key == "nemotron_h_moe.moe_latent_size")
+            if (kv.key == "nemotron_h_moe.moe_latent_size") {
                 EXPECT_EQ(kv.value.type, GgufType::UINT32);
+            }
         }
     EXPECT_EQ(last, "nemotron_h_moe.moe_latent_size");
     EXPECT_THROW(nh_moe_config(R"(, "moe_latent_size": 0)"), Error);
@@ -353,7 +354,9 @@ TEST(NemotronHMoeRegistry, MtpFold) {
         // Back from GGUF: the checkpoint's own spelling (the experts as their pattern).
         const auto back = resolve_gguf(*moe, gguf, 6);
         ASSERT_TRUE(back.has_value()) << gguf;
-        if (back->spec->hf.find("{e}") == std::string_view::npos) EXPECT_EQ(back->hf_name, hf);
+        if (back->spec->hf.find("{e}") == std::string_view::npos) {
+            EXPECT_EQ(back->hf_name, hf);
+        }
     }
     EXPECT_EQ(resolve_gguf(*moe, "blk.6.ffn_up_exps.weight", 6)->hf_name,
               "mtp.layers.1.mixer.experts.{e}.up_proj.weight");
@@ -372,12 +375,15 @@ TEST(NemotronHMoeRegistry, MtpFold) {
         last = kv.key;
         std::vector<int64_t> values;
         for (const auto& item : kv.value.array) values.push_back(std::get<int64_t>(item));
-        if (kv.key == "nemotron_h_moe.feed_forward_length")
+        if (kv.key == "nemotron_h_moe.feed_forward_length") {
             EXPECT_EQ(values, (std::vector<int64_t>{0, 32, 0, 0, 32, 0, 32}));
-        if (kv.key == "nemotron_h_moe.attention.head_count_kv")
+        }
+        if (kv.key == "nemotron_h_moe.attention.head_count_kv") {
             EXPECT_EQ(values, (std::vector<int64_t>{0, 0, 0, 2, 0, 0, 2}));
-        if (kv.key == "nemotron_h_moe.block_count")
+        }
+        if (kv.key == "nemotron_h_moe.block_count") {
             EXPECT_EQ(std::get<uint64_t>(kv.value.scalar), 7u);
+        }
     }
     EXPECT_EQ(last, "nemotron_h_moe.nextn_predict_layers");
 }
