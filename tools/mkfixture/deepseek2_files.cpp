@@ -341,9 +341,7 @@ std::string write_deepseek2_fixture(const std::filesystem::path& out_dir,
         PrequantOptions pq;  // GPTQModel's / AutoAWQ's defaults: 4 bits, groups of 32 (AWQ asym)
         pq.format = o.format;
         pq.sym = o.format == "gptq";
-        check_prequant_options(pq, &plan);
-        add_prequant_quantization(out_dir, pq);
-        write_prequant_model_files(out_dir, plan, 1, o.seed, pq);
+        write_prequant_fixture(out_dir, plan, o.seed, pq);
     } else if (o.format == "modelopt-nvfp4" || o.format == "ct-nvfp4") {
         NvidiaFp4Options nv;
         nv.format = o.format;
@@ -379,9 +377,7 @@ std::string write_deepseek2_fixture(const std::filesystem::path& out_dir,
         pq.format = o.format;
         pq.sym = true;
         pq.scale_dtype = "bf16";
-        check_prequant_options(pq, &plan);
-        add_prequant_quantization(out_dir, pq);
-        write_prequant_model_files(out_dir, plan, 1, o.seed, pq);
+        write_prequant_fixture(out_dir, plan, o.seed, pq);
     } else if (o.format == "mlx") {
         write_mlx_model_files(out_dir, plan, 1, o.seed, MlxOptions{});
         add_mlx_quantization(out_dir, MlxOptions{});

@@ -565,9 +565,7 @@ std::string write_gemma4_fixture(const fs::path& out_dir, const Gemma4Options& o
             PrequantOptions pq;
             pq.format = format;
             pq.sym = format != "awq";
-            check_prequant_options(pq, &plan);
-            add_prequant_quantization(out_dir, pq);
-            write_prequant_model_files(out_dir, plan, 1, options.seed, pq);
+            write_prequant_fixture(out_dir, plan, options.seed, pq);
         } else {
             MlxOptions mlx;
             mlx.overrides = apply_mlx_recipe(plan, options.recipe);

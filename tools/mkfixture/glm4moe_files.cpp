@@ -241,9 +241,7 @@ std::string write_glm4moe_fixture(const fs::path& out_dir, const Glm4MoeOptions&
         PrequantOptions pq;  // 4 bits, groups of 32; AWQ asymmetric, its only kind
         pq.format = o.format;
         pq.sym = o.format == "gptq";
-        check_prequant_options(pq, &plan);
-        add_prequant_quantization(out_dir, pq);
-        write_prequant_model_files(out_dir, plan, 1, o.seed, pq);
+        write_prequant_fixture(out_dir, plan, o.seed, pq);
     } else if (o.format == "modelopt-nvfp4" || o.format == "ct-nvfp4") {
         NvidiaFp4Options nv;
         nv.format = o.format;

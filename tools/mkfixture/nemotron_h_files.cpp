@@ -337,9 +337,7 @@ std::string write(const fs::path& out_dir, const NemotronHOptions& options) {
             pq.sym = format != "awq";
             pq.scale_dtype = format == "compressed-tensors" ? "bf16" : "f16";
             if (options.defect == "gptq-actorder") pq.desc_act = "actorder";
-            check_prequant_options(pq, &plan);
-            add_prequant_quantization(out_dir, pq);
-            write_prequant_model_files(out_dir, plan, 1, options.seed, pq);
+            write_prequant_fixture(out_dir, plan, options.seed, pq);
         } else {
             write_model_files(out_dir, plan, 1, options.seed);
         }

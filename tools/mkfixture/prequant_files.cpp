@@ -589,4 +589,11 @@ void write_prequant_model_files(const fs::path& out_dir, const ModelPlan& plan, 
         });
 }
 
+void write_prequant_fixture(const std::filesystem::path& out_dir, const ModelPlan& plan,
+                            uint64_t seed, const PrequantOptions& options) {
+    check_prequant_options(options, &plan);
+    add_prequant_quantization(out_dir, options);
+    write_prequant_model_files(out_dir, plan, 1, seed, options);
+}
+
 }  // namespace mkfixture

@@ -31,4 +31,9 @@ void add_prequant_quantization(const std::filesystem::path& out_dir,
 void write_prequant_model_files(const std::filesystem::path& out_dir, const ModelPlan& plan,
                                 int shard_count, uint64_t seed, const PrequantOptions& options);
 
+// The three steps of a one-shard fixture in a GPTQ / AWQ / compressed-tensors layout: the options
+// checked against the plan, quantization_config added, the safetensors written.
+void write_prequant_fixture(const std::filesystem::path& out_dir, const ModelPlan& plan,
+                            uint64_t seed, const PrequantOptions& options);
+
 }  // namespace mkfixture
