@@ -1,10 +1,11 @@
 // convert_quantized: the quantize choices for the plan, then tensor by tensor in llama's order the
 // rows encoded from the checkpoint (chunk_encoder, the exact file's bytes) and quantized by the
-// quantize writer on all cores, verification running behind the writing, and the outputs renamed
-// into place only when every check passed.
+// quantize writer on one pool of all cores over every tensor's chunks, verification running behind
+// the writing, and the outputs renamed into place only when every check passed.
 #include "convert_quantized.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <thread>
 
@@ -171,13 +172,15 @@ ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel
     std::vector<uint64_t> data_offsets;
     for (const GgufLayout& shard : choices.layout.shards)
         data_offsets.push_back(shard.data_offset());
-    uint64_t done = 0;
+    std::vector<TensorWrite> writes;
+    std::vector<uint64_t> tensor_bytes;
+    writes.reserve(choices.tensors.size());
     for (size_t i = 0; i < choices.tensors.size(); ++i) {
         const QuantizeTensorChoice& c = choices.tensors[i];
         const TensorPlan& tp = plan.tensors[c.input_index];
         const auto& place = choices.layout.places[i];
         const GgufLayout& shard = choices.layout.shards[place.shard];
-        TensorWrite write;
+        TensorWrite& write = writes.emplace_back();
         write.source = planned_rows(source, tp, mappings);
         write.target = c.target;
         write.imatrix = c.imatrix ? c.imatrix->data() : nullptr;
@@ -189,13 +192,24 @@ ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel
             };
             write.side_work = [verify] { return verify->run_ready_unit(); };
         }
-        write_quantized_tensor(write, threads);
-        shared_pages.release_tensor(mappings, source, tp);
-        done += shard.tensors()[place.index].nbytes;
-        if (options.progress &&
-            !call_progress(options.progress, Progress{"convert", done, result.output_bytes}))
-            throw Error(ExitClass::cancelled, "", "", "cancelled by the progress callback");
+        tensor_bytes.push_back(shard.tensors()[place.index].nbytes);
     }
+    // One pool over every tensor's chunks; a finished tensor's shared source pages are released
+    // by the worker that wrote its last chunk, and progress is reported from this thread.
+    std::atomic<uint64_t> done{0};
+    uint64_t reported = 0;
+    const auto tensor_done = [&](size_t i) {
+        shared_pages.release_tensor(mappings, source, plan.tensors[choices.tensors[i].input_index]);
+        done += tensor_bytes[i];
+    };
+    const auto poll = [&] {
+        const uint64_t now = done.load();
+        if (!options.progress || now == reported) return;
+        reported = now;
+        if (!call_progress(options.progress, Progress{"convert", now, result.output_bytes}))
+            throw Error(ExitClass::cancelled, "", "", "cancelled by the progress callback");
+    };
+    write_quantized_tensors(writes, threads, tensor_done, poll);
     write_mmproj_output(options, source, result, threads, projector, outputs);
     finish_outputs(outputs, result);
     if (result.written) {
