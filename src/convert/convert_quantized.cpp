@@ -14,6 +14,7 @@
 #include "convert_outputs.hpp"
 #include "format/atomic_output.hpp"
 #include "format/atomic_output_set.hpp"
+#include "format/background_writeback.hpp"
 #include "format/gguf_layout.hpp"
 #include "format/gguf_shards.hpp"
 #include "format/mapped_file.hpp"
@@ -172,6 +173,9 @@ ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel
     std::vector<uint64_t> data_offsets;
     for (const GgufLayout& shard : choices.layout.shards)
         data_offsets.push_back(shard.data_offset());
+    // The disk starts on each written chunk from a thread of its own, so commit()'s one fsync
+    // waits only for the tail (declared after the outputs: it stops before they go).
+    BackgroundWriteback writeback;
     std::vector<TensorWrite> writes;
     std::vector<uint64_t> tensor_bytes;
     writes.reserve(choices.tensors.size());
@@ -186,12 +190,12 @@ ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel
         write.imatrix = c.imatrix ? c.imatrix->data() : nullptr;
         write.out = outputs.files[place.shard].get();
         write.out_offset = data_offsets[place.shard] + shard.tensors()[place.index].offset;
-        if (verify) {
-            write.written = [verify, s = place.shard](uint64_t offset, uint64_t bytes) {
-                verify->region_written(s, offset, bytes);
-            };
-            write.side_work = [verify] { return verify->run_ready_unit(); };
-        }
+        write.written = [verify, &writeback, out = write.out, s = place.shard](uint64_t offset,
+                                                                               uint64_t bytes) {
+            if (verify) verify->region_written(s, offset, bytes);
+            writeback.push(*out, offset, bytes);
+        };
+        if (verify) write.side_work = [verify] { return verify->run_ready_unit(); };
         tensor_bytes.push_back(shard.tensors()[place.index].nbytes);
     }
     // One pool over every tensor's chunks; a finished tensor's shared source pages are released
@@ -210,6 +214,7 @@ ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel
             throw Error(ExitClass::cancelled, "", "", "cancelled by the progress callback");
     };
     write_quantized_tensors(writes, threads, tensor_done, poll);
+    writeback.finish();
     write_mmproj_output(options, source, result, threads, projector, outputs);
     finish_outputs(outputs, result);
     if (result.written) {
