@@ -65,21 +65,38 @@ TensorRows planned_rows(const SourceModel& source, const TensorPlan& tp,
             row = end;
         }
     };
-    rows.read = [&source, &tp, chunk_of, for_each_piece, row_bytes](int64_t first, int64_t count,
-                                                                    std::vector<uint8_t>& scratch) {
-        scratch.resize(static_cast<uint64_t>(count) * row_bytes);
-        for_each_piece(first, count, [&](int64_t piece_first, int64_t piece_count) {
-            const Chunk c = chunk_of(piece_first, piece_count);
-            const SourceTensor& tensor =
-                tp.is_computed() ? kNoSource : source.tensors[c.source_index];
-            Chunk local = c;
-            local.first = c.source_first;
-            encode_chunk(tensor, tp, tp.row_source.empty() ? local : c,
-                         std::span<uint8_t>(scratch).subspan(
-                             static_cast<uint64_t>(piece_first - first) * row_bytes, c.out_bytes));
-        });
-        return std::span<const uint8_t>(scratch);
-    };
+    // A float tensor the exact file holds as the checkpoint stores it: its rows are the mapped
+    // source bytes themselves, read in place (no copy into the scratch).
+    const bool in_place = !tp.is_computed() && tp.row_source.empty() && tp.transpose.heads == 0 &&
+                          tp.expert_sources.empty() &&
+                          (tp.encoding == Encoding::copy_f32 || tp.encoding == Encoding::copy_f16 ||
+                           tp.encoding == Encoding::copy_bf16);
+    if (in_place) {
+        const std::span<const uint8_t> data = source.tensors[tp.source_index].float_data;
+        if (data.size() == tp.nbytes) {
+            rows.read = [data, row_bytes](int64_t first, int64_t count, std::vector<uint8_t>&) {
+                return data.subspan(static_cast<uint64_t>(first) * row_bytes,
+                                    static_cast<uint64_t>(count) * row_bytes);
+            };
+        }
+    }
+    if (!rows.read)
+        rows.read = [&source, &tp, chunk_of, for_each_piece, row_bytes](
+                        int64_t first, int64_t count, std::vector<uint8_t>& scratch) {
+            scratch.resize(static_cast<uint64_t>(count) * row_bytes);
+            for_each_piece(first, count, [&](int64_t piece_first, int64_t piece_count) {
+                const Chunk c = chunk_of(piece_first, piece_count);
+                const SourceTensor& tensor =
+                    tp.is_computed() ? kNoSource : source.tensors[c.source_index];
+                Chunk local = c;
+                local.first = c.source_first;
+                encode_chunk(
+                    tensor, tp, tp.row_source.empty() ? local : c,
+                    std::span<uint8_t>(scratch).subspan(
+                        static_cast<uint64_t>(piece_first - first) * row_bytes, c.out_bytes));
+            });
+            return std::span<const uint8_t>(scratch);
+        };
     // A permuted tensor's chunks read rows spread over its heads: released with the tensor.
     if (!tp.is_computed() && tp.row_source.empty() && tp.transpose.heads == 0)
         rows.release = [&source, chunk_of, for_each_piece, &mappings](int64_t first,
