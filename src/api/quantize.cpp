@@ -1,5 +1,6 @@
 // quantize_gguf(): the job (quantize_file/quantize_job), then every tensor written in llama's
 // order into temporary outputs that are renamed into place only when all of them are complete.
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <thread>
@@ -47,29 +48,42 @@ QuantizeReport quantize_gguf(const std::filesystem::path& input,
     // data_offset() walks every KV (the vocabulary): once per shard, not per tensor.
     std::vector<uint64_t> data_offsets;
     for (const GgufLayout& shard : job.layout.shards) data_offsets.push_back(shard.data_offset());
-    uint64_t done = 0;
+    std::vector<TensorWrite> writes;
+    std::vector<uint64_t> tensor_bytes;
+    writes.reserve(job.tensors.size());
     for (size_t i = 0; i < job.tensors.size(); ++i) {
         const QuantizeJobTensor& t = job.tensors[i];
         const auto& place = job.layout.places[i];
         const GgufLayout& shard = job.layout.shards[place.shard];
         const GgufTensorInfo& info = shard.tensors()[place.index];
-        const GgufFile& input_shard = job.input.shard(t.source->shard);
-        TensorWrite write;
-        write.source = gguf_tensor_rows(input_shard, *t.source->info);
+        TensorWrite& write = writes.emplace_back();
+        write.source = gguf_tensor_rows(job.input.shard(t.source->shard), *t.source->info);
         write.target = t.target;
         write.imatrix = t.imatrix ? t.imatrix->data() : nullptr;
         write.out = outs[place.shard].get();
         write.out_offset = data_offsets[place.shard] + info.offset;
-        write_quantized_tensor(write, threads);
-        // The input stays mapped; drop the pages of this tensor so that memory holds about one
-        // tensor's input at a time, whatever the model size.
+        tensor_bytes.push_back(info.nbytes);
+    }
+    // One pool over every tensor's chunks. The input stays mapped; a finished tensor's pages are
+    // dropped so that memory holds about the tensors in flight, whatever the model size.
+    std::atomic<uint64_t> done{0};
+    uint64_t reported = 0;
+    const auto tensor_done = [&](size_t i) {
+        const QuantizeJobTensor& t = job.tensors[i];
+        const GgufFile& input_shard = job.input.shard(t.source->shard);
         if (const MappedFile* mapping = input_shard.mapping())
             mapping->release(input_shard.data_offset() + t.source->info->offset,
                              t.source->info->nbytes);
-        done += info.nbytes;
-        if (options.progress && !options.progress({"quantize", done, report.output_bytes}))
+        done += tensor_bytes[i];
+    };
+    const auto poll = [&] {
+        const uint64_t now = done.load();
+        if (!options.progress || now == reported) return;
+        reported = now;
+        if (!options.progress({"quantize", now, report.output_bytes}))
             throw Error(ExitClass::cancelled, "quantize: cancelled; nothing was written");
-    }
+    };
+    write_quantized_tensors(writes, threads, tensor_done, poll);
     for (auto& out : outs) out->commit();
     report.written = true;
     report.seconds =

@@ -1,10 +1,11 @@
 // convert_quantized: the quantize choices for the plan, then tensor by tensor in llama's order the
 // rows encoded from the checkpoint (chunk_encoder, the exact file's bytes) and quantized by the
-// quantize writer on all cores, verification running behind the writing, and the outputs renamed
-// into place only when every check passed.
+// quantize writer on one pool of all cores over every tensor's chunks, verification running behind
+// the writing, and the outputs renamed into place only when every check passed.
 #include "convert_quantized.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <thread>
 
@@ -13,6 +14,7 @@
 #include "convert_outputs.hpp"
 #include "format/atomic_output.hpp"
 #include "format/atomic_output_set.hpp"
+#include "format/background_writeback.hpp"
 #include "format/gguf_layout.hpp"
 #include "format/gguf_shards.hpp"
 #include "format/mapped_file.hpp"
@@ -63,21 +65,38 @@ TensorRows planned_rows(const SourceModel& source, const TensorPlan& tp,
             row = end;
         }
     };
-    rows.read = [&source, &tp, chunk_of, for_each_piece, row_bytes](int64_t first, int64_t count,
-                                                                    std::vector<uint8_t>& scratch) {
-        scratch.resize(static_cast<uint64_t>(count) * row_bytes);
-        for_each_piece(first, count, [&](int64_t piece_first, int64_t piece_count) {
-            const Chunk c = chunk_of(piece_first, piece_count);
-            const SourceTensor& tensor =
-                tp.is_computed() ? kNoSource : source.tensors[c.source_index];
-            Chunk local = c;
-            local.first = c.source_first;
-            encode_chunk(tensor, tp, tp.row_source.empty() ? local : c,
-                         std::span<uint8_t>(scratch).subspan(
-                             static_cast<uint64_t>(piece_first - first) * row_bytes, c.out_bytes));
-        });
-        return std::span<const uint8_t>(scratch);
-    };
+    // A float tensor the exact file holds as the checkpoint stores it: its rows are the mapped
+    // source bytes themselves, read in place (no copy into the scratch).
+    const bool in_place = !tp.is_computed() && tp.row_source.empty() && tp.transpose.heads == 0 &&
+                          tp.expert_sources.empty() &&
+                          (tp.encoding == Encoding::copy_f32 || tp.encoding == Encoding::copy_f16 ||
+                           tp.encoding == Encoding::copy_bf16);
+    if (in_place) {
+        const std::span<const uint8_t> data = source.tensors[tp.source_index].float_data;
+        if (data.size() == tp.nbytes) {
+            rows.read = [data, row_bytes](int64_t first, int64_t count, std::vector<uint8_t>&) {
+                return data.subspan(static_cast<uint64_t>(first) * row_bytes,
+                                    static_cast<uint64_t>(count) * row_bytes);
+            };
+        }
+    }
+    if (!rows.read)
+        rows.read = [&source, &tp, chunk_of, for_each_piece, row_bytes](
+                        int64_t first, int64_t count, std::vector<uint8_t>& scratch) {
+            scratch.resize(static_cast<uint64_t>(count) * row_bytes);
+            for_each_piece(first, count, [&](int64_t piece_first, int64_t piece_count) {
+                const Chunk c = chunk_of(piece_first, piece_count);
+                const SourceTensor& tensor =
+                    tp.is_computed() ? kNoSource : source.tensors[c.source_index];
+                Chunk local = c;
+                local.first = c.source_first;
+                encode_chunk(
+                    tensor, tp, tp.row_source.empty() ? local : c,
+                    std::span<uint8_t>(scratch).subspan(
+                        static_cast<uint64_t>(piece_first - first) * row_bytes, c.out_bytes));
+            });
+            return std::span<const uint8_t>(scratch);
+        };
     // A permuted tensor's chunks read rows spread over its heads: released with the tensor.
     if (!tp.is_computed() && tp.row_source.empty() && tp.transpose.heads == 0)
         rows.release = [&source, chunk_of, for_each_piece, &mappings](int64_t first,
@@ -171,31 +190,48 @@ ConvertReport convert_quantized(const ConvertOptions& options, const SourceModel
     std::vector<uint64_t> data_offsets;
     for (const GgufLayout& shard : choices.layout.shards)
         data_offsets.push_back(shard.data_offset());
-    uint64_t done = 0;
+    // The disk starts on each written chunk from a thread of its own, so commit()'s one fsync
+    // waits only for the tail (declared after the outputs: it stops before they go).
+    BackgroundWriteback writeback;
+    std::vector<TensorWrite> writes;
+    std::vector<uint64_t> tensor_bytes;
+    writes.reserve(choices.tensors.size());
     for (size_t i = 0; i < choices.tensors.size(); ++i) {
         const QuantizeTensorChoice& c = choices.tensors[i];
         const TensorPlan& tp = plan.tensors[c.input_index];
         const auto& place = choices.layout.places[i];
         const GgufLayout& shard = choices.layout.shards[place.shard];
-        TensorWrite write;
+        TensorWrite& write = writes.emplace_back();
         write.source = planned_rows(source, tp, mappings);
         write.target = c.target;
         write.imatrix = c.imatrix ? c.imatrix->data() : nullptr;
         write.out = outputs.files[place.shard].get();
         write.out_offset = data_offsets[place.shard] + shard.tensors()[place.index].offset;
-        if (verify) {
-            write.written = [verify, s = place.shard](uint64_t offset, uint64_t bytes) {
-                verify->region_written(s, offset, bytes);
-            };
-            write.side_work = [verify] { return verify->run_ready_unit(); };
-        }
-        write_quantized_tensor(write, threads);
-        shared_pages.release_tensor(mappings, source, tp);
-        done += shard.tensors()[place.index].nbytes;
-        if (options.progress &&
-            !call_progress(options.progress, Progress{"convert", done, result.output_bytes}))
-            throw Error(ExitClass::cancelled, "", "", "cancelled by the progress callback");
+        write.written = [verify, &writeback, out = write.out, s = place.shard](uint64_t offset,
+                                                                               uint64_t bytes) {
+            if (verify) verify->region_written(s, offset, bytes);
+            writeback.push(*out, offset, bytes);
+        };
+        if (verify) write.side_work = [verify] { return verify->run_ready_unit(); };
+        tensor_bytes.push_back(shard.tensors()[place.index].nbytes);
     }
+    // One pool over every tensor's chunks; a finished tensor's shared source pages are released
+    // by the worker that wrote its last chunk, and progress is reported from this thread.
+    std::atomic<uint64_t> done{0};
+    uint64_t reported = 0;
+    const auto tensor_done = [&](size_t i) {
+        shared_pages.release_tensor(mappings, source, plan.tensors[choices.tensors[i].input_index]);
+        done += tensor_bytes[i];
+    };
+    const auto poll = [&] {
+        const uint64_t now = done.load();
+        if (!options.progress || now == reported) return;
+        reported = now;
+        if (!call_progress(options.progress, Progress{"convert", now, result.output_bytes}))
+            throw Error(ExitClass::cancelled, "", "", "cancelled by the progress callback");
+    };
+    write_quantized_tensors(writes, threads, tensor_done, poll);
+    writeback.finish();
     write_mmproj_output(options, source, result, threads, projector, outputs);
     finish_outputs(outputs, result);
     if (result.written) {

@@ -1,11 +1,13 @@
-// write_quantized_tensor: row chunks handed out to worker threads; each chunk stays inside one
-// expert (its imatrix slice), so any thread count gives the same bytes.
+// write_quantized_tensors: the row chunks of every tensor handed out to one pool of worker threads;
+// each chunk stays inside one expert (its imatrix slice) and has its own output offset, so any
+// thread count and any order give the same bytes.
 #include "quantize_file/tensor_writer.hpp"
 
 #include <atomic>
 #include <cmath>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -21,6 +23,7 @@ namespace {
 constexpr int64_t kChunkValues = 1 << 18;  // about 1 MiB of F32 per thread
 
 struct Chunk {
+    size_t tensor = 0;  // index into the jobs
     int64_t first_row = 0;
     int64_t rows = 0;
 };
@@ -138,72 +141,88 @@ TensorRows gguf_tensor_rows(const GgufFile& shard, const GgufTensorInfo& tensor)
     return rows;
 }
 
-void write_quantized_tensor(const TensorWrite& job, unsigned threads) {
-    const GgufTensorInfo& t = job.source.info;
-    const std::string& file = job.source.file;
-    const int64_t n = t.ne[0];
-    const int64_t rows_per_expert = t.ne.size() > 1 ? t.ne[1] : 1;
-    const int64_t total_rows = static_cast<int64_t>(t.element_count() / static_cast<uint64_t>(n));
-    const bool copy = job.target == t.type;
-    const bool float_source =
-        t.type == GgmlType::F32 || t.type == GgmlType::F16 || t.type == GgmlType::BF16;
-    const uint64_t dst_row = row_bytes(job.target, n);
-
-    // Chunks of whole rows, never across an expert (imatrix slice) boundary.
+void write_quantized_tensors(std::span<const TensorWrite> jobs, unsigned threads,
+                             const TensorsDone& tensor_done, const std::function<void()>& poll) {
+    // Every tensor's chunks of whole rows, never across an expert (imatrix slice) boundary, in
+    // tensor order: one queue for one pool, so no worker waits at a tensor's end while another
+    // finishes its last chunk (each chunk's output offset is known, the order is free).
     std::vector<Chunk> chunks;
-    const int64_t rows_per_chunk = std::max<int64_t>(1, kChunkValues / n);
-    for (int64_t row = 0; row < total_rows;) {
-        const int64_t expert_end = (row / rows_per_expert + 1) * rows_per_expert;
-        const int64_t rows = std::min({rows_per_chunk, expert_end - row, total_rows - row});
-        chunks.push_back({row, rows});
-        row += rows;
+    std::unique_ptr<std::atomic<size_t>[]> chunks_left(new std::atomic<size_t>[jobs.size()]);
+    std::vector<size_t> empty_tensors;
+    for (size_t j = 0; j < jobs.size(); ++j) {
+        const GgufTensorInfo& t = jobs[j].source.info;
+        const int64_t n = t.ne[0];
+        const int64_t rows_per_expert = t.ne.size() > 1 ? t.ne[1] : 1;
+        const int64_t total_rows =
+            n > 0 ? static_cast<int64_t>(t.element_count() / static_cast<uint64_t>(n)) : 0;
+        const int64_t rows_per_chunk = std::max<int64_t>(1, kChunkValues / std::max<int64_t>(1, n));
+        size_t count = 0;
+        for (int64_t row = 0; row < total_rows;) {
+            const int64_t expert_end = (row / rows_per_expert + 1) * rows_per_expert;
+            const int64_t rows = std::min({rows_per_chunk, expert_end - row, total_rows - row});
+            chunks.push_back({j, row, rows});
+            row += rows;
+            ++count;
+        }
+        chunks_left[j] = count;
+        if (count == 0) empty_tensors.push_back(j);
     }
+    if (tensor_done)
+        for (size_t j : empty_tensors) tensor_done(j);
 
-    auto release_source = [&](const Chunk& chunk) {
-        if (job.source.release) job.source.release(chunk.first_row, chunk.rows);
-    };
-    auto write = [&](std::span<const uint8_t> bytes, const Chunk& chunk) {
-        const uint64_t offset = job.out_offset + chunk.first_row * dst_row;
-        job.out->pwrite(bytes, offset);
-        if (job.written) job.written(offset, bytes.size());
-    };
     std::atomic<size_t> next{0};
     std::mutex error_mutex;
     std::exception_ptr error;
     std::atomic<bool> failed{false};
-    auto worker = [&] {
+    const auto run_chunk = [&](const Chunk& chunk, std::vector<float>& values,
+                               std::vector<uint8_t>& bytes, std::vector<uint8_t>& scratch) {
+        const TensorWrite& job = jobs[chunk.tensor];
+        const GgufTensorInfo& t = job.source.info;
+        const std::string& file = job.source.file;
+        const int64_t n = t.ne[0];
+        const int64_t rows_per_expert = t.ne.size() > 1 ? t.ne[1] : 1;
+        const bool copy = job.target == t.type;
+        const bool float_source =
+            t.type == GgmlType::F32 || t.type == GgmlType::F16 || t.type == GgmlType::BF16;
+        const uint64_t dst_row = row_bytes(job.target, n);
+        const auto write = [&](std::span<const uint8_t> out) {
+            const uint64_t offset = job.out_offset + chunk.first_row * dst_row;
+            job.out->pwrite(out, offset);
+            if (job.written) job.written(offset, out.size());
+            if (job.source.release) job.source.release(chunk.first_row, chunk.rows);
+        };
+        const std::span<const uint8_t> source =
+            job.source.read(chunk.first_row, chunk.rows, scratch);
+        if (copy && !float_source) return write(source);  // same quantized type: as it is
+        values.resize(static_cast<size_t>(chunk.rows * n));
+        source_to_f32(file, t, source.data(), chunk.first_row, chunk.rows, values.data());
+        if (copy) return write(source);
+        bytes.resize(static_cast<size_t>(chunk.rows * dst_row));
+        const float* imatrix =
+            job.imatrix ? job.imatrix + (chunk.first_row / rows_per_expert) * n : nullptr;
+        f32_to_target(file, t, job.target, values.data(), chunk.first_row, chunk.rows, imatrix,
+                      bytes.data());
+        write(bytes);
+    };
+    const auto worker = [&](bool main) {
         std::vector<float> values;
         std::vector<uint8_t> bytes;
         std::vector<uint8_t> scratch;
         try {
             for (;;) {
                 if (failed) break;
-                if (job.side_work && job.side_work()) continue;
-                const size_t c = next++;
-                if (c >= chunks.size()) break;
-                const Chunk chunk = chunks[c];
-                const std::span<const uint8_t> source =
-                    job.source.read(chunk.first_row, chunk.rows, scratch);
-                if (copy && !float_source) {
-                    // Same quantized type: the bytes as they are.
-                    write(source, chunk);
-                    release_source(chunk);
-                    continue;
+                if (main && poll) poll();
+                const size_t c = next.load();
+                if (c < chunks.size()) {
+                    const TensorWrite& job = jobs[chunks[c].tensor];
+                    if (job.side_work && job.side_work()) continue;
                 }
-                values.resize(static_cast<size_t>(chunk.rows * n));
-                source_to_f32(file, t, source.data(), chunk.first_row, chunk.rows, values.data());
-                if (copy) {
-                    write(source, chunk);
-                    release_source(chunk);
-                    continue;
-                }
-                bytes.resize(static_cast<size_t>(chunk.rows * dst_row));
-                const float* imatrix =
-                    job.imatrix ? job.imatrix + (chunk.first_row / rows_per_expert) * n : nullptr;
-                f32_to_target(file, t, job.target, values.data(), chunk.first_row, chunk.rows,
-                              imatrix, bytes.data());
-                write(bytes, chunk);
-                release_source(chunk);
+                const size_t taken = next++;
+                if (taken >= chunks.size()) break;
+                const Chunk& chunk = chunks[taken];
+                run_chunk(chunk, values, bytes, scratch);
+                if (chunks_left[chunk.tensor].fetch_sub(1) == 1 && tensor_done)
+                    tensor_done(chunk.tensor);
             }
         } catch (...) {
             std::lock_guard lock(error_mutex);
@@ -211,13 +230,18 @@ void write_quantized_tensor(const TensorWrite& job, unsigned threads) {
             failed = true;
         }
     };
-    const unsigned count =
-        static_cast<unsigned>(std::min<size_t>(std::max(1u, threads), chunks.size()));
+    const unsigned count = static_cast<unsigned>(
+        std::min<size_t>(std::max(1u, threads), std::max<size_t>(1, chunks.size())));
     std::vector<std::thread> pool;
-    for (unsigned i = 1; i < count; ++i) pool.emplace_back(worker);
-    worker();
+    for (unsigned i = 1; i < count; ++i) pool.emplace_back(worker, false);
+    worker(true);
     for (auto& th : pool) th.join();
     if (error) std::rethrow_exception(error);
+    if (poll) poll();
+}
+
+void write_quantized_tensor(const TensorWrite& job, unsigned threads) {
+    write_quantized_tensors(std::span<const TensorWrite>(&job, 1), threads);
 }
 
 }  // namespace rebox

@@ -51,4 +51,17 @@ struct TensorWrite {
 // that F16/BF16 cannot hold.
 void write_quantized_tensor(const TensorWrite& job, unsigned threads);
 
+// Called once per tensor, from whichever worker wrote its last chunk (workers may call it at the
+// same time), with the tensor's index in the jobs.
+using TensorsDone = std::function<void(size_t tensor)>;
+
+// Writes every job on one pool of `threads` workers over all their chunks in order (no barrier
+// between tensors: a worker takes the next tensor's chunks while another finishes the last ones).
+// `poll`, if given, is called on the calling thread between its chunks and once at the end (a
+// progress report; it may throw to stop). The first error stops every worker and is rethrown once
+// all have stopped; what was written before it is left to the caller to discard.
+void write_quantized_tensors(std::span<const TensorWrite> jobs, unsigned threads,
+                             const TensorsDone& tensor_done = {},
+                             const std::function<void()>& poll = {});
+
 }  // namespace rebox

@@ -158,6 +158,7 @@ bool prepare_job(const GgufSet& gguf, const GgufSet::Tensor& tensor, const Sourc
         job.gguf_type = ggml_type_id(info.type);
         job.gguf_data = gguf.tensor_data(tensor);
         job.gguf_shard = tensor.shard;
+        job.gguf_file_offset = gguf.shard(tensor.shard).data_offset() + info.offset;
         job.source = &source;
         job.values = info.element_count();
         return true;
@@ -668,7 +669,7 @@ struct VerifySession::State {
     bool mlx_source = false;  // an MLX checkpoint (config.json "quantization")
     std::vector<ValueJob> jobs;
     std::vector<size_t> job_tensor;                 // job -> report.tensors index
-    std::vector<ValueJob> requant_jobs;             // lossy tensors of float sources, in finish()
+    std::vector<ValueJob> requant_jobs;             // lossy tensors of float sources
     std::vector<size_t> requant_tensor;             // requant job -> report.tensors index
     std::vector<uint64_t> requant_row_values;       // requant job -> the GGUF tensor's ne[0]
     std::vector<uint64_t> requant_experts;          // requant job -> its ne[2] (1 for 2-D)
@@ -683,6 +684,9 @@ struct VerifySession::State {
     };
     std::vector<GeneratedCheck> generated_checks;  // checked in finish(): their bytes come late
     std::vector<const MappedFile*> mappings;  // read pages leave the resident set as units finish
+    // The lossy tensors' re-quantization: its units run by the scheduler beside the value units.
+    std::vector<verify_ref::RequantTask> requant_tasks;
+    std::unique_ptr<verify_ref::RequantChecker> requant;
     std::unique_ptr<verify_ref::UnitScheduler> scheduler;
     // gemma-embedding's Dense module files (index entries point into them).
     std::vector<std::shared_ptr<const SafetensorsFile>> dense_files;
@@ -1061,7 +1065,30 @@ void VerifySession::pair_tensors(const VerifyOptions& options) {
     for (const auto& source_file : model.files()) s.mappings.push_back(source_file->mapping());
     for (const auto& dense_file : s.dense_files) s.mappings.push_back(dense_file->mapping());
     for (size_t i = 0; i < gguf.shard_count(); ++i) s.mappings.push_back(gguf.shard(i).mapping());
-    s.scheduler = std::make_unique<verify_ref::UnitScheduler>(jobs, s.mappings);
+    // The lossy tensors: re-quantized each with its imatrix entry if any, a unit as soon as the
+    // GGUF rows it compares are written (during convert --quantize's writing, not after it).
+    s.requant_tasks.resize(s.requant_jobs.size());
+    for (size_t j = 0; j < s.requant_jobs.size(); ++j) {
+        verify_ref::RequantTask& task = s.requant_tasks[j];
+        task.job = &s.requant_jobs[j];
+        task.values_per_row = s.requant_row_values[j];
+        task.check = &report.tensors[s.requant_tensor[j]];
+        if (s.imatrix) {
+            verify_ref::RefImatrixEntry entry = verify_ref::ref_imatrix_entry(
+                *s.imatrix, task.check->gguf_name, task.values_per_row, s.requant_experts[j]);
+            task.importance = entry.weights;
+            task.imatrix_problem = std::move(entry.problem);
+        }
+    }
+    s.requant = std::make_unique<verify_ref::RequantChecker>(s.requant_tasks, s.full, s.mappings);
+    std::vector<verify_ref::UnitScheduler::ExtraUnit> extra;
+    for (size_t u = 0; u < s.requant->unit_count(); ++u) {
+        const verify_ref::RequantChecker::ByteRange range = s.requant->unit_range(u);
+        verify_ref::RequantChecker* checker = s.requant.get();
+        extra.push_back(
+            {range.shard, range.begin, range.end, [checker, u] { checker->run_unit(u); }});
+    }
+    s.scheduler = std::make_unique<verify_ref::UnitScheduler>(jobs, s.mappings, std::move(extra));
 }
 
 VerifySession::~VerifySession() = default;
@@ -1102,21 +1129,7 @@ VerifyReport VerifySession::finish() {
                 "scales whose products with the codes stay binary32 values");
         }
     }
-    // The lossy tensors: re-quantized on all threads, each with its imatrix entry if any.
-    std::vector<verify_ref::RequantTask> requant_tasks(s.requant_jobs.size());
-    for (size_t j = 0; j < s.requant_jobs.size(); ++j) {
-        verify_ref::RequantTask& task = requant_tasks[j];
-        task.job = &s.requant_jobs[j];
-        task.values_per_row = s.requant_row_values[j];
-        task.check = &report.tensors[s.requant_tensor[j]];
-        if (s.imatrix) {
-            verify_ref::RefImatrixEntry entry = verify_ref::ref_imatrix_entry(
-                *s.imatrix, task.check->gguf_name, task.values_per_row, s.requant_experts[j]);
-            task.importance = entry.weights;
-            task.imatrix_problem = std::move(entry.problem);
-        }
-    }
-    verify_ref::check_requantized_tensors(requant_tasks, s.full, s.threads, s.mappings);
+    s.requant->finish();  // its units ran with the value units
     for (const TensorCheck& check : report.tensors) {
         if (check.requantized) {
             if (check.identical) ++report.requantized_identical;

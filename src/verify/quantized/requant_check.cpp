@@ -160,15 +160,10 @@ std::string job_shape_problem(const RequantTask& task) {
     return {};
 }
 
-struct Unit {
-    size_t task = 0;
-    uint64_t first_row = 0, end_row = 0;
-};
-
 // Row ranges of about kRequantUnitValues values; an expert's rows, and a rope head group's, stay
 // in one unit.
 void add_units(size_t task_index, const ValueJob& job, uint64_t rows, uint64_t row_values,
-               std::vector<Unit>& units) {
+               std::vector<RequantChecker::Unit>& units) {
     const uint64_t per_unit = std::max<uint64_t>(1, kRequantUnitValues / row_values);
     const uint64_t rows_per_expert = job.experts.empty() ? rows : job.expert_values / row_values;
     for (uint64_t row = 0; row < rows;) {
@@ -184,18 +179,16 @@ void add_units(size_t task_index, const ValueJob& job, uint64_t rows, uint64_t r
 
 }  // namespace
 
-void check_requantized_tensors(std::span<RequantTask> tasks, bool full, unsigned threads,
-                               std::span<const MappedFile* const> mappings) {
-    std::vector<QuantTensorShape> shapes(tasks.size());
-    std::vector<bool> checkable(tasks.size(), false);
-    std::vector<Unit> units;
+RequantChecker::RequantChecker(std::span<RequantTask> tasks, bool full,
+                               std::span<const MappedFile* const> mappings)
+    : tasks_(tasks), mappings_(mappings), shapes_(tasks.size()), checkable_(tasks.size(), false) {
     for (size_t t = 0; t < tasks.size(); ++t) {
         RequantTask& task = tasks[t];
         TensorCheck& check = *task.check;
         check.requantized = true;
         check.identical = false;
         const ValueJob& job = *task.job;
-        QuantTensorShape& shape = shapes[t];
+        QuantTensorShape& shape = shapes_[t];
         shape = {check.gguf_name, job.gguf_type, 0,   task.values_per_row,
                  task.importance, job.gguf_data, full};
         std::string problem = task.imatrix_problem;
@@ -208,51 +201,85 @@ void check_requantized_tensors(std::span<RequantTask> tasks, bool full, unsigned
             check.problem = problem;
             continue;
         }
-        checkable[t] = true;
-        add_units(t, job, shape.rows, task.values_per_row, units);
+        checkable_[t] = true;
+        add_units(t, job, shape.rows, task.values_per_row, units_);
     }
+    parts_.resize(units_.size());
+}
 
-    std::vector<QuantRowsCheck> parts(units.size());
+RequantChecker::ByteRange RequantChecker::unit_range(size_t u) const {
+    const Unit& unit = units_[u];
+    const ValueJob& job = *tasks_[unit.task].job;
+    const uint64_t row_bytes = job.gguf_data.size() / shapes_[unit.task].rows;
+    return {job.gguf_shard, job.gguf_file_offset + unit.first_row * row_bytes,
+            job.gguf_file_offset + unit.end_row * row_bytes};
+}
+
+void RequantChecker::run_unit(size_t u) {
+    thread_local std::vector<float> row_buffer;
+    const Unit& unit = units_[u];
+    const RequantTask& task = tasks_[unit.task];
+    const QuantTensorShape& shape = shapes_[unit.task];
+    const ValueJob& job = *task.job;
+    const uint64_t n = task.values_per_row;
+    row_buffer.resize(n);
+    for (uint64_t row = unit.first_row; row < unit.end_row; ++row) {
+        if (!quant_row_checked(shape, row)) continue;
+        widen_row(job, row, row_buffer);
+        check_quantized_row(shape, row, row_buffer, parts_[u]);
+    }
+    // The pages this unit read leave the resident set, as the value units' do.
+    const std::span<const MappedFile* const> mappings = mappings_;
+    const uint64_t row_bytes = job.gguf_data.size() / shape.rows;
+    release_mapped(mappings, job.gguf_data.subspan(unit.first_row * row_bytes,
+                                                   (unit.end_row - unit.first_row) * row_bytes));
+    if (job.mla_part != 0) {
+        const auto [first, end] = mla_source_rows(job, unit.first_row, unit.end_row);
+        release_mapped(mappings, source_rows(*job.source, first, end, job.mla_rank));
+    } else if (job.experts.empty()) {
+        release_mapped(mappings, source_rows(*job.source, unit.first_row, unit.end_row, n));
+    } else {
+        const uint64_t rows_per_expert = job.expert_values / n;
+        const uint64_t e = unit.first_row / rows_per_expert;
+        const uint64_t skip = job.piece_first(e) / n;
+        release_mapped(mappings,
+                       source_rows(*job.experts[e], skip + unit.first_row - e * rows_per_expert,
+                                   skip + unit.end_row - e * rows_per_expert, n));
+    }
+}
+
+void RequantChecker::finish() {
+    size_t first_unit = 0;
+    for (size_t t = 0; t < tasks_.size(); ++t) {
+        if (!checkable_[t]) continue;
+        size_t end_unit = first_unit;
+        while (end_unit < units_.size() && units_[end_unit].task == t) ++end_unit;
+        const QuantTensorCheck result = merge_quant_rows(
+            shapes_[t],
+            std::span<const QuantRowsCheck>(parts_).subspan(first_unit, end_unit - first_unit));
+        first_unit = end_unit;
+        TensorCheck& check = *tasks_[t].check;
+        check.blocks_total = result.blocks_total;
+        check.blocks_checked = result.blocks_checked;
+        check.blocks_identical = result.blocks_identical;
+        check.rmse = result.rmse;
+        check.max_abs_error = result.max_abs_error;
+        check.identical = result.bytes_match();
+        if (!check.identical) check.problem = describe(shapes_[t], result);
+    }
+}
+
+void check_requantized_tensors(std::span<RequantTask> tasks, bool full, unsigned threads,
+                               std::span<const MappedFile* const> mappings) {
+    RequantChecker checker(tasks, full, mappings);
     std::atomic<size_t> next{0};
     std::atomic<bool> failed{false};
     std::exception_ptr error;
     std::mutex error_mutex;
     const auto work = [&] {
-        std::vector<float> row_buffer;
         try {
-            for (size_t u; !failed && (u = next.fetch_add(1)) < units.size();) {
-                const Unit& unit = units[u];
-                const RequantTask& task = tasks[unit.task];
-                const QuantTensorShape& shape = shapes[unit.task];
-                const ValueJob& job = *task.job;
-                const uint64_t n = task.values_per_row;
-                row_buffer.resize(n);
-                for (uint64_t row = unit.first_row; row < unit.end_row; ++row) {
-                    if (!quant_row_checked(shape, row)) continue;
-                    widen_row(job, row, row_buffer);
-                    check_quantized_row(shape, row, row_buffer, parts[u]);
-                }
-                // The pages this unit read leave the resident set, as the value units' do.
-                const uint64_t row_bytes = job.gguf_data.size() / shape.rows;
-                release_mapped(mappings,
-                               job.gguf_data.subspan(unit.first_row * row_bytes,
-                                                     (unit.end_row - unit.first_row) * row_bytes));
-                if (job.mla_part != 0) {
-                    const auto [first, end] = mla_source_rows(job, unit.first_row, unit.end_row);
-                    release_mapped(mappings, source_rows(*job.source, first, end, job.mla_rank));
-                } else if (job.experts.empty()) {
-                    release_mapped(mappings,
-                                   source_rows(*job.source, unit.first_row, unit.end_row, n));
-                } else {
-                    const uint64_t rows_per_expert = job.expert_values / n;
-                    const uint64_t e = unit.first_row / rows_per_expert;
-                    const uint64_t skip = job.piece_first(e) / n;
-                    release_mapped(
-                        mappings,
-                        source_rows(*job.experts[e], skip + unit.first_row - e * rows_per_expert,
-                                    skip + unit.end_row - e * rows_per_expert, n));
-                }
-            }
+            for (size_t u; !failed && (u = next.fetch_add(1)) < checker.unit_count();)
+                checker.run_unit(u);
         } catch (...) {
             std::lock_guard lock(error_mutex);
             if (!error) error = std::current_exception();
@@ -260,7 +287,7 @@ void check_requantized_tensors(std::span<RequantTask> tasks, bool full, unsigned
         }
     };
     const size_t thread_count =
-        std::min<size_t>(std::max(1u, threads), std::max<size_t>(1, units.size()));
+        std::min<size_t>(std::max(1u, threads), std::max<size_t>(1, checker.unit_count()));
     if (thread_count <= 1) {
         work();
     } else {
@@ -269,25 +296,7 @@ void check_requantized_tensors(std::span<RequantTask> tasks, bool full, unsigned
         for (std::thread& thread : pool) thread.join();
     }
     if (error) std::rethrow_exception(error);
-
-    size_t first_unit = 0;
-    for (size_t t = 0; t < tasks.size(); ++t) {
-        if (!checkable[t]) continue;
-        size_t end_unit = first_unit;
-        while (end_unit < units.size() && units[end_unit].task == t) ++end_unit;
-        const QuantTensorCheck result = merge_quant_rows(
-            shapes[t],
-            std::span<const QuantRowsCheck>(parts).subspan(first_unit, end_unit - first_unit));
-        first_unit = end_unit;
-        TensorCheck& check = *tasks[t].check;
-        check.blocks_total = result.blocks_total;
-        check.blocks_checked = result.blocks_checked;
-        check.blocks_identical = result.blocks_identical;
-        check.rmse = result.rmse;
-        check.max_abs_error = result.max_abs_error;
-        check.identical = result.bytes_match();
-        if (!check.identical) check.problem = describe(shapes[t], result);
-    }
+    checker.finish();
 }
 
 }  // namespace rebox::verify_ref

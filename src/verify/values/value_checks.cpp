@@ -10,8 +10,10 @@
 #include <atomic>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "verify/values/ref_dequant.hpp"
 #include "verify/values/ref_linear_attention.hpp"
@@ -291,14 +293,19 @@ std::vector<std::span<const uint8_t>> job_bytes(const ValueJob& job, uint64_t fi
 }
 
 struct UnitScheduler::Unit {
-    size_t job;
+    size_t job;  // kExtra: extra_[first]
     uint64_t first, count;
     uint64_t byte_begin, byte_end;  // the GGUF file range the unit reads
 };
 
+namespace {
+constexpr size_t kExtra = std::numeric_limits<size_t>::max();
+}  // namespace
+
 UnitScheduler::UnitScheduler(std::vector<ValueJob>& jobs,
-                             std::span<const MappedFile* const> mappings)
-    : jobs_(jobs), mappings_(mappings) {
+                             std::span<const MappedFile* const> mappings,
+                             std::vector<ExtraUnit> extra)
+    : jobs_(jobs), mappings_(mappings), extra_(std::move(extra)) {
     units_left_ = std::make_unique<std::atomic<size_t>[]>(jobs.size());
     for (size_t j = 0; j < jobs.size(); ++j) {
         const ValueJob& job = jobs[j];
@@ -316,6 +323,12 @@ UnitScheduler::UnitScheduler(std::vector<ValueJob>& jobs,
             if (by_shard_.size() <= job.gguf_shard) by_shard_.resize(job.gguf_shard + 1);
             by_shard_[job.gguf_shard].push_back(units_.size() - 1);
         }
+    }
+    for (size_t e = 0; e < extra_.size(); ++e) {
+        const ExtraUnit& unit = extra_[e];
+        units_.push_back({kExtra, e, 0, unit.begin, unit.end});
+        if (by_shard_.size() <= unit.shard) by_shard_.resize(unit.shard + 1);
+        by_shard_[unit.shard].push_back(units_.size() - 1);
     }
     for (auto& list : by_shard_)
         std::sort(list.begin(), list.end(),
@@ -363,6 +376,7 @@ void UnitScheduler::run_unit(size_t u) {
         codes.resize(kChunkValues);
     }
     const Unit& unit = units_[u];
+    if (unit.job == kExtra) return extra_[unit.first].run();
     ValueJob& job = jobs_[unit.job];
     CompareResult partial;
     compare_range(job, unit.first, unit.count, expected, got, codes, partial);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -89,7 +90,15 @@ std::vector<std::span<const uint8_t>> job_bytes(const ValueJob& job, uint64_t fi
 // any number of threads may report regions and run units at the same time.
 class UnitScheduler {
   public:
-    UnitScheduler(std::vector<ValueJob>& jobs, std::span<const MappedFile* const> mappings);
+    // Work of another kind that reads GGUF bytes [begin, end) of shard `shard` (the re-quantization
+    // of a lossy tensor's rows), scheduled like a value unit: ready once those bytes are written.
+    struct ExtraUnit {
+        size_t shard = 0;
+        uint64_t begin = 0, end = 0;
+        std::function<void()> run;
+    };
+    UnitScheduler(std::vector<ValueJob>& jobs, std::span<const MappedFile* const> mappings,
+                  std::vector<ExtraUnit> extra = {});
     ~UnitScheduler();
     // Bytes [offset, offset+length) of shard `shard` hold their final contents (each byte is
     // reported at most once); units whose whole range is now written become ready.
@@ -111,6 +120,7 @@ class UnitScheduler {
     void run_unit(size_t unit);
     std::vector<ValueJob>& jobs_;
     std::span<const MappedFile* const> mappings_;
+    std::vector<ExtraUnit> extra_;
     std::vector<Unit> units_;
     std::vector<std::vector<size_t>> by_shard_;         // unit indices per shard, by byte offset
     std::unique_ptr<std::atomic<uint64_t>[]> written_;  // bytes of each unit written so far

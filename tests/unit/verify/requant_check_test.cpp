@@ -1,5 +1,5 @@
-// verify's threaded, row-at-a-time check of lossy tensors (verify/quantized/requant_check.hpp) on a stacked
-// expert tensor from four F32 expert sources, quantized by llama.cpp's ggml_quantize_chunk
+// verify's threaded, row-at-a-time check of lossy tensors (verify/quantized/requant_check.hpp) on a
+// stacked expert tensor from four F32 expert sources, quantized by llama.cpp's ggml_quantize_chunk
 // (ggml_oracle.hpp) per expert with that expert's imatrix slice, as llama-quantize does: it passes
 // on 1 and 3 threads with the same record, sampled and in full; the slices handed to the wrong
 // experts, or no imatrix, fail; a changed byte in expert 2 is named by its block whatever the
@@ -135,6 +135,66 @@ TEST(VerifyRequantCheck, ImatrixAndShapeProblemsAreTheTensorsLine) {
     truncated.gguf_data = truncated.gguf_data.first(truncated.gguf_data.size() - 1);
     EXPECT_NE(run_check(truncated, {}, false, 2).problem.find("the file is truncated"),
               std::string::npos);
+}
+
+// Scheduled as UnitScheduler's extra units (convert --quantize's verify behind the writing): the
+// units tile the tensor's bytes in the file, none runs before its bytes are reported written
+// (reported here back to front, in uneven pieces), and the record is check_requantized_tensors'
+// own; a changed byte is still the one block named.
+TEST(VerifyRequantCheck, ScheduledUnitsRunOnlyOnceTheirBytesAreWritten) {
+    REBOX_REQUIRE_GGML_ORACLE();
+    for (const bool flip : {false, true}) {
+        SCOPED_TRACE(flip ? "a changed byte" : "ggml's bytes");
+        ExpertFixture f;
+        if (flip) f.bytes[2 * kRowsPerExpert * kWidth / 256 * 144 + 7] ^= 0x10;
+        f.job.gguf_data = f.bytes;
+        f.job.gguf_shard = 0;
+        f.job.gguf_file_offset = 4096;
+        TensorCheck check;
+        check.gguf_name = "blk.0.ffn_up_exps.weight";
+        RequantTask task{&f.job, kWidth, f.importance, "", &check};
+        RequantChecker checker(std::span<RequantTask>(&task, 1), true, {});
+        ASSERT_GT(checker.unit_count(), 1u);
+        std::vector<size_t> runs(checker.unit_count(), 0);
+        std::vector<UnitScheduler::ExtraUnit> extra;
+        uint64_t end = 4096;
+        for (size_t u = 0; u < checker.unit_count(); ++u) {
+            const RequantChecker::ByteRange range = checker.unit_range(u);
+            EXPECT_EQ(range.begin, end);  // contiguous, in order
+            end = range.end;
+            extra.push_back({0, range.begin, range.end, [&checker, &runs, u] {
+                                 ++runs[u];
+                                 checker.run_unit(u);
+                             }});
+        }
+        EXPECT_EQ(end, 4096 + f.bytes.size());
+        std::vector<ValueJob> no_jobs;
+        UnitScheduler scheduler(no_jobs, {}, std::move(extra));
+        EXPECT_FALSE(scheduler.run_ready_unit());
+        // Back to front in pieces of 1000 bytes: a unit runs once its last piece is in.
+        for (uint64_t written = 0; written < f.bytes.size();) {
+            const uint64_t piece = std::min<uint64_t>(1000, f.bytes.size() - written);
+            const uint64_t offset = 4096 + f.bytes.size() - written - piece;
+            scheduler.region_written(0, offset, piece);
+            written += piece;
+            while (scheduler.run_ready_unit()) {
+            }
+            for (size_t u = 0; u < runs.size(); ++u) {
+                const RequantChecker::ByteRange range = checker.unit_range(u);
+                EXPECT_EQ(runs[u], range.begin >= offset ? 1u : 0u) << "unit " << u;
+            }
+        }
+        scheduler.run_all(2);
+        EXPECT_EQ(scheduler.units_done(), checker.unit_count());
+        checker.finish();
+        const TensorCheck direct = run_check(f.job, f.importance, true, 1);
+        EXPECT_EQ(check.identical, !flip) << check.problem;
+        EXPECT_EQ(check.blocks_checked, direct.blocks_checked);
+        EXPECT_EQ(check.blocks_identical, direct.blocks_identical);
+        EXPECT_EQ(check.problem, direct.problem);
+        EXPECT_EQ(check.rmse, direct.rmse);
+        EXPECT_EQ(check.blocks_total - check.blocks_identical, flip ? 1u : 0u);
+    }
 }
 
 }  // namespace
