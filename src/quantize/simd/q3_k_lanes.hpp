@@ -1,7 +1,7 @@
 // Q3_K in lanes (ggml's quantize_row_q3_K_ref and quantize_row_q3_K_impl): lane k runs the scale
 // search of sub-block k (16 values) of a super-block (make_q3_quants' coordinate descent in the ref
 // path, make_qx_quants with the imatrix weights otherwise), then requantizes it. The imatrix path's
-// search over the 16 sub-block scales is make_qx_quants in one lane.
+// search over the 16 sub-block scales runs one super-block per lane, 16 super-blocks at a time.
 #pragma once
 
 #include <cmath>
@@ -141,74 +141,13 @@ inline void q3_k_pack_codes(uint8_t* L, uint8_t* block) {
     pack_2bit_codes(L, block + 32);
 }
 
-// The rest of a super-block once its 16 sub-blocks' searches are done (xt, Lt: its kGroups lane
-// groups; scales: the 16 sub-block scales; sw: their weight sums, imatrix path only).
+// The codes of a super-block whose scales and d are packed (xt, Lt: its kGroups lane groups with
+// the search's codes): requantized with each sub-block's d, then packed.
 template <class V>
-void q3_k_finish(const typename V::F (*xt)[16], typename V::F (*Lt)[16], const float* scales,
-                 const float* sw, bool imatrix, uint8_t* block);
-
-template <class V>
-void q3_k_super_block(const float* x, const float* imatrix, float sum_x2, uint8_t* block) {
-    using F = typename V::F;
+void q3_k_requantize_pack(const typename V::F (*xt)[16], typename V::F (*Lt)[16], uint8_t* block) {
     constexpr int W = V::kWidth;
     constexpr int kGroups = 16 / W;
-    F xt[kGroups][16], Lt[kGroups][16];
-    alignas(64) float scales[16], sw[16];
-    const F sigma2 = V::set1(2 * sum_x2 / 256);
-    for (int g = 0; g < kGroups; ++g) {
-        transpose_in<V, 16>(x + 16 * W * g, W, xt[g]);
-        F qw[16], w[16];
-        transpose_in<V, 16>(imatrix + 16 * W * g, W, qw);
-        F sumw = V::zero();
-        for (int i = 0; i < 16; ++i) {
-            w[i] = V::mul(qw[i], V::sqrt(V::add(sigma2, V::mul(xt[g][i], xt[g][i]))));
-            sumw = V::add(sumw, w[i]);
-        }
-        V::store(sw + W * g, sumw);
-        V::store(scales + W * g, make_qx_lanes<V, 16>(xt[g], w, 4, Lt[g]));
-    }
-    q3_k_finish<V>(xt, Lt, scales, sw, imatrix != nullptr, block);
-}
-
-template <class V>
-void q3_k_finish(const typename V::F (*xt)[16], typename V::F (*Lt)[16], const float* scales,
-                 const float* sw, bool imatrix, uint8_t* block) {
-    using F = typename V::F;
-    constexpr int W = V::kWidth;
-    constexpr int kGroups = 16 / W;
-    std::memset(block, 0, kQ3KBlockBytes);
-    uint8_t* packed_scales = block + 96;
-    if (!imatrix) {
-        float max_scale = 0, amax = 0;
-        for (int j = 0; j < 16; ++j) {
-            const float scale = std::fabs(scales[j]);
-            if (scale > amax) amax = scale, max_scale = scales[j];
-        }
-        if (max_scale != 0.f) {
-            const float iscale = -32.f / max_scale;
-            for (int j = 0; j < 16; ++j) {
-                int8_t l = static_cast<int8_t>(nearest_int_scalar(iscale * scales[j]));
-                l = static_cast<int8_t>((l < -32 ? -32 : (31 < l ? 31 : l)) + 32);
-                q3_k_pack_scale(j, l, packed_scales);
-            }
-            store_half(block + 108, 1 / iscale);
-        }
-    } else {
-        // make_qx_quants(16, 32, scales, Ls, 1, sw) in lane 0 (the other lanes are all-zero
-        // groups).
-        F xs[16], ws[16], ls[16];
-        alignas(32) float column[W] = {}, weight[W] = {};
-        for (int j = 0; j < 16; ++j) {
-            column[0] = scales[j], weight[0] = sw[j];
-            xs[j] = V::load(column), ws[j] = V::load(weight);
-        }
-        alignas(32) float d_lanes[W];
-        V::store(d_lanes, make_qx_lanes<V, 16>(xs, ws, 32, ls));
-        alignas(32) uint8_t Ls[16 * W];
-        transpose_codes_out<V, 16>(ls, 1, Ls);
-        for (int j = 0; j < 16; ++j) q3_k_pack_scale(j, Ls[j], packed_scales);
-        store_half(block + 108, d_lanes[0]);
-    }
+    const uint8_t* packed_scales = block + 96;
     const float d = load_half(block + 108);
     alignas(64) uint8_t rows[256];  // rows[16 * i + s]: code i of sub-block s
     for (int g = 0; g < kGroups; ++g) {
@@ -223,6 +162,30 @@ void q3_k_finish(const typename V::F (*xt)[16], typename V::F (*Lt)[16], const f
     alignas(32) uint8_t L[256];
     transpose_16x16_bytes(rows, L);
     q3_k_pack_codes(L, block);
+}
+
+// The rest of a ref-path super-block once its 16 sub-blocks' searches are done (xt, Lt: its
+// kGroups lane groups; scales: the 16 sub-block scales).
+template <class V>
+void q3_k_finish(const typename V::F (*xt)[16], typename V::F (*Lt)[16], const float* scales,
+                 uint8_t* block) {
+    std::memset(block, 0, kQ3KBlockBytes);
+    uint8_t* packed_scales = block + 96;
+    float max_scale = 0, amax = 0;
+    for (int j = 0; j < 16; ++j) {
+        const float scale = std::fabs(scales[j]);
+        if (scale > amax) amax = scale, max_scale = scales[j];
+    }
+    if (max_scale != 0.f) {
+        const float iscale = -32.f / max_scale;
+        for (int j = 0; j < 16; ++j) {
+            int8_t l = static_cast<int8_t>(nearest_int_scalar(iscale * scales[j]));
+            l = static_cast<int8_t>((l < -32 ? -32 : (31 < l ? 31 : l)) + 32);
+            q3_k_pack_scale(j, l, packed_scales);
+        }
+        store_half(block + 108, 1 / iscale);
+    }
+    q3_k_requantize_pack<V>(xt, Lt, block);
 }
 
 // The sub-block searches of up to kQ3KBatch super-blocks of ggml's ref path, one lane per
@@ -342,7 +305,157 @@ void q3_k_ref_batch(const float* src, uint8_t* out, int nsuper, Q3KRefBatch<V>& 
             V::store(scales + W * g,
                      V::zero_where(az, V::select(V::gt(s2, zero), zero, V::div(sx, s2))));
         }
-        q3_k_finish<V>(xt, Lt, scales, nullptr, false, out + kQ3KBlockBytes * s);
+        q3_k_finish<V>(xt, Lt, scales, out + kQ3KBlockBytes * s);
+    }
+}
+
+// make_qx_quants(16, nmax, x, L, 1, w) on kC vectors of lanes at once (as make_qx_lanes): the
+// 18 further tries' sums are chains of dependent adds, so the chains run interleaved, element by
+// element, and each lane's accept is a select (a try no lane takes leaves every lane as it was).
+template <class V, int kC>
+void make_qx_chains(const typename V::F (*x)[16], const typename V::F (*w)[16], int nmax,
+                    typename V::F (*L)[16], typename V::F* scale) {
+    using F = typename V::F;
+    const F lo = V::set1(static_cast<float>(-nmax)), hi = V::set1(static_cast<float>(nmax - 1));
+    const F offset = V::set1(static_cast<float>(nmax)), zero = V::zero();
+    F max[kC], all_zero[kC], wx[kC][16], sumlx[kC], suml2[kC], best[kC];
+    for (int c = 0; c < kC; ++c) {
+        all_zero[c] = largest_magnitude<V, 16>(x[c], &max[c]);
+        for (int i = 0; i < 16; ++i) wx[c][i] = V::mul(w[c][i], x[c][i]);
+        sumlx[c] = zero, suml2[c] = zero;
+    }
+    F iscale[kC];
+    for (int c = 0; c < kC; ++c) iscale[c] = V::div(V::set1(static_cast<float>(-nmax)), max[c]);
+    for (int i = 0; i < 16; ++i)
+        for (int c = 0; c < kC; ++c) {
+            const F l = nearest_int_clamped<V>(V::mul(iscale[c], x[c][i]), lo, hi);
+            L[c][i] = V::add(l, offset);
+            sumlx[c] = V::add(sumlx[c], V::mul(wx[c][i], l));
+            suml2[c] = V::add(suml2[c], V::mul(V::mul(w[c][i], l), l));
+        }
+    for (int c = 0; c < kC; ++c) {
+        scale[c] = V::zero_where(V::eq(suml2[c], zero), V::div(sumlx[c], suml2[c]));
+        best[c] = V::mul(scale[c], sumlx[c]);
+    }
+    for (int is = -9; is <= 9; ++is) {
+        if (is == 0) continue;
+        const F step = V::set1(-(static_cast<float>(nmax) + 0.1f * static_cast<float>(is)));
+        F Laux[kC][16];
+        for (int c = 0; c < kC; ++c) {
+            iscale[c] = V::div(step, max[c]);
+            sumlx[c] = zero, suml2[c] = zero;
+        }
+        for (int i = 0; i < 16; ++i)
+            for (int c = 0; c < kC; ++c) {
+                const F l = nearest_int_clamped<V>(V::mul(iscale[c], x[c][i]), lo, hi);
+                Laux[c][i] = l;
+                sumlx[c] = V::add(sumlx[c], V::mul(wx[c][i], l));
+                suml2[c] = V::add(suml2[c], V::mul(V::mul(w[c][i], l), l));
+            }
+        for (int c = 0; c < kC; ++c) {
+            const F take = V::and_(V::gt(suml2[c], zero),
+                                   V::gt(V::mul(sumlx[c], sumlx[c]), V::mul(best[c], suml2[c])));
+            for (int i = 0; i < 16; ++i)
+                L[c][i] = V::select(take, L[c][i], V::add(Laux[c][i], offset));
+            const F this_scale = V::div(sumlx[c], suml2[c]);
+            scale[c] = V::select(take, scale[c], this_scale);
+            best[c] = V::select(take, best[c], V::mul(this_scale, sumlx[c]));
+        }
+    }
+    for (int c = 0; c < kC; ++c) {
+        for (int i = 0; i < 16; ++i) L[c][i] = V::zero_where(all_zero[c], L[c][i]);
+        scale[c] = V::zero_where(all_zero[c], scale[c]);
+    }
+}
+
+// quantize_row_q3_K_impl with quant_weights on up to kQ3KBatch super-blocks of one row: the
+// sub-block searches kQ3KMoreChains vectors of lanes at a time (lane k of chain c: sub-block
+// W * c + k of the batch), then the 16-scale search with one super-block per lane, then the
+// requantization. sum_x2: each super-block's sum of x^2 in index order.
+template <class V>
+struct Q3KImatrixBatch {
+    static constexpr int W = V::kWidth;
+    static constexpr int kChains = 16 * kQ3KBatch / W;
+    alignas(64) float L[kChains][16][W];
+    alignas(64) float scales[kQ3KBatch][16], sw[kQ3KBatch][16];
+};
+
+template <class V, int kC>
+void q3_k_imatrix_searches(const float* src, const float* imatrix, const float* sum_x2,
+                           Q3KImatrixBatch<V>& b, int c0) {
+    using F = typename V::F;
+    constexpr int W = V::kWidth;
+    constexpr int kGroups = 16 / W;
+    F xt[kC][16], w[kC][16], Lt[kC][16], scale[kC];
+    for (int c = 0; c < kC; ++c) {
+        const int ch = c0 + c, s = ch / kGroups;
+        V::transpose16(src + 16 * W * ch, xt[c]);
+        F qw[16];
+        V::transpose16(imatrix + 16 * W * ch, qw);
+        const F sigma2 = V::set1(2 * sum_x2[s] / 256);
+        F sumw = V::zero();
+        for (int i = 0; i < 16; ++i) {
+            w[c][i] = V::mul(qw[i], V::sqrt(V::add(sigma2, V::mul(xt[c][i], xt[c][i]))));
+            sumw = V::add(sumw, w[c][i]);
+        }
+        V::store(b.sw[s] + W * (ch % kGroups), sumw);
+    }
+    make_qx_chains<V, kC>(xt, w, 4, Lt, scale);
+    for (int c = 0; c < kC; ++c) {
+        const int ch = c0 + c;
+        for (int i = 0; i < 16; ++i) V::store(b.L[ch][i], Lt[c][i]);
+        V::store(b.scales[ch / kGroups] + W * (ch % kGroups), scale[c]);
+    }
+}
+
+template <class V>
+void q3_k_imatrix_batch(const float* src, const float* imatrix, uint8_t* out, int nsuper,
+                        Q3KImatrixBatch<V>& b) {
+    using F = typename V::F;
+    constexpr int W = V::kWidth;
+    constexpr int kGroups = 16 / W;
+    float sum_x2[kQ3KBatch];
+    for (int s0 = 0; s0 < nsuper; s0 += W) {
+        const int lanes = nsuper - s0 < W ? nsuper - s0 : W;
+        const float* bases[W];
+        for (int k = 0; k < lanes; ++k) bases[k] = src + 256 * (s0 + k);
+        sum_squares_lanes<V>(bases, lanes, 256, sum_x2 + s0);
+    }
+    const int nchains = nsuper * kGroups;
+    int c = 0;
+    for (; c + kQ3KMoreChains <= nchains; c += kQ3KMoreChains)
+        q3_k_imatrix_searches<V, kQ3KMoreChains>(src, imatrix, sum_x2, b, c);
+    for (; c < nchains; c += kGroups) q3_k_imatrix_searches<V, kGroups>(src, imatrix, sum_x2, b, c);
+    // make_qx_quants(16, 32, scales, Ls, 1, sw), super-block s0 + k in lane k (unused lanes:
+    // zero scales, an all-zero group).
+    for (int s = nsuper; s < kQ3KBatch; ++s)
+        for (int j = 0; j < 16; ++j) b.scales[s][j] = b.sw[s][j] = 0.f;
+    constexpr int kScaleChains = kQ3KBatch / W;
+    F xs[kScaleChains][16], ws[kScaleChains][16], ls[kScaleChains][16], d[kScaleChains];
+    for (int g = 0; g < kScaleChains; ++g) {
+        V::transpose16(&b.scales[W * g][0], xs[g]);
+        V::transpose16(&b.sw[W * g][0], ws[g]);
+    }
+    make_qx_chains<V, kScaleChains>(xs, ws, 32, ls, d);
+    alignas(64)
+        uint8_t Ls[kScaleChains][16 * W];  // Ls[g][W * j + k]: scale j of super-block W g + k
+    alignas(64) float d_all[kQ3KBatch];
+    for (int g = 0; g < kScaleChains; ++g) {
+        V::store_bytes(Ls[g], ls[g], 16);
+        V::store(d_all + W * g, d[g]);
+    }
+    for (int s = 0; s < nsuper; ++s) {
+        uint8_t* block = out + kQ3KBlockBytes * s;
+        std::memset(block, 0, kQ3KBlockBytes);
+        for (int j = 0; j < 16; ++j) q3_k_pack_scale(j, Ls[s / W][W * j + s % W], block + 96);
+        store_half(block + 108, d_all[s]);
+        F xt[kGroups][16], Lt[kGroups][16];
+        for (int g = 0; g < kGroups; ++g) {
+            const int ch = kGroups * s + g;
+            V::transpose16(src + 16 * W * ch, xt[g]);
+            for (int i = 0; i < 16; ++i) Lt[g][i] = V::load(b.L[ch][i]);
+        }
+        q3_k_requantize_pack<V>(xt, Lt, block);
     }
 }
 
@@ -350,8 +463,15 @@ template <class V>
 void q3_k_rows(const float* src, uint8_t* dst, int64_t nrows, int64_t n_per_row,
                const float* imatrix) {
     if (imatrix) {
-        for_each_super_block<V, SuperBlock<kQ3KBlockBytes, q3_k_super_block<V>>>(
-            src, dst, nrows, n_per_row, imatrix);
+        const int64_t blocks_per_row = n_per_row / 256;
+        Q3KImatrixBatch<V> batch;
+        for (int64_t row = 0; row < nrows; ++row)
+            for (int64_t b = 0; b < blocks_per_row; b += kQ3KBatch) {
+                const int n = static_cast<int>(blocks_per_row - b < kQ3KBatch ? blocks_per_row - b
+                                                                              : kQ3KBatch);
+                q3_k_imatrix_batch<V>(src + row * n_per_row + 256 * b, imatrix + 256 * b,
+                                      dst + (row * blocks_per_row + b) * kQ3KBlockBytes, n, batch);
+            }
         return;
     }
     // ggml's ref path runs the super-blocks of all rows back to back.

@@ -108,6 +108,8 @@ TEST_P(LaneKernelVsGgml, GeneratedRowsMatchGgml) {
     std::vector<int64_t> widths = {256, 512, 1024, 2048, 4096, 8192, 768, 1280, 3072};
     if (block_size_ == 32)
         widths.insert(widths.end(), {96, 288, 4128});  // block counts off the lane width
+    if (block_size_ == 256)
+        widths.push_back(5120);  // 20 super-blocks: a batch of 16 and a partial one in a row
     const int64_t budget = value_budget();
     int64_t done = 0;
     for (int step = 0; done < budget; ++step) {
