@@ -40,7 +40,7 @@ TensorRows planned_rows(const SourceModel& source, const TensorPlan& tp,
     const uint64_t row_bytes = tp.nbytes / (rows.info.element_count() / n);
     static const SourceTensor kNoSource;
     // Chunk `c` in the tensor's values, with the source tensor it reads and where in it.
-    auto chunk_of = [&source, &tp, n, row_bytes](int64_t first, int64_t count) {
+    auto chunk_of = [&tp, n, row_bytes](int64_t first, int64_t count) {
         Chunk c;
         c.first = static_cast<uint64_t>(first) * n;
         c.count = static_cast<uint64_t>(count) * n;

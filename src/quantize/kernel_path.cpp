@@ -6,8 +6,23 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 namespace rebox::quant {
+namespace {
+
+#if defined(__x86_64__)
+// F16C (cpuid leaf 1, ecx bit 29): read directly, as clang 14's __builtin_cpu_supports does not
+// know "f16c".
+bool cpu_has_f16c() {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+}
+#endif
+
+}  // namespace
 
 const char* kernel_path_name(KernelPath path) {
     switch (path) {
@@ -31,7 +46,7 @@ bool kernel_path_supported(KernelPath path) {
         case KernelPath::sse2:
             return true;
         case KernelPath::avx2:
-            return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+            return __builtin_cpu_supports("avx2") && cpu_has_f16c();
         case KernelPath::avx512:
             return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");

@@ -392,7 +392,7 @@ TEST(NemotronHMoeRegistry, Refusals) {
     // More than the one MTP block NemotronHModel folds: a BLOCKER naming the field.
     EXPECT_THROW(nh_moe_config(R"(, "num_nextn_predict_layers": 2)"), Error);
     // No RMS epsilon under either name: the converter writes none, the loader needs one.
-    EXPECT_THROW(nh_config(R"(, "rms_norm_eps": null)").rms_norm_eps, Error);
+    EXPECT_THROW((void)nh_config(R"(, "rms_norm_eps": null)"), Error);
     // A '-' layer in a MoE pattern.
     EXPECT_THROW(nh_moe_config(R"(, "hybrid_override_pattern": "M-M*EM")"), Error);
     // A field NemotronHModel reads without a default.
