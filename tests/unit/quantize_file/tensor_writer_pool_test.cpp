@@ -14,6 +14,7 @@
 #include <iterator>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -70,7 +71,9 @@ std::vector<PoolTensor> pool_tensors() {
             for (float& w : t.imatrix) w = weight(rng);
             t.imatrix[5] = 0.f;  // a zero weight
         }
-        t.bytes = *ggml_nbytes(t.target, t.ne);
+        // ggml_nbytes refuses a 0 dim: the empty tensor holds no bytes.
+        const std::optional<uint64_t> nbytes = ggml_nbytes(t.target, t.ne);
+        t.bytes = element_count(t.ne) == 0 ? 0 : nbytes.value();
         t.offset = offset;
         offset += (t.bytes + 31) / 32 * 32;
     }
