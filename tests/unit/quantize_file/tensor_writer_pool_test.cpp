@@ -172,8 +172,10 @@ TEST_F(TensorWriterPool, EveryThreadCountWritesGgmlBytesAndFinishesEachTensorOnc
         ASSERT_EQ(file.size(), last.offset + last.bytes);
         for (const PoolTensor& t : tensors) {
             const std::vector<uint8_t> want = ggml_tensor_bytes(t);
-            EXPECT_EQ(std::memcmp(file.data() + t.offset, want.data(), want.size()), 0)
-                << t.name << " differs from ggml's bytes";
+            const std::vector<uint8_t> got(
+                file.begin() + static_cast<std::ptrdiff_t>(t.offset),
+                file.begin() + static_cast<std::ptrdiff_t>(t.offset + t.bytes));
+            EXPECT_EQ(got, want) << t.name << " differs from ggml's bytes";
         }
     }
 }
